@@ -1,0 +1,354 @@
+/*
+ * brine.h: the compiler's one shared header, a table of contents.
+ *
+ * The pipeline (main.c, compile_file):
+ *   source text -> lexer.re (tokens, INDENT/DEDENT) -> parser.y (AST)
+ *   -> check.c (names, types; annotates the AST in place)
+ *   -> lower.c (typed AST -> IR, ir.h) -> ir_verify (ir.c)
+ *   -> emit_c.c (IR -> C text) -> C back end (libtcc or $CC, main.c)
+ *
+ * Memory: everything the compiler allocates comes from one arena per
+ * compilation (arena.c) and is never freed piece by piece.
+ * Errors: a user error prints one diagnostic in SPEC section 10's layout and
+ * exits 1 (brine reports the first error it meets); a bug in brine calls
+ * internal_error(), which exits 70.
+ */
+#ifndef BRINE_H
+#define BRINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BRINE_VERSION "0.1.0"
+#define MAX_NESTING 256 /* SPEC section 2: deeper nesting is a compile error */
+
+/* ---- arena.c: memory ---------------------------------------------------- */
+
+void *xmalloc(size_t size);              /* dies on out-of-memory (exit 70) */
+void *xrealloc(void *p, size_t size);
+void *arena_alloc(size_t size);          /* zeroed, lives until exit */
+char *arena_strndup(const char *s, size_t len);
+char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable array of pointers, arena-backed: vec_push(&v, p). */
+struct vec {
+    void **items;
+    int len, cap;
+};
+void vec_push(struct vec *v, void *item);
+
+/* ---- diag.c: sources, locations, diagnostics --------------------------- */
+
+/* Every token, AST node and IR instruction carries one. Lines and columns
+ * are 1-based; columns count bytes; end_col is exclusive. */
+struct loc {
+    int file;
+    int line, col;
+    int end_line, end_col;
+};
+
+struct source {
+    const char *name;  /* as given on the command line (or stdlib path) */
+    const char *text;  /* NUL-terminated, followed by extra NUL padding */
+    size_t len;
+    int *line_starts;  /* offset of each line's first byte */
+    int nlines;
+};
+
+int source_add(const char *name, const char *text, size_t len); /* -> file id */
+const struct source *source_get(int file);
+struct loc loc_span(struct loc from, struct loc to); /* from's start, to's end */
+
+/* Prints "error: MSG", the --> line, the source line and the ^^^ underline,
+ * then exits 1. */
+_Noreturn void error_at(struct loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* For errors that have no place (missing file): "brine: MSG", exit 2. */
+_Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define internal_error(...) internal_error_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* ---- types (check.c) ---------------------------------------------------- */
+
+#define TYPE_KINDS(X) \
+    X(T_INT, "int")   \
+    X(T_I128, "i128") \
+    X(T_U64, "u64")   \
+    X(T_FLOAT, "float") \
+    X(T_BOOL, "bool") \
+    X(T_STR, "str")   \
+    X(T_ARRAY, "array") \
+    X(T_VOID, "nothing")
+
+enum type_kind {
+#define X(k, s) k,
+    TYPE_KINDS(X)
+#undef X
+};
+
+/* Types are interned: two types are equal exactly when their pointers are. */
+struct type {
+    enum type_kind kind;
+    struct type *elem; /* T_ARRAY only */
+};
+
+extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
+struct type *type_array(struct type *elem);
+const char *type_name(struct type *t); /* "int", "[[float]]" */
+bool type_is_integer(struct type *t);  /* int, i128, u64 */
+bool type_is_numeric(struct type *t);  /* integers and float */
+bool type_is_ref(struct type *t);      /* str and arrays: reference counted */
+
+/* ---- operators, builtins, reducers: one table each ---------------------- */
+
+#define OPS(X)                                                                   \
+    X(OP_ADD, "+") X(OP_SUB, "-") X(OP_MUL, "*") X(OP_DIV, "/") X(OP_MOD, "%")    \
+    X(OP_BAND, "&") X(OP_BOR, "|") X(OP_BXOR, "^") X(OP_SHL, "<<") X(OP_SHR, ">>") \
+    X(OP_EQ, "==") X(OP_NE, "!=") X(OP_LT, "<") X(OP_LE, "<=") X(OP_GT, ">")      \
+    X(OP_GE, ">=") X(OP_NEG, "-") X(OP_BNOT, "~") X(OP_NONE, "=")
+
+enum op {
+#define X(k, s) k,
+    OPS(X)
+#undef X
+};
+extern const char *const op_spelling[];
+
+/* Reducers: SPEC section 5. */
+#define REDUCERS(X) X(RED_SUM, "sum") X(RED_PRODUCT, "product") X(RED_MIN, "min") \
+    X(RED_MAX, "max") X(RED_ANY, "any") X(RED_ALL, "all")
+enum reducer {
+#define X(k, s) k,
+    REDUCERS(X)
+#undef X
+};
+extern const char *const reducer_name[];
+
+/* Builtin functions, module functions of `os`, and methods: SPEC sections 3,
+ * 4 and 11. The checker resolves every call to one of these or to a user
+ * function. Columns: enum, how it is spelled in Brine. */
+#define BUILTINS(X)                                                                \
+    X(BI_PRINT, "print") X(BI_LEN, "len") X(BI_STR, "str") X(BI_INT, "int")          \
+    X(BI_FLOAT, "float") X(BI_I128, "i128") X(BI_U64, "u64") X(BI_ABS, "abs")        \
+    X(BI_MIN2, "min") X(BI_MAX2, "max") X(BI_SQRT, "sqrt") X(BI_FLOOR, "floor")      \
+    X(BI_CEIL, "ceil") X(BI_ROUND, "round") X(BI_TRUNC, "trunc") X(BI_EXP, "exp")    \
+    X(BI_LOG, "log") X(BI_LOG2, "log2") X(BI_LOG10, "log10") X(BI_POW, "pow")        \
+    X(BI_SIN, "sin") X(BI_COS, "cos") X(BI_TAN, "tan") X(BI_ASIN, "asin")            \
+    X(BI_ACOS, "acos") X(BI_ATAN, "atan") X(BI_ATAN2, "atan2") X(BI_SINH, "sinh")    \
+    X(BI_COSH, "cosh") X(BI_TANH, "tanh") X(BI_HYPOT, "hypot") X(BI_CBRT, "cbrt")    \
+    X(BI_OS_ARGS, "os.args") X(BI_OS_THREAD_COUNT, "os.thread_count")                \
+    X(BI_OS_CLOCK, "os.clock") X(BI_OS_EXIT, "os.exit") X(BI_OS_GETENV, "os.getenv") \
+    X(M_WRAPPING_ADD, "wrapping_add") X(M_WRAPPING_SUB, "wrapping_sub")              \
+    X(M_WRAPPING_MUL, "wrapping_mul") X(M_WRAPPING_NEG, "wrapping_neg")              \
+    X(M_ROTATE_LEFT, "rotate_left") X(M_ROTATE_RIGHT, "rotate_right")                \
+    X(M_COUNT_ONES, "count_ones") X(M_LEADING_ZEROS, "leading_zeros")                \
+    X(M_TRAILING_ZEROS, "trailing_zeros") X(M_PUSH, "push")
+
+enum builtin {
+    BI_NONE = 0,
+#define X(k, s) k,
+    BUILTINS(X)
+#undef X
+};
+extern const char *const builtin_name[];
+
+/* ---- AST (parser.y builds it, ast.c prints it, check.c annotates it) ----- */
+
+#define NODE_KINDS(X)                                                            \
+    /* expressions */                                                            \
+    X(N_INT) X(N_FLOAT) X(N_STR) X(N_BOOL) X(N_FSTRING) X(N_NAME) X(N_UNARY)       \
+    X(N_BINARY) X(N_AND) X(N_OR) X(N_NOT) X(N_COND) X(N_CALL) X(N_FIELD)           \
+    X(N_INDEX) X(N_ARRAY) X(N_LISTCOMP) X(N_REDUCE)                                \
+    /* statements */                                                             \
+    X(N_LET) X(N_ASSIGN) X(N_IF) X(N_WHILE) X(N_FOR) X(N_BREAK) X(N_CONTINUE)      \
+    X(N_PASS) X(N_RETURN) X(N_EXPR_STMT)                                           \
+    /* top level */                                                              \
+    X(N_FN) X(N_CONST) X(N_IMPORT)
+
+enum node_kind {
+#define X(k) k,
+    NODE_KINDS(X)
+#undef X
+};
+extern const char *const node_kind_name[];
+
+struct node;
+struct sym;
+
+/* A syntactic type annotation, resolved to a struct type by the parser. */
+
+/* An ordered list of nodes: a block's statements, a call's arguments. */
+struct nodes {
+    struct node **items;
+    int len, cap;
+};
+void nodes_push(struct nodes *list, struct node *n);
+
+/* `for NAME in lo..hi`, `lo..=hi` or `for NAME in array_expr`. */
+struct iterable {
+    bool is_range;
+    bool inclusive;       /* ..= */
+    struct node *lo, *hi; /* is_range */
+    struct node *array;   /* !is_range */
+};
+
+/* The generator of a comprehension or reduction: ELEM for NAME in ITER [if COND] */
+struct gen {
+    struct node *elem;
+    const char *var;
+    struct loc var_loc;
+    struct iterable iter;
+    struct node *cond;    /* NULL without a filter */
+    struct sym *var_sym;  /* set by the checker */
+};
+
+/* One piece of an f-string: literal text, or {expr[:spec]}. */
+struct fpart {
+    bool is_expr;
+    const char *text;     /* literal text, escapes already decoded */
+    size_t len;
+    struct node *expr;
+    const char *spec;     /* the format spec text after ':', or NULL */
+    struct loc spec_loc;
+};
+
+struct node {
+    enum node_kind kind;
+    struct loc loc;
+    struct type *type; /* expressions: set by the checker */
+    union {
+        /* N_INT: the literal's magnitude; `neg` when a minus sign directly
+         * before it was absorbed (SPEC section 4). `too_big` when the digits
+         * exceed 2^128-1. The checker decides the type and range. */
+        struct { unsigned __int128 value; bool neg, too_big; } ilit;
+        struct { double value; } flit;                     /* N_FLOAT */
+        struct { const char *s; size_t len; } slit;        /* N_STR: decoded bytes */
+        bool blit;                                          /* N_BOOL */
+        struct { struct fpart *parts; int nparts; } fstr;  /* N_FSTRING */
+        struct { const char *name; struct sym *sym; } name; /* N_NAME */
+        /* N_UNARY (OP_NEG, OP_BNOT; uses a), N_BINARY (arith, bitwise,
+         * comparison), N_AND, N_OR, N_NOT (uses a). */
+        struct { enum op op; struct node *a, *b; } bin;
+        struct { struct node *then, *cond, *els; } cond;   /* N_COND: then if cond else els */
+        /* N_CALL: callee(args). `gen` when the one argument is a generator.
+         * `par` when written `par f(...)`. The checker fills the rest:
+         * builtin (BI_*/M_*, with recv the value of a method call), or fn (a
+         * user function's symbol), and may turn the node into N_REDUCE. */
+        struct {
+            struct node *callee;
+            struct nodes args;
+            struct gen *gen;
+            bool par;
+            enum builtin builtin;
+            struct node *recv;
+            struct sym *fn;
+        } call;
+        /* N_FIELD: base.name (a module member or the callee of a method call) */
+        struct { struct node *base; const char *name; struct loc name_loc; } field;
+        struct { struct node *base, *index; } index;       /* N_INDEX */
+        struct nodes array;                                 /* N_ARRAY */
+        struct { bool par; struct gen *gen; } listcomp;    /* N_LISTCOMP */
+        /* N_REDUCE: made by the checker from an N_CALL of a reducer.
+         * Either gen (a generator) or array (the elements of an array). */
+        struct {
+            bool par;
+            enum reducer reducer;
+            struct gen *gen;
+            struct node *array;
+            struct type *elem_type;
+        } reduce;
+
+        /* N_LET: let/var NAME [: annot] = init; also used for top-level N_CONST. */
+        struct {
+            bool is_var;
+            const char *name;
+            struct loc name_loc;
+            struct type *annot; /* NULL without annotation */
+            struct node *init;
+            struct sym *sym;    /* set by the checker */
+        } let;
+        /* N_ASSIGN: target = value, or target OP= value (op != OP_NONE) */
+        struct { enum op op; struct node *target, *value; } assign;
+        /* N_IF: conds[i] guards blocks[i]; else_block may be empty. elif
+         * chains are flattened into conds/blocks. */
+        struct { struct nodes conds; struct nodes *blocks; struct nodes else_block; bool has_else; } if_;
+        struct { struct node *cond; struct nodes body; } while_;          /* N_WHILE */
+        struct { const char *var; struct loc var_loc; struct iterable iter;
+                 struct nodes body; struct sym *var_sym; } for_;          /* N_FOR */
+        struct { struct node *value; } ret;                               /* N_RETURN (value may be NULL) */
+        struct { struct node *expr; } expr_stmt;                          /* N_EXPR_STMT */
+
+        /* N_FN */
+        struct {
+            const char *name;
+            struct loc name_loc;
+            const char **param_names;
+            struct loc *param_locs;
+            struct type **param_types;
+            int nparams;
+            struct type *ret;   /* ty_void without -> */
+            struct nodes body;
+            struct sym *sym;    /* set by the checker */
+        } fn;
+        /* N_IMPORT */
+        struct { const char *name; struct module *module; } import;
+    } u;
+};
+
+struct node *node_new(enum node_kind kind, struct loc loc);
+
+/* ---- modules and symbols ----------------------------------------------- */
+
+/* A parsed file: the main program, or a module loaded by `import`. */
+struct module {
+    const char *name;   /* "main" for the program, else the import name */
+    const char *path;
+    int file;
+    struct nodes decls; /* N_IMPORT, N_FN, N_CONST in source order */
+    struct vec syms;    /* its top-level symbols (check.c) */
+};
+
+enum sym_kind { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FN, SYM_MODULE };
+
+struct sym {
+    enum sym_kind kind;
+    const char *name;
+    struct loc loc;
+    struct type *type;      /* value type; a function's result type */
+    bool is_var;            /* declared with var */
+    int id;                 /* unique within the program: lowering names C variables by it */
+    struct node *decl;      /* N_LET, N_FN, N_CONST, N_FOR ... */
+    struct module *module;  /* where it is declared; SYM_MODULE: the module itself */
+};
+
+struct program {
+    struct module *main;
+    struct vec modules;     /* every module, imported ones first, main last */
+};
+
+/* ---- phases -------------------------------------------------------------- */
+
+/* lexer.re + parser.y: parse one file into a module (exits 1 on a syntax
+ * error). */
+struct module *parse_file(int file, const char *module_name);
+void dump_tokens(FILE *out, int file);            /* --dump=tokens */
+void dump_ast(FILE *out, struct module *m);       /* --dump=ast (ast.c) */
+
+/* Loads the program and every module it imports (recursively, once each).
+ * stdlib_dir: where `import NAME` finds stdlib/NAME.br. */
+struct program *load_program(const char *path, const char *stdlib_dir);
+
+/* check.c: resolves names and types; annotates the AST; exits 1 on error. */
+void check_program(struct program *prog);
+
+struct ir_program;
+struct ir_program *lower_program(struct program *prog); /* lower.c */
+void ir_verify(struct ir_program *ir);                  /* ir.c: internal_error on a bad IR */
+void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
+/* emit_c.c: the whole program as one C translation unit. */
+char *emit_c(struct ir_program *ir, size_t *len_out);
+
+#endif

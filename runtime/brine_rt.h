@@ -1,0 +1,433 @@
+/*
+ * brine_rt.h: the manual of the runtime library that every Brine program links.
+ *
+ * The generated C includes this header and calls nothing else (besides libm's
+ * sqrt/floor/ceil/trunc/round, which are exact). The runtime does not know
+ * about the compiler.
+ *
+ * Two C compilers read this header: libtcc (dev builds) and gcc/cc (release
+ * builds). The runtime's own .c files are always compiled by gcc into
+ * libbrine_rt.a, which both link. Rules that follow from that:
+ *   - no __int128 in anything the generated C sees: i128 is brt_i128, a
+ *     struct of two 64-bit halves (two's complement), operated on by calls;
+ *   - no __builtin_*_overflow under tcc: the inline checked operations below
+ *     have a portable branch for __TINYC__;
+ *   - no __thread in the runtime's .c files: tcc cannot link TLS
+ *     relocations. Per-thread state goes through pthread_getspecific.
+ *
+ * Ownership: str and array values are reference counted (brt_str, brt_arr).
+ * A function that returns one returns a new reference (+1) the caller owns;
+ * arguments are borrowed unless the comment says "takes". Immortal objects
+ * (string literals) have rc < 0 and are never freed. Refcounts are atomic,
+ * because par code on the pool may share captured values.
+ */
+#ifndef BRINE_RT_H
+#define BRINE_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) && !defined(__TINYC__)
+#define BRT_GCC 1
+#define BRT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define BRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define BRT_GCC 0
+#define BRT_LIKELY(x) (x)
+#define BRT_UNLIKELY(x) (x)
+#endif
+#define BRT_NORETURN _Noreturn
+
+/* ---- places and panics (SPEC section 7) ---------------------------------- */
+
+/* Where an expression begins in the source, for panics: "--> file:line:col".
+ * The generated C emits one static const brt_loc per place. */
+typedef struct brt_loc {
+    const char *file;
+    int32_t line, col;
+} brt_loc;
+
+/* The panic messages, one table. */
+#define BRT_PANICS(X)                                                 \
+    X(BRT_OV_ADD, "integer overflow in addition")                     \
+    X(BRT_OV_SUB, "integer overflow in subtraction")                  \
+    X(BRT_OV_MUL, "integer overflow in multiplication")               \
+    X(BRT_OV_DIV, "integer overflow in division")                     \
+    X(BRT_OV_NEG, "integer overflow in negation")                     \
+    X(BRT_OV_CONV, "integer overflow in conversion")                  \
+    X(BRT_DIV_ZERO, "division by zero")                               \
+    X(BRT_SHIFT, "shift amount out of range")                         \
+    X(BRT_MIN_EMPTY, "min of an empty sequence")                      \
+    X(BRT_MAX_EMPTY, "max of an empty sequence")                      \
+    X(BRT_STACK, "stack overflow")
+
+typedef enum brt_panic_kind {
+#define X(k, s) k,
+    BRT_PANICS(X)
+#undef X
+} brt_panic_kind;
+
+/* Flushes stdout, writes "panic: MSG\n  --> file:line:col\n" to stderr,
+ * exits 101. Inside a par task on a worker the panic is recorded instead and
+ * the one SPEC 5.3 picks is reported (runtime/pool.c). */
+BRT_NORETURN void brt_panic(const brt_loc *loc, brt_panic_kind kind);
+BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...);
+BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index);
+
+/* ---- program start and end ------------------------------------------- */
+
+/* Validates BRINE_THREADS and BRINE_GPU (SPEC section 8: a bad value prints
+ * one line and exits 2), records argv for os.args(), sets up the stack
+ * guard. The generated main() calls it first. */
+void brt_start(int argc, char **argv);
+/* Flushes stdout; returns the process exit status to return from main. */
+int brt_finish(void);
+
+/* Recursion guard: the generated C calls this at the top of every user
+ * function; it panics "stack overflow" at loc when the stack is nearly used. */
+void brt_stack_check(const brt_loc *loc);
+
+/* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
+
+static inline int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
+{
+#if BRT_GCC
+    int64_t r;
+    if (BRT_UNLIKELY(__builtin_add_overflow(a, b, &r))) brt_panic(l, BRT_OV_ADD);
+    return r;
+#else
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) brt_panic(l, BRT_OV_ADD);
+    return a + b;
+#endif
+}
+static inline int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
+{
+#if BRT_GCC
+    int64_t r;
+    if (BRT_UNLIKELY(__builtin_sub_overflow(a, b, &r))) brt_panic(l, BRT_OV_SUB);
+    return r;
+#else
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) brt_panic(l, BRT_OV_SUB);
+    return a - b;
+#endif
+}
+int64_t brt_mul_i64_slow(int64_t a, int64_t b, const brt_loc *l); /* portable path */
+static inline int64_t brt_mul_i64(int64_t a, int64_t b, const brt_loc *l)
+{
+#if BRT_GCC
+    int64_t r;
+    if (BRT_UNLIKELY(__builtin_mul_overflow(a, b, &r))) brt_panic(l, BRT_OV_MUL);
+    return r;
+#else
+    return brt_mul_i64_slow(a, b, l);
+#endif
+}
+/* Truncating division; remainder takes the dividend's sign; MIN % -1 == 0. */
+static inline int64_t brt_div_i64(int64_t a, int64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
+    if (BRT_UNLIKELY(b == -1 && a == INT64_MIN)) brt_panic(l, BRT_OV_DIV);
+    return a / b;
+}
+static inline int64_t brt_mod_i64(int64_t a, int64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
+    if (BRT_UNLIKELY(b == -1)) return 0;
+    return a % b;
+}
+static inline int64_t brt_neg_i64(int64_t a, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(a == INT64_MIN)) brt_panic(l, BRT_OV_NEG);
+    return -a;
+}
+static inline int64_t brt_abs_i64(int64_t a, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(a == INT64_MIN)) brt_panic(l, BRT_OV_NEG);
+    return a < 0 ? -a : a;
+}
+/* Shift amounts are int values of any integer type, passed as int64_t
+ * (u64 amounts above INT64_MAX are passed as -1: out of range either way). */
+static inline int64_t brt_shl_i64(int64_t a, int64_t s, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
+    return (int64_t)((uint64_t)a << s);
+}
+static inline int64_t brt_shr_i64(int64_t a, int64_t s, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
+    return a >> s; /* arithmetic on gcc and tcc */
+}
+
+static inline uint64_t brt_add_u64(uint64_t a, uint64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(a + b < a)) brt_panic(l, BRT_OV_ADD);
+    return a + b;
+}
+static inline uint64_t brt_sub_u64(uint64_t a, uint64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(b > a)) brt_panic(l, BRT_OV_SUB);
+    return a - b;
+}
+uint64_t brt_mul_u64_slow(uint64_t a, uint64_t b, const brt_loc *l);
+static inline uint64_t brt_mul_u64(uint64_t a, uint64_t b, const brt_loc *l)
+{
+#if BRT_GCC
+    uint64_t r;
+    if (BRT_UNLIKELY(__builtin_mul_overflow(a, b, &r))) brt_panic(l, BRT_OV_MUL);
+    return r;
+#else
+    return brt_mul_u64_slow(a, b, l);
+#endif
+}
+static inline uint64_t brt_div_u64(uint64_t a, uint64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
+    return a / b;
+}
+static inline uint64_t brt_mod_u64(uint64_t a, uint64_t b, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
+    return a % b;
+}
+/* -x on u64 overflows unless x == 0. */
+static inline uint64_t brt_neg_u64(uint64_t a, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(a != 0)) brt_panic(l, BRT_OV_NEG);
+    return 0;
+}
+static inline uint64_t brt_shl_u64(uint64_t a, int64_t s, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
+    return a << s;
+}
+static inline uint64_t brt_shr_u64(uint64_t a, int64_t s, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
+    return a >> s;
+}
+
+/* Wrapping and bit methods for int and u64 (rotate amounts mod 64). */
+static inline int64_t brt_wrapping_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t brt_wrapping_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t brt_wrapping_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t brt_wrapping_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+static inline uint64_t brt_rotl_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a << s) | (a >> (64 - s)) : a; }
+static inline uint64_t brt_rotr_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a >> s) | (a << (64 - s)) : a; }
+int64_t brt_count_ones_u64(uint64_t a);
+int64_t brt_leading_zeros_u64(uint64_t a);   /* 64 for 0 */
+int64_t brt_trailing_zeros_u64(uint64_t a);  /* 64 for 0 */
+
+/* i128: two's complement in two halves. All operations are out of line. */
+typedef struct brt_i128 {
+    uint64_t lo;
+    uint64_t hi;
+} brt_i128;
+brt_i128 brt_i128_from_i64(int64_t v);
+brt_i128 brt_i128_from_u64(uint64_t v);
+/* Literal halves: the emitter writes brt_i128_make(lo, hi) for constants. */
+static inline brt_i128 brt_i128_make(uint64_t lo, uint64_t hi) { brt_i128 r; r.lo = lo; r.hi = hi; return r; }
+brt_i128 brt_add_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
+brt_i128 brt_sub_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
+brt_i128 brt_mul_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
+brt_i128 brt_div_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
+brt_i128 brt_mod_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
+brt_i128 brt_neg_i128(brt_i128 a, const brt_loc *l);
+brt_i128 brt_abs_i128(brt_i128 a, const brt_loc *l);
+brt_i128 brt_shl_i128(brt_i128 a, int64_t s, const brt_loc *l);  /* 0 <= s < 128 */
+brt_i128 brt_shr_i128(brt_i128 a, int64_t s, const brt_loc *l);  /* arithmetic */
+brt_i128 brt_and_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_or_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_xor_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_not_i128(brt_i128 a);
+int brt_cmp_i128(brt_i128 a, brt_i128 b); /* -1, 0, 1 */
+brt_i128 brt_wrapping_add_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_wrapping_sub_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_wrapping_mul_i128(brt_i128 a, brt_i128 b);
+brt_i128 brt_wrapping_neg_i128(brt_i128 a);
+brt_i128 brt_rotl_i128(brt_i128 a, int64_t s);
+brt_i128 brt_rotr_i128(brt_i128 a, int64_t s);
+int64_t brt_count_ones_i128(brt_i128 a);
+int64_t brt_leading_zeros_i128(brt_i128 a);
+int64_t brt_trailing_zeros_i128(brt_i128 a);
+
+/* ---- conversions (SPEC section 3) ----------------------------------------- */
+
+int64_t brt_f2i(double x, const brt_loc *l);      /* toward zero; "cannot convert nan to int" */
+uint64_t brt_f2u64(double x, const brt_loc *l);
+brt_i128 brt_f2i128(double x, const brt_loc *l);
+double brt_u64_to_f(uint64_t v);                   /* nearest */
+double brt_i128_to_f(brt_i128 v);                  /* nearest */
+uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l);   /* "integer overflow in conversion" */
+int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l);
+int64_t brt_i128_to_i64(brt_i128 v, const brt_loc *l);
+uint64_t brt_i128_to_u64(brt_i128 v, const brt_loc *l);
+
+/* ---- values: strings and arrays ----------------------------------------- */
+
+typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR, BRT_ARR } brt_kind;
+
+/* A runtime type descriptor. The runtime exports the scalar ones; the
+ * generated C defines one static const per array type it uses, e.g.
+ *   static const brt_type brt_T_arr_float = { BRT_ARR, &brt_t_float };   */
+typedef struct brt_type {
+    brt_kind kind;
+    const struct brt_type *elem; /* BRT_ARR only */
+} brt_type;
+extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str;
+size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer) */
+
+/* Immutable UTF-8 text. data is NUL-terminated (the NUL is not counted). */
+typedef struct brt_str {
+    int64_t rc;         /* < 0: immortal (literals) */
+    int64_t len;        /* bytes */
+    const char *data;
+} brt_str;
+/* A literal: static brt_str S_3 = BRT_STR_LIT("hi", 2); used as &S_3. */
+#define BRT_STR_LIT(s, n) { -1, (n), (s) }
+
+/* A growable array. Elements are stored unboxed: int64_t, brt_i128,
+ * uint64_t, double, bool, or brt_str* / brt_arr* pointers (each holding one
+ * reference). */
+typedef struct brt_arr {
+    int64_t rc;
+    int64_t len, cap;
+    const brt_type *elem;
+    void *data;
+} brt_arr;
+
+void brt_retain(void *str_or_arr);      /* NULL-safe; no-op on immortals */
+void brt_str_release(brt_str *s);       /* NULL-safe */
+void brt_arr_release(brt_arr *a);       /* NULL-safe; releases elements too */
+/* Releases a value of any type (a no-op for scalars); for generic code. */
+void brt_release_val(const brt_type *t, void *valp);
+
+brt_str *brt_str_new(const char *bytes, int64_t len);
+brt_str *brt_str_concat(brt_str *a, brt_str *b);
+brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
+bool brt_str_eq(brt_str *a, brt_str *b);
+int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
+
+/* A new array of len elements, all zero (0, 0.0, false; str elements are
+ * ""; array elements are empty arrays of their element type). */
+brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
+/* An array from n values stored contiguously at elems; takes the
+ * references they hold. */
+brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems);
+brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l); /* [x] * n; n < 0: empty */
+brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b);
+/* Copy on write: takes a (a var's reference) and returns an array with
+ * rc == 1 holding the same elements; the caller stores it back in the var. */
+brt_arr *brt_arr_unique(brt_arr *a);
+/* xs.push(v): takes a and the reference held by *elem; returns the new owner. */
+brt_arr *brt_arr_push(brt_arr *a, const void *elem);
+/* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
+static inline int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)a->len)) brt_panic_index(l, a->len, i);
+    return i;
+}
+#define BRT_AT(ctype, arr, i) (((ctype *)(arr)->data)[i])
+
+/* == on any type (arrays element by element; floats by value, so nan != nan) */
+bool brt_eq(const brt_type *t, const void *a, const void *b);
+
+/* ---- text: str(), print, f-strings (SPEC section 6) ----------------------- */
+
+/* The shortest text that reads back to the same double, as Python's repr:
+ * "2.0", "0.1", "1e+16", "1.5e-07", "-0.0", "inf", "nan". Returns length;
+ * buf needs 32 bytes. */
+int brt_format_float(double x, char *buf);
+int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
+
+/* str(x) for any printable value: the text print writes. */
+brt_str *brt_to_str(const brt_type *t, const void *valp);
+
+/* print: stdout is buffered by the runtime; flushed at exit and before a
+ * panic. print(a, b) emits val(a) sep() val(b) end(). Thread-safe. */
+void brt_print_int(int64_t v);
+void brt_print_u64(uint64_t v);
+void brt_print_i128(brt_i128 v);
+void brt_print_float(double v);
+void brt_print_bool(bool v);
+void brt_print_str(brt_str *s);
+void brt_print_val(const brt_type *t, const void *valp); /* any type, arrays too */
+void brt_print_sep(void);
+void brt_print_end(void);   /* newline */
+void brt_flush(void);
+
+/* f-strings: a growable byte buffer. */
+typedef struct brt_sb {
+    char *buf;
+    int64_t len, cap;
+} brt_sb;
+void brt_sb_init(brt_sb *sb);
+void brt_sb_lit(brt_sb *sb, const char *bytes, int64_t len);
+/* Appends a value; spec is the text after ':' in {x:spec}, or NULL for none. */
+void brt_sb_val(brt_sb *sb, const brt_type *t, const void *valp, const char *spec);
+brt_str *brt_sb_finish(brt_sb *sb); /* the text as a new str; sb is reset */
+
+/* Format specs (SPEC 6.3): the compiler calls this to reject a bad spec at
+ * compile time. Returns NULL if spec is valid for a value of kind k, else a
+ * message ("format spec 'q' is not valid for float"). */
+const char *brt_spec_check(brt_kind k, const char *spec);
+
+/* ---- conversions from text ------------------------------------------------ */
+
+int64_t brt_parse_int(brt_str *s, const brt_loc *l);   /* "cannot convert \"12x\" to int" */
+double brt_parse_float(brt_str *s, const brt_loc *l);  /* "cannot convert \"x\" to float" */
+
+/* ---- math and os (SPEC section 11) ----------------------------------------- */
+
+/* Out of line so that neither C compiler folds them differently. */
+double brt_exp(double), brt_log(double), brt_log2(double), brt_log10(double);
+double brt_pow(double, double), brt_sin(double), brt_cos(double), brt_tan(double);
+double brt_asin(double), brt_acos(double), brt_atan(double), brt_atan2(double, double);
+double brt_sinh(double), brt_cosh(double), brt_tanh(double), brt_hypot(double, double);
+double brt_cbrt(double);
+double brt_sqrt(double), brt_floor(double), brt_ceil(double), brt_trunc(double);
+double brt_round(double); /* half away from zero */
+
+brt_arr *brt_os_args(void);          /* [str], the program's arguments after its name */
+int64_t brt_os_thread_count(void);
+double brt_os_clock(void);           /* monotonic seconds */
+BRT_NORETURN void brt_os_exit(int64_t code); /* flushes; exit(code & 255) */
+brt_str *brt_os_getenv(brt_str *name);
+
+/* ---- reductions (SPEC section 5) ------------------------------------------ */
+
+/* The leaves of par reductions: 16 elements each (SPEC 5.2). */
+#define BRT_LEAF 16
+
+/* A par reduction over n elements. The generated C provides:
+ *   leaves(env, first, count, vals, has): folds leaves first..first+count-1,
+ *     writing leaf k's value to vals + k*vsize and has[k] = 1, or has[k] = 0
+ *     when every element of the leaf was filtered out. Leaf L covers
+ *     elements [16L, min(16L+16, n)). Element panics happen inside.
+ *   combine(env, left, right): *left = *left OP *right, with overflow checks.
+ * brt_reduce_tree computes the tree of SPEC 5.2 and returns whether there is
+ * a value (false: every element was filtered out, or n == 0); the value goes
+ * to out. Which thread computes which aligned subtree is the runtime's
+ * business; the order, and so the bits, depend on n only. */
+typedef struct brt_reduce {
+    int64_t n;
+    size_t vsize; /* bytes per value, at most 16 */
+    void *env;
+    void (*leaves)(void *env, int64_t first, int64_t count, void *vals, unsigned char *has);
+    void (*combine)(void *env, void *left, const void *right);
+    const brt_loc *loc; /* the reduction's place (the column of par) */
+} brt_reduce;
+bool brt_reduce_tree(const brt_reduce *r, void *out);
+
+/* A par comprehension: body(env, lo, hi, out) evaluates elements lo..hi-1
+ * (indices into the iteration) and pushes the kept ones onto *out in index
+ * order. The runtime splits 0..n into chunks, runs them, and concatenates. */
+typedef struct brt_collect {
+    int64_t n;
+    const brt_type *elem;
+    void *env;
+    void (*body)(void *env, int64_t lo, int64_t hi, brt_arr **out);
+} brt_collect;
+brt_arr *brt_par_collect(const brt_collect *c);
+
+#endif
