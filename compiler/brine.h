@@ -145,7 +145,10 @@ extern const char *const reducer_name[];
     X(M_WRAPPING_MUL, "wrapping_mul") X(M_WRAPPING_NEG, "wrapping_neg")              \
     X(M_ROTATE_LEFT, "rotate_left") X(M_ROTATE_RIGHT, "rotate_right")                \
     X(M_COUNT_ONES, "count_ones") X(M_LEADING_ZEROS, "leading_zeros")                \
-    X(M_TRAILING_ZEROS, "trailing_zeros") X(M_PUSH, "push")
+    X(M_TRAILING_ZEROS, "trailing_zeros") X(M_PUSH, "push")                        \
+    /* panic(msg: str): stdlib modules only (random.below's check); the      */ \
+    /* checker rejects it elsewhere; emitted as brt_panic_msg(loc, msg).     */ \
+    X(BI_PANIC, "panic")
 
 enum builtin {
     BI_NONE = 0,
@@ -235,7 +238,7 @@ struct node {
         struct { struct node *then, *cond, *els; } cond;   /* N_COND: then if cond else els */
         /* N_CALL: callee(args). `gen` when the one argument is a generator.
          * `par` when written `par f(...)`. The checker fills the rest:
-         * builtin (BI_*/M_*, with recv the value of a method call), or fn (a
+         * builtin (a BI_ or M_ value, with recv the value of a method call), or fn (a
          * user function's symbol), and may turn the node into N_REDUCE. */
         struct {
             struct node *callee;
@@ -292,6 +295,7 @@ struct node {
             struct type *ret;   /* ty_void without -> */
             struct nodes body;
             struct sym *sym;    /* set by the checker */
+            struct sym **param_syms; /* set by the checker: nparams SYM_PARAM symbols */
         } fn;
         /* N_IMPORT */
         struct { const char *name; struct module *module; } import;

@@ -1,0 +1,119 @@
+/*
+ * arena.c: the compiler's memory.
+ *
+ * One bump arena per compilation (the process): nodes, strings and types are
+ * allocated here and never freed one by one, because the compiler runs once
+ * and exits. xmalloc/xrealloc are for the few buffers that must grow (token
+ * text, line tables); they die with exit 70 on out-of-memory since there is
+ * nothing sensible to recover.
+ */
+#include "brine.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void out_of_memory(size_t size)
+{
+    fflush(stdout);
+    fprintf(stderr, "brine: internal error: out of memory allocating %zu bytes\n", size);
+    exit(70);
+}
+
+void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        out_of_memory(size);
+    return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q)
+        out_of_memory(size);
+    return q;
+}
+
+/* Chunks of 1 MiB; anything larger than a quarter chunk gets its own block
+ * so a few big strings do not waste the rest of a chunk. */
+#define CHUNK_SIZE (1u << 20)
+#define ALIGN 16
+
+static char *chunk_ptr;
+static size_t chunk_left;
+
+void *arena_alloc(size_t size)
+{
+    size = (size + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+    if (size == 0)
+        size = ALIGN;
+    if (size > CHUNK_SIZE / 4) {
+        void *p = xmalloc(size);
+        memset(p, 0, size);
+        return p;
+    }
+    if (size > chunk_left) {
+        /* calloc: chunks start zeroed, so arena_alloc need not clear. */
+        chunk_ptr = calloc(1, CHUNK_SIZE);
+        if (!chunk_ptr)
+            out_of_memory(CHUNK_SIZE);
+        chunk_left = CHUNK_SIZE;
+    }
+    void *p = chunk_ptr;
+    chunk_ptr += size;
+    chunk_left -= size;
+    return p;
+}
+
+char *arena_strndup(const char *s, size_t len)
+{
+    char *p = arena_alloc(len + 1);
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+char *arena_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        internal_error("arena_printf: bad format '%s'", fmt);
+    char *p = arena_alloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+/* Arrays grow by doubling in the arena; the old storage is simply left
+ * behind (it is small next to the whole arena). */
+void vec_push(struct vec *v, void *item)
+{
+    if (v->len == v->cap) {
+        int cap = v->cap ? v->cap * 2 : 8;
+        void **items = arena_alloc(sizeof *items * (size_t)cap);
+        if (v->len)
+            memcpy(items, v->items, sizeof *items * (size_t)v->len);
+        v->items = items;
+        v->cap = cap;
+    }
+    v->items[v->len++] = item;
+}
+
+void nodes_push(struct nodes *list, struct node *n)
+{
+    if (list->len == list->cap) {
+        int cap = list->cap ? list->cap * 2 : 4;
+        struct node **items = arena_alloc(sizeof *items * (size_t)cap);
+        if (list->len)
+            memcpy(items, list->items, sizeof *items * (size_t)list->len);
+        list->items = items;
+        list->cap = cap;
+    }
+    list->items[list->len++] = n;
+}

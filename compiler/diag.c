@@ -1,0 +1,241 @@
+/*
+ * diag.c: source files, locations and the one function that prints a
+ * diagnostic (SPEC section 10):
+ *
+ *     error: mismatched types: int + float
+ *       --> prog.br:3:13
+ *        |
+ *      3 |     let x = 1 + 2.0
+ *        |             ^^^^^^^
+ *
+ * The gutter is as wide as the line number plus one. Columns count bytes, but
+ * the underline is drawn in characters (one per UTF-8 sequence, tabs copied)
+ * so it lines up under the text on a terminal. Very long lines are shown as
+ * a window around the column, so a 1 MB line gives a readable message. Bytes
+ * that are not printable text (binary input) are shown as '?'.
+ */
+#include "brine.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PADDING 16 /* NUL bytes after each text: the lexer needs no bounds checks */
+
+static struct source *sources;
+static int nsources, cap_sources;
+
+int source_add(const char *name, const char *text, size_t len)
+{
+    if (nsources == cap_sources) {
+        cap_sources = cap_sources ? cap_sources * 2 : 8;
+        sources = xrealloc(sources, sizeof *sources * (size_t)cap_sources);
+    }
+    char *copy = xmalloc(len + PADDING);
+    memcpy(copy, text, len);
+    memset(copy + len, 0, PADDING);
+
+    /* Line starts: a line begins at 0 and after every '\n' (CRLF ends in
+     * '\n' too; the '\r' is stripped when a line is shown). A final line
+     * without newline still counts; an empty last "line" after a final
+     * newline does not. */
+    int cap = 64, n = 0;
+    int *starts = xmalloc(sizeof *starts * (size_t)cap);
+    starts[n++] = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (copy[i] == '\n' && i + 1 < len) {
+            if (n == cap) {
+                cap *= 2;
+                starts = xrealloc(starts, sizeof *starts * (size_t)cap);
+            }
+            starts[n++] = (int)(i + 1);
+        }
+    }
+    struct source *s = &sources[nsources];
+    s->name = arena_strndup(name, strlen(name));
+    s->text = copy;
+    s->len = len;
+    s->line_starts = starts;
+    s->nlines = n;
+    return nsources++;
+}
+
+const struct source *source_get(int file)
+{
+    if (file < 0 || file >= nsources)
+        internal_error("source_get: no file %d", file);
+    return &sources[file];
+}
+
+struct loc loc_span(struct loc from, struct loc to)
+{
+    struct loc l = from;
+    if (to.end_line > from.end_line || (to.end_line == from.end_line && to.end_col > from.end_col)) {
+        l.end_line = to.end_line;
+        l.end_col = to.end_col;
+    }
+    return l;
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 when invalid. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    if (c < 0x80)
+        return 1;
+    int n;
+    unsigned min;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    if (end - p < n)
+        return 0;
+    unsigned cp = c & (0x3f >> (n - 1));
+    for (int i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* Writes text[from, to) as shown on a terminal; returns how many columns
+ * (characters) it took. mask: write spaces (tabs kept) instead of the text,
+ * for the underline's indentation. */
+static int show(FILE *out, const unsigned char *text, size_t from, size_t to, bool mask)
+{
+    int cols = 0;
+    const unsigned char *end = text + to;
+    for (size_t i = from; i < to;) {
+        const unsigned char *p = text + i;
+        int n = utf8_len(p, end);
+        if (*p == '\t') {
+            fputc('\t', out);
+        } else if (mask) {
+            fputc(' ', out);
+        } else if (n == 0 || (*p < 0x20) || *p == 0x7f) {
+            fputc('?', out);
+        } else {
+            fwrite(p, 1, (size_t)n, out);
+        }
+        i += n ? (size_t)n : 1;
+        cols++;
+    }
+    return cols;
+}
+
+#define WINDOW 120 /* longest part of a line shown around the column */
+
+static void vreport(const char *kind, struct loc loc, const char *fmt, va_list ap)
+{
+    fflush(stdout);
+    FILE *out = stderr;
+    const struct source *src = source_get(loc.file);
+    fprintf(out, "%s: ", kind);
+    vfprintf(out, fmt, ap);
+    fputc('\n', out);
+
+    int width = 1;
+    for (int n = loc.line; n >= 10; n /= 10)
+        width++;
+    width++;
+    fprintf(out, "%*s--> %s:%d:%d\n", width, "", src->name, loc.line, loc.col);
+
+    /* The line's text, without its '\n' or '\r\n'. */
+    const unsigned char *text = (const unsigned char *)src->text;
+    size_t start = src->len, end = src->len;
+    if (loc.line >= 1 && loc.line <= src->nlines) {
+        start = (size_t)src->line_starts[loc.line - 1];
+        end = start;
+        while (end < src->len && text[end] != '\n')
+            end++;
+        if (end > start && text[end - 1] == '\r')
+            end--;
+    }
+    size_t linelen = end - start;
+    size_t c0 = loc.col >= 1 ? (size_t)loc.col - 1 : 0; /* underline start, bytes into the line */
+    if (c0 > linelen)
+        c0 = linelen;
+    size_t c1 = (loc.end_line > loc.line) ? linelen : (loc.end_col >= 1 ? (size_t)loc.end_col - 1 : 0);
+    if (c1 > linelen)
+        c1 = linelen;
+    if (c1 < c0)
+        c1 = c0;
+
+    /* Window: show at most WINDOW bytes, starting a little before the column. */
+    size_t w0 = 0, w1 = linelen;
+    if (linelen > WINDOW) {
+        w0 = c0 > WINDOW / 4 ? c0 - WINDOW / 4 : 0;
+        while (w0 > 0 && w0 < linelen && (text[start + w0] & 0xc0) == 0x80)
+            w0--; /* do not start inside a UTF-8 sequence */
+        w1 = w0 + WINDOW < linelen ? w0 + WINDOW : linelen;
+        while (w1 < linelen && (text[start + w1] & 0xc0) == 0x80)
+            w1++;
+        if (c1 > w1)
+            c1 = w1;
+    }
+
+    fprintf(out, "%*s|\n", width + 1, "");
+    fprintf(out, "%*d | ", width, loc.line);
+    if (w0 > 0)
+        fputs("...", out);
+    show(out, text + start, w0, w1, false);
+    if (w1 < linelen)
+        fputs("...", out);
+    fputc('\n', out);
+    fprintf(out, "%*s| ", width + 1, "");
+    if (w0 > 0)
+        fputs("   ", out);
+    show(out, text + start, w0, c0, true);
+    int carets = 0;
+    for (size_t i = c0; i < c1;) {
+        int n = utf8_len(text + start + i, text + start + c1);
+        i += n ? (size_t)n : 1;
+        carets++;
+    }
+    if (carets == 0)
+        carets = 1;
+    for (int i = 0; i < carets; i++)
+        fputc('^', out);
+    fputc('\n', out);
+}
+
+_Noreturn void error_at(struct loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", loc, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+_Noreturn void usage_error(const char *fmt, ...)
+{
+    fflush(stdout);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("brine: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
+}
+
+_Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
+{
+    fflush(stdout);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("brine: internal error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (%s:%d)\n", file, line);
+    va_end(ap);
+    exit(70);
+}

@@ -1,0 +1,134 @@
+/*
+ * load.c: the program and its imports.
+ *
+ * load_program reads the main file, parses it, then follows `import NAME`
+ * depth first: `os` is built in; otherwise NAME.br beside the importing file,
+ * else stdlib_dir/NAME.br. Each module is loaded once (by name), so cycles
+ * are fine. program->modules lists a module after everything it imports
+ * (except along a cycle), main last, which is the order the checker and the
+ * code generator want for top-level constants.
+ *
+ * Display names: the main file as given on the command line, a beside-file
+ * module as dirname(importer)/NAME.br, a stdlib module as "stdlib/NAME.br",
+ * so messages and panics never print an absolute path of the installation.
+ */
+#include "brine.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct loader {
+    struct program *prog;
+    const char *stdlib_dir;
+    struct vec loaded; /* every module loaded or being loaded */
+};
+
+/* Reads a whole file; NULL with errno set on failure. */
+static char *read_file(const char *path, size_t *len_out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (len == cap) {
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f)) {
+                int e = errno ? errno : EIO;
+                fclose(f);
+                free(buf);
+                errno = e;
+                return NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    *len_out = len;
+    return buf;
+}
+
+static bool file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    fclose(f);
+    return true;
+}
+
+/* The directory part of path with a trailing '/', or "" for a bare name. */
+static const char *dir_prefix(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return "";
+    return arena_strndup(path, (size_t)(slash - path) + 1);
+}
+
+static struct module *find_loaded(struct loader *ld, const char *name)
+{
+    for (int i = 0; i < ld->loaded.len; i++) {
+        struct module *m = ld->loaded.items[i];
+        if (strcmp(m->name, name) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+static struct module *load_module(struct loader *ld, const char *real_path, const char *display,
+                                  const char *name, struct node *importer)
+{
+    size_t len;
+    char *text = read_file(real_path, &len);
+    if (!text) {
+        if (importer)
+            error_at(importer->loc, "cannot read '%s': %s", display, strerror(errno));
+        usage_error("cannot read '%s': %s", display, strerror(errno));
+    }
+    int file = source_add(display, text, len);
+    free(text);
+    struct module *m = parse_file(file, name);
+    vec_push(&ld->loaded, m);
+
+    const char *dir = dir_prefix(real_path);
+    const char *display_dir = dir_prefix(display);
+    for (int i = 0; i < m->decls.len; i++) {
+        struct node *d = m->decls.items[i];
+        if (d->kind != N_IMPORT)
+            continue;
+        const char *iname = d->u.import.name;
+        if (strcmp(iname, "os") == 0)
+            continue; /* built in: import.module stays NULL */
+        struct module *dep = find_loaded(ld, iname);
+        if (!dep) {
+            const char *beside = arena_printf("%s%s.br", dir, iname);
+            const char *in_stdlib = ld->stdlib_dir ? arena_printf("%s/%s.br", ld->stdlib_dir, iname) : NULL;
+            if (file_exists(beside))
+                dep = load_module(ld, beside, arena_printf("%s%s.br", display_dir, iname), iname, d);
+            else if (in_stdlib && file_exists(in_stdlib))
+                dep = load_module(ld, in_stdlib, arena_printf("stdlib/%s.br", iname), iname, d);
+            else
+                error_at(d->loc, "no module named '%s'", iname);
+        }
+        d->u.import.module = dep;
+    }
+    vec_push(&ld->prog->modules, m);
+    return m;
+}
+
+struct program *load_program(const char *path, const char *stdlib_dir)
+{
+    struct loader ld = {0};
+    ld.prog = arena_alloc(sizeof *ld.prog);
+    ld.stdlib_dir = stdlib_dir;
+    ld.prog->main = load_module(&ld, path, path, "main", NULL);
+    return ld.prog;
+}

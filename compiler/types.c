@@ -1,0 +1,116 @@
+/*
+ * types.c: interned types and the name tables made from brine.h's X-macros.
+ *
+ * Types are interned so that the checker compares them by pointer: the
+ * scalar types are static singletons, and type_array keeps one array type
+ * per element type (a short list hanging off the element type would do, but
+ * a small hash-free list is plenty: programs name only a handful of array
+ * types).
+ */
+#include "brine.h"
+
+#include <string.h>
+
+static struct type t_int = {T_INT, NULL}, t_i128 = {T_I128, NULL}, t_u64 = {T_U64, NULL},
+                   t_float = {T_FLOAT, NULL}, t_bool = {T_BOOL, NULL}, t_str = {T_STR, NULL},
+                   t_void = {T_VOID, NULL};
+
+struct type *ty_int = &t_int, *ty_i128 = &t_i128, *ty_u64 = &t_u64, *ty_float = &t_float,
+            *ty_bool = &t_bool, *ty_str = &t_str, *ty_void = &t_void;
+
+static struct vec array_types; /* every array type made so far */
+
+struct type *type_array(struct type *elem)
+{
+    if (!elem)
+        internal_error("type_array of NULL");
+    for (int i = 0; i < array_types.len; i++) {
+        struct type *t = array_types.items[i];
+        if (t->elem == elem)
+            return t;
+    }
+    struct type *t = arena_alloc(sizeof *t);
+    t->kind = T_ARRAY;
+    t->elem = elem;
+    vec_push(&array_types, t);
+    return t;
+}
+
+static const char *const type_kind_name[] = {
+#define X(k, s) [k] = s,
+    TYPE_KINDS(X)
+#undef X
+};
+
+const char *type_name(struct type *t)
+{
+    if (!t)
+        return "<no type>";
+    switch (t->kind) {
+    case T_INT:
+    case T_I128:
+    case T_U64:
+    case T_FLOAT:
+    case T_BOOL:
+    case T_STR:
+    case T_VOID:
+        return type_kind_name[t->kind];
+    case T_ARRAY: {
+        /* Depth of nesting first, so the name is built in one allocation. */
+        int depth = 0;
+        struct type *e = t;
+        while (e->kind == T_ARRAY) {
+            depth++;
+            e = e->elem;
+        }
+        const char *inner = type_name(e);
+        size_t n = strlen(inner);
+        char *s = arena_alloc(n + 2 * (size_t)depth + 1);
+        memset(s, '[', (size_t)depth);
+        memcpy(s + depth, inner, n);
+        memset(s + depth + n, ']', (size_t)depth);
+        return s;
+    }
+    }
+    return "<bad type>";
+}
+
+bool type_is_integer(struct type *t)
+{
+    return t == ty_int || t == ty_i128 || t == ty_u64;
+}
+
+bool type_is_numeric(struct type *t)
+{
+    return type_is_integer(t) || t == ty_float;
+}
+
+bool type_is_ref(struct type *t)
+{
+    return t && (t->kind == T_STR || t->kind == T_ARRAY);
+}
+
+const char *const op_spelling[] = {
+#define X(k, s) [k] = s,
+    OPS(X)
+#undef X
+};
+
+const char *const reducer_name[] = {
+#define X(k, s) [k] = s,
+    REDUCERS(X)
+#undef X
+};
+
+const char *const builtin_name[] = {
+    [BI_NONE] = "",
+#define X(k, s) [k] = s,
+    BUILTINS(X)
+#undef X
+};
+
+const char *const node_kind_name[] = {
+#define X(k) [k] = #k,
+    NODE_KINDS(X)
+#undef X
+};
