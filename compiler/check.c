@@ -1,0 +1,1646 @@
+/*
+ * check.c: names and types (SPEC sections 2, 3, 4, 5, 6.3, 11).
+ *
+ * The checker walks every module (imported ones first) and either exits with
+ * the first compile error it meets (error_at, exit 1) or leaves the AST fully
+ * annotated for lowering: every expression has a type, every name its symbol,
+ * every call its builtin or user function, reducer calls are rewritten into
+ * N_REDUCE and module constants (math.pi) into plain N_NAME nodes.
+ *
+ * Passes over the whole program, so that imports in any order, functions
+ * used before their definition and recursion all just work:
+ *   1. declare: every module's functions, constants and imports;
+ *   2. constants, in initialisation order (module by module, top to bottom),
+ *      so a constant sees exactly the constants initialised before it;
+ *   3. function bodies;
+ *   4. constants that call functions: a function reached from a constant's
+ *      initialiser must not read a constant that is not initialised yet;
+ *   5. `fn main()` exists.
+ *
+ * Integer literals are typed bidirectionally: check_expr takes a hint (the
+ * type the context wants, or NULL) and a literal takes the hint when it is an
+ * integer type, else int. In a binary operation whose one side is "flexible"
+ * (its type comes only from literals, like `1` or `2 * 3`), the other side is
+ * checked first and lends its type. Consumers then compare types exactly:
+ * there are no implicit conversions.
+ *
+ * Recursion follows the AST, whose depth the parser bounds (MAX_NESTING);
+ * left-leaning operator chains are the exception (a + b + c + ... is not
+ * "nesting"), so check_expr counts its depth and stops with an error long
+ * before the C stack could run out.
+ */
+#include "brine.h"
+#include "brine_rt.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_EXPR_DEPTH 10000 /* far below the C stack's limit, far above real code */
+
+/* ---- symbols ------------------------------------------------------------ */
+
+/* Every symbol is allocated here with checker-private data after it, so a
+ * struct sym * we handed out can be turned back into its xsym. */
+struct xsym {
+    struct sym s;
+    int order;            /* SYM_CONST: global initialisation order, from 1 */
+    bool loop_var;        /* SYM_LOCAL bound by for or a generator */
+    struct vec reads;     /* SYM_FN: constants its body reads (struct sym *) */
+    struct vec calls;     /* SYM_FN: functions it calls; SYM_CONST: N_CALL nodes in its initialiser */
+    int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
+    struct sym *max_sym;  /* ... and that constant */
+};
+
+static int next_id = 1;
+
+static struct xsym *xs(struct sym *s)
+{
+    return (struct xsym *)s;
+}
+
+static struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc, struct type *type,
+                           struct node *decl, struct module *mod)
+{
+    struct xsym *x = arena_alloc(sizeof *x);
+    x->s.kind = kind;
+    x->s.name = name;
+    x->s.loc = loc;
+    x->s.type = type;
+    x->s.decl = decl;
+    x->s.module = mod;
+    x->s.id = next_id++;
+    return &x->s;
+}
+
+/* ---- a string-keyed hash map (module globals, local bindings) ----------- */
+
+struct hent {
+    const char *key;
+    void *val;
+};
+struct hmap {
+    struct hent *e;
+    int cap, len;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+static struct hent *hmap_find(struct hmap *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    for (uint64_t i = hash_str(key);; i++) {
+        struct hent *e = &m->e[i & (uint64_t)(m->cap - 1)];
+        if (!e->key || strcmp(e->key, key) == 0)
+            return e;
+    }
+}
+
+static void *hmap_get(struct hmap *m, const char *key)
+{
+    struct hent *e = hmap_find(m, key);
+    return e && e->key ? e->val : NULL;
+}
+
+static void hmap_put(struct hmap *m, const char *key, void *val)
+{
+    if ((m->len + 1) * 2 > m->cap) {
+        struct hmap bigger = {arena_alloc(sizeof(struct hent) * (size_t)(m->cap ? m->cap * 2 : 64)),
+                              m->cap ? m->cap * 2 : 64, 0};
+        for (int i = 0; i < m->cap; i++)
+            if (m->e[i].key)
+                hmap_put(&bigger, m->e[i].key, m->e[i].val);
+        *m = bigger;
+    }
+    struct hent *e = hmap_find(m, key);
+    if (!e->key) {
+        e->key = key;
+        m->len++;
+    }
+    e->val = val;
+}
+
+/* ---- checker state ------------------------------------------------------- */
+
+struct modinfo {
+    struct module *m;
+    struct hmap globals; /* name -> struct sym *: functions, constants, imports */
+};
+
+/* A local binding; shadowed bindings hang off prev. */
+struct binding {
+    struct sym *sym;
+    struct binding *prev;
+    int level;
+};
+
+static struct {
+    struct program *prog;
+    struct modinfo *mods;
+    int nmods;
+    struct modinfo *mi;      /* the module being checked */
+    struct hmap locals;      /* name -> innermost struct binding */
+    struct vec bound;        /* bindings in push order, popped with their scope */
+    int level;               /* scope nesting; 0 at top level */
+    struct node *fn;         /* the function being checked, or NULL */
+    struct xsym *fn_sym;
+    struct xsym *cnst;       /* the constant being initialised, or NULL */
+    int loop_depth;
+    int depth;               /* check_expr recursion */
+} C;
+
+static struct sym *os_sym; /* the always-available module `os` */
+
+static struct modinfo *modinfo_of(struct module *m)
+{
+    for (int i = 0; i < C.nmods; i++)
+        if (C.mods[i].m == m)
+            return &C.mods[i];
+    internal_error("module '%s' was not loaded", m ? m->name : "?");
+}
+
+static void scope_push(void)
+{
+    C.level++;
+}
+
+static void scope_pop(void)
+{
+    while (C.bound.len > 0) {
+        struct binding *b = C.bound.items[C.bound.len - 1];
+        if (b->level < C.level)
+            break;
+        C.bound.len--;
+        hmap_put(&C.locals, b->sym->name, b->prev);
+    }
+    C.level--;
+}
+
+static const char *line_ref(struct loc loc)
+{
+    return arena_printf("line %d", loc.line);
+}
+
+static void declare_local(struct sym *s)
+{
+    struct binding *prev = hmap_get(&C.locals, s->name);
+    if (prev && prev->level == C.level) {
+        if (prev->sym->kind == SYM_PARAM)
+            internal_error("parameters live in their own scope");
+        error_at(s->loc, "'%s' is already declared in this block (%s); shadowing is allowed only in an inner block",
+                 s->name, line_ref(prev->sym->loc));
+    }
+    struct binding *b = arena_alloc(sizeof *b);
+    b->sym = s;
+    b->prev = prev;
+    b->level = C.level;
+    hmap_put(&C.locals, s->name, b);
+    vec_push(&C.bound, b);
+}
+
+/* Locals, then the module's globals, then `os`; NULL when undefined (the
+ * caller then tries the builtins). */
+static struct sym *lookup(const char *name)
+{
+    struct binding *b = hmap_get(&C.locals, name);
+    if (b)
+        return b->sym;
+    struct sym *s = hmap_get(&C.mi->globals, name);
+    if (s)
+        return s;
+    if (strcmp(name, "os") == 0)
+        return os_sym;
+    return NULL;
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+static const char *tn(struct type *t)
+{
+    return type_name(t);
+}
+
+/* The source text under a location on one line (a literal's spelling). */
+static const char *loc_text(struct loc loc)
+{
+    const struct source *src = source_get(loc.file);
+    if (loc.line < 1 || loc.line > src->nlines || loc.end_line != loc.line || loc.end_col <= loc.col)
+        return "?";
+    const char *p = src->text + src->line_starts[loc.line - 1] + loc.col - 1;
+    return arena_strndup(p, (size_t)(loc.end_col - loc.col));
+}
+
+static const char *vfmt(const char *fmt, va_list ap)
+{
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return arena_strndup(buf, strlen(buf));
+}
+
+/* What a symbol is, for "'x' is a let binding" style messages. */
+static const char *sym_what(struct sym *s)
+{
+    switch (s->kind) {
+    case SYM_LOCAL:
+        if (xs(s)->loop_var)
+            return "a loop variable";
+        return s->is_var ? "a var" : "a let binding";
+    case SYM_PARAM:
+        return "a parameter";
+    case SYM_CONST:
+        return "a constant";
+    case SYM_FN:
+        return "a function";
+    case SYM_MODULE:
+        return "a module";
+    }
+    return "a name";
+}
+
+/* "mismatched types: expected float for 'x', found int"; `for` describes
+ * what the value belongs to. An integer literal where a float is wanted gets
+ * its own wording, since that is the usual slip. */
+static void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
+{
+    if (n->type == want)
+        return;
+    va_list ap;
+    va_start(ap, forfmt);
+    const char *what = vfmt(forfmt, ap);
+    va_end(ap);
+    if (n->kind == N_INT && want == ty_float) {
+        const char *text = loc_text(n->loc);
+        bool plain = text[0] != '\0';
+        for (const char *p = text; *p; p++)
+            if (!((*p >= '0' && *p <= '9') || *p == '_' || (p == text && *p == '-')))
+                plain = false;
+        error_at(n->loc, "mismatched types: expected float %s, found integer literal%s%s%s", what,
+                 plain ? " (write " : "", plain ? text : "", plain ? ".0)" : "");
+    }
+    error_at(n->loc, "mismatched types: expected %s %s, found %s%s", tn(want), what, tn(n->type),
+             want == ty_float && type_is_integer(n->type) ? " (convert it with float(...))" : "");
+}
+
+static void expect_bool(struct node *n, const char *what)
+{
+    if (n->type != ty_bool)
+        error_at(n->loc, "expected bool for %s, found %s", what, tn(n->type));
+}
+
+/* "; did you mean 'total'?" for a misspelt name, or "". Candidates: the
+ * visible locals and globals, and the builtins when a function is wanted. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 99;
+    int row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+static void consider(const char *name, const char *cand, const char **best, int *best_d)
+{
+    if (strcmp(name, cand) == 0)
+        return;
+    int d = edit_distance(name, cand);
+    if (d < *best_d || (d == *best_d && *best && strcmp(cand, *best) < 0)) {
+        *best = cand;
+        *best_d = d;
+    }
+}
+
+static const char *suggest(const char *name, bool want_fn)
+{
+    const char *best = NULL;
+    size_t len = strlen(name);
+    if (len <= 2)
+        return ""; /* every short name is one edit from another */
+    int limit = len <= 4 ? 1 : 2;
+    int best_d = limit + 1;
+    for (int i = 0; i < C.locals.cap; i++) {
+        struct binding *b = C.locals.e[i].val;
+        if (C.locals.e[i].key && b && !want_fn)
+            consider(name, b->sym->name, &best, &best_d);
+    }
+    struct hmap *g = &C.mi->globals;
+    for (int i = 0; i < g->cap; i++) {
+        struct sym *s = g->e[i].val;
+        if (g->e[i].key && s && (s->kind == SYM_FN) == want_fn && s->kind != SYM_MODULE)
+            consider(name, s->name, &best, &best_d);
+    }
+    if (want_fn) {
+        for (int b = BI_PRINT; b <= BI_CBRT; b++)
+            consider(name, builtin_name[b], &best, &best_d);
+        for (int r = RED_SUM; r <= RED_ALL; r++)
+            consider(name, reducer_name[r], &best, &best_d);
+    }
+    return best ? arena_printf("; did you mean '%s'?", best) : "";
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+static struct type *check_expr(struct node *n, struct type *hint);
+static void check_block(struct nodes *b);
+
+/* Checks an expression that must have a value (not a call of a function
+ * without result). */
+static struct type *check_value(struct node *n, struct type *hint)
+{
+    struct type *t = check_expr(n, hint);
+    if (t == ty_void) {
+        const char *who = "this call";
+        if (n->kind == N_CALL && n->u.call.fn)
+            who = arena_printf("'%s'", n->u.call.fn->name);
+        else if (n->kind == N_CALL && n->u.call.builtin != BI_NONE)
+            who = arena_printf("'%s'", builtin_name[n->u.call.builtin]);
+        error_at(n->loc, "%s returns nothing, so it has no value to use here", who);
+    }
+    return t;
+}
+
+/* Is the type of n decided only by integer literals (and empty arrays), so
+ * that it should take the type of its context? Follows the left spine
+ * iteratively, so long operator chains cost no recursion. */
+static bool is_flexible(struct node *n)
+{
+    for (;;) {
+        switch (n->kind) {
+        case N_INT:
+            return true;
+        case N_UNARY:
+            n = n->u.bin.a;
+            continue;
+        case N_BINARY:
+            switch (n->u.bin.op) {
+            case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
+            case OP_BAND: case OP_BOR: case OP_BXOR:
+                if (!is_flexible(n->u.bin.b))
+                    return false;
+                n = n->u.bin.a;
+                continue;
+            case OP_SHL: case OP_SHR:
+                n = n->u.bin.a;
+                continue;
+            case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+            case OP_NEG: case OP_BNOT: case OP_NONE:
+                return false;
+            }
+            return false;
+        case N_COND:
+            if (!is_flexible(n->u.cond.els))
+                return false;
+            n = n->u.cond.then;
+            continue;
+        case N_ARRAY:
+            for (int i = 0; i < n->u.array.len; i++)
+                if (!is_flexible(n->u.array.items[i]))
+                    return false;
+            return true;
+        case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_AND:
+        case N_OR: case N_NOT: case N_CALL: case N_FIELD: case N_INDEX: case N_LISTCOMP:
+        case N_REDUCE: case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR:
+        case N_BREAK: case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT:
+        case N_FN: case N_CONST: case N_IMPORT:
+            return false;
+        }
+        return false;
+    }
+}
+
+static void check_int_literal(struct node *n, struct type *t)
+{
+    unsigned __int128 v = n->u.ilit.value;
+    bool neg = n->u.ilit.neg;
+    unsigned __int128 one = 1;
+    bool fits;
+    const char *limit;
+    if (n->u.ilit.too_big) {
+        fits = false;
+    } else if (t == ty_int) {
+        fits = neg ? v <= (one << 63) : v < (one << 63);
+    } else if (t == ty_u64) {
+        fits = neg ? v == 0 : v < (one << 64);
+    } else if (t == ty_i128) {
+        fits = neg ? v <= (one << 127) : v < (one << 127);
+    } else {
+        internal_error("integer literal of type %s", tn(t));
+    }
+    n->type = t;
+    if (fits)
+        return;
+    if (t == ty_int)
+        limit = neg ? "the smallest int is -9223372036854775808" : "the largest int is 9223372036854775807";
+    else if (t == ty_u64)
+        limit = neg ? "u64 has no negative values" : "the largest u64 is 18446744073709551615";
+    else
+        limit = neg ? "the smallest i128 is -170141183460469231731687303715884105728"
+                    : "the largest i128 is 170141183460469231731687303715884105727";
+    error_at(n->loc, "integer literal %s does not fit in %s (%s)", loc_text(n->loc), tn(t), limit);
+}
+
+static const char *op_name(enum op op)
+{
+    return op_spelling[op];
+}
+
+/* What an operator works on, for "unsupported operand types" messages. */
+static const char *op_domain(enum op op)
+{
+    switch (op) {
+    case OP_ADD:
+        return "numbers, str and arrays";
+    case OP_MUL:
+        return "numbers, str * int and [T] * int";
+    case OP_SUB: case OP_DIV: case OP_MOD: case OP_NEG:
+        return "numbers";
+    case OP_BAND: case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR: case OP_BNOT:
+        return "integer types";
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+        return "numbers and str";
+    case OP_EQ: case OP_NE:
+        return "values of one type";
+    case OP_NONE:
+        break;
+    }
+    return "?";
+}
+
+/* The type of `ta OP tb` for arithmetic and bitwise operators, or NULL with
+ * *why set when the operation is not defined. */
+static struct type *arith_result(enum op op, struct type *ta, struct type *tb, bool compound, const char **why)
+{
+    const char *sp = compound ? arena_printf("%s=", op_name(op)) : op_name(op);
+    *why = NULL;
+    switch (op) {
+    case OP_SHL: case OP_SHR:
+        if (type_is_integer(ta) && type_is_integer(tb))
+            return ta;
+        break;
+    case OP_MUL:
+        if ((ta == ty_str || ta->kind == T_ARRAY) && type_is_integer(tb)) {
+            if (tb == ty_int)
+                return ta;
+            *why = arena_printf("the repeat count of '*' must be int, found %s", tn(tb));
+            return NULL;
+        }
+        if (ta == tb && type_is_numeric(ta))
+            return ta;
+        break;
+    case OP_ADD:
+        if (ta == tb && (type_is_numeric(ta) || ta == ty_str || ta->kind == T_ARRAY))
+            return ta;
+        break;
+    case OP_SUB: case OP_DIV: case OP_MOD:
+        if (ta == tb && type_is_numeric(ta))
+            return ta;
+        break;
+    case OP_BAND: case OP_BOR: case OP_BXOR:
+        if (ta == tb && type_is_integer(ta))
+            return ta;
+        break;
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_NEG: case OP_BNOT: case OP_NONE:
+        internal_error("arith_result of '%s'", op_name(op));
+    }
+    bool same_kind = ta == tb || (op == OP_SHL || op == OP_SHR);
+    if (!same_kind && !(op == OP_MUL && (ta == ty_str || ta->kind == T_ARRAY)))
+        *why = arena_printf("mismatched types: %s %s %s", tn(ta), sp, tn(tb));
+    else
+        *why = arena_printf("unsupported operand types: %s %s %s ('%s' works on %s)", tn(ta), sp, tn(tb),
+                            op_name(op), op_domain(op));
+    return NULL;
+}
+
+static struct type *check_binary(struct node *n, struct type *hint)
+{
+    enum op op = n->u.bin.op;
+    struct node *a = n->u.bin.a, *b = n->u.bin.b;
+    struct type *ta, *tb;
+    if (op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE) {
+        if (is_flexible(a) && !is_flexible(b)) {
+            tb = check_value(b, NULL);
+            ta = check_value(a, tb);
+        } else {
+            ta = check_value(a, NULL);
+            tb = check_value(b, ta);
+        }
+        if (ta != tb)
+            error_at(n->loc, "mismatched types: %s %s %s", tn(ta), op_name(op), tn(tb));
+        if (op != OP_EQ && op != OP_NE && !type_is_numeric(ta) && ta != ty_str)
+            error_at(n->loc, "cannot order values of type %s ('%s' works on numbers and str)", tn(ta),
+                     op_name(op));
+        return ty_bool;
+    }
+    if (op == OP_SHL || op == OP_SHR) {
+        ta = check_value(a, hint);
+        tb = check_value(b, NULL);
+    } else if (op == OP_MUL && hint && (hint == ty_str || hint->kind == T_ARRAY)) {
+        ta = check_value(a, hint);
+        tb = check_value(b, ty_int);
+    } else if (is_flexible(a) && !is_flexible(b)) {
+        tb = check_value(b, hint);
+        ta = check_value(a, type_is_numeric(tb) ? tb : hint);
+    } else {
+        ta = check_value(a, hint);
+        tb = check_value(b, op == OP_MUL && (ta == ty_str || ta->kind == T_ARRAY) ? ty_int : ta);
+    }
+    const char *why;
+    struct type *t = arith_result(op, ta, tb, false, &why);
+    if (!t)
+        error_at(n->loc, "%s", why);
+    return t;
+}
+
+/* An iterable of for or a generator; returns the loop variable's type. */
+static struct type *check_iterable(struct iterable *it)
+{
+    if (it->is_range) {
+        check_value(it->lo, ty_int);
+        expect_type(it->lo, ty_int, "for the start of the range");
+        check_value(it->hi, ty_int);
+        expect_type(it->hi, ty_int, "for the end of the range");
+        return ty_int;
+    }
+    struct type *t = check_value(it->array, NULL);
+    if (t->kind != T_ARRAY)
+        error_at(it->array->loc, "cannot iterate over %s; 'for' takes a range (a..b) or an array", tn(t));
+    return t->elem;
+}
+
+static struct loc gen_loc(struct gen *g)
+{
+    struct node *last = g->cond ? g->cond : g->iter.is_range ? g->iter.hi : g->iter.array;
+    return loc_span(g->elem->loc, last->loc);
+}
+
+/* A generator in its own scope; returns the element type. */
+static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
+{
+    struct type *vt = check_iterable(&g->iter);
+    scope_push();
+    struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
+    xs(v)->loop_var = true;
+    g->var_sym = v;
+    declare_local(v);
+    struct type *et = check_value(g->elem, elem_hint);
+    if (g->cond) {
+        check_value(g->cond, ty_bool);
+        expect_bool(g->cond, "the generator's 'if' filter");
+    }
+    scope_pop();
+    return et;
+}
+
+/* Rewrites a reducer call (sum, product, min, max, any, all with a
+ * generator or one array) into N_REDUCE. */
+static struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
+{
+    const char *name = reducer_name[r];
+    struct gen *g = n->u.call.gen;
+    struct nodes args = n->u.call.args;
+    bool par = n->u.call.par;
+    if (g && args.len > 0)
+        error_at(gen_loc(g), "a generator must be the only argument of '%s'", name);
+    if (!g && args.len != 1) {
+        if (r == RED_MIN || r == RED_MAX)
+            error_at(n->loc, "'%s' takes two values, or one array or generator; found %d arguments", name,
+                     args.len);
+        error_at(n->loc, "'%s' takes one generator or one array; found %d arguments", name, args.len);
+    }
+    struct type *elem_hint = NULL;
+    if (r == RED_ANY || r == RED_ALL)
+        elem_hint = ty_bool;
+    else if (hint && (type_is_numeric(hint) || hint == ty_str))
+        elem_hint = hint;
+    struct type *et;
+    struct node *arr = NULL;
+    struct loc where;
+    if (g) {
+        et = check_gen(g, elem_hint, n);
+        where = g->elem->loc;
+    } else {
+        arr = args.items[0];
+        struct type *t = check_value(arr, elem_hint ? type_array(elem_hint) : NULL);
+        if (t->kind != T_ARRAY)
+            error_at(arr->loc, "expected an array or a generator for '%s', found %s", name, tn(t));
+        et = t->elem;
+        where = arr->loc;
+    }
+    switch (r) {
+    case RED_SUM: case RED_PRODUCT:
+        if (!type_is_numeric(et))
+            error_at(where, "'%s' needs numbers, found elements of type %s", name, tn(et));
+        break;
+    case RED_MIN: case RED_MAX:
+        if (!type_is_numeric(et) && et != ty_str)
+            error_at(where, "'%s' needs numbers or str, found elements of type %s", name, tn(et));
+        break;
+    case RED_ANY: case RED_ALL:
+        if (et != ty_bool)
+            error_at(where, "'%s' needs bool elements, found %s", name, tn(et));
+        break;
+    }
+    n->kind = N_REDUCE;
+    memset(&n->u, 0, sizeof n->u);
+    n->u.reduce.par = par;
+    n->u.reduce.reducer = r;
+    n->u.reduce.gen = g;
+    n->u.reduce.array = arr;
+    n->u.reduce.elem_type = et;
+    return (r == RED_ANY || r == RED_ALL) ? ty_bool : et;
+}
+
+/* The variable at the root of an assignment target or push receiver (xs in
+ * xs[i][j]) must be a var. verb: "assigned", "pushed to". */
+static void check_mutable_root(struct node *target, const char *verb)
+{
+    struct node *root = target;
+    while (root->kind == N_INDEX)
+        root = root->u.index.base;
+    if (root->kind != N_NAME)
+        error_at(root->loc, "only variables can be %s, and this is a temporary value", verb);
+    struct sym *s = lookup(root->u.name.name);
+    if (!s)
+        return; /* check_expr reports the undefined name */
+    switch (s->kind) {
+    case SYM_LOCAL:
+        if (xs(s)->loop_var)
+            error_at(root->loc, "'%s' is a loop variable and cannot be %s; copy it into a var first", s->name, verb);
+        if (!s->is_var)
+            error_at(root->loc, "'%s' is a let binding and cannot be %s; declare it with var", s->name, verb);
+        return;
+    case SYM_PARAM:
+        error_at(root->loc, "'%s' is a parameter and cannot be %s; parameters are immutable, copy it with var %s = %s",
+                 s->name, verb, s->name, s->name);
+    case SYM_CONST:
+        error_at(root->loc, "'%s' is a constant and cannot be %s", s->name, verb);
+    case SYM_FN:
+    case SYM_MODULE:
+        error_at(root->loc, "'%s' is %s and cannot be %s", s->name, sym_what(s), verb);
+    }
+}
+
+/* Records what a function reads and calls, for the constant order check. */
+static void note_const_read(struct sym *s)
+{
+    if (C.fn_sym)
+        vec_push(&C.fn_sym->reads, s);
+}
+
+static struct sym *use_const(struct node *n, struct sym *s)
+{
+    if (C.cnst && xs(s)->order >= C.cnst->order) {
+        if (&C.cnst->s == s)
+            error_at(n->loc, "constant '%s' is used in its own definition", s->name);
+        error_at(n->loc, "constant '%s' is used before its definition (%s); constants are initialised in order",
+                 s->name, line_ref(s->loc));
+    }
+    note_const_read(s);
+    return s;
+}
+
+static enum builtin find_builtin(const char *name, enum builtin from, enum builtin to)
+{
+    for (int b = from; b <= (int)to; b++)
+        if (strcmp(builtin_name[b], name) == 0)
+            return (enum builtin)b;
+    return BI_NONE;
+}
+
+static bool find_reducer(const char *name, enum reducer *r)
+{
+    for (int i = RED_SUM; i <= RED_ALL; i++)
+        if (strcmp(reducer_name[i], name) == 0) {
+            *r = (enum reducer)i;
+            return true;
+        }
+    return false;
+}
+
+/* A call of a user function (possibly through a module: random.uniform). */
+static struct type *check_user_call(struct node *n, struct sym *f, const char *shown)
+{
+    struct node *decl = f->decl;
+    int np = decl->u.fn.nparams;
+    if (n->u.call.args.len != np)
+        error_at(n->loc, "'%s' takes %d argument%s, found %d", shown, np, np == 1 ? "" : "s",
+                 n->u.call.args.len);
+    for (int i = 0; i < np; i++) {
+        struct node *arg = n->u.call.args.items[i];
+        struct type *pt = decl->u.fn.param_types[i];
+        check_value(arg, pt);
+        expect_type(arg, pt, "for parameter '%s' of '%s'", decl->u.fn.param_names[i], shown);
+    }
+    n->u.call.fn = f;
+    if (C.fn_sym)
+        vec_push(&C.fn_sym->calls, f);
+    else if (C.cnst)
+        vec_push(&C.cnst->calls, n);
+    return f->type;
+}
+
+static void arity(struct node *n, const char *name, int want)
+{
+    int got = n->u.call.args.len;
+    if (got != want)
+        error_at(n->loc, "'%s' takes %d argument%s, found %d", name, want, want == 1 ? "" : "s", got);
+}
+
+static struct node *arg(struct node *n, int i)
+{
+    return n->u.call.args.items[i];
+}
+
+/* Builtin functions and os.*: SPEC sections 3 and 11. */
+static struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
+{
+    const char *name = builtin_name[bi];
+    n->u.call.builtin = bi;
+    switch (bi) {
+    case BI_PRINT:
+        for (int i = 0; i < n->u.call.args.len; i++)
+            check_value(arg(n, i), NULL);
+        return ty_void;
+    case BI_LEN: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (t != ty_str && t->kind != T_ARRAY)
+            error_at(arg(n, 0)->loc, "'len' takes a str or an array, found %s", tn(t));
+        return ty_int;
+    }
+    case BI_STR:
+        arity(n, name, 1);
+        check_value(arg(n, 0), NULL);
+        return ty_str;
+    case BI_INT: case BI_I128: case BI_U64: {
+        arity(n, name, 1);
+        struct type *to = bi == BI_INT ? ty_int : bi == BI_I128 ? ty_i128 : ty_u64;
+        /* A literal argument takes the target type: u64(18446744073709551615). */
+        struct type *t = check_value(arg(n, 0), to);
+        bool ok = type_is_integer(t) || t == ty_float || (bi == BI_INT && t == ty_str);
+        if (!ok)
+            error_at(arg(n, 0)->loc, "'%s' takes %s, found %s", name,
+                     bi == BI_INT ? "an integer, a float or a str" : "an integer or a float", tn(t));
+        return to;
+    }
+    case BI_FLOAT: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (!type_is_numeric(t) && t != ty_str)
+            error_at(arg(n, 0)->loc, "'float' takes a number or a str, found %s", tn(t));
+        return ty_float;
+    }
+    case BI_ABS: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), hint);
+        if (!type_is_numeric(t))
+            error_at(arg(n, 0)->loc, "'abs' takes a number, found %s", tn(t));
+        return t;
+    }
+    case BI_MIN2: case BI_MAX2: {
+        arity(n, name, 2);
+        struct node *a = arg(n, 0), *b = arg(n, 1);
+        struct type *ta, *tb;
+        if (is_flexible(a) && !is_flexible(b)) {
+            tb = check_value(b, hint);
+            ta = check_value(a, tb);
+        } else {
+            ta = check_value(a, hint);
+            tb = check_value(b, ta);
+        }
+        if (ta != tb)
+            error_at(n->loc, "mismatched types: '%s' of %s and %s", name, tn(ta), tn(tb));
+        if (!type_is_numeric(ta) && ta != ty_str)
+            error_at(n->loc, "'%s' takes two numbers or two str, found %s", name, tn(ta));
+        return ta;
+    }
+    case BI_SQRT: case BI_FLOOR: case BI_CEIL: case BI_ROUND: case BI_TRUNC: case BI_EXP: case BI_LOG:
+    case BI_LOG2: case BI_LOG10: case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN: case BI_ACOS:
+    case BI_ATAN: case BI_SINH: case BI_COSH: case BI_TANH: case BI_CBRT:
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_float);
+        expect_type(arg(n, 0), ty_float, "for the argument of '%s'", name);
+        return ty_float;
+    case BI_POW: case BI_ATAN2: case BI_HYPOT:
+        arity(n, name, 2);
+        for (int i = 0; i < 2; i++) {
+            check_value(arg(n, i), ty_float);
+            expect_type(arg(n, i), ty_float, "for the %s argument of '%s'", i ? "second" : "first", name);
+        }
+        return ty_float;
+    case BI_OS_ARGS:
+        arity(n, name, 0);
+        return type_array(ty_str);
+    case BI_OS_THREAD_COUNT:
+        arity(n, name, 0);
+        return ty_int;
+    case BI_OS_CLOCK:
+        arity(n, name, 0);
+        return ty_float;
+    case BI_OS_EXIT:
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the exit code of 'os.exit'");
+        return ty_void;
+    case BI_OS_GETENV:
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the variable name of 'os.getenv'");
+        return ty_str;
+    case BI_PANIC:
+        /* Only the standard library's modules may panic on purpose
+         * (random.below); programs have no panic() in SPEC section 11. */
+        if (strncmp(C.mi->m->path, "stdlib/", 7) != 0)
+            error_at(n->u.call.callee->loc, "undefined function 'panic'");
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
+        return ty_void;
+    case BI_NONE:
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
+    case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
+    case M_TRAILING_ZEROS: case M_PUSH:
+        break;
+    }
+    internal_error("check_builtin of '%s'", name);
+}
+
+/* Methods: x.wrapping_add(y) and friends on integers, xs.push(v). */
+static struct type *check_method(struct node *n, struct node *recv, const char *mname)
+{
+    enum builtin m = find_builtin(mname, M_WRAPPING_ADD, M_PUSH);
+    struct type *rt;
+    /* A literal receiver takes the argument's type: 1.wrapping_add(x). */
+    if ((m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL) && n->u.call.args.len == 1 &&
+        is_flexible(recv) && !is_flexible(arg(n, 0))) {
+        struct type *ta = check_value(arg(n, 0), NULL);
+        rt = check_value(recv, ta);
+    } else {
+        rt = check_value(recv, NULL);
+    }
+    if (m == BI_NONE) {
+        const char *have = rt->kind == T_ARRAY ? "; arrays have one method, push"
+                           : type_is_integer(rt)
+                               ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
+                                 "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
+                               : arena_printf("; %s has no methods", tn(rt));
+        error_at(n->u.call.callee->u.field.name_loc, "%s has no method '%s'%s", tn(rt), mname, have);
+    }
+    n->u.call.builtin = m;
+    n->u.call.recv = recv;
+    if (m == M_PUSH) {
+        if (rt->kind != T_ARRAY)
+            error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
+        check_mutable_root(recv, "pushed to");
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt->elem);
+        expect_type(arg(n, 0), rt->elem, "for the argument of 'push' on %s", tn(rt));
+        return ty_void;
+    }
+    if (!type_is_integer(rt))
+        error_at(n->u.call.callee->u.field.name_loc, "%s has no method '%s'; it works on int, i128 and u64", tn(rt),
+                 mname);
+    switch (m) {
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL:
+        arity(n, mname, 1);
+        if (!arg(n, 0)->type)
+            check_value(arg(n, 0), rt);
+        expect_type(arg(n, 0), rt, "for the argument of '%s'", mname);
+        return rt;
+    case M_WRAPPING_NEG:
+        arity(n, mname, 0);
+        return rt;
+    case M_ROTATE_LEFT: case M_ROTATE_RIGHT:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the rotate amount of '%s'", mname);
+        return rt;
+    case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS:
+        arity(n, mname, 0);
+        return ty_int;
+    case M_PUSH:
+    case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
+    case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: case BI_SQRT: case BI_FLOOR: case BI_CEIL:
+    case BI_ROUND: case BI_TRUNC: case BI_EXP: case BI_LOG: case BI_LOG2: case BI_LOG10: case BI_POW:
+    case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN: case BI_ACOS: case BI_ATAN: case BI_ATAN2:
+    case BI_SINH: case BI_COSH: case BI_TANH: case BI_HYPOT: case BI_CBRT: case BI_OS_ARGS:
+    case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
+        break;
+    }
+    internal_error("check_method of '%s'", mname);
+}
+
+/* If base names a module (an import, or os), returns its symbol. */
+static struct sym *module_base(struct node *base)
+{
+    if (base->kind != N_NAME)
+        return NULL;
+    struct sym *s = lookup(base->u.name.name);
+    if (!s && hmap_get(&C.locals, base->u.name.name) == NULL && !hmap_get(&C.mi->globals, base->u.name.name))
+        error_at(base->loc, "undefined name '%s'; to use a module, import it first: import %s", base->u.name.name,
+                 base->u.name.name);
+    return s && s->kind == SYM_MODULE ? s : NULL;
+}
+
+static struct type *check_call(struct node *n, struct type *hint)
+{
+    struct node *callee = n->u.call.callee;
+    struct gen *g = n->u.call.gen;
+    const char *name = NULL;
+
+    if (callee->kind == N_NAME) {
+        name = callee->u.name.name;
+        struct sym *s = lookup(name);
+        if (!s) {
+            enum reducer r;
+            bool two = (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && !g && n->u.call.args.len == 2;
+            if (!two && find_reducer(name, &r))
+                return check_reduce(n, r, hint);
+            enum builtin bi = find_builtin(name, BI_PRINT, BI_CBRT);
+            if (bi == BI_NONE && strcmp(name, "panic") == 0)
+                bi = BI_PANIC;
+            if (bi == BI_NONE)
+                error_at(callee->loc, "undefined function '%s'%s", name, suggest(name, true));
+            if (n->u.call.par)
+                error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and "
+                                 "comprehensions%s",
+                         two ? "; min and max with two arguments are plain functions" : "");
+            if (g)
+                error_at(gen_loc(g), "a generator can only be the argument of a reducer (sum, product, min, max, "
+                                     "any, all), not of '%s'", name);
+            return check_builtin(n, bi, hint);
+        }
+        callee->u.name.sym = s;
+        if (s->kind != SYM_FN) {
+            if (s->kind == SYM_MODULE)
+                error_at(callee->loc, "'%s' is a module and cannot be called", name);
+            error_at(callee->loc, "'%s' is %s of type %s, not a function", name, sym_what(s), tn(s->type));
+        }
+        callee->type = s->type;
+        if (n->u.call.par)
+            error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and "
+                             "comprehensions, not to a call of '%s'", name);
+        if (g)
+            error_at(gen_loc(g), "a generator can only be the argument of a reducer (sum, product, min, max, any, "
+                                 "all), not of '%s'", name);
+        return check_user_call(n, s, name);
+    }
+
+    if (callee->kind == N_FIELD) {
+        struct node *base = callee->u.field.base;
+        const char *member = callee->u.field.name;
+        struct sym *ms = module_base(base);
+        if (n->u.call.par)
+            error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and comprehensions");
+        if (g)
+            error_at(gen_loc(g), "a generator can only be the argument of a reducer (sum, product, min, max, any, "
+                                 "all), not of '%s'", member);
+        if (ms) {
+            base->u.name.sym = ms;
+            base->type = ty_void;
+            callee->type = ty_void;
+            if (ms == os_sym) {
+                const char *full = arena_printf("os.%s", member);
+                enum builtin bi = find_builtin(full, BI_OS_ARGS, BI_OS_GETENV);
+                if (bi == BI_NONE)
+                    error_at(callee->loc, "module 'os' has no function '%s' (it has args, thread_count, clock, "
+                                          "exit, getenv)", member);
+                return check_builtin(n, bi, hint);
+            }
+            struct sym *f = hmap_get(&modinfo_of(ms->module)->globals, member);
+            if (!f || f->kind == SYM_MODULE)
+                error_at(callee->loc, "module '%s' has no function '%s'", ms->name, member);
+            if (f->kind != SYM_FN)
+                error_at(callee->loc, "'%s.%s' is a constant of type %s, not a function", ms->name, member,
+                         tn(f->type));
+            return check_user_call(n, f, arena_printf("%s.%s", ms->name, member));
+        }
+        callee->type = ty_void;
+        return check_method(n, base, member);
+    }
+
+    check_expr(callee, NULL);
+    error_at(callee->loc, "this expression of type %s cannot be called; only functions and methods can", tn(callee->type));
+}
+
+static struct type *check_name(struct node *n)
+{
+    const char *name = n->u.name.name;
+    struct sym *s = lookup(name);
+    if (!s) {
+        enum reducer r;
+        if (find_builtin(name, BI_PRINT, BI_CBRT) != BI_NONE || find_reducer(name, &r))
+            error_at(n->loc, "'%s' is a builtin function, not a value; call it", name);
+        error_at(n->loc, "undefined name '%s'%s", name, suggest(name, false));
+    }
+    n->u.name.sym = s;
+    switch (s->kind) {
+    case SYM_LOCAL:
+    case SYM_PARAM:
+        return s->type;
+    case SYM_CONST:
+        use_const(n, s);
+        return s->type;
+    case SYM_FN:
+        error_at(n->loc, "'%s' is a function, not a value; call it: %s(...)", name, name);
+    case SYM_MODULE:
+        error_at(n->loc, "'%s' is a module, not a value", name);
+    }
+    internal_error("bad symbol kind");
+}
+
+/* base.name outside a call: a module constant (math.pi), rewritten in place
+ * into an N_NAME of the constant's symbol. */
+static struct type *check_field(struct node *n)
+{
+    struct node *base = n->u.field.base;
+    const char *member = n->u.field.name;
+    struct sym *ms = module_base(base);
+    if (!ms) {
+        struct type *t = check_value(base, NULL);
+        const char *hint = find_builtin(member, M_WRAPPING_ADD, M_PUSH) ? arena_printf("; call the method: .%s(...)", member)
+                           : strcmp(member, "len") == 0                    ? "; the length is len(...)"
+                                                                           : "";
+        error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
+    }
+    if (ms == os_sym) {
+        if (find_builtin(arena_printf("os.%s", member), BI_OS_ARGS, BI_OS_GETENV) != BI_NONE)
+            error_at(n->loc, "'os.%s' is a function, not a value; call it: os.%s()", member, member);
+        error_at(n->loc, "module 'os' has no member '%s'", member);
+    }
+    struct sym *s = hmap_get(&modinfo_of(ms->module)->globals, member);
+    if (!s || s->kind == SYM_MODULE)
+        error_at(n->loc, "module '%s' has no member '%s'", ms->name, member);
+    if (s->kind == SYM_FN)
+        error_at(n->loc, "'%s.%s' is a function, not a value; call it: %s.%s(...)", ms->name, member, ms->name,
+                 member);
+    n->kind = N_NAME;
+    n->u.name.name = member;
+    n->u.name.sym = s;
+    use_const(n, s);
+    return s->type;
+}
+
+static struct type *check_array(struct node *n, struct type *hint)
+{
+    struct nodes *el = &n->u.array;
+    struct type *et = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
+    if (el->len == 0) {
+        if (!et)
+            error_at(n->loc, "cannot infer the element type of an empty array; annotate it, e.g. let xs: [int] = []");
+        return type_array(et);
+    }
+    int first = 0;
+    if (!et) {
+        /* The first element that is not just literals decides the type. */
+        for (first = 0; first < el->len; first++)
+            if (!is_flexible(el->items[first]))
+                break;
+        if (first == el->len)
+            first = 0;
+        et = check_value(el->items[first], NULL);
+    }
+    for (int i = 0; i < el->len; i++) {
+        struct node *e = el->items[i];
+        if (e->type == NULL)
+            check_value(e, et);
+        expect_type(e, et, "for the array element");
+    }
+    return type_array(et);
+}
+
+static struct type *check_fstring(struct node *n)
+{
+    for (int i = 0; i < n->u.fstr.nparts; i++) {
+        struct fpart *p = &n->u.fstr.parts[i];
+        if (!p->is_expr)
+            continue;
+        struct type *t = check_value(p->expr, NULL);
+        if (!p->spec)
+            continue;
+        brt_kind k = BRT_INT;
+        switch (t->kind) {
+        case T_INT: k = BRT_INT; break;
+        case T_I128: k = BRT_I128; break;
+        case T_U64: k = BRT_U64; break;
+        case T_FLOAT: k = BRT_FLOAT; break;
+        case T_BOOL: k = BRT_BOOL; break;
+        case T_STR: k = BRT_STR; break;
+        case T_ARRAY:
+            error_at(p->spec_loc, "format spec '%s' is not valid for %s; arrays print without a spec", p->spec, tn(t));
+        case T_VOID:
+            internal_error("void value in an f-string");
+        }
+        const char *msg = brt_spec_check(k, p->spec);
+        if (msg)
+            error_at(p->spec_loc, "%s", msg);
+    }
+    return ty_str;
+}
+
+static struct type *check_expr(struct node *n, struct type *hint)
+{
+    if (n->type)
+        internal_error("expression checked twice (%s)", node_kind_name[n->kind]);
+    if (++C.depth > MAX_EXPR_DEPTH)
+        error_at(n->loc, "expression nested deeper than %d levels", MAX_EXPR_DEPTH);
+    struct type *t = NULL;
+    switch (n->kind) {
+    case N_INT:
+        check_int_literal(n, hint && type_is_integer(hint) ? hint : ty_int);
+        t = n->type;
+        break;
+    case N_FLOAT:
+        t = ty_float;
+        break;
+    case N_STR:
+        t = ty_str;
+        break;
+    case N_BOOL:
+        t = ty_bool;
+        break;
+    case N_FSTRING:
+        t = check_fstring(n);
+        break;
+    case N_NAME:
+        t = check_name(n);
+        break;
+    case N_UNARY: {
+        struct type *ta = check_value(n->u.bin.a, hint);
+        if (n->u.bin.op == OP_NEG ? !type_is_numeric(ta) : !type_is_integer(ta))
+            error_at(n->loc, "unsupported operand type: %s%s ('%s' works on %s)", op_name(n->u.bin.op), tn(ta),
+                     op_name(n->u.bin.op), op_domain(n->u.bin.op));
+        t = ta;
+        break;
+    }
+    case N_BINARY:
+        t = check_binary(n, hint);
+        break;
+    case N_AND:
+    case N_OR: {
+        const char *op = n->kind == N_AND ? "and" : "or";
+        check_value(n->u.bin.a, ty_bool);
+        if (n->u.bin.a->type != ty_bool)
+            error_at(n->u.bin.a->loc, "expected bool for the left operand of '%s', found %s", op, tn(n->u.bin.a->type));
+        check_value(n->u.bin.b, ty_bool);
+        if (n->u.bin.b->type != ty_bool)
+            error_at(n->u.bin.b->loc, "expected bool for the right operand of '%s', found %s", op,
+                     tn(n->u.bin.b->type));
+        t = ty_bool;
+        break;
+    }
+    case N_NOT:
+        check_value(n->u.bin.a, ty_bool);
+        expect_bool(n->u.bin.a, "the operand of 'not'");
+        t = ty_bool;
+        break;
+    case N_COND: {
+        struct node *a = n->u.cond.then, *b = n->u.cond.els;
+        struct type *ta, *tb;
+        check_value(n->u.cond.cond, ty_bool);
+        expect_bool(n->u.cond.cond, "the condition of 'if ... else'");
+        if (is_flexible(a) && !is_flexible(b)) {
+            tb = check_value(b, hint);
+            ta = check_value(a, tb);
+        } else {
+            ta = check_value(a, hint);
+            tb = check_value(b, ta);
+        }
+        if (ta != tb)
+            error_at(n->loc, "mismatched types: the branches of 'if ... else' are %s and %s", tn(ta), tn(tb));
+        t = ta;
+        break;
+    }
+    case N_CALL:
+        t = check_call(n, hint);
+        break;
+    case N_FIELD:
+        t = check_field(n);
+        break;
+    case N_INDEX: {
+        struct type *bt = check_value(n->u.index.base, NULL);
+        if (bt->kind != T_ARRAY)
+            error_at(n->u.index.base->loc, "cannot index %s; only arrays can be indexed", tn(bt));
+        check_value(n->u.index.index, ty_int);
+        expect_type(n->u.index.index, ty_int, "for the index");
+        t = bt->elem;
+        break;
+    }
+    case N_ARRAY:
+        t = check_array(n, hint);
+        break;
+    case N_LISTCOMP: {
+        struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
+        t = type_array(check_gen(n->u.listcomp.gen, eh, n));
+        break;
+    }
+    case N_REDUCE:
+    case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_BREAK: case N_CONTINUE:
+    case N_PASS: case N_RETURN: case N_EXPR_STMT: case N_FN: case N_CONST: case N_IMPORT:
+        internal_error("check_expr of %s", node_kind_name[n->kind]);
+    }
+    C.depth--;
+    n->type = t;
+    return t;
+}
+
+/* ---- statements ----------------------------------------------------------- */
+
+static void check_let(struct node *s)
+{
+    struct type *annot = s->u.let.annot;
+    struct node *init = s->u.let.init;
+    check_value(init, annot);
+    if (annot)
+        expect_type(init, annot, "for '%s'", s->u.let.name);
+    struct sym *v = new_sym(SYM_LOCAL, s->u.let.name, s->u.let.name_loc, annot ? annot : init->type, s, C.mi->m);
+    v->is_var = s->u.let.is_var;
+    s->u.let.sym = v;
+    declare_local(v);
+}
+
+static void check_assign(struct node *s)
+{
+    struct node *target = s->u.assign.target, *value = s->u.assign.value;
+    enum op op = s->u.assign.op;
+    if (target->kind != N_NAME && target->kind != N_INDEX)
+        error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
+    check_mutable_root(target, "assigned");
+    struct type *tt = check_value(target, NULL);
+    if (op == OP_NONE) {
+        check_value(value, tt);
+        if (target->kind == N_NAME)
+            expect_type(value, tt, "for '%s'", target->u.name.name);
+        else
+            expect_type(value, tt, "for the assigned element");
+        return;
+    }
+    struct type *tv = check_value(value, op == OP_SHL || op == OP_SHR ? NULL
+                                         : op == OP_MUL && (tt == ty_str || tt->kind == T_ARRAY) ? ty_int : tt);
+    const char *why;
+    struct type *r = arith_result(op, tt, tv, true, &why);
+    if (!r)
+        error_at(s->loc, "%s", why); /* "mismatched types: int += float" */
+    if (r != tt)
+        internal_error("compound assignment changes the type");
+}
+
+static bool block_returns(struct nodes *b);
+
+/* Does a block contain a break that leaves the loop whose body it is? */
+static bool has_break(struct nodes *b)
+{
+    for (int i = 0; i < b->len; i++) {
+        struct node *s = b->items[i];
+        switch (s->kind) {
+        case N_BREAK:
+            return true;
+        case N_IF:
+            for (int j = 0; j < s->u.if_.conds.len; j++)
+                if (has_break(&s->u.if_.blocks[j]))
+                    return true;
+            if (has_break(&s->u.if_.else_block))
+                return true;
+            break;
+        case N_WHILE: case N_FOR: /* their breaks are their own */
+        case N_LET: case N_ASSIGN: case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT:
+            break;
+        case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
+        case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
+        case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
+            internal_error("%s in a block", node_kind_name[s->kind]);
+        }
+    }
+    return false;
+}
+
+/* Does control never fall off the end of this statement? (return, an
+ * if/elif/else whose every branch returns, `while true:` without break) */
+static bool stmt_returns(struct node *s)
+{
+    switch (s->kind) {
+    case N_RETURN:
+        return true;
+    case N_IF:
+        if (!s->u.if_.has_else)
+            return false;
+        for (int j = 0; j < s->u.if_.conds.len; j++)
+            if (!block_returns(&s->u.if_.blocks[j]))
+                return false;
+        return block_returns(&s->u.if_.else_block);
+    case N_WHILE:
+        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body);
+    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS: case N_EXPR_STMT:
+        return false;
+    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
+    case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
+    case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
+        internal_error("%s in a block", node_kind_name[s->kind]);
+    }
+    return false;
+}
+
+static bool block_returns(struct nodes *b)
+{
+    for (int i = 0; i < b->len; i++)
+        if (stmt_returns(b->items[i]))
+            return true;
+    return false;
+}
+
+static void check_stmt(struct node *s)
+{
+    switch (s->kind) {
+    case N_LET:
+        check_let(s);
+        return;
+    case N_ASSIGN:
+        check_assign(s);
+        return;
+    case N_IF:
+        for (int i = 0; i < s->u.if_.conds.len; i++) {
+            struct node *c = s->u.if_.conds.items[i];
+            check_value(c, ty_bool);
+            expect_bool(c, i == 0 ? "the 'if' condition" : "the 'elif' condition");
+            check_block(&s->u.if_.blocks[i]);
+        }
+        check_block(&s->u.if_.else_block);
+        return;
+    case N_WHILE:
+        check_value(s->u.while_.cond, ty_bool);
+        expect_bool(s->u.while_.cond, "the 'while' condition");
+        C.loop_depth++;
+        check_block(&s->u.while_.body);
+        C.loop_depth--;
+        return;
+    case N_FOR: {
+        struct type *vt = check_iterable(&s->u.for_.iter);
+        scope_push();
+        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, vt, s, C.mi->m);
+        xs(v)->loop_var = true;
+        s->u.for_.var_sym = v;
+        declare_local(v);
+        C.loop_depth++;
+        check_block(&s->u.for_.body);
+        C.loop_depth--;
+        scope_pop();
+        return;
+    }
+    case N_BREAK:
+    case N_CONTINUE:
+        if (C.loop_depth == 0)
+            error_at(s->loc, "'%s' outside a loop", s->kind == N_BREAK ? "break" : "continue");
+        return;
+    case N_PASS:
+        return;
+    case N_RETURN: {
+        struct node *fn = C.fn;
+        struct type *rt = fn->u.fn.ret;
+        struct node *v = s->u.ret.value;
+        if (!v) {
+            if (rt != ty_void)
+                error_at(s->loc, "'%s' returns %s, but this return has no value", fn->u.fn.name, tn(rt));
+            return;
+        }
+        if (rt == ty_void) {
+            check_expr(v, NULL);
+            error_at(v->loc, "'%s' has no result type, so its return takes no value; declare one with -> %s",
+                     fn->u.fn.name, v->type == ty_void ? "T" : tn(v->type));
+        }
+        check_value(v, rt);
+        expect_type(v, rt, "for the result of '%s'", fn->u.fn.name);
+        return;
+    }
+    case N_EXPR_STMT: {
+        struct node *e = s->u.expr_stmt.expr;
+        if (e->kind != N_CALL)
+            error_at(e->loc, "this expression does nothing; only a call can stand as a statement");
+        check_expr(e, NULL);
+        return;
+    }
+    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
+    case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
+    case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
+        internal_error("%s as a statement", node_kind_name[s->kind]);
+    }
+}
+
+static void check_block(struct nodes *b)
+{
+    scope_push();
+    for (int i = 0; i < b->len; i++)
+        check_stmt(b->items[i]);
+    scope_pop();
+}
+
+/* ---- top level ------------------------------------------------------------- */
+
+static void declare_global(struct modinfo *mi, struct sym *s)
+{
+    struct sym *old = hmap_get(&mi->globals, s->name);
+    if (old)
+        error_at(s->loc, "'%s' is already defined in this module (%s, as %s)", s->name, line_ref(old->loc),
+                 sym_what(old));
+    hmap_put(&mi->globals, s->name, s);
+    if (s->kind == SYM_FN || s->kind == SYM_CONST)
+        vec_push(&mi->m->syms, s);
+}
+
+static int const_order;
+
+static void declare_module(struct modinfo *mi)
+{
+    struct module *m = mi->m;
+    for (int i = 0; i < m->decls.len; i++) {
+        struct node *d = m->decls.items[i];
+        switch (d->kind) {
+        case N_IMPORT:
+            /* os is always there; `import os` is allowed and does nothing. */
+            if (strcmp(d->u.import.name, "os") == 0)
+                break;
+            if (!d->u.import.module)
+                internal_error("import '%s' was not loaded", d->u.import.name);
+            declare_global(mi, new_sym(SYM_MODULE, d->u.import.name, d->loc, NULL, d, d->u.import.module));
+            break;
+        case N_FN: {
+            struct sym *f = new_sym(SYM_FN, d->u.fn.name, d->u.fn.name_loc, d->u.fn.ret, d, m);
+            d->u.fn.sym = f;
+            declare_global(mi, f);
+            break;
+        }
+        case N_CONST: {
+            struct sym *c = new_sym(SYM_CONST, d->u.let.name, d->u.let.name_loc, d->u.let.annot, d, m);
+            xs(c)->order = ++const_order;
+            d->u.let.sym = c;
+            declare_global(mi, c);
+            break;
+        }
+        case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
+        case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
+        case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_LET: case N_ASSIGN: case N_IF:
+        case N_WHILE: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS: case N_RETURN:
+        case N_EXPR_STMT:
+            internal_error("%s at top level", node_kind_name[d->kind]);
+        }
+    }
+}
+
+static void check_const(struct node *d)
+{
+    struct sym *c = d->u.let.sym;
+    struct type *annot = d->u.let.annot;
+    C.cnst = xs(c);
+    check_value(d->u.let.init, annot);
+    if (annot)
+        expect_type(d->u.let.init, annot, "for '%s'", d->u.let.name);
+    c->type = d->u.let.init->type;
+    C.cnst = NULL;
+}
+
+static void check_fn(struct node *d)
+{
+    C.fn = d;
+    C.fn_sym = xs(d->u.fn.sym);
+    C.loop_depth = 0;
+    int np = d->u.fn.nparams;
+    d->u.fn.param_syms = arena_alloc(sizeof(struct sym *) * (size_t)(np ? np : 1));
+    scope_push(); /* parameters: the body is an inner block and may shadow them */
+    for (int i = 0; i < np; i++) {
+        const char *pn = d->u.fn.param_names[i];
+        struct binding *b = hmap_get(&C.locals, pn);
+        if (b && b->level == C.level)
+            error_at(d->u.fn.param_locs[i], "parameter '%s' appears twice in '%s'", pn, d->u.fn.name);
+        struct sym *p = new_sym(SYM_PARAM, pn, d->u.fn.param_locs[i], d->u.fn.param_types[i], d, C.mi->m);
+        d->u.fn.param_syms[i] = p;
+        declare_local(p);
+    }
+    check_block(&d->u.fn.body);
+    scope_pop();
+    if (d->u.fn.ret != ty_void && !block_returns(&d->u.fn.body))
+        error_at(d->u.fn.name_loc, "missing return in '%s': it returns %s, but the end of its body can be reached",
+                 d->u.fn.name, tn(d->u.fn.ret));
+    C.fn = NULL;
+    C.fn_sym = NULL;
+}
+
+/* Pass 4: a constant's initialiser may call functions, but nothing those
+ * reach may read a constant that is not initialised yet (itself included).
+ * max_read is the highest constant order each function reads, directly or
+ * through calls; a fixed point handles recursion. */
+static void check_const_calls(void)
+{
+    struct vec fns = {0}, consts = {0};
+    for (int i = 0; i < C.nmods; i++) {
+        struct module *m = C.mods[i].m;
+        for (int j = 0; j < m->syms.len; j++) {
+            struct sym *s = m->syms.items[j];
+            vec_push(s->kind == SYM_FN ? &fns : &consts, s);
+        }
+    }
+    for (int i = 0; i < fns.len; i++) {
+        struct xsym *f = fns.items[i];
+        for (int j = 0; j < f->reads.len; j++) {
+            struct xsym *c = f->reads.items[j];
+            if (c->order > f->max_read) {
+                f->max_read = c->order;
+                f->max_sym = &c->s;
+            }
+        }
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < fns.len; i++) {
+            struct xsym *f = fns.items[i];
+            for (int j = 0; j < f->calls.len; j++) {
+                struct xsym *g = f->calls.items[j];
+                if (g->max_read > f->max_read) {
+                    f->max_read = g->max_read;
+                    f->max_sym = g->max_sym;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < consts.len; i++) {
+        struct xsym *c = consts.items[i];
+        for (int j = 0; j < c->calls.len; j++) {
+            struct node *call = c->calls.items[j];
+            struct xsym *f = xs(call->u.call.fn);
+            if (f->max_read >= c->order)
+                error_at(call->loc, "constant '%s' calls '%s', which reads constant '%s' before it is initialised "
+                                    "(constants are initialised in order)",
+                         c->s.name, f->s.name, f->max_sym->name);
+        }
+    }
+}
+
+void check_program(struct program *prog)
+{
+    memset(&C, 0, sizeof C);
+    const_order = 0;
+    C.prog = prog;
+    C.nmods = prog->modules.len;
+    C.mods = arena_alloc(sizeof *C.mods * (size_t)(C.nmods ? C.nmods : 1));
+    struct loc nowhere = {0};
+    nowhere.file = prog->main->file;
+    os_sym = new_sym(SYM_MODULE, "os", nowhere, NULL, NULL, NULL);
+
+    for (int i = 0; i < C.nmods; i++) {
+        C.mods[i].m = prog->modules.items[i];
+        C.mi = &C.mods[i];
+        declare_module(C.mi);
+    }
+
+    struct modinfo *main_mi = modinfo_of(prog->main);
+    struct sym *main_fn = hmap_get(&main_mi->globals, "main");
+    if (main_fn && main_fn->kind != SYM_FN)
+        error_at(main_fn->loc, "'main' must be a function: fn main():");
+    if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))
+        error_at(main_fn->loc, "'main' must take no parameters and return nothing (arguments come from os.args())");
+
+    for (int i = 0; i < C.nmods; i++) {
+        C.mi = &C.mods[i];
+        struct module *m = C.mi->m;
+        for (int j = 0; j < m->decls.len; j++)
+            if (m->decls.items[j]->kind == N_CONST)
+                check_const(m->decls.items[j]);
+    }
+    for (int i = 0; i < C.nmods; i++) {
+        C.mi = &C.mods[i];
+        struct module *m = C.mi->m;
+        for (int j = 0; j < m->decls.len; j++)
+            if (m->decls.items[j]->kind == N_FN)
+                check_fn(m->decls.items[j]);
+    }
+    check_const_calls();
+
+    if (!main_fn) {
+        struct loc start = {prog->main->file, 1, 1, 1, 1};
+        error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
+    }
+}
