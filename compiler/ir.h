@@ -1,5 +1,169 @@
-/* ir.h: the IR between lowering and the emitters (owned by lower.c/ir.c/emit_c.c). */
+/*
+ * ir.h: the IR between lowering (lower.c) and the emitters (emit_c.c now, a
+ * pthread-pool emitter and a CUDA emitter later).
+ *
+ * A typed, structured tree. Compared with the checked AST:
+ *   - every node has an opcode from the one IR_OPS table, a loc and a type;
+ *   - every local is a numbered ir_var (shadowing resolved), parameters too;
+ *     top-level constants of all modules are ir_globals, initialised in
+ *     order (imported modules first) before main runs;
+ *   - literal types and conversions are explicit (IR_CONV);
+ *   - binary and unary ops carry their operand type (optype);
+ *   - compound assignment and elif are desugared; stores into arrays name
+ *     the root variable and the index chain (IR_STORE, IR_PUSH);
+ *   - for-over-array and ranges are separate statements (IR_FOR_ARRAY,
+ *     IR_FOR_RANGE) with their bounds in an ir_iter;
+ *   - comprehensions and reductions are explicit nodes (IR_LISTCOMP,
+ *     IR_REDUCE) with their iteration source, loop variable, element,
+ *     filter and the explicit list of captured variables (everything the
+ *     element and filter read from outside), so a parallel emitter can
+ *     build an environment without another analysis. A reduction over an
+ *     array without a generator is lowered to the generator form with a
+ *     synthetic loop variable.
+ * The nodes live in the compiler's arena; ir_verify (ir.c) checks the
+ * invariants above after lowering, in every build.
+ */
 #ifndef BRINE_IR_H
 #define BRINE_IR_H
 #include "brine.h"
+
+/* The opcodes, one table: enum, printed name, kind ('e' expression, 's'
+ * statement), and the fixed children the printer shows (a, b, c as used). */
+#define IR_OPS(X)                                                          \
+    /* expressions */                                                      \
+    X(IR_INT, "int", 'e', 0)        /* ival, of type int/u64/i128 */       \
+    X(IR_FLOAT, "float", 'e', 0)    /* fval */                             \
+    X(IR_BOOL, "bool", 'e', 0)      /* bval */                             \
+    X(IR_STR, "str", 'e', 0)        /* str, slen */                        \
+    X(IR_VAR, "var", 'e', 0)        /* var */                              \
+    X(IR_GLOBAL, "global", 'e', 0)  /* global */                           \
+    X(IR_UNARY, "unary", 'e', 1)    /* bop (OP_NEG, OP_BNOT) a */          \
+    X(IR_NOT, "not", 'e', 1)        /* a */                                \
+    X(IR_BINARY, "binary", 'e', 2)  /* a bop b, operands of optype */      \
+    X(IR_AND, "and", 'e', 2)        /* a and b (short-circuit) */          \
+    X(IR_OR, "or", 'e', 2)          /* a or b */                           \
+    X(IR_COND, "cond", 'e', 3)      /* b if a else c */                    \
+    X(IR_CONV, "conv", 'e', 1)      /* a (optype) converted to type */     \
+    X(IR_CALL, "call", 'e', 0)      /* fn(kids) */                         \
+    X(IR_BUILTIN, "builtin", 'e', 0) /* builtin(kids); methods: recv first */ \
+    X(IR_INDEX, "index", 'e', 2)    /* a[b] */                             \
+    X(IR_ARRAY, "array", 'e', 0)    /* [kids] */                           \
+    X(IR_FSTRING, "fstring", 'e', 0) /* kids: IR_STR pieces and values */  \
+    X(IR_LISTCOMP, "listcomp", 'e', 0) /* [elem for gen_var in iter if filter] */ \
+    X(IR_REDUCE, "reduce", 'e', 0)  /* reducer(elem for gen_var in iter if filter) */ \
+    /* statements */                                                       \
+    X(IR_BLOCK, "block", 's', 0)    /* kids */                             \
+    X(IR_LET, "let", 's', 1)        /* var = a (a fresh variable) */       \
+    X(IR_ASSIGN, "assign", 's', 1)  /* var = a */                          \
+    X(IR_STORE, "store", 's', 1)    /* var[kids[0]][kids[1]].. = a */      \
+    X(IR_PUSH, "push", 's', 1)      /* var[kids..].push(a) */              \
+    X(IR_EXPR, "expr", 's', 1)      /* a, for its effect */                \
+    X(IR_IF, "if", 's', 3)          /* if a: b else c (c may be NULL) */   \
+    X(IR_WHILE, "while", 's', 2)    /* while a: b */                       \
+    X(IR_FOR_RANGE, "for_range", 's', 0) /* for var in iter (range): b */  \
+    X(IR_FOR_ARRAY, "for_array", 's', 0) /* for var in iter (array snapshot): b */ \
+    X(IR_BREAK, "break", 's', 0)                                           \
+    X(IR_CONTINUE, "continue", 's', 0)                                     \
+    X(IR_RETURN, "return", 's', 1)  /* a may be NULL */                    \
+    X(IR_UNREACHABLE, "unreachable", 's', 0) /* end of a value function the checker proved returns */
+
+enum ir_op {
+#define X(k, s, kind, n) k,
+    IR_OPS(X)
+#undef X
+};
+extern const char *const ir_op_name[];
+extern const char ir_op_kind[];
+
+/* A local variable, parameter or compiler temporary; id is unique in the
+ * program (the C name is v<id>). */
+enum ir_var_kind { IRV_LOCAL, IRV_PARAM, IRV_TEMP };
+struct ir_var {
+    int id;
+    enum ir_var_kind kind;
+    const char *name;   /* the Brine name ("" for temporaries) */
+    struct type *type;
+    struct loc loc;
+};
+
+/* A top-level constant (of any module). */
+struct ir_global {
+    int id;
+    const char *module, *name;
+    struct type *type;
+    struct ir_node *init;
+    struct loc loc;
+};
+
+/* An iteration source: a range lo..hi / lo..=hi, or an array. */
+struct ir_iter {
+    bool is_range, inclusive;
+    struct ir_node *lo, *hi;  /* is_range */
+    struct ir_node *array;    /* !is_range */
+};
+
+struct ir_node {
+    enum ir_op op;
+    struct loc loc;
+    struct type *type;          /* expressions: the value's type; statements: ty_void */
+
+    struct ir_node *a, *b, *c;  /* fixed children, see IR_OPS */
+    struct ir_node **kids;      /* args, elements, block statements, store indices */
+    int nkids;
+    const char **specs;         /* IR_FSTRING: spec of kids[i] (NULL: none) */
+    bool *lit;                  /* IR_FSTRING: kids[i] is literal text */
+
+    enum op bop;                /* IR_UNARY, IR_BINARY */
+    struct type *optype;        /* IR_UNARY, IR_BINARY, IR_CONV: operand type */
+    struct ir_var *var;         /* IR_VAR, IR_LET, IR_ASSIGN, IR_STORE, IR_PUSH, IR_FOR_* */
+    struct ir_global *global;   /* IR_GLOBAL */
+    struct ir_fn *fn;           /* IR_CALL */
+    enum builtin builtin;       /* IR_BUILTIN */
+
+    unsigned __int128 ival;     /* IR_INT: two's complement bits */
+    double fval;                /* IR_FLOAT */
+    bool bval;                  /* IR_BOOL */
+    const char *str;            /* IR_STR */
+    size_t slen;
+
+    /* IR_FOR_RANGE / IR_FOR_ARRAY (iter, var, body in b); IR_REDUCE and
+     * IR_LISTCOMP (iter, gen_var, elem, filter, caps). */
+    struct ir_iter iter;
+    enum reducer reducer;
+    bool par;
+    struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
+    struct ir_var *gen_var;
+    struct ir_node *elem, *filter; /* filter may be NULL */
+    struct ir_var **caps;       /* captured variables, ordered by id */
+    int ncaps;
+};
+
+struct ir_fn {
+    const char *module, *name;
+    const char *cname;          /* bf_<module>_<name>, unique */
+    struct ir_var **params;
+    int nparams;
+    struct type *ret;           /* ty_void for none */
+    struct ir_node *body;       /* IR_BLOCK */
+    struct loc loc;
+    /* A standard-library function (module path stdlib/...): it takes a
+     * hidden last parameter, the place of the user's call, where panic()
+     * inside it is reported (docs/stdlib.md). */
+    bool has_site;
+};
+
+struct ir_program {
+    struct vec globals;         /* struct ir_global *, in initialisation order */
+    struct vec fns;             /* struct ir_fn *, modules in load order */
+    struct ir_fn *main;         /* main module's main() */
+    int nvars;                  /* ids are 1..nvars */
+};
+
+/* Helpers shared by lower.c, ir.c and the emitters. */
+struct ir_node *ir_new(enum ir_op op, struct loc loc, struct type *type);
+void ir_push_kid(struct ir_node *n, struct ir_node *kid);
+/* The variables that elem and filter of a reduction or comprehension read
+ * from outside them, ordered by id (gen_var excluded). */
+void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+
 #endif

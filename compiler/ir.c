@@ -1,0 +1,606 @@
+/*
+ * ir.c: the IR's opcode tables, its text dump (--dump=ir) and its verifier.
+ *
+ * The dump is deterministic (variables print as v<id>.name, globals as
+ * g<id>.module.name, floats as %.17g) because golden tests pin it.
+ * ir_verify re-derives what lowering promised (types on every node and
+ * consistent with the opcode, variables defined before use and in scope,
+ * complete capture lists, break/continue inside loops, returns that match
+ * the function) and reports a violation as an internal error: a program the
+ * checker accepted must never reach the C compiler broken.
+ */
+#include "ir.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const ir_op_name[] = {
+#define X(k, s, kind, n) s,
+    IR_OPS(X)
+#undef X
+};
+const char ir_op_kind[] = {
+#define X(k, s, kind, n) kind,
+    IR_OPS(X)
+#undef X
+};
+
+/* ---- dump ---------------------------------------------------------------- */
+
+static void dump_expr(FILE *out, struct ir_node *n);
+
+static void dump_i128(FILE *out, unsigned __int128 v, bool is_signed)
+{
+    char buf[48];
+    int i = 47;
+    buf[i] = 0;
+    bool neg = is_signed && (__int128)v < 0;
+    if (neg) v = (unsigned __int128)0 - v;
+    do {
+        buf[--i] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    if (neg) buf[--i] = '-';
+    fputs(buf + i, out);
+}
+
+static void dump_str(FILE *out, const char *s, size_t len)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c == '\n') fputs("\\n", out);
+        else if (c < 32 || c >= 127) fprintf(out, "\\x%02x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+static void dump_var(FILE *out, struct ir_var *v)
+{
+    if (!v) { fputs("v?", out); return; }
+    fprintf(out, "v%d", v->id);
+    if (v->name && *v->name) fprintf(out, ".%s", v->name);
+}
+
+static void dump_iter(FILE *out, struct ir_iter *it)
+{
+    if (it->is_range) {
+        dump_expr(out, it->lo);
+        fputs(it->inclusive ? " ..= " : " .. ", out);
+        dump_expr(out, it->hi);
+    } else {
+        dump_expr(out, it->array);
+    }
+}
+
+static int cmp_int(int a, int b) { return (a > b) - (a < b); }
+
+static void dump_expr(FILE *out, struct ir_node *n)
+{
+    if (!n) { fputs("<null>", out); return; }
+    const char *tn = n->type ? type_name(n->type) : "?";
+    switch (n->op) {
+    case IR_INT:
+        dump_i128(out, n->type == ty_u64 ? (uint64_t)n->ival : n->ival, n->type != ty_u64);
+        fprintf(out, ":%s", tn);
+        return;
+    case IR_FLOAT: {
+        char fb[40];
+        snprintf(fb, sizeof fb, "%.17g", n->fval);
+        fputs(fb, out);
+        if (!strpbrk(fb, ".eni")) fputs(".0", out); /* 2.0, not 2: floats look like floats */
+        return;
+    }
+    case IR_BOOL: fputs(n->bval ? "true" : "false", out); return;
+    case IR_STR: dump_str(out, n->str, n->slen); return;
+    case IR_VAR: dump_var(out, n->var); return;
+    case IR_GLOBAL: fprintf(out, "g%d.%s.%s", n->global->id, n->global->module, n->global->name); return;
+    default: break;
+    }
+    fprintf(out, "(%s", ir_op_name[n->op]);
+    switch (n->op) {
+    case IR_UNARY: case IR_BINARY: fprintf(out, " %s", op_spelling[n->bop]); break;
+    case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
+    case IR_CALL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
+    case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
+    case IR_REDUCE: fprintf(out, "%s %s", n->par ? " par" : "", reducer_name[n->reducer]); break;
+    case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
+    default: break;
+    }
+    fprintf(out, ":%s", tn);
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        fputs(" ", out);
+        dump_expr(out, n->elem);
+        fputs(" for ", out);
+        dump_var(out, n->gen_var);
+        fputs(" in ", out);
+        dump_iter(out, &n->iter);
+        if (n->filter) {
+            fputs(" if ", out);
+            dump_expr(out, n->filter);
+        }
+        fputs(" captures[", out);
+        for (int i = 0; i < n->ncaps; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, n->caps[i]);
+        }
+        fputs("])", out);
+        return;
+    }
+    if (n->a) { fputs(" ", out); dump_expr(out, n->a); }
+    if (n->b) { fputs(" ", out); dump_expr(out, n->b); }
+    if (n->c) { fputs(" ", out); dump_expr(out, n->c); }
+    for (int i = 0; i < n->nkids; i++) {
+        fputs(" ", out);
+        dump_expr(out, n->kids[i]);
+        if (n->op == IR_FSTRING && n->specs && n->specs[i]) fprintf(out, ":%s", n->specs[i]);
+    }
+    fputs(")", out);
+}
+
+static void dump_stmt(FILE *out, struct ir_node *s, int ind)
+{
+    fprintf(out, "%*s", 2 * ind, "");
+    if (!s) { fputs("<null>\n", out); return; }
+    switch (s->op) {
+    case IR_BLOCK:
+        fputs("block\n", out);
+        for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
+        return;
+    case IR_LET: case IR_ASSIGN:
+        fprintf(out, "%s ", ir_op_name[s->op]);
+        dump_var(out, s->var);
+        fprintf(out, ": %s = ", s->var ? type_name(s->var->type) : "?");
+        dump_expr(out, s->a);
+        fputs("\n", out);
+        return;
+    case IR_STORE: case IR_PUSH:
+        fprintf(out, "%s ", ir_op_name[s->op]);
+        dump_var(out, s->var);
+        for (int i = 0; i < s->nkids; i++) {
+            fputs("[", out);
+            dump_expr(out, s->kids[i]);
+            fputs("]", out);
+        }
+        fputs(" <- ", out);
+        dump_expr(out, s->a);
+        fputs("\n", out);
+        return;
+    case IR_EXPR:
+        fputs("expr ", out);
+        dump_expr(out, s->a);
+        fputs("\n", out);
+        return;
+    case IR_IF:
+        fputs("if ", out);
+        dump_expr(out, s->a);
+        fputs("\n", out);
+        dump_stmt(out, s->b, ind + 1);
+        if (s->c) {
+            fprintf(out, "%*selse\n", 2 * ind, "");
+            dump_stmt(out, s->c, ind + 1);
+        }
+        return;
+    case IR_WHILE:
+        fputs("while ", out);
+        dump_expr(out, s->a);
+        fputs("\n", out);
+        dump_stmt(out, s->b, ind + 1);
+        return;
+    case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        fprintf(out, "%s ", ir_op_name[s->op]);
+        dump_var(out, s->var);
+        fprintf(out, ": %s in ", s->var ? type_name(s->var->type) : "?");
+        dump_iter(out, &s->iter);
+        fputs("\n", out);
+        dump_stmt(out, s->b, ind + 1);
+        return;
+    case IR_RETURN:
+        fputs("return", out);
+        if (s->a) { fputs(" ", out); dump_expr(out, s->a); }
+        fputs("\n", out);
+        return;
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        fprintf(out, "%s\n", ir_op_name[s->op]);
+        return;
+    default:
+        fputs("<expression in statement position> ", out);
+        dump_expr(out, s);
+        fputs("\n", out);
+        return;
+    }
+}
+
+void ir_dump(FILE *out, struct ir_program *ir)
+{
+    for (int i = 0; i < ir->globals.len; i++) {
+        struct ir_global *g = ir->globals.items[i];
+        fprintf(out, "global g%d.%s.%s: %s = ", g->id, g->module, g->name, type_name(g->type));
+        dump_expr(out, g->init);
+        fputs("\n", out);
+    }
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        fprintf(out, "fn %s(", f->cname);
+        for (int p = 0; p < f->nparams; p++) {
+            if (p) fputs(", ", out);
+            dump_var(out, f->params[p]);
+            fprintf(out, ": %s", type_name(f->params[p]->type));
+        }
+        fprintf(out, ") -> %s%s\n", type_name(f->ret), f->has_site ? " [site]" : "");
+        dump_stmt(out, f->body, 1);
+    }
+    (void)cmp_int;
+}
+
+/* ---- verify -------------------------------------------------------------- */
+
+struct vstate {
+    struct ir_var **scope;   /* variables in scope, innermost last */
+    int nscope, cap;
+    char *defined;           /* by id: ever defined (ids are defined once) */
+    int loops;
+    struct ir_fn *fn;        /* NULL in a global initialiser */
+    int global_limit;        /* in an initialiser: globals below this id may be read */
+    const char *where;
+};
+
+static struct ir_program *VP;
+
+_Noreturn static void vfail(struct vstate *st, struct ir_node *n, const char *msg)
+{
+    if (n)
+        internal_error("ir_verify: %s: %s at %s:%d:%d (%s)", st->where, msg,
+                       source_get(n->loc.file) ? source_get(n->loc.file)->name : "?", n->loc.line,
+                       n->loc.col, ir_op_name[n->op]);
+    internal_error("ir_verify: %s: %s", st->where, msg);
+}
+
+static void scope_push(struct vstate *st, struct ir_node *at, struct ir_var *v)
+{
+    if (!v || v->id <= 0 || v->id > VP->nvars) vfail(st, at, "bad variable");
+    if (st->defined[v->id]) vfail(st, at, "variable defined twice");
+    if (!v->type || v->type == ty_void) vfail(st, at, "variable without a type");
+    st->defined[v->id] = 1;
+    if (st->nscope == st->cap) {
+        st->cap = st->cap ? 2 * st->cap : 64;
+        st->scope = xrealloc(st->scope, (size_t)st->cap * sizeof *st->scope);
+    }
+    st->scope[st->nscope++] = v;
+}
+
+static bool in_scope(struct vstate *st, struct ir_var *v)
+{
+    for (int i = st->nscope - 1; i >= 0; i--)
+        if (st->scope[i] == v) return true;
+    return false;
+}
+
+static void v_expr(struct vstate *st, struct ir_node *n);
+static void v_stmt(struct vstate *st, struct ir_node *s);
+
+static void want(struct vstate *st, struct ir_node *n, bool ok, const char *msg)
+{
+    if (!ok) vfail(st, n, msg);
+}
+
+static void v_iter(struct vstate *st, struct ir_node *n, struct ir_iter *it)
+{
+    if (it->is_range) {
+        v_expr(st, it->lo);
+        v_expr(st, it->hi);
+        want(st, n, type_is_integer(it->lo->type) && it->lo->type == it->hi->type, "range bounds of different or non-integer types");
+    } else {
+        v_expr(st, it->array);
+        want(st, n, it->array->type->kind == T_ARRAY, "iteration over a non-array");
+    }
+}
+
+static void v_gen(struct vstate *st, struct ir_node *n)
+{
+    v_iter(st, n, &n->iter);
+    struct type *vt = n->iter.is_range ? n->iter.lo->type : n->iter.array->type->elem;
+    want(st, n, n->gen_var && n->gen_var->type == vt, "loop variable type differs from its source");
+    int mark = st->nscope;
+    int loops = st->loops;
+    st->loops = 0; /* no break/continue inside an element */
+    /* captures must be in scope outside, and complete */
+    for (int i = 0; i < n->ncaps; i++) want(st, n, in_scope(st, n->caps[i]), "captured variable not in scope");
+    scope_push(st, n, n->gen_var);
+    v_expr(st, n->elem);
+    if (n->filter) {
+        v_expr(st, n->filter);
+        want(st, n, n->filter->type == ty_bool, "filter is not bool");
+    }
+    want(st, n, n->elem_type == n->elem->type, "elem_type differs from the element");
+    st->nscope = mark;
+    st->loops = loops;
+    struct ir_var **fv;
+    int nfv;
+    ir_free_vars(n, &fv, &nfv);
+    bool same = nfv == n->ncaps;
+    for (int i = 0; same && i < nfv; i++) same = fv[i] == n->caps[i];
+    free(fv);
+    want(st, n, same, "capture list incomplete or out of order");
+}
+
+static void v_expr(struct vstate *st, struct ir_node *n)
+{
+    if (!n) vfail(st, NULL, "missing expression");
+    if (ir_op_kind[n->op] != 'e') vfail(st, n, "statement in expression position");
+    if (!n->type) vfail(st, n, "expression without a type");
+    struct type *t = n->type;
+    switch (n->op) {
+    case IR_INT: want(st, n, type_is_integer(t), "integer literal of a non-integer type"); return;
+    case IR_FLOAT: want(st, n, t == ty_float, "float literal type"); return;
+    case IR_BOOL: want(st, n, t == ty_bool, "bool literal type"); return;
+    case IR_STR: want(st, n, t == ty_str && (n->str || !n->slen), "str literal"); return;
+    case IR_VAR:
+        want(st, n, n->var && in_scope(st, n->var), "variable used outside its scope or before definition");
+        want(st, n, n->var->type == t, "variable read with a different type");
+        return;
+    case IR_GLOBAL:
+        want(st, n, n->global && n->global->type == t, "global read with a different type");
+        want(st, n, n->global->id < st->global_limit, "constant read before its initialisation");
+        return;
+    case IR_UNARY:
+        v_expr(st, n->a);
+        want(st, n, n->optype == n->a->type && t == n->optype, "unary operand type");
+        want(st, n, (n->bop == OP_NEG && type_is_numeric(t)) || (n->bop == OP_BNOT && type_is_integer(t)), "unary operator");
+        return;
+    case IR_NOT:
+        v_expr(st, n->a);
+        want(st, n, t == ty_bool && n->a->type == ty_bool, "not of a non-bool");
+        return;
+    case IR_BINARY: {
+        v_expr(st, n->a);
+        v_expr(st, n->b);
+        struct type *ot = n->optype;
+        want(st, n, ot == n->a->type, "binary optype differs from its left operand");
+        switch (n->bop) {
+        case OP_EQ: case OP_NE:
+            want(st, n, t == ty_bool && n->b->type == ot && ot != ty_void, "equality types");
+            return;
+        case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+            want(st, n, t == ty_bool && n->b->type == ot && (type_is_numeric(ot) || ot == ty_str), "comparison types");
+            return;
+        case OP_SHL: case OP_SHR:
+            want(st, n, t == ot && type_is_integer(ot) && type_is_integer(n->b->type), "shift types");
+            return;
+        case OP_BAND: case OP_BOR: case OP_BXOR:
+            want(st, n, t == ot && n->b->type == ot && (type_is_integer(ot) || ot == ty_bool), "bitwise types");
+            return;
+        case OP_MUL:
+            if (ot == ty_str || ot->kind == T_ARRAY) {
+                want(st, n, t == ot && n->b->type == ty_int, "repeat types");
+                return;
+            }
+            if (ot == ty_int && (n->b->type == ty_str || n->b->type->kind == T_ARRAY)) {
+                want(st, n, t == n->b->type, "repeat types");
+                return;
+            }
+            want(st, n, t == ot && n->b->type == ot && type_is_numeric(ot), "arithmetic types");
+            return;
+        case OP_ADD:
+            want(st, n, t == ot && n->b->type == ot && (type_is_numeric(ot) || ot == ty_str || ot->kind == T_ARRAY), "addition types");
+            return;
+        case OP_SUB: case OP_DIV: case OP_MOD:
+            want(st, n, t == ot && n->b->type == ot && type_is_numeric(ot), "arithmetic types");
+            return;
+        case OP_NEG: case OP_BNOT: case OP_NONE:
+            vfail(st, n, "not a binary operator");
+        }
+        return;
+    }
+    case IR_AND: case IR_OR:
+        v_expr(st, n->a);
+        v_expr(st, n->b);
+        want(st, n, t == ty_bool && n->a->type == ty_bool && n->b->type == ty_bool, "and/or of non-bools");
+        return;
+    case IR_COND:
+        v_expr(st, n->a);
+        v_expr(st, n->b);
+        v_expr(st, n->c);
+        want(st, n, n->a->type == ty_bool && n->b->type == t && n->c->type == t, "conditional types");
+        return;
+    case IR_CONV:
+        v_expr(st, n->a);
+        want(st, n, n->optype == n->a->type, "conversion optype");
+        want(st, n, type_is_numeric(t) && (type_is_numeric(n->optype) || n->optype == ty_str), "conversion types");
+        return;
+    case IR_CALL:
+        want(st, n, n->fn && n->fn->nparams == n->nkids, "call arity");
+        want(st, n, n->fn->ret == t, "call result type");
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, n->kids[i]->type == n->fn->params[i]->type, "argument type");
+        }
+        return;
+    case IR_BUILTIN:
+        want(st, n, n->builtin != BI_NONE && n->builtin != M_PUSH, "builtin");
+        for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
+        return;
+    case IR_INDEX:
+        v_expr(st, n->a);
+        v_expr(st, n->b);
+        want(st, n, n->a->type->kind == T_ARRAY && n->a->type->elem == t && n->b->type == ty_int, "index types");
+        return;
+    case IR_ARRAY:
+        want(st, n, t->kind == T_ARRAY, "array literal type");
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, n->kids[i]->type == t->elem, "array element type");
+        }
+        return;
+    case IR_FSTRING:
+        want(st, n, t == ty_str, "f-string type");
+        for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
+        return;
+    case IR_LISTCOMP:
+        v_gen(st, n);
+        want(st, n, t->kind == T_ARRAY && t->elem == n->elem_type, "comprehension type");
+        return;
+    case IR_REDUCE:
+        v_gen(st, n);
+        if (n->reducer == RED_ANY || n->reducer == RED_ALL)
+            want(st, n, t == ty_bool && n->elem_type == ty_bool, "any/all of non-bools");
+        else if (n->reducer == RED_SUM || n->reducer == RED_PRODUCT)
+            want(st, n, t == n->elem_type && type_is_numeric(t), "sum/product types");
+        else
+            want(st, n, t == n->elem_type && (type_is_numeric(t) || t == ty_str), "min/max types");
+        return;
+    default:
+        vfail(st, n, "unknown expression");
+    }
+}
+
+static bool v_falls_off(struct ir_node *s);
+
+static void v_block(struct vstate *st, struct ir_node *b)
+{
+    if (!b || b->op != IR_BLOCK) vfail(st, b, "expected a block");
+    int mark = st->nscope;
+    for (int i = 0; i < b->nkids; i++) v_stmt(st, b->kids[i]);
+    st->nscope = mark;
+}
+
+static void v_place(struct vstate *st, struct ir_node *s)
+{
+    want(st, s, s->var && in_scope(st, s->var), "store into a variable not in scope");
+    struct type *t = s->var->type;
+    for (int i = 0; i < s->nkids; i++) {
+        v_expr(st, s->kids[i]);
+        want(st, s, t->kind == T_ARRAY && s->kids[i]->type == ty_int, "index chain types");
+        t = t->elem;
+    }
+    if (s->op == IR_PUSH) want(st, s, t->kind == T_ARRAY && s->a->type == t->elem, "push types");
+    else want(st, s, s->a->type == t, "store types");
+}
+
+static void v_stmt(struct vstate *st, struct ir_node *s)
+{
+    if (!s) vfail(st, NULL, "missing statement");
+    if (ir_op_kind[s->op] != 's') vfail(st, s, "expression in statement position");
+    switch (s->op) {
+    case IR_BLOCK: v_block(st, s); return;
+    case IR_LET:
+        v_expr(st, s->a);
+        want(st, s, s->var && s->var->type == s->a->type, "let types");
+        scope_push(st, s, s->var);
+        return;
+    case IR_ASSIGN:
+        v_expr(st, s->a);
+        want(st, s, s->var && in_scope(st, s->var) && s->var->type == s->a->type, "assignment");
+        return;
+    case IR_STORE: case IR_PUSH:
+        v_expr(st, s->a);
+        v_place(st, s);
+        return;
+    case IR_EXPR: v_expr(st, s->a); return;
+    case IR_IF:
+        v_expr(st, s->a);
+        want(st, s, s->a->type == ty_bool, "if condition is not bool");
+        v_stmt(st, s->b);
+        if (s->c) v_stmt(st, s->c);
+        return;
+    case IR_WHILE:
+        v_expr(st, s->a);
+        want(st, s, s->a->type == ty_bool, "while condition is not bool");
+        st->loops++;
+        v_block(st, s->b);
+        st->loops--;
+        return;
+    case IR_FOR_RANGE: case IR_FOR_ARRAY: {
+        want(st, s, s->iter.is_range == (s->op == IR_FOR_RANGE), "for kind");
+        v_iter(st, s, &s->iter);
+        int mark = st->nscope;
+        scope_push(st, s, s->var);
+        want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
+        st->loops++;
+        v_block(st, s->b);
+        st->loops--;
+        st->nscope = mark;
+        return;
+    }
+    case IR_BREAK: case IR_CONTINUE:
+        want(st, s, st->loops > 0, "break/continue outside a loop");
+        return;
+    case IR_RETURN:
+        want(st, s, st->fn != NULL, "return outside a function");
+        if (st->fn->ret == ty_void) {
+            want(st, s, s->a == NULL, "return with a value from a function without a result");
+        } else {
+            want(st, s, s->a != NULL, "return without a value");
+            v_expr(st, s->a);
+            want(st, s, s->a->type == st->fn->ret, "return type");
+        }
+        return;
+    case IR_UNREACHABLE: return;
+    default: vfail(st, s, "unknown statement");
+    }
+}
+
+static bool v_has_break(struct ir_node *s)
+{
+    if (!s) return false;
+    if (s->op == IR_BREAK) return true;
+    if (s->op == IR_IF) return v_has_break(s->b) || v_has_break(s->c);
+    if (s->op == IR_BLOCK)
+        for (int i = 0; i < s->nkids; i++)
+            if (v_has_break(s->kids[i])) return true;
+    return false;
+}
+
+static bool v_falls_off(struct ir_node *s)
+{
+    switch (s->op) {
+    case IR_WHILE: return !(s->a->op == IR_BOOL && s->a->bval && !v_has_break(s->b));
+    case IR_EXPR: return !(s->a->op == IR_BUILTIN && s->a->builtin == BI_OS_EXIT);
+    case IR_RETURN: case IR_UNREACHABLE: return false;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!v_falls_off(s->kids[i])) return false;
+        return true;
+    case IR_IF: return !s->c || v_falls_off(s->b) || v_falls_off(s->c);
+    default: return true; /* lowering adds IR_UNREACHABLE after loops */
+    }
+}
+
+void ir_verify(struct ir_program *ir)
+{
+    VP = ir;
+    struct vstate st = {0};
+    st.defined = xmalloc((size_t)ir->nvars + 2);
+    memset(st.defined, 0, (size_t)ir->nvars + 2);
+    for (int i = 0; i < ir->globals.len; i++) {
+        struct ir_global *g = ir->globals.items[i];
+        st.where = arena_printf("constant %s.%s", g->module, g->name);
+        if (g->id != i + 1) vfail(&st, NULL, "globals out of order");
+        st.global_limit = g->id;
+        st.fn = NULL;
+        v_expr(&st, g->init);
+        if (g->init->type != g->type) vfail(&st, g->init, "constant type");
+        st.nscope = 0;
+    }
+    st.global_limit = ir->globals.len + 1;
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        st.where = arena_printf("function %s", f->cname);
+        st.fn = f;
+        st.nscope = 0;
+        st.loops = 0;
+        for (int p = 0; p < f->nparams; p++) {
+            struct ir_node at = {.op = IR_BLOCK, .loc = f->loc};
+            want(&st, &at, f->params[p]->kind == IRV_PARAM, "parameter kind");
+            scope_push(&st, &at, f->params[p]);
+        }
+        v_block(&st, f->body);
+        if (f->ret != ty_void && v_falls_off(f->body)) vfail(&st, f->body, "a value function can fall off its end");
+    }
+    if (!ir->main || ir->main->nparams != 0 || ir->main->ret != ty_void) internal_error("ir_verify: bad main()");
+    free(st.defined);
+    free(st.scope);
+}

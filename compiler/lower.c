@@ -1,0 +1,685 @@
+/*
+ * lower.c: the checked AST -> the IR of ir.h.
+ *
+ * The checker has resolved every name to a symbol and every call to a user
+ * function or a builtin; lowering maps symbols to numbered variables
+ * (ir_var) and constants to globals (ir_global), and makes explicit what the
+ * AST leaves implicit: conversions, operand types, compound assignment
+ * (`xs[i] += v` evaluates v, then i, into temporaries, then stores
+ * xs[t_i] = xs[t_i] + t_v, so SPEC 2's order holds), elif chains, the two
+ * kinds of for loop, and the captured variables of each reduction and
+ * comprehension. A value function whose body may fall off its end (the
+ * checker proved it never does, e.g. after `while true`) gets an
+ * IR_UNREACHABLE so the emitters and ir_verify need no flow reasoning.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a pointer -> pointer map (symbols to variables, globals, functions) -- */
+
+struct pmap {
+    const void **keys;
+    void **vals;
+    size_t cap, len;
+};
+
+static size_t phash(const void *p, size_t cap)
+{
+    uintptr_t x = (uintptr_t)p;
+    x ^= x >> 17;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 7) & (cap - 1);
+}
+
+static void pmap_put(struct pmap *m, const void *k, void *v)
+{
+    if (2 * (m->len + 1) > m->cap) {
+        struct pmap n = {0};
+        n.cap = m->cap ? m->cap * 2 : 64;
+        n.keys = arena_alloc(n.cap * sizeof *n.keys);
+        n.vals = arena_alloc(n.cap * sizeof *n.vals);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) pmap_put(&n, m->keys[i], m->vals[i]);
+        *m = n;
+    }
+    size_t i = phash(k, m->cap);
+    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i]) m->len++;
+    m->keys[i] = k;
+    m->vals[i] = v;
+}
+
+static void *pmap_get(struct pmap *m, const void *k)
+{
+    if (!m->cap) return NULL;
+    size_t i = phash(k, m->cap);
+    while (m->keys[i]) {
+        if (m->keys[i] == k) return m->vals[i];
+        i = (i + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+/* ---- shared IR helpers ----------------------------------------------------- */
+
+struct ir_node *ir_new(enum ir_op op, struct loc loc, struct type *type)
+{
+    struct ir_node *n = arena_alloc(sizeof *n);
+    n->op = op;
+    n->loc = loc;
+    n->type = type;
+    return n;
+}
+
+void ir_push_kid(struct ir_node *n, struct ir_node *kid)
+{
+    n->kids = xrealloc(n->kids, (size_t)(n->nkids + 1) * sizeof *n->kids);
+    n->kids[n->nkids++] = kid;
+}
+
+/* ---- lowering state ------------------------------------------------------ */
+
+static struct ir_program *P;
+static struct pmap sym_var, sym_global, sym_fn;
+static struct ir_fn *cur_fn;         /* NULL while lowering constants */
+static struct node *cur_fn_node;
+
+static struct ir_var *new_var(enum ir_var_kind kind, const char *name, struct type *t, struct loc loc)
+{
+    struct ir_var *v = arena_alloc(sizeof *v);
+    v->id = ++P->nvars;
+    v->kind = kind;
+    v->name = name ? name : "";
+    v->type = t;
+    v->loc = loc;
+    return v;
+}
+
+static struct ir_node *lower_expr(struct node *n);
+static struct ir_node *lower_block(struct nodes *stmts, struct loc loc);
+
+static struct ir_var *var_of_sym(struct sym *s, struct loc loc)
+{
+    struct ir_var *v = pmap_get(&sym_var, s);
+    if (v) return v;
+    if (s->kind == SYM_PARAM && cur_fn) {
+        /* Parameters are found by name in the function being lowered. */
+        for (int i = 0; i < cur_fn->nparams; i++)
+            if (strcmp(cur_fn->params[i]->name, s->name) == 0) {
+                pmap_put(&sym_var, s, cur_fn->params[i]);
+                return cur_fn->params[i];
+            }
+    }
+    internal_error("lower: %s:%d:%d: '%s' has no variable", source_get(loc.file)->name, loc.line,
+                   loc.col, s->name);
+}
+
+static struct ir_node *var_ref(struct ir_var *v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_VAR, loc, v->type);
+    n->var = v;
+    return n;
+}
+
+/* ---- captures ------------------------------------------------------------ */
+
+struct fv {
+    struct ir_var **bound;
+    int nbound, capb;
+    struct ir_var **out;
+    int nout, capo;
+};
+
+static bool fv_is_bound(struct fv *f, struct ir_var *v)
+{
+    for (int i = 0; i < f->nbound; i++)
+        if (f->bound[i] == v) return true;
+    return false;
+}
+
+static void fv_walk(struct fv *f, struct ir_node *n);
+
+static void fv_gen(struct fv *f, struct ir_node *n)
+{
+    if (n->iter.is_range) {
+        fv_walk(f, n->iter.lo);
+        fv_walk(f, n->iter.hi);
+    } else {
+        fv_walk(f, n->iter.array);
+    }
+    if (f->nbound == f->capb) {
+        f->capb = f->capb ? 2 * f->capb : 8;
+        f->bound = xrealloc(f->bound, (size_t)f->capb * sizeof *f->bound);
+    }
+    f->bound[f->nbound++] = n->gen_var;
+    fv_walk(f, n->elem);
+    fv_walk(f, n->filter);
+    f->nbound--;
+}
+
+static void fv_walk(struct fv *f, struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_VAR) {
+        if (fv_is_bound(f, n->var)) return;
+        for (int i = 0; i < f->nout; i++)
+            if (f->out[i] == n->var) return;
+        if (f->nout == f->capo) {
+            f->capo = f->capo ? 2 * f->capo : 8;
+            f->out = xrealloc(f->out, (size_t)f->capo * sizeof *f->out);
+        }
+        f->out[f->nout++] = n->var;
+        return;
+    }
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        fv_gen(f, n);
+        return;
+    }
+    fv_walk(f, n->a);
+    fv_walk(f, n->b);
+    fv_walk(f, n->c);
+    for (int i = 0; i < n->nkids; i++) fv_walk(f, n->kids[i]);
+}
+
+static int cmp_var_id(const void *a, const void *b)
+{
+    const struct ir_var *x = *(struct ir_var *const *)a, *y = *(struct ir_var *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout)
+{
+    struct fv f = {0};
+    struct ir_var *b[1] = {rn->gen_var};
+    f.bound = xmalloc(sizeof b);
+    f.bound[0] = b[0];
+    f.nbound = f.capb = 1;
+    fv_walk(&f, rn->elem);
+    fv_walk(&f, rn->filter);
+    if (f.nout) qsort(f.out, (size_t)f.nout, sizeof *f.out, cmp_var_id);
+    *out = f.out;
+    *nout = f.nout;
+    free(f.bound);
+}
+
+/* ---- expressions --------------------------------------------------------- */
+
+static void lower_iter(struct ir_iter *dst, struct iterable *src)
+{
+    dst->is_range = src->is_range;
+    dst->inclusive = src->inclusive;
+    if (src->is_range) {
+        dst->lo = lower_expr(src->lo);
+        dst->hi = lower_expr(src->hi);
+    } else {
+        dst->array = lower_expr(src->array);
+    }
+}
+
+/* The generator part of IR_REDUCE / IR_LISTCOMP. */
+static void lower_gen(struct ir_node *rn, struct gen *g)
+{
+    lower_iter(&rn->iter, &g->iter);
+    struct type *vt = g->var_sym ? g->var_sym->type : NULL;
+    if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
+    rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
+    if (g->var_sym) pmap_put(&sym_var, g->var_sym, rn->gen_var);
+    rn->elem = lower_expr(g->elem);
+    rn->filter = g->cond ? lower_expr(g->cond) : NULL;
+    rn->elem_type = rn->elem->type;
+    ir_free_vars(rn, &rn->caps, &rn->ncaps);
+}
+
+static struct ir_node *lower_call(struct node *n)
+{
+    struct ir_node *r;
+    if (n->u.call.fn) {
+        r = ir_new(IR_CALL, n->loc, n->type);
+        r->fn = pmap_get(&sym_fn, n->u.call.fn);
+        if (!r->fn) internal_error("lower: call of unknown function '%s'", n->u.call.fn->name);
+        for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
+        return r;
+    }
+    enum builtin b = n->u.call.builtin;
+    switch (b) {
+    case BI_INT: case BI_FLOAT: case BI_I128: case BI_U64:
+        if (n->u.call.args.len != 1) internal_error("lower: conversion with %d arguments", n->u.call.args.len);
+        r = ir_new(IR_CONV, n->loc, n->type);
+        r->a = lower_expr(n->u.call.args.items[0]);
+        r->optype = r->a->type;
+        return r;
+    case M_PUSH:
+        internal_error("lower: push used as a value");
+    default:
+        break;
+    }
+    if (b == BI_NONE) internal_error("lower: call resolved to nothing");
+    r = ir_new(IR_BUILTIN, n->loc, n->type);
+    r->builtin = b;
+    if (n->u.call.recv) ir_push_kid(r, lower_expr(n->u.call.recv));
+    for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
+    return r;
+}
+
+static struct ir_node *lower_expr(struct node *n)
+{
+    if (!n) return NULL;
+    if (!n->type) internal_error("lower: %s node without a type", node_kind_name[n->kind]);
+    struct ir_node *r;
+    switch (n->kind) {
+    case N_INT:
+        r = ir_new(IR_INT, n->loc, n->type);
+        r->ival = n->u.ilit.neg ? (unsigned __int128)0 - n->u.ilit.value : n->u.ilit.value;
+        return r;
+    case N_FLOAT:
+        r = ir_new(IR_FLOAT, n->loc, n->type);
+        r->fval = n->u.flit.value;
+        return r;
+    case N_STR:
+        r = ir_new(IR_STR, n->loc, n->type);
+        r->str = n->u.slit.s;
+        r->slen = n->u.slit.len;
+        return r;
+    case N_BOOL:
+        r = ir_new(IR_BOOL, n->loc, n->type);
+        r->bval = n->u.blit;
+        return r;
+    case N_FSTRING:
+        r = ir_new(IR_FSTRING, n->loc, n->type);
+        r->specs = arena_alloc((size_t)(n->u.fstr.nparts + 1) * sizeof *r->specs);
+        r->lit = arena_alloc((size_t)(n->u.fstr.nparts + 1) * sizeof *r->lit);
+        for (int i = 0; i < n->u.fstr.nparts; i++) {
+            struct fpart *p = &n->u.fstr.parts[i];
+            int k = r->nkids;
+            if (p->is_expr) {
+                ir_push_kid(r, lower_expr(p->expr));
+                r->specs[k] = p->spec;
+            } else {
+                struct ir_node *s = ir_new(IR_STR, n->loc, ty_str);
+                s->str = p->text;
+                s->slen = p->len;
+                ir_push_kid(r, s);
+                r->lit[k] = true;
+            }
+        }
+        return r;
+    case N_NAME: {
+        struct sym *s = n->u.name.sym;
+        if (!s) internal_error("lower: unresolved name '%s'", n->u.name.name);
+        if (s->kind == SYM_CONST) {
+            r = ir_new(IR_GLOBAL, n->loc, n->type);
+            r->global = pmap_get(&sym_global, s);
+            if (!r->global) internal_error("lower: constant '%s' without a global", s->name);
+            return r;
+        }
+        if (s->kind != SYM_LOCAL && s->kind != SYM_PARAM)
+            internal_error("lower: name '%s' is not a value", s->name);
+        return var_ref(var_of_sym(s, n->loc), n->loc);
+    }
+    case N_UNARY:
+        r = ir_new(IR_UNARY, n->loc, n->type);
+        r->bop = n->u.bin.op;
+        r->a = lower_expr(n->u.bin.a);
+        r->optype = r->a->type;
+        return r;
+    case N_NOT:
+        r = ir_new(IR_NOT, n->loc, n->type);
+        r->a = lower_expr(n->u.bin.a);
+        return r;
+    case N_BINARY:
+        r = ir_new(IR_BINARY, n->loc, n->type);
+        r->bop = n->u.bin.op;
+        r->a = lower_expr(n->u.bin.a);
+        r->b = lower_expr(n->u.bin.b);
+        r->optype = r->a->type;
+        return r;
+    case N_AND:
+    case N_OR:
+        r = ir_new(n->kind == N_AND ? IR_AND : IR_OR, n->loc, n->type);
+        r->a = lower_expr(n->u.bin.a);
+        r->b = lower_expr(n->u.bin.b);
+        return r;
+    case N_COND:
+        r = ir_new(IR_COND, n->loc, n->type);
+        r->a = lower_expr(n->u.cond.cond);
+        r->b = lower_expr(n->u.cond.then);
+        r->c = lower_expr(n->u.cond.els);
+        return r;
+    case N_CALL:
+        return lower_call(n);
+    case N_INDEX:
+        r = ir_new(IR_INDEX, n->loc, n->type);
+        r->a = lower_expr(n->u.index.base);
+        r->b = lower_expr(n->u.index.index);
+        return r;
+    case N_ARRAY:
+        r = ir_new(IR_ARRAY, n->loc, n->type);
+        for (int i = 0; i < n->u.array.len; i++) ir_push_kid(r, lower_expr(n->u.array.items[i]));
+        return r;
+    case N_LISTCOMP:
+        r = ir_new(IR_LISTCOMP, n->loc, n->type);
+        r->par = n->u.listcomp.par;
+        lower_gen(r, n->u.listcomp.gen);
+        return r;
+    case N_REDUCE:
+        r = ir_new(IR_REDUCE, n->loc, n->type);
+        r->par = n->u.reduce.par;
+        r->reducer = n->u.reduce.reducer;
+        if (n->u.reduce.gen) {
+            lower_gen(r, n->u.reduce.gen);
+        } else {
+            struct node *arr = n->u.reduce.array;
+            r->iter.array = lower_expr(arr);
+            struct type *et = arr->type->elem;
+            r->gen_var = new_var(IRV_TEMP, "", et, arr->loc);
+            r->elem = var_ref(r->gen_var, arr->loc);
+            r->elem_type = et;
+            ir_free_vars(r, &r->caps, &r->ncaps);
+        }
+        return r;
+    case N_FIELD:
+    case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_BREAK:
+    case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT: case N_FN: case N_CONST:
+    case N_IMPORT:
+        break;
+    }
+    internal_error("lower: unexpected %s in an expression", node_kind_name[n->kind]);
+}
+
+/* ---- statements ---------------------------------------------------------- */
+
+static struct ir_node *stmt_block(struct loc loc)
+{
+    return ir_new(IR_BLOCK, loc, ty_void);
+}
+
+/* Splits an assignment target into its root variable and index chain
+ * (outermost index last in the AST, first in idx). */
+static struct ir_var *target_root(struct node *t, struct node **idx, int *nidx)
+{
+    if (t->kind == N_NAME) {
+        struct sym *s = t->u.name.sym;
+        if (!s || (s->kind != SYM_LOCAL && s->kind != SYM_PARAM))
+            internal_error("lower: assignment to a non-variable '%s'", t->u.name.name);
+        return var_of_sym(s, t->loc);
+    }
+    if (t->kind != N_INDEX) internal_error("lower: bad assignment target %s", node_kind_name[t->kind]);
+    struct ir_var *v = target_root(t->u.index.base, idx, nidx);
+    if (*nidx >= 256) internal_error("lower: index chain too deep");
+    idx[(*nidx)++] = t->u.index.index;
+    return v;
+}
+
+static struct ir_node *lower_assign(struct node *n)
+{
+    struct node *t = n->u.assign.target;
+    enum op op = n->u.assign.op;
+    struct node *idx[256];
+    int nidx = 0;
+    struct ir_var *root = target_root(t, idx, &nidx);
+    struct loc tloc = t->loc;
+
+    if (nidx == 0) {
+        struct ir_node *r = ir_new(IR_ASSIGN, n->loc, ty_void);
+        r->var = root;
+        struct ir_node *v = lower_expr(n->u.assign.value);
+        if (op != OP_NONE) {
+            struct ir_node *b = ir_new(IR_BINARY, loc_span(tloc, n->u.assign.value->loc), root->type);
+            b->bop = op;
+            b->a = var_ref(root, tloc);
+            b->b = v;
+            b->optype = root->type;
+            v = b;
+        }
+        r->a = v;
+        return r;
+    }
+    if (op == OP_NONE) {
+        struct ir_node *r = ir_new(IR_STORE, n->loc, ty_void);
+        r->var = root;
+        r->a = lower_expr(n->u.assign.value);
+        for (int i = 0; i < nidx; i++) ir_push_kid(r, lower_expr(idx[i]));
+        return r;
+    }
+    /* xs[i] OP= v: t_v = v; t_i = i; ...; xs[t_i] = xs[t_i] OP t_v */
+    struct ir_node *blk = stmt_block(n->loc);
+    struct ir_node *val = lower_expr(n->u.assign.value);
+    struct ir_var *tv = new_var(IRV_TEMP, "", val->type, val->loc);
+    struct ir_node *let = ir_new(IR_LET, val->loc, ty_void);
+    let->var = tv;
+    let->a = val;
+    ir_push_kid(blk, let);
+    struct ir_var *ti[256];
+    for (int i = 0; i < nidx; i++) {
+        struct ir_node *iv = lower_expr(idx[i]);
+        ti[i] = new_var(IRV_TEMP, "", iv->type, iv->loc);
+        struct ir_node *l = ir_new(IR_LET, iv->loc, ty_void);
+        l->var = ti[i];
+        l->a = iv;
+        ir_push_kid(blk, l);
+    }
+    struct ir_node *cur = var_ref(root, tloc);
+    for (int i = 0; i < nidx; i++) {
+        struct ir_node *ix = ir_new(IR_INDEX, tloc, cur->type->elem);
+        ix->a = cur;
+        ix->b = var_ref(ti[i], ti[i]->loc);
+        cur = ix;
+    }
+    struct ir_node *b = ir_new(IR_BINARY, loc_span(tloc, n->u.assign.value->loc), t->type ? t->type : cur->type);
+    b->bop = op;
+    b->a = cur;
+    b->b = var_ref(tv, val->loc);
+    b->optype = cur->type;
+    struct ir_node *st = ir_new(IR_STORE, n->loc, ty_void);
+    st->var = root;
+    st->a = b;
+    for (int i = 0; i < nidx; i++) ir_push_kid(st, var_ref(ti[i], ti[i]->loc));
+    ir_push_kid(blk, st);
+    return blk;
+}
+
+static struct ir_node *lower_stmt(struct node *n)
+{
+    struct ir_node *r;
+    switch (n->kind) {
+    case N_LET: {
+        r = ir_new(IR_LET, n->loc, ty_void);
+        r->a = lower_expr(n->u.let.init);
+        struct sym *s = n->u.let.sym;
+        struct type *t = s && s->type ? s->type : r->a->type;
+        r->var = new_var(IRV_LOCAL, n->u.let.name, t, n->u.let.name_loc);
+        if (s) pmap_put(&sym_var, s, r->var);
+        return r;
+    }
+    case N_ASSIGN:
+        return lower_assign(n);
+    case N_IF: {
+        /* elif chains become nested ifs in the else branch */
+        struct ir_node *els = n->u.if_.has_else ? lower_block(&n->u.if_.else_block, n->loc) : NULL;
+        for (int i = n->u.if_.conds.len - 1; i >= 0; i--) {
+            struct node *c = n->u.if_.conds.items[i];
+            struct ir_node *iff = ir_new(IR_IF, i == 0 ? n->loc : c->loc, ty_void);
+            iff->a = lower_expr(c);
+            iff->b = lower_block(&n->u.if_.blocks[i], c->loc);
+            iff->c = els;
+            els = iff;
+        }
+        return els;
+    }
+    case N_WHILE:
+        r = ir_new(IR_WHILE, n->loc, ty_void);
+        r->a = lower_expr(n->u.while_.cond);
+        r->b = lower_block(&n->u.while_.body, n->loc);
+        return r;
+    case N_FOR: {
+        struct iterable *it = &n->u.for_.iter;
+        r = ir_new(it->is_range ? IR_FOR_RANGE : IR_FOR_ARRAY, n->loc, ty_void);
+        lower_iter(&r->iter, it);
+        struct sym *s = n->u.for_.var_sym;
+        struct type *vt = s && s->type ? s->type : it->is_range ? r->iter.lo->type : r->iter.array->type->elem;
+        r->var = new_var(IRV_LOCAL, n->u.for_.var, vt, n->u.for_.var_loc);
+        if (s) pmap_put(&sym_var, s, r->var);
+        r->b = lower_block(&n->u.for_.body, n->loc);
+        return r;
+    }
+    case N_BREAK:
+        return ir_new(IR_BREAK, n->loc, ty_void);
+    case N_CONTINUE:
+        return ir_new(IR_CONTINUE, n->loc, ty_void);
+    case N_PASS:
+        return stmt_block(n->loc);
+    case N_RETURN:
+        r = ir_new(IR_RETURN, n->loc, ty_void);
+        r->a = n->u.ret.value ? lower_expr(n->u.ret.value) : NULL;
+        return r;
+    case N_EXPR_STMT: {
+        struct node *e = n->u.expr_stmt.expr;
+        if (e->kind == N_CALL && !e->u.call.fn && e->u.call.builtin == M_PUSH) {
+            struct node *idx[256];
+            int nidx = 0;
+            r = ir_new(IR_PUSH, n->loc, ty_void);
+            if (!e->u.call.recv || e->u.call.args.len != 1) internal_error("lower: malformed push");
+            r->a = lower_expr(e->u.call.args.items[0]);
+            r->var = target_root(e->u.call.recv, idx, &nidx);
+            for (int i = 0; i < nidx; i++) ir_push_kid(r, lower_expr(idx[i]));
+            return r;
+        }
+        r = ir_new(IR_EXPR, n->loc, ty_void);
+        r->a = lower_expr(e);
+        return r;
+    }
+    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME:
+    case N_UNARY: case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL:
+    case N_FIELD: case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN:
+    case N_CONST: case N_IMPORT:
+        break;
+    }
+    internal_error("lower: unexpected %s in a block", node_kind_name[n->kind]);
+}
+
+static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
+{
+    struct ir_node *b = stmt_block(loc);
+    for (int i = 0; i < stmts->len; i++) ir_push_kid(b, lower_stmt(stmts->items[i]));
+    return b;
+}
+
+/* Whether control can never reach the end of s (conservative: false when
+ * unsure; the only cost is an IR_UNREACHABLE). */
+static bool has_break(struct ir_node *s)
+{
+    if (!s) return false;
+    switch (s->op) {
+    case IR_BREAK: return true;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (has_break(s->kids[i])) return true;
+        return false;
+    case IR_IF: return has_break(s->b) || has_break(s->c);
+    default: return false; /* nested loops own their breaks */
+    }
+}
+
+static bool never_falls_through(struct ir_node *s)
+{
+    if (!s) return false;
+    switch (s->op) {
+    case IR_RETURN: case IR_UNREACHABLE: return true;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (never_falls_through(s->kids[i])) return true;
+        return false;
+    case IR_IF: return s->c && never_falls_through(s->b) && never_falls_through(s->c);
+    case IR_WHILE: return s->a->op == IR_BOOL && s->a->bval && !has_break(s->b);
+    case IR_EXPR: return s->a->op == IR_BUILTIN && s->a->builtin == BI_OS_EXIT;
+    default: return false;
+    }
+}
+
+/* ---- the program ---------------------------------------------------------- */
+
+static const char *unique_cname(const char *module, const char *name)
+{
+    const char *c = arena_printf("bf_%s_%s", module, name);
+    for (int k = 2;; k++) {
+        bool clash = false;
+        for (int i = 0; i < P->fns.len && !clash; i++)
+            clash = strcmp(((struct ir_fn *)P->fns.items[i])->cname, c) == 0;
+        if (!clash) return c;
+        c = arena_printf("bf_%s_%s_%d", module, name, k);
+    }
+}
+
+struct ir_program *lower_program(struct program *prog)
+{
+    P = arena_alloc(sizeof *P);
+    /* Pass 1: functions and constants get their IR objects, so calls and
+     * references may precede definitions. */
+    for (int mi = 0; mi < prog->modules.len; mi++) {
+        struct module *m = prog->modules.items[mi];
+        for (int i = 0; i < m->decls.len; i++) {
+            struct node *d = m->decls.items[i];
+            if (d->kind != N_FN) continue;
+            struct ir_fn *f = arena_alloc(sizeof *f);
+            f->module = m->name;
+            f->name = d->u.fn.name;
+            f->cname = unique_cname(m->name, d->u.fn.name);
+            f->ret = d->u.fn.ret ? d->u.fn.ret : ty_void;
+            f->loc = d->loc;
+            f->has_site = m->path && strncmp(m->path, "stdlib/", 7) == 0;
+            f->nparams = d->u.fn.nparams;
+            f->params = arena_alloc((size_t)(f->nparams + 1) * sizeof *f->params);
+            for (int p = 0; p < f->nparams; p++)
+                f->params[p] = new_var(IRV_PARAM, d->u.fn.param_names[p], d->u.fn.param_types[p],
+                                       d->u.fn.param_locs ? d->u.fn.param_locs[p] : d->loc);
+            for (int p = 0; p < f->nparams; p++)
+                if (d->u.fn.param_syms && d->u.fn.param_syms[p])
+                    pmap_put(&sym_var, d->u.fn.param_syms[p], f->params[p]);
+            vec_push(&P->fns, f);
+            if (d->u.fn.sym) pmap_put(&sym_fn, d->u.fn.sym, f);
+            pmap_put(&sym_fn, d, f);
+            if (m == prog->main && strcmp(f->name, "main") == 0) P->main = f;
+        }
+    }
+    for (int mi = 0; mi < prog->modules.len; mi++) {
+        struct module *m = prog->modules.items[mi];
+        for (int i = 0; i < m->decls.len; i++) {
+            struct node *d = m->decls.items[i];
+            if (d->kind != N_CONST) continue;
+            struct ir_global *g = arena_alloc(sizeof *g);
+            g->id = P->globals.len + 1;
+            g->module = m->name;
+            g->name = d->u.let.name;
+            g->loc = d->loc;
+            struct sym *s = d->u.let.sym;
+            g->type = s && s->type ? s->type : d->u.let.init->type;
+            if (s) pmap_put(&sym_global, s, g);
+            vec_push(&P->globals, g);
+        }
+    }
+    /* Pass 2: bodies and initialisers, in order. */
+    int gi = 0, fi = 0;
+    for (int mi = 0; mi < prog->modules.len; mi++) {
+        struct module *m = prog->modules.items[mi];
+        for (int i = 0; i < m->decls.len; i++) {
+            struct node *d = m->decls.items[i];
+            if (d->kind == N_CONST) {
+                struct ir_global *g = P->globals.items[gi++];
+                cur_fn = NULL;
+                g->init = lower_expr(d->u.let.init);
+            } else if (d->kind == N_FN) {
+                struct ir_fn *f = P->fns.items[fi++];
+                cur_fn = f;
+                cur_fn_node = d;
+                f->body = lower_block(&d->u.fn.body, d->loc);
+                if (f->ret != ty_void && !never_falls_through(f->body))
+                    ir_push_kid(f->body, ir_new(IR_UNREACHABLE, d->loc, ty_void));
+            }
+        }
+    }
+    cur_fn = NULL;
+    if (!P->main) internal_error("lower: the program has no main()");
+    return P;
+}
