@@ -2,4 +2,77 @@
 #ifndef BRINE_RT_INTERNAL_H
 #define BRINE_RT_INTERNAL_H
 #include "brine_rt.h"
+
+#include <setjmp.h>
+
+/* ---- memory (value.c) ---------------------------------------------------- */
+
+/* malloc/realloc that never return NULL: out of memory is a panic without a
+ * place ("panic: out of memory", exit 101). */
+void *brt_xmalloc(size_t n);
+void *brt_xrealloc(void *p, size_t n);
+/* The shared immortal "" (str elements of brt_arr_new, os.getenv misses). */
+extern brt_str brt_empty_str;
+
+/* ---- panics and traps (panic.c) ------------------------------------------ */
+
+/* A trap catches panics on one thread: while one is installed, brt_panic
+ * records the message and place into it and longjmps to jb instead of
+ * exiting. The pool (pool.c) installs one per task so that the caller can
+ * pick the panic SPEC 5.3 reports. Traps nest: save brt_trap_get(), install
+ * yours, restore the saved one afterwards. */
+typedef struct brt_trap {
+    jmp_buf jb;
+    int panicked;
+    const brt_loc *loc; /* NULL: a panic without a place */
+    char *msg;          /* malloc'ed message, without "panic: " */
+} brt_trap;
+brt_trap *brt_trap_get(void);
+void brt_trap_set(brt_trap *t);
+/* Reports a recorded panic as if it happened now (to the installed trap if
+ * any, else stderr and exit 101). */
+BRT_NORETURN void brt_trap_rethrow(const brt_trap *t);
+/* A panic with a preformatted message and an optional place. */
+BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg);
+
+/* ---- threads (panic.c, os.c) --------------------------------------------- */
+
+/* Every thread that runs Brine code calls this first (brt_start does for the
+ * main thread): it records the thread's stack limit for brt_stack_check. */
+void brt_thread_enter(void);
+
+/* Values of BRINE_GPU (SPEC section 8). */
+enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };
+enum brt_gpu_mode brt_gpu_mode(void);
+
+/* The pool (pool.c): runs tasks 0..ntasks-1 on the threads; see there. */
+int brt_pool_threads(void);
+bool brt_pool_nested(void);
+void brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t, brt_trap *trap), void *arg);
+
+/* ---- stdout (print.c) ---------------------------------------------------- */
+
+/* Appends bytes to the runtime's stdout buffer (thread-safe). */
+void brt_out_write(const char *p, size_t n);
+
+/* ---- 128-bit helpers (arith.c) --------------------------------------------
+ * gcc lowers __int128 division, popcount and __int128 <-> double conversion
+ * to libgcc calls (__udivti3, __popcountdi2, __floattidf, ...) that tcc does
+ * not link. The runtime uses these instead, so libbrine_rt.a needs nothing
+ * from libgcc and dev builds link. */
+typedef unsigned __int128 brt_u128;
+brt_u128 brt_u128_divmod(brt_u128 n, brt_u128 d, brt_u128 *rem); /* d != 0 */
+int brt_popcount64(uint64_t x);
+
+/* ---- text (format.c) ----------------------------------------------------- */
+
+/* Decimal digits of an unsigned 128-bit magnitude given as halves; returns
+ * the length, buf needs 40 bytes. */
+int brt_format_u128(uint64_t lo, uint64_t hi, char *buf);
+/* Appends s quoted and escaped as Rust's Debug prints a str ("a\"b\n"). */
+void brt_sb_debug_str(brt_sb *sb, const char *s, int64_t len);
+/* Appends the text print writes for a value (the text of brt_to_str). */
+void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp);
+void brt_sb_reserve(brt_sb *sb, int64_t extra);
+
 #endif

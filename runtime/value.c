@@ -1,0 +1,366 @@
+/*
+ * value.c: strings and arrays (SPEC section 3), reference counted.
+ *
+ * Ownership (see brine_rt.h): a function returning a str or array returns a
+ * reference the caller owns; arguments are borrowed unless "takes" is said.
+ * rc < 0 marks an immortal object (literals, the shared ""), which retain and
+ * release ignore. Counts are atomic: par tasks on the pool share captured
+ * values. Arrays and strings are values in Brine; copy-on-write makes that
+ * cheap: brt_arr_unique copies only when someone else holds a reference.
+ *
+ * A str is one block: the header, then the bytes and a NUL. An array keeps
+ * its elements unboxed in a separate growable block; str and array elements
+ * each hold one reference, released with the array.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const brt_type brt_t_int = { BRT_INT, NULL };
+const brt_type brt_t_i128 = { BRT_I128, NULL };
+const brt_type brt_t_u64 = { BRT_U64, NULL };
+const brt_type brt_t_float = { BRT_FLOAT, NULL };
+const brt_type brt_t_bool = { BRT_BOOL, NULL };
+const brt_type brt_t_str = { BRT_STR, NULL };
+
+brt_str brt_empty_str = BRT_STR_LIT("", 0);
+
+/* ---- memory ----------------------------------------------------------------- */
+
+BRT_NORETURN static void out_of_memory(void)
+{
+    brt_panic_text(NULL, "out of memory");
+}
+
+void *brt_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+void *brt_xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
+size_t brt_type_size(const brt_type *t)
+{
+    switch (t->kind) {
+    case BRT_INT: return sizeof(int64_t);
+    case BRT_I128: return sizeof(brt_i128);
+    case BRT_U64: return sizeof(uint64_t);
+    case BRT_FLOAT: return sizeof(double);
+    case BRT_BOOL: return sizeof(bool);
+    case BRT_STR: return sizeof(brt_str *);
+    case BRT_ARR: return sizeof(brt_arr *);
+    }
+    return 0;
+}
+
+static bool is_ref(const brt_type *t)
+{
+    return t->kind == BRT_STR || t->kind == BRT_ARR;
+}
+
+/* n * size, or a panic at l when that does not fit (a [x] * n gone wild). */
+static size_t size_mul(int64_t n, size_t size, const brt_loc *l)
+{
+    size_t r;
+    if (n < 0 || __builtin_mul_overflow((size_t)n, size, &r) || r > (size_t)INT64_MAX / 2)
+        brt_panic_msg(l, "out of memory");
+    return r;
+}
+
+/* ---- reference counts --------------------------------------------------------- */
+
+/* str and array both start with int64_t rc. */
+void brt_retain(void *p)
+{
+    if (!p)
+        return;
+    int64_t *rc = p;
+    if (*rc >= 0)
+        __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED);
+}
+
+/* Returns true when the caller dropped the last reference. */
+static bool drop_ref(int64_t *rc)
+{
+    if (*rc < 0)
+        return false;
+    return __atomic_sub_fetch(rc, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+void brt_str_release(brt_str *s)
+{
+    if (s && drop_ref(&s->rc))
+        free(s);
+}
+
+void brt_arr_release(brt_arr *a)
+{
+    if (!a || !drop_ref(&a->rc))
+        return;
+    if (a->elem->kind == BRT_STR) {
+        brt_str **e = a->data;
+        for (int64_t i = 0; i < a->len; i++)
+            brt_str_release(e[i]);
+    } else if (a->elem->kind == BRT_ARR) {
+        brt_arr **e = a->data;
+        for (int64_t i = 0; i < a->len; i++)
+            brt_arr_release(e[i]);
+    }
+    free(a->data);
+    free(a);
+}
+
+void brt_release_val(const brt_type *t, void *valp)
+{
+    switch (t->kind) {
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    case BRT_STR:
+        brt_str_release(*(brt_str **)valp);
+        return;
+    case BRT_ARR:
+        brt_arr_release(*(brt_arr **)valp);
+        return;
+    }
+}
+
+/* Retains every element of n values at p (after copying them). */
+static void retain_elems(const brt_type *elem, const void *p, int64_t n)
+{
+    if (!is_ref(elem))
+        return;
+    void *const *e = p;
+    for (int64_t i = 0; i < n; i++)
+        brt_retain(e[i]);
+}
+
+/* ---- strings ------------------------------------------------------------------ */
+
+brt_str *brt_str_new(const char *bytes, int64_t len)
+{
+    if (len <= 0)
+        return &brt_empty_str;
+    brt_str *s = brt_xmalloc(sizeof *s + (size_t)len + 1);
+    char *d = (char *)(s + 1);
+    memcpy(d, bytes, (size_t)len);
+    d[len] = 0;
+    s->rc = 1;
+    s->len = len;
+    s->data = d;
+    return s;
+}
+
+/* A new str of len bytes to fill in; len > 0. */
+static brt_str *str_alloc(int64_t len, char **data)
+{
+    brt_str *s = brt_xmalloc(sizeof *s + (size_t)len + 1);
+    char *d = (char *)(s + 1);
+    d[len] = 0;
+    s->rc = 1;
+    s->len = len;
+    s->data = d;
+    *data = d;
+    return s;
+}
+
+brt_str *brt_str_concat(brt_str *a, brt_str *b)
+{
+    if (b->len == 0) {
+        brt_retain(a);
+        return a;
+    }
+    if (a->len == 0) {
+        brt_retain(b);
+        return b;
+    }
+    char *d;
+    brt_str *s = str_alloc(a->len + b->len, &d);
+    memcpy(d, a->data, (size_t)a->len);
+    memcpy(d + a->len, b->data, (size_t)b->len);
+    return s;
+}
+
+brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l)
+{
+    if (n <= 0 || s->len == 0)
+        return &brt_empty_str;
+    if (n == 1) {
+        brt_retain(s);
+        return s;
+    }
+    size_t total = size_mul(n, (size_t)s->len, l);
+    char *d;
+    brt_str *r = str_alloc((int64_t)total, &d);
+    for (int64_t i = 0; i < n; i++)
+        memcpy(d + i * s->len, s->data, (size_t)s->len);
+    return r;
+}
+
+bool brt_str_eq(brt_str *a, brt_str *b)
+{
+    return a == b || (a->len == b->len && memcmp(a->data, b->data, (size_t)a->len) == 0);
+}
+
+int brt_str_cmp(brt_str *a, brt_str *b)
+{
+    int64_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->data, b->data, (size_t)n);
+    if (c)
+        return c < 0 ? -1 : 1;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+/* ---- arrays ---------------------------------------------------------------------- */
+
+static brt_arr *arr_alloc(const brt_type *elem, int64_t len, int64_t cap, const brt_loc *l)
+{
+    brt_arr *a = brt_xmalloc(sizeof *a);
+    a->rc = 1;
+    a->len = len;
+    a->cap = cap;
+    a->elem = elem;
+    a->data = cap ? brt_xmalloc(size_mul(cap, brt_type_size(elem), l)) : NULL;
+    return a;
+}
+
+brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
+{
+    if (len < 0)
+        len = 0;
+    brt_arr *a = arr_alloc(elem, len, len, NULL);
+    switch (elem->kind) {
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        if (len)
+            memset(a->data, 0, (size_t)len * brt_type_size(elem)); /* all-zero bits are 0, 0.0, false */
+        break;
+    case BRT_STR:
+        for (int64_t i = 0; i < len; i++)
+            ((brt_str **)a->data)[i] = &brt_empty_str;
+        break;
+    case BRT_ARR:
+        for (int64_t i = 0; i < len; i++)
+            ((brt_arr **)a->data)[i] = brt_arr_new(elem->elem, 0);
+        break;
+    }
+    return a;
+}
+
+brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems)
+{
+    brt_arr *a = arr_alloc(elem, n, n, NULL);
+    if (n)
+        memcpy(a->data, elems, (size_t)n * brt_type_size(elem));
+    return a;
+}
+
+brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l)
+{
+    if (n < 0 || a->len == 0)
+        n = 0;
+    int64_t len = (int64_t)(size_mul(n, (size_t)a->len, l));
+    size_t es = brt_type_size(a->elem);
+    brt_arr *r = arr_alloc(a->elem, len, len, l);
+    size_t chunk = (size_t)a->len * es;
+    if (a->len == 1 && es == 8 && !is_ref(a->elem)) {
+        uint64_t v = *(uint64_t *)a->data, *d = r->data;
+        for (int64_t i = 0; i < len; i++)
+            d[i] = v;
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            memcpy((char *)r->data + (size_t)i * chunk, a->data, chunk);
+    }
+    retain_elems(a->elem, r->data, len);
+    return r;
+}
+
+brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b)
+{
+    size_t es = brt_type_size(a->elem);
+    brt_arr *r = arr_alloc(a->elem, a->len + b->len, a->len + b->len, NULL);
+    if (a->len)
+        memcpy(r->data, a->data, (size_t)a->len * es);
+    if (b->len)
+        memcpy((char *)r->data + (size_t)a->len * es, b->data, (size_t)b->len * es);
+    retain_elems(a->elem, r->data, r->len);
+    return r;
+}
+
+brt_arr *brt_arr_unique(brt_arr *a)
+{
+    if (__atomic_load_n(&a->rc, __ATOMIC_ACQUIRE) == 1)
+        return a;
+    size_t es = brt_type_size(a->elem);
+    brt_arr *r = arr_alloc(a->elem, a->len, a->len, NULL);
+    if (a->len)
+        memcpy(r->data, a->data, (size_t)a->len * es);
+    retain_elems(a->elem, r->data, r->len);
+    brt_arr_release(a);
+    return r;
+}
+
+brt_arr *brt_arr_push(brt_arr *a, const void *elem)
+{
+    a = brt_arr_unique(a);
+    size_t es = brt_type_size(a->elem);
+    if (a->len == a->cap) {
+        int64_t cap = a->cap < 4 ? 4 : a->cap * 2;
+        a->data = brt_xrealloc(a->data, size_mul(cap, es, NULL));
+        a->cap = cap;
+    }
+    memcpy((char *)a->data + (size_t)a->len * es, elem, es);
+    a->len++;
+    return a;
+}
+
+/* Whether a value of type t can hold a float (then a == a may be false). */
+static bool has_float(const brt_type *t)
+{
+    while (t->kind == BRT_ARR)
+        t = t->elem;
+    return t->kind == BRT_FLOAT;
+}
+
+bool brt_eq(const brt_type *t, const void *a, const void *b)
+{
+    switch (t->kind) {
+    case BRT_INT: return *(const int64_t *)a == *(const int64_t *)b;
+    case BRT_U64: return *(const uint64_t *)a == *(const uint64_t *)b;
+    case BRT_I128: {
+        const brt_i128 *x = a, *y = b;
+        return x->lo == y->lo && x->hi == y->hi;
+    }
+    case BRT_FLOAT: return *(const double *)a == *(const double *)b;
+    case BRT_BOOL: return *(const bool *)a == *(const bool *)b;
+    case BRT_STR: return brt_str_eq(*(brt_str *const *)a, *(brt_str *const *)b);
+    case BRT_ARR: {
+        const brt_arr *x = *(brt_arr *const *)a, *y = *(brt_arr *const *)b;
+        if (x->len != y->len)
+            return false;
+        if (x == y && !has_float(x->elem))
+            return true;
+        const brt_type *e = t->elem ? t->elem : x->elem;
+        size_t es = brt_type_size(e);
+        switch (e->kind) {
+        case BRT_INT: case BRT_U64: case BRT_I128: case BRT_BOOL:
+            return x->len == 0 || memcmp(x->data, y->data, (size_t)x->len * es) == 0;
+        case BRT_FLOAT: case BRT_STR: case BRT_ARR:
+            for (int64_t i = 0; i < x->len; i++)
+                if (!brt_eq(e, (const char *)x->data + (size_t)i * es, (const char *)y->data + (size_t)i * es))
+                    return false;
+            return true;
+        }
+        return false;
+    }
+    }
+    return false;
+}

@@ -1,0 +1,212 @@
+/* Strings and arrays (SPEC 3): refcounts, copy-on-write, push, repeat,
+ * concat, deep equality, zero elements of brt_arr_new, and that a loop
+ * building and dropping arrays leaks nothing (run this binary under
+ * valgrind: it must report no leaks). */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <math.h>
+#include <string.h>
+
+#include "brine_rt.h"
+
+static const brt_type T_arr_int = { BRT_ARR, &brt_t_int };
+static const brt_type T_arr_str = { BRT_ARR, &brt_t_str };
+static const brt_type T_arr_float = { BRT_ARR, &brt_t_float };
+static const brt_type T_arr_arr_int = { BRT_ARR, &T_arr_int };
+
+static brt_str *S(const char *s) { return brt_str_new(s, (int64_t)strlen(s)); }
+
+Test(value, str_ops)
+{
+    static brt_str lit = BRT_STR_LIT("lit", 3);
+    brt_retain(&lit);
+    brt_str_release(&lit);
+    brt_str_release(&lit);
+    cr_assert_eq(lit.rc, -1, "immortal strings ignore counts");
+
+    brt_str *a = S("ab"), *b = S("cd");
+    brt_str *c = brt_str_concat(a, b);
+    cr_assert_str_eq(c->data, "abcd");
+    cr_assert_eq(c->len, 4);
+    brt_str *e = S("");
+    brt_str *c2 = brt_str_concat(e, a);
+    cr_assert_eq(c2, a, "concat with \"\" shares the other side");
+    cr_assert_eq(a->rc, 2);
+    brt_str *r = brt_str_repeat(a, 3, NULL);
+    cr_assert_str_eq(r->data, "ababab");
+    brt_str *r0 = brt_str_repeat(a, -2, NULL);
+    cr_assert_eq(r0->len, 0);
+    cr_assert_str_eq(r0->data, "");
+    cr_assert(brt_str_eq(c, r) == false);
+    brt_str *c3 = S("abcd");
+    cr_assert(brt_str_eq(c, c3));
+    cr_assert_eq(brt_str_cmp(a, c), -1);
+    cr_assert_eq(brt_str_cmp(c, a), 1);
+    cr_assert_eq(brt_str_cmp(c, c3), 0);
+    brt_str *hi = brt_str_new("\xff", 1), *lo = S("a");
+    cr_assert_eq(brt_str_cmp(hi, lo), 1, "bytewise, unsigned");
+    brt_str *nul = brt_str_new("a\0b", 3);
+    cr_assert_eq(nul->len, 3);
+    cr_assert(!brt_str_eq(nul, a));
+    brt_str *all[] = {a, b, c, e, c2, r, r0, c3, hi, lo, nul};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        brt_str_release(all[i]);
+}
+
+Test(value, arr_new_zero_elements)
+{
+    brt_arr *a = brt_arr_new(&brt_t_float, 5);
+    cr_assert_eq(a->len, 5);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(BRT_AT(double, a, i), 0.0);
+    brt_arr *s = brt_arr_new(&brt_t_str, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(BRT_AT(brt_str *, s, i)->len, 0);
+        cr_assert_str_eq(BRT_AT(brt_str *, s, i)->data, "");
+    }
+    brt_arr *n = brt_arr_new(&T_arr_int, 2);
+    cr_assert_eq(BRT_AT(brt_arr *, n, 1)->len, 0);
+    cr_assert_eq(BRT_AT(brt_arr *, n, 1)->elem, &brt_t_int);
+    brt_arr *b = brt_arr_new(&brt_t_bool, 9);
+    cr_assert_eq(BRT_AT(bool, b, 8), false);
+    brt_arr *w = brt_arr_new(&brt_t_i128, 2);
+    cr_assert_eq(BRT_AT(brt_i128, w, 1).hi, 0);
+    cr_assert_eq(brt_type_size(&brt_t_i128), 16);
+    cr_assert_eq(brt_type_size(&brt_t_bool), 1);
+    brt_arr_release(a);
+    brt_arr_release(s);
+    brt_arr_release(n);
+    brt_arr_release(b);
+    brt_arr_release(w);
+}
+
+Test(value, copy_on_write)
+{
+    int64_t xs[] = {1, 2, 3};
+    brt_arr *a = brt_arr_from(&brt_t_int, 3, xs);
+    brt_arr *b = a; /* let b = a */
+    brt_retain(b);
+    cr_assert_eq(a->rc, 2);
+    b = brt_arr_unique(b); /* b[0] = 10 */
+    BRT_AT(int64_t, b, 0) = 10;
+    cr_assert_neq(a, b);
+    cr_assert_eq(a->rc, 1);
+    cr_assert_eq(BRT_AT(int64_t, a, 0), 1, "the original is untouched");
+    cr_assert_eq(BRT_AT(int64_t, b, 0), 10);
+    brt_arr *same = brt_arr_unique(b);
+    cr_assert_eq(same, b, "a sole owner writes in place");
+    brt_arr_release(a);
+    brt_arr_release(b);
+}
+
+Test(value, push_grows_and_shares)
+{
+    brt_arr *a = brt_arr_new(&brt_t_int, 0);
+    for (int64_t i = 0; i < 10000; i++)
+        a = brt_arr_push(a, &i);
+    cr_assert_eq(a->len, 10000);
+    cr_assert_geq(a->cap, 10000);
+    cr_assert_lt(a->cap, 20000 + 4);
+    for (int64_t i = 0; i < 10000; i++)
+        cr_assert_eq(BRT_AT(int64_t, a, i), i);
+    brt_arr *keep = a;
+    brt_retain(keep);
+    int64_t v = -1;
+    a = brt_arr_push(a, &v);
+    cr_assert_eq(keep->len, 10000, "push on a shared array copies");
+    cr_assert_eq(a->len, 10001);
+    brt_arr_release(keep);
+    brt_arr_release(a);
+
+    brt_arr *s = brt_arr_new(&brt_t_str, 0);
+    brt_str *x = S("x");
+    brt_retain(x);
+    s = brt_arr_push(s, &x);
+    cr_assert_eq(x->rc, 2);
+    brt_arr_release(s);
+    cr_assert_eq(x->rc, 1, "releasing the array releases its elements");
+    brt_str_release(x);
+}
+
+Test(value, repeat_and_concat)
+{
+    int64_t one = 7;
+    brt_arr *a = brt_arr_from(&brt_t_int, 1, &one);
+    brt_arr *r = brt_arr_repeat(a, 5, NULL);
+    cr_assert_eq(r->len, 5);
+    cr_assert_eq(BRT_AT(int64_t, r, 4), 7);
+    brt_arr *z = brt_arr_repeat(a, -3, NULL);
+    cr_assert_eq(z->len, 0);
+    brt_arr *c = brt_arr_concat(r, a);
+    cr_assert_eq(c->len, 6);
+    brt_str *strs[] = {S("p"), S("q")};
+    brt_arr *s = brt_arr_from(&brt_t_str, 2, strs);
+    brt_arr *s3 = brt_arr_repeat(s, 3, NULL);
+    cr_assert_eq(s3->len, 6);
+    cr_assert_str_eq(BRT_AT(brt_str *, s3, 5)->data, "q");
+    cr_assert_eq(strs[0]->rc, 4);
+    brt_arr *sc = brt_arr_concat(s, s3);
+    cr_assert_eq(strs[1]->rc, 8);
+    brt_arr *nest = brt_arr_from(&T_arr_int, 1, &a);
+    brt_retain(a);
+    brt_arr *nr = brt_arr_repeat(nest, 4, NULL);
+    cr_assert_eq(a->rc, 6, "nested elements are shared, copy-on-write keeps them values");
+    brt_arr *all[] = {a, r, z, c, s, s3, sc, nest, nr};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        brt_arr_release(all[i]);
+}
+
+Test(value, deep_equality)
+{
+    int64_t x1[] = {1, 2}, x2[] = {1, 2}, x3[] = {1, 3};
+    brt_arr *a = brt_arr_from(&brt_t_int, 2, x1), *b = brt_arr_from(&brt_t_int, 2, x2),
+            *c = brt_arr_from(&brt_t_int, 2, x3);
+    cr_assert(brt_eq(&T_arr_int, &a, &b));
+    cr_assert(!brt_eq(&T_arr_int, &a, &c));
+    brt_arr *na[] = {a, b}, *nb[] = {b, a}, *nc[] = {a, c};
+    brt_retain(a); brt_retain(b); brt_retain(a); brt_retain(b); brt_retain(a); brt_retain(c);
+    brt_arr *A = brt_arr_from(&T_arr_int, 2, na), *B = brt_arr_from(&T_arr_int, 2, nb),
+            *C = brt_arr_from(&T_arr_int, 2, nc);
+    cr_assert(brt_eq(&T_arr_arr_int, &A, &B));
+    cr_assert(!brt_eq(&T_arr_arr_int, &A, &C));
+    double fn[] = {NAN};
+    brt_arr *f = brt_arr_from(&brt_t_float, 1, fn);
+    cr_assert(!brt_eq(&T_arr_float, &f, &f), "nan != nan, even in the same array");
+    double z1[] = {0.0}, z2[] = {-0.0};
+    brt_arr *p = brt_arr_from(&brt_t_float, 1, z1), *q = brt_arr_from(&brt_t_float, 1, z2);
+    cr_assert(brt_eq(&T_arr_float, &p, &q));
+    brt_str *s1[] = {S("a"), S("b")}, *s2[] = {S("a"), S("b")};
+    brt_arr *ss1 = brt_arr_from(&brt_t_str, 2, s1), *ss2 = brt_arr_from(&brt_t_str, 2, s2);
+    cr_assert(brt_eq(&T_arr_str, &ss1, &ss2));
+    brt_i128 w1 = brt_i128_make(1, 2), w2 = brt_i128_make(1, 3);
+    cr_assert(!brt_eq(&brt_t_i128, &w1, &w2));
+    bool t = true, u = true;
+    cr_assert(brt_eq(&brt_t_bool, &t, &u));
+    brt_arr *all[] = {a, b, c, A, B, C, f, p, q, ss1, ss2};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        brt_release_val(&T_arr_int, &all[i]);
+}
+
+/* A loop that builds and drops arrays keeps memory flat: under valgrind
+ * this must end with no bytes lost; without it, a leak would show as
+ * growth of mallinfo's in-use bytes. */
+Test(value, build_and_drop_loop)
+{
+    for (int round = 0; round < 2000; round++) {
+        brt_arr *a = brt_arr_new(&T_arr_int, 0);
+        for (int64_t i = 0; i < 20; i++) {
+            brt_arr *inner = brt_arr_new(&brt_t_int, (int64_t)i);
+            a = brt_arr_push(a, &inner);
+        }
+        brt_arr *b = a;
+        brt_retain(b);
+        b = brt_arr_unique(b);
+        brt_arr *c = brt_arr_concat(a, b);
+        brt_str *s = brt_to_str(&T_arr_arr_int, &c);
+        cr_assert_gt(s->len, 0);
+        brt_str_release(s);
+        brt_arr_release(c);
+        brt_arr_release(b);
+        brt_arr_release(a);
+    }
+}
