@@ -37,7 +37,14 @@ LIBDIR  = $(B)/lib/brine
 BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
 
-all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h stdlib-copy
+all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h stdlib-copy $(LIBDIR)/libgcc.a
+
+# The runtime is compiled by gcc and may call libgcc helpers (__udivti3 for
+# 128-bit division); libtcc does not link libgcc by itself, so dev builds
+# link this copy after libbrine_rt.a (backend.c).
+$(LIBDIR)/libgcc.a:
+	@mkdir -p $(@D)
+	cp "$$($(CC) -print-libgcc-file-name)" $@
 
 $(B)/gen/lexer.c: compiler/lexer.re $(B)/gen/parser.h
 	@mkdir -p $(@D)
@@ -56,9 +63,12 @@ $(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
+# -fPIC: `brine run` links the archive into memory with libtcc, which cannot
+# reach libc's stdout/stderr through the PC32 relocations of gcc's default PIE
+# code (they assume copy relocations); GOT-relative ones work everywhere.
 $(B)/obj/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -Iruntime -c -o $@ $<
+	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
 
 $(RTLIB): $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
@@ -103,6 +113,29 @@ check-man: brine.1
 check: all check-unit check-golden check-dumps check-hostile check-man
 	@echo "make check: all passed"
 
+# ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
+
+# What building and testing need. deps installs the missing ones with
+# apt-get (through sudo unless run as root) and skips the rest.
+DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
+           valgrind python3 python3-numpy
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PKGS); do \
+	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+	        || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	echo "deps: installing$$missing"; \
+	$$sudo apt-get update && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+
+bootstrap: deps
+	$(MAKE) -j2 all
+	$(BRINE) run examples/hello.br
+
 # ---- install ----------------------------------------------------------------
 
 install: all
@@ -110,6 +143,7 @@ install: all
 	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
 	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
+	install -m 644 $(LIBDIR)/libgcc.a $(DESTDIR)$(PREFIX)/lib/brine/libgcc.a
 	install -m 644 runtime/brine_rt.h $(DESTDIR)$(PREFIX)/lib/brine/include/brine_rt.h
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
@@ -117,5 +151,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-unit check-golden check-dumps check-hostile check-man install clean stdlib-copy
+.PHONY: all check check-unit check-golden check-dumps check-hostile check-man install clean stdlib-copy \
+        deps bootstrap
 .SECONDARY:

@@ -1,0 +1,241 @@
+/*
+ * backend.c: the C back ends (SPEC section 10).
+ *
+ * Dev builds hand the generated C to libtcc: fast to build, either to an
+ * executable (brine build) or into this process's memory (brine run, which
+ * then calls the program's main). Release builds hand the same C, written
+ * to a file, to the system C compiler ($CC, else cc), spawned without a
+ * shell so that no file name or flag is ever re-parsed.
+ *
+ * Both link the same libbrine_rt.a (compiled by gcc) and both compile with
+ * FMA contraction off and without fast-math, so a program prints the same
+ * bits in either mode.
+ *
+ * A program the checker accepted must always compile: any complaint from
+ * either C compiler is a bug in brine, reported as an internal error (exit
+ * 70) together with the compiler's own messages.
+ */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <libtcc.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+extern char **environ;
+
+/* A growable text buffer for compiler messages. */
+struct msgbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static void msg_append(struct msgbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        b->s = xrealloc(b->s, cap);
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+_Noreturn void backend_rejected(const char *messages)
+{
+    fflush(stdout);
+    fputs("brine: internal error: the C compiler rejected the generated C\n", stderr);
+    if (messages && *messages) {
+        fputs(messages, stderr);
+        if (messages[strlen(messages) - 1] != '\n')
+            fputc('\n', stderr);
+    }
+    exit(EXIT_INTERNAL);
+}
+
+/* ---- dev: libtcc ----------------------------------------------------------- */
+
+static void tcc_message(void *opaque, const char *msg)
+{
+    struct msgbuf *b = opaque;
+    msg_append(b, msg, strlen(msg));
+    msg_append(b, "\n", 1);
+}
+
+/* A libtcc state set up like the release compiler: our include directory,
+ * the runtime archive, libm, libpthread, libdl. tcc finds its own headers
+ * and libtcc1.a in its configured directory. */
+static TCCState *tcc_setup(int output_type, struct msgbuf *msgs)
+{
+    const struct brine_paths *p = brine_paths();
+    TCCState *s = tcc_new();
+    if (!s) {
+        fputs("brine: internal error: cannot create a libtcc state\n", stderr);
+        exit(EXIT_INTERNAL);
+    }
+    tcc_set_error_func(s, msgs, tcc_message);
+    /* No warnings: a program the checker accepted is not the user's C. */
+    tcc_set_options(s, "-w");
+    if (tcc_set_output_type(s, output_type) < 0)
+        backend_rejected(msgs->s);
+    tcc_add_include_path(s, p->incdir);
+    return s;
+}
+
+static void tcc_compile_and_link(TCCState *s, const char *c_text, struct msgbuf *msgs)
+{
+    const struct brine_paths *p = brine_paths();
+    if (tcc_compile_string(s, c_text) < 0)
+        backend_rejected(msgs->s);
+    /* The archive after the program so its members resolve the program's
+     * references; the system libraries after the archive for its own. */
+    if (tcc_add_file(s, p->rtlib) < 0)
+        backend_rejected(msgs->s);
+    /* The runtime is gcc's code and may call libgcc's helpers (__udivti3);
+     * tcc links only its own libtcc1.a, so add the copy the build made. */
+    char *libgcc = arena_printf("%s/libgcc.a", p->libdir);
+    if (access(libgcc, R_OK) == 0 && tcc_add_file(s, libgcc) < 0)
+        backend_rejected(msgs->s);
+    static const char *const libs[] = {"m", "pthread", "dl"};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
+        if (tcc_add_library(s, libs[i]) < 0)
+            backend_rejected(msgs->s);
+}
+
+void backend_dev_build(const char *c_text, const char *out_path)
+{
+    struct msgbuf msgs = {0};
+    TCCState *s = tcc_setup(TCC_OUTPUT_EXE, &msgs);
+    tcc_compile_and_link(s, c_text, &msgs);
+    /* tcc_output_file truncates an existing file in place; remove it first
+     * so that a running copy of the old program is not disturbed. */
+    if (unlink(out_path) != 0 && errno != ENOENT) {
+        fprintf(stderr, "brine: cannot replace '%s': %s\n", out_path, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    if (tcc_output_file(s, out_path) < 0)
+        backend_rejected(msgs.s);
+    tcc_delete(s);
+}
+
+int backend_dev_run(const char *c_text, int argc, char **argv)
+{
+    struct msgbuf msgs = {0};
+    TCCState *s = tcc_setup(TCC_OUTPUT_MEMORY, &msgs);
+    tcc_compile_and_link(s, c_text, &msgs);
+    if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0)
+        backend_rejected(msgs.s);
+    int (*prog_main)(int, char **) = (int (*)(int, char **))tcc_get_symbol(s, "main");
+    if (!prog_main)
+        backend_rejected("the generated C has no main function");
+    /* The state stays alive: the program's code lives in it until exit. */
+    return prog_main(argc, argv);
+}
+
+/* ---- release: $CC ---------------------------------------------------------- */
+
+/* Splits $CC on spaces ("ccache gcc", "gcc -m64"); no shell quoting. */
+static int split_cc(const char *cc, char **words, int max)
+{
+    int n = 0;
+    const char *p = cc;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if (n < max)
+            words[n++] = arena_strndup(start, (size_t)(p - start));
+    }
+    return n;
+}
+
+void backend_release_build(const char *c_path, const char *out_path)
+{
+    const struct brine_paths *p = brine_paths();
+    const char *cc = getenv("CC");
+    if (!cc || !*cc)
+        cc = "cc";
+    enum { MAXARGS = 64 };
+    char *argv[MAXARGS + 24];
+    int n = split_cc(cc, argv, MAXARGS);
+    if (n == 0)
+        n = split_cc("cc", argv, MAXARGS);
+    /* Exactness first (SPEC section 10): never fast-math, never contract
+     * a*b+c into an FMA, so release prints the bits dev prints. */
+    static const char *const flags[] = {"-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-w"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        argv[n++] = (char *)flags[i];
+    argv[n++] = arena_printf("-I%s", p->incdir);
+    argv[n++] = "-o";
+    argv[n++] = (char *)out_path;
+    argv[n++] = (char *)c_path;
+    argv[n++] = (char *)p->rtlib;
+    argv[n++] = "-lm";
+    argv[n++] = "-lpthread";
+    argv[n++] = "-ldl";
+    argv[n] = NULL;
+
+    /* The compiler's stdout and stderr go into one pipe that we read to the
+     * end: its messages belong in the internal error, not on our terminal. */
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, "brine: cannot create a pipe: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    pid_t pid;
+    int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        fprintf(stderr, "brine: cannot run the C compiler '%s' for --release: %s (set CC to a C compiler)\n",
+                argv[0], strerror(err));
+        exit(EXIT_INTERNAL);
+    }
+    struct msgbuf msgs = {0};
+    char buf[4096];
+    for (;;) {
+        ssize_t got = read(fds[0], buf, sizeof buf);
+        if (got > 0)
+            msg_append(&msgs, buf, (size_t)got);
+        else if (got == 0 || errno != EINTR)
+            break;
+    }
+    close(fds[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "brine: waiting for the C compiler: %s\n", strerror(errno));
+            exit(EXIT_INTERNAL);
+        }
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return;
+    if (WIFSIGNALED(status)) {
+        char note[128];
+        snprintf(note, sizeof note, "%s%s was killed by signal %d (%s)\n",
+                 msgs.len && msgs.s[msgs.len - 1] != '\n' ? "\n" : "", argv[0],
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+        msg_append(&msgs, note, strlen(note));
+    }
+    backend_rejected(msgs.s);
+}

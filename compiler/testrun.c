@@ -1,0 +1,974 @@
+/*
+ * testrun.c: `brine test`, the golden test runner (SPEC section 10).
+ *
+ * A test is NAME.br with NAME.out beside it (its exact stdout), optionally
+ * NAME.err (its exact stderr; empty when absent). Comment lines at the top
+ * state what differs from the defaults:
+ *
+ *   # exit: 101          the expected exit status (default 0); `# exit: 1`
+ *                        makes a compile-error test: the build must fail
+ *                        with status 1 and print NAME.err
+ *   # env: K=V K2=V2     extra environment for the program
+ *   # args: a b          the program's arguments
+ *
+ * Every test is built in dev and release mode and each build runs at every
+ * thread count (BRINE_THREADS from --threads; a test whose # env sets
+ * BRINE_THREADS keeps its own); every run must match.
+ *
+ * Builds spawn this same binary (`brine build NAME.br -o TMP`) with the
+ * working directory set to the test's directory, so that diagnostics and
+ * panics say `--> NAME.br:L:C` whatever directory the runner started in.
+ * Everything a test does happens in a child process with a timeout and no
+ * stdin, so one bad test (a crash, a hang, a flood of output) fails that
+ * test and never the runner. Tests run on a few worker threads; their
+ * reports are printed in sorted order, so the output does not depend on
+ * scheduling. The worker threads use malloc, never the compiler's arena.
+ */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+extern char **environ;
+
+enum { MAX_THREAD_COUNTS = 16, DIFF_LINES = 8, LINE_CHARS = 160 };
+
+/* ---- small helpers (thread-safe: plain malloc) ----------------------------- */
+
+static void *tmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fputs("brine: out of memory\n", stderr);
+        exit(EXIT_INTERNAL);
+    }
+    return p;
+}
+
+static char *tstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(tmalloc(n), s, n);
+}
+
+static char *tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *tprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = tmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* A growable string: a test's report. */
+struct str {
+    char *s;
+    size_t len, cap;
+};
+
+static void str_add(struct str *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            fputs("brine: out of memory\n", stderr);
+            exit(EXIT_INTERNAL);
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+
+static void str_printf(struct str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void str_printf(struct str *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *tmp = tmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    str_add(b, tmp, (size_t)n);
+    free(tmp);
+}
+
+/* Reads a whole file; a missing file reads as empty when missing_ok. */
+static bool read_all(const char *path, char **data, size_t *len, bool missing_ok)
+{
+    *data = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (missing_ok && errno == ENOENT) {
+            *data = tstrdup("");
+            return true;
+        }
+        return false;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = tmalloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *p = realloc(buf, cap + 1);
+            if (!p) {
+                fputs("brine: out of memory\n", stderr);
+                exit(EXIT_INTERNAL);
+            }
+            buf = p;
+        }
+        ssize_t got = read(fd, buf + n, cap - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            close(fd);
+            free(buf);
+            return false;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *data = buf;
+    *len = n;
+    return true;
+}
+
+static bool write_all(const char *path, const char *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    return fclose(f) == 0 && ok;
+}
+
+/* ---- the tests ------------------------------------------------------------- */
+
+struct test {
+    char *path;      /* as found: tests/golden/par/sum.br */
+    char *dir;       /* its directory, the builds' working directory */
+    char *base;      /* NAME.br */
+    char *stem;      /* tests/golden/par/sum (for .out and .err) */
+    /* from the header comments */
+    int exit_code;
+    char **env;      /* "K=V" */
+    int nenv;
+    char **args;
+    int nargs;
+    bool own_threads; /* # env sets BRINE_THREADS */
+    char *header_error;
+    /* the outcome */
+    bool passed;
+    struct str report;
+    atomic_bool done;
+};
+
+static struct {
+    struct test *tests;
+    int ntests, cap;
+    bool dev, release, bless;
+    int threads[MAX_THREAD_COUNTS];
+    int nthreads;
+    int jobs;
+    int timeout_s;   /* per build and per run */
+    char *tmpdir;
+    atomic_int next;
+    int printed;
+    pthread_mutex_t print_lock;
+    int npassed, nfailed;
+} T = {.print_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static bool has_suffix(const char *s, const char *suf)
+{
+    size_t n = strlen(s), m = strlen(suf);
+    return n >= m && strcmp(s + n - m, suf) == 0;
+}
+
+static void add_test(const char *path)
+{
+    if (T.ntests == T.cap) {
+        T.cap = T.cap ? T.cap * 2 : 64;
+        struct test *p = realloc(T.tests, (size_t)T.cap * sizeof *p);
+        if (!p) {
+            fputs("brine: out of memory\n", stderr);
+            exit(EXIT_INTERNAL);
+        }
+        T.tests = p;
+    }
+    struct test *t = &T.tests[T.ntests++];
+    memset(t, 0, sizeof *t);
+    t->path = tstrdup(path);
+    const char *slash = strrchr(path, '/');
+    if (slash) {
+        t->dir = tstrdup(path);
+        t->dir[slash - path] = '\0';
+        if (!*t->dir)
+            strcpy(t->dir, "/");
+        t->base = tstrdup(slash + 1);
+    } else {
+        t->dir = tstrdup(".");
+        t->base = tstrdup(path);
+    }
+    t->stem = tstrdup(path);
+    t->stem[strlen(path) - 3] = '\0';
+}
+
+/* Directories: every NAME.br that has a NAME.out beside it, recursively.
+ * Other .br files there are modules the tests import. */
+static void find_tests(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "brine: cannot read directory '%s': %s\n", dir, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *path = strcmp(dir, ".") == 0 ? tstrdup(e->d_name)
+                     : has_suffix(dir, "/")  ? tprintf("%s%s", dir, e->d_name)
+                                             : tprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode)) {
+                find_tests(path);
+            } else if (S_ISREG(st.st_mode) && has_suffix(path, ".br")) {
+                char *out = tprintf("%.*sout", (int)(strlen(path) - 2), path);
+                if (access(out, F_OK) == 0)
+                    add_test(path);
+                free(out);
+            }
+        }
+        free(path);
+    }
+    closedir(d);
+}
+
+static int cmp_tests(const void *a, const void *b)
+{
+    return strcmp(((const struct test *)a)->path, ((const struct test *)b)->path);
+}
+
+/* Splits s on spaces and tabs into words (no quoting). */
+static int split_words(const char *s, char ***out)
+{
+    int n = 0, cap = 4;
+    char **w = tmalloc((size_t)cap * sizeof *w);
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *start = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        if (n == cap) {
+            cap *= 2;
+            char **p = realloc(w, (size_t)cap * sizeof *w);
+            if (!p) {
+                fputs("brine: out of memory\n", stderr);
+                exit(EXIT_INTERNAL);
+            }
+            w = p;
+        }
+        size_t len = (size_t)(s - start);
+        w[n] = tmalloc(len + 1);
+        memcpy(w[n], start, len);
+        w[n][len] = '\0';
+        n++;
+    }
+    *out = w;
+    return n;
+}
+
+/* The header: the comment lines at the top of the test (up to the first
+ * line that is not a comment). Only `# exit:`, `# env:` and `# args:` mean
+ * something; other comments are left alone. */
+static void parse_header(struct test *t, const char *src)
+{
+    const char *p = src;
+    while (*p == '#') {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char *line = tmalloc(n + 1);
+        memcpy(line, p, n);
+        line[n] = '\0';
+        if (n && line[n - 1] == '\r')
+            line[n - 1] = '\0';
+        char *q = line + 1;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (strncmp(q, "exit:", 5) == 0) {
+            char *num = q + 5, *stop;
+            errno = 0;
+            long v = strtol(num, &stop, 10);
+            while (*stop == ' ' || *stop == '\t')
+                stop++;
+            if (errno || stop == num || *stop || v < 0 || v > 255)
+                t->header_error = tprintf("bad '# exit:' line (want a status 0..255): %s", line);
+            else
+                t->exit_code = (int)v;
+        } else if (strncmp(q, "env:", 4) == 0) {
+            char **w;
+            int k = split_words(q + 4, &w);
+            for (int i = 0; i < k; i++) {
+                char *eq = strchr(w[i], '=');
+                if (!eq || eq == w[i]) {
+                    t->header_error = tprintf("bad '# env:' entry '%s' (want K=V)", w[i]);
+                    continue;
+                }
+                if (strncmp(w[i], "BRINE_THREADS=", 14) == 0)
+                    t->own_threads = true;
+            }
+            char **all = tmalloc((size_t)(t->nenv + k + 1) * sizeof *all);
+            if (t->nenv)
+                memcpy(all, t->env, (size_t)t->nenv * sizeof *all);
+            memcpy(all + t->nenv, w, (size_t)k * sizeof *all);
+            free(t->env);
+            free(w);
+            t->env = all;
+            t->nenv += k;
+        } else if (strncmp(q, "args:", 5) == 0) {
+            char **w;
+            int k = split_words(q + 5, &w);
+            char **all = tmalloc((size_t)(t->nargs + k + 1) * sizeof *all);
+            if (t->nargs)
+                memcpy(all, t->args, (size_t)t->nargs * sizeof *all);
+            memcpy(all + t->nargs, w, (size_t)k * sizeof *all);
+            free(t->args);
+            free(w);
+            t->args = all;
+            t->nargs += k;
+        }
+        free(line);
+        if (!end)
+            break;
+        p = end + 1;
+    }
+}
+
+/* ---- processes ------------------------------------------------------------- */
+
+struct result {
+    bool spawned;
+    int spawn_errno;
+    bool timed_out;
+    int status;      /* exit status, or -signal */
+    char *out, *err;
+    size_t out_len, err_len;
+};
+
+/* Builds an environment: ours, minus the names in extra, plus extra. */
+static char **make_env(char **extra, int nextra)
+{
+    int n = 0;
+    while (environ[n])
+        n++;
+    char **env = tmalloc((size_t)(n + nextra + 1) * sizeof *env);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        bool overridden = false;
+        for (int j = 0; j < nextra && !overridden; j++) {
+            size_t len = (size_t)(strchr(extra[j], '=') - extra[j]);
+            overridden = strncmp(environ[i], extra[j], len + 1) == 0;
+        }
+        if (!overridden)
+            env[k++] = environ[i];
+    }
+    for (int j = 0; j < nextra; j++)
+        env[k++] = extra[j];
+    env[k] = NULL;
+    return env;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Runs argv in cwd with stdin from /dev/null and stdout/stderr into files
+ * (files, unlike pipes, cannot deadlock on a chatty child), kills it after
+ * T.timeout_s, and reads what it wrote. */
+static void run_proc(const char *exe, const char *cwd, char **argv, char **env, const char *out_file,
+                     const char *err_file, struct result *r)
+{
+    memset(r, 0, sizeof *r);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addchdir_np(&fa, cwd);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int err = posix_spawn(&pid, exe, &fa, NULL, argv, env);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err != 0) {
+        r->spawn_errno = err;
+        r->out = tstrdup("");
+        r->err = tstrdup("");
+        return;
+    }
+    r->spawned = true;
+    double deadline = now_s() + T.timeout_s;
+    long nap = 1;
+    int status = 0;
+    for (;;) {
+        pid_t got = waitpid(pid, &status, WNOHANG);
+        if (got == pid)
+            break;
+        if (got < 0 && errno != EINTR) {
+            status = 0;
+            break;
+        }
+        if (now_s() > deadline && !r->timed_out) {
+            r->timed_out = true;
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            break;
+        }
+        sleep_ms(nap);
+        if (nap < 20)
+            nap *= 2;
+    }
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
+    if (!read_all(out_file, &r->out, &r->out_len, true))
+        r->out = tstrdup("");
+    if (!read_all(err_file, &r->err, &r->err_len, true))
+        r->err = tstrdup("");
+}
+
+static void free_result(struct result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+/* ---- diffs ------------------------------------------------------------------- */
+
+struct line {
+    const char *s;
+    size_t len;
+    bool nl; /* ends in a newline */
+};
+
+static int split_lines(const char *s, size_t len, struct line **out)
+{
+    int n = 0, cap = 16;
+    struct line *l = tmalloc((size_t)cap * sizeof *l);
+    size_t i = 0;
+    while (i < len) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - s) : len;
+        if (n == cap) {
+            cap *= 2;
+            struct line *p = realloc(l, (size_t)cap * sizeof *l);
+            if (!p) {
+                fputs("brine: out of memory\n", stderr);
+                exit(EXIT_INTERNAL);
+            }
+            l = p;
+        }
+        l[n++] = (struct line){s + i, end - i, nl != NULL};
+        i = nl ? end + 1 : len;
+    }
+    *out = l;
+    return n;
+}
+
+static bool line_eq(struct line a, struct line b)
+{
+    return a.len == b.len && a.nl == b.nl && memcmp(a.s, b.s, a.len) == 0;
+}
+
+/* One diff line, control bytes escaped and long lines cut, so that a
+ * binary flood cannot wreck the terminal. */
+static void diff_line(struct str *b, char sign, struct line l)
+{
+    str_printf(b, "    %c", sign);
+    size_t n = l.len < LINE_CHARS ? l.len : LINE_CHARS;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)l.s[i];
+        if (c < 0x20 && c != '\t')
+            str_printf(b, "\\x%02x", c);
+        else
+            str_add(b, (const char *)&c, 1);
+    }
+    if (l.len > n)
+        str_printf(b, "... (%zu more bytes)", l.len - n);
+    if (!l.nl)
+        str_add(b, "  (no newline at end)", 21);
+    str_add(b, "\n", 1);
+}
+
+/* A short unified-style diff: the one hunk between the common first and
+ * last lines, one line of context before it, at most DIFF_LINES per side. */
+static void diff(struct str *b, const char *want, size_t want_len, const char *got, size_t got_len)
+{
+    struct line *a, *c;
+    int na = split_lines(want, want_len, &a), nc = split_lines(got, got_len, &c);
+    int pre = 0;
+    while (pre < na && pre < nc && line_eq(a[pre], c[pre]))
+        pre++;
+    int suf = 0;
+    while (suf < na - pre && suf < nc - pre && line_eq(a[na - 1 - suf], c[nc - 1 - suf]))
+        suf++;
+    int ctx = pre > 0 ? 1 : 0;
+    int a_lo = pre - ctx, a_hi = na - suf, c_hi = nc - suf;
+    str_printf(b, "    @@ -%d,%d +%d,%d @@\n", a_lo + 1, a_hi - a_lo, a_lo + 1, c_hi - a_lo);
+    if (ctx)
+        diff_line(b, ' ', a[pre - 1]);
+    for (int i = pre; i < a_hi && i < pre + DIFF_LINES; i++)
+        diff_line(b, '-', a[i]);
+    if (a_hi - pre > DIFF_LINES)
+        str_printf(b, "    -... (%d more lines)\n", a_hi - pre - DIFF_LINES);
+    for (int i = pre; i < c_hi && i < pre + DIFF_LINES; i++)
+        diff_line(b, '+', c[i]);
+    if (c_hi - pre > DIFF_LINES)
+        str_printf(b, "    +... (%d more lines)\n", c_hi - pre - DIFF_LINES);
+    free(a);
+    free(c);
+}
+
+static bool same(const char *a, size_t na, const char *b, size_t nb)
+{
+    return na == nb && memcmp(a, b, na) == 0;
+}
+
+static void describe_status(struct str *b, const struct result *r)
+{
+    if (r->timed_out)
+        str_printf(b, "timed out after %d s", T.timeout_s);
+    else if (r->status < 0)
+        str_printf(b, "killed by signal %d (%s)", -r->status, strsignal(-r->status));
+    else
+        str_printf(b, "exit status %d", r->status);
+}
+
+/* ---- running one test ----------------------------------------------------- */
+
+struct expect {
+    char *out, *err;
+    size_t out_len, err_len;
+};
+
+/* Compares one run with the expectations; adds a report line per
+ * difference (with its diff, unless it repeats the previous one). */
+static bool check_run(struct test *t, const char *what, const struct result *r,
+                      const struct expect *e, int want_status, struct str *last_diff)
+{
+    bool ok = true;
+    if (!r->spawned) {
+        str_printf(&t->report, "FAIL %s (%s): cannot start: %s\n", t->path, what, strerror(r->spawn_errno));
+        return false;
+    }
+    if (r->timed_out || r->status != want_status) {
+        str_printf(&t->report, "FAIL %s (%s): ", t->path, what);
+        describe_status(&t->report, r);
+        str_printf(&t->report, ", expected exit status %d\n", want_status);
+        ok = false;
+    }
+    struct {
+        const char *name;
+        const char *want, *got;
+        size_t want_len, got_len;
+    } streams[2] = {
+        {"stdout", e->out, r->out, e->out_len, r->out_len},
+        {"stderr", e->err, r->err, e->err_len, r->err_len},
+    };
+    for (int i = 0; i < 2; i++) {
+        if (same(streams[i].want, streams[i].want_len, streams[i].got, streams[i].got_len))
+            continue;
+        ok = false;
+        str_printf(&t->report, "FAIL %s (%s): %s differs (-expected +actual)\n", t->path, what, streams[i].name);
+        struct str d = {0};
+        diff(&d, streams[i].want, streams[i].want_len, streams[i].got, streams[i].got_len);
+        if (last_diff[i].s && strcmp(last_diff[i].s, d.s) == 0) {
+            str_printf(&t->report, "    (the same difference as above)\n");
+            free(d.s);
+        } else {
+            str_add(&t->report, d.s, d.len);
+            free(last_diff[i].s);
+            last_diff[i] = d;
+        }
+    }
+    return ok;
+}
+
+enum { DEV, RELEASE };
+static const char *const mode_name[] = {"dev", "release"};
+
+static bool build(struct test *t, int mode, const char *exe, const char *outf, const char *errf,
+                  struct result *r)
+{
+    char *argv[] = {(char *)brine_paths()->exe, "build", t->base, "-o", (char *)exe,
+                    mode == RELEASE ? "--release" : NULL, NULL};
+    char **env = make_env(NULL, 0);
+    /* /proc/self/exe, not its path: the very binary that is running, even
+     * if a rebuild replaces build/bin/brine while the tests run. */
+    run_proc("/proc/self/exe", t->dir, argv, env, outf, errf, r);
+    free(env);
+    return r->spawned && !r->timed_out && r->status == 0;
+}
+
+static void run_test(struct test *t, int index)
+{
+    char *src;
+    size_t src_len;
+    if (!read_all(t->path, &src, &src_len, false)) {
+        str_printf(&t->report, "FAIL %s: cannot read it: %s\n", t->path, strerror(errno));
+        return;
+    }
+    parse_header(t, src);
+    free(src);
+    if (t->header_error) {
+        str_printf(&t->report, "FAIL %s: %s\n", t->path, t->header_error);
+        return;
+    }
+    char *out_path = tprintf("%s.out", t->stem), *err_path = tprintf("%s.err", t->stem);
+    struct expect e;
+    if (!read_all(out_path, &e.out, &e.out_len, true) || !read_all(err_path, &e.err, &e.err_len, true)) {
+        str_printf(&t->report, "FAIL %s: cannot read its expected output: %s\n", t->path, strerror(errno));
+        free(out_path);
+        free(err_path);
+        return;
+    }
+    char *exe = tprintf("%s/t%d.exe", T.tmpdir, index);
+    char *outf = tprintf("%s/t%d.stdout", T.tmpdir, index);
+    char *errf = tprintf("%s/t%d.stderr", T.tmpdir, index);
+    /* The program's arguments: argv[0] is the executable. */
+    char **pargv = tmalloc((size_t)(t->nargs + 2) * sizeof *pargv);
+    pargv[0] = exe;
+    for (int i = 0; i < t->nargs; i++)
+        pargv[i + 1] = t->args[i];
+    pargv[t->nargs + 1] = NULL;
+
+    bool compile_error = t->exit_code == 1;
+    bool ok = true;
+    struct str last_diff[2] = {{0}};
+    bool timed_out = false; /* after one timeout the rest would only wait too */
+    for (int mode = DEV; mode <= RELEASE && !timed_out; mode++) {
+        if (T.bless ? mode != DEV : !(mode == DEV ? T.dev : T.release))
+            continue;
+        struct result r;
+        bool built = build(t, mode, exe, outf, errf, &r);
+        timed_out |= r.timed_out;
+        if (compile_error) {
+            /* The build is the test: status 1, the diagnostic on stderr. */
+            char *what = tprintf("%s build", mode_name[mode]);
+            if (T.bless && r.spawned && r.status == 1) {
+                if (!write_all(out_path, r.out, r.out_len) ||
+                    (r.err_len ? !write_all(err_path, r.err, r.err_len) : (unlink(err_path) != 0 && errno != ENOENT))) {
+                    str_printf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
+                    ok = false;
+                }
+            } else {
+                ok &= check_run(t, what, &r, &e, 1, last_diff);
+            }
+            free(what);
+            free_result(&r);
+            continue;
+        }
+        if (!built) {
+            str_printf(&t->report, "FAIL %s (%s build): ", t->path, mode_name[mode]);
+            if (r.spawned)
+                describe_status(&t->report, &r);
+            else
+                str_printf(&t->report, "cannot start brine: %s", strerror(r.spawn_errno));
+            str_printf(&t->report, ", expected a successful build\n");
+            struct line *l;
+            int nl = split_lines(r.err, r.err_len, &l);
+            for (int i = 0; i < nl && i < DIFF_LINES * 2; i++)
+                diff_line(&t->report, ' ', l[i]);
+            free(l);
+            free_result(&r);
+            ok = false;
+            continue;
+        }
+        free_result(&r);
+        int counts[MAX_THREAD_COUNTS], ncounts = 0;
+        if (t->own_threads || T.bless)
+            counts[ncounts++] = t->own_threads ? 0 : 1;
+        else
+            for (int i = 0; i < T.nthreads; i++)
+                counts[ncounts++] = T.threads[i];
+        for (int k = 0; k < ncounts && !timed_out; k++) {
+            char *extra[64 + 1];
+            int nextra = 0;
+            char *threads_var = counts[k] ? tprintf("BRINE_THREADS=%d", counts[k]) : NULL;
+            if (threads_var)
+                extra[nextra++] = threads_var;
+            for (int i = 0; i < t->nenv && nextra < 64; i++)
+                extra[nextra++] = t->env[i];
+            char **env = make_env(extra, nextra);
+            run_proc(exe, t->dir, pargv, env, outf, errf, &r);
+            free(env);
+            timed_out |= r.timed_out;
+            char *what = counts[k] ? tprintf("%s, BRINE_THREADS=%d", mode_name[mode], counts[k])
+                                   : tprintf("%s", mode_name[mode]);
+            if (T.bless && r.spawned && !r.timed_out && r.status >= 0) {
+                if (!write_all(out_path, r.out, r.out_len) ||
+                    (r.err_len ? !write_all(err_path, r.err, r.err_len) : (unlink(err_path) != 0 && errno != ENOENT))) {
+                    str_printf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
+                    ok = false;
+                }
+                if (r.status != t->exit_code) {
+                    str_printf(&t->report, "FAIL %s (%s): exit status %d, expected %d (outputs blessed anyway)\n",
+                               t->path, what, r.status, t->exit_code);
+                    ok = false;
+                }
+            } else {
+                ok &= check_run(t, what, &r, &e, t->exit_code, last_diff);
+            }
+            free(what);
+            free(threads_var);
+            free_result(&r);
+        }
+    }
+    if (timed_out)
+        str_printf(&t->report, "     (its remaining runs were skipped after the timeout)\n");
+    unlink(exe);
+    unlink(outf);
+    unlink(errf);
+    free(last_diff[0].s);
+    free(last_diff[1].s);
+    free(pargv);
+    free(exe);
+    free(outf);
+    free(errf);
+    free(e.out);
+    free(e.err);
+    free(out_path);
+    free(err_path);
+    t->passed = ok;
+}
+
+/* Prints finished reports in test order, as far as they are done. */
+static void print_ready(void)
+{
+    pthread_mutex_lock(&T.print_lock);
+    while (T.printed < T.ntests && atomic_load(&T.tests[T.printed].done)) {
+        struct test *t = &T.tests[T.printed++];
+        if (t->report.len)
+            fputs(t->report.s, stdout);
+        if (t->passed)
+            T.npassed++;
+        else
+            T.nfailed++;
+        fflush(stdout);
+    }
+    pthread_mutex_unlock(&T.print_lock);
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int i = atomic_fetch_add(&T.next, 1);
+        if (i >= T.ntests)
+            return NULL;
+        run_test(&T.tests[i], i);
+        atomic_store(&T.tests[i].done, true);
+        print_ready();
+    }
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+static _Noreturn void test_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void test_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("brine: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see brine --help)\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+static void parse_threads(const char *s)
+{
+    T.nthreads = 0;
+    const char *p = s;
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 1 || v > 4096 || (*end && *end != ','))
+            test_usage("--threads wants a list like 1,4 of counts from 1 to 4096, got '%s'", s);
+        if (T.nthreads == MAX_THREAD_COUNTS)
+            test_usage("--threads: at most %d counts", MAX_THREAD_COUNTS);
+        T.threads[T.nthreads++] = (int)v;
+        if (!*end)
+            break;
+        p = end + 1;
+    }
+}
+
+int test_main(int argc, char **argv)
+{
+    T.dev = T.release = true;
+    T.jobs = 2;
+    T.timeout_s = 60;
+    T.threads[0] = 1;
+    T.threads[1] = 4;
+    T.nthreads = 2;
+    bool only_release = false, only_dev = false;
+    const char **paths = tmalloc((size_t)(argc + 1) * sizeof *paths);
+    int npaths = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--bless") == 0) {
+            T.bless = true;
+        } else if (strcmp(a, "--release") == 0) {
+            only_release = true;
+        } else if (strcmp(a, "--dev") == 0) {
+            only_dev = true;
+        } else if (strcmp(a, "--threads") == 0 || strncmp(a, "--threads=", 10) == 0) {
+            if (a[9] == '=')
+                parse_threads(a + 10);
+            else if (i + 1 < argc)
+                parse_threads(argv[++i]);
+            else
+                test_usage("--threads needs a list like 1,4");
+        } else if (strcmp(a, "-j") == 0 || strncmp(a, "-j", 2) == 0) {
+            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end;
+            long j = v ? strtol(v, &end, 10) : 0;
+            if (!v || *end || j < 1 || j > 256)
+                test_usage("-j wants a number of parallel tests from 1 to 256");
+            T.jobs = (int)j;
+        } else if (strcmp(a, "--timeout") == 0) {
+            char *end;
+            long v = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
+            if (v < 1 || v > 86400 || *end)
+                test_usage("--timeout wants seconds from 1 to 86400");
+            T.timeout_s = (int)v;
+        } else if (a[0] == '-' && a[1]) {
+            test_usage("unknown option '%s' for test", a);
+        } else {
+            paths[npaths++] = a;
+        }
+    }
+    if (only_release && only_dev)
+        test_usage("--release and --dev exclude each other");
+    if (only_release)
+        T.dev = false;
+    if (only_dev)
+        T.release = false;
+    if (npaths == 0)
+        paths[npaths++] = "tests/golden";
+
+    for (int i = 0; i < npaths; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            fprintf(stderr, "brine: cannot read '%s': %s\n", paths[i], strerror(errno));
+            return EXIT_USAGE;
+        }
+        if (S_ISDIR(st.st_mode))
+            find_tests(paths[i]);
+        else if (has_suffix(paths[i], ".br"))
+            add_test(paths[i]); /* named explicitly: a test even without .out */
+        else
+            test_usage("expected a directory or a .br file, got '%s'", paths[i]);
+    }
+    free(paths);
+    qsort(T.tests, (size_t)T.ntests, sizeof *T.tests, cmp_tests);
+    /* The same file named twice (or found twice) runs once. */
+    int k = 0;
+    for (int i = 0; i < T.ntests; i++)
+        if (k == 0 || strcmp(T.tests[k - 1].path, T.tests[i].path) != 0)
+            T.tests[k++] = T.tests[i];
+    T.ntests = k;
+    if (T.ntests == 0) {
+        fputs("brine: no tests found (a test is NAME.br with NAME.out beside it)\n", stderr);
+        puts("0 passed, 0 failed");
+        return 1;
+    }
+
+    /* A runaway program writing without end fails with SIGXFSZ instead of
+     * filling the disk. */
+    struct rlimit rl;
+    const rlim_t cap = (rlim_t)512 << 20;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > cap)) {
+        rl.rlim_cur = cap;
+        setrlimit(RLIMIT_FSIZE, &rl);
+    }
+
+    const char *tmp = getenv("TMPDIR");
+    T.tmpdir = tprintf("%s/brine-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(T.tmpdir)) {
+        fprintf(stderr, "brine: cannot create a temporary directory: %s\n", strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    brine_paths(); /* resolve once, before the threads share it */
+
+    int nworkers = T.jobs < T.ntests ? T.jobs : T.ntests;
+    pthread_t *th = tmalloc((size_t)nworkers * sizeof *th);
+    int started = 0;
+    for (int i = 0; i < nworkers; i++)
+        if (pthread_create(&th[i], NULL, worker, NULL) == 0)
+            started++;
+    if (started == 0)
+        worker(NULL);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    print_ready();
+    nftw(T.tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+    printf("%d passed, %d failed\n", T.npassed, T.nfailed);
+    fflush(stdout);
+    return T.nfailed ? 1 : 0;
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/dumps/run.sh BRINE [--bless]: pins the compiler's intermediate forms.
+#
+# For each NAME.br here, `BRINE --dump=tokens|ast|ir NAME.br` (run in this
+# directory, so file names in the dumps are relative) must print exactly
+# NAME.tokens, NAME.ast and NAME.ir. A change in a dump shows which phase
+# changed; review it by eye, then rewrite the expectations with --bless.
+# Ends with "N passed, N failed"; exits 1 if any failed.
+set -uo pipefail
+
+if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ $# -eq 2 ] && [ "$2" != --bless ]; }; then
+    echo "usage: $0 BRINE [--bless]" >&2
+    exit 2
+fi
+BRINE=$(realpath "$1")
+BLESS=${2:-}
+cd "$(dirname "$0")"
+ACTUAL=$(mktemp "${TMPDIR:-/tmp}/brine-dump-XXXXXX")
+ERR=$(mktemp "${TMPDIR:-/tmp}/brine-dump-err-XXXXXX")
+trap 'rm -f "$ACTUAL" "$ERR"' EXIT
+
+passed=0
+failed=0
+for src in *.br; do
+    name=${src%.br}
+    for kind in tokens ast ir; do
+        want=$name.$kind
+        timeout 30 "$BRINE" --dump=$kind "$src" >"$ACTUAL" 2>"$ERR" </dev/null
+        rc=$?
+        if [ $rc -ne 0 ]; then
+            echo "FAIL $want: brine --dump=$kind exited with status $rc"
+            head -n 5 "$ERR" | sed 's/^/    /'
+            failed=$((failed + 1))
+            continue
+        fi
+        if [ -n "$BLESS" ]; then
+            cp "$ACTUAL" "$want"
+            passed=$((passed + 1))
+        elif [ ! -f "$want" ]; then
+            echo "FAIL $want: no expected dump (review the output, then run $0 BRINE --bless)"
+            failed=$((failed + 1))
+        elif ! cmp -s "$want" "$ACTUAL"; then
+            echo "FAIL $want: the dump differs (-expected +actual)"
+            diff -u "$want" "$ACTUAL" | tail -n +3 | head -n 20 | sed 's/^/    /'
+            failed=$((failed + 1))
+        else
+            passed=$((passed + 1))
+        fi
+    done
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
