@@ -398,6 +398,8 @@ brt_str *brt_os_getenv(brt_str *name);
 
 /* The leaves of par reductions: 16 elements each (SPEC 5.2). */
 #define BRT_LEAF 16
+/* The most leaves one leaves() call is asked for. */
+#define BRT_LEAF_CHUNK 64
 
 /* A par reduction over n elements. The generated C provides:
  *   leaves(env, first, count, vals, has): folds leaves first..first+count-1,
@@ -405,6 +407,13 @@ brt_str *brt_os_getenv(brt_str *name);
  *     when every element of the leaf was filtered out. Leaf L covers
  *     elements [16L, min(16L+16, n)). Element panics happen inside.
  *   combine(env, left, right): *left = *left OP *right, with overflow checks.
+ * leaves() is called with count from 1 up to BRT_LEAF_CHUNK, for any aligned
+ * or unaligned run of leaves; it must give every leaf exactly the value a
+ * count == 1 call gives (lane q of a SIMD fold takes leaf first+q, one
+ * element per step, so each leaf still folds left to right). It may panic;
+ * after any panic on the fast path the runtime re-runs the whole reduction on
+ * one thread, leaf by leaf in post-order, so the panic reported is exactly
+ * SPEC 5.3's (element side effects before a panic may then repeat).
  * brt_reduce_tree computes the tree of SPEC 5.2 and returns whether there is
  * a value (false: every element was filtered out, or n == 0); the value goes
  * to out. Which thread computes which aligned subtree is the runtime's
@@ -429,5 +438,14 @@ typedef struct brt_collect {
     void (*body)(void *env, int64_t lo, int64_t hi, brt_arr **out);
 } brt_collect;
 brt_arr *brt_par_collect(const brt_collect *c);
+
+/* par any / par all (SPEC 5.3: exactly the sequential result, including which
+ * panic comes before the deciding element). body(env, lo, hi) evaluates
+ * elements lo..hi-1 in order and returns the index of the first deciding
+ * element (any: the first true; all: the first false), or -1 when none in
+ * lo..hi decides. brt_par_find returns the lowest deciding index over 0..n,
+ * or -1; chunks run on the pool and may stop early; a panic in a chunk is
+ * reported only when no earlier chunk decided. */
+int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi));
 
 #endif

@@ -17,19 +17,24 @@
  * in post-order (SPEC 5.3), and the first panic met, whether in an element
  * or in a combine, is the one SPEC 5.3 reports.
  *
- * leaves() is called for one leaf at a time. Calling it for many leaves at
- * once would evaluate later leaves before the combines of earlier ones, and
- * an element panic there would be reported instead of an earlier combine's
- * overflow. One indirect call per 16 elements is cheap.
- *
- * Shape for the pool: reduce_block() computes any aligned block of 2^k
- * leaves into one slot; the parallel driver will run blocks as tasks and
- * merge the slots with the same stack, in the same order.
+ * Two ways through, one result:
+ *   - exact: leaves() one leaf at a time, on the calling thread. Every leaf
+ *     and combine runs in post-order, so the first panic met is SPEC 5.3's.
+ *   - fast: leaves() for up to BRT_LEAF_CHUNK leaves per call (the emitter
+ *     folds them in SIMD lanes, each leaf still left to right), and with
+ *     enough leaves, aligned blocks of 2^k leaves as tasks on the pool, each
+ *     result in its slot, the slots merged by the same stack in task order.
+ *     Chunked calls evaluate later leaves before earlier combines, and tasks
+ *     run in any order, so the fast way cannot tell which panic comes first:
+ *     after any panic it is abandoned and the exact way runs from the start.
+ * Task sizes depend on n alone, never on the thread count; and they could
+ * not change the bits anyway, since every task is a subtree of the one tree.
  */
 #include "rt_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 
 #define MAX_LEVELS 64 /* leaves < 2^60, so the stack never holds more */
 
@@ -88,20 +93,93 @@ static bool finish(const brt_reduce *r, tree_stack *st, node *out)
 }
 
 /* The subtree over leaves [first, first + count): an aligned block when
- * count is a power of two, or the ragged tail of the tree. */
-static void reduce_block(const brt_reduce *r, int64_t first, int64_t count, node *out)
+ * count is a power of two, or the ragged tail of the tree. chunk is the
+ * most leaves per leaves() call: 1 for the exact way. */
+static void reduce_block(const brt_reduce *r, int64_t first, int64_t count, int64_t chunk, node *out)
 {
     tree_stack st;
     st.sp = 0;
-    for (int64_t k = 0; k < count; k++) {
-        node *leaf = &st.n[st.sp]; /* folded in place: no copy */
-        unsigned char has = 0;
-        r->leaves(r->env, first + k, 1, leaf->val, &has);
-        leaf->has = has != 0;
-        leaf->level = 0;
-        push(r, &st);
+    _Alignas(16) unsigned char vals[BRT_LEAF_CHUNK * 16];
+    unsigned char has[BRT_LEAF_CHUNK];
+    for (int64_t k = 0; k < count; k += chunk) {
+        int64_t c = count - k < chunk ? count - k : chunk;
+        r->leaves(r->env, first + k, c, vals, has);
+        for (int64_t q = 0; q < c; q++) {
+            node *leaf = &st.n[st.sp];
+            memcpy(leaf->val, vals + q * r->vsize, r->vsize);
+            leaf->has = has[q] != 0;
+            leaf->level = 0;
+            push(r, &st);
+        }
     }
     finish(r, &st, out);
+}
+
+/* The exact way: one thread, one leaf per call, post-order. */
+static bool reduce_exact(const brt_reduce *r, int64_t nleaves, void *out)
+{
+    node root;
+    reduce_block(r, 0, nleaves, 1, &root);
+    if (root.has)
+        memcpy(out, root.val, r->vsize);
+    return root.has;
+}
+
+#define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller tasks cost more than they save */
+#define MAX_TASKS 256
+#define PAR_MIN_LEAVES (2 * MIN_TASK_LEAVES)
+
+struct reduce_job {
+    const brt_reduce *r;
+    int64_t nleaves, task_leaves;
+    node *slots;
+};
+
+static void reduce_task(void *arg, int64_t t)
+{
+    struct reduce_job *job = arg;
+    int64_t first = t * job->task_leaves;
+    int64_t count = job->nleaves - first < job->task_leaves ? job->nleaves - first : job->task_leaves;
+    reduce_block(job->r, first, count, BRT_LEAF_CHUNK, &job->slots[t]);
+}
+
+/* The fast way. Returns false if a panic stopped it (nothing reported yet). */
+static bool reduce_fast(const brt_reduce *r, int64_t nleaves, node *root)
+{
+    if (nleaves < PAR_MIN_LEAVES || brt_pool_threads() == 1 || brt_pool_nested()) {
+        brt_trap trap, *outer = brt_trap_get();
+        trap.panicked = 0;
+        trap.msg = NULL;
+        brt_trap_set(&trap);
+        if (setjmp(trap.jb) != 0) {
+            brt_trap_set(outer);
+            free(trap.msg);
+            return false;
+        }
+        reduce_block(r, 0, nleaves, BRT_LEAF_CHUNK, root);
+        brt_trap_set(outer);
+        return true;
+    }
+    /* Tasks: aligned blocks of 2^k leaves, at most MAX_TASKS of them. */
+    int64_t task_leaves = MIN_TASK_LEAVES;
+    while ((nleaves + task_leaves - 1) / task_leaves > MAX_TASKS)
+        task_leaves *= 2;
+    int64_t ntasks = (nleaves + task_leaves - 1) / task_leaves;
+    node slots[MAX_TASKS];
+    struct reduce_job job = { r, nleaves, task_leaves, slots };
+    if (brt_pool_run(ntasks, reduce_task, &job, NULL) >= 0)
+        return false;
+    /* Every slot is the node (k, t) of the tree, the last one possibly
+     * ragged; above level k they merge by the same level rule. */
+    tree_stack st;
+    st.sp = 0;
+    for (int64_t t = 0; t < ntasks; t++) {
+        st.n[st.sp] = slots[t];
+        st.n[st.sp].level = 0;
+        push(r, &st);
+    }
+    finish(r, &st, root);
+    return true;
 }
 
 bool brt_reduce_tree(const brt_reduce *r, void *out)
@@ -109,8 +187,12 @@ bool brt_reduce_tree(const brt_reduce *r, void *out)
     if (r->n <= 0)
         return false;
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    /* A handful of leaves: the exact way costs less than setting a trap. */
+    if (nleaves < 8)
+        return reduce_exact(r, nleaves, out);
     node root;
-    reduce_block(r, 0, nleaves, &root);
+    if (!reduce_fast(r, nleaves, &root))
+        return reduce_exact(r, nleaves, out); /* reports SPEC 5.3's panic */
     if (root.has)
         memcpy(out, root.val, r->vsize);
     return root.has;
@@ -118,16 +200,132 @@ bool brt_reduce_tree(const brt_reduce *r, void *out)
 
 /* ---- par comprehensions ---------------------------------------------------------- */
 
-#define COLLECT_CHUNK 4096
+/* The array is the same however the indices are chunked, so chunks may follow
+ * the thread count: enough of them to balance uneven elements (a row of a
+ * matrix product each). */
+struct collect_job {
+    const brt_collect *c;
+    int64_t chunk;
+    brt_arr **parts;
+};
+
+static void collect_task(void *arg, int64_t t)
+{
+    struct collect_job *job = arg;
+    int64_t lo = t * job->chunk;
+    int64_t hi = job->c->n - lo < job->chunk ? job->c->n : lo + job->chunk;
+    job->parts[t] = brt_arr_new(job->c->elem, 0);
+    job->c->body(job->c->env, lo, hi, &job->parts[t]);
+}
 
 brt_arr *brt_par_collect(const brt_collect *c)
 {
-    brt_arr *out = brt_arr_new(c->elem, 0);
-    /* Sequential for now: chunks in index order append to one array, which
-     * is the concatenation the pool will build from per-chunk arrays. */
-    for (int64_t lo = 0; lo < c->n; lo += COLLECT_CHUNK) {
-        int64_t hi = c->n - lo > COLLECT_CHUNK ? lo + COLLECT_CHUNK : c->n;
-        c->body(c->env, lo, hi, &out);
+    int threads = brt_pool_threads();
+    if (c->n <= 1 || threads == 1 || brt_pool_nested()) {
+        brt_arr *out = brt_arr_new(c->elem, 0);
+        if (c->n > 0)
+            c->body(c->env, 0, c->n, &out);
+        return out;
     }
+    int64_t ntasks = (int64_t)threads * 8;
+    if (ntasks > c->n)
+        ntasks = c->n;
+    int64_t chunk = (c->n + ntasks - 1) / ntasks;
+    ntasks = (c->n + chunk - 1) / chunk;
+    brt_arr **parts = brt_xmalloc((size_t)ntasks * sizeof *parts);
+    memset(parts, 0, (size_t)ntasks * sizeof *parts);
+    struct collect_job job = { c, chunk, parts };
+    brt_trap panic;
+    /* Chunks before the lowest one that panicked ran to their end, so its
+     * first panic is the one of the lowest index (SPEC 5.4). */
+    if (brt_pool_run(ntasks, collect_task, &job, &panic) >= 0)
+        brt_trap_rethrow(&panic);
+    int64_t total = 0;
+    for (int64_t t = 0; t < ntasks; t++)
+        total += parts[t]->len;
+    brt_arr *out = brt_arr_new(c->elem, 0);
+    if (total > 0) {
+        /* Move the elements (and the references they hold) into one array. */
+        size_t size = brt_type_size(c->elem);
+        brt_arr_release(out);
+        out = parts[0];
+        parts[0] = NULL;
+        out = brt_arr_unique(out);
+        if (out->cap < total) {
+            out->data = brt_xrealloc(out->data, (size_t)total * size);
+            out->cap = total;
+        }
+        for (int64_t t = 1; t < ntasks; t++) {
+            memcpy((char *)out->data + (size_t)out->len * size, parts[t]->data,
+                   (size_t)parts[t]->len * size);
+            out->len += parts[t]->len;
+            parts[t]->len = 0; /* moved, not copied: nothing to release */
+        }
+    }
+    for (int64_t t = 0; t < ntasks; t++)
+        brt_arr_release(parts[t]);
+    free(parts);
     return out;
+}
+
+/* ---- par any / par all ------------------------------------------------------------ */
+
+#define FIND_CHUNK 2048
+
+struct find_job {
+    void *env;
+    int64_t (*body)(void *env, int64_t lo, int64_t hi);
+    int64_t n, chunk;
+    atomic_int_fast64_t first_hit; /* lowest chunk that decided so far */
+    int64_t *found;                /* per chunk: deciding index or -1 */
+};
+
+static void find_task(void *arg, int64_t t)
+{
+    struct find_job *job = arg;
+    job->found[t] = -1;
+    /* A chunk after one that decided cannot change the answer. */
+    if (t > atomic_load_explicit(&job->first_hit, memory_order_relaxed))
+        return;
+    int64_t lo = t * job->chunk;
+    int64_t hi = job->n - lo < job->chunk ? job->n : lo + job->chunk;
+    int64_t at = job->body(job->env, lo, hi);
+    job->found[t] = at;
+    if (at >= 0) {
+        int_fast64_t cur = atomic_load(&job->first_hit);
+        while (t < cur && !atomic_compare_exchange_weak(&job->first_hit, &cur, t))
+            ;
+    }
+}
+
+int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+{
+    if (n <= 0)
+        return -1;
+    if (n <= FIND_CHUNK || brt_pool_threads() == 1 || brt_pool_nested())
+        return body(env, 0, n);
+    int64_t ntasks = (n + FIND_CHUNK - 1) / FIND_CHUNK;
+    int64_t *found = brt_xmalloc((size_t)ntasks * sizeof *found);
+    struct find_job job;
+    job.env = env;
+    job.body = body;
+    job.n = n;
+    job.chunk = FIND_CHUNK;
+    atomic_init(&job.first_hit, INT64_MAX);
+    job.found = found;
+    brt_trap panic;
+    int64_t panicked = brt_pool_run(ntasks, find_task, &job, &panic);
+    int64_t decided = atomic_load(&job.first_hit);
+    /* The sequential walk meets whichever comes first: a panic in an earlier
+     * chunk, or the deciding element (a chunk stops at its first one, and a
+     * panic inside that chunk before it already won there). */
+    if (panicked >= 0 && (decided == INT64_MAX || panicked < decided)) {
+        free(found);
+        brt_trap_rethrow(&panic);
+    }
+    if (panicked >= 0)
+        free(panic.msg);
+    int64_t at = decided == INT64_MAX ? -1 : found[decided];
+    free(found);
+    return at;
 }

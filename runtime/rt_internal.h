@@ -48,7 +48,14 @@ enum brt_gpu_mode brt_gpu_mode(void);
 /* The pool (pool.c): runs tasks 0..ntasks-1 on the threads; see there. */
 int brt_pool_threads(void);
 bool brt_pool_nested(void);
-void brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t, brt_trap *trap), void *arg);
+/* Runs task(arg, t) for t in 0..ntasks-1, the caller included, and returns
+ * when all have finished. On the pool each task runs under a trap: a panic
+ * stops that task, and the call returns the lowest task that panicked (its
+ * panic copied to *first_panic, msg malloc'ed; NULL to discard), else -1.
+ * Nested inside a task, or with one thread, tasks run in order on the calling
+ * thread, untrapped: a panic propagates from the first task that meets one. */
+int64_t brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t), void *arg,
+                     brt_trap *first_panic);
 
 /* ---- stdout (print.c) ---------------------------------------------------- */
 
