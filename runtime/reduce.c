@@ -92,6 +92,27 @@ static bool finish(const brt_reduce *r, tree_stack *st, node *out)
     return acc.has;
 }
 
+#define CHUNK_LEVEL 6 /* BRT_LEAF_CHUNK == 1 << CHUNK_LEVEL */
+
+/* Folds BRT_LEAF_CHUNK leaf values in place into vals[0]/has[0]: pairs at
+ * distance 1, then 2, 4, ...: the complete subtree's level rule. */
+static void fold_chunk(const brt_reduce *r, unsigned char *vals, unsigned char *has)
+{
+    size_t vs = r->vsize;
+    for (int step = 1; step < BRT_LEAF_CHUNK; step *= 2) {
+        for (int j = 0; j < BRT_LEAF_CHUNK; j += 2 * step) {
+            if (!has[j + step])
+                continue;
+            if (!has[j]) {
+                memcpy(vals + j * vs, vals + (j + step) * vs, vs);
+                has[j] = 1;
+            } else {
+                r->combine(r->env, vals + j * vs, vals + (j + step) * vs);
+            }
+        }
+    }
+}
+
 /* The subtree over leaves [first, first + count): an aligned block when
  * count is a power of two, or the ragged tail of the tree. chunk is the
  * most leaves per leaves() call: 1 for the exact way. */
@@ -104,6 +125,17 @@ static void reduce_block(const brt_reduce *r, int64_t first, int64_t count, int6
     for (int64_t k = 0; k < count; k += chunk) {
         int64_t c = count - k < chunk ? count - k : chunk;
         r->leaves(r->env, first + k, c, vals, has);
+        if (c == BRT_LEAF_CHUNK && (first + k) % BRT_LEAF_CHUNK == 0) {
+            /* A whole aligned chunk is a complete subtree: fold it in place,
+             * level by level, and push it as one node. */
+            fold_chunk(r, vals, has);
+            node *sub = &st.n[st.sp];
+            memcpy(sub->val, vals, r->vsize);
+            sub->has = has[0] != 0;
+            sub->level = CHUNK_LEVEL;
+            push(r, &st);
+            continue;
+        }
         for (int64_t q = 0; q < c; q++) {
             node *leaf = &st.n[st.sp];
             memcpy(leaf->val, vals + q * r->vsize, r->vsize);
