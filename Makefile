@@ -33,6 +33,14 @@ STDLIB = stdlib/math.br stdlib/random.br
 COMPILER_OBJ = $(COMPILER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/lexer.o $(B)/obj/gen/parser.o
 RUNTIME_OBJ  = $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
 
+# GPU offload (docs/gpu.md): the kernel generator in the compiler; the GPU
+# runtime in libbrine_rt.a (CUDA and NVRTC are dlopen'ed, never linked).
+COMPILER_SRC += compiler/emit_cuda.c
+COMPILER_HDR += compiler/emit_cuda.h
+GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/cuda.c runtime-gpu/shim.c
+GPU_RT_HDR = runtime-gpu/gpu_internal.h
+RUNTIME_OBJ += $(GPU_RT_SRC:%.c=$(B)/obj/%.o)
+
 LIBDIR  = $(B)/lib/brine
 BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
@@ -67,6 +75,10 @@ $(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h
 # reach libc's stdout/stderr through the PC32 relocations of gcc's default PIE
 # code (they assume copy relocations); GOT-relative ones work everywhere.
 $(B)/obj/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+$(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
 

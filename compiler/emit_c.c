@@ -26,6 +26,7 @@
  * copy-on-write does not copy needlessly.
  */
 #include "ir.h"
+#include "emit_cuda.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -1427,18 +1428,33 @@ static const char *emit_par_reduce(struct ir_node *rn)
     bprintf(&aux, "}\n\n");
     bputs(&s_aux, aux.p);
     bprintf(&s_protos, "struct bp_env%d;\n", id);
-    const char *tree = "brt_reduce_tree";
+    /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
+    char *gpu_aux = NULL;
+    const char *tree = emit_cuda_reduce(rn, id, &gpu_aux);
+    if (gpu_aux) bputs(&s_aux, gpu_aux), free(gpu_aux);
+    if (!tree) tree = "brt_reduce_tree";
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp();
     line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s};", r, s.n, ct, env, id, id, L);
-    const char *res = new_temp();
+    const char *res = new_temp(), *got = new_temp();
     line("%s %s;", ct, res);
+    /* One leaf is the whole tree: fold it here, where gcc can inline it,
+     * rather than through the runtime (tiny n in hot loops, SPEC 5.5). Under
+     * BRINE_GPU=on an eligible reduction still goes to the device. */
+    line("bool %s;", got);
+    line("if (%s <= BRT_LEAF%s) {", s.n, strcmp(tree, "brt_reduce_tree") != 0 ? " && !brt_gpu_forced" : "");
+    line("    unsigned char h_ = 0;");
+    line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
+    line("    %s = h_ != 0;", got);
+    line("} else {");
+    line("    %s = %s(&%s, &%s);", got, tree, r, res);
+    line("}");
     if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
-        line("if (!%s(&%s, &%s)) brt_panic(%s, %s);", tree, r, res, L,
+        line("if (!%s) brt_panic(%s, %s);", got, L,
              rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     else
-        line("if (!%s(&%s, &%s)) %s = %s;", tree, r, res, res, start_value(rn->reducer, t));
+        line("if (!%s) %s = %s;", got, res, start_value(rn->reducer, t));
     return res;
 }
 

@@ -25,19 +25,21 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "emit_cuda.h"
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release] [--emit-c]\n"
+    "  brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda]\n"
     "  brine run FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--threads 1,4] [-j N] [--timeout S]\n"
-    "  brine --dump=tokens|ast|ir FILE.br\n"
+    "  brine --dump=tokens|ast|ir|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
     "commands:\n"
     "  build   compile FILE.br to a native program (default OUT: FILE without .br)\n"
     "          --release  optimise with the system C compiler ($CC, else cc)\n"
     "          --emit-c   also write the generated C to OUT.c\n"
+    "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
@@ -164,6 +166,7 @@ static char *compile_to_c(const char *path, size_t *len)
     check_program(prog);
     struct ir_program *ir = lower_program(prog);
     ir_verify(ir);
+    emit_cuda_reset();
     return emit_c(ir, len);
 }
 
@@ -179,6 +182,8 @@ static void remove_temp_c(void)
 }
 
 /* compile_file: the pipeline as one list of calls, then the back end. */
+static bool emit_cuda_file; /* --emit-cuda */
+
 static void compile_file(const char *path, const char *out, enum mode mode, bool emit_c_file)
 {
     size_t len;
@@ -201,6 +206,12 @@ static void compile_file(const char *path, const char *out, enum mode mode, bool
     if (emit_c_file) {
         c_path = arena_printf("%s.c", out);
         write_file(c_path, c_text, len);
+    }
+    if (emit_cuda_file) {
+        /* the kernels, for reading; none eligible: an empty file says so */
+        size_t culen;
+        const char *cu = emit_cuda_sources(&culen);
+        write_file(arena_printf("%s.cu", out), cu ? cu : "", cu ? culen : 0);
     }
     switch (mode) {
     case MODE_DEV:
@@ -257,6 +268,8 @@ static int cmd_build(int argc, char **argv)
             mode = MODE_DEV;
         } else if (strcmp(a, "--emit-c") == 0) {
             emit = true;
+        } else if (strcmp(a, "--emit-cuda") == 0) {
+            emit_cuda_file = true;
         } else if (a[0] == '-' && a[1]) {
             usage("unknown option '%s' for build", a);
         } else if (file) {
@@ -323,15 +336,17 @@ static char *read_source(const char *path, size_t *len)
     return buf;
 }
 
-/* brine --dump=tokens|ast|ir FILE.br. The AST is dumped as the parser made
- * it (before checking), so a dump shows the phase that produced it. */
+/* brine --dump=tokens|ast|ir|c FILE.br. The AST is dumped as the parser made
+ * it (before checking), so a dump shows the phase that produced it; `c` is
+ * the generated C (the front half of a build: check, lower, emit). */
 static int cmd_dump(const char *what, int argc, char **argv)
 {
     if (argc != 1)
         usage("--dump=%s takes exactly one source file", what);
     const char *file = argv[0];
-    if (strcmp(what, "tokens") != 0 && strcmp(what, "ast") != 0 && strcmp(what, "ir") != 0)
-        usage("unknown dump '%s': expected tokens, ast or ir", what);
+    if (strcmp(what, "tokens") != 0 && strcmp(what, "ast") != 0 && strcmp(what, "ir") != 0 &&
+        strcmp(what, "c") != 0)
+        usage("unknown dump '%s': expected tokens, ast, ir or c", what);
     require_source(file);
     if (strcmp(what, "tokens") == 0) {
         size_t len;
@@ -346,7 +361,13 @@ static int cmd_dump(const char *what, int argc, char **argv)
         check_program(prog);
         struct ir_program *ir = lower_program(prog);
         ir_verify(ir);
-        ir_dump(stdout, ir);
+        if (strcmp(what, "c") == 0) {
+            size_t len;
+            char *c = emit_c(ir, &len);
+            fwrite(c, 1, len, stdout);
+        } else {
+            ir_dump(stdout, ir);
+        }
     }
     if (fflush(stdout) != 0) {
         fprintf(stderr, "brine: cannot write the dump: %s\n", strerror(errno));
@@ -373,7 +394,7 @@ int main(int argc, char **argv)
     if (strncmp(cmd, "--dump=", 7) == 0)
         return cmd_dump(cmd + 7, argc - 2, argv + 2);
     if (strcmp(cmd, "--dump") == 0)
-        usage("write --dump=tokens, --dump=ast or --dump=ir");
+        usage("write --dump=tokens, --dump=ast, --dump=ir or --dump=c");
     if (strcmp(cmd, "build") == 0)
         return cmd_build(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0)

@@ -189,7 +189,7 @@ void brt_start(int argc, char **argv)
         if (strcmp(g, "off") == 0)
             gpu_mode = BRT_GPU_OFF;
         else if (strcmp(g, "on") == 0)
-            gpu_mode = BRT_GPU_ON;
+            gpu_mode = BRT_GPU_ON, brt_gpu_forced = true;
         else if (strcmp(g, "auto") == 0)
             gpu_mode = BRT_GPU_AUTO;
         else
@@ -202,6 +202,8 @@ int brt_finish(void)
     brt_flush();
     return 0;
 }
+
+bool brt_gpu_forced;
 
 enum brt_gpu_mode brt_gpu_mode(void)
 {

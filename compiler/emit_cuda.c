@@ -1,0 +1,937 @@
+/*
+ * emit_cuda.c: CUDA C kernels for eligible par reductions (SPEC 9).
+ *
+ * A par sum/product/min/max is eligible when its element and filter use only
+ * integer/float arithmetic (bit operations, shifts and the wrapping methods
+ * count as integer arithmetic: exact on every machine), comparisons, numeric
+ * conversions, abs, min/max of two, sqrt, captured scalars, scalar
+ * constants, reads and len() of captured [int]/[u64]/[float] arrays, and
+ * calls of user functions whose bodies use the same (scalar parameters,
+ * locals, if/while/for-over-a-range; no recursion). panic() in a library
+ * function only raises the flag. i128, strings, arrays other than those
+ * reads, allocation, printing and the other math functions stay on the CPU.
+ * Deciding is generating: the generator walks the IR and gives up on the
+ * first thing it cannot translate.
+ *
+ * One CUDA module per reduction: a prelude (checked arithmetic that raises
+ * a flag instead of panicking; a CPU shim under #ifndef __CUDACC__ so that
+ * gcc runs the very same text, see docs/gpu.md), the environment read from
+ * an array of 8-byte slots, the device functions, brk_elem (filter and
+ * element of index k), brk_op (the combine of SPEC 5.2/5.5), and two fixed
+ * kernels: brk_leaves (block b folds leaves [256b, 256b+256), each thread one
+ * leaf left to right, then combines them level by level in shared memory)
+ * and brk_combine (256 nodes of one level into one node of a level 8 higher,
+ * by the same rule). A missing node (past the end, or a leaf the filter
+ * emptied) has no value and its partner moves up, exactly as 5.2 says.
+ *
+ * Device code is emitted as nested C expressions: which panic comes first
+ * does not matter on the device (any flag means the CPU re-runs the
+ * reduction and reports SPEC 5.3's panic), and C's && || ?: keep Brine's
+ * short-circuit. Every loop also stops when the flag is up, so garbage
+ * after a flagged operation cannot keep a thread looping.
+ */
+#include "emit_cuda.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text ------------------------------------------------------------------ */
+
+struct sb {
+    char *p;
+    size_t len, cap;
+};
+
+static void sb_putn(struct sb *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > c) c *= 2;
+        b->p = xrealloc(b->p, c);
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+static void sb_puts(struct sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *t = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_putn(b, t, (size_t)n);
+    free(t);
+}
+
+/* ---- the kernel being generated -------------------------------------------- */
+
+struct dfn {
+    struct ir_fn *fn;
+    int state; /* 1: being generated (a call now is recursion), 2: done */
+};
+
+struct kctx {
+    struct ir_node *rn;
+    bool bad;
+    struct sb protos, defs;
+    struct dfn *fns;
+    int nfns, capfns;
+    struct ir_global **globals;
+    int nglobals, capglobals;
+};
+static struct kctx *K;
+
+/* The device function being generated (NULL: brk_elem). */
+struct dctx {
+    struct sb decl, body;
+    unsigned char *declared; /* by var id (ids are program-wide) */
+    int ndeclared;
+    int ind;
+};
+
+static unsigned char *declared_slot(struct dctx *d, int id)
+{
+    if (id >= d->ndeclared) {
+        int n = d->ndeclared ? d->ndeclared : 64;
+        while (n <= id) n *= 2;
+        d->declared = xrealloc(d->declared, (size_t)n);
+        memset(d->declared + d->ndeclared, 0, (size_t)(n - d->ndeclared));
+        d->ndeclared = n;
+    }
+    return &d->declared[id];
+}
+static struct dctx *D;
+
+static struct sb all_sources;
+static int nsources;
+
+void emit_cuda_reset(void)
+{
+    free(all_sources.p);
+    all_sources = (struct sb){0};
+    nsources = 0;
+}
+
+const char *emit_cuda_sources(size_t *len)
+{
+    if (len) *len = all_sources.len;
+    return all_sources.p;
+}
+
+int emit_cuda_count(void) { return nsources; }
+
+static const char *fail(void)
+{
+    K->bad = true;
+    return "0";
+}
+
+/* C type of a scalar on the device; NULL for anything else. */
+static const char *dtype(struct type *t)
+{
+    switch (t->kind) {
+    case T_INT: return "long long";
+    case T_U64: return "unsigned long long";
+    case T_FLOAT: return "double";
+    case T_BOOL: return "int";
+    case T_I128: case T_STR: case T_ARRAY: case T_VOID: return NULL;
+    }
+    return NULL;
+}
+
+static const char *sfx(struct type *t)
+{
+    return t == ty_int ? "i64" : t == ty_u64 ? "u64" : t == ty_float ? "f64" : NULL;
+}
+
+/* The slot member that holds a scalar of type t. */
+static const char *slot_member(struct type *t)
+{
+    return t == ty_u64 ? "u" : t == ty_float ? "f" : "i";
+}
+
+static bool is_num_array(struct type *t)
+{
+    return t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_u64 || t->elem == ty_float);
+}
+
+static bool is_cap(struct ir_var *v)
+{
+    for (int i = 0; i < K->rn->ncaps; i++)
+        if (K->rn->caps[i] == v) return true;
+    return false;
+}
+
+static const char *global_ref(struct ir_global *g)
+{
+    if (!dtype(g->type)) return fail();
+    for (int i = 0; i < K->nglobals; i++)
+        if (K->globals[i] == g) return arena_printf("E->g%d", g->id);
+    if (K->nglobals == K->capglobals) {
+        K->capglobals = K->capglobals ? 2 * K->capglobals : 8;
+        K->globals = xrealloc(K->globals, (size_t)K->capglobals * sizeof *K->globals);
+    }
+    K->globals[K->nglobals++] = g;
+    return arena_printf("E->g%d", g->id);
+}
+
+static const char *dex(struct ir_node *n);
+static const char *device_fn(struct ir_fn *f);
+
+static const char *var_ref(struct ir_var *v)
+{
+    if (!dtype(v->type)) return fail();
+    if (!D) {
+        /* brk_elem: the generator variable, or a captured scalar */
+        if (v == K->rn->gen_var) return arena_printf("v%d", v->id);
+        if (is_cap(v)) return arena_printf("E->c%d", v->id);
+        return fail();
+    }
+    return arena_printf("v%d", v->id);
+}
+
+/* A captured numeric array named by an IR_VAR (brk_elem only). */
+static struct ir_var *cap_array(struct ir_node *a)
+{
+    if (D || a->op != IR_VAR || !is_cap(a->var) || !is_num_array(a->var->type)) return NULL;
+    return a->var;
+}
+
+static const char *int_lit(struct type *t, unsigned __int128 v)
+{
+    if (t == ty_u64) return arena_printf("%" PRIu64 "ULL", (uint64_t)v);
+    int64_t x = (int64_t)(uint64_t)v;
+    if (x == INT64_MIN) return "(-9223372036854775807LL-1)";
+    return arena_printf("%" PRId64 "LL", x);
+}
+
+static const char *cmp_op(enum op op)
+{
+    switch (op) {
+    case OP_EQ: return "==";
+    case OP_NE: return "!=";
+    case OP_LT: return "<";
+    case OP_LE: return "<=";
+    case OP_GT: return ">";
+    case OP_GE: return ">=";
+    default: return NULL;
+    }
+}
+
+static const char *dbinary(struct ir_node *n)
+{
+    struct type *ot = n->optype, *bt = n->b->type;
+    const char *a = dex(n->a), *b = dex(n->b);
+    enum op op = n->bop;
+    const char *cmp = cmp_op(op);
+    if (ot == ty_bool) {
+        switch (op) {
+        case OP_EQ: case OP_NE: return arena_printf("(%s %s %s)", a, cmp, b);
+        case OP_BAND: return arena_printf("(%s & %s)", a, b);
+        case OP_BOR: return arena_printf("(%s | %s)", a, b);
+        case OP_BXOR: return arena_printf("(%s ^ %s)", a, b);
+        default: return fail();
+        }
+    }
+    if (ot == ty_float) {
+        switch (op) {
+        case OP_ADD: return arena_printf("(%s + %s)", a, b);
+        case OP_SUB: return arena_printf("(%s - %s)", a, b);
+        case OP_MUL: return arena_printf("(%s * %s)", a, b);
+        case OP_DIV: return arena_printf("(%s / %s)", a, b);
+        case OP_MOD: return arena_printf("fmod(%s, %s)", a, b);
+        default:
+            if (cmp) return arena_printf("(%s %s %s)", a, cmp, b);
+            return fail();
+        }
+    }
+    const char *s = sfx(ot);
+    if (!s) return fail();
+    if (cmp) return arena_printf("(%s %s %s)", a, cmp, b);
+    switch (op) {
+    case OP_ADD: return arena_printf("brk_add_%s(st_, %s, %s)", s, a, b);
+    case OP_SUB: return arena_printf("brk_sub_%s(st_, %s, %s)", s, a, b);
+    case OP_MUL: return arena_printf("brk_mul_%s(st_, %s, %s)", s, a, b);
+    case OP_DIV: return arena_printf("brk_div_%s(st_, %s, %s)", s, a, b);
+    case OP_MOD: return arena_printf("brk_mod_%s(st_, %s, %s)", s, a, b);
+    case OP_BAND: return arena_printf("(%s & %s)", a, b);
+    case OP_BOR: return arena_printf("(%s | %s)", a, b);
+    case OP_BXOR: return arena_printf("(%s ^ %s)", a, b);
+    case OP_SHL: case OP_SHR: {
+        const char *amt = bt == ty_u64 ? arena_printf("brk_amt_u64(%s)", b) : bt == ty_int ? b : fail();
+        return arena_printf("brk_%s_%s(st_, %s, %s)", op == OP_SHL ? "shl" : "shr", s, a, amt);
+    }
+    default: return fail();
+    }
+}
+
+static const char *dconv(struct ir_node *n)
+{
+    struct type *from = n->optype, *to = n->type;
+    const char *a = dex(n->a);
+    if (!dtype(from) || !dtype(to)) return fail();
+    if (from == to) return a;
+    if (from == ty_bool) return arena_printf("((%s)%s)", dtype(to), a);
+    if (to == ty_float) return arena_printf("((double)%s)", a); /* int, u64: round to nearest */
+    if (to == ty_int) return from == ty_float ? arena_printf("brk_f2i(st_, %s)", a) : arena_printf("brk_u2i(st_, %s)", a);
+    if (to == ty_u64) return from == ty_float ? arena_printf("brk_f2u(st_, %s)", a) : arena_printf("brk_i2u(st_, %s)", a);
+    return fail();
+}
+
+static const char *dbuiltin(struct ir_node *n)
+{
+    struct type *t0 = n->nkids ? n->kids[0]->type : NULL;
+    switch (n->builtin) {
+    case BI_PANIC: return "brk_fail(st_)"; /* the message is the CPU re-run's business */
+    case BI_LEN: {
+        struct ir_var *v = cap_array(n->kids[0]);
+        return v ? arena_printf("E->c%d_len", v->id) : fail();
+    }
+    default: break;
+    }
+    const char **x = arena_alloc((size_t)(n->nkids + 1) * sizeof *x);
+    for (int i = 0; i < n->nkids; i++) x[i] = dex(n->kids[i]);
+    switch (n->builtin) {
+    case BI_ABS:
+        if (t0 == ty_int) return arena_printf("brk_abs_i64(st_, %s)", x[0]);
+        if (t0 == ty_float) return arena_printf("fabs(%s)", x[0]);
+        if (t0 == ty_u64) return x[0];
+        return fail();
+    case BI_MIN2: case BI_MAX2:
+        if (!sfx(t0)) return fail();
+        return arena_printf("brk_%s_%s(%s, %s)", n->builtin == BI_MIN2 ? "min" : "max", sfx(t0), x[0], x[1]);
+    case BI_SQRT: return arena_printf("sqrt(%s)", x[0]);
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
+        const char *op = n->builtin == M_WRAPPING_ADD ? "+" : n->builtin == M_WRAPPING_SUB ? "-" : "*";
+        if (t0 == ty_u64) return arena_printf("(%s %s %s)", x[0], op, x[1]);
+        if (t0 == ty_int)
+            return arena_printf("((long long)((unsigned long long)%s %s (unsigned long long)%s))", x[0], op, x[1]);
+        return fail();
+    }
+    case M_WRAPPING_NEG:
+        if (t0 == ty_u64) return arena_printf("(0ULL - %s)", x[0]);
+        if (t0 == ty_int) return arena_printf("((long long)(0ULL - (unsigned long long)%s))", x[0]);
+        return fail();
+    default: return fail();
+    }
+}
+
+static const char *dex(struct ir_node *n)
+{
+    if (K->bad) return "0";
+    switch (n->op) {
+    case IR_INT:
+        if (n->type != ty_int && n->type != ty_u64) return fail();
+        return int_lit(n->type, n->ival);
+    case IR_FLOAT: {
+        uint64_t u;
+        memcpy(&u, &n->fval, sizeof u);
+        return arena_printf("brk_f64(0x%016" PRIx64 "ULL)", u);
+    }
+    case IR_BOOL: return n->bval ? "1" : "0";
+    case IR_VAR: return var_ref(n->var);
+    case IR_GLOBAL: return global_ref(n->global);
+    case IR_UNARY: {
+        const char *a = dex(n->a);
+        struct type *t = n->optype;
+        if (n->bop == OP_NEG) {
+            if (t == ty_float) return arena_printf("(-%s)", a);
+            if (t == ty_int || t == ty_u64) return arena_printf("brk_neg_%s(st_, %s)", sfx(t), a);
+            return fail();
+        }
+        if (t == ty_int || t == ty_u64) return arena_printf("(~%s)", a);
+        return fail();
+    }
+    case IR_NOT: return arena_printf("(!%s)", dex(n->a));
+    case IR_BINARY: return dbinary(n);
+    case IR_AND: return arena_printf("(%s && %s)", dex(n->a), dex(n->b));
+    case IR_OR: return arena_printf("(%s || %s)", dex(n->a), dex(n->b));
+    case IR_COND: {
+        if (!dtype(n->type)) return fail();
+        const char *c = dex(n->a), *x = dex(n->b), *y = dex(n->c);
+        return arena_printf("(%s ? %s : %s)", c, x, y);
+    }
+    case IR_CONV: return dconv(n);
+    case IR_CALL: {
+        if (n->type != ty_void && !dtype(n->type)) return fail();
+        const char *name = device_fn(n->fn);
+        struct sb args = {0};
+        sb_puts(&args, "E, st_");
+        for (int i = 0; i < n->nkids; i++) sb_printf(&args, ", %s", dex(n->kids[i]));
+        const char *r = arena_printf("%s(%s)", name, args.p);
+        free(args.p);
+        return r;
+    }
+    case IR_BUILTIN: return dbuiltin(n);
+    case IR_INDEX: {
+        struct ir_var *v = cap_array(n->a);
+        if (!v || n->b->type != ty_int) return fail();
+        return arena_printf("brk_ld_%s(st_, E->c%d, E->c%d_len, %s)", sfx(v->type->elem), v->id, v->id, dex(n->b));
+    }
+    case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+        return fail();
+    case IR_BLOCK: case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_IF:
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_RETURN:
+    case IR_UNREACHABLE:
+        return fail();
+    }
+    return fail();
+}
+
+/* ---- device functions ------------------------------------------------------- */
+
+__attribute__((format(printf, 1, 2))) static void dline(const char *fmt, ...)
+{
+    for (int i = 0; i < D->ind; i++) sb_puts(&D->body, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *t = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb_puts(&D->body, t);
+    sb_puts(&D->body, "\n");
+    free(t);
+}
+
+static const char *dlocal(struct ir_var *v)
+{
+    const char *t = dtype(v->type);
+    if (!t) return fail();
+    unsigned char *dec = declared_slot(D, v->id);
+    if (!*dec) {
+        *dec = 1;
+        sb_printf(&D->decl, "    %s v%d = 0;\n", t, v->id);
+    }
+    return arena_printf("v%d", v->id);
+}
+
+static void dstmt(struct ir_node *s)
+{
+    if (K->bad) return;
+    switch (s->op) {
+    case IR_BLOCK:
+        dline("{");
+        D->ind++;
+        for (int i = 0; i < s->nkids; i++) dstmt(s->kids[i]);
+        D->ind--;
+        dline("}");
+        return;
+    case IR_LET: case IR_ASSIGN: {
+        const char *x = dex(s->a);
+        const char *v = dlocal(s->var);
+        dline("%s = %s;", v, x);
+        return;
+    }
+    case IR_EXPR:
+        dline("(void)(%s);", dex(s->a));
+        return;
+    case IR_IF:
+        dline("if (%s) {", dex(s->a));
+        D->ind++;
+        dstmt(s->b);
+        D->ind--;
+        if (s->c) {
+            dline("} else {");
+            D->ind++;
+            dstmt(s->c);
+            D->ind--;
+        }
+        dline("}");
+        return;
+    case IR_WHILE:
+        dline("while (!*st_ && %s) {", dex(s->a));
+        D->ind++;
+        dstmt(s->b);
+        D->ind--;
+        dline("}");
+        return;
+    case IR_FOR_RANGE: {
+        struct type *it = s->iter.lo->type;
+        const char *t = it == ty_int || it == ty_u64 ? dtype(it) : NULL;
+        if (!t) {
+            fail();
+            return;
+        }
+        const char *v = dlocal(s->var);
+        int k = s->var->id;
+        /* bounds once; k never steps past hi, as in the C back end */
+        dline("{");
+        D->ind++;
+        dline("%s lo%d = %s, hi%d = %s;", t, k, dex(s->iter.lo), k, dex(s->iter.hi));
+        if (s->iter.inclusive)
+            dline("for (%s k%d = lo%d, go%d = lo%d <= hi%d; go%d && !*st_; go%d = k%d < hi%d, k%d += go%d) {", t, k, k,
+                  k, k, k, k, k, k, k, k, k);
+        else
+            dline("for (%s k%d = lo%d; k%d < hi%d && !*st_; k%d++) {", t, k, k, k, k, k);
+        D->ind++;
+        dline("%s = k%d;", v, k);
+        dstmt(s->b);
+        D->ind--;
+        dline("}");
+        D->ind--;
+        dline("}");
+        return;
+    }
+    case IR_BREAK: dline("break;"); return;
+    case IR_CONTINUE: dline("continue;"); return;
+    case IR_RETURN:
+        if (s->a) dline("return %s;", dex(s->a));
+        else dline("return;");
+        return;
+    case IR_UNREACHABLE:
+        dline("*st_ = 1;");
+        return;
+    case IR_STORE: case IR_PUSH: case IR_FOR_ARRAY:
+    default:
+        fail();
+        return;
+    }
+}
+
+/* The device function for f (generated once per kernel); its name. */
+static const char *device_fn(struct ir_fn *f)
+{
+    for (int i = 0; i < K->nfns; i++)
+        if (K->fns[i].fn == f) {
+            if (K->fns[i].state == 1) fail(); /* recursion: the CPU's business */
+            return f->cname;
+        }
+    if (f->ret != ty_void && !dtype(f->ret)) return fail();
+    for (int i = 0; i < f->nparams; i++)
+        if (!dtype(f->params[i]->type)) return fail();
+    if (K->nfns == K->capfns) {
+        K->capfns = K->capfns ? 2 * K->capfns : 8;
+        K->fns = xrealloc(K->fns, (size_t)K->capfns * sizeof *K->fns);
+    }
+    int me = K->nfns++;
+    K->fns[me] = (struct dfn){f, 1};
+
+    struct sb hdr = {0};
+    sb_printf(&hdr, "__device__ static %s %s(const struct brk_env *E, int *st_", f->ret == ty_void ? "void" : dtype(f->ret),
+              f->cname);
+    for (int i = 0; i < f->nparams; i++) sb_printf(&hdr, ", %s v%d", dtype(f->params[i]->type), f->params[i]->id);
+    sb_puts(&hdr, ")");
+    sb_printf(&K->protos, "%s;\n", hdr.p);
+
+    struct dctx *saved = D;
+    struct dctx d = {0};
+    for (int i = 0; i < f->nparams; i++) *declared_slot(&d, f->params[i]->id) = 1;
+    d.ind = 1;
+    D = &d;
+    for (int i = 0; i < f->body->nkids; i++) dstmt(f->body->kids[i]);
+    D = saved;
+
+    sb_printf(&K->defs, "/* %s.%s */\n%s\n{\n", f->module, f->name, hdr.p);
+    sb_puts(&K->defs, "    (void)E;\n");
+    if (d.decl.p) sb_puts(&K->defs, d.decl.p);
+    if (d.body.p) sb_puts(&K->defs, d.body.p);
+    if (f->ret != ty_void) sb_puts(&K->defs, "    return 0;\n");
+    sb_puts(&K->defs, "}\n\n");
+    free(hdr.p);
+    free(d.decl.p);
+    free(d.body.p);
+    free(d.declared);
+    K->fns[me].state = 2;
+    return f->cname;
+}
+
+/* ---- the fixed parts of every module ----------------------------------------- */
+
+static const char *prelude =
+    "/* Checked arithmetic raises *st instead of panicking: the host then re-runs\n"
+    " * the reduction on the CPU, which reports the exact panic (SPEC 5.3). */\n"
+    "#ifdef __CUDACC__\n"
+    "#define BRK_KERNEL extern \"C\" __global__ void __launch_bounds__(BRK_B)\n"
+    "/* not static: NVRTC warns about unused static functions */\n"
+    "#define BRK_FN __device__ __forceinline__\n"
+    "#define BRK_THREADS if (1)\n"
+    "#define BRK_SYNC __syncthreads();\n"
+    "#define BRK_TID ((int)threadIdx.x)\n"
+    "#define BRK_BID ((long long)blockIdx.x)\n"
+    "BRK_FN double brk_f64(unsigned long long u) { return __longlong_as_double((long long)u); }\n"
+    "#else\n"
+    "/* The CPU shim: gcc compiles this same text as C. A block is a call of the\n"
+    " * kernel; each BRK_THREADS phase is a loop over the block's threads, so the\n"
+    " * barrier between phases is the end of the loop; __shared__ is static. */\n"
+    "#define __device__\n"
+    "#define __shared__ static\n"
+    "#define BRK_KERNEL __attribute__((visibility(\"default\"))) void\n"
+    "#define BRK_FN static inline\n"
+    "static int brk_tid_;\n"
+    "static long long brk_bid_;\n"
+    "#define BRK_THREADS for (brk_tid_ = 0; brk_tid_ < BRK_B; brk_tid_++)\n"
+    "#define BRK_SYNC\n"
+    "#define BRK_TID brk_tid_\n"
+    "#define BRK_BID brk_bid_\n"
+    "__attribute__((visibility(\"default\"))) void brk_shim_block(long long b) { brk_bid_ = b; }\n"
+    "double sqrt(double);\n"
+    "double fabs(double);\n"
+    "double fmod(double, double);\n"
+    "BRK_FN double brk_f64(unsigned long long u) { union { unsigned long long u; double d; } c; c.u = u; return c.d; }\n"
+    "#endif\n"
+    "#define BRK_B 256\n"
+    "#define BRK_LEAF 16\n"
+    "#define BRK_MIN64 (-9223372036854775807LL-1)\n"
+    "#define BRK_MAX64 9223372036854775807LL\n"
+    "typedef union brk_slot { long long i; unsigned long long u; double f; const void *p; } brk_slot;\n"
+    "BRK_FN long long brk_fail(int *st) { *st = 1; return 0; }\n"
+    "BRK_FN long long brk_add_i64(int *st, long long a, long long b)\n"
+    "{ long long r = (long long)((unsigned long long)a + (unsigned long long)b); if (((a ^ r) & (b ^ r)) < 0) *st = 1; return r; }\n"
+    "BRK_FN long long brk_sub_i64(int *st, long long a, long long b)\n"
+    "{ long long r = (long long)((unsigned long long)a - (unsigned long long)b); if (((a ^ b) & (a ^ r)) < 0) *st = 1; return r; }\n"
+    "BRK_FN long long brk_mul_i64(int *st, long long a, long long b)\n"
+    "{\n"
+    "    long long r = (long long)((unsigned long long)a * (unsigned long long)b);\n"
+    "    if (a == 0 || b == 0) return 0;\n"
+    "    if (b == -1) { if (a == BRK_MIN64) *st = 1; }\n"
+    "    else if (a == -1) { if (b == BRK_MIN64) *st = 1; }\n"
+    "    else if (r / b != a) *st = 1;\n"
+    "    return r;\n"
+    "}\n"
+    "BRK_FN long long brk_div_i64(int *st, long long a, long long b)\n"
+    "{ if (b == 0 || (b == -1 && a == BRK_MIN64)) { *st = 1; return 0; } return a / b; }\n"
+    "BRK_FN long long brk_mod_i64(int *st, long long a, long long b)\n"
+    "{ if (b == 0) { *st = 1; return 0; } if (b == -1) return 0; return a % b; }\n"
+    "BRK_FN long long brk_neg_i64(int *st, long long a) { if (a == BRK_MIN64) { *st = 1; return 0; } return -a; }\n"
+    "BRK_FN long long brk_abs_i64(int *st, long long a) { if (a == BRK_MIN64) { *st = 1; return 0; } return a < 0 ? -a : a; }\n"
+    "BRK_FN long long brk_shl_i64(int *st, long long a, long long s)\n"
+    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return (long long)((unsigned long long)a << s); }\n"
+    "BRK_FN long long brk_shr_i64(int *st, long long a, long long s)\n"
+    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a >> s; }\n"
+    "BRK_FN unsigned long long brk_add_u64(int *st, unsigned long long a, unsigned long long b)\n"
+    "{ if (a + b < a) *st = 1; return a + b; }\n"
+    "BRK_FN unsigned long long brk_sub_u64(int *st, unsigned long long a, unsigned long long b)\n"
+    "{ if (b > a) *st = 1; return a - b; }\n"
+    "BRK_FN unsigned long long brk_mul_u64(int *st, unsigned long long a, unsigned long long b)\n"
+    "{ unsigned long long r = a * b; if (a != 0 && r / a != b) *st = 1; return r; }\n"
+    "BRK_FN unsigned long long brk_div_u64(int *st, unsigned long long a, unsigned long long b)\n"
+    "{ if (b == 0) { *st = 1; return 0; } return a / b; }\n"
+    "BRK_FN unsigned long long brk_mod_u64(int *st, unsigned long long a, unsigned long long b)\n"
+    "{ if (b == 0) { *st = 1; return 0; } return a % b; }\n"
+    "BRK_FN unsigned long long brk_neg_u64(int *st, unsigned long long a) { if (a != 0) *st = 1; return 0; }\n"
+    "BRK_FN unsigned long long brk_shl_u64(int *st, unsigned long long a, long long s)\n"
+    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a << s; }\n"
+    "BRK_FN unsigned long long brk_shr_u64(int *st, unsigned long long a, long long s)\n"
+    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a >> s; }\n"
+    "BRK_FN long long brk_amt_u64(unsigned long long s) { return s > (unsigned long long)BRK_MAX64 ? -1 : (long long)s; }\n"
+    "BRK_FN long long brk_f2i(int *st, double x)\n"
+    "{ if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) { *st = 1; return 0; } return (long long)x; }\n"
+    "BRK_FN unsigned long long brk_f2u(int *st, double x)\n"
+    "{ if (!(x > -1.0 && x < 18446744073709551616.0)) { *st = 1; return 0; } return (unsigned long long)x; }\n"
+    "BRK_FN unsigned long long brk_i2u(int *st, long long v) { if (v < 0) { *st = 1; return 0; } return (unsigned long long)v; }\n"
+    "BRK_FN long long brk_u2i(int *st, unsigned long long v) { if (v > (unsigned long long)BRK_MAX64) { *st = 1; return 0; } return (long long)v; }\n"
+    "/* Python's min(a, b): b only if strictly smaller (max: larger). */\n"
+    "BRK_FN long long brk_min_i64(long long a, long long b) { return b < a ? b : a; }\n"
+    "BRK_FN long long brk_max_i64(long long a, long long b) { return b > a ? b : a; }\n"
+    "BRK_FN unsigned long long brk_min_u64(unsigned long long a, unsigned long long b) { return b < a ? b : a; }\n"
+    "BRK_FN unsigned long long brk_max_u64(unsigned long long a, unsigned long long b) { return b > a ? b : a; }\n"
+    "BRK_FN double brk_min_f64(double a, double b) { return b < a ? b : a; }\n"
+    "BRK_FN double brk_max_f64(double a, double b) { return b > a ? b : a; }\n"
+    "/* Reads of captured arrays, bounds-checked. */\n"
+    "BRK_FN long long brk_ld_i64(int *st, const long long *p, long long n, long long i)\n"
+    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
+    "BRK_FN unsigned long long brk_ld_u64(int *st, const unsigned long long *p, long long n, long long i)\n"
+    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
+    "BRK_FN double brk_ld_f64(int *st, const double *p, long long n, long long i)\n"
+    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
+    "\n";
+
+/* The two kernels, the same for every reduction: they use BRK_T (the value
+ * type), BRK_GT (the generator variable's type), BRK_ARRAY (source is an
+ * array, staged through shared memory with coalesced loads), BRK_MINMAX,
+ * BRK_START, brk_env_load, brk_elem and brk_op. */
+static const char *kernels =
+    "/* left = left op right; a side without a value lets the other move up. */\n"
+    "BRK_FN void brk_merge(int *st, BRK_T *lv, unsigned char *lh, BRK_T rv, unsigned char rh)\n"
+    "{\n"
+    "    if (!rh) return;\n"
+    "    if (!*lh) { *lv = rv; *lh = 1; return; }\n"
+    "    *lv = brk_op(st, *lv, rv);\n"
+    "}\n"
+    "\n"
+    "/* The block's BRK_B nodes of one level, combined level by level (SPEC 5.2)\n"
+    " * into sv[0]: at step s, node t (a multiple of 2s) takes node t + s. */\n"
+    "__device__ static void brk_tree(BRK_T *sv, unsigned char *sh, int *flag)\n"
+    "{\n"
+    "    for (int s = 1; s < BRK_B; s <<= 1) {\n"
+    "        BRK_THREADS {\n"
+    "            int t = BRK_TID;\n"
+    "            if ((t & (2 * s - 1)) == 0) {\n"
+    "                int st = 0;\n"
+    "                brk_merge(&st, &sv[t], &sh[t], sv[t + s], sh[t + s]);\n"
+    "                if (st) *flag = 1;\n"
+    "            }\n"
+    "        }\n"
+    "        BRK_SYNC\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* Block b: leaves [b*BRK_B, b*BRK_B + BRK_B), one per thread, each folded\n"
+    " * left to right from the start value (min/max: from its first kept\n"
+    " * element); then their subtree. Out: vals[b], has[b]. */\n"
+    "BRK_KERNEL brk_leaves(const brk_slot *A, long long nleaves, BRK_T *vals, unsigned char *has, int *flag)\n"
+    "{\n"
+    "    __shared__ BRK_T sv[BRK_B];\n"
+    "    __shared__ unsigned char sh[BRK_B];\n"
+    "#if BRK_ARRAY\n"
+    "    __shared__ BRK_GT sx[BRK_B * (BRK_LEAF + 1)];\n"
+    "#endif\n"
+    "    struct brk_env E;\n"
+    "    brk_env_load(&E, A);\n"
+    "    long long first = BRK_BID * BRK_B;\n"
+    "#if BRK_ARRAY\n"
+    "    /* coalesced loads; leaf q's elements at sx[q*17 ..], padded against bank conflicts */\n"
+    "    BRK_THREADS {\n"
+    "        long long e0 = first * BRK_LEAF;\n"
+    "        for (int j = 0; j < BRK_LEAF; j++) {\n"
+    "            int e = BRK_TID + j * BRK_B;\n"
+    "            if (e0 + e < E.n) sx[e + e / BRK_LEAF] = E.arr[e0 + e];\n"
+    "        }\n"
+    "    }\n"
+    "    BRK_SYNC\n"
+    "#endif\n"
+    "    BRK_THREADS {\n"
+    "        int t = BRK_TID;\n"
+    "        long long leaf = first + t;\n"
+    "        int st = 0;\n"
+    "        BRK_T acc = BRK_START;\n"
+    "        unsigned char h = 0;\n"
+    "        if (leaf < nleaves) {\n"
+    "            long long b = leaf * BRK_LEAF;\n"
+    "            int m = E.n - b < BRK_LEAF ? (int)(E.n - b) : BRK_LEAF;\n"
+    "            for (int j = 0; j < m && !st; j++) {\n"
+    "#if BRK_ARRAY\n"
+    "                BRK_GT g = sx[t * (BRK_LEAF + 1) + j];\n"
+    "#else\n"
+    "                BRK_GT g = BRK_RANGE_AT(E.lo, b + j);\n"
+    "#endif\n"
+    "                BRK_T x;\n"
+    "                if (brk_elem(&E, g, &x, &st)) {\n"
+    "#if BRK_MINMAX\n"
+    "                    acc = h ? brk_op(&st, acc, x) : x;\n"
+    "#else\n"
+    "                    acc = brk_op(&st, acc, x);\n"
+    "#endif\n"
+    "                    h = 1;\n"
+    "                }\n"
+    "            }\n"
+    "        }\n"
+    "        if (st) *flag = 1;\n"
+    "        sv[t] = acc;\n"
+    "        sh[t] = h;\n"
+    "    }\n"
+    "    BRK_SYNC\n"
+    "    brk_tree(sv, sh, flag);\n"
+    "    BRK_THREADS {\n"
+    "        if (BRK_TID == 0) { vals[BRK_BID] = sv[0]; has[BRK_BID] = sh[0]; }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "/* count nodes of one level -> ceil(count / BRK_B) nodes of the level\n"
+    " * log2(BRK_B) higher, by the same rule; nodes past count have no value. */\n"
+    "BRK_KERNEL brk_combine(long long count, const BRK_T *in, const unsigned char *inh, BRK_T *vals, unsigned char *has, int *flag)\n"
+    "{\n"
+    "    __shared__ BRK_T sv[BRK_B];\n"
+    "    __shared__ unsigned char sh[BRK_B];\n"
+    "    BRK_THREADS {\n"
+    "        long long i = BRK_BID * BRK_B + BRK_TID;\n"
+    "        if (i < count) { sv[BRK_TID] = in[i]; sh[BRK_TID] = inh[i]; }\n"
+    "        else { sv[BRK_TID] = BRK_START; sh[BRK_TID] = 0; }\n"
+    "    }\n"
+    "    BRK_SYNC\n"
+    "    brk_tree(sv, sh, flag);\n"
+    "    BRK_THREADS {\n"
+    "        if (BRK_TID == 0) { vals[BRK_BID] = sv[0]; has[BRK_BID] = sh[0]; }\n"
+    "    }\n"
+    "}\n";
+
+/* ---- one reduction ------------------------------------------------------------ */
+
+static void c_string_lines(struct sb *b, const char *s)
+{
+    sb_puts(b, "    \"");
+    for (const char *p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\n') {
+            sb_puts(b, p[1] ? "\\n\"\n    \"" : "\\n");
+        } else if (c == '"' || c == '\\') {
+            char e[3] = {'\\', (char)c, 0};
+            sb_puts(b, e);
+        } else if (c >= 32 && c < 127 && c != '?') {
+            sb_putn(b, (const char *)&c, 1);
+        } else {
+            sb_printf(b, "\\%03o", c);
+        }
+    }
+    sb_puts(b, "\"");
+}
+
+const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
+{
+    *aux = NULL;
+    if (!rn->par || rn->op != IR_REDUCE) return NULL;
+    if (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN && rn->reducer != RED_MAX)
+        return NULL;
+    struct type *t = rn->elem_type;
+    if (t != ty_int && t != ty_u64 && t != ty_float) return NULL;
+    struct type *gt = rn->gen_var->type;
+    if (rn->iter.is_range) {
+        if (gt != ty_int && gt != ty_u64) return NULL;
+    } else if (!is_num_array(rn->iter.array->type) || gt != rn->iter.array->type->elem) {
+        return NULL;
+    }
+    for (int i = 0; i < rn->ncaps; i++)
+        if (!dtype(rn->caps[i]->type) && !is_num_array(rn->caps[i]->type)) return NULL;
+
+    struct kctx k = {0};
+    k.rn = rn;
+    K = &k;
+    D = NULL;
+    const char *filter = rn->filter ? dex(rn->filter) : NULL;
+    const char *elem = dex(rn->elem);
+    K = NULL;
+    if (k.bad) {
+        free(k.protos.p);
+        free(k.defs.p);
+        free(k.fns);
+        free(k.globals);
+        return NULL;
+    }
+
+    const char *T = dtype(t), *GT = dtype(gt);
+    const struct source *src = source_get(rn->loc.file);
+    const char *file = src && src->name ? src->name : "?";
+    struct sb cu = {0};
+    sb_printf(&cu, "/* brine kernel: %s:%d:%d par %s of %s. Generated by brine " BRINE_VERSION ". */\n", file,
+              rn->loc.line, rn->loc.col, reducer_name[rn->reducer], type_name(t));
+    sb_puts(&cu, prelude);
+    sb_printf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
+    sb_printf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", !rn->iter.is_range,
+              rn->reducer == RED_MIN || rn->reducer == RED_MAX);
+    sb_printf(&cu, "#define BRK_START %s\n",
+              rn->reducer == RED_PRODUCT ? (t == ty_float ? "1.0" : "1") : (t == ty_float ? "0.0" : "0"));
+    if (gt == ty_int)
+        sb_puts(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)((unsigned long long)(lo) + (unsigned long long)(k)))\n");
+    else
+        sb_puts(&cu, "#define BRK_RANGE_AT(lo, k) ((lo) + (unsigned long long)(k))\n");
+
+    /* the environment: slot 0 n, slot 1 lo or the array (2: its length),
+     * then the captured variables, then the constants */
+    struct sb env = {0}, load = {0}, host = {0};
+    int ns = 0, ncopies = 0;
+    sb_puts(&env, "struct brk_env {\n    long long n;\n");
+    sb_puts(&load, "__device__ static void brk_env_load(struct brk_env *E, const brk_slot *A)\n{\n    E->n = A[0].i;\n");
+    sb_printf(&host, "    s[%d].i = env->n;\n", ns++);
+    if (rn->iter.is_range) {
+        sb_printf(&env, "    %s lo;\n", GT);
+        sb_printf(&load, "    E->lo = A[1].%s;\n", slot_member(gt));
+        sb_printf(&host, "    s[%d].%s = env->lo;\n", ns++, slot_member(gt));
+    } else {
+        sb_printf(&env, "    const %s *arr;\n", GT);
+        sb_printf(&load, "    E->arr = (const %s *)A[1].p;\n", GT);
+        sb_printf(&host, "    s[%d].p = env->arr->data;\n    s[%d].i = env->arr->len;\n", ns, ns + 1);
+        sb_printf(&host, "    c[%d].slot = %d; c[%d].bytes = env->arr->len * 8;\n", ncopies, ns, ncopies);
+        ncopies++;
+        ns += 2;
+    }
+    for (int i = 0; i < rn->ncaps; i++) {
+        struct ir_var *v = rn->caps[i];
+        if (is_num_array(v->type)) {
+            const char *et = dtype(v->type->elem);
+            sb_printf(&env, "    const %s *c%d;\n    long long c%d_len;\n", et, v->id, v->id);
+            sb_printf(&load, "    E->c%d = (const %s *)A[%d].p;\n    E->c%d_len = A[%d].i;\n", v->id, et, ns, v->id, ns + 1);
+            sb_printf(&host, "    s[%d].p = env->v%d->data;\n    s[%d].i = env->v%d->len;\n", ns, v->id, ns + 1, v->id);
+            sb_printf(&host, "    c[%d].slot = %d; c[%d].bytes = env->v%d->len * 8;\n", ncopies, ns, ncopies, v->id);
+            ncopies++;
+            ns += 2;
+        } else {
+            sb_printf(&env, "    %s c%d; /* %s */\n", dtype(v->type), v->id, v->name);
+            sb_printf(&load, "    E->c%d = A[%d].%s;\n", v->id, ns, slot_member(v->type));
+            sb_printf(&host, "    s[%d].%s = env->v%d;\n", ns, slot_member(v->type), v->id);
+            ns++;
+        }
+    }
+    for (int i = 0; i < k.nglobals; i++) {
+        struct ir_global *g = k.globals[i];
+        sb_printf(&env, "    %s g%d; /* %s.%s */\n", dtype(g->type), g->id, g->module, g->name);
+        sb_printf(&load, "    E->g%d = A[%d].%s;\n", g->id, ns, slot_member(g->type));
+        sb_printf(&host, "    s[%d].%s = g%d;\n", ns, slot_member(g->type), g->id);
+        ns++;
+    }
+    sb_puts(&env, "};\n");
+    sb_puts(&load, "}\n\n");
+    sb_puts(&cu, env.p);
+    sb_puts(&cu, load.p);
+    if (k.protos.p) sb_puts(&cu, k.protos.p), sb_puts(&cu, "\n");
+    if (k.defs.p) sb_puts(&cu, k.defs.p);
+
+    /* brk_elem: the filter, then element k's value */
+    sb_printf(&cu, "/* element: 1 and *x_ when kept by the filter, else 0 */\n"
+                   "__device__ static int brk_elem(const struct brk_env *E, BRK_GT v%d, BRK_T *x_, int *st_)\n{\n"
+                   "    (void)E;\n",
+              rn->gen_var->id);
+    if (filter) sb_printf(&cu, "    if (!%s) return 0;\n", filter);
+    sb_printf(&cu, "    *x_ = %s;\n    return 1;\n}\n\n", elem);
+
+    /* brk_op: the combine (and the fold of one element) */
+    sb_puts(&cu, "BRK_FN BRK_T brk_op(int *st_, BRK_T a, BRK_T b)\n{\n    (void)st_;\n");
+    switch (rn->reducer) {
+    case RED_SUM:
+        if (t == ty_float) sb_puts(&cu, "    return a + b;\n");
+        else sb_printf(&cu, "    return brk_add_%s(st_, a, b);\n", sfx(t));
+        break;
+    case RED_PRODUCT:
+        if (t == ty_float) sb_puts(&cu, "    return a * b;\n");
+        else sb_printf(&cu, "    return brk_mul_%s(st_, a, b);\n", sfx(t));
+        break;
+    case RED_MIN: sb_puts(&cu, "    return b < a ? b : a;\n"); break;
+    case RED_MAX: sb_puts(&cu, "    return b > a ? b : a;\n"); break;
+    case RED_ANY: case RED_ALL: break;
+    }
+    sb_puts(&cu, "}\n\n");
+    sb_puts(&cu, kernels);
+
+    /* for --emit-cuda */
+    sb_printf(&all_sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);
+    sb_puts(&all_sources, cu.p);
+    nsources++;
+
+    /* the host side: the source, and bp_gpu<id> filling the slots */
+    struct sb c = {0};
+    sb_printf(&c, "/* GPU offload of the reduction at %s:%d:%d (emit_cuda.c) */\nstatic const char bp_cu%d[] =\n", file,
+              rn->loc.line, rn->loc.col, id);
+    c_string_lines(&c, cu.p);
+    sb_puts(&c, ";\n");
+    sb_printf(&c, "static const brt_gpu_kernel bp_gk%d = {bp_cu%d, sizeof bp_cu%d - 1, %d, %d, %d};\n", id, id, id,
+              t == ty_int ? 0 : t == ty_u64 ? 1 : 2 /* brt_gpu_kernel.vkind */, (int)rn->reducer,
+              !rn->iter.is_range);
+    sb_printf(&c, "static bool bp_gpu%d(const brt_reduce *r, void *out)\n{\n", id);
+    sb_printf(&c, "    struct bp_env%d *env = r->env;\n    brt_gpu_slot s[%d];\n    brt_gpu_copy c[%d];\n", id, ns,
+              ncopies ? ncopies : 1);
+    sb_puts(&c, host.p);
+    sb_printf(&c, "    return brt_gpu_reduce(&bp_gk%d, r, s, %d, c, %d, out);\n}\n\n", id, ns, ncopies);
+    *aux = c.p;
+
+    free(cu.p);
+    free(env.p);
+    free(load.p);
+    free(host.p);
+    free(k.protos.p);
+    free(k.defs.p);
+    free(k.fns);
+    free(k.globals);
+    return arena_printf("bp_gpu%d", id);
+}

@@ -1,0 +1,497 @@
+/*
+ * gpu.c: where an eligible par reduction runs (SPEC 8, 9), and running it on
+ * a device.
+ *
+ * Policy. BRINE_GPU (parsed by os.c) is off, on or auto. off: the CPU. on:
+ * every eligible reduction on the device; without a usable one, the CPU and
+ * one line on stderr saying why, once per process. auto: the device only
+ * when its estimate beats the CPU's (below); silent unless BRINE_GPU_LOG=1.
+ * The device is opened at most once per process, on the first reduction
+ * that wants it ("ready in N ms" in the log).
+ *
+ * Cost model (auto). CPU: the reduction's own leaves() timed on a sample of
+ * up to 64 leaves on this thread (the elements are pure, so evaluating them
+ * twice is harmless; a panic in the sample means the CPU path, which reports
+ * it), times n, divided by the pool's threads. GPU: device init (150 ms)
+ * and kernel compile (100 ms) while not yet done, 0.01 ms per launch, the
+ * bytes of copied arrays over the bus at 12 GB/s, and n times the device's
+ * per-element time (0.002 ns until this kernel has run once; then what it
+ * measured). Both estimates are logged with the decision.
+ *
+ * Running (run_device). Slots (the environment) and captured arrays are
+ * copied to the device; ranges make their indices there. brk_leaves folds
+ * 256 leaves per block and combines them level by level; brk_combine then
+ * folds 256 block results per block by the same rule until one node is
+ * left. That is the tree of SPEC 5.2, because node (level k, index j) always
+ * covers leaves [j*2^k, (j+1)*2^k) and a missing node has no value. The
+ * device raises a flag on an integer overflow or an element panic; then the
+ * reduction is re-run on the CPU, which reports the exact panic of 5.3 (and,
+ * were the flag ever raised wrongly, still returns the right value).
+ *
+ * One mutex serialises the device: reductions nested in par code on the
+ * pool may reach here from several threads.
+ */
+#define _GNU_SOURCE
+#include "gpu_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+
+enum dev_state { DEV_UNTRIED, DEV_READY, DEV_UNAVAILABLE };
+static enum dev_state dev_state;
+static const gpu_device *dev;
+static char dev_why[256];
+static int log_on = -1;
+
+/* What this process learned about each kernel (by its source pointer). */
+typedef struct kstate {
+    const char *src;
+    bool loaded, failed;
+    gpu_module mod;
+    double dev_ns_per_elem; /* 0: not measured yet */
+} kstate;
+static kstate *kstates;
+static int nkstates, capkstates;
+
+/* ---- small shared helpers ------------------------------------------------- */
+
+double brt_gpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+const char *brt_gpu_cache_dir(void)
+{
+    static char dir[4096];
+    static int done;
+    if (done)
+        return dir[0] ? dir : NULL;
+    done = 1;
+    const char *x = getenv("XDG_CACHE_HOME");
+    const char *h = getenv("HOME");
+    int n;
+    if (x && *x)
+        n = snprintf(dir, sizeof dir, "%s/brine", x);
+    else if (h && *h)
+        n = snprintf(dir, sizeof dir, "%s/.cache/brine", h);
+    else
+        n = -1;
+    if (n < 0 || (size_t)n >= sizeof dir) {
+        dir[0] = 0;
+        return NULL;
+    }
+    /* mkdir -p of the last two components is enough: $HOME exists */
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = 0;
+        mkdir(parent, 0755);
+    }
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        dir[0] = 0;
+    return dir[0] ? dir : NULL;
+}
+
+/* Two FNV-1a 64 hashes with different offsets: a cache key, not security. */
+void brt_gpu_hash(const char *const *parts, const size_t *lens, int n, char out[33])
+{
+    uint64_t h1 = 0xcbf29ce484222325ULL, h2 = 0x84222325cbf29ce4ULL;
+    for (int i = 0; i < n; i++) {
+        for (size_t j = 0; j < lens[i]; j++) {
+            unsigned char c = (unsigned char)parts[i][j];
+            h1 = (h1 ^ c) * 0x100000001b3ULL;
+            h2 = (h2 ^ c) * 0x100000001b3ULL;
+            h2 ^= h2 >> 29;
+        }
+        h1 = (h1 ^ 0xff) * 0x100000001b3ULL; /* part separator */
+        h2 = (h2 ^ 0xfe) * 0x100000001b3ULL;
+    }
+    snprintf(out, 33, "%016llx%016llx", (unsigned long long)h1, (unsigned long long)h2);
+}
+
+void *brt_gpu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 > cap) {
+            cap = cap ? 2 * cap : 1 << 17;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+bool brt_gpu_write_file(const char *path, const void *data, size_t len)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return false;
+    bool ok = fwrite(data, 1, len, f) == len;
+    ok = fclose(f) == 0 && ok;
+    if (ok && rename(tmp, path) == 0)
+        return true;
+    unlink(tmp);
+    return false;
+}
+
+/* ---- the log ---------------------------------------------------------------- */
+
+static bool logging(void)
+{
+    if (log_on < 0) {
+        const char *v = getenv("BRINE_GPU_LOG");
+        log_on = v && strcmp(v, "1") == 0;
+    }
+    return log_on;
+}
+
+/* One line on stderr, in one write so that threads do not interleave. */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "brine gpu: ");
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    brt_flush(); /* keep stdout's order relative to stderr on a terminal */
+    fwrite(buf, 1, (size_t)n, stderr);
+    fflush(stderr);
+}
+
+static const char *where(const brt_loc *l, char *buf, size_t n)
+{
+    if (l)
+        snprintf(buf, n, "%s:%d:%d", l->file ? l->file : "?", (int)l->line, (int)l->col);
+    else
+        snprintf(buf, n, "?");
+    return buf;
+}
+
+/* ---- the device --------------------------------------------------------------- */
+
+/* Opens the device once (under gpu_lock). */
+static bool device_ready(void)
+{
+    if (dev_state == DEV_READY) {
+        dev->bind();
+        return true;
+    }
+    if (dev_state == DEV_UNAVAILABLE)
+        return false;
+    double t0 = brt_gpu_now_ms();
+    const char *shim = getenv("BRINE_GPU_SHIM");
+    if (shim && strcmp(shim, "1") == 0)
+        dev = brt_gpu_shim_open(dev_why, sizeof dev_why);
+    else
+        dev = brt_gpu_cuda_open(dev_why, sizeof dev_why);
+    if (!dev) {
+        __atomic_store_n(&dev_state, DEV_UNAVAILABLE, __ATOMIC_RELEASE);
+        /* on: say why once, always (SPEC 8); auto: only into the log */
+        if (brt_gpu_mode() == BRT_GPU_ON || logging())
+            say("unavailable (%s); running on cpu", dev_why);
+        return false;
+    }
+    __atomic_store_n(&dev_state, DEV_READY, __ATOMIC_RELEASE);
+    dev->bind();
+    if (logging())
+        say("%s ready in %.0f ms", dev->name, brt_gpu_now_ms() - t0);
+    return true;
+}
+
+static kstate *kernel_state(const brt_gpu_kernel *k)
+{
+    for (int i = 0; i < nkstates; i++)
+        if (kstates[i].src == k->src)
+            return &kstates[i];
+    if (nkstates == capkstates) {
+        capkstates = capkstates ? 2 * capkstates : 16;
+        kstates = brt_xrealloc(kstates, (size_t)capkstates * sizeof *kstates);
+    }
+    kstate *s = &kstates[nkstates++];
+    memset(s, 0, sizeof *s);
+    s->src = k->src;
+    return s;
+}
+
+static bool kernel_loaded(const brt_gpu_kernel *k, kstate *ks, const brt_loc *loc)
+{
+    if (ks->loaded)
+        return true;
+    if (ks->failed)
+        return false;
+    char *why = NULL;
+    if (dev->load(k->src, k->len, &ks->mod, &why)) {
+        ks->loaded = true;
+        return true;
+    }
+    ks->failed = true;
+    /* a kernel the compiler generated does not compile: a bug in brine */
+    char w[512];
+    say("internal error: the kernel for %s did not load (%s); running on cpu", where(loc, w, sizeof w),
+        why ? why : "?");
+    free(why);
+    return false;
+}
+
+/* ---- one reduction on the device ------------------------------------------------ */
+
+typedef struct run_result {
+    bool ok;        /* false: a device error; the CPU runs it */
+    bool flagged;   /* overflow or element panic: the CPU re-runs it */
+    bool has;
+    unsigned char val[8];
+    double kernel_ms, copy_ms, mb;
+} run_result;
+
+#define MAX_BUFS 16
+
+static void run_device(const brt_gpu_kernel *k, kstate *ks, const brt_reduce *r, brt_gpu_slot *slots, int nslots,
+                       const brt_gpu_copy *copies, int ncopies, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    gpu_ptr bufs[MAX_BUFS];
+    int nbufs = 0;
+    bool ok = true;
+    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t blocks = (nleaves + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
+    int64_t blocks2 = (blocks + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
+    size_t vs = 8;
+    double t0 = brt_gpu_now_ms();
+
+    /* arrays, then the slots that point at them */
+    brt_gpu_slot *ds = brt_xmalloc((size_t)nslots * sizeof *ds);
+    memcpy(ds, slots, (size_t)nslots * sizeof *ds);
+    for (int i = 0; i < ncopies && ok; i++) {
+        size_t bytes = (size_t)copies[i].bytes;
+        gpu_ptr p = 0;
+        ok = nbufs < MAX_BUFS - 6 && dev->alloc(&p, bytes ? bytes : 8);
+        if (!ok)
+            break;
+        bufs[nbufs++] = p;
+        if (bytes)
+            ok = dev->h2d(p, slots[copies[i].slot].p, bytes);
+        ds[copies[i].slot].u = p;
+        res->mb += (double)bytes / 1e6;
+    }
+    gpu_ptr dslots = 0, va = 0, ha = 0, vb = 0, hb = 0, flag = 0;
+    if (ok && (ok = dev->alloc(&dslots, (size_t)nslots * 8)))
+        bufs[nbufs++] = dslots;
+    if (ok && (ok = dev->alloc(&va, (size_t)blocks * vs)))
+        bufs[nbufs++] = va;
+    if (ok && (ok = dev->alloc(&ha, (size_t)blocks)))
+        bufs[nbufs++] = ha;
+    if (ok && (ok = dev->alloc(&vb, (size_t)blocks2 * vs)))
+        bufs[nbufs++] = vb;
+    if (ok && (ok = dev->alloc(&hb, (size_t)blocks2)))
+        bufs[nbufs++] = hb;
+    if (ok && (ok = dev->alloc(&flag, 8)))
+        bufs[nbufs++] = flag;
+    ok = ok && dev->h2d(dslots, ds, (size_t)nslots * 8) && dev->zero(flag, 8) && dev->sync();
+    free(ds);
+    double t1 = brt_gpu_now_ms();
+
+    /* the leaves and their block subtrees, then 256 nodes at a time */
+    ok = ok && dev->leaves(&ks->mod, blocks, dslots, nleaves, va, ha, flag);
+    int64_t count = blocks;
+    gpu_ptr in_v = va, in_h = ha, out_v = vb, out_h = hb;
+    while (ok && count > 1) {
+        int64_t g = (count + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
+        ok = dev->combine(&ks->mod, g, count, in_v, in_h, out_v, out_h, flag);
+        count = g;
+        gpu_ptr tv = in_v, th = in_h;
+        in_v = out_v, in_h = out_h, out_v = tv, out_h = th;
+    }
+    ok = ok && dev->sync();
+    double t2 = brt_gpu_now_ms();
+
+    int32_t fl = 0;
+    unsigned char h = 0;
+    ok = ok && dev->d2h(&fl, flag, 4) && dev->d2h(res->val, in_v, vs) && dev->d2h(&h, in_h, 1);
+    double t3 = brt_gpu_now_ms();
+    for (int i = 0; i < nbufs; i++)
+        dev->free(bufs[i]);
+    res->ok = ok;
+    res->flagged = fl != 0;
+    res->has = h != 0;
+    res->kernel_ms = t2 - t1;
+    res->copy_ms = (t1 - t0) + (t3 - t2);
+}
+
+/* ---- the cost model (auto) --------------------------------------------------- */
+
+#define EST_INIT_MS 150.0
+#define EST_COMPILE_MS 100.0
+#define EST_LAUNCH_MS 0.01
+#define EST_BUS_BYTES_PER_MS 12e6
+#define EST_DEV_NS_PER_ELEM 0.002
+#define SAMPLE_LEAVES 64
+#define SMALL_READY ((int64_t)1 << 15)
+#define SMALL_UNTRIED ((int64_t)1 << 20)
+
+/* CPU milliseconds for the whole reduction from a timed sample of its
+ * leaves on this thread; < 0 when the sample panicked. */
+static double cpu_estimate(const brt_reduce *r)
+{
+    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t m = nleaves < SAMPLE_LEAVES ? nleaves : SAMPLE_LEAVES;
+    unsigned char val[16], has;
+    brt_trap trap;
+    memset(&trap, 0, sizeof trap);
+    brt_trap *saved = brt_trap_get();
+    brt_trap_set(&trap);
+    double t0 = 0, t1 = 0;
+    if (setjmp(trap.jb) == 0) {
+        t0 = brt_gpu_now_ms();
+        for (int64_t q = 0; q < m; q++)
+            r->leaves(r->env, q, 1, val, &has);
+        t1 = brt_gpu_now_ms();
+    }
+    brt_trap_set(saved);
+    if (trap.panicked) {
+        free(trap.msg);
+        return -1;
+    }
+    int64_t done = m * BRT_LEAF < r->n ? m * BRT_LEAF : r->n;
+    double per = (t1 - t0) / (double)(done ? done : 1);
+    int64_t th = brt_os_thread_count();
+    return per * (double)r->n / (double)(th > 0 ? th : 1);
+}
+
+static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_copy *copies, int ncopies)
+{
+    double ms = 0;
+    if (dev_state != DEV_READY)
+        ms += EST_INIT_MS;
+    if (!ks->loaded)
+        ms += EST_COMPILE_MS;
+    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    int launches = 1;
+    for (int64_t c = (nleaves + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK; c > 1; c = (c + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK)
+        launches++;
+    ms += EST_LAUNCH_MS * launches;
+    double bytes = 0;
+    for (int i = 0; i < ncopies; i++)
+        bytes += (double)copies[i].bytes;
+    ms += bytes / EST_BUS_BYTES_PER_MS;
+    ms += (double)r->n * (ks->dev_ns_per_elem > 0 ? ks->dev_ns_per_elem : EST_DEV_NS_PER_ELEM) * 1e-6;
+    return ms;
+}
+
+/* ---- the entry point ------------------------------------------------------------ */
+
+bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, brt_gpu_slot *slots, int nslots,
+                    const brt_gpu_copy *copies, int ncopies, void *out)
+{
+    enum brt_gpu_mode mode = brt_gpu_mode();
+    if (mode == BRT_GPU_OFF || r->n <= 0)
+        return brt_reduce_tree(r, out);
+    /* The common case of auto, decided without the lock: a reduction too
+     * small to ever pay for a launch (a par sum in a hot loop, or nested in
+     * par elements on every worker), or no device at all. */
+    if (mode == BRT_GPU_AUTO && !logging() &&
+        (r->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+        return brt_reduce_tree(r, out);
+    char w[512];
+    pthread_mutex_lock(&gpu_lock);
+    kstate *ks = kernel_state(k);
+    double cpu_ms = 0, gpu_ms = 0;
+    if (mode == BRT_GPU_AUTO) {
+        if (dev_state == DEV_UNAVAILABLE) {
+            pthread_mutex_unlock(&gpu_lock);
+            if (logging())
+                say("%s par reduction n=%lld -> cpu (gpu unavailable)", where(r->loc, w, sizeof w), (long long)r->n);
+            return brt_reduce_tree(r, out);
+        }
+        gpu_ms = gpu_estimate(r, ks, copies, ncopies);
+        /* Small reductions never pay for a launch: skip the sample (auto is
+         * the default, and a small par sum may sit in a hot loop) unless the
+         * log wants both estimates. */
+        int64_t floor_n = dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED;
+        if (r->n < floor_n && !logging()) {
+            pthread_mutex_unlock(&gpu_lock);
+            return brt_reduce_tree(r, out);
+        }
+        cpu_ms = cpu_estimate(r);
+        if (cpu_ms < 0 || gpu_ms >= cpu_ms) {
+            pthread_mutex_unlock(&gpu_lock);
+            if (logging()) {
+                if (cpu_ms < 0)
+                    say("%s par reduction n=%lld -> cpu (an element panics)", where(r->loc, w, sizeof w),
+                        (long long)r->n);
+                else
+                    say("%s par reduction n=%lld -> cpu (gpu estimate %.3f ms > cpu estimate %.3f ms)",
+                        where(r->loc, w, sizeof w), (long long)r->n, gpu_ms, cpu_ms);
+            }
+            return brt_reduce_tree(r, out);
+        }
+    }
+    if (!device_ready() || !kernel_loaded(k, ks, r->loc)) {
+        pthread_mutex_unlock(&gpu_lock);
+        if (logging())
+            say("%s par reduction n=%lld -> cpu (gpu unavailable)", where(r->loc, w, sizeof w), (long long)r->n);
+        return brt_reduce_tree(r, out);
+    }
+    run_result res;
+    double t0 = brt_gpu_now_ms();
+    run_device(k, ks, r, slots, nslots, copies, ncopies, &res);
+    double total = brt_gpu_now_ms() - t0;
+    if (res.ok && !res.flagged && r->n > 0)
+        ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)r->n;
+    const char *tally = getenv("BRINE_GPU_TALLY"); /* test hook: one line per device run */
+    pthread_mutex_unlock(&gpu_lock);
+
+    if (!res.ok || res.flagged) {
+        if (logging())
+            say("%s par reduction n=%lld -> cpu (%s)", where(r->loc, w, sizeof w), (long long)r->n,
+                res.ok ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
+        return brt_reduce_tree(r, out);
+    }
+    if (tally && *tally) {
+        FILE *f = fopen(tally, "a");
+        if (f) {
+            fprintf(f, "%s n=%lld\n", where(r->loc, w, sizeof w), (long long)r->n);
+            fclose(f);
+        }
+    }
+    if (logging())
+        say("%s par reduction n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
+            where(r->loc, w, sizeof w), (long long)r->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
+    if (res.has)
+        memcpy(out, res.val, r->vsize);
+    return res.has;
+}
