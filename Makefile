@@ -141,8 +141,41 @@ check-hostile: all
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
-check: all check-unit check-golden check-dumps check-hostile check-man
+# GPU offload without a GPU (docs/gpu.md): NVRTC compiles the kernels (skipped
+# without libnvrtc), the CPU shim runs them bit for bit against the CPU.
+$(B)/tests/gpu/nvrtc_check: tests/gpu/nvrtc_check.c $(RTLIB) $(GPU_RT_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
+
+check-gpu: all $(B)/tests/gpu/nvrtc_check
+	tests/gpu/run.sh $(BRINE) $(B)/tests/gpu/nvrtc_check
+
+# The same over the whole golden suite (a few minutes).
+check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
+	tests/gpu/run.sh $(BRINE) $(B)/tests/gpu/nvrtc_check --golden
+
+.PHONY: check-gpu check-gpu-golden
+
+check: all check-unit check-golden check-dumps check-hostile check-man check-gpu
 	@echo "make check: all passed"
+
+# Not part of check (slow): a representative subset of the golden programs,
+# release builds, run under valgrind; any memory error or definite leak fails.
+# VALGRIND_TESTS=tests/golden runs them all.
+VALGRIND_TESTS ?= tests/golden/types tests/golden/par tests/golden/reduce \
+                  tests/golden/output tests/golden/format tests/golden/stdlib \
+                  tests/golden/workloads tests/golden/regress
+check-valgrind: all
+	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
+
+# Not part of check: differential fuzzing (random programs against a Python
+# model, dev vs release, 1 vs 3 threads) and mutated golden programs.
+FUZZ_N ?= 200
+check-fuzz: all
+	python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N)
+	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
+
+.PHONY: check-valgrind check-fuzz
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 

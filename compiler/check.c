@@ -563,8 +563,9 @@ static struct type *check_binary(struct node *n, struct type *hint)
         ta = check_value(a, hint);
         tb = check_value(b, ty_int);
     } else if (is_flexible(a) && !is_flexible(b)) {
+        /* `1 + h` takes h's type; so does `[] + xs` (as `xs + []` does) */
         tb = check_value(b, hint);
-        ta = check_value(a, type_is_numeric(tb) ? tb : hint);
+        ta = check_value(a, type_is_numeric(tb) || (op == OP_ADD && tb->kind == T_ARRAY) ? tb : hint);
     } else {
         ta = check_value(a, hint);
         tb = check_value(b, op == OP_MUL && (ta == ty_str || ta->kind == T_ARRAY) ? ty_int : ta);

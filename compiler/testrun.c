@@ -66,16 +66,25 @@ static char *tstrdup(const char *s)
     return memcpy(tmalloc(n), s, n);
 }
 
+/* A formatted string in a fresh tmalloc'ed buffer (free() it). */
+static char *tvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *tvprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *s = tmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
 static char *tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *tprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *s = tmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    char *s = tvprintf(fmt, ap);
     va_end(ap);
     return s;
 }
@@ -110,13 +119,9 @@ static void str_printf(struct str *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *tmp = tvprintf(fmt, ap);
     va_end(ap);
-    char *tmp = tmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(tmp, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    str_add(b, tmp, (size_t)n);
+    str_add(b, tmp, strlen(tmp));
     free(tmp);
 }
 
@@ -245,7 +250,9 @@ static void add_test(const char *path)
 }
 
 /* Directories: every NAME.br that has a NAME.out beside it, recursively.
- * Other .br files there are modules the tests import. */
+ * Other .br files there are modules the tests import. Symbolic links to
+ * files are followed, links to directories are not (as find(1) without -L),
+ * so a link cycle cannot make the walk endless. */
 static void find_tests(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -260,10 +267,11 @@ static void find_tests(const char *dir)
         char *path = strcmp(dir, ".") == 0 ? tstrdup(e->d_name)
                      : has_suffix(dir, "/")  ? tprintf("%s%s", dir, e->d_name)
                                              : tprintf("%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(path, &st) == 0) {
+        struct stat st, lst;
+        if (lstat(path, &lst) == 0 && stat(path, &st) == 0) {
             if (S_ISDIR(st.st_mode)) {
-                find_tests(path);
+                if (!S_ISLNK(lst.st_mode))
+                    find_tests(path);
             } else if (S_ISREG(st.st_mode) && has_suffix(path, ".br")) {
                 char *out = tprintf("%.*sout", (int)(strlen(path) - 2), path);
                 if (access(out, F_OK) == 0)

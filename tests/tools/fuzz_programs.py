@@ -1,0 +1,1459 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of brine with random well-typed Brine programs.
+
+usage: fuzz_programs.py BRINE [-n COUNT] [--seed S] [-j N] [--keep DIR]
+       fuzz_programs.py --show SEED        # print one generated program and its model output
+
+Each program is generated from a seed (so any finding is reproducible with
+--show) together with the output that the language (SPEC.md, docs/) says it
+must print: the generator is also an interpreter, a Python model of Brine's
+semantics (checked integer arithmetic on int/u64/i128, IEEE floats, Python-
+repr float printing, format specs through Python's format(), the fixed par
+reduction tree of SPEC 5.2 with its post-order panics). Programs mix ints
+with near-overflow values, floats, strings, arrays, loops, functions,
+f-strings with specs, sequential and par reductions with filters and
+comprehensions; a statement whose model run panics is kept (as the last one)
+only now and then, so most programs run to the end.
+
+Every program is built with `brine build` (dev) and `brine build --release`
+and each build is run with BRINE_THREADS=1 and 3. A finding is:
+- a build that does not succeed (exit 70 = internal error, a C compiler
+  rejecting the generated C, or a compile error in a program the generator
+  believes well-typed), a signal, a timeout;
+- any difference in stdout, stderr or status among the four runs;
+- a difference from the model (stdout; and for a panic the exit status 101
+  and the "panic: MESSAGE" line; the place is not modelled).
+Findings are written under --keep (default /tmp/brine-fuzz) as SEED.br with
+the model's expectation, and summarised at the end.
+"""
+import argparse
+import concurrent.futures as cf
+import math
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rand_ref  # noqa: E402  the model of stdlib/random.br
+
+I64 = (-(1 << 63), (1 << 63) - 1)
+U64 = (0, (1 << 64) - 1)
+I128 = (-(1 << 127), (1 << 127) - 1)
+RANGE = {"int": I64, "u64": U64, "i128": I128}
+BITS = {"int": 64, "u64": 64, "i128": 128}
+INTS = ("int", "u64", "i128")
+SCALARS = ("int", "u64", "i128", "float", "bool", "str")
+
+
+class Panic(Exception):
+    pass
+
+
+class Break(Exception):
+    pass
+
+
+class Continue(Exception):
+    pass
+
+
+class Return(Exception):
+    def __init__(self, v):
+        self.v = v
+
+
+def is_arr(t):
+    return t.startswith("[")
+
+
+def elem(t):
+    return t[1:-1]
+
+
+# ---- the value model ---------------------------------------------------------
+
+def chk(t, v, what):
+    lo, hi = RANGE[t]
+    if not lo <= v <= hi:
+        raise Panic("integer overflow in " + what)
+    return v
+
+
+def wrap(t, v):
+    bits = BITS[t]
+    v &= (1 << bits) - 1
+    if t != "u64" and v >> (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def tdiv(a, b):
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def fmt_float(x):
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return repr(x)
+
+
+DEBUG_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+
+
+def debug_str(s):
+    """A string as Rust's Debug quotes it (SPEC 6.2: strings inside arrays)."""
+    out = ['"']
+    for ch in s:
+        if ch in DEBUG_ESC:
+            out.append(DEBUG_ESC[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7f:
+            out.append("\\u{%x}" % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def show(t, v, inner=False):
+    if t == "float":
+        return fmt_float(v)
+    if t == "bool":
+        return "true" if v else "false"
+    if t == "str":
+        return debug_str(v) if inner else v
+    if is_arr(t):
+        return "[" + ", ".join(show(elem(t), x, True) for x in v) + "]"
+    return str(v)
+
+
+def f_add(a, b):
+    return a + b
+
+
+def f_div(a, b):
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        sign = math.copysign(1.0, a) * math.copysign(1.0, b)
+        return math.inf if sign > 0 else -math.inf
+    return a / b
+
+
+def f_mod(a, b):
+    if b == 0.0 or math.isinf(a) or math.isnan(a) or math.isnan(b):
+        return math.nan
+    return math.fmod(a, b)
+
+
+def f_mul(a, b):
+    try:
+        return a * b
+    except OverflowError:
+        return math.inf
+
+
+def c_round(x):
+    if math.isnan(x) or math.isinf(x):
+        return x
+    t = float(math.trunc(x))
+    if abs(x - t) >= 0.5:
+        t += math.copysign(1.0, x)
+    return math.copysign(t, x)
+
+
+def c_floor(x):
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return math.copysign(float(math.floor(x)), x)
+
+
+def c_ceil(x):
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return math.copysign(float(math.ceil(x)), x)
+
+
+def c_trunc(x):
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return math.copysign(float(math.trunc(x)), x)
+
+
+def c_sqrt(x):
+    if math.isnan(x) or x < 0:
+        return math.nan
+    return math.sqrt(x)
+
+
+def c_log(x):
+    if math.isnan(x) or x < 0:
+        return math.nan
+    if x == 0:
+        return -math.inf
+    return math.log(x)
+
+
+def c_exp(x):
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def c_sin(x):
+    return math.nan if math.isinf(x) or math.isnan(x) else math.sin(x)
+
+
+def c_cos(x):
+    return math.nan if math.isinf(x) or math.isnan(x) else math.cos(x)
+
+
+FLOAT_FN = {"sqrt": c_sqrt, "floor": c_floor, "ceil": c_ceil, "round": c_round,
+            "trunc": c_trunc, "exp": c_exp, "log": c_log, "sin": c_sin, "cos": c_cos}
+
+
+def float_to_int(t, x):
+    if math.isnan(x) or math.isinf(x):
+        raise Panic(f"cannot convert {fmt_float(x)} to {t}")
+    v = math.trunc(x)
+    lo, hi = RANGE[t]
+    if not lo <= v <= hi:
+        raise Panic(f"cannot convert {fmt_float(x)} to {t}")
+    return v
+
+
+def int_to_float(v):
+    return float(v)  # Python rounds to nearest, ties to even
+
+
+def combine(red, t, a, b):
+    """Combine of SPEC 5.2 (also one step of the sequential fold)."""
+    if red == "sum":
+        return chk(t, a + b, "addition") if t in INTS else a + b
+    if red == "product":
+        return chk(t, a * b, "multiplication") if t in INTS else f_mul(a, b)
+    if red == "min":
+        return b if b < a else a
+    return b if b > a else a
+
+
+START = {"sum": {"int": 0, "u64": 0, "i128": 0, "float": 0.0},
+         "product": {"int": 1, "u64": 1, "i128": 1, "float": 1.0}}
+
+
+# ---- program text ---------------------------------------------------------------
+# An expression is an Expr: its text, its precedence level (SPEC 2's table:
+# 1 loosest .. 14 atoms), whether it is made of literals only (its integer type
+# then comes from the context, docs/language.md), and a function of the
+# environment that computes its value or raises Panic.
+
+class Expr:
+    __slots__ = ("text", "lvl", "lit", "ev", "t", "weak")
+
+    def __init__(self, text, lvl, ev, t, lit=False, weak=None):
+        self.text, self.lvl, self.ev, self.t, self.lit = text, lvl, ev, t, lit
+        # weak: some integer literal in it takes its type from the context
+        # (docs/language.md lists the places: conversions, abs, reductions...)
+        self.weak = lit if weak is None else weak
+
+
+def par(e, lvl):
+    return e.text if e.lvl >= lvl else "(" + e.text + ")"
+
+
+class Env:
+    """Names in scope: name -> [type, mutable, value]; chained scopes."""
+
+    def __init__(self, parent=None):
+        self.vars = {}
+        self.parent = parent
+
+    def look(self, name):
+        e = self
+        while e is not None:
+            if name in e.vars:
+                return e.vars[name]
+            e = e.parent
+        raise KeyError(name)
+
+
+def copyv(v):
+    if isinstance(v, list):
+        return [copyv(x) for x in v]
+    return v
+
+
+class Gen:
+    def __init__(self, seed):
+        self.r = random.Random(seed)
+        self.n = 0
+        self.funcs = {}      # name -> (params [(name, type)], ret, body)
+        self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
+        self.fuel = 0
+        self.imports = set()
+        self.consts = {}     # top-level constants: name -> (type, False)
+
+    def big_ok(self):
+        """Large generators only now and then, and never nested in another."""
+        return self.r.random() < 0.5 and not any(
+            v[0] == "int" and k.startswith("i") for s in self.scope for k, v in s.items())
+
+    # -- names --
+    def fresh(self, p="v"):
+        self.n += 1
+        return f"{p}{self.n}"
+
+    def visible(self, pred):
+        seen = {}
+        for s in self.scope:
+            for k, v in s.items():
+                seen[k] = v
+        return [(k, v) for k, v in seen.items() if pred(v)]
+
+    # -- literals --
+    def int_value(self, t):
+        r = self.r
+        lo, hi = RANGE[t]
+        c = r.random()
+        if c < 0.45:
+            return r.randint(max(lo, -20), 40)
+        if c < 0.6:
+            return r.choice([lo, hi, lo + 1, hi - 1, hi // 2, lo // 2, (hi >> 16), 0, 1, -1 if lo < 0 else 2])
+        if c < 0.8:
+            return r.randint(max(lo, -3_000_000_000), 3_000_000_000)
+        if c < 0.9:
+            b = r.randint(1, BITS[t] - 1)
+            v = r.choice([1 << b, (1 << b) - 1, -(1 << b)])
+            return min(max(v, lo), hi)
+        return r.randint(lo, hi)
+
+    def int_lit(self, t, v=None):
+        if v is None:
+            v = self.int_value(t)
+        r = self.r
+        a = abs(v)
+        c = r.random()
+        if c < 0.1 and a > 0:
+            body = hex(a)
+        elif c < 0.13 and a > 0:
+            body = bin(a)
+        elif c < 0.25 and a >= 1000:
+            body = f"{a:_}"
+        else:
+            body = str(a)
+        text = ("-" if v < 0 else "") + body
+        return Expr(text, 14 if v >= 0 else 12, lambda env, v=v: v, t, lit=True)
+
+    def float_value(self):
+        r = self.r
+        c = r.random()
+        if c < 0.3:
+            return r.choice([0.0, -0.0, 0.5, 1.0, 2.0, 0.1, 1e-3, 3.0, 1e16, 1e300, 5e-324, 1.7976931348623157e308, 2.5, 0.25, 10.0])
+        if c < 0.6:
+            return round(r.uniform(-100, 100), r.randint(0, 4))
+        if c < 0.85:
+            return r.uniform(-1e6, 1e6)
+        return struct.unpack("<d", struct.pack("<Q", r.getrandbits(64)))[0] if r.random() < 0.5 else r.uniform(-2, 2) * 10.0 ** r.randint(-30, 30)
+
+    def float_lit(self, v=None):
+        if v is None:
+            v = self.float_value()
+            if math.isnan(v) or math.isinf(v):
+                v = 1.5
+        text = repr(v)
+        if self.r.random() < 0.1 and "e" not in text and abs(v) >= 1000:
+            ip, fp = text.lstrip("-").split(".")
+            text = ("-" if v < 0 else "") + f"{int(ip):_}" + "." + fp
+        return Expr(text, 14 if not text.startswith("-") else 12, lambda env, v=v: v, "float", lit=True)
+
+    STR_CHARS = ["a", "b", "z", " ", "Q", "é", "\n", "\t", '"', "\\", "{", "}", "😀", "_", "0"]
+
+    def str_value(self):
+        return "".join(self.r.choice(self.STR_CHARS) for _ in range(self.r.randint(0, 5)))
+
+    def str_lit(self, v=None):
+        if v is None:
+            v = self.str_value()
+        text = '"' + "".join({"\n": "\\n", "\t": "\\t", '"': '\\"', "\\": "\\\\",
+                               "{": "\\{" if self.r.random() < 0.5 else "{",
+                               "}": "\\}" if self.r.random() < 0.5 else "}",
+                               "😀": "\\u{1F600}" if self.r.random() < 0.5 else "😀"}.get(ch, ch)
+                              for ch in v) + '"'
+        return Expr(text, 14, lambda env, v=v: v, "str", lit=False)
+
+    # -- typing helpers --
+    def typed(self, e, t):
+        """A literal-only integer expression of a type other than int, in a
+        place that gives it no type: convert it explicitly."""
+        if e.lit and t in ("u64", "i128"):
+            ev = e.ev
+            return Expr(f"{t}({e.text})", 13, ev, t)
+        return e
+
+    # -- expressions --
+    def expr(self, t, d):
+        self.fuel -= 1
+        if d <= 0 or self.fuel < 0:
+            return self.leaf(t)
+        if t in INTS:
+            return self.int_expr(t, d)
+        if t == "float":
+            return self.float_expr(d)
+        if t == "bool":
+            return self.bool_expr(d)
+        if t == "str":
+            return self.str_expr(d)
+        return self.arr_expr(t, d)
+
+    def var_of(self, t):
+        vs = self.visible(lambda v: v[0] == t)
+        if not vs:
+            return None
+        name, _ = self.r.choice(vs)
+        return Expr(name, 14, lambda env, n=name: env.look(n)[2], t)
+
+    def leaf(self, t):
+        if self.r.random() < 0.6:
+            v = self.var_of(t)
+            if v is not None:
+                return v
+        if t in INTS:
+            return self.int_lit(t)
+        if t == "float":
+            return self.float_lit()
+        if t == "bool":
+            v = self.r.random() < 0.5
+            return Expr("true" if v else "false", 14, lambda env, v=v: v, "bool")
+        if t == "str":
+            return self.str_lit()
+        et = elem(t)
+        items = [self.leaf(et) for _ in range(self.r.randint(1, 3))]
+        return self.arr_lit(t, items)
+
+    def arr_lit(self, t, items):
+        et = elem(t)
+        if items and all(i.lit for i in items) and et in ("u64", "i128"):
+            items[0] = self.typed(items[0], et)
+        evs = [i.ev for i in items]
+        return Expr("[" + ", ".join(i.text for i in items) + "]", 14,
+                    lambda env: [copyv(f(env)) for f in evs], t)
+
+    def binop(self, op, lvl, a, b, t, fn):
+        sp = " " if self.r.random() < 0.9 else ""
+        ea, eb = a.ev, b.ev
+        text = f"{par(a, lvl)}{sp}{op}{sp}{par(b, lvl + 1)}"
+        if not sp and op == "-" and b.text.startswith("-"):
+            text = f"{par(a, lvl)} {op} {par(b, lvl + 1)}"
+        return Expr(text, lvl, lambda env: fn(ea(env), eb(env)), t, lit=a.lit and b.lit, weak=a.weak and b.weak)
+
+    def two(self, t, d):
+        a = self.expr(t, d - 1)
+        b = self.expr(t, d - 1)
+        if a.lit and b.lit:
+            a = self.typed(a, t)
+        return a, b
+
+    def int_expr(self, t, d):
+        r = self.r
+        c = r.randrange(25)
+        if c < 6:
+            op = r.choice(["+", "-", "*", "/", "%", "&", "|", "^"])
+            a, b = self.two(t, d)
+            lvl = {"+": 10, "-": 10, "*": 11, "/": 11, "%": 11, "&": 8, "|": 6, "^": 7}[op]
+
+            def fn(x, y, op=op):
+                if op == "+":
+                    return chk(t, x + y, "addition")
+                if op == "-":
+                    return chk(t, x - y, "subtraction")
+                if op == "*":
+                    return chk(t, x * y, "multiplication")
+                if op in "/%":
+                    if y == 0:
+                        raise Panic("division by zero")
+                    q = tdiv(x, y)
+                    if op == "/":
+                        return chk(t, q, "division")
+                    return x - y * q
+                if op == "&":
+                    return x & y
+                if op == "|":
+                    return x | y
+                return x ^ y
+            return self.binop(op, lvl, a, b, t, fn)
+        if c == 6:
+            op = r.choice(["<<", ">>"])
+            a = self.typed(self.expr(t, d - 1), t)
+            at = r.choice(["int", "int", t])
+            if r.random() < 0.7:
+                b = self.int_lit(at, r.randint(0 if at == "u64" else -1, BITS[t]) if r.random() < 0.3 else r.randint(0, BITS[t] - 1))
+                b = self.typed(b, at)
+            else:
+                b = self.typed(self.expr(at, d - 1), at)
+
+            def fn(x, y, op=op):
+                if not 0 <= y < BITS[t]:
+                    raise Panic("shift amount out of range")
+                if op == "<<":
+                    return wrap(t, x << y)
+                if t == "u64":
+                    return x >> y
+                return x >> y
+            e = self.binop(op, 9, a, b, t, fn)
+            e.lit = False
+            return e
+        if c == 7:
+            a = self.expr(t, d - 1)
+            if a.lit:
+                a = self.typed(a, t)
+            ea = a.ev
+            if r.random() < 0.5:
+                text = "-" + (" " if par(a, 12).startswith("-") else "") + par(a, 12)
+                return Expr(text, 12, lambda env: chk(t, -ea(env), "negation"), t, weak=a.weak)
+            return Expr("~" + par(a, 12), 12, lambda env: wrap(t, ~ea(env)), t, weak=a.weak)
+        if c == 8:
+            a = self.typed(self.expr(t, d - 1), t)
+            ea = a.ev
+            return Expr(f"abs({a.text})", 13, lambda env: chk(t, abs(ea(env)), "negation"), t, weak=a.weak)
+        if c == 9:
+            f = r.choice(["min", "max"])
+            a, b = self.two(t, d)
+            ea, eb = a.ev, b.ev
+            w = a.weak and b.weak
+            if f == "min":
+                return Expr(f"min({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y < x else x)(ea(env), eb(env)), t, weak=w)
+            return Expr(f"max({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y > x else x)(ea(env), eb(env)), t, weak=w)
+        if c == 10:
+            m = r.choice(["wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_neg",
+                          "rotate_left", "rotate_right", "count_ones", "leading_zeros", "trailing_zeros"])
+            rt = "int" if m in ("count_ones", "leading_zeros", "trailing_zeros") else t
+            if rt != t:
+                # the receiver has some integer type, the result is int
+                st = r.choice(INTS)
+                if t != "int":
+                    return self.int_expr(t, d)
+            else:
+                st = t
+            a = self.typed(self.expr(st, d - 1), st)
+            if a.lit or a.lvl < 13:
+                recv = "(" + a.text + ")"
+            else:
+                recv = a.text
+            ea = a.ev
+            bits = BITS[st]
+            if m in ("wrapping_add", "wrapping_sub", "wrapping_mul"):
+                b = self.expr(st, d - 1)
+                eb = b.ev
+                f = {"wrapping_add": lambda x, y: x + y, "wrapping_sub": lambda x, y: x - y,
+                     "wrapping_mul": lambda x, y: x * y}[m]
+                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: wrap(st, f(ea(env), eb(env))), t)
+            if m == "wrapping_neg":
+                return Expr(f"{recv}.{m}()", 13, lambda env: wrap(st, -ea(env)), t)
+            if m in ("rotate_left", "rotate_right"):
+                b = self.expr("int", d - 1)
+                eb = b.ev
+
+                def rot(x, k, m=m):
+                    k %= bits
+                    u = x & ((1 << bits) - 1)
+                    if m == "rotate_right":
+                        k = (bits - k) % bits
+                    u = ((u << k) | (u >> (bits - k))) & ((1 << bits) - 1)
+                    return wrap(st, u)
+                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: rot(ea(env), eb(env)), t)
+
+            def cnt(x, m=m):
+                u = x & ((1 << bits) - 1)
+                if m == "count_ones":
+                    return bin(u).count("1")
+                if m == "leading_zeros":
+                    return bits - u.bit_length()
+                if u == 0:
+                    return bits
+                return (u & -u).bit_length() - 1
+            return Expr(f"{recv}.{m}()", 13, lambda env: cnt(ea(env)), "int")
+        if c == 11:
+            # conversions into t
+            src = r.choice([x for x in INTS if x != t] + ["float"] + (["str"] if t == "int" else []))
+            if src == "float":
+                a = self.expr("float", d - 1)
+                ea = a.ev
+                return Expr(f"{t}({a.text})", 13, lambda env: float_to_int(t, ea(env)), t)
+            if src == "str":
+                v = self.int_value("int")
+                sv = r.choice([str(v), f"{v:_}", str(v) + "x", " " + str(v), "", "+" + str(abs(v)), str(v) + "0000000000000000000"])
+                a = self.str_lit(sv) if r.random() < 0.7 else self.expr("str", d - 1)
+                ea = a.ev
+
+                def parse(s):
+                    ok = s and not s.startswith(("_",)) and not s.endswith("_") and "__" not in s
+                    body = s[1:] if s[:1] in "+-" else s
+                    if not ok or not body or not all(ch.isdigit() and ch.isascii() or ch == "_" for ch in body) or body.startswith("_"):
+                        raise Panic(f"cannot convert {debug_str(s)} to int")
+                    v = int(s.replace("_", ""))
+                    if not I64[0] <= v <= I64[1]:
+                        raise Panic(f"cannot convert {debug_str(s)} to int")
+                    return v
+                return Expr(f"int({a.text})", 13, lambda env: parse(ea(env)), t)
+            a = self.expr(src, d - 1)
+            if a.weak:  # t(LITERAL) would type the literal as t: make it src first
+                a = Expr(f"{src}({a.text})", 13, a.ev, src)
+            ea = a.ev
+            return Expr(f"{t}({a.text})", 13, lambda env: chk(t, ea(env), "conversion"), t)
+        if c == 12 and t == "int":
+            vs = self.visible(lambda v: is_arr(v[0]) or v[0] == "str")
+            if vs:
+                name, (vt, _) = r.choice(vs)
+                if vt == "str":
+                    return Expr(f"len({name})", 13, lambda env, n=name: len(env.look(n)[2].encode()), "int")
+                return Expr(f"len({name})", 13, lambda env, n=name: len(env.look(n)[2]), "int")
+        if c in (13, 14, 15):
+            return self.reduction(t, d)
+        if c == 16:
+            return self.cond(t, d)
+        if c == 17:
+            return self.index(t, d)
+        if c == 18:
+            return self.call(t, d)
+        if c == 19 and t == "int":
+            return self.reduction(t, d)
+        if c == 20 and t == "int":
+            a = self.expr("int", d - 1)
+            b = self.expr("int", d - 1)
+            n = self.expr("int", d - 1) if r.random() < 0.3 else self.int_lit("int", r.randint(1, 1000))
+            ea, eb, en = a.ev, b.ev, n.ev
+            self.imports.add("random")
+
+            def below(env):
+                x, y, k = ea(env), eb(env), en(env)
+                if k <= 0:
+                    raise Panic(f"random.below: n must be positive, got {k}")
+                return rand_ref.below(x, y, k)
+            return Expr(f"random.below({a.text}, {b.text}, {n.text})", 13, below, "int")
+        return self.leaf(t)
+
+    def cond(self, t, d):
+        a, b = self.two(t, d)
+        c = self.expr("bool", d - 1)
+        ea, eb, ec = a.ev, b.ev, c.ev
+        return Expr(f"{par(a, 2)} if {par(c, 2)} else {par(b, 2)}", 1,
+                    lambda env: ea(env) if ec(env) else eb(env), t, weak=a.weak and b.weak)
+
+    def index(self, t, d):
+        at = "[" + t + "]"
+        vs = self.visible(lambda v: v[0] == at)
+        if vs and self.r.random() < 0.8:
+            name = self.r.choice(vs)[0]
+            a = Expr(name, 14, lambda env, n=name: env.look(n)[2], at)
+        else:
+            a = self.arr_expr(at, d - 1)
+        if self.r.random() < 0.8:
+            i = self.int_lit("int", self.r.choice([0, 0, 1, 1, 2, 3, -1, 5]))
+        else:
+            i = self.expr("int", d - 1)
+        ea, ei = a.ev, i.ev
+
+        def ix(env):
+            xs = ea(env)
+            k = ei(env)
+            if not 0 <= k < len(xs):
+                raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {k}")
+            return copyv(xs[k])
+        return Expr(f"{par(a, 13)}[{i.text}]", 13, ix, t)
+
+    def call(self, t, d):
+        fs = [(n, f) for n, f in self.funcs.items() if f[1] == t]
+        if not fs:
+            return self.leaf(t)
+        name, (params, ret, body) = self.r.choice(fs)
+        args = [self.expr(pt, d - 1) for _, pt in params]
+        evs = [a.ev for a in args]
+        funcs = self.funcs
+
+        def call(env):
+            vals = [copyv(f(env)) for f in evs]
+            return run_func(funcs, name, vals)
+        return Expr(f"{name}(" + ", ".join(a.text for a in args) + ")", 13, call, t)
+
+    def float_expr(self, d):
+        r = self.r
+        c = r.randrange(18)
+        if c < 6:
+            op = r.choice(["+", "-", "*", "/", "%"])
+            a = self.expr("float", d - 1)
+            b = self.expr("float", d - 1)
+            fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": f_mul, "/": f_div, "%": f_mod}[op]
+            return self.binop(op, 10 if op in "+-" else 11, a, b, "float", fn)
+        if c == 6:
+            a = self.expr("float", d - 1)
+            ea = a.ev
+            text = "-" + (" " if par(a, 12).startswith("-") else "") + par(a, 12)
+            return Expr(text, 12, lambda env: -ea(env), "float")
+        if c == 7:
+            src = r.choice(INTS)
+            a = self.typed(self.expr(src, d - 1), src)
+            ea = a.ev
+            return Expr(f"float({a.text})", 13, lambda env: int_to_float(ea(env)), "float")
+        if c == 8:
+            f = r.choice(list(FLOAT_FN) + ["abs", "min", "max"])
+            a = self.expr("float", d - 1)
+            ea = a.ev
+            if f == "abs":
+                return Expr(f"abs({a.text})", 13, lambda env: abs(ea(env)), "float")
+            if f in ("min", "max"):
+                b = self.expr("float", d - 1)
+                eb = b.ev
+                if f == "min":
+                    return Expr(f"min({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y < x else x)(ea(env), eb(env)), "float")
+                return Expr(f"max({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y > x else x)(ea(env), eb(env)), "float")
+            fn = FLOAT_FN[f]
+            return Expr(f"{f}({a.text})", 13, lambda env: fn(ea(env)), "float")
+        if c == 9:
+            v = r.choice(["1.5", "-2.25", "1_000.5", "1e3", "inf", "-nan", "x", "", "1.", ".5", " 1", "0x10", "1e999"])
+            a = self.str_lit(v)
+            ea = a.ev
+
+            def pf(s):
+                import re
+                if re.fullmatch(r"[+-]?(inf|infinity|nan)", s, re.I):
+                    return float(s)
+                if not re.fullmatch(r"[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?", s):
+                    raise Panic(f"cannot convert {debug_str(s)} to float")
+                return float(s.replace("_", ""))
+            return Expr(f"float({a.text})", 13, lambda env: pf(ea(env)), "float")
+        if c in (10, 11, 12):
+            return self.reduction("float", d)
+        if c == 13:
+            return self.cond("float", d)
+        if c == 14:
+            return self.index("float", d)
+        if c == 15:
+            return self.call("float", d)
+        if c == 16 and self.r.random() < 0.5:
+            a = self.expr("int", d - 1)
+            b = self.expr("int", d - 1)
+            ea, eb = a.ev, b.ev
+            self.imports.add("random")
+            return Expr(f"random.uniform({a.text}, {b.text})", 13,
+                        lambda env: rand_ref.uniform(ea(env), eb(env)), "float")
+        if c == 16:
+            self.imports.add("math")
+            name, v = r.choice([("pi", math.pi), ("e", math.e), ("tau", math.tau), ("inf", math.inf)])
+            return Expr(f"math.{name}", 13, lambda env, v=v: v, "float")
+        return self.leaf("float")
+
+    def bool_expr(self, d):
+        r = self.r
+        c = r.randrange(12)
+        if c < 4:
+            t = r.choice(["int", "int", "float", "u64", "i128", "str", "[int]"])
+            ops = ["==", "!="] + (["<", "<=", ">", ">="] if not is_arr(t) else [])
+            op = r.choice(ops)
+            a, b = self.two(t, d)
+            fn = {"==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
+                  "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op]
+            ea, eb = a.ev, b.ev
+            return Expr(f"{par(a, 6)} {op} {par(b, 6)}", 5, lambda env: fn(ea(env), eb(env)), "bool")
+        if c < 6:
+            op = r.choice(["and", "or"])
+            a = self.expr("bool", d - 1)
+            b = self.expr("bool", d - 1)
+            ea, eb = a.ev, b.ev
+            lvl = 3 if op == "and" else 2
+            if op == "and":
+                fn = lambda env: ea(env) and eb(env)
+            else:
+                fn = lambda env: ea(env) or eb(env)
+            return Expr(f"{par(a, lvl)} {op} {par(b, lvl + 1)}", lvl, fn, "bool")
+        if c == 6:
+            a = self.expr("bool", d - 1)
+            ea = a.ev
+            return Expr(f"not {par(a, 4)}", 4, lambda env: not ea(env), "bool")
+        if c in (7, 8):
+            return self.reduction("bool", d)
+        if c == 9:
+            return self.cond("bool", d)
+        return self.leaf("bool")
+
+    def spec_for(self, t):
+        r = self.r
+        if r.random() < 0.3:
+            return ""
+        fill = ""
+        align = r.choice(["", "", "<", ">", "^"])
+        if align and r.random() < 0.4:
+            fill = r.choice(["*", "-", "0", " ", "x", "é"])
+        sign = r.choice(["", "", "+", "-", " "]) if t != "str" else ""
+        zero = "0" if t != "str" and r.random() < 0.15 else ""
+        width = str(r.randint(1, 25)) if r.random() < 0.5 else ""
+        if t in INTS:
+            typ = r.choice(["", "", "d", "x", "X", "o", "b"])
+            comma = "," if typ in ("", "d") and r.random() < 0.3 else ""
+            prec = ""
+        elif t == "float":
+            typ = r.choice(["", "f", "F", "e", "E", "g", "G", "%"])
+            comma = "," if r.random() < 0.2 else ""
+            prec = "." + str(r.randint(0, 20)) if r.random() < 0.7 or typ == "" and r.random() < 0.5 else ""
+        else:
+            typ = r.choice(["", "s"])
+            comma = ""
+            prec = "." + str(r.randint(0, 4)) if r.random() < 0.3 else ""
+        return fill + align + sign + zero + width + comma + prec + typ
+
+    def str_expr(self, d):
+        r = self.r
+        c = r.randrange(10)
+        if c < 2:
+            a = self.expr("str", d - 1)
+            b = self.expr("str", d - 1)
+            return self.binop("+", 10, a, b, "str", lambda x, y: x + y)
+        if c == 2:
+            a = self.expr("str", d - 1)
+            n = self.int_lit("int", r.randint(-1, 4))
+            return self.binop("*", 11, a, n, "str", lambda x, y: x * max(y, 0))
+        if c == 3:
+            t = r.choice(SCALARS + ("[int]", "[str]", "[float]"))
+            a = self.typed(self.expr(t, d - 1), t)
+            ea = a.ev
+            return Expr(f"str({a.text})", 13, lambda env: show(t, ea(env)), "str")
+        if c in (4, 5, 6):
+            parts = []
+            evs = []
+            for _ in range(r.randint(1, 3)):
+                if r.random() < 0.5:
+                    s = r.choice(["x = ", " ", "|", "{", "}", "ab", "é"])
+                    parts.append(s.replace("{", "{{").replace("}", "}}"))
+                    evs.append(lambda env, s=s: s)
+                else:
+                    t = r.choice(["int", "int", "float", "float", "u64", "i128", "str", "bool"])
+                    saved = self.fuel
+                    self.fuel = min(self.fuel, 8)
+                    e = self.typed(self.expr(t, d - 1), t)
+                    self.fuel = saved
+                    if '"' in e.text:   # no string literal inside an f-string expression
+                        e = self.var_of(t) or (self.int_lit(t) if t in INTS else self.float_lit() if t == "float" else None)
+                        if e is None:
+                            continue
+                        e = self.typed(e, t)
+                    spec = self.spec_for(t) if t not in ("bool",) else ""
+                    ee = e.ev
+                    parts.append("{" + e.text + (":" + spec if spec else "") + "}")
+
+                    def fmt(env, ee=ee, t=t, spec=spec):
+                        v = ee(env)
+                        if not spec:
+                            return show(t, v)
+                        return format(v, spec)
+                    evs.append(fmt)
+            text = 'f"' + "".join(parts) + '"'
+            return Expr(text, 14, lambda env: "".join(f(env) for f in evs), "str")
+        if c == 7:
+            return self.cond("str", d)
+        if c == 8:
+            return self.index("str", d)
+        return self.leaf("str")
+
+    # -- arrays --
+    def arr_expr(self, t, d):
+        r = self.r
+        et = elem(t)
+        c = r.randrange(8)
+        if c < 2 and not is_arr(et):
+            return self.comprehension(t, d)
+        if c == 2:
+            a = self.expr(t, d - 1)
+            b = self.expr(t, d - 1)
+            return self.binop("+", 10, a, b, t, lambda x, y: copyv(x) + copyv(y))
+        if c == 3:
+            x = self.typed(self.expr(et, d - 1), et)
+            n = self.int_lit("int", r.randint(-1, 20))
+            ex = x.ev
+            return Expr(f"[{x.text}] * {n.text}", 11, lambda env, k=n.ev(None): (lambda v: [copyv(v) for _ in range(max(k, 0))])(ex(env)), t)
+        if c == 4:
+            return self.leaf(t)
+        items = [self.expr(et, d - 1) for _ in range(r.randint(0 if False else 1, 4))]
+        return self.arr_lit(t, items)
+
+    def iterable(self, d):
+        """A generator's source: a range (int elements) or an array. Returns
+        (text, elem type, fn env -> list of element values)."""
+        r = self.r
+        c = r.random()
+        if c < 0.7:
+            lo = r.randint(-5, 5)
+            n = r.choice([0, 1, 2, 15, 16, 17, 31, 32, 33, 48, 64, 65, r.randint(0, 100), r.randint(100, 700),
+                          r.randint(2000, 9000) if self.big_ok() else 40])
+            incl = r.random() < 0.3
+            hi = lo + n - (1 if incl else 0)
+            loe, hie = self.int_lit("int", lo), self.int_lit("int", hi)
+            text = f"{loe.text}..{'=' if incl else ''}{hie.text}"
+            return text, "int", lambda env: list(range(lo, lo + n))
+        t = r.choice(["[int]", "[float]", "[str]", "[u64]"])
+        vs = self.visible(lambda v: v[0] == t)
+        if vs:
+            name = r.choice(vs)[0]
+            return name, elem(t), lambda env, n=name: env.look(n)[2]
+        a = self.arr_expr(t, d - 1)
+        return a.text, elem(t), a.ev
+
+    def generator(self, et, d):
+        """`EXPR for v in ITER [if COND]` with the variable in scope."""
+        src, vt, items = self.iterable(d)
+        v = self.fresh("i")
+        self.scope.append({v: (vt, False)})
+        e = self.expr(et, d - 1)
+        weak = e.weak
+        e = self.typed(e, et)
+        cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        self.scope.pop()
+        text = f"{e.text} for {v} in {src}" + (f" if {par(cond, 2)}" if cond else "")
+
+        def each(env):
+            """Per element: a thunk that returns (kept, value) or raises."""
+            xs = items(env)
+            out = []
+            for x in xs:
+                def th(x=x):
+                    sub = Env(env)
+                    sub.vars[v] = [vt, False, x]
+                    if cond is not None and not cond.ev(sub):
+                        return False, None
+                    return True, e.ev(sub)
+                out.append(th)
+            return out
+        return text, each, weak
+
+    def reduction(self, t, d):
+        r = self.r
+        if t == "bool":
+            red = r.choice(["any", "all"])
+            et = "bool"
+        elif t == "str":
+            red = r.choice(["min", "max"])
+            et = "str"
+        else:
+            red = r.choice(["sum", "product", "min", "max", "sum"])
+            et = t
+        is_par = r.random() < 0.6
+        if r.random() < 0.2:
+            # over an array value
+            at = "[" + et + "]"
+            vs = self.visible(lambda v: v[0] == at)
+            if vs:
+                name = r.choice(vs)[0]
+                text = ("par " if is_par else "") + f"{red}({name})"
+
+                def each(env, n=name):
+                    return [(lambda x=x: (True, x)) for x in env.look(n)[2]]
+                return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t)
+        gtext, each, weak = self.generator(et, d)
+        text = ("par " if is_par else "") + f"{red}({gtext})"
+        return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t, weak=weak)
+
+    def comprehension(self, t, d):
+        et = elem(t)
+        gtext, each, _ = self.generator(et, d)
+        is_par = self.r.random() < 0.5
+
+        def ev(env):
+            out = []
+            for th in each(env):
+                k, v = th()
+                if k:
+                    out.append(copyv(v))
+            return out
+        return Expr(("par " if is_par else "") + f"[{gtext}]", 14, ev, t)
+
+    # -- statements: each is (lines, exec(env)) --
+    def block(self, depth, in_loop, ret=None, n=None):
+        self.scope.append({})
+        stmts = [self.stmt(depth, in_loop, ret) for _ in range(n or self.r.randint(1, 3))]
+        self.scope.pop()
+        lines = []
+        for ls, _ in stmts:
+            lines.extend("    " + l for l in ls)
+
+        def ex(env):
+            sub = Env(env)
+            for _, f in stmts:
+                f(sub)
+        return lines, ex
+
+    def stmt(self, depth, in_loop, ret=None):
+        r = self.r
+        self.fuel = 40
+        c = r.randrange(20)
+        if c < 5:
+            return self.print_stmt()
+        if c < 9:
+            return self.let_stmt()
+        if c < 12:
+            tgt = self.visible(lambda v: v[1])
+            if tgt:
+                return self.assign_stmt(r.choice(tgt))
+            return self.let_stmt(mutable=True)
+        if c == 12 and depth > 0:
+            lo = r.randint(-3, 3)
+            n = r.randint(0, 6)
+            v = self.fresh("k")
+            self.scope.append({v: ("int", False)})
+            body, bex = self.block(depth - 1, True, ret)
+            self.scope.pop()
+
+            def ex(env):
+                for x in range(lo, lo + n):
+                    sub = Env(env)
+                    sub.vars[v] = ["int", False, x]
+                    try:
+                        bex(sub)
+                    except Break:
+                        break
+                    except Continue:
+                        continue
+            return [f"for {v} in {lo}..{lo + n}:"] + body, ex
+        if c == 13 and depth > 0:
+            cond = self.expr("bool", 2)
+            body, bex = self.block(depth - 1, in_loop, ret)
+            cond2 = self.expr("bool", 2) if r.random() < 0.3 else None
+            body2 = self.block(depth - 1, in_loop, ret) if cond2 else None
+            els = self.block(depth - 1, in_loop, ret) if r.random() < 0.5 else None
+            lines = [f"if {cond.text}:"] + body + ([f"elif {cond2.text}:"] + body2[0] if cond2 else []) \
+                + (["else:"] + els[0] if els else [])
+
+            def ex(env):
+                if cond.ev(env):
+                    bex(env)
+                elif cond2 and cond2.ev(env):
+                    body2[1](env)
+                elif els:
+                    els[1](env)
+            return lines, ex
+        if c == 14 and depth > 0:
+            # a counted while loop
+            v = self.fresh("w")
+            n = r.randint(0, 5)
+            self.scope.append({})
+            body, bex = self.block(depth - 1, True, ret)
+            self.scope.pop()
+            lines = [f"var {v} = 0", f"while {v} < {n}:", f"    {v} += 1"] + body
+
+            def ex(env):
+                env.vars[v] = ["int", True, 0]
+                while env.vars[v][2] < n:
+                    env.vars[v][2] += 1
+                    try:
+                        bex(env)
+                    except Break:
+                        break
+                    except Continue:
+                        continue
+            return lines, ex
+        if c == 15 and in_loop:
+            cond = self.expr("bool", 1)
+            kw = r.choice(["break", "continue"])
+
+            def ex(env):
+                if cond.ev(env):
+                    raise Break() if kw == "break" else Continue()
+            return [f"if {cond.text}:", f"    {kw}"], ex
+        if c == 16:
+            vs = self.visible(lambda v: v[1] and is_arr(v[0]))
+            if vs:
+                name, (t, _) = r.choice(vs)
+                et = elem(t)
+                if r.random() < 0.5:
+                    x = self.typed(self.expr(et, 2), et)
+
+                    def ex(env):
+                        val = copyv(x.ev(env))
+                        env.look(name)[2].append(val)
+                    return [f"{name}.push({x.text})"], ex
+                x = self.expr(et, 2)
+                k = r.choice([0, 1, 2, -1, 4])
+
+                def ex(env):
+                    val = copyv(x.ev(env))
+                    xs = env.look(name)[2]
+                    if not 0 <= k < len(xs):
+                        raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {k}")
+                    xs[k] = val
+                return [f"{name}[{k}] = {x.text}"], ex
+        if c == 17 and ret is not None:
+            e = self.expr(ret, 2)
+
+            def ex(env):
+                raise Return(copyv(e.ev(env)))
+            return [f"return {e.text}"], ex
+        return self.print_stmt()
+
+    def print_stmt(self):
+        r = self.r
+        es = []
+        for _ in range(r.randint(0, 3)):
+            t = r.choice(SCALARS + ("int", "float", "str", "[int]", "[float]", "[str]", "[[int]]", "[u64]"))
+            es.append(self.typed(self.expr(t, r.randint(1, 4)), t))
+
+        def ex(env):
+            vals = [show(e.t, e.ev(env)) for e in es]
+            env_out(env).append(" ".join(vals) + "\n")
+        return [f"print({', '.join(e.text for e in es)})"], ex
+
+    def let_stmt(self, mutable=None):
+        r = self.r
+        if mutable is None:
+            mutable = r.random() < 0.5
+        t = r.choice(SCALARS + ("int", "float", "[int]", "[float]", "[str]", "[u64]", "[[int]]"))
+        name = self.fresh()
+        e = self.expr(t, r.randint(1, 4))
+        annot = e.lit and t in ("u64", "i128") or r.random() < 0.3
+        if is_arr(t) and r.random() < 0.1:
+            e = Expr("[]", 14, lambda env: [], t)
+            annot = True
+        self.scope[-1][name] = (t, mutable)
+        ee = e.ev
+
+        def ex(env):
+            env.vars[name] = [t, mutable, copyv(ee(env))]
+        kw = "var" if mutable else "let"
+        return [f"{kw} {name}{': ' + t if annot else ''} = {e.text}"], ex
+
+    def assign_stmt(self, target):
+        r = self.r
+        name, (t, _) = target
+        if t in INTS and r.random() < 0.6:
+            op = r.choice(["+", "-", "*", "/", "%", "&", "|", "^"])
+            e = self.expr(t, 2)
+            ee = e.ev
+
+            def ex(env):
+                v = ee(env)
+                cell = env.look(name)
+                x = cell[2]
+                if op == "+":
+                    x = chk(t, x + v, "addition")
+                elif op == "-":
+                    x = chk(t, x - v, "subtraction")
+                elif op == "*":
+                    x = chk(t, x * v, "multiplication")
+                elif op in "/%":
+                    if v == 0:
+                        raise Panic("division by zero")
+                    q = tdiv(x, v)
+                    x = chk(t, q, "division") if op == "/" else x - v * q
+                elif op == "&":
+                    x &= v
+                elif op == "|":
+                    x |= v
+                else:
+                    x ^= v
+                cell[2] = x
+            return [f"{name} {op}= {e.text}"], ex
+        if t == "float" and r.random() < 0.5:
+            op = r.choice(["+", "-", "*", "/"])
+            e = self.expr(t, 2)
+            fn = {"+": lambda x, y: x + y, "-": lambda x, y: x - y, "*": f_mul, "/": f_div}[op]
+
+            def ex(env):
+                v = e.ev(env)
+                cell = env.look(name)
+                cell[2] = fn(cell[2], v)
+            return [f"{name} {op}= {e.text}"], ex
+        if t == "str" and r.random() < 0.5:
+            e = self.expr(t, 2)
+
+            def ex(env):
+                v = e.ev(env)
+                cell = env.look(name)
+                cell[2] = cell[2] + v
+            return [f"{name} += {e.text}"], ex
+        e = self.expr(t, 3)
+
+        def ex(env):
+            v = copyv(e.ev(env))
+            env.look(name)[2] = v
+        return [f"{name} = {e.text}"], ex
+
+    def function(self):
+        r = self.r
+        name = self.fresh("f")
+        params = [(self.fresh("p"), r.choice(SCALARS + ("[int]", "[float]")))
+                  for _ in range(r.randint(0, 3))]
+        ret = r.choice(("int", "float", "str", "bool", "u64", "i128", "[int]"))
+        self.scope = [dict(self.consts), {p: (t, False) for p, t in params}]
+        body, bex = self.block(1, False, ret)
+        self.fuel = 40
+        e = self.expr(ret, 3)
+        self.scope = []
+        lines = [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:"] + body + [f"    return {e.text}"]
+
+        def run(env):
+            try:
+                bex(env)
+            except Return as rv:
+                return rv.v
+            return copyv(e.ev(Env(env)))
+        self.funcs[name] = (params, ret, run)
+        return lines
+
+
+def env_out(env):
+    while env.parent is not None:
+        env = env.parent
+    return env.out
+
+
+DEPTH = [0]
+
+
+def run_func(funcs, name, vals):
+    params, ret, run = funcs[name]
+    DEPTH[0] += 1
+    try:
+        env = Env(GLOBAL[0])
+        for (p, t), v in zip(params, vals):
+            env.vars[p] = [t, False, v]
+        return run(env)
+    finally:
+        DEPTH[0] -= 1
+
+
+GLOBAL = [None]
+
+
+def reduce_model(red, t, is_par, thunks):
+    if red in ("any", "all"):
+        for th in thunks:
+            k, v = th()
+            if not k:
+                continue
+            if red == "any" and v:
+                return True
+            if red == "all" and not v:
+                return False
+        return red == "all"
+    if not is_par:
+        acc = None
+        if red in ("sum", "product"):
+            acc = START[red][t]
+        for th in thunks:
+            k, v = th()
+            if not k:
+                continue
+            acc = v if acc is None else combine(red, t, acc, v)
+        if acc is None:
+            raise Panic(f"{red} of an empty sequence")
+        return acc
+    n = len(thunks)
+    nleaves = (n + 15) // 16
+
+    def leaf(j):
+        acc = START[red][t] if red in ("sum", "product") else None
+        has = False
+        for th in thunks[16 * j:16 * j + 16]:
+            k, v = th()
+            if not k:
+                continue
+            has = True
+            acc = v if acc is None else combine(red, t, acc, v)
+        return acc if has else None
+
+    def node(k, j):
+        if k == 0:
+            return leaf(j)
+        left = node(k - 1, 2 * j)
+        if (2 * j + 1) << (k - 1) >= nleaves:
+            return left
+        right = node(k - 1, 2 * j + 1)
+        if left is None:
+            return right
+        if right is None:
+            return left
+        return combine(red, t, left, right)
+    res = None
+    if nleaves:
+        top = 0
+        while (1 << top) < nleaves:
+            top += 1
+        res = node(top, 0)
+    if res is None:
+        if red in ("sum", "product"):
+            return START[red][t]
+        raise Panic(f"{red} of an empty sequence")
+    return res
+
+
+def generate(seed):
+    """(program text, expected stdout, expected panic message or None)."""
+    g = Gen(seed)
+    root = Env()
+    root.out = []
+    GLOBAL[0] = root
+    lines = []
+    for _ in range(g.r.randint(0, 2)):
+        # a top-level constant (SPEC 2), visible in functions and main
+        t = g.r.choice(("int", "float", "str", "u64", "[int]"))
+        g.scope = [dict(g.consts)]
+        g.fuel = 30
+        e = g.expr(t, 3)
+        try:
+            v = copyv(e.ev(root))
+        except (Panic, RecursionError):
+            continue
+        name = g.fresh("C")
+        root.vars[name] = [t, False, v]
+        g.consts[name] = (t, False)
+        annot = e.lit and t in ("u64", "i128") or g.r.random() < 0.3
+        lines.append(f"let {name}{': ' + t if annot else ''} = {e.text}")
+    if lines:
+        lines.append("")
+    for _ in range(g.r.randint(0, 3)):
+        lines += g.function() + [""]
+    g.scope = [dict(g.consts), {}]
+    body = []
+    panic = None
+    tries = 0
+    n = g.r.randint(4, 14)
+    while len(body) < n and tries < 60:
+        tries += 1
+        saved_scope = {k: v for k, v in g.scope[-1].items()}
+        saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
+        saved_out = len(root.out)
+        ls, ex = g.stmt(2, False)
+        try:
+            ex(root)
+        except Panic as p:
+            if g.r.random() < 0.15:
+                body.append(ls)
+                panic = str(p)
+                break
+            g.scope[-1] = saved_scope
+            root.vars = saved_vars
+            del root.out[saved_out:]
+            continue
+        except RecursionError:
+            g.scope[-1] = saved_scope
+            root.vars = saved_vars
+            del root.out[saved_out:]
+            continue
+        body.append(ls)
+    lines = [f"import {m}" for m in sorted(g.imports)] + ([""] if g.imports else []) + lines
+    lines.append("fn main():")
+    for ls in body:
+        lines.extend("    " + l for l in ls)
+    if not body:
+        lines.append("    pass")
+    return "\n".join(lines) + "\n", "".join(root.out), panic
+
+
+# ---- running brine ------------------------------------------------------------
+
+def run_prog(brine, seed, gen, tmp, timeout):
+    """Returns a list of problem strings (empty: all agree with the model)."""
+    src, out, panic = gen
+    d = os.path.join(tmp, str(seed))
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "p.br")
+    with open(path, "w") as f:
+        f.write(src)
+    problems = []
+    results = {}
+    for mode in ("dev", "release"):
+        exe = os.path.join(d, "p_" + mode)
+        cmd = [brine, "build", "p.br", "-o", exe] + (["--release"] if mode == "release" else [])
+        try:
+            b = subprocess.run(cmd, cwd=d, capture_output=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            problems.append(f"{mode} build timed out")
+            continue
+        if b.returncode != 0:
+            problems.append(f"{mode} build exit {b.returncode}: " + b.stderr.decode(errors="replace")[:600])
+            continue
+        for th in ("1", "3"):
+            env = dict(os.environ, BRINE_THREADS=th, BRINE_GPU="off")
+            try:
+                p = subprocess.run([exe], cwd=d, env=env, capture_output=True, timeout=timeout,
+                                   stdin=subprocess.DEVNULL)
+                results[(mode, th)] = (p.returncode, p.stdout, p.stderr)
+            except subprocess.TimeoutExpired:
+                problems.append(f"{mode} run BRINE_THREADS={th} timed out")
+    vals = list(results.items())
+    for k, v in vals[1:]:
+        if v != vals[0][1]:
+            problems.append(f"{k} differs from {vals[0][0]}: status {v[0]} vs {vals[0][1][0]}")
+    for k, (rc, so, se) in vals:
+        if rc < 0:
+            problems.append(f"{k}: signal {-rc}")
+    if vals:
+        rc, so, se = vals[0][1]
+        exp_rc = 101 if panic else 0
+        if rc != exp_rc:
+            problems.append(f"status {rc}, model expects {exp_rc} ({panic}); stderr: {se.decode(errors='replace')[:300]}")
+        if so.decode(errors="replace") != out:
+            problems.append("stdout differs from the model")
+        if panic and rc == 101:
+            first = se.decode(errors="replace").split("\n")[0]
+            if first != "panic: " + panic:
+                problems.append(f"panic message: got {first!r}, model {('panic: ' + panic)!r}")
+    return problems, src, out, panic
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("brine", nargs="?")
+    ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=30)
+    ap.add_argument("--keep", default="/tmp/brine-fuzz")
+    ap.add_argument("--show", type=int)
+    a = ap.parse_args()
+    sys.setrecursionlimit(10000)
+    if a.show is not None:
+        src, out, panic = generate(a.show)
+        sys.stdout.write(src)
+        print("# ---- model stdout ----")
+        sys.stdout.write(out)
+        print("# ---- model panic:", panic)
+        return 0
+    if not a.brine:
+        ap.error("BRINE is needed")
+    brine = os.path.abspath(a.brine)
+    os.makedirs(a.keep, exist_ok=True)
+    bad = 0
+    with tempfile.TemporaryDirectory(prefix="brine-fuzz-") as tmp, cf.ThreadPoolExecutor(a.j) as ex:
+        # generate here, one at a time (the model keeps module state); build and run in parallel
+        futs = {}
+        for s in range(a.seed, a.seed + a.n):
+            try:
+                g = generate(s)
+            except Exception as e:  # a bug in the generator itself
+                print(f"seed {s}: generator error {e!r}", flush=True)
+                continue
+            futs[ex.submit(run_prog, brine, s, g, tmp, a.timeout)] = s
+        for fu in cf.as_completed(futs):
+            s = futs[fu]
+            try:
+                problems, src, out, panic = fu.result()
+            except Exception as e:  # a bug in the generator itself
+                print(f"seed {s}: generator error {e!r}", flush=True)
+                bad += 1
+                continue
+            if problems:
+                bad += 1
+                with open(os.path.join(a.keep, f"{s}.br"), "w") as f:
+                    f.write(src)
+                with open(os.path.join(a.keep, f"{s}.model"), "w") as f:
+                    f.write(out + (f"# panic: {panic}\n" if panic else ""))
+                print(f"seed {s}: " + " | ".join(problems), flush=True)
+    print(f"{a.n} programs, {bad} with findings")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
