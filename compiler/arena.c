@@ -117,3 +117,43 @@ void nodes_push(struct nodes *list, struct node *n)
     }
     list->items[list->len++] = n;
 }
+
+/* ---- text buffers ---------------------------------------------------------- */
+
+void bputn(struct buf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 1024;
+        while (b->len + n + 1 > c)
+            c *= 2;
+        b->p = xrealloc(b->p, c);
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
+}
+
+void bputs(struct buf *b, const char *s)
+{
+    bputn(b, s, strlen(s));
+}
+
+void bprintf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[512];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < (int)sizeof tmp) {
+        bputn(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    bputn(b, big, (size_t)n);
+    free(big);
+}

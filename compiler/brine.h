@@ -32,6 +32,16 @@ void *arena_alloc(size_t size);          /* zeroed, lives until exit */
 char *arena_strndup(const char *s, size_t len);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* A growable text buffer (malloc'ed, always NUL-terminated): the emitters
+ * build their C and CUDA text in these. */
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+void bputn(struct buf *b, const char *s, size_t n);
+void bputs(struct buf *b, const char *s);
+void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A growable array of pointers, arena-backed: vec_push(&v, p). */
 struct vec {
     void **items;

@@ -33,47 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text buffers ---------------------------------------------------------- */
-
-struct buf {
-    char *p;
-    size_t len, cap;
-};
-
-static void bputn(struct buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > c) c *= 2;
-        b->p = xrealloc(b->p, c);
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void bputs(struct buf *b, const char *s) { bputn(b, s, strlen(s)); }
-
-__attribute__((format(printf, 2, 3))) static void bprintf(struct buf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char tmp[512];
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < (int)sizeof tmp) {
-        bputn(b, tmp, (size_t)n);
-        return;
-    }
-    char *big = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    bputn(b, big, (size_t)n);
-    free(big);
-}
-
 /* ---- the translation unit's sections ---------------------------------------- */
 
 static struct buf s_types, s_strs, s_locs, s_globals, s_protos, s_aux, s_fns;
@@ -820,6 +779,16 @@ static void push_cb(struct ir_node *rn, void *p)
     else line("%s = brt_arr_push(%s, &%s);", a->out, a->out, x);
 }
 
+/* par comprehensions without a filter: element k goes to its slot. */
+struct store_arg { const char *ct, *k; };
+static void store_cb(struct ir_node *rn, void *p)
+{
+    struct store_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    x = take(x, rn->elem_type);
+    line("((%s *)data_)[%s] = %s;", a->ct, a->k, x);
+}
+
 /* A loop over k in [from, to) of the source, running body per element. */
 static void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                         const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg,
@@ -914,11 +883,13 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header)
 
 /* ---- par leaves in SIMD lanes ------------------------------------------------ */
 
-/* Float leaves() folds LANES full leaves at once: lane q takes leaf b+q and
+/* Float leaves() folds 4 full leaves at once: lane q takes leaf b+q and
  * folds it one element per step, left to right from the start value, so
  * every leaf sees exactly the operations of the one-leaf scalar fold, in the
- * same order; only independent leaves sit side by side. gcc vectorises the
- * lane loop (tcc runs it as a plain loop: same operations, same bits).
+ * same order; only independent leaves sit side by side. The lanes are
+ * written out as scalar locals, one statement per lane per element: gcc -O2
+ * keeps them in registers and its SLP pass pairs them in SSE2 registers
+ * (addpd, divpd); tcc runs the same statements one by one, same bits.
  * Integer leaves go one per block: their wrapped fold is order-free. The lane
  * code must not panic: operations that can fail (checked integer +, -, *,
  * unhoisted indexing, conversions) compute a wrapped or clamped value and
@@ -926,14 +897,36 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header)
  * leaves function, which panics at the exact place (or, for a conservative
  * flag that was a false alarm, just computes the same values). Anything else
  * that could panic, allocate or have an effect keeps the scalar form. */
-#define LANES 4
+/* Leaves per block: floats 4 side by side (each must fold in order; gcc's
+ * SLP packs them two per SSE2 register, and 8 lanes measured no faster: the
+ * arrays are memory-bound, divisions divpd-bound), integers one leaf per
+ * block (their wrapped fold is order-free, the j loop has the parallelism). */
+static int lane_width(struct ir_node *rn)
+{
+    return rn->type == ty_float ? 4 : 1;
+}
+
+/* Writes the template text for lane q: every `name[q_]` becomes `nameq`. */
+static void lane_put(struct buf *out, const char *text, int q)
+{
+    if (!text) return;
+    for (const char *p = text; *p;) {
+        const char *m = strstr(p, "[q_]");
+        if (!m) {
+            bputs(out, p);
+            break;
+        }
+        bprintf(out, "%.*s%d", (int)(m - p), p, q);
+        p = m + 4;
+    }
+}
 
 struct lanes {
     struct ir_node *rn;
     bool fail;                   /* something that cannot run in lanes */
     const char *gv;              /* this lane's value of the generator variable */
     struct buf checks;           /* call-level statements that may clear ok_ */
-    struct buf decls, inits, steps; /* per-block lane arrays, their init, per-step update */
+    struct buf inits, steps;     /* per-lane declarations and per-step updates, as templates */
     const char *off_key[16], *off_name[16];
     int noff;
     const char *ind_key[16], *ind_name[16];
@@ -1010,8 +1003,7 @@ static const char *lane_induction(struct ir_node *n)
     if (LC->nind == 16) return NULL;
     const char *fi = arena_printf("fi%d_", LC->nind);
     bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -BP_EXACT, BP_EXACT)) ok_ = 0;\n", o);
-    bprintf(&LC->decls, "                double %s[%d];\n", fi, LANES);
-    bprintf(&LC->inits, " %s[q_] = (double)((int64_t)((uint64_t)env->lo + (uint64_t)kb_[q_]) + %s);", fi, o);
+    bprintf(&LC->inits, "                double %s[q_] = (double)((int64_t)((uint64_t)env->lo + (uint64_t)kb_[q_]) + %s);\n", fi, o);
     bprintf(&LC->steps, "                        %s[q_] = %s[q_] + 1.0;\n", fi, fi);
     LC->ind_key[LC->nind] = o;
     LC->ind_name[LC->nind++] = fi;
@@ -1302,10 +1294,16 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
                  * products (8^16 = 2^48). Beyond that the scalar fold decides. */
                 const char *w = t == ty_int ? "(int64_t)((uint64_t)acc_[q_] %s (uint64_t)%s)" : "acc_[q_] %s %s";
                 line("acc_[q_] = %s;", arena_printf(w, sum ? "+" : "*", xm));
-                if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
+                /* an element i + c of the range is bounded once per call */
+                const char *o = sum && t == ty_int ? lane_affine(rn->elem) : NULL;
+                if (o)
+                    bprintf(&lc.checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -(1LL << 58), (1LL << 58) - 1)) ok_ = 0;\n", o);
+                else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
                 else lane_flag(arena_printf(t == ty_int ? "(uint64_t)%s + 8 > 16" : "%s > 8", xm));
             }
-            if (f) line("hs_[q_] |= %s;", kept);
+            /* an integer leaf where the filter kept nothing holds the
+             * identity, which no combine changes: has can stay 1 */
+            if (f && t == ty_float) line("hs_[q_] |= %s;", kept);
             break;
         }
         case RED_MIN: case RED_MAX: {
@@ -1326,10 +1324,8 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
         LC = NULL;
         return false;
     }
-    bool hs_all = !rn->filter && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
-    /* floats: LANES leaves side by side (each must fold in order); integers:
-     * one leaf per block, whose j loop gcc may vectorise on its own */
-    int W = t == ty_float ? LANES : 1;
+    bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
+    int W = lane_width(rn);
     const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
     bputs(out, hdr);
     bputs(out, " {\n");
@@ -1346,25 +1342,35 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
     if (lc.checks.p) bputs(out, lc.checks.p);
     bprintf(out, "        if (ok_) {\n");
     bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
-    bprintf(out, "                %s acc_[%d];\n                int64_t hs_[%d], kb_[%d];\n                uint64_t ovf_ = 0;\n",
-            ct, W, W, W);
-    if (lc.decls.p) bputs(out, lc.decls.p);
-    bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
-    bprintf(out, "                    acc_[q_] = %s; hs_[q_] = %d; kb_[q_] = (first + g_ + q_) * BRT_LEAF;%s\n",
-            start_value(rn->reducer, t), hs_all ? 1 : 0, lc.inits.p ? lc.inits.p : "");
-    bprintf(out, "                }\n");
+    /* Lane q's state is plain locals (acc_q, kb_q, ...), one statement per
+     * lane per element: gcc -O2 keeps them in registers (arrays indexed by
+     * a loop counter stayed in memory: a store and a reload per element). */
+    bprintf(out, "                uint64_t ovf_ = 0;\n");
+    for (int q = 0; q < W; q++) {
+        bprintf(out, "                int64_t kb_%d = (first + g_ + %d) * BRT_LEAF;\n", q, q);
+        bprintf(out, "                %s acc_%d = %s;\n", ct, q, start_value(rn->reducer, t));
+        if (!hs_all) bprintf(out, "                int hs_%d = 0;\n", q);
+        lane_put(out, lc.inits.p, q);
+    }
     bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
-    bprintf(out, "                    for (int q_ = 0; q_ < %d; q_++) {\n", W);
-    bprintf(out, "                        int64_t k_ = kb_[q_] + j_;\n");
-    if (body.p) bputs(out, body.p);
-    if (lc.steps.p) bputs(out, lc.steps.p);
-    bprintf(out, "                    }\n                }\n");
+    for (int q = 0; q < W; q++) {
+        bprintf(out, "                    { /* lane %d */\n                        int64_t k_ = kb_%d + j_;\n", q, q);
+        lane_put(out, body.p, q);
+        lane_put(out, lc.steps.p, q);
+        bprintf(out, "                    }\n");
+    }
+    bprintf(out, "                }\n");
     bprintf(out, "                if (ovf_) { /* the exact panic, or a false alarm's same values */\n"
                  "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
                  "                    continue;\n                }\n", id, W, ct);
-    bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n"
-                 "                    ((%s *)vals)[g_ + q_] = acc_[q_];\n"
-                 "                    has[g_ + q_] = hs_[q_] != 0;\n                }\n", W, ct);
+    /* the stores side by side: gcc's SLP pairs lanes from this store group
+     * back up through the loop's accumulators (divpd, addpd for floats) */
+    for (int q = 0; q < W; q++)
+        bprintf(out, "                ((%s *)vals)[g_ + %d] = acc_%d;\n", ct, q, q);
+    for (int q = 0; q < W; q++) {
+        if (hs_all) bprintf(out, "                has[g_ + %d] = 1;\n", q);
+        else bprintf(out, "                has[g_ + %d] = hs_%d != 0;\n", q, q);
+    }
     bprintf(out, "            }\n        }\n    }\n");
     bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
     bputs(out, "}\n\n");
@@ -1474,6 +1480,23 @@ static const char *emit_listcomp(struct ir_node *rn)
     struct buf aux = {0};
     env_struct(&aux, id, rn, &s);
     struct fctx *saved = helper_begin(id, rn);
+    if (!rn->filter) {
+        /* no filter: every element has its slot, filled in place */
+        const char *k = new_temp();
+        struct store_arg sa = {ctype(rn->elem_type), k};
+        line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
+        F->ind++;
+        set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
+        iteration(rn, store_cb, &sa);
+        F->ind--;
+        line("}");
+        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id));
+        bputs(&s_aux, aux.p);
+        const char *env = env_fill(id, rn, &s);
+        const char *f = new_temp();
+        line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", f, s.n, tdesc(rn->elem_type), env, id);
+        return tmp_owned(t, "brt_par_fill(&%s)", f);
+    }
     struct push_arg pa = {"out", true};
     source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id));

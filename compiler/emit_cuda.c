@@ -37,42 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- text ------------------------------------------------------------------ */
-
-struct sb {
-    char *p;
-    size_t len, cap;
-};
-
-static void sb_putn(struct sb *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > c) c *= 2;
-        b->p = xrealloc(b->p, c);
-        b->cap = c;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = 0;
-}
-
-static void sb_puts(struct sb *b, const char *s) { sb_putn(b, s, strlen(s)); }
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *t = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(t, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    sb_putn(b, t, (size_t)n);
-    free(t);
-}
-
 /* ---- the kernel being generated -------------------------------------------- */
 
 struct dfn {
@@ -83,7 +47,7 @@ struct dfn {
 struct kctx {
     struct ir_node *rn;
     bool bad;
-    struct sb protos, defs;
+    struct buf protos, defs;
     struct dfn *fns;
     int nfns, capfns;
     struct ir_global **globals;
@@ -93,7 +57,7 @@ static struct kctx *K;
 
 /* The device function being generated (NULL: brk_elem). */
 struct dctx {
-    struct sb decl, body;
+    struct buf decl, body;
     unsigned char *declared; /* by var id (ids are program-wide) */
     int ndeclared;
     int ind;
@@ -112,13 +76,13 @@ static unsigned char *declared_slot(struct dctx *d, int id)
 }
 static struct dctx *D;
 
-static struct sb all_sources;
+static struct buf all_sources;
 static int nsources;
 
 void emit_cuda_reset(void)
 {
     free(all_sources.p);
-    all_sources = (struct sb){0};
+    all_sources = (struct buf){0};
     nsources = 0;
 }
 
@@ -365,9 +329,9 @@ static const char *dex(struct ir_node *n)
     case IR_CALL: {
         if (n->type != ty_void && !dtype(n->type)) return fail();
         const char *name = device_fn(n->fn);
-        struct sb args = {0};
-        sb_puts(&args, "E, st_");
-        for (int i = 0; i < n->nkids; i++) sb_printf(&args, ", %s", dex(n->kids[i]));
+        struct buf args = {0};
+        bputs(&args, "E, st_");
+        for (int i = 0; i < n->nkids; i++) bprintf(&args, ", %s", dex(n->kids[i]));
         const char *r = arena_printf("%s(%s)", name, args.p);
         free(args.p);
         return r;
@@ -392,7 +356,7 @@ static const char *dex(struct ir_node *n)
 
 __attribute__((format(printf, 1, 2))) static void dline(const char *fmt, ...)
 {
-    for (int i = 0; i < D->ind; i++) sb_puts(&D->body, "    ");
+    for (int i = 0; i < D->ind; i++) bputs(&D->body, "    ");
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -401,8 +365,8 @@ __attribute__((format(printf, 1, 2))) static void dline(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(t, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    sb_puts(&D->body, t);
-    sb_puts(&D->body, "\n");
+    bputs(&D->body, t);
+    bputs(&D->body, "\n");
     free(t);
 }
 
@@ -413,7 +377,7 @@ static const char *dlocal(struct ir_var *v)
     unsigned char *dec = declared_slot(D, v->id);
     if (!*dec) {
         *dec = 1;
-        sb_printf(&D->decl, "    %s v%d = 0;\n", t, v->id);
+        bprintf(&D->decl, "    %s v%d = 0;\n", t, v->id);
     }
     return arena_printf("v%d", v->id);
 }
@@ -519,12 +483,12 @@ static const char *device_fn(struct ir_fn *f)
     int me = K->nfns++;
     K->fns[me] = (struct dfn){f, 1};
 
-    struct sb hdr = {0};
-    sb_printf(&hdr, "__device__ static %s %s(const struct brk_env *E, int *st_", f->ret == ty_void ? "void" : dtype(f->ret),
+    struct buf hdr = {0};
+    bprintf(&hdr, "__device__ static %s %s(const struct brk_env *E, int *st_", f->ret == ty_void ? "void" : dtype(f->ret),
               f->cname);
-    for (int i = 0; i < f->nparams; i++) sb_printf(&hdr, ", %s v%d", dtype(f->params[i]->type), f->params[i]->id);
-    sb_puts(&hdr, ")");
-    sb_printf(&K->protos, "%s;\n", hdr.p);
+    for (int i = 0; i < f->nparams; i++) bprintf(&hdr, ", %s v%d", dtype(f->params[i]->type), f->params[i]->id);
+    bputs(&hdr, ")");
+    bprintf(&K->protos, "%s;\n", hdr.p);
 
     struct dctx *saved = D;
     struct dctx d = {0};
@@ -534,12 +498,12 @@ static const char *device_fn(struct ir_fn *f)
     for (int i = 0; i < f->body->nkids; i++) dstmt(f->body->kids[i]);
     D = saved;
 
-    sb_printf(&K->defs, "/* %s.%s */\n%s\n{\n", f->module, f->name, hdr.p);
-    sb_puts(&K->defs, "    (void)E;\n");
-    if (d.decl.p) sb_puts(&K->defs, d.decl.p);
-    if (d.body.p) sb_puts(&K->defs, d.body.p);
-    if (f->ret != ty_void) sb_puts(&K->defs, "    return 0;\n");
-    sb_puts(&K->defs, "}\n\n");
+    bprintf(&K->defs, "/* %s.%s */\n%s\n{\n", f->module, f->name, hdr.p);
+    bputs(&K->defs, "    (void)E;\n");
+    if (d.decl.p) bputs(&K->defs, d.decl.p);
+    if (d.body.p) bputs(&K->defs, d.body.p);
+    if (f->ret != ty_void) bputs(&K->defs, "    return 0;\n");
+    bputs(&K->defs, "}\n\n");
     free(hdr.p);
     free(d.decl.p);
     free(d.body.p);
@@ -760,23 +724,23 @@ static const char *kernels =
 
 /* ---- one reduction ------------------------------------------------------------ */
 
-static void c_string_lines(struct sb *b, const char *s)
+static void c_string_lines(struct buf *b, const char *s)
 {
-    sb_puts(b, "    \"");
+    bputs(b, "    \"");
     for (const char *p = s; *p; p++) {
         unsigned char c = (unsigned char)*p;
         if (c == '\n') {
-            sb_puts(b, p[1] ? "\\n\"\n    \"" : "\\n");
+            bputs(b, p[1] ? "\\n\"\n    \"" : "\\n");
         } else if (c == '"' || c == '\\') {
             char e[3] = {'\\', (char)c, 0};
-            sb_puts(b, e);
+            bputs(b, e);
         } else if (c >= 32 && c < 127 && c != '?') {
-            sb_putn(b, (const char *)&c, 1);
+            bputn(b, (const char *)&c, 1);
         } else {
-            sb_printf(b, "\\%03o", c);
+            bprintf(b, "\\%03o", c);
         }
     }
-    sb_puts(b, "\"");
+    bputs(b, "\"");
 }
 
 const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
@@ -814,36 +778,36 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
     const char *T = dtype(t), *GT = dtype(gt);
     const struct source *src = source_get(rn->loc.file);
     const char *file = src && src->name ? src->name : "?";
-    struct sb cu = {0};
-    sb_printf(&cu, "/* brine kernel: %s:%d:%d par %s of %s. Generated by brine " BRINE_VERSION ". */\n", file,
+    struct buf cu = {0};
+    bprintf(&cu, "/* brine kernel: %s:%d:%d par %s of %s. Generated by brine " BRINE_VERSION ". */\n", file,
               rn->loc.line, rn->loc.col, reducer_name[rn->reducer], type_name(t));
-    sb_puts(&cu, prelude);
-    sb_printf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
-    sb_printf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", !rn->iter.is_range,
+    bputs(&cu, prelude);
+    bprintf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
+    bprintf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", !rn->iter.is_range,
               rn->reducer == RED_MIN || rn->reducer == RED_MAX);
-    sb_printf(&cu, "#define BRK_START %s\n",
+    bprintf(&cu, "#define BRK_START %s\n",
               rn->reducer == RED_PRODUCT ? (t == ty_float ? "1.0" : "1") : (t == ty_float ? "0.0" : "0"));
     if (gt == ty_int)
-        sb_puts(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)((unsigned long long)(lo) + (unsigned long long)(k)))\n");
+        bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)((unsigned long long)(lo) + (unsigned long long)(k)))\n");
     else
-        sb_puts(&cu, "#define BRK_RANGE_AT(lo, k) ((lo) + (unsigned long long)(k))\n");
+        bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((lo) + (unsigned long long)(k))\n");
 
     /* the environment: slot 0 n, slot 1 lo or the array (2: its length),
      * then the captured variables, then the constants */
-    struct sb env = {0}, load = {0}, host = {0};
+    struct buf env = {0}, load = {0}, host = {0};
     int ns = 0, ncopies = 0;
-    sb_puts(&env, "struct brk_env {\n    long long n;\n");
-    sb_puts(&load, "__device__ static void brk_env_load(struct brk_env *E, const brk_slot *A)\n{\n    E->n = A[0].i;\n");
-    sb_printf(&host, "    s[%d].i = env->n;\n", ns++);
+    bputs(&env, "struct brk_env {\n    long long n;\n");
+    bputs(&load, "__device__ static void brk_env_load(struct brk_env *E, const brk_slot *A)\n{\n    E->n = A[0].i;\n");
+    bprintf(&host, "    s[%d].i = env->n;\n", ns++);
     if (rn->iter.is_range) {
-        sb_printf(&env, "    %s lo;\n", GT);
-        sb_printf(&load, "    E->lo = A[1].%s;\n", slot_member(gt));
-        sb_printf(&host, "    s[%d].%s = env->lo;\n", ns++, slot_member(gt));
+        bprintf(&env, "    %s lo;\n", GT);
+        bprintf(&load, "    E->lo = A[1].%s;\n", slot_member(gt));
+        bprintf(&host, "    s[%d].%s = env->lo;\n", ns++, slot_member(gt));
     } else {
-        sb_printf(&env, "    const %s *arr;\n", GT);
-        sb_printf(&load, "    E->arr = (const %s *)A[1].p;\n", GT);
-        sb_printf(&host, "    s[%d].p = env->arr->data;\n    s[%d].i = env->arr->len;\n", ns, ns + 1);
-        sb_printf(&host, "    c[%d].slot = %d; c[%d].bytes = env->arr->len * 8;\n", ncopies, ns, ncopies);
+        bprintf(&env, "    const %s *arr;\n", GT);
+        bprintf(&load, "    E->arr = (const %s *)A[1].p;\n", GT);
+        bprintf(&host, "    s[%d].p = env->arr->data;\n    s[%d].i = env->arr->len;\n", ns, ns + 1);
+        bprintf(&host, "    c[%d].slot = %d; c[%d].bytes = env->arr->len * 8;\n", ncopies, ns, ncopies);
         ncopies++;
         ns += 2;
     }
@@ -851,78 +815,78 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
         struct ir_var *v = rn->caps[i];
         if (is_num_array(v->type)) {
             const char *et = dtype(v->type->elem);
-            sb_printf(&env, "    const %s *c%d;\n    long long c%d_len;\n", et, v->id, v->id);
-            sb_printf(&load, "    E->c%d = (const %s *)A[%d].p;\n    E->c%d_len = A[%d].i;\n", v->id, et, ns, v->id, ns + 1);
-            sb_printf(&host, "    s[%d].p = env->v%d->data;\n    s[%d].i = env->v%d->len;\n", ns, v->id, ns + 1, v->id);
-            sb_printf(&host, "    c[%d].slot = %d; c[%d].bytes = env->v%d->len * 8;\n", ncopies, ns, ncopies, v->id);
+            bprintf(&env, "    const %s *c%d;\n    long long c%d_len;\n", et, v->id, v->id);
+            bprintf(&load, "    E->c%d = (const %s *)A[%d].p;\n    E->c%d_len = A[%d].i;\n", v->id, et, ns, v->id, ns + 1);
+            bprintf(&host, "    s[%d].p = env->v%d->data;\n    s[%d].i = env->v%d->len;\n", ns, v->id, ns + 1, v->id);
+            bprintf(&host, "    c[%d].slot = %d; c[%d].bytes = env->v%d->len * 8;\n", ncopies, ns, ncopies, v->id);
             ncopies++;
             ns += 2;
         } else {
-            sb_printf(&env, "    %s c%d; /* %s */\n", dtype(v->type), v->id, v->name);
-            sb_printf(&load, "    E->c%d = A[%d].%s;\n", v->id, ns, slot_member(v->type));
-            sb_printf(&host, "    s[%d].%s = env->v%d;\n", ns, slot_member(v->type), v->id);
+            bprintf(&env, "    %s c%d; /* %s */\n", dtype(v->type), v->id, v->name);
+            bprintf(&load, "    E->c%d = A[%d].%s;\n", v->id, ns, slot_member(v->type));
+            bprintf(&host, "    s[%d].%s = env->v%d;\n", ns, slot_member(v->type), v->id);
             ns++;
         }
     }
     for (int i = 0; i < k.nglobals; i++) {
         struct ir_global *g = k.globals[i];
-        sb_printf(&env, "    %s g%d; /* %s.%s */\n", dtype(g->type), g->id, g->module, g->name);
-        sb_printf(&load, "    E->g%d = A[%d].%s;\n", g->id, ns, slot_member(g->type));
-        sb_printf(&host, "    s[%d].%s = g%d;\n", ns, slot_member(g->type), g->id);
+        bprintf(&env, "    %s g%d; /* %s.%s */\n", dtype(g->type), g->id, g->module, g->name);
+        bprintf(&load, "    E->g%d = A[%d].%s;\n", g->id, ns, slot_member(g->type));
+        bprintf(&host, "    s[%d].%s = g%d;\n", ns, slot_member(g->type), g->id);
         ns++;
     }
-    sb_puts(&env, "};\n");
-    sb_puts(&load, "}\n\n");
-    sb_puts(&cu, env.p);
-    sb_puts(&cu, load.p);
-    if (k.protos.p) sb_puts(&cu, k.protos.p), sb_puts(&cu, "\n");
-    if (k.defs.p) sb_puts(&cu, k.defs.p);
+    bputs(&env, "};\n");
+    bputs(&load, "}\n\n");
+    bputs(&cu, env.p);
+    bputs(&cu, load.p);
+    if (k.protos.p) bputs(&cu, k.protos.p), bputs(&cu, "\n");
+    if (k.defs.p) bputs(&cu, k.defs.p);
 
     /* brk_elem: the filter, then element k's value */
-    sb_printf(&cu, "/* element: 1 and *x_ when kept by the filter, else 0 */\n"
+    bprintf(&cu, "/* element: 1 and *x_ when kept by the filter, else 0 */\n"
                    "__device__ static int brk_elem(const struct brk_env *E, BRK_GT v%d, BRK_T *x_, int *st_)\n{\n"
                    "    (void)E;\n",
               rn->gen_var->id);
-    if (filter) sb_printf(&cu, "    if (!%s) return 0;\n", filter);
-    sb_printf(&cu, "    *x_ = %s;\n    return 1;\n}\n\n", elem);
+    if (filter) bprintf(&cu, "    if (!%s) return 0;\n", filter);
+    bprintf(&cu, "    *x_ = %s;\n    return 1;\n}\n\n", elem);
 
     /* brk_op: the combine (and the fold of one element) */
-    sb_puts(&cu, "BRK_FN BRK_T brk_op(int *st_, BRK_T a, BRK_T b)\n{\n    (void)st_;\n");
+    bputs(&cu, "BRK_FN BRK_T brk_op(int *st_, BRK_T a, BRK_T b)\n{\n    (void)st_;\n");
     switch (rn->reducer) {
     case RED_SUM:
-        if (t == ty_float) sb_puts(&cu, "    return a + b;\n");
-        else sb_printf(&cu, "    return brk_add_%s(st_, a, b);\n", sfx(t));
+        if (t == ty_float) bputs(&cu, "    return a + b;\n");
+        else bprintf(&cu, "    return brk_add_%s(st_, a, b);\n", sfx(t));
         break;
     case RED_PRODUCT:
-        if (t == ty_float) sb_puts(&cu, "    return a * b;\n");
-        else sb_printf(&cu, "    return brk_mul_%s(st_, a, b);\n", sfx(t));
+        if (t == ty_float) bputs(&cu, "    return a * b;\n");
+        else bprintf(&cu, "    return brk_mul_%s(st_, a, b);\n", sfx(t));
         break;
-    case RED_MIN: sb_puts(&cu, "    return b < a ? b : a;\n"); break;
-    case RED_MAX: sb_puts(&cu, "    return b > a ? b : a;\n"); break;
+    case RED_MIN: bputs(&cu, "    return b < a ? b : a;\n"); break;
+    case RED_MAX: bputs(&cu, "    return b > a ? b : a;\n"); break;
     case RED_ANY: case RED_ALL: break;
     }
-    sb_puts(&cu, "}\n\n");
-    sb_puts(&cu, kernels);
+    bputs(&cu, "}\n\n");
+    bputs(&cu, kernels);
 
     /* for --emit-cuda */
-    sb_printf(&all_sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);
-    sb_puts(&all_sources, cu.p);
+    bprintf(&all_sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);
+    bputs(&all_sources, cu.p);
     nsources++;
 
     /* the host side: the source, and bp_gpu<id> filling the slots */
-    struct sb c = {0};
-    sb_printf(&c, "/* GPU offload of the reduction at %s:%d:%d (emit_cuda.c) */\nstatic const char bp_cu%d[] =\n", file,
+    struct buf c = {0};
+    bprintf(&c, "/* GPU offload of the reduction at %s:%d:%d (emit_cuda.c) */\nstatic const char bp_cu%d[] =\n", file,
               rn->loc.line, rn->loc.col, id);
     c_string_lines(&c, cu.p);
-    sb_puts(&c, ";\n");
-    sb_printf(&c, "static const brt_gpu_kernel bp_gk%d = {bp_cu%d, sizeof bp_cu%d - 1, %d, %d, %d};\n", id, id, id,
+    bputs(&c, ";\n");
+    bprintf(&c, "static const brt_gpu_kernel bp_gk%d = {bp_cu%d, sizeof bp_cu%d - 1, %d, %d, %d};\n", id, id, id,
               t == ty_int ? 0 : t == ty_u64 ? 1 : 2 /* brt_gpu_kernel.vkind */, (int)rn->reducer,
               !rn->iter.is_range);
-    sb_printf(&c, "static bool bp_gpu%d(const brt_reduce *r, void *out)\n{\n", id);
-    sb_printf(&c, "    struct bp_env%d *env = r->env;\n    brt_gpu_slot s[%d];\n    brt_gpu_copy c[%d];\n", id, ns,
+    bprintf(&c, "static bool bp_gpu%d(const brt_reduce *r, void *out)\n{\n", id);
+    bprintf(&c, "    struct bp_env%d *env = r->env;\n    brt_gpu_slot s[%d];\n    brt_gpu_copy c[%d];\n", id, ns,
               ncopies ? ncopies : 1);
-    sb_puts(&c, host.p);
-    sb_printf(&c, "    return brt_gpu_reduce(&bp_gk%d, r, s, %d, c, %d, out);\n}\n\n", id, ns, ncopies);
+    bputs(&c, host.p);
+    bprintf(&c, "    return brt_gpu_reduce(&bp_gk%d, r, s, %d, c, %d, out);\n}\n\n", id, ns, ncopies);
     *aux = c.p;
 
     free(cu.p);

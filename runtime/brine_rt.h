@@ -439,6 +439,18 @@ typedef struct brt_collect {
 } brt_collect;
 brt_arr *brt_par_collect(const brt_collect *c);
 
+/* A par comprehension without a filter: its length is known, so the array
+ * is allocated once and filled in place: fill(env, lo, hi, data) stores
+ * elements lo..hi-1 at their slots in data (each slot then holds one
+ * reference). Chunks run on the pool; a panic reports the lowest index's. */
+typedef struct brt_fill {
+    int64_t n;
+    const brt_type *elem;
+    void *env;
+    void (*fill)(void *env, int64_t lo, int64_t hi, void *data);
+} brt_fill;
+brt_arr *brt_par_fill(const brt_fill *f);
+
 /* par any / par all (SPEC 5.3: exactly the sequential result, including which
  * panic comes before the deciding element). body(env, lo, hi) evaluates
  * elements lo..hi-1 in order and returns the index of the first deciding

@@ -300,6 +300,55 @@ brt_arr *brt_par_collect(const brt_collect *c)
     return out;
 }
 
+/* Unfiltered: every element has its slot, so tasks write straight into the
+ * one array (no per-chunk arrays, no copy: the peak is the array itself). */
+struct fill_job {
+    const brt_fill *f;
+    int64_t chunk;
+    void *data;
+};
+
+static void fill_task(void *arg, int64_t t)
+{
+    struct fill_job *job = arg;
+    int64_t lo = t * job->chunk;
+    int64_t hi = job->f->n - lo < job->chunk ? job->f->n : lo + job->chunk;
+    job->f->fill(job->f->env, lo, hi, job->data);
+}
+
+brt_arr *brt_par_fill(const brt_fill *f)
+{
+    if (f->n <= 0)
+        return brt_arr_new(f->elem, 0);
+    size_t size = brt_type_size(f->elem);
+    if ((uint64_t)f->n > SIZE_MAX / size)
+        brt_panic_text(NULL, "out of memory");
+    brt_arr *a = brt_xmalloc(sizeof *a);
+    a->rc = 1;
+    a->len = 0; /* set once every slot holds a value */
+    a->cap = f->n;
+    a->elem = f->elem;
+    a->data = brt_xmalloc((size_t)f->n * size);
+    int threads = brt_pool_threads();
+    if (f->n == 1 || threads == 1 || brt_pool_nested()) {
+        f->fill(f->env, 0, f->n, a->data);
+    } else {
+        int64_t ntasks = (int64_t)threads * 8;
+        if (ntasks > f->n)
+            ntasks = f->n;
+        int64_t chunk = (f->n + ntasks - 1) / ntasks;
+        ntasks = (f->n + chunk - 1) / chunk;
+        struct fill_job job = { f, chunk, a->data };
+        brt_trap panic;
+        /* Chunks before the lowest one that panicked ran to their end, so
+         * its first panic is the lowest index's (SPEC 5.4). */
+        if (brt_pool_run(ntasks, fill_task, &job, &panic) >= 0)
+            brt_trap_rethrow(&panic);
+    }
+    a->len = f->n;
+    return a;
+}
+
 /* ---- par any / par all ------------------------------------------------------------ */
 
 #define FIND_CHUNK 2048
