@@ -24,10 +24,11 @@ ROOT = os.path.dirname(HERE)
 
 W = {}
 
-def workload(name, n, brine_setup, brine_par, brine_seq, c_type, c_setup, c_loop, np_setup=None, np_expr=None, note=""):
+def workload(name, n, brine_setup, brine_par, brine_seq, c_type, c_setup, c_loop, np_setup=None, np_expr=None, note="",
+             brine_extra=()):
     W[name] = dict(n=n, brine_setup=brine_setup, brine_par=brine_par, brine_seq=brine_seq,
                    c_type=c_type, c_setup=c_setup, c_loop=c_loop, np_setup=np_setup,
-                   np_expr=np_expr, note=note)
+                   np_expr=np_expr, note=note, brine_extra=brine_extra)
 
 workload("W1 sum 1e7 floats", 10_000_000,
          "let xs = par [float(i % 1000) * 0.001 + 0.5 for i in 0..n]",
@@ -43,7 +44,8 @@ for n, tag in ((10_000_000, "1e7"), (100_000_000, "1e8")):
 workload("W3 filtered int sum 1e7", 10_000_000, "",
          "par sum(i for i in 0..n if i % 3 != 0)", "sum(i for i in 0..n if i % 3 != 0)",
          "long long", "", "for (long long i = 0; i < n; i++) if (i % 3 != 0) s += i;",
-         "", "int(np.sum(np.arange(n)[np.arange(n) % 3 != 0]))")
+         "", "int(np.sum(np.arange(n)[np.arange(n) % 3 != 0]))",
+         brine_extra=(("unchecked", "w3_unchecked(n)"),))
 workload("W4 dot 1e7", 10_000_000,
          "let xs = par [float(i % 1000) * 0.001 for i in 0..n]\n    let ys = par [float(i % 777) * 0.002 for i in 0..n]",
          "par sum(xs[i] * ys[i] for i in 0..n)", "sum(xs[i] * ys[i] for i in 0..n)",
@@ -69,6 +71,13 @@ fn rep_sum_par(n: int, inner: int) -> float:
     var s = 0.0
     for k in 0..inner:
         s += par sum(1.0 / float(i + k) for i in 1..=n)
+    return s
+
+fn w3_unchecked(n: int) -> int:
+    var s = 0
+    for i in 0..n:
+        if i % 3 != 0:
+            s = s.wrapping_add(i)
     return s
 
 fn rep_sum_seq(n: int, inner: int) -> float:
@@ -196,7 +205,7 @@ def main():
         rows.append(("OpenMP 2t strict", run_rss([c_omp], {"OMP_NUM_THREADS": "2"})))
         c_fast = build_c(slug + "_ompfast", True, True)
         rows.append(("OpenMP 2t -ffast-math", run_rss([c_fast], {"OMP_NUM_THREADS": "2"})))
-        for tag, expr in (("par", w["brine_par"]), ("seq", w["brine_seq"])):
+        for tag, expr in (("par", w["brine_par"]), ("seq", w["brine_seq"])) + tuple(w["brine_extra"]):
             src = os.path.join(tmp, f"{slug}_{tag}.br")
             exe = os.path.join(tmp, f"{slug}_{tag}")
             with open(src, "w") as f:
@@ -208,8 +217,10 @@ def main():
             if tag == "par":
                 for t in ("1", "2"):
                     rows.append((f"brine par {t}t", run_rss([exe], {"BRINE_THREADS": t, "BRINE_GPU": "off"})))
-            else:
+            elif tag == "seq":
                 rows.append(("brine sequential", run_rss([exe], {"BRINE_THREADS": "1"})))
+            else:
+                rows.append((f"brine {tag} loop", run_rss([exe], {"BRINE_THREADS": "1"})))
         if w["np_expr"] and shutil.which(numpy_py):
             src = os.path.join(tmp, f"{slug}_np.py")
             with open(src, "w") as f:
