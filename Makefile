@@ -14,7 +14,7 @@ BISON   ?= bison
 
 WARN     = -Wall -Wextra -Wswitch -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
-# Never -ffast-math, never FMA contraction: the same bits in every build.
+# No fast-math, no FMA contraction (-ffp-contract=off): the same bits in every build.
 BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
