@@ -31,26 +31,6 @@
 
 extern char **environ;
 
-/* A growable text buffer for compiler messages. */
-struct msgbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static void msg_append(struct msgbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (b->len + n + 1 > cap)
-            cap *= 2;
-        b->s = xrealloc(b->s, cap);
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
 _Noreturn void backend_rejected(const char *messages)
 {
     fflush(stdout);
@@ -67,15 +47,15 @@ _Noreturn void backend_rejected(const char *messages)
 
 static void tcc_message(void *opaque, const char *msg)
 {
-    struct msgbuf *b = opaque;
-    msg_append(b, msg, strlen(msg));
-    msg_append(b, "\n", 1);
+    struct buf *b = opaque;
+    bputn(b, msg, strlen(msg));
+    bputn(b, "\n", 1);
 }
 
 /* A libtcc state set up like the release compiler: our include directory,
  * the runtime archive, libm, libpthread, libdl. tcc finds its own headers
  * and libtcc1.a in its configured directory. */
-static TCCState *tcc_setup(int output_type, struct msgbuf *msgs)
+static TCCState *tcc_setup(int output_type, struct buf *msgs)
 {
     const struct brine_paths *p = brine_paths();
     TCCState *s = tcc_new();
@@ -87,34 +67,34 @@ static TCCState *tcc_setup(int output_type, struct msgbuf *msgs)
     /* No warnings: a program the checker accepted is not the user's C. */
     tcc_set_options(s, "-w");
     if (tcc_set_output_type(s, output_type) < 0)
-        backend_rejected(msgs->s);
+        backend_rejected(msgs->p);
     tcc_add_include_path(s, p->incdir);
     return s;
 }
 
-static void tcc_compile_and_link(TCCState *s, const char *c_text, struct msgbuf *msgs)
+static void tcc_compile_and_link(TCCState *s, const char *c_text, struct buf *msgs)
 {
     const struct brine_paths *p = brine_paths();
     if (tcc_compile_string(s, c_text) < 0)
-        backend_rejected(msgs->s);
+        backend_rejected(msgs->p);
     /* The archive after the program so its members resolve the program's
      * references; the system libraries after the archive for its own. */
     if (tcc_add_file(s, p->rtlib) < 0)
-        backend_rejected(msgs->s);
+        backend_rejected(msgs->p);
     /* The runtime is gcc's code and may call libgcc's helpers (__udivti3);
      * tcc links only its own libtcc1.a, so add the copy the build made. */
     char *libgcc = arena_printf("%s/libgcc.a", p->libdir);
     if (access(libgcc, R_OK) == 0 && tcc_add_file(s, libgcc) < 0)
-        backend_rejected(msgs->s);
+        backend_rejected(msgs->p);
     static const char *const libs[] = {"m", "pthread", "dl"};
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++)
         if (tcc_add_library(s, libs[i]) < 0)
-            backend_rejected(msgs->s);
+            backend_rejected(msgs->p);
 }
 
 void backend_dev_build(const char *c_text, const char *out_path)
 {
-    struct msgbuf msgs = {0};
+    struct buf msgs = {0};
     TCCState *s = tcc_setup(TCC_OUTPUT_EXE, &msgs);
     tcc_compile_and_link(s, c_text, &msgs);
     /* tcc_output_file truncates an existing file in place; remove it first
@@ -124,17 +104,17 @@ void backend_dev_build(const char *c_text, const char *out_path)
         exit(EXIT_USAGE);
     }
     if (tcc_output_file(s, out_path) < 0)
-        backend_rejected(msgs.s);
+        backend_rejected(msgs.p);
     tcc_delete(s);
 }
 
 int backend_dev_run(const char *c_text, int argc, char **argv)
 {
-    struct msgbuf msgs = {0};
+    struct buf msgs = {0};
     TCCState *s = tcc_setup(TCC_OUTPUT_MEMORY, &msgs);
     tcc_compile_and_link(s, c_text, &msgs);
     if (tcc_relocate(s, TCC_RELOCATE_AUTO) < 0)
-        backend_rejected(msgs.s);
+        backend_rejected(msgs.p);
     int (*prog_main)(int, char **) = (int (*)(int, char **))tcc_get_symbol(s, "main");
     if (!prog_main)
         backend_rejected("the generated C has no main function");
@@ -211,12 +191,12 @@ void backend_release_build(const char *c_path, const char *out_path)
                 argv[0], strerror(err));
         exit(EXIT_INTERNAL);
     }
-    struct msgbuf msgs = {0};
+    struct buf msgs = {0};
     char buf[4096];
     for (;;) {
         ssize_t got = read(fds[0], buf, sizeof buf);
         if (got > 0)
-            msg_append(&msgs, buf, (size_t)got);
+            bputn(&msgs, buf, (size_t)got);
         else if (got == 0 || errno != EINTR)
             break;
     }
@@ -233,9 +213,9 @@ void backend_release_build(const char *c_path, const char *out_path)
     if (WIFSIGNALED(status)) {
         char note[128];
         snprintf(note, sizeof note, "%s%s was killed by signal %d (%s)\n",
-                 msgs.len && msgs.s[msgs.len - 1] != '\n' ? "\n" : "", argv[0],
+                 msgs.len && msgs.p[msgs.len - 1] != '\n' ? "\n" : "", argv[0],
                  WTERMSIG(status), strsignal(WTERMSIG(status)));
-        msg_append(&msgs, note, strlen(note));
+        bputn(&msgs, note, strlen(note));
     }
-    backend_rejected(msgs.s);
+    backend_rejected(msgs.p);
 }

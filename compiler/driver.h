@@ -47,6 +47,9 @@ void backend_release_build(const char *c_path, const char *out_path);
  * compiler's messages, exits 70. */
 _Noreturn void backend_rejected(const char *messages);
 
+/* main.c: a usage problem: "brine: MSG (see brine --help)", exit 2. */
+_Noreturn void driver_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* ---- testrun.c ----------------------------------------------------------- */
 
 /* `brine test [PATH...] [options]`: args are the words after "test".

@@ -46,11 +46,10 @@ static const char usage_text[] =
     "\n"
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
 
-/* Usage problems: one line, exit 2 (SPEC section 7). Local rather than
- * diag.c's usage_error so that the hint to --help comes out the same way
- * everywhere in the driver. */
-static _Noreturn void usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void usage(const char *fmt, ...)
+/* Usage problems: one line, exit 2 (SPEC section 7). Rather than diag.c's
+ * usage_error, so that the hint to --help comes out the same way everywhere
+ * in the driver (testrun.c too). */
+_Noreturn void driver_usage(const char *fmt, ...)
 {
     va_list ap;
     fputs("brine: ", stderr);
@@ -133,7 +132,7 @@ static void require_source(const char *path)
 {
     size_t n = strlen(path);
     if (n < 4 || strcmp(path + n - 3, ".br") != 0 || path[n - 4] == '/')
-        usage("expected a source file ending in .br, got '%s'", path);
+        driver_usage("expected a source file ending in .br, got '%s'", path);
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "brine: cannot read '%s': %s\n", path, strerror(errno));
@@ -256,12 +255,12 @@ static int cmd_build(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0) {
             if (i + 1 >= argc)
-                usage("-o needs a file name");
+                driver_usage("-o needs a file name");
             if (out)
-                usage("-o given twice");
+                driver_usage("-o given twice");
             out = argv[++i];
             if (!*out)
-                usage("-o needs a file name");
+                driver_usage("-o needs a file name");
         } else if (strcmp(a, "--release") == 0) {
             mode = MODE_RELEASE;
         } else if (strcmp(a, "--dev") == 0) {
@@ -271,15 +270,15 @@ static int cmd_build(int argc, char **argv)
         } else if (strcmp(a, "--emit-cuda") == 0) {
             emit_cuda_file = true;
         } else if (a[0] == '-' && a[1]) {
-            usage("unknown option '%s' for build", a);
+            driver_usage("unknown option '%s' for build", a);
         } else if (file) {
-            usage("build takes one source file, got '%s' and '%s'", file, a);
+            driver_usage("build takes one source file, got '%s' and '%s'", file, a);
         } else {
             file = a;
         }
     }
     if (!file)
-        usage("build needs a source file");
+        driver_usage("build needs a source file");
     require_source(file);
     if (!out)
         out = arena_strndup(file, strlen(file) - 3);
@@ -295,10 +294,10 @@ static int cmd_build(int argc, char **argv)
 static int cmd_run(int argc, char **argv)
 {
     if (argc < 1)
-        usage("run needs a source file");
+        driver_usage("run needs a source file");
     const char *file = argv[0];
     if (file[0] == '-' && file[1])
-        usage("unknown option '%s' for run: it takes FILE.br first, then the program's arguments", file);
+        driver_usage("unknown option '%s' for run: it takes FILE.br first, then the program's arguments", file);
     require_source(file);
     require_runtime();
     size_t len;
@@ -342,11 +341,11 @@ static char *read_source(const char *path, size_t *len)
 static int cmd_dump(const char *what, int argc, char **argv)
 {
     if (argc != 1)
-        usage("--dump=%s takes exactly one source file", what);
+        driver_usage("--dump=%s takes exactly one source file", what);
     const char *file = argv[0];
     if (strcmp(what, "tokens") != 0 && strcmp(what, "ast") != 0 && strcmp(what, "ir") != 0 &&
         strcmp(what, "c") != 0)
-        usage("unknown dump '%s': expected tokens, ast, ir or c", what);
+        driver_usage("unknown dump '%s': expected tokens, ast, ir or c", what);
     require_source(file);
     if (strcmp(what, "tokens") == 0) {
         size_t len;
@@ -394,7 +393,7 @@ int main(int argc, char **argv)
     if (strncmp(cmd, "--dump=", 7) == 0)
         return cmd_dump(cmd + 7, argc - 2, argv + 2);
     if (strcmp(cmd, "--dump") == 0)
-        usage("write --dump=tokens, --dump=ast, --dump=ir or --dump=c");
+        driver_usage("write --dump=tokens, --dump=ast, --dump=ir or --dump=c");
     if (strcmp(cmd, "build") == 0)
         return cmd_build(argc - 2, argv + 2);
     if (strcmp(cmd, "run") == 0)
@@ -402,6 +401,6 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "test") == 0)
         return test_main(argc - 2, argv + 2);
     if (cmd[0] == '-')
-        usage("unknown option '%s'", cmd);
-    usage("unknown command '%s': expected build, run or test", cmd);
+        driver_usage("unknown option '%s'", cmd);
+    driver_usage("unknown command '%s': expected build, run or test", cmd);
 }

@@ -833,17 +833,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---- the command ------------------------------------------------------------ */
 
-static _Noreturn void test_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static _Noreturn void test_usage(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("brine: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs(" (see brine --help)\n", stderr);
-    exit(EXIT_USAGE);
-}
 
 static void parse_threads(const char *s)
 {
@@ -854,9 +843,9 @@ static void parse_threads(const char *s)
         errno = 0;
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < 1 || v > 4096 || (*end && *end != ','))
-            test_usage("--threads wants a list like 1,4 of counts from 1 to 4096, got '%s'", s);
+            driver_usage("--threads wants a list like 1,4 of counts from 1 to 4096, got '%s'", s);
         if (T.nthreads == MAX_THREAD_COUNTS)
-            test_usage("--threads: at most %d counts", MAX_THREAD_COUNTS);
+            driver_usage("--threads: at most %d counts", MAX_THREAD_COUNTS);
         T.threads[T.nthreads++] = (int)v;
         if (!*end)
             break;
@@ -889,28 +878,28 @@ int test_main(int argc, char **argv)
             else if (i + 1 < argc)
                 parse_threads(argv[++i]);
             else
-                test_usage("--threads needs a list like 1,4");
+                driver_usage("--threads needs a list like 1,4");
         } else if (strcmp(a, "-j") == 0 || strncmp(a, "-j", 2) == 0) {
             const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
             char *end;
             long j = v ? strtol(v, &end, 10) : 0;
             if (!v || *end || j < 1 || j > 256)
-                test_usage("-j wants a number of parallel tests from 1 to 256");
+                driver_usage("-j wants a number of parallel tests from 1 to 256");
             T.jobs = (int)j;
         } else if (strcmp(a, "--timeout") == 0) {
             char *end;
             long v = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
             if (v < 1 || v > 86400 || *end)
-                test_usage("--timeout wants seconds from 1 to 86400");
+                driver_usage("--timeout wants seconds from 1 to 86400");
             T.timeout_s = (int)v;
         } else if (a[0] == '-' && a[1]) {
-            test_usage("unknown option '%s' for test", a);
+            driver_usage("unknown option '%s' for test", a);
         } else {
             paths[npaths++] = a;
         }
     }
     if (only_release && only_dev)
-        test_usage("--release and --dev exclude each other");
+        driver_usage("--release and --dev exclude each other");
     if (only_release)
         T.dev = false;
     if (only_dev)
@@ -929,7 +918,7 @@ int test_main(int argc, char **argv)
         else if (has_suffix(paths[i], ".br"))
             add_test(paths[i]); /* named explicitly: a test even without .out */
         else
-            test_usage("expected a directory or a .br file, got '%s'", paths[i]);
+            driver_usage("expected a directory or a .br file, got '%s'", paths[i]);
     }
     free(paths);
     qsort(T.tests, (size_t)T.ntests, sizeof *T.tests, cmp_tests);
