@@ -1432,6 +1432,16 @@ static const char *emit_par_reduce(struct ir_node *rn)
         internal_error("emit: par any/all go sequential");
     }
     bprintf(&aux, "}\n\n");
+    /* fold(): a whole aligned chunk of leaf values folded in place, level by
+     * level (the runtime's generic fold with the combine inlined) */
+    bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
+    bprintf(&aux, "    %s *v = vals;\n", ct);
+    bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
+    bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
+    bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
+    bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
+    bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
+    bprintf(&aux, "        }\n}\n\n");
     bputs(&s_aux, aux.p);
     bprintf(&s_protos, "struct bp_env%d;\n", id);
     /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
@@ -1442,7 +1452,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp();
-    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s};", r, s.n, ct, env, id, id, L);
+    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, id, L, id);
     const char *res = new_temp(), *got = new_temp();
     line("%s %s;", ct, res);
     /* One leaf is the whole tree: fold it here, where gcc can inline it,

@@ -425,6 +425,10 @@ typedef struct brt_reduce {
     void (*leaves)(void *env, int64_t first, int64_t count, void *vals, unsigned char *has);
     void (*combine)(void *env, void *left, const void *right);
     const brt_loc *loc; /* the reduction's place (the column of par) */
+    /* Optional (NULL: the runtime's own): folds BRT_LEAF_CHUNK leaf values
+     * in place into vals[0]/has[0], pairs at distance 1, 2, 4, ...: one
+     * complete aligned subtree, with combine inlined. */
+    void (*fold)(void *env, void *vals, unsigned char *has);
 } brt_reduce;
 bool brt_reduce_tree(const brt_reduce *r, void *out);
 

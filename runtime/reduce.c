@@ -128,7 +128,10 @@ static void reduce_block(const brt_reduce *r, int64_t first, int64_t count, int6
         if (c == BRT_LEAF_CHUNK && (first + k) % BRT_LEAF_CHUNK == 0) {
             /* A whole aligned chunk is a complete subtree: fold it in place,
              * level by level, and push it as one node. */
-            fold_chunk(r, vals, has);
+            if (r->fold)
+                r->fold(r->env, vals, has);
+            else
+                fold_chunk(r, vals, has);
             node *sub = &st.n[st.sp];
             memcpy(sub->val, vals, r->vsize);
             sub->has = has[0] != 0;
