@@ -4,8 +4,9 @@
  * and 64 threads; the panic reported is the one a single thread walking the
  * tree in post-order meets first (SPEC 5.3), with element panics and combine
  * overflows injected at random places; par collect and par find give the
- * sequential answer and the lowest-index panic. Each Test runs in its own
- * process (Criterion forks), so each sets its own BRINE_THREADS. */
+ * sequential answer and the lowest-index panic, and so does par fill. Each
+ * Test runs in its own process (Criterion forks), so each sets its own
+ * BRINE_THREADS. */
 #ifdef MINI_CRITERION
 #include "mini_criterion.h"
 #else
@@ -141,7 +142,7 @@ static const brt_loc *run(struct env *e, struct val *got, bool *has)
         free(trap.msg);
         return trap.loc;
     }
-    brt_reduce red = { e->n, sizeof(struct val), e, leaves, combine, NULL };
+    brt_reduce red = { e->n, sizeof(struct val), e, leaves, combine, NULL, NULL };
     *has = brt_reduce_tree(&red, got);
     brt_trap_set(NULL);
     return NULL;
@@ -326,3 +327,51 @@ static void find(const char *threads)
 Test(pool, find_1_thread) { find("1"); }
 Test(pool, find_2_threads) { find("2"); }
 Test(pool, find_16_threads) { find("16"); }
+
+/* ---- par fill (unfiltered comprehensions) ---- */
+
+static void fill_body(void *envp, int64_t lo, int64_t hi, void *data)
+{
+    const struct cenv *e = envp;
+    for (int64_t i = lo; i < hi; i++) {
+        if (i >= e->panic_at && i % 1000 == 7)
+            brt_panic_index(&elem_loc, 3, i);
+        ((brt_str **)data)[i] = brt_to_str(&brt_t_int, &i);
+    }
+}
+
+static void fill(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    for (int64_t n = 0; n < 30000; n = n * 3 + 1) {
+        struct cenv e = { INT64_MAX };
+        brt_fill f = { n, &brt_t_str, &e, fill_body };
+        brt_arr *a = brt_par_fill(&f);
+        cr_assert_eq(a->len, n);
+        for (int64_t i = 0; i < n; i++) {
+            char want[32];
+            snprintf(want, sizeof want, "%lld", (long long)i);
+            cr_assert_str_eq(BRT_AT(brt_str *, a, i)->data, want);
+        }
+        brt_arr_release(a);
+    }
+    /* The lowest index panics: elements 7007, 8007, ... all panic. */
+    struct cenv e = { 7000 };
+    brt_fill f = { 29999, &brt_t_str, &e, fill_body };
+    brt_trap trap;
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        brt_par_fill(&f);
+        cr_assert_fail("no panic");
+    }
+    brt_trap_set(NULL);
+    cr_assert_str_eq(trap.msg, "index out of bounds: the len is 3 but the index is 7007");
+    free(trap.msg);
+}
+
+Test(pool, fill_1_thread) { fill("1"); }
+Test(pool, fill_2_threads) { fill("2"); }
+Test(pool, fill_7_threads) { fill("7"); }

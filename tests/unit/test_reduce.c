@@ -111,7 +111,7 @@ Test(reduce, matches_reference_for_every_n)
         }
         E.nlog = 0;
         R = E;
-        brt_reduce red = { n, sizeof(struct val), &E, leaves, combine, NULL };
+        brt_reduce red = { n, sizeof(struct val), &E, leaves, combine, NULL, NULL };
         struct val got;
         memset(&got, 0, sizeof got);
         bool has = brt_reduce_tree(&red, &got);
@@ -148,7 +148,7 @@ Test(reduce, seed_picture)
         E.keep[i] = 1;
     }
     E.nlog = 0;
-    brt_reduce red = { 80, sizeof(struct val), &E, leaves, combine, NULL };
+    brt_reduce red = { 80, sizeof(struct val), &E, leaves, combine, NULL, NULL };
     struct val got;
     cr_assert(brt_reduce_tree(&red, &got));
     cr_assert_eq(got.f, 80.0);
@@ -179,7 +179,7 @@ static void add_combine(void *env, void *l, const void *r)
 Test(reduce, billion_elements)
 {
     int64_t n = 1000000000;
-    brt_reduce red = { n, sizeof(int64_t), &n, big_leaves, add_combine, NULL };
+    brt_reduce red = { n, sizeof(int64_t), &n, big_leaves, add_combine, NULL, NULL };
     int64_t got = 0;
     cr_assert(brt_reduce_tree(&red, &got));
     cr_assert_eq(got, n * (n - 1) / 2);
@@ -205,7 +205,7 @@ Test(reduce, tree_overflow_panics, .exit_code = 101, .init = cr_redirect_stderr)
     ov_xs[0] = -INT64_MAX;
     ov_xs[16] = INT64_MAX;
     ov_xs[17] = INT64_MAX;
-    brt_reduce red = { 32, sizeof(int64_t), (void *)&loc, ov_leaves, add_combine, &loc };
+    brt_reduce red = { 32, sizeof(int64_t), (void *)&loc, ov_leaves, add_combine, &loc, NULL };
     int64_t got;
     brt_reduce_tree(&red, &got);
 }
