@@ -103,7 +103,9 @@ static void work_on(struct job *job)
 static void *worker_main(void *unused)
 {
     brt_thread_enter();
-    uint64_t seen = atomic_load(&pool.generation);
+    /* 0, not the current generation: a worker that starts after the first
+     * job was published still joins it (the pool starts before any job). */
+    uint64_t seen = 0;
     for (;;) {
         uint64_t gen;
         int spins = 0;
