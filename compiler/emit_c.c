@@ -1281,10 +1281,16 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
              * x + -0.0 and x * 1.0 are x for every double, -0.0 included */
             bool sum = rn->reducer == RED_SUM;
             const char *id0 = t == ty_float ? (sum ? "bp_f64(0x8000000000000000ULL)" : "1.0") : (sum ? "0" : "1");
-            const char *xm = !f ? x
+            /* an element i + c of the range is bounded once per call */
+            const char *o = sum && t == ty_int ? lane_affine(rn->elem) : NULL;
+            const char *xm = !f || (o && t == ty_int) ? x
                              : t == ty_int && sum ? tmp(t, "%s & -(int64_t)%s", x, kept) /* branch-free */
                              : tmp(t, "%s ? %s : %s", kept, x, id0);
-            if (t == ty_float) {
+            if (o && f) {
+                /* Bounded elements need no masked value for the overflow
+                 * flag: skip a filtered-out one (gcc makes it a cmov). */
+                line("if (%s) acc_[q_] = (int64_t)((uint64_t)acc_[q_] + (uint64_t)%s);", kept, x);
+            } else if (t == ty_float) {
                 line("acc_[q_] = acc_[q_] %s %s;", sum ? "+" : "*", xm);
             } else {
                 /* Integers: one leaf per block (W == 1). The wrapped result
@@ -1294,8 +1300,8 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
                  * products (8^16 = 2^48). Beyond that the scalar fold decides. */
                 const char *w = t == ty_int ? "(int64_t)((uint64_t)acc_[q_] %s (uint64_t)%s)" : "acc_[q_] %s %s";
                 line("acc_[q_] = %s;", arena_printf(w, sum ? "+" : "*", xm));
-                /* an element i + c of the range is bounded once per call */
-                const char *o = sum && t == ty_int ? lane_affine(rn->elem) : NULL;
+            }
+            if (t != ty_float) {
                 if (o)
                     bprintf(&lc.checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -(1LL << 58), (1LL << 58) - 1)) ok_ = 0;\n", o);
                 else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
@@ -1352,6 +1358,9 @@ static bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct b
         if (!hs_all) bprintf(out, "                int hs_%d = 0;\n", q);
         lane_put(out, lc.inits.p, q);
     }
+    /* One lane (integers): unrolled by gcc, the 16 steps need no loop
+     * counter (tcc ignores the request; the steps are the same). */
+    if (W == 1) bprintf(out, "#if BRT_GCC\n#pragma GCC unroll 16\n#endif\n");
     bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
     for (int q = 0; q < W; q++) {
         bprintf(out, "                    { /* lane %d */\n                        int64_t k_ = kb_%d + j_;\n", q, q);
