@@ -72,13 +72,29 @@ static void depth_expr(struct node *n, int depth)
             if (n->u.fstr.parts[i].is_expr)
                 depth_expr(n->u.fstr.parts[i].expr, depth + 1);
         return;
-    case N_UNARY:
     case N_BINARY:
     case N_AND:
-    case N_OR:
+    case N_OR: {
+        /* `a + b + c` parses as `(a + b) + c`: a flat chain is not nesting
+         * to whoever wrote it, so a left operand of the same kind costs no
+         * depth, only length (bounded on its own: later phases recurse down
+         * the chain too). */
+        struct node *left = n->u.bin.a;
+        int chain = 1;
+        while (left && left->kind == n->kind) {
+            if (++chain > MAX_CHAIN)
+                error_at(n->loc, "expression too long: more than %d operators in a row; split it "
+                         "over several statements", MAX_CHAIN);
+            depth_expr(left->u.bin.b, depth + 1);
+            left = left->u.bin.a;
+        }
+        depth_expr(left, depth + 1);
+        depth_expr(n->u.bin.b, depth + 1);
+        return;
+    }
+    case N_UNARY:
     case N_NOT:
         depth_expr(n->u.bin.a, depth + 1);
-        depth_expr(n->u.bin.b, depth + 1);
         return;
     case N_COND:
         depth_expr(n->u.cond.then, depth + 1);

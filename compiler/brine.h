@@ -23,6 +23,7 @@
 
 #define BRINE_VERSION "0.1.0"
 #define MAX_NESTING 256 /* SPEC section 2: deeper nesting is a compile error */
+#define MAX_CHAIN 2000  /* operators in one flat chain (a + b + ...): not nesting, but bounded */
 
 /* ---- arena.c: memory ---------------------------------------------------- */
 
