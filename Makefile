@@ -45,14 +45,7 @@ LIBDIR  = $(B)/lib/brine
 BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
 
-all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h stdlib-copy $(LIBDIR)/libgcc.a
-
-# The runtime is compiled by gcc and may call libgcc helpers (__udivti3 for
-# 128-bit division); libtcc does not link libgcc by itself, so dev builds
-# link this copy after libbrine_rt.a (backend.c).
-$(LIBDIR)/libgcc.a:
-	@mkdir -p $(@D)
-	cp "$$($(CC) -print-libgcc-file-name)" $@
+all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h stdlib-copy
 
 $(B)/gen/lexer.c: compiler/lexer.re $(B)/gen/parser.h
 	@mkdir -p $(@D)
@@ -207,7 +200,6 @@ install: all
 	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
 	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
-	install -m 644 $(LIBDIR)/libgcc.a $(DESTDIR)$(PREFIX)/lib/brine/libgcc.a
 	install -m 644 runtime/brine_rt.h $(DESTDIR)$(PREFIX)/lib/brine/include/brine_rt.h
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
