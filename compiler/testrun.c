@@ -321,6 +321,19 @@ static int split_words(const char *s, char ***out)
     return n;
 }
 
+/* Appends the k words of w (which it frees) to the list *list of *n. */
+static void append_words(char ***list, int *n, char **w, int k)
+{
+    char **all = tmalloc((size_t)(*n + k + 1) * sizeof *all);
+    if (*n)
+        memcpy(all, *list, (size_t)*n * sizeof *all);
+    memcpy(all + *n, w, (size_t)k * sizeof *all);
+    free(*list);
+    free(w);
+    *list = all;
+    *n += k;
+}
+
 /* The header: the comment lines at the top of the test (up to the first
  * line that is not a comment). Only `# exit:`, `# env:` and `# args:` mean
  * something; other comments are left alone. */
@@ -360,25 +373,11 @@ static void parse_header(struct test *t, const char *src)
                 if (strncmp(w[i], "BRINE_THREADS=", 14) == 0)
                     t->own_threads = true;
             }
-            char **all = tmalloc((size_t)(t->nenv + k + 1) * sizeof *all);
-            if (t->nenv)
-                memcpy(all, t->env, (size_t)t->nenv * sizeof *all);
-            memcpy(all + t->nenv, w, (size_t)k * sizeof *all);
-            free(t->env);
-            free(w);
-            t->env = all;
-            t->nenv += k;
+            append_words(&t->env, &t->nenv, w, k);
         } else if (strncmp(q, "args:", 5) == 0) {
             char **w;
             int k = split_words(q + 5, &w);
-            char **all = tmalloc((size_t)(t->nargs + k + 1) * sizeof *all);
-            if (t->nargs)
-                memcpy(all, t->args, (size_t)t->nargs * sizeof *all);
-            memcpy(all + t->nargs, w, (size_t)k * sizeof *all);
-            free(t->args);
-            free(w);
-            t->args = all;
-            t->nargs += k;
+            append_words(&t->args, &t->nargs, w, k);
         }
         free(line);
         if (!end)
