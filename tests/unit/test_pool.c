@@ -231,6 +231,25 @@ static void body(void *envp, int64_t lo, int64_t hi, brt_arr **out)
     }
 }
 
+/* Runs run(arg) under a trap; the panic must be element 7007's (the lowest
+ * of 7007, 8007, ...). */
+static void expect_lowest_panic(void (*run)(const void *), const void *arg)
+{
+    brt_trap trap;
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        run(arg);
+        cr_assert_fail("no panic");
+    }
+    brt_trap_set(NULL);
+    cr_assert_str_eq(trap.msg, "index out of bounds: the len is 3 but the index is 7007");
+    free(trap.msg);
+}
+
+static void run_collect(const void *c) { brt_arr_release(brt_par_collect(c)); }
+
 static void collect(const char *threads)
 {
     setenv("BRINE_THREADS", threads, 1);
@@ -254,17 +273,7 @@ static void collect(const char *threads)
     /* The lowest index panics: elements 7007, 8007, ... all panic. */
     struct cenv e = { 7000 };
     brt_collect c = { 29999, &brt_t_str, &e, body };
-    brt_trap trap;
-    trap.panicked = 0;
-    trap.msg = NULL;
-    brt_trap_set(&trap);
-    if (setjmp(trap.jb) == 0) {
-        brt_par_collect(&c);
-        cr_assert_fail("no panic");
-    }
-    brt_trap_set(NULL);
-    cr_assert_str_eq(trap.msg, "index out of bounds: the len is 3 but the index is 7007");
-    free(trap.msg);
+    expect_lowest_panic(run_collect, &c);
 }
 
 Test(pool, collect_1_thread) { collect("1"); }
@@ -340,6 +349,8 @@ static void fill_body(void *envp, int64_t lo, int64_t hi, void *data)
     }
 }
 
+static void run_fill(const void *f) { brt_arr_release(brt_par_fill(f)); }
+
 static void fill(const char *threads)
 {
     setenv("BRINE_THREADS", threads, 1);
@@ -359,17 +370,7 @@ static void fill(const char *threads)
     /* The lowest index panics: elements 7007, 8007, ... all panic. */
     struct cenv e = { 7000 };
     brt_fill f = { 29999, &brt_t_str, &e, fill_body };
-    brt_trap trap;
-    trap.panicked = 0;
-    trap.msg = NULL;
-    brt_trap_set(&trap);
-    if (setjmp(trap.jb) == 0) {
-        brt_par_fill(&f);
-        cr_assert_fail("no panic");
-    }
-    brt_trap_set(NULL);
-    cr_assert_str_eq(trap.msg, "index out of bounds: the len is 3 but the index is 7007");
-    free(trap.msg);
+    expect_lowest_panic(run_fill, &f);
 }
 
 Test(pool, fill_1_thread) { fill("1"); }
