@@ -20,13 +20,14 @@ B = build
 
 COMPILER_SRC = compiler/arena.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/lower.c compiler/ir.c \
-               compiler/emit_c.c compiler/backend.c compiler/testrun.c compiler/main.c
+               compiler/ctext.c compiler/emit_c.c compiler/emit_par.c compiler/emit_lane.c \
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
-COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h
+COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c
-RUNTIME_HDR = runtime/brine_rt.h runtime/rt_internal.h
+RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h
 
 STDLIB = stdlib/math.br stdlib/random.br
 
@@ -45,7 +46,7 @@ LIBDIR  = $(B)/lib/brine
 BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
 
-all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h stdlib-copy
+all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h $(LIBDIR)/include/brine_math.h stdlib-copy
 
 $(B)/gen/lexer.c: compiler/lexer.re $(B)/gen/parser.h
 	@mkdir -p $(@D)
@@ -60,7 +61,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
-$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h
+$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
@@ -79,7 +80,7 @@ $(RTLIB): $(RUNTIME_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBDIR)/include/brine_rt.h: runtime/brine_rt.h
+$(LIBDIR)/include/%.h: runtime/%.h
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -200,7 +201,7 @@ install: all
 	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
 	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
-	install -m 644 runtime/brine_rt.h $(DESTDIR)$(PREFIX)/lib/brine/include/brine_rt.h
+	install -m 644 runtime/brine_rt.h runtime/brine_math.h $(DESTDIR)$(PREFIX)/lib/brine/include/
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
 

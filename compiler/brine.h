@@ -5,7 +5,8 @@
  *   source text -> lexer.re (tokens, INDENT/DEDENT) -> parser.y (AST)
  *   -> check.c (names, types; annotates the AST in place)
  *   -> lower.c (typed AST -> IR, ir.h) -> ir_verify (ir.c)
- *   -> emit_c.c (IR -> C text) -> C back end (libtcc or $CC, main.c)
+ *   -> emit_program (emit_c.c: IR -> C text and CUDA kernels)
+ *   -> C back end (backend.c: libtcc or $CC)
  *
  * Memory: everything the compiler allocates comes from one arena per
  * compilation (arena.c) and is never freed piece by piece.
@@ -20,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "brine_math.h" /* BRT_MATH: the math functions, one table with the runtime */
 
 #define BRINE_VERSION "0.1.0"
 #define MAX_NESTING 256 /* SPEC section 2: deeper nesting is a compile error */
@@ -78,6 +81,8 @@ _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A misused command line: "brine: MSG (see brine --help)", exit 2. */
+_Noreturn void command_line_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 #define internal_error(...) internal_error_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -115,18 +120,50 @@ bool type_is_ref(struct type *t);      /* str and arrays: reference counted */
 
 /* ---- operators, builtins, reducers: one table each ---------------------- */
 
-#define OPS(X)                                                                   \
-    X(OP_ADD, "+") X(OP_SUB, "-") X(OP_MUL, "*") X(OP_DIV, "/") X(OP_MOD, "%")    \
-    X(OP_BAND, "&") X(OP_BOR, "|") X(OP_BXOR, "^") X(OP_SHL, "<<") X(OP_SHR, ">>") \
-    X(OP_EQ, "==") X(OP_NE, "!=") X(OP_LT, "<") X(OP_LE, "<=") X(OP_GT, ">")      \
-    X(OP_GE, ">=") X(OP_NEG, "-") X(OP_BNOT, "~") X(OP_NONE, "=")
+/* Operators. Every pass reads its cases from this one table (docs/internals.md):
+ *   class   what kind of operator it is (OPC_*)
+ *   c       the C operator of the plain form: floats, bool, the bitwise
+ *           operators of int and u64, comparisons, and the wrapped lane and
+ *           GPU forms (float % is fmod, the one exception)
+ *   stem    the checked integer form: brt_<stem>_<i64|u64|i128>(a, b, place)
+ *           in the runtime, brk_<stem>_<i64|u64>(st, a, b) in the GPU
+ *           prelude; for the bitwise operators the i128 form
+ *           brt_<stem>_i128(a, b); NULL: none
+ *   domain  what it works on, as the checker's messages say it */
+enum op_class { OPC_ARITH, OPC_BITS, OPC_SHIFT, OPC_CMP, OPC_UNARY, OPC_NONE };
+#define OPS(X)                                                                              \
+    X(OP_ADD, "+", OPC_ARITH, "+", "add", "numbers, str and arrays")                        \
+    X(OP_SUB, "-", OPC_ARITH, "-", "sub", "numbers")                                        \
+    X(OP_MUL, "*", OPC_ARITH, "*", "mul", "numbers, str * int and [T] * int")               \
+    X(OP_DIV, "/", OPC_ARITH, "/", "div", "numbers")                                        \
+    X(OP_MOD, "%", OPC_ARITH, "%", "mod", "numbers")                                        \
+    X(OP_BAND, "&", OPC_BITS, "&", "and", "integer types")                                  \
+    X(OP_BOR, "|", OPC_BITS, "|", "or", "integer types")                                    \
+    X(OP_BXOR, "^", OPC_BITS, "^", "xor", "integer types")                                  \
+    X(OP_SHL, "<<", OPC_SHIFT, "<<", "shl", "integer types")                                \
+    X(OP_SHR, ">>", OPC_SHIFT, ">>", "shr", "integer types")                                \
+    X(OP_EQ, "==", OPC_CMP, "==", NULL, "values of one type")                               \
+    X(OP_NE, "!=", OPC_CMP, "!=", NULL, "values of one type")                               \
+    X(OP_LT, "<", OPC_CMP, "<", NULL, "numbers and str")                                    \
+    X(OP_LE, "<=", OPC_CMP, "<=", NULL, "numbers and str")                                  \
+    X(OP_GT, ">", OPC_CMP, ">", NULL, "numbers and str")                                    \
+    X(OP_GE, ">=", OPC_CMP, ">=", NULL, "numbers and str")                                  \
+    X(OP_NEG, "-", OPC_UNARY, "-", "neg", "numbers")                                        \
+    X(OP_BNOT, "~", OPC_UNARY, "~", "not", "integer types")                                 \
+    X(OP_NONE, "=", OPC_NONE, NULL, NULL, "?")
 
 enum op {
-#define X(k, s) k,
+#define X(k, s, cls, c, stem, dom) k,
     OPS(X)
 #undef X
 };
 extern const char *const op_spelling[];
+extern const enum op_class op_class[];
+extern const char *const op_c[];      /* the table's c column */
+extern const char *const op_stem[];   /* the table's stem column */
+extern const char *const op_domain[]; /* the table's domain column */
+#define op_is_compare(op) (op_class[op] == OPC_CMP)
+#define op_is_ordering(op) (op_is_compare(op) && (op) != OP_EQ && (op) != OP_NE)
 
 /* Reducers: SPEC section 5. */
 #define REDUCERS(X) X(RED_SUM, "sum") X(RED_PRODUCT, "product") X(RED_MIN, "min") \
@@ -140,34 +177,74 @@ extern const char *const reducer_name[];
 
 /* Builtin functions, module functions of `os`, and methods: SPEC sections 3,
  * 4 and 11. The checker resolves every call to one of these or to a user
- * function. Columns: enum, how it is spelled in Brine. */
-#define BUILTINS(X)                                                                \
-    X(BI_PRINT, "print") X(BI_LEN, "len") X(BI_STR, "str") X(BI_INT, "int")          \
-    X(BI_FLOAT, "float") X(BI_I128, "i128") X(BI_U64, "u64") X(BI_ABS, "abs")        \
-    X(BI_MIN2, "min") X(BI_MAX2, "max") X(BI_SQRT, "sqrt") X(BI_FLOOR, "floor")      \
-    X(BI_CEIL, "ceil") X(BI_ROUND, "round") X(BI_TRUNC, "trunc") X(BI_EXP, "exp")    \
-    X(BI_LOG, "log") X(BI_LOG2, "log2") X(BI_LOG10, "log10") X(BI_POW, "pow")        \
-    X(BI_SIN, "sin") X(BI_COS, "cos") X(BI_TAN, "tan") X(BI_ASIN, "asin")            \
-    X(BI_ACOS, "acos") X(BI_ATAN, "atan") X(BI_ATAN2, "atan2") X(BI_SINH, "sinh")    \
-    X(BI_COSH, "cosh") X(BI_TANH, "tanh") X(BI_HYPOT, "hypot") X(BI_CBRT, "cbrt")    \
-    X(BI_OS_ARGS, "os.args") X(BI_OS_THREAD_COUNT, "os.thread_count")                \
-    X(BI_OS_CLOCK, "os.clock") X(BI_OS_EXIT, "os.exit") X(BI_OS_GETENV, "os.getenv") \
-    X(M_WRAPPING_ADD, "wrapping_add") X(M_WRAPPING_SUB, "wrapping_sub")              \
-    X(M_WRAPPING_MUL, "wrapping_mul") X(M_WRAPPING_NEG, "wrapping_neg")              \
-    X(M_ROTATE_LEFT, "rotate_left") X(M_ROTATE_RIGHT, "rotate_right")                \
-    X(M_COUNT_ONES, "count_ones") X(M_LEADING_ZEROS, "leading_zeros")                \
-    X(M_TRAILING_ZEROS, "trailing_zeros") X(M_PUSH, "push")                        \
-    /* panic(msg: str): stdlib modules only (random.below's check); the      */ \
-    /* checker rejects it elsewhere; emitted as brt_panic_msg(loc, msg).     */ \
-    X(BI_PANIC, "panic")
+ * function. Columns:
+ *   kind   BK_FN a function (print(x)), BK_OS a function of os (os.clock()),
+ *          BK_METHOD a method (x.wrapping_add(y)), BK_LIB panic(msg), which
+ *          only stdlib modules may call
+ *   sig    SIG_FLOATS: every argument and the result are float, and the C
+ *          form is the runtime function brt_<name> (the math functions);
+ *          SIG_OWN: the checker and the emitters give it its own case
+ *   arity  the number of arguments (methods: besides the receiver)
+ *   gpu    1 when a GPU kernel may compute it: exact on every machine (the
+ *          emitters' GPU cases say how), 0 when it stays on the CPU (the
+ *          conversions int(), float(), u64() are IR conversions by then)
+ * The math functions come from the runtime's own table, BRT_MATH in
+ * runtime/brine_math.h (name, arity, gpu), so adding one there adds it everywhere:
+ * the enum is BI_<name> (BI_sqrt), the spelling its name. */
+enum builtin_kind { BK_FN, BK_OS, BK_METHOD, BK_LIB };
+enum builtin_sig { SIG_OWN, SIG_FLOATS };
+#define BI_MATH_ROW(X, name, arity, gpu) X(BI_##name, #name, BK_FN, SIG_FLOATS, arity, gpu)
+#define BUILTINS(X)                                                                        \
+    X(BI_PRINT, "print", BK_FN, SIG_OWN, -1, 0)                                            \
+    X(BI_LEN, "len", BK_FN, SIG_OWN, 1, 1)                                                 \
+    X(BI_STR, "str", BK_FN, SIG_OWN, 1, 0)                                                 \
+    X(BI_INT, "int", BK_FN, SIG_OWN, 1, 0)                                                 \
+    X(BI_FLOAT, "float", BK_FN, SIG_OWN, 1, 0)                                             \
+    X(BI_I128, "i128", BK_FN, SIG_OWN, 1, 0)                                               \
+    X(BI_U64, "u64", BK_FN, SIG_OWN, 1, 0)                                                 \
+    X(BI_ABS, "abs", BK_FN, SIG_OWN, 1, 1)                                                 \
+    X(BI_MIN2, "min", BK_FN, SIG_OWN, 2, 1)                                                \
+    X(BI_MAX2, "max", BK_FN, SIG_OWN, 2, 1)                                                \
+    BRT_MATH(BI_MATH_ROW, X)                                                               \
+    X(BI_OS_ARGS, "os.args", BK_OS, SIG_OWN, 0, 0)                                         \
+    X(BI_OS_THREAD_COUNT, "os.thread_count", BK_OS, SIG_OWN, 0, 0)                         \
+    X(BI_OS_CLOCK, "os.clock", BK_OS, SIG_OWN, 0, 0)                                       \
+    X(BI_OS_EXIT, "os.exit", BK_OS, SIG_OWN, 1, 0)                                         \
+    X(BI_OS_GETENV, "os.getenv", BK_OS, SIG_OWN, 1, 0)                                     \
+    X(M_WRAPPING_ADD, "wrapping_add", BK_METHOD, SIG_OWN, 1, 1)                            \
+    X(M_WRAPPING_SUB, "wrapping_sub", BK_METHOD, SIG_OWN, 1, 1)                            \
+    X(M_WRAPPING_MUL, "wrapping_mul", BK_METHOD, SIG_OWN, 1, 1)                            \
+    X(M_WRAPPING_NEG, "wrapping_neg", BK_METHOD, SIG_OWN, 0, 1)                            \
+    X(M_ROTATE_LEFT, "rotate_left", BK_METHOD, SIG_OWN, 1, 0)                              \
+    X(M_ROTATE_RIGHT, "rotate_right", BK_METHOD, SIG_OWN, 1, 0)                            \
+    X(M_COUNT_ONES, "count_ones", BK_METHOD, SIG_OWN, 0, 0)                                \
+    X(M_LEADING_ZEROS, "leading_zeros", BK_METHOD, SIG_OWN, 0, 0)                          \
+    X(M_TRAILING_ZEROS, "trailing_zeros", BK_METHOD, SIG_OWN, 0, 0)                        \
+    X(M_PUSH, "push", BK_METHOD, SIG_OWN, 1, 0)                                            \
+    /* panic(msg: str): stdlib modules only (random.below's check); the      */           \
+    /* checker rejects it elsewhere; emitted as brt_panic_msg(loc, msg); on  */           \
+    /* the GPU it raises the flag and the CPU re-run reports it.             */           \
+    X(BI_PANIC, "panic", BK_LIB, SIG_OWN, 1, 1)
 
 enum builtin {
     BI_NONE = 0,
-#define X(k, s) k,
+#define X(k, s, kind, sig, arity, gpu) k,
     BUILTINS(X)
 #undef X
 };
+struct builtin_info {
+    const char *name;
+    enum builtin_kind kind;
+    enum builtin_sig sig;
+    int arity;
+    bool gpu;
+};
+#define BI_LAST BI_PANIC                     /* the table's last row */
+extern const struct builtin_info builtins[]; /* by enum builtin */
 extern const char *const builtin_name[];
+/* case labels for every math function: switch (b) { BI_MATH_CASES ...: } */
+#define BI_MATH_CASE(X_, name, arity, gpu) case BI_##name:
+#define BI_MATH_CASES BRT_MATH(BI_MATH_CASE, _)
 
 /* ---- AST (parser.y builds it, ast.c prints it, check.c annotates it) ----- */
 
@@ -363,7 +440,17 @@ struct ir_program;
 struct ir_program *lower_program(struct program *prog); /* lower.c */
 void ir_verify(struct ir_program *ir);                  /* ir.c: internal_error on a bad IR */
 void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
-/* emit_c.c: the whole program as one C translation unit. */
-char *emit_c(struct ir_program *ir, size_t *len_out);
+/* emit_c.c (and its rooms, emit_c.h): the whole program as one C
+ * translation unit, and the CUDA source of every GPU kernel in it (each
+ * module after a line "// ==== brine kernel <id> <file>:<line>:<col> ====",
+ * for --emit-cuda; NULL when no reduction is eligible). malloc'ed. */
+struct emit_result {
+    char *c;
+    size_t c_len;
+    char *cuda;
+    size_t cuda_len;
+    int kernels;
+};
+struct emit_result emit_program(struct ir_program *ir);
 
 #endif

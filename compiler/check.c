@@ -354,8 +354,9 @@ static const char *suggest(const char *name, bool want_fn)
             consider(name, s->name, &best, &best_d);
     }
     if (want_fn) {
-        for (int b = BI_PRINT; b <= BI_CBRT; b++)
-            consider(name, builtin_name[b], &best, &best_d);
+        for (int b = BI_NONE + 1; b <= BI_LAST; b++)
+            if (builtins[b].kind == BK_FN)
+                consider(name, builtin_name[b], &best, &best_d);
         for (int r = RED_SUM; r <= RED_ALL; r++)
             consider(name, reducer_name[r], &best, &best_d);
     }
@@ -396,18 +397,16 @@ static bool is_flexible(struct node *n)
             n = n->u.bin.a;
             continue;
         case N_BINARY:
-            switch (n->u.bin.op) {
-            case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_MOD:
-            case OP_BAND: case OP_BOR: case OP_BXOR:
+            switch (op_class[n->u.bin.op]) {
+            case OPC_ARITH: case OPC_BITS:
                 if (!is_flexible(n->u.bin.b))
                     return false;
                 n = n->u.bin.a;
                 continue;
-            case OP_SHL: case OP_SHR:
+            case OPC_SHIFT:
                 n = n->u.bin.a;
                 continue;
-            case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-            case OP_NEG: case OP_BNOT: case OP_NONE:
+            case OPC_CMP: case OPC_UNARY: case OPC_NONE:
                 return false;
             }
             return false;
@@ -468,28 +467,6 @@ static const char *op_name(enum op op)
     return op_spelling[op];
 }
 
-/* What an operator works on, for "unsupported operand types" messages. */
-static const char *op_domain(enum op op)
-{
-    switch (op) {
-    case OP_ADD:
-        return "numbers, str and arrays";
-    case OP_MUL:
-        return "numbers, str * int and [T] * int";
-    case OP_SUB: case OP_DIV: case OP_MOD: case OP_NEG:
-        return "numbers";
-    case OP_BAND: case OP_BOR: case OP_BXOR: case OP_SHL: case OP_SHR: case OP_BNOT:
-        return "integer types";
-    case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-        return "numbers and str";
-    case OP_EQ: case OP_NE:
-        return "values of one type";
-    case OP_NONE:
-        break;
-    }
-    return "?";
-}
-
 /* The type of `ta OP tb` for arithmetic and bitwise operators, or NULL with
  * *why set when the operation is not defined. */
 static struct type *arith_result(enum op op, struct type *ta, struct type *tb, bool compound, const char **why)
@@ -532,7 +509,7 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
         *why = arena_printf("mismatched types: %s %s %s", tn(ta), sp, tn(tb));
     else
         *why = arena_printf("unsupported operand types: %s %s %s ('%s' works on %s)", tn(ta), sp, tn(tb),
-                            op_name(op), op_domain(op));
+                            op_name(op), op_domain[op]);
     return NULL;
 }
 
@@ -541,7 +518,7 @@ static struct type *check_binary(struct node *n, struct type *hint)
     enum op op = n->u.bin.op;
     struct node *a = n->u.bin.a, *b = n->u.bin.b;
     struct type *ta, *tb;
-    if (op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE) {
+    if (op_is_compare(op)) {
         if (is_flexible(a) && !is_flexible(b)) {
             tb = check_value(b, NULL);
             ta = check_value(a, tb);
@@ -725,10 +702,11 @@ static struct sym *use_const(struct node *n, struct sym *s)
     return s;
 }
 
-static enum builtin find_builtin(const char *name, enum builtin from, enum builtin to)
+/* The builtin of that kind and spelling (os functions are spelled "os.NAME"). */
+static enum builtin find_builtin(const char *name, enum builtin_kind kind)
 {
-    for (int b = from; b <= (int)to; b++)
-        if (strcmp(builtin_name[b], name) == 0)
+    for (int b = BI_NONE + 1; b <= BI_LAST; b++)
+        if (builtins[b].kind == kind && strcmp(builtin_name[b], name) == 0)
             return (enum builtin)b;
     return BI_NONE;
 }
@@ -782,6 +760,19 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
 {
     const char *name = builtin_name[bi];
     n->u.call.builtin = bi;
+    if (builtins[bi].sig == SIG_FLOATS) {
+        /* the math functions: floats in, a float out */
+        int k = builtins[bi].arity;
+        arity(n, name, k);
+        for (int i = 0; i < k; i++) {
+            check_value(arg(n, i), ty_float);
+            if (k == 1)
+                expect_type(arg(n, i), ty_float, "for the argument of '%s'", name);
+            else
+                expect_type(arg(n, i), ty_float, "for the %s argument of '%s'", i ? "second" : "first", name);
+        }
+        return ty_float;
+    }
     switch (bi) {
     case BI_PRINT:
         for (int i = 0; i < n->u.call.args.len; i++)
@@ -840,20 +831,6 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
             error_at(n->loc, "'%s' takes two numbers or two str, found %s", name, tn(ta));
         return ta;
     }
-    case BI_SQRT: case BI_FLOOR: case BI_CEIL: case BI_ROUND: case BI_TRUNC: case BI_EXP: case BI_LOG:
-    case BI_LOG2: case BI_LOG10: case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN: case BI_ACOS:
-    case BI_ATAN: case BI_SINH: case BI_COSH: case BI_TANH: case BI_CBRT:
-        arity(n, name, 1);
-        check_value(arg(n, 0), ty_float);
-        expect_type(arg(n, 0), ty_float, "for the argument of '%s'", name);
-        return ty_float;
-    case BI_POW: case BI_ATAN2: case BI_HYPOT:
-        arity(n, name, 2);
-        for (int i = 0; i < 2; i++) {
-            check_value(arg(n, i), ty_float);
-            expect_type(arg(n, i), ty_float, "for the %s argument of '%s'", i ? "second" : "first", name);
-        }
-        return ty_float;
     case BI_OS_ARGS:
         arity(n, name, 0);
         return type_array(ty_str);
@@ -883,6 +860,7 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
         expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
         return ty_void;
     case BI_NONE:
+    BI_MATH_CASES
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
     case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
     case M_TRAILING_ZEROS: case M_PUSH:
@@ -894,7 +872,7 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
 /* Methods: x.wrapping_add(y) and friends on integers, xs.push(v). */
 static struct type *check_method(struct node *n, struct node *recv, const char *mname)
 {
-    enum builtin m = find_builtin(mname, M_WRAPPING_ADD, M_PUSH);
+    enum builtin m = find_builtin(mname, BK_METHOD);
     struct type *rt;
     /* A literal receiver takes the argument's type: 1.wrapping_add(x). */
     if ((m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL) && n->u.call.args.len == 1 &&
@@ -946,10 +924,7 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
         return ty_int;
     case M_PUSH:
     case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
-    case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: case BI_SQRT: case BI_FLOOR: case BI_CEIL:
-    case BI_ROUND: case BI_TRUNC: case BI_EXP: case BI_LOG: case BI_LOG2: case BI_LOG10: case BI_POW:
-    case BI_SIN: case BI_COS: case BI_TAN: case BI_ASIN: case BI_ACOS: case BI_ATAN: case BI_ATAN2:
-    case BI_SINH: case BI_COSH: case BI_TANH: case BI_HYPOT: case BI_CBRT: case BI_OS_ARGS:
+    case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
     case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
         break;
     }
@@ -982,7 +957,7 @@ static struct type *check_call(struct node *n, struct type *hint)
             bool two = (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && !g && n->u.call.args.len == 2;
             if (!two && find_reducer(name, &r))
                 return check_reduce(n, r, hint);
-            enum builtin bi = find_builtin(name, BI_PRINT, BI_CBRT);
+            enum builtin bi = find_builtin(name, BK_FN);
             if (bi == BI_NONE && strcmp(name, "panic") == 0)
                 bi = BI_PANIC;
             if (bi == BI_NONE)
@@ -1027,7 +1002,7 @@ static struct type *check_call(struct node *n, struct type *hint)
             callee->type = ty_void;
             if (ms == os_sym) {
                 const char *full = arena_printf("os.%s", member);
-                enum builtin bi = find_builtin(full, BI_OS_ARGS, BI_OS_GETENV);
+                enum builtin bi = find_builtin(full, BK_OS);
                 if (bi == BI_NONE)
                     error_at(callee->loc, "module 'os' has no function '%s' (it has args, thread_count, clock, "
                                           "exit, getenv)", member);
@@ -1055,7 +1030,7 @@ static struct type *check_name(struct node *n)
     struct sym *s = lookup(name);
     if (!s) {
         enum reducer r;
-        if (find_builtin(name, BI_PRINT, BI_CBRT) != BI_NONE || find_reducer(name, &r))
+        if (find_builtin(name, BK_FN) != BI_NONE || find_reducer(name, &r))
             error_at(n->loc, "'%s' is a builtin function, not a value; call it", name);
         error_at(n->loc, "undefined name '%s'%s", name, suggest(name, false));
     }
@@ -1084,13 +1059,13 @@ static struct type *check_field(struct node *n)
     struct sym *ms = module_base(base);
     if (!ms) {
         struct type *t = check_value(base, NULL);
-        const char *hint = find_builtin(member, M_WRAPPING_ADD, M_PUSH) ? arena_printf("; call the method: .%s(...)", member)
+        const char *hint = find_builtin(member, BK_METHOD) ? arena_printf("; call the method: .%s(...)", member)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
         error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
     }
     if (ms == os_sym) {
-        if (find_builtin(arena_printf("os.%s", member), BI_OS_ARGS, BI_OS_GETENV) != BI_NONE)
+        if (find_builtin(arena_printf("os.%s", member), BK_OS) != BI_NONE)
             error_at(n->loc, "'os.%s' is a function, not a value; call it: os.%s()", member, member);
         error_at(n->loc, "module 'os' has no member '%s'", member);
     }
@@ -1195,7 +1170,7 @@ static struct type *check_expr(struct node *n, struct type *hint)
         struct type *ta = check_value(n->u.bin.a, hint);
         if (n->u.bin.op == OP_NEG ? !type_is_numeric(ta) : !type_is_integer(ta))
             error_at(n->loc, "unsupported operand type: %s%s ('%s' works on %s)", op_name(n->u.bin.op), tn(ta),
-                     op_name(n->u.bin.op), op_domain(n->u.bin.op));
+                     op_name(n->u.bin.op), op_domain[n->u.bin.op]);
         t = ta;
         break;
     }

@@ -228,6 +228,18 @@ _Noreturn void usage_error(const char *fmt, ...)
     exit(2);
 }
 
+_Noreturn void command_line_error(const char *fmt, ...)
+{
+    fflush(stdout);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("brine: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see brine --help)\n", stderr);
+    va_end(ap);
+    exit(2);
+}
+
 _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)
 {
     fflush(stdout);

@@ -1,11 +1,14 @@
 /*
  * driver.h: the driver's pieces shared by main.c, backend.c and testrun.c.
  *
- *   main.c      the command line (SPEC section 10), compile_file(): the
- *               pipeline as one list of calls, ending in the C back end
+ *   main.c      the command line (SPEC section 10) and the pipeline as one
+ *               list of calls, ending in the C back end
+ *   paths.c     where the installation lives (runtime, header, stdlib)
+ *   outputs.c   the files the driver checks, reads and writes
  *   backend.c   the C back ends: libtcc for dev builds (to a file or into
  *               memory for `brine run`), $CC for --release
  *   testrun.c   `brine test`: golden tests, run by spawning this binary
+ * None of them calls back into main.c.
  *
  * Exit statuses of brine (SPEC section 7): 0 ok, 1 compile error, 2 usage
  * error or missing file, 70 internal error.
@@ -30,7 +33,24 @@ struct brine_paths {
     const char *rtlib;   /* .../lib/brine/libbrine_rt.a */
     const char *stdlib;  /* .../lib/brine/stdlib */
 };
-const struct brine_paths *brine_paths(void); /* main.c; computed once */
+const struct brine_paths *brine_paths(void); /* paths.c; computed once */
+/* A broken installation (no runtime or header) is an internal error, 70. */
+void require_runtime(void);
+
+/* ---- outputs.c ----------------------------------------------------------- */
+
+/* The source file must exist, be a regular file and end in .br (the
+ * default output name is the file without .br). Else exit 2. */
+void require_source(const char *path);
+/* Reads a whole source file; exit 2 when it cannot. */
+char *read_source(const char *path, size_t *len);
+/* Writes a whole file; exit 2 when it cannot. */
+void write_file(const char *path, const char *data, size_t len);
+/* Makes sure the output can be written (exit 2 if not), before any C
+ * compiler runs. */
+void prepare_output(const char *out);
+/* The C text in a private temporary file, removed at exit; its path. */
+const char *write_temp_c(const char *c_text, size_t len);
 
 /* ---- backend.c ----------------------------------------------------------- */
 
@@ -46,9 +66,6 @@ void backend_release_build(const char *c_path, const char *out_path);
  * "brine: internal error: the C compiler rejected the generated C" and the
  * compiler's messages, exits 70. */
 _Noreturn void backend_rejected(const char *messages);
-
-/* main.c: a usage problem: "brine: MSG (see brine --help)", exit 2. */
-_Noreturn void driver_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- testrun.c ----------------------------------------------------------- */
 

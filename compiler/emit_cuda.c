@@ -31,6 +31,7 @@
  * after a flagged operation cannot keep a thread looping.
  */
 #include "emit_cuda.h"
+#include "ctext.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -76,23 +77,6 @@ static unsigned char *declared_slot(struct dctx *d, int id)
 }
 static struct dctx *D;
 
-static struct buf all_sources;
-static int nsources;
-
-void emit_cuda_reset(void)
-{
-    free(all_sources.p);
-    all_sources = (struct buf){0};
-    nsources = 0;
-}
-
-const char *emit_cuda_sources(size_t *len)
-{
-    if (len) *len = all_sources.len;
-    return all_sources.p;
-}
-
-int emit_cuda_count(void) { return nsources; }
 
 static const char *fail(void)
 {
@@ -113,9 +97,10 @@ static const char *dtype(struct type *t)
     return NULL;
 }
 
+/* The suffix of a device form (brk_add_i64): NULL for what the device lacks. */
 static const char *sfx(struct type *t)
 {
-    return t == ty_int ? "i64" : t == ty_u64 ? "u64" : t == ty_float ? "f64" : NULL;
+    return dtype(t) && t != ty_bool ? num_suffix(t) : NULL;
 }
 
 /* The slot member that holds a scalar of type t. */
@@ -171,33 +156,12 @@ static struct ir_var *cap_array(struct ir_node *a)
     return a->var;
 }
 
-static const char *int_lit(struct type *t, unsigned __int128 v)
-{
-    if (t == ty_u64) return arena_printf("%" PRIu64 "ULL", (uint64_t)v);
-    int64_t x = (int64_t)(uint64_t)v;
-    if (x == INT64_MIN) return "(-9223372036854775807LL-1)";
-    return arena_printf("%" PRId64 "LL", x);
-}
-
-static const char *cmp_op(enum op op)
-{
-    switch (op) {
-    case OP_EQ: return "==";
-    case OP_NE: return "!=";
-    case OP_LT: return "<";
-    case OP_LE: return "<=";
-    case OP_GT: return ">";
-    case OP_GE: return ">=";
-    default: return NULL;
-    }
-}
-
 static const char *dbinary(struct ir_node *n)
 {
     struct type *ot = n->optype, *bt = n->b->type;
     const char *a = dex(n->a), *b = dex(n->b);
     enum op op = n->bop;
-    const char *cmp = cmp_op(op);
+    const char *cmp = op_is_compare(op) ? op_c[op] : NULL;
     if (ot == ty_bool) {
         switch (op) {
         case OP_EQ: case OP_NE: return arena_printf("(%s %s %s)", a, cmp, b);
@@ -255,6 +219,7 @@ static const char *dconv(struct ir_node *n)
 static const char *dbuiltin(struct ir_node *n)
 {
     struct type *t0 = n->nkids ? n->kids[0]->type : NULL;
+    if (!builtins[n->builtin].gpu) return fail();
     switch (n->builtin) {
     case BI_PANIC: return "brk_fail(st_)"; /* the message is the CPU re-run's business */
     case BI_LEN: {
@@ -265,6 +230,9 @@ static const char *dbuiltin(struct ir_node *n)
     }
     const char **x = arena_alloc((size_t)(n->nkids + 1) * sizeof *x);
     for (int i = 0; i < n->nkids; i++) x[i] = dex(n->kids[i]);
+    if (builtins[n->builtin].sig == SIG_FLOATS) /* the device's own, correctly rounded */
+        return n->nkids == 2 ? arena_printf("%s(%s, %s)", builtin_name[n->builtin], x[0], x[1])
+                             : arena_printf("%s(%s)", builtin_name[n->builtin], x[0]);
     switch (n->builtin) {
     case BI_ABS:
         if (t0 == ty_int) return arena_printf("brk_abs_i64(st_, %s)", x[0]);
@@ -274,7 +242,6 @@ static const char *dbuiltin(struct ir_node *n)
     case BI_MIN2: case BI_MAX2:
         if (!sfx(t0)) return fail();
         return arena_printf("brk_%s_%s(%s, %s)", n->builtin == BI_MIN2 ? "min" : "max", sfx(t0), x[0], x[1]);
-    case BI_SQRT: return arena_printf("sqrt(%s)", x[0]);
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
         const char *op = n->builtin == M_WRAPPING_ADD ? "+" : n->builtin == M_WRAPPING_SUB ? "-" : "*";
         if (t0 == ty_u64) return arena_printf("(%s %s %s)", x[0], op, x[1]);
@@ -297,11 +264,7 @@ static const char *dex(struct ir_node *n)
     case IR_INT:
         if (n->type != ty_int && n->type != ty_u64) return fail();
         return int_lit(n->type, n->ival);
-    case IR_FLOAT: {
-        uint64_t u;
-        memcpy(&u, &n->fval, sizeof u);
-        return arena_printf("brk_f64(0x%016" PRIx64 "ULL)", u);
-    }
+    case IR_FLOAT: return float_bits_lit("brk_f64", n->fval);
     case IR_BOOL: return n->bval ? "1" : "0";
     case IR_VAR: return var_ref(n->var);
     case IR_GLOBAL: return global_ref(n->global);
@@ -356,18 +319,10 @@ static const char *dex(struct ir_node *n)
 
 __attribute__((format(printf, 1, 2))) static void dline(const char *fmt, ...)
 {
-    for (int i = 0; i < D->ind; i++) bputs(&D->body, "    ");
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    bvline(&D->body, D->ind, fmt, ap);
     va_end(ap);
-    char *t = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(t, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    bputs(&D->body, t);
-    bputs(&D->body, "\n");
-    free(t);
 }
 
 static const char *dlocal(struct ir_var *v)
@@ -724,26 +679,7 @@ static const char *kernels =
 
 /* ---- one reduction ------------------------------------------------------------ */
 
-static void c_string_lines(struct buf *b, const char *s)
-{
-    bputs(b, "    \"");
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c == '\n') {
-            bputs(b, p[1] ? "\\n\"\n    \"" : "\\n");
-        } else if (c == '"' || c == '\\') {
-            char e[3] = {'\\', (char)c, 0};
-            bputs(b, e);
-        } else if (c >= 32 && c < 127 && c != '?') {
-            bputn(b, (const char *)&c, 1);
-        } else {
-            bprintf(b, "\\%03o", c);
-        }
-    }
-    bputs(b, "\"");
-}
-
-const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
+const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux)
 {
     *aux = NULL;
     if (!rn->par || rn->op != IR_REDUCE) return NULL;
@@ -869,9 +805,9 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, char **aux)
     bputs(&cu, kernels);
 
     /* for --emit-cuda */
-    bprintf(&all_sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);
-    bputs(&all_sources, cu.p);
-    nsources++;
+    bprintf(sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);
+    bputs(sources, cu.p);
+    (*nkernels)++;
 
     /* the host side: the source, and bp_gpu<id> filling the slots */
     struct buf c = {0};

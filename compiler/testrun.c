@@ -842,9 +842,9 @@ static void parse_threads(const char *s)
         errno = 0;
         long v = strtol(p, &end, 10);
         if (end == p || errno || v < 1 || v > 4096 || (*end && *end != ','))
-            driver_usage("--threads wants a list like 1,4 of counts from 1 to 4096, got '%s'", s);
+            command_line_error("--threads wants a list like 1,4 of counts from 1 to 4096, got '%s'", s);
         if (T.nthreads == MAX_THREAD_COUNTS)
-            driver_usage("--threads: at most %d counts", MAX_THREAD_COUNTS);
+            command_line_error("--threads: at most %d counts", MAX_THREAD_COUNTS);
         T.threads[T.nthreads++] = (int)v;
         if (!*end)
             break;
@@ -877,28 +877,28 @@ int test_main(int argc, char **argv)
             else if (i + 1 < argc)
                 parse_threads(argv[++i]);
             else
-                driver_usage("--threads needs a list like 1,4");
+                command_line_error("--threads needs a list like 1,4");
         } else if (strcmp(a, "-j") == 0 || strncmp(a, "-j", 2) == 0) {
             const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
             char *end;
             long j = v ? strtol(v, &end, 10) : 0;
             if (!v || *end || j < 1 || j > 256)
-                driver_usage("-j wants a number of parallel tests from 1 to 256");
+                command_line_error("-j wants a number of parallel tests from 1 to 256");
             T.jobs = (int)j;
         } else if (strcmp(a, "--timeout") == 0) {
             char *end;
             long v = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
             if (v < 1 || v > 86400 || *end)
-                driver_usage("--timeout wants seconds from 1 to 86400");
+                command_line_error("--timeout wants seconds from 1 to 86400");
             T.timeout_s = (int)v;
         } else if (a[0] == '-' && a[1]) {
-            driver_usage("unknown option '%s' for test", a);
+            command_line_error("unknown option '%s' for test", a);
         } else {
             paths[npaths++] = a;
         }
     }
     if (only_release && only_dev)
-        driver_usage("--release and --dev exclude each other");
+        command_line_error("--release and --dev exclude each other");
     if (only_release)
         T.dev = false;
     if (only_dev)
@@ -917,7 +917,7 @@ int test_main(int argc, char **argv)
         else if (has_suffix(paths[i], ".br"))
             add_test(paths[i]); /* named explicitly: a test even without .out */
         else
-            driver_usage("expected a directory or a .br file, got '%s'", paths[i]);
+            command_line_error("expected a directory or a .br file, got '%s'", paths[i]);
     }
     free(paths);
     qsort(T.tests, (size_t)T.ntests, sizeof *T.tests, cmp_tests);

@@ -91,7 +91,27 @@ bool type_is_ref(struct type *t)
 }
 
 const char *const op_spelling[] = {
-#define X(k, s) [k] = s,
+#define X(k, s, cls, c, stem, dom) [k] = s,
+    OPS(X)
+#undef X
+};
+const enum op_class op_class[] = {
+#define X(k, s, cls, c, stem, dom) [k] = cls,
+    OPS(X)
+#undef X
+};
+const char *const op_c[] = {
+#define X(k, s, cls, c, stem, dom) [k] = c,
+    OPS(X)
+#undef X
+};
+const char *const op_stem[] = {
+#define X(k, s, cls, c, stem, dom) [k] = stem,
+    OPS(X)
+#undef X
+};
+const char *const op_domain[] = {
+#define X(k, s, cls, c, stem, dom) [k] = dom,
     OPS(X)
 #undef X
 };
@@ -104,7 +124,13 @@ const char *const reducer_name[] = {
 
 const char *const builtin_name[] = {
     [BI_NONE] = "",
-#define X(k, s) [k] = s,
+#define X(k, s, kind, sig, arity, gpu) [k] = s,
+    BUILTINS(X)
+#undef X
+};
+const struct builtin_info builtins[] = {
+    [BI_NONE] = {"", BK_FN, SIG_OWN, 0, 0},
+#define X(k, s, kind, sig, arity, gpu) [k] = {s, kind, sig, arity, gpu},
     BUILTINS(X)
 #undef X
 };

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "brine_math.h"
+
 #if defined(__GNUC__) && !defined(__TINYC__)
 #define BRT_GCC 1
 #define BRT_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -379,14 +381,10 @@ double brt_parse_float(brt_str *s, const brt_loc *l);  /* "cannot convert \"x\" 
 
 /* ---- math and os (SPEC section 11) ----------------------------------------- */
 
-/* Out of line so that neither C compiler folds them differently. */
-double brt_exp(double), brt_log(double), brt_log2(double), brt_log10(double);
-double brt_pow(double, double), brt_sin(double), brt_cos(double), brt_tan(double);
-double brt_asin(double), brt_acos(double), brt_atan(double), brt_atan2(double, double);
-double brt_sinh(double), brt_cosh(double), brt_tanh(double), brt_hypot(double, double);
-double brt_cbrt(double);
-double brt_sqrt(double), brt_floor(double), brt_ceil(double), brt_trunc(double);
-double brt_round(double); /* half away from zero */
+/* The math functions: brt_sqrt(x), brt_pow(x, y), ... one per row of
+ * BRT_MATH in brine_math.h; out of line so that neither C compiler folds
+ * them differently. brt_round rounds half away from zero (C's round). */
+BRT_MATH(BRT_MATH_PROTO, _)
 
 brt_arr *brt_os_args(void);          /* [str], the program's arguments after its name */
 int64_t brt_os_thread_count(void);

@@ -255,25 +255,12 @@ brt_str *brt_os_getenv(brt_str *name)
 
 /* ---- math: out of line so neither C compiler folds them its own way ---------- */
 
-double brt_exp(double x) { return exp(x); }
-double brt_log(double x) { return log(x); }
-double brt_log2(double x) { return log2(x); }
-double brt_log10(double x) { return log10(x); }
-double brt_pow(double x, double y) { return pow(x, y); }
-double brt_sin(double x) { return sin(x); }
-double brt_cos(double x) { return cos(x); }
-double brt_tan(double x) { return tan(x); }
-double brt_asin(double x) { return asin(x); }
-double brt_acos(double x) { return acos(x); }
-double brt_atan(double x) { return atan(x); }
-double brt_atan2(double y, double x) { return atan2(y, x); }
-double brt_sinh(double x) { return sinh(x); }
-double brt_cosh(double x) { return cosh(x); }
-double brt_tanh(double x) { return tanh(x); }
-double brt_hypot(double x, double y) { return hypot(x, y); }
-double brt_cbrt(double x) { return cbrt(x); }
-double brt_sqrt(double x) { return sqrt(x); }
-double brt_floor(double x) { return floor(x); }
-double brt_ceil(double x) { return ceil(x); }
-double brt_trunc(double x) { return trunc(x); }
-double brt_round(double x) { return round(x); } /* C's round: half away from zero */
+/* One definition per row of BRT_MATH (brine_math.h): brt_<name> calls libm's
+ * <name>. C's round is half away from zero, as Brine's round is. */
+#define BRT_MATH_ARGS_1 double x
+#define BRT_MATH_ARGS_2 double x, double y
+#define BRT_MATH_CALL_1 (x)
+#define BRT_MATH_CALL_2 (x, y)
+#define BRT_MATH_DEFINE(P, name, arity, gpu) \
+    double brt_##name(BRT_MATH_ARGS_##arity) { return name BRT_MATH_CALL_##arity; }
+BRT_MATH(BRT_MATH_DEFINE, _)

@@ -1,0 +1,118 @@
+/*
+ * emit_c.h: the rooms of the C emitter and what they share.
+ *
+ *   emit_c.c     the program, functions, statements, expressions and
+ *                ownership (the scalar C); emit_program() is its door
+ *   emit_par.c   comprehensions and reductions: the sequential loops, and
+ *                the par helpers (environment, leaves, combine, fold) that
+ *                the runtime's pool and tree call
+ *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
+ *                SIMD lanes, with a scalar fallback for flagged blocks
+ *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
+ *
+ * One compilation's state is one struct cgen, made by emit_program() and
+ * gone when it returns (CG points to it meanwhile); the function being
+ * emitted is F. Nothing survives from one emit_program() to the next.
+ */
+#ifndef BRINE_EMIT_C_H
+#define BRINE_EMIT_C_H
+#include "ctext.h"
+#include "emit_cuda.h"
+
+/* ---- the translation unit (emit_c.c) ------------------------------------ */
+
+struct loc_memo { int file, line, col, id; };
+struct type_memo { struct type *t; int id; };
+
+struct cgen {
+    struct ir_program *ir;
+    /* the sections, in the order they are written out */
+    struct buf types, strs, locs, globals, protos, aux, fns;
+    int ntemps, nlocs, nstrs, ntypes, naux;
+    struct loc_memo *loc_memo;     /* open addressing, by file/line/col */
+    int nlocmemo, caplocmemo;
+    struct type_memo *type_memo;
+    int ntmemo, captmemo;
+    struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
+    int nkernels;
+};
+extern struct cgen *CG;
+
+const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place */
+const char *ctype(struct type *t);    /* the C type of a Brine value */
+const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
+const char *release_fn(struct type *t);
+const char *zero_of(struct type *t);
+const char *float_lit(double d);      /* bp_f64(bits) */
+const char *math_fn(enum builtin b);  /* brt_<name> of a math builtin, else NULL */
+
+/* ---- the function being emitted (emit_c.c) ------------------------------ */
+
+enum { VS_NONE, VS_OWNED, VS_BORROWED };
+
+struct owned { const char *name; struct type *t; };
+
+struct fctx {
+    struct buf decl, body;
+    int ind;
+    unsigned char *vst;          /* by var id: VS_* */
+    struct ir_var **locals;      /* VS_OWNED ref variables, released at exit */
+    int nlocals, caplocals;
+    struct owned *own;           /* the cleanup scopes' temporaries */
+    int nown, capown;
+    int *marks;
+    int nmarks, capmarks;
+    const char **extra;          /* function-level owned temporaries (snapshots) */
+    struct type **extra_t;
+    int nextra, capextra;
+    bool has_exit;               /* user functions: an exit label */
+    bool site;                   /* a library function's body: `site` is the caller's place */
+};
+extern struct fctx *F;
+
+struct fctx *fctx_new(void);
+void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */
+const char *new_temp(void);
+const char *vname(struct ir_var *v);
+const char *declare_var(struct ir_var *v, int state);
+const char *declare_extra(struct type *t);
+void scope_open(void);
+void scope_close(void);
+void own(const char *name, struct type *t);
+const char *take(const char *x, struct type *t);
+const char *lval(const char *x, struct type *t);
+/* A temporary holding a new value of type t computed by the C expression. */
+const char *tmp(struct type *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Same, and the value is owned (+1). */
+#define tmp_owned(t, ...) owned_tmp_(t, tmp(t, __VA_ARGS__))
+const char *owned_tmp_(struct type *t, const char *n);
+
+const char *emit_expr(struct ir_node *n);
+void emit_stmt(struct ir_node *s);
+
+/* ---- comprehensions and reductions (emit_par.c) -------------------------- */
+
+const char *emit_reduce(struct ir_node *rn);
+const char *emit_listcomp(struct ir_node *rn);
+
+/* The iteration source evaluated once in the current function: for a range
+ * its bounds and its element count (without overflow: at most INT64_MAX),
+ * for an array the array (borrowed or owned by the enclosing scope: element
+ * expressions cannot assign variables, so no snapshot is needed). */
+struct src {
+    bool is_range;
+    struct type *it;  /* range bound type */
+    const char *lo, *n, *arr;
+};
+const char *start_value(enum reducer r, struct type *t);
+struct fctx *helper_begin(int id, struct ir_node *rn);
+
+/* ---- the lane vectoriser (emit_lane.c) ----------------------------------- */
+
+/* Emits bp_leaves<id> in lanes into out, calling the scalar bp_leaves_s<id>
+ * for the ragged tail, for leftovers and for flagged blocks. Returns false
+ * (and emits nothing) when the element, filter or reducer cannot run in
+ * lanes. */
+bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out);
+
+#endif

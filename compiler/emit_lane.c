@@ -1,0 +1,513 @@
+/*
+ * emit_lane.c: the lane vectoriser, the C emitter's third room (emit_c.h):
+ * bp_leaves<n> of a par reduction with its leaves folded side by side.
+ *
+ * Float leaves() folds 4 full leaves at once: lane q takes leaf b+q and
+ * folds it one element per step, left to right from the start value, so
+ * every leaf sees exactly the operations of the one-leaf scalar fold, in the
+ * same order; only independent leaves sit side by side. The lanes are
+ * written out as scalar locals, one statement per lane per element: gcc -O2
+ * keeps them in registers and its SLP pass pairs them in SSE2 registers
+ * (addpd, divpd); tcc runs the same statements one by one, same bits.
+ * Integer leaves go one per block: their wrapped fold is order-free. The lane
+ * code must not panic: operations that can fail (checked integer +, -, *,
+ * unhoisted indexing, conversions) compute a wrapped or clamped value and
+ * raise the block's flag ovf_; a flagged block is re-run by the scalar
+ * leaves function, which panics at the exact place (or, for a conservative
+ * flag that was a false alarm, just computes the same values). Anything else
+ * that could panic, allocate or have an effect keeps the scalar form.
+ */
+#include "emit_c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Leaves per block: floats 4 side by side (each must fold in order; gcc's
+ * SLP packs them two per SSE2 register, and 8 lanes measured no faster: the
+ * arrays are memory-bound, divisions divpd-bound), integers one leaf per
+ * block (their wrapped fold is order-free, the j loop has the parallelism). */
+static int lane_width(struct ir_node *rn)
+{
+    return rn->type == ty_float ? 4 : 1;
+}
+
+/* Writes the template text for lane q: every `name[q_]` becomes `nameq`. */
+static void lane_put(struct buf *out, const char *text, int q)
+{
+    if (!text) return;
+    for (const char *p = text; *p;) {
+        const char *m = strstr(p, "[q_]");
+        if (!m) {
+            bputs(out, p);
+            break;
+        }
+        bprintf(out, "%.*s%d", (int)(m - p), p, q);
+        p = m + 4;
+    }
+}
+
+struct lanes {
+    struct ir_node *rn;
+    bool fail;                   /* something that cannot run in lanes */
+    const char *gv;              /* this lane's value of the generator variable */
+    struct buf checks;           /* call-level statements that may clear ok_ */
+    struct buf inits, steps;     /* per-lane declarations and per-step updates, as templates */
+    const char *off_key[16], *off_name[16];
+    int noff;
+    const char *ind_key[16], *ind_name[16];
+    int nind;
+};
+static struct lanes *LC;
+
+static const char *lane_expr(struct ir_node *n);
+
+static bool lane_scalar(struct type *t) { return t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool; }
+
+static const char *lane_fail(void)
+{
+    LC->fail = true;
+    return "0";
+}
+
+/* Raises the block's flag when the C condition holds. */
+static void lane_flag(const char *cond) { line("ovf_ |= (uint64_t)(%s);", cond); }
+
+/* A loop-invariant int that cannot fail: a literal, a captured variable, a
+ * constant. */
+static const char *lane_inv(struct ir_node *n)
+{
+    if (n->type != ty_int) return NULL;
+    if (n->op == IR_INT) return int_lit(ty_int, n->ival);
+    if (n->op == IR_VAR && n->var != LC->rn->gen_var) return vname(n->var);
+    if (n->op == IR_GLOBAL) return arena_printf("g%d", n->global->id);
+    return NULL;
+}
+
+/* Whether n is `i`, `i + c`, `c + i` or `i - c` for the generator variable i
+ * of an int range and an invariant c; returns the call-level variable
+ * holding the offset (c or -c), or NULL. */
+static const char *lane_affine(struct ir_node *n)
+{
+    struct ir_node *rn = LC->rn;
+    if (!rn->iter.is_range || rn->gen_var->type != ty_int) return NULL;
+    const char *c = NULL;
+    bool neg = false;
+    if (n->op == IR_VAR && n->var == rn->gen_var) {
+        c = "0";
+    } else if (n->op == IR_BINARY && n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB)) {
+        bool agv = n->a->op == IR_VAR && n->a->var == rn->gen_var;
+        bool bgv = n->b->op == IR_VAR && n->b->var == rn->gen_var;
+        if (agv && (c = lane_inv(n->b))) neg = n->bop == OP_SUB;
+        else if (bgv && n->bop == OP_ADD && (c = lane_inv(n->a))) neg = false;
+        else c = NULL;
+    }
+    if (!c) return NULL;
+    const char *key = arena_printf("%s%s", neg ? "-" : "+", c);
+    for (int i = 0; i < LC->noff; i++)
+        if (strcmp(LC->off_key[i], key) == 0) return LC->off_name[i];
+    if (LC->noff == 16) return NULL;
+    const char *o = arena_printf("o%d_", LC->noff);
+    if (neg)
+        bprintf(&LC->checks, "        int64_t %s = 0;\n        if (%s == INT64_MIN) ok_ = 0; else %s = -%s;\n", o, c, o, c);
+    else
+        bprintf(&LC->checks, "        int64_t %s = %s;\n", o, c);
+    LC->off_key[LC->noff] = key;
+    LC->off_name[LC->noff++] = o;
+    return o;
+}
+
+/* float(i + c) as a double induction value per lane: exact while every
+ * value of the call lies in [-2^53, 2^53] (checked once per call; SSE2 has
+ * no int64 -> double vector conversion). */
+static const char *lane_induction(struct ir_node *n)
+{
+    const char *o = lane_affine(n);
+    if (!o) return NULL;
+    for (int i = 0; i < LC->nind; i++)
+        if (strcmp(LC->ind_key[i], o) == 0) return arena_printf("%s[q_]", LC->ind_name[i]);
+    if (LC->nind == 16) return NULL;
+    const char *fi = arena_printf("fi%d_", LC->nind);
+    bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -BP_EXACT, BP_EXACT)) ok_ = 0;\n", o);
+    bprintf(&LC->inits, "                double %s[q_] = (double)((int64_t)((uint64_t)env->lo + (uint64_t)kb_[q_]) + %s);\n", fi, o);
+    bprintf(&LC->steps, "                        %s[q_] = %s[q_] + 1.0;\n", fi, fi);
+    LC->ind_key[LC->nind] = o;
+    LC->ind_name[LC->nind++] = fi;
+    return arena_printf("%s[q_]", fi);
+}
+
+/* A captured or constant array of scalars (read-only during the reduction). */
+static const char *lane_array(struct ir_node *a)
+{
+    if (a->type->kind != T_ARRAY || !lane_scalar(a->type->elem)) return NULL;
+    if (a->op == IR_VAR && a->var != LC->rn->gen_var) return vname(a->var);
+    if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
+    return NULL;
+}
+
+static const char *lane_binary(struct ir_node *n)
+{
+    struct type *ot = n->optype;
+    enum op op = n->bop;
+    if (!lane_scalar(ot) || !lane_scalar(n->b->type)) return lane_fail();
+    bool cmp = op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+    const char *a = lane_expr(n->a);
+    if (op == OP_SHL || op == OP_SHR) {
+        /* only literal amounts: the check is then done here */
+        if (ot == ty_float || ot == ty_bool || n->b->op != IR_INT || n->b->type == ty_i128) return lane_fail();
+        uint64_t sh = (uint64_t)n->b->ival;
+        if (sh >= 64) return lane_fail();
+        if (ot == ty_int)
+            return op == OP_SHL ? tmp(ot, "(int64_t)((uint64_t)%s << %d)", a, (int)sh) : tmp(ot, "%s >> %d", a, (int)sh);
+        return tmp(ot, "%s %s %d", a, op == OP_SHL ? "<<" : ">>", (int)sh);
+    }
+    const char *b = lane_expr(n->b);
+    if (LC->fail) return "0";
+    if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
+    if (ot == ty_bool) {
+        switch (op) {
+        case OP_BAND: return tmp(ot, "%s & %s", a, b);
+        case OP_BOR: return tmp(ot, "%s | %s", a, b);
+        case OP_BXOR: return tmp(ot, "%s ^ %s", a, b);
+        default: return lane_fail();
+        }
+    }
+    if (ot == ty_float) {
+        switch (op) {
+        case OP_ADD: return tmp(ot, "%s + %s", a, b);
+        case OP_SUB: return tmp(ot, "%s - %s", a, b);
+        case OP_MUL: return tmp(ot, "%s * %s", a, b);
+        case OP_DIV: return tmp(ot, "%s / %s", a, b);
+        case OP_MOD: return tmp(ot, "fmod(%s, %s)", a, b);
+        default: return lane_fail();
+        }
+    }
+    bool si = ot == ty_int;
+    switch (op) {
+    case OP_ADD: {
+        if (!si) {
+            const char *r = tmp(ot, "%s + %s", a, b);
+            lane_flag(arena_printf("%s < %s", r, a));
+            return r;
+        }
+        const char *r = tmp(ot, "(int64_t)((uint64_t)%s + (uint64_t)%s)", a, b);
+        lane_flag(arena_printf("(uint64_t)((%s ^ %s) & (%s ^ %s)) >> 63", a, r, b, r));
+        return r;
+    }
+    case OP_SUB: {
+        if (!si) {
+            lane_flag(arena_printf("%s > %s", b, a));
+            return tmp(ot, "%s - %s", a, b);
+        }
+        const char *r = tmp(ot, "(int64_t)((uint64_t)%s - (uint64_t)%s)", a, b);
+        lane_flag(arena_printf("(uint64_t)((%s ^ %s) & (%s ^ %s)) >> 63", a, b, a, r));
+        return r;
+    }
+    case OP_MUL:
+        /* conservative: both factors small means no overflow; a false alarm
+         * only sends the block to the scalar path */
+        if (si) {
+            lane_flag(arena_printf("((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL) | ((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL)", a, b));
+            return tmp(ot, "(int64_t)((uint64_t)%s * (uint64_t)%s)", a, b);
+        }
+        lane_flag(arena_printf("((%s | %s) >> 32) != 0", a, b));
+        return tmp(ot, "%s * %s", a, b);
+    case OP_DIV: case OP_MOD: {
+        /* only by a literal that can neither be 0 nor -1 */
+        if (n->b->op != IR_INT) return lane_fail();
+        uint64_t d = (uint64_t)n->b->ival;
+        if (d == 0 || (si && (int64_t)d == -1)) return lane_fail();
+        return tmp(ot, "%s %s %s", a, op == OP_DIV ? "/" : "%", b);
+    }
+    case OP_BAND: return tmp(ot, "%s & %s", a, b);
+    case OP_BOR: return tmp(ot, "%s | %s", a, b);
+    case OP_BXOR: return tmp(ot, "%s ^ %s", a, b);
+    default: return lane_fail();
+    }
+}
+
+static const char *lane_builtin(struct ir_node *n)
+{
+    enum builtin b = n->builtin;
+    struct type *t = n->type;
+    if (b == BI_LEN) {
+        const char *arr = n->nkids == 1 && n->kids[0]->op != IR_INDEX ? lane_array(n->kids[0]) : NULL;
+        if (!arr) return lane_fail();
+        return tmp(ty_int, "%s->len", arr);
+    }
+    if (!lane_scalar(t) || n->nkids < 1 || n->nkids > 2) return lane_fail();
+    const char *arg[2];
+    for (int i = 0; i < n->nkids; i++) {
+        if (!lane_scalar(n->kids[i]->type)) return lane_fail();
+        arg[i] = lane_expr(n->kids[i]);
+    }
+    if (LC->fail) return "0";
+    struct type *t0 = n->kids[0]->type;
+    const char *m = math_fn(b);
+    if (m) return n->nkids == 2 ? tmp(t, "%s(%s, %s)", m, arg[0], arg[1]) : tmp(t, "%s(%s)", m, arg[0]);
+    switch (b) {
+    case BI_ABS:
+        if (t0 == ty_float) return tmp(t, "bp_fabs(%s)", arg[0]);
+        if (t0 == ty_u64) return arg[0];
+        if (t0 != ty_int) return lane_fail();
+        lane_flag(arena_printf("%s == INT64_MIN", arg[0]));
+        return tmp(t, "(int64_t)(%s < 0 ? 0 - (uint64_t)%s : (uint64_t)%s)", arg[0], arg[0], arg[0]);
+    case BI_MIN2: case BI_MAX2:
+        if (t0 == ty_bool) return lane_fail();
+        return tmp(t, "%s %s %s ? %s : %s", arg[1], b == BI_MIN2 ? "<" : ">", arg[0], arg[1], arg[0]);
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
+        const char *o = b == M_WRAPPING_ADD ? "+" : b == M_WRAPPING_SUB ? "-" : "*";
+        if (t0 == ty_u64) return tmp(t, "%s %s %s", arg[0], o, arg[1]);
+        if (t0 == ty_int) return tmp(t, "(int64_t)((uint64_t)%s %s (uint64_t)%s)", arg[0], o, arg[1]);
+        return lane_fail();
+    }
+    case M_WRAPPING_NEG:
+        if (t0 == ty_u64) return tmp(t, "0 - %s", arg[0]);
+        if (t0 == ty_int) return tmp(t, "(int64_t)(0 - (uint64_t)%s)", arg[0]);
+        return lane_fail();
+    default:
+        return lane_fail();
+    }
+}
+
+/* The lane form of an expression: a C expression (usually a temporary of
+ * the lane loop's body) with the value the scalar code computes whenever
+ * the block's flag stays clear. Sets LC->fail for what cannot run in lanes. */
+static const char *lane_expr(struct ir_node *n)
+{
+    if (LC->fail) return "0";
+    if (n->type->kind != T_ARRAY && !lane_scalar(n->type)) return lane_fail();
+    switch (n->op) {
+    case IR_INT: return int_lit(n->type, n->ival);
+    case IR_FLOAT: return float_lit(n->fval);
+    case IR_BOOL: return n->bval ? "1" : "0";
+    case IR_VAR:
+        if (n->var == LC->rn->gen_var) return LC->gv;
+        if (!lane_scalar(n->type)) return lane_fail();
+        return vname(n->var);
+    case IR_GLOBAL:
+        if (!lane_scalar(n->type)) return lane_fail();
+        return arena_printf("g%d", n->global->id);
+    case IR_UNARY: {
+        struct type *t = n->optype;
+        const char *a = lane_expr(n->a);
+        if (LC->fail) return "0";
+        if (n->bop == OP_NEG) {
+            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_int) {
+                lane_flag(arena_printf("%s == INT64_MIN", a));
+                return tmp(t, "(int64_t)(0 - (uint64_t)%s)", a);
+            }
+            if (t == ty_u64) {
+                lane_flag(arena_printf("%s != 0", a));
+                return "0ULL";
+            }
+            return lane_fail();
+        }
+        if (t == ty_int || t == ty_u64) return tmp(t, "~%s", a);
+        return lane_fail();
+    }
+    case IR_NOT: return tmp(ty_bool, "!%s", lane_expr(n->a));
+    case IR_BINARY: return lane_binary(n);
+    case IR_AND: case IR_OR: {
+        /* both sides are pure here: evaluating the right one when the
+         * scalar code would not can only raise a false alarm */
+        const char *a = lane_expr(n->a);
+        const char *b = lane_expr(n->b);
+        if (LC->fail) return "0";
+        return tmp(ty_bool, "%s %s %s", a, n->op == IR_AND ? "&" : "|", b);
+    }
+    case IR_COND: {
+        const char *c = lane_expr(n->a);
+        const char *x = lane_expr(n->b);
+        const char *y = lane_expr(n->c);
+        if (LC->fail) return "0";
+        return tmp(n->type, "%s ? %s : %s", c, x, y);
+    }
+    case IR_CONV: {
+        struct type *from = n->optype, *to = n->type;
+        if (!lane_scalar(from)) return lane_fail();
+        if (from == to) return lane_expr(n->a);
+        if (to == ty_float && from == ty_int) {
+            /* under the call-level check i + c cannot overflow: no flag */
+            const char *ind = lane_induction(n->a);
+            if (ind) return ind;
+            const char *a = lane_expr(n->a);
+            if (LC->fail) return "0";
+            return tmp(to, "(double)%s", a);
+        }
+        const char *a = lane_expr(n->a);
+        if (LC->fail) return "0";
+        if (from == ty_bool && to != ty_i128) return tmp(to, "(%s)%s", ctype(to), a);
+        if (to == ty_float && from == ty_u64) return tmp(to, "brt_u64_to_f(%s)", a);
+        if (to == ty_u64 && from == ty_int) {
+            lane_flag(arena_printf("%s < 0", a));
+            return tmp(to, "(uint64_t)%s", a);
+        }
+        if (to == ty_int && from == ty_u64) {
+            lane_flag(arena_printf("%s > (uint64_t)INT64_MAX", a));
+            return tmp(to, "(int64_t)%s", a);
+        }
+        return lane_fail();
+    }
+    case IR_INDEX: {
+        const char *arr = lane_array(n->a);
+        if (!arr || n->b->type != ty_int) return lane_fail();
+        const char *ct = ctype(n->type);
+        const char *o = lane_affine(n->b);
+        const char *i = lane_expr(n->b);
+        if (LC->fail) return "0";
+        if (o) {
+            /* i + c over the whole call checked against the length once */
+            bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, 0, %s->len - 1)) ok_ = 0;\n", o, arr);
+            return tmp(n->type, "BRT_AT(%s, %s, %s)", ct, arr, i);
+        }
+        bprintf(&LC->checks, "        if (%s->len == 0) ok_ = 0;\n", arr);
+        const char *in = tmp(ty_bool, "(uint64_t)%s < (uint64_t)%s->len", i, arr);
+        lane_flag(arena_printf("!%s", in));
+        return tmp(n->type, "BRT_AT(%s, %s, %s ? %s : 0)", ct, arr, in, i);
+    }
+    case IR_BUILTIN: return lane_builtin(n);
+    default:
+        return lane_fail();
+    }
+}
+
+bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
+{
+    struct type *t = rn->type;
+    if (t != ty_int && t != ty_u64 && t != ty_float) return false;
+    if (!s->is_range && !lane_scalar(rn->gen_var->type)) return false;
+    struct lanes lc = {0};
+    lc.rn = rn;
+    LC = &lc;
+    struct fctx *saved = helper_begin(id, rn);
+    F->ind = 6;
+    bool irange = s->is_range && s->it == ty_int;
+    /* the generator variable of this lane */
+    if (s->is_range) {
+        if (s->it == ty_int) lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo + (uint64_t)k_)");
+        else lc.gv = tmp(ty_u64, "env->lo + (uint64_t)k_");
+    } else {
+        lc.gv = tmp(rn->gen_var->type, "BRT_AT(%s, env->arr, k_)", ctype(rn->gen_var->type));
+    }
+    const char *kept = "1";
+    if (rn->filter) kept = lane_expr(rn->filter);
+    const char *x = lane_expr(rn->elem);
+    const char *ct = ctype(t);
+    if (!lc.fail) {
+        /* the fold of this lane's leaf, masked by the filter */
+        bool f = rn->filter != NULL;
+        switch (rn->reducer) {
+        case RED_SUM: case RED_PRODUCT: {
+            /* a filtered-out element becomes the operation's identity:
+             * x + -0.0 and x * 1.0 are x for every double, -0.0 included */
+            bool sum = rn->reducer == RED_SUM;
+            const char *id0 = t == ty_float ? (sum ? "bp_f64(0x8000000000000000ULL)" : "1.0") : (sum ? "0" : "1");
+            /* an element i + c of the range is bounded once per call */
+            const char *o = sum && t == ty_int ? lane_affine(rn->elem) : NULL;
+            const char *xm = !f || (o && t == ty_int) ? x
+                             : t == ty_int && sum ? tmp(t, "%s & -(int64_t)%s", x, kept) /* branch-free */
+                             : tmp(t, "%s ? %s : %s", kept, x, id0);
+            if (o && f) {
+                /* Bounded elements need no masked value for the overflow
+                 * flag: skip a filtered-out one (gcc makes it a cmov). */
+                line("if (%s) acc_[q_] = (int64_t)((uint64_t)acc_[q_] + (uint64_t)%s);", kept, x);
+            } else if (t == ty_float) {
+                line("acc_[q_] = acc_[q_] %s %s;", sum ? "+" : "*", xm);
+            } else {
+                /* Integers: one leaf per block (W == 1). The wrapped result
+                 * does not depend on the order, and bounding every element
+                 * bounds every partial result of the 16-element fold:
+                 * |x| < 2^58 for sums (16 * 2^58 = 2^62), |x| <= 8 for
+                 * products (8^16 = 2^48). Beyond that the scalar fold decides. */
+                const char *w = t == ty_int ? "(int64_t)((uint64_t)acc_[q_] %s (uint64_t)%s)" : "acc_[q_] %s %s";
+                line("acc_[q_] = %s;", arena_printf(w, sum ? "+" : "*", xm));
+            }
+            if (t != ty_float) {
+                if (o)
+                    bprintf(&lc.checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -(1LL << 58), (1LL << 58) - 1)) ok_ = 0;\n", o);
+                else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
+                else lane_flag(arena_printf(t == ty_int ? "(uint64_t)%s + 8 > 16" : "%s > 8", xm));
+            }
+            /* an integer leaf where the filter kept nothing holds the
+             * identity, which no combine changes: has can stay 1 */
+            if (f && t == ty_float) line("hs_[q_] |= %s;", kept);
+            break;
+        }
+        case RED_MIN: case RED_MAX: {
+            const char *tk = tmp(ty_bool, "%s & (!hs_[q_] | (%s %s acc_[q_]))", kept, x, rn->reducer == RED_MIN ? "<" : ">");
+            line("acc_[q_] = %s ? %s : acc_[q_];", tk, x);
+            line("hs_[q_] |= %s;", kept);
+            break;
+        }
+        case RED_ANY: case RED_ALL:
+            lc.fail = true;
+            break;
+        }
+    }
+    struct buf body = F->body;
+    F->body = (struct buf){0};
+    if (lc.fail) {
+        F = saved;
+        LC = NULL;
+        return false;
+    }
+    bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
+    int W = lane_width(rn);
+    const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
+    bputs(out, hdr);
+    bputs(out, " {\n");
+    if (F->decl.p) bputs(out, F->decl.p);
+    bprintf(out, "    int64_t g_ = 0;\n");
+    bprintf(out, "    if (count >= %d) {\n", W);
+    bprintf(out, "        int64_t nf_ = env->n / BRT_LEAF - first; /* full leaves from first */\n");
+    bprintf(out, "        if (nf_ > count) nf_ = count;\n");
+    bprintf(out, "        int ok_ = nf_ >= %d;\n", W);
+    if (irange)
+        bprintf(out, "        int64_t vmin_ = (int64_t)((uint64_t)env->lo + (uint64_t)(first * BRT_LEAF));\n"
+                     "        int64_t vmax_ = (int64_t)((uint64_t)env->lo + (uint64_t)((first + nf_) * BRT_LEAF - 1));\n"
+                     "        (void)vmin_; (void)vmax_;\n");
+    if (lc.checks.p) bputs(out, lc.checks.p);
+    bprintf(out, "        if (ok_) {\n");
+    bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
+    /* Lane q's state is plain locals (acc_q, kb_q, ...), one statement per
+     * lane per element: gcc -O2 keeps them in registers (arrays indexed by
+     * a loop counter stayed in memory: a store and a reload per element). */
+    bprintf(out, "                uint64_t ovf_ = 0;\n");
+    for (int q = 0; q < W; q++) {
+        bprintf(out, "                int64_t kb_%d = (first + g_ + %d) * BRT_LEAF;\n", q, q);
+        bprintf(out, "                %s acc_%d = %s;\n", ct, q, start_value(rn->reducer, t));
+        if (!hs_all) bprintf(out, "                int hs_%d = 0;\n", q);
+        lane_put(out, lc.inits.p, q);
+    }
+    /* One lane (integers): unrolled by gcc, the 16 steps need no loop
+     * counter (tcc ignores the request; the steps are the same). */
+    if (W == 1) bprintf(out, "#if BRT_GCC\n#pragma GCC unroll 16\n#endif\n");
+    bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
+    for (int q = 0; q < W; q++) {
+        bprintf(out, "                    { /* lane %d */\n                        int64_t k_ = kb_%d + j_;\n", q, q);
+        lane_put(out, body.p, q);
+        lane_put(out, lc.steps.p, q);
+        bprintf(out, "                    }\n");
+    }
+    bprintf(out, "                }\n");
+    bprintf(out, "                if (ovf_) { /* the exact panic, or a false alarm's same values */\n"
+                 "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
+                 "                    continue;\n                }\n", id, W, ct);
+    /* the stores side by side: gcc's SLP pairs lanes from this store group
+     * back up through the loop's accumulators (divpd, addpd for floats) */
+    for (int q = 0; q < W; q++)
+        bprintf(out, "                ((%s *)vals)[g_ + %d] = acc_%d;\n", ct, q, q);
+    for (int q = 0; q < W; q++) {
+        if (hs_all) bprintf(out, "                has[g_ + %d] = 1;\n", q);
+        else bprintf(out, "                has[g_ + %d] = hs_%d != 0;\n", q, q);
+    }
+    bprintf(out, "            }\n        }\n    }\n");
+    bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
+    bputs(out, "}\n\n");
+    free(body.p);
+    F = saved;
+    LC = NULL;
+    return true;
+}
+

@@ -1,0 +1,449 @@
+/*
+ * emit_par.c: comprehensions and reductions, the C emitter's second room
+ * (emit_c.h).
+ *
+ * Sequential ones are loops in the enclosing function. A par reduction
+ * becomes helpers beside it: struct bp_env<n> (the source and the captured
+ * variables), bp_leaves<n> (leaves [first, first+count) folded left to
+ * right from the start value, in SIMD lanes when emit_lane.c can), the
+ * combine bp_combine<n> and the chunk fold bp_fold<n>, handed to the
+ * runtime's fixed tree (brt_reduce_tree) or, when eligible, first to the
+ * GPU (emit_cuda.c). par comprehensions fill their slots in place
+ * (bp_fill<n>) or, with a filter, collect per-chunk pieces (bp_body<n>);
+ * par any/all find the first deciding index (bp_find<n>).
+ */
+#include "emit_c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- comprehensions and reductions ----------------------------------------- */
+
+static struct src eval_source(struct ir_iter *it)
+{
+    struct src s = {0};
+    s.is_range = it->is_range;
+    if (it->is_range) {
+        s.it = it->lo->type;
+        if (s.it != ty_int && s.it != ty_u64) internal_error("emit: range of %s", type_name(s.it));
+        s.lo = emit_expr(it->lo);
+        const char *hi = emit_expr(it->hi);
+        s.lo = lval(s.lo, s.it);
+        const char *cast = s.it == ty_int ? "(uint64_t)" : "";
+        if (it->inclusive)
+            s.n = tmp(ty_int, "%s <= %s ? bp_count_incl(%s%s - %s%s) : 0", s.lo, hi, cast, hi, cast, s.lo);
+        else
+            s.n = tmp(ty_int, "%s < %s ? bp_count(%s%s - %s%s) : 0", s.lo, hi, cast, hi, cast, s.lo);
+    } else {
+        s.arr = emit_expr(it->array);
+        s.n = tmp(ty_int, "%s->len", s.arr);
+    }
+    return s;
+}
+
+/* Sets the generator variable to element k (a C expression) of the source,
+ * whose parts are reached through the prefix ("" or "env->"). */
+static void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
+{
+    const char *gv = vname(rn->gen_var);
+    struct type *vt = rn->gen_var->type;
+    if (is_range) {
+        if (vt == ty_int) line("%s = (int64_t)((uint64_t)%s%s + (uint64_t)%s);", gv, pre, lo, k);
+        else line("%s = %s%s + (uint64_t)%s;", gv, pre, lo, k);
+    } else {
+        line("%s = BRT_AT(%s, %s%s, %s);", gv, ctype(vt), pre, arr, k);
+    }
+}
+
+const char *start_value(enum reducer r, struct type *t)
+{
+    bool one = r == RED_PRODUCT;
+    switch (t->kind) {
+    case T_FLOAT: return one ? "1.0" : "0.0";
+    case T_I128: return one ? "brt_i128_make(1, 0)" : "brt_i128_make(0, 0)";
+    case T_BOOL: return r == RED_ALL ? "true" : "false";
+    case T_INT: case T_U64: return one ? "1" : "0";
+    case T_STR: case T_ARRAY: return "NULL";
+    case T_VOID: break;
+    }
+    internal_error("emit: start value");
+}
+
+/* acc = acc OP x for sum/product (checked for integers). */
+static void fold_arith(enum reducer r, struct type *t, const char *acc, const char *x, const char *L)
+{
+    const char *op = r == RED_SUM ? "add" : "mul";
+    if (t == ty_float) line("%s = %s %s %s;", acc, acc, r == RED_SUM ? "+" : "*", x);
+    else line("%s = brt_%s_%s(%s, %s, %s);", acc, op, num_suffix(t), acc, x, L);
+}
+
+/* The condition "x is strictly smaller (larger) than acc". */
+static const char *better(enum reducer r, struct type *t, const char *x, const char *acc)
+{
+    const char *rel = r == RED_MIN ? "<" : ">";
+    if (t == ty_i128) return arena_printf("brt_cmp_i128(%s, %s) %s 0", x, acc, rel);
+    if (t == ty_str) return arena_printf("brt_str_cmp(%s, %s) %s 0", x, acc, rel);
+    return arena_printf("%s %s %s", x, rel, acc);
+}
+
+/* One element of a reduction folded into acc (has: min/max's flag, stop:
+ * any/all's). Runs inside the element's own scope. */
+static void fold_elem(struct ir_node *rn, const char *acc, const char *has, const char *stop, const char *L)
+{
+    struct type *t = rn->elem_type;
+    const char *x = emit_expr(rn->elem);
+    switch (rn->reducer) {
+    case RED_SUM: case RED_PRODUCT:
+        fold_arith(rn->reducer, t, acc, x, L);
+        if (has) line("%s = 1;", has);
+        return;
+    case RED_MIN: case RED_MAX:
+        if (type_is_ref(t)) {
+            /* the accumulator holds its own reference */
+            line("if (!%s || %s) { brt_retain(%s); %s(%s); %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), x,
+                 release_fn(t), acc, acc, x, has);
+        } else {
+            line("if (!%s || %s) { %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), acc, x, has);
+        }
+        return;
+    case RED_ANY:
+        line("if (%s) { %s = true; %s = 1; }", x, acc, stop);
+        return;
+    case RED_ALL:
+        line("if (!%s) { %s = false; %s = 1; }", x, acc, stop);
+        return;
+    }
+}
+
+/* The body of one iteration: the generator variable is set; the filter,
+ * then the element in its own scope. */
+static void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg)
+{
+    scope_open();
+    if (rn->filter) {
+        const char *f = emit_expr(rn->filter);
+        line("if (%s) {", f);
+        F->ind++;
+    }
+    scope_open();
+    elem(rn, arg);
+    scope_close();
+    if (rn->filter) {
+        F->ind--;
+        line("}");
+    }
+    scope_close();
+}
+
+struct fold_arg { const char *acc, *has, *stop, *L; };
+static void fold_cb(struct ir_node *rn, void *p)
+{
+    struct fold_arg *a = p;
+    fold_elem(rn, a->acc, a->has, a->stop, a->L);
+}
+
+struct push_arg { const char *out; bool indirect; };
+static void push_cb(struct ir_node *rn, void *p)
+{
+    struct push_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    x = take(x, rn->elem_type);
+    x = lval(x, rn->elem_type);
+    if (a->indirect) line("*%s = brt_arr_push(*%s, &%s);", a->out, a->out, x);
+    else line("%s = brt_arr_push(%s, &%s);", a->out, a->out, x);
+}
+
+/* par comprehensions without a filter: element k goes to its slot. */
+struct store_arg { const char *ct, *k; };
+static void store_cb(struct ir_node *rn, void *p)
+{
+    struct store_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    x = take(x, rn->elem_type);
+    line("((%s *)data_)[%s] = %s;", a->ct, a->k, x);
+}
+
+/* A loop over k in [from, to) of the source, running body per element. */
+static void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
+                        const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg,
+                        const char *stop)
+{
+    const char *k = new_temp();
+    line("for (int64_t %s = %s; %s < %s; %s++) {", k, from, k, to, k);
+    F->ind++;
+    set_gen_var(rn, pre, lo, arr, k, is_range);
+    iteration(rn, elem, arg);
+    if (stop) line("if (%s) break;", stop);
+    F->ind--;
+    line("}");
+}
+
+static const char *emit_seq_reduce(struct ir_node *rn)
+{
+    struct type *t = rn->type;
+    const char *L = loc_ref(rn->loc);
+    struct src s = eval_source(&rn->iter);
+    declare_var(rn->gen_var, VS_BORROWED);
+    const char *acc = new_temp();
+    line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
+    const char *has = NULL, *stop = NULL;
+    if (rn->reducer == RED_MIN || rn->reducer == RED_MAX) {
+        has = new_temp();
+        line("bool %s = 0;", has);
+    }
+    if (rn->reducer == RED_ANY || rn->reducer == RED_ALL) {
+        stop = new_temp();
+        line("bool %s = 0;", stop);
+    }
+    struct fold_arg fa = {acc, has, stop, L};
+    source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    if (has) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
+    own(acc, t);
+    return acc;
+}
+
+/* The environment of a par helper: the source and the captured variables
+ * (scalars by value, str/arrays as borrowed pointers). */
+static void env_struct(struct buf *b, int id, struct ir_node *rn, struct src *s)
+{
+    bprintf(b, "struct bp_env%d {\n    int64_t n;\n", id);
+    if (s->is_range) bprintf(b, "    %s lo;\n", ctype(s->it));
+    else bprintf(b, "    brt_arr *arr;\n");
+    for (int i = 0; i < rn->ncaps; i++)
+        bprintf(b, "    %s v%d; /* %s */\n", ctype(rn->caps[i]->type), rn->caps[i]->id, rn->caps[i]->name);
+    bprintf(b, "};\n");
+}
+
+static const char *env_fill(int id, struct ir_node *rn, struct src *s)
+{
+    const char *e = new_temp();
+    line("struct bp_env%d %s;", id, e);
+    line("%s.n = %s;", e, s->n);
+    if (s->is_range) line("%s.lo = %s;", e, s->lo);
+    else line("%s.arr = %s;", e, s->arr);
+    for (int i = 0; i < rn->ncaps; i++) line("%s.v%d = %s;", e, rn->caps[i]->id, vname(rn->caps[i]));
+    return e;
+}
+
+/* Starts a helper function: a new context whose captured variables are
+ * unpacked from env (borrowed). */
+struct fctx *helper_begin(int id, struct ir_node *rn)
+{
+    struct fctx *saved = F;
+    F = fctx_new();
+    bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
+    for (int i = 0; i < rn->ncaps; i++) {
+        struct ir_var *v = rn->caps[i];
+        F->vst[v->id] = VS_BORROWED;
+        bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
+    }
+    declare_var(rn->gen_var, VS_BORROWED);
+    return saved;
+}
+
+/* Ends a helper: header + declarations + body + exit releases into out. */
+static void helper_end(struct fctx *saved, struct buf *out, const char *header)
+{
+    bputs(out, header);
+    bputs(out, " {\n");
+    if (F->decl.p) bputs(out, F->decl.p);
+    if (F->body.p) bputs(out, F->body.p);
+    for (int i = 0; i < F->nlocals; i++)
+        bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
+    for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
+    bputs(out, "}\n\n");
+    F = saved;
+}
+
+static const char *emit_par_reduce(struct ir_node *rn)
+{
+    struct type *t = rn->type;
+    const char *L = loc_ref(rn->loc);
+    struct src s = eval_source(&rn->iter);
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    env_struct(&aux, id, rn, &s);
+
+    /* leaves(): each leaf folds from the start value; min/max from the
+     * leaf's first kept element; has = 0 when the filter kept nothing. */
+    struct fctx *saved = helper_begin(id, rn);
+    const char *lf = new_temp(), *b = new_temp(), *e = new_temp();
+    line("for (int64_t %s = 0; %s < count; %s++) {", lf, lf, lf);
+    F->ind++;
+    line("int64_t %s = (first + %s) * BRT_LEAF, %s = %s + BRT_LEAF;", b, lf, e, b);
+    line("if (%s > env->n) %s = env->n;", e, e);
+    const char *acc = new_temp(), *has = new_temp();
+    line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
+    line("bool %s = 0;", has);
+    struct fold_arg fa = {acc, has, NULL, L};
+    source_loop(rn, "env->", "lo", "arr", b, e, s.is_range, fold_cb, &fa, NULL);
+    line("((%s *)vals)[%s] = %s;", ctype(t), lf, acc);
+    line("has[%s] = %s;", lf, has);
+    F->ind--;
+    line("}");
+    /* with a lane form, this scalar fold is bp_leaves_s<id>: the lanes'
+     * fallback for ragged tails, leftovers and flagged blocks */
+    struct buf lanes = {0};
+    bool laned = emit_lane_leaves(rn, id, &s, &lanes);
+    helper_end(saved, &aux,
+               arena_printf("static void bp_leaves%s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
+                            laned ? "_s" : "", id));
+    if (laned) bputs(&aux, lanes.p);
+    free(lanes.p);
+
+    /* combine(): left = left OP right, in the tree's order */
+    const char *ct = ctype(t);
+    bprintf(&aux, "static void bp_combine%d(void *envp, void *l, const void *r)\n{\n", id);
+    bprintf(&aux, "    %s a = *(%s *)l, b = *(const %s *)r;\n    (void)envp;\n", ct, ct, ct);
+    switch (rn->reducer) {
+    case RED_SUM: case RED_PRODUCT:
+        if (t == ty_float) bprintf(&aux, "    *(double *)l = a %s b;\n", rn->reducer == RED_SUM ? "+" : "*");
+        else bprintf(&aux, "    *(%s *)l = brt_%s_%s(a, b, %s);\n", ct, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), L);
+        break;
+    case RED_MIN: case RED_MAX:
+        bprintf(&aux, "    *(%s *)l = %s ? b : a;\n", ct, better(rn->reducer, t, "b", "a"));
+        break;
+    case RED_ANY: case RED_ALL:
+        internal_error("emit: par any/all go sequential");
+    }
+    bprintf(&aux, "}\n\n");
+    /* fold(): a whole aligned chunk of leaf values folded in place, level by
+     * level (the runtime's generic fold with the combine inlined) */
+    bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
+    bprintf(&aux, "    %s *v = vals;\n", ct);
+    bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
+    bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
+    bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
+    bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
+    bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
+    bprintf(&aux, "        }\n}\n\n");
+    bputs(&CG->aux, aux.p);
+    bprintf(&CG->protos, "struct bp_env%d;\n", id);
+    /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
+    char *gpu_aux = NULL;
+    const char *tree = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
+    if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
+    if (!tree) tree = "brt_reduce_tree";
+
+    const char *env = env_fill(id, rn, &s);
+    const char *r = new_temp();
+    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, id, L, id);
+    const char *res = new_temp(), *got = new_temp();
+    line("%s %s;", ct, res);
+    /* One leaf is the whole tree: fold it here, where gcc can inline it,
+     * rather than through the runtime (tiny n in hot loops, SPEC 5.5). Under
+     * BRINE_GPU=on an eligible reduction still goes to the device. */
+    line("bool %s;", got);
+    line("if (%s <= BRT_LEAF%s) {", s.n, strcmp(tree, "brt_reduce_tree") != 0 ? " && !brt_gpu_forced" : "");
+    line("    unsigned char h_ = 0;");
+    line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
+    line("    %s = h_ != 0;", got);
+    line("} else {");
+    line("    %s = %s(&%s, &%s);", got, tree, r, res);
+    line("}");
+    if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
+        line("if (!%s) brt_panic(%s, %s);", got, L,
+             rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
+    else
+        line("if (!%s) %s = %s;", got, res, start_value(rn->reducer, t));
+    return res;
+}
+
+const char *emit_listcomp(struct ir_node *rn)
+{
+    struct type *t = rn->type;
+    struct src s = eval_source(&rn->iter);
+    if (!rn->par) {
+        declare_var(rn->gen_var, VS_BORROWED);
+        const char *out = tmp(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+        struct push_arg pa = {out, false};
+        source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
+        own(out, t);
+        return out;
+    }
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    env_struct(&aux, id, rn, &s);
+    struct fctx *saved = helper_begin(id, rn);
+    if (!rn->filter) {
+        /* no filter: every element has its slot, filled in place */
+        const char *k = new_temp();
+        struct store_arg sa = {ctype(rn->elem_type), k};
+        line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
+        F->ind++;
+        set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
+        iteration(rn, store_cb, &sa);
+        F->ind--;
+        line("}");
+        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id));
+        bputs(&CG->aux, aux.p);
+        const char *env = env_fill(id, rn, &s);
+        const char *f = new_temp();
+        line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", f, s.n, tdesc(rn->elem_type), env, id);
+        return tmp_owned(t, "brt_par_fill(&%s)", f);
+    }
+    struct push_arg pa = {"out", true};
+    source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
+    helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id));
+    bputs(&CG->aux, aux.p);
+    const char *env = env_fill(id, rn, &s);
+    const char *c = new_temp();
+    line("brt_collect %s = {%s, %s, &%s, bp_body%d};", c, s.n, tdesc(rn->elem_type), env, id);
+    return tmp_owned(t, "brt_par_collect(&%s)", c);
+}
+
+/* par any / par all: bp_find<n>(env, lo, hi) evaluates elements lo..hi-1 in
+ * order, exactly as the sequential loop does, and returns the index of the
+ * first deciding one (any: true, all: false) or -1; brt_par_find runs chunks
+ * on the pool and keeps the lowest deciding index, reporting a chunk's panic
+ * only when no earlier chunk decided (SPEC 5.3). */
+struct find_arg { const char *k, *res, *stop; bool any; };
+static void find_cb(struct ir_node *rn, void *p)
+{
+    struct find_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    line("if (%s%s) { %s = %s; %s = 1; }", a->any ? "" : "!", x, a->res, a->k, a->stop);
+}
+
+static const char *emit_par_find(struct ir_node *rn)
+{
+    struct src s = eval_source(&rn->iter);
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    env_struct(&aux, id, rn, &s);
+    struct fctx *saved = helper_begin(id, rn);
+    const char *res = new_temp(), *stop = new_temp(), *k = new_temp();
+    line("int64_t %s = -1;", res);
+    line("bool %s = 0;", stop);
+    line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
+    F->ind++;
+    set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
+    struct find_arg fa = {k, res, stop, rn->reducer == RED_ANY};
+    iteration(rn, find_cb, &fa);
+    line("if (%s) break;", stop);
+    F->ind--;
+    line("}");
+    /* helper_end with a result: the releases, then the return */
+    bputs(&aux, arena_printf("static int64_t bp_find%d(void *envp, int64_t lo_, int64_t hi_)", id));
+    bputs(&aux, " {\n");
+    if (F->decl.p) bputs(&aux, F->decl.p);
+    if (F->body.p) bputs(&aux, F->body.p);
+    for (int i = 0; i < F->nlocals; i++)
+        bprintf(&aux, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
+    for (int i = 0; i < F->nextra; i++) bprintf(&aux, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
+    bprintf(&aux, "    return %s;\n}\n\n", res);
+    F = saved;
+    bputs(&CG->aux, aux.p);
+    bprintf(&CG->protos, "struct bp_env%d;\n", id);
+    const char *env = env_fill(id, rn, &s);
+    const char *at = tmp(ty_int, "brt_par_find(%s, &%s, bp_find%d)", s.n, env, id);
+    return tmp(ty_bool, "%s %s 0", at, rn->reducer == RED_ANY ? ">=" : "<");
+}
+
+const char *emit_reduce(struct ir_node *rn)
+{
+    if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
+    bool par = rn->par && !type_is_ref(rn->elem_type);
+    return par ? emit_par_reduce(rn) : emit_seq_reduce(rn);
+}
+
