@@ -155,9 +155,10 @@ check: all check-unit check-golden check-dumps check-hostile check-man check-gpu
 # Not part of check (slow): a representative subset of the golden programs,
 # release builds, run under valgrind; any memory error or definite leak fails.
 # VALGRIND_TESTS=tests/golden runs them all.
-VALGRIND_TESTS ?= tests/golden/types tests/golden/par tests/golden/reduce \
-                  tests/golden/output tests/golden/format tests/golden/stdlib \
-                  tests/golden/workloads tests/golden/regress
+GEN_GOLDEN = tests/golden/generated
+VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
+                  $(GEN_GOLDEN)/reduce $(GEN_GOLDEN)/output $(GEN_GOLDEN)/format \
+                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
