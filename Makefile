@@ -1,7 +1,7 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,brine_rt.h,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, man page lint
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -131,6 +131,9 @@ check-dumps: all
 check-hostile: all
 	tests/hostile/run.sh $(BRINE)
 
+check-cli: all
+	tests/cli/run.sh $(BRINE)
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -149,7 +152,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-man check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -208,6 +211,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:
