@@ -1,7 +1,7 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,brine_rt.h,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, man page lint
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -132,6 +132,9 @@ check-dumps: all
 check-hostile: all
 	tests/hostile/run.sh $(BRINE)
 
+check-cli: all
+	tests/cli/run.sh $(BRINE)
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -150,15 +153,16 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-man check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
 # release builds, run under valgrind; any memory error or definite leak fails.
 # VALGRIND_TESTS=tests/golden runs them all.
-VALGRIND_TESTS ?= tests/golden/types tests/golden/par tests/golden/reduce \
-                  tests/golden/output tests/golden/format tests/golden/stdlib \
-                  tests/golden/workloads tests/golden/regress
+GEN_GOLDEN = tests/golden/generated
+VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
+                  $(GEN_GOLDEN)/reduce $(GEN_GOLDEN)/output $(GEN_GOLDEN)/format \
+                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
@@ -208,6 +212,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:

@@ -791,6 +791,39 @@ static void run_test(struct test *t, int index)
     t->passed = ok;
 }
 
+/* ---- --bless and generated tests ----------------------------------------- */
+
+/* A directory holding a file named GENERATED (tests/golden/generated/) is
+ * written by the generator scripts that file names, so an expected output
+ * blessed in it or below it would be undone by their next run. Refuses to
+ * bless such a test: it counts as failed and nothing is built or written.
+ * The marker is looked for from the test's real directory up to /, and
+ * shown relative to the working directory when it lies below it. */
+static bool bless_refused(struct test *t)
+{
+    char *d = realpath(t->dir, NULL), *cwd = getcwd(NULL, 0), *marker = NULL;
+    for (char *end = d ? d + strlen(d) : NULL; end && !marker;) {
+        *end = '\0';
+        char *m = tprintf("%s/GENERATED", d);
+        if (access(m, F_OK) == 0)
+            marker = m;
+        else
+            free(m);
+        end = end > d ? strrchr(d, '/') : NULL; /* the parent; after "/" itself, stop */
+    }
+    if (marker) {
+        size_t n = cwd ? strlen(cwd) : 0;
+        const char *shown = n > 1 && strncmp(marker, cwd, n) == 0 && marker[n] == '/' ? marker + n + 1 : marker;
+        str_printf(&t->report, "FAIL %s: not blessed: %s.out is generated (see %s); edit the generator and rerun it instead of --bless\n",
+                   t->path, t->stem, shown);
+    }
+    bool refused = marker != NULL;
+    free(marker);
+    free(cwd);
+    free(d);
+    return refused;
+}
+
 /* Prints finished reports in test order, as far as they are done. */
 static void print_ready(void)
 {
@@ -815,7 +848,8 @@ static void *worker(void *arg)
         int i = atomic_fetch_add(&T.next, 1);
         if (i >= T.ntests)
             return NULL;
-        run_test(&T.tests[i], i);
+        if (!(T.bless && bless_refused(&T.tests[i])))
+            run_test(&T.tests[i], i);
         atomic_store(&T.tests[i].done, true);
         print_ready();
     }

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
-"""Writes the language golden tests under tests/golden/ (all areas except
-errors/, which the compile-error tests own).
+"""Writes the generated language golden tests, tests/golden/generated/<area>/
+(the compile-error tests in tests/golden/errors/ and the other hand-written
+tests stay outside that tree).
 
 Every expected output here is derived independently of brine: written by hand
 from SPEC.md, or computed with Python (repr(float) is SPEC 6.2's float text,
 format() is SPEC 6.3's mini-language, tree_ref.py is SPEC 5.2's order,
 rand_ref.py is SPEC 11's generator). Run it after editing a test here:
     python3 tests/tools/gen_golden.py
-Review `git diff tests/golden` before committing.
+Review `git diff tests/golden/generated` before committing. Never edit or
+`brine test --bless` a file there: the next run of this script undoes it.
 """
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_lib import test, WRITTEN  # noqa: E402
+from golden_lib import test, ROOT, WRITTEN  # noqa: E402
 import tree_ref as T  # noqa: E402
 import rand_ref as R  # noqa: E402
 
@@ -394,7 +396,7 @@ def _compound():
     return [str(v) for v in out]
 
 
-COMPOUND_SRC = WRITTEN.pop() and open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "types", "compound_assign_ops.br")).read()
+COMPOUND_SRC = WRITTEN.pop() and open(os.path.join(ROOT, "types", "compound_assign_ops.br")).read()
 test(A, "compound_assign_ops", COMPOUND_SRC, _compound())
 
 test(A, "compound_assign_index", """
@@ -1060,7 +1062,7 @@ def _shortest():
     return [fmt(x), " ".join(fmt(v) for v in [1.1 * 1.1, 2.675, 1e23, 0.3])]
 
 
-test(A, "repr_shortest_roundtrip", WRITTEN.pop() and open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", A, "repr_shortest_roundtrip.br")).read(), _shortest())
+test(A, "repr_shortest_roundtrip", WRITTEN.pop() and open(os.path.join(ROOT, A, "repr_shortest_roundtrip.br")).read(), _shortest())
 
 test(A, "nan_comparisons", """
 fn main():
@@ -1560,7 +1562,7 @@ def _floats_seq():
     return out
 
 
-test(A, "print_floats_in_sequence", WRITTEN.pop() and open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", A, "print_floats_in_sequence.br")).read(), _floats_seq())
+test(A, "print_floats_in_sequence", WRITTEN.pop() and open(os.path.join(ROOT, A, "print_floats_in_sequence.br")).read(), _floats_seq())
 
 test(A, "print_bool_and_compare", """
 fn main():
@@ -1945,7 +1947,7 @@ def _ties():
     return [a, b, c]
 
 
-test(A, "min_ties_left_wins", WRITTEN.pop() and open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", A, "min_ties_left_wins.br")).read(), _ties())
+test(A, "min_ties_left_wins", WRITTEN.pop() and open(os.path.join(ROOT, A, "min_ties_left_wins.br")).read(), _ties())
 
 test(A, "max_ties_left_wins", """
 fn main():
@@ -2310,8 +2312,8 @@ fn main():
 # ------------------------------------------------------- modules (SPEC 2 import)
 A = "modules"
 # A helper module beside the test: geometry.br has no .out, so it is not a test.
-os.makedirs(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", A), exist_ok=True)
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", A, "geometry.br"), "w") as f:
+os.makedirs(os.path.join(ROOT, A), exist_ok=True)
+with open(os.path.join(ROOT, A, "geometry.br"), "w") as f:
     f.write("""# geometry: a module for modules/import_local.br (not a test: no .out).
 
 let UNIT = 1.5
@@ -2565,4 +2567,4 @@ def mc_out(n):
 test(A, "montecarlo_ball", MC_SRC.replace("NPOINTS", "300_000").replace(
     "\n# One point of the cube [-1, 1]^3 per k: draws 3k, 3k+1, 3k+2 of the seed.", ""), mc_out(300000))
 
-print(f"{len(WRITTEN)} tests written under tests/golden/")
+print(f"{len(WRITTEN)} tests written under tests/golden/generated/")

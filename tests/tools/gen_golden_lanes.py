@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/golden/par/lanes_*: golden tests aimed at the SIMD-lane form of
+"""Writes tests/golden/generated/par/lanes_*: golden tests aimed at the SIMD-lane form of
 par leaves (docs/internals.md, "Leaves in lanes"): the emitted leaves() folds 4
 full leaves side by side, one element per step, and must give every leaf the
 bits of the one-leaf scalar fold. A wrong lane order, a lost -0.0, a masked
@@ -9,6 +9,8 @@ the overflow re-run all change these outputs.
 Expected outputs come from tests/tools/tree_ref.py (SPEC 5.2's order, computed
 independently of brine) and Python floats (IEEE doubles, repr = SPEC 6.2):
     python3 tests/tools/gen_golden_lanes.py
+Review `git diff tests/golden/generated` before committing; never edit or
+`brine test --bless` a file there: the next run of this script undoes it.
 """
 import os
 import sys

@@ -1,4 +1,5 @@
-"""Helpers for tests/tools/gen_golden.py: write one golden test (SPEC 10).
+"""Helpers for tests/tools/gen_golden.py and gen_golden_lanes.py: write one
+golden test (SPEC 10) under tests/golden/generated/<area>/.
 
 A test is written as Brine source plus the expected stdout (and stderr),
 derived by hand or with the Python references in this folder, never by
@@ -9,7 +10,9 @@ with '@' in the source; the marker is removed and its line and column
 import os
 import textwrap
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden")
+# The generated tree: everything under it is written here and nowhere else
+# (tests/golden/generated/GENERATED says so to `brine test --bless`).
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "generated")
 WRITTEN = []
 
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# tests/cli/run.sh BRINE: the command line's promises that no golden test can
+# pin, checked in a temporary directory.
+#
+# `brine test --bless` must refuse the tests of a tree marked generated (a
+# file named GENERATED in the test's directory or above it): such a test
+# fails with a line naming its .out and the marker, its files stay as they
+# were, and the hand-written tests of the same run are still blessed. Plain
+# runs are unaffected by the marker. Prints one line per failure and ends
+# with "N passed, N failed"; exits 1 if any failed.
+set -uo pipefail
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 BRINE" >&2
+    exit 2
+fi
+BRINE=$(realpath "$1")
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/brine-cli-XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+passed=0
+failed=0
+check() { # check NAME CONDITION...: passes when the command succeeds
+    local name=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name"
+        failed=$((failed + 1))
+    fi
+}
+has() { grep -qF -- "$2" "$1"; }
+same() { cmp -s "$1" "$2"; }
+
+mkdir -p gen/area hand
+printf 'marker\n' > gen/GENERATED
+printf 'fn main():\n    print(7)\n' > gen/area/stale.br
+printf 'stale\n' > gen/area/stale.out
+cp gen/area/stale.out stale.want
+printf 'fn main():\n    print(8)\n' > gen/area/new.br   # no .out yet
+printf 'fn main():\n    print(9)\n' > hand/mine.br
+printf 'stale\n' > hand/mine.out
+
+# ---- one --bless run over a generated and a hand-written tree ----------------
+"$BRINE" test --bless gen hand > bless.log 2>&1
+rc=$?
+check "bless over a generated tree exits 1 (got $rc)" [ $rc -eq 1 ]
+check "bless: the closing line counts the refusal" [ "$(tail -n 1 bless.log)" = "1 passed, 1 failed" ]
+check "bless: names the generated .out and the marker" \
+    has bless.log "FAIL gen/area/stale.br: not blessed: gen/area/stale.out is generated (see gen/GENERATED); edit the generator and rerun it instead of --bless"
+check "bless: the generated .out is untouched" same gen/area/stale.out stale.want
+check "bless: no .err appears in the generated tree" [ ! -e gen/area/stale.err ]
+check "bless: the hand-written test is still blessed" [ "$(cat hand/mine.out)" = 9 ]
+
+# ---- a new test named explicitly, and a run from inside the tree -------------
+"$BRINE" test --bless gen/area/new.br > new.log 2>&1
+rc=$?
+check "bless of a new generated test exits 1 (got $rc)" [ $rc -eq 1 ]
+check "bless: no .out is created for a new generated test" [ ! -e gen/area/new.out ]
+check "bless: the new test is refused by name" has new.log "gen/area/new.out is generated"
+(cd gen/area && "$BRINE" test --bless stale.br) > inside.log 2>&1
+rc=$?
+check "bless from inside the generated tree exits 1 (got $rc)" [ $rc -eq 1 ]
+check "bless from inside: the marker above is found" has inside.log "/gen/GENERATED); edit the generator"
+check "bless from inside: the .out is untouched" same gen/area/stale.out stale.want
+
+# ---- the marker does not change a plain run --------------------------------
+printf '7\n' > gen/area/stale.out
+"$BRINE" test gen > plain.log 2>&1
+rc=$?
+check "plain run of a generated tree passes (got $rc)" [ $rc -eq 0 ]
+check "plain run: closing line" [ "$(tail -n 1 plain.log)" = "1 passed, 0 failed" ]
+
+# ---- the repository's generated tree carries the marker ----------------------
+real=$(cd "$REPO" && ls tests/golden/generated/par/*.br | head -n 1)
+cp "$REPO/${real%.br}.out" real.want
+(cd "$REPO" && "$BRINE" test --bless "$real") > real.log 2>&1
+check "bless of $real is refused" has real.log "${real%.br}.out is generated (see tests/golden/generated/GENERATED)"
+check "bless: $real's .out is untouched" same "$REPO/${real%.br}.out" real.want
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
