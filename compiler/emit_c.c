@@ -301,7 +301,7 @@ static const char *emit_binary(struct ir_node *n)
     const char *b = emit_expr(n->b);
     struct type *ot = n->optype, *bt = n->b->type;
     enum op op = n->bop;
-    bool cmp = op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+    bool cmp = op_is_compare(op);
 
     if (ot == ty_str || (op == OP_MUL && bt == ty_str)) {
         if (op == OP_ADD) return tmp_owned(ty_str, "brt_str_concat(%s, %s)", a, b);
@@ -325,57 +325,30 @@ static const char *emit_binary(struct ir_node *n)
         internal_error("emit: array operator %s", op_spelling[op]);
     }
     if (ot == ty_bool) {
-        switch (op) {
-        case OP_EQ: case OP_NE: return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
-        case OP_BAND: return tmp(ty_bool, "%s & %s", a, b);
-        case OP_BOR: return tmp(ty_bool, "%s | %s", a, b);
-        case OP_BXOR: return tmp(ty_bool, "%s ^ %s", a, b);
-        default: internal_error("emit: bool operator %s", op_spelling[op]);
-        }
+        if (op == OP_EQ || op == OP_NE || op_class[op] == OPC_BITS) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
+        internal_error("emit: bool operator %s", op_spelling[op]);
     }
     if (ot == ty_float) {
-        switch (op) {
-        case OP_ADD: return tmp(ot, "%s + %s", a, b);
-        case OP_SUB: return tmp(ot, "%s - %s", a, b);
-        case OP_MUL: return tmp(ot, "%s * %s", a, b);
-        case OP_DIV: return tmp(ot, "%s / %s", a, b);
-        case OP_MOD: return tmp(ot, "fmod(%s, %s)", a, b);
-        default:
-            if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
-            internal_error("emit: float operator %s", op_spelling[op]);
-        }
+        if (op == OP_MOD) return tmp(ot, "fmod(%s, %s)", a, b);
+        if (op_is_compare(op)) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
+        if (op_class[op] == OPC_ARITH) return tmp(ot, "%s %s %s", a, op_c[op], b);
+        internal_error("emit: float operator %s", op_spelling[op]);
     }
+    /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>) */
     const char *sfx = num_suffix(ot);
-    if (ot == ty_i128) {
-        if (cmp) return tmp(ty_bool, "brt_cmp_i128(%s, %s) %s 0", a, b, op_c[op]);
-        switch (op) {
-        case OP_ADD: return tmp(ot, "brt_add_i128(%s, %s, %s)", a, b, loc_ref(n->loc));
-        case OP_SUB: return tmp(ot, "brt_sub_i128(%s, %s, %s)", a, b, loc_ref(n->loc));
-        case OP_MUL: return tmp(ot, "brt_mul_i128(%s, %s, %s)", a, b, loc_ref(n->loc));
-        case OP_DIV: return tmp(ot, "brt_div_i128(%s, %s, %s)", a, b, loc_ref(n->loc));
-        case OP_MOD: return tmp(ot, "brt_mod_i128(%s, %s, %s)", a, b, loc_ref(n->loc));
-        case OP_BAND: return tmp(ot, "brt_and_i128(%s, %s)", a, b);
-        case OP_BOR: return tmp(ot, "brt_or_i128(%s, %s)", a, b);
-        case OP_BXOR: return tmp(ot, "brt_xor_i128(%s, %s)", a, b);
-        case OP_SHL: return tmp(ot, "brt_shl_i128(%s, %s, %s)", a, shift_amount(b, bt), loc_ref(n->loc));
-        case OP_SHR: return tmp(ot, "brt_shr_i128(%s, %s, %s)", a, shift_amount(b, bt), loc_ref(n->loc));
-        default: internal_error("emit: i128 operator %s", op_spelling[op]);
-        }
+    if (cmp) {
+        if (ot == ty_i128) return tmp(ty_bool, "brt_cmp_i128(%s, %s) %s 0", a, b, op_c[op]);
+        return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
     }
-    if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
-    switch (op) {
-    case OP_ADD: return tmp(ot, "brt_add_%s(%s, %s, %s)", sfx, a, b, loc_ref(n->loc));
-    case OP_SUB: return tmp(ot, "brt_sub_%s(%s, %s, %s)", sfx, a, b, loc_ref(n->loc));
-    case OP_MUL: return tmp(ot, "brt_mul_%s(%s, %s, %s)", sfx, a, b, loc_ref(n->loc));
-    case OP_DIV: return tmp(ot, "brt_div_%s(%s, %s, %s)", sfx, a, b, loc_ref(n->loc));
-    case OP_MOD: return tmp(ot, "brt_mod_%s(%s, %s, %s)", sfx, a, b, loc_ref(n->loc));
-    case OP_BAND: return tmp(ot, "%s & %s", a, b);
-    case OP_BOR: return tmp(ot, "%s | %s", a, b);
-    case OP_BXOR: return tmp(ot, "%s ^ %s", a, b);
-    case OP_SHL: return tmp(ot, "brt_shl_%s(%s, %s, %s)", sfx, a, shift_amount(b, bt), loc_ref(n->loc));
-    case OP_SHR: return tmp(ot, "brt_shr_%s(%s, %s, %s)", sfx, a, shift_amount(b, bt), loc_ref(n->loc));
-    default: internal_error("emit: integer operator %s", op_spelling[op]);
+    switch (op_class[op]) {
+    case OPC_ARITH: return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, b, loc_ref(n->loc));
+    case OPC_BITS:
+        if (ot == ty_i128) return tmp(ot, "brt_%s_i128(%s, %s)", op_stem[op], a, b);
+        return tmp(ot, "%s %s %s", a, op_c[op], b);
+    case OPC_SHIFT: return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, shift_amount(b, bt), loc_ref(n->loc));
+    case OPC_CMP: case OPC_UNARY: case OPC_NONE: break;
     }
+    internal_error("emit: integer operator %s", op_spelling[op]);
 }
 
 static const char *emit_conv(struct ir_node *n)
@@ -537,9 +510,9 @@ const char *emit_expr(struct ir_node *n)
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
             if (t == ty_float) return tmp(t, "-%s", a);
-            return tmp(t, "brt_neg_%s(%s, %s)", num_suffix(t), a, loc_ref(n->loc));
+            return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
-        if (t == ty_i128) return tmp(t, "brt_not_i128(%s)", a);
+        if (t == ty_i128) return tmp(t, "brt_%s_i128(%s)", op_stem[OP_BNOT], a);
         return tmp(t, "~%s", a);
     }
     case IR_NOT: return tmp(ty_bool, "!%s", emit_expr(n->a));

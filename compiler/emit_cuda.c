@@ -163,44 +163,28 @@ static const char *dbinary(struct ir_node *n)
     enum op op = n->bop;
     const char *cmp = op_is_compare(op) ? op_c[op] : NULL;
     if (ot == ty_bool) {
-        switch (op) {
-        case OP_EQ: case OP_NE: return arena_printf("(%s %s %s)", a, cmp, b);
-        case OP_BAND: return arena_printf("(%s & %s)", a, b);
-        case OP_BOR: return arena_printf("(%s | %s)", a, b);
-        case OP_BXOR: return arena_printf("(%s ^ %s)", a, b);
-        default: return fail();
-        }
+        if (op == OP_EQ || op == OP_NE || op_class[op] == OPC_BITS) return arena_printf("(%s %s %s)", a, op_c[op], b);
+        return fail();
     }
     if (ot == ty_float) {
-        switch (op) {
-        case OP_ADD: return arena_printf("(%s + %s)", a, b);
-        case OP_SUB: return arena_printf("(%s - %s)", a, b);
-        case OP_MUL: return arena_printf("(%s * %s)", a, b);
-        case OP_DIV: return arena_printf("(%s / %s)", a, b);
-        case OP_MOD: return arena_printf("fmod(%s, %s)", a, b);
-        default:
-            if (cmp) return arena_printf("(%s %s %s)", a, cmp, b);
-            return fail();
-        }
+        if (op == OP_MOD) return arena_printf("fmod(%s, %s)", a, b);
+        if (cmp || op_class[op] == OPC_ARITH) return arena_printf("(%s %s %s)", a, op_c[op], b);
+        return fail();
     }
+    /* integers: checked arithmetic and shifts in the prelude (brk_<stem>_<sfx>) */
     const char *s = sfx(ot);
     if (!s) return fail();
     if (cmp) return arena_printf("(%s %s %s)", a, cmp, b);
-    switch (op) {
-    case OP_ADD: return arena_printf("brk_add_%s(st_, %s, %s)", s, a, b);
-    case OP_SUB: return arena_printf("brk_sub_%s(st_, %s, %s)", s, a, b);
-    case OP_MUL: return arena_printf("brk_mul_%s(st_, %s, %s)", s, a, b);
-    case OP_DIV: return arena_printf("brk_div_%s(st_, %s, %s)", s, a, b);
-    case OP_MOD: return arena_printf("brk_mod_%s(st_, %s, %s)", s, a, b);
-    case OP_BAND: return arena_printf("(%s & %s)", a, b);
-    case OP_BOR: return arena_printf("(%s | %s)", a, b);
-    case OP_BXOR: return arena_printf("(%s ^ %s)", a, b);
-    case OP_SHL: case OP_SHR: {
+    switch (op_class[op]) {
+    case OPC_ARITH: return arena_printf("brk_%s_%s(st_, %s, %s)", op_stem[op], s, a, b);
+    case OPC_BITS: return arena_printf("(%s %s %s)", a, op_c[op], b);
+    case OPC_SHIFT: {
         const char *amt = bt == ty_u64 ? arena_printf("brk_amt_u64(%s)", b) : bt == ty_int ? b : fail();
-        return arena_printf("brk_%s_%s(st_, %s, %s)", op == OP_SHL ? "shl" : "shr", s, a, amt);
+        return arena_printf("brk_%s_%s(st_, %s, %s)", op_stem[op], s, a, amt);
     }
-    default: return fail();
+    case OPC_CMP: case OPC_UNARY: case OPC_NONE: break;
     }
+    return fail();
 }
 
 static const char *dconv(struct ir_node *n)
@@ -273,7 +257,7 @@ static const char *dex(struct ir_node *n)
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
             if (t == ty_float) return arena_printf("(-%s)", a);
-            if (t == ty_int || t == ty_u64) return arena_printf("brk_neg_%s(st_, %s)", sfx(t), a);
+            if (t == ty_int || t == ty_u64) return arena_printf("brk_%s_%s(st_, %s)", op_stem[OP_NEG], sfx(t), a);
             return fail();
         }
         if (t == ty_int || t == ty_u64) return arena_printf("(~%s)", a);

@@ -149,7 +149,7 @@ static const char *lane_binary(struct ir_node *n)
     struct type *ot = n->optype;
     enum op op = n->bop;
     if (!lane_scalar(ot) || !lane_scalar(n->b->type)) return lane_fail();
-    bool cmp = op == OP_EQ || op == OP_NE || op == OP_LT || op == OP_LE || op == OP_GT || op == OP_GE;
+    bool cmp = op_is_compare(op);
     const char *a = lane_expr(n->a);
     if (op == OP_SHL || op == OP_SHR) {
         /* only literal amounts: the check is then done here */
@@ -163,23 +163,10 @@ static const char *lane_binary(struct ir_node *n)
     const char *b = lane_expr(n->b);
     if (LC->fail) return "0";
     if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
-    if (ot == ty_bool) {
-        switch (op) {
-        case OP_BAND: return tmp(ot, "%s & %s", a, b);
-        case OP_BOR: return tmp(ot, "%s | %s", a, b);
-        case OP_BXOR: return tmp(ot, "%s ^ %s", a, b);
-        default: return lane_fail();
-        }
-    }
+    if (ot == ty_bool) return op_class[op] == OPC_BITS ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     if (ot == ty_float) {
-        switch (op) {
-        case OP_ADD: return tmp(ot, "%s + %s", a, b);
-        case OP_SUB: return tmp(ot, "%s - %s", a, b);
-        case OP_MUL: return tmp(ot, "%s * %s", a, b);
-        case OP_DIV: return tmp(ot, "%s / %s", a, b);
-        case OP_MOD: return tmp(ot, "fmod(%s, %s)", a, b);
-        default: return lane_fail();
-        }
+        if (op == OP_MOD) return tmp(ot, "fmod(%s, %s)", a, b);
+        return op_class[op] == OPC_ARITH ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     }
     bool si = ot == ty_int;
     switch (op) {
@@ -216,11 +203,9 @@ static const char *lane_binary(struct ir_node *n)
         if (n->b->op != IR_INT) return lane_fail();
         uint64_t d = (uint64_t)n->b->ival;
         if (d == 0 || (si && (int64_t)d == -1)) return lane_fail();
-        return tmp(ot, "%s %s %s", a, op == OP_DIV ? "/" : "%", b);
+        return tmp(ot, "%s %s %s", a, op_c[op], b);
     }
-    case OP_BAND: return tmp(ot, "%s & %s", a, b);
-    case OP_BOR: return tmp(ot, "%s | %s", a, b);
-    case OP_BXOR: return tmp(ot, "%s ^ %s", a, b);
+    case OP_BAND: case OP_BOR: case OP_BXOR: return tmp(ot, "%s %s %s", a, op_c[op], b);
     default: return lane_fail();
     }
 }
