@@ -492,7 +492,7 @@ static const char *emit_builtin(struct ir_node *n)
 
 const char *emit_expr(struct ir_node *n)
 {
-    switch (n->op) {
+    switch (n->eop) {
     case IR_INT: return int_lit(n->type, n->ival);
     case IR_FLOAT: return float_lit(n->fval);
     case IR_BOOL: return n->bval ? "true" : "false";
@@ -605,7 +605,6 @@ const char *emit_expr(struct ir_node *n)
     }
     case IR_LISTCOMP: return emit_listcomp(n);
     case IR_REDUCE: return emit_reduce(n);
-    default: break;
     }
     internal_error("emit: %s is not an expression", ir_op_name[n->op]);
 }
@@ -658,7 +657,7 @@ static void emit_block_stmts(struct ir_node *b)
 
 void emit_stmt(struct ir_node *s)
 {
-    switch (s->op) {
+    switch (s->sop) {
     case IR_BLOCK:
         line("{");
         F->ind++;
@@ -810,7 +809,6 @@ void emit_stmt(struct ir_node *s)
     case IR_UNREACHABLE:
         line("brt_panic_msg(%s, \"internal error: the end of a function that returns a value\");", loc_ref(s->loc));
         return;
-    default: break;
     }
     internal_error("emit: %s is not a statement", ir_op_name[s->op]);
 }

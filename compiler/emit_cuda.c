@@ -244,7 +244,7 @@ static const char *dbuiltin(struct ir_node *n)
 static const char *dex(struct ir_node *n)
 {
     if (K->bad) return "0";
-    switch (n->op) {
+    switch (n->eop) {
     case IR_INT:
         if (n->type != ty_int && n->type != ty_u64) return fail();
         return int_lit(n->type, n->ival);
@@ -291,10 +291,6 @@ static const char *dex(struct ir_node *n)
     }
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
         return fail();
-    case IR_BLOCK: case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_IF:
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_RETURN:
-    case IR_UNREACHABLE:
-        return fail();
     }
     return fail();
 }
@@ -324,7 +320,7 @@ static const char *dlocal(struct ir_var *v)
 static void dstmt(struct ir_node *s)
 {
     if (K->bad) return;
-    switch (s->op) {
+    switch (s->sop) {
     case IR_BLOCK:
         dline("{");
         D->ind++;
@@ -398,7 +394,6 @@ static void dstmt(struct ir_node *s)
         dline("*st_ = 1;");
         return;
     case IR_STORE: case IR_PUSH: case IR_FOR_ARRAY:
-    default:
         fail();
         return;
     }

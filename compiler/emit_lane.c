@@ -261,7 +261,7 @@ static const char *lane_expr(struct ir_node *n)
 {
     if (LC->fail) return "0";
     if (n->type->kind != T_ARRAY && !lane_scalar(n->type)) return lane_fail();
-    switch (n->op) {
+    switch (n->eop) {
     case IR_INT: return int_lit(n->type, n->ival);
     case IR_FLOAT: return float_lit(n->fval);
     case IR_BOOL: return n->bval ? "1" : "0";
@@ -352,9 +352,10 @@ static const char *lane_expr(struct ir_node *n)
         return tmp(n->type, "BRT_AT(%s, %s, %s ? %s : 0)", ct, arr, in, i);
     }
     case IR_BUILTIN: return lane_builtin(n);
-    default:
+    case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
         return lane_fail();
     }
+    return lane_fail();
 }
 
 bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)

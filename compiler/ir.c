@@ -16,13 +16,11 @@
 #include <string.h>
 
 const char *const ir_op_name[] = {
-#define X(k, s, kind, n) s,
-    IR_OPS(X)
+#define X(k, s, n) [k] = s,
+    IR_EXPRS(X)
 #undef X
-};
-const char ir_op_kind[] = {
-#define X(k, s, kind, n) kind,
-    IR_OPS(X)
+#define X(k, s, n, first) [k] = s,
+    IR_STMTS(X)
 #undef X
 };
 
@@ -82,7 +80,11 @@ static void dump_expr(FILE *out, struct ir_node *n)
 {
     if (!n) { fputs("<null>", out); return; }
     const char *tn = n->type ? type_name(n->type) : "?";
-    switch (n->op) {
+    if (!ir_is_expr(n)) {
+        fprintf(out, "<statement %s in expression position>", ir_op_name[n->op]);
+        return;
+    }
+    switch (n->eop) {
     case IR_INT:
         dump_i128(out, n->type == ty_u64 ? (uint64_t)n->ival : n->ival, n->type != ty_u64);
         fprintf(out, ":%s", tn);
@@ -98,17 +100,21 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_STR: dump_str(out, n->str, n->slen); return;
     case IR_VAR: dump_var(out, n->var); return;
     case IR_GLOBAL: fprintf(out, "g%d.%s.%s", n->global->id, n->global->module, n->global->name); return;
-    default: break;
+    case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL:
+    case IR_BUILTIN: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+        break;
     }
     fprintf(out, "(%s", ir_op_name[n->op]);
-    switch (n->op) {
+    switch (n->eop) {
     case IR_UNARY: case IR_BINARY: fprintf(out, " %s", op_spelling[n->bop]); break;
     case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
     case IR_CALL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
     case IR_REDUCE: fprintf(out, "%s %s", n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
-    default: break;
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
+    case IR_OR: case IR_COND: case IR_INDEX: case IR_ARRAY: case IR_FSTRING:
+        break;
     }
     fprintf(out, ":%s", tn);
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
@@ -145,7 +151,13 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
 {
     fprintf(out, "%*s", 2 * ind, "");
     if (!s) { fputs("<null>\n", out); return; }
-    switch (s->op) {
+    if (ir_is_expr(s)) {
+        fputs("<expression in statement position> ", out);
+        dump_expr(out, s);
+        fputs("\n", out);
+        return;
+    }
+    switch (s->sop) {
     case IR_BLOCK:
         fputs("block\n", out);
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
@@ -205,11 +217,6 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         return;
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         fprintf(out, "%s\n", ir_op_name[s->op]);
-        return;
-    default:
-        fputs("<expression in statement position> ", out);
-        dump_expr(out, s);
-        fputs("\n", out);
         return;
     }
 }
@@ -330,10 +337,10 @@ static void v_gen(struct vstate *st, struct ir_node *n)
 static void v_expr(struct vstate *st, struct ir_node *n)
 {
     if (!n) vfail(st, NULL, "missing expression");
-    if (ir_op_kind[n->op] != 'e') vfail(st, n, "statement in expression position");
+    if (!ir_is_expr(n)) vfail(st, n, "statement in expression position");
     if (!n->type) vfail(st, n, "expression without a type");
     struct type *t = n->type;
-    switch (n->op) {
+    switch (n->eop) {
     case IR_INT: want(st, n, type_is_integer(t), "integer literal of a non-integer type"); return;
     case IR_FLOAT: want(st, n, t == ty_float, "float literal type"); return;
     case IR_BOOL: want(st, n, t == ty_bool, "bool literal type"); return;
@@ -452,9 +459,8 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         else
             want(st, n, t == n->elem_type && (type_is_numeric(t) || t == ty_str), "min/max types");
         return;
-    default:
-        vfail(st, n, "unknown expression");
     }
+    vfail(st, n, "unknown expression");
 }
 
 static bool v_falls_off(struct ir_node *s);
@@ -483,8 +489,8 @@ static void v_place(struct vstate *st, struct ir_node *s)
 static void v_stmt(struct vstate *st, struct ir_node *s)
 {
     if (!s) vfail(st, NULL, "missing statement");
-    if (ir_op_kind[s->op] != 's') vfail(st, s, "expression in statement position");
-    switch (s->op) {
+    if (ir_is_expr(s)) vfail(st, s, "expression in statement position");
+    switch (s->sop) {
     case IR_BLOCK: v_block(st, s); return;
     case IR_LET:
         v_expr(st, s->a);
@@ -539,8 +545,8 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         }
         return;
     case IR_UNREACHABLE: return;
-    default: vfail(st, s, "unknown statement");
     }
+    vfail(st, s, "unknown statement");
 }
 
 static bool v_has_break(struct ir_node *s)

@@ -27,53 +27,66 @@
 #define BRINE_IR_H
 #include "brine.h"
 
-/* The opcodes, one table: enum, printed name, kind ('e' expression, 's'
- * statement), and the fixed children the printer shows (a, b, c as used). */
-#define IR_OPS(X)                                                          \
-    /* expressions */                                                      \
-    X(IR_INT, "int", 'e', 0)        /* ival, of type int/u64/i128 */       \
-    X(IR_FLOAT, "float", 'e', 0)    /* fval */                             \
-    X(IR_BOOL, "bool", 'e', 0)      /* bval */                             \
-    X(IR_STR, "str", 'e', 0)        /* str, slen */                        \
-    X(IR_VAR, "var", 'e', 0)        /* var */                              \
-    X(IR_GLOBAL, "global", 'e', 0)  /* global */                           \
-    X(IR_UNARY, "unary", 'e', 1)    /* bop (OP_NEG, OP_BNOT) a */          \
-    X(IR_NOT, "not", 'e', 1)        /* a */                                \
-    X(IR_BINARY, "binary", 'e', 2)  /* a bop b, operands of optype */      \
-    X(IR_AND, "and", 'e', 2)        /* a and b (short-circuit) */          \
-    X(IR_OR, "or", 'e', 2)          /* a or b */                           \
-    X(IR_COND, "cond", 'e', 3)      /* b if a else c */                    \
-    X(IR_CONV, "conv", 'e', 1)      /* a (optype) converted to type */     \
-    X(IR_CALL, "call", 'e', 0)      /* fn(kids) */                         \
-    X(IR_BUILTIN, "builtin", 'e', 0) /* builtin(kids); methods: recv first */ \
-    X(IR_INDEX, "index", 'e', 2)    /* a[b] */                             \
-    X(IR_ARRAY, "array", 'e', 0)    /* [kids] */                           \
-    X(IR_FSTRING, "fstring", 'e', 0) /* kids: IR_STR pieces and values */  \
-    X(IR_LISTCOMP, "listcomp", 'e', 0) /* [elem for gen_var in iter if filter] */ \
-    X(IR_REDUCE, "reduce", 'e', 0)  /* reducer(elem for gen_var in iter if filter) */ \
-    /* statements */                                                       \
-    X(IR_BLOCK, "block", 's', 0)    /* kids */                             \
-    X(IR_LET, "let", 's', 1)        /* var = a (a fresh variable) */       \
-    X(IR_ASSIGN, "assign", 's', 1)  /* var = a */                          \
-    X(IR_STORE, "store", 's', 1)    /* var[kids[0]][kids[1]].. = a */      \
-    X(IR_PUSH, "push", 's', 1)      /* var[kids..].push(a) */              \
-    X(IR_EXPR, "expr", 's', 1)      /* a, for its effect */                \
-    X(IR_IF, "if", 's', 3)          /* if a: b else c (c may be NULL) */   \
-    X(IR_WHILE, "while", 's', 2)    /* while a: b */                       \
-    X(IR_FOR_RANGE, "for_range", 's', 0) /* for var in iter (range): b */  \
-    X(IR_FOR_ARRAY, "for_array", 's', 0) /* for var in iter (array snapshot): b */ \
-    X(IR_BREAK, "break", 's', 0)                                           \
-    X(IR_CONTINUE, "continue", 's', 0)                                     \
-    X(IR_RETURN, "return", 's', 1)  /* a may be NULL */                    \
-    X(IR_UNREACHABLE, "unreachable", 's', 0) /* end of a value function the checker proved returns */
+/* The opcodes: two tables, expressions and statements, each row: enum,
+ * printed name, and the fixed children the printer shows (a, b, c as
+ * used). They are two enums with disjoint values, so a walker switches on
+ * n->eop (expressions) or s->sop (statements) and lists every kind of its
+ * own with no default: -Wswitch then names each walker that misses a new
+ * kind; n->op is the same value as an int, for tests and tables. */
+#define IR_EXPRS(X)                                                        \
+    X(IR_INT, "int", 0)        /* ival, of type int/u64/i128 */            \
+    X(IR_FLOAT, "float", 0)    /* fval */                                  \
+    X(IR_BOOL, "bool", 0)      /* bval */                                  \
+    X(IR_STR, "str", 0)        /* str, slen */                             \
+    X(IR_VAR, "var", 0)        /* var */                                   \
+    X(IR_GLOBAL, "global", 0)  /* global */                                \
+    X(IR_UNARY, "unary", 1)    /* bop (OP_NEG, OP_BNOT) a */               \
+    X(IR_NOT, "not", 1)        /* a */                                     \
+    X(IR_BINARY, "binary", 2)  /* a bop b, operands of optype */           \
+    X(IR_AND, "and", 2)        /* a and b (short-circuit) */               \
+    X(IR_OR, "or", 2)          /* a or b */                                \
+    X(IR_COND, "cond", 3)      /* b if a else c */                         \
+    X(IR_CONV, "conv", 1)      /* a (optype) converted to type */          \
+    X(IR_CALL, "call", 0)      /* fn(kids) */                              \
+    X(IR_BUILTIN, "builtin", 0) /* builtin(kids); methods: recv first */   \
+    X(IR_INDEX, "index", 2)    /* a[b] */                                  \
+    X(IR_ARRAY, "array", 0)    /* [kids] */                                \
+    X(IR_FSTRING, "fstring", 0) /* kids: IR_STR pieces and values */       \
+    X(IR_LISTCOMP, "listcomp", 0) /* [elem for gen_var in iter if filter] */ \
+    X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */
 
-enum ir_op {
-#define X(k, s, kind, n) k,
-    IR_OPS(X)
+/* The statements' table has a fourth column: the first row's value, after
+ * the last expression's. */
+#define IR_STMTS(X)                                                        \
+    X(IR_BLOCK, "block", 0, = IR_NEXPRS) /* kids */                       \
+    X(IR_LET, "let", 1, )        /* var = a (a fresh variable) */          \
+    X(IR_ASSIGN, "assign", 1, )  /* var = a */                             \
+    X(IR_STORE, "store", 1, )    /* var[kids[0]][kids[1]].. = a */         \
+    X(IR_PUSH, "push", 1, )      /* var[kids..].push(a) */                 \
+    X(IR_EXPR, "expr", 1, )      /* a, for its effect */                   \
+    X(IR_IF, "if", 3, )          /* if a: b else c (c may be NULL) */      \
+    X(IR_WHILE, "while", 2, )    /* while a: b */                          \
+    X(IR_FOR_RANGE, "for_range", 0, ) /* for var in iter (range): b */     \
+    X(IR_FOR_ARRAY, "for_array", 0, ) /* for var in iter (array snapshot): b */ \
+    X(IR_BREAK, "break", 0, )                                              \
+    X(IR_CONTINUE, "continue", 0, )                                        \
+    X(IR_RETURN, "return", 1, )  /* a may be NULL */                       \
+    X(IR_UNREACHABLE, "unreachable", 0, ) /* end of a value function the checker proved returns */
+
+#define IR_COUNT_ONE_(k, s, n) +1
+#define IR_NEXPRS (0 IR_EXPRS(IR_COUNT_ONE_))
+enum ir_expr_op {
+#define X(k, s, n) k,
+    IR_EXPRS(X)
 #undef X
 };
-extern const char *const ir_op_name[];
-extern const char ir_op_kind[];
+enum ir_stmt_op {
+#define X(k, s, n, first) k first,
+    IR_STMTS(X)
+#undef X
+};
+extern const char *const ir_op_name[]; /* by op, both tables */
+#define ir_is_expr(n) ((n)->op < IR_NEXPRS)
 
 /* A local variable, parameter or compiler temporary; id is unique in the
  * program (the C name is v<id>). */
@@ -103,7 +116,11 @@ struct ir_iter {
 };
 
 struct ir_node {
-    enum ir_op op;
+    union {
+        int op;               /* either of: */
+        enum ir_expr_op eop;  /* an expression (ir_is_expr) */
+        enum ir_stmt_op sop;  /* a statement */
+    };
     struct loc loc;
     struct type *type;          /* expressions: the value's type; statements: ty_void */
 
@@ -160,7 +177,7 @@ struct ir_program {
 };
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
-struct ir_node *ir_new(enum ir_op op, struct loc loc, struct type *type);
+struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */
 void ir_push_kid(struct ir_node *n, struct ir_node *kid);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */

@@ -64,7 +64,7 @@ static void *pmap_get(struct pmap *m, const void *k)
 
 /* ---- shared IR helpers ----------------------------------------------------- */
 
-struct ir_node *ir_new(enum ir_op op, struct loc loc, struct type *type)
+struct ir_node *ir_new(int op, struct loc loc, struct type *type)
 {
     struct ir_node *n = arena_alloc(sizeof *n);
     n->op = op;
