@@ -216,28 +216,28 @@ _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     exit(1);
 }
 
-_Noreturn void usage_error(const char *fmt, ...)
+/* "brine: MSG" and the tail, exit 2: the command line's and the files' errors. */
+static _Noreturn void usage_exit(const char *tail, const char *fmt, va_list ap)
 {
     fflush(stdout);
-    va_list ap;
-    va_start(ap, fmt);
     fputs("brine: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
+    fputs(tail, stderr);
     exit(2);
+}
+
+_Noreturn void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    usage_exit("\n", fmt, ap);
 }
 
 _Noreturn void command_line_error(const char *fmt, ...)
 {
-    fflush(stdout);
     va_list ap;
     va_start(ap, fmt);
-    fputs("brine: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see brine --help)\n", stderr);
-    va_end(ap);
-    exit(2);
+    usage_exit(" (see brine --help)\n", fmt, ap);
 }
 
 _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ...)

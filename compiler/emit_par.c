@@ -242,7 +242,7 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
 }
 
 /* Ends a helper: header + declarations + body + exit releases into out. */
-static void helper_end(struct fctx *saved, struct buf *out, const char *header)
+static void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result)
 {
     bputs(out, header);
     bputs(out, " {\n");
@@ -251,8 +251,17 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header)
     for (int i = 0; i < F->nlocals; i++)
         bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
     for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
+    if (result) bprintf(out, "    return %s;\n", result);
     bputs(out, "}\n\n");
     F = saved;
+}
+
+/* A new par helper family: its number, and struct bp_env<n> written to aux. */
+static int par_env(struct ir_node *rn, struct src *s, struct buf *aux)
+{
+    int id = ++CG->naux;
+    env_struct(aux, id, rn, s);
+    return id;
 }
 
 static const char *emit_par_reduce(struct ir_node *rn)
@@ -260,9 +269,8 @@ static const char *emit_par_reduce(struct ir_node *rn)
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
     struct src s = eval_source(&rn->iter);
-    int id = ++CG->naux;
     struct buf aux = {0};
-    env_struct(&aux, id, rn, &s);
+    int id = par_env(rn, &s, &aux);
 
     /* leaves(): each leaf folds from the start value; min/max from the
      * leaf's first kept element; has = 0 when the filter kept nothing. */
@@ -287,7 +295,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     bool laned = emit_lane_leaves(rn, id, &s, &lanes);
     helper_end(saved, &aux,
                arena_printf("static void bp_leaves%s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
-                            laned ? "_s" : "", id));
+                            laned ? "_s" : "", id), NULL);
     if (laned) bputs(&aux, lanes.p);
     free(lanes.p);
 
@@ -361,9 +369,8 @@ const char *emit_listcomp(struct ir_node *rn)
         own(out, t);
         return out;
     }
-    int id = ++CG->naux;
     struct buf aux = {0};
-    env_struct(&aux, id, rn, &s);
+    int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
     if (!rn->filter) {
         /* no filter: every element has its slot, filled in place */
@@ -375,7 +382,7 @@ const char *emit_listcomp(struct ir_node *rn)
         iteration(rn, store_cb, &sa);
         F->ind--;
         line("}");
-        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id));
+        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
         bputs(&CG->aux, aux.p);
         const char *env = env_fill(id, rn, &s);
         const char *f = new_temp();
@@ -384,7 +391,7 @@ const char *emit_listcomp(struct ir_node *rn)
     }
     struct push_arg pa = {"out", true};
     source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
-    helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id));
+    helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);
     bputs(&CG->aux, aux.p);
     const char *env = env_fill(id, rn, &s);
     const char *c = new_temp();
@@ -408,9 +415,8 @@ static void find_cb(struct ir_node *rn, void *p)
 static const char *emit_par_find(struct ir_node *rn)
 {
     struct src s = eval_source(&rn->iter);
-    int id = ++CG->naux;
     struct buf aux = {0};
-    env_struct(&aux, id, rn, &s);
+    int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
     const char *res = new_temp(), *stop = new_temp(), *k = new_temp();
     line("int64_t %s = -1;", res);
@@ -423,16 +429,7 @@ static const char *emit_par_find(struct ir_node *rn)
     line("if (%s) break;", stop);
     F->ind--;
     line("}");
-    /* helper_end with a result: the releases, then the return */
-    bputs(&aux, arena_printf("static int64_t bp_find%d(void *envp, int64_t lo_, int64_t hi_)", id));
-    bputs(&aux, " {\n");
-    if (F->decl.p) bputs(&aux, F->decl.p);
-    if (F->body.p) bputs(&aux, F->body.p);
-    for (int i = 0; i < F->nlocals; i++)
-        bprintf(&aux, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
-    for (int i = 0; i < F->nextra; i++) bprintf(&aux, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
-    bprintf(&aux, "    return %s;\n}\n\n", res);
-    F = saved;
+    helper_end(saved, &aux, arena_printf("static int64_t bp_find%d(void *envp, int64_t lo_, int64_t hi_)", id), res);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
