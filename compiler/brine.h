@@ -53,6 +53,12 @@ struct vec {
 };
 void vec_push(struct vec *v, void *item);
 
+/* ---- util.c: shared helpers (thread-safe: malloc, never the arena) ------- */
+
+/* Reads a whole file into a malloc'ed buffer with a NUL after its len_out
+ * bytes (free() it); NULL with errno set when it cannot be opened or read. */
+char *read_file(const char *path, size_t *len_out);
+
 /* ---- diag.c: sources, locations, diagnostics --------------------------- */
 
 /* Every token, AST node and IR instruction carries one. Lines and columns

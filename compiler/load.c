@@ -24,37 +24,6 @@ struct loader {
     struct vec loaded; /* every module loaded or being loaded */
 };
 
-/* Reads a whole file; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (len == cap) {
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                fclose(f);
-                free(buf);
-                errno = e;
-                return NULL;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    *len_out = len;
-    return buf;
-}
-
 static bool file_exists(const char *path)
 {
     FILE *f = fopen(path, "rb");

@@ -128,45 +128,15 @@ static void str_printf(struct str *b, const char *fmt, ...)
 /* Reads a whole file; a missing file reads as empty when missing_ok. */
 static bool read_all(const char *path, char **data, size_t *len, bool missing_ok)
 {
-    *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (missing_ok && errno == ENOENT) {
-            *data = tstrdup("");
-            return true;
-        }
-        return false;
+    *data = read_file(path, len);
+    if (*data)
+        return true;
+    if (missing_ok && errno == ENOENT) {
+        *data = tstrdup("");
+        return true;
     }
-    size_t cap = 4096, n = 0;
-    char *buf = tmalloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *p = realloc(buf, cap + 1);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            buf = p;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            close(fd);
-            free(buf);
-            return false;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return true;
+    return false;
 }
 
 static bool write_all(const char *path, const char *data, size_t len)
