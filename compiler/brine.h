@@ -442,6 +442,16 @@ struct program *load_program(const char *path, const char *stdlib_dir);
 /* check.c: resolves names and types; annotates the AST; exits 1 on error. */
 void check_program(struct program *prog);
 
+/* check.c: the one terminator rule (docs/internals.md, "Terminators"): how
+ * control leaves a checked block. os.exit(...) as a statement does not
+ * return; ir_verify checks the same rule on the IR. */
+enum flow {
+    FLOW_RETURNS,   /* never reaches its end: every path returns or loops forever */
+    FLOW_EXITS,     /* never reaches its end, but some path ends in os.exit */
+    FLOW_FALLS_OFF, /* its end can be reached */
+};
+enum flow block_flow(struct nodes *b);
+
 struct ir_program;
 struct ir_program *lower_program(struct program *prog); /* lower.c */
 void ir_verify(struct ir_program *ir);                  /* ir.c: internal_error on a bad IR */

@@ -1286,8 +1286,6 @@ static void check_assign(struct node *s)
         internal_error("compound assignment changes the type");
 }
 
-static bool block_returns(struct nodes *b);
-
 /* Does a block contain a break that leaves the loop whose body it is? */
 static bool has_break(struct nodes *b)
 {
@@ -1315,38 +1313,53 @@ static bool has_break(struct nodes *b)
     return false;
 }
 
-/* Does control never fall off the end of this statement? (return, an
- * if/elif/else whose every branch returns, `while true:` without break) */
-static bool stmt_returns(struct node *s)
+/* The terminator rule (docs/internals.md, "Terminators"): how control
+ * leaves one statement. The worst branch wins: FLOW_FALLS_OFF over
+ * FLOW_EXITS over FLOW_RETURNS. */
+static enum flow stmt_flow(struct node *s)
 {
     switch (s->kind) {
     case N_RETURN:
-        return true;
-    case N_IF:
+        return FLOW_RETURNS;
+    case N_IF: {
         if (!s->u.if_.has_else)
-            return false;
-        for (int j = 0; j < s->u.if_.conds.len; j++)
-            if (!block_returns(&s->u.if_.blocks[j]))
-                return false;
-        return block_returns(&s->u.if_.else_block);
-    case N_WHILE:
-        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body);
-    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS: case N_EXPR_STMT:
-        return false;
+            return FLOW_FALLS_OFF;
+        enum flow f = block_flow(&s->u.if_.else_block);
+        for (int j = 0; j < s->u.if_.conds.len; j++) {
+            enum flow g = block_flow(&s->u.if_.blocks[j]);
+            if (g > f)
+                f = g;
+        }
+        return f;
+    }
+    case N_WHILE: /* `while true:` without a break of its own never ends */
+        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body)
+                   ? FLOW_RETURNS
+                   : FLOW_FALLS_OFF;
+    case N_EXPR_STMT: { /* os.exit(...) ends the process: it does not return */
+        struct node *e = s->u.expr_stmt.expr;
+        return e->kind == N_CALL && e->u.call.builtin == BI_OS_EXIT ? FLOW_EXITS : FLOW_FALLS_OFF;
+    }
+    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS:
+        return FLOW_FALLS_OFF;
     case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
     case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
     case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
         internal_error("%s in a block", node_kind_name[s->kind]);
     }
-    return false;
+    return FLOW_FALLS_OFF;
 }
 
-static bool block_returns(struct nodes *b)
+/* A block ends as its first statement that does not fall off: the rest is
+ * unreachable. */
+enum flow block_flow(struct nodes *b)
 {
-    for (int i = 0; i < b->len; i++)
-        if (stmt_returns(b->items[i]))
-            return true;
-    return false;
+    for (int i = 0; i < b->len; i++) {
+        enum flow f = stmt_flow(b->items[i]);
+        if (f != FLOW_FALLS_OFF)
+            return f;
+    }
+    return FLOW_FALLS_OFF;
 }
 
 static void check_stmt(struct node *s)
@@ -1517,7 +1530,9 @@ static void check_fn(struct node *d)
     }
     check_block(&d->u.fn.body);
     scope_pop();
-    if (d->u.fn.ret != ty_void && !block_returns(&d->u.fn.body))
+    /* os.exit terminates, but it is not a return: FLOW_EXITS is still a
+     * missing return (docs/language.md, "Statements"). */
+    if (d->u.fn.ret != ty_void && block_flow(&d->u.fn.body) != FLOW_RETURNS)
         error_at(d->u.fn.name_loc, "missing return in '%s': it returns %s, but the end of its body can be reached",
                  d->u.fn.name, tn(d->u.fn.ret));
     C.fn = NULL;

@@ -554,6 +554,9 @@ static bool v_has_break(struct ir_node *s)
     return false;
 }
 
+/* The terminator rule of block_flow (check.c, docs/internals.md
+ * "Terminators") on the IR: can control reach the end of s? os.exit(...) as
+ * a statement does not return. */
 static bool v_falls_off(struct ir_node *s)
 {
     switch (s->op) {

@@ -8,9 +8,9 @@
  * (`xs[i] += v` evaluates v, then i, into temporaries, then stores
  * xs[t_i] = xs[t_i] + t_v, so SPEC 2's order holds), elif chains, the two
  * kinds of for loop, and the captured variables of each reduction and
- * comprehension. A value function whose body may fall off its end (the
- * checker proved it never does, e.g. after `while true`) gets an
- * IR_UNREACHABLE so the emitters and ir_verify need no flow reasoning.
+ * comprehension. A value function whose body ends only by os.exit (by the
+ * terminator rule, block_flow in check.c) gets an IR_UNREACHABLE so the
+ * emitters and ir_verify need no flow reasoning.
  */
 #include "ir.h"
 
@@ -566,38 +566,6 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
     return b;
 }
 
-/* Whether control can never reach the end of s (conservative: false when
- * unsure; the only cost is an IR_UNREACHABLE). */
-static bool has_break(struct ir_node *s)
-{
-    if (!s) return false;
-    switch (s->op) {
-    case IR_BREAK: return true;
-    case IR_BLOCK:
-        for (int i = 0; i < s->nkids; i++)
-            if (has_break(s->kids[i])) return true;
-        return false;
-    case IR_IF: return has_break(s->b) || has_break(s->c);
-    default: return false; /* nested loops own their breaks */
-    }
-}
-
-static bool never_falls_through(struct ir_node *s)
-{
-    if (!s) return false;
-    switch (s->op) {
-    case IR_RETURN: case IR_UNREACHABLE: return true;
-    case IR_BLOCK:
-        for (int i = 0; i < s->nkids; i++)
-            if (never_falls_through(s->kids[i])) return true;
-        return false;
-    case IR_IF: return s->c && never_falls_through(s->b) && never_falls_through(s->c);
-    case IR_WHILE: return s->a->op == IR_BOOL && s->a->bval && !has_break(s->b);
-    case IR_EXPR: return s->a->op == IR_BUILTIN && s->a->builtin == BI_OS_EXIT;
-    default: return false;
-    }
-}
-
 /* ---- the program ---------------------------------------------------------- */
 
 static const char *unique_cname(const char *module, const char *name)
@@ -674,7 +642,10 @@ struct ir_program *lower_program(struct program *prog)
                 cur_fn = f;
                 cur_fn_node = d;
                 f->body = lower_block(&d->u.fn.body, d->loc);
-                if (f->ret != ty_void && !never_falls_through(f->body))
+                /* The terminator rule (block_flow) on the checked AST: a
+                 * body that ends only by os.exit gets an IR_UNREACHABLE. The
+                 * checker asks for FLOW_RETURNS, so today none does. */
+                if (f->ret != ty_void && block_flow(&d->u.fn.body) == FLOW_EXITS)
                     ir_push_kid(f->body, ir_new(IR_UNREACHABLE, d->loc, ty_void));
             }
         }
