@@ -59,6 +59,32 @@ void vec_push(struct vec *v, void *item);
  * bytes (free() it); NULL with errno set when it cannot be opened or read. */
 char *read_file(const char *path, size_t *len_out);
 
+/* A hash map from byte-string keys to pointers (malloc'ed; zero-initialise
+ * it, map_free it when done, or let it live until exit). The map copies
+ * each key, so a key may be a name, a pointer's identity (the _ptr pair:
+ * the bytes of the pointer) or any struct without padding (a place). A
+ * missing key reads as NULL, so store integers as (void *)(intptr_t)id with
+ * id >= 1. Nothing may print in map_next's order: it is the table's. */
+struct map_entry {
+    const void *key;   /* NULL: an empty slot */
+    size_t klen;
+    uint64_t hash;
+    void *val;
+};
+struct map {
+    struct map_entry *e;
+    size_t cap, len;
+};
+void *map_get(const struct map *m, const void *key, size_t klen);
+void map_put(struct map *m, const void *key, size_t klen, void *val); /* adds or replaces */
+void *map_get_str(const struct map *m, const char *key);
+void map_put_str(struct map *m, const char *key, void *val);
+void *map_get_ptr(const struct map *m, const void *key);
+void map_put_ptr(struct map *m, const void *key, void *val);
+/* Every entry, as for (size_t i = 0; (e = map_next(m, &i));) */
+struct map_entry *map_next(const struct map *m, size_t *i);
+void map_free(struct map *m);
+
 /* ---- diag.c: sources, locations, diagnostics --------------------------- */
 
 /* Every token, AST node and IR instruction carries one. Lines and columns

@@ -17,51 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a pointer -> pointer map (symbols to variables, globals, functions) -- */
-
-struct pmap {
-    const void **keys;
-    void **vals;
-    size_t cap, len;
-};
-
-static size_t phash(const void *p, size_t cap)
-{
-    uintptr_t x = (uintptr_t)p;
-    x ^= x >> 17;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(x >> 7) & (cap - 1);
-}
-
-static void pmap_put(struct pmap *m, const void *k, void *v)
-{
-    if (2 * (m->len + 1) > m->cap) {
-        struct pmap n = {0};
-        n.cap = m->cap ? m->cap * 2 : 64;
-        n.keys = arena_alloc(n.cap * sizeof *n.keys);
-        n.vals = arena_alloc(n.cap * sizeof *n.vals);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) pmap_put(&n, m->keys[i], m->vals[i]);
-        *m = n;
-    }
-    size_t i = phash(k, m->cap);
-    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i]) m->len++;
-    m->keys[i] = k;
-    m->vals[i] = v;
-}
-
-static void *pmap_get(struct pmap *m, const void *k)
-{
-    if (!m->cap) return NULL;
-    size_t i = phash(k, m->cap);
-    while (m->keys[i]) {
-        if (m->keys[i] == k) return m->vals[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return NULL;
-}
-
 /* ---- shared IR helpers ----------------------------------------------------- */
 
 struct ir_node *ir_new(enum ir_op op, struct loc loc, struct type *type)
@@ -82,7 +37,7 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
 /* ---- lowering state ------------------------------------------------------ */
 
 static struct ir_program *P;
-static struct pmap sym_var, sym_global, sym_fn;
+static struct map sym_var, sym_global, sym_fn; /* symbols (and fn decls) to what lowering made */
 static struct ir_fn *cur_fn;         /* NULL while lowering constants */
 static struct node *cur_fn_node;
 
@@ -102,13 +57,13 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc);
 
 static struct ir_var *var_of_sym(struct sym *s, struct loc loc)
 {
-    struct ir_var *v = pmap_get(&sym_var, s);
+    struct ir_var *v = map_get_ptr(&sym_var, s);
     if (v) return v;
     if (s->kind == SYM_PARAM && cur_fn) {
         /* Parameters are found by name in the function being lowered. */
         for (int i = 0; i < cur_fn->nparams; i++)
             if (strcmp(cur_fn->params[i]->name, s->name) == 0) {
-                pmap_put(&sym_var, s, cur_fn->params[i]);
+                map_put_ptr(&sym_var, s, cur_fn->params[i]);
                 return cur_fn->params[i];
             }
     }
@@ -225,7 +180,7 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
     struct type *vt = g->var_sym ? g->var_sym->type : NULL;
     if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
     rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
-    if (g->var_sym) pmap_put(&sym_var, g->var_sym, rn->gen_var);
+    if (g->var_sym) map_put_ptr(&sym_var, g->var_sym, rn->gen_var);
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
     rn->elem_type = rn->elem->type;
@@ -237,7 +192,7 @@ static struct ir_node *lower_call(struct node *n)
     struct ir_node *r;
     if (n->u.call.fn) {
         r = ir_new(IR_CALL, n->loc, n->type);
-        r->fn = pmap_get(&sym_fn, n->u.call.fn);
+        r->fn = map_get_ptr(&sym_fn, n->u.call.fn);
         if (!r->fn) internal_error("lower: call of unknown function '%s'", n->u.call.fn->name);
         for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
         return r;
@@ -310,7 +265,7 @@ static struct ir_node *lower_expr(struct node *n)
         if (!s) internal_error("lower: unresolved name '%s'", n->u.name.name);
         if (s->kind == SYM_CONST) {
             r = ir_new(IR_GLOBAL, n->loc, n->type);
-            r->global = pmap_get(&sym_global, s);
+            r->global = map_get_ptr(&sym_global, s);
             if (!r->global) internal_error("lower: constant '%s' without a global", s->name);
             return r;
         }
@@ -490,7 +445,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct sym *s = n->u.let.sym;
         struct type *t = s && s->type ? s->type : r->a->type;
         r->var = new_var(IRV_LOCAL, n->u.let.name, t, n->u.let.name_loc);
-        if (s) pmap_put(&sym_var, s, r->var);
+        if (s) map_put_ptr(&sym_var, s, r->var);
         return r;
     }
     case N_ASSIGN:
@@ -520,7 +475,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct sym *s = n->u.for_.var_sym;
         struct type *vt = s && s->type ? s->type : it->is_range ? r->iter.lo->type : r->iter.array->type->elem;
         r->var = new_var(IRV_LOCAL, n->u.for_.var, vt, n->u.for_.var_loc);
-        if (s) pmap_put(&sym_var, s, r->var);
+        if (s) map_put_ptr(&sym_var, s, r->var);
         r->b = lower_block(&n->u.for_.body, n->loc);
         return r;
     }
@@ -604,10 +559,10 @@ struct ir_program *lower_program(struct program *prog)
                                        d->u.fn.param_locs ? d->u.fn.param_locs[p] : d->loc);
             for (int p = 0; p < f->nparams; p++)
                 if (d->u.fn.param_syms && d->u.fn.param_syms[p])
-                    pmap_put(&sym_var, d->u.fn.param_syms[p], f->params[p]);
+                    map_put_ptr(&sym_var, d->u.fn.param_syms[p], f->params[p]);
             vec_push(&P->fns, f);
-            if (d->u.fn.sym) pmap_put(&sym_fn, d->u.fn.sym, f);
-            pmap_put(&sym_fn, d, f);
+            if (d->u.fn.sym) map_put_ptr(&sym_fn, d->u.fn.sym, f);
+            map_put_ptr(&sym_fn, d, f);
             if (m == prog->main && strcmp(f->name, "main") == 0) P->main = f;
         }
     }
@@ -623,7 +578,7 @@ struct ir_program *lower_program(struct program *prog)
             g->loc = d->loc;
             struct sym *s = d->u.let.sym;
             g->type = s && s->type ? s->type : d->u.let.init->type;
-            if (s) pmap_put(&sym_global, s, g);
+            if (s) map_put_ptr(&sym_global, s, g);
             vec_push(&P->globals, g);
         }
     }

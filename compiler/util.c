@@ -1,7 +1,7 @@
 /*
  * util.c: the compiler's small shared helpers, one per job (STYLE.md, "One
- * helper per job"): the whole-file reader. Each is written once here and
- * used by every phase and by the driver.
+ * helper per job"): the whole-file reader and the hash map. Each is
+ * written once here and used by every phase and by the driver.
  *
  * They are safe to call from `brine test`'s worker threads: they use
  * xmalloc/xrealloc (plain malloc that dies on out-of-memory), never the
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* ---- files --------------------------------------------------------------- */
@@ -47,4 +48,99 @@ char *read_file(const char *path, size_t *len_out)
     buf[len] = '\0';
     *len_out = len;
     return buf;
+}
+
+/* ---- the hash map ---------------------------------------------------------- */
+
+/* Open addressing with linear probing, at most half full, the capacity a
+ * power of two. Keys are byte strings that the map copies, so a key may be
+ * a stack struct (a place: file, line, column) as well as a name or the
+ * bytes of a pointer. FNV-1a: short keys, no adversary. */
+static uint64_t map_hash(const void *key, size_t klen)
+{
+    const unsigned char *p = key;
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < klen; i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return h;
+}
+
+static struct map_entry *map_slot(const struct map *m, const void *key, size_t klen, uint64_t h)
+{
+    for (size_t i = (size_t)h;; i++) {
+        struct map_entry *e = &m->e[i & (m->cap - 1)];
+        if (!e->key || (e->hash == h && e->klen == klen && memcmp(e->key, key, klen) == 0))
+            return e;
+    }
+}
+
+void *map_get(const struct map *m, const void *key, size_t klen)
+{
+    if (!m->cap)
+        return NULL;
+    struct map_entry *e = map_slot(m, key, klen, map_hash(key, klen));
+    return e->key ? e->val : NULL;
+}
+
+void map_put(struct map *m, const void *key, size_t klen, void *val)
+{
+    if ((m->len + 1) * 2 > m->cap) {
+        struct map bigger = {0};
+        bigger.cap = m->cap ? m->cap * 2 : 16;
+        bigger.e = xmalloc(bigger.cap * sizeof *bigger.e);
+        memset(bigger.e, 0, bigger.cap * sizeof *bigger.e);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].key)
+                *map_slot(&bigger, m->e[i].key, m->e[i].klen, m->e[i].hash) = m->e[i];
+        bigger.len = m->len;
+        free(m->e);
+        *m = bigger;
+    }
+    uint64_t h = map_hash(key, klen);
+    struct map_entry *e = map_slot(m, key, klen, h);
+    if (!e->key) {
+        void *copy = xmalloc(klen);
+        memcpy(copy, key, klen);
+        e->key = copy;
+        e->klen = klen;
+        e->hash = h;
+        m->len++;
+    }
+    e->val = val;
+}
+
+struct map_entry *map_next(const struct map *m, size_t *i)
+{
+    for (; *i < m->cap; (*i)++)
+        if (m->e[*i].key)
+            return &m->e[(*i)++];
+    return NULL;
+}
+
+void map_free(struct map *m)
+{
+    for (size_t i = 0; i < m->cap; i++)
+        free((void *)m->e[i].key);
+    free(m->e);
+    *m = (struct map){0};
+}
+
+void *map_get_str(const struct map *m, const char *key)
+{
+    return map_get(m, key, strlen(key));
+}
+
+void map_put_str(struct map *m, const char *key, void *val)
+{
+    map_put(m, key, strlen(key), val);
+}
+
+void *map_get_ptr(const struct map *m, const void *key)
+{
+    return map_get(m, &key, sizeof key);
+}
+
+void map_put_ptr(struct map *m, const void *key, void *val)
+{
+    map_put(m, &key, sizeof key, val);
 }
