@@ -46,6 +46,32 @@ void bputn(struct buf *b, const char *s, size_t n);
 void bputs(struct buf *b, const char *s);
 void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The one growth policy for arrays: the capacity after cap that holds need
+ * elements (doubling, from 16). VEC_RESERVE makes room for need elements
+ * in a malloc'ed array ptr of capacity cap (cap of any integer type; both
+ * are lvalues, evaluated more than once); VEC_GROW makes room for one more
+ * after len. ARENA_GROW is the same for arena arrays: a new block, the
+ * old one left behind. Thread-safe apart from ARENA_GROW. */
+size_t grow_cap(size_t cap, size_t need);
+void *arena_grow(const void *items, size_t len, size_t cap, size_t elem_size);
+#define VEC_RESERVE(ptr, cap, need)                                      \
+    do {                                                                 \
+        if ((size_t)(need) > (size_t)(cap)) {                            \
+            size_t vec_cap_ = grow_cap((size_t)(cap), (size_t)(need));   \
+            (ptr) = xrealloc((ptr), vec_cap_ * sizeof *(ptr));           \
+            (cap) = vec_cap_;                                            \
+        }                                                                \
+    } while (0)
+#define VEC_GROW(ptr, len, cap) VEC_RESERVE(ptr, cap, (size_t)(len) + 1)
+#define ARENA_GROW(ptr, len, cap)                                                 \
+    do {                                                                          \
+        if ((size_t)(len) >= (size_t)(cap)) {                                     \
+            size_t vec_cap_ = grow_cap((size_t)(cap), (size_t)(len) + 1);         \
+            (ptr) = arena_grow((ptr), (size_t)(len), vec_cap_, sizeof *(ptr));    \
+            (cap) = vec_cap_;                                                     \
+        }                                                                         \
+    } while (0)
+
 /* A growable array of pointers, arena-backed: vec_push(&v, p). */
 struct vec {
     void **items;

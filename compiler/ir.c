@@ -265,10 +265,7 @@ static void scope_push(struct vstate *st, struct ir_node *at, struct ir_var *v)
     if (st->defined[v->id]) vfail(st, at, "variable defined twice");
     if (!v->type || v->type == ty_void) vfail(st, at, "variable without a type");
     st->defined[v->id] = 1;
-    if (st->nscope == st->cap) {
-        st->cap = st->cap ? 2 * st->cap : 64;
-        st->scope = xrealloc(st->scope, (size_t)st->cap * sizeof *st->scope);
-    }
+    VEC_GROW(st->scope, st->nscope, st->cap);
     st->scope[st->nscope++] = v;
 }
 

@@ -104,10 +104,7 @@ static void fv_gen(struct fv *f, struct ir_node *n)
     } else {
         fv_walk(f, n->iter.array);
     }
-    if (f->nbound == f->capb) {
-        f->capb = f->capb ? 2 * f->capb : 8;
-        f->bound = xrealloc(f->bound, (size_t)f->capb * sizeof *f->bound);
-    }
+    VEC_GROW(f->bound, f->nbound, f->capb);
     f->bound[f->nbound++] = n->gen_var;
     fv_walk(f, n->elem);
     fv_walk(f, n->filter);
@@ -121,10 +118,7 @@ static void fv_walk(struct fv *f, struct ir_node *n)
         if (fv_is_bound(f, n->var)) return;
         for (int i = 0; i < f->nout; i++)
             if (f->out[i] == n->var) return;
-        if (f->nout == f->capo) {
-            f->capo = f->capo ? 2 * f->capo : 8;
-            f->out = xrealloc(f->out, (size_t)f->capo * sizeof *f->out);
-        }
+        VEC_GROW(f->out, f->nout, f->capo);
         f->out[f->nout++] = n->var;
         return;
     }

@@ -97,18 +97,7 @@ struct str {
 
 static void str_add(struct str *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            fputs("brine: out of memory\n", stderr);
-            exit(EXIT_INTERNAL);
-        }
-        b->s = p;
-        b->cap = cap;
-    }
+    VEC_RESERVE(b->s, b->cap, b->len + n + 1);
     memcpy(b->s + b->len, s, n);
     b->len += n;
     b->s[b->len] = '\0';
@@ -192,15 +181,7 @@ static bool has_suffix(const char *s, const char *suf)
 
 static void add_test(const char *path)
 {
-    if (T.ntests == T.cap) {
-        T.cap = T.cap ? T.cap * 2 : 64;
-        struct test *p = realloc(T.tests, (size_t)T.cap * sizeof *p);
-        if (!p) {
-            fputs("brine: out of memory\n", stderr);
-            exit(EXIT_INTERNAL);
-        }
-        T.tests = p;
-    }
+    VEC_GROW(T.tests, T.ntests, T.cap);
     struct test *t = &T.tests[T.ntests++];
     memset(t, 0, sizeof *t);
     t->path = tstrdup(path);
@@ -262,8 +243,9 @@ static int cmp_tests(const void *a, const void *b)
 /* Splits s on spaces and tabs into words (no quoting). */
 static int split_words(const char *s, char ***out)
 {
-    int n = 0, cap = 4;
-    char **w = tmalloc((size_t)cap * sizeof *w);
+    int n = 0, cap = 0;
+    char **w = NULL;
+    VEC_GROW(w, n, cap); /* *out is never NULL */
     while (*s) {
         while (*s == ' ' || *s == '\t')
             s++;
@@ -272,15 +254,7 @@ static int split_words(const char *s, char ***out)
         const char *start = s;
         while (*s && *s != ' ' && *s != '\t')
             s++;
-        if (n == cap) {
-            cap *= 2;
-            char **p = realloc(w, (size_t)cap * sizeof *w);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            w = p;
-        }
+        VEC_GROW(w, n, cap);
         size_t len = (size_t)(s - start);
         w[n] = tmalloc(len + 1);
         memcpy(w[n], start, len);
@@ -472,21 +446,14 @@ struct line {
 
 static int split_lines(const char *s, size_t len, struct line **out)
 {
-    int n = 0, cap = 16;
-    struct line *l = tmalloc((size_t)cap * sizeof *l);
+    int n = 0, cap = 0;
+    struct line *l = NULL;
+    VEC_GROW(l, n, cap); /* *out is never NULL */
     size_t i = 0;
     while (i < len) {
         const char *nl = memchr(s + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - s) : len;
-        if (n == cap) {
-            cap *= 2;
-            struct line *p = realloc(l, (size_t)cap * sizeof *l);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            l = p;
-        }
+        VEC_GROW(l, n, cap);
         l[n++] = (struct line){s + i, end - i, nl != NULL};
         i = nl ? end + 1 : len;
     }

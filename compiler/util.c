@@ -23,14 +23,11 @@ char *read_file(const char *path, size_t *len_out)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = xmalloc(cap + 1);
+    size_t cap = 0, len = 0;
+    char *buf = NULL;
     for (;;) {
-        if (len == cap) {
-            cap *= 2;
-            buf = xrealloc(buf, cap + 1);
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
+        VEC_RESERVE(buf, cap, len + 4096); /* room to read, and for the NUL */
+        ssize_t got = read(fd, buf + len, cap - len - 1);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
@@ -86,7 +83,7 @@ void map_put(struct map *m, const void *key, size_t klen, void *val)
 {
     if ((m->len + 1) * 2 > m->cap) {
         struct map bigger = {0};
-        bigger.cap = m->cap ? m->cap * 2 : 16;
+        bigger.cap = grow_cap(m->cap, (m->len + 1) * 2);
         bigger.e = xmalloc(bigger.cap * sizeof *bigger.e);
         memset(bigger.e, 0, bigger.cap * sizeof *bigger.e);
         for (size_t i = 0; i < m->cap; i++)
