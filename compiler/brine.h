@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "brine_math.h" /* BRT_MATH: the math functions, one table with the runtime */
 
@@ -110,6 +111,24 @@ void map_put_ptr(struct map *m, const void *key, void *val);
 /* Every entry, as for (size_t i = 0; (e = map_next(m, &i));) */
 struct map_entry *map_next(const struct map *m, size_t *i);
 void map_free(struct map *m);
+
+/* The one process spawner, never a shell. stdin is /dev/null; stdout and
+ * stderr go to the files out and err (truncated; NULL: ours), or with
+ * to_fd both onto fd (a pipe's write end). Returns 0 or an errno. */
+struct spawn {
+    const char *path;    /* the program; NULL: argv[0] looked up on PATH */
+    char *const *argv;   /* NULL-terminated */
+    char *const *env;    /* NULL: this process's environment */
+    const char *cwd;     /* NULL: ours */
+    const char *out, *err;
+    bool to_fd;
+    int fd;
+};
+int spawn_proc(const struct spawn *sp, pid_t *pid);
+/* Waits for pid; with timeout_s > 0 kills it (SIGKILL) after that many
+ * seconds and sets *timed_out. *status: the exit status, or -signal. False
+ * with errno set when waitpid fails. */
+bool wait_proc(pid_t pid, int timeout_s, bool *timed_out, int *status);
 
 /* ---- diag.c: sources, locations, diagnostics --------------------------- */
 

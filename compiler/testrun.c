@@ -24,22 +24,18 @@
  * reports are printed in sorted order, so the output does not depend on
  * scheduling. The worker threads use malloc, never the compiler's arena.
  */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
+#define _GNU_SOURCE /* strsignal */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -364,20 +360,6 @@ static char **make_env(char **extra, int nextra)
     return env;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs argv in cwd with stdin from /dev/null and stdout/stderr into files
  * (files, unlike pipes, cannot deadlock on a chatty child), kills it after
  * T.timeout_s, and reads what it wrote. */
@@ -385,15 +367,9 @@ static void run_proc(const char *exe, const char *cwd, char **argv, char **env, 
                      const char *err_file, struct result *r)
 {
     memset(r, 0, sizeof *r);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addchdir_np(&fa, cwd);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
-    int err = posix_spawn(&pid, exe, &fa, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
+    int err = spawn_proc(&(struct spawn){.path = exe, .argv = argv, .env = env, .cwd = cwd,
+                                         .out = out_file, .err = err_file}, &pid);
     if (err != 0) {
         r->spawn_errno = err;
         r->out = tstrdup("");
@@ -401,28 +377,8 @@ static void run_proc(const char *exe, const char *cwd, char **argv, char **env, 
         return;
     }
     r->spawned = true;
-    double deadline = now_s() + T.timeout_s;
-    long nap = 1;
-    int status = 0;
-    for (;;) {
-        pid_t got = waitpid(pid, &status, WNOHANG);
-        if (got == pid)
-            break;
-        if (got < 0 && errno != EINTR) {
-            status = 0;
-            break;
-        }
-        if (now_s() > deadline && !r->timed_out) {
-            r->timed_out = true;
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            break;
-        }
-        sleep_ms(nap);
-        if (nap < 20)
-            nap *= 2;
-    }
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
+    if (!wait_proc(pid, T.timeout_s, &r->timed_out, &r->status))
+        r->status = 0;
     if (!read_all(out_file, &r->out, &r->out_len, true))
         r->out = tstrdup("");
     if (!read_all(err_file, &r->err, &r->err_len, true))

@@ -1,19 +1,28 @@
 /*
  * util.c: the compiler's small shared helpers, one per job (STYLE.md, "One
- * helper per job"): the whole-file reader and the hash map. Each is
- * written once here and used by every phase and by the driver.
+ * helper per job"): the whole-file reader, the hash map and the process
+ * spawner. Each is written once here and used by every phase and by the
+ * driver. Processes are spawned with posix_spawn, never through a shell,
+ * so no file name or flag is ever re-parsed.
  *
  * They are safe to call from `brine test`'s worker threads: they use
  * xmalloc/xrealloc (plain malloc that dies on out-of-memory), never the
  * arena, and keep no state of their own.
  */
+#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np */
 #include "brine.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---- files --------------------------------------------------------------- */
 
@@ -140,4 +149,78 @@ void *map_get_ptr(const struct map *m, const void *key)
 void map_put_ptr(struct map *m, const void *key, void *val)
 {
     map_put(m, &key, sizeof key, val);
+}
+
+/* ---- processes --------------------------------------------------------------- */
+
+int spawn_proc(const struct spawn *sp, pid_t *pid)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (sp->cwd)
+        posix_spawn_file_actions_addchdir_np(&fa, sp->cwd);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    if (sp->to_fd) {
+        posix_spawn_file_actions_adddup2(&fa, sp->fd, 1);
+        posix_spawn_file_actions_adddup2(&fa, sp->fd, 2);
+    } else {
+        if (sp->out)
+            posix_spawn_file_actions_addopen(&fa, 1, sp->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (sp->err)
+            posix_spawn_file_actions_addopen(&fa, 2, sp->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    char *const *env = sp->env ? sp->env : environ;
+    int err = sp->path ? posix_spawn(pid, sp->path, &fa, NULL, sp->argv, env)
+                       : posix_spawnp(pid, sp->argv[0], &fa, NULL, sp->argv, env);
+    posix_spawn_file_actions_destroy(&fa);
+    return err;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool wait_proc(pid_t pid, int timeout_s, bool *timed_out, int *status_out)
+{
+    int status = 0;
+    if (timed_out)
+        *timed_out = false;
+    if (timeout_s <= 0) {
+        while (waitpid(pid, &status, 0) < 0)
+            if (errno != EINTR)
+                return false;
+    } else {
+        /* Polling with short naps: a timeout without signal handlers. */
+        double deadline = now_s() + timeout_s;
+        long nap = 1;
+        for (;;) {
+            pid_t got = waitpid(pid, &status, WNOHANG);
+            if (got == pid)
+                break;
+            if (got < 0 && errno != EINTR)
+                return false;
+            if (now_s() > deadline) {
+                if (timed_out)
+                    *timed_out = true;
+                kill(pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                break;
+            }
+            sleep_ms(nap);
+            if (nap < 20)
+                nap *= 2;
+        }
+    }
+    *status_out = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
+    return true;
 }
