@@ -117,22 +117,18 @@ int backend_dev_run(const char *c_text, int argc, char **argv)
 
 /* ---- release: $CC ---------------------------------------------------------- */
 
-/* Splits $CC on spaces ("ccache gcc", "gcc -m64"); no shell quoting. */
+/* $CC split on spaces ("ccache gcc", "gcc -m64"; no shell quoting), at
+ * most max words into words. */
 static int split_cc(const char *cc, char **words, int max)
 {
-    int n = 0;
-    const char *p = cc;
-    while (*p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        const char *start = p;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
-        if (n < max)
-            words[n++] = arena_strndup(start, (size_t)(p - start));
-    }
+    char **w;
+    int k = split_words(cc, &w);
+    int n = k < max ? k : max;
+    for (int i = 0; i < n; i++)
+        words[i] = w[i]; /* they live until exit */
+    for (int i = n; i < k; i++)
+        free(w[i]);
+    free(w);
     return n;
 }
 

@@ -85,6 +85,9 @@ void vec_push(struct vec *v, void *item);
 /* Reads a whole file into a malloc'ed buffer with a NUL after its len_out
  * bytes (free() it); NULL with errno set when it cannot be opened or read. */
 char *read_file(const char *path, size_t *len_out);
+/* Splits s into words on spaces and tabs, no quoting ($CC, "# args:"):
+ * *out a malloc'ed array of n malloc'ed words (never NULL). Returns n. */
+int split_words(const char *s, char ***out);
 
 /* A hash map from byte-string keys to pointers (malloc'ed; zero-initialise
  * it, map_free it when done, or let it live until exit). The map copies

@@ -236,31 +236,6 @@ static int cmp_tests(const void *a, const void *b)
     return strcmp(((const struct test *)a)->path, ((const struct test *)b)->path);
 }
 
-/* Splits s on spaces and tabs into words (no quoting). */
-static int split_words(const char *s, char ***out)
-{
-    int n = 0, cap = 0;
-    char **w = NULL;
-    VEC_GROW(w, n, cap); /* *out is never NULL */
-    while (*s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (!*s)
-            break;
-        const char *start = s;
-        while (*s && *s != ' ' && *s != '\t')
-            s++;
-        VEC_GROW(w, n, cap);
-        size_t len = (size_t)(s - start);
-        w[n] = tmalloc(len + 1);
-        memcpy(w[n], start, len);
-        w[n][len] = '\0';
-        n++;
-    }
-    *out = w;
-    return n;
-}
-
 /* Appends the k words of w (which it frees) to the list *list of *n. */
 static void append_words(char ***list, int *n, char **w, int k)
 {

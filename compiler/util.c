@@ -1,7 +1,7 @@
 /*
  * util.c: the compiler's small shared helpers, one per job (STYLE.md, "One
- * helper per job"): the whole-file reader, the hash map and the process
- * spawner. Each is written once here and used by every phase and by the
+ * helper per job"): the whole-file reader, the word splitter, the hash map
+ * and the process spawner. Each is written once here and used by every phase and by the
  * driver. Processes are spawned with posix_spawn, never through a shell,
  * so no file name or flag is ever re-parsed.
  *
@@ -54,6 +54,32 @@ char *read_file(const char *path, size_t *len_out)
     buf[len] = '\0';
     *len_out = len;
     return buf;
+}
+
+/* ---- words ------------------------------------------------------------------- */
+
+int split_words(const char *s, char ***out)
+{
+    int n = 0, cap = 0;
+    char **w = NULL;
+    VEC_GROW(w, n, cap); /* *out is never NULL */
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *start = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        VEC_GROW(w, n, cap);
+        size_t len = (size_t)(s - start);
+        w[n] = xmalloc(len + 1);
+        memcpy(w[n], start, len);
+        w[n][len] = '\0';
+        n++;
+    }
+    *out = w;
+    return n;
 }
 
 /* ---- the hash map ---------------------------------------------------------- */
