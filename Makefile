@@ -18,7 +18,7 @@ CFLAGS  ?= -O2 -g
 BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
-COMPILER_SRC = compiler/arena.c compiler/diag.c compiler/ast.c compiler/types.c \
+COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/lower.c compiler/ir.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_par.c compiler/emit_lane.c \
                compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/main.c

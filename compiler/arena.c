@@ -90,31 +90,38 @@ char *arena_printf(const char *fmt, ...)
     return p;
 }
 
-/* Arrays grow by doubling in the arena; the old storage is simply left
- * behind (it is small next to the whole arena). */
+/* ---- growable arrays -------------------------------------------------------- */
+
+size_t grow_cap(size_t cap, size_t need)
+{
+    size_t c = cap ? cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2)
+            out_of_memory(need);
+        c *= 2;
+    }
+    return c;
+}
+
+/* Arena arrays grow by doubling too; the old storage is simply left behind
+ * (it is small next to the whole arena). */
+void *arena_grow(const void *items, size_t len, size_t cap, size_t elem_size)
+{
+    void *p = arena_alloc(elem_size * cap);
+    if (len)
+        memcpy(p, items, elem_size * len);
+    return p;
+}
+
 void vec_push(struct vec *v, void *item)
 {
-    if (v->len == v->cap) {
-        int cap = v->cap ? v->cap * 2 : 8;
-        void **items = arena_alloc(sizeof *items * (size_t)cap);
-        if (v->len)
-            memcpy(items, v->items, sizeof *items * (size_t)v->len);
-        v->items = items;
-        v->cap = cap;
-    }
+    ARENA_GROW(v->items, v->len, v->cap);
     v->items[v->len++] = item;
 }
 
 void nodes_push(struct nodes *list, struct node *n)
 {
-    if (list->len == list->cap) {
-        int cap = list->cap ? list->cap * 2 : 4;
-        struct node **items = arena_alloc(sizeof *items * (size_t)cap);
-        if (list->len)
-            memcpy(items, list->items, sizeof *items * (size_t)list->len);
-        list->items = items;
-        list->cap = cap;
-    }
+    ARENA_GROW(list->items, list->len, list->cap);
     list->items[list->len++] = n;
 }
 
@@ -122,13 +129,7 @@ void nodes_push(struct nodes *list, struct node *n)
 
 void bputn(struct buf *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 1024;
-        while (b->len + n + 1 > c)
-            c *= 2;
-        b->p = xrealloc(b->p, c);
-        b->cap = c;
-    }
+    VEC_RESERVE(b->p, b->cap, b->len + n + 1);
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = 0;

@@ -15,21 +15,16 @@
  * either C compiler is a bug in brine, reported as an internal error (exit
  * 70) together with the compiler's own messages.
  */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <libtcc.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "driver.h"
-
-extern char **environ;
 
 _Noreturn void backend_rejected(const char *messages)
 {
@@ -122,22 +117,18 @@ int backend_dev_run(const char *c_text, int argc, char **argv)
 
 /* ---- release: $CC ---------------------------------------------------------- */
 
-/* Splits $CC on spaces ("ccache gcc", "gcc -m64"); no shell quoting. */
+/* $CC split on spaces ("ccache gcc", "gcc -m64"; no shell quoting), at
+ * most max words into words. */
 static int split_cc(const char *cc, char **words, int max)
 {
-    int n = 0;
-    const char *p = cc;
-    while (*p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        const char *start = p;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
-        if (n < max)
-            words[n++] = arena_strndup(start, (size_t)(p - start));
-    }
+    char **w;
+    int k = split_words(cc, &w);
+    int n = k < max ? k : max;
+    for (int i = 0; i < n; i++)
+        words[i] = w[i]; /* they live until exit */
+    for (int i = n; i < k; i++)
+        free(w[i]);
+    free(w);
     return n;
 }
 
@@ -174,14 +165,8 @@ void backend_release_build(const char *c_path, const char *out_path)
         fprintf(stderr, "brine: cannot create a pipe: %s\n", strerror(errno));
         exit(EXIT_INTERNAL);
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
     pid_t pid;
-    int err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int err = spawn_proc(&(struct spawn){.argv = argv, .to_fd = true, .fd = fds[1]}, &pid);
     close(fds[1]);
     if (err != 0) {
         close(fds[0]);
@@ -200,19 +185,17 @@ void backend_release_build(const char *c_path, const char *out_path)
     }
     close(fds[0]);
     int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            fprintf(stderr, "brine: waiting for the C compiler: %s\n", strerror(errno));
-            exit(EXIT_INTERNAL);
-        }
+    if (!wait_proc(pid, 0, NULL, &status)) {
+        fprintf(stderr, "brine: waiting for the C compiler: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
     }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    if (status == 0)
         return;
-    if (WIFSIGNALED(status)) {
+    if (status < 0 && status != -1) {
         char note[128];
         snprintf(note, sizeof note, "%s%s was killed by signal %d (%s)\n",
                  msgs.len && msgs.p[msgs.len - 1] != '\n' ? "\n" : "", argv[0],
-                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+                 -status, strsignal(-status));
         bputn(&msgs, note, strlen(note));
     }
     backend_rejected(msgs.p);

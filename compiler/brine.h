@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "brine_math.h" /* BRT_MATH: the math functions, one table with the runtime */
 
@@ -46,12 +47,91 @@ void bputn(struct buf *b, const char *s, size_t n);
 void bputs(struct buf *b, const char *s);
 void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The one growth policy for arrays: the capacity after cap that holds need
+ * elements (doubling, from 16). VEC_RESERVE makes room for need elements
+ * in a malloc'ed array ptr of capacity cap (cap of any integer type; both
+ * are lvalues, evaluated more than once); VEC_GROW makes room for one more
+ * after len. ARENA_GROW is the same for arena arrays: a new block, the
+ * old one left behind. Thread-safe apart from ARENA_GROW. */
+size_t grow_cap(size_t cap, size_t need);
+void *arena_grow(const void *items, size_t len, size_t cap, size_t elem_size);
+#define VEC_RESERVE(ptr, cap, need)                                      \
+    do {                                                                 \
+        if ((size_t)(need) > (size_t)(cap)) {                            \
+            size_t vec_cap_ = grow_cap((size_t)(cap), (size_t)(need));   \
+            (ptr) = xrealloc((ptr), vec_cap_ * sizeof *(ptr));           \
+            (cap) = vec_cap_;                                            \
+        }                                                                \
+    } while (0)
+#define VEC_GROW(ptr, len, cap) VEC_RESERVE(ptr, cap, (size_t)(len) + 1)
+#define ARENA_GROW(ptr, len, cap)                                                 \
+    do {                                                                          \
+        if ((size_t)(len) >= (size_t)(cap)) {                                     \
+            size_t vec_cap_ = grow_cap((size_t)(cap), (size_t)(len) + 1);         \
+            (ptr) = arena_grow((ptr), (size_t)(len), vec_cap_, sizeof *(ptr));    \
+            (cap) = vec_cap_;                                                     \
+        }                                                                         \
+    } while (0)
+
 /* A growable array of pointers, arena-backed: vec_push(&v, p). */
 struct vec {
     void **items;
     int len, cap;
 };
 void vec_push(struct vec *v, void *item);
+
+/* ---- util.c: shared helpers (thread-safe: malloc, never the arena) ------- */
+
+/* Reads a whole file into a malloc'ed buffer with a NUL after its len_out
+ * bytes (free() it); NULL with errno set when it cannot be opened or read. */
+char *read_file(const char *path, size_t *len_out);
+/* Splits s into words on spaces and tabs, no quoting ($CC, "# args:"):
+ * *out a malloc'ed array of n malloc'ed words (never NULL). Returns n. */
+int split_words(const char *s, char ***out);
+
+/* A hash map from byte-string keys to pointers (malloc'ed; zero-initialise
+ * it, map_free it when done, or let it live until exit). The map copies
+ * each key, so a key may be a name, a pointer's identity (the _ptr pair:
+ * the bytes of the pointer) or any struct without padding (a place). A
+ * missing key reads as NULL, so store integers as (void *)(intptr_t)id with
+ * id >= 1. Nothing may print in map_next's order: it is the table's. */
+struct map_entry {
+    const void *key;   /* NULL: an empty slot */
+    size_t klen;
+    uint64_t hash;
+    void *val;
+};
+struct map {
+    struct map_entry *e;
+    size_t cap, len;
+};
+void *map_get(const struct map *m, const void *key, size_t klen);
+void map_put(struct map *m, const void *key, size_t klen, void *val); /* adds or replaces */
+void *map_get_str(const struct map *m, const char *key);
+void map_put_str(struct map *m, const char *key, void *val);
+void *map_get_ptr(const struct map *m, const void *key);
+void map_put_ptr(struct map *m, const void *key, void *val);
+/* Every entry, as for (size_t i = 0; (e = map_next(m, &i));) */
+struct map_entry *map_next(const struct map *m, size_t *i);
+void map_free(struct map *m);
+
+/* The one process spawner, never a shell. stdin is /dev/null; stdout and
+ * stderr go to the files out and err (truncated; NULL: ours), or with
+ * to_fd both onto fd (a pipe's write end). Returns 0 or an errno. */
+struct spawn {
+    const char *path;    /* the program; NULL: argv[0] looked up on PATH */
+    char *const *argv;   /* NULL-terminated */
+    char *const *env;    /* NULL: this process's environment */
+    const char *cwd;     /* NULL: ours */
+    const char *out, *err;
+    bool to_fd;
+    int fd;
+};
+int spawn_proc(const struct spawn *sp, pid_t *pid);
+/* Waits for pid; with timeout_s > 0 kills it (SIGKILL) after that many
+ * seconds and sets *timed_out. *status: the exit status, or -signal. False
+ * with errno set when waitpid fails. */
+bool wait_proc(pid_t pid, int timeout_s, bool *timed_out, int *status);
 
 /* ---- diag.c: sources, locations, diagnostics --------------------------- */
 
@@ -435,6 +515,16 @@ struct program *load_program(const char *path, const char *stdlib_dir);
 
 /* check.c: resolves names and types; annotates the AST; exits 1 on error. */
 void check_program(struct program *prog);
+
+/* check.c: the one terminator rule (docs/internals.md, "Terminators"): how
+ * control leaves a checked block. os.exit(...) as a statement does not
+ * return; ir_verify checks the same rule on the IR. */
+enum flow {
+    FLOW_RETURNS,   /* never reaches its end: every path returns or loops forever */
+    FLOW_EXITS,     /* never reaches its end, but some path ends in os.exit */
+    FLOW_FALLS_OFF, /* its end can be reached */
+};
+enum flow block_flow(struct nodes *b);
 
 struct ir_program;
 struct ir_program *lower_program(struct program *prog); /* lower.c */

@@ -73,65 +73,11 @@ static struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc,
     return &x->s;
 }
 
-/* ---- a string-keyed hash map (module globals, local bindings) ----------- */
-
-struct hent {
-    const char *key;
-    void *val;
-};
-struct hmap {
-    struct hent *e;
-    int cap, len;
-};
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
-static struct hent *hmap_find(struct hmap *m, const char *key)
-{
-    if (!m->cap)
-        return NULL;
-    for (uint64_t i = hash_str(key);; i++) {
-        struct hent *e = &m->e[i & (uint64_t)(m->cap - 1)];
-        if (!e->key || strcmp(e->key, key) == 0)
-            return e;
-    }
-}
-
-static void *hmap_get(struct hmap *m, const char *key)
-{
-    struct hent *e = hmap_find(m, key);
-    return e && e->key ? e->val : NULL;
-}
-
-static void hmap_put(struct hmap *m, const char *key, void *val)
-{
-    if ((m->len + 1) * 2 > m->cap) {
-        struct hmap bigger = {arena_alloc(sizeof(struct hent) * (size_t)(m->cap ? m->cap * 2 : 64)),
-                              m->cap ? m->cap * 2 : 64, 0};
-        for (int i = 0; i < m->cap; i++)
-            if (m->e[i].key)
-                hmap_put(&bigger, m->e[i].key, m->e[i].val);
-        *m = bigger;
-    }
-    struct hent *e = hmap_find(m, key);
-    if (!e->key) {
-        e->key = key;
-        m->len++;
-    }
-    e->val = val;
-}
-
 /* ---- checker state ------------------------------------------------------- */
 
 struct modinfo {
     struct module *m;
-    struct hmap globals; /* name -> struct sym *: functions, constants, imports */
+    struct map globals;  /* name -> struct sym *: functions, constants, imports */
 };
 
 /* A local binding; shadowed bindings hang off prev. */
@@ -146,7 +92,7 @@ static struct {
     struct modinfo *mods;
     int nmods;
     struct modinfo *mi;      /* the module being checked */
-    struct hmap locals;      /* name -> innermost struct binding */
+    struct map locals;       /* name -> innermost struct binding */
     struct vec bound;        /* bindings in push order, popped with their scope */
     int level;               /* scope nesting; 0 at top level */
     struct node *fn;         /* the function being checked, or NULL */
@@ -178,7 +124,7 @@ static void scope_pop(void)
         if (b->level < C.level)
             break;
         C.bound.len--;
-        hmap_put(&C.locals, b->sym->name, b->prev);
+        map_put_str(&C.locals, b->sym->name, b->prev);
     }
     C.level--;
 }
@@ -190,7 +136,7 @@ static const char *line_ref(struct loc loc)
 
 static void declare_local(struct sym *s)
 {
-    struct binding *prev = hmap_get(&C.locals, s->name);
+    struct binding *prev = map_get_str(&C.locals, s->name);
     if (prev && prev->level == C.level) {
         if (prev->sym->kind == SYM_PARAM)
             internal_error("parameters live in their own scope");
@@ -201,7 +147,7 @@ static void declare_local(struct sym *s)
     b->sym = s;
     b->prev = prev;
     b->level = C.level;
-    hmap_put(&C.locals, s->name, b);
+    map_put_str(&C.locals, s->name, b);
     vec_push(&C.bound, b);
 }
 
@@ -209,10 +155,10 @@ static void declare_local(struct sym *s)
  * caller then tries the builtins). */
 static struct sym *lookup(const char *name)
 {
-    struct binding *b = hmap_get(&C.locals, name);
+    struct binding *b = map_get_str(&C.locals, name);
     if (b)
         return b->sym;
-    struct sym *s = hmap_get(&C.mi->globals, name);
+    struct sym *s = map_get_str(&C.mi->globals, name);
     if (s)
         return s;
     if (strcmp(name, "os") == 0)
@@ -342,15 +288,16 @@ static const char *suggest(const char *name, bool want_fn)
         return ""; /* every short name is one edit from another */
     int limit = len <= 4 ? 1 : 2;
     int best_d = limit + 1;
-    for (int i = 0; i < C.locals.cap; i++) {
-        struct binding *b = C.locals.e[i].val;
-        if (C.locals.e[i].key && b && !want_fn)
+    /* consider() breaks ties by name, so the table's order does not show. */
+    struct map_entry *e;
+    for (size_t i = 0; (e = map_next(&C.locals, &i));) {
+        struct binding *b = e->val;
+        if (b && !want_fn)
             consider(name, b->sym->name, &best, &best_d);
     }
-    struct hmap *g = &C.mi->globals;
-    for (int i = 0; i < g->cap; i++) {
-        struct sym *s = g->e[i].val;
-        if (g->e[i].key && s && (s->kind == SYM_FN) == want_fn && s->kind != SYM_MODULE)
+    for (size_t i = 0; (e = map_next(&C.mi->globals, &i));) {
+        struct sym *s = e->val;
+        if (s && (s->kind == SYM_FN) == want_fn && s->kind != SYM_MODULE)
             consider(name, s->name, &best, &best_d);
     }
     if (want_fn) {
@@ -937,7 +884,7 @@ static struct sym *module_base(struct node *base)
     if (base->kind != N_NAME)
         return NULL;
     struct sym *s = lookup(base->u.name.name);
-    if (!s && hmap_get(&C.locals, base->u.name.name) == NULL && !hmap_get(&C.mi->globals, base->u.name.name))
+    if (!s && map_get_str(&C.locals, base->u.name.name) == NULL && !map_get_str(&C.mi->globals, base->u.name.name))
         error_at(base->loc, "undefined name '%s'; to use a module, import it first: import %s", base->u.name.name,
                  base->u.name.name);
     return s && s->kind == SYM_MODULE ? s : NULL;
@@ -1008,7 +955,7 @@ static struct type *check_call(struct node *n, struct type *hint)
                                           "exit, getenv)", member);
                 return check_builtin(n, bi, hint);
             }
-            struct sym *f = hmap_get(&modinfo_of(ms->module)->globals, member);
+            struct sym *f = map_get_str(&modinfo_of(ms->module)->globals, member);
             if (!f || f->kind == SYM_MODULE)
                 error_at(callee->loc, "module '%s' has no function '%s'", ms->name, member);
             if (f->kind != SYM_FN)
@@ -1069,7 +1016,7 @@ static struct type *check_field(struct node *n)
             error_at(n->loc, "'os.%s' is a function, not a value; call it: os.%s()", member, member);
         error_at(n->loc, "module 'os' has no member '%s'", member);
     }
-    struct sym *s = hmap_get(&modinfo_of(ms->module)->globals, member);
+    struct sym *s = map_get_str(&modinfo_of(ms->module)->globals, member);
     if (!s || s->kind == SYM_MODULE)
         error_at(n->loc, "module '%s' has no member '%s'", ms->name, member);
     if (s->kind == SYM_FN)
@@ -1286,8 +1233,6 @@ static void check_assign(struct node *s)
         internal_error("compound assignment changes the type");
 }
 
-static bool block_returns(struct nodes *b);
-
 /* Does a block contain a break that leaves the loop whose body it is? */
 static bool has_break(struct nodes *b)
 {
@@ -1315,38 +1260,53 @@ static bool has_break(struct nodes *b)
     return false;
 }
 
-/* Does control never fall off the end of this statement? (return, an
- * if/elif/else whose every branch returns, `while true:` without break) */
-static bool stmt_returns(struct node *s)
+/* The terminator rule (docs/internals.md, "Terminators"): how control
+ * leaves one statement. The worst branch wins: FLOW_FALLS_OFF over
+ * FLOW_EXITS over FLOW_RETURNS. */
+static enum flow stmt_flow(struct node *s)
 {
     switch (s->kind) {
     case N_RETURN:
-        return true;
-    case N_IF:
+        return FLOW_RETURNS;
+    case N_IF: {
         if (!s->u.if_.has_else)
-            return false;
-        for (int j = 0; j < s->u.if_.conds.len; j++)
-            if (!block_returns(&s->u.if_.blocks[j]))
-                return false;
-        return block_returns(&s->u.if_.else_block);
-    case N_WHILE:
-        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body);
-    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS: case N_EXPR_STMT:
-        return false;
+            return FLOW_FALLS_OFF;
+        enum flow f = block_flow(&s->u.if_.else_block);
+        for (int j = 0; j < s->u.if_.conds.len; j++) {
+            enum flow g = block_flow(&s->u.if_.blocks[j]);
+            if (g > f)
+                f = g;
+        }
+        return f;
+    }
+    case N_WHILE: /* `while true:` without a break of its own never ends */
+        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body)
+                   ? FLOW_RETURNS
+                   : FLOW_FALLS_OFF;
+    case N_EXPR_STMT: { /* os.exit(...) ends the process: it does not return */
+        struct node *e = s->u.expr_stmt.expr;
+        return e->kind == N_CALL && e->u.call.builtin == BI_OS_EXIT ? FLOW_EXITS : FLOW_FALLS_OFF;
+    }
+    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS:
+        return FLOW_FALLS_OFF;
     case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
     case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
     case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
         internal_error("%s in a block", node_kind_name[s->kind]);
     }
-    return false;
+    return FLOW_FALLS_OFF;
 }
 
-static bool block_returns(struct nodes *b)
+/* A block ends as its first statement that does not fall off: the rest is
+ * unreachable. */
+enum flow block_flow(struct nodes *b)
 {
-    for (int i = 0; i < b->len; i++)
-        if (stmt_returns(b->items[i]))
-            return true;
-    return false;
+    for (int i = 0; i < b->len; i++) {
+        enum flow f = stmt_flow(b->items[i]);
+        if (f != FLOW_FALLS_OFF)
+            return f;
+    }
+    return FLOW_FALLS_OFF;
 }
 
 static void check_stmt(struct node *s)
@@ -1438,11 +1398,11 @@ static void check_block(struct nodes *b)
 
 static void declare_global(struct modinfo *mi, struct sym *s)
 {
-    struct sym *old = hmap_get(&mi->globals, s->name);
+    struct sym *old = map_get_str(&mi->globals, s->name);
     if (old)
         error_at(s->loc, "'%s' is already defined in this module (%s, as %s)", s->name, line_ref(old->loc),
                  sym_what(old));
-    hmap_put(&mi->globals, s->name, s);
+    map_put_str(&mi->globals, s->name, s);
     if (s->kind == SYM_FN || s->kind == SYM_CONST)
         vec_push(&mi->m->syms, s);
 }
@@ -1508,7 +1468,7 @@ static void check_fn(struct node *d)
     scope_push(); /* parameters: the body is an inner block and may shadow them */
     for (int i = 0; i < np; i++) {
         const char *pn = d->u.fn.param_names[i];
-        struct binding *b = hmap_get(&C.locals, pn);
+        struct binding *b = map_get_str(&C.locals, pn);
         if (b && b->level == C.level)
             error_at(d->u.fn.param_locs[i], "parameter '%s' appears twice in '%s'", pn, d->u.fn.name);
         struct sym *p = new_sym(SYM_PARAM, pn, d->u.fn.param_locs[i], d->u.fn.param_types[i], d, C.mi->m);
@@ -1517,7 +1477,9 @@ static void check_fn(struct node *d)
     }
     check_block(&d->u.fn.body);
     scope_pop();
-    if (d->u.fn.ret != ty_void && !block_returns(&d->u.fn.body))
+    /* os.exit terminates, but it is not a return: FLOW_EXITS is still a
+     * missing return (docs/language.md, "Statements"). */
+    if (d->u.fn.ret != ty_void && block_flow(&d->u.fn.body) != FLOW_RETURNS)
         error_at(d->u.fn.name_loc, "missing return in '%s': it returns %s, but the end of its body can be reached",
                  d->u.fn.name, tn(d->u.fn.ret));
     C.fn = NULL;
@@ -1593,7 +1555,7 @@ void check_program(struct program *prog)
     }
 
     struct modinfo *main_mi = modinfo_of(prog->main);
-    struct sym *main_fn = hmap_get(&main_mi->globals, "main");
+    struct sym *main_fn = map_get_str(&main_mi->globals, "main");
     if (main_fn && main_fn->kind != SYM_FN)
         error_at(main_fn->loc, "'main' must be a function: fn main():");
     if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))

@@ -27,10 +27,7 @@ static int nsources, cap_sources;
 
 int source_add(const char *name, const char *text, size_t len)
 {
-    if (nsources == cap_sources) {
-        cap_sources = cap_sources ? cap_sources * 2 : 8;
-        sources = xrealloc(sources, sizeof *sources * (size_t)cap_sources);
-    }
+    VEC_GROW(sources, nsources, cap_sources);
     char *copy = xmalloc(len + PADDING);
     memcpy(copy, text, len);
     memset(copy + len, 0, PADDING);
@@ -39,15 +36,13 @@ int source_add(const char *name, const char *text, size_t len)
      * '\n' too; the '\r' is stripped when a line is shown). A final line
      * without newline still counts; an empty last "line" after a final
      * newline does not. */
-    int cap = 64, n = 0;
-    int *starts = xmalloc(sizeof *starts * (size_t)cap);
+    int cap = 0, n = 0;
+    int *starts = NULL;
+    VEC_GROW(starts, n, cap);
     starts[n++] = 0;
     for (size_t i = 0; i < len; i++) {
         if (copy[i] == '\n' && i + 1 < len) {
-            if (n == cap) {
-                cap *= 2;
-                starts = xrealloc(starts, sizeof *starts * (size_t)cap);
-            }
+            VEC_GROW(starts, n, cap);
             starts[n++] = (int)(i + 1);
         }
     }

@@ -272,10 +272,7 @@ static void scope_push(struct vstate *st, struct ir_node *at, struct ir_var *v)
     if (st->defined[v->id]) vfail(st, at, "variable defined twice");
     if (!v->type || v->type == ty_void) vfail(st, at, "variable without a type");
     st->defined[v->id] = 1;
-    if (st->nscope == st->cap) {
-        st->cap = st->cap ? 2 * st->cap : 64;
-        st->scope = xrealloc(st->scope, (size_t)st->cap * sizeof *st->scope);
-    }
+    VEC_GROW(st->scope, st->nscope, st->cap);
     st->scope[st->nscope++] = v;
 }
 
@@ -560,6 +557,9 @@ static bool v_has_break(struct ir_node *s)
     return false;
 }
 
+/* The terminator rule of block_flow (check.c, docs/internals.md
+ * "Terminators") on the IR: can control reach the end of s? os.exit(...) as
+ * a statement does not return. */
 static bool v_falls_off(struct ir_node *s)
 {
     switch (s->op) {

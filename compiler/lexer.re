@@ -171,13 +171,7 @@ static void skip_comment(struct lexer *L)
 
 static void buf_add(struct lexer *L, const void *s, size_t n)
 {
-    if (L->buflen + n > L->bufcap) {
-        size_t cap = L->bufcap ? L->bufcap * 2 : 256;
-        while (cap < L->buflen + n)
-            cap *= 2;
-        L->buf = xrealloc(L->buf, cap);
-        L->bufcap = cap;
-    }
+    VEC_RESERVE(L->buf, L->bufcap, L->buflen + n);
     memcpy(L->buf + L->buflen, s, n);
     L->buflen += n;
 }

@@ -21,39 +21,8 @@
 struct loader {
     struct program *prog;
     const char *stdlib_dir;
-    struct vec loaded; /* every module loaded or being loaded */
+    struct map loaded; /* name -> every module loaded or being loaded */
 };
-
-/* Reads a whole file; NULL with errno set on failure. */
-static char *read_file(const char *path, size_t *len_out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (len == cap) {
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f)) {
-                int e = errno ? errno : EIO;
-                fclose(f);
-                free(buf);
-                errno = e;
-                return NULL;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    *len_out = len;
-    return buf;
-}
 
 static bool file_exists(const char *path)
 {
@@ -73,16 +42,6 @@ static const char *dir_prefix(const char *path)
     return arena_strndup(path, (size_t)(slash - path) + 1);
 }
 
-static struct module *find_loaded(struct loader *ld, const char *name)
-{
-    for (int i = 0; i < ld->loaded.len; i++) {
-        struct module *m = ld->loaded.items[i];
-        if (strcmp(m->name, name) == 0)
-            return m;
-    }
-    return NULL;
-}
-
 static struct module *load_module(struct loader *ld, const char *real_path, const char *display,
                                   const char *name, struct node *importer)
 {
@@ -96,7 +55,7 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
     int file = source_add(display, text, len);
     free(text);
     struct module *m = parse_file(file, name);
-    vec_push(&ld->loaded, m);
+    map_put_str(&ld->loaded, name, m);
 
     const char *dir = dir_prefix(real_path);
     const char *display_dir = dir_prefix(display);
@@ -107,7 +66,7 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
         const char *iname = d->u.import.name;
         if (strcmp(iname, "os") == 0)
             continue; /* built in: import.module stays NULL */
-        struct module *dep = find_loaded(ld, iname);
+        struct module *dep = map_get_str(&ld->loaded, iname);
         if (!dep) {
             const char *beside = arena_printf("%s%s.br", dir, iname);
             const char *in_stdlib = ld->stdlib_dir ? arena_printf("%s/%s.br", ld->stdlib_dir, iname) : NULL;

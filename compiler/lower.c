@@ -8,59 +8,14 @@
  * (`xs[i] += v` evaluates v, then i, into temporaries, then stores
  * xs[t_i] = xs[t_i] + t_v, so SPEC 2's order holds), elif chains, the two
  * kinds of for loop, and the captured variables of each reduction and
- * comprehension. A value function whose body may fall off its end (the
- * checker proved it never does, e.g. after `while true`) gets an
- * IR_UNREACHABLE so the emitters and ir_verify need no flow reasoning.
+ * comprehension. A value function whose body ends only by os.exit (by the
+ * terminator rule, block_flow in check.c) gets an IR_UNREACHABLE so the
+ * emitters and ir_verify need no flow reasoning.
  */
 #include "ir.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- a pointer -> pointer map (symbols to variables, globals, functions) -- */
-
-struct pmap {
-    const void **keys;
-    void **vals;
-    size_t cap, len;
-};
-
-static size_t phash(const void *p, size_t cap)
-{
-    uintptr_t x = (uintptr_t)p;
-    x ^= x >> 17;
-    x *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(x >> 7) & (cap - 1);
-}
-
-static void pmap_put(struct pmap *m, const void *k, void *v)
-{
-    if (2 * (m->len + 1) > m->cap) {
-        struct pmap n = {0};
-        n.cap = m->cap ? m->cap * 2 : 64;
-        n.keys = arena_alloc(n.cap * sizeof *n.keys);
-        n.vals = arena_alloc(n.cap * sizeof *n.vals);
-        for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) pmap_put(&n, m->keys[i], m->vals[i]);
-        *m = n;
-    }
-    size_t i = phash(k, m->cap);
-    while (m->keys[i] && m->keys[i] != k) i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i]) m->len++;
-    m->keys[i] = k;
-    m->vals[i] = v;
-}
-
-static void *pmap_get(struct pmap *m, const void *k)
-{
-    if (!m->cap) return NULL;
-    size_t i = phash(k, m->cap);
-    while (m->keys[i]) {
-        if (m->keys[i] == k) return m->vals[i];
-        i = (i + 1) & (m->cap - 1);
-    }
-    return NULL;
-}
 
 /* ---- shared IR helpers ----------------------------------------------------- */
 
@@ -82,7 +37,7 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
 /* ---- lowering state ------------------------------------------------------ */
 
 static struct ir_program *P;
-static struct pmap sym_var, sym_global, sym_fn;
+static struct map sym_var, sym_global, sym_fn; /* symbols (and fn decls) to what lowering made */
 static struct ir_fn *cur_fn;         /* NULL while lowering constants */
 static struct node *cur_fn_node;
 
@@ -102,13 +57,13 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc);
 
 static struct ir_var *var_of_sym(struct sym *s, struct loc loc)
 {
-    struct ir_var *v = pmap_get(&sym_var, s);
+    struct ir_var *v = map_get_ptr(&sym_var, s);
     if (v) return v;
     if (s->kind == SYM_PARAM && cur_fn) {
         /* Parameters are found by name in the function being lowered. */
         for (int i = 0; i < cur_fn->nparams; i++)
             if (strcmp(cur_fn->params[i]->name, s->name) == 0) {
-                pmap_put(&sym_var, s, cur_fn->params[i]);
+                map_put_ptr(&sym_var, s, cur_fn->params[i]);
                 return cur_fn->params[i];
             }
     }
@@ -149,10 +104,7 @@ static void fv_gen(struct fv *f, struct ir_node *n)
     } else {
         fv_walk(f, n->iter.array);
     }
-    if (f->nbound == f->capb) {
-        f->capb = f->capb ? 2 * f->capb : 8;
-        f->bound = xrealloc(f->bound, (size_t)f->capb * sizeof *f->bound);
-    }
+    VEC_GROW(f->bound, f->nbound, f->capb);
     f->bound[f->nbound++] = n->gen_var;
     fv_walk(f, n->elem);
     fv_walk(f, n->filter);
@@ -166,10 +118,7 @@ static void fv_walk(struct fv *f, struct ir_node *n)
         if (fv_is_bound(f, n->var)) return;
         for (int i = 0; i < f->nout; i++)
             if (f->out[i] == n->var) return;
-        if (f->nout == f->capo) {
-            f->capo = f->capo ? 2 * f->capo : 8;
-            f->out = xrealloc(f->out, (size_t)f->capo * sizeof *f->out);
-        }
+        VEC_GROW(f->out, f->nout, f->capo);
         f->out[f->nout++] = n->var;
         return;
     }
@@ -225,7 +174,7 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
     struct type *vt = g->var_sym ? g->var_sym->type : NULL;
     if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
     rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
-    if (g->var_sym) pmap_put(&sym_var, g->var_sym, rn->gen_var);
+    if (g->var_sym) map_put_ptr(&sym_var, g->var_sym, rn->gen_var);
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
     rn->elem_type = rn->elem->type;
@@ -237,7 +186,7 @@ static struct ir_node *lower_call(struct node *n)
     struct ir_node *r;
     if (n->u.call.fn) {
         r = ir_new(IR_CALL, n->loc, n->type);
-        r->fn = pmap_get(&sym_fn, n->u.call.fn);
+        r->fn = map_get_ptr(&sym_fn, n->u.call.fn);
         if (!r->fn) internal_error("lower: call of unknown function '%s'", n->u.call.fn->name);
         for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
         return r;
@@ -310,7 +259,7 @@ static struct ir_node *lower_expr(struct node *n)
         if (!s) internal_error("lower: unresolved name '%s'", n->u.name.name);
         if (s->kind == SYM_CONST) {
             r = ir_new(IR_GLOBAL, n->loc, n->type);
-            r->global = pmap_get(&sym_global, s);
+            r->global = map_get_ptr(&sym_global, s);
             if (!r->global) internal_error("lower: constant '%s' without a global", s->name);
             return r;
         }
@@ -490,7 +439,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct sym *s = n->u.let.sym;
         struct type *t = s && s->type ? s->type : r->a->type;
         r->var = new_var(IRV_LOCAL, n->u.let.name, t, n->u.let.name_loc);
-        if (s) pmap_put(&sym_var, s, r->var);
+        if (s) map_put_ptr(&sym_var, s, r->var);
         return r;
     }
     case N_ASSIGN:
@@ -520,7 +469,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct sym *s = n->u.for_.var_sym;
         struct type *vt = s && s->type ? s->type : it->is_range ? r->iter.lo->type : r->iter.array->type->elem;
         r->var = new_var(IRV_LOCAL, n->u.for_.var, vt, n->u.for_.var_loc);
-        if (s) pmap_put(&sym_var, s, r->var);
+        if (s) map_put_ptr(&sym_var, s, r->var);
         r->b = lower_block(&n->u.for_.body, n->loc);
         return r;
     }
@@ -566,38 +515,6 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
     return b;
 }
 
-/* Whether control can never reach the end of s (conservative: false when
- * unsure; the only cost is an IR_UNREACHABLE). */
-static bool has_break(struct ir_node *s)
-{
-    if (!s) return false;
-    switch (s->op) {
-    case IR_BREAK: return true;
-    case IR_BLOCK:
-        for (int i = 0; i < s->nkids; i++)
-            if (has_break(s->kids[i])) return true;
-        return false;
-    case IR_IF: return has_break(s->b) || has_break(s->c);
-    default: return false; /* nested loops own their breaks */
-    }
-}
-
-static bool never_falls_through(struct ir_node *s)
-{
-    if (!s) return false;
-    switch (s->op) {
-    case IR_RETURN: case IR_UNREACHABLE: return true;
-    case IR_BLOCK:
-        for (int i = 0; i < s->nkids; i++)
-            if (never_falls_through(s->kids[i])) return true;
-        return false;
-    case IR_IF: return s->c && never_falls_through(s->b) && never_falls_through(s->c);
-    case IR_WHILE: return s->a->op == IR_BOOL && s->a->bval && !has_break(s->b);
-    case IR_EXPR: return s->a->op == IR_BUILTIN && s->a->builtin == BI_OS_EXIT;
-    default: return false;
-    }
-}
-
 /* ---- the program ---------------------------------------------------------- */
 
 static const char *unique_cname(const char *module, const char *name)
@@ -636,10 +553,10 @@ struct ir_program *lower_program(struct program *prog)
                                        d->u.fn.param_locs ? d->u.fn.param_locs[p] : d->loc);
             for (int p = 0; p < f->nparams; p++)
                 if (d->u.fn.param_syms && d->u.fn.param_syms[p])
-                    pmap_put(&sym_var, d->u.fn.param_syms[p], f->params[p]);
+                    map_put_ptr(&sym_var, d->u.fn.param_syms[p], f->params[p]);
             vec_push(&P->fns, f);
-            if (d->u.fn.sym) pmap_put(&sym_fn, d->u.fn.sym, f);
-            pmap_put(&sym_fn, d, f);
+            if (d->u.fn.sym) map_put_ptr(&sym_fn, d->u.fn.sym, f);
+            map_put_ptr(&sym_fn, d, f);
             if (m == prog->main && strcmp(f->name, "main") == 0) P->main = f;
         }
     }
@@ -655,7 +572,7 @@ struct ir_program *lower_program(struct program *prog)
             g->loc = d->loc;
             struct sym *s = d->u.let.sym;
             g->type = s && s->type ? s->type : d->u.let.init->type;
-            if (s) pmap_put(&sym_global, s, g);
+            if (s) map_put_ptr(&sym_global, s, g);
             vec_push(&P->globals, g);
         }
     }
@@ -674,7 +591,10 @@ struct ir_program *lower_program(struct program *prog)
                 cur_fn = f;
                 cur_fn_node = d;
                 f->body = lower_block(&d->u.fn.body, d->loc);
-                if (f->ret != ty_void && !never_falls_through(f->body))
+                /* The terminator rule (block_flow) on the checked AST: a
+                 * body that ends only by os.exit gets an IR_UNREACHABLE. The
+                 * checker asks for FLOW_RETURNS, so today none does. */
+                if (f->ret != ty_void && block_flow(&d->u.fn.body) == FLOW_EXITS)
                     ir_push_kid(f->body, ir_new(IR_UNREACHABLE, d->loc, ty_void));
             }
         }

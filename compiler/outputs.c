@@ -99,27 +99,11 @@ const char *write_temp_c(const char *c_text, size_t len)
 /* Reads a whole file (source_add copies it and adds the lexer's padding). */
 char *read_source(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    char *text = read_file(path, len);
+    if (!text) {
         fprintf(stderr, "brine: cannot read '%s': %s\n", path, strerror(errno));
         exit(EXIT_USAGE);
     }
-    size_t cap = 4096, n = 0;
-    char *buf = xmalloc(cap);
-    for (;;) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        buf = xrealloc(buf, cap);
-    }
-    if (ferror(f)) {
-        fprintf(stderr, "brine: cannot read '%s': %s\n", path, strerror(errno));
-        exit(EXIT_USAGE);
-    }
-    fclose(f);
-    *len = n;
-    return buf;
+    return text;
 }
 

@@ -646,26 +646,12 @@ fparts:
     %empty { $$ = arena_alloc(sizeof *$$); }
   | fparts FTEXT {
         $$ = $1;
-        if ($$->len == $$->cap) {
-            int cap = $$->cap ? $$->cap * 2 : 4;
-            struct fpart *items = arena_alloc(sizeof *items * (size_t)cap);
-            if ($$->len)
-                memcpy(items, $$->items, sizeof *items * (size_t)$$->len);
-            $$->items = items;
-            $$->cap = cap;
-        }
+        ARENA_GROW($$->items, $$->len, $$->cap);
         $$->items[$$->len++] = *$2;
     }
   | fparts FLBRACE expr FRBRACE {
         $$ = $1;
-        if ($$->len == $$->cap) {
-            int cap = $$->cap ? $$->cap * 2 : 4;
-            struct fpart *items = arena_alloc(sizeof *items * (size_t)cap);
-            if ($$->len)
-                memcpy(items, $$->items, sizeof *items * (size_t)$$->len);
-            $$->items = items;
-            $$->cap = cap;
-        }
+        ARENA_GROW($$->items, $$->len, $$->cap);
         struct fpart *fp = &$$->items[$$->len++];
         memset(fp, 0, sizeof *fp);
         fp->is_expr = true;
@@ -673,14 +659,7 @@ fparts:
     }
   | fparts FLBRACE expr FSPEC FRBRACE {
         $$ = $1;
-        if ($$->len == $$->cap) {
-            int cap = $$->cap ? $$->cap * 2 : 4;
-            struct fpart *items = arena_alloc(sizeof *items * (size_t)cap);
-            if ($$->len)
-                memcpy(items, $$->items, sizeof *items * (size_t)$$->len);
-            $$->items = items;
-            $$->cap = cap;
-        }
+        ARENA_GROW($$->items, $$->len, $$->cap);
         struct fpart *fp = &$$->items[$$->len++];
         memset(fp, 0, sizeof *fp);
         fp->is_expr = true;

@@ -24,22 +24,18 @@
  * reports are printed in sorted order, so the output does not depend on
  * scheduling. The worker threads use malloc, never the compiler's arena.
  */
-#define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np, pipe2 */
+#define _GNU_SOURCE /* strsignal */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -97,18 +93,7 @@ struct str {
 
 static void str_add(struct str *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 256;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->s, cap);
-        if (!p) {
-            fputs("brine: out of memory\n", stderr);
-            exit(EXIT_INTERNAL);
-        }
-        b->s = p;
-        b->cap = cap;
-    }
+    VEC_RESERVE(b->s, b->cap, b->len + n + 1);
     memcpy(b->s + b->len, s, n);
     b->len += n;
     b->s[b->len] = '\0';
@@ -128,45 +113,15 @@ static void str_printf(struct str *b, const char *fmt, ...)
 /* Reads a whole file; a missing file reads as empty when missing_ok. */
 static bool read_all(const char *path, char **data, size_t *len, bool missing_ok)
 {
-    *data = NULL;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (missing_ok && errno == ENOENT) {
-            *data = tstrdup("");
-            return true;
-        }
-        return false;
+    *data = read_file(path, len);
+    if (*data)
+        return true;
+    if (missing_ok && errno == ENOENT) {
+        *data = tstrdup("");
+        return true;
     }
-    size_t cap = 4096, n = 0;
-    char *buf = tmalloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            char *p = realloc(buf, cap + 1);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            buf = p;
-        }
-        ssize_t got = read(fd, buf + n, cap - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            close(fd);
-            free(buf);
-            return false;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return true;
+    return false;
 }
 
 static bool write_all(const char *path, const char *data, size_t len)
@@ -222,15 +177,7 @@ static bool has_suffix(const char *s, const char *suf)
 
 static void add_test(const char *path)
 {
-    if (T.ntests == T.cap) {
-        T.cap = T.cap ? T.cap * 2 : 64;
-        struct test *p = realloc(T.tests, (size_t)T.cap * sizeof *p);
-        if (!p) {
-            fputs("brine: out of memory\n", stderr);
-            exit(EXIT_INTERNAL);
-        }
-        T.tests = p;
-    }
+    VEC_GROW(T.tests, T.ntests, T.cap);
     struct test *t = &T.tests[T.ntests++];
     memset(t, 0, sizeof *t);
     t->path = tstrdup(path);
@@ -287,38 +234,6 @@ static void find_tests(const char *dir)
 static int cmp_tests(const void *a, const void *b)
 {
     return strcmp(((const struct test *)a)->path, ((const struct test *)b)->path);
-}
-
-/* Splits s on spaces and tabs into words (no quoting). */
-static int split_words(const char *s, char ***out)
-{
-    int n = 0, cap = 4;
-    char **w = tmalloc((size_t)cap * sizeof *w);
-    while (*s) {
-        while (*s == ' ' || *s == '\t')
-            s++;
-        if (!*s)
-            break;
-        const char *start = s;
-        while (*s && *s != ' ' && *s != '\t')
-            s++;
-        if (n == cap) {
-            cap *= 2;
-            char **p = realloc(w, (size_t)cap * sizeof *w);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            w = p;
-        }
-        size_t len = (size_t)(s - start);
-        w[n] = tmalloc(len + 1);
-        memcpy(w[n], start, len);
-        w[n][len] = '\0';
-        n++;
-    }
-    *out = w;
-    return n;
 }
 
 /* Appends the k words of w (which it frees) to the list *list of *n. */
@@ -420,20 +335,6 @@ static char **make_env(char **extra, int nextra)
     return env;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Runs argv in cwd with stdin from /dev/null and stdout/stderr into files
  * (files, unlike pipes, cannot deadlock on a chatty child), kills it after
  * T.timeout_s, and reads what it wrote. */
@@ -441,15 +342,9 @@ static void run_proc(const char *exe, const char *cwd, char **argv, char **env, 
                      const char *err_file, struct result *r)
 {
     memset(r, 0, sizeof *r);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addchdir_np(&fa, cwd);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid;
-    int err = posix_spawn(&pid, exe, &fa, NULL, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
+    int err = spawn_proc(&(struct spawn){.path = exe, .argv = argv, .env = env, .cwd = cwd,
+                                         .out = out_file, .err = err_file}, &pid);
     if (err != 0) {
         r->spawn_errno = err;
         r->out = tstrdup("");
@@ -457,28 +352,8 @@ static void run_proc(const char *exe, const char *cwd, char **argv, char **env, 
         return;
     }
     r->spawned = true;
-    double deadline = now_s() + T.timeout_s;
-    long nap = 1;
-    int status = 0;
-    for (;;) {
-        pid_t got = waitpid(pid, &status, WNOHANG);
-        if (got == pid)
-            break;
-        if (got < 0 && errno != EINTR) {
-            status = 0;
-            break;
-        }
-        if (now_s() > deadline && !r->timed_out) {
-            r->timed_out = true;
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-            break;
-        }
-        sleep_ms(nap);
-        if (nap < 20)
-            nap *= 2;
-    }
-    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
+    if (!wait_proc(pid, T.timeout_s, &r->timed_out, &r->status))
+        r->status = 0;
     if (!read_all(out_file, &r->out, &r->out_len, true))
         r->out = tstrdup("");
     if (!read_all(err_file, &r->err, &r->err_len, true))
@@ -502,21 +377,14 @@ struct line {
 
 static int split_lines(const char *s, size_t len, struct line **out)
 {
-    int n = 0, cap = 16;
-    struct line *l = tmalloc((size_t)cap * sizeof *l);
+    int n = 0, cap = 0;
+    struct line *l = NULL;
+    VEC_GROW(l, n, cap); /* *out is never NULL */
     size_t i = 0;
     while (i < len) {
         const char *nl = memchr(s + i, '\n', len - i);
         size_t end = nl ? (size_t)(nl - s) : len;
-        if (n == cap) {
-            cap *= 2;
-            struct line *p = realloc(l, (size_t)cap * sizeof *l);
-            if (!p) {
-                fputs("brine: out of memory\n", stderr);
-                exit(EXIT_INTERNAL);
-            }
-            l = p;
-        }
+        VEC_GROW(l, n, cap);
         l[n++] = (struct line){s + i, end - i, nl != NULL};
         i = nl ? end + 1 : len;
     }

@@ -11,15 +11,25 @@
  * the combine passes, the flag and the CPU re-run) runs and can be compared
  * bit for bit with the CPU path on a machine without a GPU. The shared
  * objects are cached on disk like CUBINs.
+ *
+ * The compiler is spawned without a shell (run_to_log, the runtime's one
+ * spawner): $CC is split into words on spaces and tabs as brine --release
+ * splits it, and no file name is ever re-parsed.
  */
 #define _GNU_SOURCE
 #include "gpu_internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 typedef void (*leaves_fn)(const void *, long long, void *, unsigned char *, int *);
 typedef void (*combine_fn)(long long, const void *, const unsigned char *, void *, unsigned char *, int *);
@@ -92,6 +102,54 @@ static char *dupf(const char *fmt, const char *a)
     return s;
 }
 
+/* Appends the words of s (split on spaces and tabs, no quoting: "ccache
+ * gcc", "gcc -m64") to argv[*n], at most max in all; malloc'ed copies. */
+static void split_words(const char *s, char **argv, int *n, int max)
+{
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *start = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        if (*n < max) {
+            size_t k = (size_t)(s - start);
+            char *w = brt_xmalloc(k + 1);
+            memcpy(w, start, k);
+            w[k] = 0;
+            argv[(*n)++] = w;
+        }
+    }
+}
+
+/* Runs argv (argv[0] looked up on PATH) with stdin from /dev/null and
+ * stdout and stderr into the file log, and waits for it. Returns its exit
+ * status, -1 when it was killed, or -2 with *err set when it could not
+ * start. */
+static int run_to_log(char *const *argv, const char *log, int *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    *err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (*err != 0)
+        return -2;
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            *err = errno;
+            return -2;
+        }
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static bool sh_load(const char *src, size_t len, gpu_module *m, char **why)
 {
     const char *cc = getenv("CC");
@@ -119,11 +177,33 @@ static bool sh_load(const char *src, size_t len, gpu_module *m, char **why)
             *why = dupf("cannot write %s", c);
             return false;
         }
-        size_t cmdn = strlen(cc) + strlen(part) + strlen(c) + strlen(log) + 128;
-        char *cmd = brt_xmalloc(cmdn);
-        snprintf(cmd, cmdn, "%s %s -o '%s' '%s' -lm >'%s' 2>&1", cc, flags, part, c, log);
-        int rc = system(cmd);
-        free(cmd);
+        enum { MAXWORDS = 64 };
+        char *argv[MAXWORDS + 16];
+        int n = 0;
+        split_words(cc, argv, &n, MAXWORDS);
+        if (n == 0)
+            split_words("cc", argv, &n, MAXWORDS);
+        split_words(flags, argv, &n, MAXWORDS + 8);
+        int nowned = n; /* the words are malloc'ed, the rest is not */
+        argv[n++] = "-o";
+        argv[n++] = part;
+        argv[n++] = c;
+        argv[n++] = "-lm";
+        argv[n] = NULL;
+        int err = 0;
+        int rc = run_to_log(argv, log, &err);
+        if (rc == -2) {
+            const char *e = strerror(err);
+            size_t wn = strlen(argv[0]) + strlen(e) + 64;
+            *why = brt_xmalloc(wn);
+            snprintf(*why, wn, "cannot run the C compiler '%s': %s", argv[0], e);
+        }
+        for (int i = 0; i < nowned; i++)
+            free(argv[i]);
+        if (rc == -2) {
+            unlink(log);
+            return false; /* the .c stays for reading */
+        }
         if (rc != 0) {
             size_t ln = 0;
             char *text = brt_gpu_read_file(log, &ln);
