@@ -55,8 +55,9 @@ const gpu_device *brt_gpu_shim_open(char *why, size_t whylen);
 /* dlopen of libnvrtc by its usual names (also used by the NVRTC test). */
 void *brt_gpu_open_nvrtc(void);
 
-/* The block size of the kernels (BRK_B in emit_cuda.c's prelude). */
-#define BRT_GPU_BLOCK 256
+/* The block size of the kernels: 256 threads, one leaf each
+ * (runtime/reduce_shape.h, which the kernel prelude shares). */
+#define BRT_GPU_BLOCK BRK_B
 
 /* $XDG_CACHE_HOME/brine (else $HOME/.cache/brine), created on demand;
  * NULL when there is none. The returned string is static. */
