@@ -44,7 +44,7 @@ COMPILER_HDR += compiler/emit_cuda.h
 # text although NVRTC has no include path.
 KERNEL_TEXT = runtime-gpu/kernel_prelude.h runtime-gpu/kernel_tree.h
 COMPILER_OBJ += $(B)/obj/gen/kernel_prelude.o
-GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/cuda.c runtime-gpu/shim.c
+GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/gpu_util.c runtime-gpu/cuda.c runtime-gpu/shim.c
 GPU_RT_HDR = runtime-gpu/gpu_internal.h
 RUNTIME_OBJ += $(GPU_RT_SRC:%.c=$(B)/obj/%.o)
 
