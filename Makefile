@@ -1,6 +1,6 @@
 # brine: a plain Makefile with explicit source lists.
 #
-#   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,brine_rt.h,stdlib/}
+#   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
 #   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, man page lint
 #   make install      PREFIX=/usr/local DESTDIR=
 #
@@ -27,7 +27,7 @@ COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c
-RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h
+RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h
 
 STDLIB = stdlib/math.br stdlib/random.br
 
@@ -38,7 +38,13 @@ RUNTIME_OBJ  = $(RUNTIME_SRC:%.c=$(B)/obj/%.o)
 # runtime in libbrine_rt.a (CUDA and NVRTC are dlopen'ed, never linked).
 COMPILER_SRC += compiler/emit_cuda.c
 COMPILER_HDR += compiler/emit_cuda.h
-GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/cuda.c runtime-gpu/shim.c
+# The kernel text every module starts and ends with, embedded into the
+# compiler as strings (tools/embed.c: reduce_shape.h's #defines in place of
+# the prelude's #include), so gcc, the shim's C compiler and NVRTC read one
+# text although NVRTC has no include path.
+KERNEL_TEXT = runtime-gpu/kernel_prelude.h runtime-gpu/kernel_tree.h
+COMPILER_OBJ += $(B)/obj/gen/kernel_prelude.o
+GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/gpu_util.c runtime-gpu/cuda.c runtime-gpu/shim.c
 GPU_RT_HDR = runtime-gpu/gpu_internal.h
 RUNTIME_OBJ += $(GPU_RT_SRC:%.c=$(B)/obj/%.o)
 
@@ -46,7 +52,8 @@ LIBDIR  = $(B)/lib/brine
 BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
 
-all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h $(LIBDIR)/include/brine_math.h stdlib-copy
+all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h $(LIBDIR)/include/brine_math.h \
+     $(LIBDIR)/include/reduce_shape.h stdlib-copy
 
 $(B)/gen/lexer.c: compiler/lexer.re $(B)/gen/parser.h
 	@mkdir -p $(@D)
@@ -56,12 +63,21 @@ $(B)/gen/parser.c $(B)/gen/parser.h: compiler/parser.y
 	@mkdir -p $(B)/gen
 	$(BISON) -Wall -Werror --header=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
 
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $<
+
+$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h
+	@mkdir -p $(@D)
+	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
+	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
+
 # Generated files: warnings down (they are not ours to fix).
 $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
-$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h
+$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
@@ -145,6 +161,7 @@ $(B)/tests/gpu/nvrtc_check: tests/gpu/nvrtc_check.c $(RTLIB) $(GPU_RT_HDR)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
 
 check-gpu: all $(B)/tests/gpu/nvrtc_check
+	$(CC) $(BASEFLAGS) -fsyntax-only -x c runtime-gpu/kernel_prelude.h
 	tests/gpu/run.sh $(BRINE) $(B)/tests/gpu/nvrtc_check
 
 # The same over the whole golden suite (a few minutes).
@@ -205,7 +222,7 @@ install: all
 	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
 	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
-	install -m 644 runtime/brine_rt.h runtime/brine_math.h $(DESTDIR)$(PREFIX)/lib/brine/include/
+	install -m 644 runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h $(DESTDIR)$(PREFIX)/lib/brine/include/
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
 

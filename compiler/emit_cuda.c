@@ -23,6 +23,8 @@
  * and brk_combine (256 nodes of one level into one node of a level 8 higher,
  * by the same rule). A missing node (past the end, or a leaf the filter
  * emptied) has no value and its partner moves up, exactly as 5.2 says.
+ * The prelude and the two kernels are kernel text in runtime-gpu/
+ * (kernel_prelude.h, kernel_tree.h), embedded by the build.
  *
  * Device code is emitted as nested C expressions: which panic comes first
  * does not matter on the device (any flag means the CPU re-runs the
@@ -448,213 +450,16 @@ static const char *device_fn(struct ir_fn *f)
 
 /* ---- the fixed parts of every module ----------------------------------------- */
 
-static const char *prelude =
-    "/* Checked arithmetic raises *st instead of panicking: the host then re-runs\n"
-    " * the reduction on the CPU, which reports the exact panic (SPEC 5.3). */\n"
-    "#ifdef __CUDACC__\n"
-    "#define BRK_KERNEL extern \"C\" __global__ void __launch_bounds__(BRK_B)\n"
-    "/* not static: NVRTC warns about unused static functions */\n"
-    "#define BRK_FN __device__ __forceinline__\n"
-    "#define BRK_THREADS if (1)\n"
-    "#define BRK_SYNC __syncthreads();\n"
-    "#define BRK_TID ((int)threadIdx.x)\n"
-    "#define BRK_BID ((long long)blockIdx.x)\n"
-    "BRK_FN double brk_f64(unsigned long long u) { return __longlong_as_double((long long)u); }\n"
-    "#else\n"
-    "/* The CPU shim: gcc compiles this same text as C. A block is a call of the\n"
-    " * kernel; each BRK_THREADS phase is a loop over the block's threads, so the\n"
-    " * barrier between phases is the end of the loop; __shared__ is static. */\n"
-    "#define __device__\n"
-    "#define __shared__ static\n"
-    "#define BRK_KERNEL __attribute__((visibility(\"default\"))) void\n"
-    "#define BRK_FN static inline\n"
-    "static int brk_tid_;\n"
-    "static long long brk_bid_;\n"
-    "#define BRK_THREADS for (brk_tid_ = 0; brk_tid_ < BRK_B; brk_tid_++)\n"
-    "#define BRK_SYNC\n"
-    "#define BRK_TID brk_tid_\n"
-    "#define BRK_BID brk_bid_\n"
-    "__attribute__((visibility(\"default\"))) void brk_shim_block(long long b) { brk_bid_ = b; }\n"
-    "double sqrt(double);\n"
-    "double fabs(double);\n"
-    "double fmod(double, double);\n"
-    "BRK_FN double brk_f64(unsigned long long u) { union { unsigned long long u; double d; } c; c.u = u; return c.d; }\n"
-    "#endif\n"
-    "#define BRK_B 256\n"
-    "#define BRK_LEAF 16\n"
-    "#define BRK_MIN64 (-9223372036854775807LL-1)\n"
-    "#define BRK_MAX64 9223372036854775807LL\n"
-    "typedef union brk_slot { long long i; unsigned long long u; double f; const void *p; } brk_slot;\n"
-    "BRK_FN long long brk_fail(int *st) { *st = 1; return 0; }\n"
-    "BRK_FN long long brk_add_i64(int *st, long long a, long long b)\n"
-    "{ long long r = (long long)((unsigned long long)a + (unsigned long long)b); if (((a ^ r) & (b ^ r)) < 0) *st = 1; return r; }\n"
-    "BRK_FN long long brk_sub_i64(int *st, long long a, long long b)\n"
-    "{ long long r = (long long)((unsigned long long)a - (unsigned long long)b); if (((a ^ b) & (a ^ r)) < 0) *st = 1; return r; }\n"
-    "BRK_FN long long brk_mul_i64(int *st, long long a, long long b)\n"
-    "{\n"
-    "    long long r = (long long)((unsigned long long)a * (unsigned long long)b);\n"
-    "    if (a == 0 || b == 0) return 0;\n"
-    "    if (b == -1) { if (a == BRK_MIN64) *st = 1; }\n"
-    "    else if (a == -1) { if (b == BRK_MIN64) *st = 1; }\n"
-    "    else if (r / b != a) *st = 1;\n"
-    "    return r;\n"
-    "}\n"
-    "BRK_FN long long brk_div_i64(int *st, long long a, long long b)\n"
-    "{ if (b == 0 || (b == -1 && a == BRK_MIN64)) { *st = 1; return 0; } return a / b; }\n"
-    "BRK_FN long long brk_mod_i64(int *st, long long a, long long b)\n"
-    "{ if (b == 0) { *st = 1; return 0; } if (b == -1) return 0; return a % b; }\n"
-    "BRK_FN long long brk_neg_i64(int *st, long long a) { if (a == BRK_MIN64) { *st = 1; return 0; } return -a; }\n"
-    "BRK_FN long long brk_abs_i64(int *st, long long a) { if (a == BRK_MIN64) { *st = 1; return 0; } return a < 0 ? -a : a; }\n"
-    "BRK_FN long long brk_shl_i64(int *st, long long a, long long s)\n"
-    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return (long long)((unsigned long long)a << s); }\n"
-    "BRK_FN long long brk_shr_i64(int *st, long long a, long long s)\n"
-    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a >> s; }\n"
-    "BRK_FN unsigned long long brk_add_u64(int *st, unsigned long long a, unsigned long long b)\n"
-    "{ if (a + b < a) *st = 1; return a + b; }\n"
-    "BRK_FN unsigned long long brk_sub_u64(int *st, unsigned long long a, unsigned long long b)\n"
-    "{ if (b > a) *st = 1; return a - b; }\n"
-    "BRK_FN unsigned long long brk_mul_u64(int *st, unsigned long long a, unsigned long long b)\n"
-    "{ unsigned long long r = a * b; if (a != 0 && r / a != b) *st = 1; return r; }\n"
-    "BRK_FN unsigned long long brk_div_u64(int *st, unsigned long long a, unsigned long long b)\n"
-    "{ if (b == 0) { *st = 1; return 0; } return a / b; }\n"
-    "BRK_FN unsigned long long brk_mod_u64(int *st, unsigned long long a, unsigned long long b)\n"
-    "{ if (b == 0) { *st = 1; return 0; } return a % b; }\n"
-    "BRK_FN unsigned long long brk_neg_u64(int *st, unsigned long long a) { if (a != 0) *st = 1; return 0; }\n"
-    "BRK_FN unsigned long long brk_shl_u64(int *st, unsigned long long a, long long s)\n"
-    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a << s; }\n"
-    "BRK_FN unsigned long long brk_shr_u64(int *st, unsigned long long a, long long s)\n"
-    "{ if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a >> s; }\n"
-    "BRK_FN long long brk_amt_u64(unsigned long long s) { return s > (unsigned long long)BRK_MAX64 ? -1 : (long long)s; }\n"
-    "BRK_FN long long brk_f2i(int *st, double x)\n"
-    "{ if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) { *st = 1; return 0; } return (long long)x; }\n"
-    "BRK_FN unsigned long long brk_f2u(int *st, double x)\n"
-    "{ if (!(x > -1.0 && x < 18446744073709551616.0)) { *st = 1; return 0; } return (unsigned long long)x; }\n"
-    "BRK_FN unsigned long long brk_i2u(int *st, long long v) { if (v < 0) { *st = 1; return 0; } return (unsigned long long)v; }\n"
-    "BRK_FN long long brk_u2i(int *st, unsigned long long v) { if (v > (unsigned long long)BRK_MAX64) { *st = 1; return 0; } return (long long)v; }\n"
-    "/* Python's min(a, b): b only if strictly smaller (max: larger). */\n"
-    "BRK_FN long long brk_min_i64(long long a, long long b) { return b < a ? b : a; }\n"
-    "BRK_FN long long brk_max_i64(long long a, long long b) { return b > a ? b : a; }\n"
-    "BRK_FN unsigned long long brk_min_u64(unsigned long long a, unsigned long long b) { return b < a ? b : a; }\n"
-    "BRK_FN unsigned long long brk_max_u64(unsigned long long a, unsigned long long b) { return b > a ? b : a; }\n"
-    "BRK_FN double brk_min_f64(double a, double b) { return b < a ? b : a; }\n"
-    "BRK_FN double brk_max_f64(double a, double b) { return b > a ? b : a; }\n"
-    "/* Reads of captured arrays, bounds-checked. */\n"
-    "BRK_FN long long brk_ld_i64(int *st, const long long *p, long long n, long long i)\n"
-    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
-    "BRK_FN unsigned long long brk_ld_u64(int *st, const unsigned long long *p, long long n, long long i)\n"
-    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
-    "BRK_FN double brk_ld_f64(int *st, const double *p, long long n, long long i)\n"
-    "{ if ((unsigned long long)i >= (unsigned long long)n) { *st = 1; return 0; } return p[i]; }\n"
-    "\n";
-
-/* The two kernels, the same for every reduction: they use BRK_T (the value
- * type), BRK_GT (the generator variable's type), BRK_ARRAY (source is an
- * array, staged through shared memory with coalesced loads), BRK_MINMAX,
- * BRK_START, brk_env_load, brk_elem and brk_op. */
-static const char *kernels =
-    "/* left = left op right; a side without a value lets the other move up. */\n"
-    "BRK_FN void brk_merge(int *st, BRK_T *lv, unsigned char *lh, BRK_T rv, unsigned char rh)\n"
-    "{\n"
-    "    if (!rh) return;\n"
-    "    if (!*lh) { *lv = rv; *lh = 1; return; }\n"
-    "    *lv = brk_op(st, *lv, rv);\n"
-    "}\n"
-    "\n"
-    "/* The block's BRK_B nodes of one level, combined level by level (SPEC 5.2)\n"
-    " * into sv[0]: at step s, node t (a multiple of 2s) takes node t + s. */\n"
-    "__device__ static void brk_tree(BRK_T *sv, unsigned char *sh, int *flag)\n"
-    "{\n"
-    "    for (int s = 1; s < BRK_B; s <<= 1) {\n"
-    "        BRK_THREADS {\n"
-    "            int t = BRK_TID;\n"
-    "            if ((t & (2 * s - 1)) == 0) {\n"
-    "                int st = 0;\n"
-    "                brk_merge(&st, &sv[t], &sh[t], sv[t + s], sh[t + s]);\n"
-    "                if (st) *flag = 1;\n"
-    "            }\n"
-    "        }\n"
-    "        BRK_SYNC\n"
-    "    }\n"
-    "}\n"
-    "\n"
-    "/* Block b: leaves [b*BRK_B, b*BRK_B + BRK_B), one per thread, each folded\n"
-    " * left to right from the start value (min/max: from its first kept\n"
-    " * element); then their subtree. Out: vals[b], has[b]. */\n"
-    "BRK_KERNEL brk_leaves(const brk_slot *A, long long nleaves, BRK_T *vals, unsigned char *has, int *flag)\n"
-    "{\n"
-    "    __shared__ BRK_T sv[BRK_B];\n"
-    "    __shared__ unsigned char sh[BRK_B];\n"
-    "#if BRK_ARRAY\n"
-    "    __shared__ BRK_GT sx[BRK_B * (BRK_LEAF + 1)];\n"
-    "#endif\n"
-    "    struct brk_env E;\n"
-    "    brk_env_load(&E, A);\n"
-    "    long long first = BRK_BID * BRK_B;\n"
-    "#if BRK_ARRAY\n"
-    "    /* coalesced loads; leaf q's elements at sx[q*17 ..], padded against bank conflicts */\n"
-    "    BRK_THREADS {\n"
-    "        long long e0 = first * BRK_LEAF;\n"
-    "        for (int j = 0; j < BRK_LEAF; j++) {\n"
-    "            int e = BRK_TID + j * BRK_B;\n"
-    "            if (e0 + e < E.n) sx[e + e / BRK_LEAF] = E.arr[e0 + e];\n"
-    "        }\n"
-    "    }\n"
-    "    BRK_SYNC\n"
-    "#endif\n"
-    "    BRK_THREADS {\n"
-    "        int t = BRK_TID;\n"
-    "        long long leaf = first + t;\n"
-    "        int st = 0;\n"
-    "        BRK_T acc = BRK_START;\n"
-    "        unsigned char h = 0;\n"
-    "        if (leaf < nleaves) {\n"
-    "            long long b = leaf * BRK_LEAF;\n"
-    "            int m = E.n - b < BRK_LEAF ? (int)(E.n - b) : BRK_LEAF;\n"
-    "            for (int j = 0; j < m && !st; j++) {\n"
-    "#if BRK_ARRAY\n"
-    "                BRK_GT g = sx[t * (BRK_LEAF + 1) + j];\n"
-    "#else\n"
-    "                BRK_GT g = BRK_RANGE_AT(E.lo, b + j);\n"
-    "#endif\n"
-    "                BRK_T x;\n"
-    "                if (brk_elem(&E, g, &x, &st)) {\n"
-    "#if BRK_MINMAX\n"
-    "                    acc = h ? brk_op(&st, acc, x) : x;\n"
-    "#else\n"
-    "                    acc = brk_op(&st, acc, x);\n"
-    "#endif\n"
-    "                    h = 1;\n"
-    "                }\n"
-    "            }\n"
-    "        }\n"
-    "        if (st) *flag = 1;\n"
-    "        sv[t] = acc;\n"
-    "        sh[t] = h;\n"
-    "    }\n"
-    "    BRK_SYNC\n"
-    "    brk_tree(sv, sh, flag);\n"
-    "    BRK_THREADS {\n"
-    "        if (BRK_TID == 0) { vals[BRK_BID] = sv[0]; has[BRK_BID] = sh[0]; }\n"
-    "    }\n"
-    "}\n"
-    "\n"
-    "/* count nodes of one level -> ceil(count / BRK_B) nodes of the level\n"
-    " * log2(BRK_B) higher, by the same rule; nodes past count have no value. */\n"
-    "BRK_KERNEL brk_combine(long long count, const BRK_T *in, const unsigned char *inh, BRK_T *vals, unsigned char *has, int *flag)\n"
-    "{\n"
-    "    __shared__ BRK_T sv[BRK_B];\n"
-    "    __shared__ unsigned char sh[BRK_B];\n"
-    "    BRK_THREADS {\n"
-    "        long long i = BRK_BID * BRK_B + BRK_TID;\n"
-    "        if (i < count) { sv[BRK_TID] = in[i]; sh[BRK_TID] = inh[i]; }\n"
-    "        else { sv[BRK_TID] = BRK_START; sh[BRK_TID] = 0; }\n"
-    "    }\n"
-    "    BRK_SYNC\n"
-    "    brk_tree(sv, sh, flag);\n"
-    "    BRK_THREADS {\n"
-    "        if (BRK_TID == 0) { vals[BRK_BID] = sv[0]; has[BRK_BID] = sh[0]; }\n"
-    "    }\n"
-    "}\n";
+/* The prelude (runtime-gpu/kernel_prelude.h: the shim's macros, the tree's
+ * shape, checked arithmetic) and the two kernels (runtime-gpu/kernel_tree.h:
+ * brk_leaves and brk_combine, the same for every reduction), embedded by the
+ * build as text (tools/embed.c -> build/gen/kernel_prelude.c). The kernels use
+ * BRK_T (the value type), BRK_GT (the generator variable's type), BRK_ARRAY
+ * (source is an array, staged through shared memory with coalesced loads),
+ * BRK_MINMAX, BRK_START, brk_env_load, brk_elem and brk_op, which
+ * emit_cuda_reduce writes between the two. */
+extern const char brine_kernel_prelude[], brine_kernel_tree[];
+extern const size_t brine_kernel_prelude_len, brine_kernel_tree_len;
 
 /* ---- one reduction ------------------------------------------------------------ */
 
@@ -696,7 +501,7 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     struct buf cu = {0};
     bprintf(&cu, "/* brine kernel: %s:%d:%d par %s of %s. Generated by brine " BRINE_VERSION ". */\n", file,
               rn->loc.line, rn->loc.col, reducer_name[rn->reducer], type_name(t));
-    bputs(&cu, prelude);
+    bputn(&cu, brine_kernel_prelude, brine_kernel_prelude_len);
     bprintf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
     bprintf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", !rn->iter.is_range,
               rn->reducer == RED_MIN || rn->reducer == RED_MAX);
@@ -781,7 +586,7 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     case RED_ANY: case RED_ALL: break;
     }
     bputs(&cu, "}\n\n");
-    bputs(&cu, kernels);
+    bputn(&cu, brine_kernel_tree, brine_kernel_tree_len);
 
     /* for --emit-cuda */
     bprintf(sources, "// ==== brine kernel %d %s:%d:%d ====\n", id, file, rn->loc.line, rn->loc.col);

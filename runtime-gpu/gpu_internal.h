@@ -7,7 +7,8 @@
  * it with the CUDA driver API and NVRTC, both loaded with dlopen (no link
  * dependency on CUDA), shim.c with the CPU shim (the same kernel text
  * compiled by the system C compiler and loaded with dlopen; a test mode,
- * BRINE_GPU_SHIM=1).
+ * BRINE_GPU_SHIM=1). Both devices depend only on this interface and on the
+ * shared helpers of gpu_util.c (declared at the end), never on gpu.c.
  */
 #ifndef BRINE_GPU_INTERNAL_H
 #define BRINE_GPU_INTERNAL_H
@@ -55,8 +56,11 @@ const gpu_device *brt_gpu_shim_open(char *why, size_t whylen);
 /* dlopen of libnvrtc by its usual names (also used by the NVRTC test). */
 void *brt_gpu_open_nvrtc(void);
 
-/* The block size of the kernels (BRK_B in emit_cuda.c's prelude). */
-#define BRT_GPU_BLOCK 256
+/* The block size of the kernels: 256 threads, one leaf each
+ * (runtime/reduce_shape.h, which the kernel prelude shares). */
+#define BRT_GPU_BLOCK BRK_B
+
+/* ---- gpu_util.c: helpers shared by gpu.c and the devices ---------------- */
 
 /* $XDG_CACHE_HOME/brine (else $HOME/.cache/brine), created on demand;
  * NULL when there is none. The returned string is static. */
@@ -67,6 +71,7 @@ void brt_gpu_hash(const char *const *parts, const size_t *lens, int n, char out[
 void *brt_gpu_read_file(const char *path, size_t *len);
 /* Writes a file atomically (temporary + rename); false on failure. */
 bool brt_gpu_write_file(const char *path, const void *data, size_t len);
+/* A monotonic clock, in milliseconds. */
 double brt_gpu_now_ms(void);
 
 #endif

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "brine_math.h"
+#include "reduce_shape.h" /* the tree's numbers, shared with the GPU kernels */
 
 #if defined(__GNUC__) && !defined(__TINYC__)
 #define BRT_GCC 1
@@ -394,8 +395,8 @@ brt_str *brt_os_getenv(brt_str *name);
 
 /* ---- reductions (SPEC section 5) ------------------------------------------ */
 
-/* The leaves of par reductions: 16 elements each (SPEC 5.2). */
-#define BRT_LEAF 16
+/* The leaves of par reductions: 16 elements each (SPEC 5.2; reduce_shape.h). */
+#define BRT_LEAF BRK_LEAF
 /* The most leaves one leaves() call is asked for. */
 #define BRT_LEAF_CHUNK 64
 
