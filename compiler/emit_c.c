@@ -35,40 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Places are memoised in an open-addressing table: big programs have many. */
-static size_t loc_slot(int file, int line, int col)
-{
-    uint64_t h = ((uint64_t)(uint32_t)file * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)line << 20) ^ (uint64_t)(uint32_t)col;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return (size_t)(h >> 20) & (size_t)(CG->caplocmemo - 1);
-}
-
+/* Places are memoised (big programs have many): one L<n> per place. */
 const char *loc_ref(struct loc l)
 {
-    if (CG->caplocmemo) {
-        for (size_t i = loc_slot(l.file, l.line, l.col); CG->loc_memo[i].id; i = (i + 1) & (size_t)(CG->caplocmemo - 1))
-            if (CG->loc_memo[i].file == l.file && CG->loc_memo[i].line == l.line && CG->loc_memo[i].col == l.col)
-                return arena_printf("&L%d", CG->loc_memo[i].id);
-    }
-    if (2 * (CG->nlocmemo + 1) > CG->caplocmemo) {
-        struct loc_memo *old = CG->loc_memo;
-        int oldcap = CG->caplocmemo;
-        CG->caplocmemo = CG->caplocmemo ? 2 * CG->caplocmemo : 256;
-        CG->loc_memo = xmalloc((size_t)CG->caplocmemo * sizeof *CG->loc_memo);
-        memset(CG->loc_memo, 0, (size_t)CG->caplocmemo * sizeof *CG->loc_memo);
-        for (int i = 0; i < oldcap; i++)
-            if (old[i].id) {
-                size_t j = loc_slot(old[i].file, old[i].line, old[i].col);
-                while (CG->loc_memo[j].id) j = (j + 1) & (size_t)(CG->caplocmemo - 1);
-                CG->loc_memo[j] = old[i];
-            }
-        free(old);
-    }
+    struct { int file, line, col; } key = {l.file, l.line, l.col};
+    intptr_t known = (intptr_t)map_get(&CG->loc_ids, &key, sizeof key);
+    if (known) return arena_printf("&L%d", (int)known);
     int id = ++CG->nlocs;
-    size_t j = loc_slot(l.file, l.line, l.col);
-    while (CG->loc_memo[j].id) j = (j + 1) & (size_t)(CG->caplocmemo - 1);
-    CG->loc_memo[j] = (struct loc_memo){l.file, l.line, l.col, id};
-    CG->nlocmemo++;
+    map_put(&CG->loc_ids, &key, sizeof key, (void *)(intptr_t)id);
     const struct source *src = source_get(l.file);
     const char *name = src && src->name ? src->name : "?";
     bprintf(&CG->locs, "static const brt_loc L%d __attribute__((unused)) = {", id);
@@ -104,15 +78,11 @@ const char *tdesc(struct type *t)
     case T_ARRAY: break;
     case T_VOID: internal_error("emit: descriptor of nothing");
     }
-    for (int i = 0; i < CG->ntmemo; i++)
-        if (CG->type_memo[i].t == t) return arena_printf("&T%d", CG->type_memo[i].id);
+    intptr_t known = (intptr_t)map_get_ptr(&CG->type_ids, t);
+    if (known) return arena_printf("&T%d", (int)known);
     const char *el = tdesc(t->elem);
-    if (CG->ntmemo == CG->captmemo) {
-        CG->captmemo = CG->captmemo ? 2 * CG->captmemo : 16;
-        CG->type_memo = xrealloc(CG->type_memo, (size_t)CG->captmemo * sizeof *CG->type_memo);
-    }
     int id = ++CG->ntypes;
-    CG->type_memo[CG->ntmemo++] = (struct type_memo){t, id};
+    map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
     bprintf(&CG->types, "static const brt_type T%d = {BRT_ARR, %s}; /* %s */\n", id, el, type_name(t));
     return arena_printf("&T%d", id);
 }
@@ -170,10 +140,7 @@ const char *declare_var(struct ir_var *v, int state)
     bprintf(&F->decl, "    %s v%d = %s; /* %s */\n", ctype(v->type), v->id, zero_of(v->type),
             *v->name ? v->name : "temp");
     if (state == VS_OWNED && type_is_ref(v->type)) {
-        if (F->nlocals == F->caplocals) {
-            F->caplocals = F->caplocals ? 2 * F->caplocals : 16;
-            F->locals = xrealloc(F->locals, (size_t)F->caplocals * sizeof *F->locals);
-        }
+        VEC_GROW(F->locals, F->nlocals, F->caplocals);
         F->locals[F->nlocals++] = v;
     }
     return arena_printf("v%d", v->id);
@@ -184,22 +151,14 @@ const char *declare_extra(struct type *t)
 {
     const char *n = new_temp();
     bprintf(&F->decl, "    %s %s = NULL;\n", ctype(t), n);
-    if (F->nextra == F->capextra) {
-        F->capextra = F->capextra ? 2 * F->capextra : 8;
-        F->extra = xrealloc(F->extra, (size_t)F->capextra * sizeof *F->extra);
-        F->extra_t = xrealloc(F->extra_t, (size_t)F->capextra * sizeof *F->extra_t);
-    }
-    F->extra[F->nextra] = n;
-    F->extra_t[F->nextra++] = t;
+    VEC_GROW(F->extra, F->nextra, F->capextra);
+    F->extra[F->nextra++] = (struct owned){n, t};
     return n;
 }
 
 void scope_open(void)
 {
-    if (F->nmarks == F->capmarks) {
-        F->capmarks = F->capmarks ? 2 * F->capmarks : 16;
-        F->marks = xrealloc(F->marks, (size_t)F->capmarks * sizeof *F->marks);
-    }
+    VEC_GROW(F->marks, F->nmarks, F->capmarks);
     F->marks[F->nmarks++] = F->nown;
 }
 
@@ -214,10 +173,7 @@ void scope_close(void)
 void own(const char *name, struct type *t)
 {
     if (!type_is_ref(t)) return;
-    if (F->nown == F->capown) {
-        F->capown = F->capown ? 2 * F->capown : 32;
-        F->own = xrealloc(F->own, (size_t)F->capown * sizeof *F->own);
-    }
+    VEC_GROW(F->own, F->nown, F->capown);
     F->own[F->nown++] = (struct owned){name, t};
 }
 
@@ -842,7 +798,7 @@ static void emit_fn(struct ir_fn *f)
     if (F->has_exit) bputs(o, "exit_:\n");
     for (int i = 0; i < F->nlocals; i++)
         bprintf(o, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
-    for (int i = 0; i < F->nextra; i++) bprintf(o, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
+    for (int i = 0; i < F->nextra; i++) bprintf(o, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
     if (f->ret != ty_void) bputs(o, "    return r_;\n");
     else if (F->has_exit || !F->nlocals) bputs(o, "    return;\n");
     bputs(o, "}\n\n");
@@ -914,8 +870,8 @@ struct emit_result emit_program(struct ir_program *ir)
     }
     bputs(&out, mainb.p);
     free(mainb.p);
-    free(cg.loc_memo);
-    free(cg.type_memo);
+    map_free(&cg.loc_ids);
+    map_free(&cg.type_ids);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

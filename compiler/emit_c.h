@@ -21,18 +21,13 @@
 
 /* ---- the translation unit (emit_c.c) ------------------------------------ */
 
-struct loc_memo { int file, line, col, id; };
-struct type_memo { struct type *t; int id; };
-
 struct cgen {
     struct ir_program *ir;
     /* the sections, in the order they are written out */
     struct buf types, strs, locs, globals, protos, aux, fns;
     int ntemps, nlocs, nstrs, ntypes, naux;
-    struct loc_memo *loc_memo;     /* open addressing, by file/line/col */
-    int nlocmemo, caplocmemo;
-    struct type_memo *type_memo;
-    int ntmemo, captmemo;
+    struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
+    struct map type_ids;           /* array type -> n of T<n> */
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
 };
@@ -62,8 +57,7 @@ struct fctx {
     int nown, capown;
     int *marks;
     int nmarks, capmarks;
-    const char **extra;          /* function-level owned temporaries (snapshots) */
-    struct type **extra_t;
+    struct owned *extra;         /* function-level owned temporaries (snapshots) */
     int nextra, capextra;
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */

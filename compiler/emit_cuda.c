@@ -69,11 +69,9 @@ struct dctx {
 static unsigned char *declared_slot(struct dctx *d, int id)
 {
     if (id >= d->ndeclared) {
-        int n = d->ndeclared ? d->ndeclared : 64;
-        while (n <= id) n *= 2;
-        d->declared = xrealloc(d->declared, (size_t)n);
-        memset(d->declared + d->ndeclared, 0, (size_t)(n - d->ndeclared));
-        d->ndeclared = n;
+        int old = d->ndeclared;
+        VEC_RESERVE(d->declared, d->ndeclared, (size_t)id + 1);
+        memset(d->declared + old, 0, (size_t)(d->ndeclared - old));
     }
     return &d->declared[id];
 }
@@ -128,10 +126,7 @@ static const char *global_ref(struct ir_global *g)
     if (!dtype(g->type)) return fail();
     for (int i = 0; i < K->nglobals; i++)
         if (K->globals[i] == g) return arena_printf("E->g%d", g->id);
-    if (K->nglobals == K->capglobals) {
-        K->capglobals = K->capglobals ? 2 * K->capglobals : 8;
-        K->globals = xrealloc(K->globals, (size_t)K->capglobals * sizeof *K->globals);
-    }
+    VEC_GROW(K->globals, K->nglobals, K->capglobals);
     K->globals[K->nglobals++] = g;
     return arena_printf("E->g%d", g->id);
 }
@@ -412,10 +407,7 @@ static const char *device_fn(struct ir_fn *f)
     if (f->ret != ty_void && !dtype(f->ret)) return fail();
     for (int i = 0; i < f->nparams; i++)
         if (!dtype(f->params[i]->type)) return fail();
-    if (K->nfns == K->capfns) {
-        K->capfns = K->capfns ? 2 * K->capfns : 8;
-        K->fns = xrealloc(K->fns, (size_t)K->capfns * sizeof *K->fns);
-    }
+    VEC_GROW(K->fns, K->nfns, K->capfns);
     int me = K->nfns++;
     K->fns[me] = (struct dfn){f, 1};
 

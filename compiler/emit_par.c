@@ -250,7 +250,7 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header, 
     if (F->body.p) bputs(out, F->body.p);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
-    for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra_t[i]), F->extra[i]);
+    for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
     if (result) bprintf(out, "    return %s;\n", result);
     bputs(out, "}\n\n");
     F = saved;
