@@ -17,7 +17,7 @@
 
 void ast_check_depth(struct module *m); /* called by parse_file (parser.y) */
 
-struct node *node_new(enum node_kind kind, struct loc loc)
+struct node *node_new(int kind, struct loc loc)
 {
     struct node *n = arena_alloc(sizeof *n);
     n->kind = kind;
@@ -60,7 +60,7 @@ static void depth_expr(struct node *n, int depth)
         return;
     if (depth > MAX_NESTING)
         too_deep(n);
-    switch (n->kind) {
+    switch (n->ekind) {
     case N_INT:
     case N_FLOAT:
     case N_STR:
@@ -127,21 +127,8 @@ static void depth_expr(struct node *n, int depth)
             depth_gen(n->u.reduce.gen, depth + 1);
         depth_expr(n->u.reduce.array, depth + 1);
         return;
-    case N_LET:
-    case N_ASSIGN:
-    case N_IF:
-    case N_WHILE:
-    case N_FOR:
-    case N_BREAK:
-    case N_CONTINUE:
-    case N_PASS:
-    case N_RETURN:
-    case N_EXPR_STMT:
-    case N_FN:
-    case N_CONST:
-    case N_IMPORT:
-        internal_error("statement %s inside an expression", node_kind_name[n->kind]);
     }
+    internal_error("statement %s inside an expression", node_kind_name[n->kind]);
 }
 
 /* A statement's depth counts the blocks around it. */

@@ -328,22 +328,32 @@ extern const char *const builtin_name[];
 
 /* ---- AST (parser.y builds it, ast.c prints it, check.c annotates it) ----- */
 
-#define NODE_KINDS(X)                                                            \
-    /* expressions */                                                            \
-    X(N_INT) X(N_FLOAT) X(N_STR) X(N_BOOL) X(N_FSTRING) X(N_NAME) X(N_UNARY)       \
-    X(N_BINARY) X(N_AND) X(N_OR) X(N_NOT) X(N_COND) X(N_CALL) X(N_FIELD)           \
-    X(N_INDEX) X(N_ARRAY) X(N_LISTCOMP) X(N_REDUCE)                                \
-    /* statements */                                                             \
-    X(N_LET) X(N_ASSIGN) X(N_IF) X(N_WHILE) X(N_FOR) X(N_BREAK) X(N_CONTINUE)      \
-    X(N_PASS) X(N_RETURN) X(N_EXPR_STMT)                                           \
-    /* top level */                                                              \
-    X(N_FN) X(N_CONST) X(N_IMPORT)
+/* Node kinds: three tables, expressions, statements and top-level
+ * declarations, as three enums with disjoint values (each table's second
+ * column gives its first row's value). A walker switches on n->ekind,
+ * n->skind or n->dkind and lists every kind of its own with no default, so
+ * -Wswitch names each walker that misses a new kind; n->kind is the same
+ * value as an int. */
+#define EXPR_KINDS(X)                                                            \
+    X(N_INT, = 0) X(N_FLOAT, ) X(N_STR, ) X(N_BOOL, ) X(N_FSTRING, ) X(N_NAME, )   \
+    X(N_UNARY, ) X(N_BINARY, ) X(N_AND, ) X(N_OR, ) X(N_NOT, ) X(N_COND, )         \
+    X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, )
+#define STMT_KINDS(X)                                                            \
+    X(N_LET, = N_NEXPRS) X(N_ASSIGN, ) X(N_IF, ) X(N_WHILE, ) X(N_FOR, )          \
+    X(N_BREAK, ) X(N_CONTINUE, ) X(N_PASS, ) X(N_RETURN, ) X(N_EXPR_STMT, )
+#define DECL_KINDS(X) X(N_FN, = N_NEXPRS + N_NSTMTS) X(N_CONST, ) X(N_IMPORT, )
+#define NODE_KINDS(X) EXPR_KINDS(X) STMT_KINDS(X) DECL_KINDS(X)
 
-enum node_kind {
-#define X(k) k,
-    NODE_KINDS(X)
+#define N_COUNT_ONE_(k, first) +1
+#define N_NEXPRS (0 EXPR_KINDS(N_COUNT_ONE_))
+#define N_NSTMTS (0 STMT_KINDS(N_COUNT_ONE_))
+#define X(k, first) k first,
+enum expr_kind { EXPR_KINDS(X) };
+enum stmt_kind { STMT_KINDS(X) };
+enum decl_kind { DECL_KINDS(X) };
 #undef X
-};
+#define node_is_expr(n) ((n)->kind < N_NEXPRS)
+#define node_is_stmt(n) ((n)->kind >= N_NEXPRS && (n)->kind < N_NEXPRS + N_NSTMTS)
 extern const char *const node_kind_name[];
 
 struct node;
@@ -387,7 +397,12 @@ struct fpart {
 };
 
 struct node {
-    enum node_kind kind;
+    union {
+        int kind;               /* one of: */
+        enum expr_kind ekind;   /* an expression (node_is_expr) */
+        enum stmt_kind skind;   /* a statement (node_is_stmt) */
+        enum decl_kind dkind;   /* a top-level declaration */
+    };
     struct loc loc;
     struct type *type; /* expressions: set by the checker */
     union {
@@ -470,7 +485,7 @@ struct node {
     } u;
 };
 
-struct node *node_new(enum node_kind kind, struct loc loc);
+struct node *node_new(int kind, struct loc loc); /* kind: an expr_kind, stmt_kind or decl_kind */
 
 /* ---- modules and symbols ----------------------------------------------- */
 

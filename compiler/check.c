@@ -337,7 +337,7 @@ static struct type *check_value(struct node *n, struct type *hint)
 static bool is_flexible(struct node *n)
 {
     for (;;) {
-        switch (n->kind) {
+        switch (n->ekind) {
         case N_INT:
             return true;
         case N_UNARY:
@@ -369,9 +369,7 @@ static bool is_flexible(struct node *n)
             return true;
         case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_AND:
         case N_OR: case N_NOT: case N_CALL: case N_FIELD: case N_INDEX: case N_LISTCOMP:
-        case N_REDUCE: case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR:
-        case N_BREAK: case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT:
-        case N_FN: case N_CONST: case N_IMPORT:
+        case N_REDUCE:
             return false;
         }
         return false;
@@ -1093,7 +1091,9 @@ static struct type *check_expr(struct node *n, struct type *hint)
     if (++C.depth > MAX_EXPR_DEPTH)
         error_at(n->loc, "expression nested deeper than %d levels", MAX_EXPR_DEPTH);
     struct type *t = NULL;
-    switch (n->kind) {
+    if (!node_is_expr(n))
+        internal_error("check_expr of %s", node_kind_name[n->kind]);
+    switch (n->ekind) {
     case N_INT:
         check_int_literal(n, hint && type_is_integer(hint) ? hint : ty_int);
         t = n->type;
@@ -1183,8 +1183,6 @@ static struct type *check_expr(struct node *n, struct type *hint)
         break;
     }
     case N_REDUCE:
-    case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_BREAK: case N_CONTINUE:
-    case N_PASS: case N_RETURN: case N_EXPR_STMT: case N_FN: case N_CONST: case N_IMPORT:
         internal_error("check_expr of %s", node_kind_name[n->kind]);
     }
     C.depth--;
@@ -1238,7 +1236,9 @@ static bool has_break(struct nodes *b)
 {
     for (int i = 0; i < b->len; i++) {
         struct node *s = b->items[i];
-        switch (s->kind) {
+        if (!node_is_stmt(s))
+            internal_error("%s in a block", node_kind_name[s->kind]);
+        switch (s->skind) {
         case N_BREAK:
             return true;
         case N_IF:
@@ -1251,10 +1251,6 @@ static bool has_break(struct nodes *b)
         case N_WHILE: case N_FOR: /* their breaks are their own */
         case N_LET: case N_ASSIGN: case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT:
             break;
-        case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
-        case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
-        case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
-            internal_error("%s in a block", node_kind_name[s->kind]);
         }
     }
     return false;
@@ -1265,7 +1261,7 @@ static bool has_break(struct nodes *b)
  * FLOW_EXITS over FLOW_RETURNS. */
 static enum flow stmt_flow(struct node *s)
 {
-    switch (s->kind) {
+    switch (s->skind) {
     case N_RETURN:
         return FLOW_RETURNS;
     case N_IF: {
@@ -1289,11 +1285,8 @@ static enum flow stmt_flow(struct node *s)
     }
     case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS:
         return FLOW_FALLS_OFF;
-    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
-    case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
-    case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
-        internal_error("%s in a block", node_kind_name[s->kind]);
     }
+    internal_error("%s in a block", node_kind_name[s->kind]);
     return FLOW_FALLS_OFF;
 }
 
@@ -1311,7 +1304,7 @@ enum flow block_flow(struct nodes *b)
 
 static void check_stmt(struct node *s)
 {
-    switch (s->kind) {
+    switch (s->skind) {
     case N_LET:
         check_let(s);
         return;
@@ -1379,11 +1372,8 @@ static void check_stmt(struct node *s)
         check_expr(e, NULL);
         return;
     }
-    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
-    case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
-    case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN: case N_CONST: case N_IMPORT:
-        internal_error("%s as a statement", node_kind_name[s->kind]);
     }
+    internal_error("%s as a statement", node_kind_name[s->kind]);
 }
 
 static void check_block(struct nodes *b)
@@ -1414,7 +1404,9 @@ static void declare_module(struct modinfo *mi)
     struct module *m = mi->m;
     for (int i = 0; i < m->decls.len; i++) {
         struct node *d = m->decls.items[i];
-        switch (d->kind) {
+        if (node_is_expr(d) || node_is_stmt(d))
+            internal_error("%s at top level", node_kind_name[d->kind]);
+        switch (d->dkind) {
         case N_IMPORT:
             /* os is always there; `import os` is allowed and does nothing. */
             if (strcmp(d->u.import.name, "os") == 0)
@@ -1436,12 +1428,6 @@ static void declare_module(struct modinfo *mi)
             declare_global(mi, c);
             break;
         }
-        case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_UNARY:
-        case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL: case N_FIELD:
-        case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_LET: case N_ASSIGN: case N_IF:
-        case N_WHILE: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS: case N_RETURN:
-        case N_EXPR_STMT:
-            internal_error("%s at top level", node_kind_name[d->kind]);
         }
     }
 }

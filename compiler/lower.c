@@ -217,7 +217,7 @@ static struct ir_node *lower_expr(struct node *n)
     if (!n) return NULL;
     if (!n->type) internal_error("lower: %s node without a type", node_kind_name[n->kind]);
     struct ir_node *r;
-    switch (n->kind) {
+    switch (n->ekind) {
     case N_INT:
         r = ir_new(IR_INT, n->loc, n->type);
         r->ival = n->u.ilit.neg ? (unsigned __int128)0 - n->u.ilit.value : n->u.ilit.value;
@@ -329,9 +329,6 @@ static struct ir_node *lower_expr(struct node *n)
         }
         return r;
     case N_FIELD:
-    case N_LET: case N_ASSIGN: case N_IF: case N_WHILE: case N_FOR: case N_BREAK:
-    case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT: case N_FN: case N_CONST:
-    case N_IMPORT:
         break;
     }
     internal_error("lower: unexpected %s in an expression", node_kind_name[n->kind]);
@@ -432,7 +429,7 @@ static struct ir_node *lower_assign(struct node *n)
 static struct ir_node *lower_stmt(struct node *n)
 {
     struct ir_node *r;
-    switch (n->kind) {
+    switch (n->skind) {
     case N_LET: {
         r = ir_new(IR_LET, n->loc, ty_void);
         r->a = lower_expr(n->u.let.init);
@@ -499,11 +496,6 @@ static struct ir_node *lower_stmt(struct node *n)
         r->a = lower_expr(e);
         return r;
     }
-    case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME:
-    case N_UNARY: case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND: case N_CALL:
-    case N_FIELD: case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE: case N_FN:
-    case N_CONST: case N_IMPORT:
-        break;
     }
     internal_error("lower: unexpected %s in a block", node_kind_name[n->kind]);
 }

@@ -93,7 +93,7 @@ void ast_check_depth(struct module *m); /* ast.c */
         YYABORT;                                    \
     } while (0)
 
-static struct node *binary(enum node_kind kind, enum op op, struct node *a, struct node *b, struct loc loc)
+static struct node *binary(int kind, enum op op, struct node *a, struct node *b, struct loc loc)
 {
     struct node *n = node_new(kind, loc);
     n->u.bin.op = op;

@@ -136,7 +136,7 @@ const struct builtin_info builtins[] = {
 };
 
 const char *const node_kind_name[] = {
-#define X(k) [k] = #k,
+#define X(k, first) [k] = #k,
     NODE_KINDS(X)
 #undef X
 };
