@@ -3,7 +3,8 @@
  * pthread-pool emitter and a CUDA emitter later).
  *
  * A typed, structured tree. Compared with the checked AST:
- *   - every node has an opcode from the one IR_OPS table, a loc and a type;
+ *   - every node has an opcode from the IR_EXPRS or IR_STMTS table, a loc
+ *     and a type;
  *   - every local is a numbered ir_var (shadowing resolved), parameters too;
  *     top-level constants of all modules are ir_globals, initialised in
  *     order (imported modules first) before main runs;
@@ -124,7 +125,7 @@ struct ir_node {
     struct loc loc;
     struct type *type;          /* expressions: the value's type; statements: ty_void */
 
-    struct ir_node *a, *b, *c;  /* fixed children, see IR_OPS */
+    struct ir_node *a, *b, *c;  /* fixed children, see IR_EXPRS / IR_STMTS */
     struct ir_node **kids;      /* args, elements, block statements, store indices */
     int nkids;
     const char **specs;         /* IR_FSTRING: spec of kids[i] (NULL: none) */
