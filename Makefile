@@ -27,7 +27,7 @@ COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c
-RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h
+RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
 
@@ -53,7 +53,7 @@ BRINE   = $(B)/bin/brine
 RTLIB   = $(LIBDIR)/libbrine_rt.a
 
 all: $(BRINE) $(RTLIB) $(LIBDIR)/include/brine_rt.h $(LIBDIR)/include/brine_math.h \
-     $(LIBDIR)/include/reduce_shape.h stdlib-copy
+     $(LIBDIR)/include/reduce_shape.h $(LIBDIR)/include/wrap_ovf.h stdlib-copy
 
 $(B)/gen/lexer.c: compiler/lexer.re $(B)/gen/parser.h
 	@mkdir -p $(@D)
@@ -67,7 +67,7 @@ $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $<
 
-$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h
+$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h runtime/wrap_ovf.h
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
@@ -77,7 +77,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
-$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h
+$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
@@ -222,7 +222,7 @@ install: all
 	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
 	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
-	install -m 644 runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h $(DESTDIR)$(PREFIX)/lib/brine/include/
+	install -m 644 runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h $(DESTDIR)$(PREFIX)/lib/brine/include/
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
 

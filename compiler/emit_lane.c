@@ -173,20 +173,21 @@ static const char *lane_binary(struct ir_node *n)
     case OP_ADD: {
         if (!si) {
             const char *r = tmp(ot, "%s + %s", a, b);
-            lane_flag(arena_printf("%s < %s", r, a));
+            lane_flag(arena_printf("BRT_ADD_OVF_U64(%s, %s, %s)", a, b, r));
             return r;
         }
         const char *r = tmp(ot, "(int64_t)((uint64_t)%s + (uint64_t)%s)", a, b);
-        lane_flag(arena_printf("(uint64_t)((%s ^ %s) & (%s ^ %s)) >> 63", a, r, b, r));
+        lane_flag(arena_printf("BRT_ADD_OVF_I64(%s, %s, %s)", a, b, r));
         return r;
     }
     case OP_SUB: {
         if (!si) {
-            lane_flag(arena_printf("%s > %s", b, a));
-            return tmp(ot, "%s - %s", a, b);
+            const char *r = tmp(ot, "%s - %s", a, b);
+            lane_flag(arena_printf("BRT_SUB_OVF_U64(%s, %s, %s)", a, b, r));
+            return r;
         }
         const char *r = tmp(ot, "(int64_t)((uint64_t)%s - (uint64_t)%s)", a, b);
-        lane_flag(arena_printf("(uint64_t)((%s ^ %s) & (%s ^ %s)) >> 63", a, b, a, r));
+        lane_flag(arena_printf("BRT_SUB_OVF_I64(%s, %s, %s)", a, b, r));
         return r;
     }
     case OP_MUL:

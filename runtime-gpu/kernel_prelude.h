@@ -53,14 +53,15 @@ double fmod(double, double);
 BRK_FN double brk_f64(unsigned long long u) { union { unsigned long long u; double d; } c; c.u = u; return c.d; }
 #endif
 #include "../runtime/reduce_shape.h"
+#include "../runtime/wrap_ovf.h"
 #define BRK_MIN64 (-9223372036854775807LL-1)
 #define BRK_MAX64 9223372036854775807LL
 typedef union brk_slot { long long i; unsigned long long u; double f; const void *p; } brk_slot;
 BRK_FN long long brk_fail(int *st) { *st = 1; return 0; }
 BRK_FN long long brk_add_i64(int *st, long long a, long long b)
-{ long long r = (long long)((unsigned long long)a + (unsigned long long)b); if (((a ^ r) & (b ^ r)) < 0) *st = 1; return r; }
+{ long long r = (long long)((unsigned long long)a + (unsigned long long)b); if (BRT_ADD_OVF_I64(a, b, r)) *st = 1; return r; }
 BRK_FN long long brk_sub_i64(int *st, long long a, long long b)
-{ long long r = (long long)((unsigned long long)a - (unsigned long long)b); if (((a ^ b) & (a ^ r)) < 0) *st = 1; return r; }
+{ long long r = (long long)((unsigned long long)a - (unsigned long long)b); if (BRT_SUB_OVF_I64(a, b, r)) *st = 1; return r; }
 BRK_FN long long brk_mul_i64(int *st, long long a, long long b)
 {
     long long r = (long long)((unsigned long long)a * (unsigned long long)b);
@@ -81,9 +82,9 @@ BRK_FN long long brk_shl_i64(int *st, long long a, long long s)
 BRK_FN long long brk_shr_i64(int *st, long long a, long long s)
 { if ((unsigned long long)s >= 64) { *st = 1; return 0; } return a >> s; }
 BRK_FN unsigned long long brk_add_u64(int *st, unsigned long long a, unsigned long long b)
-{ if (a + b < a) *st = 1; return a + b; }
+{ if (BRT_ADD_OVF_U64(a, b, a + b)) *st = 1; return a + b; }
 BRK_FN unsigned long long brk_sub_u64(int *st, unsigned long long a, unsigned long long b)
-{ if (b > a) *st = 1; return a - b; }
+{ if (BRT_SUB_OVF_U64(a, b, a - b)) *st = 1; return a - b; }
 BRK_FN unsigned long long brk_mul_u64(int *st, unsigned long long a, unsigned long long b)
 { unsigned long long r = a * b; if (a != 0 && r / a != b) *st = 1; return r; }
 BRK_FN unsigned long long brk_div_u64(int *st, unsigned long long a, unsigned long long b)

@@ -30,6 +30,7 @@
 
 #include "brine_math.h"
 #include "reduce_shape.h" /* the tree's numbers, shared with the GPU kernels */
+#include "wrap_ovf.h"     /* the overflow tests, shared with the lanes and the GPU */
 
 #if defined(__GNUC__) && !defined(__TINYC__)
 #define BRT_GCC 1
@@ -100,8 +101,9 @@ static inline int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
     if (BRT_UNLIKELY(__builtin_add_overflow(a, b, &r))) brt_panic(l, BRT_OV_ADD);
     return r;
 #else
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) brt_panic(l, BRT_OV_ADD);
-    return a + b;
+    int64_t r = (int64_t)((uint64_t)a + (uint64_t)b);
+    if (BRT_ADD_OVF_I64(a, b, r)) brt_panic(l, BRT_OV_ADD);
+    return r;
 #endif
 }
 static inline int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
@@ -111,8 +113,9 @@ static inline int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
     if (BRT_UNLIKELY(__builtin_sub_overflow(a, b, &r))) brt_panic(l, BRT_OV_SUB);
     return r;
 #else
-    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) brt_panic(l, BRT_OV_SUB);
-    return a - b;
+    int64_t r = (int64_t)((uint64_t)a - (uint64_t)b);
+    if (BRT_SUB_OVF_I64(a, b, r)) brt_panic(l, BRT_OV_SUB);
+    return r;
 #endif
 }
 int64_t brt_mul_i64_slow(int64_t a, int64_t b, const brt_loc *l); /* portable path */
@@ -164,12 +167,13 @@ static inline int64_t brt_shr_i64(int64_t a, int64_t s, const brt_loc *l)
 
 static inline uint64_t brt_add_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
-    if (BRT_UNLIKELY(a + b < a)) brt_panic(l, BRT_OV_ADD);
-    return a + b;
+    uint64_t r = a + b;
+    if (BRT_UNLIKELY(BRT_ADD_OVF_U64(a, b, r))) brt_panic(l, BRT_OV_ADD);
+    return r;
 }
 static inline uint64_t brt_sub_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
-    if (BRT_UNLIKELY(b > a)) brt_panic(l, BRT_OV_SUB);
+    if (BRT_UNLIKELY(BRT_SUB_OVF_U64(a, b, a - b))) brt_panic(l, BRT_OV_SUB);
     return a - b;
 }
 uint64_t brt_mul_u64_slow(uint64_t a, uint64_t b, const brt_loc *l);
