@@ -46,6 +46,15 @@ void require_source(const char *path);
 char *read_source(const char *path, size_t *len);
 /* Writes a whole file; exit 2 when it cannot. */
 void write_file(const char *path, const char *data, size_t len);
+/* The files a build writes: the executable, and OUT.c (--emit-c) and
+ * OUT.cu (--emit-cuda), NULL when not asked for. */
+struct build_outputs {
+    const char *exe, *c, *cu;
+};
+/* Refuses (exit 2, before anything is written) an output that is one of
+ * the program's source files, the main one or any module it loaded: same
+ * device and inode, so a symlink or a hard link is caught too. */
+void check_outputs(const struct program *prog, const struct build_outputs *outs);
 /* Makes sure the output can be written (exit 2 if not), before any C
  * compiler runs. */
 void prepare_output(const char *out);

@@ -48,6 +48,31 @@ void write_file(const char *path, const char *data, size_t len)
     }
 }
 
+/* An output that exists and is the same file as a loaded source (by device
+ * and inode: names can differ through links) would destroy the program. */
+static void refuse_input(const struct program *prog, const char *out)
+{
+    struct stat o;
+    if (!out || stat(out, &o) != 0)
+        return;
+    for (int i = 0; i < prog->modules.len; i++) {
+        const struct module *m = prog->modules.items[i];
+        struct stat in;
+        if (stat(m->file_path, &in) == 0 && in.st_dev == o.st_dev && in.st_ino == o.st_ino) {
+            fprintf(stderr, "brine: the output file '%s' would overwrite the input file '%s'\n", out,
+                    m->path);
+            exit(EXIT_USAGE);
+        }
+    }
+}
+
+void check_outputs(const struct program *prog, const struct build_outputs *outs)
+{
+    refuse_input(prog, outs->exe);
+    refuse_input(prog, outs->c);
+    refuse_input(prog, outs->cu);
+}
+
 /* Can we write the output at all? Asked after compiling, so that a program
  * with errors leaves nothing behind, and before the C compiler, so that a
  * bad -o is the user's error (exit 2) rather than the compiler's. Unlinks

@@ -81,5 +81,34 @@ cp "$REPO/${real%.br}.out" real.want
 check "bless of $real is refused" has real.log "${real%.br}.out is generated (see tests/golden/generated/GENERATED)"
 check "bless: $real's .out is untouched" same "$REPO/${real%.br}.out" real.want
 
+# ---- build never overwrites a source file of the program -------------------
+mkdir -p over
+printf 'import helper\nfn main():\n    print(helper.two())\n' > over/x.br
+printf 'fn two() -> int:\n    return 2\n' > over/helper.br
+cp over/x.br x.want
+cp over/helper.br helper.want
+ln -s x.br over/link.br
+refused() { # refused NAME OUT ARGS...: build exits 2 with the message, the sources untouched
+    local name=$1 out=$2
+    shift 2
+    cp x.want over/x.br # each case starts from the sources, whatever the last one did
+    cp helper.want over/helper.br
+    "$BRINE" build "$@" > over.log 2>&1
+    local rc=$?
+    check "$name: exits 2 (got $rc)" [ $rc -eq 2 ]
+    check "$name: says why" has over.log "brine: the output file '$out' would overwrite the input file"
+    check "$name: x.br untouched" same over/x.br x.want
+    check "$name: helper.br untouched" same over/helper.br helper.want
+}
+refused "-o the source" over/x.br over/x.br -o over/x.br
+refused "-o a symlink to the source" over/link.br over/x.br -o over/link.br
+refused "-o the source through a symlink" over/x.br over/link.br -o over/x.br
+refused "-o an imported module" over/helper.br over/x.br -o over/helper.br
+ln -s helper.br over/prog.c
+refused "--emit-c onto a symlink to a module" over/prog.c over/x.br --emit-c -o over/prog
+check "--emit-c refused: no executable written" [ ! -e over/prog ]
+ln over/x.br over/hard.cu
+refused "--emit-cuda onto a hard link to the source" over/hard.cu over/x.br --emit-cuda -o over/hard
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
