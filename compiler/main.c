@@ -84,7 +84,7 @@ static void build(const char *path, const char *out, struct build_opts opts)
     if (c_path)
         write_file(c_path, made.c, made.c_len);
     if (outs.cu)
-        write_file(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
+        write_cuda(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
     if (!opts.release)
         backend_dev_build(made.c, out);
     else
