@@ -147,5 +147,34 @@ check "--emit-c/--emit-cuda rewrite brine's own files (got $rc)" [ $rc -eq 0 ]
 check "the old generated dot.c was replaced" [ "$(tail -n 1 emit/dot.c)" != stale ]
 check "the old generated dot.cu was replaced" [ "$(tail -n 1 emit/dot.cu)" != stale ]
 
+# ---- a failed write to stdout is a panic (exit 101), never lost silently -----
+if [ -w /dev/full ]; then
+    mkdir -p full
+    printf 'fn main():\n    print("hello")\n' > full/hello.br
+    printf 'import os\nfn main():\n    print("hello")\n    os.exit(3)\n' > full/quit.br
+    printf 'fn main():\n    for i in 0..100000:\n        print(i)\n' > full/many.br
+    printf 'panic: cannot write to stdout: No space left on device\n' > full.want
+    full() { # full NAME CMD...: CMD with stdout on /dev/full exits 101 with the panic alone on stderr
+        local name=$1
+        shift
+        "$@" > /dev/full 2> full.err
+        local rc=$?
+        check "$name: exits 101 (got $rc)" [ $rc -eq 101 ]
+        check "$name: the panic on stderr" same full.err full.want
+    }
+    "$BRINE" build full/hello.br -o full/dev > /dev/null 2>&1
+    "$BRINE" build full/hello.br --release -o full/rel > /dev/null 2>&1
+    "$BRINE" build full/quit.br -o full/quit > /dev/null 2>&1
+    "$BRINE" build full/many.br -o full/many > /dev/null 2>&1
+    full "dev build, the final flush" full/dev
+    full "release build, the final flush" full/rel
+    full "brine run, the final flush" "$BRINE" run full/hello.br
+    full "os.exit's flush" full/quit
+    full "a full buffer flushed mid-run" full/many
+    full/many >&- 2> closed.err
+    rc=$?
+    check "a closed stdout is not a failure (got $rc)" [ $rc -eq 0 -a ! -s closed.err ]
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
