@@ -6,8 +6,15 @@
 # file named GENERATED in the test's directory or above it): such a test
 # fails with a line naming its .out and the marker, its files stay as they
 # were, and the hand-written tests of the same run are still blessed. Plain
-# runs are unaffected by the marker. Prints one line per failure and ends
-# with "N passed, N failed"; exits 1 if any failed.
+# runs are unaffected by the marker.
+#
+# `brine build` never writes over a source file of the program (by inode:
+# through links, imported modules, OUT.c and OUT.cu too), writes OUT.c and
+# OUT.cu only over files brine generated, and a built program whose stdout
+# write fails (/dev/full) panics with exit 101.
+#
+# Prints one line per failure and ends with "N passed, N failed"; exits 1 if
+# any failed.
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
