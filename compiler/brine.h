@@ -492,7 +492,8 @@ struct node *node_new(int kind, struct loc loc); /* kind: an expr_kind, stmt_kin
 /* A parsed file: the main program, or a module loaded by `import`. */
 struct module {
     const char *name;   /* "main" for the program, else the import name */
-    const char *path;
+    const char *path;   /* the name shown in messages */
+    const char *file_path; /* where it was read from (outputs.c: never overwrite it) */
     int file;
     struct nodes decls; /* N_IMPORT, N_FN, N_CONST in source order */
     struct vec syms;    /* its top-level symbols (check.c) */

@@ -55,6 +55,7 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
     int file = source_add(display, text, len);
     free(text);
     struct module *m = parse_file(file, name);
+    m->file_path = real_path;
     map_put_str(&ld->loaded, name, m);
 
     const char *dir = dir_prefix(real_path);

@@ -40,14 +40,19 @@ static const char usage_text[] =
 
 /* ---- the pipeline ------------------------------------------------------------ */
 
-/* Source file to checked IR. */
-static struct ir_program *compile_to_ir(const char *path)
+/* A loaded program to checked IR. */
+static struct ir_program *to_ir(struct program *prog)
 {
-    struct program *prog = load_program(path, brine_paths()->stdlib);
     check_program(prog);
     struct ir_program *ir = lower_program(prog);
     ir_verify(ir);
     return ir;
+}
+
+/* Source file to checked IR. */
+static struct ir_program *compile_to_ir(const char *path)
+{
+    return to_ir(load_program(path, brine_paths()->stdlib));
 }
 
 /* Source file to C (and CUDA) text. */
@@ -62,18 +67,24 @@ struct build_opts {
     bool emit_cuda; /* --emit-cuda: OUT.cu, the kernels (empty: none eligible) */
 };
 
-/* brine build: the pipeline, then the files, then the back end. */
+/* brine build: the pipeline, then the files (all checked before any is
+ * written), then the back end. */
 static void build(const char *path, const char *out, struct build_opts opts)
 {
-    struct emit_result made = compile(path);
+    struct program *prog = load_program(path, brine_paths()->stdlib);
+    struct emit_result made = emit_program(to_ir(prog));
+    struct build_outputs outs = {
+        .exe = out,
+        .c = opts.emit_c ? arena_printf("%s.c", out) : NULL,
+        .cu = opts.emit_cuda ? arena_printf("%s.cu", out) : NULL,
+    };
+    check_outputs(prog, &outs);
     prepare_output(out);
-    const char *c_path = NULL;
-    if (opts.emit_c) {
-        c_path = arena_printf("%s.c", out);
+    const char *c_path = outs.c;
+    if (c_path)
         write_file(c_path, made.c, made.c_len);
-    }
-    if (opts.emit_cuda)
-        write_file(arena_printf("%s.cu", out), made.cuda ? made.cuda : "", made.cuda_len);
+    if (outs.cu)
+        write_cuda(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
     if (!opts.release)
         backend_dev_build(made.c, out);
     else

@@ -361,7 +361,7 @@ void brt_print_str(brt_str *s);
 void brt_print_val(const brt_type *t, const void *valp); /* any type, arrays too */
 void brt_print_sep(void);
 void brt_print_end(void);   /* newline */
-void brt_flush(void);
+void brt_flush(void); /* a failed write is a panic: "cannot write to stdout: ..." */
 
 /* f-strings: a growable byte buffer. */
 typedef struct brt_sb {

@@ -76,7 +76,7 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
         t->msg = strdup(msg);
         longjmp(t->jb, 1);
     }
-    brt_flush();
+    brt_flush_quiet();
     /* One write, so the two lines never interleave with another thread's. */
     size_t mlen = strlen(msg);
     const char *file = loc && loc->file ? loc->file : "";

@@ -5,7 +5,14 @@
  * with write(2) when full, at brt_finish, os.exit and before a panic message
  * (panic.c calls brt_flush). Each brt_print_* call is atomic; a whole print
  * line from several par tasks may interleave, which is the nature of output
- * from parallel code. Integers and floats are formatted straight into the
+ * from parallel code.
+ *
+ * A write that fails (a full disk, /dev/full, EPIPE with SIGPIPE ignored) is
+ * a panic without a place, "cannot write to stdout: <strerror>", so output
+ * is never lost silently; a closed stdout (EBADF) is not a failure, the
+ * output goes nowhere, as in Rust. After the first failure stdout is marked
+ * broken and further output is dropped, so the panic's own flush (and other
+ * threads) cannot fail again. Integers and floats are formatted straight into the
  * buffer, so printing millions of values costs no allocation.
  */
 #include "rt_internal.h"
@@ -21,55 +28,79 @@
 
 static struct {
     pthread_mutex_t lock;
+    bool broken; /* a write failed: output is dropped from now on */
     size_t len;
     char buf[OUT_CAP];
 } out = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void write_fd1(const char *p, size_t n)
+/* Lock held. 0, or the errno of the write that failed (then stdout is
+ * broken). */
+static int write_fd1(const char *p, size_t n)
 {
-    while (n > 0) {
+    while (n > 0 && !out.broken) {
         ssize_t w = write(1, p, n);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return; /* stdout closed: output is lost, as in C */
+        if (w < 0 && errno == EBADF)
+            return 0; /* stdout closed: the output goes nowhere */
+        if (w <= 0) {
+            out.broken = true;
+            return w < 0 ? errno : EIO;
+        }
         p += w;
         n -= (size_t)w;
     }
+    return 0;
 }
 
 /* Lock held. */
-static void flush_locked(void)
+static int flush_locked(void)
 {
-    write_fd1(out.buf, out.len);
+    int err = write_fd1(out.buf, out.len);
     out.len = 0;
+    return err;
 }
 
-static void put_locked(const char *p, size_t n)
+static int put_locked(const char *p, size_t n)
 {
+    if (out.broken)
+        return 0;
     if (out.len + n > OUT_CAP) {
-        flush_locked();
-        if (n > OUT_CAP) { /* huge pieces go straight out */
-            write_fd1(p, n);
-            return;
-        }
+        int err = flush_locked();
+        if (err || n > OUT_CAP) /* huge pieces go straight out */
+            return err ? err : write_fd1(p, n);
     }
     memcpy(out.buf + out.len, p, n);
     out.len += n;
+    return 0;
+}
+
+/* Lock not held: the panic flushes stdout itself. */
+static void check_write(int err)
+{
+    if (err)
+        brt_panic_msg(NULL, "cannot write to stdout: %s", strerror(err));
 }
 
 void brt_out_write(const char *p, size_t n)
 {
     pthread_mutex_lock(&out.lock);
-    put_locked(p, n);
+    int err = put_locked(p, n);
     pthread_mutex_unlock(&out.lock);
+    check_write(err);
+}
+
+int brt_flush_quiet(void)
+{
+    pthread_mutex_lock(&out.lock);
+    int err = flush_locked();
+    pthread_mutex_unlock(&out.lock);
+    return err;
 }
 
 void brt_flush(void)
 {
-    pthread_mutex_lock(&out.lock);
-    flush_locked();
-    pthread_mutex_unlock(&out.lock);
+    check_write(brt_flush_quiet());
 }
 
 void brt_print_int(int64_t v)

@@ -34,6 +34,9 @@ void brt_trap_set(brt_trap *t);
 BRT_NORETURN void brt_trap_rethrow(const brt_trap *t);
 /* A panic with a preformatted message and an optional place. */
 BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg);
+/* brt_flush for the panic itself: returns the errno of a failed write (0 if
+ * none) instead of panicking, so the first panic is the one reported. */
+int brt_flush_quiet(void);
 
 /* ---- threads (panic.c, os.c) --------------------------------------------- */
 

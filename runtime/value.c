@@ -41,6 +41,16 @@ void *brt_xmalloc(size_t n)
     return p;
 }
 
+/* brt_xmalloc for a size the program computed ([x] * n, s * n): a failure
+ * is the user's, reported at their place. */
+static void *xmalloc_at(size_t n, const brt_loc *l)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        brt_panic_text(l, "out of memory");
+    return p;
+}
+
 void *brt_xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
@@ -160,10 +170,10 @@ brt_str *brt_str_new(const char *bytes, int64_t len)
     return s;
 }
 
-/* A new str of len bytes to fill in; len > 0. */
-static brt_str *str_alloc(int64_t len, char **data)
+/* A new str of len bytes to fill in; len > 0. Out of memory panics at l. */
+static brt_str *str_alloc(int64_t len, char **data, const brt_loc *l)
 {
-    brt_str *s = brt_xmalloc(sizeof *s + (size_t)len + 1);
+    brt_str *s = xmalloc_at(sizeof *s + (size_t)len + 1, l);
     char *d = (char *)(s + 1);
     d[len] = 0;
     s->rc = 1;
@@ -184,7 +194,7 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b)
         return b;
     }
     char *d;
-    brt_str *s = str_alloc(a->len + b->len, &d);
+    brt_str *s = str_alloc(a->len + b->len, &d, NULL);
     memcpy(d, a->data, (size_t)a->len);
     memcpy(d + a->len, b->data, (size_t)b->len);
     return s;
@@ -200,7 +210,7 @@ brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l)
     }
     size_t total = size_mul(n, (size_t)s->len, l);
     char *d;
-    brt_str *r = str_alloc((int64_t)total, &d);
+    brt_str *r = str_alloc((int64_t)total, &d, l);
     for (int64_t i = 0; i < n; i++)
         memcpy(d + i * s->len, s->data, (size_t)s->len);
     return r;
@@ -229,7 +239,7 @@ static brt_arr *arr_alloc(const brt_type *elem, int64_t len, int64_t cap, const 
     a->len = len;
     a->cap = cap;
     a->elem = elem;
-    a->data = cap ? brt_xmalloc(size_mul(cap, brt_type_size(elem), l)) : NULL;
+    a->data = cap ? xmalloc_at(size_mul(cap, brt_type_size(elem), l), l) : NULL;
     return a;
 }
 
