@@ -5,6 +5,7 @@
  *   source text -> lexer.re (tokens, INDENT/DEDENT) -> parser.y (AST)
  *   -> check.c (names, types; annotates the AST in place)
  *   -> lower.c (typed AST -> IR, ir.h) -> ir_verify (ir.c)
+ *   -> optimize (opt.c: passes that remove provably redundant checks)
  *   -> emit_program (emit_c.c: IR -> C text and CUDA kernels)
  *   -> C back end (backend.c: libtcc or $CC)
  *
@@ -546,6 +547,11 @@ struct ir_program;
 struct ir_program *lower_program(struct program *prog); /* lower.c */
 void ir_verify(struct ir_program *ir);                  /* ir.c: internal_error on a bad IR */
 void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
+/* opt.c: the optimizer's passes in order, ir_verify after each; with
+ * stop_after (a pass name) it returns after that pass. False when
+ * stop_after names no pass. */
+bool optimize(struct ir_program *ir, const char *stop_after);
+extern const char *const opt_pass_names[]; /* NULL-terminated, for --dump=ir:PASS */
 /* emit_c.c (and its rooms, emit_c.h): the whole program as one C
  * translation unit, and the CUDA source of every GPU kernel in it (each
  * module after a line "// ==== brine kernel <id> <file>:<line>:<col> ====",

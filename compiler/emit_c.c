@@ -35,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool in_guarded_loop(struct ir_node *n);
+
 /* Places are memoised (big programs have many): one L<n> per place. */
 const char *loc_ref(struct loc l)
 {
@@ -290,7 +292,10 @@ static const char *emit_binary(struct ir_node *n)
         if (op_class[op] == OPC_ARITH) return tmp(ot, "%s %s %s", a, op_c[op], b);
         internal_error("emit: float operator %s", op_spelling[op]);
     }
-    /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>) */
+    /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
+     * plain C where the optimizer proved the result fits (opt_loops.c) */
+    if (n->no_overflow && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
+        return tmp(ot, "%s %s %s", a, op_c[op], b);
     const char *sfx = num_suffix(ot);
     if (cmp) {
         if (ot == ty_i128) return tmp(ty_bool, "brt_cmp_i128(%s, %s) %s 0", a, b, op_c[op]);
@@ -465,7 +470,7 @@ const char *emit_expr(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_float || (n->no_overflow && t == ty_int)) return tmp(t, "-%s", a);
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
         if (t == ty_i128) return tmp(t, "brt_%s_i128(%s)", op_stem[OP_BNOT], a);
@@ -522,6 +527,7 @@ const char *emit_expr(struct ir_node *n)
     case IR_INDEX: {
         const char *a = emit_expr(n->a);
         const char *i = emit_expr(n->b);
+        if (in_guarded_loop(n)) return tmp(n->type, "BRT_AT(%s, %s, %s)", ctype(n->type), a, i);
         return tmp(n->type, "BRT_AT(%s, %s, brt_idx(%s, %s, %s))", ctype(n->type), a, a, i, loc_ref(n->loc));
     }
     case IR_ARRAY: {
@@ -586,7 +592,7 @@ static void assign_var(const char *v, const char *x, struct type *t)
 static const char *unique_path(struct ir_node *s, const char **idx, int nidx, const char *L)
 {
     const char *v = vname(s->var);
-    line("%s = brt_arr_unique(%s);", v, v);
+    if (!s->known_unique) line("%s = brt_arr_unique(%s);", v, v);
     const char *cur = v;
     struct type *t = s->var->type;
     for (int i = 0; i < nidx; i++) {
@@ -599,6 +605,43 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
     return cur;
 }
 
+/* Whether n's bounds check is proved by the loop whose guarded version is
+ * being written (opt_loops.c). */
+static bool in_guarded_loop(struct ir_node *n)
+{
+    return n->in_range_by && n->in_range_by == CG->guarded;
+}
+
+/* The arrays a loop makes unique once, before it (opt_loops.c). */
+static void hoisted_unique(struct ir_node *loop)
+{
+    for (int i = 0; i < loop->nuniq; i++) {
+        const char *v = vname(loop->uniq[i]);
+        line("%s = brt_arr_unique(%s);", v, v);
+    }
+}
+
+/* for var in lo .. hi (or ..= hi), both already evaluated into temporaries. */
+static void range_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    const char *v = declare_var(s->var, VS_OWNED);
+    const char *k = new_temp();
+    const char *ct = ctype(s->iter.lo->type);
+    if (s->iter.inclusive) {
+        /* k never steps past hi, so hi == INT64_MAX cannot overflow */
+        const char *go = new_temp();
+        line("for (%s %s = %s, %s = %s <= %s; %s; %s = %s < %s, %s += %s) {", ct, k, lo, go, lo, hi, go, go, k, hi, k,
+             go);
+    } else {
+        line("for (%s %s = %s; %s < %s; %s++) {", ct, k, lo, k, hi, k);
+    }
+    F->ind++;
+    line("%s = %s;", v, k);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+}
+
 static void emit_block_stmts(struct ir_node *b)
 {
     for (int i = 0; i < b->nkids; i++) emit_stmt(b->kids[i]);
@@ -606,7 +649,7 @@ static void emit_block_stmts(struct ir_node *b)
      * the true reference counts */
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *k = b->kids[i];
-        if (k->op == IR_LET && type_is_ref(k->var->type))
+        if (k->op == IR_LET && type_is_ref(k->var->type) && !k->borrow)
             line("%s(v%d); v%d = NULL;", release_fn(k->var->type), k->var->id, k->var->id);
     }
 }
@@ -624,6 +667,12 @@ void emit_stmt(struct ir_node *s)
     case IR_LET: case IR_ASSIGN: {
         scope_open();
         const char *x = emit_expr(s->a);
+        if (s->borrow) {
+            /* the element outlives the let (opt_borrow.c): no reference of its own */
+            line("%s = %s;", declare_var(s->var, VS_BORROWED), x);
+            scope_close();
+            return;
+        }
         x = take(x, s->a->type);
         const char *v = s->op == IR_LET ? declare_var(s->var, VS_OWNED) : vname(s->var);
         assign_var(v, x, s->var->type);
@@ -650,8 +699,11 @@ void emit_stmt(struct ir_node *s)
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();
-            line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), arr, arr,
-                 idx[s->nkids - 1], L);
+            if (in_guarded_loop(s))
+                line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(et), slot, ctype(et), arr, idx[s->nkids - 1]);
+            else
+                line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), arr, arr,
+                     idx[s->nkids - 1], L);
             if (type_is_ref(et)) {
                 const char *old = new_temp();
                 line("%s %s = *%s;", ctype(et), old, slot);
@@ -688,6 +740,7 @@ void emit_stmt(struct ir_node *s)
         return;
     }
     case IR_WHILE: {
+        hoisted_unique(s);
         line("for (;;) {");
         F->ind++;
         scope_open();
@@ -707,20 +760,33 @@ void emit_stmt(struct ir_node *s)
         const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
         const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
         scope_close();
-        const char *v = declare_var(s->var, VS_OWNED);
-        const char *k = new_temp();
-        const char *ct = ctype(it);
-        if (s->iter.inclusive) {
-            /* k never steps past hi, so hi == INT64_MAX cannot overflow */
-            const char *go = new_temp();
-            line("for (%s %s = %s, %s = %s <= %s; %s; %s = %s < %s, %s += %s) {", ct, k, lo, go, lo, hi, go, go, k, hi,
-                 k, go);
-        } else {
-            line("for (%s %s = %s; %s < %s; %s++) {", ct, k, lo, k, hi, k);
+        hoisted_unique(s);
+        if (!s->nguards) {
+            range_loop(s, lo, hi);
+            return;
         }
+        /* the version without the guarded bounds checks, when every guard
+         * holds for all of lo .. hi (opt_loops.c), else the loop as written */
+        struct buf cond = {0};
+        bprintf(&cond, "%s %s %s", lo, s->iter.inclusive ? ">" : ">=", hi);
+        const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
+        for (int i = 0; i < s->nguards; i++) {
+            const char *arr = vname(s->guards[i].arr);
+            bprintf(&cond, " %s bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", i ? "&&" : "|| (", lo, last,
+                    s->guards[i].off, arr);
+        }
+        bputs(&cond, ")");
+        line("if (%s) {", cond.p);
+        free(cond.p);
         F->ind++;
-        line("%s = %s;", v, k);
-        emit_stmt(s->b);
+        struct ir_node *outer = CG->guarded;
+        CG->guarded = s;
+        range_loop(s, lo, hi);
+        CG->guarded = outer;
+        F->ind--;
+        line("} else {");
+        F->ind++;
+        range_loop(s, lo, hi);
         F->ind--;
         line("}");
         return;
@@ -733,6 +799,7 @@ void emit_stmt(struct ir_node *s)
         const char *snap = declare_extra(s->iter.array->type);
         line("%s = %s;", snap, a);
         scope_close();
+        hoisted_unique(s);
         const char *v = declare_var(s->var, VS_OWNED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);

@@ -28,6 +28,7 @@ struct cgen {
     int ntemps, nlocs, nstrs, ntypes, naux;
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
     struct map type_ids;           /* array type -> n of T<n> */
+    struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
 };

@@ -112,10 +112,12 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
     case IR_REDUCE: fprintf(out, "%s %s", n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
+    case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
-    case IR_OR: case IR_COND: case IR_INDEX: case IR_ARRAY: case IR_FSTRING:
+    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING:
         break;
     }
+    if (n->no_overflow) fputs(" no-overflow", out);
     fprintf(out, ":%s", tn);
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
         fputs(" ", out);
@@ -147,6 +149,28 @@ static void dump_expr(FILE *out, struct ir_node *n)
     fputs(")", out);
 }
 
+/* What the optimizer proved about a loop (opt_loops.c). */
+static void dump_loop_facts(FILE *out, struct ir_node *s)
+{
+    if (s->nguards) {
+        fputs(" guards[", out);
+        for (int i = 0; i < s->nguards; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->guards[i].arr);
+            fprintf(out, "%+" PRId64, s->guards[i].off);
+        }
+        fputs("]", out);
+    }
+    if (s->nuniq) {
+        fputs(" unique[", out);
+        for (int i = 0; i < s->nuniq; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->uniq[i]);
+        }
+        fputs("]", out);
+    }
+}
+
 static void dump_stmt(FILE *out, struct ir_node *s, int ind)
 {
     fprintf(out, "%*s", 2 * ind, "");
@@ -163,7 +187,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:
-        fprintf(out, "%s ", ir_op_name[s->op]);
+        fprintf(out, "%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "");
         dump_var(out, s->var);
         fprintf(out, ": %s = ", s->var ? type_name(s->var->type) : "?");
         dump_expr(out, s->a);
@@ -177,6 +201,8 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
             dump_expr(out, s->kids[i]);
             fputs("]", out);
         }
+        if (s->known_unique) fputs(" unique", out);
+        if (s->in_range_by) fputs(" in-range", out);
         fputs(" <- ", out);
         dump_expr(out, s->a);
         fputs("\n", out);
@@ -199,6 +225,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
     case IR_WHILE:
         fputs("while ", out);
         dump_expr(out, s->a);
+        dump_loop_facts(out, s);
         fputs("\n", out);
         dump_stmt(out, s->b, ind + 1);
         return;
@@ -207,6 +234,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         dump_var(out, s->var);
         fprintf(out, ": %s in ", s->var ? type_name(s->var->type) : "?");
         dump_iter(out, &s->iter);
+        dump_loop_facts(out, s);
         fputs("\n", out);
         dump_stmt(out, s->b, ind + 1);
         return;

@@ -154,6 +154,25 @@ struct ir_node {
     struct ir_node *elem, *filter; /* filter may be NULL */
     struct ir_var **caps;       /* captured variables, ordered by id */
     int ncaps;
+
+    /* Facts the optimizer proved (opt_loops.c); none after lowering. Each
+     * lets the emitter leave out a check that cannot fail. */
+    struct ir_node *in_range_by; /* IR_INDEX, IR_STORE (its one index): the IR_FOR_RANGE
+                                  * whose guarded version keeps the index inside the array */
+    struct ir_guard *guards;     /* IR_FOR_RANGE: the guarded version runs when all hold */
+    int nguards;
+    struct ir_var **uniq;        /* loops: arrays made unique once, before the loop */
+    int nuniq;
+    bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
+    bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
+    bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+};
+
+/* A guard of a loop's checked-free version: for every value i of the loop
+ * variable, 0 <= i + off < len(arr). arr's length does not change in the loop. */
+struct ir_guard {
+    struct ir_var *arr;
+    int64_t off;
 };
 
 struct ir_fn {
@@ -176,6 +195,10 @@ struct ir_program {
     struct ir_fn *main;         /* main module's main() */
     int nvars;                  /* ids are 1..nvars */
 };
+
+/* The passes of optimize() (opt.c). */
+void opt_loops(struct ir_program *ir);  /* opt_loops.c */
+void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

@@ -24,7 +24,7 @@ static const char usage_text[] =
     "  brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda]\n"
     "  brine run FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--threads 1,4] [-j N] [--timeout S]\n"
-    "  brine --dump=tokens|ast|ir|c FILE.br\n"
+    "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
     "commands:\n"
@@ -40,7 +40,7 @@ static const char usage_text[] =
 
 /* ---- the pipeline ------------------------------------------------------------ */
 
-/* A loaded program to checked IR. */
+/* A loaded program to checked IR, as lowered. */
 static struct ir_program *to_ir(struct program *prog)
 {
     check_program(prog);
@@ -49,7 +49,15 @@ static struct ir_program *to_ir(struct program *prog)
     return ir;
 }
 
-/* Source file to checked IR. */
+/* The whole pipeline after loading: C (and CUDA) text. */
+static struct emit_result compile_loaded(struct program *prog)
+{
+    struct ir_program *ir = to_ir(prog);
+    optimize(ir, NULL);
+    return emit_program(ir);
+}
+
+/* Source file to checked IR, as lowered (for the dumps). */
 static struct ir_program *compile_to_ir(const char *path)
 {
     return to_ir(load_program(path, brine_paths()->stdlib));
@@ -58,7 +66,7 @@ static struct ir_program *compile_to_ir(const char *path)
 /* Source file to C (and CUDA) text. */
 static struct emit_result compile(const char *path)
 {
-    return emit_program(compile_to_ir(path));
+    return compile_loaded(load_program(path, brine_paths()->stdlib));
 }
 
 struct build_opts {
@@ -72,7 +80,7 @@ struct build_opts {
 static void build(const char *path, const char *out, struct build_opts opts)
 {
     struct program *prog = load_program(path, brine_paths()->stdlib);
-    struct emit_result made = emit_program(to_ir(prog));
+    struct emit_result made = compile_loaded(prog);
     struct build_outputs outs = {
         .exe = out,
         .c = opts.emit_c ? arena_printf("%s.c", out) : NULL,
@@ -154,17 +162,31 @@ static int cmd_run(int argc, char **argv)
     return backend_dev_run(made.c, argc, argv);
 }
 
-/* brine --dump=tokens|ast|ir|c FILE.br. The AST is dumped as the parser made
+/* brine --dump=tokens|ast|ir|ir:PASS|c FILE.br. The AST is dumped as the parser made
  * it (before checking), so a dump shows the phase that produced it; `c` is
  * the generated C (the front half of a build: check, lower, emit). */
+/* "loops, inline": the optimizer's passes, for messages. */
+static const char *opt_pass_list(void)
+{
+    struct buf b = {0};
+    for (int i = 0; opt_pass_names[i]; i++) bprintf(&b, "%s%s", i ? ", " : "", opt_pass_names[i]);
+    return b.p;
+}
+
 static int cmd_dump(const char *what, int argc, char **argv)
 {
     if (argc != 1)
         command_line_error("--dump=%s takes exactly one source file", what);
     const char *file = argv[0];
+    /* ir:PASS: the IR after that optimizer pass; ir:all after the last */
+    const char *after = strncmp(what, "ir:", 3) == 0 ? what + 3 : NULL;
+    bool known_pass = after && strcmp(after, "all") == 0;
+    for (int i = 0; after && opt_pass_names[i]; i++) known_pass |= strcmp(after, opt_pass_names[i]) == 0;
+    if (after && !known_pass)
+        command_line_error("unknown pass '%s' in --dump=%s: the passes are %s (or all)", after, what, opt_pass_list());
     if (strcmp(what, "tokens") != 0 && strcmp(what, "ast") != 0 && strcmp(what, "ir") != 0 &&
-        strcmp(what, "c") != 0)
-        command_line_error("unknown dump '%s': expected tokens, ast, ir or c", what);
+        strcmp(what, "c") != 0 && !after)
+        command_line_error("unknown dump '%s': expected tokens, ast, ir, ir:PASS or c", what);
     require_source(file);
     if (strcmp(what, "tokens") == 0) {
         size_t len;
@@ -177,9 +199,11 @@ static int cmd_dump(const char *what, int argc, char **argv)
     } else {
         struct ir_program *ir = compile_to_ir(file);
         if (strcmp(what, "c") == 0) {
+            optimize(ir, NULL);
             struct emit_result made = emit_program(ir);
             fwrite(made.c, 1, made.c_len, stdout);
         } else {
+            if (after) optimize(ir, strcmp(after, "all") == 0 ? NULL : after);
             ir_dump(stdout, ir);
         }
     }

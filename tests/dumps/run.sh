@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tests/dumps/run.sh BRINE [--bless]: pins the compiler's intermediate forms.
 #
-# For each NAME.br here, `BRINE --dump=tokens|ast|ir NAME.br` (run in this
-# directory, so file names in the dumps are relative) must print exactly
-# NAME.tokens, NAME.ast and NAME.ir. A change in a dump shows which phase
+# For each NAME.br here, `BRINE --dump=tokens|ast|ir|ir:all NAME.br` (run in
+# this directory, so file names in the dumps are relative) must print exactly
+# NAME.tokens, NAME.ast, NAME.ir and NAME.opt (the IR after the optimizer). A change in a dump shows which phase
 # changed; review it by eye, then rewrite the expectations with --bless.
 # Ends with "N passed, N failed"; exits 1 if any failed.
 set -uo pipefail
@@ -23,9 +23,11 @@ passed=0
 failed=0
 for src in *.br; do
     name=${src%.br}
-    for kind in tokens ast ir; do
+    for kind in tokens ast ir opt; do
         want=$name.$kind
-        timeout 30 "$BRINE" --dump=$kind "$src" >"$ACTUAL" 2>"$ERR" </dev/null
+        flag=$kind
+        [ "$kind" = opt ] && flag=ir:all # the IR after the optimizer's passes
+        timeout 30 "$BRINE" --dump=$flag "$src" >"$ACTUAL" 2>"$ERR" </dev/null
         rc=$?
         if [ $rc -ne 0 ]; then
             echo "FAIL $want: brine --dump=$kind exited with status $rc"

@@ -1,0 +1,478 @@
+/*
+ * opt_loops.c: the checks that loops make redundant, proved per loop and
+ * recorded on the IR for the emitter (ir.h). Three facts:
+ *
+ *   copy-on-write   An array that a loop stores into (xs[i] = v), and that
+ *                   the loop never reads as a whole value (only xs[i],
+ *                   len(xs) and stores; no assignment, push, capture by a
+ *                   comprehension or reduction, iteration, or use as an
+ *                   argument), is made unique once before the outermost such
+ *                   loop (uniq), and its stores skip the per-store test
+ *                   (known_unique). Nothing in the loop can take a second
+ *                   reference to it, so it stays unique: value semantics are
+ *                   kept, copying at most once, before the loop.
+ *   bounds          In an innermost `for i in lo..hi` over int (no loop,
+ *                   comprehension or reduction inside, i never assigned),
+ *                   every xs[i + c] (c a literal; i or a `let` copy of it)
+ *                   of an array whose length the loop cannot change (no
+ *                   assignment or push of it) becomes a guard 0 <= i + c <
+ *                   len(xs). The emitter writes the loop twice: a version
+ *                   without those bounds checks, taken when every guard holds
+ *                   for the whole range (tested once, before the loop), and
+ *                   the loop as it was otherwise. An index that goes out of
+ *                   range therefore still panics at the same place and the
+ *                   same iteration, after the same output.
+ *   overflow        int +, - and * (and negation) whose operands' ranges keep
+ *                   the result inside int64 need no check (no_overflow). The
+ *                   ranges come from literals and from loop variables of
+ *                   ranges with literal or len(...) bounds; no str or array
+ *                   has more than 2^57 elements (2^57 bytes is the whole
+ *                   x86-64 address space, with 5-level paging).
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- what a loop body does with each variable -------------------------- */
+
+enum {
+    U_WHOLE = 1,   /* read as a value (not only indexed or measured) */
+    U_ASSIGN = 2,  /* assigned */
+    U_PUSH = 4,    /* pushed to (its length changes) */
+    U_STORE = 8,   /* stored into: x[...] = v */
+    U_DEFINED = 16 /* defined in the body (a fresh value each iteration) */
+};
+
+struct body {
+    unsigned char *use;     /* by var id: U_* */
+    struct ir_var **stored; /* by var id: the variable, when stored into */
+    bool has_loop, has_gen;
+};
+
+static void use_expr(struct body *b, struct ir_node *n);
+
+static void use_iter(struct body *b, struct ir_iter *it)
+{
+    if (it->is_range) {
+        use_expr(b, it->lo);
+        use_expr(b, it->hi);
+    } else {
+        use_expr(b, it->array);
+    }
+}
+
+static void use_expr(struct body *b, struct ir_node *n)
+{
+    if (!n) return;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL:
+        return;
+    case IR_VAR:
+        b->use[n->var->id] |= U_WHOLE;
+        return;
+    case IR_INDEX:
+        /* xs[i] reads an element, not the array as a value */
+        if (n->a->op != IR_VAR) use_expr(b, n->a);
+        use_expr(b, n->b);
+        return;
+    case IR_BUILTIN:
+        if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) return;
+        for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
+        return;
+    case IR_LISTCOMP: case IR_REDUCE:
+        b->has_gen = true;
+        use_iter(b, &n->iter);
+        use_expr(b, n->elem);
+        use_expr(b, n->filter);
+        for (int i = 0; i < n->ncaps; i++) b->use[n->caps[i]->id] |= U_WHOLE;
+        b->use[n->gen_var->id] |= U_DEFINED;
+        return;
+    case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
+    case IR_CALL: case IR_ARRAY: case IR_FSTRING:
+        use_expr(b, n->a);
+        use_expr(b, n->b);
+        use_expr(b, n->c);
+        for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
+        return;
+    }
+}
+
+static void use_stmt(struct body *b, struct ir_node *s)
+{
+    if (!s) return;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) use_stmt(b, s->kids[i]);
+        return;
+    case IR_LET:
+        use_expr(b, s->a);
+        b->use[s->var->id] |= U_DEFINED;
+        return;
+    case IR_ASSIGN:
+        use_expr(b, s->a);
+        b->use[s->var->id] |= U_ASSIGN;
+        return;
+    case IR_STORE: case IR_PUSH:
+        use_expr(b, s->a);
+        for (int i = 0; i < s->nkids; i++) use_expr(b, s->kids[i]);
+        b->use[s->var->id] |= s->op == IR_STORE ? U_STORE : U_PUSH;
+        b->stored[s->var->id] = s->var;
+        return;
+    case IR_EXPR: case IR_RETURN:
+        use_expr(b, s->a);
+        return;
+    case IR_IF:
+        use_expr(b, s->a);
+        use_stmt(b, s->b);
+        use_stmt(b, s->c);
+        return;
+    case IR_WHILE:
+        b->has_loop = true;
+        use_expr(b, s->a);
+        use_stmt(b, s->b);
+        return;
+    case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        b->has_loop = true;
+        use_iter(b, &s->iter);
+        b->use[s->var->id] |= U_DEFINED;
+        use_stmt(b, s->b);
+        return;
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+static struct ir_program *P;
+
+static struct body body_of(struct ir_node *loop)
+{
+    struct body b = {0};
+    b.use = xmalloc((size_t)P->nvars + 2);
+    memset(b.use, 0, (size_t)P->nvars + 2);
+    b.stored = xmalloc(((size_t)P->nvars + 2) * sizeof *b.stored);
+    memset(b.stored, 0, ((size_t)P->nvars + 2) * sizeof *b.stored);
+    use_stmt(&b, loop->b);
+    if (loop->op == IR_WHILE) use_expr(&b, loop->a);
+    /* the array a for-loop iterates is a snapshot that shares it */
+    if (loop->op == IR_FOR_ARRAY) use_expr(&b, loop->iter.array);
+    return b;
+}
+
+/* ---- copy-on-write: one uniqueness test before the loop ------------------ */
+
+/* Marks the stores of v in s as known unique; whether one was not yet. */
+static bool mark_unique(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    bool fresh = false;
+    switch (s->sop) {
+    case IR_STORE:
+        if (s->var == v && !s->known_unique) s->known_unique = fresh = true;
+        return fresh;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) fresh |= mark_unique(s->kids[i], v);
+        return fresh;
+    case IR_IF:
+        fresh |= mark_unique(s->b, v);
+        fresh |= mark_unique(s->c, v);
+        return fresh;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        return mark_unique(s->b, v);
+    case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE:
+    case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+static void hoist_unique(struct ir_node *loop, struct body *b)
+{
+    for (int id = 1; id <= P->nvars; id++) {
+        struct ir_var *v = b->stored[id];
+        if (b->use[id] != U_STORE || !v) continue;
+        if (!mark_unique(loop->b, v)) continue;
+        loop->uniq = xrealloc(loop->uniq, (size_t)(loop->nuniq + 1) * sizeof *loop->uniq);
+        loop->uniq[loop->nuniq++] = v;
+    }
+}
+
+/* ---- bounds: a guarded version of an innermost range loop ---------------- */
+
+#define MAX_GUARDS 8
+#define BIG_OFFSET ((int64_t)1 << 60)
+
+struct bce {
+    struct ir_node *loop;
+    struct body *b;
+    int64_t *alias;          /* by var id: the offset of a copy of the loop variable */
+    unsigned char *is_alias;
+};
+
+/* Whether n is i + c (i the loop variable or a copy of it, c a literal). */
+static bool offset_of(struct bce *x, struct ir_node *n, int64_t *off)
+{
+    struct ir_var *iv = x->loop->var;
+    if (n->op == IR_VAR) {
+        if (n->var == iv) return *off = 0, true;
+        if (x->is_alias[n->var->id]) return *off = x->alias[n->var->id], true;
+        return false;
+    }
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    struct ir_node *v = n->a, *c = n->b;
+    if (n->bop == OP_ADD && n->a->op == IR_INT) v = n->b, c = n->a;
+    if (c->op != IR_INT) return false;
+    int64_t k = (int64_t)(uint64_t)c->ival, base;
+    if (k <= -BIG_OFFSET || k >= BIG_OFFSET || !offset_of(x, v, &base)) return false;
+    *off = base + (n->bop == OP_SUB ? -k : k);
+    return *off > -BIG_OFFSET && *off < BIG_OFFSET;
+}
+
+/* The array xs of a guard: a variable whose length the loop cannot change. */
+static bool fixed_length(struct bce *x, struct ir_var *v)
+{
+    return v->type->kind == T_ARRAY && !(x->b->use[v->id] & (U_ASSIGN | U_PUSH | U_DEFINED));
+}
+
+static bool add_guard(struct bce *x, struct ir_var *arr, int64_t off)
+{
+    struct ir_node *l = x->loop;
+    for (int i = 0; i < l->nguards; i++)
+        if (l->guards[i].arr == arr && l->guards[i].off == off) return true;
+    if (l->nguards == MAX_GUARDS) return false;
+    l->guards = xrealloc(l->guards, (size_t)(l->nguards + 1) * sizeof *l->guards);
+    l->guards[l->nguards++] = (struct ir_guard){arr, off};
+    return true;
+}
+
+static void bce_expr(struct bce *x, struct ir_node *n);
+
+static void bce_kids(struct bce *x, struct ir_node *n)
+{
+    bce_expr(x, n->a);
+    bce_expr(x, n->b);
+    bce_expr(x, n->c);
+    for (int i = 0; i < n->nkids; i++) bce_expr(x, n->kids[i]);
+}
+
+static void bce_expr(struct bce *x, struct ir_node *n)
+{
+    if (!n) return;
+    int64_t off;
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_length(x, n->a->var) && offset_of(x, n->b, &off) &&
+        add_guard(x, n->a->var, off))
+        n->in_range_by = x->loop;
+    bce_kids(x, n);
+}
+
+static void bce_stmt(struct bce *x, struct ir_node *s)
+{
+    if (!s) return;
+    int64_t off;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) bce_stmt(x, s->kids[i]);
+        return;
+    case IR_LET:
+        bce_expr(x, s->a);
+        /* let t = i (+ c): lowering's copies of indices (xs[i] += v) */
+        if (s->var->type == ty_int && !(x->b->use[s->var->id] & U_ASSIGN) && offset_of(x, s->a, &off)) {
+            x->is_alias[s->var->id] = 1;
+            x->alias[s->var->id] = off;
+        }
+        return;
+    case IR_STORE:
+        bce_expr(x, s->a);
+        for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
+        if (s->nkids == 1 && fixed_length(x, s->var) && offset_of(x, s->kids[0], &off) && add_guard(x, s->var, off))
+            s->in_range_by = x->loop;
+        return;
+    case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN:
+        bce_expr(x, s->a);
+        for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
+        return;
+    case IR_IF:
+        bce_expr(x, s->a);
+        bce_stmt(x, s->b);
+        bce_stmt(x, s->c);
+        return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: /* not in an innermost loop */
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+static void guard_loop(struct ir_node *loop, struct body *b)
+{
+    if (loop->op != IR_FOR_RANGE || loop->var->type != ty_int || b->has_loop || b->has_gen) return;
+    if (b->use[loop->var->id] & U_ASSIGN) return;
+    struct bce x = {loop, b, xmalloc(((size_t)P->nvars + 2) * sizeof(int64_t)), xmalloc((size_t)P->nvars + 2)};
+    memset(x.is_alias, 0, (size_t)P->nvars + 2);
+    bce_stmt(&x, loop->b);
+    free(x.alias);
+    free(x.is_alias);
+}
+
+/* ---- overflow: ranges of int expressions ---------------------------------- */
+
+#define MAX_LEN ((__int128)1 << 57)
+
+struct range {
+    bool known;
+    __int128 lo, hi;
+};
+
+struct ranges {
+    struct range *var;  /* by var id: a loop variable's range */
+};
+
+static struct range rng_expr(struct ranges *r, struct ir_node *n);
+
+static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
+
+/* The range of an int expression, marking the operations that cannot
+ * overflow; unknown for everything else. */
+static struct range rng_expr(struct ranges *r, struct ir_node *n)
+{
+    struct range none = {0};
+    if (!n || n->type != ty_int) return none;
+    switch (n->eop) {
+    case IR_INT: {
+        __int128 v = (int64_t)(uint64_t)n->ival;
+        return (struct range){true, v, v};
+    }
+    case IR_VAR: return r->var[n->var->id];
+    case IR_BUILTIN:
+        if (n->builtin == BI_LEN) return (struct range){true, 0, MAX_LEN};
+        return none;
+    case IR_UNARY: {
+        struct range a = rng_expr(r, n->a);
+        if (n->bop != OP_NEG || !a.known || !fits(-a.hi) || !fits(-a.lo)) return none;
+        n->no_overflow = true;
+        return (struct range){true, -a.hi, -a.lo};
+    }
+    case IR_BINARY: {
+        struct range a = rng_expr(r, n->a), b = rng_expr(r, n->b);
+        if (!a.known || !b.known) return none;
+        __int128 lo, hi;
+        switch (n->bop) {
+        case OP_ADD: lo = a.lo + b.lo; hi = a.hi + b.hi; break;
+        case OP_SUB: lo = a.lo - b.hi; hi = a.hi - b.lo; break;
+        case OP_MUL: {
+            /* operands of at most 2^62 in magnitude: the products fit __int128 */
+            __int128 lim = (__int128)1 << 62;
+            if (a.lo < -lim || a.hi > lim || b.lo < -lim || b.hi > lim) return none;
+            __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+            lo = hi = p[0];
+            for (int i = 1; i < 4; i++) {
+                if (p[i] < lo) lo = p[i];
+                if (p[i] > hi) hi = p[i];
+            }
+            break;
+        }
+        default: return none;
+        }
+        if (!fits(lo) || !fits(hi)) return none;
+        n->no_overflow = true;
+        return (struct range){true, lo, hi};
+    }
+    case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
+    case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+        return none;
+    }
+    return none;
+}
+
+static void rng_walk_expr(struct ranges *r, struct ir_node *n)
+{
+    if (!n) return;
+    if (n->type == ty_int && (n->op == IR_BINARY || n->op == IR_UNARY)) {
+        rng_expr(r, n);
+        if (n->no_overflow) return; /* its operands were walked by rng_expr */
+    }
+    rng_walk_expr(r, n->a);
+    rng_walk_expr(r, n->b);
+    rng_walk_expr(r, n->c);
+    for (int i = 0; i < n->nkids; i++) rng_walk_expr(r, n->kids[i]);
+    /* a comprehension's element may use an enclosing loop's variable too */
+    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
+        rng_walk_expr(r, n->elem);
+        rng_walk_expr(r, n->filter);
+    }
+}
+
+static void rng_walk(struct ranges *r, struct ir_node *s)
+{
+    if (!s) return;
+    if (ir_is_expr(s)) {
+        rng_walk_expr(r, s);
+        return;
+    }
+    rng_walk_expr(r, s->a);
+    for (int i = 0; i < s->nkids; i++) {
+        if (s->op == IR_BLOCK) rng_walk(r, s->kids[i]);
+        else rng_walk_expr(r, s->kids[i]);
+    }
+    if (s->op == IR_FOR_RANGE) {
+        rng_walk_expr(r, s->iter.lo);
+        rng_walk_expr(r, s->iter.hi);
+        struct range lo = rng_expr(r, s->iter.lo), hi = rng_expr(r, s->iter.hi);
+        struct body b = body_of(s);
+        bool fixed = s->var->type == ty_int && !(b.use[s->var->id] & U_ASSIGN);
+        free(b.use);
+        free(b.stored);
+        /* i takes the values lo .. hi - 1 (lo ..= hi); an empty range runs nothing */
+        if (fixed && lo.known && hi.known)
+            r->var[s->var->id] = (struct range){true, lo.lo, s->iter.inclusive ? hi.hi : hi.hi - 1};
+        rng_walk(r, s->b);
+        r->var[s->var->id] = (struct range){0};
+        return;
+    }
+    if (s->op == IR_FOR_ARRAY) rng_walk_expr(r, s->iter.array);
+    rng_walk(r, s->b);
+    rng_walk(r, s->c);
+}
+
+/* ---- the pass ---------------------------------------------------------------- */
+
+/* Loops from the outside in: uniqueness at the outermost loop that allows
+ * it; guards at innermost range loops. */
+static void loops_in(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) loops_in(s->kids[i]);
+        return;
+    case IR_IF:
+        loops_in(s->b);
+        loops_in(s->c);
+        return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
+        struct body b = body_of(s);
+        hoist_unique(s, &b);
+        guard_loop(s, &b);
+        free(b.use);
+        free(b.stored);
+        loops_in(s->b);
+        return;
+    }
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+void opt_loops(struct ir_program *ir)
+{
+    P = ir;
+    struct ranges r = {xmalloc(((size_t)ir->nvars + 2) * sizeof *r.var)};
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        loops_in(f->body);
+        memset(r.var, 0, ((size_t)ir->nvars + 2) * sizeof *r.var);
+        rng_walk(&r, f->body);
+    }
+    free(r.var);
+    P = NULL;
+}
