@@ -13,7 +13,8 @@
  *   - no __builtin_*_overflow under tcc: the inline checked operations below
  *     have a portable branch for __TINYC__;
  *   - no __thread in the runtime's .c files: tcc cannot link TLS
- *     relocations. Per-thread state goes through pthread_getspecific.
+ *     relocations. Per-thread state goes through pthread_getspecific (the
+ *     stack guard needs none: see brt_stack_check).
  *
  * Ownership: str and array values are reference counted (brt_str, brt_arr).
  * A function that returns one returns a new reference (+1) the caller owns;
@@ -88,8 +89,34 @@ void brt_start(int argc, char **argv);
 int brt_finish(void);
 
 /* Recursion guard: the generated C calls this at the top of every user
- * function; it panics "stack overflow" at loc when the stack is nearly used. */
-void brt_stack_check(const brt_loc *loc);
+ * function; it panics "stack overflow" at loc when the stack is nearly used.
+ * The fast path is inline, one compare and no TLS (design: runtime/os.c):
+ * every stack Brine code runs on has a floor, and the floors are all
+ * congruent modulo BRT_STACK_SPAN to brt_stack_band + BRT_STACK_BAND, so a
+ * frame in the band just under a floor is one whose offset from
+ * brt_stack_band, modulo the span, is below BRT_STACK_BAND. Such frames (the
+ * one that went too deep, or on a main stack larger than the span one of a
+ * few harmless bands) take the out-of-line slow path, which decides. */
+#define BRT_STACK_SPAN ((uintptr_t)64 << 20) /* a pool worker's stack block; a power of two */
+#define BRT_STACK_BAND ((uintptr_t)256 << 10) /* at least the largest generated frame */
+extern uintptr_t brt_stack_band;
+void brt_stack_check_slow(uintptr_t sp, const brt_loc *loc);
+static inline void brt_stack_check(const brt_loc *loc)
+{
+    uintptr_t sp;
+#if BRT_GCC && defined(__x86_64__)
+    __asm__("movq %%rsp, %0" : "=r"(sp));
+#elif BRT_GCC && defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#elif BRT_GCC
+    sp = (uintptr_t)__builtin_frame_address(0);
+#else
+    volatile char probe; /* tcc: not inlined, so this is a frame of the caller's depth */
+    sp = (uintptr_t)&probe;
+#endif
+    if (BRT_UNLIKELY(((sp - brt_stack_band) & (BRT_STACK_SPAN - 1)) < BRT_STACK_BAND))
+        brt_stack_check_slow(sp, loc);
+}
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
