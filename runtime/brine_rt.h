@@ -283,13 +283,39 @@ int64_t brt_trailing_zeros_i128(brt_i128 a);
 
 /* ---- conversions (SPEC section 3) ----------------------------------------- */
 
-int64_t brt_f2i(double x, const brt_loc *l);      /* toward zero; "cannot convert nan to int" */
-uint64_t brt_f2u64(double x, const brt_loc *l);
+/* float -> int/u64 truncate toward zero; out of range or nan panics
+ * "cannot convert nan to int" (the out-of-line brt_f2i_fail). The ranges are
+ * half-open in powers of two, which doubles hold exactly, so the compares
+ * are exact, and NaN fails every one. */
+BRT_NORETURN void brt_f2i_fail(double x, const brt_loc *l);
+BRT_NORETURN void brt_f2u64_fail(double x, const brt_loc *l);
+static inline int64_t brt_f2i(double x, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(!(x >= -0x1p63 && x < 0x1p63))) brt_f2i_fail(x, l);
+    return (int64_t)x;
+}
+static inline uint64_t brt_f2u64(double x, const brt_loc *l)
+{
+    /* (-1, 0) truncates to 0, which fits */
+    if (BRT_UNLIKELY(!(x > -1.0 && x < 0x1p64))) brt_f2u64_fail(x, l);
+    return (uint64_t)x;
+}
 brt_i128 brt_f2i128(double x, const brt_loc *l);
-double brt_u64_to_f(uint64_t v);                   /* nearest */
+/* Nearest, ties to even: both compilers' casts are (at and above 2^63 too:
+ * tests/golden/float/u64_conversions_high_bit pins dev and release). */
+static inline double brt_u64_to_f(uint64_t v) { return (double)v; }
 double brt_i128_to_f(brt_i128 v);                  /* nearest */
-uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l);   /* "integer overflow in conversion" */
-int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l);
+/* "integer overflow in conversion" */
+static inline uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(v < 0)) brt_panic(l, BRT_OV_CONV);
+    return (uint64_t)v;
+}
+static inline int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(v > (uint64_t)INT64_MAX)) brt_panic(l, BRT_OV_CONV);
+    return (int64_t)v;
+}
 int64_t brt_i128_to_i64(brt_i128 v, const brt_loc *l);
 uint64_t brt_i128_to_u64(brt_i128 v, const brt_loc *l);
 
