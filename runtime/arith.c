@@ -272,22 +272,9 @@ BRT_NORETURN static void bad_float(double x, const char *to_type, const brt_loc 
     brt_panic_msg(l, "cannot convert %s to %s", buf, to_type);
 }
 
-/* The ranges are half-open in powers of two, which doubles hold exactly, so
- * the comparisons are exact; NaN fails every comparison and panics. */
-int64_t brt_f2i(double x, const brt_loc *l)
-{
-    if (!(x >= -0x1p63 && x < 0x1p63))
-        bad_float(x, "int", l);
-    return (int64_t)x;
-}
-
-uint64_t brt_f2u64(double x, const brt_loc *l)
-{
-    /* (-1, 0) truncates to 0, which fits */
-    if (!(x > -1.0 && x < 0x1p64))
-        bad_float(x, "u64", l);
-    return (uint64_t)x;
-}
+/* The failing paths of the inline brt_f2i and brt_f2u64 (brine_rt.h). */
+void brt_f2i_fail(double x, const brt_loc *l) { bad_float(x, "int", l); }
+void brt_f2u64_fail(double x, const brt_loc *l) { bad_float(x, "u64", l); }
 
 brt_i128 brt_f2i128(double x, const brt_loc *l)
 {
@@ -296,27 +283,10 @@ brt_i128 brt_f2i128(double x, const brt_loc *l)
     return to(double_to_i128(x));
 }
 
-/* Correctly rounded (to nearest, ties to even). */
-double brt_u64_to_f(uint64_t v) { return (double)v; }
-
 double brt_i128_to_f(brt_i128 v)
 {
     i128 x = from(v);
     return x < 0 ? -u128_to_double(0 - (u128)x) : u128_to_double((u128)x);
-}
-
-uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l)
-{
-    if (v < 0)
-        brt_panic(l, BRT_OV_CONV);
-    return (uint64_t)v;
-}
-
-int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l)
-{
-    if (v > (uint64_t)INT64_MAX)
-        brt_panic(l, BRT_OV_CONV);
-    return (int64_t)v;
 }
 
 int64_t brt_i128_to_i64(brt_i128 v, const brt_loc *l)

@@ -13,7 +13,8 @@
  *   - no __builtin_*_overflow under tcc: the inline checked operations below
  *     have a portable branch for __TINYC__;
  *   - no __thread in the runtime's .c files: tcc cannot link TLS
- *     relocations. Per-thread state goes through pthread_getspecific.
+ *     relocations. Per-thread state goes through pthread_getspecific (the
+ *     stack guard needs none: see brt_stack_check).
  *
  * Ownership: str and array values are reference counted (brt_str, brt_arr).
  * A function that returns one returns a new reference (+1) the caller owns;
@@ -89,8 +90,34 @@ void brt_start(int argc, char **argv);
 int brt_finish(void);
 
 /* Recursion guard: the generated C calls this at the top of every user
- * function; it panics "stack overflow" at loc when the stack is nearly used. */
-void brt_stack_check(const brt_loc *loc);
+ * function; it panics "stack overflow" at loc when the stack is nearly used.
+ * The fast path is inline, one compare and no TLS (design: runtime/os.c):
+ * every stack Brine code runs on has a floor, and the floors are all
+ * congruent modulo BRT_STACK_SPAN to brt_stack_band + BRT_STACK_BAND, so a
+ * frame in the band just under a floor is one whose offset from
+ * brt_stack_band, modulo the span, is below BRT_STACK_BAND. Such frames (the
+ * one that went too deep, or on a main stack larger than the span one of a
+ * few harmless bands) take the out-of-line slow path, which decides. */
+#define BRT_STACK_SPAN ((uintptr_t)64 << 20) /* a pool worker's stack block; a power of two */
+#define BRT_STACK_BAND ((uintptr_t)256 << 10) /* at least the largest generated frame */
+extern uintptr_t brt_stack_band;
+void brt_stack_check_slow(uintptr_t sp, const brt_loc *loc);
+static inline void brt_stack_check(const brt_loc *loc)
+{
+    uintptr_t sp;
+#if BRT_GCC && defined(__x86_64__)
+    __asm__("movq %%rsp, %0" : "=r"(sp));
+#elif BRT_GCC && defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#elif BRT_GCC
+    sp = (uintptr_t)__builtin_frame_address(0);
+#else
+    volatile char probe; /* tcc: not inlined, so this is a frame of the caller's depth */
+    sp = (uintptr_t)&probe;
+#endif
+    if (BRT_UNLIKELY(((sp - brt_stack_band) & (BRT_STACK_SPAN - 1)) < BRT_STACK_BAND))
+        brt_stack_check_slow(sp, loc);
+}
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
@@ -260,13 +287,39 @@ int64_t brt_trailing_zeros_i128(brt_i128 a);
 
 /* ---- conversions (SPEC section 3) ----------------------------------------- */
 
-int64_t brt_f2i(double x, const brt_loc *l);      /* toward zero; "cannot convert nan to int" */
-uint64_t brt_f2u64(double x, const brt_loc *l);
+/* float -> int/u64 truncate toward zero; out of range or nan panics
+ * "cannot convert nan to int" (the out-of-line brt_f2i_fail). The ranges are
+ * half-open in powers of two, which doubles hold exactly, so the compares
+ * are exact, and NaN fails every one. */
+BRT_NORETURN void brt_f2i_fail(double x, const brt_loc *l);
+BRT_NORETURN void brt_f2u64_fail(double x, const brt_loc *l);
+static inline int64_t brt_f2i(double x, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(!(x >= -0x1p63 && x < 0x1p63))) brt_f2i_fail(x, l);
+    return (int64_t)x;
+}
+static inline uint64_t brt_f2u64(double x, const brt_loc *l)
+{
+    /* (-1, 0) truncates to 0, which fits */
+    if (BRT_UNLIKELY(!(x > -1.0 && x < 0x1p64))) brt_f2u64_fail(x, l);
+    return (uint64_t)x;
+}
 brt_i128 brt_f2i128(double x, const brt_loc *l);
-double brt_u64_to_f(uint64_t v);                   /* nearest */
+/* Nearest, ties to even: both compilers' casts are (at and above 2^63 too:
+ * tests/golden/float/u64_conversions_high_bit pins dev and release). */
+static inline double brt_u64_to_f(uint64_t v) { return (double)v; }
 double brt_i128_to_f(brt_i128 v);                  /* nearest */
-uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l);   /* "integer overflow in conversion" */
-int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l);
+/* "integer overflow in conversion" */
+static inline uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(v < 0)) brt_panic(l, BRT_OV_CONV);
+    return (uint64_t)v;
+}
+static inline int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l)
+{
+    if (BRT_UNLIKELY(v > (uint64_t)INT64_MAX)) brt_panic(l, BRT_OV_CONV);
+    return (int64_t)v;
+}
 int64_t brt_i128_to_i64(brt_i128 v, const brt_loc *l);
 uint64_t brt_i128_to_u64(brt_i128 v, const brt_loc *l);
 

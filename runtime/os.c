@@ -2,22 +2,36 @@
  * os.c: program start and end, the environment (SPEC section 8), the stack
  * guard, os.* and the math wrappers (SPEC section 11).
  *
- * Stack guard. Every user function calls brt_stack_check first. It compares
- * the address of its own frame with a limit recorded at start: the lowest
- * address of the thread's stack plus a safety margin of 256 KiB, enough for
- * the runtime's own calls (printing a panic, formatting, libc) below the
- * deepest user frame. For the main thread the stack's extent comes from
- * pthread_getattr_np, which glibc derives from RLIMIT_STACK and the mapping
- * below the stack; with an unlimited RLIMIT_STACK the kernel keeps a 1 MiB
- * guard gap under the stack, so the margin grows by that, and the usable
- * stack is capped at 1 GiB so that runaway recursion still ends in a panic
- * rather than in the OOM killer. The fast path is
- * two compares against globals (the main thread's range); any other thread
- * (pool workers) takes a slow path through a pthread key, because tcc cannot
- * link __thread. So runaway recursion ends in "panic: stack overflow" at the
- * call that would have gone too deep, never in SIGSEGV, as long as a single
- * frame is smaller than the margin (generated frames are small: arrays live
- * on the heap).
+ * Stack guard. Every user function begins with brt_stack_check, inline in
+ * brine_rt.h: one compare and branch, with no call and no TLS (tcc cannot
+ * link __thread, and a pthread key costs a call). Each thread that runs
+ * Brine code has a floor: the lowest address of its stack plus a safety
+ * margin of 256 KiB, enough for the runtime's own calls (printing a panic,
+ * formatting, libc) below the deepest user frame. For the main thread the
+ * stack's extent comes from pthread_getattr_np, which glibc derives from
+ * RLIMIT_STACK and the mapping below the stack; with an unlimited
+ * RLIMIT_STACK the kernel keeps a 1 MiB guard gap under the stack, so the
+ * margin grows by that, and the usable stack is capped at 1 GiB so that
+ * runaway recursion still ends in a panic rather than in the OOM killer.
+ *
+ * The floors are made congruent modulo BRT_STACK_SPAN (64 MiB, a power of
+ * two), so that one residue test finds a frame just below any thread's
+ * floor without knowing the thread. brt_start sets the global
+ * brt_stack_band to the main thread's floor minus BRT_STACK_BAND (256 KiB,
+ * the margin); brt_stack_attr, with which the pool (pool.c) creates every
+ * worker, maps a 64 MiB block at the address that puts the worker's floor
+ * at the same residue: guard page, margin, stack. A frame is then in a
+ * band when (sp - brt_stack_band) mod SPAN < BAND, and the first frame
+ * past a floor always is (frames are smaller than the band: arrays live on
+ * the heap). In a worker's block the only band is its margin; a main stack
+ * larger than the span (ulimit -s above 64 MiB) also has harmless bands
+ * every 64 MiB. The out-of-line brt_stack_check_slow tells them apart with
+ * the main thread's range, two compares against globals: a frame in a band
+ * and within the range goes on, any other panics. So runaway recursion ends
+ * in "panic: stack overflow" at the call that would have gone too deep, on
+ * the main thread and on pool workers alike, never in SIGSEGV. Only the
+ * main thread and threads created with brt_stack_attr may run Brine code
+ * (no other thread does), and only after brt_start.
  */
 #define _GNU_SOURCE
 #include "rt_internal.h"
@@ -28,11 +42,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
-#define STACK_MARGIN (256u * 1024)
+#define STACK_MARGIN ((uintptr_t)256 << 10)
+#define GUARD_PAGE ((uintptr_t)4096)
 #define KERNEL_GUARD_GAP (1u << 20)
 #define STACK_CAP ((uintptr_t)1 << 30) /* with ulimit -s unlimited: runaway recursion stops at 1 GiB */
 
@@ -44,18 +60,11 @@ static brt_arr *args_cache;
 
 /* ---- stack guard ------------------------------------------------------------- */
 
+uintptr_t brt_stack_band;           /* every floor is this + BRT_STACK_BAND, mod the span */
 static uintptr_t main_lo, main_hi; /* main thread: sp in [main_lo, main_hi) is fine */
-static pthread_once_t stack_once = PTHREAD_ONCE_INIT;
-static pthread_key_t stack_key;    /* other threads: their lowest safe address */
 
-static void stack_key_make(void)
-{
-    if (pthread_key_create(&stack_key, free) != 0)
-        abort();
-}
-
-/* The calling thread's stack as [lo, hi), with the margin already added. */
-static void this_stack(bool is_main, uintptr_t *lo, uintptr_t *hi)
+/* The main thread's stack as [lo, hi), with the margin already added. */
+static void main_stack(uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     struct rlimit rl;
@@ -69,7 +78,7 @@ static void this_stack(bool is_main, uintptr_t *lo, uintptr_t *hi)
         if (ok == 0 && size > 2 * STACK_MARGIN) {
             uintptr_t base = (uintptr_t)addr;
             *hi = base + size;
-            *lo = base + STACK_MARGIN + (unlimited && is_main ? KERNEL_GUARD_GAP : 0);
+            *lo = base + STACK_MARGIN + (unlimited ? KERNEL_GUARD_GAP : 0);
             if (*hi - *lo > STACK_CAP)
                 *lo = *hi - STACK_CAP;
             if (sp >= *lo && sp < *hi)
@@ -84,52 +93,57 @@ static void this_stack(bool is_main, uintptr_t *lo, uintptr_t *hi)
     *lo = sp - lim + 2 * STACK_MARGIN;
 }
 
-void brt_thread_enter(void)
-{
-    pthread_once(&stack_once, stack_key_make);
-    uintptr_t lo, hi;
-    this_stack(false, &lo, &hi);
-    uintptr_t *slot = pthread_getspecific(stack_key);
-    if (!slot) {
-        slot = brt_xmalloc(sizeof *slot);
-        pthread_setspecific(stack_key, slot);
-    }
-    *slot = lo;
-}
-
-static pthread_t main_thread;
-
 static void main_stack_enter(void)
 {
-    main_thread = pthread_self();
-    this_stack(true, &main_lo, &main_hi);
+    main_stack(&main_lo, &main_hi);
+    brt_stack_band = main_lo - BRT_STACK_BAND;
 }
 
-BRT_NORETURN static void stack_overflow(const brt_loc *loc)
+/* A stack block of BRT_STACK_SPAN bytes (64 MiB: room for deep recursion
+ * inside par elements): its lowest page is a guard page (glibc gives a stack
+ * it did not allocate none), and its floor, past the guard page and the
+ * margin, is congruent to the main thread's floor modulo the span. Its band
+ * is then the margin itself, the only one in the block. */
+bool brt_stack_attr(pthread_attr_t *attr)
 {
-    brt_panic(loc, BRT_STACK);
-}
-
-static void stack_check_slow(uintptr_t sp, const brt_loc *loc)
-{
-    if (main_hi && pthread_equal(pthread_self(), main_thread))
-        stack_overflow(loc); /* the main thread, past its limit */
-    pthread_once(&stack_once, stack_key_make);
-    uintptr_t *slot = pthread_getspecific(stack_key);
-    if (!slot) {
-        brt_thread_enter();
-        slot = pthread_getspecific(stack_key);
+    uintptr_t span = BRT_STACK_SPAN;
+    void *m = mmap(NULL, 2 * span, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED)
+        return false;
+    uintptr_t r = (uintptr_t)m;
+    uintptr_t floor = (brt_stack_band + BRT_STACK_BAND) & (span - 1);
+    uintptr_t want = floor - GUARD_PAGE - STACK_MARGIN; /* the block's residue */
+    uintptr_t base = r + ((want - r) & (span - 1));     /* in [r, r + span) */
+    if (base > r)
+        munmap(m, base - r);
+    munmap((void *)(base + span), r + span - base);
+    if (mprotect((void *)base, GUARD_PAGE, PROT_NONE) != 0 || pthread_attr_init(attr) != 0) {
+        munmap((void *)base, span);
+        return false;
     }
-    if (sp < *slot)
-        stack_overflow(loc);
+    pthread_attr_setstack(attr, (void *)(base + GUARD_PAGE), span - GUARD_PAGE);
+    return true;
 }
 
-void brt_stack_check(const brt_loc *loc)
+void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused)
 {
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    if (BRT_LIKELY(sp >= main_lo && sp < main_hi))
+    void *lo;
+    size_t size;
+    if (unused && pthread_attr_getstack(attr, &lo, &size) == 0)
+        munmap((char *)lo - GUARD_PAGE, size + GUARD_PAGE);
+    pthread_attr_destroy(attr);
+}
+
+/* A frame in a band: within the main thread's range it is one of the
+ * harmless bands of a main stack larger than the span; anywhere else it is
+ * the main thread just below its floor or a worker in the margin at the
+ * bottom of its block. */
+void brt_stack_check_slow(uintptr_t sp, const brt_loc *loc)
+{
+    if (sp >= main_lo && sp < main_hi)
         return;
-    stack_check_slow(sp, loc);
+    brt_panic(loc, BRT_STACK);
 }
 
 /* ---- start and end ----------------------------------------------------------- */

@@ -34,7 +34,6 @@
 #include <string.h>
 
 #define SPIN_ROUNDS 4000        /* polls before a worker sleeps */
-#define WORKER_STACK (64u << 20) /* room for deep recursion inside par elements */
 
 struct job {
     void (*task)(void *arg, int64_t t);
@@ -102,7 +101,6 @@ static void work_on(struct job *job)
 
 static void *worker_main(void *unused)
 {
-    brt_thread_enter();
     /* 0, not the current generation: a worker that starts after the first
      * job was published still joins it (the pool starts before any job). */
     uint64_t seen = 0;
@@ -140,18 +138,20 @@ static void *worker_main(void *unused)
 static void pool_start(void)
 {
     pool.nthreads = (int)brt_os_thread_count();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, WORKER_STACK);
     for (int i = 1; i < pool.nthreads; i++) {
         pthread_t th;
-        if (pthread_create(&th, &attr, worker_main, NULL) != 0) {
+        pthread_attr_t attr;
+        bool ok = brt_stack_attr(&attr);
+        if (ok) {
+            ok = pthread_create(&th, &attr, worker_main, NULL) == 0;
+            brt_stack_attr_destroy(&attr, !ok);
+        }
+        if (!ok) {
             pool.nthreads = i; /* run with the threads we got */
             break;
         }
         pthread_detach(th);
     }
-    pthread_attr_destroy(&attr);
 }
 
 int brt_pool_threads(void)

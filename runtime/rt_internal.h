@@ -3,6 +3,7 @@
 #define BRINE_RT_INTERNAL_H
 #include "brine_rt.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 
 /* ---- memory (value.c) ---------------------------------------------------- */
@@ -40,9 +41,14 @@ int brt_flush_quiet(void);
 
 /* ---- threads (panic.c, os.c) --------------------------------------------- */
 
-/* Every thread that runs Brine code calls this first (brt_start does for the
- * main thread): it records the thread's stack limit for brt_stack_check. */
-void brt_thread_enter(void);
+/* Every thread other than main that runs Brine code is created with this
+ * attr: a stack placed so that the inline check sees its overflow (os.c).
+ * No per-thread setup is needed after that.
+ * Valid after brt_start. false: no memory (attr untouched). After
+ * pthread_create, brt_stack_attr_destroy(attr, failed): failed frees the
+ * stack too (a created thread keeps it for good). */
+bool brt_stack_attr(pthread_attr_t *attr);
+void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused);
 
 /* Values of BRINE_GPU (SPEC section 8). */
 enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "brine_rt.h"
+#include "rt_internal.h"
 #include "run_child.h"
 
 struct env_case { const char *threads, *gpu; };
@@ -91,7 +91,8 @@ Test(start, moderate_recursion_runs)
     cr_assert_str_eq(r.out, "25000\n");
 }
 
-/* The guard works on threads other than main too (pool workers). */
+/* The guard works on threads other than main too: those created with
+ * brt_stack_attr, as the pool creates its workers. */
 static void *deep_thread(void *arg)
 {
     recurse(*(int64_t *)arg);
@@ -103,7 +104,11 @@ static void deep_on_thread(void *arg)
     char *argv[] = {"prog", NULL};
     brt_start(1, argv);
     pthread_t th;
-    pthread_create(&th, NULL, deep_thread, arg);
+    pthread_attr_t attr;
+    if (!brt_stack_attr(&attr))
+        abort();
+    pthread_create(&th, &attr, deep_thread, arg);
+    brt_stack_attr_destroy(&attr, false);
     pthread_join(th, NULL);
     brt_finish();
 }
