@@ -56,6 +56,8 @@ struct lanes {
     int noff;
     const char *ind_key[16], *ind_name[16];
     int nind;
+    const char *row_key[16], *row_name[16]; /* invariant rows a[i], read at call level */
+    int nrows;
 };
 static struct lanes *LC;
 
@@ -135,13 +137,38 @@ static const char *lane_induction(struct ir_node *n)
     return arena_printf("%s[q_]", fi);
 }
 
-/* A captured or constant array of scalars (read-only during the reduction). */
+/* An array the reduction only reads: captured, a constant, or reached from
+ * one by loop-invariant indices (a[i] in a[i][j], i captured). Such an
+ * a[i] is read once per call, at call level; an index out of range sends
+ * the whole call to the scalar path, which panics where it must. */
+static const char *lane_invariant_array(struct ir_node *a)
+{
+    if (a->type->kind != T_ARRAY) return NULL;
+    if (a->op == IR_VAR && a->var != LC->rn->gen_var) return vname(a->var);
+    if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
+    if (a->op != IR_INDEX) return NULL;
+    const char *base = lane_invariant_array(a->a);
+    const char *ix = lane_inv(a->b);
+    if (!base || !ix) return NULL;
+    const char *key = arena_printf("%s[%s]", base, ix);
+    for (int i = 0; i < LC->nrows; i++)
+        if (strcmp(LC->row_key[i], key) == 0) return LC->row_name[i];
+    if (LC->nrows == 16) return NULL;
+    const char *r = arena_printf("ra%d_", LC->nrows);
+    bprintf(&LC->checks, "        brt_arr *%s = NULL;\n"
+                         "        if (ok_ && (uint64_t)%s < (uint64_t)%s->len) %s = BRT_AT(brt_arr *, %s, %s);\n"
+                         "        else ok_ = 0;\n",
+            r, ix, base, r, base, ix);
+    LC->row_key[LC->nrows] = key;
+    LC->row_name[LC->nrows++] = r;
+    return r;
+}
+
+/* An array of scalars the reduction only reads. */
 static const char *lane_array(struct ir_node *a)
 {
     if (a->type->kind != T_ARRAY || !lane_scalar(a->type->elem)) return NULL;
-    if (a->op == IR_VAR && a->var != LC->rn->gen_var) return vname(a->var);
-    if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
-    return NULL;
+    return lane_invariant_array(a);
 }
 
 static const char *lane_binary(struct ir_node *n)
@@ -347,7 +374,7 @@ static const char *lane_expr(struct ir_node *n)
             bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, 0, %s->len - 1)) ok_ = 0;\n", o, arr);
             return tmp(n->type, "BRT_AT(%s, %s, %s)", ct, arr, i);
         }
-        bprintf(&LC->checks, "        if (%s->len == 0) ok_ = 0;\n", arr);
+        bprintf(&LC->checks, "        if (ok_ && %s->len == 0) ok_ = 0;\n", arr);
         const char *in = tmp(ty_bool, "(uint64_t)%s < (uint64_t)%s->len", i, arr);
         lane_flag(arena_printf("!%s", in));
         return tmp(n->type, "BRT_AT(%s, %s, %s ? %s : 0)", ct, arr, in, i);
