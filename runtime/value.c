@@ -167,6 +167,7 @@ brt_str *brt_str_new(const char *bytes, int64_t len)
     s->rc = 1;
     s->len = len;
     s->data = d;
+    s->cap = 0;
     return s;
 }
 
@@ -179,6 +180,7 @@ static brt_str *str_alloc(int64_t len, char **data, const brt_loc *l)
     s->rc = 1;
     s->len = len;
     s->data = d;
+    s->cap = 0;
     *data = d;
     return s;
 }
@@ -197,6 +199,47 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b)
     brt_str *s = str_alloc(a->len + b->len, &d, NULL);
     memcpy(d, a->data, (size_t)a->len);
     memcpy(d + a->len, b->data, (size_t)b->len);
+    return s;
+}
+
+brt_str *brt_str_append(brt_str *a, brt_str *b)
+{
+    if (b->len == 0)
+        return a;
+    int64_t len = a->len + b->len;
+    /* the only reference, and not the operand too (s + s): a's bytes are
+     * nobody else's, so growing them in place is invisible */
+    bool mine = a->rc == 1 && a != b;
+    if (mine && a->cap >= len) {
+        memcpy((char *)a->data + a->len, b->data, (size_t)b->len);
+        ((char *)a->data)[len] = 0;
+        a->len = len;
+        return a;
+    }
+    int64_t cap = len < 16 ? 32 : len + len / 2;
+    if (cap < len || (uint64_t)cap > (uint64_t)INT64_MAX / 2)
+        out_of_memory();
+    brt_str *s;
+    char *d;
+    if (mine && a->cap > 0) {
+        /* a growable block of ours: realloc keeps the bytes (b is not a) */
+        s = realloc(a, sizeof *s + (size_t)cap + 1);
+        if (!s)
+            out_of_memory();
+        d = (char *)(s + 1);
+        memcpy(d + (len - b->len), b->data, (size_t)b->len);
+    } else {
+        s = brt_xmalloc(sizeof *s + (size_t)cap + 1);
+        d = (char *)(s + 1);
+        memcpy(d, a->data, (size_t)a->len);
+        memcpy(d + a->len, b->data, (size_t)b->len); /* before a goes: b may be a */
+        s->rc = 1;
+        brt_str_release(a);
+    }
+    d[len] = 0;
+    s->len = len;
+    s->data = d;
+    s->cap = cap;
     return s;
 }
 
