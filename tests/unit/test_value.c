@@ -231,7 +231,7 @@ Test(value, str_append)
     cr_assert_str_eq(t->data, "abcdcdcd");
     t = brt_str_append(t, t);           /* s + s: the operand is the variable */
     cr_assert_str_eq(t->data, "abcdcdcdabcdcdcd");
-    t = brt_str_append(t, &brt_empty_str);
+    t = brt_str_append(t, S(""));
     cr_assert_eq(t->len, 16);
     for (int i = 0; i < 1000; i++) t = brt_str_append(t, b); /* amortised growth */
     cr_assert_eq(t->len, 2016);
