@@ -21,15 +21,16 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda]\n"
+    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
     "  brine run FILE.br [ARGS...]\n"
-    "  brine test [PATH...] [--bless] [--release] [--dev] [--threads 1,4] [-j N] [--timeout S]\n"
+    "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
     "commands:\n"
     "  build   compile FILE.br to a native program (default OUT: FILE without .br)\n"
     "          --release  optimise with the system C compiler ($CC, else cc)\n"
+    "          --cpu=native  release: for this machine's CPU (-march=native), same output\n"
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
@@ -71,6 +72,7 @@ static struct emit_result compile(const char *path)
 
 struct build_opts {
     bool release;   /* --release: $CC with optimisation, else libtcc */
+    bool native;    /* --cpu=native: release for this machine (-march=native) */
     bool emit_c;    /* --emit-c: OUT.c beside the program */
     bool emit_cuda; /* --emit-cuda: OUT.cu, the kernels (empty: none eligible) */
 };
@@ -96,12 +98,22 @@ static void build(const char *path, const char *out, struct build_opts opts)
     if (!opts.release)
         backend_dev_build(made.c, out);
     else
-        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out);
+        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native);
 }
 
 /* ---- the commands --------------------------------------------------------- */
 
-/* brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda] */
+/* --cpu=CPU: true for native, false for generic (the portable default). */
+bool cpu_option(const char *cpu)
+{
+    if (strcmp(cpu, "native") == 0)
+        return true;
+    if (strcmp(cpu, "generic") != 0)
+        command_line_error("--cpu wants native or generic, got '%s'", cpu);
+    return false;
+}
+
+/* brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] */
 static int cmd_build(int argc, char **argv)
 {
     const char *file = NULL, *out = NULL;
@@ -120,6 +132,8 @@ static int cmd_build(int argc, char **argv)
             opts.release = true;
         } else if (strcmp(a, "--dev") == 0) {
             opts.release = false;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            opts.native = cpu_option(a + 6);
         } else if (strcmp(a, "--emit-c") == 0) {
             opts.emit_c = true;
         } else if (strcmp(a, "--emit-cuda") == 0) {
@@ -134,6 +148,8 @@ static int cmd_build(int argc, char **argv)
     }
     if (!file)
         command_line_error("build needs a source file");
+    if (opts.native && !opts.release)
+        command_line_error("--cpu=native applies to --release builds");
     require_source(file);
     if (!out)
         out = arena_strndup(file, strlen(file) - 3);

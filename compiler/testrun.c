@@ -158,6 +158,7 @@ static struct {
     struct test *tests;
     int ntests, cap;
     bool dev, release, bless;
+    bool native; /* --cpu=native: release builds for this CPU */
     int threads[MAX_THREAD_COUNTS];
     int nthreads;
     int jobs;
@@ -518,7 +519,8 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
                   struct result *r)
 {
     char *argv[] = {(char *)brine_paths()->exe, "build", t->base, "-o", (char *)exe,
-                    mode == RELEASE ? "--release" : NULL, NULL};
+                    mode == RELEASE ? "--release" : NULL,
+                    mode == RELEASE && T.native ? "--cpu=native" : NULL, NULL};
     char **env = make_env(NULL, 0);
     /* /proc/self/exe, not its path: the very binary that is running, even
      * if a rebuild replaces build/bin/brine while the tests run. */
@@ -773,6 +775,8 @@ int test_main(int argc, char **argv)
             only_release = true;
         } else if (strcmp(a, "--dev") == 0) {
             only_dev = true;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            T.native = cpu_option(a + 6);
         } else if (strcmp(a, "--threads") == 0 || strncmp(a, "--threads=", 10) == 0) {
             if (a[9] == '=')
                 parse_threads(a + 10);
