@@ -9,7 +9,7 @@ once untimed, then BENCH_REPS timed times with a monotonic clock (setup excluded
 runs C, brine at BRINE_THREADS=1 and numba at NUMBA_NUM_THREADS=1, and for the par workloads
 OpenMP, brine and numba at 2 threads, and prints one table of medians, ratios and peak RSS.
 
-    bench/workloads.py [--brine build/bin/brine] [--reps 5] [--only dot,sieve]
+    bench/workloads.py [--brine build/bin/brine] [--reps 5] [--only dot,sieve] [--cpu native|generic]
 
 It checks brine's result against C's: integers must be equal (a mismatch is marked
 MISMATCH); floats of a par reduction may differ in the last bits (brine's fixed tree against
@@ -91,6 +91,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--brine", default=os.path.join(ROOT, "build/bin/brine"))
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--cpu", default="native", choices=["native", "generic"],
+                    help="brine's --cpu for its release builds (native: as the C peers' -march=native)")
     ap.add_argument("--only", default="", help="comma-separated keys: " + ",".join(w[0] for w in WORKLOADS))
     a = ap.parse_args()
     only = [o for o in a.only.split(",") if o]
@@ -124,7 +126,7 @@ def main():
             subprocess.run(["gcc", *flags, "-I", SRC, os.path.join(SRC, c), "-o", exe, "-lm"], check=True)
             built[tag] = exe
         exe = os.path.join(tmp, key + "_br")
-        b = subprocess.run([a.brine, "build", "--release", os.path.join(SRC, br), "-o", exe],
+        b = subprocess.run([a.brine, "build", "--release", f"--cpu={a.cpu}", os.path.join(SRC, br), "-o", exe],
                            capture_output=True, text=True)
         notes = []
         if b.returncode != 0:
