@@ -14,6 +14,9 @@ the ratio to the plain C loop, the result's bits (float.hex) and the peak RSS of
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import measure  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -142,24 +145,8 @@ print("result", repr(float(r)) if not isinstance(r, int) else r)
 """
 
 def run_rss(cmd, env=None):
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(fd, 1)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-        os.execvpe(cmd[0], cmd, full_env)
-    _, status, usage = os.wait4(pid, 0)
-    with open(out_path) as f:
-        out = f.read()
-    code = os.waitstatus_to_exitcode(status)
-    rss = usage.ru_maxrss / 1024.0
-    if code != 0:
-        return None, f"exit {code}", rss
-    secs = [float(l.split()[1]) for l in out.splitlines() if l.startswith("seconds")]
-    res = [l.split(None, 1)[1] for l in out.splitlines() if l.startswith("result")]
-    return (statistics.median(secs) if secs else None), (res[-1] if res else "?"), rss
+    sec, res, rss = measure(cmd, env, out_path)
+    return sec, " ".join(res), rss
 
 def bits(text):
     try:

@@ -19,6 +19,9 @@ as at 1 (marked when not). numba is skipped when it is not installed. Timings on
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import measure  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(HERE, "workloads")
@@ -39,26 +42,7 @@ WORKLOADS = [
 ]
 
 
-def run(cmd, env, out_path):
-    """Runs cmd with env added; returns (median seconds, result tokens, peak RSS MB) or an error."""
-    full = dict(os.environ)
-    full.update(env)
-    pid = os.fork()
-    if pid == 0:
-        fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(fd, 1)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
-        os.execvpe(cmd[0], cmd, full)
-    _, status, usage = os.wait4(pid, 0)
-    with open(out_path) as f:
-        out = f.read()
-    code = os.waitstatus_to_exitcode(status)
-    rss = usage.ru_maxrss / 1024.0
-    if code != 0:
-        return None, [f"exit {code}"], rss
-    secs = [float(l.split()[1]) for l in out.splitlines() if l.startswith("seconds")]
-    res = [l.split()[1:] for l in out.splitlines() if l.startswith("result")]
-    return (statistics.median(secs) if secs else None), (res[-1] if res else ["?"]), rss
+run = measure
 
 
 def is_int(tok):

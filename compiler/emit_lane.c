@@ -233,24 +233,11 @@ static const char *lane_binary(struct ir_node *n)
     }
     bool si = ot == ty_int;
     switch (op) {
-    case OP_ADD: {
-        if (!si) {
-            const char *r = tmp(ot, "%s + %s", a, b);
-            lane_flag(arena_printf("BRT_ADD_OVF_U64(%s, %s, %s)", a, b, r));
-            return r;
-        }
-        const char *r = tmp(ot, "(int64_t)((uint64_t)%s + (uint64_t)%s)", a, b);
-        lane_flag(arena_printf("BRT_ADD_OVF_I64(%s, %s, %s)", a, b, r));
-        return r;
-    }
-    case OP_SUB: {
-        if (!si) {
-            const char *r = tmp(ot, "%s - %s", a, b);
-            lane_flag(arena_printf("BRT_SUB_OVF_U64(%s, %s, %s)", a, b, r));
-            return r;
-        }
-        const char *r = tmp(ot, "(int64_t)((uint64_t)%s - (uint64_t)%s)", a, b);
-        lane_flag(arena_printf("BRT_SUB_OVF_I64(%s, %s, %s)", a, b, r));
+    case OP_ADD: case OP_SUB: {
+        /* the wrapped result, and wrap_ovf.h's test of it */
+        const char *r = si ? tmp(ot, "(int64_t)((uint64_t)%s %s (uint64_t)%s)", a, op_c[op], b)
+                           : tmp(ot, "%s %s %s", a, op_c[op], b);
+        lane_flag(arena_printf("BRT_%s_OVF_%s(%s, %s, %s)", op == OP_ADD ? "ADD" : "SUB", si ? "I64" : "U64", a, b, r));
         return r;
     }
     case OP_MUL:

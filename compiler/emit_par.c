@@ -357,6 +357,18 @@ static const char *emit_par_reduce(struct ir_node *rn)
     return res;
 }
 
+/* The call of a par comprehension's helper (its text in aux) on the pool:
+ * struct = {n, element type, env, helper}; runner(&struct) is the array. */
+static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, struct buf *aux, const char *strct,
+                                     const char *helper, const char *runner)
+{
+    bputs(&CG->aux, aux->p);
+    const char *env = env_fill(id, rn, s);
+    const char *c = new_temp();
+    line("%s %s = {%s, %s, &%s, %s%d};", strct, c, s->n, tdesc(rn->elem_type), env, helper, id);
+    return tmp_owned(rn->type, "%s(&%s)", runner, c);
+}
+
 const char *emit_listcomp(struct ir_node *rn)
 {
     struct type *t = rn->type;
@@ -383,20 +395,12 @@ const char *emit_listcomp(struct ir_node *rn)
         F->ind--;
         line("}");
         helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-        bputs(&CG->aux, aux.p);
-        const char *env = env_fill(id, rn, &s);
-        const char *f = new_temp();
-        line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", f, s.n, tdesc(rn->elem_type), env, id);
-        return tmp_owned(t, "brt_par_fill(&%s)", f);
+        return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
     }
     struct push_arg pa = {"out", true};
     source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);
-    bputs(&CG->aux, aux.p);
-    const char *env = env_fill(id, rn, &s);
-    const char *c = new_temp();
-    line("brt_collect %s = {%s, %s, &%s, bp_body%d};", c, s.n, tdesc(rn->elem_type), env, id);
-    return tmp_owned(t, "brt_par_collect(&%s)", c);
+    return par_comprehension(rn, &s, id, &aux, "brt_collect", "bp_body", "brt_par_collect");
 }
 
 /* par any / par all: bp_find<n>(env, lo, hi) evaluates elements lo..hi-1 in
