@@ -517,8 +517,10 @@ static const char *const mode_name[] = {"dev", "release"};
 static bool build(struct test *t, int mode, const char *exe, const char *outf, const char *errf,
                   struct result *r)
 {
-    char *argv[] = {(char *)brine_paths()->exe, "build", t->base, "-o", (char *)exe,
-                    mode == RELEASE ? "--release" : NULL, NULL};
+    /* --color=never: stderr is a file, and a golden .err is plain text
+     * whatever colour the runner's user asked for. */
+    char *argv[] = {(char *)brine_paths()->exe, "build", "--color=never", mode == RELEASE ? "--release" : "--dev",
+                    "-o", (char *)exe, "--", t->base, NULL};
     char **env = make_env(NULL, 0);
     /* /proc/self/exe, not its path: the very binary that is running, even
      * if a rebuild replaces build/bin/brine while the tests run. */
@@ -734,6 +736,24 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---- the command ------------------------------------------------------------ */
 
+static const char test_help[] =
+    "usage: brine test [PATH...] [--bless] [--release | --dev] [--threads 1,4] [-j N] [--timeout S]\n"
+    "\n"
+    "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
+    "NAME.br; default tests/golden). A test is NAME.br with NAME.out beside it.\n"
+    "\n"
+    "options:\n"
+    "  --bless          write NAME.out and NAME.err from what the tests print, and\n"
+    "                   create them for new tests (a .br with fn main and no .out)\n"
+    "  --release        only release builds\n"
+    "  --dev            only dev builds\n"
+    "  --threads LIST   the BRINE_THREADS counts to run at (default 1,4)\n"
+    "  -j N             tests run at a time, 1 to 256 (default 2)\n"
+    "  --timeout S      seconds per build or run, 1 to 86400 (default 60)\n"
+    "  --color WHEN     accepted for every command; test reports are plain text\n"
+    "  --               what follows is a PATH, even if it starts with '-'\n"
+    "  -h, --help       print this help\n";
+
 
 static void parse_threads(const char *s)
 {
@@ -765,9 +785,18 @@ int test_main(int argc, char **argv)
     bool only_release = false, only_dev = false;
     const char **paths = tmalloc((size_t)(argc + 1) * sizeof *paths);
     int npaths = 0;
+    bool paths_only = false; /* after "--" */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--bless") == 0) {
+        if (paths_only || a[0] != '-' || !a[1]) {
+            paths[npaths++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            paths_only = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(test_help, stdout);
+            return 0;
+        } else if (color_option(argc, argv, &i)) {
+        } else if (strcmp(a, "--bless") == 0) {
             T.bless = true;
         } else if (strcmp(a, "--release") == 0) {
             only_release = true;
@@ -793,10 +822,8 @@ int test_main(int argc, char **argv)
             if (v < 1 || v > 86400 || *end)
                 command_line_error("--timeout wants seconds from 1 to 86400");
             T.timeout_s = (int)v;
-        } else if (a[0] == '-' && a[1]) {
-            command_line_error("unknown option '%s' for test", a);
         } else {
-            paths[npaths++] = a;
+            command_line_error("unknown option '%s' for test", a);
         }
     }
     if (only_release && only_dev)

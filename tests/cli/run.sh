@@ -13,6 +13,12 @@
 # OUT.cu only over files brine generated, and a built program whose stdout
 # write fails (/dev/full) panics with exit 101.
 #
+# `brine COMMAND --help` prints that command's usage on stdout, -V is
+# --version, `--` makes the next word a file, `brine run --release` runs a
+# temporary release build and removes it; diagnostics are coloured with
+# --color=always (exact escapes) or on a terminal, never when piped or with
+# NO_COLOR, and a bad --color value is one line and exit 2.
+#
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
@@ -182,6 +188,78 @@ if [ -w /dev/full ]; then
     rc=$?
     check "a closed stdout is not a failure (got $rc)" [ $rc -eq 0 -a ! -s closed.err ]
 fi
+
+# ---- per-command help, -V, --, run --release ---------------------------------
+mkdir -p cmd
+for c in build run test; do
+    "$BRINE" $c --help > help.out 2> help.err
+    rc=$?
+    check "$c --help exits 0 (got $rc)" [ $rc -eq 0 ]
+    check "$c --help: its usage on stdout" [ "$(head -n 1 help.out | cut -d' ' -f1-3)" = "usage: brine $c" ]
+    check "$c --help: nothing on stderr" [ ! -s help.err ]
+    check "$c --help: lists --color" has help.out "--color WHEN"
+done
+check "-V is --version" [ "$("$BRINE" -V)" = "$("$BRINE" --version)" ]
+printf 'import os\nfn main():\n    print(os.args())\n    os.exit(3)\n' > cmd/-weird.br
+(cd cmd && "$BRINE" build -- -weird.br) > dd.log 2>&1
+rc=$?
+check "build -- -weird.br exits 0 (got $rc)" [ $rc -eq 0 ]
+check "build -- -weird.br writes -weird" [ -x cmd/-weird ]
+(cd cmd && "$BRINE" build -weird.br) > dd.log 2>&1
+check "build -weird.br without -- is an unknown option" has dd.log "unknown option '-weird.br' for build"
+mkdir -p runtmp
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release -- -weird.br a --b -c) > rr.out 2> rr.err
+rc=$?
+check "run --release exits with the program's status (got $rc)" [ $rc -eq 3 ]
+check "run --release: ARGS after FILE are the program's" [ "$(cat rr.out)" = '["a", "--b", "-c"]' ]
+check "run --release: nothing on stderr" [ ! -s rr.err ]
+check "run --release: the temporary files are removed" [ -z "$(ls -A runtmp)" ]
+printf 'fn main():\n    let xs = [1]\n    print(xs[3])\n' > cmd/oob.br
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release --color=always oob.br) > /dev/null 2> rr.err
+rc=$?
+check "run --release: a panic exits 101 (got $rc)" [ $rc -eq 101 ]
+check "run --release: the panic is not coloured" [ "$(head -c 6 rr.err)" = "panic:" ]
+check "run --release: removed after a panic" [ -z "$(ls -A runtmp)" ]
+printf 'fn main():\n    let x = 1 + 2.0\n' > cmd/bad.br
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release bad.br) > /dev/null 2>&1
+rc=$?
+check "run --release: a compile error exits 1 (got $rc)" [ $rc -eq 1 ]
+check "run --release: nothing left after a compile error" [ -z "$(ls -A runtmp)" ]
+
+# ---- diagnostics in colour: --color, NO_COLOR, never when piped --------------
+E=$'\033'
+printf '%s\n' "${E}[1;31merror${E}[0m: mismatched types: int + float" \
+    "  ${E}[1;34m-->${E}[0m bad.br:2:13" \
+    "   ${E}[1;34m|${E}[0m" \
+    "${E}[1;34m 2 |${E}[0m     let x = 1 + 2.0" \
+    "   ${E}[1;34m|${E}[0m             ${E}[1;31m^^^^^^^${E}[0m" > colour.want
+(cd cmd && "$BRINE" build --color=always bad.br) 2> colour.got
+check "--color=always: exact escape sequences" same colour.got colour.want
+(cd cmd && NO_COLOR=1 "$BRINE" build bad.br --color always) 2> colour.got
+check "--color always (a separate word) wins over NO_COLOR" same colour.got colour.want
+(cd cmd && "$BRINE" build bad.br) 2> plain.got
+check "piped stderr: the diagnostic" has plain.got "error: mismatched types"
+check "piped stderr has no escapes (none at all)" [ -z "$(grep -l "$E" plain.got)" ]
+(cd cmd && "$BRINE" build --color=never bad.br) 2> never.got
+check "--color=never is plain" same never.got plain.got
+if command -v script > /dev/null 2>&1; then
+    (cd cmd && script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "auto on a terminal is in colour" has tty.got "${E}[1;31merror"
+    (cd cmd && NO_COLOR=1 script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "NO_COLOR on a terminal is plain" [ -z "$(grep -l "$E" tty.got)" ]
+    (cd cmd && NO_COLOR= script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "an empty NO_COLOR does not count" has tty.got "${E}[1;31merror"
+fi
+bad_color() { # bad_color ARGS...: a bad --color value is one line and exit 2
+    "$BRINE" "$@" > bc.out 2> bc.err
+    local rc=$?
+    check "$* exits 2 (got $rc)" [ $rc -eq 2 ]
+    check "$*: one line" [ "$(cat bc.err)" = "brine: --color wants auto, always or never, got 'sometimes' (see brine --help)" ]
+}
+bad_color build cmd/bad.br --color=sometimes
+bad_color run --color=sometimes cmd/bad.br
+bad_color test cmd --color sometimes
+bad_color --dump=tokens cmd/bad.br --color=sometimes
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
