@@ -19,6 +19,10 @@
 # --color=always (exact escapes) or on a terminal, never when piped or with
 # NO_COLOR, and a bad --color value is one line and exit 2.
 #
+# `brine test --bless` creates the files of new tests (a .br with fn main
+# and no .out); an unknown `# WORD:` directive fails its test; an unexpected
+# exit status is reported with the status; diffs are unified and minimal.
+#
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
@@ -260,6 +264,71 @@ bad_color build cmd/bad.br --color=sometimes
 bad_color run --color=sometimes cmd/bad.br
 bad_color test cmd --color sometimes
 bad_color --dump=tokens cmd/bad.br --color=sometimes
+
+# ---- brine test: new tests blessed, unknown directives, statuses, diffs ------
+mkdir -p newt/sub
+printf 'fn main():\n    print(1)\n' > newt/fresh.br          # new: fn main, no .out
+printf '# exit: 101\nfn main():\n    let xs = [1]\n    print(xs[2])\n' > newt/sub/fresh_err.br
+printf 'fn two() -> int:\n    return 2\n' > newt/helper.br   # a module: no main
+"$BRINE" test --bless newt > nb.log 2>&1
+rc=$?
+check "bless creates new tests' files (got $rc)" [ $rc -eq 0 ]
+check "bless: new .out written" [ "$(cat newt/fresh.out)" = 1 ]
+check "bless: new .out and .err in a subdirectory" [ -e newt/sub/fresh_err.out -a "$(head -c 6 newt/sub/fresh_err.err)" = panic: ]
+check "bless: a module gets no .out" [ ! -e newt/helper.out ]
+check "bless: two tests counted" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+"$BRINE" test newt > nb.log 2>&1
+check "the blessed new tests pass" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+
+mkdir -p hdr
+printf '# exits: 3\nfn main():\n    print(1)\n' > hdr/typo.br
+printf '1\n' > hdr/typo.out
+printf '# Env: A=1\nfn main():\n    print(1)\n' > hdr/upper.br
+printf '1\n' > hdr/upper.out
+printf '# a comment: fine, it has spaces\n# exit: 0\nfn main():\n    print(1)\n' > hdr/fine.br
+printf '1\n' > hdr/fine.out
+"$BRINE" test hdr > hdr.log 2>&1
+check "an unknown directive fails the test" has hdr.log \
+    "FAIL hdr/typo.br: unknown directive '# exits:' in the test's header (the directives are '# exit:', '# env:' and '# args:')"
+check "a directive's case counts" has hdr.log "FAIL hdr/upper.br: unknown directive '# Env:'"
+check "an ordinary comment is no directive" [ "$(tail -n 1 hdr.log)" = "1 passed, 2 failed" ]
+
+mkdir -p st
+printf 'import os\nfn main():\n    print(1)\n    os.exit(3)\n' > st/three.br
+printf '1\n' > st/three.out
+"$BRINE" test --dev --threads 1 st > st.log 2>&1
+check "an unexpected status is reported with it" has st.log "FAIL st/three.br (dev, BRINE_THREADS=1): exit status 3, expected exit status 0"
+"$BRINE" test --bless st > st.log 2>&1
+check "--bless still reports an unexpected status" has st.log "FAIL st/three.br (dev, BRINE_THREADS=1): exit status 3, expected 0 (outputs blessed anyway)"
+
+mkdir -p df
+printf 'fn main():\n    for i in 1..21:\n        print(i)\n' > df/count.br
+seq 1 20 | sed -e 's/^2$/two/' -e '/^12$/d' > df/count.out
+"$BRINE" test --dev --threads 1 df > df.log 2>&1
+cat > df.want <<'WANT'
+FAIL df/count.br (dev, BRINE_THREADS=1): stdout differs (-expected +actual)
+    @@ -1,5 +1,5 @@
+     1
+    -two
+    +2
+     3
+     4
+     5
+    @@ -9,6 +9,7 @@
+     9
+     10
+     11
+    +12
+     13
+     14
+     15
+0 passed, 1 failed
+WANT
+check "diffs are unified: hunks with 3 lines of context" same df.log df.want
+printf 'fn main():\n    for i in 0..1000:\n        print(i)\n' > df/many.br
+seq 1 999 > df/many.out
+"$BRINE" test --dev --threads 1 df/many.br > df.log 2>&1
+check "a shifted output is one line off, not a thousand" [ "$(grep -c '^    [-+]' df.log)" -eq 1 ]
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
