@@ -160,7 +160,10 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
     FILE *out = stderr;
     const struct source *src = source_get(loc.file);
     bool color = use_color();
-    const char *hue = !color ? "" : strcmp(kind, "warning") == 0 ? "\033[1;33m" : "\033[1;31m";
+    const char *hue = !color                          ? ""
+                      : strcmp(kind, "warning") == 0 ? "\033[1;33m"
+                      : strcmp(kind, "note") == 0    ? SGR_BLUE
+                                                     : "\033[1;31m";
     const char *blue = color ? SGR_BLUE : "", *reset = color ? SGR_RESET : "";
     fprintf(out, "%s%s%s: ", hue, kind, reset);
     vfprintf(out, fmt, ap);
@@ -232,12 +235,31 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
     fprintf(out, "%s\n", reset);
 }
 
+static void report(const char *kind, struct loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(const char *kind, struct loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(kind, loc, fmt, ap);
+    va_end(ap);
+}
+
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
     va_end(ap);
+    exit(1);
+}
+
+_Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", loc, fmt, ap);
+    va_end(ap);
+    report("note", note_loc, "%s", note);
     exit(1);
 }
 

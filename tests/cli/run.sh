@@ -232,7 +232,7 @@ check "run --release: nothing left after a compile error" [ -z "$(ls -A runtmp)"
 
 # ---- diagnostics in colour: --color, NO_COLOR, never when piped --------------
 E=$'\033'
-printf '%s\n' "${E}[1;31merror${E}[0m: mismatched types: int + float" \
+printf '%s\n' "${E}[1;31merror${E}[0m: mismatched types: int + float (write 1.0)" \
     "  ${E}[1;34m-->${E}[0m bad.br:2:13" \
     "   ${E}[1;34m|${E}[0m" \
     "${E}[1;34m 2 |${E}[0m     let x = 1 + 2.0" \
@@ -241,6 +241,10 @@ printf '%s\n' "${E}[1;31merror${E}[0m: mismatched types: int + float" \
 check "--color=always: exact escape sequences" same colour.got colour.want
 (cd cmd && NO_COLOR=1 "$BRINE" build bad.br --color always) 2> colour.got
 check "--color always (a separate word) wins over NO_COLOR" same colour.got colour.want
+printf 'fn main():\n    let xs = [1, 2\n    print(xs)\n' > cmd/open.br
+(cd cmd && "$BRINE" build --color=always open.br) 2> note.got
+check "--color=always: a note's label is blue" has note.got "${E}[1;34mnote${E}[0m: the '[' opened here is not closed"
+check "--color=always: a note's underline is blue" has note.got "${E}[1;34m^${E}[0m"
 (cd cmd && "$BRINE" build bad.br) 2> plain.got
 check "piped stderr: the diagnostic" has plain.got "error: mismatched types"
 check "piped stderr has no escapes (none at all)" [ -z "$(grep -l "$E" plain.got)" ]
