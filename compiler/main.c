@@ -36,6 +36,7 @@ static const char usage_text[] =
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
+    "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
