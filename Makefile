@@ -151,6 +151,13 @@ check-hostile: all
 check-cli: all
 	tests/cli/run.sh $(BRINE)
 
+# --cpu=native changes no output: release builds for this CPU against the
+# same expected files (the float-heavy and par goldens and the workloads).
+NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
+	$(GEN_GOLDEN)/workloads
+check-native: all
+	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -170,7 +177,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-native check-man check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -229,6 +236,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-native check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:

@@ -132,7 +132,7 @@ static int split_cc(const char *cc, char **words, int max)
     return n;
 }
 
-void backend_release_build(const char *c_path, const char *out_path)
+void backend_release_build(const char *c_path, const char *out_path, bool native)
 {
     const struct brine_paths *p = brine_paths();
     const char *cc = getenv("CC");
@@ -145,9 +145,19 @@ void backend_release_build(const char *c_path, const char *out_path)
         n = split_cc("cc", argv, MAXARGS);
     /* Exactness first (SPEC section 10): never fast-math, never contract
      * a*b+c into an FMA, so release prints the bits dev prints. */
-    static const char *const flags[] = {"-std=gnu11", "-O2", "-ffp-contract=off", "-fno-fast-math", "-w"};
+    /* -fvect-cost-model=dynamic: -O2 vectorizes only loops that need no
+     * run-time alias check; array data always needs one (measured: matmul
+     * 9.4 -> 5.1 ms, no slower to compile). Vectorizing never reorders a
+     * float reduction without fast-math, so the bits stay. */
+    static const char *const flags[] = {"-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-ffp-contract=off",
+                                        "-fno-fast-math", "-w"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         argv[n++] = (char *)flags[i];
+    /* --cpu=native: wider vectors and newer instructions, never other
+     * rounding: -ffp-contract=off above keeps FMA out of plain a*b+c, and
+     * the runtime archive stays the portable one. */
+    if (native)
+        argv[n++] = "-march=native";
     argv[n++] = arena_printf("-I%s", p->incdir);
     argv[n++] = "-o";
     argv[n++] = (char *)out_path;

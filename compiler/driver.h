@@ -74,8 +74,12 @@ void backend_dev_build(const char *c_text, const char *out_path);
 /* Dev build into memory, then call its main(argc, argv); returns main's
  * result (the program may also exit by itself). */
 int backend_dev_run(const char *c_text, int argc, char **argv);
-/* Release build: c_path (a file holding the C) to an executable with $CC. */
-void backend_release_build(const char *c_path, const char *out_path);
+/* Release build: c_path (a file holding the C) to an executable with $CC;
+ * native adds -march=native (--cpu=native: same output, this CPU's
+ * instructions; contraction stays off). */
+void backend_release_build(const char *c_path, const char *out_path, bool native);
+/* --cpu=CPU (main.c): true for native, false for generic; else a usage error. */
+bool cpu_option(const char *cpu);
 
 /* A C compiler refused the generated C: a bug in brine. Prints
  * "brine: internal error: the C compiler rejected the generated C" and the

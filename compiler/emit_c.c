@@ -666,6 +666,16 @@ void emit_stmt(struct ir_node *s)
         return;
     case IR_LET: case IR_ASSIGN: {
         scope_open();
+        if (s->op == IR_ASSIGN && s->var->type == ty_str && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
+            s->a->a->op == IR_VAR && s->a->a->var == s->var) {
+            /* s = s + e (and s += e): appended in place when s holds the
+             * only reference, so a building loop is linear */
+            const char *b = emit_expr(s->a->b);
+            const char *v = vname(s->var);
+            line("%s = brt_str_append(%s, %s);", v, v, b);
+            scope_close();
+            return;
+        }
         const char *x = emit_expr(s->a);
         if (s->borrow) {
             /* the element outlives the let (opt_borrow.c): no reference of its own */

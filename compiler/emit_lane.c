@@ -56,6 +56,17 @@ struct lanes {
     int noff;
     const char *ind_key[16], *ind_name[16];
     int nind;
+    const char *row_key[16], *row_name[16]; /* invariant rows a[i], read at call level */
+    int nrows;
+    /* calls written in place: the callee's parameters and locals bound to
+     * their lane values, innermost last */
+    struct ir_var *sub_var[64];
+    const char *sub_val[64];
+    int nsub, depth;
+    /* the condition under which the scalar code evaluates the expression
+     * being written (the right of and/or, a branch of if/else): only then
+     * may it raise the flag; NULL: always */
+    const char *fguard;
 };
 static struct lanes *LC;
 
@@ -69,8 +80,35 @@ static const char *lane_fail(void)
     return "0";
 }
 
-/* Raises the block's flag when the C condition holds. */
-static void lane_flag(const char *cond) { line("ovf_ |= (uint64_t)(%s);", cond); }
+/* Raises the block's flag when the C condition holds (and the scalar code
+ * would get there). */
+static void lane_flag(const char *cond)
+{
+    if (LC->fguard) line("ovf_ |= (uint64_t)(%s) & (uint64_t)(%s);", LC->fguard, cond);
+    else line("ovf_ |= (uint64_t)(%s);", cond);
+}
+
+/* The flag guard for a part evaluated only when c holds. */
+static const char *guard_and(const char *c)
+{
+    return LC->fguard ? arena_printf("(%s) & (%s)", LC->fguard, c) : c;
+}
+
+/* The lane value bound to a parameter or local of a call written in place. */
+static const char *bound(struct ir_var *v)
+{
+    for (int i = LC->nsub - 1; i >= 0; i--)
+        if (LC->sub_var[i] == v) return LC->sub_val[i];
+    return NULL;
+}
+
+static bool bind(struct ir_var *v, const char *val)
+{
+    if (LC->nsub == 64) return false;
+    LC->sub_var[LC->nsub] = v;
+    LC->sub_val[LC->nsub++] = val;
+    return true;
+}
 
 /* A loop-invariant int that cannot fail: a literal, a captured variable, a
  * constant. */
@@ -78,7 +116,7 @@ static const char *lane_inv(struct ir_node *n)
 {
     if (n->type != ty_int) return NULL;
     if (n->op == IR_INT) return int_lit(ty_int, n->ival);
-    if (n->op == IR_VAR && n->var != LC->rn->gen_var) return vname(n->var);
+    if (n->op == IR_VAR && n->var != LC->rn->gen_var && !bound(n->var) && F->vst[n->var->id]) return vname(n->var);
     if (n->op == IR_GLOBAL) return arena_printf("g%d", n->global->id);
     return NULL;
 }
@@ -135,13 +173,38 @@ static const char *lane_induction(struct ir_node *n)
     return arena_printf("%s[q_]", fi);
 }
 
-/* A captured or constant array of scalars (read-only during the reduction). */
+/* An array the reduction only reads: captured, a constant, or reached from
+ * one by loop-invariant indices (a[i] in a[i][j], i captured). Such an
+ * a[i] is read once per call, at call level; an index out of range sends
+ * the whole call to the scalar path, which panics where it must. */
+static const char *lane_invariant_array(struct ir_node *a)
+{
+    if (a->type->kind != T_ARRAY) return NULL;
+    if (a->op == IR_VAR && a->var != LC->rn->gen_var && !bound(a->var) && F->vst[a->var->id]) return vname(a->var);
+    if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
+    if (a->op != IR_INDEX) return NULL;
+    const char *base = lane_invariant_array(a->a);
+    const char *ix = lane_inv(a->b);
+    if (!base || !ix) return NULL;
+    const char *key = arena_printf("%s[%s]", base, ix);
+    for (int i = 0; i < LC->nrows; i++)
+        if (strcmp(LC->row_key[i], key) == 0) return LC->row_name[i];
+    if (LC->nrows == 16) return NULL;
+    const char *r = arena_printf("ra%d_", LC->nrows);
+    bprintf(&LC->checks, "        brt_arr *%s = NULL;\n"
+                         "        if (ok_ && (uint64_t)%s < (uint64_t)%s->len) %s = BRT_AT(brt_arr *, %s, %s);\n"
+                         "        else ok_ = 0;\n",
+            r, ix, base, r, base, ix);
+    LC->row_key[LC->nrows] = key;
+    LC->row_name[LC->nrows++] = r;
+    return r;
+}
+
+/* An array of scalars the reduction only reads. */
 static const char *lane_array(struct ir_node *a)
 {
     if (a->type->kind != T_ARRAY || !lane_scalar(a->type->elem)) return NULL;
-    if (a->op == IR_VAR && a->var != LC->rn->gen_var) return vname(a->var);
-    if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
-    return NULL;
+    return lane_invariant_array(a);
 }
 
 static const char *lane_binary(struct ir_node *n)
@@ -255,6 +318,70 @@ static const char *lane_builtin(struct ir_node *n)
     }
 }
 
+/* The value a straight-line function body returns, written in lanes (rt:
+ * its type): lets and assignments of scalars bind their variables,
+ * `if c: <straight-line, returning>` followed by the rest is c ? that :
+ * the rest (both computed; each raises the flag only where the scalar code
+ * runs it), return e ends it. NULL for a body with anything else. */
+static const char *lane_stmts(struct ir_node *blk, int from, struct type *rt)
+{
+    if (!blk || blk->op != IR_BLOCK) return NULL;
+    for (int i = from; i < blk->nkids && !LC->fail; i++) {
+        struct ir_node *s = blk->kids[i];
+        switch (s->sop) {
+        case IR_LET: case IR_ASSIGN: {
+            if (!lane_scalar(s->var->type)) return NULL;
+            const char *v = lane_expr(s->a);
+            if (LC->fail || !bind(s->var, v)) return NULL;
+            continue;
+        }
+        case IR_RETURN:
+            return s->a ? lane_expr(s->a) : NULL;
+        case IR_IF: {
+            if (s->c) return NULL;
+            const char *c = lane_expr(s->a);
+            const char *outer = LC->fguard;
+            int mark = LC->nsub;
+            LC->fguard = guard_and(c);
+            const char *x = lane_stmts(s->b, 0, rt);
+            LC->nsub = mark;
+            LC->fguard = outer ? arena_printf("(%s) & (!%s)", outer, c) : arena_printf("!%s", c);
+            const char *y = x ? lane_stmts(blk, i + 1, rt) : NULL;
+            LC->fguard = outer;
+            if (!x || !y || LC->fail) return NULL;
+            return tmp(rt, "%s ? %s : %s", c, x, y);
+        }
+        case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_WHILE: case IR_FOR_RANGE:
+        case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* A call of a small function, written in place (the scalar code calls it;
+ * the lanes compute the same values, with the flag for anything that could
+ * fail, so a flagged block's scalar re-run panics inside the callee). */
+static const char *lane_call(struct ir_node *n)
+{
+    struct ir_fn *f = n->fn;
+    if (LC->depth >= 8 || !lane_scalar(n->type) || n->nkids > 16) return lane_fail();
+    const char *args[16];
+    for (int i = 0; i < n->nkids; i++) {
+        if (!lane_scalar(n->kids[i]->type)) return lane_fail();
+        args[i] = lane_expr(n->kids[i]);
+    }
+    if (LC->fail) return "0";
+    int mark = LC->nsub;
+    for (int i = 0; i < f->nparams; i++)
+        if (!bind(f->params[i], args[i])) return lane_fail();
+    LC->depth++;
+    const char *r = lane_stmts(f->body, 0, f->ret);
+    LC->depth--;
+    LC->nsub = mark;
+    return r && !LC->fail ? r : lane_fail();
+}
+
 /* The lane form of an expression: a C expression (usually a temporary of
  * the lane loop's body) with the value the scalar code computes whenever
  * the block's flag stays clear. Sets LC->fail for what cannot run in lanes. */
@@ -266,10 +393,13 @@ static const char *lane_expr(struct ir_node *n)
     case IR_INT: return int_lit(n->type, n->ival);
     case IR_FLOAT: return float_lit(n->fval);
     case IR_BOOL: return n->bval ? "1" : "0";
-    case IR_VAR:
+    case IR_VAR: {
         if (n->var == LC->rn->gen_var) return LC->gv;
-        if (!lane_scalar(n->type)) return lane_fail();
+        const char *b = bound(n->var);
+        if (b) return b;
+        if (!lane_scalar(n->type) || !F->vst[n->var->id]) return lane_fail();
         return vname(n->var);
+    }
     case IR_GLOBAL:
         if (!lane_scalar(n->type)) return lane_fail();
         return arena_printf("g%d", n->global->id);
@@ -295,17 +425,24 @@ static const char *lane_expr(struct ir_node *n)
     case IR_NOT: return tmp(ty_bool, "!%s", lane_expr(n->a));
     case IR_BINARY: return lane_binary(n);
     case IR_AND: case IR_OR: {
-        /* both sides are pure here: evaluating the right one when the
-         * scalar code would not can only raise a false alarm */
+        /* both sides are pure here and both are computed; the right one
+         * raises the flag only where the scalar code evaluates it */
         const char *a = lane_expr(n->a);
+        const char *outer = LC->fguard;
+        LC->fguard = guard_and(n->op == IR_AND ? a : arena_printf("!%s", a));
         const char *b = lane_expr(n->b);
+        LC->fguard = outer;
         if (LC->fail) return "0";
         return tmp(ty_bool, "%s %s %s", a, n->op == IR_AND ? "&" : "|", b);
     }
     case IR_COND: {
         const char *c = lane_expr(n->a);
+        const char *outer = LC->fguard;
+        LC->fguard = guard_and(c);
         const char *x = lane_expr(n->b);
+        LC->fguard = outer ? arena_printf("(%s) & (!%s)", outer, c) : arena_printf("!%s", c);
         const char *y = lane_expr(n->c);
+        LC->fguard = outer;
         if (LC->fail) return "0";
         return tmp(n->type, "%s ? %s : %s", c, x, y);
     }
@@ -347,13 +484,14 @@ static const char *lane_expr(struct ir_node *n)
             bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, 0, %s->len - 1)) ok_ = 0;\n", o, arr);
             return tmp(n->type, "BRT_AT(%s, %s, %s)", ct, arr, i);
         }
-        bprintf(&LC->checks, "        if (%s->len == 0) ok_ = 0;\n", arr);
+        bprintf(&LC->checks, "        if (ok_ && %s->len == 0) ok_ = 0;\n", arr);
         const char *in = tmp(ty_bool, "(uint64_t)%s < (uint64_t)%s->len", i, arr);
         lane_flag(arena_printf("!%s", in));
         return tmp(n->type, "BRT_AT(%s, %s, %s ? %s : 0)", ct, arr, in, i);
     }
     case IR_BUILTIN: return lane_builtin(n);
-    case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+    case IR_CALL: return lane_call(n);
+    case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
         return lane_fail();
     }
     return lane_fail();

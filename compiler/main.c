@@ -24,15 +24,16 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda]\n"
-    "  brine run [--release] FILE.br [ARGS...]\n"
-    "  brine test [PATH...] [--bless] [--release] [--dev] [--threads 1,4] [-j N] [--timeout S]\n"
+    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
+    "  brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
+    "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
     "commands:\n"
     "  build   compile FILE.br to a native program (default OUT: FILE without .br)\n"
     "          --release  optimise with the system C compiler ($CC, else cc)\n"
+    "          --cpu=native  release: for this machine's CPU (-march=native), same output\n"
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
@@ -47,7 +48,7 @@ static const char usage_text[] =
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
 
 static const char build_help[] =
-    "usage: brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda]\n"
+    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
     "\n"
     "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
     "\n"
@@ -55,6 +56,7 @@ static const char build_help[] =
     "  -o OUT         the program to write (default: FILE without .br)\n"
     "  --release      optimise with the system C compiler ($CC, else cc)\n"
     "  --dev          a dev build with libtcc (the default)\n"
+    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
     "  --emit-c       also write the generated C to OUT.c\n"
     "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
@@ -62,7 +64,7 @@ static const char build_help[] =
     "  -h, --help     print this help\n";
 
 static const char run_help[] =
-    "usage: brine run [--release] FILE.br [ARGS...]\n"
+    "usage: brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
     "\n"
     "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
     "Everything after FILE.br belongs to the program, options included.\n"
@@ -71,6 +73,7 @@ static const char run_help[] =
     "  --release      a release build ($CC) into a temporary file, run, then removed\n"
     "                 (default: a dev build with libtcc, in memory)\n"
     "  --dev          the default dev build\n"
+    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
     "  --             the next word is FILE, even if it starts with '-'\n"
     "  -h, --help     print this help\n";
@@ -108,6 +111,7 @@ static struct emit_result compile(const char *path)
 
 struct build_opts {
     bool release;   /* --release: $CC with optimisation, else libtcc */
+    bool native;    /* --cpu=native: release for this machine (-march=native) */
     bool emit_c;    /* --emit-c: OUT.c beside the program */
     bool emit_cuda; /* --emit-cuda: OUT.cu, the kernels (empty: none eligible) */
 };
@@ -133,7 +137,7 @@ static void build(const char *path, const char *out, struct build_opts opts)
     if (!opts.release)
         backend_dev_build(made.c, out);
     else
-        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out);
+        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native);
 }
 
 /* ---- the commands --------------------------------------------------------- */
@@ -162,7 +166,17 @@ bool color_option(int argc, char **argv, int *i)
     return true;
 }
 
-/* brine build FILE.br [-o OUT] [--release] [--emit-c] [--emit-cuda] */
+/* --cpu=CPU: true for native, false for generic (the portable default). */
+bool cpu_option(const char *cpu)
+{
+    if (strcmp(cpu, "native") == 0)
+        return true;
+    if (strcmp(cpu, "generic") != 0)
+        command_line_error("--cpu wants native or generic, got '%s'", cpu);
+    return false;
+}
+
+/* brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] */
 static int cmd_build(int argc, char **argv)
 {
     const char *file = NULL, *out = NULL;
@@ -192,6 +206,8 @@ static int cmd_build(int argc, char **argv)
             opts.release = true;
         } else if (strcmp(a, "--dev") == 0) {
             opts.release = false;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            opts.native = cpu_option(a + 6);
         } else if (strcmp(a, "--emit-c") == 0) {
             opts.emit_c = true;
         } else if (strcmp(a, "--emit-cuda") == 0) {
@@ -202,6 +218,8 @@ static int cmd_build(int argc, char **argv)
     }
     if (!file)
         command_line_error("build needs a source file");
+    if (opts.native && !opts.release)
+        command_line_error("--cpu=native applies to --release builds");
     require_source(file);
     if (!out)
         out = arena_strndup(file, strlen(file) - 3);
@@ -228,7 +246,7 @@ static void remove_run_files(void)
 
 /* Release build to a temporary executable, run with argv (argv[0] the
  * source's name, as in a dev run), the program's status returned. */
-static int run_release(struct program *prog, char **argv)
+static int run_release(struct program *prog, char **argv, bool native)
 {
     struct emit_result made = compile_loaded(prog);
     const char *tmp = getenv("TMPDIR");
@@ -240,7 +258,7 @@ static int run_release(struct program *prog, char **argv)
     }
     atexit(remove_run_files);
     run_exe = arena_printf("%s/prog", run_dir);
-    backend_release_build(write_temp_c(made.c, made.c_len), run_exe);
+    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -275,11 +293,11 @@ static int run_release(struct program *prog, char **argv)
     return WEXITSTATUS(st);
 }
 
-/* brine run [--release] FILE.br [ARGS...]: everything after FILE belongs to
+/* brine run [--release [--cpu=native]] FILE.br [ARGS...]: everything after FILE belongs to
  * the program. */
 static int cmd_run(int argc, char **argv)
 {
-    bool release = false;
+    bool release = false, native = false;
     int i = 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -296,19 +314,23 @@ static int cmd_run(int argc, char **argv)
             release = true;
         } else if (strcmp(a, "--dev") == 0) {
             release = false;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            native = cpu_option(a + 6);
         } else {
             command_line_error("unknown option '%s' for run: it takes [--release] FILE.br, then the program's arguments", a);
         }
     }
     if (i >= argc)
         command_line_error("run needs a source file");
+    if (native && !release)
+        command_line_error("--cpu=native applies to --release builds");
     argc -= i;
     argv += i;
     const char *file = argv[0];
     require_source(file);
     require_runtime();
     if (release)
-        return run_release(load_program(file, brine_paths()->stdlib), argv);
+        return run_release(load_program(file, brine_paths()->stdlib), argv, native);
     struct emit_result made = compile(file);
     /* The program sees its name as argv[0], its arguments after it. */
     fflush(stdout);

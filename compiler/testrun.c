@@ -158,6 +158,7 @@ static struct {
     struct test *tests;
     int ntests, cap;
     bool dev, release, bless;
+    bool native; /* --cpu=native: release builds for this CPU */
     int threads[MAX_THREAD_COUNTS];
     int nthreads;
     int jobs;
@@ -664,8 +665,19 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
 {
     /* --color=never: stderr is a file, and a golden .err is plain text
      * whatever colour the runner's user asked for. */
-    char *argv[] = {(char *)brine_paths()->exe, "build", "--color=never", mode == RELEASE ? "--release" : "--dev",
-                    "-o", (char *)exe, "--", t->base, NULL};
+    char *argv[10];
+    int n = 0;
+    argv[n++] = (char *)brine_paths()->exe;
+    argv[n++] = "build";
+    argv[n++] = "--color=never";
+    argv[n++] = mode == RELEASE ? "--release" : "--dev";
+    if (mode == RELEASE && T.native)
+        argv[n++] = "--cpu=native";
+    argv[n++] = "-o";
+    argv[n++] = (char *)exe;
+    argv[n++] = "--";
+    argv[n++] = t->base;
+    argv[n] = NULL;
     char **env = make_env(NULL, 0);
     /* /proc/self/exe, not its path: the very binary that is running, even
      * if a rebuild replaces build/bin/brine while the tests run. */
@@ -889,7 +901,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 /* ---- the command ------------------------------------------------------------ */
 
 static const char test_help[] =
-    "usage: brine test [PATH...] [--bless] [--release | --dev] [--threads 1,4] [-j N] [--timeout S]\n"
+    "usage: brine test [PATH...] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "\n"
     "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
     "NAME.br; default tests/golden). A test is NAME.br with NAME.out beside it.\n"
@@ -899,6 +911,7 @@ static const char test_help[] =
     "                   create them for new tests (a .br with fn main and no .out)\n"
     "  --release        only release builds\n"
     "  --dev            only dev builds\n"
+    "  --cpu=native     release builds for this machine's CPU (-march=native)\n"
     "  --threads LIST   the BRINE_THREADS counts to run at (default 1,4)\n"
     "  -j N             tests run at a time, 1 to 256 (default 2)\n"
     "  --timeout S      seconds per build or run, 1 to 86400 (default 60)\n"
@@ -954,6 +967,8 @@ int test_main(int argc, char **argv)
             only_release = true;
         } else if (strcmp(a, "--dev") == 0) {
             only_dev = true;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            T.native = cpu_option(a + 6);
         } else if (strcmp(a, "--threads") == 0 || strncmp(a, "--threads=", 10) == 0) {
             if (a[9] == '=')
                 parse_threads(a + 10);

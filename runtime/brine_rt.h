@@ -342,9 +342,10 @@ typedef struct brt_str {
     int64_t rc;         /* < 0: immortal (literals) */
     int64_t len;        /* bytes */
     const char *data;
+    int64_t cap;        /* > 0: a growable block made by brt_str_append, room for cap bytes */
 } brt_str;
 /* A literal: static brt_str S_3 = BRT_STR_LIT("hi", 2); used as &S_3. */
-#define BRT_STR_LIT(s, n) { -1, (n), (s) }
+#define BRT_STR_LIT(s, n) { -1, (n), (s), 0 }
 
 /* A growable array. Elements are stored unboxed: int64_t, brt_i128,
  * uint64_t, double, bool, or brt_str* / brt_arr* pointers (each holding one
@@ -364,6 +365,10 @@ void brt_release_val(const brt_type *t, void *valp);
 
 brt_str *brt_str_new(const char *bytes, int64_t len);
 brt_str *brt_str_concat(brt_str *a, brt_str *b);
+/* s = s + b for a variable s: takes a (the variable's reference) and
+ * returns a + b. When the variable holds the only reference, the bytes are
+ * appended in place (amortised doubling), so a loop of s += x is linear. */
+brt_str *brt_str_append(brt_str *a, brt_str *b);
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
 bool brt_str_eq(brt_str *a, brt_str *b);
 int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */

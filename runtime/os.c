@@ -32,6 +32,14 @@
  * the main thread and on pool workers alike, never in SIGSEGV. Only the
  * main thread and threads created with brt_stack_attr may run Brine code
  * (no other thread does), and only after brt_start.
+ *
+ * Per-thread caches (rt_internal.h, brt_tcache_here) ride on the same
+ * layout, again without TLS: the top BRT_TCACHE_AREA bytes of a worker's
+ * block are kept out of its pthread stack and hold its brt_tcache (zero, as
+ * mmap leaves it: empty), found from sp by rounding down to the block; the
+ * main thread's is a global, chosen when sp is in the main stack's whole
+ * extent (margin and guard gap included, so runtime frames below the floor
+ * still count as main).
  */
 #define _GNU_SOURCE
 #include "rt_internal.h"
@@ -62,6 +70,10 @@ static brt_arr *args_cache;
 
 uintptr_t brt_stack_band;           /* every floor is this + BRT_STACK_BAND, mod the span */
 static uintptr_t main_lo, main_hi; /* main thread: sp in [main_lo, main_hi) is fine */
+
+uintptr_t brt_tc_main_lo, brt_tc_main_hi; /* the main stack's whole extent; 0, 0 before brt_start */
+uintptr_t brt_tc_block;                   /* a worker's block base, mod the span */
+brt_tcache brt_tc_main;
 
 /* The main thread's stack as [lo, hi), with the margin already added. */
 static void main_stack(uintptr_t *lo, uintptr_t *hi)
@@ -97,13 +109,18 @@ static void main_stack_enter(void)
 {
     main_stack(&main_lo, &main_hi);
     brt_stack_band = main_lo - BRT_STACK_BAND;
+    uintptr_t floor = (brt_stack_band + BRT_STACK_BAND) & (BRT_STACK_SPAN - 1);
+    brt_tc_block = (floor - GUARD_PAGE - STACK_MARGIN) & (BRT_STACK_SPAN - 1);
+    brt_tc_main_lo = main_lo - 2 * STACK_MARGIN - KERNEL_GUARD_GAP;
+    brt_tc_main_hi = main_hi;
 }
 
 /* A stack block of BRT_STACK_SPAN bytes (64 MiB: room for deep recursion
  * inside par elements): its lowest page is a guard page (glibc gives a stack
  * it did not allocate none), and its floor, past the guard page and the
  * margin, is congruent to the main thread's floor modulo the span. Its band
- * is then the margin itself, the only one in the block. */
+ * is then the margin itself, the only one in the block. Its top
+ * BRT_TCACHE_AREA bytes are the thread's brt_tcache, not stack. */
 bool brt_stack_attr(pthread_attr_t *attr)
 {
     uintptr_t span = BRT_STACK_SPAN;
@@ -112,9 +129,7 @@ bool brt_stack_attr(pthread_attr_t *attr)
     if (m == MAP_FAILED)
         return false;
     uintptr_t r = (uintptr_t)m;
-    uintptr_t floor = (brt_stack_band + BRT_STACK_BAND) & (span - 1);
-    uintptr_t want = floor - GUARD_PAGE - STACK_MARGIN; /* the block's residue */
-    uintptr_t base = r + ((want - r) & (span - 1));     /* in [r, r + span) */
+    uintptr_t base = r + ((brt_tc_block - r) & (span - 1)); /* in [r, r + span) */
     if (base > r)
         munmap(m, base - r);
     munmap((void *)(base + span), r + span - base);
@@ -122,7 +137,7 @@ bool brt_stack_attr(pthread_attr_t *attr)
         munmap((void *)base, span);
         return false;
     }
-    pthread_attr_setstack(attr, (void *)(base + GUARD_PAGE), span - GUARD_PAGE);
+    pthread_attr_setstack(attr, (void *)(base + GUARD_PAGE), span - GUARD_PAGE - BRT_TCACHE_AREA);
     return true;
 }
 
@@ -131,7 +146,7 @@ void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused)
     void *lo;
     size_t size;
     if (unused && pthread_attr_getstack(attr, &lo, &size) == 0)
-        munmap((char *)lo - GUARD_PAGE, size + GUARD_PAGE);
+        munmap((char *)lo - GUARD_PAGE, size + GUARD_PAGE + BRT_TCACHE_AREA);
     pthread_attr_destroy(attr);
 }
 

@@ -286,10 +286,7 @@ brt_arr *brt_par_collect(const brt_collect *c)
         out = parts[0];
         parts[0] = NULL;
         out = brt_arr_unique(out);
-        if (out->cap < total) {
-            out->data = brt_xrealloc(out->data, (size_t)total * size);
-            out->cap = total;
-        }
+        brt_arr_reserve(out, total);
         for (int64_t t = 1; t < ntasks; t++) {
             memcpy((char *)out->data + (size_t)out->len * size, parts[t]->data,
                    (size_t)parts[t]->len * size);
@@ -326,12 +323,7 @@ brt_arr *brt_par_fill(const brt_fill *f)
     size_t size = brt_type_size(f->elem);
     if ((uint64_t)f->n > SIZE_MAX / size)
         brt_panic_text(NULL, "out of memory");
-    brt_arr *a = brt_xmalloc(sizeof *a);
-    a->rc = 1;
-    a->len = 0; /* set once every slot holds a value */
-    a->cap = f->n;
-    a->elem = f->elem;
-    a->data = brt_xmalloc((size_t)f->n * size);
+    brt_arr *a = brt_arr_alloc(f->elem, 0, f->n); /* len is set once every slot holds a value */
     int threads = brt_pool_threads();
     if (f->n == 1 || threads == 1 || brt_pool_nested()) {
         f->fill(f->env, 0, f->n, a->data);

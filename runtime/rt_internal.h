@@ -12,6 +12,11 @@
  * place ("panic: out of memory", exit 101). */
 void *brt_xmalloc(size_t n);
 void *brt_xrealloc(void *p, size_t n);
+/* A new array with room for cap elements, len of them counted (the caller
+ * fills them in); and growing a's room to at least cap elements. Arrays are
+ * allocated only by these (the header may share its block with the data). */
+brt_arr *brt_arr_alloc(const brt_type *elem, int64_t len, int64_t cap);
+void brt_arr_reserve(brt_arr *a, int64_t cap);
 /* The shared immortal "" (str elements of brt_arr_new, os.getenv misses). */
 extern brt_str brt_empty_str;
 
@@ -49,6 +54,39 @@ int brt_flush_quiet(void);
  * stack too (a created thread keeps it for good). */
 bool brt_stack_attr(pthread_attr_t *attr);
 void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused);
+
+/* A per-thread cache of free small-array blocks (value.c), one list per
+ * size class, touched only by its own thread: no lock, no atomics, no TLS.
+ * brt_tcache_here finds the calling thread's from sp (layout: os.c): the
+ * main thread's is a global; a pool worker's sits in the top
+ * BRT_TCACHE_AREA bytes of its stack block. NULL before brt_start. */
+#define BRT_TCACHE_CLASSES 4
+#define BRT_TCACHE_AREA ((uintptr_t)4096)
+typedef struct brt_tcache {
+    void *head[BRT_TCACHE_CLASSES];
+    int32_t count[BRT_TCACHE_CLASSES];
+} brt_tcache;
+/* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
+#define BRT_HIDDEN __attribute__((visibility("hidden")))
+extern BRT_HIDDEN uintptr_t brt_tc_main_lo, brt_tc_main_hi, brt_tc_block;
+extern BRT_HIDDEN brt_tcache brt_tc_main;
+static inline brt_tcache *brt_tcache_here(void)
+{
+    uintptr_t sp;
+#if defined(__x86_64__)
+    __asm__("movq %%rsp, %0" : "=r"(sp)); /* no frame pointer needed, unlike the builtin */
+#elif defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#else
+    sp = (uintptr_t)__builtin_frame_address(0);
+#endif
+    if (sp - brt_tc_main_lo < brt_tc_main_hi - brt_tc_main_lo)
+        return &brt_tc_main;
+    if (!brt_tc_main_hi)
+        return NULL;
+    uintptr_t base = sp - ((sp - brt_tc_block) & (BRT_STACK_SPAN - 1));
+    return (brt_tcache *)(base + BRT_STACK_SPAN - BRT_TCACHE_AREA);
+}
 
 /* Values of BRINE_GPU (SPEC section 8). */
 enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };

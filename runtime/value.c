@@ -9,8 +9,25 @@
  * cheap: brt_arr_unique copies only when someone else holds a reference.
  *
  * A str is one block: the header, then the bytes and a NUL. An array keeps
- * its elements unboxed in a separate growable block; str and array elements
- * each hold one reference, released with the array.
+ * its elements unboxed; str and array elements each hold one reference,
+ * released with the array.
+ *
+ * Small arrays. A function returning [x, y] would otherwise pay two mallocs
+ * and two frees per call (header and data). Every array header lives in a
+ * block of one of four size classes: a word holding the class, the header,
+ * then room for 0, 16, 32 or 64 bytes of data. An array whose data fits is
+ * one block with data pointing just past the header ("inline"); a larger
+ * one takes a class-0 block and mallocs its data as before, and an inline
+ * array that outgrows its room (push) moves its data to the heap. Freed
+ * blocks go onto the freeing thread's cache (brt_tcache, rt_internal.h: one
+ * list per class, at most CACHE_MAX blocks each, the rest back to free());
+ * the cache is reached from sp with no lock, atomic or TLS, so par code on
+ * the pool pays nothing for it, and a block allocated on one thread and
+ * freed on another simply changes caches (every block is a malloc'ed one).
+ * Cached blocks stay reachable at exit (the main cache is a global, a
+ * worker's sits in its stack block), so valgrind counts them as "still
+ * reachable", never as leaks. Copy-on-write is untouched: rc, len and data
+ * mean what they meant.
  */
 #include "rt_internal.h"
 
@@ -59,6 +76,14 @@ void *brt_xrealloc(void *p, size_t n)
     return p;
 }
 
+/* brt_type_size without the call, for the hot paths below: one load. */
+static const uint8_t kind_size[] = {
+    [BRT_INT] = sizeof(int64_t), [BRT_I128] = sizeof(brt_i128), [BRT_U64] = sizeof(uint64_t),
+    [BRT_FLOAT] = sizeof(double), [BRT_BOOL] = sizeof(bool), [BRT_STR] = sizeof(brt_str *),
+    [BRT_ARR] = sizeof(brt_arr *),
+};
+#define TYPE_SIZE(t) ((size_t)kind_size[(t)->kind])
+
 size_t brt_type_size(const brt_type *t)
 {
     switch (t->kind) {
@@ -85,6 +110,56 @@ static size_t size_mul(int64_t n, size_t size, const brt_loc *l)
     if (n < 0 || __builtin_mul_overflow((size_t)n, size, &r) || r > (size_t)INT64_MAX / 2)
         brt_panic_msg(l, "out of memory");
     return r;
+}
+
+/* ---- array blocks ------------------------------------------------------------------ */
+
+#define CACHE_MAX 256
+/* A block: the class, the header, then class_room[class] bytes of data. The
+ * header is 40 bytes, so data past it is 16-aligned like malloc's. */
+typedef struct arr_block {
+    int64_t cls;
+    brt_arr a;
+} arr_block;
+static const size_t class_room[BRT_TCACHE_CLASSES] = { 0, 16, 32, 64 };
+
+static int class_of(size_t bytes)
+{
+    return bytes == 0 ? 0 : bytes <= 16 ? 1 : bytes <= 32 ? 2 : bytes <= 64 ? 3 : 0;
+}
+
+static brt_arr *block_get(int cls)
+{
+    brt_tcache *tc = brt_tcache_here();
+    arr_block *b;
+    if (tc && tc->head[cls]) {
+        b = tc->head[cls];
+        tc->head[cls] = *(void **)&b->a; /* the link is kept where rc goes */
+        tc->count[cls]--;
+    } else {
+        b = brt_xmalloc(sizeof *b + class_room[cls]);
+        b->cls = cls;
+    }
+    return &b->a;
+}
+
+static void block_put(brt_arr *a)
+{
+    arr_block *b = (arr_block *)((char *)a - offsetof(arr_block, a));
+    int cls = (int)b->cls;
+    brt_tcache *tc = brt_tcache_here();
+    if (tc && tc->count[cls] < CACHE_MAX) {
+        *(void **)&b->a = tc->head[cls];
+        tc->head[cls] = b;
+        tc->count[cls]++;
+    } else {
+        free(b);
+    }
+}
+
+static bool is_inline(const brt_arr *a)
+{
+    return a->data == (void *)(a + 1);
 }
 
 /* ---- reference counts --------------------------------------------------------- */
@@ -126,8 +201,9 @@ void brt_arr_release(brt_arr *a)
         for (int64_t i = 0; i < a->len; i++)
             brt_arr_release(e[i]);
     }
-    free(a->data);
-    free(a);
+    if (!is_inline(a))
+        free(a->data);
+    block_put(a);
 }
 
 void brt_release_val(const brt_type *t, void *valp)
@@ -167,6 +243,7 @@ brt_str *brt_str_new(const char *bytes, int64_t len)
     s->rc = 1;
     s->len = len;
     s->data = d;
+    s->cap = 0;
     return s;
 }
 
@@ -179,6 +256,7 @@ static brt_str *str_alloc(int64_t len, char **data, const brt_loc *l)
     s->rc = 1;
     s->len = len;
     s->data = d;
+    s->cap = 0;
     *data = d;
     return s;
 }
@@ -197,6 +275,47 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b)
     brt_str *s = str_alloc(a->len + b->len, &d, NULL);
     memcpy(d, a->data, (size_t)a->len);
     memcpy(d + a->len, b->data, (size_t)b->len);
+    return s;
+}
+
+brt_str *brt_str_append(brt_str *a, brt_str *b)
+{
+    if (b->len == 0)
+        return a;
+    int64_t len = a->len + b->len;
+    /* the only reference, and not the operand too (s + s): a's bytes are
+     * nobody else's, so growing them in place is invisible */
+    bool mine = a->rc == 1 && a != b;
+    if (mine && a->cap >= len) {
+        memcpy((char *)a->data + a->len, b->data, (size_t)b->len);
+        ((char *)a->data)[len] = 0;
+        a->len = len;
+        return a;
+    }
+    int64_t cap = len < 16 ? 32 : len + len / 2;
+    if (cap < len || (uint64_t)cap > (uint64_t)INT64_MAX / 2)
+        out_of_memory();
+    brt_str *s;
+    char *d;
+    if (mine && a->cap > 0) {
+        /* a growable block of ours: realloc keeps the bytes (b is not a) */
+        s = realloc(a, sizeof *s + (size_t)cap + 1);
+        if (!s)
+            out_of_memory();
+        d = (char *)(s + 1);
+        memcpy(d + (len - b->len), b->data, (size_t)b->len);
+    } else {
+        s = brt_xmalloc(sizeof *s + (size_t)cap + 1);
+        d = (char *)(s + 1);
+        memcpy(d, a->data, (size_t)a->len);
+        memcpy(d + a->len, b->data, (size_t)b->len); /* before a goes: b may be a */
+        s->rc = 1;
+        brt_str_release(a);
+    }
+    d[len] = 0;
+    s->len = len;
+    s->data = d;
+    s->cap = cap;
     return s;
 }
 
@@ -234,13 +353,40 @@ int brt_str_cmp(brt_str *a, brt_str *b)
 
 static brt_arr *arr_alloc(const brt_type *elem, int64_t len, int64_t cap, const brt_loc *l)
 {
-    brt_arr *a = brt_xmalloc(sizeof *a);
+    size_t es = TYPE_SIZE(elem);
+    size_t bytes = (uint64_t)cap <= 8 ? (size_t)cap * es : size_mul(cap, es, l);
+    int cls = class_of(bytes);
+    brt_arr *a = block_get(cls);
     a->rc = 1;
     a->len = len;
     a->cap = cap;
     a->elem = elem;
-    a->data = cap ? xmalloc_at(size_mul(cap, brt_type_size(elem), l), l) : NULL;
+    a->data = cls ? (void *)(a + 1) : bytes ? xmalloc_at(bytes, l) : NULL;
     return a;
+}
+
+brt_arr *brt_arr_alloc(const brt_type *elem, int64_t len, int64_t cap)
+{
+    return arr_alloc(elem, len, cap, NULL);
+}
+
+void brt_arr_reserve(brt_arr *a, int64_t cap)
+{
+    if (cap <= a->cap)
+        return;
+    size_t es = TYPE_SIZE(a->elem);
+    size_t bytes = size_mul(cap, es, NULL);
+    if (is_inline(a)) {
+        arr_block *b = (arr_block *)((char *)a - offsetof(arr_block, a));
+        if (bytes > class_room[b->cls]) {
+            void *d = brt_xmalloc(bytes);
+            memcpy(d, a->data, (size_t)a->len * es);
+            a->data = d;
+        }
+    } else {
+        a->data = brt_xrealloc(a->data, bytes);
+    }
+    a->cap = cap;
 }
 
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
@@ -268,8 +414,13 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
 brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems)
 {
     brt_arr *a = arr_alloc(elem, n, n, NULL);
-    if (n)
-        memcpy(a->data, elems, (size_t)n * brt_type_size(elem));
+    size_t es = TYPE_SIZE(elem);
+    if (es == 8 && n <= 8) { /* [x, y]: a few words, not a call to memcpy */
+        for (int64_t i = 0; i < n; i++)
+            ((uint64_t *)a->data)[i] = ((const uint64_t *)elems)[i];
+    } else if (n) {
+        memcpy(a->data, elems, (size_t)n * es);
+    }
     return a;
 }
 
@@ -322,11 +473,8 @@ brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 {
     a = brt_arr_unique(a);
     size_t es = brt_type_size(a->elem);
-    if (a->len == a->cap) {
-        int64_t cap = a->cap < 4 ? 4 : a->cap * 2;
-        a->data = brt_xrealloc(a->data, size_mul(cap, es, NULL));
-        a->cap = cap;
-    }
+    if (a->len == a->cap)
+        brt_arr_reserve(a, a->cap < 4 ? 4 : a->cap * 2);
     memcpy((char *)a->data + (size_t)a->len * es, elem, es);
     a->len++;
     return a;

@@ -23,6 +23,10 @@
 # and no .out); an unknown `# WORD:` directive fails its test; an unexpected
 # exit status is reported with the status; diffs are unified and minimal.
 #
+# `--cpu=native` reaches the C compiler as -march=native (with contraction
+# still off), only with --release, and changes no output (the goldens check
+# that at scale: make check-native).
+#
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
@@ -333,6 +337,29 @@ printf 'fn main():\n    for i in 0..1000:\n        print(i)\n' > df/many.br
 seq 1 999 > df/many.out
 "$BRINE" test --dev --threads 1 df/many.br > df.log 2>&1
 check "a shifted output is one line off, not a thousand" [ "$(grep -c '^    [-+]' df.log)" -eq 1 ]
+#
+# ---- --cpu=native ----------------------------------------------------------
+mkdir -p cpu
+printf 'fn main():\n    var xs = [0.0] * 1000\n    for i in 0..1000:\n        xs[i] = 1.0 / float(i + 1) * 3.0 + 0.1\n    print(par sum(x * x + 0.5 for x in xs), sum(xs))\n' > cpu/f.br
+printf '#!/bin/sh\necho "$@" >> "%s/cc.args"\nexec cc "$@"\n' "$WORK" > cpu/cc
+chmod +x cpu/cc
+CC="$WORK/cpu/cc" "$BRINE" build cpu/f.br --release -o cpu/generic > cpu.log 2>&1
+CC="$WORK/cpu/cc" "$BRINE" build cpu/f.br --release --cpu=native -o cpu/native >> cpu.log 2>&1
+check "--cpu=native: both builds succeed" [ -x cpu/generic -a -x cpu/native ]
+check "--cpu=native: -march=native with contraction off" \
+    grep -q -- '-ffp-contract=off.*-march=native' cc.args
+check "--cpu=native: the default build has no -march" [ "$(grep -c -- -march cc.args)" -eq 1 ]
+cpu/generic > cpu.generic.out 2>&1
+cpu/native > cpu.native.out 2>&1
+check "--cpu=native: output byte-identical to the default" same cpu.generic.out cpu.native.out
+"$BRINE" build cpu/f.br --cpu=native -o cpu/dev > cpu.log 2>&1
+rc=$?
+check "--cpu=native without --release: exits 2 (got $rc)" [ $rc -eq 2 ]
+check "--cpu=native without --release: says why" has cpu.log "brine: --cpu=native applies to --release builds"
+"$BRINE" build cpu/f.br --release --cpu=fast -o cpu/dev > cpu.log 2>&1
+rc=$?
+check "--cpu=fast: exits 2 (got $rc)" [ $rc -eq 2 ]
+check "--cpu=fast: says why" has cpu.log "brine: --cpu wants native or generic, got 'fast'"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

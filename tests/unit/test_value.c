@@ -210,3 +210,33 @@ Test(value, build_and_drop_loop)
         brt_arr_release(a);
     }
 }
+
+/* s = s + b for a variable s: in place only for the only reference. */
+Test(value, str_append)
+{
+    brt_str *s = S("ab");
+    brt_str *b = S("cd");
+    s = brt_str_append(s, b);           /* a plain string: copied into a growable block */
+    cr_assert_str_eq(s->data, "abcd");
+    cr_assert(s->cap >= 4);
+    const char *where = s->data;
+    s = brt_str_append(s, b);           /* room left: in place */
+    cr_assert_eq(s->data, where);
+    cr_assert_str_eq(s->data, "abcdcd");
+    brt_retain(s);                      /* shared: the other holder keeps its bytes */
+    brt_str *other = s;
+    brt_str *t = brt_str_append(s, b);
+    cr_assert_neq(t, other);
+    cr_assert_str_eq(other->data, "abcdcd");
+    cr_assert_str_eq(t->data, "abcdcdcd");
+    t = brt_str_append(t, t);           /* s + s: the operand is the variable */
+    cr_assert_str_eq(t->data, "abcdcdcdabcdcdcd");
+    t = brt_str_append(t, S(""));
+    cr_assert_eq(t->len, 16);
+    for (int i = 0; i < 1000; i++) t = brt_str_append(t, b); /* amortised growth */
+    cr_assert_eq(t->len, 2016);
+    cr_assert_eq(t->data[2016], 0);
+    brt_str_release(t);
+    brt_str_release(other);
+    brt_str_release(b);
+}
