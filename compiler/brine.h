@@ -156,10 +156,18 @@ int source_add(const char *name, const char *text, size_t len); /* -> file id */
 const struct source *source_get(int file);
 struct loc loc_span(struct loc from, struct loc to); /* from's start, to's end */
 
+/* Diagnostics in colour: COLOR_AUTO (the default) when stderr is a terminal
+ * and NO_COLOR is unset or empty; --color=always|never decides instead. */
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+void diag_set_color(enum color_mode mode);
 /* Prints "error: MSG", the --> line, the source line and the ^^^ underline,
  * then exits 1. */
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* error_at, then "note: NOTE" with its own --> line and underline at
+ * note_loc (where the thing the error is about began). */
+_Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A misused command line: "brine: MSG (see brine --help)", exit 2. */

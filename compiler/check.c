@@ -236,6 +236,31 @@ static void expect_type(struct node *n, struct type *want, const char *forfmt, .
              want == ty_float && type_is_integer(n->type) ? " (convert it with float(...))" : "");
 }
 
+/* The fix for float mixed with an integer in an operator, the same as
+ * expect_type's for an assignment: " (write 2.0)" when the integer side is
+ * a plain literal, else " (convert it with float(...))"; "" for any other
+ * mix of types. */
+static const char *float_int_hint(struct node *a, struct type *ta, struct node *b, struct type *tb)
+{
+    struct node *in;
+    if (ta == ty_float && type_is_integer(tb))
+        in = b;
+    else if (tb == ty_float && type_is_integer(ta))
+        in = a;
+    else
+        return "";
+    if (in->kind == N_INT) {
+        const char *text = loc_text(in->loc);
+        bool plain = text[0] != '\0';
+        for (const char *p = text; *p; p++)
+            if (!((*p >= '0' && *p <= '9') || *p == '_'))
+                plain = false;
+        if (plain)
+            return arena_printf(" (write %s.0)", text);
+    }
+    return arena_printf(" (convert the %s with float(...))", tn(in->type));
+}
+
 static void expect_bool(struct node *n, const char *what)
 {
     if (n->type != ty_bool)
@@ -472,7 +497,7 @@ static struct type *check_binary(struct node *n, struct type *hint)
             tb = check_value(b, ta);
         }
         if (ta != tb)
-            error_at(n->loc, "mismatched types: %s %s %s", tn(ta), op_name(op), tn(tb));
+            error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
         if (op != OP_EQ && op != OP_NE && !type_is_numeric(ta) && ta != ty_str)
             error_at(n->loc, "cannot order values of type %s ('%s' works on numbers and str)", tn(ta),
                      op_name(op));
@@ -495,7 +520,7 @@ static struct type *check_binary(struct node *n, struct type *hint)
     const char *why;
     struct type *t = arith_result(op, ta, tb, false, &why);
     if (!t)
-        error_at(n->loc, "%s", why);
+        error_at(n->loc, "%s%s", why, strncmp(why, "mismatched", 10) == 0 ? float_int_hint(a, ta, b, tb) : "");
     return t;
 }
 
@@ -833,6 +858,10 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
                                ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
                                  "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
                                : arena_printf("; %s has no methods", tn(rt));
+        if (strcmp(mname, "len") == 0 && (rt->kind == T_ARRAY || rt == ty_str)) {
+            const char *text = recv->loc.line == recv->loc.end_line ? loc_text(recv->loc) : "?";
+            have = arena_printf("; the length is a function: len(%s)", strlen(text) <= 40 ? text : "...");
+        }
         error_at(n->u.call.callee->u.field.name_loc, "%s has no method '%s'%s", tn(rt), mname, have);
     }
     n->u.call.builtin = m;
@@ -905,6 +934,10 @@ static struct type *check_call(struct node *n, struct type *hint)
             enum builtin bi = find_builtin(name, BK_FN);
             if (bi == BI_NONE && strcmp(name, "panic") == 0)
                 bi = BI_PANIC;
+            if (bi == BI_NONE && strcmp(name, "exit") == 0)
+                error_at(callee->loc, "undefined function 'exit'; to end the program, import os and call os.exit(code)");
+            if (bi == BI_NONE && strcmp(name, "range") == 0)
+                error_at(callee->loc, "undefined function 'range'; a range is written lo..hi (or lo..=hi), as in 'for i in 0..n'");
             if (bi == BI_NONE)
                 error_at(callee->loc, "undefined function '%s'%s", name, suggest(name, true));
             if (n->u.call.par)
@@ -977,6 +1010,9 @@ static struct type *check_name(struct node *n)
         enum reducer r;
         if (find_builtin(name, BK_FN) != BI_NONE || find_reducer(name, &r))
             error_at(n->loc, "'%s' is a builtin function, not a value; call it", name);
+        if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
+            error_at(n->loc, "undefined name '%s'; Brine's booleans are written %s", name,
+                     name[0] == 'T' ? "true" : "false");
         error_at(n->loc, "undefined name '%s'%s", name, suggest(name, false));
     }
     n->u.name.sym = s;
@@ -1225,8 +1261,8 @@ static void check_assign(struct node *s)
                                          : op == OP_MUL && (tt == ty_str || tt->kind == T_ARRAY) ? ty_int : tt);
     const char *why;
     struct type *r = arith_result(op, tt, tv, true, &why);
-    if (!r)
-        error_at(s->loc, "%s", why); /* "mismatched types: int += float" */
+    if (!r) /* "mismatched types: int += float" */
+        error_at(s->loc, "%s%s", why, tt == ty_float ? float_int_hint(target, tt, value, tv) : "");
     if (r != tt)
         internal_error("compound assignment changes the type");
 }

@@ -13,12 +13,19 @@
  * so it lines up under the text on a terminal. Very long lines are shown as
  * a window around the column, so a 1 MB line gives a readable message. Bytes
  * that are not printable text (binary input) are shown as '?'.
+ *
+ * In colour (on a terminal, or --color=always; never with NO_COLOR set or
+ * --color=never) the label is bold red for an error and bold yellow for a
+ * warning, the arrow and the gutter bold blue, the underline the label's
+ * colour; the text itself is left as it is. Runtime panics come from the
+ * runtime and are never coloured.
  */
 #include "brine.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define PADDING 16 /* NUL bytes after each text: the lexer needs no bounds checks */
 
@@ -128,12 +135,37 @@ static int show(FILE *out, const unsigned char *text, size_t from, size_t to, bo
 
 #define WINDOW 120 /* longest part of a line shown around the column */
 
+static enum color_mode color_mode = COLOR_AUTO;
+
+void diag_set_color(enum color_mode mode)
+{
+    color_mode = mode;
+}
+
+/* auto: stderr is a terminal and NO_COLOR is unset or empty (no-color.org). */
+static bool use_color(void)
+{
+    if (color_mode != COLOR_AUTO)
+        return color_mode == COLOR_ALWAYS;
+    const char *no = getenv("NO_COLOR");
+    return !(no && *no) && isatty(STDERR_FILENO);
+}
+
+#define SGR_RESET "\033[0m"
+#define SGR_BLUE "\033[1;34m"
+
 static void vreport(const char *kind, struct loc loc, const char *fmt, va_list ap)
 {
     fflush(stdout);
     FILE *out = stderr;
     const struct source *src = source_get(loc.file);
-    fprintf(out, "%s: ", kind);
+    bool color = use_color();
+    const char *hue = !color                          ? ""
+                      : strcmp(kind, "warning") == 0 ? "\033[1;33m"
+                      : strcmp(kind, "note") == 0    ? SGR_BLUE
+                                                     : "\033[1;31m";
+    const char *blue = color ? SGR_BLUE : "", *reset = color ? SGR_RESET : "";
+    fprintf(out, "%s%s%s: ", hue, kind, reset);
     vfprintf(out, fmt, ap);
     fputc('\n', out);
 
@@ -141,7 +173,7 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
     for (int n = loc.line; n >= 10; n /= 10)
         width++;
     width++;
-    fprintf(out, "%*s--> %s:%d:%d\n", width, "", src->name, loc.line, loc.col);
+    fprintf(out, "%*s%s-->%s %s:%d:%d\n", width, "", blue, reset, src->name, loc.line, loc.col);
 
     /* The line's text, without its '\n' or '\r\n'. */
     const unsigned char *text = (const unsigned char *)src->text;
@@ -177,15 +209,15 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
             c1 = w1;
     }
 
-    fprintf(out, "%*s|\n", width + 1, "");
-    fprintf(out, "%*d | ", width, loc.line);
+    fprintf(out, "%*s%s|%s\n", width + 1, "", blue, reset);
+    fprintf(out, "%s%*d |%s ", blue, width, loc.line, reset);
     if (w0 > 0)
         fputs("...", out);
     show(out, text + start, w0, w1, false);
     if (w1 < linelen)
         fputs("...", out);
     fputc('\n', out);
-    fprintf(out, "%*s| ", width + 1, "");
+    fprintf(out, "%*s%s|%s ", width + 1, "", blue, reset);
     if (w0 > 0)
         fputs("   ", out);
     show(out, text + start, w0, c0, true);
@@ -197,9 +229,19 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
     }
     if (carets == 0)
         carets = 1;
+    fputs(hue, out);
     for (int i = 0; i < carets; i++)
         fputc('^', out);
-    fputc('\n', out);
+    fprintf(out, "%s\n", reset);
+}
+
+static void report(const char *kind, struct loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void report(const char *kind, struct loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(kind, loc, fmt, ap);
+    va_end(ap);
 }
 
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
@@ -208,6 +250,16 @@ _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     va_start(ap, fmt);
     vreport("error", loc, fmt, ap);
     va_end(ap);
+    exit(1);
+}
+
+_Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport("error", loc, fmt, ap);
+    va_end(ap);
+    report("note", note_loc, "%s", note);
     exit(1);
 }
 

@@ -86,6 +86,12 @@ bool cpu_option(const char *cpu);
  * compiler's messages, exits 70. */
 _Noreturn void backend_rejected(const char *messages);
 
+/* ---- main.c ----------------------------------------------------------- */
+
+/* --color=WHEN or --color WHEN at argv[*i] (steps *i past it): sets the
+ * colour of diagnostics, exit 2 on a bad WHEN. False for any other word. */
+bool color_option(int argc, char **argv, int *i);
+
 /* ---- testrun.c ----------------------------------------------------------- */
 
 /* `brine test [PATH...] [options]`: args are the words after "test".

@@ -14,15 +14,18 @@
  * "brine: ..." and exit 2 (command_line_error, diag.c).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "driver.h"
 
 static const char usage_text[] =
     "usage:\n"
     "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
-    "  brine run FILE.br [ARGS...]\n"
+    "  brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
@@ -34,10 +37,46 @@ static const char usage_text[] =
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
+    "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
+    "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
+    "and -- (what follows is a file name, even if it starts with '-');\n"
+    "brine COMMAND --help shows one command's options, -V is --version\n"
+    "\n"
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
+
+static const char build_help[] =
+    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
+    "\n"
+    "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
+    "\n"
+    "options:\n"
+    "  -o OUT         the program to write (default: FILE without .br)\n"
+    "  --release      optimise with the system C compiler ($CC, else cc)\n"
+    "  --dev          a dev build with libtcc (the default)\n"
+    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
+    "  --emit-c       also write the generated C to OUT.c\n"
+    "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
+    "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
+    "  --             the next word is FILE, even if it starts with '-'\n"
+    "  -h, --help     print this help\n";
+
+static const char run_help[] =
+    "usage: brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
+    "\n"
+    "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
+    "Everything after FILE.br belongs to the program, options included.\n"
+    "\n"
+    "options (before FILE.br):\n"
+    "  --release      a release build ($CC) into a temporary file, run, then removed\n"
+    "                 (default: a dev build with libtcc, in memory)\n"
+    "  --dev          the default dev build\n"
+    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
+    "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
+    "  --             the next word is FILE, even if it starts with '-'\n"
+    "  -h, --help     print this help\n";
 
 /* ---- the pipeline ------------------------------------------------------------ */
 
@@ -103,6 +142,30 @@ static void build(const char *path, const char *out, struct build_opts opts)
 
 /* ---- the commands --------------------------------------------------------- */
 
+/* --color=WHEN or --color WHEN at argv[*i] (which it steps past): sets
+ * diag.c's colour choice. False when argv[*i] is not a --color option. */
+bool color_option(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *when;
+    if (strncmp(a, "--color=", 8) == 0)
+        when = a + 8;
+    else if (strcmp(a, "--color") == 0) {
+        if (*i + 1 >= argc)
+            command_line_error("--color needs auto, always or never");
+        when = argv[++*i];
+    } else
+        return false;
+    if (strcmp(when, "auto") == 0)
+        diag_set_color(COLOR_AUTO);
+    else if (strcmp(when, "always") == 0)
+        diag_set_color(COLOR_ALWAYS);
+    else if (strcmp(when, "never") == 0)
+        diag_set_color(COLOR_NEVER);
+    else
+        command_line_error("--color wants auto, always or never, got '%s'", when);
+    return true;
+}
+
 /* --cpu=CPU: true for native, false for generic (the portable default). */
 bool cpu_option(const char *cpu)
 {
@@ -118,9 +181,20 @@ static int cmd_build(int argc, char **argv)
 {
     const char *file = NULL, *out = NULL;
     struct build_opts opts = {0};
+    bool files_only = false; /* after "--" */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "-o") == 0) {
+        if (files_only || a[0] != '-' || !a[1]) {
+            if (file)
+                command_line_error("build takes one source file, got '%s' and '%s'", file, a);
+            file = a;
+        } else if (strcmp(a, "--") == 0) {
+            files_only = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(build_help, stdout);
+            return 0;
+        } else if (color_option(argc, argv, &i)) {
+        } else if (strcmp(a, "-o") == 0) {
             if (i + 1 >= argc)
                 command_line_error("-o needs a file name");
             if (out)
@@ -138,12 +212,8 @@ static int cmd_build(int argc, char **argv)
             opts.emit_c = true;
         } else if (strcmp(a, "--emit-cuda") == 0) {
             opts.emit_cuda = true;
-        } else if (a[0] == '-' && a[1]) {
-            command_line_error("unknown option '%s' for build", a);
-        } else if (file) {
-            command_line_error("build takes one source file, got '%s' and '%s'", file, a);
         } else {
-            file = a;
+            command_line_error("unknown option '%s' for build", a);
         }
     }
     if (!file)
@@ -161,16 +231,106 @@ static int cmd_build(int argc, char **argv)
     return 0;
 }
 
-/* brine run FILE.br [ARGS...]: everything after FILE belongs to the program. */
+/* brine run --release: the executable in a private temporary directory,
+ * removed at exit whatever happens (a compile error, the C compiler failing,
+ * the program's end). */
+static char *run_dir, *run_exe;
+
+static void remove_run_files(void)
+{
+    if (run_exe)
+        unlink(run_exe);
+    if (run_dir)
+        rmdir(run_dir);
+}
+
+/* Release build to a temporary executable, run with argv (argv[0] the
+ * source's name, as in a dev run), the program's status returned. */
+static int run_release(struct program *prog, char **argv, bool native)
+{
+    struct emit_result made = compile_loaded(prog);
+    const char *tmp = getenv("TMPDIR");
+    run_dir = arena_printf("%s/brine-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(run_dir)) {
+        fprintf(stderr, "brine: cannot create a temporary directory in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+                strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    atexit(remove_run_files);
+    run_exe = arena_printf("%s/prog", run_dir);
+    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "brine: cannot start the program: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    if (pid == 0) {
+        execv(run_exe, argv);
+        fprintf(stderr, "brine: cannot run the program: %s\n", strerror(errno));
+        _exit(127);
+    }
+    /* As system(3) does: ^C and ^\ are the program's to handle; brine
+     * waits for it and then removes the executable. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int st;
+    while (waitpid(pid, &st, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "brine: cannot wait for the program: %s\n", strerror(errno));
+            exit(EXIT_INTERNAL);
+        }
+    }
+    remove_run_files();
+    run_exe = run_dir = NULL;
+    if (WIFSIGNALED(st)) {
+        /* Die of the same signal, so the caller sees what the program did. */
+        signal(WTERMSIG(st), SIG_DFL);
+        raise(WTERMSIG(st));
+        return 128 + WTERMSIG(st);
+    }
+    return WEXITSTATUS(st);
+}
+
+/* brine run [--release [--cpu=native]] FILE.br [ARGS...]: everything after FILE belongs to
+ * the program. */
 static int cmd_run(int argc, char **argv)
 {
-    if (argc < 1)
+    bool release = false, native = false;
+    int i = 0;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || !a[1])
+            break;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(run_help, stdout);
+            return 0;
+        } else if (color_option(argc, argv, &i)) {
+        } else if (strcmp(a, "--release") == 0) {
+            release = true;
+        } else if (strcmp(a, "--dev") == 0) {
+            release = false;
+        } else if (strncmp(a, "--cpu=", 6) == 0) {
+            native = cpu_option(a + 6);
+        } else {
+            command_line_error("unknown option '%s' for run: it takes [--release] FILE.br, then the program's arguments", a);
+        }
+    }
+    if (i >= argc)
         command_line_error("run needs a source file");
+    if (native && !release)
+        command_line_error("--cpu=native applies to --release builds");
+    argc -= i;
+    argv += i;
     const char *file = argv[0];
-    if (file[0] == '-' && file[1])
-        command_line_error("unknown option '%s' for run: it takes FILE.br first, then the program's arguments", file);
     require_source(file);
     require_runtime();
+    if (release)
+        return run_release(load_program(file, brine_paths()->stdlib), argv, native);
     struct emit_result made = compile(file);
     /* The program sees its name as argv[0], its arguments after it. */
     fflush(stdout);
@@ -191,9 +351,17 @@ static const char *opt_pass_list(void)
 
 static int cmd_dump(const char *what, int argc, char **argv)
 {
-    if (argc != 1)
+    const char *file = NULL;
+    int nfiles = 0;
+    bool files_only = false;
+    for (int i = 0; i < argc; i++) {
+        if (!files_only && strcmp(argv[i], "--") == 0)
+            files_only = true;
+        else if (files_only || !color_option(argc, argv, &i))
+            file = argv[i], nfiles++;
+    }
+    if (nfiles != 1)
         command_line_error("--dump=%s takes exactly one source file", what);
-    const char *file = argv[0];
     /* ir:PASS: the IR after that optimizer pass; ir:all after the last */
     const char *after = strncmp(what, "ir:", 3) == 0 ? what + 3 : NULL;
     bool known_pass = after && strcmp(after, "all") == 0;
@@ -241,7 +409,7 @@ int main(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (strcmp(cmd, "--version") == 0) {
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
         printf("brine %s\n", BRINE_VERSION);
         return 0;
     }

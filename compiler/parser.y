@@ -79,6 +79,7 @@ int yyparse(struct parser *p);
 }
 
 %code {
+#include <stdarg.h>
 #include <string.h>
 
 static int yylex(YYSTYPE *lval, YYLTYPE *lloc, struct parser *p);
@@ -780,6 +781,25 @@ static const char *head_context(int head)
     }
 }
 
+/* A syntax error; inside a bracket opened on an earlier line, with a note
+ * that shows where it was opened (newlines inside brackets do not end a
+ * line, so a forgotten ']' surfaces lines later, where the parse fails). */
+static _Noreturn void syntax_error(struct parser *p, struct loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static _Noreturn void syntax_error(struct parser *p, struct loc loc, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const struct lexer *L = &p->lx;
+    if (L->depth > 0 && L->brackets[L->depth - 1].line < loc.line)
+        error_note_at(loc, L->brackets[L->depth - 1],
+                      arena_printf("the '%c' opened here is not closed", L->bracket_ch[L->depth - 1]), "%s", msg);
+    error_at(loc, "%s", msg);
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 {
     yysymbol_kind_t la = yypcontext_token(ctx);
@@ -825,37 +845,54 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
         other[nother++] = yysymbol_name(exp[i]);
     }
 
+    /* Habits from other languages, each with its Brine spelling. Two
+     * tokens written together (no space between) are one slip. */
+    bool glued = p->prev.loc.line == p->cur.loc.line && p->prev.loc.end_col == p->cur.loc.col;
+    if (sym_is(la, "'/'") && (p->cur.text[1] == '/' || (p->prev.kind == '/' && glued))) {
+        struct loc both = p->cur.text[1] == '/' ? loc : loc_span(p->prev.loc, loc);
+        both.end_line = both.line;
+        both.end_col = both.col + 2;
+        syntax_error(p, both, "'//' is not a comment in Brine: comments start with '#' (and '/' alone divides)");
+    }
+    if ((sym_is(la, "'&'") && p->prev.kind == '&' && glued) || (sym_is(la, "'|'") && p->prev.kind == '|' && glued))
+        syntax_error(p, loc_span(p->prev.loc, loc), "unexpected '%s': Brine writes '%s'", p->prev.kind == '&' ? "&&" : "||",
+                 p->prev.kind == '&' ? "and" : "or");
+    if (la == YYSYMBOL_IF && p->prev.kind == TK_ELSE)
+        syntax_error(p, loc_span(p->prev.loc, loc), "expected ':' after 'else', found 'if': write 'elif' for 'else if'");
+    if (sym_is(la, "'='") && want_colon && head_context(p->line_head))
+        syntax_error(p, loc, "expected ':' %s, found '=': to compare, write '=='", head_context(p->line_head));
+
     if (la == YYSYMBOL_INDENT)
-        error_at(loc, "unexpected indentation");
+        syntax_error(p, loc, "unexpected indentation");
     if (top_level)
-        error_at(loc, "expected 'fn', 'let' or 'import' at the top level, found %s", found);
+        syntax_error(p, loc, "expected 'fn', 'let' or 'import' at the top level, found %s", found);
     if (p->prev.kind == TK_PAR || (p->prev2.kind == TK_PAR && p->prev.kind == TK_NAME && !sym_is(la, "'('")))
-        error_at(loc, "'par' must be followed by a reduction such as sum(...) or a list comprehension");
+        syntax_error(p, loc, "'par' must be followed by a reduction such as sum(...) or a list comprehension");
     if (want_colon && p->prev.kind == ')' && p->line_head == TK_FN)
-        error_at(loc, "expected ':' after the function signature, found %s", found);
+        syntax_error(p, loc, "expected ':' after the function signature, found %s", found);
     if (want_colon && p->prev.kind == TK_NAME && p->line_head == TK_FN
         && (p->prev2.kind == '(' || p->prev2.kind == ','))
-        error_at(loc, "expected ':' and a type after parameter '%.*s', found %s", (int)p->prev.len,
+        syntax_error(p, loc, "expected ':' and a type after parameter '%.*s', found %s", (int)p->prev.len,
                  p->prev.text, found);
     if ((la == YYSYMBOL_ELIF || la == YYSYMBOL_ELSE) && p->line_head == p->cur.kind)
-        error_at(loc, "'%s' without a matching 'if' before it (or after the 'else')",
+        syntax_error(p, loc, "'%s' without a matching 'if' before it (or after the 'else')",
                  la == YYSYMBOL_ELIF ? "elif" : "else");
     if (la == YYSYMBOL_FOR)
-        error_at(loc, "unexpected 'for': a generator must be the single argument of a reduction such as sum(...), or stand inside [ ]");
+        syntax_error(p, loc, "unexpected 'for': a generator must be the single argument of a reduction such as sum(...), or stand inside [ ]");
     if (nother == 1 && strcmp(other[0], "'else'") == 0)
-        error_at(loc, "expected 'else' to complete the conditional expression 'a if cond else b', found %s", found);
+        syntax_error(p, loc, "expected 'else' to complete the conditional expression 'a if cond else b', found %s", found);
     if (la == YYSYMBOL_FN)
-        error_at(loc, "unexpected 'fn': functions are declared only at the top level, not indented");
+        syntax_error(p, loc, "unexpected 'fn': functions are declared only at the top level, not indented");
     if (want_colon && p->prev.kind == TK_ELSE)
-        error_at(loc, "expected ':' after 'else', found %s", found);
+        syntax_error(p, loc, "expected ':' after 'else', found %s", found);
     if (want_colon && !want_expr && head_context(p->line_head) && !want_newline)
-        error_at(loc, "expected ':' %s, found %s", head_context(p->line_head), found);
+        syntax_error(p, loc, "expected ':' %s, found %s", head_context(p->line_head), found);
     if (nother == 1 && strcmp(other[0], "newline") == 0 && p->prev.kind == ':')
-        error_at(loc, "expected a newline and an indented block after ':', found %s", found);
+        syntax_error(p, loc, "expected a newline and an indented block after ':', found %s", found);
     if (n == 1 && exp[0] == YYSYMBOL_INDENT)
-        error_at(loc, "expected an indented block, found %s", found);
+        syntax_error(p, loc, "expected an indented block, found %s", found);
     if (la == YYSYMBOL_DEDENT && want_newline)
-        error_at(loc, "unexpected end of block");
+        syntax_error(p, loc, "unexpected end of block");
 
     if (!want_expr && nother == 2 && strcmp(other[0], "a name") == 0 && strcmp(other[1], "'['") == 0) {
         other[0] = "a type";
@@ -872,7 +909,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
     if (k == 0 && has_ops)
         items[k++] = "an operator";
     if (k == 0 || k > 6 || nother > 7)
-        error_at(loc, "unexpected %s", found);
+        syntax_error(p, loc, "unexpected %s", found);
     char buf[512];
     size_t len = 0;
     buf[0] = '\0';
@@ -882,7 +919,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
         if (len >= sizeof buf)
             break;
     }
-    error_at(loc, "expected %s, found %s", buf, found);
+    syntax_error(p, loc, "expected %s, found %s", buf, found);
 }
 
 static void yyerror(YYLTYPE *loc, struct parser *p, const char *msg)

@@ -42,7 +42,7 @@
 
 extern char **environ;
 
-enum { MAX_THREAD_COUNTS = 16, DIFF_LINES = 8, LINE_CHARS = 160 };
+enum { MAX_THREAD_COUNTS = 16, DIFF_LINES = 8, LINE_CHARS = 160 }; /* DIFF_LINES: lines of a failed build shown, times 2 */
 
 /* ---- small helpers (thread-safe: plain malloc) ----------------------------- */
 
@@ -197,8 +197,28 @@ static void add_test(const char *path)
     t->stem[strlen(path) - 3] = '\0';
 }
 
+static char *generated_marker(const char *dir);
+
+/* A new test for --bless: a .br (no .out yet) that defines main, at the
+ * start of a line, outside a generated tree; other .br files are modules. */
+static bool is_new_test(const char *path, const char *dir)
+{
+    char *src;
+    size_t len;
+    if (!read_all(path, &src, &len, false))
+        return false;
+    bool has_main = false;
+    for (const char *p = src; p && !has_main; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        has_main = strncmp(p, "fn main(", 8) == 0;
+    free(src);
+    char *marker = has_main ? generated_marker(dir) : NULL;
+    free(marker);
+    return has_main && !marker;
+}
+
 /* Directories: every NAME.br that has a NAME.out beside it, recursively.
- * Other .br files there are modules the tests import. Symbolic links to
+ * Other .br files there are modules the tests import, except that --bless
+ * also takes a new test (is_new_test) to create its files. Symbolic links to
  * files are followed, links to directories are not (as find(1) without -L),
  * so a link cycle cannot make the walk endless. */
 static void find_tests(const char *dir)
@@ -222,7 +242,7 @@ static void find_tests(const char *dir)
                     find_tests(path);
             } else if (S_ISREG(st.st_mode) && has_suffix(path, ".br")) {
                 char *out = tprintf("%.*sout", (int)(strlen(path) - 2), path);
-                if (access(out, F_OK) == 0)
+                if (access(out, F_OK) == 0 || (T.bless && is_new_test(path, dir)))
                     add_test(path);
                 free(out);
             }
@@ -251,8 +271,9 @@ static void append_words(char ***list, int *n, char **w, int k)
 }
 
 /* The header: the comment lines at the top of the test (up to the first
- * line that is not a comment). Only `# exit:`, `# env:` and `# args:` mean
- * something; other comments are left alone. */
+ * line that is not a comment). `# exit:`, `# env:` and `# args:` are the
+ * directives; any other `# WORD:` line there is an error, so a misspelt
+ * directive cannot pass unnoticed. Other comments are left alone. */
 static void parse_header(struct test *t, const char *src)
 {
     const char *p = src;
@@ -294,6 +315,13 @@ static void parse_header(struct test *t, const char *src)
             char **w;
             int k = split_words(q + 5, &w);
             append_words(&t->args, &t->nargs, w, k);
+        } else if (!t->header_error) {
+            /* "# WORD:" is a directive; an unknown one is a slip (# exits:,
+             * # Env:) that would silently change nothing. */
+            size_t w = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-");
+            if (w && q[w] == ':')
+                t->header_error = tprintf("unknown directive '# %.*s:' in the test's header (the directives are "
+                                          "'# exit:', '# env:' and '# args:')", (int)w, q);
         }
         free(line);
         if (!end)
@@ -418,31 +446,148 @@ static void diff_line(struct str *b, char sign, struct line l)
     str_add(b, "\n", 1);
 }
 
-/* A short unified-style diff: the one hunk between the common first and
- * last lines, one line of context before it, at most DIFF_LINES per side. */
-static void diff(struct str *b, const char *want, size_t want_len, const char *got, size_t got_len)
+/* A unified diff (diff -u): a minimal edit script (Myers' O(ND) greedy
+ * algorithm, "An O(ND) Difference Algorithm and Its Variations", 1986) on
+ * the lines between the common first and last ones, shown as @@ hunks with
+ * DIFF_CONTEXT lines of context, hunks closer than twice that merged. At
+ * most DIFF_SHOWN lines are printed. When the middle is too large for a
+ * minimal script to be cheap (a flood of output), it is shown as one
+ * replaced block. */
+enum { DIFF_CONTEXT = 3, DIFF_SHOWN = 40, DIFF_MAX_D = 1000, DIFF_MAX_LINES = 200000 };
+
+/* The edit script: for each step, ' ' (a line of both), '-' or '+'. */
+static char *edit_script(const struct line *a, int na, const struct line *c, int nc, int *nops)
 {
-    struct line *a, *c;
-    int na = split_lines(want, want_len, &a), nc = split_lines(got, got_len, &c);
     int pre = 0;
     while (pre < na && pre < nc && line_eq(a[pre], c[pre]))
         pre++;
     int suf = 0;
     while (suf < na - pre && suf < nc - pre && line_eq(a[na - 1 - suf], c[nc - 1 - suf]))
         suf++;
-    int ctx = pre > 0 ? 1 : 0;
-    int a_lo = pre - ctx, a_hi = na - suf, c_hi = nc - suf;
-    str_printf(b, "    @@ -%d,%d +%d,%d @@\n", a_lo + 1, a_hi - a_lo, a_lo + 1, c_hi - a_lo);
-    if (ctx)
-        diff_line(b, ' ', a[pre - 1]);
-    for (int i = pre; i < a_hi && i < pre + DIFF_LINES; i++)
-        diff_line(b, '-', a[i]);
-    if (a_hi - pre > DIFF_LINES)
-        str_printf(b, "    -... (%d more lines)\n", a_hi - pre - DIFF_LINES);
-    for (int i = pre; i < c_hi && i < pre + DIFF_LINES; i++)
-        diff_line(b, '+', c[i]);
-    if (c_hi - pre > DIFF_LINES)
-        str_printf(b, "    +... (%d more lines)\n", c_hi - pre - DIFF_LINES);
+    int n = na - pre - suf, m = nc - pre - suf;
+    char *ops = tmalloc((size_t)na + (size_t)nc + 1);
+    int k = 0;
+    memset(ops, ' ', (size_t)pre);
+    k = pre;
+    const struct line *x = a + pre, *y = c + pre;
+    int max = n + m;
+    /* trace[d]: V after step d (diagonals -d..d), for the walk back. */
+    int **trace = NULL;
+    int d_found = -1;
+    if (max > 0 && max <= DIFF_MAX_LINES) {
+        int lim = max < DIFF_MAX_D ? max : DIFF_MAX_D;
+        trace = tmalloc((size_t)(lim + 1) * sizeof *trace);
+        int *v = tmalloc((size_t)(2 * lim + 3) * sizeof *v);
+        int off = lim + 1;
+        v[off + 1] = 0;
+        for (int d = 0; d <= lim && d_found < 0; d++) {
+            for (int kk = -d; kk <= d; kk += 2) {
+                int i = kk == -d || (kk != d && v[off + kk - 1] < v[off + kk + 1]) ? v[off + kk + 1]
+                                                                                  : v[off + kk - 1] + 1;
+                int j = i - kk;
+                while (i < n && j < m && line_eq(x[i], y[j]))
+                    i++, j++;
+                v[off + kk] = i;
+                if (i >= n && j >= m) {
+                    d_found = d;
+                    break;
+                }
+            }
+            trace[d] = tmalloc((size_t)(2 * lim + 3) * sizeof **trace);
+            memcpy(trace[d], v, (size_t)(2 * lim + 3) * sizeof *v);
+        }
+        free(v);
+        if (d_found >= 0) {
+            /* Walk back from (n, m), writing the script from its end. */
+            char *rev = tmalloc((size_t)max + 1);
+            int r = 0, i = n, j = m;
+            for (int d = d_found; d > 0; d--) {
+                int *pv = trace[d - 1];
+                int kk = i - j;
+                int pk = kk == -d || (kk != d && pv[off + kk - 1] < pv[off + kk + 1]) ? kk + 1 : kk - 1;
+                int pi = pv[off + pk], pj = pi - pk;
+                while (i > pi && j > pj && (i > (pk == kk + 1 ? pi : pi + 1)))
+                    i--, j--, rev[r++] = ' ';
+                if (pk == kk + 1)
+                    j--, rev[r++] = '+'; /* down: a line of c */
+                else
+                    i--, rev[r++] = '-'; /* right: a line of a */
+            }
+            while (i > 0 && j > 0)
+                i--, j--, rev[r++] = ' ';
+            while (r > 0)
+                ops[k++] = rev[--r];
+            free(rev);
+        }
+        for (int d = 0; d <= lim && d <= (d_found >= 0 ? d_found : lim); d++)
+            free(trace[d]);
+        free(trace);
+    }
+    if (d_found < 0) {
+        memset(ops + k, '-', (size_t)n);
+        k += n;
+        memset(ops + k, '+', (size_t)m);
+        k += m;
+    }
+    memset(ops + k, ' ', (size_t)suf);
+    k += suf;
+    *nops = k;
+    return ops;
+}
+
+static void diff(struct str *b, const char *want, size_t want_len, const char *got, size_t got_len)
+{
+    struct line *a, *c;
+    int na = split_lines(want, want_len, &a), nc = split_lines(got, got_len, &c);
+    int nops;
+    char *ops = edit_script(a, na, c, nc, &nops);
+    /* ai[k], ci[k]: the lines of a and c before step k. */
+    int *ai = tmalloc((size_t)(nops + 1) * sizeof *ai), *ci = tmalloc((size_t)(nops + 1) * sizeof *ci);
+    ai[0] = ci[0] = 0;
+    for (int k = 0; k < nops; k++) {
+        ai[k + 1] = ai[k] + (ops[k] != '+');
+        ci[k + 1] = ci[k] + (ops[k] != '-');
+    }
+    int shown = 0, left = 0;
+    for (int k = 0; k < nops;) {
+        if (ops[k] == ' ') {
+            k++;
+            continue;
+        }
+        /* A hunk: from DIFF_CONTEXT steps before this change to DIFF_CONTEXT
+         * after the last change that is no more than 2*DIFF_CONTEXT away. */
+        int lo = k - DIFF_CONTEXT < 0 ? 0 : k - DIFF_CONTEXT;
+        while (lo < k && ops[lo] != ' ')
+            lo++;
+        int end = k; /* one past the last change */
+        for (int q = k; q < nops; q++) {
+            if (ops[q] != ' ') {
+                end = q + 1;
+            } else if (q - end >= 2 * DIFF_CONTEXT) {
+                break;
+            }
+        }
+        int hi = end + DIFF_CONTEXT > nops ? nops : end + DIFF_CONTEXT;
+        int alen = ai[hi] - ai[lo], clen = ci[hi] - ci[lo];
+        if (shown < DIFF_SHOWN) {
+            str_printf(b, "    @@ -%d,%d +%d,%d @@\n", alen ? ai[lo] + 1 : ai[lo], alen, clen ? ci[lo] + 1 : ci[lo],
+                       clen);
+        }
+        for (int q = lo; q < hi; q++) {
+            if (shown >= DIFF_SHOWN) {
+                left += ops[q] != ' ';
+                continue;
+            }
+            diff_line(b, ops[q], ops[q] == '+' ? c[ci[q]] : a[ai[q]]);
+            shown++;
+        }
+        k = hi;
+    }
+    if (left)
+        str_printf(b, "    ... (%d more changed lines)\n", left);
+    free(ops);
+    free(ai);
+    free(ci);
     free(a);
     free(c);
 }
@@ -518,9 +663,21 @@ static const char *const mode_name[] = {"dev", "release"};
 static bool build(struct test *t, int mode, const char *exe, const char *outf, const char *errf,
                   struct result *r)
 {
-    char *argv[] = {(char *)brine_paths()->exe, "build", t->base, "-o", (char *)exe,
-                    mode == RELEASE ? "--release" : NULL,
-                    mode == RELEASE && T.native ? "--cpu=native" : NULL, NULL};
+    /* --color=never: stderr is a file, and a golden .err is plain text
+     * whatever colour the runner's user asked for. */
+    char *argv[10];
+    int n = 0;
+    argv[n++] = (char *)brine_paths()->exe;
+    argv[n++] = "build";
+    argv[n++] = "--color=never";
+    argv[n++] = mode == RELEASE ? "--release" : "--dev";
+    if (mode == RELEASE && T.native)
+        argv[n++] = "--cpu=native";
+    argv[n++] = "-o";
+    argv[n++] = (char *)exe;
+    argv[n++] = "--";
+    argv[n++] = t->base;
+    argv[n] = NULL;
     char **env = make_env(NULL, 0);
     /* /proc/self/exe, not its path: the very binary that is running, even
      * if a rebuild replaces build/bin/brine while the tests run. */
@@ -669,9 +826,10 @@ static void run_test(struct test *t, int index)
  * bless such a test: it counts as failed and nothing is built or written.
  * The marker is looked for from the test's real directory up to /, and
  * shown relative to the working directory when it lies below it. */
-static bool bless_refused(struct test *t)
+/* The GENERATED file in dir or a directory above it (malloc'ed), or NULL. */
+static char *generated_marker(const char *dir)
 {
-    char *d = realpath(t->dir, NULL), *cwd = getcwd(NULL, 0), *marker = NULL;
+    char *d = realpath(dir, NULL), *marker = NULL;
     for (char *end = d ? d + strlen(d) : NULL; end && !marker;) {
         *end = '\0';
         char *m = tprintf("%s/GENERATED", d);
@@ -681,6 +839,13 @@ static bool bless_refused(struct test *t)
             free(m);
         end = end > d ? strrchr(d, '/') : NULL; /* the parent; after "/" itself, stop */
     }
+    free(d);
+    return marker;
+}
+
+static bool bless_refused(struct test *t)
+{
+    char *cwd = getcwd(NULL, 0), *marker = generated_marker(t->dir);
     if (marker) {
         size_t n = cwd ? strlen(cwd) : 0;
         const char *shown = n > 1 && strncmp(marker, cwd, n) == 0 && marker[n] == '/' ? marker + n + 1 : marker;
@@ -690,7 +855,6 @@ static bool bless_refused(struct test *t)
     bool refused = marker != NULL;
     free(marker);
     free(cwd);
-    free(d);
     return refused;
 }
 
@@ -736,6 +900,25 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---- the command ------------------------------------------------------------ */
 
+static const char test_help[] =
+    "usage: brine test [PATH...] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
+    "\n"
+    "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
+    "NAME.br; default tests/golden). A test is NAME.br with NAME.out beside it.\n"
+    "\n"
+    "options:\n"
+    "  --bless          write NAME.out and NAME.err from what the tests print, and\n"
+    "                   create them for new tests (a .br with fn main and no .out)\n"
+    "  --release        only release builds\n"
+    "  --dev            only dev builds\n"
+    "  --cpu=native     release builds for this machine's CPU (-march=native)\n"
+    "  --threads LIST   the BRINE_THREADS counts to run at (default 1,4)\n"
+    "  -j N             tests run at a time, 1 to 256 (default 2)\n"
+    "  --timeout S      seconds per build or run, 1 to 86400 (default 60)\n"
+    "  --color WHEN     accepted for every command; test reports are plain text\n"
+    "  --               what follows is a PATH, even if it starts with '-'\n"
+    "  -h, --help       print this help\n";
+
 
 static void parse_threads(const char *s)
 {
@@ -767,9 +950,18 @@ int test_main(int argc, char **argv)
     bool only_release = false, only_dev = false;
     const char **paths = tmalloc((size_t)(argc + 1) * sizeof *paths);
     int npaths = 0;
+    bool paths_only = false; /* after "--" */
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--bless") == 0) {
+        if (paths_only || a[0] != '-' || !a[1]) {
+            paths[npaths++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            paths_only = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(test_help, stdout);
+            return 0;
+        } else if (color_option(argc, argv, &i)) {
+        } else if (strcmp(a, "--bless") == 0) {
             T.bless = true;
         } else if (strcmp(a, "--release") == 0) {
             only_release = true;
@@ -797,10 +989,8 @@ int test_main(int argc, char **argv)
             if (v < 1 || v > 86400 || *end)
                 command_line_error("--timeout wants seconds from 1 to 86400");
             T.timeout_s = (int)v;
-        } else if (a[0] == '-' && a[1]) {
-            command_line_error("unknown option '%s' for test", a);
         } else {
-            paths[npaths++] = a;
+            command_line_error("unknown option '%s' for test", a);
         }
     }
     if (only_release && only_dev)

@@ -13,6 +13,16 @@
 # OUT.cu only over files brine generated, and a built program whose stdout
 # write fails (/dev/full) panics with exit 101.
 #
+# `brine COMMAND --help` prints that command's usage on stdout, -V is
+# --version, `--` makes the next word a file, `brine run --release` runs a
+# temporary release build and removes it; diagnostics are coloured with
+# --color=always (exact escapes) or on a terminal, never when piped or with
+# NO_COLOR, and a bad --color value is one line and exit 2.
+#
+# `brine test --bless` creates the files of new tests (a .br with fn main
+# and no .out); an unknown `# WORD:` directive fails its test; an unexpected
+# exit status is reported with the status; diffs are unified and minimal.
+#
 # `--cpu=native` reaches the C compiler as -march=native (with contraction
 # still off), only with --release, and changes no output (the goldens check
 # that at scale: make check-native).
@@ -187,6 +197,147 @@ if [ -w /dev/full ]; then
     check "a closed stdout is not a failure (got $rc)" [ $rc -eq 0 -a ! -s closed.err ]
 fi
 
+# ---- per-command help, -V, --, run --release ---------------------------------
+mkdir -p cmd
+for c in build run test; do
+    "$BRINE" $c --help > help.out 2> help.err
+    rc=$?
+    check "$c --help exits 0 (got $rc)" [ $rc -eq 0 ]
+    check "$c --help: its usage on stdout" [ "$(head -n 1 help.out | cut -d' ' -f1-3)" = "usage: brine $c" ]
+    check "$c --help: nothing on stderr" [ ! -s help.err ]
+    check "$c --help: lists --color" has help.out "--color WHEN"
+done
+check "-V is --version" [ "$("$BRINE" -V)" = "$("$BRINE" --version)" ]
+printf 'import os\nfn main():\n    print(os.args())\n    os.exit(3)\n' > cmd/-weird.br
+(cd cmd && "$BRINE" build -- -weird.br) > dd.log 2>&1
+rc=$?
+check "build -- -weird.br exits 0 (got $rc)" [ $rc -eq 0 ]
+check "build -- -weird.br writes -weird" [ -x cmd/-weird ]
+(cd cmd && "$BRINE" build -weird.br) > dd.log 2>&1
+check "build -weird.br without -- is an unknown option" has dd.log "unknown option '-weird.br' for build"
+mkdir -p runtmp
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release -- -weird.br a --b -c) > rr.out 2> rr.err
+rc=$?
+check "run --release exits with the program's status (got $rc)" [ $rc -eq 3 ]
+check "run --release: ARGS after FILE are the program's" [ "$(cat rr.out)" = '["a", "--b", "-c"]' ]
+check "run --release: nothing on stderr" [ ! -s rr.err ]
+check "run --release: the temporary files are removed" [ -z "$(ls -A runtmp)" ]
+printf 'fn main():\n    let xs = [1]\n    print(xs[3])\n' > cmd/oob.br
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release --color=always oob.br) > /dev/null 2> rr.err
+rc=$?
+check "run --release: a panic exits 101 (got $rc)" [ $rc -eq 101 ]
+check "run --release: the panic is not coloured" [ "$(head -c 6 rr.err)" = "panic:" ]
+check "run --release: removed after a panic" [ -z "$(ls -A runtmp)" ]
+printf 'fn main():\n    let x = 1 + 2.0\n' > cmd/bad.br
+(cd cmd && TMPDIR="$WORK/runtmp" "$BRINE" run --release bad.br) > /dev/null 2>&1
+rc=$?
+check "run --release: a compile error exits 1 (got $rc)" [ $rc -eq 1 ]
+check "run --release: nothing left after a compile error" [ -z "$(ls -A runtmp)" ]
+
+# ---- diagnostics in colour: --color, NO_COLOR, never when piped --------------
+E=$'\033'
+printf '%s\n' "${E}[1;31merror${E}[0m: mismatched types: int + float (write 1.0)" \
+    "  ${E}[1;34m-->${E}[0m bad.br:2:13" \
+    "   ${E}[1;34m|${E}[0m" \
+    "${E}[1;34m 2 |${E}[0m     let x = 1 + 2.0" \
+    "   ${E}[1;34m|${E}[0m             ${E}[1;31m^^^^^^^${E}[0m" > colour.want
+(cd cmd && "$BRINE" build --color=always bad.br) 2> colour.got
+check "--color=always: exact escape sequences" same colour.got colour.want
+(cd cmd && NO_COLOR=1 "$BRINE" build bad.br --color always) 2> colour.got
+check "--color always (a separate word) wins over NO_COLOR" same colour.got colour.want
+printf 'fn main():\n    let xs = [1, 2\n    print(xs)\n' > cmd/open.br
+(cd cmd && "$BRINE" build --color=always open.br) 2> note.got
+check "--color=always: a note's label is blue" has note.got "${E}[1;34mnote${E}[0m: the '[' opened here is not closed"
+check "--color=always: a note's underline is blue" has note.got "${E}[1;34m^${E}[0m"
+(cd cmd && "$BRINE" build bad.br) 2> plain.got
+check "piped stderr: the diagnostic" has plain.got "error: mismatched types"
+check "piped stderr has no escapes (none at all)" [ -z "$(grep -l "$E" plain.got)" ]
+(cd cmd && "$BRINE" build --color=never bad.br) 2> never.got
+check "--color=never is plain" same never.got plain.got
+if command -v script > /dev/null 2>&1; then
+    (cd cmd && script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "auto on a terminal is in colour" has tty.got "${E}[1;31merror"
+    (cd cmd && NO_COLOR=1 script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "NO_COLOR on a terminal is plain" [ -z "$(grep -l "$E" tty.got)" ]
+    (cd cmd && NO_COLOR= script -qec "$BRINE build bad.br" /dev/null) > tty.got 2>&1
+    check "an empty NO_COLOR does not count" has tty.got "${E}[1;31merror"
+fi
+bad_color() { # bad_color ARGS...: a bad --color value is one line and exit 2
+    "$BRINE" "$@" > bc.out 2> bc.err
+    local rc=$?
+    check "$* exits 2 (got $rc)" [ $rc -eq 2 ]
+    check "$*: one line" [ "$(cat bc.err)" = "brine: --color wants auto, always or never, got 'sometimes' (see brine --help)" ]
+}
+bad_color build cmd/bad.br --color=sometimes
+bad_color run --color=sometimes cmd/bad.br
+bad_color test cmd --color sometimes
+bad_color --dump=tokens cmd/bad.br --color=sometimes
+
+# ---- brine test: new tests blessed, unknown directives, statuses, diffs ------
+mkdir -p newt/sub
+printf 'fn main():\n    print(1)\n' > newt/fresh.br          # new: fn main, no .out
+printf '# exit: 101\nfn main():\n    let xs = [1]\n    print(xs[2])\n' > newt/sub/fresh_err.br
+printf 'fn two() -> int:\n    return 2\n' > newt/helper.br   # a module: no main
+"$BRINE" test --bless newt > nb.log 2>&1
+rc=$?
+check "bless creates new tests' files (got $rc)" [ $rc -eq 0 ]
+check "bless: new .out written" [ "$(cat newt/fresh.out)" = 1 ]
+check "bless: new .out and .err in a subdirectory" [ -e newt/sub/fresh_err.out -a "$(head -c 6 newt/sub/fresh_err.err)" = panic: ]
+check "bless: a module gets no .out" [ ! -e newt/helper.out ]
+check "bless: two tests counted" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+"$BRINE" test newt > nb.log 2>&1
+check "the blessed new tests pass" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+
+mkdir -p hdr
+printf '# exits: 3\nfn main():\n    print(1)\n' > hdr/typo.br
+printf '1\n' > hdr/typo.out
+printf '# Env: A=1\nfn main():\n    print(1)\n' > hdr/upper.br
+printf '1\n' > hdr/upper.out
+printf '# a comment: fine, it has spaces\n# exit: 0\nfn main():\n    print(1)\n' > hdr/fine.br
+printf '1\n' > hdr/fine.out
+"$BRINE" test hdr > hdr.log 2>&1
+check "an unknown directive fails the test" has hdr.log \
+    "FAIL hdr/typo.br: unknown directive '# exits:' in the test's header (the directives are '# exit:', '# env:' and '# args:')"
+check "a directive's case counts" has hdr.log "FAIL hdr/upper.br: unknown directive '# Env:'"
+check "an ordinary comment is no directive" [ "$(tail -n 1 hdr.log)" = "1 passed, 2 failed" ]
+
+mkdir -p st
+printf 'import os\nfn main():\n    print(1)\n    os.exit(3)\n' > st/three.br
+printf '1\n' > st/three.out
+"$BRINE" test --dev --threads 1 st > st.log 2>&1
+check "an unexpected status is reported with it" has st.log "FAIL st/three.br (dev, BRINE_THREADS=1): exit status 3, expected exit status 0"
+"$BRINE" test --bless st > st.log 2>&1
+check "--bless still reports an unexpected status" has st.log "FAIL st/three.br (dev, BRINE_THREADS=1): exit status 3, expected 0 (outputs blessed anyway)"
+
+mkdir -p df
+printf 'fn main():\n    for i in 1..21:\n        print(i)\n' > df/count.br
+seq 1 20 | sed -e 's/^2$/two/' -e '/^12$/d' > df/count.out
+"$BRINE" test --dev --threads 1 df > df.log 2>&1
+cat > df.want <<'WANT'
+FAIL df/count.br (dev, BRINE_THREADS=1): stdout differs (-expected +actual)
+    @@ -1,5 +1,5 @@
+     1
+    -two
+    +2
+     3
+     4
+     5
+    @@ -9,6 +9,7 @@
+     9
+     10
+     11
+    +12
+     13
+     14
+     15
+0 passed, 1 failed
+WANT
+check "diffs are unified: hunks with 3 lines of context" same df.log df.want
+printf 'fn main():\n    for i in 0..1000:\n        print(i)\n' > df/many.br
+seq 1 999 > df/many.out
+"$BRINE" test --dev --threads 1 df/many.br > df.log 2>&1
+check "a shifted output is one line off, not a thousand" [ "$(grep -c '^    [-+]' df.log)" -eq 1 ]
+#
 # ---- --cpu=native ----------------------------------------------------------
 mkdir -p cpu
 printf 'fn main():\n    var xs = [0.0] * 1000\n    for i in 0..1000:\n        xs[i] = 1.0 / float(i + 1) * 3.0 + 0.1\n    print(par sum(x * x + 0.5 for x in xs), sum(xs))\n' > cpu/f.br
