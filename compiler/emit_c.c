@@ -36,6 +36,8 @@
 #include <string.h>
 
 static bool in_guarded_loop(struct ir_node *n);
+static const struct view *view_of(struct ir_node *a);
+static const struct view *view_of_var(struct ir_var *v);
 
 /* Places are memoised (big programs have many): one L<n> per place. */
 const char *loc_ref(struct loc l)
@@ -404,7 +406,10 @@ static const char *emit_builtin(struct ir_node *n)
     }
     struct type *t0 = n->nkids ? at[0] : NULL;
     switch (b) {
-    case BI_LEN: return tmp(ty_int, "%s->len", arg[0]);
+    case BI_LEN: {
+        const struct view *vw = view_of(n->kids[0]);
+        return tmp(ty_int, "%s", vw ? vw->len : arena_printf("%s->len", arg[0]));
+    }
     case BI_STR: return tmp_owned(ty_str, "brt_to_str(%s, &%s)", tdesc(t0), lval(arg[0], t0));
     case BI_ABS:
         if (t0 == ty_int) return tmp(t, "brt_abs_i64(%s, %s)", arg[0], loc_ref(n->loc));
@@ -525,6 +530,12 @@ const char *emit_expr(struct ir_node *n)
     }
     case IR_BUILTIN: return emit_builtin(n);
     case IR_INDEX: {
+        const struct view *vw = view_of(n->a);
+        if (vw) {
+            const char *i = emit_expr(n->b);
+            if (in_guarded_loop(n)) return tmp(n->type, "%s[%s]", vw->data, i);
+            return tmp(n->type, "%s[brt_idx_n(%s, %s, %s)]", vw->data, vw->len, i, loc_ref(n->loc));
+        }
         const char *a = emit_expr(n->a);
         const char *i = emit_expr(n->b);
         if (in_guarded_loop(n)) return tmp(n->type, "BRT_AT(%s, %s, %s)", ctype(n->type), a, i);
@@ -595,9 +606,13 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
     if (!s->known_unique) line("%s = brt_arr_unique(%s);", v, v);
     const char *cur = v;
     struct type *t = s->var->type;
+    const struct view *vw = s->known_unique ? view_of_var(s->var) : NULL;
     for (int i = 0; i < nidx; i++) {
         const char *slot = new_temp();
-        line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
+        if (i == 0 && vw)
+            line("brt_arr **%s = &((brt_arr **)%s)[brt_idx_n(%s, %s, %s)];", slot, vw->data, vw->len, idx[i], L);
+        else
+            line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
         line("*%s = brt_arr_unique(*%s);", slot, slot);
         cur = arena_printf("(*%s)", slot);
         t = t->elem;
@@ -612,13 +627,38 @@ static bool in_guarded_loop(struct ir_node *n)
     return n->in_range_by && n->in_range_by == CG->guarded;
 }
 
-/* The arrays a loop makes unique once, before it (opt_loops.c). */
-static void hoisted_unique(struct ir_node *loop)
+/* The arrays a loop makes unique once, before it, then the arrays it views
+ * (opt_loops.c); returns the views' mark for close_views. */
+static int hoisted_unique(struct ir_node *loop)
 {
     for (int i = 0; i < loop->nuniq; i++) {
         const char *v = vname(loop->uniq[i]);
         line("%s = brt_arr_unique(%s);", v, v);
     }
+    int mark = CG->nviews;
+    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) {
+        struct ir_var *a = loop->views[i];
+        const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
+        line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
+        line("int64_t %s = %s->len;", n, vname(a));
+        CG->views[CG->nviews++] = (struct view){a, d, n, F};
+    }
+    return mark;
+}
+
+static void close_views(int mark) { CG->nviews = mark; }
+
+static const struct view *view_of_var(struct ir_var *v)
+{
+    for (int i = CG->nviews - 1; i >= 0; i--)
+        if (CG->views[i].var == v && CG->views[i].fn == F) return &CG->views[i];
+    return NULL;
+}
+
+/* The view of an array read as a[i] or len(a), if a loop around holds one. */
+static const struct view *view_of(struct ir_node *a)
+{
+    return a->op == IR_VAR ? view_of_var(a->var) : NULL;
 }
 
 /* for var in lo .. hi (or ..= hi), both already evaluated into temporaries. */
@@ -709,7 +749,12 @@ void emit_stmt(struct ir_node *s)
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();
-            if (in_guarded_loop(s))
+            const struct view *vw = s->nkids == 1 && s->known_unique ? view_of_var(s->var) : NULL;
+            if (vw && in_guarded_loop(s))
+                line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx[0]);
+            else if (vw)
+                line("%s *%s = &%s[brt_idx_n(%s, %s, %s)];", ctype(et), slot, vw->data, vw->len, idx[0], L);
+            else if (in_guarded_loop(s))
                 line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(et), slot, ctype(et), arr, idx[s->nkids - 1]);
             else
                 line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), arr, arr,
@@ -750,7 +795,7 @@ void emit_stmt(struct ir_node *s)
         return;
     }
     case IR_WHILE: {
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         line("for (;;) {");
         F->ind++;
         scope_open();
@@ -760,6 +805,7 @@ void emit_stmt(struct ir_node *s)
         emit_stmt(s->b);
         F->ind--;
         line("}");
+        close_views(views);
         return;
     }
     case IR_FOR_RANGE: {
@@ -770,9 +816,10 @@ void emit_stmt(struct ir_node *s)
         const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
         const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
         scope_close();
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         if (!s->nguards) {
             range_loop(s, lo, hi);
+            close_views(views);
             return;
         }
         /* the version without the guarded bounds checks, when every guard
@@ -799,6 +846,7 @@ void emit_stmt(struct ir_node *s)
         range_loop(s, lo, hi);
         F->ind--;
         line("}");
+        close_views(views);
         return;
     }
     case IR_FOR_ARRAY: {
@@ -809,7 +857,7 @@ void emit_stmt(struct ir_node *s)
         const char *snap = declare_extra(s->iter.array->type);
         line("%s = %s;", snap, a);
         scope_close();
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         const char *v = declare_var(s->var, VS_OWNED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
@@ -824,6 +872,7 @@ void emit_stmt(struct ir_node *s)
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
         if (type_is_ref(et)) line("%s(%s); %s = NULL;", release_fn(et), v, v);
+        close_views(views);
         return;
     }
     case IR_BREAK: line("break;"); return;

@@ -29,6 +29,10 @@ struct cgen {
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
     struct map type_ids;           /* array type -> n of T<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
+    /* arrays some enclosing loop keeps in locals (opt_loops.c views):
+     * data pointer and length, valid in the C function fn */
+    struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];
+    int nviews;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
 };

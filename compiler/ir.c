@@ -161,6 +161,14 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->nviews) {
+        fputs(" views[", out);
+        for (int i = 0; i < s->nviews; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->views[i]);
+        }
+        fputs("]", out);
+    }
     if (s->nuniq) {
         fputs(" unique[", out);
         for (int i = 0; i < s->nuniq; i++) {

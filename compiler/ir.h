@@ -163,6 +163,8 @@ struct ir_node {
     int nguards;
     struct ir_var **uniq;        /* loops: arrays made unique once, before the loop */
     int nuniq;
+    struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
+    int nviews;
     bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */

@@ -392,6 +392,13 @@ static inline int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)a->len)) brt_panic_index(l, a->len, i);
     return i;
 }
+/* The same for an array whose length the caller holds in a local (a loop's
+ * view of it: the data and length read once, before the loop). */
+static inline int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) brt_panic_index(l, len, i);
+    return i;
+}
 #define BRT_AT(ctype, arr, i) (((ctype *)(arr)->data)[i])
 
 /* == on any type (arrays element by element; floats by value, so nan != nan) */
