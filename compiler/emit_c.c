@@ -475,7 +475,8 @@ const char *emit_expr(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float || (n->no_overflow && t == ty_int)) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-%s", a);
+            if (n->no_overflow && t == ty_int) return tmp(t, "-(%s)", a); /* a may be a negative literal */
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
         if (t == ty_i128) return tmp(t, "brt_%s_i128(%s)", op_stem[OP_BNOT], a);
@@ -521,7 +522,12 @@ const char *emit_expr(struct ir_node *n)
         bputs(&args, "");
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
         for (int i = 0; i < n->nkids; i++) bprintf(&args, "%s%s", i ? ", " : "", xs[i]);
-        if (n->fn->has_site) bprintf(&args, "%s%s", n->nkids ? ", " : "", F->site ? "site" : loc_ref(n->loc));
+        if (n->fn->has_site) {
+            /* a library function's panics report at its caller's place */
+            const char *site = n->site_set ? (n->site_is_param ? "site" : loc_ref(n->site_loc))
+                                           : F->site ? "site" : loc_ref(n->loc);
+            bprintf(&args, "%s%s", n->nkids ? ", " : "", site);
+        }
         if (n->type == ty_void) {
             line("%s(%s);", n->fn->cname, args.p ? args.p : "");
             return "";

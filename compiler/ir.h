@@ -168,6 +168,11 @@ struct ir_node {
     bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+    /* IR_CALL of a library function written in place in another
+     * (opt_inline.c): the place its panics report, the enclosing library
+     * function's `site` (site_is_param) or site_loc */
+    bool site_set, site_is_param;
+    struct loc site_loc;
 };
 
 /* A guard of a loop's checked-free version: for every value i of the loop
@@ -201,6 +206,7 @@ struct ir_program {
 /* The passes of optimize() (opt.c). */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
+void opt_inline(struct ir_program *ir); /* opt_inline.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */
