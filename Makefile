@@ -158,9 +158,11 @@ NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOL
 check-native: all
 	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
 
-# brine fmt's own cases (tests/fmt/NAME.br -> NAME.fmt.br).
+# brine fmt's own cases, then every .br of the repository in its layout
+# (but those tests/fmt-exclude.txt lists).
 check-fmt: all
 	tests/fmt/run.sh $(BRINE)
+	tests/fmt/repo.sh $(BRINE)
 
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
