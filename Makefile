@@ -1,7 +1,7 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -21,7 +21,7 @@ B = build
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_loops.c compiler/opt_borrow.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_par.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/main.c
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
@@ -158,6 +158,12 @@ NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOL
 check-native: all
 	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
 
+# brine fmt's own cases, then every .br of the repository in its layout
+# (but those tests/fmt-exclude.txt lists).
+check-fmt: all
+	tests/fmt/run.sh $(BRINE)
+	tests/fmt/repo.sh $(BRINE)
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -177,7 +183,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-native check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -236,6 +242,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:

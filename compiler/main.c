@@ -27,6 +27,7 @@ static const char usage_text[] =
     "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
     "  brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
+    "  brine fmt [--check] FILE.br...\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
@@ -39,6 +40,7 @@ static const char usage_text[] =
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
     "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
+    "  fmt     rewrite FILE.br in the canonical layout (--check: only report)\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
     "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
@@ -423,7 +425,9 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "test") == 0)
         return test_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "fmt") == 0)
+        return fmt_main(argc - 2, argv + 2);
     if (cmd[0] == '-')
         command_line_error("unknown option '%s'", cmd);
-    command_line_error("unknown command '%s': expected build, run or test", cmd);
+    command_line_error("unknown command '%s': expected build, run, test or fmt", cmd);
 }
