@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Runs examples/*.br with brine and checks the ones whose output is known
-exactly: the seed's programs (seeds/000: harmonic, ov, ov2) and the
-textbook's Simpson numbers (seeds/003). The other examples must exit 0.
+exactly: harmonic (the par sum and the sequential sum of the harmonic
+series), ov and ov2 (integer overflow panics and their places) and simpson
+(Simpson's rule with Runge's estimate). The other examples must exit 0.
 
     python3 tests/tools/check_examples.py [path/to/brine]
 
 Each example runs from inside examples/ as NAME.br, so panic places read
-`--> ov.br:8:11` exactly as in the seed.
+`--> ov.br:20:11`, as the comments at the top of ov.br and ov2.br say.
 """
 import os
 import subprocess
@@ -17,9 +18,9 @@ EXAMPLES = os.path.join(HERE, "..", "..", "examples")
 EXPECT = {
     "harmonic": (0, "par sum: 16.69531136585985\nsum:     16.695311365857272\n", ""),
     "ov": (101, "9223372036854775807\n",
-           "panic: integer overflow in addition\n  --> ov.br:8:11\n"),
+           "panic: integer overflow in addition\n  --> ov.br:20:11\n"),
     "ov2": (101, "9223372036854775802\n",
-            "panic: integer overflow in addition\n  --> ov2.br:9:11\n"),
+            "panic: integer overflow in addition\n  --> ov2.br:21:11\n"),
     "simpson": (0, "I(n) = 2.000000010825, I(2n) = 2.000000000676\n"
                    "Runge: -6.77e-10, true error -6.76e-10\n"
                    "Refined value: 2.000000000000\n", ""),
