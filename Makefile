@@ -164,6 +164,12 @@ check-fmt: all
 	tests/fmt/run.sh $(BRINE)
 	tests/fmt/repo.sh $(BRINE)
 
+# The examples and docs/tutorial.md's commands print what they say.
+check-examples: all
+	python3 tests/tools/check_examples.py $(BRINE)
+
+.PHONY: check-examples
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -183,7 +189,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
