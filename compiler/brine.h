@@ -186,6 +186,7 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     X(T_BOOL, "bool") \
     X(T_STR, "str")   \
     X(T_ARRAY, "array") \
+    X(T_TUPLE, "tuple") \
     X(T_VOID, "nothing")
 
 enum type_kind {
@@ -198,14 +199,19 @@ enum type_kind {
 struct type {
     enum type_kind kind;
     struct type *elem; /* T_ARRAY only */
+    /* T_TUPLE: the field types, in order (two or more) */
+    struct type **fields;
+    int nfields;
 };
 
 extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
 struct type *type_array(struct type *elem);
+struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
 const char *type_name(struct type *t); /* "int", "[[float]]" */
 bool type_is_integer(struct type *t);  /* int, i128, u64 */
 bool type_is_numeric(struct type *t);  /* integers and float */
-bool type_is_ref(struct type *t);      /* str and arrays: reference counted */
+bool type_is_ref(struct type *t);      /* str, arrays and tuples holding them: values that own references */
+bool type_is_ordered(struct type *t);  /* < <= > >= work: numbers, str, tuples of ordered fields */
 
 /* ---- operators, builtins, reducers: one table each ---------------------- */
 
@@ -346,7 +352,8 @@ extern const char *const builtin_name[];
 #define EXPR_KINDS(X)                                                            \
     X(N_INT, = 0) X(N_FLOAT, ) X(N_STR, ) X(N_BOOL, ) X(N_FSTRING, ) X(N_NAME, )   \
     X(N_UNARY, ) X(N_BINARY, ) X(N_AND, ) X(N_OR, ) X(N_NOT, ) X(N_COND, )         \
-    X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, )
+    X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, ) \
+    X(N_TUPLE, )
 #define STMT_KINDS(X)                                                            \
     X(N_LET, = N_NEXPRS) X(N_ASSIGN, ) X(N_IF, ) X(N_WHILE, ) X(N_FOR, )          \
     X(N_BREAK, ) X(N_CONTINUE, ) X(N_PASS, ) X(N_RETURN, ) X(N_EXPR_STMT, )
@@ -441,10 +448,11 @@ struct node {
             struct node *recv;
             struct sym *fn;
         } call;
-        /* N_FIELD: base.name (a module member or the callee of a method call) */
-        struct { struct node *base; const char *name; struct loc name_loc; } field;
+        /* N_FIELD: base.name (a module member or the callee of a method call),
+         * or a tuple's field base.0 (index: set by the checker, else -1) */
+        struct { struct node *base; const char *name; struct loc name_loc; int index; } field;
         struct { struct node *base, *index; } index;       /* N_INDEX */
-        struct nodes array;                                 /* N_ARRAY */
+        struct nodes array;                                 /* N_ARRAY, N_TUPLE (its elements) */
         struct { bool par; struct gen *gen; } listcomp;    /* N_LISTCOMP */
         /* N_REDUCE: made by the checker from an N_CALL of a reducer.
          * Either gen (a generator) or array (the elements of an array). */
@@ -464,6 +472,7 @@ struct node {
             struct type *annot; /* NULL without annotation */
             struct node *init;
             struct sym *sym;    /* set by the checker */
+            struct nodes pat;   /* let (x, y) = e: N_NAME nodes (their syms set by the checker); else empty */
         } let;
         /* N_ASSIGN: target = value, or target OP= value (op != OP_NONE) */
         struct { enum op op; struct node *target, *value; } assign;

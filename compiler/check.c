@@ -388,6 +388,7 @@ static bool is_flexible(struct node *n)
             n = n->u.cond.then;
             continue;
         case N_ARRAY:
+        case N_TUPLE:
             for (int i = 0; i < n->u.array.len; i++)
                 if (!is_flexible(n->u.array.items[i]))
                     return false;
@@ -498,7 +499,10 @@ static struct type *check_binary(struct node *n, struct type *hint)
         }
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
-        if (op != OP_EQ && op != OP_NE && !type_is_numeric(ta) && ta != ty_str)
+        if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && !type_is_ordered(ta))
+            error_at(n->loc, "cannot order values of type %s ('%s' works on tuples whose fields are all numbers, "
+                             "str or such tuples)", tn(ta), op_name(op));
+        if (op != OP_EQ && op != OP_NE && !type_is_ordered(ta))
             error_at(n->loc, "cannot order values of type %s ('%s' works on numbers and str)", tn(ta),
                      op_name(op));
         return ty_bool;
@@ -1031,6 +1035,40 @@ static struct type *check_name(struct node *n)
     internal_error("bad symbol kind");
 }
 
+/* t.0, t.1: "a (float, int) tuple has fields .0 and .1" otherwise. */
+static struct type *check_tuple_field(struct node *n, struct type *t)
+{
+    const char *f = n->u.field.name;
+    int k = -1;
+    if (f[0] >= '0' && f[0] <= '9')
+        k = atoi(f);
+    if (k < 0 || k >= t->nfields) {
+        struct buf b = {0};
+        for (int i = 0; i < t->nfields; i++)
+            bprintf(&b, "%s.%d", i == 0 ? "" : i == t->nfields - 1 ? " and " : ", ", i);
+        const char *list = arena_strndup(b.p, b.len);
+        free(b.p);
+        error_at(n->u.field.name_loc, "a %s tuple has fields %s", tn(t), list);
+    }
+    n->u.field.index = k;
+    return t->fields[k];
+}
+
+/* (a, b, ...): each element takes its field of the hint when the hint is a
+ * tuple of the same length. */
+static struct type *check_tuple(struct node *n, struct type *hint)
+{
+    struct nodes *el = &n->u.array;
+    struct type **ft = arena_alloc(sizeof *ft * (size_t)el->len);
+    bool fit = hint && hint->kind == T_TUPLE && hint->nfields == el->len;
+    for (int i = 0; i < el->len; i++) {
+        ft[i] = check_value(el->items[i], fit ? hint->fields[i] : NULL);
+        if (fit) /* as an array's elements take the array's: the element is where it goes wrong */
+            expect_type(el->items[i], hint->fields[i], "for field .%d of the tuple", i);
+    }
+    return type_tuple(ft, el->len);
+}
+
 /* base.name outside a call: a module constant (math.pi), rewritten in place
  * into an N_NAME of the constant's symbol. */
 static struct type *check_field(struct node *n)
@@ -1040,6 +1078,8 @@ static struct type *check_field(struct node *n)
     struct sym *ms = module_base(base);
     if (!ms) {
         struct type *t = check_value(base, NULL);
+        if (t->kind == T_TUPLE)
+            return check_tuple_field(n, t);
         const char *hint = find_builtin(member, BK_METHOD) ? arena_printf("; call the method: .%s(...)", member)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
@@ -1110,6 +1150,8 @@ static struct type *check_fstring(struct node *n)
         case T_STR: k = BRT_STR; break;
         case T_ARRAY:
             error_at(p->spec_loc, "format spec '%s' is not valid for %s; arrays print without a spec", p->spec, tn(t));
+        case T_TUPLE:
+            error_at(p->spec_loc, "format spec '%s' is not valid for %s; tuples print without a spec", p->spec, tn(t));
         case T_VOID:
             internal_error("void value in an f-string");
         }
@@ -1213,6 +1255,9 @@ static struct type *check_expr(struct node *n, struct type *hint)
     case N_ARRAY:
         t = check_array(n, hint);
         break;
+    case N_TUPLE:
+        t = check_tuple(n, hint);
+        break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
         t = type_array(check_gen(n->u.listcomp.gen, eh, n));
@@ -1228,10 +1273,41 @@ static struct type *check_expr(struct node *n, struct type *hint)
 
 /* ---- statements ----------------------------------------------------------- */
 
+/* let (x, y) = e / var (lo, hi) = e: one local per name, of its field's type. */
+static void check_let_pattern(struct node *s)
+{
+    struct node *init = s->u.let.init;
+    struct nodes *pat = &s->u.let.pat;
+    struct type *t = check_value(init, NULL);
+    if (t->kind != T_TUPLE)
+        error_at(init->loc, "cannot destructure %s into %d names; only a tuple can be destructured", tn(t), pat->len);
+    if (t->nfields != pat->len)
+        error_at(s->u.let.name_loc, "the pattern has %d names, but the value is a %s tuple of %d fields", pat->len,
+                 tn(t), t->nfields);
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
+                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
+    }
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], s, C.mi->m);
+        v->is_var = s->u.let.is_var;
+        nm->u.name.sym = v;
+        nm->type = t->fields[i];
+        declare_local(v);
+    }
+}
+
 static void check_let(struct node *s)
 {
     struct type *annot = s->u.let.annot;
     struct node *init = s->u.let.init;
+    if (s->u.let.pat.len) {
+        check_let_pattern(s);
+        return;
+    }
     check_value(init, annot);
     if (annot)
         expect_type(init, annot, "for '%s'", s->u.let.name);
@@ -1241,10 +1317,35 @@ static void check_let(struct node *s)
     declare_local(v);
 }
 
+/* (a, b) = (b, a): each name a var; the right side is evaluated in full
+ * before any name is assigned. */
+static void check_tuple_assign(struct node *s)
+{
+    struct node *target = s->u.assign.target, *value = s->u.assign.value;
+    struct nodes *el = &target->u.array;
+    for (int i = 0; i < el->len; i++) {
+        struct node *e = el->items[i];
+        if (e->kind != N_NAME)
+            error_at(e->loc, "cannot assign to %s in a tuple pattern; each target must be a variable's name",
+                     e->kind == N_INDEX ? "an element" : "this expression");
+        for (int j = 0; j < i; j++)
+            if (strcmp(el->items[j]->u.name.name, e->u.name.name) == 0)
+                error_at(e->loc, "'%s' appears twice in the pattern", e->u.name.name);
+        check_mutable_root(e, "assigned");
+    }
+    struct type *tt = check_value(target, NULL);
+    check_value(value, tt);
+    expect_type(value, tt, "for the assigned names");
+}
+
 static void check_assign(struct node *s)
 {
     struct node *target = s->u.assign.target, *value = s->u.assign.value;
     enum op op = s->u.assign.op;
+    if (target->kind == N_TUPLE && op == OP_NONE) {
+        check_tuple_assign(s);
+        return;
+    }
     if (target->kind != N_NAME && target->kind != N_INDEX)
         error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
     check_mutable_root(target, "assigned");
