@@ -529,6 +529,7 @@ struct module {
     int file;
     struct nodes decls; /* N_IMPORT, N_FN, N_CONST in source order */
     struct vec syms;    /* its top-level symbols (check.c) */
+    bool in_stdlib;     /* read from the stdlib directory: no warnings */
 };
 
 enum sym_kind { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FN, SYM_MODULE };

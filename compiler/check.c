@@ -14,6 +14,9 @@
  * statement without a message, so one mistake is reported once, not again
  * at every use.
  *
+ * Warnings (never in the stdlib, never for a name starting with '_'): a let
+ * or var whose value is never read, and a var that is never assigned.
+ *
  * Passes over the whole program, so that imports in any order, functions
  * used before their definition and recursion all just work:
  *   1. declare: every module's functions, constants and imports;
@@ -58,6 +61,8 @@ struct xsym {
     int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
     struct sym *max_sym;  /* ... and that constant */
     bool poisoned;        /* its declaration had an error: uses are abandoned */
+    bool read;            /* SYM_LOCAL: its value is read somewhere */
+    bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
 };
 
 static int next_id = 1;
@@ -125,12 +130,27 @@ static void scope_push(void)
     C.level++;
 }
 
+/* The warnings for a let or var going out of scope (docs/cli.md,
+ * "Warnings"); the stdlib's own locals are not the user's to fix. */
+static void warn_unused(struct sym *s)
+{
+    struct xsym *x = xs(s);
+    if (s->kind != SYM_LOCAL || x->loop_var || x->poisoned || s->name[0] == '_' || !s->module ||
+        s->module->in_stdlib)
+        return;
+    if (!x->read)
+        warning_at(s->loc, "unused variable '%s'; if this is intentional, name it _%s", s->name, s->name);
+    else if (s->is_var && !x->assigned)
+        warning_at(s->loc, "'%s' is declared with var but never assigned; declare it with let", s->name);
+}
+
 static void scope_pop(void)
 {
     while (C.bound.len > 0) {
         struct binding *b = C.bound.items[C.bound.len - 1];
         if (b->level < C.level)
             break;
+        warn_unused(b->sym);
         C.bound.len--;
         map_put_str(&C.locals, b->sym->name, b->prev);
     }
@@ -681,6 +701,7 @@ static void check_mutable_root(struct node *target, const char *verb)
             error_at(root->loc, "'%s' is a loop variable and cannot be %s; copy it into a var first", s->name, verb);
         if (!s->is_var)
             error_at(root->loc, "'%s' is a let binding and cannot be %s; declare it with var", s->name, verb);
+        xs(s)->assigned = true;
         return;
     case SYM_PARAM:
         error_at(root->loc, "'%s' is a parameter and cannot be %s; parameters are immutable, copy it with var %s = %s",
@@ -1060,6 +1081,8 @@ static struct type *check_name(struct node *n)
     n->u.name.sym = s;
     switch (s->kind) {
     case SYM_LOCAL:
+        xs(s)->read = true;
+        return s->type;
     case SYM_PARAM:
         return s->type;
     case SYM_CONST:
@@ -1290,7 +1313,11 @@ static void check_assign(struct node *s)
     if (target->kind != N_NAME && target->kind != N_INDEX)
         error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
     check_mutable_root(target, "assigned");
+    struct sym *plain = op == OP_NONE && target->kind == N_NAME ? lookup(target->u.name.name) : NULL;
+    bool was_read = plain && xs(plain)->read;
     struct type *tt = check_value(target, NULL);
+    if (plain) /* `x = v` writes x without reading it */
+        xs(plain)->read = was_read;
     if (op == OP_NONE) {
         check_value(value, tt);
         if (target->kind == N_NAME)
@@ -1722,5 +1749,5 @@ void check_program(struct program *prog)
     }
     attempt(check_const_calls, NULL);
     attempt(check_main_exists, prog);
-    diag_finish(); /* exits 1 when there were errors */
+    diag_finish(); /* exits 1 when there were errors; else prints the warnings */
 }
