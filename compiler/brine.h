@@ -11,13 +11,15 @@
  *
  * Memory: everything the compiler allocates comes from one arena per
  * compilation (arena.c) and is never freed piece by piece.
- * Errors: a user error prints one diagnostic in SPEC section 10's layout and
- * exits 1 (brine reports the first error it meets); a bug in brine calls
+ * Errors: a user error prints a diagnostic in SPEC section 10's layout and
+ * exits 1; the checker recovers and reports up to 20 errors a run (diag.c),
+ * the lexer and the parser the first one. A bug in brine calls
  * internal_error(), which exits 70.
  */
 #ifndef BRINE_H
 #define BRINE_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -160,14 +162,35 @@ struct loc loc_span(struct loc from, struct loc to); /* from's start, to's end *
  * and NO_COLOR is unset or empty; --color=always|never decides instead. */
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 void diag_set_color(enum color_mode mode);
-/* Prints "error: MSG", the --> line, the source line and the ^^^ underline,
- * then exits 1. */
+/* "error: MSG", the --> line, the source line and the ^^^ underline. With
+ * a recovery point pushed it is kept and control jumps back to that point;
+ * without one, everything kept is printed (diag_finish) and brine exits 1. */
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* error_at, then "note: NOTE" with its own --> line and underline at
  * note_loc (where the thing the error is about began). */
 _Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* "warning: MSG", kept for diag_finish; an error under --deny-warnings. */
+void warning_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_set_deny_warnings(bool deny);
+/* A recovery point: setjmp(c.jb) returns 1 when an error (or
+ * diag_abandon) came back to it, which has popped it already; on the way
+ * out without an error, pop it. Innermost first. */
+struct diag_catch {
+    jmp_buf jb;
+    struct diag_catch *prev;
+};
+void diag_catch_push(struct diag_catch *c);
+void diag_catch_pop(struct diag_catch *c);
+/* Back to the recovery point without a message: what failed follows from an
+ * error already reported (a name whose declaration had an error). */
+_Noreturn void diag_abandon(void);
+int diag_errors(void); /* errors kept so far */
+/* Prints the errors kept, in source order (at most 20, a blank line between
+ * them, "could not compile 'FILE' due to N previous errors" after two or
+ * more), and exits 1; with no errors, prints the warnings and returns. */
+void diag_finish(void);
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A misused command line: "brine: MSG (see brine --help)", exit 2. */
@@ -515,6 +538,7 @@ struct module {
     int file;
     struct nodes decls; /* N_IMPORT, N_FN, N_CONST in source order */
     struct vec syms;    /* its top-level symbols (check.c) */
+    bool in_stdlib;     /* read from the stdlib directory: no warnings */
 };
 
 enum sym_kind { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FN, SYM_MODULE };

@@ -1,11 +1,21 @@
 /*
  * check.c: names and types (SPEC sections 2, 3, 4, 5, 6.3, 11).
  *
- * The checker walks every module (imported ones first) and either exits with
- * the first compile error it meets (error_at, exit 1) or leaves the AST fully
+ * The checker walks every module (imported ones first) and either reports
+ * the compile errors it finds (diag_finish, exit 1) or leaves the AST fully
  * annotated for lowering: every expression has a type, every name its symbol,
  * every call its builtin or user function, reducer calls are rewritten into
  * N_REDUCE and module constants (math.pi) into plain N_NAME nodes.
+ *
+ * Recovery: each statement, condition, constant and function is checked
+ * under a recovery point (attempt); an error abandons only that piece and
+ * the checker goes on with the next. A let or constant whose initialiser
+ * failed is still declared, but poisoned: a later use of it abandons its
+ * statement without a message, so one mistake is reported once, not again
+ * at every use.
+ *
+ * Warnings (never in the stdlib, never for a name starting with '_'): a let
+ * or var whose value is never read, and a var that is never assigned.
  *
  * Passes over the whole program, so that imports in any order, functions
  * used before their definition and recursion all just work:
@@ -50,6 +60,9 @@ struct xsym {
     struct vec calls;     /* SYM_FN: functions it calls; SYM_CONST: N_CALL nodes in its initialiser */
     int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
     struct sym *max_sym;  /* ... and that constant */
+    bool poisoned;        /* its declaration had an error: uses are abandoned */
+    bool read;            /* SYM_LOCAL: its value is read somewhere */
+    bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
 };
 
 static int next_id = 1;
@@ -117,12 +130,27 @@ static void scope_push(void)
     C.level++;
 }
 
+/* The warnings for a let or var going out of scope (docs/cli.md,
+ * "Warnings"); the stdlib's own locals are not the user's to fix. */
+static void warn_unused(struct sym *s)
+{
+    struct xsym *x = xs(s);
+    if (s->kind != SYM_LOCAL || x->loop_var || x->poisoned || s->name[0] == '_' || !s->module ||
+        s->module->in_stdlib)
+        return;
+    if (!x->read)
+        warning_at(s->loc, "unused variable '%s'; if this is intentional, name it _%s", s->name, s->name);
+    else if (s->is_var && !x->assigned)
+        warning_at(s->loc, "'%s' is declared with var but never assigned; declare it with let", s->name);
+}
+
 static void scope_pop(void)
 {
     while (C.bound.len > 0) {
         struct binding *b = C.bound.items[C.bound.len - 1];
         if (b->level < C.level)
             break;
+        warn_unused(b->sym);
         C.bound.len--;
         map_put_str(&C.locals, b->sym->name, b->prev);
     }
@@ -156,14 +184,46 @@ static void declare_local(struct sym *s)
 static struct sym *lookup(const char *name)
 {
     struct binding *b = map_get_str(&C.locals, name);
-    if (b)
+    if (b) {
+        if (xs(b->sym)->poisoned)
+            diag_abandon();
         return b->sym;
+    }
     struct sym *s = map_get_str(&C.mi->globals, name);
-    if (s)
+    if (s) {
+        if (xs(s)->poisoned)
+            diag_abandon();
         return s;
+    }
     if (strcmp(name, "os") == 0)
         return os_sym;
     return NULL;
+}
+
+/* ---- recovery ------------------------------------------------------------ */
+
+/* Runs f(arg) under a recovery point. False when it met an error (kept by
+ * diag.c), with the scopes and the counters put back as they were. */
+static bool attempt(void (*f)(void *), void *arg)
+{
+    int level = C.level, loop_depth = C.loop_depth, depth = C.depth;
+    struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
+    struct node *fn = C.fn;
+    struct diag_catch c;
+    if (setjmp(c.jb)) {
+        while (C.level > level)
+            scope_pop();
+        C.loop_depth = loop_depth;
+        C.depth = depth;
+        C.cnst = cnst;
+        C.fn = fn;
+        C.fn_sym = fn_sym;
+        return false;
+    }
+    diag_catch_push(&c);
+    f(arg);
+    diag_catch_pop(&c);
+    return true;
 }
 
 /* ---- messages ----------------------------------------------------------- */
@@ -645,6 +705,7 @@ static void check_mutable_root(struct node *target, const char *verb)
             error_at(root->loc, "'%s' is a loop variable and cannot be %s; copy it into a var first", s->name, verb);
         if (!s->is_var)
             error_at(root->loc, "'%s' is a let binding and cannot be %s; declare it with var", s->name, verb);
+        xs(s)->assigned = true;
         return;
     case SYM_PARAM:
         error_at(root->loc, "'%s' is a parameter and cannot be %s; parameters are immutable, copy it with var %s = %s",
@@ -666,6 +727,8 @@ static void note_const_read(struct sym *s)
 
 static struct sym *use_const(struct node *n, struct sym *s)
 {
+    if (xs(s)->poisoned)
+        diag_abandon();
     if (C.cnst && xs(s)->order >= C.cnst->order) {
         if (&C.cnst->s == s)
             error_at(n->loc, "constant '%s' is used in its own definition", s->name);
@@ -1022,6 +1085,8 @@ static struct type *check_name(struct node *n)
     n->u.name.sym = s;
     switch (s->kind) {
     case SYM_LOCAL:
+        xs(s)->read = true;
+        return s->type;
     case SYM_PARAM:
         return s->type;
     case SYM_CONST:
@@ -1349,7 +1414,11 @@ static void check_assign(struct node *s)
     if (target->kind != N_NAME && target->kind != N_INDEX)
         error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
     check_mutable_root(target, "assigned");
+    struct sym *plain = op == OP_NONE && target->kind == N_NAME ? lookup(target->u.name.name) : NULL;
+    bool was_read = plain && xs(plain)->read;
     struct type *tt = check_value(target, NULL);
+    if (plain) /* `x = v` writes x without reading it */
+        xs(plain)->read = was_read;
     if (op == OP_NONE) {
         check_value(value, tt);
         if (target->kind == N_NAME)
@@ -1439,6 +1508,31 @@ enum flow block_flow(struct nodes *b)
     return FLOW_FALLS_OFF;
 }
 
+/* A condition (of if, elif, while) under its own recovery point, so that an
+ * error in it does not hide the errors in the blocks it guards. */
+struct cond {
+    struct node *n;
+    const char *what;
+};
+
+static void check_cond(void *arg)
+{
+    struct cond *c = arg;
+    check_value(c->n, ty_bool);
+    expect_bool(c->n, c->what);
+}
+
+struct iter {
+    struct iterable *it;
+    struct type *elem;
+};
+
+static void check_iter(void *arg)
+{
+    struct iter *i = arg;
+    i->elem = check_iterable(i->it);
+}
+
 static void check_stmt(struct node *s)
 {
     switch (s->skind) {
@@ -1450,25 +1544,27 @@ static void check_stmt(struct node *s)
         return;
     case N_IF:
         for (int i = 0; i < s->u.if_.conds.len; i++) {
-            struct node *c = s->u.if_.conds.items[i];
-            check_value(c, ty_bool);
-            expect_bool(c, i == 0 ? "the 'if' condition" : "the 'elif' condition");
+            struct cond c = {s->u.if_.conds.items[i], i == 0 ? "the 'if' condition" : "the 'elif' condition"};
+            attempt(check_cond, &c);
             check_block(&s->u.if_.blocks[i]);
         }
         check_block(&s->u.if_.else_block);
         return;
-    case N_WHILE:
-        check_value(s->u.while_.cond, ty_bool);
-        expect_bool(s->u.while_.cond, "the 'while' condition");
+    case N_WHILE: {
+        struct cond c = {s->u.while_.cond, "the 'while' condition"};
+        attempt(check_cond, &c);
         C.loop_depth++;
         check_block(&s->u.while_.body);
         C.loop_depth--;
         return;
+    }
     case N_FOR: {
-        struct type *vt = check_iterable(&s->u.for_.iter);
+        struct iter it = {&s->u.for_.iter, NULL};
+        bool ok = attempt(check_iter, &it);
         scope_push();
-        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, vt, s, C.mi->m);
+        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, it.elem, s, C.mi->m);
         xs(v)->loop_var = true;
+        xs(v)->poisoned = !ok;
         s->u.for_.var_sym = v;
         declare_local(v);
         C.loop_depth++;
@@ -1513,11 +1609,34 @@ static void check_stmt(struct node *s)
     internal_error("%s as a statement", node_kind_name[s->kind]);
 }
 
+static void check_stmt_thunk(void *s)
+{
+    check_stmt(s);
+}
+
+/* After an error in `let x = ...`: x is declared all the same, so that its
+ * uses are not reported as undefined names: with its annotated type when it
+ * has one, else poisoned. */
+static void poison_let(struct node *s)
+{
+    struct binding *prev = map_get_str(&C.locals, s->u.let.name);
+    if (prev && prev->level == C.level)
+        return; /* the error was the redeclaration: the first one stays */
+    struct sym *v = new_sym(SYM_LOCAL, s->u.let.name, s->u.let.name_loc, s->u.let.annot, s, C.mi->m);
+    v->is_var = s->u.let.is_var;
+    xs(v)->poisoned = !s->u.let.annot;
+    s->u.let.sym = v;
+    declare_local(v);
+}
+
 static void check_block(struct nodes *b)
 {
     scope_push();
-    for (int i = 0; i < b->len; i++)
-        check_stmt(b->items[i]);
+    for (int i = 0; i < b->len; i++) {
+        struct node *s = b->items[i];
+        if (!attempt(check_stmt_thunk, s) && s->skind == N_LET)
+            poison_let(s);
+    }
     scope_pop();
 }
 
@@ -1536,11 +1655,13 @@ static void declare_global(struct modinfo *mi, struct sym *s)
 
 static int const_order;
 
-static void declare_module(struct modinfo *mi)
+/* One top-level declaration of the module C.mi. */
+static void declare_decl(void *arg)
 {
+    struct modinfo *mi = C.mi;
     struct module *m = mi->m;
-    for (int i = 0; i < m->decls.len; i++) {
-        struct node *d = m->decls.items[i];
+    struct node *d = arg;
+    {
         if (node_is_expr(d) || node_is_stmt(d))
             internal_error("%s at top level", node_kind_name[d->kind]);
         switch (d->dkind) {
@@ -1569,8 +1690,15 @@ static void declare_module(struct modinfo *mi)
     }
 }
 
-static void check_const(struct node *d)
+static void declare_module(struct modinfo *mi)
 {
+    for (int i = 0; i < mi->m->decls.len; i++)
+        attempt(declare_decl, mi->m->decls.items[i]);
+}
+
+static void check_const(void *arg)
+{
+    struct node *d = arg;
     struct sym *c = d->u.let.sym;
     struct type *annot = d->u.let.annot;
     C.cnst = xs(c);
@@ -1581,8 +1709,9 @@ static void check_const(struct node *d)
     C.cnst = NULL;
 }
 
-static void check_fn(struct node *d)
+static void check_fn(void *arg)
 {
+    struct node *d = arg;
     C.fn = d;
     C.fn_sym = xs(d->u.fn.sym);
     C.loop_depth = 0;
@@ -1613,7 +1742,7 @@ static void check_fn(struct node *d)
  * reach may read a constant that is not initialised yet (itself included).
  * max_read is the highest constant order each function reads, directly or
  * through calls; a fixed point handles recursion. */
-static void check_const_calls(void)
+static void check_const_calls(void *unused)
 {
     struct vec fns = {0}, consts = {0};
     for (int i = 0; i < C.nmods; i++) {
@@ -1660,6 +1789,26 @@ static void check_const_calls(void)
     }
 }
 
+/* Pass 5: `fn main()`, and its shape. */
+static void check_main_decl(void *arg)
+{
+    struct program *prog = arg;
+    struct sym *main_fn = map_get_str(&modinfo_of(prog->main)->globals, "main");
+    if (main_fn && main_fn->kind != SYM_FN)
+        error_at(main_fn->loc, "'main' must be a function: fn main():");
+    if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))
+        error_at(main_fn->loc, "'main' must take no parameters and return nothing (arguments come from os.args())");
+}
+
+static void check_main_exists(void *arg)
+{
+    struct program *prog = arg;
+    if (!map_get_str(&modinfo_of(prog->main)->globals, "main")) {
+        struct loc start = {prog->main->file, 1, 1, 1, 1};
+        error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
+    }
+}
+
 void check_program(struct program *prog)
 {
     memset(&C, 0, sizeof C);
@@ -1677,31 +1826,29 @@ void check_program(struct program *prog)
         declare_module(C.mi);
     }
 
-    struct modinfo *main_mi = modinfo_of(prog->main);
-    struct sym *main_fn = map_get_str(&main_mi->globals, "main");
-    if (main_fn && main_fn->kind != SYM_FN)
-        error_at(main_fn->loc, "'main' must be a function: fn main():");
-    if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))
-        error_at(main_fn->loc, "'main' must take no parameters and return nothing (arguments come from os.args())");
+    attempt(check_main_decl, prog);
 
     for (int i = 0; i < C.nmods; i++) {
         C.mi = &C.mods[i];
         struct module *m = C.mi->m;
-        for (int j = 0; j < m->decls.len; j++)
-            if (m->decls.items[j]->kind == N_CONST)
-                check_const(m->decls.items[j]);
+        for (int j = 0; j < m->decls.len; j++) {
+            struct node *d = m->decls.items[j];
+            /* A constant whose value failed keeps its annotated type, or
+             * is poisoned, as a failed let is. */
+            if (d->kind == N_CONST && !attempt(check_const, d)) {
+                d->u.let.sym->type = d->u.let.annot;
+                xs(d->u.let.sym)->poisoned = !d->u.let.annot;
+            }
+        }
     }
     for (int i = 0; i < C.nmods; i++) {
         C.mi = &C.mods[i];
         struct module *m = C.mi->m;
         for (int j = 0; j < m->decls.len; j++)
             if (m->decls.items[j]->kind == N_FN)
-                check_fn(m->decls.items[j]);
+                attempt(check_fn, m->decls.items[j]);
     }
-    check_const_calls();
-
-    if (!main_fn) {
-        struct loc start = {prog->main->file, 1, 1, 1, 1};
-        error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
-    }
+    attempt(check_const_calls, NULL);
+    attempt(check_main_exists, prog);
+    diag_finish(); /* exits 1 when there were errors; else prints the warnings */
 }
