@@ -1398,7 +1398,18 @@ static void check_tuple_assign(struct node *s)
                 error_at(e->loc, "'%s' appears twice in the pattern", e->u.name.name);
         check_mutable_root(e, "assigned");
     }
+    /* `(a, b) = v` writes a and b without reading them */
+    bool *was_read = arena_alloc(sizeof *was_read * (size_t)el->len);
+    for (int i = 0; i < el->len; i++) {
+        struct sym *v = lookup(el->items[i]->u.name.name);
+        was_read[i] = v && xs(v)->read;
+    }
     struct type *tt = check_value(target, NULL);
+    for (int i = 0; i < el->len; i++) {
+        struct sym *v = lookup(el->items[i]->u.name.name);
+        if (v)
+            xs(v)->read = was_read[i];
+    }
     check_value(value, tt);
     expect_type(value, tt, "for the assigned names");
 }
@@ -1619,6 +1630,20 @@ static void check_stmt_thunk(void *s)
  * has one, else poisoned. */
 static void poison_let(struct node *s)
 {
+    if (s->u.let.pat.len) { /* let (x, y) = ...: each name not declared yet */
+        for (int i = 0; i < s->u.let.pat.len; i++) {
+            struct node *nm = s->u.let.pat.items[i];
+            struct binding *b = map_get_str(&C.locals, nm->u.name.name);
+            if (nm->u.name.sym || (b && b->level == C.level))
+                continue;
+            struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
+            v->is_var = s->u.let.is_var;
+            xs(v)->poisoned = true;
+            nm->u.name.sym = v;
+            declare_local(v);
+        }
+        return;
+    }
     struct binding *prev = map_get_str(&C.locals, s->u.let.name);
     if (prev && prev->level == C.level)
         return; /* the error was the redeclaration: the first one stays */
