@@ -385,6 +385,7 @@ static const char *emit_builtin(struct ir_node *n)
     if (b == BI_PRINT) {
         const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        line("brt_print_at(%s);", loc_ref(n->loc));
         for (int i = 0; i < n->nkids; i++) {
             if (i) line("brt_print_sep();");
             print_value(xs[i], n->kids[i]->type);

@@ -409,7 +409,10 @@ int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
 brt_str *brt_to_str(const brt_type *t, const void *valp);
 
 /* print: stdout is buffered by the runtime; flushed at exit and before a
- * panic. print(a, b) emits val(a) sep() val(b) end(). Thread-safe. */
+ * panic. print(a, b) emits at(place) val(a) sep() val(b) end(). Thread-safe.
+ * brt_print_at records the print's place: a failed write panics there (at
+ * the last print run when the final flush fails). */
+void brt_print_at(const brt_loc *loc);
 void brt_print_int(int64_t v);
 void brt_print_u64(uint64_t v);
 void brt_print_i128(brt_i128 v);
