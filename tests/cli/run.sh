@@ -203,6 +203,19 @@ if [ -w /dev/full ]; then
     check "a closed stdout is not a failure (got $rc)" [ $rc -eq 0 -a ! -s closed.err ]
 fi
 
+# ---- read_stdin(): the rest of stdin ------------------------------------------
+mkdir -p stdin
+printf 'fn main():\n    let s = read_stdin()\n    print(len(s), s.lines())\n    print(len(read_stdin()))\n' > stdin/all.br
+printf 'one\ntwo\r\nthree' | "$BRINE" run stdin/all.br > stdin.out 2>&1
+printf '14 ["one", "two", "three"]\n0\n' > stdin.want
+check "read_stdin reads all of stdin, then nothing" same stdin.out stdin.want
+"$BRINE" run stdin/all.br < /dev/null > stdin.out 2>&1
+printf '0 []\n0\n' > stdin.want
+check "read_stdin of an empty stdin is empty" same stdin.out stdin.want
+"$BRINE" build stdin/all.br -o stdin/all > /dev/null 2>&1
+stdin/all <&- > stdin.out 2>&1
+check "read_stdin with stdin closed is empty" same stdin.out stdin.want
+
 # ---- per-command help, -V, --, run --release ---------------------------------
 mkdir -p cmd
 for c in build run test; do
