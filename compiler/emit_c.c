@@ -955,20 +955,19 @@ static void emit_stmt_here(struct ir_node *s)
         line("%s = %s;", snap, a);
         scope_close();
         hoisted_unique(s);
-        const char *v = declare_var(s->var, VS_OWNED);
+        /* the loop variable borrows each element: a loop variable cannot be
+         * assigned, and the snapshot holds the elements for the whole loop
+         * (a value that escapes is retained where it escapes, by take()) */
+        const char *v = declare_var(s->var, VS_BORROWED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
         F->ind++;
-        if (type_is_ref(et)) {
-            line("brt_retain(BRT_AT(%s, %s, %s));", ctype(et), snap, k);
-            line("%s(%s);", release_fn(et), v);
-        }
         line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
         emit_stmt(s->b);
         F->ind--;
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
-        if (type_is_ref(et)) line("%s(%s); %s = NULL;", release_fn(et), v, v);
+        if (type_is_ref(et)) line("%s = NULL;", v);
         return;
     }
     case IR_BREAK: line("break;"); return;
