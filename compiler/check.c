@@ -1184,7 +1184,7 @@ static struct type *check_call(struct node *n, struct type *hint)
                 enum builtin bi = find_builtin(full, BK_OS);
                 if (bi == BI_NONE)
                     error_at(callee->loc, "module 'os' has no function '%s' (it has args, thread_count, clock, "
-                                          "exit, getenv)", member);
+                                          "exit, getenv, read_file, write_file, append_file)", member);
                 return check_builtin(n, bi, hint);
             }
             struct sym *f = map_get_str(&modinfo_of(ms->module)->globals, member);
