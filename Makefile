@@ -26,7 +26,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -198,7 +198,7 @@ check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt
 GEN_GOLDEN = tests/golden/generated
 VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
                   $(GEN_GOLDEN)/reduce $(GEN_GOLDEN)/output $(GEN_GOLDEN)/format \
-                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress
+                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress tests/golden/lib
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 

@@ -611,9 +611,12 @@ static struct loc gen_loc(struct gen *g)
 }
 
 /* A generator in its own scope; returns the element type. */
+static int gen_depth; /* generators being checked: their elements may not mutate */
+
 static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
 {
     struct type *vt = check_iterable(&g->iter);
+    gen_depth++;
     scope_push();
     struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
     xs(v)->loop_var = true;
@@ -625,6 +628,7 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
         expect_bool(g->cond, "the generator's 'if' filter");
     }
     scope_pop();
+    gen_depth--;
     return et;
 }
 
@@ -792,6 +796,193 @@ static struct node *arg(struct node *n, int i)
     return n->u.call.args.items[i];
 }
 
+/* The source text under a location, over several lines too (assert's
+ * default message). */
+static const char *src_text(struct loc loc)
+{
+    const struct source *src = source_get(loc.file);
+    if (loc.line < 1 || loc.end_line > src->nlines || loc.end_line < loc.line)
+        return "?";
+    size_t a = (size_t)src->line_starts[loc.line - 1] + (size_t)loc.col - 1;
+    size_t b = (size_t)src->line_starts[loc.end_line - 1] + (size_t)loc.end_col - 1;
+    if (b <= a)
+        return "?";
+    /* a line break and the indentation around it read as one space */
+    char *t = arena_strndup(src->text + a, b - a), *o = t;
+    for (const char *p = t; *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            while (o > t && (o[-1] == ' ' || o[-1] == '\t'))
+                o--;
+            while (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')
+                p++;
+            *o++ = ' ';
+            continue;
+        }
+        *o++ = *p;
+    }
+    *o = 0;
+    return t;
+}
+
+/* Whether sort() and sorted() order this element type: by <, and bool
+ * (false first). Arrays have no < of their own. */
+static void expect_sortable(struct node *n, struct loc where, struct type *at, const char *what)
+{
+    struct type *e = at->elem;
+    if (!type_is_numeric(e) && e != ty_str && e != ty_bool)
+        error_at(where, "cannot %s %s: its elements have no order ('<' works on numbers and str)", what, tn(at));
+}
+
+/* SPEC section 14's functions: eprint, read_stdin, sorted, reversed, the
+ * files of os, and the parser's forms assert and x[a:b]. */
+static struct type *check_io_builtin(struct node *n, enum builtin bi)
+{
+    const char *name = builtin_name[bi];
+    switch (bi) {
+    case BI_EPRINT:
+        for (int i = 0; i < n->u.call.args.len; i++)
+            check_value(arg(n, i), NULL);
+        return ty_void;
+    case BI_READ_STDIN:
+        arity(n, name, 0);
+        return ty_str;
+    case BI_SORTED: case BI_REVERSED: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (t->kind != T_ARRAY)
+            error_at(arg(n, 0)->loc, "'%s' takes an array, found %s", name, tn(t));
+        if (bi == BI_SORTED)
+            expect_sortable(n, arg(n, 0)->loc, t, "sort");
+        return t;
+    }
+    case BI_OS_READ_FILE:
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
+        return ty_str;
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE:
+        arity(n, name, 2);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
+        check_value(arg(n, 1), ty_str);
+        expect_type(arg(n, 1), ty_str, "for the text of '%s'", name);
+        return ty_void;
+    case BI_ASSERT: {
+        struct node *c = arg(n, 0);
+        check_value(c, ty_bool);
+        expect_bool(c, "the 'assert' condition");
+        if (n->u.call.args.len == 1) {
+            struct node *m = node_new(N_STR, c->loc);
+            m->u.slit.s = arena_printf("assertion failed: %s", src_text(c->loc));
+            m->u.slit.len = strlen(m->u.slit.s);
+            nodes_push(&n->u.call.args, m);
+        }
+        check_value(arg(n, 1), ty_str);
+        expect_type(arg(n, 1), ty_str, "for the message of 'assert'");
+        return ty_void;
+    }
+    case BI_SLICE: {
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (t != ty_str && t->kind != T_ARRAY)
+            error_at(arg(n, 0)->loc, "cannot slice %s; only str and arrays can be sliced", tn(t));
+        for (int i = 1; i < n->u.call.args.len; i++) {
+            check_value(arg(n, i), ty_int);
+            expect_type(arg(n, i), ty_int, "for the %s of the slice", i == 1 ? "start" : "end");
+        }
+        return t;
+    }
+    default:
+        break;
+    }
+    internal_error("check_io_builtin of '%s'", name);
+}
+
+/* SPEC section 14's methods of str and arrays. */
+static struct type *check_lib_method(struct node *n, struct node *recv, struct type *rt, enum builtin m)
+{
+    const char *mname = builtin_name[m];
+    struct loc name_loc = n->u.call.callee->u.field.name_loc;
+    bool on_str = m <= M_JOIN;
+    if (on_str && rt != ty_str)
+        error_at(name_loc, "%s has no method '%s'; only str does", tn(rt), mname);
+    if (!on_str && rt->kind != T_ARRAY)
+        error_at(name_loc, "%s has no method '%s'; only arrays do", tn(rt), mname);
+    if (builtin_mutates(m)) {
+        check_mutable_root(recv, "changed");
+        if (gen_depth > 0)
+            error_at(name_loc, "'%s' changes its array, and the element of a comprehension or reduction cannot "
+                               "change variables", mname);
+    }
+    switch (m) {
+    case M_SPLIT:
+        if (n->u.call.args.len > 1)
+            error_at(n->loc, "'split' takes 0 or 1 arguments, found %d", n->u.call.args.len);
+        if (n->u.call.args.len == 1) {
+            check_value(arg(n, 0), ty_str);
+            expect_type(arg(n, 0), ty_str, "for the separator of 'split'");
+        }
+        return type_array(ty_str);
+    case M_STRIP: case M_UPPER: case M_LOWER:
+        arity(n, mname, 0);
+        return ty_str;
+    case M_LINES:
+        arity(n, mname, 0);
+        return type_array(ty_str);
+    case M_STARTSWITH: case M_ENDSWITH:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the argument of '%s'", mname);
+        return ty_bool;
+    case M_REPLACE:
+        arity(n, mname, 2);
+        for (int i = 0; i < 2; i++) {
+            check_value(arg(n, i), ty_str);
+            expect_type(arg(n, i), ty_str, "for the %s argument of 'replace'", i ? "second" : "first");
+        }
+        return ty_str;
+    case M_JOIN:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), type_array(ty_str));
+        expect_type(arg(n, 0), type_array(ty_str), "for the argument of 'join'");
+        return ty_str;
+    case M_CONTAINS:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt->elem);
+        expect_type(arg(n, 0), rt->elem, "for the argument of 'contains' on %s", tn(rt));
+        return ty_bool;
+    case M_POP:
+        arity(n, mname, 0);
+        return rt->elem;
+    case M_INSERT:
+        arity(n, mname, 2);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the index of 'insert'");
+        check_value(arg(n, 1), rt->elem);
+        expect_type(arg(n, 1), rt->elem, "for the value of 'insert' on %s", tn(rt));
+        return ty_void;
+    case M_REMOVE:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the index of 'remove'");
+        return rt->elem;
+    case M_EXTEND:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt);
+        expect_type(arg(n, 0), rt, "for the argument of 'extend' on %s", tn(rt));
+        return ty_void;
+    case M_REVERSE:
+        arity(n, mname, 0);
+        return ty_void;
+    case M_SORT:
+        arity(n, mname, 0);
+        expect_sortable(n, name_loc, rt, "sort");
+        return ty_void;
+    default:
+        break;
+    }
+    internal_error("check_lib_method of '%s'", mname);
+}
+
 /* Builtin functions and os.*: SPEC sections 3 and 11. */
 static struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
 {
@@ -887,11 +1078,10 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the variable name of 'os.getenv'");
         return ty_str;
+    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE:
+        return check_io_builtin(n, bi);
     case BI_PANIC:
-        /* Only the standard library's modules may panic on purpose
-         * (random.below); programs have no panic() in SPEC section 11. */
-        if (strncmp(C.mi->m->path, "stdlib/", 7) != 0)
-            error_at(n->u.call.callee->loc, "undefined function 'panic'");
         arity(n, name, 1);
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
@@ -900,7 +1090,9 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
     BI_MATH_CASES
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
     case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
-    case M_TRAILING_ZEROS: case M_PUSH:
+    case M_TRAILING_ZEROS: case M_PUSH: case M_SPLIT: case M_STRIP: case M_LINES: case M_STARTSWITH:
+    case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
+    case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
         break;
     }
     internal_error("check_builtin of '%s'", name);
@@ -920,7 +1112,10 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
         rt = check_value(recv, NULL);
     }
     if (m == BI_NONE) {
-        const char *have = rt->kind == T_ARRAY ? "; arrays have one method, push"
+        const char *have = rt->kind == T_ARRAY ? "; arrays have the methods push, pop, insert, remove, extend, "
+                                                 "reverse, sort, contains"
+                           : rt == ty_str ? "; its methods are split, strip, lines, startswith, endswith, replace, "
+                                            "upper, lower, join"
                            : type_is_integer(rt)
                                ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
                                  "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
@@ -933,6 +1128,8 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     }
     n->u.call.builtin = m;
     n->u.call.recv = recv;
+    if (m >= M_SPLIT && m <= M_SORT)
+        return check_lib_method(n, recv, rt, m);
     if (m == M_PUSH) {
         if (rt->kind != T_ARRAY)
             error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
@@ -967,6 +1164,10 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
     case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
     case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
+    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE: case M_SPLIT: case M_STRIP:
+    case M_LINES: case M_STARTSWITH: case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN:
+    case M_CONTAINS: case M_POP: case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
         break;
     }
     internal_error("check_method of '%s'", mname);
@@ -999,8 +1200,8 @@ static struct type *check_call(struct node *n, struct type *hint)
             if (!two && find_reducer(name, &r))
                 return check_reduce(n, r, hint);
             enum builtin bi = find_builtin(name, BK_FN);
-            if (bi == BI_NONE && strcmp(name, "panic") == 0)
-                bi = BI_PANIC;
+            if (bi == BI_NONE) /* assert and slices: the parser's names, which no program can write */
+                bi = find_builtin(name, BK_SYNTAX);
             if (bi == BI_NONE && strcmp(name, "exit") == 0)
                 error_at(callee->loc, "undefined function 'exit'; to end the program, import os and call os.exit(code)");
             if (bi == BI_NONE && strcmp(name, "range") == 0)
@@ -1050,7 +1251,7 @@ static struct type *check_call(struct node *n, struct type *hint)
                 enum builtin bi = find_builtin(full, BK_OS);
                 if (bi == BI_NONE)
                     error_at(callee->loc, "module 'os' has no function '%s' (it has args, thread_count, clock, "
-                                          "exit, getenv)", member);
+                                          "exit, getenv, read_file, write_file, append_file)", member);
                 return check_builtin(n, bi, hint);
             }
             struct sym *f = map_get_str(&modinfo_of(ms->module)->globals, member);

@@ -490,6 +490,81 @@ static void print_value(const char *x, struct type *t)
     internal_error("emit: print of nothing");
 }
 
+/* The slot (a brt_arr ** C expression) of a mutating method's receiver: a
+ * var, or an element xs[i]... of one, each array on the way made unique. */
+static const char *emit_place(struct ir_node *p)
+{
+    if (p->op == IR_VAR) return arena_printf("&%s", vname(p->var));
+    if (p->op != IR_INDEX) internal_error("emit: a method's receiver is not a place");
+    const char *outer = emit_place(p->a);
+    const char *i = emit_expr(p->b);
+    const char *slot = new_temp();
+    line("*%s = brt_arr_unique(*%s);", outer, outer);
+    line("brt_arr **%s = &BRT_AT(brt_arr *, *%s, brt_idx(*%s, %s, %s));", slot, outer, outer, i, loc_ref(p->loc));
+    return slot;
+}
+
+/* eprint, assert, and the methods that change their array in place. */
+static bool stmt_mutates(struct ir_node *s, struct ir_var *v);
+
+static const char *emit_io_builtin(struct ir_node *n)
+{
+    enum builtin b = n->builtin;
+    if (b == BI_EPRINT) {
+        const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = lval(emit_expr(n->kids[i]), n->kids[i]->type);
+        const char *sb = new_temp();
+        line("brt_sb %s;", sb);
+        line("brt_sb_init(&%s);", sb);
+        for (int i = 0; i < n->nkids; i++) {
+            if (i) line("brt_sb_lit(&%s, \" \", 1);", sb);
+            line("brt_sb_val(&%s, %s, &%s, NULL);", sb, tdesc(n->kids[i]->type), xs[i]);
+        }
+        line("brt_eprint_finish(&%s);", sb);
+        return "";
+    }
+    if (b == BI_ASSERT) {
+        /* the message is evaluated only when the condition fails */
+        const char *c = emit_expr(n->kids[0]);
+        line("if (!(%s)) {", c);
+        F->ind++;
+        scope_open();
+        const char *m = emit_expr(n->kids[1]);
+        line("brt_panic_msg(%s, \"%%s\", %s->data);", loc_ref(n->loc), m);
+        scope_close();
+        F->ind--;
+        line("}");
+        return "";
+    }
+    /* the arguments first, then the receiver's place (as push does) */
+    const char *arg[3] = {0};
+    for (int i = 1; i < n->nkids && i < 3; i++) arg[i] = emit_expr(n->kids[i]);
+    struct ir_node *recv = n->kids[0];
+    struct type *et = recv->type->elem;
+    const char *L = loc_ref(n->loc);
+    const char *slot = emit_place(recv);
+    switch (b) {
+    case M_POP: case M_REMOVE: {
+        const char *r = new_temp();
+        line("%s %s;", ctype(et), r);
+        if (b == M_POP) line("brt_arr_pop(%s, &%s, %s);", slot, r, L);
+        else line("brt_arr_remove(%s, %s, &%s, %s);", slot, arg[1], r, L);
+        own(r, et);
+        return r;
+    }
+    case M_INSERT: {
+        const char *v = lval(take(arg[2], et), et);
+        line("brt_arr_insert(%s, %s, &%s, %s);", slot, arg[1], v, L);
+        return "";
+    }
+    case M_EXTEND: line("brt_arr_extend(%s, %s);", slot, arg[1]); return "";
+    case M_REVERSE: line("brt_arr_reverse(%s);", slot); return "";
+    case M_SORT: line("brt_arr_sort(%s);", slot); return "";
+    default: break;
+    }
+    internal_error("emit: builtin %s", builtin_name[b]);
+}
+
 static const char *emit_builtin(struct ir_node *n)
 {
     enum builtin b = n->builtin;
@@ -498,6 +573,7 @@ static const char *emit_builtin(struct ir_node *n)
     if (b == BI_PRINT) {
         const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        line("brt_print_at(%s);", loc_ref(n->loc));
         for (int i = 0; i < n->nkids; i++) {
             if (i) line("brt_print_sep();");
             print_value(xs[i], n->kids[i]->type);
@@ -505,6 +581,7 @@ static const char *emit_builtin(struct ir_node *n)
         line("brt_print_end();");
         return "";
     }
+    if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);
     for (int i = 0; i < n->nkids; i++) {
         arg[i] = emit_expr(n->kids[i]);
         at[i] = n->kids[i]->type;
@@ -556,6 +633,29 @@ static const char *emit_builtin(struct ir_node *n)
         if (t0 == ty_u64) return tmp(t, "brt_%s_u64(%s, %s)", dir, arg[0], s);
         return tmp(t, "(int64_t)brt_%s_u64((uint64_t)%s, %s)", dir, arg[0], s);
     }
+    case BI_READ_STDIN: return tmp_owned(t, "brt_read_stdin(%s)", loc_ref(n->loc));
+    case BI_SORTED: return tmp_owned(t, "brt_arr_sorted(%s)", arg[0]);
+    case BI_REVERSED: return tmp_owned(t, "brt_arr_reversed(%s)", arg[0]);
+    case BI_OS_READ_FILE: return tmp_owned(t, "brt_os_read_file(%s, %s)", arg[0], loc_ref(n->loc));
+    case BI_OS_WRITE_FILE: line("brt_os_write_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_OS_APPEND_FILE: line("brt_os_append_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_SLICE: {
+        const char *hi = n->nkids == 3 ? arg[2] : arena_printf("%s->len", arg[0]);
+        return tmp_owned(t, "brt_%s_slice(%s, %s, %s, %s)", t0 == ty_str ? "str" : "arr", arg[0], arg[1], hi,
+                         loc_ref(n->loc));
+    }
+    case M_SPLIT:
+        if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
+        return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));
+    case M_STRIP: return tmp_owned(t, "brt_str_strip(%s)", arg[0]);
+    case M_LINES: return tmp_owned(t, "brt_str_lines(%s)", arg[0]);
+    case M_STARTSWITH: return tmp(t, "brt_str_startswith(%s, %s)", arg[0], arg[1]);
+    case M_ENDSWITH: return tmp(t, "brt_str_endswith(%s, %s)", arg[0], arg[1]);
+    case M_REPLACE: return tmp_owned(t, "brt_str_replace(%s, %s, %s)", arg[0], arg[1], arg[2]);
+    case M_UPPER: return tmp_owned(t, "brt_str_upper(%s)", arg[0]);
+    case M_LOWER: return tmp_owned(t, "brt_str_lower(%s)", arg[0]);
+    case M_JOIN: return tmp_owned(t, "brt_str_join(%s, %s)", arg[0], arg[1]);
+    case M_CONTAINS: return tmp(t, "brt_arr_contains(%s, &%s)", arg[0], lval(arg[1], at[1]));
     case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS: {
         const char *nm = b == M_COUNT_ONES ? "count_ones" : b == M_LEADING_ZEROS ? "leading_zeros" : "trailing_zeros";
         if (t0 == ty_i128) return tmp(t, "brt_%s_i128(%s)", nm, arg[0]);
@@ -580,7 +680,15 @@ const char *emit_expr(struct ir_node *n)
         bprintf(&CG->strs, ", %zu);\n", n->slen);
         return arena_printf("(&S%d)", id);
     }
-    case IR_VAR: return vname(n->var);
+    case IR_VAR:
+        if (F->stmt && n->type->kind == T_ARRAY && stmt_mutates(F->stmt, n->var)) {
+            /* the statement also changes this array in place (f(xs, xs.pop())):
+             * a reference of its own keeps the value read here */
+            const char *x = tmp_owned(n->type, "%s", vname(n->var));
+            line("brt_retain(%s);", x);
+            return x;
+        }
+        return vname(n->var);
     case IR_GLOBAL: return arena_printf("g%d", n->global->id);
     case IR_UNARY: {
         const char *a = emit_expr(n->a);
@@ -825,7 +933,35 @@ static void emit_block_stmts(struct ir_node *b)
     }
 }
 
+/* Whether the expressions of statement s itself (not its inner
+ * statements) change v's array in place. */
+static bool stmt_mutates(struct ir_node *s, struct ir_var *v)
+{
+    switch (s->sop) {
+    case IR_IF: case IR_WHILE: return ir_mutates(s->a, v);
+    case IR_FOR_RANGE: return ir_mutates(s->iter.lo, v) || ir_mutates(s->iter.hi, v);
+    case IR_FOR_ARRAY: return ir_mutates(s->iter.array, v);
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_STORE: case IR_PUSH:
+        if (ir_mutates(s->a, v)) return true;
+        for (int i = 0; i < s->nkids; i++)
+            if (ir_mutates(s->kids[i], v)) return true;
+        return false;
+    case IR_BLOCK: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return false;
+    }
+    return false;
+}
+
+static void emit_stmt_here(struct ir_node *s);
+
 void emit_stmt(struct ir_node *s)
+{
+    struct ir_node *outer = F->stmt;
+    F->stmt = s;
+    emit_stmt_here(s);
+    F->stmt = outer;
+}
+
+static void emit_stmt_here(struct ir_node *s)
 {
     switch (s->sop) {
     case IR_BLOCK:
@@ -844,6 +980,15 @@ void emit_stmt(struct ir_node *s)
             const char *b = emit_expr(s->a->b);
             const char *v = vname(s->var);
             line("%s = brt_str_append(%s, %s);", v, v, b);
+            scope_close();
+            return;
+        }
+        if (s->op == IR_ASSIGN && s->var->type->kind == T_ARRAY && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
+            s->a->a->op == IR_VAR && s->a->a->var == s->var) {
+            /* xs = xs + ys (and xs += ys): extended in place, as xs.extend(ys) */
+            const char *b = emit_expr(s->a->b);
+            const char *v = vname(s->var);
+            line("%s = brt_arr_extend_take(%s, %s);", v, v, b);
             scope_close();
             return;
         }
@@ -989,20 +1134,19 @@ void emit_stmt(struct ir_node *s)
         line("%s = %s;", snap, a);
         scope_close();
         int views = hoisted_unique(s);
-        const char *v = declare_var(s->var, VS_OWNED);
+        /* the loop variable borrows each element: a loop variable cannot be
+         * assigned, and the snapshot holds the elements for the whole loop
+         * (a value that escapes is retained where it escapes, by take()) */
+        const char *v = declare_var(s->var, VS_BORROWED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
         F->ind++;
-        if (type_is_ref(et)) {
-            line("%s(BRT_AT(%s, %s, %s));", retain_fn(et), ctype(et), snap, k);
-            line("%s(%s);", release_fn(et), v);
-        }
         line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
         emit_stmt(s->b);
         F->ind--;
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
-        if (type_is_ref(et)) line("%s(%s); %s = %s;", release_fn(et), v, v, zero_of(et));
+        if (type_is_ref(et)) line("%s = %s;", v, zero_of(et));
         close_views(views);
         return;
     }

@@ -69,6 +69,7 @@ struct fctx {
     int nextra, capextra;
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
+    struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
 };
 extern struct fctx *F;
 

@@ -660,3 +660,22 @@ void ir_verify(struct ir_program *ir)
     free(st.defined);
     free(st.scope);
 }
+
+/* Whether expression n calls a method that changes v in place (v.pop(),
+ * v[i].sort(), ...). */
+bool ir_mutates(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return false;
+    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin)) {
+        struct ir_node *root = n->kids[0];
+        while (root->op == IR_INDEX) root = root->a;
+        if (root->op == IR_VAR && root->var == v) return true;
+    }
+    if (ir_mutates(n->a, v) || ir_mutates(n->b, v) || ir_mutates(n->c, v)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (ir_mutates(n->kids[i], v)) return true;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP)
+        return ir_mutates(n->iter.lo, v) || ir_mutates(n->iter.hi, v) || ir_mutates(n->iter.array, v);
+    return false;
+}
+

@@ -217,5 +217,8 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+/* Whether n, or anything in it, calls a method that changes the array of
+ * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
+bool ir_mutates(struct ir_node *n, struct ir_var *v);
 
 #endif

@@ -118,6 +118,16 @@ BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
+    if (msg && brt_trap_get()) {
+        /* the trap keeps its own copy: this one would be lost in the longjmp */
+        char buf[1024];
+        size_t n = strlen(msg);
+        if (n < sizeof buf) {
+            memcpy(buf, msg, n + 1);
+            free(msg);
+            panic_final(loc, buf);
+        }
+    }
     panic_final(loc, msg ? msg : fmt);
 }
 
