@@ -26,7 +26,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/world.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -71,6 +71,9 @@ $(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
+
+# fmt.c reads the token numbers
+$(B)/obj/compiler/fmt.o: $(B)/gen/parser.h
 
 # Generated files: warnings down (they are not ours to fix).
 $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
@@ -216,7 +219,7 @@ check-fuzz: all
 # What building and testing need. deps installs the missing ones with
 # apt-get (through sudo unless run as root) and skips the rest.
 DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
-           valgrind python3 python3-numpy
+           valgrind python3 python3-numpy openmpi-bin libopenmpi-dev
 
 deps:
 	@missing=""; \
