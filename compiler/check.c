@@ -102,7 +102,8 @@ static struct {
     int depth;               /* check_expr recursion */
 } C;
 
-static struct sym *os_sym; /* the always-available module `os` */
+static struct sym *os_sym;    /* the always-available module `os` */
+static struct sym *world_sym; /* and `world` (docs/world.md) */
 
 static struct modinfo *modinfo_of(struct module *m)
 {
@@ -163,6 +164,8 @@ static struct sym *lookup(const char *name)
         return s;
     if (strcmp(name, "os") == 0)
         return os_sym;
+    if (strcmp(name, "world") == 0)
+        return world_sym;
     return NULL;
 }
 
@@ -820,6 +823,45 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the variable name of 'os.getenv'");
         return ty_str;
+    case BI_WORLD_RANK: case BI_WORLD_SIZE:
+        arity(n, name, 0);
+        return ty_int;
+    case BI_WORLD_BARRIER:
+        arity(n, name, 0);
+        return ty_void;
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        arity(n, name, 1);
+        bool logic = bi == BI_WORLD_ANY || bi == BI_WORLD_ALL;
+        struct node *a = arg(n, 0);
+        struct type *t = check_value(a, logic ? ty_bool : hint);
+        if (t->kind == T_ARRAY) {
+            const char *xs = a->kind == N_NAME ? a->u.name.name : "xs";
+            error_at(a->loc, "'%s' of an array needs a generator, so that each rank evaluates only its share: "
+                             "%s(x for x in %s)", name, name, xs);
+        }
+        if (logic)
+            expect_type(a, ty_bool, "for the argument of '%s'", name);
+        else if (!type_is_numeric(t))
+            error_at(a->loc, "'%s' takes a number (int, i128, u64 or float), found %s", name, tn(t));
+        return t;
+    }
+    case BI_WORLD_BROADCAST: {
+        arity(n, name, 2);
+        struct type *t = check_value(arg(n, 0), hint);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        check_value(arg(n, 1), ty_int);
+        expect_type(arg(n, 1), ty_int, "for the root rank of '%s'", name);
+        return t;
+    }
+    case BI_WORLD_GATHER: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), hint && hint->kind == T_ARRAY ? hint->elem : NULL);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        return type_array(t);
+    }
     case BI_PANIC:
         /* Only the standard library's modules may panic on purpose
          * (random.below); programs have no panic() in SPEC section 11. */
@@ -900,9 +942,41 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
     case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
     case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
+    case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
         break;
     }
     internal_error("check_method of '%s'", mname);
+}
+
+/* world.NAME(...): a distributed reduction with a generator, else one of
+ * the BK_WORLD rows (docs/world.md). */
+static struct type *check_world(struct node *n, const char *member, struct type *hint)
+{
+    struct gen *g = n->u.call.gen;
+    enum reducer r;
+    bool red = find_reducer(member, &r);
+    if (n->u.call.par)
+        error_at(n->loc, "'par' does not apply to 'world.%s'; a world reduction already runs on every rank's pool",
+                 member);
+    if (g) {
+        if (!red)
+            error_at(gen_loc(g), "a generator can only be the argument of a reducer (world.sum, world.product, "
+                                 "world.min, world.max, world.any, world.all), not of 'world.%s'", member);
+        struct loc where = g->elem->loc;
+        n->u.call.par = true;
+        struct type *t = check_reduce(n, r, hint);
+        n->u.reduce.world = true;
+        if ((r == RED_MIN || r == RED_MAX) && !type_is_numeric(n->u.reduce.elem_type))
+            error_at(where, "'world.%s' of a generator needs numbers, found elements of type %s", member,
+                     tn(n->u.reduce.elem_type));
+        return t;
+    }
+    enum builtin bi = find_builtin(arena_printf("world.%s", member), BK_WORLD);
+    if (bi == BI_NONE)
+        error_at(n->u.call.callee->loc, "module 'world' has no function '%s' (it has rank, size, sum, product, min, "
+                                        "max, any, all, broadcast, gather, barrier)", member);
+    return check_builtin(n, bi, hint);
 }
 
 /* If base names a module (an import, or os), returns its symbol. */
@@ -969,6 +1043,12 @@ static struct type *check_call(struct node *n, struct type *hint)
         struct node *base = callee->u.field.base;
         const char *member = callee->u.field.name;
         struct sym *ms = module_base(base);
+        if (ms && ms == world_sym) {
+            base->u.name.sym = ms;
+            base->type = ty_void;
+            callee->type = ty_void;
+            return check_world(n, member, hint);
+        }
         if (n->u.call.par)
             error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and comprehensions");
         if (g)
@@ -1044,6 +1124,11 @@ static struct type *check_field(struct node *n)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
         error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
+    }
+    if (ms == world_sym) {
+        if (find_builtin(arena_printf("world.%s", member), BK_WORLD) != BI_NONE)
+            error_at(n->loc, "'world.%s' is a function, not a value; call it: world.%s(...)", member, member);
+        error_at(n->loc, "module 'world' has no member '%s'", member);
     }
     if (ms == os_sym) {
         if (find_builtin(arena_printf("os.%s", member), BK_OS) != BI_NONE)
@@ -1569,6 +1654,7 @@ void check_program(struct program *prog)
     struct loc nowhere = {0};
     nowhere.file = prog->main->file;
     os_sym = new_sym(SYM_MODULE, "os", nowhere, NULL, NULL, NULL);
+    world_sym = new_sym(SYM_MODULE, "world", nowhere, NULL, NULL, NULL);
 
     for (int i = 0; i < C.nmods; i++) {
         C.mods[i].m = prog->modules.items[i];
