@@ -1,7 +1,8 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint,
+#                     world programs under mpirun
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -173,6 +174,13 @@ check-examples: all
 
 .PHONY: check-examples
 
+# world programs under mpirun at 1 to 7 ranks against one process (skips
+# without mpirun; docs/world.md)
+check-world: all
+	tests/world/run.sh $(BRINE)
+
+.PHONY: check-world
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -192,7 +200,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
