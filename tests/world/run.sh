@@ -10,6 +10,9 @@
 # The runs are oversubscribed on few cores: --mca mpi_yield_when_idle 1
 # keeps waiting ranks from spinning. Skips (exit 0) without mpirun.
 #
+# The examples/world_*.br programs must print the same bytes under mpirun at
+# 1, 2, 3 and 4 ranks as in one process.
+#
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
@@ -79,6 +82,24 @@ for src in *.br; do
         for r in $ranks; do
             check "$name ($mode, mpirun -n $r)" "$HERE/$name" "$r" "${MPIRUN[@]}" -n "$r" "$bin"
         done
+    done
+done
+# The examples: the same bytes under mpirun at 1 to 4 ranks as in one process.
+for src in "$HERE"/../../examples/world_*.br; do
+    name=$(basename "$src" .br)
+    bin=$WORK/$name
+    if ! (cd "$(dirname "$src")" && "$BRINE" build "$name.br" -o "$bin" --release) > "$WORK/build" 2>&1; then
+        fail=$((fail + 1))
+        echo "FAIL example $name: build"
+        continue
+    fi
+    if ! timeout 120 "$bin" > "$WORK/$name.out" 2> "$WORK/$name.err"; then
+        fail=$((fail + 1))
+        echo "FAIL example $name: one process"
+        continue
+    fi
+    for r in 1 2 3 4; do
+        check "example $name (mpirun -n $r)" "$WORK/$name" "$r" "${MPIRUN[@]}" -n "$r" "$bin"
     done
 done
 echo "$pass passed, $fail failed"
