@@ -81,7 +81,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
-$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
+$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 

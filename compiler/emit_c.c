@@ -55,6 +55,82 @@ const char *loc_ref(struct loc l)
     return arena_printf("&L%d", id);
 }
 
+/* The C struct of a tuple type, bt<n>, written once into the types section
+ * with its helpers: _eq, _lt, _le (lexicographic, as Python compares
+ * tuples: the first field that differs decides) and, when it holds
+ * references, _retain and _release (NULL-safe, so a zero tuple is fine). */
+static const char *tuple_ctype(struct type *t)
+{
+    intptr_t known = (intptr_t)map_get_ptr(&CG->tuple_ids, t);
+    if (known) return arena_printf("bt%d", (int)known);
+    const char **ft = arena_alloc(sizeof *ft * (size_t)t->nfields);
+    for (int i = 0; i < t->nfields; i++) ft[i] = ctype(t->fields[i]);
+    const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+    for (int i = 0; i < t->nfields; i++)
+        fd[i] = t->fields[i]->kind == T_ARRAY ? tdesc(t->fields[i]) : NULL;
+    int id = ++CG->ntuples;
+    map_put_ptr(&CG->tuple_ids, t, (void *)(intptr_t)id);
+    struct buf *o = &CG->types;
+    bprintf(o, "typedef struct bt%d {", id);
+    for (int i = 0; i < t->nfields; i++) bprintf(o, " %s f%d;", ft[i], i);
+    bprintf(o, " } bt%d; /* %s */\n", id, type_name(t));
+    bprintf(o, "static __attribute__((unused)) bool bt%d_eq(bt%d a, bt%d b)\n{\n", id, id, id);
+    for (int i = 0; i < t->nfields; i++) {
+        struct type *f = t->fields[i];
+        const char *e;
+        switch (f->kind) {
+        case T_I128: e = arena_printf("a.f%d.lo == b.f%d.lo && a.f%d.hi == b.f%d.hi", i, i, i, i); break;
+        case T_STR: e = arena_printf("brt_str_eq(a.f%d, b.f%d)", i, i); break;
+        case T_ARRAY: e = arena_printf("brt_eq(%s, &a.f%d, &b.f%d)", fd[i], i, i); break;
+        case T_TUPLE: e = arena_printf("%s_eq(a.f%d, b.f%d)", ft[i], i, i); break;
+        case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_VOID:
+        default: e = arena_printf("a.f%d == b.f%d", i, i); break;
+        }
+        bprintf(o, "    if (!(%s)) return false;\n", e);
+    }
+    bprintf(o, "    return true;\n}\n");
+    if (type_is_ordered(t)) {
+        for (int le = 0; le < 2; le++) {
+            bprintf(o, "static __attribute__((unused)) bool bt%d_%s(bt%d a, bt%d b)\n{\n", id, le ? "le" : "lt", id, id);
+            for (int i = 0; i < t->nfields; i++) {
+                struct type *f = t->fields[i];
+                const char *ne, *lt;
+                switch (f->kind) {
+                case T_I128:
+                    ne = arena_printf("brt_cmp_i128(a.f%d, b.f%d) != 0", i, i);
+                    lt = arena_printf("brt_cmp_i128(a.f%d, b.f%d) < 0", i, i);
+                    break;
+                case T_STR:
+                    ne = arena_printf("brt_str_cmp(a.f%d, b.f%d) != 0", i, i);
+                    lt = arena_printf("brt_str_cmp(a.f%d, b.f%d) < 0", i, i);
+                    break;
+                case T_TUPLE:
+                    ne = arena_printf("!%s_eq(a.f%d, b.f%d)", ft[i], i, i);
+                    lt = arena_printf("%s_lt(a.f%d, b.f%d)", ft[i], i, i);
+                    break;
+                case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_ARRAY: case T_VOID:
+                default:
+                    ne = arena_printf("!(a.f%d == b.f%d)", i, i);
+                    lt = arena_printf("a.f%d < b.f%d", i, i);
+                    break;
+                }
+                bprintf(o, "    if (%s) return %s;\n", ne, lt);
+            }
+            bprintf(o, "    return %s;\n}\n", le ? "true" : "false");
+        }
+    }
+    if (type_is_ref(t)) {
+        for (int rel = 0; rel < 2; rel++) {
+            bprintf(o, "static __attribute__((unused)) void bt%d_%s(bt%d x)\n{\n", id, rel ? "release" : "retain", id);
+            for (int i = 0; i < t->nfields; i++)
+                if (type_is_ref(t->fields[i]))
+                    bprintf(o, "    %s(x.f%d);\n", rel ? release_fn(t->fields[i]) : retain_fn(t->fields[i]), i);
+            bprintf(o, "}\n");
+        }
+    }
+    return arena_printf("bt%d", id);
+}
+
 const char *ctype(struct type *t)
 {
     switch (t->kind) {
@@ -65,6 +141,7 @@ const char *ctype(struct type *t)
     case T_BOOL: return "bool";
     case T_STR: return "brt_str *";
     case T_ARRAY: return "brt_arr *";
+    case T_TUPLE: return tuple_ctype(t);
     case T_VOID: return "void";
     }
     internal_error("emit: bad type");
@@ -79,11 +156,25 @@ const char *tdesc(struct type *t)
     case T_FLOAT: return "&brt_t_float";
     case T_BOOL: return "&brt_t_bool";
     case T_STR: return "&brt_t_str";
-    case T_ARRAY: break;
+    case T_ARRAY: case T_TUPLE: break;
     case T_VOID: internal_error("emit: descriptor of nothing");
     }
     intptr_t known = (intptr_t)map_get_ptr(&CG->type_ids, t);
     if (known) return arena_printf("&T%d", (int)known);
+    if (t->kind == T_TUPLE) {
+        const char *ct = ctype(t);
+        const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+        for (int i = 0; i < t->nfields; i++) fd[i] = tdesc(t->fields[i]);
+        int id = ++CG->ntypes;
+        map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
+        bprintf(&CG->types, "static const brt_type *const T%d_f[] = {", id);
+        for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%s%s", i ? ", " : "", fd[i]);
+        bprintf(&CG->types, "};\nstatic const size_t T%d_o[] = {", id);
+        for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%soffsetof(%s, f%d)", i ? ", " : "", ct, i);
+        bprintf(&CG->types, "};\nstatic const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d}; /* %s */\n",
+                id, ct, t->nfields, id, id, type_is_ref(t), type_name(t));
+        return arena_printf("&T%d", id);
+    }
     const char *el = tdesc(t->elem);
     int id = ++CG->ntypes;
     map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
@@ -93,7 +184,14 @@ const char *tdesc(struct type *t)
 
 const char *release_fn(struct type *t)
 {
+    if (t->kind == T_TUPLE) return arena_printf("%s_release", ctype(t));
     return t->kind == T_STR ? "brt_str_release" : "brt_arr_release";
+}
+
+const char *retain_fn(struct type *t)
+{
+    if (t->kind == T_TUPLE) return arena_printf("%s_retain", ctype(t));
+    return "brt_retain";
 }
 
 /* ---- the function being emitted ------------------------------------------------ */
@@ -129,6 +227,7 @@ const char *zero_of(struct type *t)
     switch (t->kind) {
     case T_I128: return "{0, 0}";
     case T_STR: case T_ARRAY: return "NULL";
+    case T_TUPLE: return arena_printf("(%s){0}", ctype(t));
     case T_BOOL: return "false";
     case T_INT: case T_U64: case T_FLOAT: return "0";
     case T_VOID: break;
@@ -154,7 +253,7 @@ const char *declare_var(struct ir_var *v, int state)
 const char *declare_extra(struct type *t)
 {
     const char *n = new_temp();
-    bprintf(&F->decl, "    %s %s = NULL;\n", ctype(t), n);
+    bprintf(&F->decl, "    %s %s = %s;\n", ctype(t), n, zero_of(t));
     VEC_GROW(F->extra, F->nextra, F->capextra);
     F->extra[F->nextra++] = (struct owned){n, t};
     return n;
@@ -194,7 +293,7 @@ const char *take(const char *x, struct type *t)
             F->own[i].name = NULL;
             return x;
         }
-    line("brt_retain(%s);", x);
+    line("%s(%s);", retain_fn(t), x);
     return x;
 }
 
@@ -283,6 +382,18 @@ static const char *emit_binary(struct ir_node *n)
             return tmp(ty_bool, "%sbrt_eq(%s, &%s, &%s)", op == OP_NE ? "!" : "", tdesc(ot), la, lb);
         }
         internal_error("emit: array operator %s", op_spelling[op]);
+    }
+    if (ot->kind == T_TUPLE) {
+        const char *ct = ctype(ot);
+        switch (op) {
+        case OP_EQ: return tmp(ty_bool, "%s_eq(%s, %s)", ct, a, b);
+        case OP_NE: return tmp(ty_bool, "!%s_eq(%s, %s)", ct, a, b);
+        case OP_LT: return tmp(ty_bool, "%s_lt(%s, %s)", ct, a, b);
+        case OP_LE: return tmp(ty_bool, "%s_le(%s, %s)", ct, a, b);
+        case OP_GT: return tmp(ty_bool, "%s_lt(%s, %s)", ct, b, a);
+        case OP_GE: return tmp(ty_bool, "%s_le(%s, %s)", ct, b, a);
+        default: internal_error("emit: tuple operator %s", op_spelling[op]);
+        }
     }
     if (ot == ty_bool) {
         if (op == OP_EQ || op == OP_NE || op_class[op] == OPC_BITS) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
@@ -373,7 +484,7 @@ static void print_value(const char *x, struct type *t)
     case T_FLOAT: line("brt_print_float(%s);", x); return;
     case T_BOOL: line("brt_print_bool(%s);", x); return;
     case T_STR: line("brt_print_str(%s);", x); return;
-    case T_ARRAY: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
+    case T_ARRAY: case T_TUPLE: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
     case T_VOID: break;
     }
     internal_error("emit: print of nothing");
@@ -605,6 +716,20 @@ const char *emit_expr(struct ir_node *n)
     }
     case IR_LISTCOMP: return emit_listcomp(n);
     case IR_REDUCE: return emit_reduce(n);
+    case IR_TUPLE: {
+        const char **xs = arena_alloc((size_t)n->nkids * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        struct buf b = {0};
+        for (int i = 0; i < n->nkids; i++) bprintf(&b, "%s%s", i ? ", " : "", take(xs[i], n->kids[i]->type));
+        const char *r = tmp_owned(n->type, "(%s){%s}", ctype(n->type), b.p);
+        free(b.p);
+        return r;
+    }
+    case IR_FIELD: {
+        /* borrowed, like an element: alive while the tuple is */
+        const char *a = emit_expr(n->a);
+        return tmp(n->type, "%s.f%d", a, n->field);
+    }
     }
     internal_error("emit: %s is not an expression", ir_op_name[n->op]);
 }
@@ -717,7 +842,7 @@ static void emit_block_stmts(struct ir_node *b)
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *k = b->kids[i];
         if (k->op == IR_LET && type_is_ref(k->var->type) && !k->borrow)
-            line("%s(v%d); v%d = NULL;", release_fn(k->var->type), k->var->id, k->var->id);
+            line("%s(v%d); v%d = %s;", release_fn(k->var->type), k->var->id, k->var->id, zero_of(k->var->type));
     }
 }
 
@@ -890,7 +1015,7 @@ void emit_stmt(struct ir_node *s)
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
         F->ind++;
         if (type_is_ref(et)) {
-            line("brt_retain(BRT_AT(%s, %s, %s));", ctype(et), snap, k);
+            line("%s(BRT_AT(%s, %s, %s));", retain_fn(et), ctype(et), snap, k);
             line("%s(%s);", release_fn(et), v);
         }
         line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
@@ -898,7 +1023,7 @@ void emit_stmt(struct ir_node *s)
         F->ind--;
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
-        if (type_is_ref(et)) line("%s(%s); %s = NULL;", release_fn(et), v, v);
+        if (type_is_ref(et)) line("%s(%s); %s = %s;", release_fn(et), v, v, zero_of(et));
         close_views(views);
         return;
     }

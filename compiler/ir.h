@@ -54,7 +54,9 @@
     X(IR_ARRAY, "array", 0)    /* [kids] */                                \
     X(IR_FSTRING, "fstring", 0) /* kids: IR_STR pieces and values */       \
     X(IR_LISTCOMP, "listcomp", 0) /* [elem for gen_var in iter if filter] */ \
-    X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */
+    X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */ \
+    X(IR_TUPLE, "tuple", 0)    /* (kids): a tuple value */                 \
+    X(IR_FIELD, "field", 1)    /* a.field: a tuple's field */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -137,6 +139,7 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL */
     enum builtin builtin;       /* IR_BUILTIN */
+    int field;                  /* IR_FIELD: the field's index */
 
     unsigned __int128 ival;     /* IR_INT: two's complement bits */
     double fval;                /* IR_FLOAT */

@@ -99,7 +99,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         b->use[n->gen_var->id] |= U_DEFINED;
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
-    case IR_CALL: case IR_ARRAY: case IR_FSTRING:
+    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
         use_expr(b, n->a);
         use_expr(b, n->b);
         use_expr(b, n->c);
@@ -390,6 +390,7 @@ static struct range rng_expr(struct ranges *r, struct ir_node *n)
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
     case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+    case IR_TUPLE: case IR_FIELD:
         return none;
     }
     return none;
