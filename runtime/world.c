@@ -211,7 +211,7 @@ static void fold_one(int op, const brt_type *t, void *acc, const void *x, const 
         *(bool *)acc = op == BRT_W_ANY ? (a || b) : (a && b);
         return;
     }
-    case BRT_STR: case BRT_ARR:
+    case BRT_STR: case BRT_ARR: case BRT_TUPLE:
         break;
     }
     brt_panic_text(loc, "world: no collective for this type");
@@ -253,6 +253,9 @@ static void encode(brt_sb *sb, const brt_type *t, const void *valp)
         put(sb, &a->len, sizeof a->len);
         for (int64_t i = 0; i < a->len; i++)
             encode(sb, t->elem, (const char *)a->data + (size_t)i * es);
+    } else if (t->kind == BRT_TUPLE) {
+        for (int i = 0; i < t->nfields; i++)
+            encode(sb, t->fields[i], (const char *)valp + t->offsets[i]);
     } else {
         put(sb, valp, brt_type_size(t));
     }
@@ -278,6 +281,10 @@ static void decode(const char **p, const brt_type *t, void *valp)
             decode(p, t->elem, elems + (size_t)i * es);
         *(brt_arr **)valp = brt_arr_from(t->elem, len, elems);
         free(elems);
+    } else if (t->kind == BRT_TUPLE) {
+        memset(valp, 0, t->size);
+        for (int i = 0; i < t->nfields; i++)
+            decode(p, t->fields[i], (char *)valp + t->offsets[i]);
     } else {
         size_t n = brt_type_size(t);
         memcpy(valp, *p, n);
@@ -289,8 +296,7 @@ static void decode(const char **p, const brt_type *t, void *valp)
 static void copy_val(const brt_type *t, const void *in, void *out)
 {
     memcpy(out, in, brt_type_size(t));
-    if (t->kind == BRT_STR || t->kind == BRT_ARR)
-        brt_retain(*(void *const *)in);
+    brt_retain_val(t, in);
 }
 
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc)
@@ -328,7 +334,7 @@ brt_arr *brt_world_gather(const brt_type *t, const void *in)
     char *elems = brt_xmalloc(es * (size_t)W.size + 1);
     if (W.size == 1) {
         copy_val(t, in, elems);
-    } else if (t->kind != BRT_STR && t->kind != BRT_ARR) {
+    } else if (t->kind != BRT_STR && t->kind != BRT_ARR && t->kind != BRT_TUPLE) {
         free(elems);
         elems = gather_bytes(in, es);
     } else {
