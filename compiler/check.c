@@ -112,6 +112,7 @@ static struct {
     struct xsym *fn_sym;
     struct xsym *cnst;       /* the constant being initialised, or NULL */
     int loop_depth;
+    int par_depth;           /* inside the generator of a par or world reduction or comprehension */
     int depth;               /* check_expr recursion */
 } C;
 
@@ -209,7 +210,7 @@ static struct sym *lookup(const char *name)
  * diag.c), with the scopes and the counters put back as they were. */
 static bool attempt(void (*f)(void *), void *arg)
 {
-    int level = C.level, loop_depth = C.loop_depth, depth = C.depth;
+    int level = C.level, loop_depth = C.loop_depth, depth = C.depth, par_depth = C.par_depth;
     struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
     struct node *fn = C.fn;
     struct diag_catch c;
@@ -217,6 +218,7 @@ static bool attempt(void (*f)(void *), void *arg)
         while (C.level > level)
             scope_pop();
         C.loop_depth = loop_depth;
+        C.par_depth = par_depth;
         C.depth = depth;
         C.cnst = cnst;
         C.fn = fn;
@@ -613,8 +615,9 @@ static struct loc gen_loc(struct gen *g)
     return loc_span(g->elem->loc, last->loc);
 }
 
-/* A generator in its own scope; returns the element type. */
-static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
+/* A generator in its own scope; returns the element type. par: its element
+ * and filter run as par work (the source is evaluated once, before). */
+static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
 {
     struct type *vt = check_iterable(&g->iter);
     scope_push();
@@ -622,11 +625,13 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
     xs(v)->loop_var = true;
     g->var_sym = v;
     declare_local(v);
+    C.par_depth += par;
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
         check_value(g->cond, ty_bool);
         expect_bool(g->cond, "the generator's 'if' filter");
     }
+    C.par_depth -= par;
     scope_pop();
     return et;
 }
@@ -656,7 +661,7 @@ static struct type *check_reduce(struct node *n, enum reducer r, struct type *hi
     struct node *arr = NULL;
     struct loc where;
     if (g) {
-        et = check_gen(g, elem_hint, n);
+        et = check_gen(g, elem_hint, n, par);
         where = g->elem->loc;
     } else {
         arr = args.items[0];
@@ -1021,10 +1026,16 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
 static struct type *check_world(struct node *n, const char *member, struct type *hint)
 {
     struct gen *g = n->u.call.gen;
-    enum reducer r;
+    enum reducer r = RED_SUM;
     bool red = find_reducer(member, &r);
     if (n->u.call.par)
         error_at(n->loc, "'par' does not apply to 'world.%s'; a world reduction already runs on every rank's pool",
+                 member);
+    /* The elements run on any thread and, in a world reduction, on one rank
+     * only: a collective there would leave the other ranks waiting. */
+    if (C.par_depth > 0 && strcmp(member, "rank") != 0 && strcmp(member, "size") != 0)
+        error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
+                         "every rank must make the same world calls in the same order: compute it before",
                  member);
     if (g) {
         if (!red)
@@ -1410,7 +1421,7 @@ static struct type *check_expr(struct node *n, struct type *hint)
         break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
-        t = type_array(check_gen(n->u.listcomp.gen, eh, n));
+        t = type_array(check_gen(n->u.listcomp.gen, eh, n, n->u.listcomp.par));
         break;
     }
     case N_REDUCE:
