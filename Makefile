@@ -1,7 +1,8 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint,
+#                     world programs under mpirun
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -26,7 +27,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -71,6 +72,9 @@ $(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
+
+# fmt.c reads the token numbers
+$(B)/obj/compiler/fmt.o: $(B)/gen/parser.h
 
 # Generated files: warnings down (they are not ours to fix).
 $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
@@ -170,6 +174,13 @@ check-examples: all
 
 .PHONY: check-examples
 
+# world programs under mpirun at 1 to 7 ranks against one process (skips
+# without mpirun; docs/world.md)
+check-world: all
+	tests/world/run.sh $(BRINE)
+
+.PHONY: check-world
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -189,7 +200,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -216,7 +227,7 @@ check-fuzz: all
 # What building and testing need. deps installs the missing ones with
 # apt-get (through sudo unless run as root) and skips the rest.
 DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
-           valgrind python3 python3-numpy
+           valgrind python3 python3-numpy openmpi-bin libopenmpi-dev
 
 deps:
 	@missing=""; \

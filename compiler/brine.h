@@ -297,6 +297,7 @@ extern const char *const reducer_name[];
  * 4 and 11. The checker resolves every call to one of these or to a user
  * function. Columns:
  *   kind   BK_FN a function (print(x)), BK_OS a function of os (os.clock()),
+ *          BK_WORLD a function of world (world.rank(), docs/world.md),
  *          BK_METHOD a method (x.wrapping_add(y)), BK_SYNTAX a form the
  *          parser makes (assert, slices), which no program can call by name
  *   sig    SIG_FLOATS: every argument and the result are float, and the C
@@ -309,7 +310,7 @@ extern const char *const reducer_name[];
  * The math functions come from the runtime's own table, BRT_MATH in
  * runtime/brine_math.h (name, arity, gpu), so adding one there adds it everywhere:
  * the enum is BI_<name> (BI_sqrt), the spelling its name. */
-enum builtin_kind { BK_FN, BK_OS, BK_METHOD, BK_SYNTAX };
+enum builtin_kind { BK_FN, BK_OS, BK_WORLD, BK_METHOD, BK_SYNTAX };
 enum builtin_sig { SIG_OWN, SIG_FLOATS };
 #define BI_MATH_ROW(X, name, arity, gpu) X(BI_##name, #name, BK_FN, SIG_FLOATS, arity, gpu)
 #define BUILTINS(X)                                                                        \
@@ -329,6 +330,18 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     X(BI_OS_CLOCK, "os.clock", BK_OS, SIG_OWN, 0, 0)                                       \
     X(BI_OS_EXIT, "os.exit", BK_OS, SIG_OWN, 1, 0)                                         \
     X(BI_OS_GETENV, "os.getenv", BK_OS, SIG_OWN, 1, 0)                                     \
+    X(BI_WORLD_RANK, "world.rank", BK_WORLD, SIG_OWN, 0, 0)                                \
+    X(BI_WORLD_SIZE, "world.size", BK_WORLD, SIG_OWN, 0, 0)                                \
+    X(BI_WORLD_BARRIER, "world.barrier", BK_WORLD, SIG_OWN, 0, 0)                          \
+    X(BI_WORLD_BROADCAST, "world.broadcast", BK_WORLD, SIG_OWN, 2, 0)                      \
+    X(BI_WORLD_GATHER, "world.gather", BK_WORLD, SIG_OWN, 1, 0)                            \
+    /* the scalar collectives; with a generator, world.sum etc. are N_REDUCE */           \
+    X(BI_WORLD_SUM, "world.sum", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_PRODUCT, "world.product", BK_WORLD, SIG_OWN, 1, 0)                          \
+    X(BI_WORLD_MIN, "world.min", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_MAX, "world.max", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_ANY, "world.any", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_ALL, "world.all", BK_WORLD, SIG_OWN, 1, 0)                                  \
     X(M_WRAPPING_ADD, "wrapping_add", BK_METHOD, SIG_OWN, 1, 1)                            \
     X(M_WRAPPING_SUB, "wrapping_sub", BK_METHOD, SIG_OWN, 1, 1)                            \
     X(M_WRAPPING_MUL, "wrapping_mul", BK_METHOD, SIG_OWN, 1, 1)                            \
@@ -513,6 +526,7 @@ struct node {
          * Either gen (a generator) or array (the elements of an array). */
         struct {
             bool par;
+            bool world; /* world.sum(gen): spread over the ranks (par is set too) */
             enum reducer reducer;
             struct gen *gen;
             struct node *array;

@@ -112,10 +112,12 @@ static struct {
     struct xsym *fn_sym;
     struct xsym *cnst;       /* the constant being initialised, or NULL */
     int loop_depth;
+    int par_depth;           /* inside the generator of a par or world reduction or comprehension */
     int depth;               /* check_expr recursion */
 } C;
 
-static struct sym *os_sym; /* the always-available module `os` */
+static struct sym *os_sym;    /* the always-available module `os` */
+static struct sym *world_sym; /* and `world` (docs/world.md) */
 
 static struct modinfo *modinfo_of(struct module *m)
 {
@@ -197,6 +199,8 @@ static struct sym *lookup(const char *name)
     }
     if (strcmp(name, "os") == 0)
         return os_sym;
+    if (strcmp(name, "world") == 0)
+        return world_sym;
     return NULL;
 }
 
@@ -206,7 +210,7 @@ static struct sym *lookup(const char *name)
  * diag.c), with the scopes and the counters put back as they were. */
 static bool attempt(void (*f)(void *), void *arg)
 {
-    int level = C.level, loop_depth = C.loop_depth, depth = C.depth;
+    int level = C.level, loop_depth = C.loop_depth, depth = C.depth, par_depth = C.par_depth;
     struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
     struct node *fn = C.fn;
     struct diag_catch c;
@@ -214,6 +218,7 @@ static bool attempt(void (*f)(void *), void *arg)
         while (C.level > level)
             scope_pop();
         C.loop_depth = loop_depth;
+        C.par_depth = par_depth;
         C.depth = depth;
         C.cnst = cnst;
         C.fn = fn;
@@ -610,10 +615,11 @@ static struct loc gen_loc(struct gen *g)
     return loc_span(g->elem->loc, last->loc);
 }
 
-/* A generator in its own scope; returns the element type. */
+/* A generator in its own scope; returns the element type. par: its element
+ * and filter run as par work (the source is evaluated once, before). */
 static int gen_depth; /* generators being checked: their elements may not mutate */
 
-static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
+static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
 {
     struct type *vt = check_iterable(&g->iter);
     gen_depth++;
@@ -622,11 +628,13 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
     xs(v)->loop_var = true;
     g->var_sym = v;
     declare_local(v);
+    C.par_depth += par;
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
         check_value(g->cond, ty_bool);
         expect_bool(g->cond, "the generator's 'if' filter");
     }
+    C.par_depth -= par;
     scope_pop();
     gen_depth--;
     return et;
@@ -657,7 +665,7 @@ static struct type *check_reduce(struct node *n, enum reducer r, struct type *hi
     struct node *arr = NULL;
     struct loc where;
     if (g) {
-        et = check_gen(g, elem_hint, n);
+        et = check_gen(g, elem_hint, n, par);
         where = g->elem->loc;
     } else {
         arr = args.items[0];
@@ -1081,6 +1089,45 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
     case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
     case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE:
         return check_io_builtin(n, bi);
+    case BI_WORLD_RANK: case BI_WORLD_SIZE:
+        arity(n, name, 0);
+        return ty_int;
+    case BI_WORLD_BARRIER:
+        arity(n, name, 0);
+        return ty_void;
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        arity(n, name, 1);
+        bool logic = bi == BI_WORLD_ANY || bi == BI_WORLD_ALL;
+        struct node *a = arg(n, 0);
+        struct type *t = check_value(a, logic ? ty_bool : hint);
+        if (t->kind == T_ARRAY) {
+            const char *xs = a->kind == N_NAME ? a->u.name.name : "xs";
+            error_at(a->loc, "'%s' of an array needs a generator, so that each rank evaluates only its share: "
+                             "%s(x for x in %s)", name, name, xs);
+        }
+        if (logic)
+            expect_type(a, ty_bool, "for the argument of '%s'", name);
+        else if (!type_is_numeric(t))
+            error_at(a->loc, "'%s' takes a number (int, i128, u64 or float), found %s", name, tn(t));
+        return t;
+    }
+    case BI_WORLD_BROADCAST: {
+        arity(n, name, 2);
+        struct type *t = check_value(arg(n, 0), hint);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        check_value(arg(n, 1), ty_int);
+        expect_type(arg(n, 1), ty_int, "for the root rank of '%s'", name);
+        return t;
+    }
+    case BI_WORLD_GATHER: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), hint && hint->kind == T_ARRAY ? hint->elem : NULL);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        return type_array(t);
+    }
     case BI_PANIC:
         arity(n, name, 1);
         check_value(arg(n, 0), ty_str);
@@ -1168,9 +1215,47 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE: case M_SPLIT: case M_STRIP:
     case M_LINES: case M_STARTSWITH: case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN:
     case M_CONTAINS: case M_POP: case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
+    case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
         break;
     }
     internal_error("check_method of '%s'", mname);
+}
+
+/* world.NAME(...): a distributed reduction with a generator, else one of
+ * the BK_WORLD rows (docs/world.md). */
+static struct type *check_world(struct node *n, const char *member, struct type *hint)
+{
+    struct gen *g = n->u.call.gen;
+    enum reducer r = RED_SUM;
+    bool red = find_reducer(member, &r);
+    if (n->u.call.par)
+        error_at(n->loc, "'par' does not apply to 'world.%s'; a world reduction already runs on every rank's pool",
+                 member);
+    /* The elements run on any thread and, in a world reduction, on one rank
+     * only: a collective there would leave the other ranks waiting. */
+    if (C.par_depth > 0 && strcmp(member, "rank") != 0 && strcmp(member, "size") != 0)
+        error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
+                         "every rank must make the same world calls in the same order: compute it before",
+                 member);
+    if (g) {
+        if (!red)
+            error_at(gen_loc(g), "a generator can only be the argument of a reducer (world.sum, world.product, "
+                                 "world.min, world.max, world.any, world.all), not of 'world.%s'", member);
+        struct loc where = g->elem->loc;
+        n->u.call.par = true;
+        struct type *t = check_reduce(n, r, hint);
+        n->u.reduce.world = true;
+        if ((r == RED_MIN || r == RED_MAX) && !type_is_numeric(n->u.reduce.elem_type))
+            error_at(where, "'world.%s' of a generator needs numbers, found elements of type %s", member,
+                     tn(n->u.reduce.elem_type));
+        return t;
+    }
+    enum builtin bi = find_builtin(arena_printf("world.%s", member), BK_WORLD);
+    if (bi == BI_NONE)
+        error_at(n->u.call.callee->loc, "module 'world' has no function '%s' (it has rank, size, sum, product, min, "
+                                        "max, any, all, broadcast, gather, barrier)", member);
+    return check_builtin(n, bi, hint);
 }
 
 /* If base names a module (an import, or os), returns its symbol. */
@@ -1237,6 +1322,12 @@ static struct type *check_call(struct node *n, struct type *hint)
         struct node *base = callee->u.field.base;
         const char *member = callee->u.field.name;
         struct sym *ms = module_base(base);
+        if (ms && ms == world_sym) {
+            base->u.name.sym = ms;
+            base->type = ty_void;
+            callee->type = ty_void;
+            return check_world(n, member, hint);
+        }
         if (n->u.call.par)
             error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and comprehensions");
         if (g)
@@ -1350,6 +1441,11 @@ static struct type *check_field(struct node *n)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
         error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
+    }
+    if (ms == world_sym) {
+        if (find_builtin(arena_printf("world.%s", member), BK_WORLD) != BI_NONE)
+            error_at(n->loc, "'world.%s' is a function, not a value; call it: world.%s(...)", member, member);
+        error_at(n->loc, "module 'world' has no member '%s'", member);
     }
     if (ms == os_sym) {
         if (find_builtin(arena_printf("os.%s", member), BK_OS) != BI_NONE)
@@ -1526,7 +1622,7 @@ static struct type *check_expr(struct node *n, struct type *hint)
         break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
-        t = type_array(check_gen(n->u.listcomp.gen, eh, n));
+        t = type_array(check_gen(n->u.listcomp.gen, eh, n, n->u.listcomp.par));
         break;
     }
     case N_REDUCE:
@@ -2045,6 +2141,7 @@ void check_program(struct program *prog)
     struct loc nowhere = {0};
     nowhere.file = prog->main->file;
     os_sym = new_sym(SYM_MODULE, "os", nowhere, NULL, NULL, NULL);
+    world_sym = new_sym(SYM_MODULE, "world", nowhere, NULL, NULL, NULL);
 
     for (int i = 0; i < C.nmods; i++) {
         C.mods[i].m = prog->modules.items[i];

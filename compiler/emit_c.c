@@ -618,6 +618,27 @@ static const char *emit_builtin(struct ir_node *n)
     case BI_OS_EXIT: line("brt_os_exit(%s);", arg[0]); return "";
     case BI_OS_GETENV: return tmp_owned(t, "brt_os_getenv(%s)", arg[0]);
     case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";
+    case BI_WORLD_RANK: CG->uses_world = true; return tmp(t, "brt_world_rank()");
+    case BI_WORLD_SIZE: CG->uses_world = true; return tmp(t, "brt_world_size()");
+    case BI_WORLD_BARRIER: CG->uses_world = true; line("brt_world_barrier();"); return "";
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        static const char *const op[] = {"BRT_W_SUM", "BRT_W_PRODUCT", "BRT_W_MIN", "BRT_W_MAX", "BRT_W_ANY", "BRT_W_ALL"};
+        CG->uses_world = true;
+        const char *v = tmp(t, "%s", arg[0]);
+        line("brt_world_fold(%s, %s, &%s, %s);", op[b - BI_WORLD_SUM], tdesc(t), v, loc_ref(n->loc));
+        return v;
+    }
+    case BI_WORLD_BROADCAST: {
+        CG->uses_world = true;
+        const char *in = lval(arg[0], t0), *o = tmp(t, "%s", zero_of(t));
+        line("brt_world_broadcast(%s, &%s, &%s, %s, %s);", tdesc(t), in, o, arg[1], loc_ref(n->loc));
+        if (type_is_ref(t)) own(o, t);
+        return o;
+    }
+    case BI_WORLD_GATHER:
+        CG->uses_world = true;
+        return tmp_owned(t, "brt_world_gather(%s, &%s)", tdesc(t0), lval(arg[0], t0));
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
         const char *nm = b == M_WRAPPING_ADD ? "add" : b == M_WRAPPING_SUB ? "sub" : "mul";
         if (t0 == ty_u64) return tmp(t, "%s %s %s", arg[0], b == M_WRAPPING_ADD ? "+" : b == M_WRAPPING_SUB ? "-" : "*", arg[1]);
@@ -1256,6 +1277,7 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&mainb, "int main(int argc, char **argv)\n{\n");
     if (F->decl.p) bputs(&mainb, F->decl.p);
     bputs(&mainb, "    brt_start(argc, argv);\n");
+    if (cg.uses_world) bputs(&mainb, "    brt_world_start();\n");
     if (F->body.p) bputs(&mainb, F->body.p);
     bprintf(&mainb, "    %s();\n    return brt_finish();\n}\n", ir->main->cname);
 

@@ -37,6 +37,7 @@ struct cgen {
     int nviews;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
+    bool uses_world;               /* main() joins the ranks first (brt_world_start) */
 };
 extern struct cgen *CG;
 

@@ -329,9 +329,10 @@ static const char *emit_par_reduce(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
     char *gpu_aux = NULL;
-    const char *tree = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
+    const char *tree = rn->world ? "brt_world_reduce_tree" : emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
     if (!tree) tree = "brt_reduce_tree";
+    bool device = strcmp(tree, "brt_reduce_tree") != 0 && !rn->world;
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp();
@@ -342,7 +343,8 @@ static const char *emit_par_reduce(struct ir_node *rn)
      * rather than through the runtime (tiny n in hot loops, SPEC 5.5). Under
      * BRINE_GPU=on an eligible reduction still goes to the device. */
     line("bool %s;", got);
-    line("if (%s <= BRT_LEAF%s) {", s.n, strcmp(tree, "brt_reduce_tree") != 0 ? " && !brt_gpu_forced" : "");
+    /* world: every rank takes the same way, so a panic is everyone's */
+    line("if (%s <= BRT_LEAF%s) {", s.n, rn->world ? " && brt_world_size() == 1" : device ? " && !brt_gpu_forced" : "");
     line("    unsigned char h_ = 0;");
     line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
     line("    %s = h_ != 0;", got);
@@ -350,7 +352,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     line("    %s = %s(&%s, &%s);", got, tree, r, res);
     line("}");
     if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
-        line("if (!%s) brt_panic(%s, %s);", got, L,
+        line("if (!%s) %s(%s, %s);", got, rn->world ? "brt_world_panic" : "brt_panic", L,
              rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     else
         line("if (!%s) %s = %s;", got, res, start_value(rn->reducer, t));
@@ -437,12 +439,13 @@ static const char *emit_par_find(struct ir_node *rn)
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
-    const char *at = tmp(ty_int, "brt_par_find(%s, &%s, bp_find%d)", s.n, env, id);
+    const char *at = tmp(ty_int, "%s(%s, &%s, bp_find%d)", rn->world ? "brt_world_find" : "brt_par_find", s.n, env, id);
     return tmp(ty_bool, "%s %s 0", at, rn->reducer == RED_ANY ? ">=" : "<");
 }
 
 const char *emit_reduce(struct ir_node *rn)
 {
+    if (rn->world) CG->uses_world = true;
     if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
     bool par = rn->par && !type_is_ref(rn->elem_type);
     return par ? emit_par_reduce(rn) : emit_seq_reduce(rn);

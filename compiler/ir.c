@@ -111,7 +111,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
     case IR_CALL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
-    case IR_REDUCE: fprintf(out, "%s %s", n->par ? " par" : "", reducer_name[n->reducer]); break;
+    case IR_REDUCE: fprintf(out, "%s %s", n->world ? " world" : n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:

@@ -152,6 +152,7 @@ struct ir_node {
     struct ir_iter iter;
     enum reducer reducer;
     bool par;
+    bool world;                 /* IR_REDUCE: spread over the ranks too (world.sum(gen)) */
     struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
     struct ir_var *gen_var;
     struct ir_node *elem, *filter; /* filter may be NULL */

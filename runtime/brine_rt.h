@@ -567,6 +567,32 @@ typedef struct brt_reduce {
 } brt_reduce;
 bool brt_reduce_tree(const brt_reduce *r, void *out);
 
+/* ---- several processes: world (world.c, docs/world.md) -------------------- */
+
+/* Called by main() after brt_start in a program that names world: under an
+ * MPI launcher, loads libmpi and joins the job; otherwise one rank. */
+void brt_world_start(void);
+int64_t brt_world_rank(void);
+int64_t brt_world_size(void);
+void brt_world_barrier(void);
+/* The scalar collectives' operations, in the order of the reducers. */
+enum { BRT_W_SUM, BRT_W_PRODUCT, BRT_W_MIN, BRT_W_MAX, BRT_W_ANY, BRT_W_ALL };
+/* *val = every rank's *val folded left to right in rank order (checked: an
+ * overflow is a panic every rank meets, reported once, at loc). */
+void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc);
+/* *out = root's *in (any type; str and arrays: a new reference). */
+void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc);
+/* [x0, x1, ..., x(R-1)]: every rank's *in, in rank order. */
+brt_arr *brt_world_gather(const brt_type *t, const void *in);
+/* brt_reduce_tree spread over the ranks: every rank gets the one-process
+ * bits; a panic is the one-process one, written once, by rank 0. */
+bool brt_world_reduce_tree(const brt_reduce *r, void *out);
+/* brt_par_find spread over the ranks, with the same result and panic. */
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi));
+/* A panic every rank meets at once (world.min of an empty generator):
+ * written once, by rank 0, without the rank prefix. */
+BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);
+
 /* A par comprehension: body(env, lo, hi, out) evaluates elements lo..hi-1
  * (indices into the iteration) and pushes the kept ones onto *out in index
  * order. The runtime splits 0..n into chunks, runs them, and concatenates. */

@@ -104,6 +104,22 @@ bool brt_pool_nested(void);
 int64_t brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t), void *arg,
                      brt_trap *first_panic);
 
+/* ---- several processes (world.c) ------------------------------------------ */
+
+/* What a panic writes before "panic: ": "" (one process, or a panic every
+ * rank meets, which rank 0 writes), "rank N: ", or NULL (this rank stays
+ * silent: rank 0 reports). */
+const char *brt_world_panic_prefix(void);
+/* After a panic is written: ends the whole job (returns without MPI). */
+void brt_world_panic_end(void);
+/* The leaf blocks of rank's share of a tree of nleaves leaves split among
+ * ranks: block i is leaves [first[i], first[i] + 2^level[i]), aligned.
+ * Returns the count (at most 128). */
+int brt_world_blocks(int64_t nleaves, int ranks, int rank, int64_t *first, int *level);
+/* The distributed reduction with ranks simulated in this process, one share
+ * after another (the unit tests). */
+bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out);
+
 /* ---- stdout (print.c) ---------------------------------------------------- */
 
 /* Appends bytes to the runtime's stdout buffer (thread-safe). */
