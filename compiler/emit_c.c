@@ -940,6 +940,7 @@ struct emit_result emit_program(struct ir_program *ir)
     struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns};
     for (size_t i = 0; i < sizeof secs / sizeof *secs; i++) {
         if (secs[i]->p) {
+            if (secs[i] == &cg.aux && cg.nkernels) emit_cuda_fixed(&out);
             bputs(&out, secs[i]->p);
             bputs(&out, "\n");
         }
@@ -949,6 +950,7 @@ struct emit_result emit_program(struct ir_program *ir)
     free(mainb.p);
     map_free(&cg.loc_ids);
     map_free(&cg.type_ids);
+    map_free(&cg.fold_ids);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

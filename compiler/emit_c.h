@@ -28,6 +28,7 @@ struct cgen {
     int ntemps, nlocs, nstrs, ntypes, naux;
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
     struct map type_ids;           /* array type -> n of T<n> */
+    struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
