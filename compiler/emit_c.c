@@ -936,7 +936,8 @@ enum { SPLIT_MIN = 64 * 1024 };
  * into part 1 with the functions until the two weigh about the same. */
 static bool helper_header(const char *p, size_t n)
 {
-    return n > 7 && strncmp(p, "static ", 7) == 0 && memchr(p, '(', n) && !memchr(p, '=', n) && p[n - 1] != ';';
+    bool ends = (n > 0 && p[n - 1] == ')') || (n > 3 && strncmp(p + n - 3, ") {", 3) == 0);
+    return ends && n > 7 && strncmp(p, "static ", 7) == 0 && memchr(p, '(', n) && !memchr(p, '=', n);
 }
 
 static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
