@@ -1,7 +1,7 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -19,9 +19,9 @@ BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
-               compiler/load.c compiler/check.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_loops.c compiler/opt_borrow.c \
+               compiler/load.c compiler/check.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_loops.c compiler/opt_borrow.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_par.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/main.c
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
@@ -77,7 +77,7 @@ $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
-$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
+$(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
 
@@ -163,6 +163,18 @@ check-native: all
 check-parts: all
 	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par $(GEN_GOLDEN)/par
 
+# brine fmt's own cases, then every .br of the repository in its layout
+# (but those tests/fmt-exclude.txt lists).
+check-fmt: all
+	tests/fmt/run.sh $(BRINE)
+	tests/fmt/repo.sh $(BRINE)
+
+# The examples and docs/tutorial.md's commands print what they say.
+check-examples: all
+	python3 tests/tools/check_examples.py $(BRINE)
+
+.PHONY: check-examples
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -182,7 +194,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-native check-parts check-man check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -241,6 +253,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:

@@ -116,6 +116,7 @@ static void depth_expr(struct node *n, int depth)
         depth_expr(n->u.index.index, depth + 1);
         return;
     case N_ARRAY:
+    case N_TUPLE:
         for (int i = 0; i < n->u.array.len; i++)
             depth_expr(n->u.array.items[i], depth + 1);
         return;
@@ -177,6 +178,7 @@ static void depth_stmt(struct node *n, int depth)
     case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME:
     case N_UNARY: case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND:
     case N_CALL: case N_FIELD: case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE:
+    case N_TUPLE:
         internal_error("expression %s as a statement", node_kind_name[n->kind]);
     }
 }
@@ -391,7 +393,8 @@ static void dump_node(FILE *out, struct node *n, int ind)
         dump_child(out, n->u.index.index, ind + 2);
         break;
     case N_ARRAY:
-        fputs("(array", out);
+    case N_TUPLE:
+        fputs(n->kind == N_TUPLE ? "(tuple" : "(array", out);
         dump_type(out, n->type);
         for (int i = 0; i < n->u.array.len; i++)
             dump_child(out, n->u.array.items[i], ind + 2);
@@ -413,6 +416,9 @@ static void dump_node(FILE *out, struct node *n, int ind)
     case N_CONST:
         fprintf(out, "(%s %s", n->kind == N_CONST ? "const" : n->u.let.is_var ? "var" : "let",
                 n->u.let.name);
+        for (int i = 0; i < n->u.let.pat.len; i++)
+            fprintf(out, "%s%s%s", i ? ", " : "(", n->u.let.pat.items[i]->u.name.name,
+                    i == n->u.let.pat.len - 1 ? ")" : "");
         if (n->u.let.annot)
             fprintf(out, " %s", type_name(n->u.let.annot));
         dump_child(out, n->u.let.init, ind + 2);

@@ -11,13 +11,15 @@
  *
  * Memory: everything the compiler allocates comes from one arena per
  * compilation (arena.c) and is never freed piece by piece.
- * Errors: a user error prints one diagnostic in SPEC section 10's layout and
- * exits 1 (brine reports the first error it meets); a bug in brine calls
+ * Errors: a user error prints a diagnostic in SPEC section 10's layout and
+ * exits 1; the checker recovers and reports up to 20 errors a run (diag.c),
+ * the lexer and the parser the first one. A bug in brine calls
  * internal_error(), which exits 70.
  */
 #ifndef BRINE_H
 #define BRINE_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -160,14 +162,35 @@ struct loc loc_span(struct loc from, struct loc to); /* from's start, to's end *
  * and NO_COLOR is unset or empty; --color=always|never decides instead. */
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 void diag_set_color(enum color_mode mode);
-/* Prints "error: MSG", the --> line, the source line and the ^^^ underline,
- * then exits 1. */
+/* "error: MSG", the --> line, the source line and the ^^^ underline. With
+ * a recovery point pushed it is kept and control jumps back to that point;
+ * without one, everything kept is printed (diag_finish) and brine exits 1. */
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* error_at, then "note: NOTE" with its own --> line and underline at
  * note_loc (where the thing the error is about began). */
 _Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* "warning: MSG", kept for diag_finish; an error under --deny-warnings. */
+void warning_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_set_deny_warnings(bool deny);
+/* A recovery point: setjmp(c.jb) returns 1 when an error (or
+ * diag_abandon) came back to it, which has popped it already; on the way
+ * out without an error, pop it. Innermost first. */
+struct diag_catch {
+    jmp_buf jb;
+    struct diag_catch *prev;
+};
+void diag_catch_push(struct diag_catch *c);
+void diag_catch_pop(struct diag_catch *c);
+/* Back to the recovery point without a message: what failed follows from an
+ * error already reported (a name whose declaration had an error). */
+_Noreturn void diag_abandon(void);
+int diag_errors(void); /* errors kept so far */
+/* Prints the errors kept, in source order (at most 20, a blank line between
+ * them, "could not compile 'FILE' due to N previous errors" after two or
+ * more), and exits 1; with no errors, prints the warnings and returns. */
+void diag_finish(void);
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A misused command line: "brine: MSG (see brine --help)", exit 2. */
@@ -186,6 +209,7 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     X(T_BOOL, "bool") \
     X(T_STR, "str")   \
     X(T_ARRAY, "array") \
+    X(T_TUPLE, "tuple") \
     X(T_VOID, "nothing")
 
 enum type_kind {
@@ -198,14 +222,19 @@ enum type_kind {
 struct type {
     enum type_kind kind;
     struct type *elem; /* T_ARRAY only */
+    /* T_TUPLE: the field types, in order (two or more) */
+    struct type **fields;
+    int nfields;
 };
 
 extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
 struct type *type_array(struct type *elem);
+struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
 const char *type_name(struct type *t); /* "int", "[[float]]" */
 bool type_is_integer(struct type *t);  /* int, i128, u64 */
 bool type_is_numeric(struct type *t);  /* integers and float */
-bool type_is_ref(struct type *t);      /* str and arrays: reference counted */
+bool type_is_ref(struct type *t);      /* str, arrays and tuples holding them: values that own references */
+bool type_is_ordered(struct type *t);  /* < <= > >= work: numbers, str, tuples of ordered fields */
 
 /* ---- operators, builtins, reducers: one table each ---------------------- */
 
@@ -346,7 +375,8 @@ extern const char *const builtin_name[];
 #define EXPR_KINDS(X)                                                            \
     X(N_INT, = 0) X(N_FLOAT, ) X(N_STR, ) X(N_BOOL, ) X(N_FSTRING, ) X(N_NAME, )   \
     X(N_UNARY, ) X(N_BINARY, ) X(N_AND, ) X(N_OR, ) X(N_NOT, ) X(N_COND, )         \
-    X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, )
+    X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, ) \
+    X(N_TUPLE, )
 #define STMT_KINDS(X)                                                            \
     X(N_LET, = N_NEXPRS) X(N_ASSIGN, ) X(N_IF, ) X(N_WHILE, ) X(N_FOR, )          \
     X(N_BREAK, ) X(N_CONTINUE, ) X(N_PASS, ) X(N_RETURN, ) X(N_EXPR_STMT, )
@@ -441,10 +471,11 @@ struct node {
             struct node *recv;
             struct sym *fn;
         } call;
-        /* N_FIELD: base.name (a module member or the callee of a method call) */
-        struct { struct node *base; const char *name; struct loc name_loc; } field;
+        /* N_FIELD: base.name (a module member or the callee of a method call),
+         * or a tuple's field base.0 (index: set by the checker, else -1) */
+        struct { struct node *base; const char *name; struct loc name_loc; int index; } field;
         struct { struct node *base, *index; } index;       /* N_INDEX */
-        struct nodes array;                                 /* N_ARRAY */
+        struct nodes array;                                 /* N_ARRAY, N_TUPLE (its elements) */
         struct { bool par; struct gen *gen; } listcomp;    /* N_LISTCOMP */
         /* N_REDUCE: made by the checker from an N_CALL of a reducer.
          * Either gen (a generator) or array (the elements of an array). */
@@ -464,6 +495,7 @@ struct node {
             struct type *annot; /* NULL without annotation */
             struct node *init;
             struct sym *sym;    /* set by the checker */
+            struct nodes pat;   /* let (x, y) = e: N_NAME nodes (their syms set by the checker); else empty */
         } let;
         /* N_ASSIGN: target = value, or target OP= value (op != OP_NONE) */
         struct { enum op op; struct node *target, *value; } assign;
@@ -506,6 +538,7 @@ struct module {
     int file;
     struct nodes decls; /* N_IMPORT, N_FN, N_CONST in source order */
     struct vec syms;    /* its top-level symbols (check.c) */
+    bool in_stdlib;     /* read from the stdlib directory: no warnings */
 };
 
 enum sym_kind { SYM_LOCAL, SYM_PARAM, SYM_CONST, SYM_FN, SYM_MODULE };

@@ -1,11 +1,21 @@
 /*
  * check.c: names and types (SPEC sections 2, 3, 4, 5, 6.3, 11).
  *
- * The checker walks every module (imported ones first) and either exits with
- * the first compile error it meets (error_at, exit 1) or leaves the AST fully
+ * The checker walks every module (imported ones first) and either reports
+ * the compile errors it finds (diag_finish, exit 1) or leaves the AST fully
  * annotated for lowering: every expression has a type, every name its symbol,
  * every call its builtin or user function, reducer calls are rewritten into
  * N_REDUCE and module constants (math.pi) into plain N_NAME nodes.
+ *
+ * Recovery: each statement, condition, constant and function is checked
+ * under a recovery point (attempt); an error abandons only that piece and
+ * the checker goes on with the next. A let or constant whose initialiser
+ * failed is still declared, but poisoned: a later use of it abandons its
+ * statement without a message, so one mistake is reported once, not again
+ * at every use.
+ *
+ * Warnings (never in the stdlib, never for a name starting with '_'): a let
+ * or var whose value is never read, and a var that is never assigned.
  *
  * Passes over the whole program, so that imports in any order, functions
  * used before their definition and recursion all just work:
@@ -50,6 +60,9 @@ struct xsym {
     struct vec calls;     /* SYM_FN: functions it calls; SYM_CONST: N_CALL nodes in its initialiser */
     int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
     struct sym *max_sym;  /* ... and that constant */
+    bool poisoned;        /* its declaration had an error: uses are abandoned */
+    bool read;            /* SYM_LOCAL: its value is read somewhere */
+    bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
 };
 
 static int next_id = 1;
@@ -117,12 +130,27 @@ static void scope_push(void)
     C.level++;
 }
 
+/* The warnings for a let or var going out of scope (docs/cli.md,
+ * "Warnings"); the stdlib's own locals are not the user's to fix. */
+static void warn_unused(struct sym *s)
+{
+    struct xsym *x = xs(s);
+    if (s->kind != SYM_LOCAL || x->loop_var || x->poisoned || s->name[0] == '_' || !s->module ||
+        s->module->in_stdlib)
+        return;
+    if (!x->read)
+        warning_at(s->loc, "unused variable '%s'; if this is intentional, name it _%s", s->name, s->name);
+    else if (s->is_var && !x->assigned)
+        warning_at(s->loc, "'%s' is declared with var but never assigned; declare it with let", s->name);
+}
+
 static void scope_pop(void)
 {
     while (C.bound.len > 0) {
         struct binding *b = C.bound.items[C.bound.len - 1];
         if (b->level < C.level)
             break;
+        warn_unused(b->sym);
         C.bound.len--;
         map_put_str(&C.locals, b->sym->name, b->prev);
     }
@@ -156,14 +184,46 @@ static void declare_local(struct sym *s)
 static struct sym *lookup(const char *name)
 {
     struct binding *b = map_get_str(&C.locals, name);
-    if (b)
+    if (b) {
+        if (xs(b->sym)->poisoned)
+            diag_abandon();
         return b->sym;
+    }
     struct sym *s = map_get_str(&C.mi->globals, name);
-    if (s)
+    if (s) {
+        if (xs(s)->poisoned)
+            diag_abandon();
         return s;
+    }
     if (strcmp(name, "os") == 0)
         return os_sym;
     return NULL;
+}
+
+/* ---- recovery ------------------------------------------------------------ */
+
+/* Runs f(arg) under a recovery point. False when it met an error (kept by
+ * diag.c), with the scopes and the counters put back as they were. */
+static bool attempt(void (*f)(void *), void *arg)
+{
+    int level = C.level, loop_depth = C.loop_depth, depth = C.depth;
+    struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
+    struct node *fn = C.fn;
+    struct diag_catch c;
+    if (setjmp(c.jb)) {
+        while (C.level > level)
+            scope_pop();
+        C.loop_depth = loop_depth;
+        C.depth = depth;
+        C.cnst = cnst;
+        C.fn = fn;
+        C.fn_sym = fn_sym;
+        return false;
+    }
+    diag_catch_push(&c);
+    f(arg);
+    diag_catch_pop(&c);
+    return true;
 }
 
 /* ---- messages ----------------------------------------------------------- */
@@ -388,6 +448,7 @@ static bool is_flexible(struct node *n)
             n = n->u.cond.then;
             continue;
         case N_ARRAY:
+        case N_TUPLE:
             for (int i = 0; i < n->u.array.len; i++)
                 if (!is_flexible(n->u.array.items[i]))
                     return false;
@@ -498,7 +559,10 @@ static struct type *check_binary(struct node *n, struct type *hint)
         }
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
-        if (op != OP_EQ && op != OP_NE && !type_is_numeric(ta) && ta != ty_str)
+        if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && !type_is_ordered(ta))
+            error_at(n->loc, "cannot order values of type %s ('%s' works on tuples whose fields are all numbers, "
+                             "str or such tuples)", tn(ta), op_name(op));
+        if (op != OP_EQ && op != OP_NE && !type_is_ordered(ta))
             error_at(n->loc, "cannot order values of type %s ('%s' works on numbers and str)", tn(ta),
                      op_name(op));
         return ty_bool;
@@ -641,6 +705,7 @@ static void check_mutable_root(struct node *target, const char *verb)
             error_at(root->loc, "'%s' is a loop variable and cannot be %s; copy it into a var first", s->name, verb);
         if (!s->is_var)
             error_at(root->loc, "'%s' is a let binding and cannot be %s; declare it with var", s->name, verb);
+        xs(s)->assigned = true;
         return;
     case SYM_PARAM:
         error_at(root->loc, "'%s' is a parameter and cannot be %s; parameters are immutable, copy it with var %s = %s",
@@ -662,6 +727,8 @@ static void note_const_read(struct sym *s)
 
 static struct sym *use_const(struct node *n, struct sym *s)
 {
+    if (xs(s)->poisoned)
+        diag_abandon();
     if (C.cnst && xs(s)->order >= C.cnst->order) {
         if (&C.cnst->s == s)
             error_at(n->loc, "constant '%s' is used in its own definition", s->name);
@@ -1018,6 +1085,8 @@ static struct type *check_name(struct node *n)
     n->u.name.sym = s;
     switch (s->kind) {
     case SYM_LOCAL:
+        xs(s)->read = true;
+        return s->type;
     case SYM_PARAM:
         return s->type;
     case SYM_CONST:
@@ -1031,6 +1100,40 @@ static struct type *check_name(struct node *n)
     internal_error("bad symbol kind");
 }
 
+/* t.0, t.1: "a (float, int) tuple has fields .0 and .1" otherwise. */
+static struct type *check_tuple_field(struct node *n, struct type *t)
+{
+    const char *f = n->u.field.name;
+    int k = -1;
+    if (f[0] >= '0' && f[0] <= '9')
+        k = atoi(f);
+    if (k < 0 || k >= t->nfields) {
+        struct buf b = {0};
+        for (int i = 0; i < t->nfields; i++)
+            bprintf(&b, "%s.%d", i == 0 ? "" : i == t->nfields - 1 ? " and " : ", ", i);
+        const char *list = arena_strndup(b.p, b.len);
+        free(b.p);
+        error_at(n->u.field.name_loc, "a %s tuple has fields %s", tn(t), list);
+    }
+    n->u.field.index = k;
+    return t->fields[k];
+}
+
+/* (a, b, ...): each element takes its field of the hint when the hint is a
+ * tuple of the same length. */
+static struct type *check_tuple(struct node *n, struct type *hint)
+{
+    struct nodes *el = &n->u.array;
+    struct type **ft = arena_alloc(sizeof *ft * (size_t)el->len);
+    bool fit = hint && hint->kind == T_TUPLE && hint->nfields == el->len;
+    for (int i = 0; i < el->len; i++) {
+        ft[i] = check_value(el->items[i], fit ? hint->fields[i] : NULL);
+        if (fit) /* as an array's elements take the array's: the element is where it goes wrong */
+            expect_type(el->items[i], hint->fields[i], "for field .%d of the tuple", i);
+    }
+    return type_tuple(ft, el->len);
+}
+
 /* base.name outside a call: a module constant (math.pi), rewritten in place
  * into an N_NAME of the constant's symbol. */
 static struct type *check_field(struct node *n)
@@ -1040,6 +1143,8 @@ static struct type *check_field(struct node *n)
     struct sym *ms = module_base(base);
     if (!ms) {
         struct type *t = check_value(base, NULL);
+        if (t->kind == T_TUPLE)
+            return check_tuple_field(n, t);
         const char *hint = find_builtin(member, BK_METHOD) ? arena_printf("; call the method: .%s(...)", member)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
@@ -1110,6 +1215,8 @@ static struct type *check_fstring(struct node *n)
         case T_STR: k = BRT_STR; break;
         case T_ARRAY:
             error_at(p->spec_loc, "format spec '%s' is not valid for %s; arrays print without a spec", p->spec, tn(t));
+        case T_TUPLE:
+            error_at(p->spec_loc, "format spec '%s' is not valid for %s; tuples print without a spec", p->spec, tn(t));
         case T_VOID:
             internal_error("void value in an f-string");
         }
@@ -1213,6 +1320,9 @@ static struct type *check_expr(struct node *n, struct type *hint)
     case N_ARRAY:
         t = check_array(n, hint);
         break;
+    case N_TUPLE:
+        t = check_tuple(n, hint);
+        break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
         t = type_array(check_gen(n->u.listcomp.gen, eh, n));
@@ -1228,10 +1338,41 @@ static struct type *check_expr(struct node *n, struct type *hint)
 
 /* ---- statements ----------------------------------------------------------- */
 
+/* let (x, y) = e / var (lo, hi) = e: one local per name, of its field's type. */
+static void check_let_pattern(struct node *s)
+{
+    struct node *init = s->u.let.init;
+    struct nodes *pat = &s->u.let.pat;
+    struct type *t = check_value(init, NULL);
+    if (t->kind != T_TUPLE)
+        error_at(init->loc, "cannot destructure %s into %d names; only a tuple can be destructured", tn(t), pat->len);
+    if (t->nfields != pat->len)
+        error_at(s->u.let.name_loc, "the pattern has %d names, but the value is a %s tuple of %d fields", pat->len,
+                 tn(t), t->nfields);
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
+                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
+    }
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], s, C.mi->m);
+        v->is_var = s->u.let.is_var;
+        nm->u.name.sym = v;
+        nm->type = t->fields[i];
+        declare_local(v);
+    }
+}
+
 static void check_let(struct node *s)
 {
     struct type *annot = s->u.let.annot;
     struct node *init = s->u.let.init;
+    if (s->u.let.pat.len) {
+        check_let_pattern(s);
+        return;
+    }
     check_value(init, annot);
     if (annot)
         expect_type(init, annot, "for '%s'", s->u.let.name);
@@ -1241,14 +1382,54 @@ static void check_let(struct node *s)
     declare_local(v);
 }
 
+/* (a, b) = (b, a): each name a var; the right side is evaluated in full
+ * before any name is assigned. */
+static void check_tuple_assign(struct node *s)
+{
+    struct node *target = s->u.assign.target, *value = s->u.assign.value;
+    struct nodes *el = &target->u.array;
+    for (int i = 0; i < el->len; i++) {
+        struct node *e = el->items[i];
+        if (e->kind != N_NAME)
+            error_at(e->loc, "cannot assign to %s in a tuple pattern; each target must be a variable's name",
+                     e->kind == N_INDEX ? "an element" : "this expression");
+        for (int j = 0; j < i; j++)
+            if (strcmp(el->items[j]->u.name.name, e->u.name.name) == 0)
+                error_at(e->loc, "'%s' appears twice in the pattern", e->u.name.name);
+        check_mutable_root(e, "assigned");
+    }
+    /* `(a, b) = v` writes a and b without reading them */
+    bool *was_read = arena_alloc(sizeof *was_read * (size_t)el->len);
+    for (int i = 0; i < el->len; i++) {
+        struct sym *v = lookup(el->items[i]->u.name.name);
+        was_read[i] = v && xs(v)->read;
+    }
+    struct type *tt = check_value(target, NULL);
+    for (int i = 0; i < el->len; i++) {
+        struct sym *v = lookup(el->items[i]->u.name.name);
+        if (v)
+            xs(v)->read = was_read[i];
+    }
+    check_value(value, tt);
+    expect_type(value, tt, "for the assigned names");
+}
+
 static void check_assign(struct node *s)
 {
     struct node *target = s->u.assign.target, *value = s->u.assign.value;
     enum op op = s->u.assign.op;
+    if (target->kind == N_TUPLE && op == OP_NONE) {
+        check_tuple_assign(s);
+        return;
+    }
     if (target->kind != N_NAME && target->kind != N_INDEX)
         error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
     check_mutable_root(target, "assigned");
+    struct sym *plain = op == OP_NONE && target->kind == N_NAME ? lookup(target->u.name.name) : NULL;
+    bool was_read = plain && xs(plain)->read;
     struct type *tt = check_value(target, NULL);
+    if (plain) /* `x = v` writes x without reading it */
+        xs(plain)->read = was_read;
     if (op == OP_NONE) {
         check_value(value, tt);
         if (target->kind == N_NAME)
@@ -1338,6 +1519,31 @@ enum flow block_flow(struct nodes *b)
     return FLOW_FALLS_OFF;
 }
 
+/* A condition (of if, elif, while) under its own recovery point, so that an
+ * error in it does not hide the errors in the blocks it guards. */
+struct cond {
+    struct node *n;
+    const char *what;
+};
+
+static void check_cond(void *arg)
+{
+    struct cond *c = arg;
+    check_value(c->n, ty_bool);
+    expect_bool(c->n, c->what);
+}
+
+struct iter {
+    struct iterable *it;
+    struct type *elem;
+};
+
+static void check_iter(void *arg)
+{
+    struct iter *i = arg;
+    i->elem = check_iterable(i->it);
+}
+
 static void check_stmt(struct node *s)
 {
     switch (s->skind) {
@@ -1349,25 +1555,27 @@ static void check_stmt(struct node *s)
         return;
     case N_IF:
         for (int i = 0; i < s->u.if_.conds.len; i++) {
-            struct node *c = s->u.if_.conds.items[i];
-            check_value(c, ty_bool);
-            expect_bool(c, i == 0 ? "the 'if' condition" : "the 'elif' condition");
+            struct cond c = {s->u.if_.conds.items[i], i == 0 ? "the 'if' condition" : "the 'elif' condition"};
+            attempt(check_cond, &c);
             check_block(&s->u.if_.blocks[i]);
         }
         check_block(&s->u.if_.else_block);
         return;
-    case N_WHILE:
-        check_value(s->u.while_.cond, ty_bool);
-        expect_bool(s->u.while_.cond, "the 'while' condition");
+    case N_WHILE: {
+        struct cond c = {s->u.while_.cond, "the 'while' condition"};
+        attempt(check_cond, &c);
         C.loop_depth++;
         check_block(&s->u.while_.body);
         C.loop_depth--;
         return;
+    }
     case N_FOR: {
-        struct type *vt = check_iterable(&s->u.for_.iter);
+        struct iter it = {&s->u.for_.iter, NULL};
+        bool ok = attempt(check_iter, &it);
         scope_push();
-        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, vt, s, C.mi->m);
+        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, it.elem, s, C.mi->m);
         xs(v)->loop_var = true;
+        xs(v)->poisoned = !ok;
         s->u.for_.var_sym = v;
         declare_local(v);
         C.loop_depth++;
@@ -1412,11 +1620,48 @@ static void check_stmt(struct node *s)
     internal_error("%s as a statement", node_kind_name[s->kind]);
 }
 
+static void check_stmt_thunk(void *s)
+{
+    check_stmt(s);
+}
+
+/* After an error in `let x = ...`: x is declared all the same, so that its
+ * uses are not reported as undefined names: with its annotated type when it
+ * has one, else poisoned. */
+static void poison_let(struct node *s)
+{
+    if (s->u.let.pat.len) { /* let (x, y) = ...: each name not declared yet */
+        for (int i = 0; i < s->u.let.pat.len; i++) {
+            struct node *nm = s->u.let.pat.items[i];
+            struct binding *b = map_get_str(&C.locals, nm->u.name.name);
+            if (nm->u.name.sym || (b && b->level == C.level))
+                continue;
+            struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
+            v->is_var = s->u.let.is_var;
+            xs(v)->poisoned = true;
+            nm->u.name.sym = v;
+            declare_local(v);
+        }
+        return;
+    }
+    struct binding *prev = map_get_str(&C.locals, s->u.let.name);
+    if (prev && prev->level == C.level)
+        return; /* the error was the redeclaration: the first one stays */
+    struct sym *v = new_sym(SYM_LOCAL, s->u.let.name, s->u.let.name_loc, s->u.let.annot, s, C.mi->m);
+    v->is_var = s->u.let.is_var;
+    xs(v)->poisoned = !s->u.let.annot;
+    s->u.let.sym = v;
+    declare_local(v);
+}
+
 static void check_block(struct nodes *b)
 {
     scope_push();
-    for (int i = 0; i < b->len; i++)
-        check_stmt(b->items[i]);
+    for (int i = 0; i < b->len; i++) {
+        struct node *s = b->items[i];
+        if (!attempt(check_stmt_thunk, s) && s->skind == N_LET)
+            poison_let(s);
+    }
     scope_pop();
 }
 
@@ -1435,11 +1680,13 @@ static void declare_global(struct modinfo *mi, struct sym *s)
 
 static int const_order;
 
-static void declare_module(struct modinfo *mi)
+/* One top-level declaration of the module C.mi. */
+static void declare_decl(void *arg)
 {
+    struct modinfo *mi = C.mi;
     struct module *m = mi->m;
-    for (int i = 0; i < m->decls.len; i++) {
-        struct node *d = m->decls.items[i];
+    struct node *d = arg;
+    {
         if (node_is_expr(d) || node_is_stmt(d))
             internal_error("%s at top level", node_kind_name[d->kind]);
         switch (d->dkind) {
@@ -1468,8 +1715,15 @@ static void declare_module(struct modinfo *mi)
     }
 }
 
-static void check_const(struct node *d)
+static void declare_module(struct modinfo *mi)
 {
+    for (int i = 0; i < mi->m->decls.len; i++)
+        attempt(declare_decl, mi->m->decls.items[i]);
+}
+
+static void check_const(void *arg)
+{
+    struct node *d = arg;
     struct sym *c = d->u.let.sym;
     struct type *annot = d->u.let.annot;
     C.cnst = xs(c);
@@ -1480,8 +1734,9 @@ static void check_const(struct node *d)
     C.cnst = NULL;
 }
 
-static void check_fn(struct node *d)
+static void check_fn(void *arg)
 {
+    struct node *d = arg;
     C.fn = d;
     C.fn_sym = xs(d->u.fn.sym);
     C.loop_depth = 0;
@@ -1512,7 +1767,7 @@ static void check_fn(struct node *d)
  * reach may read a constant that is not initialised yet (itself included).
  * max_read is the highest constant order each function reads, directly or
  * through calls; a fixed point handles recursion. */
-static void check_const_calls(void)
+static void check_const_calls(void *unused)
 {
     struct vec fns = {0}, consts = {0};
     for (int i = 0; i < C.nmods; i++) {
@@ -1559,6 +1814,26 @@ static void check_const_calls(void)
     }
 }
 
+/* Pass 5: `fn main()`, and its shape. */
+static void check_main_decl(void *arg)
+{
+    struct program *prog = arg;
+    struct sym *main_fn = map_get_str(&modinfo_of(prog->main)->globals, "main");
+    if (main_fn && main_fn->kind != SYM_FN)
+        error_at(main_fn->loc, "'main' must be a function: fn main():");
+    if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))
+        error_at(main_fn->loc, "'main' must take no parameters and return nothing (arguments come from os.args())");
+}
+
+static void check_main_exists(void *arg)
+{
+    struct program *prog = arg;
+    if (!map_get_str(&modinfo_of(prog->main)->globals, "main")) {
+        struct loc start = {prog->main->file, 1, 1, 1, 1};
+        error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
+    }
+}
+
 void check_program(struct program *prog)
 {
     memset(&C, 0, sizeof C);
@@ -1576,31 +1851,29 @@ void check_program(struct program *prog)
         declare_module(C.mi);
     }
 
-    struct modinfo *main_mi = modinfo_of(prog->main);
-    struct sym *main_fn = map_get_str(&main_mi->globals, "main");
-    if (main_fn && main_fn->kind != SYM_FN)
-        error_at(main_fn->loc, "'main' must be a function: fn main():");
-    if (main_fn && (main_fn->decl->u.fn.nparams != 0 || main_fn->decl->u.fn.ret != ty_void))
-        error_at(main_fn->loc, "'main' must take no parameters and return nothing (arguments come from os.args())");
+    attempt(check_main_decl, prog);
 
     for (int i = 0; i < C.nmods; i++) {
         C.mi = &C.mods[i];
         struct module *m = C.mi->m;
-        for (int j = 0; j < m->decls.len; j++)
-            if (m->decls.items[j]->kind == N_CONST)
-                check_const(m->decls.items[j]);
+        for (int j = 0; j < m->decls.len; j++) {
+            struct node *d = m->decls.items[j];
+            /* A constant whose value failed keeps its annotated type, or
+             * is poisoned, as a failed let is. */
+            if (d->kind == N_CONST && !attempt(check_const, d)) {
+                d->u.let.sym->type = d->u.let.annot;
+                xs(d->u.let.sym)->poisoned = !d->u.let.annot;
+            }
+        }
     }
     for (int i = 0; i < C.nmods; i++) {
         C.mi = &C.mods[i];
         struct module *m = C.mi->m;
         for (int j = 0; j < m->decls.len; j++)
             if (m->decls.items[j]->kind == N_FN)
-                check_fn(m->decls.items[j]);
+                attempt(check_fn, m->decls.items[j]);
     }
-    check_const_calls();
-
-    if (!main_fn) {
-        struct loc start = {prog->main->file, 1, 1, 1, 1};
-        error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
-    }
+    attempt(check_const_calls, NULL);
+    attempt(check_main_exists, prog);
+    diag_finish(); /* exits 1 when there were errors; else prints the warnings */
 }

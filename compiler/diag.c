@@ -19,10 +19,21 @@
  * warning, the arrow and the gutter bold blue, the underline the label's
  * colour; the text itself is left as it is. Runtime panics come from the
  * runtime and are never coloured.
+ *
+ * Several errors a run: while a recovery point (struct diag_catch) is
+ * pushed, error_at keeps its message and jumps back to that point, so the
+ * checker can skip what went wrong and go on; diag_finish then prints every
+ * error kept, in source order, a blank line between them (at most
+ * MAX_SHOWN; one error prints exactly as it always has), and a closing
+ * "could not compile" line when there were two or more. Warnings are kept
+ * the same way and printed only when there is no error; --deny-warnings
+ * keeps them as errors. Without a recovery point (the lexer, the parser,
+ * the loader) the first error is the last.
  */
 #include "brine.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,10 +165,8 @@ static bool use_color(void)
 #define SGR_RESET "\033[0m"
 #define SGR_BLUE "\033[1;34m"
 
-static void vreport(const char *kind, struct loc loc, const char *fmt, va_list ap)
+static void vreport(FILE *out, const char *kind, struct loc loc, const char *fmt, va_list ap)
 {
-    fflush(stdout);
-    FILE *out = stderr;
     const struct source *src = source_get(loc.file);
     bool color = use_color();
     const char *hue = !color                          ? ""
@@ -235,32 +244,164 @@ static void vreport(const char *kind, struct loc loc, const char *fmt, va_list a
     fprintf(out, "%s\n", reset);
 }
 
-static void report(const char *kind, struct loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void report(const char *kind, struct loc loc, const char *fmt, ...)
+static void report(FILE *out, const char *kind, struct loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void report(FILE *out, const char *kind, struct loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport(kind, loc, fmt, ap);
+    vreport(out, kind, loc, fmt, ap);
     va_end(ap);
+}
+
+/* ---- errors and warnings kept for diag_finish ----------------------------- */
+
+#define MAX_SHOWN 20    /* errors printed; the closing line counts the rest */
+#define MAX_KEPT 1000   /* errors kept before brine stops looking for more */
+
+struct kept {
+    struct loc loc;
+    bool error;
+    int seq;            /* order of arrival: ties keep it */
+    char *text;         /* the whole diagnostic, note included (malloc'ed) */
+};
+
+static struct kept *kept;
+static int nkept, cap_kept, nerrors;
+static bool deny_warnings;
+static struct diag_catch *catch_top;
+
+void diag_set_deny_warnings(bool deny)
+{
+    deny_warnings = deny;
+}
+
+int diag_errors(void)
+{
+    return nerrors;
+}
+
+void diag_catch_push(struct diag_catch *c)
+{
+    c->prev = catch_top;
+    catch_top = c;
+}
+
+void diag_catch_pop(struct diag_catch *c)
+{
+    if (catch_top != c)
+        internal_error("diag_catch_pop: not the innermost recovery point");
+    catch_top = c->prev;
+}
+
+/* Keeps "KIND: MSG" and its source line (and a note, when note is set). */
+static void keep(bool error, struct loc loc, const struct loc *note_loc, const char *note, const char *fmt,
+                 va_list ap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        internal_error("open_memstream failed");
+    vreport(out, error ? "error" : "warning", loc, fmt, ap);
+    if (note)
+        report(out, "note", *note_loc, "%s", note);
+    if (fclose(out) != 0)
+        internal_error("cannot write a diagnostic to memory");
+    VEC_GROW(kept, nkept, cap_kept);
+    kept[nkept] = (struct kept){.loc = loc, .error = error, .seq = nkept, .text = text};
+    nkept++;
+    if (error)
+        nerrors++;
+}
+
+static int by_place(const void *pa, const void *pb)
+{
+    const struct kept *a = pa, *b = pb;
+    if (a->loc.file != b->loc.file)
+        return a->loc.file < b->loc.file ? -1 : 1;
+    if (a->loc.line != b->loc.line)
+        return a->loc.line < b->loc.line ? -1 : 1;
+    if (a->loc.col != b->loc.col)
+        return a->loc.col < b->loc.col ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Prints what was kept: the errors when there are any (then exit 1), else
+ * the warnings. The program is the first source added: the file the
+ * command named, which load_program reads first. */
+void diag_finish(void)
+{
+    fflush(stdout);
+    qsort(kept, (size_t)nkept, sizeof *kept, by_place);
+    bool errors = nerrors > 0;
+    int shown = 0;
+    for (int i = 0; i < nkept; i++) {
+        if (kept[i].error != errors)
+            continue;
+        if (errors && shown == MAX_SHOWN)
+            break;
+        if (shown++)
+            fputc('\n', stderr);
+        fputs(kept[i].text, stderr);
+    }
+    for (int i = 0; i < nkept; i++)
+        free(kept[i].text);
+    nkept = 0;
+    if (!errors)
+        return;
+    if (nerrors >= 2) {
+        bool color = use_color();
+        fprintf(stderr, "\n%serror%s: could not compile '%s' due to %d%s previous errors", color ? "\033[1;31m" : "",
+                color ? SGR_RESET : "", nsources ? sources[0].name : "?", nerrors, nerrors >= MAX_KEPT ? " or more" : "");
+        if (nerrors > MAX_SHOWN)
+            fprintf(stderr, "; %d more %s not shown", nerrors - MAX_SHOWN, nerrors - MAX_SHOWN == 1 ? "was" : "were");
+        fputc('\n', stderr);
+    }
+    exit(1);
+}
+
+/* After an error is kept: back to the recovery point, or the end. */
+static _Noreturn void recover_or_finish(void)
+{
+    if (!catch_top || nerrors >= MAX_KEPT)
+        diag_finish();
+    struct diag_catch *c = catch_top;
+    catch_top = c->prev;
+    longjmp(c->jb, 1);
+}
+
+_Noreturn void diag_abandon(void)
+{
+    if (!catch_top)
+        internal_error("diag_abandon without a recovery point");
+    recover_or_finish();
 }
 
 _Noreturn void error_at(struct loc loc, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("error", loc, fmt, ap);
+    keep(true, loc, NULL, NULL, fmt, ap);
     va_end(ap);
-    exit(1);
+    recover_or_finish();
 }
 
 _Noreturn void error_note_at(struct loc loc, struct loc note_loc, const char *note, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport("error", loc, fmt, ap);
+    keep(true, loc, &note_loc, note, fmt, ap);
     va_end(ap);
-    report("note", note_loc, "%s", note);
-    exit(1);
+    recover_or_finish();
+}
+
+void warning_at(struct loc loc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    keep(deny_warnings, loc, NULL, NULL, fmt, ap);
+    va_end(ap);
 }
 
 /* "brine: MSG" and the tail, exit 2: the command line's and the files' errors. */

@@ -97,5 +97,15 @@ bool color_option(int argc, char **argv, int *i);
 /* `brine test [PATH...] [options]`: args are the words after "test".
  * Returns the exit status (0 all passed, 1 some failed, 2 usage). */
 int test_main(int argc, char **argv);
+/* A unified diff of two texts (malloc'ed, its lines indented by 4): the
+ * golden tests' diff, for `brine fmt --check`. */
+char *unified_diff(const char *want, size_t want_len, const char *got, size_t got_len);
+
+/* ---- fmt.c --------------------------------------------------------------- */
+
+/* `brine fmt [--check] FILE.br...`: args are the words after "fmt".
+ * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
+ * not formatted, 2 usage, 70 internal). */
+int fmt_main(int argc, char **argv);
 
 #endif

@@ -36,6 +36,8 @@
 #include <string.h>
 
 static bool in_guarded_loop(struct ir_node *n);
+static const struct view *view_of(struct ir_node *a);
+static const struct view *view_of_var(struct ir_var *v);
 
 /* Places are memoised (big programs have many): one L<n> per place. */
 const char *loc_ref(struct loc l)
@@ -53,6 +55,82 @@ const char *loc_ref(struct loc l)
     return arena_printf("&L%d", id);
 }
 
+/* The C struct of a tuple type, bt<n>, written once into the types section
+ * with its helpers: _eq, _lt, _le (lexicographic, as Python compares
+ * tuples: the first field that differs decides) and, when it holds
+ * references, _retain and _release (NULL-safe, so a zero tuple is fine). */
+static const char *tuple_ctype(struct type *t)
+{
+    intptr_t known = (intptr_t)map_get_ptr(&CG->tuple_ids, t);
+    if (known) return arena_printf("bt%d", (int)known);
+    const char **ft = arena_alloc(sizeof *ft * (size_t)t->nfields);
+    for (int i = 0; i < t->nfields; i++) ft[i] = ctype(t->fields[i]);
+    const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+    for (int i = 0; i < t->nfields; i++)
+        fd[i] = t->fields[i]->kind == T_ARRAY ? tdesc(t->fields[i]) : NULL;
+    int id = ++CG->ntuples;
+    map_put_ptr(&CG->tuple_ids, t, (void *)(intptr_t)id);
+    struct buf *o = &CG->types;
+    bprintf(o, "typedef struct bt%d {", id);
+    for (int i = 0; i < t->nfields; i++) bprintf(o, " %s f%d;", ft[i], i);
+    bprintf(o, " } bt%d; /* %s */\n", id, type_name(t));
+    bprintf(o, "static __attribute__((unused)) bool bt%d_eq(bt%d a, bt%d b)\n{\n", id, id, id);
+    for (int i = 0; i < t->nfields; i++) {
+        struct type *f = t->fields[i];
+        const char *e;
+        switch (f->kind) {
+        case T_I128: e = arena_printf("a.f%d.lo == b.f%d.lo && a.f%d.hi == b.f%d.hi", i, i, i, i); break;
+        case T_STR: e = arena_printf("brt_str_eq(a.f%d, b.f%d)", i, i); break;
+        case T_ARRAY: e = arena_printf("brt_eq(%s, &a.f%d, &b.f%d)", fd[i], i, i); break;
+        case T_TUPLE: e = arena_printf("%s_eq(a.f%d, b.f%d)", ft[i], i, i); break;
+        case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_VOID:
+        default: e = arena_printf("a.f%d == b.f%d", i, i); break;
+        }
+        bprintf(o, "    if (!(%s)) return false;\n", e);
+    }
+    bprintf(o, "    return true;\n}\n");
+    if (type_is_ordered(t)) {
+        for (int le = 0; le < 2; le++) {
+            bprintf(o, "static __attribute__((unused)) bool bt%d_%s(bt%d a, bt%d b)\n{\n", id, le ? "le" : "lt", id, id);
+            for (int i = 0; i < t->nfields; i++) {
+                struct type *f = t->fields[i];
+                const char *ne, *lt;
+                switch (f->kind) {
+                case T_I128:
+                    ne = arena_printf("brt_cmp_i128(a.f%d, b.f%d) != 0", i, i);
+                    lt = arena_printf("brt_cmp_i128(a.f%d, b.f%d) < 0", i, i);
+                    break;
+                case T_STR:
+                    ne = arena_printf("brt_str_cmp(a.f%d, b.f%d) != 0", i, i);
+                    lt = arena_printf("brt_str_cmp(a.f%d, b.f%d) < 0", i, i);
+                    break;
+                case T_TUPLE:
+                    ne = arena_printf("!%s_eq(a.f%d, b.f%d)", ft[i], i, i);
+                    lt = arena_printf("%s_lt(a.f%d, b.f%d)", ft[i], i, i);
+                    break;
+                case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_ARRAY: case T_VOID:
+                default:
+                    ne = arena_printf("!(a.f%d == b.f%d)", i, i);
+                    lt = arena_printf("a.f%d < b.f%d", i, i);
+                    break;
+                }
+                bprintf(o, "    if (%s) return %s;\n", ne, lt);
+            }
+            bprintf(o, "    return %s;\n}\n", le ? "true" : "false");
+        }
+    }
+    if (type_is_ref(t)) {
+        for (int rel = 0; rel < 2; rel++) {
+            bprintf(o, "static __attribute__((unused)) void bt%d_%s(bt%d x)\n{\n", id, rel ? "release" : "retain", id);
+            for (int i = 0; i < t->nfields; i++)
+                if (type_is_ref(t->fields[i]))
+                    bprintf(o, "    %s(x.f%d);\n", rel ? release_fn(t->fields[i]) : retain_fn(t->fields[i]), i);
+            bprintf(o, "}\n");
+        }
+    }
+    return arena_printf("bt%d", id);
+}
+
 const char *ctype(struct type *t)
 {
     switch (t->kind) {
@@ -63,6 +141,7 @@ const char *ctype(struct type *t)
     case T_BOOL: return "bool";
     case T_STR: return "brt_str *";
     case T_ARRAY: return "brt_arr *";
+    case T_TUPLE: return tuple_ctype(t);
     case T_VOID: return "void";
     }
     internal_error("emit: bad type");
@@ -77,11 +156,25 @@ const char *tdesc(struct type *t)
     case T_FLOAT: return "&brt_t_float";
     case T_BOOL: return "&brt_t_bool";
     case T_STR: return "&brt_t_str";
-    case T_ARRAY: break;
+    case T_ARRAY: case T_TUPLE: break;
     case T_VOID: internal_error("emit: descriptor of nothing");
     }
     intptr_t known = (intptr_t)map_get_ptr(&CG->type_ids, t);
     if (known) return arena_printf("&T%d", (int)known);
+    if (t->kind == T_TUPLE) {
+        const char *ct = ctype(t);
+        const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+        for (int i = 0; i < t->nfields; i++) fd[i] = tdesc(t->fields[i]);
+        int id = ++CG->ntypes;
+        map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
+        bprintf(&CG->types, "static const brt_type *const T%d_f[] = {", id);
+        for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%s%s", i ? ", " : "", fd[i]);
+        bprintf(&CG->types, "};\nstatic const size_t T%d_o[] = {", id);
+        for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%soffsetof(%s, f%d)", i ? ", " : "", ct, i);
+        bprintf(&CG->types, "};\nstatic const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d}; /* %s */\n",
+                id, ct, t->nfields, id, id, type_is_ref(t), type_name(t));
+        return arena_printf("&T%d", id);
+    }
     const char *el = tdesc(t->elem);
     int id = ++CG->ntypes;
     map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
@@ -91,7 +184,14 @@ const char *tdesc(struct type *t)
 
 const char *release_fn(struct type *t)
 {
+    if (t->kind == T_TUPLE) return arena_printf("%s_release", ctype(t));
     return t->kind == T_STR ? "brt_str_release" : "brt_arr_release";
+}
+
+const char *retain_fn(struct type *t)
+{
+    if (t->kind == T_TUPLE) return arena_printf("%s_retain", ctype(t));
+    return "brt_retain";
 }
 
 /* ---- the function being emitted ------------------------------------------------ */
@@ -127,6 +227,7 @@ const char *zero_of(struct type *t)
     switch (t->kind) {
     case T_I128: return "{0, 0}";
     case T_STR: case T_ARRAY: return "NULL";
+    case T_TUPLE: return arena_printf("(%s){0}", ctype(t));
     case T_BOOL: return "false";
     case T_INT: case T_U64: case T_FLOAT: return "0";
     case T_VOID: break;
@@ -152,7 +253,7 @@ const char *declare_var(struct ir_var *v, int state)
 const char *declare_extra(struct type *t)
 {
     const char *n = new_temp();
-    bprintf(&F->decl, "    %s %s = NULL;\n", ctype(t), n);
+    bprintf(&F->decl, "    %s %s = %s;\n", ctype(t), n, zero_of(t));
     VEC_GROW(F->extra, F->nextra, F->capextra);
     F->extra[F->nextra++] = (struct owned){n, t};
     return n;
@@ -192,7 +293,7 @@ const char *take(const char *x, struct type *t)
             F->own[i].name = NULL;
             return x;
         }
-    line("brt_retain(%s);", x);
+    line("%s(%s);", retain_fn(t), x);
     return x;
 }
 
@@ -281,6 +382,18 @@ static const char *emit_binary(struct ir_node *n)
             return tmp(ty_bool, "%sbrt_eq(%s, &%s, &%s)", op == OP_NE ? "!" : "", tdesc(ot), la, lb);
         }
         internal_error("emit: array operator %s", op_spelling[op]);
+    }
+    if (ot->kind == T_TUPLE) {
+        const char *ct = ctype(ot);
+        switch (op) {
+        case OP_EQ: return tmp(ty_bool, "%s_eq(%s, %s)", ct, a, b);
+        case OP_NE: return tmp(ty_bool, "!%s_eq(%s, %s)", ct, a, b);
+        case OP_LT: return tmp(ty_bool, "%s_lt(%s, %s)", ct, a, b);
+        case OP_LE: return tmp(ty_bool, "%s_le(%s, %s)", ct, a, b);
+        case OP_GT: return tmp(ty_bool, "%s_lt(%s, %s)", ct, b, a);
+        case OP_GE: return tmp(ty_bool, "%s_le(%s, %s)", ct, b, a);
+        default: internal_error("emit: tuple operator %s", op_spelling[op]);
+        }
     }
     if (ot == ty_bool) {
         if (op == OP_EQ || op == OP_NE || op_class[op] == OPC_BITS) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
@@ -371,7 +484,7 @@ static void print_value(const char *x, struct type *t)
     case T_FLOAT: line("brt_print_float(%s);", x); return;
     case T_BOOL: line("brt_print_bool(%s);", x); return;
     case T_STR: line("brt_print_str(%s);", x); return;
-    case T_ARRAY: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
+    case T_ARRAY: case T_TUPLE: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
     case T_VOID: break;
     }
     internal_error("emit: print of nothing");
@@ -404,7 +517,10 @@ static const char *emit_builtin(struct ir_node *n)
     }
     struct type *t0 = n->nkids ? at[0] : NULL;
     switch (b) {
-    case BI_LEN: return tmp(ty_int, "%s->len", arg[0]);
+    case BI_LEN: {
+        const struct view *vw = view_of(n->kids[0]);
+        return tmp(ty_int, "%s", vw ? vw->len : arena_printf("%s->len", arg[0]));
+    }
     case BI_STR: return tmp_owned(ty_str, "brt_to_str(%s, &%s)", tdesc(t0), lval(arg[0], t0));
     case BI_ABS:
         if (t0 == ty_int) return tmp(t, "brt_abs_i64(%s, %s)", arg[0], loc_ref(n->loc));
@@ -470,7 +586,8 @@ const char *emit_expr(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float || (n->no_overflow && t == ty_int)) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-%s", a);
+            if (n->no_overflow && t == ty_int) return tmp(t, "-(%s)", a); /* a may be a negative literal */
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
         if (t == ty_i128) return tmp(t, "brt_%s_i128(%s)", op_stem[OP_BNOT], a);
@@ -516,7 +633,12 @@ const char *emit_expr(struct ir_node *n)
         bputs(&args, "");
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
         for (int i = 0; i < n->nkids; i++) bprintf(&args, "%s%s", i ? ", " : "", xs[i]);
-        if (n->fn->has_site) bprintf(&args, "%s%s", n->nkids ? ", " : "", F->site ? "site" : loc_ref(n->loc));
+        if (n->fn->has_site) {
+            /* a library function's panics report at its caller's place */
+            const char *site = n->site_set ? (n->site_is_param ? "site" : loc_ref(n->site_loc))
+                                           : F->site ? "site" : loc_ref(n->loc);
+            bprintf(&args, "%s%s", n->nkids ? ", " : "", site);
+        }
         if (n->type == ty_void) {
             line("%s(%s);", n->fn->cname, args.p ? args.p : "");
             return "";
@@ -525,6 +647,12 @@ const char *emit_expr(struct ir_node *n)
     }
     case IR_BUILTIN: return emit_builtin(n);
     case IR_INDEX: {
+        const struct view *vw = view_of(n->a);
+        if (vw) {
+            const char *i = emit_expr(n->b);
+            if (in_guarded_loop(n)) return tmp(n->type, "%s[%s]", vw->data, i);
+            return tmp(n->type, "%s[brt_idx_n(%s, %s, %s)]", vw->data, vw->len, i, loc_ref(n->loc));
+        }
         const char *a = emit_expr(n->a);
         const char *i = emit_expr(n->b);
         if (in_guarded_loop(n)) return tmp(n->type, "BRT_AT(%s, %s, %s)", ctype(n->type), a, i);
@@ -567,6 +695,20 @@ const char *emit_expr(struct ir_node *n)
     }
     case IR_LISTCOMP: return emit_listcomp(n);
     case IR_REDUCE: return emit_reduce(n);
+    case IR_TUPLE: {
+        const char **xs = arena_alloc((size_t)n->nkids * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        struct buf b = {0};
+        for (int i = 0; i < n->nkids; i++) bprintf(&b, "%s%s", i ? ", " : "", take(xs[i], n->kids[i]->type));
+        const char *r = tmp_owned(n->type, "(%s){%s}", ctype(n->type), b.p);
+        free(b.p);
+        return r;
+    }
+    case IR_FIELD: {
+        /* borrowed, like an element: alive while the tuple is */
+        const char *a = emit_expr(n->a);
+        return tmp(n->type, "%s.f%d", a, n->field);
+    }
     }
     internal_error("emit: %s is not an expression", ir_op_name[n->op]);
 }
@@ -595,9 +737,13 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
     if (!s->known_unique) line("%s = brt_arr_unique(%s);", v, v);
     const char *cur = v;
     struct type *t = s->var->type;
+    const struct view *vw = s->known_unique ? view_of_var(s->var) : NULL;
     for (int i = 0; i < nidx; i++) {
         const char *slot = new_temp();
-        line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
+        if (i == 0 && vw)
+            line("brt_arr **%s = &((brt_arr **)%s)[brt_idx_n(%s, %s, %s)];", slot, vw->data, vw->len, idx[i], L);
+        else
+            line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
         line("*%s = brt_arr_unique(*%s);", slot, slot);
         cur = arena_printf("(*%s)", slot);
         t = t->elem;
@@ -612,13 +758,38 @@ static bool in_guarded_loop(struct ir_node *n)
     return n->in_range_by && n->in_range_by == CG->guarded;
 }
 
-/* The arrays a loop makes unique once, before it (opt_loops.c). */
-static void hoisted_unique(struct ir_node *loop)
+/* The arrays a loop makes unique once, before it, then the arrays it views
+ * (opt_loops.c); returns the views' mark for close_views. */
+static int hoisted_unique(struct ir_node *loop)
 {
     for (int i = 0; i < loop->nuniq; i++) {
         const char *v = vname(loop->uniq[i]);
         line("%s = brt_arr_unique(%s);", v, v);
     }
+    int mark = CG->nviews;
+    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) {
+        struct ir_var *a = loop->views[i];
+        const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
+        line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
+        line("int64_t %s = %s->len;", n, vname(a));
+        CG->views[CG->nviews++] = (struct view){a, d, n, F};
+    }
+    return mark;
+}
+
+static void close_views(int mark) { CG->nviews = mark; }
+
+static const struct view *view_of_var(struct ir_var *v)
+{
+    for (int i = CG->nviews - 1; i >= 0; i--)
+        if (CG->views[i].var == v && CG->views[i].fn == F) return &CG->views[i];
+    return NULL;
+}
+
+/* The view of an array read as a[i] or len(a), if a loop around holds one. */
+static const struct view *view_of(struct ir_node *a)
+{
+    return a->op == IR_VAR ? view_of_var(a->var) : NULL;
 }
 
 /* for var in lo .. hi (or ..= hi), both already evaluated into temporaries. */
@@ -650,7 +821,7 @@ static void emit_block_stmts(struct ir_node *b)
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *k = b->kids[i];
         if (k->op == IR_LET && type_is_ref(k->var->type) && !k->borrow)
-            line("%s(v%d); v%d = NULL;", release_fn(k->var->type), k->var->id, k->var->id);
+            line("%s(v%d); v%d = %s;", release_fn(k->var->type), k->var->id, k->var->id, zero_of(k->var->type));
     }
 }
 
@@ -709,7 +880,12 @@ void emit_stmt(struct ir_node *s)
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();
-            if (in_guarded_loop(s))
+            const struct view *vw = s->nkids == 1 && s->known_unique ? view_of_var(s->var) : NULL;
+            if (vw && in_guarded_loop(s))
+                line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx[0]);
+            else if (vw)
+                line("%s *%s = &%s[brt_idx_n(%s, %s, %s)];", ctype(et), slot, vw->data, vw->len, idx[0], L);
+            else if (in_guarded_loop(s))
                 line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(et), slot, ctype(et), arr, idx[s->nkids - 1]);
             else
                 line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), arr, arr,
@@ -750,7 +926,7 @@ void emit_stmt(struct ir_node *s)
         return;
     }
     case IR_WHILE: {
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         line("for (;;) {");
         F->ind++;
         scope_open();
@@ -760,6 +936,7 @@ void emit_stmt(struct ir_node *s)
         emit_stmt(s->b);
         F->ind--;
         line("}");
+        close_views(views);
         return;
     }
     case IR_FOR_RANGE: {
@@ -770,9 +947,10 @@ void emit_stmt(struct ir_node *s)
         const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
         const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
         scope_close();
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         if (!s->nguards) {
             range_loop(s, lo, hi);
+            close_views(views);
             return;
         }
         /* the version without the guarded bounds checks, when every guard
@@ -799,6 +977,7 @@ void emit_stmt(struct ir_node *s)
         range_loop(s, lo, hi);
         F->ind--;
         line("}");
+        close_views(views);
         return;
     }
     case IR_FOR_ARRAY: {
@@ -809,13 +988,13 @@ void emit_stmt(struct ir_node *s)
         const char *snap = declare_extra(s->iter.array->type);
         line("%s = %s;", snap, a);
         scope_close();
-        hoisted_unique(s);
+        int views = hoisted_unique(s);
         const char *v = declare_var(s->var, VS_OWNED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
         F->ind++;
         if (type_is_ref(et)) {
-            line("brt_retain(BRT_AT(%s, %s, %s));", ctype(et), snap, k);
+            line("%s(BRT_AT(%s, %s, %s));", retain_fn(et), ctype(et), snap, k);
             line("%s(%s);", release_fn(et), v);
         }
         line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
@@ -823,7 +1002,8 @@ void emit_stmt(struct ir_node *s)
         F->ind--;
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
-        if (type_is_ref(et)) line("%s(%s); %s = NULL;", release_fn(et), v, v);
+        if (type_is_ref(et)) line("%s(%s); %s = %s;", release_fn(et), v, v, zero_of(et));
+        close_views(views);
         return;
     }
     case IR_BREAK: line("break;"); return;

@@ -27,9 +27,15 @@ struct cgen {
     struct buf types, strs, locs, globals, protos, aux, fns;
     int ntemps, nlocs, nstrs, ntypes, naux;
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
-    struct map type_ids;           /* array type -> n of T<n> */
+    struct map type_ids;           /* array and tuple type -> n of T<n> */
+    struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
+    int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
+    /* arrays some enclosing loop keeps in locals (opt_loops.c views):
+     * data pointer and length, valid in the C function fn */
+    struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];
+    int nviews;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
 };
@@ -39,6 +45,7 @@ const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place */
 const char *ctype(struct type *t);    /* the C type of a Brine value */
 const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
 const char *release_fn(struct type *t);
+const char *retain_fn(struct type *t); /* brt_retain, or a tuple's bt<n>_retain */
 const char *zero_of(struct type *t);
 const char *float_lit(double d);      /* bp_f64(bits) */
 const char *math_fn(enum builtin b);  /* brt_<name> of a math builtin, else NULL */

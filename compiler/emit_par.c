@@ -64,7 +64,7 @@ const char *start_value(enum reducer r, struct type *t)
     case T_BOOL: return r == RED_ALL ? "true" : "false";
     case T_INT: case T_U64: return one ? "1" : "0";
     case T_STR: case T_ARRAY: return "NULL";
-    case T_VOID: break;
+    case T_TUPLE: case T_VOID: break;
     }
     internal_error("emit: start value");
 }
@@ -100,7 +100,7 @@ static void fold_elem(struct ir_node *rn, const char *acc, const char *has, cons
     case RED_MIN: case RED_MAX:
         if (type_is_ref(t)) {
             /* the accumulator holds its own reference */
-            line("if (!%s || %s) { brt_retain(%s); %s(%s); %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), x,
+            line("if (!%s || %s) { %s(%s); %s(%s); %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), retain_fn(t), x,
                  release_fn(t), acc, acc, x, has);
         } else {
             line("if (!%s || %s) { %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), acc, x, has);

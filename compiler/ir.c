@@ -102,6 +102,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_GLOBAL: fprintf(out, "g%d.%s.%s", n->global->id, n->global->module, n->global->name); return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL:
     case IR_BUILTIN: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+    case IR_TUPLE: case IR_FIELD:
         break;
     }
     fprintf(out, "(%s", ir_op_name[n->op]);
@@ -114,8 +115,9 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
-    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING:
+    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE:
         break;
+    case IR_FIELD: fprintf(out, " .%d", n->field); break;
     }
     if (n->no_overflow) fputs(" no-overflow", out);
     fprintf(out, ":%s", tn);
@@ -158,6 +160,14 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
             if (i) fputs(" ", out);
             dump_var(out, s->guards[i].arr);
             fprintf(out, "%+" PRId64, s->guards[i].off);
+        }
+        fputs("]", out);
+    }
+    if (s->nviews) {
+        fputs(" views[", out);
+        for (int i = 0; i < s->nviews; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->views[i]);
         }
         fputs("]", out);
     }
@@ -397,7 +407,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
             want(st, n, t == ty_bool && n->b->type == ot && ot != ty_void, "equality types");
             return;
         case OP_LT: case OP_LE: case OP_GT: case OP_GE:
-            want(st, n, t == ty_bool && n->b->type == ot && (type_is_numeric(ot) || ot == ty_str), "comparison types");
+            want(st, n, t == ty_bool && n->b->type == ot && type_is_ordered(ot), "comparison types");
             return;
         case OP_SHL: case OP_SHR:
             want(st, n, t == ot && type_is_integer(ot) && type_is_integer(n->b->type), "shift types");
@@ -466,6 +476,18 @@ static void v_expr(struct vstate *st, struct ir_node *n)
             v_expr(st, n->kids[i]);
             want(st, n, n->kids[i]->type == t->elem, "array element type");
         }
+        return;
+    case IR_TUPLE:
+        want(st, n, t->kind == T_TUPLE && t->nfields == n->nkids, "tuple type");
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, n->kids[i]->type == t->fields[i], "tuple element type");
+        }
+        return;
+    case IR_FIELD:
+        v_expr(st, n->a);
+        want(st, n, n->a->type->kind == T_TUPLE && n->field >= 0 && n->field < n->a->type->nfields
+                        && n->a->type->fields[n->field] == t, "field types");
         return;
     case IR_FSTRING:
         want(st, n, t == ty_str, "f-string type");

@@ -54,7 +54,9 @@
     X(IR_ARRAY, "array", 0)    /* [kids] */                                \
     X(IR_FSTRING, "fstring", 0) /* kids: IR_STR pieces and values */       \
     X(IR_LISTCOMP, "listcomp", 0) /* [elem for gen_var in iter if filter] */ \
-    X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */
+    X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */ \
+    X(IR_TUPLE, "tuple", 0)    /* (kids): a tuple value */                 \
+    X(IR_FIELD, "field", 1)    /* a.field: a tuple's field */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -137,6 +139,7 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL */
     enum builtin builtin;       /* IR_BUILTIN */
+    int field;                  /* IR_FIELD: the field's index */
 
     unsigned __int128 ival;     /* IR_INT: two's complement bits */
     double fval;                /* IR_FLOAT */
@@ -163,9 +166,16 @@ struct ir_node {
     int nguards;
     struct ir_var **uniq;        /* loops: arrays made unique once, before the loop */
     int nuniq;
+    struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
+    int nviews;
     bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+    /* IR_CALL of a library function written in place in another
+     * (opt_inline.c): the place its panics report, the enclosing library
+     * function's `site` (site_is_param) or site_loc */
+    bool site_set, site_is_param;
+    struct loc site_loc;
 };
 
 /* A guard of a loop's checked-free version: for every value i of the loop
@@ -199,6 +209,7 @@ struct ir_program {
 /* The passes of optimize() (opt.c). */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
+void opt_inline(struct ir_program *ir); /* opt_inline.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

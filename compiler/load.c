@@ -73,8 +73,10 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
             const char *in_stdlib = ld->stdlib_dir ? arena_printf("%s/%s.br", ld->stdlib_dir, iname) : NULL;
             if (file_exists(beside))
                 dep = load_module(ld, beside, arena_printf("%s%s.br", display_dir, iname), iname, d);
-            else if (in_stdlib && file_exists(in_stdlib))
+            else if (in_stdlib && file_exists(in_stdlib)) {
                 dep = load_module(ld, in_stdlib, arena_printf("stdlib/%s.br", iname), iname, d);
+                dep->in_stdlib = true;
+            }
             else
                 error_at(d->loc, "no module named '%s'", iname);
         }

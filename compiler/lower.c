@@ -328,8 +328,16 @@ static struct ir_node *lower_expr(struct node *n)
             ir_free_vars(r, &r->caps, &r->ncaps);
         }
         return r;
+    case N_TUPLE:
+        r = ir_new(IR_TUPLE, n->loc, n->type);
+        for (int i = 0; i < n->u.array.len; i++) ir_push_kid(r, lower_expr(n->u.array.items[i]));
+        return r;
     case N_FIELD:
-        break;
+        if (n->u.field.index < 0) break;
+        r = ir_new(IR_FIELD, n->loc, n->type);
+        r->a = lower_expr(n->u.field.base);
+        r->field = n->u.field.index;
+        return r;
     }
     internal_error("lower: unexpected %s in an expression", node_kind_name[n->kind]);
 }
@@ -358,8 +366,58 @@ static struct ir_var *target_root(struct node *t, struct node **idx, int *nidx)
     return v;
 }
 
+static struct ir_node *field_of(struct ir_var *v, int k, struct loc loc)
+{
+    struct ir_node *f = ir_new(IR_FIELD, loc, v->type->fields[k]);
+    f->a = var_ref(v, loc);
+    f->field = k;
+    return f;
+}
+
+/* let (x, y) = e: `let t = e; let x = t.0; let y = t.1` into the enclosing
+ * block b (the names live to its end). */
+static void lower_let_pattern(struct ir_node *b, struct node *n)
+{
+    struct ir_node *init = lower_expr(n->u.let.init);
+    struct ir_var *t = new_var(IRV_TEMP, "", init->type, init->loc);
+    struct ir_node *let = ir_new(IR_LET, n->loc, ty_void);
+    let->var = t;
+    let->a = init;
+    ir_push_kid(b, let);
+    for (int i = 0; i < n->u.let.pat.len; i++) {
+        struct node *nm = n->u.let.pat.items[i];
+        struct ir_node *l = ir_new(IR_LET, nm->loc, ty_void);
+        l->a = field_of(t, i, nm->loc);
+        l->var = new_var(IRV_LOCAL, nm->u.name.name, l->a->type, nm->loc);
+        map_put_ptr(&sym_var, nm->u.name.sym, l->var);
+        ir_push_kid(b, l);
+    }
+}
+
+/* (a, b) = e: a block `let t = e; a = t.0; b = t.1`, so the right side is
+ * evaluated in full before any name changes. */
+static struct ir_node *lower_tuple_assign(struct node *n)
+{
+    struct ir_node *blk = stmt_block(n->loc);
+    struct ir_node *val = lower_expr(n->u.assign.value);
+    struct ir_var *t = new_var(IRV_TEMP, "", val->type, val->loc);
+    struct ir_node *let = ir_new(IR_LET, val->loc, ty_void);
+    let->var = t;
+    let->a = val;
+    ir_push_kid(blk, let);
+    struct nodes *el = &n->u.assign.target->u.array;
+    for (int i = 0; i < el->len; i++) {
+        struct ir_node *as = ir_new(IR_ASSIGN, el->items[i]->loc, ty_void);
+        as->var = var_of_sym(el->items[i]->u.name.sym, el->items[i]->loc);
+        as->a = field_of(t, i, el->items[i]->loc);
+        ir_push_kid(blk, as);
+    }
+    return blk;
+}
+
 static struct ir_node *lower_assign(struct node *n)
 {
+    if (n->u.assign.target->kind == N_TUPLE) return lower_tuple_assign(n);
     struct node *t = n->u.assign.target;
     enum op op = n->u.assign.op;
     struct node *idx[256];
@@ -503,7 +561,13 @@ static struct ir_node *lower_stmt(struct node *n)
 static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
 {
     struct ir_node *b = stmt_block(loc);
-    for (int i = 0; i < stmts->len; i++) ir_push_kid(b, lower_stmt(stmts->items[i]));
+    for (int i = 0; i < stmts->len; i++) {
+        struct node *st = stmts->items[i];
+        if (st->kind == N_LET && st->u.let.pat.len)
+            lower_let_pattern(b, st);
+        else
+            ir_push_kid(b, lower_stmt(st));
+    }
     return b;
 }
 

@@ -24,9 +24,10 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
-    "  brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
+    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
+    "  brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
+    "  brine fmt [--check] FILE.br...\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
@@ -36,9 +37,11 @@ static const char usage_text[] =
     "          --cpu=native  release: for this machine's CPU (-march=native), same output\n"
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
+    "          --deny-warnings  warnings are errors (build and run)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
     "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
+    "  fmt     rewrite FILE.br in the canonical layout (--check: only report)\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
     "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
@@ -48,7 +51,7 @@ static const char usage_text[] =
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
 
 static const char build_help[] =
-    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda]\n"
+    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
     "\n"
     "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
     "\n"
@@ -59,12 +62,13 @@ static const char build_help[] =
     "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
     "  --emit-c       also write the generated C to OUT.c\n"
     "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
+    "  --deny-warnings  report warnings as errors (exit 1)\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
     "  --             the next word is FILE, even if it starts with '-'\n"
     "  -h, --help     print this help\n";
 
 static const char run_help[] =
-    "usage: brine run [--release [--cpu=native]] FILE.br [ARGS...]\n"
+    "usage: brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
     "\n"
     "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
     "Everything after FILE.br belongs to the program, options included.\n"
@@ -74,6 +78,7 @@ static const char run_help[] =
     "                 (default: a dev build with libtcc, in memory)\n"
     "  --dev          the default dev build\n"
     "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
+    "  --deny-warnings  report warnings as errors (exit 1); the program does not run\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
     "  --             the next word is FILE, even if it starts with '-'\n"
     "  -h, --help     print this help\n";
@@ -212,6 +217,8 @@ static int cmd_build(int argc, char **argv)
             opts.emit_c = true;
         } else if (strcmp(a, "--emit-cuda") == 0) {
             opts.emit_cuda = true;
+        } else if (strcmp(a, "--deny-warnings") == 0) {
+            diag_set_deny_warnings(true);
         } else {
             command_line_error("unknown option '%s' for build", a);
         }
@@ -316,6 +323,8 @@ static int cmd_run(int argc, char **argv)
             release = false;
         } else if (strncmp(a, "--cpu=", 6) == 0) {
             native = cpu_option(a + 6);
+        } else if (strcmp(a, "--deny-warnings") == 0) {
+            diag_set_deny_warnings(true);
         } else {
             command_line_error("unknown option '%s' for run: it takes [--release] FILE.br, then the program's arguments", a);
         }
@@ -423,7 +432,9 @@ int main(int argc, char **argv)
         return cmd_run(argc - 2, argv + 2);
     if (strcmp(cmd, "test") == 0)
         return test_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "fmt") == 0)
+        return fmt_main(argc - 2, argv + 2);
     if (cmd[0] == '-')
         command_line_error("unknown option '%s'", cmd);
-    command_line_error("unknown command '%s': expected build, run or test", cmd);
+    command_line_error("unknown command '%s': expected build, run, test or fmt", cmd);
 }

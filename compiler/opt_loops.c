@@ -41,12 +41,13 @@ enum {
     U_ASSIGN = 2,  /* assigned */
     U_PUSH = 4,    /* pushed to (its length changes) */
     U_STORE = 8,   /* stored into: x[...] = v */
-    U_DEFINED = 16 /* defined in the body (a fresh value each iteration) */
+    U_DEFINED = 16, /* defined in the body (a fresh value each iteration) */
+    U_INDEX = 32   /* indexed (x[i]) or measured (len(x)) */
 };
 
 struct body {
     unsigned char *use;     /* by var id: U_* */
-    struct ir_var **stored; /* by var id: the variable, when stored into */
+    struct ir_var **stored; /* by var id: the variable, when stored into or indexed */
     bool has_loop, has_gen;
 };
 
@@ -73,11 +74,20 @@ static void use_expr(struct body *b, struct ir_node *n)
         return;
     case IR_INDEX:
         /* xs[i] reads an element, not the array as a value */
-        if (n->a->op != IR_VAR) use_expr(b, n->a);
+        if (n->a->op == IR_VAR) {
+            b->use[n->a->var->id] |= U_INDEX;
+            b->stored[n->a->var->id] = n->a->var;
+        } else {
+            use_expr(b, n->a);
+        }
         use_expr(b, n->b);
         return;
     case IR_BUILTIN:
-        if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) return;
+        if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) {
+            b->use[n->kids[0]->var->id] |= U_INDEX;
+            b->stored[n->kids[0]->var->id] = n->kids[0]->var;
+            return;
+        }
         for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
         return;
     case IR_LISTCOMP: case IR_REDUCE:
@@ -89,7 +99,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         b->use[n->gen_var->id] |= U_DEFINED;
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
-    case IR_CALL: case IR_ARRAY: case IR_FSTRING:
+    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
         use_expr(b, n->a);
         use_expr(b, n->b);
         use_expr(b, n->c);
@@ -154,8 +164,10 @@ static struct body body_of(struct ir_node *loop)
     memset(b.stored, 0, ((size_t)P->nvars + 2) * sizeof *b.stored);
     use_stmt(&b, loop->b);
     if (loop->op == IR_WHILE) use_expr(&b, loop->a);
-    /* the array a for-loop iterates is a snapshot that shares it */
+    /* the array a for-loop iterates is a snapshot that shares it; its
+     * variable takes a new value each iteration */
     if (loop->op == IR_FOR_ARRAY) use_expr(&b, loop->iter.array);
+    if (loop->var) b.use[loop->var->id] |= U_DEFINED;
     return b;
 }
 
@@ -190,7 +202,7 @@ static void hoist_unique(struct ir_node *loop, struct body *b)
 {
     for (int id = 1; id <= P->nvars; id++) {
         struct ir_var *v = b->stored[id];
-        if (b->use[id] != U_STORE || !v) continue;
+        if ((b->use[id] & ~U_INDEX) != U_STORE || !v) continue;
         if (!mark_unique(loop->b, v)) continue;
         loop->uniq = xrealloc(loop->uniq, (size_t)(loop->nuniq + 1) * sizeof *loop->uniq);
         loop->uniq[loop->nuniq++] = v;
@@ -378,6 +390,7 @@ static struct range rng_expr(struct ranges *r, struct ir_node *n)
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
     case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+    case IR_TUPLE: case IR_FIELD:
         return none;
     }
     return none;
@@ -435,8 +448,59 @@ static void rng_walk(struct ranges *r, struct ir_node *s)
 
 /* ---- the pass ---------------------------------------------------------------- */
 
+/* ---- views: an array's data and length read once, before the loop --------- */
+
+/* The arrays whose data pointer and length a loop cannot change: indexed or
+ * stored into, never assigned, pushed or defined in it, and stored into only
+ * when known unique (so no store copies it). Each is viewed by the
+ * outermost loop where that holds (views): the emitter keeps its data and
+ * length in locals, which C compilers cannot do by themselves (a store of
+ * an element might, for all they know, change the array's header). */
+static struct ir_var *viewed[256];
+static int nviewed;
+
+static bool is_viewed(struct ir_var *v)
+{
+    for (int i = 0; i < nviewed; i++)
+        if (viewed[i] == v) return true;
+    return false;
+}
+
+/* Whether every store of v in s is known unique (or there is none). */
+static bool stores_unique(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return true;
+    switch (s->sop) {
+    case IR_STORE: return s->var != v || s->known_unique;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!stores_unique(s->kids[i], v)) return false;
+        return true;
+    case IR_IF: return stores_unique(s->b, v) && stores_unique(s->c, v);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return stores_unique(s->b, v);
+    case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE:
+    case IR_UNREACHABLE:
+        return true;
+    }
+    return true;
+}
+
+static void view_arrays(struct ir_node *loop, struct body *b)
+{
+    for (int id = 1; id <= P->nvars; id++) {
+        struct ir_var *v = b->stored[id];
+        unsigned u = b->use[id];
+        if (!v || v->type->kind != T_ARRAY || !(u & (U_INDEX | U_STORE))) continue;
+        if (u & (U_ASSIGN | U_PUSH | U_DEFINED)) continue;
+        if ((u & U_STORE) && !stores_unique(loop->b, v)) continue;
+        if (is_viewed(v) || nviewed == 256) continue;
+        loop->views = xrealloc(loop->views, (size_t)(loop->nviews + 1) * sizeof *loop->views);
+        loop->views[loop->nviews++] = v;
+    }
+}
+
 /* Loops from the outside in: uniqueness at the outermost loop that allows
- * it; guards at innermost range loops. */
+ * it; guards at innermost range loops; views at the outermost loop. */
 static void loops_in(struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return;
@@ -452,9 +516,13 @@ static void loops_in(struct ir_node *s)
         struct body b = body_of(s);
         hoist_unique(s, &b);
         guard_loop(s, &b);
+        view_arrays(s, &b);
         free(b.use);
         free(b.stored);
+        int mark = nviewed;
+        for (int i = 0; i < s->nviews && nviewed < 256; i++) viewed[nviewed++] = s->views[i];
         loops_in(s->b);
+        nviewed = mark;
         return;
     }
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:

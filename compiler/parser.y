@@ -80,6 +80,7 @@ int yyparse(struct parser *p);
 
 %code {
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int yylex(YYSTYPE *lval, YYLTYPE *lloc, struct parser *p);
@@ -179,6 +180,7 @@ static const char *describe_target(struct node *n)
     struct param_list *params;
     struct param *param;
     struct if_parts *ifp;
+    struct vec *tlist;
     int op;
 }
 
@@ -202,7 +204,8 @@ static const char *describe_target(struct node *n)
 %type <node> top import fn_decl const_decl stmt simple_stmt compound_stmt
 %type <node> expr or_expr and_expr not_expr cmp_expr bor_expr bxor_expr band_expr
 %type <node> shift_expr add_expr mul_expr unary_expr postfix primary fstring
-%type <list> block stmts args arg_list
+%type <list> block stmts args arg_list pat_names
+%type <tlist> type_list
 %type <gen> gen
 %type <iter> for_iter gen_iter
 %type <type> type ret_opt annot_opt
@@ -302,6 +305,33 @@ type:
             FAIL(@1, "unknown type '%s' (the types are int, i128, u64, float, bool, str and [T])", $1);
     }
   | '[' type ']' { $$ = type_array($2); }
+  | '(' type ',' type_list ')' {
+        vec_push($4, NULL);
+        memmove($4->items + 1, $4->items, sizeof *$4->items * (size_t)($4->len - 1));
+        $4->items[0] = $2;
+        $$ = type_tuple((struct type **)$4->items, $4->len);
+    }
+  ;
+
+type_list:
+    type               { $$ = arena_alloc(sizeof *$$); vec_push($$, $1); }
+  | type_list ',' type { $$ = $1; vec_push($$, $3); }
+  ;
+
+/* The names of a destructuring pattern: let (x, y) = e */
+pat_names:
+    NAME {
+        $$ = new_list();
+        struct node *n = node_new(N_NAME, @1);
+        n->u.name.name = $1;
+        nodes_push($$, n);
+    }
+  | pat_names ',' NAME {
+        $$ = $1;
+        struct node *n = node_new(N_NAME, @3);
+        n->u.name.name = $3;
+        nodes_push($$, n);
+    }
   ;
 
 /* block := NEWLINE INDENT stmt {stmt} DEDENT */
@@ -327,6 +357,25 @@ simple_stmt:
         $$->u.let.annot = $3;
         $$->u.let.init = $5;
     }
+  | LET '(' pat_names ')' '=' expr {
+        if ($3->len < 2)
+            FAIL(@3, "a destructuring pattern needs two or more names: let (x, y) = ...");
+        $$ = node_new(N_LET, loc_span(@1, @6));
+        $$->u.let.name = "";
+        $$->u.let.name_loc = @3;
+        $$->u.let.pat = *$3;
+        $$->u.let.init = $6;
+    }
+  | VAR '(' pat_names ')' '=' expr {
+        if ($3->len < 2)
+            FAIL(@3, "a destructuring pattern needs two or more names: var (x, y) = ...");
+        $$ = node_new(N_LET, loc_span(@1, @6));
+        $$->u.let.is_var = true;
+        $$->u.let.name = "";
+        $$->u.let.name_loc = @3;
+        $$->u.let.pat = *$3;
+        $$->u.let.init = $6;
+    }
   | VAR NAME annot_opt '=' expr {
         $$ = node_new(N_LET, loc_span(@1, @5));
         $$->u.let.is_var = true;
@@ -336,7 +385,7 @@ simple_stmt:
         $$->u.let.init = $5;
     }
   | expr '=' expr {
-        if ($1->kind != N_NAME && $1->kind != N_INDEX)
+        if ($1->kind != N_NAME && $1->kind != N_INDEX && $1->kind != N_TUPLE)
             FAIL(@1, "cannot assign to %s; the target must be a name or an element xs[i]", describe_target($1));
         $$ = node_new(N_ASSIGN, @$);
         $$->u.assign.op = OP_NONE;
@@ -580,6 +629,38 @@ postfix:
         $$->u.field.base = $1;
         $$->u.field.name = $3;
         $$->u.field.name_loc = @3;
+        $$->u.field.index = -1;
+    }
+  | postfix '.' FLOAT {
+        /* t.1.0 lexes as t . 1.0: two fields */
+        const struct source *src = source_get(@3.file);
+        const char *s = src->text + src->line_starts[@3.line - 1] + @3.col - 1;
+        int len = @3.end_col - @3.col, dot = -1;
+        for (int i = 0; i < len; i++)
+            if (s[i] == '.') dot = i;
+            else if (s[i] < '0' || s[i] > '9') FAIL(@3, "expected a field number after '.', found '%.*s'", len, s);
+        if (dot <= 0 || dot == len - 1)
+            FAIL(@3, "expected a field number after '.', found '%.*s'", len, s);
+        struct loc l1 = @3, l2 = @3;
+        l1.end_col = @3.col + dot;
+        l2.col = @3.col + dot + 1;
+        struct node *inner = node_new(N_FIELD, loc_span(@1, l1));
+        inner->u.field.base = $1;
+        inner->u.field.name = arena_printf("%d", dot > 6 ? 1000000 : atoi(s));
+        inner->u.field.name_loc = l1;
+        inner->u.field.index = -1;
+        $$ = node_new(N_FIELD, @$);
+        $$->u.field.base = inner;
+        $$->u.field.name = arena_printf("%d", len - dot - 1 > 6 ? 1000000 : atoi(s + dot + 1));
+        $$->u.field.name_loc = l2;
+        $$->u.field.index = -1;
+    }
+  | postfix '.' INT {
+        $$ = node_new(N_FIELD, @$);
+        $$->u.field.base = $1;
+        $$->u.field.name = arena_printf("%d", $3->u.ilit.too_big || $3->u.ilit.value > 1000000 ? 1000000 : (int)$3->u.ilit.value);
+        $$->u.field.name_loc = @3;
+        $$->u.field.index = -1;
     }
   ;
 
@@ -604,6 +685,14 @@ primary:
   | fstring
   | NAME   { $$ = node_new(N_NAME, @1); $$->u.name.name = $1; }
   | '(' expr ')' { $$ = $2; }
+  | '(' expr ',' args ')' {
+        $$ = node_new(N_TUPLE, @$);
+        nodes_push(&$$->u.array, $2);
+        for (int i = 0; i < $4->len; i++)
+            nodes_push(&$$->u.array, $4->items[i]);
+        if ($$->u.array.len < 2)
+            FAIL(@$, "a tuple needs two or more elements: (a, b)");
+    }
   | '[' args ']' {
         $$ = node_new(N_ARRAY, @$);
         $$->u.array = *$2;

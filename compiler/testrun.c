@@ -592,6 +592,14 @@ static void diff(struct str *b, const char *want, size_t want_len, const char *g
     free(c);
 }
 
+char *unified_diff(const char *want, size_t want_len, const char *got, size_t got_len)
+{
+    struct str d = {0};
+    str_add(&d, "", 0);
+    diff(&d, want, want_len, got, got_len);
+    return d.s;
+}
+
 static bool same(const char *a, size_t na, const char *b, size_t nb)
 {
     return na == nb && memcmp(a, b, na) == 0;

@@ -9,11 +9,13 @@
  */
 #include "brine.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static struct type t_int = {T_INT, NULL}, t_i128 = {T_I128, NULL}, t_u64 = {T_U64, NULL},
-                   t_float = {T_FLOAT, NULL}, t_bool = {T_BOOL, NULL}, t_str = {T_STR, NULL},
-                   t_void = {T_VOID, NULL};
+static struct type t_int = {T_INT, NULL, NULL, 0}, t_i128 = {T_I128, NULL, NULL, 0},
+                   t_u64 = {T_U64, NULL, NULL, 0}, t_float = {T_FLOAT, NULL, NULL, 0},
+                   t_bool = {T_BOOL, NULL, NULL, 0}, t_str = {T_STR, NULL, NULL, 0},
+                   t_void = {T_VOID, NULL, NULL, 0};
 
 struct type *ty_int = &t_int, *ty_i128 = &t_i128, *ty_u64 = &t_u64, *ty_float = &t_float,
             *ty_bool = &t_bool, *ty_str = &t_str, *ty_void = &t_void;
@@ -33,6 +35,26 @@ struct type *type_array(struct type *elem)
     t->kind = T_ARRAY;
     t->elem = elem;
     vec_push(&array_types, t);
+    return t;
+}
+
+static struct vec tuple_types; /* every tuple type made so far */
+
+struct type *type_tuple(struct type **fields, int n)
+{
+    if (n < 2)
+        internal_error("type_tuple of %d fields", n);
+    for (int i = 0; i < tuple_types.len; i++) {
+        struct type *t = tuple_types.items[i];
+        if (t->nfields == n && memcmp(t->fields, fields, sizeof *fields * (size_t)n) == 0)
+            return t;
+    }
+    struct type *t = arena_alloc(sizeof *t);
+    t->kind = T_TUPLE;
+    t->nfields = n;
+    t->fields = arena_alloc(sizeof *fields * (size_t)n);
+    memcpy(t->fields, fields, sizeof *fields * (size_t)n);
+    vec_push(&tuple_types, t);
     return t;
 }
 
@@ -71,6 +93,19 @@ const char *type_name(struct type *t)
         memset(s + depth + n, ']', (size_t)depth);
         return s;
     }
+    case T_TUPLE: {
+        struct buf b = {0};
+        bputs(&b, "(");
+        for (int i = 0; i < t->nfields; i++) {
+            if (i)
+                bputs(&b, ", ");
+            bputs(&b, type_name(t->fields[i]));
+        }
+        bputs(&b, ")");
+        const char *s = arena_strndup(b.p, b.len);
+        free(b.p);
+        return s;
+    }
     }
     return "<bad type>";
 }
@@ -87,7 +122,24 @@ bool type_is_numeric(struct type *t)
 
 bool type_is_ref(struct type *t)
 {
+    if (t && t->kind == T_TUPLE) {
+        for (int i = 0; i < t->nfields; i++)
+            if (type_is_ref(t->fields[i]))
+                return true;
+        return false;
+    }
     return t && (t->kind == T_STR || t->kind == T_ARRAY);
+}
+
+bool type_is_ordered(struct type *t)
+{
+    if (t->kind == T_TUPLE) {
+        for (int i = 0; i < t->nfields; i++)
+            if (!type_is_ordered(t->fields[i]))
+                return false;
+        return true;
+    }
+    return type_is_numeric(t) || t == ty_str;
 }
 
 const char *const op_spelling[] = {

@@ -325,7 +325,7 @@ uint64_t brt_i128_to_u64(brt_i128 v, const brt_loc *l);
 
 /* ---- values: strings and arrays ----------------------------------------- */
 
-typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR, BRT_ARR } brt_kind;
+typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR, BRT_ARR, BRT_TUPLE } brt_kind;
 
 /* A runtime type descriptor. The runtime exports the scalar ones; the
  * generated C defines one static const per array type it uses, e.g.
@@ -333,9 +333,17 @@ typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR
 typedef struct brt_type {
     brt_kind kind;
     const struct brt_type *elem; /* BRT_ARR only */
+    /* BRT_TUPLE: a C struct value (the generated C's bt<n>) of size bytes,
+     * nfields fields of the given types at the given offsets; refs when some
+     * field holds references (copies retain them, releases release them). */
+    size_t size;
+    int nfields;
+    const struct brt_type *const *fields;
+    const size_t *offsets;
+    bool refs;
 } brt_type;
 extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str;
-size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer) */
+size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer), a tuple's size */
 
 /* Immutable UTF-8 text. data is NUL-terminated (the NUL is not counted). */
 typedef struct brt_str {
@@ -362,6 +370,8 @@ void brt_str_release(brt_str *s);       /* NULL-safe */
 void brt_arr_release(brt_arr *a);       /* NULL-safe; releases elements too */
 /* Releases a value of any type (a no-op for scalars); for generic code. */
 void brt_release_val(const brt_type *t, void *valp);
+/* Retains the references a value holds (str, array, a tuple's fields). */
+void brt_retain_val(const brt_type *t, const void *valp);
 
 brt_str *brt_str_new(const char *bytes, int64_t len);
 brt_str *brt_str_concat(brt_str *a, brt_str *b);
@@ -390,6 +400,13 @@ brt_arr *brt_arr_push(brt_arr *a, const void *elem);
 static inline int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)a->len)) brt_panic_index(l, a->len, i);
+    return i;
+}
+/* The same for an array whose length the caller holds in a local (a loop's
+ * view of it: the data and length read once, before the loop). */
+static inline int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) brt_panic_index(l, len, i);
     return i;
 }
 #define BRT_AT(ctype, arr, i) (((ctype *)(arr)->data)[i])

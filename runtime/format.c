@@ -461,6 +461,23 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
         sb_char(sb, ']');
         return;
     }
+    case BRT_TUPLE: {
+        /* (1, 2.5, "s"): strings quoted as inside arrays */
+        sb_char(sb, '(');
+        for (int i = 0; i < t->nfields; i++) {
+            if (i)
+                brt_sb_lit(sb, ", ", 2);
+            const void *fp = (const char *)valp + t->offsets[i];
+            if (t->fields[i]->kind == BRT_STR) {
+                const brt_str *s = *(brt_str *const *)fp;
+                brt_sb_debug_str(sb, s->data, s->len);
+            } else {
+                brt_sb_plain(sb, t->fields[i], fp);
+            }
+        }
+        sb_char(sb, ')');
+        return;
+    }
     }
 }
 
@@ -500,7 +517,7 @@ static enum spec_class class_of(brt_kind k)
     case BRT_INT: case BRT_I128: case BRT_U64: return SC_INT;
     case BRT_FLOAT: return SC_FLOAT;
     case BRT_BOOL: case BRT_STR: return SC_TEXT;
-    case BRT_ARR: return SC_NONE;
+    case BRT_ARR: case BRT_TUPLE: return SC_NONE;
     }
     return SC_NONE;
 }
@@ -515,6 +532,7 @@ static const char *kind_name(brt_kind k)
     case BRT_BOOL: return "bool";
     case BRT_STR: return "str";
     case BRT_ARR: return "an array";
+    case BRT_TUPLE: return "a tuple";
     }
     return "?";
 }
@@ -885,6 +903,7 @@ void brt_sb_val(brt_sb *sb, const brt_type *t, const void *valp, const char *spe
         return;
     }
     case BRT_ARR:
+    case BRT_TUPLE:
         brt_sb_plain(sb, t, valp);
         return;
     }

@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const brt_type brt_t_int = { BRT_INT, NULL };
-const brt_type brt_t_i128 = { BRT_I128, NULL };
-const brt_type brt_t_u64 = { BRT_U64, NULL };
-const brt_type brt_t_float = { BRT_FLOAT, NULL };
-const brt_type brt_t_bool = { BRT_BOOL, NULL };
-const brt_type brt_t_str = { BRT_STR, NULL };
+const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false };
 
 brt_str brt_empty_str = BRT_STR_LIT("", 0);
 
@@ -82,7 +82,7 @@ static const uint8_t kind_size[] = {
     [BRT_FLOAT] = sizeof(double), [BRT_BOOL] = sizeof(bool), [BRT_STR] = sizeof(brt_str *),
     [BRT_ARR] = sizeof(brt_arr *),
 };
-#define TYPE_SIZE(t) ((size_t)kind_size[(t)->kind])
+#define TYPE_SIZE(t) ((t)->kind == BRT_TUPLE ? (t)->size : (size_t)kind_size[(t)->kind])
 
 size_t brt_type_size(const brt_type *t)
 {
@@ -94,6 +94,7 @@ size_t brt_type_size(const brt_type *t)
     case BRT_BOOL: return sizeof(bool);
     case BRT_STR: return sizeof(brt_str *);
     case BRT_ARR: return sizeof(brt_arr *);
+    case BRT_TUPLE: return t->size;
     }
     return 0;
 }
@@ -192,7 +193,10 @@ void brt_arr_release(brt_arr *a)
 {
     if (!a || !drop_ref(&a->rc))
         return;
-    if (a->elem->kind == BRT_STR) {
+    if (a->elem->kind == BRT_TUPLE && a->elem->refs) {
+        for (int64_t i = 0; i < a->len; i++)
+            brt_release_val(a->elem, (char *)a->data + (size_t)i * a->elem->size);
+    } else if (a->elem->kind == BRT_STR) {
         brt_str **e = a->data;
         for (int64_t i = 0; i < a->len; i++)
             brt_str_release(e[i]);
@@ -217,12 +221,38 @@ void brt_release_val(const brt_type *t, void *valp)
     case BRT_ARR:
         brt_arr_release(*(brt_arr **)valp);
         return;
+    case BRT_TUPLE:
+        if (t->refs)
+            for (int i = 0; i < t->nfields; i++)
+                brt_release_val(t->fields[i], (char *)valp + t->offsets[i]);
+        return;
+    }
+}
+
+void brt_retain_val(const brt_type *t, const void *valp)
+{
+    switch (t->kind) {
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    case BRT_STR: case BRT_ARR:
+        brt_retain(*(void *const *)valp);
+        return;
+    case BRT_TUPLE:
+        if (t->refs)
+            for (int i = 0; i < t->nfields; i++)
+                brt_retain_val(t->fields[i], (const char *)valp + t->offsets[i]);
+        return;
     }
 }
 
 /* Retains every element of n values at p (after copying them). */
 static void retain_elems(const brt_type *elem, const void *p, int64_t n)
 {
+    if (elem->kind == BRT_TUPLE && elem->refs) {
+        for (int64_t i = 0; i < n; i++)
+            brt_retain_val(elem, (const char *)p + (size_t)i * elem->size);
+        return;
+    }
     if (!is_ref(elem))
         return;
     void *const *e = p;
@@ -389,6 +419,23 @@ void brt_arr_reserve(brt_arr *a, int64_t cap)
     a->cap = cap;
 }
 
+/* The zero value of a tuple's ref fields: "" and empty arrays. */
+static void zero_fields(const brt_type *t, void *p)
+{
+    if (!t->refs)
+        return;
+    for (int i = 0; i < t->nfields; i++) {
+        void *f = (char *)p + t->offsets[i];
+        const brt_type *ft = t->fields[i];
+        if (ft->kind == BRT_STR)
+            *(brt_str **)f = &brt_empty_str;
+        else if (ft->kind == BRT_ARR)
+            *(brt_arr **)f = brt_arr_new(ft->elem, 0);
+        else if (ft->kind == BRT_TUPLE)
+            zero_fields(ft, f);
+    }
+}
+
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
 {
     if (len < 0)
@@ -406,6 +453,12 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
     case BRT_ARR:
         for (int64_t i = 0; i < len; i++)
             ((brt_arr **)a->data)[i] = brt_arr_new(elem->elem, 0);
+        break;
+    case BRT_TUPLE:
+        if (len)
+            memset(a->data, 0, (size_t)len * elem->size);
+        for (int64_t i = 0; i < len; i++)
+            zero_fields(elem, (char *)a->data + (size_t)i * elem->size);
         break;
     }
     return a;
@@ -485,6 +538,12 @@ static bool has_float(const brt_type *t)
 {
     while (t->kind == BRT_ARR)
         t = t->elem;
+    if (t->kind == BRT_TUPLE) {
+        for (int i = 0; i < t->nfields; i++)
+            if (has_float(t->fields[i]))
+                return true;
+        return false;
+    }
     return t->kind == BRT_FLOAT;
 }
 
@@ -511,7 +570,7 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
         switch (e->kind) {
         case BRT_INT: case BRT_U64: case BRT_I128: case BRT_BOOL:
             return x->len == 0 || memcmp(x->data, y->data, (size_t)x->len * es) == 0;
-        case BRT_FLOAT: case BRT_STR: case BRT_ARR:
+        case BRT_FLOAT: case BRT_STR: case BRT_ARR: case BRT_TUPLE:
             for (int64_t i = 0; i < x->len; i++)
                 if (!brt_eq(e, (const char *)x->data + (size_t)i * es, (const char *)y->data + (size_t)i * es))
                     return false;
@@ -519,6 +578,11 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
         }
         return false;
     }
+    case BRT_TUPLE:
+        for (int i = 0; i < t->nfields; i++)
+            if (!brt_eq(t->fields[i], (const char *)a + t->offsets[i], (const char *)b + t->offsets[i]))
+                return false;
+        return true;
     }
     return false;
 }

@@ -27,6 +27,10 @@
 # still off), only with --release, and changes no output (the goldens check
 # that at scale: make check-native).
 #
+# Warnings (an unused let or var, a var never assigned) go to stderr at build
+# time and leave the exit status alone; --deny-warnings makes them errors
+# (build and run); the stdlib never warns; with errors, no warnings show.
+#
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
@@ -360,6 +364,62 @@ check "--cpu=native without --release: says why" has cpu.log "brine: --cpu=nativ
 rc=$?
 check "--cpu=fast: exits 2 (got $rc)" [ $rc -eq 2 ]
 check "--cpu=fast: says why" has cpu.log "brine: --cpu wants native or generic, got 'fast'"
+
+# ---- warnings and --deny-warnings -------------------------------------------
+mkdir -p wn
+cat > wn/w.br <<'BR'
+fn f(unread: int) -> int:
+    let spare = 1
+    var fixed = 2
+    var moved = 0
+    moved += 1
+    let _kept = 3
+    return fixed + moved
+
+fn main():
+    print(f(1))
+BR
+cat > wn/w.want <<'WANT'
+warning: unused variable 'spare'; if this is intentional, name it _spare
+  --> wn/w.br:2:9
+   |
+ 2 |     let spare = 1
+   |         ^^^^^
+
+warning: 'fixed' is declared with var but never assigned; declare it with let
+  --> wn/w.br:3:9
+   |
+ 3 |     var fixed = 2
+   |         ^^^^^
+WANT
+"$BRINE" build --color=never wn/w.br -o wn/w > wn.log 2>&1
+rc=$?
+check "warnings: the build succeeds (got $rc)" [ $rc -eq 0 -a -x wn/w ]
+check "warnings: unused let and var never assigned, exactly; not a parameter, _name or var +=" same wn.log wn/w.want
+"$BRINE" run --color=never wn/w.br > wn.out 2> wn.log
+rc=$?
+check "warnings: run prints them and runs the program (got $rc)" [ $rc -eq 0 -a "$(cat wn.out)" = 3 ]
+check "warnings: run's stderr is the build's" same wn.log wn/w.want
+rm -f wn/w
+"$BRINE" build --color=never --deny-warnings wn/w.br -o wn/w > wn.log 2>&1
+rc=$?
+check "--deny-warnings: build exits 1 (got $rc)" [ $rc -eq 1 -a ! -e wn/w ]
+check "--deny-warnings: they are errors, then the closing line" \
+    [ "$(grep -c '^error: ' wn.log)" -eq 3 -a "$(tail -n 1 wn.log)" = "error: could not compile 'wn/w.br' due to 2 previous errors" ]
+"$BRINE" run --deny-warnings wn/w.br > wn.out 2> wn.log
+rc=$?
+check "--deny-warnings: run exits 1 and does not run (got $rc)" [ $rc -eq 1 -a ! -s wn.out ]
+printf 'import math\nimport random\nfn main():\n    print(math.isnan(math.pi), random.below(1, 2, 6) < 6, random.uniform(1, 2) < 1.0)\n' > wn/std.br
+"$BRINE" build --deny-warnings wn/std.br -o wn/std > wn.log 2>&1
+rc=$?
+check "warnings: an stdlib import builds under --deny-warnings (got $rc)" [ $rc -eq 0 -a ! -s wn.log ]
+printf 'fn twice(x: int) -> int:\n    let y = x\n    return x * 2\n' > wn/helper.br
+printf 'import helper\nfn main():\n    print(helper.twice(2))\n' > wn/usehelper.br
+"$BRINE" build --color=never wn/usehelper.br -o wn/usehelper > wn.log 2>&1
+check "warnings: a module of the program's own warns, under its name" has wn.log "  --> wn/helper.br:2:9"
+printf 'fn main():\n    let x = 1 + "a"\n    let unused = 2\n' > wn/both.br
+"$BRINE" build --color=never wn/both.br -o wn/both > wn.log 2>&1
+check "warnings: not shown beside errors" [ "$(grep -c '^warning' wn.log)" -eq 0 -a "$(grep -c '^error' wn.log)" -eq 1 ]
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

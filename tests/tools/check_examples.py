@@ -1,25 +1,37 @@
 #!/usr/bin/env python3
 """Runs examples/*.br with brine and checks the ones whose output is known
-exactly: the seed's programs (seeds/000: harmonic, ov, ov2) and the
-textbook's Simpson numbers (seeds/003). The other examples must exit 0.
+exactly: harmonic (the par sum and the sequential sum of the harmonic
+series), ov and ov2 (integer overflow panics and their places) and simpson
+(Simpson's rule with Runge's estimate). The other examples must exit 0.
 
     python3 tests/tools/check_examples.py [path/to/brine]
 
 Each example runs from inside examples/ as NAME.br, so panic places read
-`--> ov.br:8:11` exactly as in the seed.
+`--> ov.br:20:11`, as the comments at the top of ov.br and ov2.br say.
+
+Then it replays docs/tutorial.md in a temporary directory: a line
+"`PATH.br`:" followed by a fenced block writes that file (again later: the
+file changes); a fenced block whose first line starts with "$ " runs each
+"$ " command (`brine ...`, `./PROG`, `cat FILE`, with leading VAR=value
+assignments) and compares its stdout then stderr with the lines that follow
+it, up to the next "$ " line.
 """
 import os
+import re
+import shlex
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLES = os.path.join(HERE, "..", "..", "examples")
+TUTORIAL = os.path.join(HERE, "..", "..", "docs", "tutorial.md")
 EXPECT = {
     "harmonic": (0, "par sum: 16.69531136585985\nsum:     16.695311365857272\n", ""),
     "ov": (101, "9223372036854775807\n",
-           "panic: integer overflow in addition\n  --> ov.br:8:11\n"),
+           "panic: integer overflow in addition\n  --> ov.br:20:11\n"),
     "ov2": (101, "9223372036854775802\n",
-            "panic: integer overflow in addition\n  --> ov2.br:9:11\n"),
+            "panic: integer overflow in addition\n  --> ov2.br:21:11\n"),
     "simpson": (0, "I(n) = 2.000000010825, I(2n) = 2.000000000676\n"
                    "Runge: -6.77e-10, true error -6.76e-10\n"
                    "Refined value: 2.000000000000\n", ""),
@@ -46,8 +58,74 @@ def main():
             print(f"FAIL {f}: exit {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         else:
             print(f"ok   {f}")
+    failed += check_tutorial(brine)
     print(f"{failed} failed")
     return 1 if failed else 0
+
+
+def blocks(text):
+    """Yields (the line before the block, the block's lines) for each fenced block."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith("```"):
+                j += 1
+            before = next((l for l in reversed(lines[:i]) if l.strip()), "")
+            yield before, lines[i + 1:j]
+            i = j
+        i += 1
+
+
+def run_command(brine, cmd, cwd):
+    words = shlex.split(cmd)
+    env = dict(os.environ, BRINE_GPU="off")
+    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+        k, v = words.pop(0).split("=", 1)
+        env[k] = v
+    if words[0] == "cat":
+        try:
+            with open(os.path.join(cwd, words[1])) as f:
+                return f.read()
+        except OSError as e:
+            return f"cat: {e.strerror}\n"
+    if words[0] == "brine":
+        words[0] = brine
+    p = subprocess.run(words, cwd=cwd, capture_output=True, text=True, env=env)
+    return p.stdout + p.stderr
+
+
+def check_tutorial(brine):
+    with open(TUTORIAL) as f:
+        text = f.read()
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for before, body in blocks(text):
+            m = re.fullmatch(r"`([\w/]+\.br)`(?:[:,].*)?", before)
+            if m and not (body and body[0].startswith("$ ")):
+                path = os.path.join(tmp, m.group(1))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write("\n".join(body) + "\n")
+                continue
+            if not body or not body[0].startswith("$ "):
+                continue
+            cmds = []
+            for line in body:
+                if line.startswith("$ "):
+                    cmds.append((line[2:], []))
+                else:
+                    cmds[-1][1].append(line)
+            for cmd, want in cmds:
+                got = run_command(brine, cmd, tmp)
+                want = "".join(l + "\n" for l in want)
+                if got != want:
+                    failed += 1
+                    print(f"FAIL tutorial.md: $ {cmd}\n--- expected\n{want}--- got\n{got}")
+                else:
+                    print(f"ok   tutorial.md: $ {cmd}")
+    return failed
 
 
 if __name__ == "__main__":

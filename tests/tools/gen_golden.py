@@ -1744,7 +1744,7 @@ fn main():
 
 # The seed's two overflow programs (seeds/000). The `# exit: 101` header line
 # shifts their lines by one against the seed's picture (8:11 -> 9:11,
-# 9:11 -> 10:11); examples/ov.br and examples/ov2.br keep the seed's numbers.
+# 9:11 -> 10:11); examples/ov.br and examples/ov2.br explain themselves at the top, so theirs move too.
 test(A, "ov", """
 fn main():
     let big = 9_223_372_036_854_775_807
