@@ -162,6 +162,11 @@ NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOL
 check-native: all
 	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
 
+# The two-part release build (backend.c) that big programs get, forced on
+# programs of every size: the par goldens, release builds, the same output.
+check-parts: all
+	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par $(GEN_GOLDEN)/par
+
 # brine fmt's own cases, then every .br of the repository in its layout
 # (but those tests/fmt-exclude.txt lists).
 check-fmt: all
@@ -200,7 +205,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,

@@ -1247,7 +1247,87 @@ static const char *prelude =
     "    return a + off >= lo && b + off <= hi;\n"
     "}\n"
     "#define BP_EXACT 9007199254740992LL\n"
+    "/* --release may compile this text twice, in parallel (backend.c): with\n"
+    " * -DBP_PART=1 main, the functions and the first par helpers, with\n"
+    " * -DBP_PART=2 the other par helpers (and a copy of the static functions\n"
+    " * they call). */\n"
+    "#ifndef BP_PART\n"
+    "#define BP_PAR static\n"
+    "#define BP_GLOB static\n"
+    "#elif BP_PART == 1\n"
+    "#define BP_PAR\n"
+    "#define BP_GLOB\n"
+    "#else\n"
+    "#define BP_PAR\n"
+    "#define BP_GLOB extern\n"
+    "#endif\n"
     "\n";
+
+/* The parts of the two-part build (prelude, backend.c): worth it only when
+ * both halves are big (small programs stay one unit, so their static
+ * globals stay static to gcc). */
+enum { SPLIT_MIN = 64 * 1024 };
+
+/* The par helpers' text (cg.aux) made fit for both parts: each function
+ * definition (a line "static <type> bp_...(...)" [" {"] at column 0, its
+ * body up to the next "}" at column 0) becomes "BP_PAR ..." with its body
+ * under #if (a prototype in the other part). Structs and the kernels'
+ * strings stay as they are, in both.
+ *
+ * Which part: the lane leaves cost gcc about 1.6 times what the same bytes
+ * of the functions cost (measured on bench/gen_program.py's program), so
+ * the first families of helpers (a family starts at its struct bp_env<n>;
+ * a family stays together, so its combine still inlines into its fold) go
+ * into part 1 with the functions until the two weigh about the same. */
+static bool helper_header(const char *p, size_t n)
+{
+    bool ends = (n > 0 && p[n - 1] == ')') || (n > 3 && strncmp(p + n - 3, ") {", 3) == 0);
+    return ends && n > 7 && strncmp(p, "static ", 7) == 0 && memchr(p, '(', n) && !memchr(p, '=', n);
+}
+
+static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
+{
+    size_t fn_bytes = 0;
+    bool in_fn = false;
+    for (const char *p = aux; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!in_fn && helper_header(p, n)) in_fn = true;
+        else if (in_fn && n == 1 && p[0] == '}') in_fn = false;
+        if (in_fn) fn_bytes += n + 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    double half = (1.6 * (double)fn_bytes + (double)fns_len) / 2;
+    double to_part1 = half > (double)fns_len ? (half - (double)fns_len) / 1.6 : 0;
+
+    int part = 1;
+    size_t done = 0;
+    in_fn = false;
+    for (const char *p = aux; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!in_fn && part == 1 && (double)done >= to_part1 && strncmp(p, "struct bp_env", 13) == 0) part = 2;
+        if (!in_fn && helper_header(p, n)) {
+            bool brace = n > 2 && strncmp(p + n - 2, " {", 2) == 0;
+            bputs(out, "BP_PAR ");
+            bputn(out, p + 7, n - 7 - (brace ? 2 : 0));
+            bprintf(out, "\n#if BP_PART != %d\n", 3 - part);
+            if (brace) bputs(out, "{\n");
+            in_fn = true;
+        } else if (in_fn && n == 1 && p[0] == '}') {
+            bputs(out, "}\n#else\n;\n#endif\n");
+            in_fn = false;
+        } else {
+            bputn(out, p, n);
+            bputs(out, "\n");
+        }
+        if (in_fn) done += n + 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    if (in_fn) internal_error("emit: a par helper without its closing brace");
+}
 
 struct cgen *CG;
 struct fctx *F;
@@ -1259,7 +1339,7 @@ struct emit_result emit_program(struct ir_program *ir)
     CG = &cg;
     for (int i = 0; i < ir->globals.len; i++) {
         struct ir_global *g = ir->globals.items[i];
-        bprintf(&cg.globals, "static %s g%d; /* %s.%s */\n", ctype(g->type), g->id, g->module, g->name);
+        bprintf(&cg.globals, "BP_GLOB %s g%d; /* %s.%s */\n", ctype(g->type), g->id, g->module, g->name);
     }
     for (int i = 0; i < ir->fns.len; i++) bprintf(&cg.protos, "static %s;\n", fn_header(ir->fns.items[i]));
     for (int i = 0; i < ir->fns.len; i++) emit_fn(ir->fns.items[i]);
@@ -1283,18 +1363,25 @@ struct emit_result emit_program(struct ir_program *ir)
 
     struct buf out = {0};
     bputs(&out, prelude);
+    /* the mark backend.c looks for near the top */
+    if (cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN) bputs(&out, "#define BP_PARTS 2\n\n");
     struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns};
     for (size_t i = 0; i < sizeof secs / sizeof *secs; i++) {
         if (secs[i]->p) {
-            bputs(&out, secs[i]->p);
+            if (secs[i] == &cg.aux && cg.nkernels) emit_cuda_fixed(&out);
+            if (secs[i] == &cg.aux) part_helpers(&out, secs[i]->p, cg.fns.len);
+            else bputs(&out, secs[i]->p);
             bputs(&out, "\n");
         }
         free(secs[i]->p);
     }
+    bputs(&out, "#if BP_PART != 2\n");
     bputs(&out, mainb.p);
+    bputs(&out, "#endif\n");
     free(mainb.p);
     map_free(&cg.loc_ids);
     map_free(&cg.type_ids);
+    map_free(&cg.fold_ids);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

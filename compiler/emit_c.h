@@ -30,6 +30,7 @@ struct cgen {
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
     int ntuples;
+    struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */

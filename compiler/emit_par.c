@@ -299,32 +299,42 @@ static const char *emit_par_reduce(struct ir_node *rn)
     if (laned) bputs(&aux, lanes.p);
     free(lanes.p);
 
-    /* combine(): left = left OP right, in the tree's order */
+    /* combine() and fold() depend only on the type, the reducer and (checked
+     * integer ones) the place: one pair per shape, shared by the reductions
+     * of that shape */
     const char *ct = ctype(t);
-    bprintf(&aux, "static void bp_combine%d(void *envp, void *l, const void *r)\n{\n", id);
-    bprintf(&aux, "    %s a = *(%s *)l, b = *(const %s *)r;\n    (void)envp;\n", ct, ct, ct);
-    switch (rn->reducer) {
-    case RED_SUM: case RED_PRODUCT:
-        if (t == ty_float) bprintf(&aux, "    *(double *)l = a %s b;\n", rn->reducer == RED_SUM ? "+" : "*");
-        else bprintf(&aux, "    *(%s *)l = brt_%s_%s(a, b, %s);\n", ct, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), L);
-        break;
-    case RED_MIN: case RED_MAX:
-        bprintf(&aux, "    *(%s *)l = %s ? b : a;\n", ct, better(rn->reducer, t, "b", "a"));
-        break;
-    case RED_ANY: case RED_ALL:
-        internal_error("emit: par any/all go sequential");
+    bool checked = t != ty_float && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
+    const char *shape = arena_printf("%s %d %s", ct, (int)rn->reducer, checked ? L : "");
+    int fid = (int)(intptr_t)map_get_str(&CG->fold_ids, shape);
+    if (!fid) {
+        fid = id;
+        map_put_str(&CG->fold_ids, shape, (void *)(intptr_t)fid);
+        /* combine(): left = left OP right, in the tree's order */
+        bprintf(&aux, "static void bp_combine%d(void *envp, void *l, const void *r)\n{\n", id);
+        bprintf(&aux, "    %s a = *(%s *)l, b = *(const %s *)r;\n    (void)envp;\n", ct, ct, ct);
+        switch (rn->reducer) {
+        case RED_SUM: case RED_PRODUCT:
+            if (t == ty_float) bprintf(&aux, "    *(double *)l = a %s b;\n", rn->reducer == RED_SUM ? "+" : "*");
+            else bprintf(&aux, "    *(%s *)l = brt_%s_%s(a, b, %s);\n", ct, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), L);
+            break;
+        case RED_MIN: case RED_MAX:
+            bprintf(&aux, "    *(%s *)l = %s ? b : a;\n", ct, better(rn->reducer, t, "b", "a"));
+            break;
+        case RED_ANY: case RED_ALL:
+            internal_error("emit: par any/all go sequential");
+        }
+        bprintf(&aux, "}\n\n");
+        /* fold(): a whole aligned chunk of leaf values folded in place, level by
+         * level (the runtime's generic fold with the combine inlined) */
+        bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
+        bprintf(&aux, "    %s *v = vals;\n", ct);
+        bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
+        bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
+        bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
+        bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
+        bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
+        bprintf(&aux, "        }\n}\n\n");
     }
-    bprintf(&aux, "}\n\n");
-    /* fold(): a whole aligned chunk of leaf values folded in place, level by
-     * level (the runtime's generic fold with the combine inlined) */
-    bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
-    bprintf(&aux, "    %s *v = vals;\n", ct);
-    bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
-    bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
-    bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
-    bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
-    bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
-    bprintf(&aux, "        }\n}\n\n");
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
@@ -336,7 +346,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp();
-    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, id, L, id);
+    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, fid, L, fid);
     const char *res = new_temp(), *got = new_temp();
     line("%s %s;", ct, res);
     /* One leaf is the whole tree: fold it here, where gcc can inline it,
