@@ -37,6 +37,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SPIN_ROUNDS 4000 /* failed steal rounds before a worker sleeps */
 #define DEQ_CAP 1024      /* tasks per deque; a spawn into a full one runs inline */
@@ -55,10 +56,13 @@ static struct {
     pthread_once_t once;
     pthread_key_t self;
     int nthreads;                 /* workers + the main thread */
+    int nslots;                   /* deques, fixed before any worker starts */
+    int spin_rounds;              /* SPIN_ROUNDS, less with more threads than cores */
     struct worker *w;             /* nthreads of them; 0 is the main thread */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int tokens;                   /* wakes not yet consumed (under lock) */
+    atomic_int waking;            /* tokens, readable without the lock */
     atomic_int sleepers;
     atomic_int searching;         /* workers looking for a task */
     atomic_uint_fast64_t chaos;   /* 0, or the test hook's seed */
@@ -141,12 +145,14 @@ static void task_run(brt_task *t)
     atomic_store_explicit(&t->done, 1, memory_order_release);
 }
 
-/* One round over the other deques, from a random start; a task or NULL. */
+/* One round over (at most STEAL_TRIES of) the other deques, from a random
+ * start; a task or NULL. Before sleeping a worker looks at them all. */
+#define STEAL_TRIES 16
 static brt_task *steal_round(struct worker *self)
 {
-    int n = pool.nthreads;
+    int n = pool.nslots;
     int start = (int)(next_rand(&self->rng) % (uint64_t)n);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && i < STEAL_TRIES; i++) {
         struct worker *v = &pool.w[(start + i) % n];
         if (v == self)
             continue;
@@ -160,7 +166,7 @@ static brt_task *steal_round(struct worker *self)
 
 static bool any_work(void)
 {
-    for (int i = 0; i < pool.nthreads; i++)
+    for (int i = 0; i < pool.nslots; i++)
         if (atomic_load(&pool.w[i].top) < atomic_load(&pool.w[i].bottom))
             return true;
     return false;
@@ -171,6 +177,7 @@ static void wake_one(void)
     pthread_mutex_lock(&pool.lock);
     if (atomic_load(&pool.sleepers) > pool.tokens) {
         pool.tokens++;
+        atomic_store(&pool.waking, pool.tokens);
         pthread_cond_signal(&pool.wake);
     }
     pthread_mutex_unlock(&pool.lock);
@@ -193,8 +200,11 @@ static void *worker_main(void *arg)
             spins = 0;
             continue;
         }
-        if (++spins < SPIN_ROUNDS) {
-            cpu_relax();
+        if (++spins < pool.spin_rounds) {
+            /* back off: every poll reads the victims' deque ends, and the
+             * owners pay a cache miss for each read on their next push */
+            for (int i = spins < 32 ? 1 : spins < 256 ? spins : 256; i > 0; i--)
+                cpu_relax();
             if ((spins & 63) == 0)
                 sched_yield();
             continue;
@@ -209,6 +219,7 @@ static void *worker_main(void *arg)
             pthread_cond_wait(&pool.wake, &pool.lock);
         if (pool.tokens > 0)
             pool.tokens--;
+        atomic_store(&pool.waking, pool.tokens);
         atomic_fetch_sub(&pool.sleepers, 1);
         atomic_fetch_add(&pool.searching, 1);
         pthread_mutex_unlock(&pool.lock);
@@ -233,7 +244,12 @@ static void pool_start(void)
         pool.w[i].rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
     }
     pthread_setspecific(pool.self, &pool.w[0]); /* the thread that starts the pool: main */
-    pool.nthreads = 1;
+    pool.nslots = n; /* a slot without a thread has an empty deque: harmless */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    pool.spin_rounds = SPIN_ROUNDS;
+    if (cores > 0 && n > cores)
+        pool.spin_rounds = (int)(SPIN_ROUNDS * cores / n) + 16;
+    int started_threads = 1;
     for (int i = 1; i < n; i++) {
         pthread_t th;
         pthread_attr_t attr;
@@ -245,8 +261,9 @@ static void pool_start(void)
         if (!ok)
             break; /* run with the threads we got */
         pthread_detach(th);
-        pool.nthreads = i + 1;
+        started_threads = i + 1;
     }
+    pool.nthreads = started_threads;
 }
 
 static atomic_int started;
@@ -295,7 +312,8 @@ bool brt_pool_wanted(brt_self *me)
 void brt_pool_rouse(void)
 {
     if (atomic_load_explicit(&pool.sleepers, memory_order_relaxed) > 0 &&
-        atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0)
+        atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&pool.waking, memory_order_relaxed) == 0)
         wake_one();
 }
 
@@ -310,8 +328,8 @@ bool brt_task_spawn(brt_task *t)
     atomic_init(&t->done, 0);
     if (!w || !deq_push(w, t))
         return false;
-    if (atomic_load(&pool.sleepers) > 0 && atomic_load(&pool.searching) == 0)
-        wake_one();
+    /* No wake here: brt_pool_run and reduce.c rouse a sleeper once per par,
+     * before they spawn, so a spawn costs two stores and a fence or so. */
     chaos_yield(w);
     return true;
 }
@@ -428,6 +446,8 @@ int64_t brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t), void *a
     job.panic.panicked = 0;
     job.panic.loc = NULL;
     job.panic.msg = NULL;
+    if (ntasks > 1)
+        brt_pool_rouse();
     run_range(&job, 0, ntasks);
     pthread_mutex_destroy(&job.panic_lock);
     if (job.panic_task >= 0) {

@@ -253,7 +253,8 @@ struct etask {
     struct eframe *f;
     int64_t lo, hi;
     int64_t stop;     /* elements [lo, stop) were evaluated; stop < hi: panicked at stop */
-    brt_trap panic;   /* that panic (loc, msg) */
+    const brt_loc *loc; /* that panic (no jmp_buf: frames stay small on deep recursions) */
+    char *msg;
     bool joined;
 };
 
@@ -263,6 +264,7 @@ struct eframe {
     unsigned char *vals, *kept;
     int64_t next, end;    /* this thread evaluates [next, end) */
     brt_self *me;         /* this thread */
+    struct etask *task;   /* a thief's frame: its task; NULL: the reduction's own */
     int ntasks;           /* offered, in descending ranges */
     struct etask tasks[FRAME_TASKS];
 };
@@ -319,7 +321,7 @@ static void offer(struct eframe *head)
     et->lo = mid;
     et->hi = old->end;
     et->stop = mid;
-    et->panic.msg = NULL;
+    et->msg = NULL;
     et->joined = false;
     if (!brt_task_spawn(&et->t))
         return;
@@ -337,6 +339,7 @@ static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsi
     f->next = lo;
     f->end = hi;
     f->ntasks = 0;
+    f->task = NULL;
     f->me = me;
     me->frames = f;
 }
@@ -349,6 +352,8 @@ static void frame_loop(struct eframe *f, struct efold *fs)
         if (brt_pool_wanted(f->me))
             offer(f);
         int64_t k = f->next++;
+        if (f->task)
+            f->task->stop = k; /* where a panic stops it */
         unsigned char *x = f->vals + (size_t)k * r->vsize;
         bool kept = r->elem(r->env, k, x);
         f->kept[k] = kept;
@@ -375,32 +380,19 @@ void brt_frames_unwind(const void *mark)
         for (int i = f->ntasks - 1; i >= 0; i--)
             if (!f->tasks[i].joined) {
                 join_task(&f->tasks[i]);
-                free(f->tasks[i].panic.msg);
+                free(f->tasks[i].msg);
             }
     }
 }
 
-/* A thief's frame: evaluates [lo, hi) in order, stopping at the first panic. */
-static void etask_run(brt_task *t)
+/* A thief's frame, opened below the task's trap (so that unwinding closes
+ * it): evaluates [lo, hi) in order, then joins its own offers. */
+static __attribute__((noinline)) void etask_body(struct etask *et, brt_self *me)
 {
-    struct etask *et = (struct etask *)t;
-    const brt_reduce *r = et->f->r;
-    brt_self *me = brt_pool_self();
     struct eframe f;
-    frame_open(&f, me, r, et->f->vals, et->f->kept, et->lo, et->hi);
-    brt_trap trap, *outer = brt_trap_get();
-    trap.panicked = 0;
-    trap.msg = NULL;
-    brt_trap_set(&trap);
-    if (setjmp(trap.jb) != 0) {
-        /* frames were unwound (and their tasks joined) by brt_frames_unwind */
-        brt_trap_set(outer);
-        et->stop = f.next - 1;
-        et->panic = trap;
-        return;
-    }
+    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi);
+    f.task = et;
     frame_loop(&f, NULL);
-    brt_trap_set(outer);
     me->frames = f.outer;
     et->stop = et->hi;
     for (int i = f.ntasks - 1; i >= 0; i--) {
@@ -408,11 +400,33 @@ static void etask_run(brt_task *t)
         join_task(sub);
         if (et->stop == et->hi && sub->stop < sub->hi) {
             et->stop = sub->stop;
-            et->panic = sub->panic;
+            et->loc = sub->loc;
+            et->msg = sub->msg;
         } else {
-            free(sub->panic.msg);
+            free(sub->msg);
         }
     }
+}
+
+/* Runs a thief's frame, stopping at its first panic (et->stop records the
+ * element being evaluated). */
+static void etask_run(brt_task *t)
+{
+    struct etask *et = (struct etask *)t;
+    brt_self *me = brt_pool_self();
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) != 0) {
+        /* its frames were closed (their tasks joined) by brt_frames_unwind */
+        brt_trap_set(outer);
+        et->loc = trap.loc;
+        et->msg = trap.msg;
+        return;
+    }
+    etask_body(et, me);
+    brt_trap_set(outer);
 }
 
 /* The element way: the exact result, or the exact panic. */
@@ -440,9 +454,11 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
         for (int64_t k = et->lo; k < et->stop; k++)
             fold_elem(r, &fs, k, vals + (size_t)k * vs, kept[k]);
         if (et->stop < et->hi) {
-            brt_trap p = et->panic;
-            et->panic.msg = NULL;
-            brt_trap_rethrow(&p); /* msg is freed by whoever reports it */
+            brt_trap p;
+            p.loc = et->loc;
+            p.msg = et->msg;
+            et->msg = NULL;
+            brt_trap_rethrow(&p); /* a panic ends the program: p.msg may leak */
         }
     }
     me->frames = f.outer;
