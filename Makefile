@@ -137,11 +137,12 @@ $(B)/tsan/%.o: runtime/%.c $(RUNTIME_HDR)
 $(B)/tsan/libbrine_rt.a: $(TSAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/tsan/test_pool: tests/unit/test_pool.c tests/unit/mini_criterion.h $(B)/tsan/libbrine_rt.a $(RUNTIME_HDR)
+$(B)/tsan/test_%: tests/unit/test_%.c tests/unit/mini_criterion.h $(B)/tsan/libbrine_rt.a $(RUNTIME_HDR)
 	$(CC) $(BASEFLAGS) $(TSAN_FLAGS) -DMINI_CRITERION -Iruntime -Itests/unit -o $@ $< $(B)/tsan/libbrine_rt.a -lm -lpthread
 
-check-tsan: $(B)/tsan/test_pool
+check-tsan: $(B)/tsan/test_pool $(B)/tsan/test_steal
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_pool
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_steal
 
 check-golden: all
 	$(BRINE) test tests/golden --threads 1,2,3,7,16,64

@@ -142,6 +142,16 @@ static void fold_cb(struct ir_node *rn, void *p)
     fold_elem(rn, a->acc, a->has, a->stop, a->L);
 }
 
+/* bp_elem<n>: one element stored to out, and kept_ set */
+struct elem_arg { const char *ct, *kept; };
+static void elem_cb(struct ir_node *rn, void *p)
+{
+    struct elem_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    line("*(%s *)out_ = %s;", a->ct, x);
+    line("%s = 1;", a->kept);
+}
+
 struct push_arg { const char *out; bool indirect; };
 static void push_cb(struct ir_node *rn, void *p)
 {
@@ -335,6 +345,16 @@ static const char *emit_par_reduce(struct ir_node *rn)
         bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
         bprintf(&aux, "        }\n}\n\n");
     }
+    /* elem(): element k alone, for reductions whose elements are worth a
+     * task each (the runtime measures that at the call site, bp_site<n>) */
+    saved = helper_begin(id, rn);
+    const char *kept = new_temp();
+    line("bool %s = 0;", kept);
+    set_gen_var(rn, "env->", "lo", "arr", "k_", s.is_range);
+    struct elem_arg ea = {ct, kept};
+    iteration(rn, elem_cb, &ea);
+    helper_end(saved, &aux, arena_printf("static bool bp_elem%d(void *envp, int64_t k_, void *out_)", id), kept);
+    bprintf(&aux, "static brt_site bp_site%d;\n\n", id);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
@@ -345,16 +365,25 @@ static const char *emit_par_reduce(struct ir_node *rn)
     bool device = strcmp(tree, "brt_reduce_tree") != 0 && !rn->world;
 
     const char *env = env_fill(id, rn, &s);
-    const char *r = new_temp();
-    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, fid, L, fid);
+    const char *r = new_temp(), *st = NULL;
+    if (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT) {
+        st = new_temp();
+        line("%s %s = %s;", ct, st, start_value(rn->reducer, t));
+    }
+    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d, bp_elem%d, %s%s, &bp_site%d};",
+         r, s.n, ct, env, id, fid, L, fid, id, st ? "&" : "NULL", st ? st : "", id);
     const char *res = new_temp(), *got = new_temp();
     line("%s %s;", ct, res);
     /* One leaf is the whole tree: fold it here, where gcc can inline it,
-     * rather than through the runtime (tiny n in hot loops, SPEC 5.5). Under
-     * BRINE_GPU=on an eligible reduction still goes to the device. */
+     * rather than through the runtime (tiny n in hot loops, SPEC 5.5), unless
+     * the site's elements were measured expensive (bp_site.hot: then the
+     * runtime runs them as tasks); one call in 128 goes to the runtime to be
+     * measured. Under BRINE_GPU=on an eligible reduction still goes to the
+     * device. */
     line("bool %s;", got);
     /* world: every rank takes the same way, so a panic is everyone's */
-    line("if (%s <= BRT_LEAF%s) {", s.n, rn->world ? " && brt_world_size() == 1" : device ? " && !brt_gpu_forced" : "");
+    line("if (%s <= BRT_LEAF && !bp_site%d.hot && (++bp_site%d.tick & BRT_SITE_SAMPLE)%s) {", s.n, id, id,
+         rn->world ? " && brt_world_size() == 1" : device ? " && !brt_gpu_forced" : "");
     line("    unsigned char h_ = 0;");
     line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
     line("    %s = h_ != 0;", got);

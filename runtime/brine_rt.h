@@ -564,7 +564,31 @@ typedef struct brt_reduce {
      * in place into vals[0]/has[0], pairs at distance 1, 2, 4, ...: one
      * complete aligned subtree, with combine inlined. */
     void (*fold)(void *env, void *vals, unsigned char *has);
+    /* Optional, for expensive elements (NULL: leaves only): elem(env, k, out)
+     * evaluates element k alone into out and returns whether the filter kept
+     * it; start is the fold's start value (NULL: min/max, which start from
+     * the first kept element); site is the call site's cost record. With
+     * them the runtime may evaluate the elements of a few leaves on many
+     * threads and fold each leaf from its buffered values, left to right
+     * with combine: the same leaf values, so the same bits. */
+    bool (*elem)(void *env, int64_t k, void *out);
+    const void *start;
+    struct brt_site *site;
 } brt_reduce;
+
+/* A par reduction's call site (a static in the generated C, zeroed): what
+ * its elements cost, measured by sampling calls. hot: elements cost enough
+ * that the runtime evaluates them in parallel, so the generated code's
+ * one-leaf inline fold (n <= BRT_LEAF) goes to brt_reduce_tree instead;
+ * while not hot, that fold sends one call in 128 (tick) to the runtime to be
+ * measured. The runtime writes the fields atomically; the generated code's
+ * plain reads and increments may race harmlessly. */
+typedef struct brt_site {
+    uint32_t tick;
+    int32_t hot;
+    int64_t ns, count; /* sampled inclusive nanoseconds per element, and samples */
+} brt_site;
+#define BRT_SITE_SAMPLE 127
 bool brt_reduce_tree(const brt_reduce *r, void *out);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */

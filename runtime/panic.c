@@ -71,6 +71,9 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
 {
     brt_trap *t = brt_trap_get();
     if (t) {
+        /* par frames between here and the trap join their tasks first:
+         * thieves may still be writing into them (reduce.c) */
+        brt_frames_unwind(t);
         t->panicked = 1;
         t->loc = loc;
         t->msg = strdup(msg);

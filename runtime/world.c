@@ -417,6 +417,13 @@ static void shifted_fold(void *env, void *vals, unsigned char *has)
     s->r->fold(s->r->env, vals, has);
 }
 
+/* Element k of the block is element base * BRT_LEAF + k of the whole. */
+static bool shifted_elem(void *env, int64_t k, void *out)
+{
+    struct shifted *s = env;
+    return s->r->elem(s->r->env, s->base * BRT_LEAF + k, out);
+}
+
 /* Evaluates rank's share of r's tree (its blocks' roots) into *sh. */
 static void eval_share(const brt_reduce *r, int ranks, int rank, struct wshare *sh)
 {
@@ -432,6 +439,7 @@ static void eval_share(const brt_reduce *r, int ranks, int rank, struct wshare *
         sub.leaves = shifted_leaves;
         sub.combine = shifted_combine;
         sub.fold = r->fold ? shifted_fold : NULL;
+        sub.elem = r->elem ? shifted_elem : NULL; /* the pool's element path, renumbered too */
         sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;
         /* the last block may hold the tree's short last leaf: it ends at n */
         if (first[i] * BRT_LEAF + sub.n > r->n)
