@@ -533,7 +533,8 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
             return ta;
         break;
     case OP_BAND: case OP_BOR: case OP_BXOR:
-        if (ta == tb && type_is_integer(ta))
+        /* bool too: both sides always evaluated, unlike and/or */
+        if (ta == tb && (type_is_integer(ta) || ta == ty_bool))
             return ta;
         break;
     case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
