@@ -502,26 +502,19 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
     return NULL;
 }
 
-/* Two operands of one type (a == b, min(a, b)): a literal takes the other
- * operand's type, so 1 == x and min(0, x) type the literal from x. */
-void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb)
-{
-    if (is_flexible(a) && !is_flexible(b)) {
-        *tb = check_value(b, hint);
-        *ta = check_value(a, *tb);
-    } else {
-        *ta = check_value(a, hint);
-        *tb = check_value(b, *ta);
-    }
-}
-
 static struct type *check_binary(struct node *n, struct type *hint)
 {
     enum op op = n->u.bin.op;
     struct node *a = n->u.bin.a, *b = n->u.bin.b;
     struct type *ta, *tb;
     if (op_is_compare(op)) {
-        check_pair(a, b, NULL, &ta, &tb);
+        if (is_flexible(a) && !is_flexible(b)) {
+            tb = check_value(b, NULL);
+            ta = check_value(a, tb);
+        } else {
+            ta = check_value(a, NULL);
+            tb = check_value(b, ta);
+        }
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
         if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && !type_is_ordered(ta))

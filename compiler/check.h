@@ -71,7 +71,6 @@ struct type *check_expr(struct node *n, struct type *hint);
 /* An expression that must have a value (not a call of a function without one). */
 struct type *check_value(struct node *n, struct type *hint);
 bool is_flexible(struct node *n);   /* an untyped literal expression (takes the context's type) */
-void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb);
 struct loc gen_loc(struct gen *g);
 struct type *check_reduce(struct node *n, enum reducer r, struct type *hint);
 void check_mutable_root(struct node *target, const char *verb);

@@ -313,7 +313,13 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
         arity(n, name, 2);
         struct node *a = arg(n, 0), *b = arg(n, 1);
         struct type *ta, *tb;
-        check_pair(a, b, hint, &ta, &tb);
+        if (is_flexible(a) && !is_flexible(b)) {
+            tb = check_value(b, hint);
+            ta = check_value(a, tb);
+        } else {
+            ta = check_value(a, hint);
+            tb = check_value(b, ta);
+        }
         if (ta != tb)
             error_at(n->loc, "mismatched types: '%s' of %s and %s", name, tn(ta), tn(tb));
         if (!type_is_numeric(ta) && ta != ty_str)
