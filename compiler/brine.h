@@ -225,11 +225,22 @@ struct type {
     /* T_TUPLE: the field types, in order (two or more) */
     struct type **fields;
     int nfields;
+    /* A struct is a T_TUPLE with a name (nominal: one type per declaration,
+     * never interned with tuples) and field names; NULL for a tuple. */
+    const char *sname;
+    const char **fnames;
+    struct loc sloc;      /* the declaration, or the first use until declared */
+    bool sdefined;        /* its `struct` declaration was parsed */
 };
 
 extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
 struct type *type_array(struct type *elem);
 struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
+/* The struct type named name (made, undeclared, on first use); NULL-safe
+ * lookup without making: type_find_struct. type_structs: all made so far. */
+struct type *type_struct(const char *name, struct loc use);
+struct type *type_find_struct(const char *name);
+extern struct vec type_structs;
 const char *type_name(struct type *t); /* "int", "[[float]]" */
 bool type_is_integer(struct type *t);  /* int, i128, u64 */
 bool type_is_numeric(struct type *t);  /* integers and float */

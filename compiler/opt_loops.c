@@ -202,7 +202,7 @@ static void hoist_unique(struct ir_node *loop, struct body *b)
 {
     for (int id = 1; id <= P->nvars; id++) {
         struct ir_var *v = b->stored[id];
-        if ((b->use[id] & ~U_INDEX) != U_STORE || !v) continue;
+        if ((b->use[id] & ~U_INDEX) != U_STORE || !v || v->type->kind != T_ARRAY) continue;
         if (!mark_unique(loop->b, v)) continue;
         loop->uniq = xrealloc(loop->uniq, (size_t)(loop->nuniq + 1) * sizeof *loop->uniq);
         loop->uniq[loop->nuniq++] = v;

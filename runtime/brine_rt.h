@@ -341,6 +341,9 @@ typedef struct brt_type {
     const struct brt_type *const *fields;
     const size_t *offsets;
     bool refs;
+    /* a struct (a BRT_TUPLE with names): its name and field names, else NULL */
+    const char *name;
+    const char *const *fnames;
 } brt_type;
 extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str;
 size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer), a tuple's size */

@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
 
 brt_str brt_empty_str = BRT_STR_LIT("", 0);
 
@@ -534,17 +534,26 @@ brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 }
 
 /* Whether a value of type t can hold a float (then a == a may be false). */
-static bool has_float(const brt_type *t)
+/* A struct may hold arrays of itself (struct Node: kids: [Node]): past a
+ * few levels, say yes, which only skips the identity shortcut. */
+static bool has_float_at(const brt_type *t, int depth)
 {
     while (t->kind == BRT_ARR)
         t = t->elem;
     if (t->kind == BRT_TUPLE) {
+        if (depth > 16)
+            return true;
         for (int i = 0; i < t->nfields; i++)
-            if (has_float(t->fields[i]))
+            if (has_float_at(t->fields[i], depth + 1))
                 return true;
         return false;
     }
     return t->kind == BRT_FLOAT;
+}
+
+static bool has_float(const brt_type *t)
+{
+    return has_float_at(t, 0);
 }
 
 bool brt_eq(const brt_type *t, const void *a, const void *b)
