@@ -320,7 +320,7 @@ extern const char *const reducer_name[];
  * The math functions come from the runtime's own table, BRT_MATH in
  * runtime/brine_math.h (name, arity, gpu), so adding one there adds it everywhere:
  * the enum is BI_<name> (BI_sqrt), the spelling its name. */
-enum builtin_kind { BK_FN, BK_OS, BK_METHOD, BK_LIB };
+enum builtin_kind { BK_FN, BK_OS, BK_METHOD, BK_LIB, BK_ITER };
 enum builtin_sig { SIG_OWN, SIG_FLOATS };
 #define BI_MATH_ROW(X, name, arity, gpu) X(BI_##name, #name, BK_FN, SIG_FLOATS, arity, gpu)
 #define BUILTINS(X)                                                                        \
@@ -353,7 +353,12 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* panic(msg: str): stdlib modules only (random.below's check); the      */           \
     /* checker rejects it elsewhere; emitted as brt_panic_msg(loc, msg); on  */           \
     /* the GPU it raises the flag and the CPU re-run reports it.             */           \
-    X(BI_PANIC, "panic", BK_LIB, SIG_OWN, 1, 1)
+    X(BI_PANIC, "panic", BK_LIB, SIG_OWN, 1, 1)                                            \
+    /* BK_ITER: only as the iterable of a for or a generator (check_iterable); */          \
+    /* each builds the array of what it yields. range(lo, hi) is lo..hi.      */           \
+    X(BI_RANGE_STEP, "range", BK_ITER, SIG_OWN, 3, 0)                                      \
+    X(BI_ENUMERATE, "enumerate", BK_ITER, SIG_OWN, 1, 0)                                   \
+    X(BI_ZIP, "zip", BK_ITER, SIG_OWN, 2, 0)
 
 enum builtin {
     BI_NONE = 0,
@@ -434,6 +439,7 @@ struct gen {
     struct iterable iter;
     struct node *cond;    /* NULL without a filter */
     struct sym *var_sym;  /* set by the checker */
+    struct nodes pat;     /* for (x, y) in ...: N_NAME nodes (var is ""); else empty */
 };
 
 /* One piece of an f-string: literal text, or {expr[:spec]}. */
@@ -515,7 +521,9 @@ struct node {
         struct { struct nodes conds; struct nodes *blocks; struct nodes else_block; bool has_else; } if_;
         struct { struct node *cond; struct nodes body; } while_;          /* N_WHILE */
         struct { const char *var; struct loc var_loc; struct iterable iter;
-                 struct nodes body; struct sym *var_sym; } for_;          /* N_FOR */
+                 struct nodes body; struct sym *var_sym;
+                 struct nodes pat; /* for (i, x) in ...: N_NAME nodes (var is ""); else empty */
+        } for_;                                                            /* N_FOR */
         struct { struct node *value; } ret;                               /* N_RETURN (value may be NULL) */
         struct { struct node *expr; } expr_stmt;                          /* N_EXPR_STMT */
 

@@ -591,9 +591,63 @@ static struct type *check_binary(struct node *n, struct type *hint)
     return t;
 }
 
+
+/* range(lo, hi), range(lo, hi, step), enumerate(xs), zip(xs, ys) as the
+ * iterable (unless a local or global has the name): range(lo, hi) becomes
+ * lo..hi; the others an N_CALL of their BK_ITER builtin, whose array the
+ * loop walks. Returns false when it is none of them. */
+static bool check_iter_call(struct iterable *it)
+{
+    struct node *n = it->array;
+    if (n->kind != N_CALL || n->u.call.callee->kind != N_NAME || n->u.call.gen || n->u.call.par)
+        return false;
+    const char *name = n->u.call.callee->u.name.name;
+    struct nodes *args = &n->u.call.args;
+    if (lookup(name))
+        return false;
+    bool range = strcmp(name, "range") == 0;
+    if (range ? args->len != 2 && args->len != 3
+              : strcmp(name, "enumerate") == 0 ? args->len != 1 : strcmp(name, "zip") == 0 ? args->len != 2 : true)
+        return false;
+    for (int i = 0; i < args->len; i++)
+        if (args->items[i]->kind == N_ASSIGN)
+            return false; /* check_call says why */
+    if (range && args->len == 2) {
+        it->is_range = true;
+        it->inclusive = false;
+        it->lo = args->items[0];
+        it->hi = args->items[1];
+        it->array = NULL;
+        return true;
+    }
+    n->u.call.callee->type = ty_void;
+    if (range) {
+        static const char *const what[] = {"the start", "the end", "the step"};
+        for (int i = 0; i < 3; i++) {
+            check_value(args->items[i], ty_int);
+            expect_type(args->items[i], ty_int, "for %s of 'range'", what[i]);
+        }
+        n->u.call.builtin = BI_RANGE_STEP;
+        n->type = type_array(ty_int);
+        return true;
+    }
+    struct type *ft[2] = {ty_int, NULL};
+    for (int i = 0; i < args->len; i++) {
+        struct type *t = check_value(args->items[i], NULL);
+        if (t->kind != T_ARRAY)
+            error_at(args->items[i]->loc, "'%s' takes arrays, found %s", name, tn(t));
+        ft[args->len == 1 ? 1 : i] = t->elem;
+    }
+    n->u.call.builtin = args->len == 1 ? BI_ENUMERATE : BI_ZIP;
+    n->type = type_array(type_tuple(ft, 2));
+    return true;
+}
+
 /* An iterable of for or a generator; returns the loop variable's type. */
 static struct type *check_iterable(struct iterable *it)
 {
+    if (!it->is_range && check_iter_call(it) && !it->is_range)
+        return it->array->type->elem;
     if (it->is_range) {
         check_value(it->lo, ty_int);
         expect_type(it->lo, ty_int, "for the start of the range");
@@ -613,6 +667,32 @@ static struct loc gen_loc(struct gen *g)
     return loc_span(g->elem->loc, last->loc);
 }
 
+/* for (i, x) in ...: the loop's element is a tuple; each name a loop
+ * variable of its field's type (lowering reads it as the field). */
+static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner)
+{
+    if (t->kind != T_TUPLE || t->sname)
+        error_at(at, "cannot take the loop's elements apart into %d names: they are %s; only tuples can be "
+                     "(for (i, x) in enumerate(xs), for (x, y) in zip(xs, ys))", pat->len, tn(t));
+    if (t->nfields != pat->len)
+        error_at(at, "the pattern has %d names, but the loop's elements are %s tuples of %d fields", pat->len, tn(t),
+                 t->nfields);
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
+                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
+    }
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], owner, C.mi->m);
+        xs(v)->loop_var = true;
+        nm->u.name.sym = v;
+        nm->type = t->fields[i];
+        declare_local(v);
+    }
+}
+
 /* A generator in its own scope; returns the element type. */
 static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
 {
@@ -621,7 +701,10 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
     struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
     xs(v)->loop_var = true;
     g->var_sym = v;
-    declare_local(v);
+    if (g->pat.len)
+        declare_loop_pattern(&g->pat, g->var_loc, vt, owner);
+    else
+        declare_local(v);
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
         check_value(g->cond, ty_bool);
@@ -904,6 +987,7 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
     case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
     case M_TRAILING_ZEROS: case M_PUSH:
+    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
         break;
     }
     internal_error("check_builtin of '%s'", name);
@@ -970,6 +1054,7 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
     case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
     case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
+    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
         break;
     }
     internal_error("check_method of '%s'", mname);
@@ -1114,6 +1199,12 @@ static struct type *check_call(struct node *n, struct type *hint)
                 bi = BI_PANIC;
             if (bi == BI_NONE && strcmp(name, "exit") == 0)
                 error_at(callee->loc, "undefined function 'exit'; to end the program, import os and call os.exit(code)");
+            if (bi == BI_NONE && (strcmp(name, "zip") == 0 || strcmp(name, "enumerate") == 0))
+                error_at(callee->loc, "'%s' makes an iterable, so it stands only after 'in': for (i, x) in "
+                                      "enumerate(xs), for (x, y) in zip(xs, ys)", name);
+            if (bi == BI_NONE && strcmp(name, "range") == 0 && (n->u.call.args.len == 2 || n->u.call.args.len == 3))
+                error_at(callee->loc, "'range' makes an iterable, so it stands only after 'in': for i in "
+                                      "range(lo, hi, step); an array of it is [i for i in range(...)]");
             if (bi == BI_NONE && strcmp(name, "range") == 0)
                 error_at(callee->loc, "undefined function 'range'; a range is written lo..hi (or lo..=hi), as in 'for i in 0..n'");
             if (bi == BI_NONE)
@@ -1700,7 +1791,18 @@ static void check_stmt(struct node *s)
         xs(v)->loop_var = true;
         xs(v)->poisoned = !ok;
         s->u.for_.var_sym = v;
-        declare_local(v);
+        if (!s->u.for_.pat.len)
+            declare_local(v);
+        else if (ok)
+            declare_loop_pattern(&s->u.for_.pat, s->u.for_.var_loc, it.elem, s);
+        else /* the names exist, poisoned, so the body says nothing more */
+            for (int i = 0; i < s->u.for_.pat.len; i++) {
+                struct node *nm = s->u.for_.pat.items[i];
+                struct sym *p = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
+                xs(p)->loop_var = xs(p)->poisoned = true;
+                nm->u.name.sym = p;
+                declare_local(p);
+            }
         C.loop_depth++;
         check_block(&s->u.for_.body);
         C.loop_depth--;

@@ -38,6 +38,19 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
 
 static struct ir_program *P;
 static struct map sym_var, sym_global, sym_fn; /* symbols (and fn decls) to what lowering made */
+/* the names of a loop pattern, for (i, x) in ...: each a field of the loop's variable */
+struct pat_field { struct ir_var *var; int k; };
+static struct map sym_patfield;
+
+static void map_pattern(struct nodes *pat, struct ir_var *v)
+{
+    for (int i = 0; i < pat->len; i++) {
+        struct pat_field *pf = arena_alloc(sizeof *pf);
+        pf->var = v;
+        pf->k = i;
+        map_put_ptr(&sym_patfield, pat->items[i]->u.name.sym, pf);
+    }
+}
 static struct ir_fn *cur_fn;         /* NULL while lowering constants */
 static struct node *cur_fn_node;
 
@@ -175,6 +188,7 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
     if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
     rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
     if (g->var_sym) map_put_ptr(&sym_var, g->var_sym, rn->gen_var);
+    map_pattern(&g->pat, rn->gen_var);
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
     rn->elem_type = rn->elem->type;
@@ -265,6 +279,13 @@ static struct ir_node *lower_expr(struct node *n)
         }
         if (s->kind != SYM_LOCAL && s->kind != SYM_PARAM)
             internal_error("lower: name '%s' is not a value", s->name);
+        struct pat_field *pf = map_get_ptr(&sym_patfield, s);
+        if (pf) { /* borrowed from the loop's element, as the element is */
+            r = ir_new(IR_FIELD, n->loc, n->type);
+            r->a = var_ref(pf->var, n->loc);
+            r->field = pf->k;
+            return r;
+        }
         return var_ref(var_of_sym(s, n->loc), n->loc);
     }
     case N_UNARY:
@@ -551,6 +572,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct type *vt = s && s->type ? s->type : it->is_range ? r->iter.lo->type : r->iter.array->type->elem;
         r->var = new_var(IRV_LOCAL, n->u.for_.var, vt, n->u.for_.var_loc);
         if (s) map_put_ptr(&sym_var, s, r->var);
+        map_pattern(&n->u.for_.pat, r->var);
         r->b = lower_block(&n->u.for_.body, n->loc);
         return r;
     }

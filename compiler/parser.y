@@ -471,6 +471,16 @@ compound_stmt:
         $$->u.for_.iter = *$4;
         $$->u.for_.body = *$6;
     }
+  | FOR '(' pat_names ')' IN for_iter ':' block {
+        if ($3->len < 2)
+            FAIL(@3, "a loop pattern needs two or more names: for (i, x) in enumerate(xs)");
+        $$ = node_new(N_FOR, loc_span(@1, @6));
+        $$->u.for_.var = "";
+        $$->u.for_.var_loc = loc_span(@2, @4);
+        $$->u.for_.pat = *$3;
+        $$->u.for_.iter = *$6;
+        $$->u.for_.body = *$8;
+    }
   ;
 
 /* "if" expr ":" block {"elif" expr ":" block} ["else" ":" block]; elif
@@ -541,6 +551,17 @@ gen:
         $$->var_loc = @3;
         $$->iter = *$5;
         $$->cond = $6;
+    }
+  | expr FOR '(' pat_names ')' IN gen_iter opt_filter {
+        if ($4->len < 2)
+            FAIL(@4, "a loop pattern needs two or more names: for (x, y) in zip(xs, ys)");
+        $$ = arena_alloc(sizeof *$$);
+        $$->elem = $1;
+        $$->var = "";
+        $$->var_loc = loc_span(@3, @5);
+        $$->pat = *$4;
+        $$->iter = *$7;
+        $$->cond = $8;
     }
   ;
 
