@@ -1,7 +1,8 @@
 # brine: a plain Makefile with explicit source lists.
 #
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
-#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint
+#   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint,
+#                     world programs under mpirun
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
@@ -26,7 +27,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -71,6 +72,9 @@ $(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
+
+# fmt.c reads the token numbers
+$(B)/obj/compiler/fmt.o: $(B)/gen/parser.h
 
 # Generated files: warnings down (they are not ours to fix).
 $(B)/obj/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
@@ -133,11 +137,12 @@ $(B)/tsan/%.o: runtime/%.c $(RUNTIME_HDR)
 $(B)/tsan/libbrine_rt.a: $(TSAN_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/tsan/test_pool: tests/unit/test_pool.c tests/unit/mini_criterion.h $(B)/tsan/libbrine_rt.a $(RUNTIME_HDR)
+$(B)/tsan/test_%: tests/unit/test_%.c tests/unit/mini_criterion.h $(B)/tsan/libbrine_rt.a $(RUNTIME_HDR)
 	$(CC) $(BASEFLAGS) $(TSAN_FLAGS) -DMINI_CRITERION -Iruntime -Itests/unit -o $@ $< $(B)/tsan/libbrine_rt.a -lm -lpthread
 
-check-tsan: $(B)/tsan/test_pool
+check-tsan: $(B)/tsan/test_pool $(B)/tsan/test_steal
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_pool
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_steal
 
 check-golden: all
 	$(BRINE) test tests/golden --threads 1,2,3,7,16,64
@@ -158,6 +163,11 @@ NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOL
 check-native: all
 	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
 
+# The two-part release build (backend.c) that big programs get, forced on
+# programs of every size: the par goldens, release builds, the same output.
+check-parts: all
+	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par $(GEN_GOLDEN)/par
+
 # brine fmt's own cases, then every .br of the repository in its layout
 # (but those tests/fmt-exclude.txt lists).
 check-fmt: all
@@ -169,6 +179,13 @@ check-examples: all
 	python3 tests/tools/check_examples.py $(BRINE)
 
 .PHONY: check-examples
+
+# world programs under mpirun at 1 to 7 ranks against one process (skips
+# without mpirun; docs/world.md)
+check-world: all
+	tests/world/run.sh $(BRINE)
+
+.PHONY: check-world
 
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
@@ -189,7 +206,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man check-examples check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -198,7 +215,7 @@ check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt
 GEN_GOLDEN = tests/golden/generated
 VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
                   $(GEN_GOLDEN)/reduce $(GEN_GOLDEN)/output $(GEN_GOLDEN)/format \
-                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress
+                  $(GEN_GOLDEN)/stdlib $(GEN_GOLDEN)/workloads tests/golden/regress tests/golden/lib
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
@@ -216,7 +233,7 @@ check-fuzz: all
 # What building and testing need. deps installs the missing ones with
 # apt-get (through sudo unless run as root) and skips the rest.
 DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
-           valgrind python3 python3-numpy
+           valgrind python3 python3-numpy openmpi-bin libopenmpi-dev
 
 deps:
 	@missing=""; \

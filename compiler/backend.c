@@ -132,6 +132,98 @@ static int split_cc(const char *cc, char **words, int max)
     return n;
 }
 
+/* One run of the C compiler: its stdout and stderr go into one pipe that
+ * finish_cc reads to the end (its messages belong in the internal error,
+ * not on our terminal). */
+struct cc_run {
+    pid_t pid;
+    int fd;
+    const char *name;
+};
+
+static struct cc_run start_cc(char **argv)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        fprintf(stderr, "brine: cannot create a pipe: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    struct cc_run r = {.fd = fds[0], .name = argv[0]};
+    int err = spawn_proc(&(struct spawn){.argv = argv, .to_fd = true, .fd = fds[1]}, &r.pid);
+    close(fds[1]);
+    if (err != 0) {
+        close(fds[0]);
+        fprintf(stderr, "brine: cannot run the C compiler '%s' for --release: %s (set CC to a C compiler)\n",
+                argv[0], strerror(err));
+        exit(EXIT_INTERNAL);
+    }
+    return r;
+}
+
+/* Waits for r; false with its messages in *msgs when it failed. */
+static bool finish_cc(struct cc_run r, struct buf *msgs)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t got = read(r.fd, buf, sizeof buf);
+        if (got > 0)
+            bputn(msgs, buf, (size_t)got);
+        else if (got == 0 || errno != EINTR)
+            break;
+    }
+    close(r.fd);
+    int status;
+    if (!wait_proc(r.pid, 0, NULL, &status)) {
+        fprintf(stderr, "brine: waiting for the C compiler: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    if (status == 0)
+        return true;
+    if (status < 0 && status != -1) {
+        char note[128];
+        snprintf(note, sizeof note, "%s%s was killed by signal %d (%s)\n",
+                 msgs->len && msgs->p[msgs->len - 1] != '\n' ? "\n" : "", r.name,
+                 -status, strsignal(-status));
+        bputn(msgs, note, strlen(note));
+    }
+    return false;
+}
+
+/* 2 when the C asks for the two-part build (emit_c.c writes "#define
+ * BP_PARTS 2" near the top of a big program's C), else 1;
+ * BRINE_RELEASE_PARTS=1 or 2 decides instead (the tests build both ways). */
+static int release_parts(const char *c_path)
+{
+    const char *env = getenv("BRINE_RELEASE_PARTS");
+    if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
+        return env[0] - '0';
+    char head[4096];
+    int fd = open(c_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    ssize_t n = read(fd, head, sizeof head - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    head[n] = 0;
+    return strstr(head, "\n#define BP_PARTS 2\n") ? 2 : 1;
+}
+
+/* An empty private object file for one part; its path. */
+static char *temp_obj(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char *tpl = arena_printf("%s/brine-XXXXXX.o", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemps(tpl, 2);
+    if (fd < 0) {
+        fprintf(stderr, "brine: cannot create a temporary file in %s: %s\n", tmp && *tmp ? tmp : "/tmp",
+                strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    close(fd);
+    return tpl;
+}
+
 void backend_release_build(const char *c_path, const char *out_path, bool native)
 {
     const struct brine_paths *p = brine_paths();
@@ -143,6 +235,7 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
     int n = split_cc(cc, argv, MAXARGS);
     if (n == 0)
         n = split_cc("cc", argv, MAXARGS);
+    int ncc = n;
     /* Exactness first (SPEC section 10): never fast-math, never contract
      * a*b+c into an FMA, so release prints the bits dev prints. */
     /* -fvect-cost-model=dynamic: -O2 vectorizes only loops that need no
@@ -159,6 +252,51 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
     if (native)
         argv[n++] = "-march=native";
     argv[n++] = arena_printf("-I%s", p->incdir);
+    int nflags = n;
+    struct buf msgs = {0};
+
+    if (release_parts(c_path) == 2) {
+        /* A big program on a machine with two cores: the same C compiled
+         * twice at once, -DBP_PART=1 (main and the functions) and
+         * -DBP_PART=2 (the par helpers), then linked; the same functions
+         * with the same flags, so the same bits (the prelude of emit_c.c). */
+        char *objs[2];
+        struct cc_run runs[2];
+        char *pargv[2][MAXARGS + 24];
+        for (int k = 0; k < 2; k++) {
+            objs[k] = temp_obj();
+            memcpy(pargv[k], argv, (size_t)nflags * sizeof *argv);
+            int m = nflags;
+            pargv[k][m++] = k == 0 ? "-DBP_PART=1" : "-DBP_PART=2";
+            pargv[k][m++] = "-c";
+            pargv[k][m++] = "-o";
+            pargv[k][m++] = objs[k];
+            pargv[k][m++] = (char *)c_path;
+            pargv[k][m] = NULL;
+            runs[k] = start_cc(pargv[k]);
+        }
+        bool ok = finish_cc(runs[0], &msgs);
+        ok = finish_cc(runs[1], &msgs) && ok;
+        if (ok) {
+            int m = ncc;
+            argv[m++] = "-o";
+            argv[m++] = (char *)out_path;
+            argv[m++] = objs[0];
+            argv[m++] = objs[1];
+            argv[m++] = (char *)p->rtlib;
+            argv[m++] = "-lm";
+            argv[m++] = "-lpthread";
+            argv[m++] = "-ldl";
+            argv[m] = NULL;
+            ok = finish_cc(start_cc(argv), &msgs);
+        }
+        unlink(objs[0]);
+        unlink(objs[1]);
+        if (!ok)
+            backend_rejected(msgs.p);
+        return;
+    }
+
     argv[n++] = "-o";
     argv[n++] = (char *)out_path;
     argv[n++] = (char *)c_path;
@@ -167,46 +305,6 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
     argv[n++] = "-lpthread";
     argv[n++] = "-ldl";
     argv[n] = NULL;
-
-    /* The compiler's stdout and stderr go into one pipe that we read to the
-     * end: its messages belong in the internal error, not on our terminal. */
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        fprintf(stderr, "brine: cannot create a pipe: %s\n", strerror(errno));
-        exit(EXIT_INTERNAL);
-    }
-    pid_t pid;
-    int err = spawn_proc(&(struct spawn){.argv = argv, .to_fd = true, .fd = fds[1]}, &pid);
-    close(fds[1]);
-    if (err != 0) {
-        close(fds[0]);
-        fprintf(stderr, "brine: cannot run the C compiler '%s' for --release: %s (set CC to a C compiler)\n",
-                argv[0], strerror(err));
-        exit(EXIT_INTERNAL);
-    }
-    struct buf msgs = {0};
-    char buf[4096];
-    for (;;) {
-        ssize_t got = read(fds[0], buf, sizeof buf);
-        if (got > 0)
-            bputn(&msgs, buf, (size_t)got);
-        else if (got == 0 || errno != EINTR)
-            break;
-    }
-    close(fds[0]);
-    int status;
-    if (!wait_proc(pid, 0, NULL, &status)) {
-        fprintf(stderr, "brine: waiting for the C compiler: %s\n", strerror(errno));
-        exit(EXIT_INTERNAL);
-    }
-    if (status == 0)
-        return;
-    if (status < 0 && status != -1) {
-        char note[128];
-        snprintf(note, sizeof note, "%s%s was killed by signal %d (%s)\n",
-                 msgs.len && msgs.p[msgs.len - 1] != '\n' ? "\n" : "", argv[0],
-                 -status, strsignal(-status));
-        bputn(&msgs, note, strlen(note));
-    }
-    backend_rejected(msgs.p);
+    if (!finish_cc(start_cc(argv), &msgs))
+        backend_rejected(msgs.p);
 }

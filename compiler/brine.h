@@ -308,8 +308,9 @@ extern const char *const reducer_name[];
  * 4 and 11. The checker resolves every call to one of these or to a user
  * function. Columns:
  *   kind   BK_FN a function (print(x)), BK_OS a function of os (os.clock()),
- *          BK_METHOD a method (x.wrapping_add(y)), BK_LIB panic(msg), which
- *          only stdlib modules may call
+ *          BK_WORLD a function of world (world.rank(), docs/world.md),
+ *          BK_METHOD a method (x.wrapping_add(y)), BK_SYNTAX a form the
+ *          parser makes (assert, slices), which no program can call by name
  *   sig    SIG_FLOATS: every argument and the result are float, and the C
  *          form is the runtime function brt_<name> (the math functions);
  *          SIG_OWN: the checker and the emitters give it its own case
@@ -320,7 +321,7 @@ extern const char *const reducer_name[];
  * The math functions come from the runtime's own table, BRT_MATH in
  * runtime/brine_math.h (name, arity, gpu), so adding one there adds it everywhere:
  * the enum is BI_<name> (BI_sqrt), the spelling its name. */
-enum builtin_kind { BK_FN, BK_OS, BK_METHOD, BK_LIB, BK_ITER };
+enum builtin_kind { BK_FN, BK_OS, BK_WORLD, BK_METHOD, BK_SYNTAX, BK_ITER };
 enum builtin_sig { SIG_OWN, SIG_FLOATS };
 #define BI_MATH_ROW(X, name, arity, gpu) X(BI_##name, #name, BK_FN, SIG_FLOATS, arity, gpu)
 #define BUILTINS(X)                                                                        \
@@ -340,6 +341,18 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     X(BI_OS_CLOCK, "os.clock", BK_OS, SIG_OWN, 0, 0)                                       \
     X(BI_OS_EXIT, "os.exit", BK_OS, SIG_OWN, 1, 0)                                         \
     X(BI_OS_GETENV, "os.getenv", BK_OS, SIG_OWN, 1, 0)                                     \
+    X(BI_WORLD_RANK, "world.rank", BK_WORLD, SIG_OWN, 0, 0)                                \
+    X(BI_WORLD_SIZE, "world.size", BK_WORLD, SIG_OWN, 0, 0)                                \
+    X(BI_WORLD_BARRIER, "world.barrier", BK_WORLD, SIG_OWN, 0, 0)                          \
+    X(BI_WORLD_BROADCAST, "world.broadcast", BK_WORLD, SIG_OWN, 2, 0)                      \
+    X(BI_WORLD_GATHER, "world.gather", BK_WORLD, SIG_OWN, 1, 0)                            \
+    /* the scalar collectives; with a generator, world.sum etc. are N_REDUCE */           \
+    X(BI_WORLD_SUM, "world.sum", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_PRODUCT, "world.product", BK_WORLD, SIG_OWN, 1, 0)                          \
+    X(BI_WORLD_MIN, "world.min", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_MAX, "world.max", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_ANY, "world.any", BK_WORLD, SIG_OWN, 1, 0)                                  \
+    X(BI_WORLD_ALL, "world.all", BK_WORLD, SIG_OWN, 1, 0)                                  \
     X(M_WRAPPING_ADD, "wrapping_add", BK_METHOD, SIG_OWN, 1, 1)                            \
     X(M_WRAPPING_SUB, "wrapping_sub", BK_METHOD, SIG_OWN, 1, 1)                            \
     X(M_WRAPPING_MUL, "wrapping_mul", BK_METHOD, SIG_OWN, 1, 1)                            \
@@ -350,10 +363,40 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     X(M_LEADING_ZEROS, "leading_zeros", BK_METHOD, SIG_OWN, 0, 0)                          \
     X(M_TRAILING_ZEROS, "trailing_zeros", BK_METHOD, SIG_OWN, 0, 0)                        \
     X(M_PUSH, "push", BK_METHOD, SIG_OWN, 1, 0)                                            \
-    /* panic(msg: str): stdlib modules only (random.below's check); the      */           \
-    /* checker rejects it elsewhere; emitted as brt_panic_msg(loc, msg); on  */           \
-    /* the GPU it raises the flag and the CPU re-run reports it.             */           \
-    X(BI_PANIC, "panic", BK_LIB, SIG_OWN, 1, 1)                                            \
+    /* SPEC section 14: output, input, files, str and array methods.        */           \
+    X(BI_EPRINT, "eprint", BK_FN, SIG_OWN, -1, 0)                                          \
+    X(BI_READ_STDIN, "read_stdin", BK_FN, SIG_OWN, 0, 0)                                   \
+    X(BI_SORTED, "sorted", BK_FN, SIG_OWN, 1, 0)                                           \
+    X(BI_REVERSED, "reversed", BK_FN, SIG_OWN, 1, 0)                                       \
+    X(BI_OS_READ_FILE, "os.read_file", BK_OS, SIG_OWN, 1, 0)                               \
+    X(BI_OS_WRITE_FILE, "os.write_file", BK_OS, SIG_OWN, 2, 0)                             \
+    X(BI_OS_APPEND_FILE, "os.append_file", BK_OS, SIG_OWN, 2, 0)                           \
+    /* forms the parser makes: `assert c[, msg]` (the checker supplies the   */           \
+    /* default message) and slices x[a:b] (x, a, b; a missing end: len(x))  */           \
+    X(BI_ASSERT, "assert", BK_SYNTAX, SIG_OWN, 2, 0)                                       \
+    X(BI_SLICE, "[:]", BK_SYNTAX, SIG_OWN, 3, 0)                                           \
+    X(M_SPLIT, "split", BK_METHOD, SIG_OWN, -1, 0)                                         \
+    X(M_STRIP, "strip", BK_METHOD, SIG_OWN, 0, 0)                                          \
+    X(M_LINES, "lines", BK_METHOD, SIG_OWN, 0, 0)                                          \
+    X(M_STARTSWITH, "startswith", BK_METHOD, SIG_OWN, 1, 0)                                \
+    X(M_ENDSWITH, "endswith", BK_METHOD, SIG_OWN, 1, 0)                                    \
+    X(M_REPLACE, "replace", BK_METHOD, SIG_OWN, 2, 0)                                      \
+    X(M_UPPER, "upper", BK_METHOD, SIG_OWN, 0, 0)                                          \
+    X(M_LOWER, "lower", BK_METHOD, SIG_OWN, 0, 0)                                          \
+    X(M_JOIN, "join", BK_METHOD, SIG_OWN, 1, 0)                                            \
+    X(M_CONTAINS, "contains", BK_METHOD, SIG_OWN, 1, 0)                                    \
+    /* the mutating array methods: the receiver is a var's place (xs or     */           \
+    /* xs[i]...), kids[0] of the IR_BUILTIN (builtin_mutates)               */           \
+    X(M_POP, "pop", BK_METHOD, SIG_OWN, 0, 0)                                              \
+    X(M_INSERT, "insert", BK_METHOD, SIG_OWN, 2, 0)                                        \
+    X(M_REMOVE, "remove", BK_METHOD, SIG_OWN, 1, 0)                                        \
+    X(M_EXTEND, "extend", BK_METHOD, SIG_OWN, 1, 0)                                        \
+    X(M_REVERSE, "reverse", BK_METHOD, SIG_OWN, 0, 0)                                      \
+    X(M_SORT, "sort", BK_METHOD, SIG_OWN, 0, 0)                                            \
+    /* panic(msg: str): emitted as brt_panic_msg(loc, msg) (in a stdlib     */           \
+    /* function at the caller's place); on the GPU it raises the flag and   */           \
+    /* the CPU re-run reports it.                                           */           \
+    X(BI_PANIC, "panic", BK_FN, SIG_OWN, 1, 1)                                             \
     /* BK_ITER: only as the iterable of a for or a generator (check_iterable); */          \
     /* each builds the array of what it yields. range(lo, hi) is lo..hi.      */           \
     X(BI_RANGE_STEP, "range", BK_ITER, SIG_OWN, 3, 0)                                      \
@@ -379,6 +422,8 @@ extern const char *const builtin_name[];
 /* case labels for every math function: switch (b) { BI_MATH_CASES ...: } */
 #define BI_MATH_CASE(X_, name, arity, gpu) case BI_##name:
 #define BI_MATH_CASES BRT_MATH(BI_MATH_CASE, _)
+/* The methods that change their receiver in place (pop, insert, ...). */
+#define builtin_mutates(b) ((b) >= M_POP && (b) <= M_SORT)
 
 /* ---- AST (parser.y builds it, ast.c prints it, check.c annotates it) ----- */
 
@@ -498,6 +543,7 @@ struct node {
          * Either gen (a generator) or array (the elements of an array). */
         struct {
             bool par;
+            bool world; /* world.sum(gen): spread over the ranks (par is set too) */
             enum reducer reducer;
             struct gen *gen;
             struct node *array;

@@ -112,10 +112,12 @@ static struct {
     struct xsym *fn_sym;
     struct xsym *cnst;       /* the constant being initialised, or NULL */
     int loop_depth;
+    int par_depth;           /* inside the generator of a par or world reduction or comprehension */
     int depth;               /* check_expr recursion */
 } C;
 
-static struct sym *os_sym; /* the always-available module `os` */
+static struct sym *os_sym;    /* the always-available module `os` */
+static struct sym *world_sym; /* and `world` (docs/world.md) */
 
 static struct modinfo *modinfo_of(struct module *m)
 {
@@ -197,6 +199,8 @@ static struct sym *lookup(const char *name)
     }
     if (strcmp(name, "os") == 0)
         return os_sym;
+    if (strcmp(name, "world") == 0)
+        return world_sym;
     return NULL;
 }
 
@@ -206,7 +210,7 @@ static struct sym *lookup(const char *name)
  * diag.c), with the scopes and the counters put back as they were. */
 static bool attempt(void (*f)(void *), void *arg)
 {
-    int level = C.level, loop_depth = C.loop_depth, depth = C.depth;
+    int level = C.level, loop_depth = C.loop_depth, depth = C.depth, par_depth = C.par_depth;
     struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
     struct node *fn = C.fn;
     struct diag_catch c;
@@ -214,6 +218,7 @@ static bool attempt(void (*f)(void *), void *arg)
         while (C.level > level)
             scope_pop();
         C.loop_depth = loop_depth;
+        C.par_depth = par_depth;
         C.depth = depth;
         C.cnst = cnst;
         C.fn = fn;
@@ -693,10 +698,14 @@ static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *
     }
 }
 
-/* A generator in its own scope; returns the element type. */
-static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner)
+/* A generator in its own scope; returns the element type. par: its element
+ * and filter run as par work (the source is evaluated once, before). */
+static int gen_depth; /* generators being checked: their elements may not mutate */
+
+static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
 {
     struct type *vt = check_iterable(&g->iter);
+    gen_depth++;
     scope_push();
     struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
     xs(v)->loop_var = true;
@@ -705,12 +714,15 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
         declare_loop_pattern(&g->pat, g->var_loc, vt, owner);
     else
         declare_local(v);
+    C.par_depth += par;
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
         check_value(g->cond, ty_bool);
         expect_bool(g->cond, "the generator's 'if' filter");
     }
+    C.par_depth -= par;
     scope_pop();
+    gen_depth--;
     return et;
 }
 
@@ -739,7 +751,7 @@ static struct type *check_reduce(struct node *n, enum reducer r, struct type *hi
     struct node *arr = NULL;
     struct loc where;
     if (g) {
-        et = check_gen(g, elem_hint, n);
+        et = check_gen(g, elem_hint, n, par);
         where = g->elem->loc;
     } else {
         arr = args.items[0];
@@ -878,6 +890,193 @@ static struct node *arg(struct node *n, int i)
     return n->u.call.args.items[i];
 }
 
+/* The source text under a location, over several lines too (assert's
+ * default message). */
+static const char *src_text(struct loc loc)
+{
+    const struct source *src = source_get(loc.file);
+    if (loc.line < 1 || loc.end_line > src->nlines || loc.end_line < loc.line)
+        return "?";
+    size_t a = (size_t)src->line_starts[loc.line - 1] + (size_t)loc.col - 1;
+    size_t b = (size_t)src->line_starts[loc.end_line - 1] + (size_t)loc.end_col - 1;
+    if (b <= a)
+        return "?";
+    /* a line break and the indentation around it read as one space */
+    char *t = arena_strndup(src->text + a, b - a), *o = t;
+    for (const char *p = t; *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            while (o > t && (o[-1] == ' ' || o[-1] == '\t'))
+                o--;
+            while (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')
+                p++;
+            *o++ = ' ';
+            continue;
+        }
+        *o++ = *p;
+    }
+    *o = 0;
+    return t;
+}
+
+/* Whether sort() and sorted() order this element type: by <, and bool
+ * (false first). Arrays have no < of their own. */
+static void expect_sortable(struct node *n, struct loc where, struct type *at, const char *what)
+{
+    struct type *e = at->elem;
+    if (!type_is_numeric(e) && e != ty_str && e != ty_bool)
+        error_at(where, "cannot %s %s: its elements have no order ('<' works on numbers and str)", what, tn(at));
+}
+
+/* SPEC section 14's functions: eprint, read_stdin, sorted, reversed, the
+ * files of os, and the parser's forms assert and x[a:b]. */
+static struct type *check_io_builtin(struct node *n, enum builtin bi)
+{
+    const char *name = builtin_name[bi];
+    switch (bi) {
+    case BI_EPRINT:
+        for (int i = 0; i < n->u.call.args.len; i++)
+            check_value(arg(n, i), NULL);
+        return ty_void;
+    case BI_READ_STDIN:
+        arity(n, name, 0);
+        return ty_str;
+    case BI_SORTED: case BI_REVERSED: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (t->kind != T_ARRAY)
+            error_at(arg(n, 0)->loc, "'%s' takes an array, found %s", name, tn(t));
+        if (bi == BI_SORTED)
+            expect_sortable(n, arg(n, 0)->loc, t, "sort");
+        return t;
+    }
+    case BI_OS_READ_FILE:
+        arity(n, name, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
+        return ty_str;
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE:
+        arity(n, name, 2);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
+        check_value(arg(n, 1), ty_str);
+        expect_type(arg(n, 1), ty_str, "for the text of '%s'", name);
+        return ty_void;
+    case BI_ASSERT: {
+        struct node *c = arg(n, 0);
+        check_value(c, ty_bool);
+        expect_bool(c, "the 'assert' condition");
+        if (n->u.call.args.len == 1) {
+            struct node *m = node_new(N_STR, c->loc);
+            m->u.slit.s = arena_printf("assertion failed: %s", src_text(c->loc));
+            m->u.slit.len = strlen(m->u.slit.s);
+            nodes_push(&n->u.call.args, m);
+        }
+        check_value(arg(n, 1), ty_str);
+        expect_type(arg(n, 1), ty_str, "for the message of 'assert'");
+        return ty_void;
+    }
+    case BI_SLICE: {
+        struct type *t = check_value(arg(n, 0), NULL);
+        if (t != ty_str && t->kind != T_ARRAY)
+            error_at(arg(n, 0)->loc, "cannot slice %s; only str and arrays can be sliced", tn(t));
+        for (int i = 1; i < n->u.call.args.len; i++) {
+            check_value(arg(n, i), ty_int);
+            expect_type(arg(n, i), ty_int, "for the %s of the slice", i == 1 ? "start" : "end");
+        }
+        return t;
+    }
+    default:
+        break;
+    }
+    internal_error("check_io_builtin of '%s'", name);
+}
+
+/* SPEC section 14's methods of str and arrays. */
+static struct type *check_lib_method(struct node *n, struct node *recv, struct type *rt, enum builtin m)
+{
+    const char *mname = builtin_name[m];
+    struct loc name_loc = n->u.call.callee->u.field.name_loc;
+    bool on_str = m <= M_JOIN;
+    if (on_str && rt != ty_str)
+        error_at(name_loc, "%s has no method '%s'; only str does", tn(rt), mname);
+    if (!on_str && rt->kind != T_ARRAY)
+        error_at(name_loc, "%s has no method '%s'; only arrays do", tn(rt), mname);
+    if (builtin_mutates(m)) {
+        check_mutable_root(recv, "changed");
+        if (gen_depth > 0)
+            error_at(name_loc, "'%s' changes its array, and the element of a comprehension or reduction cannot "
+                               "change variables", mname);
+    }
+    switch (m) {
+    case M_SPLIT:
+        if (n->u.call.args.len > 1)
+            error_at(n->loc, "'split' takes 0 or 1 arguments, found %d", n->u.call.args.len);
+        if (n->u.call.args.len == 1) {
+            check_value(arg(n, 0), ty_str);
+            expect_type(arg(n, 0), ty_str, "for the separator of 'split'");
+        }
+        return type_array(ty_str);
+    case M_STRIP: case M_UPPER: case M_LOWER:
+        arity(n, mname, 0);
+        return ty_str;
+    case M_LINES:
+        arity(n, mname, 0);
+        return type_array(ty_str);
+    case M_STARTSWITH: case M_ENDSWITH:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the argument of '%s'", mname);
+        return ty_bool;
+    case M_REPLACE:
+        arity(n, mname, 2);
+        for (int i = 0; i < 2; i++) {
+            check_value(arg(n, i), ty_str);
+            expect_type(arg(n, i), ty_str, "for the %s argument of 'replace'", i ? "second" : "first");
+        }
+        return ty_str;
+    case M_JOIN:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), type_array(ty_str));
+        expect_type(arg(n, 0), type_array(ty_str), "for the argument of 'join'");
+        return ty_str;
+    case M_CONTAINS:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt->elem);
+        expect_type(arg(n, 0), rt->elem, "for the argument of 'contains' on %s", tn(rt));
+        return ty_bool;
+    case M_POP:
+        arity(n, mname, 0);
+        return rt->elem;
+    case M_INSERT:
+        arity(n, mname, 2);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the index of 'insert'");
+        check_value(arg(n, 1), rt->elem);
+        expect_type(arg(n, 1), rt->elem, "for the value of 'insert' on %s", tn(rt));
+        return ty_void;
+    case M_REMOVE:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_int);
+        expect_type(arg(n, 0), ty_int, "for the index of 'remove'");
+        return rt->elem;
+    case M_EXTEND:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt);
+        expect_type(arg(n, 0), rt, "for the argument of 'extend' on %s", tn(rt));
+        return ty_void;
+    case M_REVERSE:
+        arity(n, mname, 0);
+        return ty_void;
+    case M_SORT:
+        arity(n, mname, 0);
+        expect_sortable(n, name_loc, rt, "sort");
+        return ty_void;
+    default:
+        break;
+    }
+    internal_error("check_lib_method of '%s'", mname);
+}
+
 /* Builtin functions and os.*: SPEC sections 3 and 11. */
 static struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
 {
@@ -973,11 +1172,49 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the variable name of 'os.getenv'");
         return ty_str;
+    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE:
+        return check_io_builtin(n, bi);
+    case BI_WORLD_RANK: case BI_WORLD_SIZE:
+        arity(n, name, 0);
+        return ty_int;
+    case BI_WORLD_BARRIER:
+        arity(n, name, 0);
+        return ty_void;
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        arity(n, name, 1);
+        bool logic = bi == BI_WORLD_ANY || bi == BI_WORLD_ALL;
+        struct node *a = arg(n, 0);
+        struct type *t = check_value(a, logic ? ty_bool : hint);
+        if (t->kind == T_ARRAY) {
+            const char *xs = a->kind == N_NAME ? a->u.name.name : "xs";
+            error_at(a->loc, "'%s' of an array needs a generator, so that each rank evaluates only its share: "
+                             "%s(x for x in %s)", name, name, xs);
+        }
+        if (logic)
+            expect_type(a, ty_bool, "for the argument of '%s'", name);
+        else if (!type_is_numeric(t))
+            error_at(a->loc, "'%s' takes a number (int, i128, u64 or float), found %s", name, tn(t));
+        return t;
+    }
+    case BI_WORLD_BROADCAST: {
+        arity(n, name, 2);
+        struct type *t = check_value(arg(n, 0), hint);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        check_value(arg(n, 1), ty_int);
+        expect_type(arg(n, 1), ty_int, "for the root rank of '%s'", name);
+        return t;
+    }
+    case BI_WORLD_GATHER: {
+        arity(n, name, 1);
+        struct type *t = check_value(arg(n, 0), hint && hint->kind == T_ARRAY ? hint->elem : NULL);
+        if (t == ty_void)
+            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        return type_array(t);
+    }
     case BI_PANIC:
-        /* Only the standard library's modules may panic on purpose
-         * (random.below); programs have no panic() in SPEC section 11. */
-        if (strncmp(C.mi->m->path, "stdlib/", 7) != 0)
-            error_at(n->u.call.callee->loc, "undefined function 'panic'");
         arity(n, name, 1);
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
@@ -986,7 +1223,9 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
     BI_MATH_CASES
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
     case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
-    case M_TRAILING_ZEROS: case M_PUSH:
+    case M_TRAILING_ZEROS: case M_PUSH: case M_SPLIT: case M_STRIP: case M_LINES: case M_STARTSWITH:
+    case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
+    case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
         break;
     }
@@ -1007,7 +1246,10 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
         rt = check_value(recv, NULL);
     }
     if (m == BI_NONE) {
-        const char *have = rt->kind == T_ARRAY ? "; arrays have one method, push"
+        const char *have = rt->kind == T_ARRAY ? "; arrays have the methods push, pop, insert, remove, extend, "
+                                                 "reverse, sort, contains"
+                           : rt == ty_str ? "; its methods are split, strip, lines, startswith, endswith, replace, "
+                                            "upper, lower, join"
                            : type_is_integer(rt)
                                ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
                                  "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
@@ -1020,6 +1262,8 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     }
     n->u.call.builtin = m;
     n->u.call.recv = recv;
+    if (m >= M_SPLIT && m <= M_SORT)
+        return check_lib_method(n, recv, rt, m);
     if (m == M_PUSH) {
         if (rt->kind != T_ARRAY)
             error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
@@ -1054,10 +1298,52 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
     case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
     case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
+    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
+    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE: case M_SPLIT: case M_STRIP:
+    case M_LINES: case M_STARTSWITH: case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN:
+    case M_CONTAINS: case M_POP: case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
+    case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
         break;
     }
     internal_error("check_method of '%s'", mname);
+}
+
+/* world.NAME(...): a distributed reduction with a generator, else one of
+ * the BK_WORLD rows (docs/world.md). */
+static struct type *check_world(struct node *n, const char *member, struct type *hint)
+{
+    struct gen *g = n->u.call.gen;
+    enum reducer r = RED_SUM;
+    bool red = find_reducer(member, &r);
+    if (n->u.call.par)
+        error_at(n->loc, "'par' does not apply to 'world.%s'; a world reduction already runs on every rank's pool",
+                 member);
+    /* The elements run on any thread and, in a world reduction, on one rank
+     * only: a collective there would leave the other ranks waiting. */
+    if (C.par_depth > 0 && strcmp(member, "rank") != 0 && strcmp(member, "size") != 0)
+        error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
+                         "every rank must make the same world calls in the same order: compute it before",
+                 member);
+    if (g) {
+        if (!red)
+            error_at(gen_loc(g), "a generator can only be the argument of a reducer (world.sum, world.product, "
+                                 "world.min, world.max, world.any, world.all), not of 'world.%s'", member);
+        struct loc where = g->elem->loc;
+        n->u.call.par = true;
+        struct type *t = check_reduce(n, r, hint);
+        n->u.reduce.world = true;
+        if ((r == RED_MIN || r == RED_MAX) && !type_is_numeric(n->u.reduce.elem_type))
+            error_at(where, "'world.%s' of a generator needs numbers, found elements of type %s", member,
+                     tn(n->u.reduce.elem_type));
+        return t;
+    }
+    enum builtin bi = find_builtin(arena_printf("world.%s", member), BK_WORLD);
+    if (bi == BI_NONE)
+        error_at(n->u.call.callee->loc, "module 'world' has no function '%s' (it has rank, size, sum, product, min, "
+                                        "max, any, all, broadcast, gather, barrier)", member);
+    return check_builtin(n, bi, hint);
 }
 
 /* If base names a module (an import, or os), returns its symbol. */
@@ -1195,8 +1481,8 @@ static struct type *check_call(struct node *n, struct type *hint)
             if (!two && find_reducer(name, &r))
                 return check_reduce(n, r, hint);
             enum builtin bi = find_builtin(name, BK_FN);
-            if (bi == BI_NONE && strcmp(name, "panic") == 0)
-                bi = BI_PANIC;
+            if (bi == BI_NONE) /* assert and slices: the parser's names, which no program can write */
+                bi = find_builtin(name, BK_SYNTAX);
             if (bi == BI_NONE && strcmp(name, "exit") == 0)
                 error_at(callee->loc, "undefined function 'exit'; to end the program, import os and call os.exit(code)");
             if (bi == BI_NONE && (strcmp(name, "zip") == 0 || strcmp(name, "enumerate") == 0))
@@ -1238,6 +1524,12 @@ static struct type *check_call(struct node *n, struct type *hint)
         struct node *base = callee->u.field.base;
         const char *member = callee->u.field.name;
         struct sym *ms = module_base(base);
+        if (ms && ms == world_sym) {
+            base->u.name.sym = ms;
+            base->type = ty_void;
+            callee->type = ty_void;
+            return check_world(n, member, hint);
+        }
         if (n->u.call.par)
             error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and comprehensions");
         if (g)
@@ -1252,7 +1544,7 @@ static struct type *check_call(struct node *n, struct type *hint)
                 enum builtin bi = find_builtin(full, BK_OS);
                 if (bi == BI_NONE)
                     error_at(callee->loc, "module 'os' has no function '%s' (it has args, thread_count, clock, "
-                                          "exit, getenv)", member);
+                                          "exit, getenv, read_file, write_file, append_file)", member);
                 return check_builtin(n, bi, hint);
             }
             struct sym *f = map_get_str(&modinfo_of(ms->module)->globals, member);
@@ -1359,6 +1651,11 @@ static struct type *check_field(struct node *n)
                            : strcmp(member, "len") == 0                    ? "; the length is len(...)"
                                                                            : "";
         error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
+    }
+    if (ms == world_sym) {
+        if (find_builtin(arena_printf("world.%s", member), BK_WORLD) != BI_NONE)
+            error_at(n->loc, "'world.%s' is a function, not a value; call it: world.%s(...)", member, member);
+        error_at(n->loc, "module 'world' has no member '%s'", member);
     }
     if (ms == os_sym) {
         if (find_builtin(arena_printf("os.%s", member), BK_OS) != BI_NONE)
@@ -1536,7 +1833,7 @@ static struct type *check_expr(struct node *n, struct type *hint)
         break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
-        t = type_array(check_gen(n->u.listcomp.gen, eh, n));
+        t = type_array(check_gen(n->u.listcomp.gen, eh, n, n->u.listcomp.par));
         break;
     }
     case N_REDUCE:
@@ -2109,6 +2406,7 @@ void check_program(struct program *prog)
     struct loc nowhere = {0};
     nowhere.file = prog->main->file;
     os_sym = new_sym(SYM_MODULE, "os", nowhere, NULL, NULL, NULL);
+    world_sym = new_sym(SYM_MODULE, "world", nowhere, NULL, NULL, NULL);
 
     for (int i = 0; i < C.nmods; i++) {
         C.mods[i].m = prog->modules.items[i];

@@ -507,6 +507,88 @@ static void print_value(const char *x, struct type *t)
     internal_error("emit: print of nothing");
 }
 
+/* The slot (a brt_arr ** C expression) of a mutating method's receiver: a
+ * var, or an element xs[i]... of one, each array on the way made unique. */
+static const char *emit_place(struct ir_node *p)
+{
+    if (p->op == IR_VAR) return arena_printf("&%s", vname(p->var));
+    if (p->op == IR_FIELD) { /* s.xs.pop(), segs[i].xs.sort(): a pointer to the field */
+        const char *outer = emit_place(p->a);
+        const char *slot = new_temp();
+        line("%s *%s = &(%s)->f%d;", ctype(p->type), slot, outer, p->field);
+        return slot;
+    }
+    if (p->op != IR_INDEX) internal_error("emit: a method's receiver is not a place");
+    const char *outer = emit_place(p->a);
+    const char *i = emit_expr(p->b);
+    const char *slot = new_temp();
+    const char *et = ctype(p->type);
+    line("*%s = brt_arr_unique(*%s);", outer, outer);
+    line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", et, slot, et, outer, outer, i, loc_ref(p->loc));
+    return slot;
+}
+
+/* eprint, assert, and the methods that change their array in place. */
+static bool stmt_mutates(struct ir_node *s, struct ir_var *v);
+
+static const char *emit_io_builtin(struct ir_node *n)
+{
+    enum builtin b = n->builtin;
+    if (b == BI_EPRINT) {
+        const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = lval(emit_expr(n->kids[i]), n->kids[i]->type);
+        const char *sb = new_temp();
+        line("brt_sb %s;", sb);
+        line("brt_sb_init(&%s);", sb);
+        for (int i = 0; i < n->nkids; i++) {
+            if (i) line("brt_sb_lit(&%s, \" \", 1);", sb);
+            line("brt_sb_val(&%s, %s, &%s, NULL);", sb, tdesc(n->kids[i]->type), xs[i]);
+        }
+        line("brt_eprint_finish(&%s);", sb);
+        return "";
+    }
+    if (b == BI_ASSERT) {
+        /* the message is evaluated only when the condition fails */
+        const char *c = emit_expr(n->kids[0]);
+        line("if (!(%s)) {", c);
+        F->ind++;
+        scope_open();
+        const char *m = emit_expr(n->kids[1]);
+        line("brt_panic_msg(%s, \"%%s\", %s->data);", loc_ref(n->loc), m);
+        scope_close();
+        F->ind--;
+        line("}");
+        return "";
+    }
+    /* the arguments first, then the receiver's place (as push does) */
+    const char *arg[3] = {0};
+    for (int i = 1; i < n->nkids && i < 3; i++) arg[i] = emit_expr(n->kids[i]);
+    struct ir_node *recv = n->kids[0];
+    struct type *et = recv->type->elem;
+    const char *L = loc_ref(n->loc);
+    const char *slot = emit_place(recv);
+    switch (b) {
+    case M_POP: case M_REMOVE: {
+        const char *r = new_temp();
+        line("%s %s;", ctype(et), r);
+        if (b == M_POP) line("brt_arr_pop(%s, &%s, %s);", slot, r, L);
+        else line("brt_arr_remove(%s, %s, &%s, %s);", slot, arg[1], r, L);
+        own(r, et);
+        return r;
+    }
+    case M_INSERT: {
+        const char *v = lval(take(arg[2], et), et);
+        line("brt_arr_insert(%s, %s, &%s, %s);", slot, arg[1], v, L);
+        return "";
+    }
+    case M_EXTEND: line("brt_arr_extend(%s, %s);", slot, arg[1]); return "";
+    case M_REVERSE: line("brt_arr_reverse(%s);", slot); return "";
+    case M_SORT: line("brt_arr_sort(%s);", slot); return "";
+    default: break;
+    }
+    internal_error("emit: builtin %s", builtin_name[b]);
+}
+
 static const char *emit_builtin(struct ir_node *n)
 {
     enum builtin b = n->builtin;
@@ -515,6 +597,7 @@ static const char *emit_builtin(struct ir_node *n)
     if (b == BI_PRINT) {
         const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        line("brt_print_at(%s);", loc_ref(n->loc));
         for (int i = 0; i < n->nkids; i++) {
             if (i) line("brt_print_sep();");
             print_value(xs[i], n->kids[i]->type);
@@ -522,6 +605,7 @@ static const char *emit_builtin(struct ir_node *n)
         line("brt_print_end();");
         return "";
     }
+    if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);
     for (int i = 0; i < n->nkids; i++) {
         arg[i] = emit_expr(n->kids[i]);
         at[i] = n->kids[i]->type;
@@ -561,6 +645,27 @@ static const char *emit_builtin(struct ir_node *n)
     case BI_ENUMERATE: return tmp_owned(t, "brt_enumerate(%s, %s)", tdesc(t->elem), arg[0]);
     case BI_ZIP: return tmp_owned(t, "brt_zip(%s, %s, %s)", tdesc(t->elem), arg[0], arg[1]);
     case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";
+    case BI_WORLD_RANK: CG->uses_world = true; return tmp(t, "brt_world_rank()");
+    case BI_WORLD_SIZE: CG->uses_world = true; return tmp(t, "brt_world_size()");
+    case BI_WORLD_BARRIER: CG->uses_world = true; line("brt_world_barrier();"); return "";
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        static const char *const op[] = {"BRT_W_SUM", "BRT_W_PRODUCT", "BRT_W_MIN", "BRT_W_MAX", "BRT_W_ANY", "BRT_W_ALL"};
+        CG->uses_world = true;
+        const char *v = tmp(t, "%s", arg[0]);
+        line("brt_world_fold(%s, %s, &%s, %s);", op[b - BI_WORLD_SUM], tdesc(t), v, loc_ref(n->loc));
+        return v;
+    }
+    case BI_WORLD_BROADCAST: {
+        CG->uses_world = true;
+        const char *in = lval(arg[0], t0), *o = tmp(t, "%s", zero_of(t));
+        line("brt_world_broadcast(%s, &%s, &%s, %s, %s);", tdesc(t), in, o, arg[1], loc_ref(n->loc));
+        if (type_is_ref(t)) own(o, t);
+        return o;
+    }
+    case BI_WORLD_GATHER:
+        CG->uses_world = true;
+        return tmp_owned(t, "brt_world_gather(%s, &%s)", tdesc(t0), lval(arg[0], t0));
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
         const char *nm = b == M_WRAPPING_ADD ? "add" : b == M_WRAPPING_SUB ? "sub" : "mul";
         if (t0 == ty_u64) return tmp(t, "%s %s %s", arg[0], b == M_WRAPPING_ADD ? "+" : b == M_WRAPPING_SUB ? "-" : "*", arg[1]);
@@ -576,6 +681,29 @@ static const char *emit_builtin(struct ir_node *n)
         if (t0 == ty_u64) return tmp(t, "brt_%s_u64(%s, %s)", dir, arg[0], s);
         return tmp(t, "(int64_t)brt_%s_u64((uint64_t)%s, %s)", dir, arg[0], s);
     }
+    case BI_READ_STDIN: return tmp_owned(t, "brt_read_stdin(%s)", loc_ref(n->loc));
+    case BI_SORTED: return tmp_owned(t, "brt_arr_sorted(%s)", arg[0]);
+    case BI_REVERSED: return tmp_owned(t, "brt_arr_reversed(%s)", arg[0]);
+    case BI_OS_READ_FILE: return tmp_owned(t, "brt_os_read_file(%s, %s)", arg[0], loc_ref(n->loc));
+    case BI_OS_WRITE_FILE: line("brt_os_write_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_OS_APPEND_FILE: line("brt_os_append_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_SLICE: {
+        const char *hi = n->nkids == 3 ? arg[2] : arena_printf("%s->len", arg[0]);
+        return tmp_owned(t, "brt_%s_slice(%s, %s, %s, %s)", t0 == ty_str ? "str" : "arr", arg[0], arg[1], hi,
+                         loc_ref(n->loc));
+    }
+    case M_SPLIT:
+        if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
+        return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));
+    case M_STRIP: return tmp_owned(t, "brt_str_strip(%s)", arg[0]);
+    case M_LINES: return tmp_owned(t, "brt_str_lines(%s)", arg[0]);
+    case M_STARTSWITH: return tmp(t, "brt_str_startswith(%s, %s)", arg[0], arg[1]);
+    case M_ENDSWITH: return tmp(t, "brt_str_endswith(%s, %s)", arg[0], arg[1]);
+    case M_REPLACE: return tmp_owned(t, "brt_str_replace(%s, %s, %s)", arg[0], arg[1], arg[2]);
+    case M_UPPER: return tmp_owned(t, "brt_str_upper(%s)", arg[0]);
+    case M_LOWER: return tmp_owned(t, "brt_str_lower(%s)", arg[0]);
+    case M_JOIN: return tmp_owned(t, "brt_str_join(%s, %s)", arg[0], arg[1]);
+    case M_CONTAINS: return tmp(t, "brt_arr_contains(%s, &%s)", arg[0], lval(arg[1], at[1]));
     case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS: {
         const char *nm = b == M_COUNT_ONES ? "count_ones" : b == M_LEADING_ZEROS ? "leading_zeros" : "trailing_zeros";
         if (t0 == ty_i128) return tmp(t, "brt_%s_i128(%s)", nm, arg[0]);
@@ -600,7 +728,15 @@ const char *emit_expr(struct ir_node *n)
         bprintf(&CG->strs, ", %zu);\n", n->slen);
         return arena_printf("(&S%d)", id);
     }
-    case IR_VAR: return vname(n->var);
+    case IR_VAR:
+        if (F->stmt && n->type->kind == T_ARRAY && stmt_mutates(F->stmt, n->var)) {
+            /* the statement also changes this array in place (f(xs, xs.pop())):
+             * a reference of its own keeps the value read here */
+            const char *x = tmp_owned(n->type, "%s", vname(n->var));
+            line("brt_retain(%s);", x);
+            return x;
+        }
+        return vname(n->var);
     case IR_GLOBAL: return arena_printf("g%d", n->global->id);
     case IR_UNARY: {
         const char *a = emit_expr(n->a);
@@ -887,7 +1023,35 @@ static void emit_block_stmts(struct ir_node *b)
     }
 }
 
+/* Whether the expressions of statement s itself (not its inner
+ * statements) change v's array in place. */
+static bool stmt_mutates(struct ir_node *s, struct ir_var *v)
+{
+    switch (s->sop) {
+    case IR_IF: case IR_WHILE: return ir_mutates(s->a, v);
+    case IR_FOR_RANGE: return ir_mutates(s->iter.lo, v) || ir_mutates(s->iter.hi, v);
+    case IR_FOR_ARRAY: return ir_mutates(s->iter.array, v);
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_STORE: case IR_PUSH:
+        if (ir_mutates(s->a, v)) return true;
+        for (int i = 0; i < s->nkids; i++)
+            if (ir_mutates(s->kids[i], v)) return true;
+        return false;
+    case IR_BLOCK: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return false;
+    }
+    return false;
+}
+
+static void emit_stmt_here(struct ir_node *s);
+
 void emit_stmt(struct ir_node *s)
+{
+    struct ir_node *outer = F->stmt;
+    F->stmt = s;
+    emit_stmt_here(s);
+    F->stmt = outer;
+}
+
+static void emit_stmt_here(struct ir_node *s)
 {
     switch (s->sop) {
     case IR_BLOCK:
@@ -906,6 +1070,15 @@ void emit_stmt(struct ir_node *s)
             const char *b = emit_expr(s->a->b);
             const char *v = vname(s->var);
             line("%s = brt_str_append(%s, %s);", v, v, b);
+            scope_close();
+            return;
+        }
+        if (s->op == IR_ASSIGN && s->var->type->kind == T_ARRAY && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
+            s->a->a->op == IR_VAR && s->a->a->var == s->var) {
+            /* xs = xs + ys (and xs += ys): extended in place, as xs.extend(ys) */
+            const char *b = emit_expr(s->a->b);
+            const char *v = vname(s->var);
+            line("%s = brt_arr_extend_take(%s, %s);", v, v, b);
             scope_close();
             return;
         }
@@ -1060,20 +1233,19 @@ void emit_stmt(struct ir_node *s)
         line("%s = %s;", snap, a);
         scope_close();
         int views = hoisted_unique(s);
-        const char *v = declare_var(s->var, VS_OWNED);
+        /* the loop variable borrows each element: a loop variable cannot be
+         * assigned, and the snapshot holds the elements for the whole loop
+         * (a value that escapes is retained where it escapes, by take()) */
+        const char *v = declare_var(s->var, VS_BORROWED);
         const char *k = new_temp();
         line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
         F->ind++;
-        if (type_is_ref(et)) {
-            line("%s(BRT_AT(%s, %s, %s));", retain_fn(et), ctype(et), snap, k);
-            line("%s(%s);", release_fn(et), v);
-        }
         line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
         emit_stmt(s->b);
         F->ind--;
         line("}");
         line("brt_arr_release(%s); %s = NULL;", snap, snap);
-        if (type_is_ref(et)) line("%s(%s); %s = %s;", release_fn(et), v, v, zero_of(et));
+        if (type_is_ref(et)) line("%s = %s;", v, zero_of(et));
         close_views(views);
         return;
     }
@@ -1153,7 +1325,87 @@ static const char *prelude =
     "    return a + off >= lo && b + off <= hi;\n"
     "}\n"
     "#define BP_EXACT 9007199254740992LL\n"
+    "/* --release may compile this text twice, in parallel (backend.c): with\n"
+    " * -DBP_PART=1 main, the functions and the first par helpers, with\n"
+    " * -DBP_PART=2 the other par helpers (and a copy of the static functions\n"
+    " * they call). */\n"
+    "#ifndef BP_PART\n"
+    "#define BP_PAR static\n"
+    "#define BP_GLOB static\n"
+    "#elif BP_PART == 1\n"
+    "#define BP_PAR\n"
+    "#define BP_GLOB\n"
+    "#else\n"
+    "#define BP_PAR\n"
+    "#define BP_GLOB extern\n"
+    "#endif\n"
     "\n";
+
+/* The parts of the two-part build (prelude, backend.c): worth it only when
+ * both halves are big (small programs stay one unit, so their static
+ * globals stay static to gcc). */
+enum { SPLIT_MIN = 64 * 1024 };
+
+/* The par helpers' text (cg.aux) made fit for both parts: each function
+ * definition (a line "static <type> bp_...(...)" [" {"] at column 0, its
+ * body up to the next "}" at column 0) becomes "BP_PAR ..." with its body
+ * under #if (a prototype in the other part). Structs and the kernels'
+ * strings stay as they are, in both.
+ *
+ * Which part: the lane leaves cost gcc about 1.6 times what the same bytes
+ * of the functions cost (measured on bench/gen_program.py's program), so
+ * the first families of helpers (a family starts at its struct bp_env<n>;
+ * a family stays together, so its combine still inlines into its fold) go
+ * into part 1 with the functions until the two weigh about the same. */
+static bool helper_header(const char *p, size_t n)
+{
+    bool ends = (n > 0 && p[n - 1] == ')') || (n > 3 && strncmp(p + n - 3, ") {", 3) == 0);
+    return ends && n > 7 && strncmp(p, "static ", 7) == 0 && memchr(p, '(', n) && !memchr(p, '=', n);
+}
+
+static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
+{
+    size_t fn_bytes = 0;
+    bool in_fn = false;
+    for (const char *p = aux; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!in_fn && helper_header(p, n)) in_fn = true;
+        else if (in_fn && n == 1 && p[0] == '}') in_fn = false;
+        if (in_fn) fn_bytes += n + 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    double half = (1.6 * (double)fn_bytes + (double)fns_len) / 2;
+    double to_part1 = half > (double)fns_len ? (half - (double)fns_len) / 1.6 : 0;
+
+    int part = 1;
+    size_t done = 0;
+    in_fn = false;
+    for (const char *p = aux; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!in_fn && part == 1 && (double)done >= to_part1 && strncmp(p, "struct bp_env", 13) == 0) part = 2;
+        if (!in_fn && helper_header(p, n)) {
+            bool brace = n > 2 && strncmp(p + n - 2, " {", 2) == 0;
+            bputs(out, "BP_PAR ");
+            bputn(out, p + 7, n - 7 - (brace ? 2 : 0));
+            bprintf(out, "\n#if BP_PART != %d\n", 3 - part);
+            if (brace) bputs(out, "{\n");
+            in_fn = true;
+        } else if (in_fn && n == 1 && p[0] == '}') {
+            bputs(out, "}\n#else\n;\n#endif\n");
+            in_fn = false;
+        } else {
+            bputn(out, p, n);
+            bputs(out, "\n");
+        }
+        if (in_fn) done += n + 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    if (in_fn) internal_error("emit: a par helper without its closing brace");
+}
 
 struct cgen *CG;
 struct fctx *F;
@@ -1165,7 +1417,7 @@ struct emit_result emit_program(struct ir_program *ir)
     CG = &cg;
     for (int i = 0; i < ir->globals.len; i++) {
         struct ir_global *g = ir->globals.items[i];
-        bprintf(&cg.globals, "static %s g%d; /* %s.%s */\n", ctype(g->type), g->id, g->module, g->name);
+        bprintf(&cg.globals, "BP_GLOB %s g%d; /* %s.%s */\n", ctype(g->type), g->id, g->module, g->name);
     }
     for (int i = 0; i < ir->fns.len; i++) bprintf(&cg.protos, "static %s;\n", fn_header(ir->fns.items[i]));
     for (int i = 0; i < ir->fns.len; i++) emit_fn(ir->fns.items[i]);
@@ -1183,23 +1435,31 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&mainb, "int main(int argc, char **argv)\n{\n");
     if (F->decl.p) bputs(&mainb, F->decl.p);
     bputs(&mainb, "    brt_start(argc, argv);\n");
+    if (cg.uses_world) bputs(&mainb, "    brt_world_start();\n");
     if (F->body.p) bputs(&mainb, F->body.p);
     bprintf(&mainb, "    %s();\n    return brt_finish();\n}\n", ir->main->cname);
 
     struct buf out = {0};
     bputs(&out, prelude);
+    /* the mark backend.c looks for near the top */
+    if (cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN) bputs(&out, "#define BP_PARTS 2\n\n");
     struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns};
     for (size_t i = 0; i < sizeof secs / sizeof *secs; i++) {
         if (secs[i]->p) {
-            bputs(&out, secs[i]->p);
+            if (secs[i] == &cg.aux && cg.nkernels) emit_cuda_fixed(&out);
+            if (secs[i] == &cg.aux) part_helpers(&out, secs[i]->p, cg.fns.len);
+            else bputs(&out, secs[i]->p);
             bputs(&out, "\n");
         }
         free(secs[i]->p);
     }
+    bputs(&out, "#if BP_PART != 2\n");
     bputs(&out, mainb.p);
+    bputs(&out, "#endif\n");
     free(mainb.p);
     map_free(&cg.loc_ids);
     map_free(&cg.type_ids);
+    map_free(&cg.fold_ids);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

@@ -30,6 +30,7 @@ struct cgen {
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
     int ntuples;
+    struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
@@ -37,6 +38,7 @@ struct cgen {
     int nviews;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
+    bool uses_world;               /* main() joins the ranks first (brt_world_start) */
 };
 extern struct cgen *CG;
 
@@ -69,6 +71,7 @@ struct fctx {
     int nextra, capextra;
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
+    struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
 };
 extern struct fctx *F;
 

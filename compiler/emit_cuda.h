@@ -16,5 +16,8 @@
  * a line "// ==== brine kernel <id> <file>:<line>:<col> ====", and
  * *nkernels counts it. */
 const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux);
+/* The text every bp_cu<n> shares, as the macros BP_CU_PRELUDE and
+ * BP_CU_TREE: written once, before the first kernel, when there is one. */
+void emit_cuda_fixed(struct buf *out);
 
 #endif

@@ -142,6 +142,16 @@ static void fold_cb(struct ir_node *rn, void *p)
     fold_elem(rn, a->acc, a->has, a->stop, a->L);
 }
 
+/* bp_elem<n>: one element stored to out, and kept_ set */
+struct elem_arg { const char *ct, *kept; };
+static void elem_cb(struct ir_node *rn, void *p)
+{
+    struct elem_arg *a = p;
+    const char *x = emit_expr(rn->elem);
+    line("*(%s *)out_ = %s;", a->ct, x);
+    line("%s = 1;", a->kept);
+}
+
 struct push_arg { const char *out; bool indirect; };
 static void push_cb(struct ir_node *rn, void *p)
 {
@@ -299,50 +309,81 @@ static const char *emit_par_reduce(struct ir_node *rn)
     if (laned) bputs(&aux, lanes.p);
     free(lanes.p);
 
-    /* combine(): left = left OP right, in the tree's order */
+    /* combine() and fold() depend only on the type, the reducer and (checked
+     * integer ones) the place: one pair per shape, shared by the reductions
+     * of that shape */
     const char *ct = ctype(t);
-    bprintf(&aux, "static void bp_combine%d(void *envp, void *l, const void *r)\n{\n", id);
-    bprintf(&aux, "    %s a = *(%s *)l, b = *(const %s *)r;\n    (void)envp;\n", ct, ct, ct);
-    switch (rn->reducer) {
-    case RED_SUM: case RED_PRODUCT:
-        if (t == ty_float) bprintf(&aux, "    *(double *)l = a %s b;\n", rn->reducer == RED_SUM ? "+" : "*");
-        else bprintf(&aux, "    *(%s *)l = brt_%s_%s(a, b, %s);\n", ct, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), L);
-        break;
-    case RED_MIN: case RED_MAX:
-        bprintf(&aux, "    *(%s *)l = %s ? b : a;\n", ct, better(rn->reducer, t, "b", "a"));
-        break;
-    case RED_ANY: case RED_ALL:
-        internal_error("emit: par any/all go sequential");
+    bool checked = t != ty_float && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
+    const char *shape = arena_printf("%s %d %s", ct, (int)rn->reducer, checked ? L : "");
+    int fid = (int)(intptr_t)map_get_str(&CG->fold_ids, shape);
+    if (!fid) {
+        fid = id;
+        map_put_str(&CG->fold_ids, shape, (void *)(intptr_t)fid);
+        /* combine(): left = left OP right, in the tree's order */
+        bprintf(&aux, "static void bp_combine%d(void *envp, void *l, const void *r)\n{\n", id);
+        bprintf(&aux, "    %s a = *(%s *)l, b = *(const %s *)r;\n    (void)envp;\n", ct, ct, ct);
+        switch (rn->reducer) {
+        case RED_SUM: case RED_PRODUCT:
+            if (t == ty_float) bprintf(&aux, "    *(double *)l = a %s b;\n", rn->reducer == RED_SUM ? "+" : "*");
+            else bprintf(&aux, "    *(%s *)l = brt_%s_%s(a, b, %s);\n", ct, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), L);
+            break;
+        case RED_MIN: case RED_MAX:
+            bprintf(&aux, "    *(%s *)l = %s ? b : a;\n", ct, better(rn->reducer, t, "b", "a"));
+            break;
+        case RED_ANY: case RED_ALL:
+            internal_error("emit: par any/all go sequential");
+        }
+        bprintf(&aux, "}\n\n");
+        /* fold(): a whole aligned chunk of leaf values folded in place, level by
+         * level (the runtime's generic fold with the combine inlined) */
+        bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
+        bprintf(&aux, "    %s *v = vals;\n", ct);
+        bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
+        bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
+        bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
+        bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
+        bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
+        bprintf(&aux, "        }\n}\n\n");
     }
-    bprintf(&aux, "}\n\n");
-    /* fold(): a whole aligned chunk of leaf values folded in place, level by
-     * level (the runtime's generic fold with the combine inlined) */
-    bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
-    bprintf(&aux, "    %s *v = vals;\n", ct);
-    bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
-    bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
-    bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
-    bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
-    bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
-    bprintf(&aux, "        }\n}\n\n");
+    /* elem(): element k alone, for reductions whose elements are worth a
+     * task each (the runtime measures that at the call site, bp_site<n>) */
+    saved = helper_begin(id, rn);
+    const char *kept = new_temp();
+    line("bool %s = 0;", kept);
+    set_gen_var(rn, "env->", "lo", "arr", "k_", s.is_range);
+    struct elem_arg ea = {ct, kept};
+    iteration(rn, elem_cb, &ea);
+    helper_end(saved, &aux, arena_printf("static bool bp_elem%d(void *envp, int64_t k_, void *out_)", id), kept);
+    bprintf(&aux, "static brt_site bp_site%d;\n\n", id);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
     char *gpu_aux = NULL;
-    const char *tree = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
+    const char *tree = rn->world ? "brt_world_reduce_tree" : emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
     if (!tree) tree = "brt_reduce_tree";
+    bool device = strcmp(tree, "brt_reduce_tree") != 0 && !rn->world;
 
     const char *env = env_fill(id, rn, &s);
-    const char *r = new_temp();
-    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d};", r, s.n, ct, env, id, id, L, id);
+    const char *r = new_temp(), *st = NULL;
+    if (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT) {
+        st = new_temp();
+        line("%s %s = %s;", ct, st, start_value(rn->reducer, t));
+    }
+    line("brt_reduce %s = {%s, sizeof(%s), &%s, bp_leaves%d, bp_combine%d, %s, bp_fold%d, bp_elem%d, %s%s, &bp_site%d};",
+         r, s.n, ct, env, id, fid, L, fid, id, st ? "&" : "NULL", st ? st : "", id);
     const char *res = new_temp(), *got = new_temp();
     line("%s %s;", ct, res);
     /* One leaf is the whole tree: fold it here, where gcc can inline it,
-     * rather than through the runtime (tiny n in hot loops, SPEC 5.5). Under
-     * BRINE_GPU=on an eligible reduction still goes to the device. */
+     * rather than through the runtime (tiny n in hot loops, SPEC 5.5), unless
+     * the site's elements were measured expensive (bp_site.hot: then the
+     * runtime runs them as tasks); one call in 128 goes to the runtime to be
+     * measured. Under BRINE_GPU=on an eligible reduction still goes to the
+     * device. */
     line("bool %s;", got);
-    line("if (%s <= BRT_LEAF%s) {", s.n, strcmp(tree, "brt_reduce_tree") != 0 ? " && !brt_gpu_forced" : "");
+    /* world: every rank takes the same way, so a panic is everyone's */
+    line("if (%s <= BRT_LEAF && !bp_site%d.hot && (++bp_site%d.tick & BRT_SITE_SAMPLE)%s) {", s.n, id, id,
+         rn->world ? " && brt_world_size() == 1" : device ? " && !brt_gpu_forced" : "");
     line("    unsigned char h_ = 0;");
     line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
     line("    %s = h_ != 0;", got);
@@ -350,7 +391,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     line("    %s = %s(&%s, &%s);", got, tree, r, res);
     line("}");
     if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
-        line("if (!%s) brt_panic(%s, %s);", got, L,
+        line("if (!%s) %s(%s, %s);", got, rn->world ? "brt_world_panic" : "brt_panic", L,
              rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     else
         line("if (!%s) %s = %s;", got, res, start_value(rn->reducer, t));
@@ -437,12 +478,13 @@ static const char *emit_par_find(struct ir_node *rn)
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
-    const char *at = tmp(ty_int, "brt_par_find(%s, &%s, bp_find%d)", s.n, env, id);
+    const char *at = tmp(ty_int, "%s(%s, &%s, bp_find%d)", rn->world ? "brt_world_find" : "brt_par_find", s.n, env, id);
     return tmp(ty_bool, "%s %s 0", at, rn->reducer == RED_ANY ? ">=" : "<");
 }
 
 const char *emit_reduce(struct ir_node *rn)
 {
+    if (rn->world) CG->uses_world = true;
     if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
     bool par = rn->par && !type_is_ref(rn->elem_type);
     return par ? emit_par_reduce(rn) : emit_seq_reduce(rn);

@@ -183,11 +183,14 @@ static bool operand_end(int k)
 
 /* The spacing rule between two tokens of one line: one space, except none
  * inside brackets, before ',' ':' and '.', after '.', around '..' and '..=',
- * after a unary '-' or '~', and before the '(' of a call and the '[' of an
- * index. */
-static bool space_between(int prev, bool prev_unary, int cur)
+ * after a unary '-' or '~', after the ':' of a slice (in_square: the
+ * innermost open bracket is '['), and before the '(' of a call and the '['
+ * of an index. */
+static bool space_between(int prev, bool prev_unary, int cur, bool in_square)
 {
     if (prev == '(' || prev == '[' || prev == '.' || prev_unary)
+        return false;
+    if (prev == ':' && in_square)
         return false;
     if (cur == ')' || cur == ']' || cur == ',' || cur == ':' || cur == '.')
         return false;
@@ -210,6 +213,7 @@ static struct buf layout_text(const struct scan *s, bool bom)
     int level = 0, prev_level = 0;
     int src_ind[MAX_NESTING + 2] = {0};
     int open_indent[MAX_NESTING + 1];
+    char open_kind[MAX_NESTING + 1];
     int depth = 0;
     int cur = -1;       /* the code line being filled, or -1 at a line start */
     int last_line = 0;  /* the source line of the last token placed */
@@ -271,7 +275,7 @@ static struct buf layout_text(const struct scan *s, bool bom)
             cur = lo.n - 1;
         } else if (depth > 0 && (kind == '=' || prev_kind == '=')) {
             /* inside brackets '=' names a struct's field: Seg(lo=0.0) */
-        } else if (space_between(prev_kind, prev_unary, kind)) {
+        } else if (space_between(prev_kind, prev_unary, kind, depth > 0 && open_kind[depth - 1] == '[')) {
             bputs(&lo.lines[cur].text, " ");
         }
         struct fline *l = &lo.lines[cur];
@@ -287,8 +291,10 @@ static struct buf layout_text(const struct scan *s, bool bom)
         } else {
             bputn(&l->text, t->text, t->len);
         }
-        if (kind == '(' || kind == '[')
+        if (kind == '(' || kind == '[') {
+            open_kind[depth] = (char)kind;
             open_indent[depth++] = l->indent;
+        }
         else if (kind == ')' || kind == ']')
             depth--;
         l->header = kind == ':' && depth == 0;

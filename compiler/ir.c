@@ -111,7 +111,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
     case IR_CALL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
-    case IR_REDUCE: fprintf(out, "%s %s", n->par ? " par" : "", reducer_name[n->reducer]); break;
+    case IR_REDUCE: fprintf(out, "%s %s", n->world ? " world" : n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
@@ -671,3 +671,22 @@ void ir_verify(struct ir_program *ir)
     free(st.defined);
     free(st.scope);
 }
+
+/* Whether expression n calls a method that changes v in place (v.pop(),
+ * v[i].sort(), ...). */
+bool ir_mutates(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return false;
+    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin)) {
+        struct ir_node *root = n->kids[0];
+        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a; /* xs[i].f.pop() */
+        if (root->op == IR_VAR && root->var == v) return true;
+    }
+    if (ir_mutates(n->a, v) || ir_mutates(n->b, v) || ir_mutates(n->c, v)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (ir_mutates(n->kids[i], v)) return true;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP)
+        return ir_mutates(n->iter.lo, v) || ir_mutates(n->iter.hi, v) || ir_mutates(n->iter.array, v);
+    return false;
+}
+

@@ -153,6 +153,7 @@ struct ir_node {
     struct ir_iter iter;
     enum reducer reducer;
     bool par;
+    bool world;                 /* IR_REDUCE: spread over the ranks too (world.sum(gen)) */
     struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
     struct ir_var *gen_var;
     struct ir_node *elem, *filter; /* filter may be NULL */
@@ -218,5 +219,8 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+/* Whether n, or anything in it, calls a method that changes the array of
+ * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
+bool ir_mutates(struct ir_node *n, struct ir_var *v);
 
 #endif

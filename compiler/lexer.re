@@ -510,6 +510,7 @@ static void lex_code(struct lexer *L, struct token *t)
         "break"    { set_token(L, t, TK_BREAK, L->tok); return; }
         "continue" { set_token(L, t, TK_CONTINUE, L->tok); return; }
         "pass"     { set_token(L, t, TK_PASS, L->tok); return; }
+        "assert"   { set_token(L, t, TK_ASSERT, L->tok); return; }
         "par"      { set_token(L, t, TK_PAR, L->tok); return; }
         "and"      { set_token(L, t, TK_AND, L->tok); return; }
         "or"       { set_token(L, t, TK_OR, L->tok); return; }

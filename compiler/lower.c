@@ -336,6 +336,7 @@ static struct ir_node *lower_expr(struct node *n)
     case N_REDUCE:
         r = ir_new(IR_REDUCE, n->loc, n->type);
         r->par = n->u.reduce.par;
+        r->world = n->u.reduce.world;
         r->reducer = n->u.reduce.reducer;
         if (n->u.reduce.gen) {
             lower_gen(r, n->u.reduce.gen);

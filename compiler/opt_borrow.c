@@ -25,7 +25,15 @@ static struct ir_var *index_root(struct ir_node *n)
 /* Whether statement s (or anything in it) assigns, stores into or pushes to v. */
 static bool writes(struct ir_node *s, struct ir_var *v)
 {
-    if (!s || ir_is_expr(s)) return false;
+    if (!s) return false;
+    if (ir_is_expr(s)) return ir_mutates(s, v);
+    if (s->op != IR_BLOCK && (ir_mutates(s->a, v) || (s->op != IR_IF && s->op != IR_WHILE && ir_mutates(s->b, v)) ||
+                              (s->op == IR_FOR_RANGE && (ir_mutates(s->iter.lo, v) || ir_mutates(s->iter.hi, v))) ||
+                              (s->op == IR_FOR_ARRAY && ir_mutates(s->iter.array, v))))
+        return true;
+    if (s->op == IR_STORE || s->op == IR_PUSH)
+        for (int i = 0; i < s->nkids; i++)
+            if (ir_mutates(s->kids[i], v)) return true;
     switch (s->sop) {
     case IR_ASSIGN: case IR_STORE: case IR_PUSH:
         return s->var == v;
@@ -34,7 +42,8 @@ static bool writes(struct ir_node *s, struct ir_var *v)
             if (writes(s->kids[i], v)) return true;
         return false;
     case IR_IF: return writes(s->b, v) || writes(s->c, v);
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return writes(s->b, v);
+    case IR_WHILE: return ir_mutates(s->a, v) || writes(s->b, v);
+    case IR_FOR_RANGE: case IR_FOR_ARRAY: return writes(s->b, v);
     case IR_LET: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
     }

@@ -88,6 +88,12 @@ static void use_expr(struct body *b, struct ir_node *n)
             b->stored[n->kids[0]->var->id] = n->kids[0]->var;
             return;
         }
+        if (builtin_mutates(n->builtin)) {
+            /* xs.pop(), xs[i].sort(): the root's length or elements change */
+            struct ir_node *root = n->kids[0];
+            while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
+            if (root->op == IR_VAR) b->use[root->var->id] |= U_PUSH | U_WHOLE;
+        }
         for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
         return;
     case IR_LISTCOMP: case IR_REDUCE:

@@ -104,6 +104,44 @@ static struct node *binary(int kind, enum op op, struct node *a, struct node *b,
     return n;
 }
 
+/* A call of a builtin form the parser makes (assert, slices): the callee's
+ * name is one no program can write, so only these nodes reach it. */
+static struct node *syntax_call(const char *name, struct loc name_loc, struct loc loc)
+{
+    struct node *callee = node_new(N_NAME, name_loc);
+    callee->u.name.name = name;
+    struct node *n = node_new(N_CALL, loc);
+    n->u.call.callee = callee;
+    return n;
+}
+
+static struct node *syntax_call_stmt(const char *name, struct loc kw, struct loc loc, struct node *a,
+                                     struct node *b)
+{
+    struct node *call = syntax_call(name, kw, loc);
+    nodes_push(&call->u.call.args, a);
+    if (b)
+        nodes_push(&call->u.call.args, b);
+    struct node *s = node_new(N_EXPR_STMT, loc);
+    s->u.expr_stmt.expr = call;
+    return s;
+}
+
+/* x[lo:hi]: (x, lo[, hi]); a missing lo is 0, a missing hi len(x) */
+static struct node *slice(struct node *x, struct node *lo, struct node *hi, struct loc loc)
+{
+    struct node *n = syntax_call("[:]", loc, loc);
+    if (!lo) {
+        lo = node_new(N_INT, loc);
+        lo->u.ilit.value = 0;
+    }
+    nodes_push(&n->u.call.args, x);
+    nodes_push(&n->u.call.args, lo);
+    if (hi)
+        nodes_push(&n->u.call.args, hi);
+    return n;
+}
+
 static struct node *if_node(struct if_parts *ip)
 {
     struct node *n = node_new(N_IF, ip->loc);
@@ -194,7 +232,7 @@ static const char *describe_target(struct node *n)
 %token FN "'fn'" LET "'let'" VAR "'var'" IF "'if'" ELIF "'elif'" ELSE "'else'"
        WHILE "'while'" FOR "'for'" IN "'in'" RETURN "'return'" BREAK "'break'"
        CONTINUE "'continue'" PASS "'pass'" PAR "'par'" AND "'and'" OR "'or'" NOT "'not'"
-       TRUE "'true'" FALSE "'false'" IMPORT "'import'"
+       TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
 %token STRUCT "'struct'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
@@ -442,6 +480,10 @@ simple_stmt:
   | PASS         { $$ = node_new(N_PASS, @1); }
   | RETURN       { $$ = node_new(N_RETURN, @1); }
   | RETURN expr  { $$ = node_new(N_RETURN, @$); $$->u.ret.value = $2; }
+    /* assert cond [, msg]: a call of the builtin form "assert" (no program
+     * can name it: assert is a keyword); the checker adds the default message */
+  | ASSERT expr  { $$ = syntax_call_stmt("assert", @1, @$, $2, NULL); }
+  | ASSERT expr ',' expr { $$ = syntax_call_stmt("assert", @1, @$, $2, $4); }
   | expr         { $$ = node_new(N_EXPR_STMT, @1); $$->u.expr_stmt.expr = $1; }
   ;
 
@@ -682,6 +724,11 @@ postfix:
         $$->u.index.base = $1;
         $$->u.index.index = $3;
     }
+    /* slices x[a:b], x[:b], x[a:], x[:]: the builtin form "[:]" of (x, a[, b]) */
+  | postfix '[' expr ':' expr ']' { $$ = slice($1, $3, $5, @$); }
+  | postfix '[' ':' expr ']'      { $$ = slice($1, NULL, $4, @$); }
+  | postfix '[' expr ':' ']'      { $$ = slice($1, $3, NULL, @$); }
+  | postfix '[' ':' ']'           { $$ = slice($1, NULL, NULL, @$); }
   | postfix '.' NAME {
         $$ = node_new(N_FIELD, @$);
         $$->u.field.base = $1;

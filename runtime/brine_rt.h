@@ -437,7 +437,10 @@ int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
 brt_str *brt_to_str(const brt_type *t, const void *valp);
 
 /* print: stdout is buffered by the runtime; flushed at exit and before a
- * panic. print(a, b) emits val(a) sep() val(b) end(). Thread-safe. */
+ * panic. print(a, b) emits at(place) val(a) sep() val(b) end(). Thread-safe.
+ * brt_print_at records the print's place: a failed write panics there (at
+ * the last print run when the final flush fails). */
+void brt_print_at(const brt_loc *loc);
 void brt_print_int(int64_t v);
 void brt_print_u64(uint64_t v);
 void brt_print_i128(brt_i128 v);
@@ -469,6 +472,60 @@ const char *brt_spec_check(brt_kind k, const char *spec);
 
 int64_t brt_parse_int(brt_str *s, const brt_loc *l);   /* "cannot convert \"12x\" to int" */
 double brt_parse_float(brt_str *s, const brt_loc *l);  /* "cannot convert \"x\" to float" */
+
+/* ---- str methods, slices, stdin, files (SPEC section 14; text.c) ----------- */
+
+/* Indices are bytes. Whitespace is ASCII's (space, \t, \n, \v, \f, \r);
+ * upper/lower change ASCII letters only. All return new references. */
+brt_arr *brt_str_split(brt_str *s, brt_str *sep, const brt_loc *l); /* "split: empty separator" */
+brt_arr *brt_str_split_ws(brt_str *s);  /* on runs of whitespace, no empty pieces */
+brt_str *brt_str_strip(brt_str *s);
+brt_arr *brt_str_lines(brt_str *s);     /* split on \n, a \r before it dropped; no last empty line */
+bool brt_str_startswith(brt_str *s, brt_str *p);
+bool brt_str_endswith(brt_str *s, brt_str *p);
+brt_str *brt_str_replace(brt_str *s, brt_str *a, brt_str *b);
+brt_str *brt_str_upper(brt_str *s);
+brt_str *brt_str_lower(brt_str *s);
+brt_str *brt_str_join(brt_str *sep, brt_arr *xs); /* xs: [str] */
+/* s[lo:hi]: "slice out of bounds: the len is 3 but the slice is 2..5", or
+ * "byte index 3 is not a char boundary". */
+brt_str *brt_str_slice(brt_str *s, int64_t lo, int64_t hi, const brt_loc *l);
+BRT_NORETURN void brt_panic_slice(const brt_loc *l, int64_t len, int64_t lo, int64_t hi);
+brt_str *brt_read_stdin(const brt_loc *l);           /* the rest of stdin */
+/* "cannot read 'data.txt': No such file or directory", "cannot write ..." */
+brt_str *brt_os_read_file(brt_str *path, const brt_loc *l);
+void brt_os_write_file(brt_str *path, brt_str *text, const brt_loc *l);
+void brt_os_append_file(brt_str *path, brt_str *text, const brt_loc *l);
+/* eprint: the line built in sb (values as print writes them), a newline,
+ * one write to stderr; sb is reset. */
+void brt_eprint_finish(brt_sb *sb);
+
+/* ---- array methods (SPEC section 14; sort.c) ------------------------------- */
+
+/* xs[lo:hi] (0 <= lo <= hi <= len, else the slice panic), sorted(xs),
+ * reversed(xs): new arrays. contains: == on the element type. */
+brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l);
+bool brt_arr_contains(brt_arr *a, const void *v);
+brt_arr *brt_arr_sorted(brt_arr *a);
+brt_arr *brt_arr_reversed(brt_arr *a);
+/* The mutating methods take the slot of a var: the array is made unique,
+ * then changed. pop and remove move the element (its reference) to *out;
+ * insert takes the reference held by *elem. */
+void brt_arr_pop(brt_arr **slot, void *out, const brt_loc *l); /* "pop from an empty array" */
+void brt_arr_insert(brt_arr **slot, int64_t i, const void *elem, const brt_loc *l); /* 0 <= i <= len */
+void brt_arr_remove(brt_arr **slot, int64_t i, void *out, const brt_loc *l);       /* 0 <= i < len */
+void brt_arr_extend(brt_arr **slot, brt_arr *ys);
+brt_arr *brt_arr_extend_take(brt_arr *a, brt_arr *ys); /* xs += ys: takes a, returns the owner */
+void brt_arr_reverse(brt_arr **slot);
+/* Stable, ascending by <; floats: -0.0 before 0.0, every NaN last in its
+ * order. Elements: numbers, bool (false first), str. */
+void brt_arr_sort(brt_arr **slot);
+/* The float order as u64 keys (exposed for tests and benchmarks): unsigned
+ * order of brt_float_key is the sort order of non-NaN doubles. */
+uint64_t brt_float_key(double x);
+double brt_float_unkey(uint64_t k);
+void brt_sort_keys(uint64_t *k, int64_t n);   /* ascending, stable */
+void brt_sort_floats(double *x, int64_t n);   /* the float sort in place */
 
 /* ---- math and os (SPEC section 11) ----------------------------------------- */
 
@@ -518,8 +575,58 @@ typedef struct brt_reduce {
      * in place into vals[0]/has[0], pairs at distance 1, 2, 4, ...: one
      * complete aligned subtree, with combine inlined. */
     void (*fold)(void *env, void *vals, unsigned char *has);
+    /* Optional, for expensive elements (NULL: leaves only): elem(env, k, out)
+     * evaluates element k alone into out and returns whether the filter kept
+     * it; start is the fold's start value (NULL: min/max, which start from
+     * the first kept element); site is the call site's cost record. With
+     * them the runtime may evaluate the elements of a few leaves on many
+     * threads and fold each leaf from its buffered values, left to right
+     * with combine: the same leaf values, so the same bits. */
+    bool (*elem)(void *env, int64_t k, void *out);
+    const void *start;
+    struct brt_site *site;
 } brt_reduce;
+
+/* A par reduction's call site (a static in the generated C, zeroed): what
+ * its elements cost, measured by sampling calls. hot: elements cost enough
+ * that the runtime evaluates them in parallel, so the generated code's
+ * one-leaf inline fold (n <= BRT_LEAF) goes to brt_reduce_tree instead;
+ * while not hot, that fold sends one call in 128 (tick) to the runtime to be
+ * measured. The runtime writes the fields atomically; the generated code's
+ * plain reads and increments may race harmlessly. */
+typedef struct brt_site {
+    uint32_t tick;
+    int32_t hot;
+    int64_t ns, count; /* sampled inclusive nanoseconds per element, and samples */
+} brt_site;
+#define BRT_SITE_SAMPLE 127
 bool brt_reduce_tree(const brt_reduce *r, void *out);
+
+/* ---- several processes: world (world.c, docs/world.md) -------------------- */
+
+/* Called by main() after brt_start in a program that names world: under an
+ * MPI launcher, loads libmpi and joins the job; otherwise one rank. */
+void brt_world_start(void);
+int64_t brt_world_rank(void);
+int64_t brt_world_size(void);
+void brt_world_barrier(void);
+/* The scalar collectives' operations, in the order of the reducers. */
+enum { BRT_W_SUM, BRT_W_PRODUCT, BRT_W_MIN, BRT_W_MAX, BRT_W_ANY, BRT_W_ALL };
+/* *val = every rank's *val folded left to right in rank order (checked: an
+ * overflow is a panic every rank meets, reported once, at loc). */
+void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc);
+/* *out = root's *in (any type; str and arrays: a new reference). */
+void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc);
+/* [x0, x1, ..., x(R-1)]: every rank's *in, in rank order. */
+brt_arr *brt_world_gather(const brt_type *t, const void *in);
+/* brt_reduce_tree spread over the ranks: every rank gets the one-process
+ * bits; a panic is the one-process one, written once, by rank 0. */
+bool brt_world_reduce_tree(const brt_reduce *r, void *out);
+/* brt_par_find spread over the ranks, with the same result and panic. */
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi));
+/* A panic every rank meets at once (world.min of an empty generator):
+ * written once, by rank 0, without the rank prefix. */
+BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);
 
 /* A par comprehension: body(env, lo, hi, out) evaluates elements lo..hi-1
  * (indices into the iteration) and pushes the kept ones onto *out in index

@@ -940,11 +940,12 @@ static bool is_digit(char c)
 static bool digit_run(const char **pp, const char *end, char **op)
 {
     const char *p = *pp;
+    char *o = *op; /* locals: through the pointers, every byte would be a store and a load */
     if (p >= end || !is_digit(*p))
         return false;
     while (p < end) {
         if (is_digit(*p)) {
-            *(*op)++ = *p++;
+            *o++ = *p++;
         } else if (*p == '_' && p + 1 < end && is_digit(p[1])) {
             p++;
         } else {
@@ -952,6 +953,7 @@ static bool digit_run(const char **pp, const char *end, char **op)
         }
     }
     *pp = p;
+    *op = o;
     return true;
 }
 
@@ -1000,14 +1002,16 @@ static bool word_ci(const char *p, const char *end, const char *w)
 double brt_parse_float(brt_str *s, const brt_loc *l)
 {
     const char *p = s->data, *end = s->data + s->len;
-    char *clean = brt_xmalloc((size_t)s->len + 2);
+    char small[64]; /* the usual number: no malloc */
+    char *clean = s->len + 2 <= (int64_t)sizeof small ? small : brt_xmalloc((size_t)s->len + 2);
     char *o = clean;
     if (p < end && (*p == '+' || *p == '-'))
         *o++ = *p++;
     if (word_ci(p, end, "inf") || word_ci(p, end, "infinity") || word_ci(p, end, "nan")) {
         bool nan = (*p | 0x20) == 'n';
         bool neg = clean[0] == '-' && o > clean;
-        free(clean);
+        if (clean != small)
+            free(clean);
         return nan ? NAN : neg ? -INFINITY : INFINITY;
     }
     bool ok = true;
@@ -1030,11 +1034,13 @@ double brt_parse_float(brt_str *s, const brt_loc *l)
         ok = false;
     *o = 0;
     if (!ok) {
-        free(clean);
+        if (clean != small)
+            free(clean);
         bad_text(s, "float", l);
     }
     errno = 0;
     double v = strtod(clean, NULL); /* overflow gives inf, as Python's float() */
-    free(clean);
+    if (clean != small)
+        free(clean);
     return v;
 }

@@ -290,6 +290,9 @@ brt_str *brt_os_getenv(brt_str *name)
 #define BRT_MATH_ARGS_2 double x, double y
 #define BRT_MATH_CALL_1 (x)
 #define BRT_MATH_CALL_2 (x, y)
+/* Brine's gamma is the gamma function, C's tgamma (glibc's own gamma is
+ * lgamma's old name). */
+#define gamma tgamma
 #define BRT_MATH_DEFINE(P, name, arity, gpu) \
     double brt_##name(BRT_MATH_ARGS_##arity) { return name BRT_MATH_CALL_##arity; }
 BRT_MATH(BRT_MATH_DEFINE, _)

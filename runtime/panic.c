@@ -71,16 +71,24 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
 {
     brt_trap *t = brt_trap_get();
     if (t) {
+        /* par frames between here and the trap join their tasks first:
+         * thieves may still be writing into them (reduce.c) */
+        brt_frames_unwind(t);
         t->panicked = 1;
         t->loc = loc;
         t->msg = strdup(msg);
         longjmp(t->jb, 1);
     }
     brt_flush_quiet();
+    const char *rank = brt_world_panic_prefix(); /* world: "rank N: ", or NULL when rank 0 reports */
+    if (!rank) {
+        brt_world_panic_end();
+        _exit(101);
+    }
     /* One write, so the two lines never interleave with another thread's. */
     size_t mlen = strlen(msg);
     const char *file = loc && loc->file ? loc->file : "";
-    size_t cap = mlen + strlen(file) + 64;
+    size_t cap = mlen + strlen(file) + strlen(rank) + 64;
     char *buf = malloc(cap);
     if (!buf) {
         write_all(2, "panic: ", 7);
@@ -90,11 +98,13 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
     }
     int n;
     if (loc)
-        n = snprintf(buf, cap, "panic: %s\n  --> %s:%" PRId32 ":%" PRId32 "\n", msg, file,
+        n = snprintf(buf, cap, "%spanic: %s\n  --> %s:%" PRId32 ":%" PRId32 "\n", rank, msg, file,
                      loc->line, loc->col);
     else
-        n = snprintf(buf, cap, "panic: %s\n", msg);
+        n = snprintf(buf, cap, "%spanic: %s\n", rank, msg);
     write_all(2, buf, (size_t)n);
+    free(buf); /* leak-free under valgrind, even on this path */
+    brt_world_panic_end();
     /* _exit, not exit: another thread may still be running par work, and
      * atexit handlers must not race with it. stdout is already flushed. */
     _exit(101);
@@ -118,6 +128,16 @@ BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
+    if (msg && brt_trap_get()) {
+        /* the trap keeps its own copy: this one would be lost in the longjmp */
+        char buf[1024];
+        size_t n = strlen(msg);
+        if (n < sizeof buf) {
+            memcpy(buf, msg, n + 1);
+            free(msg);
+            panic_final(loc, buf);
+        }
+    }
     panic_final(loc, msg ? msg : fmt);
 }
 

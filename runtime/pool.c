@@ -1,29 +1,34 @@
 /*
- * pool.c: the pthread pool that runs par work (SPEC sections 5.5 and 8).
+ * pool.c: the work-stealing pool that runs par work (SPEC sections 5.5 and 8).
  *
- * One job at a time: brt_pool_run(ntasks, task, arg) publishes a job, the
- * calling thread and the workers take task indices from one atomic counter,
- * and the caller returns when every task has finished. Who runs a task never
- * matters: each task writes its result to its own slot, and the caller
- * combines the slots in a fixed order (reduce.c), so the bits depend on the
- * element count alone.
+ * Every thread that runs par work (the main thread and BRINE_THREADS - 1
+ * workers) owns a deque of tasks (Chase-Lev: the owner pushes and takes at
+ * the bottom, thieves steal at the top). The runtime's par code is
+ * fork-join: brt_task_spawn pushes a task that someone may run, the spawner
+ * carries on with its own part, and brt_task_join either takes the task back
+ * (nobody wanted it: it runs inline, for about the price of two stores) or,
+ * when a thief has it, steals and runs other tasks until it is done. So the
+ * caller of a par helps instead of blocking, a thread waiting for a subtree
+ * it split off keeps working, and nesting at any depth exposes its tasks to
+ * idle threads and can never deadlock: a waited-for task is always being run
+ * by a thread that is not waiting for its waiter.
  *
- * Nesting: a par inside a task (an element expression that calls a function
- * using par) finds a job already active and runs its tasks on the calling
- * thread, in order. That can never deadlock, and gives the same bits.
+ * Who runs a task never matters: each task writes its result to its own
+ * slot and the spawner combines the slots in the tree's fixed order
+ * (reduce.c), so the bits depend on the element count alone.
  *
- * Waiting: a worker spins briefly for the next job (a spin hand-off costs
- * about 0.1 us, a condvar wake about 45 us on small VMs), then sleeps on a
- * condition variable, so an idle pool burns no CPU. Spins yield the CPU, so
- * BRINE_THREADS=64 on 2 cores still makes progress.
+ * Idle workers steal from random victims, spin a while (a steal hand-off
+ * costs well under a microsecond, a condvar wake tens of microseconds), then
+ * sleep; a spawner wakes one sleeper only when no worker is searching, so a
+ * busy pool pays nothing for wakes and an idle one uses no CPU.
  *
- * Panics: on the pool a panic inside a task is trapped (panic.c longjmps to
- * the trap this file installs), the task stops, and brt_pool_run reports the
- * panic of the lowest-numbered task that panicked; the caller decides what
- * SPEC 5.3 makes of it. Run inline (nested, or one thread), tasks are not
- * trapped: the first panic in task order simply propagates. No __thread:
- * tcc cannot link TLS, so the per-thread trap pointer lives behind a
- * pthread key (panic.c).
+ * Panics never cross a task: brt_pool_run runs each task under a trap
+ * (panic.c longjmps to it) and returns the lowest task that panicked; the
+ * caller decides what SPEC 5.3 makes of it. No __thread: tcc cannot link
+ * TLS, so "which worker am I" lives behind a pthread key, like the trap.
+ *
+ * Test hook: brt_pool_chaos(seed) makes spawners and thieves yield at random
+ * and thieves pick random victims, so tests see many steal orders.
  */
 #include "rt_internal.h"
 
@@ -32,33 +37,37 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define SPIN_ROUNDS 4000        /* polls before a worker sleeps */
+#define SPIN_ROUNDS 4000 /* failed steal rounds before a worker sleeps */
+#define DEQ_CAP 1024      /* tasks per deque; a spawn into a full one runs inline */
+#define MAX_HELP 48       /* nested helps per thread while joining (stack room) */
 
-struct job {
-    void (*task)(void *arg, int64_t t);
-    void *arg;
-    int64_t ntasks;
-    atomic_int_fast64_t next;   /* the next task index to take */
-    atomic_int_fast64_t done;   /* tasks finished */
-    pthread_mutex_t panic_lock;
-    int64_t panic_task;         /* lowest task that panicked, or -1 */
-    brt_trap panic;             /* its panic (loc, msg) */
+struct worker {
+    brt_self self;  /* first: what reduce.c reads of its thread */
+    _Alignas(64) atomic_int_fast64_t top;
+    _Alignas(64) atomic_int_fast64_t bottom;
+    brt_task *_Atomic buf[DEQ_CAP];
+    uint64_t rng;
+    int id, help;
 };
 
 static struct {
     pthread_once_t once;
-    int nthreads;                 /* workers + the caller */
+    pthread_key_t self;
+    int nthreads;                 /* workers + the main thread */
+    int nslots;                   /* deques, fixed before any worker starts */
+    int spin_rounds;              /* SPIN_ROUNDS, less with more threads than cores */
+    struct worker *w;             /* nthreads of them; 0 is the main thread */
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    atomic_uint_fast64_t generation; /* bumped for every job */
+    int tokens;                   /* wakes not yet consumed (under lock) */
+    atomic_int waking;            /* tokens, readable without the lock */
     atomic_int sleepers;
-    struct job *_Atomic current;
-    atomic_int active;            /* a job is running: nested calls run inline */
-    atomic_int busy;              /* workers that may be looking at current */
-    pthread_mutex_t run_lock;     /* one top-level job at a time */
+    atomic_int searching;         /* workers looking for a task */
+    atomic_uint_fast64_t chaos;   /* 0, or the test hook's seed */
 } pool = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
-           .wake = PTHREAD_COND_INITIALIZER, .run_lock = PTHREAD_MUTEX_INITIALIZER };
+           .wake = PTHREAD_COND_INITIALIZER };
 
 static inline void cpu_relax(void)
 {
@@ -67,147 +76,379 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Takes and runs tasks of job until none are left. */
-static void work_on(struct job *job)
+static uint64_t next_rand(uint64_t *s)
 {
-    for (;;) {
-        int64_t t = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
-        if (t >= job->ntasks)
-            return;
-        brt_trap trap;
-        trap.panicked = 0;
-        trap.msg = NULL;
-        brt_trap *outer = brt_trap_get();
-        brt_trap_set(&trap);
-        if (setjmp(trap.jb) == 0)
-            job->task(job->arg, t);
-        brt_trap_set(outer);
-        if (trap.panicked) {
-            pthread_mutex_lock(&job->panic_lock);
-            if (job->panic_task < 0 || t < job->panic_task) {
-                free(job->panic.msg);
-                job->panic_task = t;
-                job->panic.loc = trap.loc;
-                job->panic.msg = trap.msg;
-                job->panic.panicked = 1;
-            } else {
-                free(trap.msg);
-            }
-            pthread_mutex_unlock(&job->panic_lock);
-        }
-        atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
-    }
+    uint64_t x = *s;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
 }
 
-static void *worker_main(void *unused)
+static void chaos_yield(struct worker *w)
 {
-    /* 0, not the current generation: a worker that starts after the first
-     * job was published still joins it (the pool starts before any job). */
-    uint64_t seen = 0;
+    if (atomic_load_explicit(&pool.chaos, memory_order_relaxed) && (next_rand(&w->rng) & 3) == 0)
+        sched_yield();
+}
+
+/* ---- the deque (Chase-Lev, every top/bottom access seq_cst: the owner's
+ * take and a thief's steal race for the last task like Dekker's algorithm,
+ * and ThreadSanitizer understands seq_cst atomics without fences) ---------- */
+
+static bool deq_push(struct worker *w, brt_task *t)
+{
+    int_fast64_t b = atomic_load_explicit(&w->bottom, memory_order_relaxed);
+    int_fast64_t tp = atomic_load_explicit(&w->top, memory_order_acquire);
+    if (b - tp >= DEQ_CAP)
+        return false;
+    atomic_store_explicit(&w->buf[b % DEQ_CAP], t, memory_order_relaxed);
+    atomic_store(&w->bottom, b + 1);
+    return true;
+}
+
+static brt_task *deq_take(struct worker *w)
+{
+    int_fast64_t b = atomic_load_explicit(&w->bottom, memory_order_relaxed) - 1;
+    atomic_store(&w->bottom, b);
+    int_fast64_t tp = atomic_load(&w->top);
+    if (tp > b) {
+        atomic_store(&w->bottom, b + 1);
+        return NULL;
+    }
+    brt_task *t = atomic_load_explicit(&w->buf[b % DEQ_CAP], memory_order_relaxed);
+    if (tp == b) {
+        /* the last task: a thief may be stealing it right now */
+        if (!atomic_compare_exchange_strong(&w->top, &tp, tp + 1))
+            t = NULL;
+        atomic_store(&w->bottom, b + 1);
+    }
+    return t;
+}
+
+static brt_task *deq_steal(struct worker *w)
+{
+    int_fast64_t tp = atomic_load(&w->top);
+    int_fast64_t b = atomic_load(&w->bottom);
+    if (tp >= b)
+        return NULL;
+    brt_task *t = atomic_load_explicit(&w->buf[tp % DEQ_CAP], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong(&w->top, &tp, tp + 1))
+        return NULL;
+    return t;
+}
+
+/* ---- running tasks ------------------------------------------------------- */
+
+static void task_run(brt_task *t)
+{
+    t->run(t);
+    atomic_store_explicit(&t->done, 1, memory_order_release);
+}
+
+/* One round over (at most STEAL_TRIES of) the other deques, from a random
+ * start; a task or NULL. Before sleeping a worker looks at them all. */
+#define STEAL_TRIES 16
+static brt_task *steal_round(struct worker *self)
+{
+    int n = pool.nslots;
+    int start = (int)(next_rand(&self->rng) % (uint64_t)n);
+    for (int i = 0; i < n && i < STEAL_TRIES; i++) {
+        struct worker *v = &pool.w[(start + i) % n];
+        if (v == self)
+            continue;
+        chaos_yield(self);
+        brt_task *t = deq_steal(v);
+        if (t)
+            return t;
+    }
+    return NULL;
+}
+
+static bool any_work(void)
+{
+    for (int i = 0; i < pool.nslots; i++)
+        if (atomic_load(&pool.w[i].top) < atomic_load(&pool.w[i].bottom))
+            return true;
+    return false;
+}
+
+static void wake_one(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    if (atomic_load(&pool.sleepers) > pool.tokens) {
+        pool.tokens++;
+        atomic_store(&pool.waking, pool.tokens);
+        pthread_cond_signal(&pool.wake);
+    }
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *self = arg;
+    pthread_setspecific(pool.self, self);
+    atomic_fetch_add(&pool.searching, 1);
+    int spins = 0;
     for (;;) {
-        uint64_t gen;
-        int spins = 0;
-        while ((gen = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen) {
-            if (++spins < SPIN_ROUNDS) {
-                cpu_relax();
-                if ((spins & 63) == 0)
-                    sched_yield();
-                continue;
-            }
-            pthread_mutex_lock(&pool.lock);
-            atomic_fetch_add(&pool.sleepers, 1);
-            while (atomic_load(&pool.generation) == seen)
-                pthread_cond_wait(&pool.wake, &pool.lock);
-            atomic_fetch_sub(&pool.sleepers, 1);
-            pthread_mutex_unlock(&pool.lock);
+        brt_task *t = steal_round(self);
+        if (t) {
+            /* the last searcher found work: another may find more */
+            if (atomic_fetch_sub(&pool.searching, 1) == 1 && atomic_load(&pool.sleepers) > 0 && any_work())
+                wake_one();
+            task_run(t);
+            atomic_fetch_add(&pool.searching, 1);
             spins = 0;
+            continue;
         }
-        seen = gen;
-        /* busy is raised before current is read, and the caller clears
-         * current before it waits for busy to drop (both seq_cst), so a job
-         * (on the caller's stack) is never touched after brt_pool_run returns. */
-        atomic_fetch_add(&pool.busy, 1);
-        struct job *job = atomic_load(&pool.current);
-        if (job)
-            work_on(job);
-        atomic_fetch_sub(&pool.busy, 1);
+        if (++spins < pool.spin_rounds) {
+            /* back off: every poll reads the victims' deque ends, and the
+             * owners pay a cache miss for each read on their next push */
+            for (int i = spins < 32 ? 1 : spins < 256 ? spins : 256; i > 0; i--)
+                cpu_relax();
+            if ((spins & 63) == 0)
+                sched_yield();
+            continue;
+        }
+        /* Sleep. sleepers is raised before the deques are looked at again,
+         * and a spawner pushes before it reads sleepers (all seq_cst), so a
+         * task pushed meanwhile is seen by one side or the other. */
+        pthread_mutex_lock(&pool.lock);
+        atomic_fetch_add(&pool.sleepers, 1);
+        atomic_fetch_sub(&pool.searching, 1);
+        while (pool.tokens == 0 && !any_work())
+            pthread_cond_wait(&pool.wake, &pool.lock);
+        if (pool.tokens > 0)
+            pool.tokens--;
+        atomic_store(&pool.waking, pool.tokens);
+        atomic_fetch_sub(&pool.sleepers, 1);
+        atomic_fetch_add(&pool.searching, 1);
+        pthread_mutex_unlock(&pool.lock);
+        spins = 0;
     }
     return NULL;
 }
 
 static void pool_start(void)
 {
-    pool.nthreads = (int)brt_os_thread_count();
-    for (int i = 1; i < pool.nthreads; i++) {
+    if (pthread_key_create(&pool.self, NULL) != 0)
+        abort();
+    int n = (int)brt_os_thread_count();
+    if (n < 1)
+        n = 1;
+    pool.w = aligned_alloc(64, ((size_t)n * sizeof *pool.w + 63) / 64 * 64);
+    if (!pool.w)
+        abort();
+    memset(pool.w, 0, (size_t)n * sizeof *pool.w);
+    for (int i = 0; i < n; i++) {
+        pool.w[i].id = i;
+        pool.w[i].rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+    }
+    pthread_setspecific(pool.self, &pool.w[0]); /* the thread that starts the pool: main */
+    pool.nslots = n; /* a slot without a thread has an empty deque: harmless */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    pool.spin_rounds = SPIN_ROUNDS;
+    if (cores > 0 && n > cores)
+        pool.spin_rounds = (int)(SPIN_ROUNDS * cores / n) + 16;
+    int started_threads = 1;
+    for (int i = 1; i < n; i++) {
         pthread_t th;
         pthread_attr_t attr;
         bool ok = brt_stack_attr(&attr);
         if (ok) {
-            ok = pthread_create(&th, &attr, worker_main, NULL) == 0;
+            ok = pthread_create(&th, &attr, worker_main, &pool.w[i]) == 0;
             brt_stack_attr_destroy(&attr, !ok);
         }
-        if (!ok) {
-            pool.nthreads = i; /* run with the threads we got */
-            break;
-        }
+        if (!ok)
+            break; /* run with the threads we got */
         pthread_detach(th);
+        started_threads = i + 1;
     }
+    pool.nthreads = started_threads;
+}
+
+static atomic_int started;
+
+static void pool_start_once(void)
+{
+    pool_start();
+    atomic_store_explicit(&started, 1, memory_order_release);
 }
 
 int brt_pool_threads(void)
 {
-    pthread_once(&pool.once, pool_start);
+    if (!atomic_load_explicit(&started, memory_order_acquire))
+        pthread_once(&pool.once, pool_start_once);
     return pool.nthreads;
+}
+
+/* The calling thread's worker, or NULL (one thread, or not a pool thread). */
+static struct worker *self_worker(void)
+{
+    if (brt_pool_threads() == 1)
+        return NULL;
+    return pthread_getspecific(pool.self);
 }
 
 bool brt_pool_nested(void)
 {
-    return atomic_load_explicit(&pool.active, memory_order_acquire) != 0;
+    return self_worker() == NULL;
+}
+
+brt_self *brt_pool_self(void)
+{
+    return (brt_self *)self_worker();
+}
+
+bool brt_pool_wanted(brt_self *me)
+{
+    if (atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0)
+        return false;
+    struct worker *w = (struct worker *)me;
+    /* something offered already: let the thieves take that first */
+    return atomic_load_explicit(&w->top, memory_order_relaxed) >=
+           atomic_load_explicit(&w->bottom, memory_order_relaxed);
+}
+
+void brt_pool_rouse(void)
+{
+    if (atomic_load_explicit(&pool.sleepers, memory_order_relaxed) > 0 &&
+        atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0 &&
+        atomic_load_explicit(&pool.waking, memory_order_relaxed) == 0)
+        wake_one();
+}
+
+void brt_pool_chaos(uint64_t seed)
+{
+    atomic_store(&pool.chaos, seed);
+}
+
+bool brt_task_spawn(brt_task *t)
+{
+    struct worker *w = self_worker();
+    atomic_init(&t->done, 0);
+    if (!w || !deq_push(w, t))
+        return false;
+    /* No wake here: brt_pool_run and reduce.c rouse a sleeper once per par,
+     * before they spawn, so a spawn costs two stores and a fence or so. */
+    chaos_yield(w);
+    return true;
+}
+
+void brt_task_join(brt_task *t, bool spawned)
+{
+    if (!spawned) {
+        task_run(t);
+        return;
+    }
+    struct worker *w = pthread_getspecific(pool.self);
+    /* Usually the bottom task is t. Above it there may be tasks that an
+     * older frame on this thread offered meanwhile (reduce.c offers the
+     * oldest work first): any thread may run any task, so run those too. */
+    for (brt_task *mine; (mine = deq_take(w));) {
+        task_run(mine);
+        if (mine == t)
+            return;
+    }
+    /* A joiner whose task was stolen is a thief too: counted as searching,
+     * so the threads running its task's pieces offer it more. */
+    atomic_fetch_add(&pool.searching, 1);
+    int spins = 0;
+    while (!atomic_load_explicit(&t->done, memory_order_acquire)) {
+        if (w->help < MAX_HELP) {
+            brt_task *other = steal_round(w);
+            if (other) {
+                atomic_fetch_sub(&pool.searching, 1);
+                w->help++;
+                task_run(other);
+                w->help--;
+                atomic_fetch_add(&pool.searching, 1);
+                continue;
+            }
+        }
+        cpu_relax();
+        if ((++spins & 63) == 0)
+            sched_yield();
+    }
+    atomic_fetch_sub(&pool.searching, 1);
+}
+
+/* ---- brt_pool_run: tasks 0..ntasks-1 by binary splitting ----------------- */
+
+struct job {
+    void (*task)(void *arg, int64_t t);
+    void *arg;
+    pthread_mutex_t panic_lock;
+    int64_t panic_task; /* lowest task that panicked, or -1 */
+    brt_trap panic;     /* its panic (loc, msg) */
+};
+
+struct range_task {
+    brt_task t;
+    struct job *job;
+    int64_t lo, hi;
+};
+
+static void run_one(struct job *job, int64_t i)
+{
+    brt_trap trap;
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap *outer = brt_trap_get();
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0)
+        job->task(job->arg, i);
+    brt_trap_set(outer);
+    if (!trap.panicked)
+        return;
+    pthread_mutex_lock(&job->panic_lock);
+    if (job->panic_task < 0 || i < job->panic_task) {
+        free(job->panic.msg);
+        job->panic_task = i;
+        job->panic.loc = trap.loc;
+        job->panic.msg = trap.msg;
+        job->panic.panicked = 1;
+    } else {
+        free(trap.msg);
+    }
+    pthread_mutex_unlock(&job->panic_lock);
+}
+
+static void run_range(struct job *job, int64_t lo, int64_t hi);
+
+static void range_task_run(brt_task *t)
+{
+    struct range_task *rt = (struct range_task *)t;
+    run_range(rt->job, rt->lo, rt->hi);
+}
+
+static void run_range(struct job *job, int64_t lo, int64_t hi)
+{
+    if (hi - lo == 1) {
+        run_one(job, lo);
+        return;
+    }
+    int64_t mid = lo + (hi - lo) / 2;
+    struct range_task right = { { range_task_run, 0 }, job, mid, hi };
+    bool spawned = brt_task_spawn(&right.t);
+    run_range(job, lo, mid);
+    brt_task_join(&right.t, spawned);
 }
 
 int64_t brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t), void *arg, brt_trap *first_panic)
 {
     if (ntasks <= 0)
         return -1;
-    if (brt_pool_threads() == 1 || brt_pool_nested()) {
-        /* On the calling thread, in order; panics pass straight through to
-         * whatever trap (or none) is already installed. */
-        for (int64_t t = 0; t < ntasks; t++)
-            task(arg, t);
-        return -1;
-    }
-    pthread_mutex_lock(&pool.run_lock);
     struct job job;
     job.task = task;
     job.arg = arg;
-    job.ntasks = ntasks;
-    atomic_init(&job.next, 0);
-    atomic_init(&job.done, 0);
     pthread_mutex_init(&job.panic_lock, NULL);
     job.panic_task = -1;
     job.panic.panicked = 0;
     job.panic.loc = NULL;
     job.panic.msg = NULL;
-    atomic_store(&pool.active, 1);
-    atomic_store_explicit(&pool.current, &job, memory_order_release);
-    pthread_mutex_lock(&pool.lock);
-    atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
-    if (atomic_load(&pool.sleepers) > 0)
-        pthread_cond_broadcast(&pool.wake);
-    pthread_mutex_unlock(&pool.lock);
-
-    work_on(&job);
-    int spins = 0;
-    while (atomic_load_explicit(&job.done, memory_order_acquire) < ntasks) {
-        cpu_relax();
-        if ((++spins & 63) == 0)
-            sched_yield();
-    }
-    atomic_store(&pool.current, NULL);
-    while (atomic_load(&pool.busy) > 0)
-        cpu_relax();
-    atomic_store(&pool.active, 0);
-    pthread_mutex_unlock(&pool.run_lock);
+    if (ntasks > 1)
+        brt_pool_rouse();
+    run_range(&job, 0, ntasks);
     pthread_mutex_destroy(&job.panic_lock);
     if (job.panic_task >= 0) {
         if (first_panic)

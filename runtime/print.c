@@ -8,8 +8,11 @@
  * from parallel code.
  *
  * A write that fails (a full disk, /dev/full, EPIPE with SIGPIPE ignored) is
- * a panic without a place, "cannot write to stdout: <strerror>", so output
- * is never lost silently; a closed stdout (EBADF) is not a failure, the
+ * a panic "cannot write to stdout: <strerror>", so output is never lost
+ * silently. Its place is the print whose output failed: each print records
+ * its place first (brt_print_at, one relaxed store), so a failure in the
+ * middle of a print names that print, and a failure at the final flush
+ * names the last print run; a closed stdout (EBADF) is not a failure, the
  * output goes nowhere, as in Rust. After the first failure stdout is marked
  * broken and further output is dropped, so the panic's own flush (and other
  * threads) cannot fail again. Integers and floats are formatted straight into the
@@ -75,11 +78,20 @@ static int put_locked(const char *p, size_t n)
     return 0;
 }
 
+/* The place of the last print run (NULL before the first). */
+static const brt_loc *print_place;
+
+void brt_print_at(const brt_loc *loc)
+{
+    __atomic_store_n(&print_place, loc, __ATOMIC_RELAXED);
+}
+
 /* Lock not held: the panic flushes stdout itself. */
 static void check_write(int err)
 {
     if (err)
-        brt_panic_msg(NULL, "cannot write to stdout: %s", strerror(err));
+        brt_panic_msg(__atomic_load_n(&print_place, __ATOMIC_RELAXED), "cannot write to stdout: %s",
+                      strerror(err));
 }
 
 void brt_out_write(const char *p, size_t n)

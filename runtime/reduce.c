@@ -162,7 +162,6 @@ static bool reduce_exact(const brt_reduce *r, int64_t nleaves, void *out)
 
 #define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller tasks cost more than they save */
 #define MAX_TASKS 256
-#define PAR_MIN_LEAVES (2 * MIN_TASK_LEAVES)
 
 struct reduce_job {
     const brt_reduce *r;
@@ -178,10 +177,11 @@ static void reduce_task(void *arg, int64_t t)
     reduce_block(job->r, first, count, BRT_LEAF_CHUNK, &job->slots[t]);
 }
 
-/* The fast way. Returns false if a panic stopped it (nothing reported yet). */
-static bool reduce_fast(const brt_reduce *r, int64_t nleaves, node *root)
+/* The fast way. Returns false if a panic stopped it (nothing reported yet).
+ * task_leaves: the leaves per task, a power of two. */
+static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t task_leaves, node *root)
 {
-    if (nleaves < PAR_MIN_LEAVES || brt_pool_threads() == 1 || brt_pool_nested()) {
+    if (nleaves < 2 * task_leaves || brt_pool_threads() == 1 || brt_pool_nested()) {
         brt_trap trap, *outer = brt_trap_get();
         trap.panicked = 0;
         trap.msg = NULL;
@@ -196,7 +196,6 @@ static bool reduce_fast(const brt_reduce *r, int64_t nleaves, node *root)
         return true;
     }
     /* Tasks: aligned blocks of 2^k leaves, at most MAX_TASKS of them. */
-    int64_t task_leaves = MIN_TASK_LEAVES;
     while ((nleaves + task_leaves - 1) / task_leaves > MAX_TASKS)
         task_leaves *= 2;
     int64_t ntasks = (nleaves + task_leaves - 1) / task_leaves;
@@ -217,16 +216,337 @@ static bool reduce_fast(const brt_reduce *r, int64_t nleaves, node *root)
     return true;
 }
 
+/* ---- expensive elements ---------------------------------------------------------- */
+
+/* A reduction of a few leaves whose elements are expensive (64 pieces of an
+ * integral, the two halves of a recursive split) has too few leaves to
+ * share, so its elements are shared instead (elem() evaluates one into a
+ * buffer), by lazy splitting: a thread evaluates a frame's elements in order
+ * and offers nothing while every thread is busy; when one is looking for
+ * work and this thread has nothing on offer, the oldest open frame on this
+ * thread (the biggest piece of work it knows of) gives the upper half of
+ * the elements it has not started to a task, which a thief runs as a frame
+ * of its own, and so on. The frames live on the threads' stacks, listed per
+ * thread (brt_self).
+ *
+ * Exact by construction, so no second run: the reduction's own thread folds
+ * each element into its leaf right after evaluating it (from the start
+ * value, with combine: the value leaves() gives), pushing finished leaves
+ * up the tree stack, so its part runs in exactly the sequential order and
+ * its panics propagate as they come. Offered ranges lie above everything the
+ * owner still evaluates; a task evaluates its range in order and stops at
+ * its first panic, recording it. The owner, past its part, joins the tasks
+ * in ascending order and folds their values; at a recorded panic it has
+ * folded everything before that element, so the panic is the sequential
+ * one, and it is rethrown. A panic that unwinds a frame first joins the
+ * frame's tasks (brt_frames_unwind, called by panic.c before it longjmps),
+ * so no thread ever writes into a dead frame. */
+#define ELEM_MAX_LEAVES 64    /* at most 1,024 buffered elements */
+#define HOT_ELEM_NS 200       /* sampled ns per element from which elements are shared */
+#define LEAF_TASK_NS 50000    /* what one leaf-block task should cost */
+#define SAMPLE_MEMORY 64      /* a site's mean follows its last ~64 samples */
+#define FRAME_TASKS 12        /* halvings per frame: 2^12 > BRT_LEAF * ELEM_MAX_LEAVES */
+
+struct eframe;
+struct etask {
+    brt_task t;
+    struct eframe *f;
+    int64_t lo, hi;
+    int64_t stop;     /* elements [lo, stop) were evaluated; stop < hi: panicked at stop */
+    const brt_loc *loc; /* that panic (no jmp_buf: frames stay small on deep recursions) */
+    char *msg;
+    bool joined;
+};
+
+struct eframe {
+    struct eframe *outer; /* the next older frame on this thread */
+    const brt_reduce *r;
+    unsigned char *vals, *kept;
+    int64_t next, end;    /* this thread evaluates [next, end) */
+    brt_self *me;         /* this thread */
+    struct etask *task;   /* a thief's frame: its task; NULL: the reduction's own */
+    int ntasks;           /* offered, in descending ranges */
+    struct etask tasks[FRAME_TASKS];
+};
+
+/* The reduction's own fold: the current leaf and the tree stack. */
+struct efold {
+    tree_stack st;
+    node leaf;
+};
+
+static void fold_elem(const brt_reduce *r, struct efold *fs, int64_t k, const void *x, bool kept)
+{
+    if (k % BRT_LEAF == 0) {
+        fs->leaf.has = false;
+        fs->leaf.level = 0;
+        if (r->start)
+            memcpy(fs->leaf.val, r->start, r->vsize);
+    }
+    if (kept) {
+        if (!fs->leaf.has && !r->start)
+            memcpy(fs->leaf.val, x, r->vsize);
+        else
+            r->combine(r->env, fs->leaf.val, x);
+        fs->leaf.has = true;
+    }
+    if ((k % BRT_LEAF == BRT_LEAF - 1 || k == r->n - 1) && r->n > BRT_LEAF) {
+        fs->st.n[fs->st.sp] = fs->leaf;
+        push(r, &fs->st);
+    }
+}
+
+static void etask_run(brt_task *t);
+
+/* Offers half of the oldest frame's unstarted elements on this thread. The
+ * head frame is about to start element next, so it keeps that one; an older
+ * frame is inside an element already, and may give all it has not started. */
+static void offer(struct eframe *head)
+{
+    struct eframe *old = NULL;
+    int64_t spare = 0;
+    for (struct eframe *f = head; f; f = f->outer) {
+        int64_t left = f->end - f->next - (f == head);
+        if (left > 0 && f->ntasks < FRAME_TASKS) {
+            old = f;
+            spare = left;
+        }
+    }
+    if (!old)
+        return;
+    int64_t mid = old->end - (spare + 1) / 2;
+    struct etask *et = &old->tasks[old->ntasks];
+    et->t.run = etask_run;
+    et->f = old;
+    et->lo = mid;
+    et->hi = old->end;
+    et->stop = mid;
+    et->msg = NULL;
+    et->joined = false;
+    if (!brt_task_spawn(&et->t))
+        return;
+    old->ntasks++;
+    old->end = mid;
+}
+
+static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsigned char *vals,
+                       unsigned char *kept, int64_t lo, int64_t hi)
+{
+    f->outer = me->frames;
+    f->r = r;
+    f->vals = vals;
+    f->kept = kept;
+    f->next = lo;
+    f->end = hi;
+    f->ntasks = 0;
+    f->task = NULL;
+    f->me = me;
+    me->frames = f;
+}
+
+/* Evaluates the frame's own elements in order; fs: fold them too. */
+static void frame_loop(struct eframe *f, struct efold *fs)
+{
+    const brt_reduce *r = f->r;
+    while (f->next < f->end) {
+        if (brt_pool_wanted(f->me))
+            offer(f);
+        int64_t k = f->next++;
+        if (f->task)
+            f->task->stop = k; /* where a panic stops it */
+        unsigned char *x = f->vals + (size_t)k * r->vsize;
+        bool kept = r->elem(r->env, k, x);
+        f->kept[k] = kept;
+        if (fs)
+            fold_elem(r, fs, k, x, kept);
+    }
+}
+
+static void join_task(struct etask *et)
+{
+    brt_task_join(&et->t, true);
+    et->joined = true;
+}
+
+void brt_frames_unwind(const void *mark)
+{
+    brt_self *me = brt_pool_self();
+    if (!me)
+        return;
+    /* the stack grows down: frames below the trap opened after it */
+    while (me->frames && (const char *)me->frames < (const char *)mark) {
+        struct eframe *f = me->frames;
+        me->frames = f->outer;
+        for (int i = f->ntasks - 1; i >= 0; i--)
+            if (!f->tasks[i].joined) {
+                join_task(&f->tasks[i]);
+                free(f->tasks[i].msg);
+            }
+    }
+}
+
+/* A thief's frame, opened below the task's trap (so that unwinding closes
+ * it): evaluates [lo, hi) in order, then joins its own offers. */
+static __attribute__((noinline)) void etask_body(struct etask *et, brt_self *me)
+{
+    struct eframe f;
+    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi);
+    f.task = et;
+    frame_loop(&f, NULL);
+    me->frames = f.outer;
+    et->stop = et->hi;
+    for (int i = f.ntasks - 1; i >= 0; i--) {
+        struct etask *sub = &f.tasks[i];
+        join_task(sub);
+        if (et->stop == et->hi && sub->stop < sub->hi) {
+            et->stop = sub->stop;
+            et->loc = sub->loc;
+            et->msg = sub->msg;
+        } else {
+            free(sub->msg);
+        }
+    }
+}
+
+/* Runs a thief's frame, stopping at its first panic (et->stop records the
+ * element being evaluated). */
+static void etask_run(brt_task *t)
+{
+    struct etask *et = (struct etask *)t;
+    brt_self *me = brt_pool_self();
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) != 0) {
+        /* its frames were closed (their tasks joined) by brt_frames_unwind */
+        brt_trap_set(outer);
+        et->loc = trap.loc;
+        et->msg = trap.msg;
+        return;
+    }
+    etask_body(et, me);
+    brt_trap_set(outer);
+}
+
+/* The element way: the exact result, or the exact panic. */
+static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
+{
+    int64_t n = r->n;
+    size_t vs = r->vsize;
+    _Alignas(16) unsigned char vals_small[BRT_LEAF * 16], kept_small[BRT_LEAF];
+    unsigned char *vals = vals_small, *kept = kept_small;
+    if (n > BRT_LEAF) {
+        /* leaked if a panic unwinds past it; a panic ends the program */
+        vals = brt_xmalloc((size_t)n * (vs + 1));
+        kept = vals + (size_t)n * vs;
+    }
+    brt_pool_rouse();
+    struct eframe f;
+    struct efold fs;
+    fs.st.sp = 0;
+    frame_open(&f, me, r, vals, kept, 0, n);
+    frame_loop(&f, &fs);
+    /* the offered ranges, ascending; the frame stays open (a panic joins the rest) */
+    for (int i = f.ntasks - 1; i >= 0; i--) {
+        struct etask *et = &f.tasks[i];
+        join_task(et);
+        for (int64_t k = et->lo; k < et->stop; k++)
+            fold_elem(r, &fs, k, vals + (size_t)k * vs, kept[k]);
+        if (et->stop < et->hi) {
+            brt_trap p;
+            p.loc = et->loc;
+            p.msg = et->msg;
+            et->msg = NULL;
+            brt_trap_rethrow(&p); /* a panic ends the program: p.msg may leak */
+        }
+    }
+    me->frames = f.outer;
+    node root;
+    if (n <= BRT_LEAF)
+        root = fs.leaf; /* one leaf is the root */
+    else
+        finish(r, &fs.st, &root);
+    if (vals != vals_small)
+        free(vals);
+    if (root.has)
+        memcpy(out, root.val, vs);
+    return root.has;
+}
+
+/* ---- call sites ------------------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+    return (int64_t)(brt_os_clock() * 1e9);
+}
+
+static void site_record(brt_site *s, int64_t ns, int64_t n)
+{
+    int64_t per = ns / n + 1;
+    int64_t count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+    int64_t mean = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+    mean = count == 0 ? per : (mean * count + per) / (count + 1);
+    __atomic_store_n(&s->ns, mean, __ATOMIC_RELAXED);
+    if (count < SAMPLE_MEMORY)
+        __atomic_store_n(&s->count, count + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->hot, mean >= HOT_ELEM_NS, __ATOMIC_RELAXED);
+}
+
+/* The fast way at a measured site: which of the ways above, and how big the
+ * tasks are, follows from what its elements cost. */
+static bool reduce_site(const brt_reduce *r, int64_t nleaves, node *root)
+{
+    brt_site *s = r->site;
+    int64_t ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+    bool known = __atomic_load_n(&s->count, __ATOMIC_RELAXED) > 0;
+
+    int64_t task_leaves = MIN_TASK_LEAVES;
+    if (known && ns >= HOT_ELEM_NS / 16) {
+        /* expensive leaves: tasks of fewer leaves, about LEAF_TASK_NS each */
+        task_leaves = 1;
+        while (task_leaves < MIN_TASK_LEAVES && task_leaves * BRT_LEAF * ns < LEAF_TASK_NS)
+            task_leaves *= 2;
+    }
+    if (nleaves < 8 && nleaves < 2 * task_leaves)
+        return false; /* the exact way, which is as fast here */
+    return reduce_fast(r, nleaves, task_leaves, root);
+}
+
 bool brt_reduce_tree(const brt_reduce *r, void *out)
 {
     if (r->n <= 0)
         return false;
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    node root;
+    brt_site *s = r->site;
+    brt_self *me;
+    if (s && (me = brt_pool_self())) {
+        /* Measure one call in 32 (and every one the generated one-leaf fold
+         * sends, which it already sampled): clock reads cost ~50 ns. */
+        bool measure = __atomic_load_n(&s->count, __ATOMIC_RELAXED) == 0 || (me->ticks++ & 31) == 0 ||
+                       (r->n <= BRT_LEAF && !__atomic_load_n(&s->hot, __ATOMIC_RELAXED));
+        int64_t t0 = measure ? now_ns() : 0;
+        bool has;
+        int64_t ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
+        bool known = __atomic_load_n(&s->count, __ATOMIC_RELAXED) > 0;
+        if (r->elem && r->n >= 2 && nleaves <= ELEM_MAX_LEAVES && (!known || ns >= HOT_ELEM_NS)) {
+            has = reduce_elems(r, me, out);
+        } else if (reduce_site(r, nleaves, &root)) {
+            has = root.has;
+            if (has)
+                memcpy(out, root.val, r->vsize);
+        } else {
+            has = reduce_exact(r, nleaves, out); /* reports SPEC 5.3's panic */
+        }
+        if (measure)
+            site_record(s, now_ns() - t0, r->n);
+        return has;
+    }
     /* A handful of leaves: the exact way costs less than setting a trap. */
     if (nleaves < 8)
         return reduce_exact(r, nleaves, out);
-    node root;
-    if (!reduce_fast(r, nleaves, &root))
+    if (!reduce_fast(r, nleaves, MIN_TASK_LEAVES, &root))
         return reduce_exact(r, nleaves, out); /* reports SPEC 5.3's panic */
     if (root.has)
         memcpy(out, root.val, r->vsize);

@@ -92,17 +92,65 @@ static inline brt_tcache *brt_tcache_here(void)
 enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };
 enum brt_gpu_mode brt_gpu_mode(void);
 
-/* The pool (pool.c): runs tasks 0..ntasks-1 on the threads; see there. */
+/* The pool (pool.c): one work-stealing deque per thread; see there. */
 int brt_pool_threads(void);
+/* true: the calling thread has no deque (one thread, or not a pool thread):
+ * par work runs on it, in order. */
 bool brt_pool_nested(void);
 /* Runs task(arg, t) for t in 0..ntasks-1, the caller included, and returns
- * when all have finished. On the pool each task runs under a trap: a panic
- * stops that task, and the call returns the lowest task that panicked (its
- * panic copied to *first_panic, msg malloc'ed; NULL to discard), else -1.
- * Nested inside a task, or with one thread, tasks run in order on the calling
- * thread, untrapped: a panic propagates from the first task that meets one. */
+ * when all have finished. Each task runs under a trap: a panic stops that
+ * task, and the call returns the lowest task that panicked (its panic copied
+ * to *first_panic, msg malloc'ed; NULL to discard), else -1. Tasks that can
+ * be run elsewhere are split off in halves; nested calls do the same. */
 int64_t brt_pool_run(int64_t ntasks, void (*task)(void *arg, int64_t t), void *arg,
                      brt_trap *first_panic);
+
+/* Fork-join below brt_pool_run: brt_task_spawn offers t to idle threads
+ * (false: it could not, and join will simply run it); the spawner does its
+ * own part, then brt_task_join(t, spawned) runs t itself if nobody took it,
+ * or runs other tasks until the thief has finished it. Joins are LIFO. A
+ * task must not let a panic escape (run its user code under a trap). */
+typedef struct brt_task {
+    void (*run)(struct brt_task *t);
+    _Atomic int done;
+} brt_task;
+bool brt_task_spawn(brt_task *t);
+void brt_task_join(brt_task *t, bool spawned);
+/* Lazy splitting (reduce.c's element frames). brt_pool_self: the calling
+ * thread's record (NULL: no deque): its list of open frames and a sample
+ * counter. brt_pool_wanted: a thread is looking for work and nothing is on
+ * offer on this one yet. brt_pool_rouse: wakes a sleeping worker when none
+ * is searching (before work that is worth sharing). */
+typedef struct brt_self {
+    void *frames;
+    uint32_t ticks;
+} brt_self;
+brt_self *brt_pool_self(void);
+bool brt_pool_wanted(brt_self *me);
+void brt_pool_rouse(void);
+/* Before a panic longjmps to the trap at mark: the element frames opened
+ * on this thread since (below mark on the stack) join their tasks and close
+ * (reduce.c). */
+void brt_frames_unwind(const void *mark);
+/* Test hook: nonzero makes spawners and thieves yield at random (more steal
+ * orders); 0 turns it off. */
+void brt_pool_chaos(uint64_t seed);
+
+/* ---- several processes (world.c) ------------------------------------------ */
+
+/* What a panic writes before "panic: ": "" (one process, or a panic every
+ * rank meets, which rank 0 writes), "rank N: ", or NULL (this rank stays
+ * silent: rank 0 reports). */
+const char *brt_world_panic_prefix(void);
+/* After a panic is written: ends the whole job (returns without MPI). */
+void brt_world_panic_end(void);
+/* The leaf blocks of rank's share of a tree of nleaves leaves split among
+ * ranks: block i is leaves [first[i], first[i] + 2^level[i]), aligned.
+ * Returns the count (at most 128). */
+int brt_world_blocks(int64_t nleaves, int ranks, int rank, int64_t *first, int *level);
+/* The distributed reduction with ranks simulated in this process, one share
+ * after another (the unit tests). */
+bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out);
 
 /* ---- stdout (print.c) ---------------------------------------------------- */
 

@@ -178,10 +178,14 @@ if [ -w /dev/full ]; then
     printf 'fn main():\n    print("hello")\n' > full/hello.br
     printf 'import os\nfn main():\n    print("hello")\n    os.exit(3)\n' > full/quit.br
     printf 'fn main():\n    for i in 0..100000:\n        print(i)\n' > full/many.br
-    printf 'panic: cannot write to stdout: No space left on device\n' > full.want
-    full() { # full NAME CMD...: CMD with stdout on /dev/full exits 101 with the panic alone on stderr
-        local name=$1
-        shift
+    printf 'fn main():\n    print("a")\n    for i in 0..100000:\n        print(i, "b")\n    print("last")\n' > full/two.br
+    # full NAME PLACE CMD...: CMD with stdout on /dev/full exits 101 with the
+    # panic alone on stderr, at PLACE: the print whose output failed (the
+    # last print run when the final flush fails)
+    full() {
+        local name=$1 place=$2
+        shift 2
+        printf 'panic: cannot write to stdout: No space left on device\n  --> %s\n' "$place" > full.want
         "$@" > /dev/full 2> full.err
         local rc=$?
         check "$name: exits 101 (got $rc)" [ $rc -eq 101 ]
@@ -191,15 +195,30 @@ if [ -w /dev/full ]; then
     "$BRINE" build full/hello.br --release -o full/rel > /dev/null 2>&1
     "$BRINE" build full/quit.br -o full/quit > /dev/null 2>&1
     "$BRINE" build full/many.br -o full/many > /dev/null 2>&1
-    full "dev build, the final flush" full/dev
-    full "release build, the final flush" full/rel
-    full "brine run, the final flush" "$BRINE" run full/hello.br
-    full "os.exit's flush" full/quit
-    full "a full buffer flushed mid-run" full/many
+    "$BRINE" build full/two.br -o full/two > /dev/null 2>&1
+    full "dev build, the final flush" full/hello.br:2:5 full/dev
+    full "release build, the final flush" full/hello.br:2:5 full/rel
+    full "brine run, the final flush" full/hello.br:2:5 "$BRINE" run full/hello.br
+    full "os.exit's flush" full/quit.br:3:5 full/quit
+    full "a full buffer flushed mid-run" full/many.br:3:9 full/many
+    full "the print whose output overflowed the buffer" full/two.br:4:9 full/two
     full/many >&- 2> closed.err
     rc=$?
     check "a closed stdout is not a failure (got $rc)" [ $rc -eq 0 -a ! -s closed.err ]
 fi
+
+# ---- read_stdin(): the rest of stdin ------------------------------------------
+mkdir -p stdin
+printf 'fn main():\n    let s = read_stdin()\n    print(len(s), s.lines())\n    print(len(read_stdin()))\n' > stdin/all.br
+printf 'one\ntwo\r\nthree' | "$BRINE" run stdin/all.br > stdin.out 2>&1
+printf '14 ["one", "two", "three"]\n0\n' > stdin.want
+check "read_stdin reads all of stdin, then nothing" same stdin.out stdin.want
+"$BRINE" run stdin/all.br < /dev/null > stdin.out 2>&1
+printf '0 []\n0\n' > stdin.want
+check "read_stdin of an empty stdin is empty" same stdin.out stdin.want
+"$BRINE" build stdin/all.br -o stdin/all > /dev/null 2>&1
+stdin/all <&- > stdin.out 2>&1
+check "read_stdin with stdin closed is empty" same stdin.out stdin.want
 
 # ---- per-command help, -V, --, run --release ---------------------------------
 mkdir -p cmd

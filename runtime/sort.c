@@ -1,0 +1,397 @@
+/*
+ * sort.c: array methods (SPEC section 14): pop, insert, remove, extend,
+ * reverse, sort, contains, sorted, reversed and slices.
+ *
+ * The mutating methods take the slot of a var (brt_arr **): they make the
+ * array unique first (copy on write), then change it in place.
+ *
+ * sort is stable and ascending by <. Floats sort in IEEE 754's total order
+ * except for NaNs: -inf < ... < -0.0 < 0.0 < ... < inf, then every NaN,
+ * whatever its sign, in its original order. Each double's bits map to a
+ * u64 key whose unsigned order is that order (sign set: all bits flipped;
+ * clear: the sign bit set), so the sort itself is on integers: an LSD radix
+ * sort, 8 bits a pass (stable by construction; passes in which every key
+ * has the same digit are skipped), and insertion sort for short arrays.
+ * int (the sign bit flipped) and u64 take the same path with their own keys;
+ * bool is a count; i128 and str use a bottom-up merge sort by comparison.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t elem_size(const brt_arr *a)
+{
+    return brt_type_size(a->elem);
+}
+
+static bool is_ref_kind(brt_kind k)
+{
+    return k == BRT_STR || k == BRT_ARR;
+}
+
+static void retain_range(const brt_arr *a, const void *p, int64_t n)
+{
+    if (!is_ref_kind(a->elem->kind))
+        return;
+    void *const *e = p;
+    for (int64_t i = 0; i < n; i++)
+        brt_retain(e[i]);
+}
+
+/* ---- slices and the functions that copy -------------------------------------- */
+
+brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l)
+{
+    if (lo < 0 || lo > hi || hi > a->len)
+        brt_panic_slice(l, a->len, lo, hi);
+    if (lo == 0 && hi == a->len) {
+        brt_retain(a);
+        return a;
+    }
+    size_t es = elem_size(a);
+    brt_arr *r = brt_arr_alloc(a->elem, hi - lo, hi - lo);
+    if (hi > lo)
+        memcpy(r->data, (char *)a->data + (size_t)lo * es, (size_t)(hi - lo) * es);
+    retain_range(r, r->data, r->len);
+    return r;
+}
+
+bool brt_arr_contains(brt_arr *a, const void *v)
+{
+    size_t es = elem_size(a);
+    for (int64_t i = 0; i < a->len; i++)
+        if (brt_eq(a->elem, (char *)a->data + (size_t)i * es, v))
+            return true;
+    return false;
+}
+
+brt_arr *brt_arr_sorted(brt_arr *a)
+{
+    brt_arr *r = brt_arr_slice(a, 0, a->len, NULL);
+    brt_arr_sort(&r);
+    return r;
+}
+
+brt_arr *brt_arr_reversed(brt_arr *a)
+{
+    brt_arr *r = brt_arr_slice(a, 0, a->len, NULL);
+    brt_arr_reverse(&r);
+    return r;
+}
+
+/* ---- the mutating methods ---------------------------------------------------- */
+
+void brt_arr_pop(brt_arr **slot, void *out, const brt_loc *l)
+{
+    if ((*slot)->len == 0)
+        brt_panic_msg(l, "pop from an empty array");
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    a->len--;
+    memcpy(out, (char *)a->data + (size_t)a->len * es, es); /* the reference moves to out */
+}
+
+void brt_arr_insert(brt_arr **slot, int64_t i, const void *elem, const brt_loc *l)
+{
+    if ((uint64_t)i > (uint64_t)(*slot)->len) {
+        brt_release_val((*slot)->elem, (void *)elem);
+        brt_panic_msg(l, "insertion index out of bounds: the len is %lld but the index is %lld",
+                      (long long)(*slot)->len, (long long)i);
+    }
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    if (a->len == a->cap)
+        brt_arr_reserve(a, a->cap < 4 ? 4 : a->cap * 2);
+    char *d = a->data;
+    memmove(d + (size_t)(i + 1) * es, d + (size_t)i * es, (size_t)(a->len - i) * es);
+    memcpy(d + (size_t)i * es, elem, es);
+    a->len++;
+}
+
+void brt_arr_remove(brt_arr **slot, int64_t i, void *out, const brt_loc *l)
+{
+    brt_idx(*slot, i, l);
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    char *d = a->data;
+    memcpy(out, d + (size_t)i * es, es);
+    memmove(d + (size_t)i * es, d + (size_t)(i + 1) * es, (size_t)(a->len - i - 1) * es);
+    a->len--;
+}
+
+void brt_arr_extend(brt_arr **slot, brt_arr *ys)
+{
+    if (ys->len == 0)
+        return;
+    brt_retain(ys); /* xs.extend(xs): the copy below must not see its own growth */
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    int64_t need = a->len + ys->len;
+    if (need > a->cap) {
+        int64_t cap = a->cap < 4 ? 4 : a->cap * 2;
+        brt_arr_reserve(a, cap > need ? cap : need);
+    }
+    memcpy((char *)a->data + (size_t)a->len * es, ys->data, (size_t)ys->len * es);
+    retain_range(a, (char *)a->data + (size_t)a->len * es, ys->len);
+    a->len = need;
+    brt_arr_release(ys);
+}
+
+brt_arr *brt_arr_extend_take(brt_arr *a, brt_arr *ys)
+{
+    brt_arr_extend(&a, ys);
+    return a;
+}
+
+void brt_arr_reverse(brt_arr **slot)
+{
+    if ((*slot)->len < 2)
+        return;
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    char tmp[16];
+    char *d = a->data;
+    for (int64_t i = 0, j = a->len - 1; i < j; i++, j--) {
+        memcpy(tmp, d + (size_t)i * es, es);
+        memcpy(d + (size_t)i * es, d + (size_t)j * es, es);
+        memcpy(d + (size_t)j * es, tmp, es);
+    }
+}
+
+/* ---- sorting ------------------------------------------------------------------- */
+
+uint64_t brt_float_key(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u >> 63) ? ~u : u | (1ULL << 63);
+}
+
+double brt_float_unkey(uint64_t k)
+{
+    uint64_t u = (k >> 63) ? k & ~(1ULL << 63) : ~k;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+#define RADIX_BITS 8 /* 8 passes of 256 buckets: faster here than 6 of 2048 (bench/README.md) */
+#define RADIX (1 << RADIX_BITS)
+#define RADIX_PASSES ((64 + RADIX_BITS - 1) / RADIX_BITS)
+
+typedef uint32_t radix_counts[RADIX_PASSES][RADIX];
+
+static void count_key(radix_counts c, uint64_t v)
+{
+    for (int p = 0; p < RADIX_PASSES; p++)
+        c[p][(v >> (p * RADIX_BITS)) & (RADIX - 1)]++;
+}
+
+static void insertion_sort_keys(uint64_t *k, int64_t n)
+{
+    for (int64_t i = 1; i < n; i++) {
+        uint64_t v = k[i];
+        int64_t j = i;
+        for (; j > 0 && k[j - 1] > v; j--)
+            k[j] = k[j - 1];
+        k[j] = v;
+    }
+}
+
+/* The LSD passes over keys whose digits c counted (n >= 1). */
+static void radix_passes(uint64_t *k, int64_t n, radix_counts c)
+{
+    uint64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        brt_panic_text(NULL, "out of memory");
+    uint64_t *src = k, *dst = tmp;
+    for (int p = 0; p < RADIX_PASSES; p++) {
+        uint32_t *cp = c[p];
+        unsigned shift = (unsigned)(p * RADIX_BITS);
+        if (cp[(src[0] >> shift) & (RADIX - 1)] == (uint64_t)n)
+            continue; /* every key has this digit */
+        uint32_t sum = 0;
+        for (int d = 0; d < RADIX; d++) {
+            uint32_t t = cp[d];
+            cp[d] = sum;
+            sum += t;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t v = src[i];
+            dst[cp[(v >> shift) & (RADIX - 1)]++] = v;
+        }
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != k)
+        memcpy(k, src, (size_t)n * sizeof *k);
+    free(tmp);
+}
+
+static radix_counts *new_counts(void)
+{
+    radix_counts *c = calloc(1, sizeof *c);
+    if (!c)
+        brt_panic_text(NULL, "out of memory");
+    return c;
+}
+
+void brt_sort_keys(uint64_t *k, int64_t n)
+{
+    if (n < 64) {
+        insertion_sort_keys(k, n);
+        return;
+    }
+    radix_counts *c = new_counts();
+    for (int64_t i = 0; i < n; i++)
+        count_key(*c, k[i]);
+    radix_passes(k, n, *c);
+    free(c);
+}
+
+void brt_sort_floats(double *x, int64_t n)
+{
+    /* the keys in place, over the doubles' own bits (read and written only
+     * as u64 here), their digits counted in the same pass; NaNs are moved
+     * out first, in their order, and put back last */
+    uint64_t *k = (uint64_t *)(void *)x, *nan = NULL;
+    int64_t nk = 0, nn = 0;
+    radix_counts *c = n >= 64 ? new_counts() : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t u = k[i];
+        if ((u & ~(1ULL << 63)) > 0x7ff0000000000000ULL) {
+            if (!nan && !(nan = malloc((size_t)(n - i) * sizeof *nan)))
+                brt_panic_text(NULL, "out of memory");
+            nan[nn++] = u;
+        } else {
+            uint64_t key = (u >> 63) ? ~u : u | (1ULL << 63); /* brt_float_key */
+            k[nk++] = key;
+            if (c)
+                count_key(*c, key);
+        }
+    }
+    if (!c || nk < 64)
+        insertion_sort_keys(k, nk);
+    else
+        radix_passes(k, nk, *c);
+    free(c);
+    for (int64_t i = 0; i < nk; i++) {
+        uint64_t v = k[i];
+        k[i] = (v >> 63) ? v & ~(1ULL << 63) : ~v; /* brt_float_unkey */
+    }
+    if (nn)
+        memcpy(k + nk, nan, (size_t)nn * sizeof *nan);
+    free(nan);
+}
+
+static void sort_ints(int64_t *x, int64_t n, bool is_signed)
+{
+    uint64_t flip = is_signed ? 1ULL << 63 : 0;
+    if (n < 64) {
+        for (int64_t i = 1; i < n; i++) {
+            int64_t v = x[i];
+            int64_t j = i;
+            for (; j > 0 && ((uint64_t)x[j - 1] ^ flip) > ((uint64_t)v ^ flip); j--)
+                x[j] = x[j - 1];
+            x[j] = v;
+        }
+        return;
+    }
+    uint64_t *k = (uint64_t *)x; /* in place: the key is the value with the sign flipped */
+    for (int64_t i = 0; i < n; i++)
+        k[i] ^= flip;
+    brt_sort_keys(k, n);
+    for (int64_t i = 0; i < n; i++)
+        k[i] ^= flip;
+}
+
+/* Stable bottom-up merge sort of n elements of es bytes by cmp. */
+static void merge_sort(void *base, int64_t n, size_t es, int (*cmp)(const void *, const void *))
+{
+    char *a = base;
+    /* runs of 16 by insertion sort */
+    char tmpv[16];
+    for (int64_t lo = 0; lo < n; lo += 16) {
+        int64_t hi = lo + 16 < n ? lo + 16 : n;
+        for (int64_t i = lo + 1; i < hi; i++) {
+            memcpy(tmpv, a + (size_t)i * es, es);
+            int64_t j = i;
+            for (; j > lo && cmp(a + (size_t)(j - 1) * es, tmpv) > 0; j--)
+                memcpy(a + (size_t)j * es, a + (size_t)(j - 1) * es, es);
+            memcpy(a + (size_t)j * es, tmpv, es);
+        }
+    }
+    if (n <= 16)
+        return;
+    char *buf = malloc((size_t)n * es);
+    if (!buf)
+        brt_panic_text(NULL, "out of memory");
+    char *src = a, *dst = buf;
+    for (int64_t w = 16; w < n; w *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * w) {
+            int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi) {
+                /* ties take the left run: stable */
+                if (cmp(src + (size_t)j * es, src + (size_t)i * es) < 0)
+                    memcpy(dst + (size_t)o++ * es, src + (size_t)j++ * es, es);
+                else
+                    memcpy(dst + (size_t)o++ * es, src + (size_t)i++ * es, es);
+            }
+            memcpy(dst + (size_t)o * es, src + (size_t)i * es, (size_t)(mid - i) * es);
+            o += mid - i;
+            memcpy(dst + (size_t)o * es, src + (size_t)j * es, (size_t)(hi - j) * es);
+        }
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a)
+        memcpy(a, src, (size_t)n * es);
+    free(buf);
+}
+
+static int cmp_i128(const void *x, const void *y)
+{
+    brt_i128 a, b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, y, sizeof b);
+    return brt_cmp_i128(a, b);
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    brt_str *a, *b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, y, sizeof b);
+    return brt_str_cmp(a, b);
+}
+
+void brt_arr_sort(brt_arr **slot)
+{
+    if ((*slot)->len < 2)
+        return;
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    int64_t n = a->len;
+    switch (a->elem->kind) {
+    case BRT_FLOAT: brt_sort_floats(a->data, n); return;
+    case BRT_INT: sort_ints(a->data, n, true); return;
+    case BRT_U64: sort_ints(a->data, n, false); return;
+    case BRT_BOOL: {
+        bool *b = a->data;
+        int64_t f = 0;
+        for (int64_t i = 0; i < n; i++)
+            f += !b[i];
+        for (int64_t i = 0; i < n; i++)
+            b[i] = i >= f;
+        return;
+    }
+    case BRT_I128: merge_sort(a->data, n, sizeof(brt_i128), cmp_i128); return;
+    case BRT_STR: merge_sort(a->data, n, sizeof(brt_str *), cmp_str); return;
+    case BRT_TUPLE: break; /* the checker lets no tuple array be sorted yet */
+    case BRT_ARR: break; /* the checker allows no sort of arrays of arrays */
+    }
+    brt_panic_text(NULL, "internal error: sort of an unordered element type");
+}

@@ -1,0 +1,607 @@
+/*
+ * world.c: one program as R processes (ranks) on MPI (docs/world.md).
+ *
+ * MPI is loaded at run time, never linked: a program that names `world`
+ * calls brt_world_start() after brt_start(), and only then, only when a
+ * launcher started the process (mpirun's or PMI's variables are set), is
+ * libmpi dlopen'ed: libmpi.so.40 (Open MPI), else libmpi.so.12 (MPICH).
+ * Without a launcher the program is rank 0 of 1 and never touches MPI, so
+ * `./prog` and `brine run` behave exactly as one process.
+ *
+ * Only what can be called portably is used: MPI_Init, Comm_rank/size,
+ * Allgather, Bcast and Barrier of MPI_BYTE on MPI_COMM_WORLD, Finalize and
+ * Abort. The two ABIs differ in their handles: Open MPI's MPI_COMM_WORLD
+ * and MPI_BYTE are the addresses of ompi_mpi_comm_world and ompi_mpi_byte
+ * (looked up with dlsym); MPICH's are the ints 0x44000000 and 0x4c00010d.
+ * Both are passed as intptr_t: an int argument reads the low half of the
+ * register on x86-64 and aarch64, so one set of prototypes serves both.
+ * Every value travels as bytes; folding is done here, in rank order, with
+ * the runtime's own checked arithmetic, so the result never depends on the
+ * MPI library's reduction order.
+ *
+ * Distributed reductions (world.sum(f(i) for i in ...)): the leaves [0, L)
+ * of SPEC 5.2's tree are split into R contiguous ranges; a range decomposes
+ * into maximal aligned blocks of 2^k leaves (each a node (k, j) of the one
+ * tree), which the rank evaluates with brt_reduce_tree on its own pool.
+ * The roots travel to every rank in rank order, and every rank pushes them
+ * on the same binary-counter stack reduce.c uses: a block starting at a
+ * multiple of 2^k is pushed onto subtrees of level >= k, exactly as its
+ * leaves would have been, so the top of the tree is folded in the one
+ * process's order and every rank holds the one process's bits.
+ *
+ * Panics. A panic every rank meets at once (a collective's overflow, a
+ * distributed reduction's panic) is written once, by rank 0, without a
+ * prefix, and every rank ends with 101 after a barrier. A distributed
+ * reduction's share runs under a trap; if any rank's share panicked, rank 0
+ * runs the whole reduction itself, which reports SPEC 5.3's panic exactly
+ * as one process would. Any other panic is one rank's own: it is written
+ * with the prefix "rank N: " (when R > 1) and MPI_Abort ends the job.
+ */
+#include "rt_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef intptr_t mpi_h; /* a communicator or datatype: a pointer (Open MPI) or an int (MPICH) */
+
+static struct {
+    int rank, size;
+    bool on;       /* MPI_Init done, MPI_Finalize not yet */
+    bool together; /* a panic now is met by every rank at once */
+    mpi_h comm, byte;
+    int (*init)(int *, char ***);
+    int (*finalize)(void);
+    int (*comm_rank)(mpi_h, int *);
+    int (*comm_size)(mpi_h, int *);
+    int (*allgather)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h);
+    int (*bcast)(void *, int, mpi_h, int, mpi_h);
+    int (*barrier)(mpi_h);
+    int (*abort)(mpi_h, int);
+} W = {.rank = 0, .size = 1};
+
+static void world_end(void)
+{
+    if (W.on) {
+        W.on = false;
+        W.finalize();
+    }
+}
+
+BRT_NORETURN static void world_fail(const char *what)
+{
+    brt_flush_quiet();
+    fprintf(stderr, "brine: world: %s\n", what);
+    _exit(2);
+}
+
+void brt_world_start(void)
+{
+    /* Open MPI's mpirun, MPICH's hydra, or any PMIx launcher. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+        return;
+    static const char *const libs[] = { "libmpi.so.40", "libmpi.so.12", "libmpi.so" };
+    void *h = NULL;
+    for (size_t i = 0; i < sizeof libs / sizeof *libs && !h; i++)
+        h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL); /* GLOBAL: Open MPI's plugins need libmpi's symbols */
+    if (!h)
+        world_fail("started by an MPI launcher, but no MPI library could be loaded (libmpi.so.40 or libmpi.so.12)");
+    void *comm = dlsym(h, "ompi_mpi_comm_world"), *byte = dlsym(h, "ompi_mpi_byte");
+    if (comm && byte) {
+        W.comm = (mpi_h)comm;
+        W.byte = (mpi_h)byte;
+    } else {
+        W.comm = 0x44000000;  /* MPICH's MPI_COMM_WORLD */
+        W.byte = 0x4c00010d;  /* MPICH's MPI_BYTE */
+    }
+#define LOAD(field, name)                                   \
+    if (!(*(void **)&W.field = dlsym(h, name)))             \
+        world_fail("the MPI library has no " name);
+    LOAD(init, "MPI_Init")
+    LOAD(finalize, "MPI_Finalize")
+    LOAD(comm_rank, "MPI_Comm_rank")
+    LOAD(comm_size, "MPI_Comm_size")
+    LOAD(allgather, "MPI_Allgather")
+    LOAD(bcast, "MPI_Bcast")
+    LOAD(barrier, "MPI_Barrier")
+    LOAD(abort, "MPI_Abort")
+#undef LOAD
+    if (W.init(NULL, NULL) != 0)
+        world_fail("MPI_Init failed");
+    W.on = true;
+    W.comm_rank(W.comm, &W.rank);
+    W.comm_size(W.comm, &W.size);
+    atexit(world_end); /* after brt_finish's flush: main's return, os.exit */
+}
+
+int64_t brt_world_rank(void) { return W.rank; }
+int64_t brt_world_size(void) { return W.size; }
+
+void brt_world_barrier(void)
+{
+    if (W.on)
+        W.barrier(W.comm);
+}
+
+/* ---- panics (panic.c asks) ------------------------------------------------ */
+
+const char *brt_world_panic_prefix(void)
+{
+    static char buf[32];
+    if (!W.on || W.size == 1)
+        return "";
+    if (W.together)
+        return W.rank == 0 ? "" : NULL;
+    snprintf(buf, sizeof buf, "rank %d: ", W.rank);
+    return buf;
+}
+
+void brt_world_panic_end(void)
+{
+    if (!W.on)
+        return;
+    if (W.together || W.size == 1) {
+        /* rank 0 has written the panic; nobody leaves before it has */
+        W.barrier(W.comm);
+        world_end();
+        _exit(101);
+    }
+    W.abort(W.comm, 101);
+    _exit(101);
+}
+
+/* A panic that every rank meets now, written once by rank 0. */
+BRT_NORETURN static void together_panic(const brt_loc *loc, brt_panic_kind kind)
+{
+    W.together = true;
+    brt_panic(loc, kind);
+}
+
+BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind)
+{
+    together_panic(loc, kind);
+}
+
+/* Every rank's n bytes at src, in rank order, into a new block. */
+static void *gather_bytes(const void *src, size_t n)
+{
+    unsigned char *all = brt_xmalloc(n * (size_t)W.size + 1);
+    if (W.on && W.size > 1)
+        W.allgather(src, (int)n, W.byte, all, (int)n, W.byte, W.comm);
+    else
+        memcpy(all, src, n);
+    return all;
+}
+
+/* ---- scalar collectives ----------------------------------------------------- */
+
+/* acc = acc op x for one scalar type, checked (SPEC 4, 5.1). */
+static void fold_one(int op, const brt_type *t, void *acc, const void *x, const brt_loc *loc)
+{
+    switch (t->kind) {
+    case BRT_INT: {
+        int64_t a = *(int64_t *)acc, b = *(const int64_t *)x;
+        *(int64_t *)acc = op == BRT_W_SUM ? brt_add_i64(a, b, loc) : op == BRT_W_PRODUCT ? brt_mul_i64(a, b, loc)
+                        : (op == BRT_W_MIN ? b < a : b > a) ? b : a;
+        return;
+    }
+    case BRT_U64: {
+        uint64_t a = *(uint64_t *)acc, b = *(const uint64_t *)x;
+        *(uint64_t *)acc = op == BRT_W_SUM ? brt_add_u64(a, b, loc) : op == BRT_W_PRODUCT ? brt_mul_u64(a, b, loc)
+                         : (op == BRT_W_MIN ? b < a : b > a) ? b : a;
+        return;
+    }
+    case BRT_I128: {
+        brt_i128 a = *(brt_i128 *)acc, b = *(const brt_i128 *)x;
+        int c = brt_cmp_i128(b, a);
+        *(brt_i128 *)acc = op == BRT_W_SUM ? brt_add_i128(a, b, loc) : op == BRT_W_PRODUCT ? brt_mul_i128(a, b, loc)
+                         : (op == BRT_W_MIN ? c < 0 : c > 0) ? b : a;
+        return;
+    }
+    case BRT_FLOAT: {
+        double a = *(double *)acc, b = *(const double *)x;
+        *(double *)acc = op == BRT_W_SUM ? a + b : op == BRT_W_PRODUCT ? a * b
+                       : (op == BRT_W_MIN ? b < a : b > a) ? b : a;
+        return;
+    }
+    case BRT_BOOL: {
+        bool a = *(bool *)acc, b = *(const bool *)x;
+        *(bool *)acc = op == BRT_W_ANY ? (a || b) : (a && b);
+        return;
+    }
+    case BRT_STR: case BRT_ARR: case BRT_TUPLE:
+        break;
+    }
+    brt_panic_text(loc, "world: no collective for this type");
+}
+
+void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc)
+{
+    if (W.size == 1)
+        return;
+    size_t n = brt_type_size(t);
+    unsigned char *all = gather_bytes(val, n);
+    memcpy(val, all, n);
+    W.together = true; /* every rank folds the same values: an overflow is everyone's */
+    for (int q = 1; q < W.size; q++)
+        fold_one(op, t, val, all + (size_t)q * n, loc);
+    W.together = false;
+    free(all);
+}
+
+/* ---- broadcast and gather: values as bytes ------------------------------------ */
+
+static void put(brt_sb *sb, const void *p, size_t n)
+{
+    brt_sb_reserve(sb, (int64_t)n);
+    memcpy(sb->buf + sb->len, p, n);
+    sb->len += (int64_t)n;
+}
+
+/* Appends the value at valp (of type t) to sb. */
+static void encode(brt_sb *sb, const brt_type *t, const void *valp)
+{
+    if (t->kind == BRT_STR) {
+        const brt_str *s = *(brt_str *const *)valp;
+        put(sb, &s->len, sizeof s->len);
+        put(sb, s->data, (size_t)s->len);
+    } else if (t->kind == BRT_ARR) {
+        const brt_arr *a = *(brt_arr *const *)valp;
+        size_t es = brt_type_size(a->elem);
+        put(sb, &a->len, sizeof a->len);
+        for (int64_t i = 0; i < a->len; i++)
+            encode(sb, t->elem, (const char *)a->data + (size_t)i * es);
+    } else if (t->kind == BRT_TUPLE) {
+        for (int i = 0; i < t->nfields; i++)
+            encode(sb, t->fields[i], (const char *)valp + t->offsets[i]);
+    } else {
+        put(sb, valp, brt_type_size(t));
+    }
+}
+
+/* Reads one value of type t from *p into valp (a new reference for str and
+ * arrays). */
+static void decode(const char **p, const brt_type *t, void *valp)
+{
+    if (t->kind == BRT_STR) {
+        int64_t len;
+        memcpy(&len, *p, sizeof len);
+        *p += sizeof len;
+        *(brt_str **)valp = brt_str_new(*p, len);
+        *p += len;
+    } else if (t->kind == BRT_ARR) {
+        int64_t len;
+        memcpy(&len, *p, sizeof len);
+        *p += sizeof len;
+        size_t es = brt_type_size(t->elem);
+        char *elems = brt_xmalloc(es * (size_t)len + 1);
+        for (int64_t i = 0; i < len; i++)
+            decode(p, t->elem, elems + (size_t)i * es);
+        *(brt_arr **)valp = brt_arr_from(t->elem, len, elems);
+        free(elems);
+    } else if (t->kind == BRT_TUPLE) {
+        memset(valp, 0, t->size);
+        for (int i = 0; i < t->nfields; i++)
+            decode(p, t->fields[i], (char *)valp + t->offsets[i]);
+    } else {
+        size_t n = brt_type_size(t);
+        memcpy(valp, *p, n);
+        *p += n;
+    }
+}
+
+/* A copy of the value at in (a new reference for str and arrays). */
+static void copy_val(const brt_type *t, const void *in, void *out)
+{
+    memcpy(out, in, brt_type_size(t));
+    brt_retain_val(t, in);
+}
+
+void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc)
+{
+    if (root < 0 || root >= W.size) {
+        W.together = true;
+        brt_panic_msg(loc, "world.broadcast: root must be from 0 to %d, got %lld", W.size - 1, (long long)root);
+    }
+    if (W.size == 1) {
+        copy_val(t, in, out);
+        return;
+    }
+    brt_sb sb = {0};
+    if (W.rank == root)
+        encode(&sb, t, in);
+    int64_t len = sb.len;
+    W.bcast(&len, (int)sizeof len, W.byte, (int)root, W.comm);
+    if (len > 0x7fffffff)
+        brt_panic_text(loc, "world.broadcast: a value over 2 GiB");
+    if (W.rank != root)
+        brt_sb_reserve(&sb, len);
+    W.bcast(sb.buf, (int)len, W.byte, (int)root, W.comm);
+    if (W.rank == root) {
+        copy_val(t, in, out);
+    } else {
+        const char *p = sb.buf;
+        decode(&p, t, out);
+    }
+    free(sb.buf);
+}
+
+brt_arr *brt_world_gather(const brt_type *t, const void *in)
+{
+    size_t es = brt_type_size(t);
+    char *elems = brt_xmalloc(es * (size_t)W.size + 1);
+    if (W.size == 1) {
+        copy_val(t, in, elems);
+    } else if (t->kind != BRT_STR && t->kind != BRT_ARR && t->kind != BRT_TUPLE) {
+        free(elems);
+        elems = gather_bytes(in, es);
+    } else {
+        brt_sb sb = {0};
+        encode(&sb, t, in);
+        int64_t len = sb.len, *lens = gather_bytes(&len, sizeof len), most = 0;
+        for (int q = 0; q < W.size; q++)
+            most = lens[q] > most ? lens[q] : most;
+        if (most * W.size > 0x7fffffff)
+            brt_panic_text(NULL, "world.gather: values over 2 GiB");
+        brt_sb_reserve(&sb, most - len + 1);
+        char *all = brt_xmalloc((size_t)(most * W.size) + 1);
+        W.allgather(sb.buf, (int)most, W.byte, all, (int)most, W.byte, W.comm);
+        for (int q = 0; q < W.size; q++) {
+            const char *p = all + q * most;
+            decode(&p, t, elems + (size_t)q * es);
+        }
+        free(all);
+        free(lens);
+        free(sb.buf);
+    }
+    brt_arr *a = brt_arr_from(t, W.size, elems);
+    free(elems);
+    return a;
+}
+
+/* ---- distributed reductions ------------------------------------------------------ */
+
+#define MAX_BLOCKS 128 /* a range of leaves < 2^62 splits into fewer aligned blocks */
+
+struct wblock {
+    _Alignas(16) unsigned char val[16];
+    int32_t level, has;
+};
+
+struct wshare {
+    int32_t panicked, nblocks;
+    struct wblock b[MAX_BLOCKS];
+};
+
+int brt_world_blocks(int64_t nleaves, int ranks, int rank, int64_t *first, int *level)
+{
+    int64_t per = nleaves / ranks, extra = nleaves % ranks;
+    int64_t a = per * rank + (rank < extra ? rank : extra);
+    int64_t b = a + per + (rank < extra ? 1 : 0);
+    int nb = 0;
+    while (a < b) {
+        int k = a == 0 ? 62 : __builtin_ctzll((unsigned long long)a);
+        while (k > 0 && ((int64_t)1 << k) > b - a)
+            k--;
+        first[nb] = a;
+        level[nb] = k;
+        nb++;
+        a += (int64_t)1 << k;
+    }
+    return nb;
+}
+
+/* Leaves [base, base + count) of an outer reduction, renumbered from 0. */
+struct shifted {
+    const brt_reduce *r;
+    int64_t base;
+};
+
+static void shifted_leaves(void *env, int64_t first, int64_t count, void *vals, unsigned char *has)
+{
+    struct shifted *s = env;
+    s->r->leaves(s->r->env, s->base + first, count, vals, has);
+}
+
+static void shifted_combine(void *env, void *left, const void *right)
+{
+    struct shifted *s = env;
+    s->r->combine(s->r->env, left, right);
+}
+
+static void shifted_fold(void *env, void *vals, unsigned char *has)
+{
+    struct shifted *s = env;
+    s->r->fold(s->r->env, vals, has);
+}
+
+/* Element k of the block is element base * BRT_LEAF + k of the whole. */
+static bool shifted_elem(void *env, int64_t k, void *out)
+{
+    struct shifted *s = env;
+    return s->r->elem(s->r->env, s->base * BRT_LEAF + k, out);
+}
+
+/* Evaluates rank's share of r's tree (its blocks' roots) into *sh. */
+static void eval_share(const brt_reduce *r, int ranks, int rank, struct wshare *sh)
+{
+    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t first[MAX_BLOCKS];
+    int level[MAX_BLOCKS];
+    int nb = brt_world_blocks(nleaves, ranks, rank, first, level);
+    sh->nblocks = nb;
+    for (int i = 0; i < nb; i++) {
+        struct shifted s = { r, first[i] };
+        brt_reduce sub = *r;
+        sub.env = &s;
+        sub.leaves = shifted_leaves;
+        sub.combine = shifted_combine;
+        sub.fold = r->fold ? shifted_fold : NULL;
+        sub.elem = r->elem ? shifted_elem : NULL; /* the pool's element path, renumbered too */
+        sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;
+        /* the last block may hold the tree's short last leaf: it ends at n */
+        if (first[i] * BRT_LEAF + sub.n > r->n)
+            sub.n = r->n - first[i] * BRT_LEAF;
+        sh->b[i].has = brt_reduce_tree(&sub, sh->b[i].val);
+        sh->b[i].level = level[i];
+    }
+}
+
+/* left = left op right, a side without a value letting the other move up. */
+static void merge(const brt_reduce *r, struct wblock *left, const struct wblock *right)
+{
+    if (!right->has)
+        return;
+    if (!left->has) {
+        memcpy(left->val, right->val, r->vsize);
+        left->has = 1;
+        return;
+    }
+    r->combine(r->env, left->val, right->val);
+}
+
+/* The top of the tree: every share's blocks pushed in rank order on the
+ * binary-counter stack (equal levels merge), then folded from the right. */
+static bool finish_top(const brt_reduce *r, const struct wshare *shares, int ranks, void *out)
+{
+    struct wblock st[MAX_BLOCKS + 1];
+    int sp = 0;
+    for (int q = 0; q < ranks; q++)
+        for (int i = 0; i < shares[q].nblocks; i++) {
+            st[sp++] = shares[q].b[i];
+            while (sp >= 2 && st[sp - 1].level == st[sp - 2].level) {
+                merge(r, &st[sp - 2], &st[sp - 1]);
+                st[sp - 2].level++;
+                sp--;
+            }
+        }
+    if (sp == 0)
+        return false;
+    struct wblock acc = st[sp - 1];
+    for (int i = sp - 2; i >= 0; i--) {
+        struct wblock left = st[i];
+        merge(r, &left, &acc);
+        acc = left;
+    }
+    if (acc.has)
+        memcpy(out, acc.val, r->vsize);
+    return acc.has != 0;
+}
+
+bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out)
+{
+    if (r->n <= 0)
+        return false;
+    struct wshare *shares = brt_xmalloc(sizeof *shares * (size_t)ranks);
+    for (int q = 0; q < ranks; q++) {
+        shares[q].panicked = 0;
+        eval_share(r, ranks, q, &shares[q]);
+    }
+    bool has = finish_top(r, shares, ranks, out);
+    free(shares);
+    return has;
+}
+
+bool brt_world_reduce_tree(const brt_reduce *r, void *out)
+{
+    if (W.size == 1 || r->n <= 0)
+        return brt_reduce_tree(r, out);
+    struct wshare *mine = brt_xmalloc(sizeof *mine);
+    memset(mine, 0, sizeof *mine);
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        eval_share(r, W.size, W.rank, mine);
+    } else {
+        free(trap.msg);
+        mine->panicked = 1;
+    }
+    brt_trap_set(outer);
+    struct wshare *shares = gather_bytes(mine, sizeof *mine);
+    free(mine);
+    bool panicked = false;
+    for (int q = 0; q < W.size; q++)
+        panicked |= shares[q].panicked != 0;
+    W.together = true; /* from here on every rank meets the same panic */
+    if (panicked) {
+        free(shares);
+        if (W.rank == 0) {
+            brt_reduce_tree(r, out); /* SPEC 5.3's panic, as one process reports it */
+            brt_panic_text(r->loc, "world: a rank's share of this reduction panicked");
+        }
+        brt_flush_quiet();
+        brt_world_panic_end();
+        _exit(101);
+    }
+    bool has = finish_top(r, shares, W.size, out);
+    W.together = false;
+    free(shares);
+    return has;
+}
+
+/* world.any / world.all with a generator: each rank looks for the first
+ * deciding element in its own contiguous range; the first rank whose range
+ * decided or panicked decides for all (as the sequential walk would). */
+struct wfind {
+    void *env;
+    int64_t (*body)(void *env, int64_t lo, int64_t hi);
+    int64_t base;
+};
+
+static int64_t shifted_find(void *env, int64_t lo, int64_t hi)
+{
+    struct wfind *f = env;
+    int64_t at = f->body(f->env, f->base + lo, f->base + hi);
+    return at;
+}
+
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+{
+    if (W.size == 1 || n <= 0)
+        return brt_par_find(n, env, body);
+    int64_t per = n / W.size, extra = n % W.size;
+    int64_t lo = per * W.rank + (W.rank < extra ? W.rank : extra);
+    int64_t cnt = per + (W.rank < extra ? 1 : 0);
+    struct { int64_t at, panicked; } mine = { -1, 0 };
+    struct wfind f = { env, body, lo };
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        mine.at = brt_par_find(cnt, &f, shifted_find);
+    } else {
+        free(trap.msg);
+        mine.panicked = 1;
+    }
+    brt_trap_set(outer);
+    struct { int64_t at, panicked; } *all = gather_bytes(&mine, sizeof mine);
+    int64_t at = -1;
+    bool panicked = false;
+    for (int q = 0; q < W.size; q++) {
+        if (all[q].panicked) {
+            panicked = true;
+            break;
+        }
+        if (all[q].at >= 0) {
+            at = all[q].at;
+            break;
+        }
+    }
+    free(all);
+    if (panicked) {
+        W.together = true;
+        if (W.rank == 0) {
+            brt_par_find(n, env, body); /* the sequential walk's panic */
+            brt_panic_text(NULL, "world: a rank's share of this reduction panicked");
+        }
+        brt_flush_quiet();
+        brt_world_panic_end();
+        _exit(101);
+    }
+    return at;
+}
