@@ -266,9 +266,9 @@ enum op_class { OPC_ARITH, OPC_BITS, OPC_SHIFT, OPC_CMP, OPC_UNARY, OPC_NONE };
     X(OP_MUL, "*", OPC_ARITH, "*", "mul", "numbers, str * int and [T] * int")               \
     X(OP_DIV, "/", OPC_ARITH, "/", "div", "numbers")                                        \
     X(OP_MOD, "%", OPC_ARITH, "%", "mod", "numbers")                                        \
-    X(OP_BAND, "&", OPC_BITS, "&", "and", "integer types")                                  \
-    X(OP_BOR, "|", OPC_BITS, "|", "or", "integer types")                                    \
-    X(OP_BXOR, "^", OPC_BITS, "^", "xor", "integer types")                                  \
+    X(OP_BAND, "&", OPC_BITS, "&", "and", "integer types and bool")                         \
+    X(OP_BOR, "|", OPC_BITS, "|", "or", "integer types and bool")                           \
+    X(OP_BXOR, "^", OPC_BITS, "^", "xor", "integer types and bool")                         \
     X(OP_SHL, "<<", OPC_SHIFT, "<<", "shl", "integer types")                                \
     X(OP_SHR, ">>", OPC_SHIFT, ">>", "shr", "integer types")                                \
     X(OP_EQ, "==", OPC_CMP, "==", NULL, "values of one type")                               \

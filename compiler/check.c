@@ -533,7 +533,8 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
             return ta;
         break;
     case OP_BAND: case OP_BOR: case OP_BXOR:
-        if (ta == tb && type_is_integer(ta))
+        /* bool too: both sides always evaluated, unlike and/or */
+        if (ta == tb && (type_is_integer(ta) || ta == ty_bool))
             return ta;
         break;
     case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
@@ -1233,15 +1234,20 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
 }
 
 /* Methods: x.wrapping_add(y) and friends on integers, xs.push(v). */
-static struct type *check_method(struct node *n, struct node *recv, const char *mname)
+static struct type *check_method(struct node *n, struct node *recv, const char *mname, struct type *hint)
 {
     enum builtin m = find_builtin(mname, BK_METHOD);
     struct type *rt;
-    /* A literal receiver takes the argument's type: 1.wrapping_add(x). */
-    if ((m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL) && n->u.call.args.len == 1 &&
-        is_flexible(recv) && !is_flexible(arg(n, 0))) {
+    /* A literal receiver takes the argument's type: 1.wrapping_add(x); with
+     * a literal argument too (or none), the context's integer type:
+     * ys[i] = 0xf_4240.wrapping_add(-53) for ys: [i128]. */
+    bool same_type = m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL;
+    bool keeps_type = same_type || m == M_WRAPPING_NEG || m == M_ROTATE_LEFT || m == M_ROTATE_RIGHT;
+    if (same_type && n->u.call.args.len == 1 && is_flexible(recv) && !is_flexible(arg(n, 0))) {
         struct type *ta = check_value(arg(n, 0), NULL);
         rt = check_value(recv, ta);
+    } else if (keeps_type && is_flexible(recv) && hint && type_is_integer(hint)) {
+        rt = check_value(recv, hint);
     } else {
         rt = check_value(recv, NULL);
     }
@@ -1556,7 +1562,7 @@ static struct type *check_call(struct node *n, struct type *hint)
             return check_user_call(n, f, arena_printf("%s.%s", ms->name, member));
         }
         callee->type = ty_void;
-        return check_method(n, base, member);
+        return check_method(n, base, member, hint);
     }
 
     check_expr(callee, NULL);
