@@ -103,8 +103,10 @@ static void depth_expr(struct node *n, int depth)
         return;
     case N_CALL:
         depth_expr(n->u.call.callee, depth + 1);
-        for (int i = 0; i < n->u.call.args.len; i++)
-            depth_expr(n->u.call.args.items[i], depth + 1);
+        for (int i = 0; i < n->u.call.args.len; i++) {
+            struct node *a = n->u.call.args.items[i];
+            depth_expr(a->kind == N_ASSIGN ? a->u.assign.value : a, depth + 1); /* Seg(lo=...) */
+        }
         if (n->u.call.gen)
             depth_gen(n->u.call.gen, depth + 1);
         return;

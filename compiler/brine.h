@@ -225,11 +225,22 @@ struct type {
     /* T_TUPLE: the field types, in order (two or more) */
     struct type **fields;
     int nfields;
+    /* A struct is a T_TUPLE with a name (nominal: one type per declaration,
+     * never interned with tuples) and field names; NULL for a tuple. */
+    const char *sname;
+    const char **fnames;
+    struct loc sloc;      /* the declaration, or the first use until declared */
+    bool sdefined;        /* its `struct` declaration was parsed */
 };
 
 extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
 struct type *type_array(struct type *elem);
 struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
+/* The struct type named name (made, undeclared, on first use); NULL-safe
+ * lookup without making: type_find_struct. type_structs: all made so far. */
+struct type *type_struct(const char *name, struct loc use);
+struct type *type_find_struct(const char *name);
+extern struct vec type_structs;
 const char *type_name(struct type *t); /* "int", "[[float]]" */
 bool type_is_integer(struct type *t);  /* int, i128, u64 */
 bool type_is_numeric(struct type *t);  /* integers and float */
@@ -310,7 +321,7 @@ extern const char *const reducer_name[];
  * The math functions come from the runtime's own table, BRT_MATH in
  * runtime/brine_math.h (name, arity, gpu), so adding one there adds it everywhere:
  * the enum is BI_<name> (BI_sqrt), the spelling its name. */
-enum builtin_kind { BK_FN, BK_OS, BK_WORLD, BK_METHOD, BK_SYNTAX };
+enum builtin_kind { BK_FN, BK_OS, BK_WORLD, BK_METHOD, BK_SYNTAX, BK_ITER };
 enum builtin_sig { SIG_OWN, SIG_FLOATS };
 #define BI_MATH_ROW(X, name, arity, gpu) X(BI_##name, #name, BK_FN, SIG_FLOATS, arity, gpu)
 #define BUILTINS(X)                                                                        \
@@ -385,7 +396,12 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* panic(msg: str): emitted as brt_panic_msg(loc, msg) (in a stdlib     */           \
     /* function at the caller's place); on the GPU it raises the flag and   */           \
     /* the CPU re-run reports it.                                           */           \
-    X(BI_PANIC, "panic", BK_FN, SIG_OWN, 1, 1)
+    X(BI_PANIC, "panic", BK_FN, SIG_OWN, 1, 1)                                             \
+    /* BK_ITER: only as the iterable of a for or a generator (check_iterable); */          \
+    /* each builds the array of what it yields. range(lo, hi) is lo..hi.      */           \
+    X(BI_RANGE_STEP, "range", BK_ITER, SIG_OWN, 3, 0)                                      \
+    X(BI_ENUMERATE, "enumerate", BK_ITER, SIG_OWN, 1, 0)                                   \
+    X(BI_ZIP, "zip", BK_ITER, SIG_OWN, 2, 0)
 
 enum builtin {
     BI_NONE = 0,
@@ -468,6 +484,7 @@ struct gen {
     struct iterable iter;
     struct node *cond;    /* NULL without a filter */
     struct sym *var_sym;  /* set by the checker */
+    struct nodes pat;     /* for (x, y) in ...: N_NAME nodes (var is ""); else empty */
 };
 
 /* One piece of an f-string: literal text, or {expr[:spec]}. */
@@ -550,7 +567,9 @@ struct node {
         struct { struct nodes conds; struct nodes *blocks; struct nodes else_block; bool has_else; } if_;
         struct { struct node *cond; struct nodes body; } while_;          /* N_WHILE */
         struct { const char *var; struct loc var_loc; struct iterable iter;
-                 struct nodes body; struct sym *var_sym; } for_;          /* N_FOR */
+                 struct nodes body; struct sym *var_sym;
+                 struct nodes pat; /* for (i, x) in ...: N_NAME nodes (var is ""); else empty */
+        } for_;                                                            /* N_FOR */
         struct { struct node *value; } ret;                               /* N_RETURN (value may be NULL) */
         struct { struct node *expr; } expr_stmt;                          /* N_EXPR_STMT */
 

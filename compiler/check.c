@@ -565,6 +565,9 @@ static struct type *check_binary(struct node *n, struct type *hint)
         }
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
+        if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && ta->sname && !type_is_ordered(ta))
+            error_at(n->loc, "cannot order values of type %s ('%s' works on structs whose fields are all numbers, "
+                             "str, or tuples and structs of them)", tn(ta), op_name(op));
         if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && !type_is_ordered(ta))
             error_at(n->loc, "cannot order values of type %s ('%s' works on tuples whose fields are all numbers, "
                              "str or such tuples)", tn(ta), op_name(op));
@@ -594,9 +597,63 @@ static struct type *check_binary(struct node *n, struct type *hint)
     return t;
 }
 
+
+/* range(lo, hi), range(lo, hi, step), enumerate(xs), zip(xs, ys) as the
+ * iterable (unless a local or global has the name): range(lo, hi) becomes
+ * lo..hi; the others an N_CALL of their BK_ITER builtin, whose array the
+ * loop walks. Returns false when it is none of them. */
+static bool check_iter_call(struct iterable *it)
+{
+    struct node *n = it->array;
+    if (n->kind != N_CALL || n->u.call.callee->kind != N_NAME || n->u.call.gen || n->u.call.par)
+        return false;
+    const char *name = n->u.call.callee->u.name.name;
+    struct nodes *args = &n->u.call.args;
+    if (lookup(name))
+        return false;
+    bool range = strcmp(name, "range") == 0;
+    if (range ? args->len != 2 && args->len != 3
+              : strcmp(name, "enumerate") == 0 ? args->len != 1 : strcmp(name, "zip") == 0 ? args->len != 2 : true)
+        return false;
+    for (int i = 0; i < args->len; i++)
+        if (args->items[i]->kind == N_ASSIGN)
+            return false; /* check_call says why */
+    if (range && args->len == 2) {
+        it->is_range = true;
+        it->inclusive = false;
+        it->lo = args->items[0];
+        it->hi = args->items[1];
+        it->array = NULL;
+        return true;
+    }
+    n->u.call.callee->type = ty_void;
+    if (range) {
+        static const char *const what[] = {"the start", "the end", "the step"};
+        for (int i = 0; i < 3; i++) {
+            check_value(args->items[i], ty_int);
+            expect_type(args->items[i], ty_int, "for %s of 'range'", what[i]);
+        }
+        n->u.call.builtin = BI_RANGE_STEP;
+        n->type = type_array(ty_int);
+        return true;
+    }
+    struct type *ft[2] = {ty_int, NULL};
+    for (int i = 0; i < args->len; i++) {
+        struct type *t = check_value(args->items[i], NULL);
+        if (t->kind != T_ARRAY)
+            error_at(args->items[i]->loc, "'%s' takes arrays, found %s", name, tn(t));
+        ft[args->len == 1 ? 1 : i] = t->elem;
+    }
+    n->u.call.builtin = args->len == 1 ? BI_ENUMERATE : BI_ZIP;
+    n->type = type_array(type_tuple(ft, 2));
+    return true;
+}
+
 /* An iterable of for or a generator; returns the loop variable's type. */
 static struct type *check_iterable(struct iterable *it)
 {
+    if (!it->is_range && check_iter_call(it) && !it->is_range)
+        return it->array->type->elem;
     if (it->is_range) {
         check_value(it->lo, ty_int);
         expect_type(it->lo, ty_int, "for the start of the range");
@@ -616,6 +673,32 @@ static struct loc gen_loc(struct gen *g)
     return loc_span(g->elem->loc, last->loc);
 }
 
+/* for (i, x) in ...: the loop's element is a tuple; each name a loop
+ * variable of its field's type (lowering reads it as the field). */
+static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner)
+{
+    if (t->kind != T_TUPLE || t->sname)
+        error_at(at, "cannot take the loop's elements apart into %d names: they are %s; only tuples can be "
+                     "(for (i, x) in enumerate(xs), for (x, y) in zip(xs, ys))", pat->len, tn(t));
+    if (t->nfields != pat->len)
+        error_at(at, "the pattern has %d names, but the loop's elements are %s tuples of %d fields", pat->len, tn(t),
+                 t->nfields);
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
+                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
+    }
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], owner, C.mi->m);
+        xs(v)->loop_var = true;
+        nm->u.name.sym = v;
+        nm->type = t->fields[i];
+        declare_local(v);
+    }
+}
+
 /* A generator in its own scope; returns the element type. par: its element
  * and filter run as par work (the source is evaluated once, before). */
 static int gen_depth; /* generators being checked: their elements may not mutate */
@@ -628,7 +711,10 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
     struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
     xs(v)->loop_var = true;
     g->var_sym = v;
-    declare_local(v);
+    if (g->pat.len)
+        declare_loop_pattern(&g->pat, g->var_loc, vt, owner);
+    else
+        declare_local(v);
     C.par_depth += par;
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
@@ -705,8 +791,8 @@ static struct type *check_reduce(struct node *n, enum reducer r, struct type *hi
 static void check_mutable_root(struct node *target, const char *verb)
 {
     struct node *root = target;
-    while (root->kind == N_INDEX)
-        root = root->u.index.base;
+    while (root->kind == N_INDEX || root->kind == N_FIELD)
+        root = root->kind == N_INDEX ? root->u.index.base : root->u.field.base;
     if (root->kind != N_NAME)
         error_at(root->loc, "only variables can be %s, and this is a temporary value", verb);
     struct sym *s = lookup(root->u.name.name);
@@ -1141,6 +1227,7 @@ static struct type *check_builtin(struct node *n, enum builtin bi, struct type *
     case M_TRAILING_ZEROS: case M_PUSH: case M_SPLIT: case M_STRIP: case M_LINES: case M_STARTSWITH:
     case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
     case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
+    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
         break;
     }
     internal_error("check_builtin of '%s'", name);
@@ -1223,6 +1310,7 @@ static struct type *check_method(struct node *n, struct node *recv, const char *
     case M_CONTAINS: case M_POP: case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
     case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
     case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
+    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
         break;
     }
     internal_error("check_method of '%s'", mname);
@@ -1276,6 +1364,99 @@ static struct sym *module_base(struct node *base)
     return s && s->kind == SYM_MODULE ? s : NULL;
 }
 
+/* "lo, hi and depth": a struct's field names, for messages. */
+static const char *field_list(struct type *t)
+{
+    struct buf b = {0};
+    for (int i = 0; i < t->nfields; i++)
+        bprintf(&b, "%s%s", i == 0 ? "" : i == t->nfields - 1 ? " and " : ", ", t->fnames[i]);
+    const char *list = arena_strndup(b.p, b.len);
+    free(b.p);
+    return list;
+}
+
+/* "Seg(lo=..., hi=..., depth=...)": the fix shown with a struct's errors. */
+static const char *ctor_shape(struct type *t)
+{
+    struct buf b = {0};
+    bprintf(&b, "%s(", t->sname);
+    for (int i = 0; i < t->nfields; i++)
+        bprintf(&b, "%s%s=...", i ? ", " : "", t->fnames[i]);
+    bputs(&b, ")");
+    const char *r = arena_strndup(b.p, b.len);
+    free(b.p);
+    return r;
+}
+
+static int field_index(struct type *t, const char *name)
+{
+    for (int i = 0; i < t->nfields; i++)
+        if (strcmp(t->fnames[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static const char *field_suggest(struct type *t, const char *name)
+{
+    const char *best = NULL;
+    int best_d = strlen(name) <= 4 ? 2 : 3;
+    for (int i = 0; i < t->nfields; i++)
+        consider(name, t->fnames[i], &best, &best_d);
+    return best ? arena_printf("; did you mean '%s'?", best) : arena_printf("; its fields are %s", field_list(t));
+}
+
+/* Seg(0.0, 1.0, 3) or Seg(lo=0.0, hi=1.0, depth=3): positional values
+ * first, then named ones, every field exactly once. The call becomes an
+ * N_TUPLE of the values in field order (evaluated in that order). */
+static struct type *check_struct_ctor(struct node *n, struct type *t)
+{
+    struct nodes *args = &n->u.call.args;
+    if (n->u.call.par)
+        error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and "
+                         "comprehensions, not to building a struct");
+    if (n->u.call.gen)
+        error_at(gen_loc(n->u.call.gen), "a generator cannot build struct '%s'; give its fields: %s", t->sname,
+                 ctor_shape(t));
+    struct node **vals = arena_alloc(sizeof *vals * (size_t)t->nfields);
+    int npos = 0;
+    bool named = false;
+    for (int i = 0; i < args->len; i++) {
+        struct node *a = args->items[i];
+        if (a->kind != N_ASSIGN) {
+            if (named)
+                error_at(a->loc, "a positional value cannot follow a named field in '%s(...)'; name it too: %s",
+                         t->sname, ctor_shape(t));
+            if (npos >= t->nfields)
+                error_at(a->loc, "struct '%s' has %d field%s (%s), but %d values were given", t->sname, t->nfields,
+                         t->nfields == 1 ? "" : "s", field_list(t), args->len);
+            vals[npos++] = a;
+            continue;
+        }
+        named = true;
+        struct node *f = a->u.assign.target;
+        int k = field_index(t, f->u.name.name);
+        if (k < 0)
+            error_at(f->loc, "struct '%s' has no field '%s'%s", t->sname, f->u.name.name,
+                     field_suggest(t, f->u.name.name));
+        if (vals[k])
+            error_at(f->loc, "field '%s' is given twice in '%s(...)'", f->u.name.name, t->sname);
+        vals[k] = a->u.assign.value;
+    }
+    for (int i = 0; i < t->nfields; i++)
+        if (!vals[i])
+            error_at(n->loc, "missing field '%s' in '%s(...)'; give every field: %s", t->fnames[i], t->sname,
+                     ctor_shape(t));
+    for (int i = 0; i < t->nfields; i++) {
+        check_value(vals[i], t->fields[i]);
+        expect_type(vals[i], t->fields[i], "for field '%s' of '%s'", t->fnames[i], t->sname);
+    }
+    n->kind = N_TUPLE;
+    memset(&n->u.array, 0, sizeof n->u.array);
+    for (int i = 0; i < t->nfields; i++)
+        nodes_push(&n->u.array, vals[i]);
+    return t;
+}
+
 static struct type *check_call(struct node *n, struct type *hint)
 {
     struct node *callee = n->u.call.callee;
@@ -1284,6 +1465,21 @@ static struct type *check_call(struct node *n, struct type *hint)
 
     if (callee->kind == N_NAME) {
         name = callee->u.name.name;
+        struct sym *s = lookup(name);
+        struct type *st = s ? NULL : type_find_struct(name);
+        if (st && st->sdefined)
+            return check_struct_ctor(n, st);
+    }
+    for (int i = 0; i < n->u.call.args.len; i++) {
+        struct node *a = n->u.call.args.items[i];
+        if (a->kind == N_ASSIGN)
+            error_at(a->u.assign.target->loc, "'%s=' names a field, but %s is not a struct; only a struct's "
+                                              "constructor takes named values (Seg(lo=0.0, hi=1.0)): pass it by "
+                                              "position",
+                     a->u.assign.target->u.name.name, name ? arena_printf("'%s'", name) : "this");
+    }
+
+    if (callee->kind == N_NAME) {
         struct sym *s = lookup(name);
         if (!s) {
             enum reducer r;
@@ -1295,6 +1491,12 @@ static struct type *check_call(struct node *n, struct type *hint)
                 bi = find_builtin(name, BK_SYNTAX);
             if (bi == BI_NONE && strcmp(name, "exit") == 0)
                 error_at(callee->loc, "undefined function 'exit'; to end the program, import os and call os.exit(code)");
+            if (bi == BI_NONE && (strcmp(name, "zip") == 0 || strcmp(name, "enumerate") == 0))
+                error_at(callee->loc, "'%s' makes an iterable, so it stands only after 'in': for (i, x) in "
+                                      "enumerate(xs), for (x, y) in zip(xs, ys)", name);
+            if (bi == BI_NONE && strcmp(name, "range") == 0 && (n->u.call.args.len == 2 || n->u.call.args.len == 3))
+                error_at(callee->loc, "'range' makes an iterable, so it stands only after 'in': for i in "
+                                      "range(lo, hi, step); an array of it is [i for i in range(...)]");
             if (bi == BI_NONE && strcmp(name, "range") == 0)
                 error_at(callee->loc, "undefined function 'range'; a range is written lo..hi (or lo..=hi), as in 'for i in 0..n'");
             if (bi == BI_NONE)
@@ -1423,7 +1625,7 @@ static struct type *check_tuple(struct node *n, struct type *hint)
 {
     struct nodes *el = &n->u.array;
     struct type **ft = arena_alloc(sizeof *ft * (size_t)el->len);
-    bool fit = hint && hint->kind == T_TUPLE && hint->nfields == el->len;
+    bool fit = hint && hint->kind == T_TUPLE && !hint->sname && hint->nfields == el->len;
     for (int i = 0; i < el->len; i++) {
         ft[i] = check_value(el->items[i], fit ? hint->fields[i] : NULL);
         if (fit) /* as an array's elements take the array's: the element is where it goes wrong */
@@ -1441,6 +1643,14 @@ static struct type *check_field(struct node *n)
     struct sym *ms = module_base(base);
     if (!ms) {
         struct type *t = check_value(base, NULL);
+        if (t->kind == T_TUPLE && t->sname) {
+            int k = field_index(t, member);
+            if (k < 0)
+                error_at(n->u.field.name_loc, "struct '%s' has no field '%s'%s", t->sname, member,
+                         field_suggest(t, member));
+            n->u.field.index = k;
+            return t->fields[k];
+        }
         if (t->kind == T_TUPLE)
             return check_tuple_field(n, t);
         const char *hint = find_builtin(member, BK_METHOD) ? arena_printf("; call the method: .%s(...)", member)
@@ -1519,7 +1729,8 @@ static struct type *check_fstring(struct node *n)
         case T_ARRAY:
             error_at(p->spec_loc, "format spec '%s' is not valid for %s; arrays print without a spec", p->spec, tn(t));
         case T_TUPLE:
-            error_at(p->spec_loc, "format spec '%s' is not valid for %s; tuples print without a spec", p->spec, tn(t));
+            error_at(p->spec_loc, "format spec '%s' is not valid for %s; %s print without a spec", p->spec, tn(t),
+                     t->sname ? "structs" : "tuples");
         case T_VOID:
             internal_error("void value in an f-string");
         }
@@ -1647,8 +1858,9 @@ static void check_let_pattern(struct node *s)
     struct node *init = s->u.let.init;
     struct nodes *pat = &s->u.let.pat;
     struct type *t = check_value(init, NULL);
-    if (t->kind != T_TUPLE)
-        error_at(init->loc, "cannot destructure %s into %d names; only a tuple can be destructured", tn(t), pat->len);
+    if (t->kind != T_TUPLE || t->sname)
+        error_at(init->loc, "cannot destructure %s into %d names; only a tuple can be destructured%s", tn(t), pat->len,
+                 t->sname ? "; read a struct's fields by name: s.field" : "");
     if (t->nfields != pat->len)
         error_at(s->u.let.name_loc, "the pattern has %d names, but the value is a %s tuple of %d fields", pat->len,
                  tn(t), t->nfields);
@@ -1725,7 +1937,7 @@ static void check_assign(struct node *s)
         check_tuple_assign(s);
         return;
     }
-    if (target->kind != N_NAME && target->kind != N_INDEX)
+    if (target->kind != N_NAME && target->kind != N_INDEX && target->kind != N_FIELD)
         error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
     check_mutable_root(target, "assigned");
     struct sym *plain = op == OP_NONE && target->kind == N_NAME ? lookup(target->u.name.name) : NULL;
@@ -1737,6 +1949,8 @@ static void check_assign(struct node *s)
         check_value(value, tt);
         if (target->kind == N_NAME)
             expect_type(value, tt, "for '%s'", target->u.name.name);
+        else if (target->kind == N_FIELD && target->u.field.base->type->sname)
+            expect_type(value, tt, "for field '%s'", target->u.field.name);
         else
             expect_type(value, tt, "for the assigned element");
         return;
@@ -1880,7 +2094,18 @@ static void check_stmt(struct node *s)
         xs(v)->loop_var = true;
         xs(v)->poisoned = !ok;
         s->u.for_.var_sym = v;
-        declare_local(v);
+        if (!s->u.for_.pat.len)
+            declare_local(v);
+        else if (ok)
+            declare_loop_pattern(&s->u.for_.pat, s->u.for_.var_loc, it.elem, s);
+        else /* the names exist, poisoned, so the body says nothing more */
+            for (int i = 0; i < s->u.for_.pat.len; i++) {
+                struct node *nm = s->u.for_.pat.items[i];
+                struct sym *p = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
+                xs(p)->loop_var = xs(p)->poisoned = true;
+                nm->u.name.sym = p;
+                declare_local(p);
+            }
         C.loop_depth++;
         check_block(&s->u.for_.body);
         C.loop_depth--;
@@ -2117,6 +2342,46 @@ static void check_const_calls(void *unused)
     }
 }
 
+/* Pass 0: every struct named is declared, none holds itself (through
+ * fields, tuples or structs; an array of it is fine: arrays are references),
+ * and no function or constant has a struct's name. */
+static bool holds(struct type *t, struct type *s, int depth)
+{
+    if (t->kind != T_TUPLE || depth > MAX_NESTING)
+        return false;
+    for (int i = 0; i < t->nfields; i++)
+        if (t->fields[i] == s || holds(t->fields[i], s, depth + 1))
+            return true;
+    return false;
+}
+
+static void check_struct(void *arg)
+{
+    struct type *t = arg;
+    if (!t->sdefined) {
+        const char *best = NULL;
+        int best_d = strlen(t->sname) <= 4 ? 2 : 3;
+        for (int i = 0; i < type_structs.len; i++) {
+            struct type *o = type_structs.items[i];
+            if (o->sdefined)
+                consider(t->sname, o->sname, &best, &best_d);
+        }
+        if (best)
+            error_at(t->sloc, "unknown type '%s'; did you mean '%s'?", t->sname, best);
+        error_at(t->sloc, "unknown type '%s' (the types are int, i128, u64, float, bool, str, [T], tuples (T1, T2) "
+                          "and structs declared with 'struct %s:')", t->sname, t->sname);
+    }
+    for (int i = 0; i < t->nfields; i++)
+        if (t->fields[i] == t || holds(t->fields[i], t, 0))
+            error_at(t->sloc, "struct '%s' holds itself through field '%s', so it would have no end; hold an array "
+                              "of it instead: %s: [%s]", t->sname, t->fnames[i], t->fnames[i], t->sname);
+    for (int i = 0; i < C.nmods; i++) {
+        struct sym *g = map_get_str(&C.mods[i].globals, t->sname);
+        if (g)
+            error_at(g->loc, "'%s' is already defined as a struct (%s); rename one of them", t->sname, line_ref(t->sloc));
+    }
+}
+
 /* Pass 5: `fn main()`, and its shape. */
 static void check_main_decl(void *arg)
 {
@@ -2154,6 +2419,12 @@ void check_program(struct program *prog)
         C.mi = &C.mods[i];
         declare_module(C.mi);
     }
+
+    bool structs_ok = true;
+    for (int i = 0; i < type_structs.len; i++)
+        structs_ok &= attempt(check_struct, type_structs.items[i]);
+    if (!structs_ok)
+        diag_finish(); /* the types the rest would check are not whole */
 
     attempt(check_main_decl, prog);
 

@@ -63,17 +63,19 @@ static const char *tuple_ctype(struct type *t)
 {
     intptr_t known = (intptr_t)map_get_ptr(&CG->tuple_ids, t);
     if (known) return arena_printf("bt%d", (int)known);
+    /* the struct first, then the array fields' descriptors (a struct may
+     * hold an array of itself: its descriptor then names bt<n>) */
     const char **ft = arena_alloc(sizeof *ft * (size_t)t->nfields);
     for (int i = 0; i < t->nfields; i++) ft[i] = ctype(t->fields[i]);
-    const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
-    for (int i = 0; i < t->nfields; i++)
-        fd[i] = t->fields[i]->kind == T_ARRAY ? tdesc(t->fields[i]) : NULL;
     int id = ++CG->ntuples;
     map_put_ptr(&CG->tuple_ids, t, (void *)(intptr_t)id);
     struct buf *o = &CG->types;
     bprintf(o, "typedef struct bt%d {", id);
     for (int i = 0; i < t->nfields; i++) bprintf(o, " %s f%d;", ft[i], i);
     bprintf(o, " } bt%d; /* %s */\n", id, type_name(t));
+    const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+    for (int i = 0; i < t->nfields; i++)
+        fd[i] = t->fields[i]->kind == T_ARRAY ? tdesc(t->fields[i]) : NULL;
     bprintf(o, "static __attribute__((unused)) bool bt%d_eq(bt%d a, bt%d b)\n{\n", id, id, id);
     for (int i = 0; i < t->nfields; i++) {
         struct type *f = t->fields[i];
@@ -163,19 +165,34 @@ const char *tdesc(struct type *t)
     if (known) return arena_printf("&T%d", (int)known);
     if (t->kind == T_TUPLE) {
         const char *ct = ctype(t);
-        const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
-        for (int i = 0; i < t->nfields; i++) fd[i] = tdesc(t->fields[i]);
+        known = (intptr_t)map_get_ptr(&CG->type_ids, t); /* made by ctype: a struct holding [itself] */
+        if (known) return arena_printf("&T%d", (int)known);
         int id = ++CG->ntypes;
         map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
+        /* declared first: a field [Node] of struct Node names it */
+        bprintf(&CG->types, "static const brt_type T%d;\n", id);
+        const char **fd = arena_alloc(sizeof *fd * (size_t)t->nfields);
+        for (int i = 0; i < t->nfields; i++) fd[i] = tdesc(t->fields[i]);
         bprintf(&CG->types, "static const brt_type *const T%d_f[] = {", id);
         for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%s%s", i ? ", " : "", fd[i]);
         bprintf(&CG->types, "};\nstatic const size_t T%d_o[] = {", id);
         for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%soffsetof(%s, f%d)", i ? ", " : "", ct, i);
-        bprintf(&CG->types, "};\nstatic const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d}; /* %s */\n",
-                id, ct, t->nfields, id, id, type_is_ref(t), type_name(t));
+        bprintf(&CG->types, "};\n");
+        const char *names = "NULL", *sname = "NULL";
+        if (t->sname) { /* a struct prints as Seg(lo=0.0, hi=1.0) */
+            bprintf(&CG->types, "static const char *const T%d_n[] = {", id);
+            for (int i = 0; i < t->nfields; i++) bprintf(&CG->types, "%s\"%s\"", i ? ", " : "", t->fnames[i]);
+            bprintf(&CG->types, "};\n");
+            names = arena_printf("T%d_n", id);
+            sname = arena_printf("\"%s\"", t->sname);
+        }
+        bprintf(&CG->types, "static const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d, %s, %s}; /* %s */\n",
+                id, ct, t->nfields, id, id, type_is_ref(t), sname, names, type_name(t));
         return arena_printf("&T%d", id);
     }
     const char *el = tdesc(t->elem);
+    known = (intptr_t)map_get_ptr(&CG->type_ids, t); /* made by tdesc(elem): struct Node: kids: [Node] */
+    if (known) return arena_printf("&T%d", (int)known);
     int id = ++CG->ntypes;
     map_put_ptr(&CG->type_ids, t, (void *)(intptr_t)id);
     bprintf(&CG->types, "static const brt_type T%d = {BRT_ARR, %s}; /* %s */\n", id, el, type_name(t));
@@ -495,12 +512,19 @@ static void print_value(const char *x, struct type *t)
 static const char *emit_place(struct ir_node *p)
 {
     if (p->op == IR_VAR) return arena_printf("&%s", vname(p->var));
+    if (p->op == IR_FIELD) { /* s.xs.pop(), segs[i].xs.sort(): a pointer to the field */
+        const char *outer = emit_place(p->a);
+        const char *slot = new_temp();
+        line("%s *%s = &(%s)->f%d;", ctype(p->type), slot, outer, p->field);
+        return slot;
+    }
     if (p->op != IR_INDEX) internal_error("emit: a method's receiver is not a place");
     const char *outer = emit_place(p->a);
     const char *i = emit_expr(p->b);
     const char *slot = new_temp();
+    const char *et = ctype(p->type);
     line("*%s = brt_arr_unique(*%s);", outer, outer);
-    line("brt_arr **%s = &BRT_AT(brt_arr *, *%s, brt_idx(*%s, %s, %s));", slot, outer, outer, i, loc_ref(p->loc));
+    line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", et, slot, et, outer, outer, i, loc_ref(p->loc));
     return slot;
 }
 
@@ -617,6 +641,9 @@ static const char *emit_builtin(struct ir_node *n)
     case BI_OS_CLOCK: return tmp(t, "brt_os_clock()");
     case BI_OS_EXIT: line("brt_os_exit(%s);", arg[0]); return "";
     case BI_OS_GETENV: return tmp_owned(t, "brt_os_getenv(%s)", arg[0]);
+    case BI_RANGE_STEP: return tmp_owned(t, "brt_range_step(%s, %s, %s, %s)", arg[0], arg[1], arg[2], loc_ref(n->loc));
+    case BI_ENUMERATE: return tmp_owned(t, "brt_enumerate(%s, %s)", tdesc(t->elem), arg[0]);
+    case BI_ZIP: return tmp_owned(t, "brt_zip(%s, %s, %s)", tdesc(t->elem), arg[0], arg[1]);
     case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";
     case BI_WORLD_RANK: CG->uses_world = true; return tmp(t, "brt_world_rank()");
     case BI_WORLD_SIZE: CG->uses_world = true; return tmp(t, "brt_world_size()");
@@ -880,6 +907,48 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
     return cur;
 }
 
+static bool is_field_step(struct ir_node *k)
+{
+    return k->op == IR_FIELD && !k->a;
+}
+
+/* A store or push whose path has field steps (s.lo = v, segs[i].lo = v,
+ * s.xs.push(v)): a pointer walks the path, each array on it made unique
+ * before its slot is taken, each field a member of the struct pointed at. */
+static void store_path(struct ir_node *s, const char **idx, const char *x, const char *L)
+{
+    struct type *t = s->var->type;
+    /* the value as it is now: s.xs[0].kids.push(s) pushes the s before the store */
+    const char *val = new_temp();
+    line("%s %s = %s;", ctype(s->a->type), val, x);
+    x = val;
+    const char *p = new_temp();
+    line("%s *%s = &%s;", ctype(t), p, vname(s->var));
+    for (int i = 0; i < s->nkids; i++) {
+        struct ir_node *k = s->kids[i];
+        struct type *nt = is_field_step(k) ? k->type : t->elem;
+        const char *q = new_temp();
+        if (is_field_step(k)) {
+            line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
+        } else {
+            line("*%s = brt_arr_unique(*%s);", p, p);
+            line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(nt), q, ctype(nt), p, p, idx[i], L);
+        }
+        p = q;
+        t = nt;
+    }
+    if (s->op == IR_PUSH) {
+        line("*%s = brt_arr_push(*%s, &%s);", p, p, x);
+    } else if (type_is_ref(t)) {
+        const char *old = new_temp();
+        line("%s %s = *%s;", ctype(t), old, p);
+        line("*%s = %s;", p, x);
+        line("%s(%s);", release_fn(t), old);
+    } else {
+        line("*%s = %s;", p, x);
+    }
+}
+
 /* Whether n's bounds check is proved by the loop whose guarded version is
  * being written (opt_loops.c). */
 static bool in_guarded_loop(struct ir_node *n)
@@ -1030,11 +1099,20 @@ static void emit_stmt_here(struct ir_node *s)
         scope_open();
         const char *x = emit_expr(s->a);
         const char **idx = arena_alloc((size_t)(s->nkids + 1) * sizeof *idx);
-        for (int i = 0; i < s->nkids; i++) idx[i] = emit_expr(s->kids[i]);
+        bool fields = false;
+        for (int i = 0; i < s->nkids; i++) {
+            if (is_field_step(s->kids[i])) fields = true;
+            else idx[i] = emit_expr(s->kids[i]);
+        }
         struct type *et = s->a->type;
         x = take(x, et);
         x = lval(x, et);
         const char *L = loc_ref(s->loc);
+        if (fields) {
+            store_path(s, idx, x, L);
+            scope_close();
+            return;
+        }
         if (s->op == IR_PUSH) {
             if (s->nkids == 0) {
                 const char *v = vname(s->var);

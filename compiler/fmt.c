@@ -273,6 +273,8 @@ static struct buf layout_text(const struct scan *s, bool bom)
             struct fline *l = new_line(&lo, t->line, level, indent);
             l->cont = true;
             cur = lo.n - 1;
+        } else if (depth > 0 && (kind == '=' || prev_kind == '=')) {
+            /* inside brackets '=' names a struct's field: Seg(lo=0.0) */
         } else if (space_between(prev_kind, prev_unary, kind, depth > 0 && open_kind[depth - 1] == '[')) {
             bputs(&lo.lines[cur].text, " ");
         }

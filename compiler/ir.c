@@ -207,6 +207,10 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         fprintf(out, "%s ", ir_op_name[s->op]);
         dump_var(out, s->var);
         for (int i = 0; i < s->nkids; i++) {
+            if (s->kids[i]->op == IR_FIELD && !s->kids[i]->a) {
+                fprintf(out, ".%d", s->kids[i]->field);
+                continue;
+            }
             fputs("[", out);
             dump_expr(out, s->kids[i]);
             fputs("]", out);
@@ -525,8 +529,15 @@ static void v_place(struct vstate *st, struct ir_node *s)
     want(st, s, s->var && in_scope(st, s->var), "store into a variable not in scope");
     struct type *t = s->var->type;
     for (int i = 0; i < s->nkids; i++) {
-        v_expr(st, s->kids[i]);
-        want(st, s, t->kind == T_ARRAY && s->kids[i]->type == ty_int, "index chain types");
+        struct ir_node *k = s->kids[i];
+        if (k->op == IR_FIELD && !k->a) { /* a field step: s.lo = v */
+            want(st, s, t->kind == T_TUPLE && k->field >= 0 && k->field < t->nfields && t->fields[k->field] == k->type,
+                 "field step types");
+            t = k->type;
+            continue;
+        }
+        v_expr(st, k);
+        want(st, s, t->kind == T_ARRAY && k->type == ty_int, "index chain types");
         t = t->elem;
     }
     if (s->op == IR_PUSH) want(st, s, t->kind == T_ARRAY && s->a->type == t->elem, "push types");
@@ -668,7 +679,7 @@ bool ir_mutates(struct ir_node *n, struct ir_var *v)
     if (!n) return false;
     if (n->op == IR_BUILTIN && builtin_mutates(n->builtin)) {
         struct ir_node *root = n->kids[0];
-        while (root->op == IR_INDEX) root = root->a;
+        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a; /* xs[i].f.pop() */
         if (root->op == IR_VAR && root->var == v) return true;
     }
     if (ir_mutates(n->a, v) || ir_mutates(n->b, v) || ir_mutates(n->c, v)) return true;

@@ -64,7 +64,8 @@
     X(IR_BLOCK, "block", 0, = IR_NEXPRS) /* kids */                       \
     X(IR_LET, "let", 1, )        /* var = a (a fresh variable) */          \
     X(IR_ASSIGN, "assign", 1, )  /* var = a */                             \
-    X(IR_STORE, "store", 1, )    /* var[kids[0]][kids[1]].. = a */         \
+    X(IR_STORE, "store", 1, )    /* var[kids[0]][kids[1]].. = a; a step   \
+                                   * may be a field: IR_FIELD, no operand */ \
     X(IR_PUSH, "push", 1, )      /* var[kids..].push(a) */                 \
     X(IR_EXPR, "expr", 1, )      /* a, for its effect */                   \
     X(IR_IF, "if", 3, )          /* if a: b else c (c may be NULL) */      \

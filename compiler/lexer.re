@@ -518,6 +518,7 @@ static void lex_code(struct lexer *L, struct token *t)
         "true"     { set_token(L, t, TK_TRUE, L->tok); return; }
         "false"    { set_token(L, t, TK_FALSE, L->tok); return; }
         "import"   { set_token(L, t, TK_IMPORT, L->tok); return; }
+        "struct"   { set_token(L, t, TK_STRUCT, L->tok); return; }
         id         { set_token(L, t, TK_NAME, L->tok); return; }
 
         dec | hex | bin { set_token(L, t, TK_INT, L->tok); int_value(L, t); return; }
@@ -701,7 +702,8 @@ void lexer_next(struct lexer *L, struct token *t)
     X(BREAK) X(CONTINUE) X(PASS) X(PAR) X(AND) X(OR) X(NOT) X(TRUE) X(FALSE) X(IMPORT)        \
     X(ARROW) X(DOTDOT) X(DOTDOTEQ) X(EQ) X(NE) X(LE) X(GE) X(SHL) X(SHR) X(PLUSEQ) X(MINUSEQ) \
     X(STAREQ) X(SLASHEQ) X(PERCENTEQ) X(AMPEQ) X(PIPEEQ) X(CARETEQ) X(SHLEQ) X(SHREQ)         \
-    X(NEWLINE) X(INDENT) X(DEDENT)
+    X(NEWLINE) X(INDENT) X(DEDENT)                                                         \
+    X(STRUCT)
 
 const char *token_kind_name(int kind)
 {

@@ -38,6 +38,19 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
 
 static struct ir_program *P;
 static struct map sym_var, sym_global, sym_fn; /* symbols (and fn decls) to what lowering made */
+/* the names of a loop pattern, for (i, x) in ...: each a field of the loop's variable */
+struct pat_field { struct ir_var *var; int k; };
+static struct map sym_patfield;
+
+static void map_pattern(struct nodes *pat, struct ir_var *v)
+{
+    for (int i = 0; i < pat->len; i++) {
+        struct pat_field *pf = arena_alloc(sizeof *pf);
+        pf->var = v;
+        pf->k = i;
+        map_put_ptr(&sym_patfield, pat->items[i]->u.name.sym, pf);
+    }
+}
 static struct ir_fn *cur_fn;         /* NULL while lowering constants */
 static struct node *cur_fn_node;
 
@@ -175,6 +188,7 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
     if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
     rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
     if (g->var_sym) map_put_ptr(&sym_var, g->var_sym, rn->gen_var);
+    map_pattern(&g->pat, rn->gen_var);
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
     rn->elem_type = rn->elem->type;
@@ -265,6 +279,13 @@ static struct ir_node *lower_expr(struct node *n)
         }
         if (s->kind != SYM_LOCAL && s->kind != SYM_PARAM)
             internal_error("lower: name '%s' is not a value", s->name);
+        struct pat_field *pf = map_get_ptr(&sym_patfield, s);
+        if (pf) { /* borrowed from the loop's element, as the element is */
+            r = ir_new(IR_FIELD, n->loc, n->type);
+            r->a = var_ref(pf->var, n->loc);
+            r->field = pf->k;
+            return r;
+        }
         return var_ref(var_of_sym(s, n->loc), n->loc);
     }
     case N_UNARY:
@@ -350,9 +371,10 @@ static struct ir_node *stmt_block(struct loc loc)
     return ir_new(IR_BLOCK, loc, ty_void);
 }
 
-/* Splits an assignment target into its root variable and index chain
- * (outermost index last in the AST, first in idx). */
-static struct ir_var *target_root(struct node *t, struct node **idx, int *nidx)
+/* Splits an assignment target into its root variable and its path of
+ * steps (outermost last in the AST, first in idx): an index expression, or
+ * for a field step (s.lo, segs[i].lo) fld[i] >= 0, the field's number. */
+static struct ir_var *target_root(struct node *t, struct node **idx, int *fld, int *nidx)
 {
     if (t->kind == N_NAME) {
         struct sym *s = t->u.name.sym;
@@ -360,11 +382,27 @@ static struct ir_var *target_root(struct node *t, struct node **idx, int *nidx)
             internal_error("lower: assignment to a non-variable '%s'", t->u.name.name);
         return var_of_sym(s, t->loc);
     }
+    if (t->kind == N_FIELD && t->u.field.index >= 0) {
+        struct ir_var *v = target_root(t->u.field.base, idx, fld, nidx);
+        if (*nidx >= 256) internal_error("lower: index chain too deep");
+        idx[*nidx] = t;
+        fld[(*nidx)++] = t->u.field.index;
+        return v;
+    }
     if (t->kind != N_INDEX) internal_error("lower: bad assignment target %s", node_kind_name[t->kind]);
-    struct ir_var *v = target_root(t->u.index.base, idx, nidx);
+    struct ir_var *v = target_root(t->u.index.base, idx, fld, nidx);
     if (*nidx >= 256) internal_error("lower: index chain too deep");
-    idx[(*nidx)++] = t->u.index.index;
+    idx[*nidx] = t->u.index.index;
+    fld[(*nidx)++] = -1;
     return v;
+}
+
+/* A field step of a store's path: IR_FIELD with no operand (ir.h). */
+static struct ir_node *field_step(struct node *f, int k)
+{
+    struct ir_node *r = ir_new(IR_FIELD, f->loc, f->type);
+    r->field = k;
+    return r;
 }
 
 static struct ir_node *field_of(struct ir_var *v, int k, struct loc loc)
@@ -422,8 +460,9 @@ static struct ir_node *lower_assign(struct node *n)
     struct node *t = n->u.assign.target;
     enum op op = n->u.assign.op;
     struct node *idx[256];
+    int fld[256];
     int nidx = 0;
-    struct ir_var *root = target_root(t, idx, &nidx);
+    struct ir_var *root = target_root(t, idx, fld, &nidx);
     struct loc tloc = t->loc;
 
     if (nidx == 0) {
@@ -445,7 +484,7 @@ static struct ir_node *lower_assign(struct node *n)
         struct ir_node *r = ir_new(IR_STORE, n->loc, ty_void);
         r->var = root;
         r->a = lower_expr(n->u.assign.value);
-        for (int i = 0; i < nidx; i++) ir_push_kid(r, lower_expr(idx[i]));
+        for (int i = 0; i < nidx; i++) ir_push_kid(r, fld[i] >= 0 ? field_step(idx[i], fld[i]) : lower_expr(idx[i]));
         return r;
     }
     /* xs[i] OP= v: t_v = v; t_i = i; ...; xs[t_i] = xs[t_i] OP t_v */
@@ -458,6 +497,7 @@ static struct ir_node *lower_assign(struct node *n)
     ir_push_kid(blk, let);
     struct ir_var *ti[256];
     for (int i = 0; i < nidx; i++) {
+        if (fld[i] >= 0) continue;
         struct ir_node *iv = lower_expr(idx[i]);
         ti[i] = new_var(IRV_TEMP, "", iv->type, iv->loc);
         struct ir_node *l = ir_new(IR_LET, iv->loc, ty_void);
@@ -467,6 +507,13 @@ static struct ir_node *lower_assign(struct node *n)
     }
     struct ir_node *cur = var_ref(root, tloc);
     for (int i = 0; i < nidx; i++) {
+        if (fld[i] >= 0) {
+            struct ir_node *f = ir_new(IR_FIELD, tloc, cur->type->fields[fld[i]]);
+            f->a = cur;
+            f->field = fld[i];
+            cur = f;
+            continue;
+        }
         struct ir_node *ix = ir_new(IR_INDEX, tloc, cur->type->elem);
         ix->a = cur;
         ix->b = var_ref(ti[i], ti[i]->loc);
@@ -480,7 +527,7 @@ static struct ir_node *lower_assign(struct node *n)
     struct ir_node *st = ir_new(IR_STORE, n->loc, ty_void);
     st->var = root;
     st->a = b;
-    for (int i = 0; i < nidx; i++) ir_push_kid(st, var_ref(ti[i], ti[i]->loc));
+    for (int i = 0; i < nidx; i++) ir_push_kid(st, fld[i] >= 0 ? field_step(idx[i], fld[i]) : var_ref(ti[i], ti[i]->loc));
     ir_push_kid(blk, st);
     return blk;
 }
@@ -526,6 +573,7 @@ static struct ir_node *lower_stmt(struct node *n)
         struct type *vt = s && s->type ? s->type : it->is_range ? r->iter.lo->type : r->iter.array->type->elem;
         r->var = new_var(IRV_LOCAL, n->u.for_.var, vt, n->u.for_.var_loc);
         if (s) map_put_ptr(&sym_var, s, r->var);
+        map_pattern(&n->u.for_.pat, r->var);
         r->b = lower_block(&n->u.for_.body, n->loc);
         return r;
     }
@@ -543,12 +591,13 @@ static struct ir_node *lower_stmt(struct node *n)
         struct node *e = n->u.expr_stmt.expr;
         if (e->kind == N_CALL && !e->u.call.fn && e->u.call.builtin == M_PUSH) {
             struct node *idx[256];
+            int fld[256];
             int nidx = 0;
             r = ir_new(IR_PUSH, n->loc, ty_void);
             if (!e->u.call.recv || e->u.call.args.len != 1) internal_error("lower: malformed push");
             r->a = lower_expr(e->u.call.args.items[0]);
-            r->var = target_root(e->u.call.recv, idx, &nidx);
-            for (int i = 0; i < nidx; i++) ir_push_kid(r, lower_expr(idx[i]));
+            r->var = target_root(e->u.call.recv, idx, fld, &nidx);
+            for (int i = 0; i < nidx; i++) ir_push_kid(r, fld[i] >= 0 ? field_step(idx[i], fld[i]) : lower_expr(idx[i]));
             return r;
         }
         r = ir_new(IR_EXPR, n->loc, ty_void);

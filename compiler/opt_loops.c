@@ -91,7 +91,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         if (builtin_mutates(n->builtin)) {
             /* xs.pop(), xs[i].sort(): the root's length or elements change */
             struct ir_node *root = n->kids[0];
-            while (root->op == IR_INDEX) root = root->a;
+            while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
             if (root->op == IR_VAR) b->use[root->var->id] |= U_PUSH | U_WHOLE;
         }
         for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
@@ -208,7 +208,7 @@ static void hoist_unique(struct ir_node *loop, struct body *b)
 {
     for (int id = 1; id <= P->nvars; id++) {
         struct ir_var *v = b->stored[id];
-        if ((b->use[id] & ~U_INDEX) != U_STORE || !v) continue;
+        if ((b->use[id] & ~U_INDEX) != U_STORE || !v || v->type->kind != T_ARRAY) continue;
         if (!mark_unique(loop->b, v)) continue;
         loop->uniq = xrealloc(loop->uniq, (size_t)(loop->nuniq + 1) * sizeof *loop->uniq);
         loop->uniq[loop->nuniq++] = v;

@@ -233,6 +233,7 @@ static const char *describe_target(struct node *n)
        WHILE "'while'" FOR "'for'" IN "'in'" RETURN "'return'" BREAK "'break'"
        CONTINUE "'continue'" PASS "'pass'" PAR "'par'" AND "'and'" OR "'or'" NOT "'not'"
        TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
+%token STRUCT "'struct'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
 %token PLUSEQ "'+='" MINUSEQ "'-='" STAREQ "'*='" SLASHEQ "'/='" PERCENTEQ "'%='"
@@ -242,7 +243,10 @@ static const char *describe_target(struct node *n)
 %type <node> top import fn_decl const_decl stmt simple_stmt compound_stmt
 %type <node> expr or_expr and_expr not_expr cmp_expr bor_expr bxor_expr band_expr
 %type <node> shift_expr add_expr mul_expr unary_expr postfix primary fstring
-%type <list> block stmts args arg_list pat_names
+%type <list> block stmts args arg_list pat_names call_args call_arg_list
+%type <node> call_arg
+%type <type> struct_decl
+%type <tlist> struct_fields
 %type <tlist> type_list
 %type <gen> gen
 %type <iter> for_iter gen_iter
@@ -260,6 +264,39 @@ static const char *describe_target(struct node *n)
 program:
     %empty
   | program top { nodes_push(&p->mod->decls, $2); }
+  | program struct_decl
+  ;
+
+/* struct_decl := "struct" NAME ":" NEWLINE INDENT field {field} DEDENT
+ * field := NAME ":" type NEWLINE. The struct's type (made on its first use,
+ * perhaps earlier in the file) gets its fields here; no node is kept. */
+struct_decl:
+    STRUCT NAME ':' NEWLINE INDENT struct_fields DEDENT {
+        struct type *t = type_struct($2, @2);
+        if (t->sdefined)
+            FAIL(@2, "struct '%s' is already defined (line %d)", $2, t->sloc.line);
+        int n = $6->len / 2;
+        t->nfields = n;
+        t->fields = arena_alloc(sizeof *t->fields * (size_t)n);
+        t->fnames = arena_alloc(sizeof *t->fnames * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            struct param *f = $6->items[2 * i];
+            for (int j = 0; j < i; j++)
+                if (strcmp(t->fnames[j], f->name) == 0)
+                    FAIL(f->loc, "field '%s' appears twice in struct '%s'", f->name, $2);
+            t->fnames[i] = f->name;
+            t->fields[i] = f->type;
+        }
+        t->sloc = @2;
+        t->sdefined = true;
+        $$ = t;
+    }
+  ;
+
+/* pairs: a struct param (name, loc, type) and a spare slot per field */
+struct_fields:
+    param NEWLINE               { $$ = arena_alloc(sizeof *$$); vec_push($$, $1); vec_push($$, NULL); }
+  | struct_fields param NEWLINE { $$ = $1; vec_push($$, $2); vec_push($$, NULL); }
   ;
 
 top: import | fn_decl | const_decl ;
@@ -339,8 +376,8 @@ ret_opt:
 type:
     NAME {
         $$ = named_type($1);
-        if (!$$)
-            FAIL(@1, "unknown type '%s' (the types are int, i128, u64, float, bool, str and [T])", $1);
+        if (!$$) /* a struct, perhaps declared later; the checker reports it if never */
+            $$ = type_struct($1, @1);
     }
   | '[' type ']' { $$ = type_array($2); }
   | '(' type ',' type_list ')' {
@@ -423,16 +460,16 @@ simple_stmt:
         $$->u.let.init = $5;
     }
   | expr '=' expr {
-        if ($1->kind != N_NAME && $1->kind != N_INDEX && $1->kind != N_TUPLE)
-            FAIL(@1, "cannot assign to %s; the target must be a name or an element xs[i]", describe_target($1));
+        if ($1->kind != N_NAME && $1->kind != N_INDEX && $1->kind != N_TUPLE && $1->kind != N_FIELD)
+            FAIL(@1, "cannot assign to %s; the target must be a name, an element xs[i] or a field s.f", describe_target($1));
         $$ = node_new(N_ASSIGN, @$);
         $$->u.assign.op = OP_NONE;
         $$->u.assign.target = $1;
         $$->u.assign.value = $3;
     }
   | expr augop expr {
-        if ($1->kind != N_NAME && $1->kind != N_INDEX)
-            FAIL(@1, "cannot assign to %s; the target must be a name or an element xs[i]", describe_target($1));
+        if ($1->kind != N_NAME && $1->kind != N_INDEX && $1->kind != N_FIELD)
+            FAIL(@1, "cannot assign to %s; the target must be a name, an element xs[i] or a field s.f", describe_target($1));
         $$ = node_new(N_ASSIGN, @$);
         $$->u.assign.op = $2;
         $$->u.assign.target = $1;
@@ -475,6 +512,16 @@ compound_stmt:
         $$->u.for_.var_loc = @2;
         $$->u.for_.iter = *$4;
         $$->u.for_.body = *$6;
+    }
+  | FOR '(' pat_names ')' IN for_iter ':' block {
+        if ($3->len < 2)
+            FAIL(@3, "a loop pattern needs two or more names: for (i, x) in enumerate(xs)");
+        $$ = node_new(N_FOR, loc_span(@1, @6));
+        $$->u.for_.var = "";
+        $$->u.for_.var_loc = loc_span(@2, @4);
+        $$->u.for_.pat = *$3;
+        $$->u.for_.iter = *$6;
+        $$->u.for_.body = *$8;
     }
   ;
 
@@ -546,6 +593,17 @@ gen:
         $$->var_loc = @3;
         $$->iter = *$5;
         $$->cond = $6;
+    }
+  | expr FOR '(' pat_names ')' IN gen_iter opt_filter {
+        if ($4->len < 2)
+            FAIL(@4, "a loop pattern needs two or more names: for (x, y) in zip(xs, ys)");
+        $$ = arena_alloc(sizeof *$$);
+        $$->elem = $1;
+        $$->var = "";
+        $$->var_loc = loc_span(@3, @5);
+        $$->pat = *$4;
+        $$->iter = *$7;
+        $$->cond = $8;
     }
   ;
 
@@ -651,7 +709,7 @@ unary_expr:
 
 postfix:
     primary
-  | postfix '(' args ')' {
+  | postfix '(' call_args ')' {
         $$ = node_new(N_CALL, @$);
         $$->u.call.callee = $1;
         $$->u.call.args = *$3;
@@ -721,6 +779,32 @@ args:
 arg_list:
     expr              { $$ = new_list(); nodes_push($$, $1); }
   | arg_list ',' expr { $$ = $1; nodes_push($$, $3); }
+  ;
+
+/* A call's arguments may name a struct's fields: Seg(lo=0.0, hi=1.0). A
+ * named argument is an N_ASSIGN (target: the field's N_NAME); only a struct
+ * constructor accepts one (check.c). */
+call_args:
+    %empty               { $$ = new_list(); }
+  | call_arg_list
+  | call_arg_list ','
+  ;
+
+call_arg_list:
+    call_arg                   { $$ = new_list(); nodes_push($$, $1); }
+  | call_arg_list ',' call_arg { $$ = $1; nodes_push($$, $3); }
+  ;
+
+call_arg:
+    expr
+  | NAME '=' expr {
+        struct node *f = node_new(N_NAME, @1);
+        f->u.name.name = $1;
+        $$ = node_new(N_ASSIGN, @$);
+        $$->u.assign.op = OP_NONE;
+        $$->u.assign.target = f;
+        $$->u.assign.value = $3;
+    }
   ;
 
 primary:

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct type t_int = {T_INT, NULL, NULL, 0}, t_i128 = {T_I128, NULL, NULL, 0},
-                   t_u64 = {T_U64, NULL, NULL, 0}, t_float = {T_FLOAT, NULL, NULL, 0},
-                   t_bool = {T_BOOL, NULL, NULL, 0}, t_str = {T_STR, NULL, NULL, 0},
-                   t_void = {T_VOID, NULL, NULL, 0};
+static struct type t_int = {.kind = T_INT}, t_i128 = {.kind = T_I128},
+                   t_u64 = {.kind = T_U64}, t_float = {.kind = T_FLOAT},
+                   t_bool = {.kind = T_BOOL}, t_str = {.kind = T_STR},
+                   t_void = {.kind = T_VOID};
 
 struct type *ty_int = &t_int, *ty_i128 = &t_i128, *ty_u64 = &t_u64, *ty_float = &t_float,
             *ty_bool = &t_bool, *ty_str = &t_str, *ty_void = &t_void;
@@ -58,6 +58,31 @@ struct type *type_tuple(struct type **fields, int n)
     return t;
 }
 
+struct vec type_structs; /* every struct type named so far */
+
+struct type *type_find_struct(const char *name)
+{
+    for (int i = 0; i < type_structs.len; i++) {
+        struct type *t = type_structs.items[i];
+        if (strcmp(t->sname, name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+struct type *type_struct(const char *name, struct loc use)
+{
+    struct type *t = type_find_struct(name);
+    if (t)
+        return t;
+    t = arena_alloc(sizeof *t);
+    t->kind = T_TUPLE;
+    t->sname = name;
+    t->sloc = use;
+    vec_push(&type_structs, t);
+    return t;
+}
+
 static const char *const type_kind_name[] = {
 #define X(k, s) [k] = s,
     TYPE_KINDS(X)
@@ -94,6 +119,8 @@ const char *type_name(struct type *t)
         return s;
     }
     case T_TUPLE: {
+        if (t->sname)
+            return t->sname;
         struct buf b = {0};
         bputs(&b, "(");
         for (int i = 0; i < t->nfields; i++) {

@@ -65,7 +65,8 @@ typedef struct brt_loc {
     X(BRT_SHIFT, "shift amount out of range")                         \
     X(BRT_MIN_EMPTY, "min of an empty sequence")                      \
     X(BRT_MAX_EMPTY, "max of an empty sequence")                      \
-    X(BRT_STACK, "stack overflow")
+    X(BRT_STACK, "stack overflow")                                    \
+    X(BRT_RANGE_STEP, "range step must not be zero")
 
 typedef enum brt_panic_kind {
 #define X(k, s) k,
@@ -341,6 +342,9 @@ typedef struct brt_type {
     const struct brt_type *const *fields;
     const size_t *offsets;
     bool refs;
+    /* a struct (a BRT_TUPLE with names): its name and field names, else NULL */
+    const char *name;
+    const char *const *fnames;
 } brt_type;
 extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str;
 size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer), a tuple's size */
@@ -391,6 +395,13 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
 brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems);
 brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l); /* [x] * n; n < 0: empty */
 brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b);
+/* The iterables of for and generators (their arrays borrowed): range(lo, hi,
+ * step)'s ints, as Python's (step 0 panics at l); enumerate(a)'s (int, T)
+ * and zip(a, b)'s (A, B) tuples of descriptor tt (zip: the shorter length),
+ * their fields retained. */
+brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);
+brt_arr *brt_zip(const brt_type *tt, const brt_arr *a, const brt_arr *b);
 /* Copy on write: takes a (a var's reference) and returns an array with
  * rc == 1 holding the same elements; the caller stores it back in the var. */
 brt_arr *brt_arr_unique(brt_arr *a);

@@ -462,11 +462,18 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
         return;
     }
     case BRT_TUPLE: {
-        /* (1, 2.5, "s"): strings quoted as inside arrays */
+        /* (1, 2.5, "s"): strings quoted as inside arrays; a struct is
+         * Seg(lo=0.0, name="a") */
+        if (t->name)
+            brt_sb_lit(sb, t->name, (int64_t)strlen(t->name));
         sb_char(sb, '(');
         for (int i = 0; i < t->nfields; i++) {
             if (i)
                 brt_sb_lit(sb, ", ", 2);
+            if (t->fnames) {
+                brt_sb_lit(sb, t->fnames[i], (int64_t)strlen(t->fnames[i]));
+                sb_char(sb, '=');
+            }
             const void *fp = (const char *)valp + t->offsets[i];
             if (t->fields[i]->kind == BRT_STR) {
                 const brt_str *s = *(brt_str *const *)fp;

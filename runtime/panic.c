@@ -103,6 +103,7 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
     else
         n = snprintf(buf, cap, "%spanic: %s\n", rank, msg);
     write_all(2, buf, (size_t)n);
+    free(buf); /* leak-free under valgrind, even on this path */
     brt_world_panic_end();
     /* _exit, not exit: another thread may still be running par work, and
      * atexit handlers must not race with it. stdout is already flushed. */

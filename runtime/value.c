@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false };
-const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false };
+const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
 
 brt_str brt_empty_str = BRT_STR_LIT("", 0);
 
@@ -534,17 +534,26 @@ brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 }
 
 /* Whether a value of type t can hold a float (then a == a may be false). */
-static bool has_float(const brt_type *t)
+/* A struct may hold arrays of itself (struct Node: kids: [Node]): past a
+ * few levels, say yes, which only skips the identity shortcut. */
+static bool has_float_at(const brt_type *t, int depth)
 {
     while (t->kind == BRT_ARR)
         t = t->elem;
     if (t->kind == BRT_TUPLE) {
+        if (depth > 16)
+            return true;
         for (int i = 0; i < t->nfields; i++)
-            if (has_float(t->fields[i]))
+            if (has_float_at(t->fields[i], depth + 1))
                 return true;
         return false;
     }
     return t->kind == BRT_FLOAT;
+}
+
+static bool has_float(const brt_type *t)
+{
+    return has_float_at(t, 0);
 }
 
 bool brt_eq(const brt_type *t, const void *a, const void *b)
@@ -585,4 +594,53 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
         return true;
     }
     return false;
+}
+
+/* ---- the iterables range(lo, hi, step), enumerate, zip ------------------ */
+
+brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+{
+    if (step == 0)
+        brt_panic(l, BRT_RANGE_STEP);
+    /* in uint64_t: hi - lo and |step| fit there, and no 128-bit division
+     * (which the in-memory back end lacks) is needed */
+    bool empty = step > 0 ? hi <= lo : lo <= hi;
+    uint64_t d = step > 0 ? (uint64_t)hi - (uint64_t)lo : (uint64_t)lo - (uint64_t)hi;
+    uint64_t s = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
+    uint64_t n = empty ? 0 : d / s + (d % s != 0);
+    brt_arr *a = brt_arr_new(&brt_t_int, (int64_t)n);
+    int64_t *e = a->data;
+    for (uint64_t i = 0; i < n; i++)
+        e[i] = (int64_t)((uint64_t)lo + i * (uint64_t)step);
+    return a;
+}
+
+/* n tuples of tt from the fields' arrays (NULL: the index) */
+static brt_arr *make_pairs(const brt_type *tt, const brt_arr *a, const brt_arr *b, int64_t n)
+{
+    brt_arr *r = brt_arr_new(tt, 0);
+    brt_arr_reserve(r, n);
+    size_t es0 = TYPE_SIZE(tt->fields[0]), es1 = TYPE_SIZE(tt->fields[1]);
+    for (int64_t i = 0; i < n; i++) {
+        char *t = (char *)r->data + (size_t)i * tt->size;
+        memset(t, 0, tt->size);
+        if (a)
+            memcpy(t + tt->offsets[0], (const char *)a->data + (size_t)i * es0, es0);
+        else
+            *(int64_t *)(t + tt->offsets[0]) = i;
+        memcpy(t + tt->offsets[1], (const char *)b->data + (size_t)i * es1, es1);
+        brt_retain_val(tt, t);
+    }
+    r->len = n;
+    return r;
+}
+
+brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a)
+{
+    return make_pairs(tt, NULL, a, a->len);
+}
+
+brt_arr *brt_zip(const brt_type *tt, const brt_arr *a, const brt_arr *b)
+{
+    return make_pairs(tt, a, b, a->len < b->len ? a->len : b->len);
 }
