@@ -39,35 +39,18 @@
  * "nesting"), so check_expr counts its depth and stops with an error long
  * before the C stack could run out.
  */
-#include "brine.h"
-#include "brine_rt.h"
+#include "check.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_EXPR_DEPTH 10000 /* far below the C stack's limit, far above real code */
 
 /* ---- symbols ------------------------------------------------------------ */
 
-/* Every symbol is allocated here with checker-private data after it, so a
- * struct sym * we handed out can be turned back into its xsym. */
-struct xsym {
-    struct sym s;
-    int order;            /* SYM_CONST: global initialisation order, from 1 */
-    bool loop_var;        /* SYM_LOCAL bound by for or a generator */
-    struct vec reads;     /* SYM_FN: constants its body reads (struct sym *) */
-    struct vec calls;     /* SYM_FN: functions it calls; SYM_CONST: N_CALL nodes in its initialiser */
-    int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
-    struct sym *max_sym;  /* ... and that constant */
-    bool poisoned;        /* its declaration had an error: uses are abandoned */
-    bool read;            /* SYM_LOCAL: its value is read somewhere */
-    bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
-};
-
 static int next_id = 1;
 
-static struct xsym *xs(struct sym *s)
+struct xsym *xs(struct sym *s)
 {
     return (struct xsym *)s;
 }
@@ -88,38 +71,11 @@ static struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc,
 
 /* ---- checker state ------------------------------------------------------- */
 
-struct modinfo {
-    struct module *m;
-    struct map globals;  /* name -> struct sym *: functions, constants, imports */
-};
+struct checker C;
+struct sym *os_sym;    /* the always-available module `os` */
+struct sym *world_sym; /* and `world` (docs/world.md) */
 
-/* A local binding; shadowed bindings hang off prev. */
-struct binding {
-    struct sym *sym;
-    struct binding *prev;
-    int level;
-};
-
-static struct {
-    struct program *prog;
-    struct modinfo *mods;
-    int nmods;
-    struct modinfo *mi;      /* the module being checked */
-    struct map locals;       /* name -> innermost struct binding */
-    struct vec bound;        /* bindings in push order, popped with their scope */
-    int level;               /* scope nesting; 0 at top level */
-    struct node *fn;         /* the function being checked, or NULL */
-    struct xsym *fn_sym;
-    struct xsym *cnst;       /* the constant being initialised, or NULL */
-    int loop_depth;
-    int par_depth;           /* inside the generator of a par or world reduction or comprehension */
-    int depth;               /* check_expr recursion */
-} C;
-
-static struct sym *os_sym;    /* the always-available module `os` */
-static struct sym *world_sym; /* and `world` (docs/world.md) */
-
-static struct modinfo *modinfo_of(struct module *m)
+struct modinfo *modinfo_of(struct module *m)
 {
     for (int i = 0; i < C.nmods; i++)
         if (C.mods[i].m == m)
@@ -159,7 +115,7 @@ static void scope_pop(void)
     C.level--;
 }
 
-static const char *line_ref(struct loc loc)
+const char *line_ref(struct loc loc)
 {
     return arena_printf("line %d", loc.line);
 }
@@ -233,13 +189,13 @@ static bool attempt(void (*f)(void *), void *arg)
 
 /* ---- messages ----------------------------------------------------------- */
 
-static const char *tn(struct type *t)
+const char *tn(struct type *t)
 {
     return type_name(t);
 }
 
 /* The source text under a location on one line (a literal's spelling). */
-static const char *loc_text(struct loc loc)
+const char *loc_text(struct loc loc)
 {
     const struct source *src = source_get(loc.file);
     if (loc.line < 1 || loc.line > src->nlines || loc.end_line != loc.line || loc.end_col <= loc.col)
@@ -278,9 +234,7 @@ static const char *sym_what(struct sym *s)
 /* "mismatched types: expected float for 'x', found int"; `for` describes
  * what the value belongs to. An integer literal where a float is wanted gets
  * its own wording, since that is the usual slip. */
-static void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
+void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
 {
     if (n->type == want)
         return;
@@ -326,7 +280,7 @@ static const char *float_int_hint(struct node *a, struct type *ta, struct node *
     return arena_printf(" (convert the %s with float(...))", tn(in->type));
 }
 
-static void expect_bool(struct node *n, const char *what)
+void expect_bool(struct node *n, const char *what)
 {
     if (n->type != ty_bool)
         error_at(n->loc, "expected bool for %s, found %s", what, tn(n->type));
@@ -359,7 +313,7 @@ static int edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
-static void consider(const char *name, const char *cand, const char **best, int *best_d)
+void consider(const char *name, const char *cand, const char **best, int *best_d)
 {
     if (strcmp(name, cand) == 0)
         return;
@@ -402,12 +356,11 @@ static const char *suggest(const char *name, bool want_fn)
 
 /* ---- expressions --------------------------------------------------------- */
 
-static struct type *check_expr(struct node *n, struct type *hint);
 static void check_block(struct nodes *b);
 
 /* Checks an expression that must have a value (not a call of a function
  * without result). */
-static struct type *check_value(struct node *n, struct type *hint)
+struct type *check_value(struct node *n, struct type *hint)
 {
     struct type *t = check_expr(n, hint);
     if (t == ty_void) {
@@ -424,7 +377,7 @@ static struct type *check_value(struct node *n, struct type *hint)
 /* Is the type of n decided only by integer literals (and empty arrays), so
  * that it should take the type of its context? Follows the left spine
  * iteratively, so long operator chains cost no recursion. */
-static bool is_flexible(struct node *n)
+bool is_flexible(struct node *n)
 {
     for (;;) {
         switch (n->ekind) {
@@ -550,19 +503,26 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
     return NULL;
 }
 
+/* Two operands of one type (a == b, min(a, b)): a literal takes the other
+ * operand's type, so 1 == x and min(0, x) type the literal from x. */
+void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb)
+{
+    if (is_flexible(a) && !is_flexible(b)) {
+        *tb = check_value(b, hint);
+        *ta = check_value(a, *tb);
+    } else {
+        *ta = check_value(a, hint);
+        *tb = check_value(b, *ta);
+    }
+}
+
 static struct type *check_binary(struct node *n, struct type *hint)
 {
     enum op op = n->u.bin.op;
     struct node *a = n->u.bin.a, *b = n->u.bin.b;
     struct type *ta, *tb;
     if (op_is_compare(op)) {
-        if (is_flexible(a) && !is_flexible(b)) {
-            tb = check_value(b, NULL);
-            ta = check_value(a, tb);
-        } else {
-            ta = check_value(a, NULL);
-            tb = check_value(b, ta);
-        }
+        check_pair(a, b, NULL, &ta, &tb);
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
         if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && ta->sname && !type_is_ordered(ta))
@@ -650,7 +610,7 @@ static bool check_iter_call(struct iterable *it)
 }
 
 /* An iterable of for or a generator; returns the loop variable's type. */
-static struct type *check_iterable(struct iterable *it)
+struct type *check_iterable(struct iterable *it)
 {
     if (!it->is_range && check_iter_call(it) && !it->is_range)
         return it->array->type->elem;
@@ -667,7 +627,7 @@ static struct type *check_iterable(struct iterable *it)
     return t->elem;
 }
 
-static struct loc gen_loc(struct gen *g)
+struct loc gen_loc(struct gen *g)
 {
     struct node *last = g->cond ? g->cond : g->iter.is_range ? g->iter.hi : g->iter.array;
     return loc_span(g->elem->loc, last->loc);
@@ -701,7 +661,7 @@ static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *
 
 /* A generator in its own scope; returns the element type. par: its element
  * and filter run as par work (the source is evaluated once, before). */
-static int gen_depth; /* generators being checked: their elements may not mutate */
+int gen_depth; /* generators being checked: their elements may not mutate */
 
 static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
 {
@@ -729,7 +689,7 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
 
 /* Rewrites a reducer call (sum, product, min, max, any, all with a
  * generator or one array) into N_REDUCE. */
-static struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
+struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
 {
     const char *name = reducer_name[r];
     struct gen *g = n->u.call.gen;
@@ -788,7 +748,7 @@ static struct type *check_reduce(struct node *n, enum reducer r, struct type *hi
 
 /* The variable at the root of an assignment target or push receiver (xs in
  * xs[i][j]) must be a var. verb: "assigned", "pushed to". */
-static void check_mutable_root(struct node *target, const char *verb)
+void check_mutable_root(struct node *target, const char *verb)
 {
     struct node *root = target;
     while (root->kind == N_INDEX || root->kind == N_FIELD)
@@ -824,7 +784,7 @@ static void note_const_read(struct sym *s)
         vec_push(&C.fn_sym->reads, s);
 }
 
-static struct sym *use_const(struct node *n, struct sym *s)
+struct sym *use_const(struct node *n, struct sym *s)
 {
     if (xs(s)->poisoned)
         diag_abandon();
@@ -838,522 +798,8 @@ static struct sym *use_const(struct node *n, struct sym *s)
     return s;
 }
 
-/* The builtin of that kind and spelling (os functions are spelled "os.NAME"). */
-static enum builtin find_builtin(const char *name, enum builtin_kind kind)
-{
-    for (int b = BI_NONE + 1; b <= BI_LAST; b++)
-        if (builtins[b].kind == kind && strcmp(builtin_name[b], name) == 0)
-            return (enum builtin)b;
-    return BI_NONE;
-}
-
-static bool find_reducer(const char *name, enum reducer *r)
-{
-    for (int i = RED_SUM; i <= RED_ALL; i++)
-        if (strcmp(reducer_name[i], name) == 0) {
-            *r = (enum reducer)i;
-            return true;
-        }
-    return false;
-}
-
-/* A call of a user function (possibly through a module: random.uniform). */
-static struct type *check_user_call(struct node *n, struct sym *f, const char *shown)
-{
-    struct node *decl = f->decl;
-    int np = decl->u.fn.nparams;
-    if (n->u.call.args.len != np)
-        error_at(n->loc, "'%s' takes %d argument%s, found %d", shown, np, np == 1 ? "" : "s",
-                 n->u.call.args.len);
-    for (int i = 0; i < np; i++) {
-        struct node *arg = n->u.call.args.items[i];
-        struct type *pt = decl->u.fn.param_types[i];
-        check_value(arg, pt);
-        expect_type(arg, pt, "for parameter '%s' of '%s'", decl->u.fn.param_names[i], shown);
-    }
-    n->u.call.fn = f;
-    if (C.fn_sym)
-        vec_push(&C.fn_sym->calls, f);
-    else if (C.cnst)
-        vec_push(&C.cnst->calls, n);
-    return f->type;
-}
-
-static void arity(struct node *n, const char *name, int want)
-{
-    int got = n->u.call.args.len;
-    if (got != want)
-        error_at(n->loc, "'%s' takes %d argument%s, found %d", name, want, want == 1 ? "" : "s", got);
-}
-
-static struct node *arg(struct node *n, int i)
-{
-    return n->u.call.args.items[i];
-}
-
-/* The source text under a location, over several lines too (assert's
- * default message). */
-static const char *src_text(struct loc loc)
-{
-    const struct source *src = source_get(loc.file);
-    if (loc.line < 1 || loc.end_line > src->nlines || loc.end_line < loc.line)
-        return "?";
-    size_t a = (size_t)src->line_starts[loc.line - 1] + (size_t)loc.col - 1;
-    size_t b = (size_t)src->line_starts[loc.end_line - 1] + (size_t)loc.end_col - 1;
-    if (b <= a)
-        return "?";
-    /* a line break and the indentation around it read as one space */
-    char *t = arena_strndup(src->text + a, b - a), *o = t;
-    for (const char *p = t; *p; p++) {
-        if (*p == '\n' || *p == '\r') {
-            while (o > t && (o[-1] == ' ' || o[-1] == '\t'))
-                o--;
-            while (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')
-                p++;
-            *o++ = ' ';
-            continue;
-        }
-        *o++ = *p;
-    }
-    *o = 0;
-    return t;
-}
-
-/* Whether sort() and sorted() order this element type: by <, and bool
- * (false first). Arrays have no < of their own. */
-static void expect_sortable(struct node *n, struct loc where, struct type *at, const char *what)
-{
-    struct type *e = at->elem;
-    if (!type_is_numeric(e) && e != ty_str && e != ty_bool)
-        error_at(where, "cannot %s %s: its elements have no order ('<' works on numbers and str)", what, tn(at));
-}
-
-/* SPEC section 14's functions: eprint, read_stdin, sorted, reversed, the
- * files of os, and the parser's forms assert and x[a:b]. */
-static struct type *check_io_builtin(struct node *n, enum builtin bi)
-{
-    const char *name = builtin_name[bi];
-    switch (bi) {
-    case BI_EPRINT:
-        for (int i = 0; i < n->u.call.args.len; i++)
-            check_value(arg(n, i), NULL);
-        return ty_void;
-    case BI_READ_STDIN:
-        arity(n, name, 0);
-        return ty_str;
-    case BI_SORTED: case BI_REVERSED: {
-        arity(n, name, 1);
-        struct type *t = check_value(arg(n, 0), NULL);
-        if (t->kind != T_ARRAY)
-            error_at(arg(n, 0)->loc, "'%s' takes an array, found %s", name, tn(t));
-        if (bi == BI_SORTED)
-            expect_sortable(n, arg(n, 0)->loc, t, "sort");
-        return t;
-    }
-    case BI_OS_READ_FILE:
-        arity(n, name, 1);
-        check_value(arg(n, 0), ty_str);
-        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
-        return ty_str;
-    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE:
-        arity(n, name, 2);
-        check_value(arg(n, 0), ty_str);
-        expect_type(arg(n, 0), ty_str, "for the path of '%s'", name);
-        check_value(arg(n, 1), ty_str);
-        expect_type(arg(n, 1), ty_str, "for the text of '%s'", name);
-        return ty_void;
-    case BI_ASSERT: {
-        struct node *c = arg(n, 0);
-        check_value(c, ty_bool);
-        expect_bool(c, "the 'assert' condition");
-        if (n->u.call.args.len == 1) {
-            struct node *m = node_new(N_STR, c->loc);
-            m->u.slit.s = arena_printf("assertion failed: %s", src_text(c->loc));
-            m->u.slit.len = strlen(m->u.slit.s);
-            nodes_push(&n->u.call.args, m);
-        }
-        check_value(arg(n, 1), ty_str);
-        expect_type(arg(n, 1), ty_str, "for the message of 'assert'");
-        return ty_void;
-    }
-    case BI_SLICE: {
-        struct type *t = check_value(arg(n, 0), NULL);
-        if (t != ty_str && t->kind != T_ARRAY)
-            error_at(arg(n, 0)->loc, "cannot slice %s; only str and arrays can be sliced", tn(t));
-        for (int i = 1; i < n->u.call.args.len; i++) {
-            check_value(arg(n, i), ty_int);
-            expect_type(arg(n, i), ty_int, "for the %s of the slice", i == 1 ? "start" : "end");
-        }
-        return t;
-    }
-    default:
-        break;
-    }
-    internal_error("check_io_builtin of '%s'", name);
-}
-
-/* SPEC section 14's methods of str and arrays. */
-static struct type *check_lib_method(struct node *n, struct node *recv, struct type *rt, enum builtin m)
-{
-    const char *mname = builtin_name[m];
-    struct loc name_loc = n->u.call.callee->u.field.name_loc;
-    bool on_str = m <= M_JOIN;
-    if (on_str && rt != ty_str)
-        error_at(name_loc, "%s has no method '%s'; only str does", tn(rt), mname);
-    if (!on_str && rt->kind != T_ARRAY)
-        error_at(name_loc, "%s has no method '%s'; only arrays do", tn(rt), mname);
-    if (builtin_mutates(m)) {
-        check_mutable_root(recv, "changed");
-        if (gen_depth > 0)
-            error_at(name_loc, "'%s' changes its array, and the element of a comprehension or reduction cannot "
-                               "change variables", mname);
-    }
-    switch (m) {
-    case M_SPLIT:
-        if (n->u.call.args.len > 1)
-            error_at(n->loc, "'split' takes 0 or 1 arguments, found %d", n->u.call.args.len);
-        if (n->u.call.args.len == 1) {
-            check_value(arg(n, 0), ty_str);
-            expect_type(arg(n, 0), ty_str, "for the separator of 'split'");
-        }
-        return type_array(ty_str);
-    case M_STRIP: case M_UPPER: case M_LOWER:
-        arity(n, mname, 0);
-        return ty_str;
-    case M_LINES:
-        arity(n, mname, 0);
-        return type_array(ty_str);
-    case M_STARTSWITH: case M_ENDSWITH:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), ty_str);
-        expect_type(arg(n, 0), ty_str, "for the argument of '%s'", mname);
-        return ty_bool;
-    case M_REPLACE:
-        arity(n, mname, 2);
-        for (int i = 0; i < 2; i++) {
-            check_value(arg(n, i), ty_str);
-            expect_type(arg(n, i), ty_str, "for the %s argument of 'replace'", i ? "second" : "first");
-        }
-        return ty_str;
-    case M_JOIN:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), type_array(ty_str));
-        expect_type(arg(n, 0), type_array(ty_str), "for the argument of 'join'");
-        return ty_str;
-    case M_CONTAINS:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), rt->elem);
-        expect_type(arg(n, 0), rt->elem, "for the argument of 'contains' on %s", tn(rt));
-        return ty_bool;
-    case M_POP:
-        arity(n, mname, 0);
-        return rt->elem;
-    case M_INSERT:
-        arity(n, mname, 2);
-        check_value(arg(n, 0), ty_int);
-        expect_type(arg(n, 0), ty_int, "for the index of 'insert'");
-        check_value(arg(n, 1), rt->elem);
-        expect_type(arg(n, 1), rt->elem, "for the value of 'insert' on %s", tn(rt));
-        return ty_void;
-    case M_REMOVE:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), ty_int);
-        expect_type(arg(n, 0), ty_int, "for the index of 'remove'");
-        return rt->elem;
-    case M_EXTEND:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), rt);
-        expect_type(arg(n, 0), rt, "for the argument of 'extend' on %s", tn(rt));
-        return ty_void;
-    case M_REVERSE:
-        arity(n, mname, 0);
-        return ty_void;
-    case M_SORT:
-        arity(n, mname, 0);
-        expect_sortable(n, name_loc, rt, "sort");
-        return ty_void;
-    default:
-        break;
-    }
-    internal_error("check_lib_method of '%s'", mname);
-}
-
-/* Builtin functions and os.*: SPEC sections 3 and 11. */
-static struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
-{
-    const char *name = builtin_name[bi];
-    n->u.call.builtin = bi;
-    if (builtins[bi].sig == SIG_FLOATS) {
-        /* the math functions: floats in, a float out */
-        int k = builtins[bi].arity;
-        arity(n, name, k);
-        for (int i = 0; i < k; i++) {
-            check_value(arg(n, i), ty_float);
-            if (k == 1)
-                expect_type(arg(n, i), ty_float, "for the argument of '%s'", name);
-            else
-                expect_type(arg(n, i), ty_float, "for the %s argument of '%s'", i ? "second" : "first", name);
-        }
-        return ty_float;
-    }
-    switch (bi) {
-    case BI_PRINT:
-        for (int i = 0; i < n->u.call.args.len; i++)
-            check_value(arg(n, i), NULL);
-        return ty_void;
-    case BI_LEN: {
-        arity(n, name, 1);
-        struct type *t = check_value(arg(n, 0), NULL);
-        if (t != ty_str && t->kind != T_ARRAY)
-            error_at(arg(n, 0)->loc, "'len' takes a str or an array, found %s", tn(t));
-        return ty_int;
-    }
-    case BI_STR:
-        arity(n, name, 1);
-        check_value(arg(n, 0), NULL);
-        return ty_str;
-    case BI_INT: case BI_I128: case BI_U64: {
-        arity(n, name, 1);
-        struct type *to = bi == BI_INT ? ty_int : bi == BI_I128 ? ty_i128 : ty_u64;
-        /* A literal argument takes the target type: u64(18446744073709551615). */
-        struct type *t = check_value(arg(n, 0), to);
-        bool ok = type_is_integer(t) || t == ty_float || (bi == BI_INT && t == ty_str);
-        if (!ok)
-            error_at(arg(n, 0)->loc, "'%s' takes %s, found %s", name,
-                     bi == BI_INT ? "an integer, a float or a str" : "an integer or a float", tn(t));
-        return to;
-    }
-    case BI_FLOAT: {
-        arity(n, name, 1);
-        struct type *t = check_value(arg(n, 0), NULL);
-        if (!type_is_numeric(t) && t != ty_str)
-            error_at(arg(n, 0)->loc, "'float' takes a number or a str, found %s", tn(t));
-        return ty_float;
-    }
-    case BI_ABS: {
-        arity(n, name, 1);
-        struct type *t = check_value(arg(n, 0), hint);
-        if (!type_is_numeric(t))
-            error_at(arg(n, 0)->loc, "'abs' takes a number, found %s", tn(t));
-        return t;
-    }
-    case BI_MIN2: case BI_MAX2: {
-        arity(n, name, 2);
-        struct node *a = arg(n, 0), *b = arg(n, 1);
-        struct type *ta, *tb;
-        if (is_flexible(a) && !is_flexible(b)) {
-            tb = check_value(b, hint);
-            ta = check_value(a, tb);
-        } else {
-            ta = check_value(a, hint);
-            tb = check_value(b, ta);
-        }
-        if (ta != tb)
-            error_at(n->loc, "mismatched types: '%s' of %s and %s", name, tn(ta), tn(tb));
-        if (!type_is_numeric(ta) && ta != ty_str)
-            error_at(n->loc, "'%s' takes two numbers or two str, found %s", name, tn(ta));
-        return ta;
-    }
-    case BI_OS_ARGS:
-        arity(n, name, 0);
-        return type_array(ty_str);
-    case BI_OS_THREAD_COUNT:
-        arity(n, name, 0);
-        return ty_int;
-    case BI_OS_CLOCK:
-        arity(n, name, 0);
-        return ty_float;
-    case BI_OS_EXIT:
-        arity(n, name, 1);
-        check_value(arg(n, 0), ty_int);
-        expect_type(arg(n, 0), ty_int, "for the exit code of 'os.exit'");
-        return ty_void;
-    case BI_OS_GETENV:
-        arity(n, name, 1);
-        check_value(arg(n, 0), ty_str);
-        expect_type(arg(n, 0), ty_str, "for the variable name of 'os.getenv'");
-        return ty_str;
-    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
-    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE:
-        return check_io_builtin(n, bi);
-    case BI_WORLD_RANK: case BI_WORLD_SIZE:
-        arity(n, name, 0);
-        return ty_int;
-    case BI_WORLD_BARRIER:
-        arity(n, name, 0);
-        return ty_void;
-    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
-    case BI_WORLD_ALL: {
-        arity(n, name, 1);
-        bool logic = bi == BI_WORLD_ANY || bi == BI_WORLD_ALL;
-        struct node *a = arg(n, 0);
-        struct type *t = check_value(a, logic ? ty_bool : hint);
-        if (t->kind == T_ARRAY) {
-            const char *xs = a->kind == N_NAME ? a->u.name.name : "xs";
-            error_at(a->loc, "'%s' of an array needs a generator, so that each rank evaluates only its share: "
-                             "%s(x for x in %s)", name, name, xs);
-        }
-        if (logic)
-            expect_type(a, ty_bool, "for the argument of '%s'", name);
-        else if (!type_is_numeric(t))
-            error_at(a->loc, "'%s' takes a number (int, i128, u64 or float), found %s", name, tn(t));
-        return t;
-    }
-    case BI_WORLD_BROADCAST: {
-        arity(n, name, 2);
-        struct type *t = check_value(arg(n, 0), hint);
-        if (t == ty_void)
-            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
-        check_value(arg(n, 1), ty_int);
-        expect_type(arg(n, 1), ty_int, "for the root rank of '%s'", name);
-        return t;
-    }
-    case BI_WORLD_GATHER: {
-        arity(n, name, 1);
-        struct type *t = check_value(arg(n, 0), hint && hint->kind == T_ARRAY ? hint->elem : NULL);
-        if (t == ty_void)
-            error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
-        return type_array(t);
-    }
-    case BI_PANIC:
-        arity(n, name, 1);
-        check_value(arg(n, 0), ty_str);
-        expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
-        return ty_void;
-    case BI_NONE:
-    BI_MATH_CASES
-    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
-    case M_ROTATE_LEFT: case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS:
-    case M_TRAILING_ZEROS: case M_PUSH: case M_SPLIT: case M_STRIP: case M_LINES: case M_STARTSWITH:
-    case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
-    case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
-    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
-        break;
-    }
-    internal_error("check_builtin of '%s'", name);
-}
-
-/* Methods: x.wrapping_add(y) and friends on integers, xs.push(v). */
-static struct type *check_method(struct node *n, struct node *recv, const char *mname, struct type *hint)
-{
-    enum builtin m = find_builtin(mname, BK_METHOD);
-    struct type *rt;
-    /* A literal receiver takes the argument's type: 1.wrapping_add(x); with
-     * a literal argument too (or none), the context's integer type:
-     * ys[i] = 0xf_4240.wrapping_add(-53) for ys: [i128]. */
-    bool same_type = m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL;
-    bool keeps_type = same_type || m == M_WRAPPING_NEG || m == M_ROTATE_LEFT || m == M_ROTATE_RIGHT;
-    if (same_type && n->u.call.args.len == 1 && is_flexible(recv) && !is_flexible(arg(n, 0))) {
-        struct type *ta = check_value(arg(n, 0), NULL);
-        rt = check_value(recv, ta);
-    } else if (keeps_type && is_flexible(recv) && hint && type_is_integer(hint)) {
-        rt = check_value(recv, hint);
-    } else {
-        rt = check_value(recv, NULL);
-    }
-    if (m == BI_NONE) {
-        const char *have = rt->kind == T_ARRAY ? "; arrays have the methods push, pop, insert, remove, extend, "
-                                                 "reverse, sort, contains"
-                           : rt == ty_str ? "; its methods are split, strip, lines, startswith, endswith, replace, "
-                                            "upper, lower, join"
-                           : type_is_integer(rt)
-                               ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
-                                 "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
-                               : arena_printf("; %s has no methods", tn(rt));
-        if (strcmp(mname, "len") == 0 && (rt->kind == T_ARRAY || rt == ty_str)) {
-            const char *text = recv->loc.line == recv->loc.end_line ? loc_text(recv->loc) : "?";
-            have = arena_printf("; the length is a function: len(%s)", strlen(text) <= 40 ? text : "...");
-        }
-        error_at(n->u.call.callee->u.field.name_loc, "%s has no method '%s'%s", tn(rt), mname, have);
-    }
-    n->u.call.builtin = m;
-    n->u.call.recv = recv;
-    if (m >= M_SPLIT && m <= M_SORT)
-        return check_lib_method(n, recv, rt, m);
-    if (m == M_PUSH) {
-        if (rt->kind != T_ARRAY)
-            error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
-        check_mutable_root(recv, "pushed to");
-        arity(n, mname, 1);
-        check_value(arg(n, 0), rt->elem);
-        expect_type(arg(n, 0), rt->elem, "for the argument of 'push' on %s", tn(rt));
-        return ty_void;
-    }
-    if (!type_is_integer(rt))
-        error_at(n->u.call.callee->u.field.name_loc, "%s has no method '%s'; it works on int, i128 and u64", tn(rt),
-                 mname);
-    switch (m) {
-    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL:
-        arity(n, mname, 1);
-        if (!arg(n, 0)->type)
-            check_value(arg(n, 0), rt);
-        expect_type(arg(n, 0), rt, "for the argument of '%s'", mname);
-        return rt;
-    case M_WRAPPING_NEG:
-        arity(n, mname, 0);
-        return rt;
-    case M_ROTATE_LEFT: case M_ROTATE_RIGHT:
-        arity(n, mname, 1);
-        check_value(arg(n, 0), ty_int);
-        expect_type(arg(n, 0), ty_int, "for the rotate amount of '%s'", mname);
-        return rt;
-    case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS:
-        arity(n, mname, 0);
-        return ty_int;
-    case M_PUSH:
-    case BI_NONE: case BI_PRINT: case BI_LEN: case BI_STR: case BI_INT: case BI_FLOAT: case BI_I128:
-    case BI_U64: case BI_ABS: case BI_MIN2: case BI_MAX2: BI_MATH_CASES case BI_OS_ARGS:
-    case BI_OS_THREAD_COUNT: case BI_OS_CLOCK: case BI_OS_EXIT: case BI_OS_GETENV: case BI_PANIC:
-    case BI_EPRINT: case BI_READ_STDIN: case BI_SORTED: case BI_REVERSED: case BI_OS_READ_FILE:
-    case BI_OS_WRITE_FILE: case BI_OS_APPEND_FILE: case BI_ASSERT: case BI_SLICE: case M_SPLIT: case M_STRIP:
-    case M_LINES: case M_STARTSWITH: case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN:
-    case M_CONTAINS: case M_POP: case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
-    case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
-    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
-    case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
-        break;
-    }
-    internal_error("check_method of '%s'", mname);
-}
-
-/* world.NAME(...): a distributed reduction with a generator, else one of
- * the BK_WORLD rows (docs/world.md). */
-static struct type *check_world(struct node *n, const char *member, struct type *hint)
-{
-    struct gen *g = n->u.call.gen;
-    enum reducer r = RED_SUM;
-    bool red = find_reducer(member, &r);
-    if (n->u.call.par)
-        error_at(n->loc, "'par' does not apply to 'world.%s'; a world reduction already runs on every rank's pool",
-                 member);
-    /* The elements run on any thread and, in a world reduction, on one rank
-     * only: a collective there would leave the other ranks waiting. */
-    if (C.par_depth > 0 && strcmp(member, "rank") != 0 && strcmp(member, "size") != 0)
-        error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
-                         "every rank must make the same world calls in the same order: compute it before",
-                 member);
-    if (g) {
-        if (!red)
-            error_at(gen_loc(g), "a generator can only be the argument of a reducer (world.sum, world.product, "
-                                 "world.min, world.max, world.any, world.all), not of 'world.%s'", member);
-        struct loc where = g->elem->loc;
-        n->u.call.par = true;
-        struct type *t = check_reduce(n, r, hint);
-        n->u.reduce.world = true;
-        if ((r == RED_MIN || r == RED_MAX) && !type_is_numeric(n->u.reduce.elem_type))
-            error_at(where, "'world.%s' of a generator needs numbers, found elements of type %s", member,
-                     tn(n->u.reduce.elem_type));
-        return t;
-    }
-    enum builtin bi = find_builtin(arena_printf("world.%s", member), BK_WORLD);
-    if (bi == BI_NONE)
-        error_at(n->u.call.callee->loc, "module 'world' has no function '%s' (it has rank, size, sum, product, min, "
-                                        "max, any, all, broadcast, gather, barrier)", member);
-    return check_builtin(n, bi, hint);
-}
-
 /* If base names a module (an import, or os), returns its symbol. */
-static struct sym *module_base(struct node *base)
+struct sym *module_base(struct node *base)
 {
     if (base->kind != N_NAME)
         return NULL;
@@ -1362,99 +808,6 @@ static struct sym *module_base(struct node *base)
         error_at(base->loc, "undefined name '%s'; to use a module, import it first: import %s", base->u.name.name,
                  base->u.name.name);
     return s && s->kind == SYM_MODULE ? s : NULL;
-}
-
-/* "lo, hi and depth": a struct's field names, for messages. */
-static const char *field_list(struct type *t)
-{
-    struct buf b = {0};
-    for (int i = 0; i < t->nfields; i++)
-        bprintf(&b, "%s%s", i == 0 ? "" : i == t->nfields - 1 ? " and " : ", ", t->fnames[i]);
-    const char *list = arena_strndup(b.p, b.len);
-    free(b.p);
-    return list;
-}
-
-/* "Seg(lo=..., hi=..., depth=...)": the fix shown with a struct's errors. */
-static const char *ctor_shape(struct type *t)
-{
-    struct buf b = {0};
-    bprintf(&b, "%s(", t->sname);
-    for (int i = 0; i < t->nfields; i++)
-        bprintf(&b, "%s%s=...", i ? ", " : "", t->fnames[i]);
-    bputs(&b, ")");
-    const char *r = arena_strndup(b.p, b.len);
-    free(b.p);
-    return r;
-}
-
-static int field_index(struct type *t, const char *name)
-{
-    for (int i = 0; i < t->nfields; i++)
-        if (strcmp(t->fnames[i], name) == 0)
-            return i;
-    return -1;
-}
-
-static const char *field_suggest(struct type *t, const char *name)
-{
-    const char *best = NULL;
-    int best_d = strlen(name) <= 4 ? 2 : 3;
-    for (int i = 0; i < t->nfields; i++)
-        consider(name, t->fnames[i], &best, &best_d);
-    return best ? arena_printf("; did you mean '%s'?", best) : arena_printf("; its fields are %s", field_list(t));
-}
-
-/* Seg(0.0, 1.0, 3) or Seg(lo=0.0, hi=1.0, depth=3): positional values
- * first, then named ones, every field exactly once. The call becomes an
- * N_TUPLE of the values in field order (evaluated in that order). */
-static struct type *check_struct_ctor(struct node *n, struct type *t)
-{
-    struct nodes *args = &n->u.call.args;
-    if (n->u.call.par)
-        error_at(n->loc, "'par' applies only to reductions (sum, product, min, max, any, all) and "
-                         "comprehensions, not to building a struct");
-    if (n->u.call.gen)
-        error_at(gen_loc(n->u.call.gen), "a generator cannot build struct '%s'; give its fields: %s", t->sname,
-                 ctor_shape(t));
-    struct node **vals = arena_alloc(sizeof *vals * (size_t)t->nfields);
-    int npos = 0;
-    bool named = false;
-    for (int i = 0; i < args->len; i++) {
-        struct node *a = args->items[i];
-        if (a->kind != N_ASSIGN) {
-            if (named)
-                error_at(a->loc, "a positional value cannot follow a named field in '%s(...)'; name it too: %s",
-                         t->sname, ctor_shape(t));
-            if (npos >= t->nfields)
-                error_at(a->loc, "struct '%s' has %d field%s (%s), but %d values were given", t->sname, t->nfields,
-                         t->nfields == 1 ? "" : "s", field_list(t), args->len);
-            vals[npos++] = a;
-            continue;
-        }
-        named = true;
-        struct node *f = a->u.assign.target;
-        int k = field_index(t, f->u.name.name);
-        if (k < 0)
-            error_at(f->loc, "struct '%s' has no field '%s'%s", t->sname, f->u.name.name,
-                     field_suggest(t, f->u.name.name));
-        if (vals[k])
-            error_at(f->loc, "field '%s' is given twice in '%s(...)'", f->u.name.name, t->sname);
-        vals[k] = a->u.assign.value;
-    }
-    for (int i = 0; i < t->nfields; i++)
-        if (!vals[i])
-            error_at(n->loc, "missing field '%s' in '%s(...)'; give every field: %s", t->fnames[i], t->sname,
-                     ctor_shape(t));
-    for (int i = 0; i < t->nfields; i++) {
-        check_value(vals[i], t->fields[i]);
-        expect_type(vals[i], t->fields[i], "for field '%s' of '%s'", t->fnames[i], t->sname);
-    }
-    n->kind = N_TUPLE;
-    memset(&n->u.array, 0, sizeof n->u.array);
-    for (int i = 0; i < t->nfields; i++)
-        nodes_push(&n->u.array, vals[i]);
-    return t;
 }
 
 static struct type *check_call(struct node *n, struct type *hint)
@@ -1600,87 +953,6 @@ static struct type *check_name(struct node *n)
     internal_error("bad symbol kind");
 }
 
-/* t.0, t.1: "a (float, int) tuple has fields .0 and .1" otherwise. */
-static struct type *check_tuple_field(struct node *n, struct type *t)
-{
-    const char *f = n->u.field.name;
-    int k = -1;
-    if (f[0] >= '0' && f[0] <= '9')
-        k = atoi(f);
-    if (k < 0 || k >= t->nfields) {
-        struct buf b = {0};
-        for (int i = 0; i < t->nfields; i++)
-            bprintf(&b, "%s.%d", i == 0 ? "" : i == t->nfields - 1 ? " and " : ", ", i);
-        const char *list = arena_strndup(b.p, b.len);
-        free(b.p);
-        error_at(n->u.field.name_loc, "a %s tuple has fields %s", tn(t), list);
-    }
-    n->u.field.index = k;
-    return t->fields[k];
-}
-
-/* (a, b, ...): each element takes its field of the hint when the hint is a
- * tuple of the same length. */
-static struct type *check_tuple(struct node *n, struct type *hint)
-{
-    struct nodes *el = &n->u.array;
-    struct type **ft = arena_alloc(sizeof *ft * (size_t)el->len);
-    bool fit = hint && hint->kind == T_TUPLE && !hint->sname && hint->nfields == el->len;
-    for (int i = 0; i < el->len; i++) {
-        ft[i] = check_value(el->items[i], fit ? hint->fields[i] : NULL);
-        if (fit) /* as an array's elements take the array's: the element is where it goes wrong */
-            expect_type(el->items[i], hint->fields[i], "for field .%d of the tuple", i);
-    }
-    return type_tuple(ft, el->len);
-}
-
-/* base.name outside a call: a module constant (math.pi), rewritten in place
- * into an N_NAME of the constant's symbol. */
-static struct type *check_field(struct node *n)
-{
-    struct node *base = n->u.field.base;
-    const char *member = n->u.field.name;
-    struct sym *ms = module_base(base);
-    if (!ms) {
-        struct type *t = check_value(base, NULL);
-        if (t->kind == T_TUPLE && t->sname) {
-            int k = field_index(t, member);
-            if (k < 0)
-                error_at(n->u.field.name_loc, "struct '%s' has no field '%s'%s", t->sname, member,
-                         field_suggest(t, member));
-            n->u.field.index = k;
-            return t->fields[k];
-        }
-        if (t->kind == T_TUPLE)
-            return check_tuple_field(n, t);
-        const char *hint = find_builtin(member, BK_METHOD) ? arena_printf("; call the method: .%s(...)", member)
-                           : strcmp(member, "len") == 0                    ? "; the length is len(...)"
-                                                                           : "";
-        error_at(n->loc, "%s has no field '%s'%s", tn(t), member, hint);
-    }
-    if (ms == world_sym) {
-        if (find_builtin(arena_printf("world.%s", member), BK_WORLD) != BI_NONE)
-            error_at(n->loc, "'world.%s' is a function, not a value; call it: world.%s(...)", member, member);
-        error_at(n->loc, "module 'world' has no member '%s'", member);
-    }
-    if (ms == os_sym) {
-        if (find_builtin(arena_printf("os.%s", member), BK_OS) != BI_NONE)
-            error_at(n->loc, "'os.%s' is a function, not a value; call it: os.%s()", member, member);
-        error_at(n->loc, "module 'os' has no member '%s'", member);
-    }
-    struct sym *s = map_get_str(&modinfo_of(ms->module)->globals, member);
-    if (!s || s->kind == SYM_MODULE)
-        error_at(n->loc, "module '%s' has no member '%s'", ms->name, member);
-    if (s->kind == SYM_FN)
-        error_at(n->loc, "'%s.%s' is a function, not a value; call it: %s.%s(...)", ms->name, member, ms->name,
-                 member);
-    n->kind = N_NAME;
-    n->u.name.name = member;
-    n->u.name.sym = s;
-    use_const(n, s);
-    return s->type;
-}
-
 static struct type *check_array(struct node *n, struct type *hint)
 {
     struct nodes *el = &n->u.array;
@@ -1741,7 +1013,7 @@ static struct type *check_fstring(struct node *n)
     return ty_str;
 }
 
-static struct type *check_expr(struct node *n, struct type *hint)
+struct type *check_expr(struct node *n, struct type *hint)
 {
     if (n->type)
         internal_error("expression checked twice (%s)", node_kind_name[n->kind]);
@@ -2339,46 +1611,6 @@ static void check_const_calls(void *unused)
                                     "(constants are initialised in order)",
                          c->s.name, f->s.name, f->max_sym->name);
         }
-    }
-}
-
-/* Pass 0: every struct named is declared, none holds itself (through
- * fields, tuples or structs; an array of it is fine: arrays are references),
- * and no function or constant has a struct's name. */
-static bool holds(struct type *t, struct type *s, int depth)
-{
-    if (t->kind != T_TUPLE || depth > MAX_NESTING)
-        return false;
-    for (int i = 0; i < t->nfields; i++)
-        if (t->fields[i] == s || holds(t->fields[i], s, depth + 1))
-            return true;
-    return false;
-}
-
-static void check_struct(void *arg)
-{
-    struct type *t = arg;
-    if (!t->sdefined) {
-        const char *best = NULL;
-        int best_d = strlen(t->sname) <= 4 ? 2 : 3;
-        for (int i = 0; i < type_structs.len; i++) {
-            struct type *o = type_structs.items[i];
-            if (o->sdefined)
-                consider(t->sname, o->sname, &best, &best_d);
-        }
-        if (best)
-            error_at(t->sloc, "unknown type '%s'; did you mean '%s'?", t->sname, best);
-        error_at(t->sloc, "unknown type '%s' (the types are int, i128, u64, float, bool, str, [T], tuples (T1, T2) "
-                          "and structs declared with 'struct %s:')", t->sname, t->sname);
-    }
-    for (int i = 0; i < t->nfields; i++)
-        if (t->fields[i] == t || holds(t->fields[i], t, 0))
-            error_at(t->sloc, "struct '%s' holds itself through field '%s', so it would have no end; hold an array "
-                              "of it instead: %s: [%s]", t->sname, t->fnames[i], t->fnames[i], t->sname);
-    for (int i = 0; i < C.nmods; i++) {
-        struct sym *g = map_get_str(&C.mods[i].globals, t->sname);
-        if (g)
-            error_at(g->loc, "'%s' is already defined as a struct (%s); rename one of them", t->sname, line_ref(t->sloc));
     }
 }
 

@@ -94,6 +94,15 @@ const char *owned_tmp_(struct type *t, const char *n);
 
 const char *emit_expr(struct ir_node *n);
 void emit_stmt(struct ir_node *s);
+/* Whether statement s changes array variable v (a method in place). */
+bool stmt_mutates(struct ir_node *s, struct ir_var *v);
+/* The view of an array read as a[i] or len(a), if a loop around holds one
+ * (opt_loops.c's views: its data and length in locals). */
+const struct view *view_of(struct ir_node *a);
+
+/* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
+
+const char *emit_builtin(struct ir_node *n);
 
 /* ---- comprehensions and reductions (emit_par.c) -------------------------- */
 

@@ -1,0 +1,104 @@
+/*
+ * check.h: what the checker's files share (check.c: names, scopes, types,
+ * expressions, statements, the program; check_builtins.c: the builtins,
+ * os, world and methods). Private to the checker: the rest of the compiler
+ * sees check_program() and block_flow() in brine.h.
+ */
+#ifndef BRINE_CHECK_H
+#define BRINE_CHECK_H
+#include "brine.h"
+#include "brine_rt.h"
+
+#define MAX_EXPR_DEPTH 10000 /* far below the C stack's limit, far above real code */
+
+/* Every symbol is allocated here with checker-private data after it, so a
+ * struct sym * we handed out can be turned back into its xsym. */
+struct xsym {
+    struct sym s;
+    int order;            /* SYM_CONST: global initialisation order, from 1 */
+    bool loop_var;        /* SYM_LOCAL bound by for or a generator */
+    struct vec reads;     /* SYM_FN: constants its body reads (struct sym *) */
+    struct vec calls;     /* SYM_FN: functions it calls; SYM_CONST: N_CALL nodes in its initialiser */
+    int max_read;         /* SYM_FN: highest order of a constant it reads, directly or through calls */
+    struct sym *max_sym;  /* ... and that constant */
+    bool poisoned;        /* its declaration had an error: uses are abandoned */
+    bool read;            /* SYM_LOCAL: its value is read somewhere */
+    bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
+};
+
+struct modinfo {
+    struct module *m;
+    struct map globals;  /* name -> struct sym *: functions, constants, imports */
+};
+
+/* A local binding; shadowed bindings hang off prev. */
+struct binding {
+    struct sym *sym;
+    struct binding *prev;
+    int level;
+};
+
+struct checker {
+    struct program *prog;
+    struct modinfo *mods;
+    int nmods;
+    struct modinfo *mi;      /* the module being checked */
+    struct map locals;       /* name -> innermost struct binding */
+    struct vec bound;        /* bindings in push order, popped with their scope */
+    int level;               /* scope nesting; 0 at top level */
+    struct node *fn;         /* the function being checked, or NULL */
+    struct xsym *fn_sym;
+    struct xsym *cnst;       /* the constant being initialised, or NULL */
+    int loop_depth;
+    int par_depth;           /* inside the generator of a par or world reduction or comprehension */
+    int depth;               /* check_expr recursion */
+};
+
+extern struct checker C;
+extern struct sym *os_sym;    /* the always-available module `os` */
+extern struct sym *world_sym; /* and `world` (docs/world.md) */
+extern int gen_depth;         /* generators being checked: their elements may not mutate */
+
+/* ---- check.c ------------------------------------------------------------- */
+
+struct xsym *xs(struct sym *s);
+const char *tn(struct type *t);
+const char *loc_text(struct loc loc);
+/* "mismatched types: expected float for 'x', found int" */
+void expect_type(struct node *n, struct type *want, const char *forfmt, ...) __attribute__((format(printf, 3, 4)));
+void expect_bool(struct node *n, const char *what);
+struct type *check_expr(struct node *n, struct type *hint);
+/* An expression that must have a value (not a call of a function without one). */
+struct type *check_value(struct node *n, struct type *hint);
+bool is_flexible(struct node *n); /* an untyped literal expression (takes the context's type) */
+void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb);
+struct loc gen_loc(struct gen *g);
+struct type *check_iterable(struct iterable *it);
+struct type *check_reduce(struct node *n, enum reducer r, struct type *hint);
+void check_mutable_root(struct node *target, const char *verb);
+struct modinfo *modinfo_of(struct module *m);
+const char *line_ref(struct loc loc);
+/* "did you mean": keeps the closest candidate within the edit limit */
+void consider(const char *name, const char *cand, const char **best, int *best_d);
+struct sym *use_const(struct node *n, struct sym *s);
+/* If base names a module (an import, os or world), its symbol. */
+struct sym *module_base(struct node *base);
+
+/* ---- check_values.c: tuples and structs ------------------------------------ */
+
+struct type *check_struct_ctor(struct node *n, struct type *t);
+struct type *check_tuple(struct node *n, struct type *hint);
+struct type *check_field(struct node *n);
+void check_struct(void *arg); /* a struct declaration (run under attempt()) */
+
+/* ---- check_builtins.c ------------------------------------------------------ */
+
+enum builtin find_builtin(const char *name, enum builtin_kind kind);
+bool find_reducer(const char *name, enum reducer *r);
+struct type *check_user_call(struct node *n, struct sym *f, const char *shown);
+struct node *arg(struct node *n, int i);
+struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint);
+struct type *check_method(struct node *n, struct node *recv, const char *mname, struct type *hint);
+struct type *check_world(struct node *n, const char *member, struct type *hint);
+
+#endif

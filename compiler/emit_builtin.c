@@ -1,0 +1,239 @@
+/*
+ * emit_builtin.c: the C emitter's calls of builtins, os and world functions
+ * and methods (emit_c.h): printing, the library's runtime calls, the
+ * methods that change their array in place, math through BRT_MATH.
+ */
+#include "emit_c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A rotate amount: only its value modulo 64/128 matters. */
+static const char *rot_amount(const char *b, struct type *t)
+{
+    if (t == ty_i128) return arena_printf("(int64_t)%s.lo", b);
+    return arena_printf("(int64_t)%s", b);
+}
+
+static void print_value(const char *x, struct type *t)
+{
+    switch (t->kind) {
+    case T_INT: line("brt_print_int(%s);", x); return;
+    case T_U64: line("brt_print_u64(%s);", x); return;
+    case T_I128: line("brt_print_i128(%s);", x); return;
+    case T_FLOAT: line("brt_print_float(%s);", x); return;
+    case T_BOOL: line("brt_print_bool(%s);", x); return;
+    case T_STR: line("brt_print_str(%s);", x); return;
+    case T_ARRAY: case T_TUPLE: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
+    case T_VOID: break;
+    }
+    internal_error("emit: print of nothing");
+}
+
+/* The slot (a brt_arr ** C expression) of a mutating method's receiver: a
+ * var, or an element xs[i]... of one, each array on the way made unique. */
+static const char *emit_place(struct ir_node *p)
+{
+    if (p->op == IR_VAR) return arena_printf("&%s", vname(p->var));
+    if (p->op == IR_FIELD) { /* s.xs.pop(), segs[i].xs.sort(): a pointer to the field */
+        const char *outer = emit_place(p->a);
+        const char *slot = new_temp();
+        line("%s *%s = &(%s)->f%d;", ctype(p->type), slot, outer, p->field);
+        return slot;
+    }
+    if (p->op != IR_INDEX) internal_error("emit: a method's receiver is not a place");
+    const char *outer = emit_place(p->a);
+    const char *i = emit_expr(p->b);
+    const char *slot = new_temp();
+    const char *et = ctype(p->type);
+    line("*%s = brt_arr_unique(*%s);", outer, outer);
+    line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", et, slot, et, outer, outer, i, loc_ref(p->loc));
+    return slot;
+}
+
+/* eprint, assert, and the methods that change their array in place. */
+
+static const char *emit_io_builtin(struct ir_node *n)
+{
+    enum builtin b = n->builtin;
+    if (b == BI_EPRINT) {
+        const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = lval(emit_expr(n->kids[i]), n->kids[i]->type);
+        const char *sb = new_temp();
+        line("brt_sb %s;", sb);
+        line("brt_sb_init(&%s);", sb);
+        for (int i = 0; i < n->nkids; i++) {
+            if (i) line("brt_sb_lit(&%s, \" \", 1);", sb);
+            line("brt_sb_val(&%s, %s, &%s, NULL);", sb, tdesc(n->kids[i]->type), xs[i]);
+        }
+        line("brt_eprint_finish(&%s);", sb);
+        return "";
+    }
+    if (b == BI_ASSERT) {
+        /* the message is evaluated only when the condition fails */
+        const char *c = emit_expr(n->kids[0]);
+        line("if (!(%s)) {", c);
+        F->ind++;
+        scope_open();
+        const char *m = emit_expr(n->kids[1]);
+        line("brt_panic_msg(%s, \"%%s\", %s->data);", loc_ref(n->loc), m);
+        scope_close();
+        F->ind--;
+        line("}");
+        return "";
+    }
+    /* the arguments first, then the receiver's place (as push does) */
+    const char *arg[3] = {0};
+    for (int i = 1; i < n->nkids && i < 3; i++) arg[i] = emit_expr(n->kids[i]);
+    struct ir_node *recv = n->kids[0];
+    struct type *et = recv->type->elem;
+    const char *L = loc_ref(n->loc);
+    const char *slot = emit_place(recv);
+    switch (b) {
+    case M_POP: case M_REMOVE: {
+        const char *r = new_temp();
+        line("%s %s;", ctype(et), r);
+        if (b == M_POP) line("brt_arr_pop(%s, &%s, %s);", slot, r, L);
+        else line("brt_arr_remove(%s, %s, &%s, %s);", slot, arg[1], r, L);
+        own(r, et);
+        return r;
+    }
+    case M_INSERT: {
+        const char *v = lval(take(arg[2], et), et);
+        line("brt_arr_insert(%s, %s, &%s, %s);", slot, arg[1], v, L);
+        return "";
+    }
+    case M_EXTEND: line("brt_arr_extend(%s, %s);", slot, arg[1]); return "";
+    case M_REVERSE: line("brt_arr_reverse(%s);", slot); return "";
+    case M_SORT: line("brt_arr_sort(%s);", slot); return "";
+    default: break;
+    }
+    internal_error("emit: builtin %s", builtin_name[b]);
+}
+
+const char *emit_builtin(struct ir_node *n)
+{
+    enum builtin b = n->builtin;
+    const char **arg = arena_alloc((size_t)(n->nkids + 1) * sizeof *arg);
+    struct type **at = arena_alloc((size_t)(n->nkids + 1) * sizeof *at);
+    if (b == BI_PRINT) {
+        const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
+        for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        line("brt_print_at(%s);", loc_ref(n->loc));
+        for (int i = 0; i < n->nkids; i++) {
+            if (i) line("brt_print_sep();");
+            print_value(xs[i], n->kids[i]->type);
+        }
+        line("brt_print_end();");
+        return "";
+    }
+    if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);
+    for (int i = 0; i < n->nkids; i++) {
+        arg[i] = emit_expr(n->kids[i]);
+        at[i] = n->kids[i]->type;
+    }
+    struct type *t = n->type;
+    const char *m = math_fn(b);
+    if (m) {
+        if (n->nkids == 2) return tmp(t, "%s(%s, %s)", m, arg[0], arg[1]);
+        return tmp(t, "%s(%s)", m, arg[0]);
+    }
+    struct type *t0 = n->nkids ? at[0] : NULL;
+    switch (b) {
+    case BI_LEN: {
+        const struct view *vw = view_of(n->kids[0]);
+        return tmp(ty_int, "%s", vw ? vw->len : arena_printf("%s->len", arg[0]));
+    }
+    case BI_STR: return tmp_owned(ty_str, "brt_to_str(%s, &%s)", tdesc(t0), lval(arg[0], t0));
+    case BI_ABS:
+        if (t0 == ty_int) return tmp(t, "brt_abs_i64(%s, %s)", arg[0], loc_ref(n->loc));
+        if (t0 == ty_i128) return tmp(t, "brt_abs_i128(%s, %s)", arg[0], loc_ref(n->loc));
+        if (t0 == ty_float) return tmp(t, "bp_fabs(%s)", arg[0]);
+        return arg[0]; /* u64 */
+    case BI_MIN2: case BI_MAX2: {
+        /* Python's min(a, b): b only if strictly smaller (larger). A str result
+         * borrows from the operands, which live until the scope ends. */
+        const char *rel = b == BI_MIN2 ? "<" : ">";
+        if (t0 == ty_i128) return tmp(t, "brt_cmp_i128(%s, %s) %s 0 ? %s : %s", arg[1], arg[0], rel, arg[1], arg[0]);
+        if (t0 == ty_str) return tmp(t, "brt_str_cmp(%s, %s) %s 0 ? %s : %s", arg[1], arg[0], rel, arg[1], arg[0]);
+        return tmp(t, "%s %s %s ? %s : %s", arg[1], rel, arg[0], arg[1], arg[0]);
+    }
+    case BI_OS_ARGS: return tmp_owned(t, "brt_os_args()");
+    case BI_OS_THREAD_COUNT: return tmp(t, "brt_os_thread_count()");
+    case BI_OS_CLOCK: return tmp(t, "brt_os_clock()");
+    case BI_OS_EXIT: line("brt_os_exit(%s);", arg[0]); return "";
+    case BI_OS_GETENV: return tmp_owned(t, "brt_os_getenv(%s)", arg[0]);
+    case BI_RANGE_STEP: return tmp_owned(t, "brt_range_step(%s, %s, %s, %s)", arg[0], arg[1], arg[2], loc_ref(n->loc));
+    case BI_ENUMERATE: return tmp_owned(t, "brt_enumerate(%s, %s)", tdesc(t->elem), arg[0]);
+    case BI_ZIP: return tmp_owned(t, "brt_zip(%s, %s, %s)", tdesc(t->elem), arg[0], arg[1]);
+    case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";
+    case BI_WORLD_RANK: CG->uses_world = true; return tmp(t, "brt_world_rank()");
+    case BI_WORLD_SIZE: CG->uses_world = true; return tmp(t, "brt_world_size()");
+    case BI_WORLD_BARRIER: CG->uses_world = true; line("brt_world_barrier();"); return "";
+    case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
+    case BI_WORLD_ALL: {
+        static const char *const op[] = {"BRT_W_SUM", "BRT_W_PRODUCT", "BRT_W_MIN", "BRT_W_MAX", "BRT_W_ANY", "BRT_W_ALL"};
+        CG->uses_world = true;
+        const char *v = tmp(t, "%s", arg[0]);
+        line("brt_world_fold(%s, %s, &%s, %s);", op[b - BI_WORLD_SUM], tdesc(t), v, loc_ref(n->loc));
+        return v;
+    }
+    case BI_WORLD_BROADCAST: {
+        CG->uses_world = true;
+        const char *in = lval(arg[0], t0), *o = tmp(t, "%s", zero_of(t));
+        line("brt_world_broadcast(%s, &%s, &%s, %s, %s);", tdesc(t), in, o, arg[1], loc_ref(n->loc));
+        if (type_is_ref(t)) own(o, t);
+        return o;
+    }
+    case BI_WORLD_GATHER:
+        CG->uses_world = true;
+        return tmp_owned(t, "brt_world_gather(%s, &%s)", tdesc(t0), lval(arg[0], t0));
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
+        const char *nm = b == M_WRAPPING_ADD ? "add" : b == M_WRAPPING_SUB ? "sub" : "mul";
+        if (t0 == ty_u64) return tmp(t, "%s %s %s", arg[0], b == M_WRAPPING_ADD ? "+" : b == M_WRAPPING_SUB ? "-" : "*", arg[1]);
+        return tmp(t, "brt_wrapping_%s_%s(%s, %s)", nm, num_suffix(t0), arg[0], arg[1]);
+    }
+    case M_WRAPPING_NEG:
+        if (t0 == ty_u64) return tmp(t, "0 - %s", arg[0]);
+        return tmp(t, "brt_wrapping_neg_%s(%s)", num_suffix(t0), arg[0]);
+    case M_ROTATE_LEFT: case M_ROTATE_RIGHT: {
+        const char *dir = b == M_ROTATE_LEFT ? "rotl" : "rotr";
+        const char *s = rot_amount(arg[1], at[1]);
+        if (t0 == ty_i128) return tmp(t, "brt_%s_i128(%s, %s)", dir, arg[0], s);
+        if (t0 == ty_u64) return tmp(t, "brt_%s_u64(%s, %s)", dir, arg[0], s);
+        return tmp(t, "(int64_t)brt_%s_u64((uint64_t)%s, %s)", dir, arg[0], s);
+    }
+    case BI_READ_STDIN: return tmp_owned(t, "brt_read_stdin(%s)", loc_ref(n->loc));
+    case BI_SORTED: return tmp_owned(t, "brt_arr_sorted(%s)", arg[0]);
+    case BI_REVERSED: return tmp_owned(t, "brt_arr_reversed(%s)", arg[0]);
+    case BI_OS_READ_FILE: return tmp_owned(t, "brt_os_read_file(%s, %s)", arg[0], loc_ref(n->loc));
+    case BI_OS_WRITE_FILE: line("brt_os_write_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_OS_APPEND_FILE: line("brt_os_append_file(%s, %s, %s);", arg[0], arg[1], loc_ref(n->loc)); return "";
+    case BI_SLICE: {
+        const char *hi = n->nkids == 3 ? arg[2] : arena_printf("%s->len", arg[0]);
+        return tmp_owned(t, "brt_%s_slice(%s, %s, %s, %s)", t0 == ty_str ? "str" : "arr", arg[0], arg[1], hi,
+                         loc_ref(n->loc));
+    }
+    case M_SPLIT:
+        if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
+        return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));
+    case M_STRIP: return tmp_owned(t, "brt_str_strip(%s)", arg[0]);
+    case M_LINES: return tmp_owned(t, "brt_str_lines(%s)", arg[0]);
+    case M_STARTSWITH: return tmp(t, "brt_str_startswith(%s, %s)", arg[0], arg[1]);
+    case M_ENDSWITH: return tmp(t, "brt_str_endswith(%s, %s)", arg[0], arg[1]);
+    case M_REPLACE: return tmp_owned(t, "brt_str_replace(%s, %s, %s)", arg[0], arg[1], arg[2]);
+    case M_UPPER: return tmp_owned(t, "brt_str_upper(%s)", arg[0]);
+    case M_LOWER: return tmp_owned(t, "brt_str_lower(%s)", arg[0]);
+    case M_JOIN: return tmp_owned(t, "brt_str_join(%s, %s)", arg[0], arg[1]);
+    case M_CONTAINS: return tmp(t, "brt_arr_contains(%s, &%s)", arg[0], lval(arg[1], at[1]));
+    case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS: {
+        const char *nm = b == M_COUNT_ONES ? "count_ones" : b == M_LEADING_ZEROS ? "leading_zeros" : "trailing_zeros";
+        if (t0 == ty_i128) return tmp(t, "brt_%s_i128(%s)", nm, arg[0]);
+        return tmp(t, "brt_%s_u64((uint64_t)%s)", nm, arg[0]);
+    }
+    default:
+        break;
+    }
+    internal_error("emit: builtin %s", builtin_name[b]);
+}
+
