@@ -633,6 +633,17 @@ struct loc gen_loc(struct gen *g)
     return loc_span(g->elem->loc, last->loc);
 }
 
+/* A tuple pattern names each variable once: (x, x) is an error. */
+static void no_repeated_names(struct nodes *pat)
+{
+    for (int i = 0; i < pat->len; i++) {
+        struct node *nm = pat->items[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
+                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
+    }
+}
+
 /* for (i, x) in ...: the loop's element is a tuple; each name a loop
  * variable of its field's type (lowering reads it as the field). */
 static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner)
@@ -643,12 +654,7 @@ static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *
     if (t->nfields != pat->len)
         error_at(at, "the pattern has %d names, but the loop's elements are %s tuples of %d fields", pat->len, tn(t),
                  t->nfields);
-    for (int i = 0; i < pat->len; i++) {
-        struct node *nm = pat->items[i];
-        for (int j = 0; j < i; j++)
-            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
-                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
-    }
+    no_repeated_names(pat);
     for (int i = 0; i < pat->len; i++) {
         struct node *nm = pat->items[i];
         struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], owner, C.mi->m);
@@ -1136,12 +1142,7 @@ static void check_let_pattern(struct node *s)
     if (t->nfields != pat->len)
         error_at(s->u.let.name_loc, "the pattern has %d names, but the value is a %s tuple of %d fields", pat->len,
                  tn(t), t->nfields);
-    for (int i = 0; i < pat->len; i++) {
-        struct node *nm = pat->items[i];
-        for (int j = 0; j < i; j++)
-            if (strcmp(pat->items[j]->u.name.name, nm->u.name.name) == 0)
-                error_at(nm->loc, "'%s' appears twice in the pattern", nm->u.name.name);
-    }
+    no_repeated_names(pat);
     for (int i = 0; i < pat->len; i++) {
         struct node *nm = pat->items[i];
         struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], s, C.mi->m);
