@@ -43,6 +43,16 @@
 #define BRT_UNLIKELY(x) (x)
 #endif
 #define BRT_NORETURN _Noreturn
+/* The header's small helpers (the stack check, checked arithmetic, bounds
+ * checks, conversions) are inlined even into a big caller: gcc's growth
+ * limits otherwise leave them as calls in exactly the large, loop-heavy
+ * functions that run them most (measured: a loop calling a small function
+ * inlined into main kept brt_stack_check a call, 5.8x slower than C). */
+#if BRT_GCC
+#define BRT_INLINE static inline __attribute__((always_inline))
+#else
+#define BRT_INLINE static inline
+#endif
 
 /* ---- places and panics (SPEC section 7) ---------------------------------- */
 
@@ -103,7 +113,7 @@ int brt_finish(void);
 #define BRT_STACK_BAND ((uintptr_t)256 << 10) /* at least the largest generated frame */
 extern uintptr_t brt_stack_band;
 void brt_stack_check_slow(uintptr_t sp, const brt_loc *loc);
-static inline void brt_stack_check(const brt_loc *loc)
+BRT_INLINE void brt_stack_check(const brt_loc *loc)
 {
     uintptr_t sp;
 #if BRT_GCC && defined(__x86_64__)
@@ -122,7 +132,7 @@ static inline void brt_stack_check(const brt_loc *loc)
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
-static inline int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
+BRT_INLINE int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     int64_t r;
@@ -134,7 +144,7 @@ static inline int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
     return r;
 #endif
 }
-static inline int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
+BRT_INLINE int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     int64_t r;
@@ -147,7 +157,7 @@ static inline int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
 #endif
 }
 int64_t brt_mul_i64_slow(int64_t a, int64_t b, const brt_loc *l); /* portable path */
-static inline int64_t brt_mul_i64(int64_t a, int64_t b, const brt_loc *l)
+BRT_INLINE int64_t brt_mul_i64(int64_t a, int64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     int64_t r;
@@ -158,54 +168,54 @@ static inline int64_t brt_mul_i64(int64_t a, int64_t b, const brt_loc *l)
 #endif
 }
 /* Truncating division; remainder takes the dividend's sign; MIN % -1 == 0. */
-static inline int64_t brt_div_i64(int64_t a, int64_t b, const brt_loc *l)
+BRT_INLINE int64_t brt_div_i64(int64_t a, int64_t b, const brt_loc *l)
 {
     if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
     if (BRT_UNLIKELY(b == -1 && a == INT64_MIN)) brt_panic(l, BRT_OV_DIV);
     return a / b;
 }
-static inline int64_t brt_mod_i64(int64_t a, int64_t b, const brt_loc *l)
+BRT_INLINE int64_t brt_mod_i64(int64_t a, int64_t b, const brt_loc *l)
 {
     if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
     if (BRT_UNLIKELY(b == -1)) return 0;
     return a % b;
 }
-static inline int64_t brt_neg_i64(int64_t a, const brt_loc *l)
+BRT_INLINE int64_t brt_neg_i64(int64_t a, const brt_loc *l)
 {
     if (BRT_UNLIKELY(a == INT64_MIN)) brt_panic(l, BRT_OV_NEG);
     return -a;
 }
-static inline int64_t brt_abs_i64(int64_t a, const brt_loc *l)
+BRT_INLINE int64_t brt_abs_i64(int64_t a, const brt_loc *l)
 {
     if (BRT_UNLIKELY(a == INT64_MIN)) brt_panic(l, BRT_OV_NEG);
     return a < 0 ? -a : a;
 }
 /* Shift amounts are int values of any integer type, passed as int64_t
  * (u64 amounts above INT64_MAX are passed as -1: out of range either way). */
-static inline int64_t brt_shl_i64(int64_t a, int64_t s, const brt_loc *l)
+BRT_INLINE int64_t brt_shl_i64(int64_t a, int64_t s, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
     return (int64_t)((uint64_t)a << s);
 }
-static inline int64_t brt_shr_i64(int64_t a, int64_t s, const brt_loc *l)
+BRT_INLINE int64_t brt_shr_i64(int64_t a, int64_t s, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
     return a >> s; /* arithmetic on gcc and tcc */
 }
 
-static inline uint64_t brt_add_u64(uint64_t a, uint64_t b, const brt_loc *l)
+BRT_INLINE uint64_t brt_add_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
     uint64_t r = a + b;
     if (BRT_UNLIKELY(BRT_ADD_OVF_U64(a, b, r))) brt_panic(l, BRT_OV_ADD);
     return r;
 }
-static inline uint64_t brt_sub_u64(uint64_t a, uint64_t b, const brt_loc *l)
+BRT_INLINE uint64_t brt_sub_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
     if (BRT_UNLIKELY(BRT_SUB_OVF_U64(a, b, a - b))) brt_panic(l, BRT_OV_SUB);
     return a - b;
 }
 uint64_t brt_mul_u64_slow(uint64_t a, uint64_t b, const brt_loc *l);
-static inline uint64_t brt_mul_u64(uint64_t a, uint64_t b, const brt_loc *l)
+BRT_INLINE uint64_t brt_mul_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     uint64_t r;
@@ -215,40 +225,40 @@ static inline uint64_t brt_mul_u64(uint64_t a, uint64_t b, const brt_loc *l)
     return brt_mul_u64_slow(a, b, l);
 #endif
 }
-static inline uint64_t brt_div_u64(uint64_t a, uint64_t b, const brt_loc *l)
+BRT_INLINE uint64_t brt_div_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
     if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
     return a / b;
 }
-static inline uint64_t brt_mod_u64(uint64_t a, uint64_t b, const brt_loc *l)
+BRT_INLINE uint64_t brt_mod_u64(uint64_t a, uint64_t b, const brt_loc *l)
 {
     if (BRT_UNLIKELY(b == 0)) brt_panic(l, BRT_DIV_ZERO);
     return a % b;
 }
 /* -x on u64 overflows unless x == 0. */
-static inline uint64_t brt_neg_u64(uint64_t a, const brt_loc *l)
+BRT_INLINE uint64_t brt_neg_u64(uint64_t a, const brt_loc *l)
 {
     if (BRT_UNLIKELY(a != 0)) brt_panic(l, BRT_OV_NEG);
     return 0;
 }
-static inline uint64_t brt_shl_u64(uint64_t a, int64_t s, const brt_loc *l)
+BRT_INLINE uint64_t brt_shl_u64(uint64_t a, int64_t s, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
     return a << s;
 }
-static inline uint64_t brt_shr_u64(uint64_t a, int64_t s, const brt_loc *l)
+BRT_INLINE uint64_t brt_shr_u64(uint64_t a, int64_t s, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)s >= 64)) brt_panic(l, BRT_SHIFT);
     return a >> s;
 }
 
 /* Wrapping and bit methods for int and u64 (rotate amounts mod 64). */
-static inline int64_t brt_wrapping_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static inline int64_t brt_wrapping_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static inline int64_t brt_wrapping_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
-static inline int64_t brt_wrapping_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
-static inline uint64_t brt_rotl_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a << s) | (a >> (64 - s)) : a; }
-static inline uint64_t brt_rotr_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a >> s) | (a << (64 - s)) : a; }
+BRT_INLINE int64_t brt_wrapping_add_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+BRT_INLINE int64_t brt_wrapping_sub_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+BRT_INLINE int64_t brt_wrapping_mul_i64(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+BRT_INLINE int64_t brt_wrapping_neg_i64(int64_t a) { return (int64_t)(0 - (uint64_t)a); }
+BRT_INLINE uint64_t brt_rotl_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a << s) | (a >> (64 - s)) : a; }
+BRT_INLINE uint64_t brt_rotr_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a >> s) | (a << (64 - s)) : a; }
 int64_t brt_count_ones_u64(uint64_t a);
 int64_t brt_leading_zeros_u64(uint64_t a);   /* 64 for 0 */
 int64_t brt_trailing_zeros_u64(uint64_t a);  /* 64 for 0 */
@@ -261,7 +271,7 @@ typedef struct brt_i128 {
 brt_i128 brt_i128_from_i64(int64_t v);
 brt_i128 brt_i128_from_u64(uint64_t v);
 /* Literal halves: the emitter writes brt_i128_make(lo, hi) for constants. */
-static inline brt_i128 brt_i128_make(uint64_t lo, uint64_t hi) { brt_i128 r; r.lo = lo; r.hi = hi; return r; }
+BRT_INLINE brt_i128 brt_i128_make(uint64_t lo, uint64_t hi) { brt_i128 r; r.lo = lo; r.hi = hi; return r; }
 brt_i128 brt_add_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
 brt_i128 brt_sub_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
 brt_i128 brt_mul_i128(brt_i128 a, brt_i128 b, const brt_loc *l);
@@ -294,12 +304,12 @@ int64_t brt_trailing_zeros_i128(brt_i128 a);
  * are exact, and NaN fails every one. */
 BRT_NORETURN void brt_f2i_fail(double x, const brt_loc *l);
 BRT_NORETURN void brt_f2u64_fail(double x, const brt_loc *l);
-static inline int64_t brt_f2i(double x, const brt_loc *l)
+BRT_INLINE int64_t brt_f2i(double x, const brt_loc *l)
 {
     if (BRT_UNLIKELY(!(x >= -0x1p63 && x < 0x1p63))) brt_f2i_fail(x, l);
     return (int64_t)x;
 }
-static inline uint64_t brt_f2u64(double x, const brt_loc *l)
+BRT_INLINE uint64_t brt_f2u64(double x, const brt_loc *l)
 {
     /* (-1, 0) truncates to 0, which fits */
     if (BRT_UNLIKELY(!(x > -1.0 && x < 0x1p64))) brt_f2u64_fail(x, l);
@@ -308,15 +318,15 @@ static inline uint64_t brt_f2u64(double x, const brt_loc *l)
 brt_i128 brt_f2i128(double x, const brt_loc *l);
 /* Nearest, ties to even: both compilers' casts are (at and above 2^63 too:
  * tests/golden/float/u64_conversions_high_bit pins dev and release). */
-static inline double brt_u64_to_f(uint64_t v) { return (double)v; }
+BRT_INLINE double brt_u64_to_f(uint64_t v) { return (double)v; }
 double brt_i128_to_f(brt_i128 v);                  /* nearest */
 /* "integer overflow in conversion" */
-static inline uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l)
+BRT_INLINE uint64_t brt_i64_to_u64(int64_t v, const brt_loc *l)
 {
     if (BRT_UNLIKELY(v < 0)) brt_panic(l, BRT_OV_CONV);
     return (uint64_t)v;
 }
-static inline int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l)
+BRT_INLINE int64_t brt_u64_to_i64(uint64_t v, const brt_loc *l)
 {
     if (BRT_UNLIKELY(v > (uint64_t)INT64_MAX)) brt_panic(l, BRT_OV_CONV);
     return (int64_t)v;
@@ -408,14 +418,14 @@ brt_arr *brt_arr_unique(brt_arr *a);
 /* xs.push(v): takes a and the reference held by *elem; returns the new owner. */
 brt_arr *brt_arr_push(brt_arr *a, const void *elem);
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
-static inline int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
+BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)a->len)) brt_panic_index(l, a->len, i);
     return i;
 }
 /* The same for an array whose length the caller holds in a local (a loop's
  * view of it: the data and length read once, before the loop). */
-static inline int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
+BRT_INLINE int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) brt_panic_index(l, len, i);
     return i;
