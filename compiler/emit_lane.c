@@ -58,6 +58,8 @@ struct lanes {
     int nind;
     const char *row_key[16], *row_name[16]; /* invariant rows a[i], read at call level */
     int nrows;
+    const char *inv_key[16], *inv_name[16]; /* invariant int expressions (i * n), at call level */
+    int ninv;
     /* calls written in place: the callee's parameters and locals bound to
      * their lane values, innermost last */
     struct ir_var *sub_var[64];
@@ -110,15 +112,35 @@ static bool bind(struct ir_var *v, const char *val)
     return true;
 }
 
-/* A loop-invariant int that cannot fail: a literal, a captured variable, a
- * constant. */
+/* A loop-invariant int: a literal, a captured variable, a constant, or +, -,
+ * * of those (computed at call level, where a possible overflow sends the
+ * call to the scalar path). */
 static const char *lane_inv(struct ir_node *n)
 {
     if (n->type != ty_int) return NULL;
     if (n->op == IR_INT) return int_lit(ty_int, n->ival);
     if (n->op == IR_VAR && n->var != LC->rn->gen_var && !bound(n->var) && F->vst[n->var->id]) return vname(n->var);
     if (n->op == IR_GLOBAL) return arena_printf("g%d", n->global->id);
-    return NULL;
+    /* i * n, i + 1, ... of invariants: computed once per call, at call
+     * level; where it could overflow the call takes the scalar path, which
+     * panics where it must */
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB && n->bop != OP_MUL))
+        return NULL;
+    const char *a = lane_inv(n->a), *b = a ? lane_inv(n->b) : NULL;
+    if (!a || !b) return NULL;
+    const char *key = arena_printf("(%s %s %s)", a, op_c[n->bop], b);
+    for (int i = 0; i < LC->ninv; i++)
+        if (strcmp(LC->inv_key[i], key) == 0) return LC->inv_name[i];
+    if (LC->ninv == 16) return NULL;
+    const char *v = arena_printf("iv%d_", LC->ninv);
+    const char *fits = n->bop == OP_MUL
+        ? arena_printf("((uint64_t)%s + 0x80000000ULL <= 0xFFFFFFFFULL) & ((uint64_t)%s + 0x80000000ULL <= 0xFFFFFFFFULL)", a, b)
+        : arena_printf("!BRT_%s_OVF_I64(%s, %s, %s)", n->bop == OP_ADD ? "ADD" : "SUB", a, b, v);
+    bprintf(&LC->checks, "        int64_t %s = (int64_t)((uint64_t)%s %s (uint64_t)%s);\n        if (!(%s)) ok_ = 0;\n", v, a,
+            op_c[n->bop], b, fits);
+    LC->inv_key[LC->ninv] = key;
+    LC->inv_name[LC->ninv++] = v;
+    return v;
 }
 
 /* Whether n is `i`, `i + c`, `c + i` or `i - c` for the generator variable i
