@@ -48,8 +48,25 @@ enum {
 struct body {
     unsigned char *use;     /* by var id: U_* */
     struct ir_var **stored; /* by var id: the variable, when stored into or indexed */
+    int *touched;           /* the ids with a mark, each once (what body_done clears) */
+    int ntouched;
     bool has_loop, has_gen;
 };
+
+/* One set of per-variable tables for the whole pass, cleared entry by entry
+ * after each loop: a loop costs its own size, not the program's variable
+ * count. */
+static unsigned char *USE;
+static struct ir_var **STORED;
+static int *TOUCHED;
+static int64_t *ALIAS;           /* guard_loop's copies of the loop variable */
+static unsigned char *IS_ALIAS;
+
+static void mark(struct body *b, int id, unsigned flags)
+{
+    if (!b->use[id]) b->touched[b->ntouched++] = id;
+    b->use[id] |= (unsigned char)flags;
+}
 
 static void use_expr(struct body *b, struct ir_node *n);
 
@@ -70,12 +87,12 @@ static void use_expr(struct body *b, struct ir_node *n)
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL:
         return;
     case IR_VAR:
-        b->use[n->var->id] |= U_WHOLE;
+        mark(b, n->var->id, U_WHOLE);
         return;
     case IR_INDEX:
         /* xs[i] reads an element, not the array as a value */
         if (n->a->op == IR_VAR) {
-            b->use[n->a->var->id] |= U_INDEX;
+            mark(b, n->a->var->id, U_INDEX);
             b->stored[n->a->var->id] = n->a->var;
         } else {
             use_expr(b, n->a);
@@ -84,7 +101,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         return;
     case IR_BUILTIN:
         if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) {
-            b->use[n->kids[0]->var->id] |= U_INDEX;
+            mark(b, n->kids[0]->var->id, U_INDEX);
             b->stored[n->kids[0]->var->id] = n->kids[0]->var;
             return;
         }
@@ -92,7 +109,7 @@ static void use_expr(struct body *b, struct ir_node *n)
             /* xs.pop(), xs[i].sort(): the root's length or elements change */
             struct ir_node *root = n->kids[0];
             while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
-            if (root->op == IR_VAR) b->use[root->var->id] |= U_PUSH | U_WHOLE;
+            if (root->op == IR_VAR) mark(b, root->var->id, U_PUSH | U_WHOLE);
         }
         for (int i = 0; i < n->nkids; i++) use_expr(b, n->kids[i]);
         return;
@@ -101,8 +118,8 @@ static void use_expr(struct body *b, struct ir_node *n)
         use_iter(b, &n->iter);
         use_expr(b, n->elem);
         use_expr(b, n->filter);
-        for (int i = 0; i < n->ncaps; i++) b->use[n->caps[i]->id] |= U_WHOLE;
-        b->use[n->gen_var->id] |= U_DEFINED;
+        for (int i = 0; i < n->ncaps; i++) mark(b, n->caps[i]->id, U_WHOLE);
+        mark(b, n->gen_var->id, U_DEFINED);
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
     case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
@@ -123,16 +140,16 @@ static void use_stmt(struct body *b, struct ir_node *s)
         return;
     case IR_LET:
         use_expr(b, s->a);
-        b->use[s->var->id] |= U_DEFINED;
+        mark(b, s->var->id, U_DEFINED);
         return;
     case IR_ASSIGN:
         use_expr(b, s->a);
-        b->use[s->var->id] |= U_ASSIGN;
+        mark(b, s->var->id, U_ASSIGN);
         return;
     case IR_STORE: case IR_PUSH:
         use_expr(b, s->a);
         for (int i = 0; i < s->nkids; i++) use_expr(b, s->kids[i]);
-        b->use[s->var->id] |= s->op == IR_STORE ? U_STORE : U_PUSH;
+        mark(b, s->var->id, s->op == IR_STORE ? U_STORE : U_PUSH);
         b->stored[s->var->id] = s->var;
         return;
     case IR_EXPR: case IR_RETURN:
@@ -151,7 +168,7 @@ static void use_stmt(struct body *b, struct ir_node *s)
     case IR_FOR_RANGE: case IR_FOR_ARRAY:
         b->has_loop = true;
         use_iter(b, &s->iter);
-        b->use[s->var->id] |= U_DEFINED;
+        mark(b, s->var->id, U_DEFINED);
         use_stmt(b, s->b);
         return;
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
@@ -161,19 +178,30 @@ static void use_stmt(struct body *b, struct ir_node *s)
 
 static struct ir_program *P;
 
+static int cmp_id(const void *x, const void *y)
+{
+    return *(const int *)x - *(const int *)y;
+}
+
+static void body_done(struct body *b)
+{
+    for (int i = 0; i < b->ntouched; i++) {
+        b->use[b->touched[i]] = 0;
+        b->stored[b->touched[i]] = NULL;
+    }
+    b->ntouched = 0;
+}
+
 static struct body body_of(struct ir_node *loop)
 {
-    struct body b = {0};
-    b.use = xmalloc((size_t)P->nvars + 2);
-    memset(b.use, 0, (size_t)P->nvars + 2);
-    b.stored = xmalloc(((size_t)P->nvars + 2) * sizeof *b.stored);
-    memset(b.stored, 0, ((size_t)P->nvars + 2) * sizeof *b.stored);
+    struct body b = {USE, STORED, TOUCHED, 0, false, false};
     use_stmt(&b, loop->b);
     if (loop->op == IR_WHILE) use_expr(&b, loop->a);
     /* the array a for-loop iterates is a snapshot that shares it; its
      * variable takes a new value each iteration */
     if (loop->op == IR_FOR_ARRAY) use_expr(&b, loop->iter.array);
-    if (loop->var) b.use[loop->var->id] |= U_DEFINED;
+    if (loop->var) mark(&b, loop->var->id, U_DEFINED);
+    qsort(b.touched, (size_t)b.ntouched, sizeof *b.touched, cmp_id); /* id order, as a full scan gives */
     return b;
 }
 
@@ -206,7 +234,8 @@ static bool mark_unique(struct ir_node *s, struct ir_var *v)
 
 static void hoist_unique(struct ir_node *loop, struct body *b)
 {
-    for (int id = 1; id <= P->nvars; id++) {
+    for (int t = 0; t < b->ntouched; t++) {
+        int id = b->touched[t];
         struct ir_var *v = b->stored[id];
         if ((b->use[id] & ~U_INDEX) != U_STORE || !v || v->type->kind != T_ARRAY) continue;
         if (!mark_unique(loop->b, v)) continue;
@@ -324,11 +353,10 @@ static void guard_loop(struct ir_node *loop, struct body *b)
 {
     if (loop->op != IR_FOR_RANGE || loop->var->type != ty_int || b->has_loop || b->has_gen) return;
     if (b->use[loop->var->id] & U_ASSIGN) return;
-    struct bce x = {loop, b, xmalloc(((size_t)P->nvars + 2) * sizeof(int64_t)), xmalloc((size_t)P->nvars + 2)};
-    memset(x.is_alias, 0, (size_t)P->nvars + 2);
+    struct bce x = {loop, b, ALIAS, IS_ALIAS};
     bce_stmt(&x, loop->b);
-    free(x.alias);
-    free(x.is_alias);
+    /* an alias is a let of the body: a marked variable */
+    for (int i = 0; i < b->ntouched; i++) IS_ALIAS[b->touched[i]] = 0;
 }
 
 /* ---- overflow: ranges of int expressions ---------------------------------- */
@@ -438,8 +466,7 @@ static void rng_walk(struct ranges *r, struct ir_node *s)
         struct range lo = rng_expr(r, s->iter.lo), hi = rng_expr(r, s->iter.hi);
         struct body b = body_of(s);
         bool fixed = s->var->type == ty_int && !(b.use[s->var->id] & U_ASSIGN);
-        free(b.use);
-        free(b.stored);
+        body_done(&b);
         /* i takes the values lo .. hi - 1 (lo ..= hi); an empty range runs nothing */
         if (fixed && lo.known && hi.known)
             r->var[s->var->id] = (struct range){true, lo.lo, s->iter.inclusive ? hi.hi : hi.hi - 1};
@@ -493,7 +520,8 @@ static bool stores_unique(struct ir_node *s, struct ir_var *v)
 
 static void view_arrays(struct ir_node *loop, struct body *b)
 {
-    for (int id = 1; id <= P->nvars; id++) {
+    for (int t = 0; t < b->ntouched; t++) {
+        int id = b->touched[t];
         struct ir_var *v = b->stored[id];
         unsigned u = b->use[id];
         if (!v || v->type->kind != T_ARRAY || !(u & (U_INDEX | U_STORE))) continue;
@@ -523,8 +551,7 @@ static void loops_in(struct ir_node *s)
         hoist_unique(s, &b);
         guard_loop(s, &b);
         view_arrays(s, &b);
-        free(b.use);
-        free(b.stored);
+        body_done(&b);
         int mark = nviewed;
         for (int i = 0; i < s->nviews && nviewed < 256; i++) viewed[nviewed++] = s->views[i];
         loops_in(s->b);
@@ -540,13 +567,28 @@ static void loops_in(struct ir_node *s)
 void opt_loops(struct ir_program *ir)
 {
     P = ir;
-    struct ranges r = {xmalloc(((size_t)ir->nvars + 2) * sizeof *r.var)};
+    size_t n = (size_t)ir->nvars + 2;
+    USE = xmalloc(n);
+    memset(USE, 0, n);
+    STORED = xmalloc(n * sizeof *STORED);
+    memset(STORED, 0, n * sizeof *STORED);
+    TOUCHED = xmalloc(n * sizeof *TOUCHED);
+    ALIAS = xmalloc(n * sizeof *ALIAS);
+    IS_ALIAS = xmalloc(n);
+    memset(IS_ALIAS, 0, n);
+    /* a loop variable's range is set for its loop's body and cleared after */
+    struct ranges r = {xmalloc(n * sizeof *r.var)};
+    memset(r.var, 0, n * sizeof *r.var);
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
         loops_in(f->body);
-        memset(r.var, 0, ((size_t)ir->nvars + 2) * sizeof *r.var);
         rng_walk(&r, f->body);
     }
     free(r.var);
+    free(USE);
+    free(STORED);
+    free(TOUCHED);
+    free(ALIAS);
+    free(IS_ALIAS);
     P = NULL;
 }
