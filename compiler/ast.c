@@ -125,6 +125,9 @@ static void depth_expr(struct node *n, int depth)
     case N_LISTCOMP:
         depth_gen(n->u.listcomp.gen, depth + 1);
         return;
+    case N_LAMBDA:
+        depth_expr(n->u.lambda.body, depth + 1);
+        return;
     case N_REDUCE:
         if (n->u.reduce.gen)
             depth_gen(n->u.reduce.gen, depth + 1);
@@ -180,7 +183,7 @@ static void depth_stmt(struct node *n, int depth)
     case N_INT: case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME:
     case N_UNARY: case N_BINARY: case N_AND: case N_OR: case N_NOT: case N_COND:
     case N_CALL: case N_FIELD: case N_INDEX: case N_ARRAY: case N_LISTCOMP: case N_REDUCE:
-    case N_TUPLE:
+    case N_TUPLE: case N_LAMBDA:
         internal_error("expression %s as a statement", node_kind_name[n->kind]);
     }
 }
@@ -400,6 +403,13 @@ static void dump_node(FILE *out, struct node *n, int ind)
         dump_type(out, n->type);
         for (int i = 0; i < n->u.array.len; i++)
             dump_child(out, n->u.array.items[i], ind + 2);
+        break;
+    case N_LAMBDA:
+        fputs("(lambda", out);
+        for (int i = 0; i < n->u.lambda.n; i++)
+            fprintf(out, " %s", n->u.lambda.names[i]);
+        dump_type(out, n->type);
+        dump_child(out, n->u.lambda.body, ind + 2);
         break;
     case N_LISTCOMP:
         fputs(n->u.listcomp.par ? "(listcomp par" : "(listcomp", out);

@@ -210,6 +210,7 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     X(T_STR, "str")   \
     X(T_ARRAY, "array") \
     X(T_TUPLE, "tuple") \
+    X(T_FN, "function") \
     X(T_VOID, "nothing")
 
 enum type_kind {
@@ -221,8 +222,9 @@ enum type_kind {
 /* Types are interned: two types are equal exactly when their pointers are. */
 struct type {
     enum type_kind kind;
-    struct type *elem; /* T_ARRAY only */
-    /* T_TUPLE: the field types, in order (two or more) */
+    struct type *elem; /* T_ARRAY: the element type; T_FN: the result (ty_void for none) */
+    /* T_TUPLE: the field types, in order (two or more); T_FN: the
+     * parameter types (nfields of them, maybe none) */
     struct type **fields;
     int nfields;
     /* A struct is a T_TUPLE with a name (nominal: one type per declaration,
@@ -236,6 +238,7 @@ struct type {
 extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty_void;
 struct type *type_array(struct type *elem);
 struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
+struct type *type_fn(struct type **params, int n, struct type *ret); /* interned; ret ty_void for none */
 /* The struct type named name (made, undeclared, on first use); NULL-safe
  * lookup without making: type_find_struct. type_structs: all made so far. */
 struct type *type_struct(const char *name, struct loc use);
@@ -437,7 +440,7 @@ extern const char *const builtin_name[];
     X(N_INT, = 0) X(N_FLOAT, ) X(N_STR, ) X(N_BOOL, ) X(N_FSTRING, ) X(N_NAME, )   \
     X(N_UNARY, ) X(N_BINARY, ) X(N_AND, ) X(N_OR, ) X(N_NOT, ) X(N_COND, )         \
     X(N_CALL, ) X(N_FIELD, ) X(N_INDEX, ) X(N_ARRAY, ) X(N_LISTCOMP, ) X(N_REDUCE, ) \
-    X(N_TUPLE, )
+    X(N_TUPLE, ) X(N_LAMBDA, )
 #define STMT_KINDS(X)                                                            \
     X(N_LET, = N_NEXPRS) X(N_ASSIGN, ) X(N_IF, ) X(N_WHILE, ) X(N_FOR, )          \
     X(N_BREAK, ) X(N_CONTINUE, ) X(N_PASS, ) X(N_RETURN, ) X(N_EXPR_STMT, )
@@ -523,7 +526,9 @@ struct node {
         /* N_CALL: callee(args). `gen` when the one argument is a generator.
          * `par` when written `par f(...)`. The checker fills the rest:
          * builtin (a BI_ or M_ value, with recv the value of a method call), or fn (a
-         * user function's symbol), and may turn the node into N_REDUCE. */
+         * user function's symbol), and may turn the node into N_REDUCE.
+         * Neither: a call through a function value, the callee's value
+         * (a struct field holding one: s.f(x)). */
         struct {
             struct node *callee;
             struct nodes args;
@@ -539,6 +544,15 @@ struct node {
         struct { struct node *base, *index; } index;       /* N_INDEX */
         struct nodes array;                                 /* N_ARRAY, N_TUPLE (its elements) */
         struct { bool par; struct gen *gen; } listcomp;    /* N_LISTCOMP */
+        /* N_LAMBDA: lambda names: body. The checker gives the parameters
+         * their types from the expected fn type (syms). */
+        struct {
+            const char **names;
+            struct loc *locs;
+            int n;
+            struct node *body;
+            struct sym **syms;
+        } lambda;
         /* N_REDUCE: made by the checker from an N_CALL of a reducer.
          * Either gen (a generator) or array (the elements of an array). */
         struct {

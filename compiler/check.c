@@ -137,6 +137,24 @@ static void declare_local(struct sym *s)
     vec_push(&C.bound, b);
 }
 
+void check_scope_push(void)
+{
+    scope_push();
+}
+
+void check_scope_pop(void)
+{
+    scope_pop();
+}
+
+struct sym *bind_local(const char *name, struct loc loc, struct type *t, struct node *owner)
+{
+    struct sym *s = new_sym(SYM_LOCAL, name, loc, t, owner, C.mi->m);
+    xs(s)->loop_var = true; /* read or not, no warning (a lambda's parameter) */
+    declare_local(s);
+    return s;
+}
+
 /* Locals, then the module's globals, then `os`; NULL when undefined (the
  * caller then tries the builtins). */
 static struct sym *lookup(const char *name)
@@ -411,6 +429,8 @@ bool is_flexible(struct node *n)
                 if (!is_flexible(n->u.array.items[i]))
                     return false;
             return true;
+        case N_LAMBDA: /* its types come from the context */
+            return true;
         case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_AND:
         case N_OR: case N_NOT: case N_CALL: case N_FIELD: case N_INDEX: case N_LISTCOMP:
         case N_REDUCE:
@@ -525,6 +545,7 @@ static struct type *check_binary(struct node *n, struct type *hint)
         check_pair(a, b, NULL, &ta, &tb);
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
+        no_fn_compared(n, ta, op_name(op));
         if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && ta->sname && !type_is_ordered(ta))
             error_at(n->loc, "cannot order values of type %s ('%s' works on structs whose fields are all numbers, "
                              "str, or tuples and structs of them)", tn(ta), op_name(op));
@@ -873,7 +894,10 @@ static struct type *check_call(struct node *n, struct type *hint)
         if (s->kind != SYM_FN) {
             if (s->kind == SYM_MODULE)
                 error_at(callee->loc, "'%s' is a module and cannot be called", name);
-            error_at(callee->loc, "'%s' is %s of type %s, not a function", name, sym_what(s), tn(s->type));
+            if (s->type && s->type->kind != T_FN)
+                error_at(callee->loc, "'%s' is %s of type %s, not a function", name, sym_what(s), tn(s->type));
+            struct type *ft = check_value(callee, NULL);
+            return check_value_call(n, ft, arena_printf("'%s'", name));
         }
         callee->type = s->type;
         if (n->u.call.par)
@@ -924,8 +948,10 @@ static struct type *check_call(struct node *n, struct type *hint)
         return check_method(n, base, member, hint);
     }
 
-    check_expr(callee, NULL);
-    error_at(callee->loc, "this expression of type %s cannot be called; only functions and methods can", tn(callee->type));
+    struct type *ct = check_value(callee, NULL);
+    if (ct->kind == T_FN)
+        return check_value_call(n, ct, "this function value");
+    error_at(callee->loc, "this expression of type %s cannot be called; only functions and methods can", tn(ct));
 }
 
 static struct type *check_name(struct node *n)
@@ -952,7 +978,7 @@ static struct type *check_name(struct node *n)
         use_const(n, s);
         return s->type;
     case SYM_FN:
-        error_at(n->loc, "'%s' is a function, not a value; call it: %s(...)", name, name);
+        return check_fn_value(n, s);
     case SYM_MODULE:
         error_at(n->loc, "'%s' is a module, not a value", name);
     }
@@ -994,6 +1020,7 @@ static struct type *check_fstring(struct node *n)
         if (!p->is_expr)
             continue;
         struct type *t = check_value(p->expr, NULL);
+        no_fn_printed(p->expr);
         if (!p->spec)
             continue;
         brt_kind k = BRT_INT;
@@ -1009,6 +1036,8 @@ static struct type *check_fstring(struct node *n)
         case T_TUPLE:
             error_at(p->spec_loc, "format spec '%s' is not valid for %s; %s print without a spec", p->spec, tn(t),
                      t->sname ? "structs" : "tuples");
+        case T_FN:
+            internal_error("a function value in an f-string");
         case T_VOID:
             internal_error("void value in an f-string");
         }
@@ -1114,6 +1143,9 @@ struct type *check_expr(struct node *n, struct type *hint)
         break;
     case N_TUPLE:
         t = check_tuple(n, hint);
+        break;
+    case N_LAMBDA:
+        t = check_lambda(n, hint);
         break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;

@@ -81,6 +81,10 @@ const char *line_ref(struct loc loc);
 /* "did you mean": keeps the closest candidate within the edit limit */
 void consider(const char *name, const char *cand, const char **best, int *best_d);
 struct sym *use_const(struct node *n, struct sym *s);
+/* A scope of locals (a lambda's parameters), and an immutable local in it. */
+void check_scope_push(void);
+void check_scope_pop(void);
+struct sym *bind_local(const char *name, struct loc loc, struct type *t, struct node *owner);
 /* If base names a module (an import, os or world), its symbol. */
 struct sym *module_base(struct node *base);
 
@@ -90,6 +94,17 @@ struct type *check_struct_ctor(struct node *n, struct type *t);
 struct type *check_tuple(struct node *n, struct type *hint);
 struct type *check_field(struct node *n);
 void check_struct(void *arg); /* a struct declaration (run under attempt()) */
+
+/* ---- check_fnvals.c: function values ---------------------------------------- */
+
+extern int lambda_depth;    /* lambda bodies being checked: they may not mutate */
+struct type *fn_type_of(struct sym *f);                  /* a top-level function's fn type */
+struct type *check_fn_value(struct node *n, struct sym *f); /* N_NAME n names f, used as a value */
+struct type *check_lambda(struct node *n, struct type *hint);
+struct type *check_value_call(struct node *n, struct type *ft, const char *shown);
+bool type_has_fn(struct type *t);                        /* holds a function value: not printed or compared */
+void no_fn_printed(struct node *n);                      /* errors when n's value holds a function */
+void no_fn_compared(struct node *n, struct type *t, const char *op);
 
 /* ---- check_builtins.c ------------------------------------------------------ */
 

@@ -107,8 +107,10 @@ static struct type *check_io_builtin(struct node *n, enum builtin bi)
     const char *name = builtin_name[bi];
     switch (bi) {
     case BI_EPRINT:
-        for (int i = 0; i < n->u.call.args.len; i++)
+        for (int i = 0; i < n->u.call.args.len; i++) {
             check_value(arg(n, i), NULL);
+            no_fn_printed(arg(n, i));
+        }
         return ty_void;
     case BI_READ_STDIN:
         arity(n, name, 0);
@@ -179,6 +181,9 @@ static struct type *check_lib_method(struct node *n, struct node *recv, struct t
         if (gen_depth > 0)
             error_at(name_loc, "'%s' changes its array, and the element of a comprehension or reduction cannot "
                                "change variables", mname);
+        if (lambda_depth > 0)
+            error_at(name_loc, "'%s' changes its array, and a lambda's body cannot change variables (it sees "
+                               "copies of them)", mname);
     }
     switch (m) {
     case M_SPLIT:
@@ -214,6 +219,7 @@ static struct type *check_lib_method(struct node *n, struct node *recv, struct t
         return ty_str;
     case M_CONTAINS:
         arity(n, mname, 1);
+        no_fn_compared(n, rt->elem, "contains");
         check_value(arg(n, 0), rt->elem);
         expect_type(arg(n, 0), rt->elem, "for the argument of 'contains' on %s", tn(rt));
         return ty_bool;
@@ -270,8 +276,10 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     }
     switch (bi) {
     case BI_PRINT:
-        for (int i = 0; i < n->u.call.args.len; i++)
+        for (int i = 0; i < n->u.call.args.len; i++) {
             check_value(arg(n, i), NULL);
+            no_fn_printed(arg(n, i));
+        }
         return ty_void;
     case BI_LEN: {
         arity(n, name, 1);
@@ -283,6 +291,7 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     case BI_STR:
         arity(n, name, 1);
         check_value(arg(n, 0), NULL);
+        no_fn_printed(arg(n, 0));
         return ty_str;
     case BI_INT: case BI_I128: case BI_U64: {
         arity(n, name, 1);
@@ -370,6 +379,9 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
         struct type *t = check_value(arg(n, 0), hint);
         if (t == ty_void)
             error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        if (type_has_fn(t))
+            error_at(arg(n, 0)->loc, "'%s' cannot send %s to other processes: a function value lives in one "
+                                     "process", name, tn(t));
         check_value(arg(n, 1), ty_int);
         expect_type(arg(n, 1), ty_int, "for the root rank of '%s'", name);
         return t;
@@ -379,6 +391,9 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
         struct type *t = check_value(arg(n, 0), hint && hint->kind == T_ARRAY ? hint->elem : NULL);
         if (t == ty_void)
             error_at(arg(n, 0)->loc, "'%s' needs a value, found nothing", name);
+        if (type_has_fn(t))
+            error_at(arg(n, 0)->loc, "'%s' cannot send %s to other processes: a function value lives in one "
+                                     "process", name, tn(t));
         return type_array(t);
     }
     case BI_PANIC:
@@ -417,6 +432,15 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     } else {
         rt = check_value(recv, NULL);
     }
+    if (rt->kind == T_TUPLE && rt->sname) { /* s.f(x): a field holding a function */
+        struct node *callee = n->u.call.callee;
+        for (int k = 0; k < rt->nfields; k++)
+            if (strcmp(rt->fnames[k], mname) == 0 && rt->fields[k]->kind == T_FN) {
+                callee->u.field.index = k;
+                callee->type = rt->fields[k];
+                return check_value_call(n, rt->fields[k], arena_printf("field '%s' of %s", mname, rt->sname));
+            }
+    }
     if (m == BI_NONE) {
         const char *have = rt->kind == T_ARRAY ? "; arrays have the methods push, pop, insert, remove, extend, "
                                                  "reverse, sort, contains"
@@ -440,6 +464,9 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
         if (rt->kind != T_ARRAY)
             error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
         check_mutable_root(recv, "pushed to");
+        if (lambda_depth > 0)
+            error_at(n->u.call.callee->u.field.name_loc, "'push' changes its array, and a lambda's body cannot "
+                                                         "change variables (it sees copies of them)");
         arity(n, mname, 1);
         check_value(arg(n, 0), rt->elem);
         expect_type(arg(n, 0), rt->elem, "for the argument of 'push' on %s", tn(rt));

@@ -174,12 +174,11 @@ struct type *check_field(struct node *n)
     struct sym *s = map_get_str(&modinfo_of(ms->module)->globals, member);
     if (!s || s->kind == SYM_MODULE)
         error_at(n->loc, "module '%s' has no member '%s'", ms->name, member);
-    if (s->kind == SYM_FN)
-        error_at(n->loc, "'%s.%s' is a function, not a value; call it: %s.%s(...)", ms->name, member, ms->name,
-                 member);
     n->kind = N_NAME;
     n->u.name.name = member;
     n->u.name.sym = s;
+    if (s->kind == SYM_FN) /* m.f as a value */
+        return check_fn_value(n, s);
     use_const(n, s);
     return s->type;
 }

@@ -25,7 +25,7 @@ static void print_value(const char *x, struct type *t)
     case T_BOOL: line("brt_print_bool(%s);", x); return;
     case T_STR: line("brt_print_str(%s);", x); return;
     case T_ARRAY: case T_TUPLE: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
-    case T_VOID: break;
+    case T_FN: case T_VOID: break; /* the checker prints no function */
     }
     internal_error("emit: print of nothing");
 }

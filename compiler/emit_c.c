@@ -84,6 +84,7 @@ static const char *tuple_ctype(struct type *t)
         case T_STR: e = arena_printf("brt_str_eq(a.f%d, b.f%d)", i, i); break;
         case T_ARRAY: e = arena_printf("brt_eq(%s, &a.f%d, &b.f%d)", fd[i], i, i); break;
         case T_TUPLE: e = arena_printf("%s_eq(a.f%d, b.f%d)", ft[i], i, i); break;
+        case T_FN: e = "false"; break; /* the checker compares no functions */
         case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_VOID:
         default: e = arena_printf("a.f%d == b.f%d", i, i); break;
         }
@@ -143,6 +144,7 @@ const char *ctype(struct type *t)
     case T_STR: return "brt_str *";
     case T_ARRAY: return "brt_arr *";
     case T_TUPLE: return tuple_ctype(t);
+    case T_FN: return "brt_fn";
     case T_VOID: return "void";
     }
     internal_error("emit: bad type");
@@ -157,6 +159,7 @@ const char *tdesc(struct type *t)
     case T_FLOAT: return "&brt_t_float";
     case T_BOOL: return "&brt_t_bool";
     case T_STR: return "&brt_t_str";
+    case T_FN: return "&brt_t_fn";
     case T_ARRAY: case T_TUPLE: break;
     case T_VOID: internal_error("emit: descriptor of nothing");
     }
@@ -201,12 +204,14 @@ const char *tdesc(struct type *t)
 const char *release_fn(struct type *t)
 {
     if (t->kind == T_TUPLE) return arena_printf("%s_release", ctype(t));
+    if (t->kind == T_FN) return "brt_fn_release";
     return t->kind == T_STR ? "brt_str_release" : "brt_arr_release";
 }
 
 const char *retain_fn(struct type *t)
 {
     if (t->kind == T_TUPLE) return arena_printf("%s_retain", ctype(t));
+    if (t->kind == T_FN) return "brt_fn_retain";
     return "brt_retain";
 }
 
@@ -244,6 +249,7 @@ const char *zero_of(struct type *t)
     case T_I128: return "{0, 0}";
     case T_STR: case T_ARRAY: return "NULL";
     case T_TUPLE: return arena_printf("(%s){0}", ctype(t));
+    case T_FN: return "(brt_fn){0}";
     case T_BOOL: return "false";
     case T_INT: case T_U64: case T_FLOAT: return "0";
     case T_VOID: break;
@@ -575,6 +581,8 @@ const char *emit_expr(struct ir_node *n)
         return tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p ? args.p : "");
     }
     case IR_BUILTIN: return emit_builtin(n);
+    case IR_FNVAL: return emit_fnval(n);
+    case IR_CALLV: return emit_callv(n);
     case IR_INDEX: {
         const struct view *vw = view_of(n->a);
         if (vw) {
@@ -1216,7 +1224,7 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&out, prelude);
     /* the mark backend.c looks for near the top */
     if (cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN) bputs(&out, "#define BP_PARTS 2\n\n");
-    struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns};
+    struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns, &cg.fnvals};
     for (size_t i = 0; i < sizeof secs / sizeof *secs; i++) {
         if (secs[i]->p) {
             if (secs[i] == &cg.aux && cg.nkernels) emit_cuda_fixed(&out);
@@ -1233,6 +1241,7 @@ struct emit_result emit_program(struct ir_program *ir)
     map_free(&cg.loc_ids);
     map_free(&cg.type_ids);
     map_free(&cg.fold_ids);
+    map_free(&cg.fnval_ids);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

@@ -9,6 +9,8 @@
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
+ *   emit_fnval.c function values: trampolines, lambdas' captures, calls
+ *                through a value
  *
  * One compilation's state is one struct cgen, made by emit_program() and
  * gone when it returns (CG points to it meanwhile); the function being
@@ -24,11 +26,12 @@
 struct cgen {
     struct ir_program *ir;
     /* the sections, in the order they are written out */
-    struct buf types, strs, locs, globals, protos, aux, fns;
+    struct buf types, strs, locs, globals, protos, aux, fns, fnvals;
     int ntemps, nlocs, nstrs, ntypes, naux;
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
+    struct map fnval_ids;          /* ir_fn -> its trampoline's name (emit_fnval.c) */
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
@@ -103,6 +106,11 @@ const struct view *view_of(struct ir_node *a);
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 
 const char *emit_builtin(struct ir_node *n);
+
+/* ---- function values (emit_fnval.c) -------------------------------------- */
+
+const char *emit_fnval(struct ir_node *n); /* IR_FNVAL: a brt_fn, owned when it captured */
+const char *emit_callv(struct ir_node *n); /* IR_CALLV: a call through one */
 
 /* ---- comprehensions and reductions (emit_par.c) -------------------------- */
 

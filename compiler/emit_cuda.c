@@ -92,7 +92,7 @@ static const char *dtype(struct type *t)
     case T_U64: return "unsigned long long";
     case T_FLOAT: return "double";
     case T_BOOL: return "int";
-    case T_I128: case T_STR: case T_ARRAY: case T_TUPLE: case T_VOID: return NULL;
+    case T_I128: case T_STR: case T_ARRAY: case T_TUPLE: case T_FN: case T_VOID: return NULL;
     }
     return NULL;
 }
@@ -287,6 +287,7 @@ static const char *dex(struct ir_node *n)
         return arena_printf("brk_ld_%s(st_, E->c%d, E->c%d_len, %s)", sfx(v->type->elem), v->id, v->id, dex(n->b));
     }
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE: case IR_FIELD:
+    case IR_FNVAL: case IR_CALLV:
         return fail();
     }
     return fail();

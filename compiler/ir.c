@@ -102,20 +102,20 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_GLOBAL: fprintf(out, "g%d.%s.%s", n->global->id, n->global->module, n->global->name); return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL:
     case IR_BUILTIN: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_TUPLE: case IR_FIELD:
+    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         break;
     }
     fprintf(out, "(%s", ir_op_name[n->op]);
     switch (n->eop) {
     case IR_UNARY: case IR_BINARY: fprintf(out, " %s", op_spelling[n->bop]); break;
     case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
-    case IR_CALL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
+    case IR_CALL: case IR_FNVAL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
     case IR_REDUCE: fprintf(out, "%s %s", n->world ? " world" : n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
-    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE:
+    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV:
         break;
     case IR_FIELD: fprintf(out, " .%d", n->field); break;
     }
@@ -465,6 +465,29 @@ static void v_expr(struct vstate *st, struct ir_node *n)
             want(st, n, n->kids[i]->type == n->fn->params[i]->type, "argument type");
         }
         return;
+    case IR_FNVAL: {
+        struct ir_fn *f = n->fn;
+        int nc = f ? f->ncaps : 0;
+        want(st, n, f && t->kind == T_FN && t->nfields == f->nparams - nc && t->elem == f->ret, "function value type");
+        want(st, n, n->nkids == nc, "captured values of a lambda");
+        for (int i = 0; i < t->nfields; i++)
+            want(st, n, f->params[nc + i]->type == t->fields[i], "function value parameter type");
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, n->kids[i]->type == f->params[i]->type, "captured value type");
+        }
+        return;
+    }
+    case IR_CALLV: {
+        v_expr(st, n->a);
+        struct type *ft = n->a->type;
+        want(st, n, ft->kind == T_FN && ft->nfields == n->nkids && ft->elem == t, "call through a function value");
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, n->kids[i]->type == ft->fields[i], "argument type");
+        }
+        return;
+    }
     case IR_BUILTIN:
         want(st, n, n->builtin != BI_NONE && n->builtin != M_PUSH, "builtin");
         for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);

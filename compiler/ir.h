@@ -56,7 +56,9 @@
     X(IR_LISTCOMP, "listcomp", 0) /* [elem for gen_var in iter if filter] */ \
     X(IR_REDUCE, "reduce", 0)  /* reducer(elem for gen_var in iter if filter) */ \
     X(IR_TUPLE, "tuple", 0)    /* (kids): a tuple value */                 \
-    X(IR_FIELD, "field", 1)    /* a.field: a tuple's field */
+    X(IR_FIELD, "field", 1)    /* a.field: a tuple's field */               \
+    X(IR_FNVAL, "fnval", 0)    /* fn as a value; kids: a lambda's captured values */ \
+    X(IR_CALLV, "callv", 1)    /* a(kids): a call through a function value */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -138,7 +140,7 @@ struct ir_node {
     struct type *optype;        /* IR_UNARY, IR_BINARY, IR_CONV: operand type */
     struct ir_var *var;         /* IR_VAR, IR_LET, IR_ASSIGN, IR_STORE, IR_PUSH, IR_FOR_* */
     struct ir_global *global;   /* IR_GLOBAL */
-    struct ir_fn *fn;           /* IR_CALL */
+    struct ir_fn *fn;           /* IR_CALL, IR_FNVAL */
     enum builtin builtin;       /* IR_BUILTIN */
     int field;                  /* IR_FIELD: the field's index */
 
@@ -199,6 +201,10 @@ struct ir_fn {
      * hidden last parameter, the place of the user's call, where panic()
      * inside it is reported (docs/stdlib.md). */
     bool has_site;
+    /* A lambda, lifted: its first ncaps parameters are what it captured
+     * (an IR_FNVAL of it lists their values), the rest its own. */
+    bool is_lambda;
+    int ncaps;
 };
 
 struct ir_program {
@@ -212,6 +218,7 @@ struct ir_program {
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */
+void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

@@ -52,6 +52,7 @@ static void map_pattern(struct nodes *pat, struct ir_var *v)
     }
 }
 static struct ir_fn *cur_fn;         /* NULL while lowering constants */
+static const char *cur_module;       /* the module being lowered */
 static struct node *cur_fn_node;
 
 static struct ir_var *new_var(enum ir_var_kind kind, const char *name, struct type *t, struct loc loc)
@@ -67,6 +68,8 @@ static struct ir_var *new_var(enum ir_var_kind kind, const char *name, struct ty
 
 static struct ir_node *lower_expr(struct node *n);
 static struct ir_node *lower_block(struct nodes *stmts, struct loc loc);
+static struct ir_node *stmt_block(struct loc loc);
+static const char *unique_cname(const char *module, const char *name);
 
 static struct ir_var *var_of_sym(struct sym *s, struct loc loc)
 {
@@ -198,6 +201,12 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
 static struct ir_node *lower_call(struct node *n)
 {
     struct ir_node *r;
+    if (!n->u.call.fn && n->u.call.builtin == BI_NONE) { /* through a function value */
+        r = ir_new(IR_CALLV, n->loc, n->type);
+        r->a = lower_expr(n->u.call.callee);
+        for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
+        return r;
+    }
     if (n->u.call.fn) {
         r = ir_new(IR_CALL, n->loc, n->type);
         r->fn = map_get_ptr(&sym_fn, n->u.call.fn);
@@ -223,6 +232,156 @@ static struct ir_node *lower_call(struct node *n)
     r->builtin = b;
     if (n->u.call.recv) ir_push_kid(r, lower_expr(n->u.call.recv));
     for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
+    return r;
+}
+
+/* ---- lambdas ------------------------------------------------------------- */
+
+/* The locals a lambda's body reads from around it, in order of first use:
+ * every local or parameter named in it that it does not bind itself (its
+ * parameters, its generators' variables, inner lambdas' parameters). */
+struct lam_caps {
+    struct vec used, bound; /* struct sym * */
+};
+
+static bool sym_in(struct vec *v, struct sym *s)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->items[i] == s) return true;
+    return false;
+}
+
+static void caps_expr(struct lam_caps *c, struct node *n);
+
+static void caps_gen(struct lam_caps *c, struct gen *g)
+{
+    if (g->iter.is_range) {
+        caps_expr(c, g->iter.lo);
+        caps_expr(c, g->iter.hi);
+    } else {
+        caps_expr(c, g->iter.array);
+    }
+    if (g->var_sym) vec_push(&c->bound, g->var_sym);
+    for (int i = 0; i < g->pat.len; i++) vec_push(&c->bound, g->pat.items[i]->u.name.sym);
+    caps_expr(c, g->elem);
+    caps_expr(c, g->cond);
+}
+
+static void caps_expr(struct lam_caps *c, struct node *n)
+{
+    if (!n) return;
+    switch (n->ekind) {
+    case N_INT: case N_FLOAT: case N_STR: case N_BOOL:
+        return;
+    case N_FSTRING:
+        for (int i = 0; i < n->u.fstr.nparts; i++)
+            if (n->u.fstr.parts[i].is_expr) caps_expr(c, n->u.fstr.parts[i].expr);
+        return;
+    case N_NAME: {
+        struct sym *s = n->u.name.sym;
+        if (s && (s->kind == SYM_LOCAL || s->kind == SYM_PARAM) && !sym_in(&c->bound, s) && !sym_in(&c->used, s))
+            vec_push(&c->used, s);
+        return;
+    }
+    case N_UNARY: case N_NOT: case N_BINARY: case N_AND: case N_OR:
+        caps_expr(c, n->u.bin.a);
+        caps_expr(c, n->u.bin.b);
+        return;
+    case N_COND:
+        caps_expr(c, n->u.cond.then);
+        caps_expr(c, n->u.cond.cond);
+        caps_expr(c, n->u.cond.els);
+        return;
+    case N_CALL:
+        if (!n->u.call.fn && n->u.call.builtin == BI_NONE) caps_expr(c, n->u.call.callee);
+        if (n->u.call.callee->kind == N_FIELD && n->u.call.callee->u.field.index >= 0)
+            caps_expr(c, n->u.call.callee);
+        caps_expr(c, n->u.call.recv);
+        for (int i = 0; i < n->u.call.args.len; i++) caps_expr(c, n->u.call.args.items[i]);
+        if (n->u.call.gen) caps_gen(c, n->u.call.gen);
+        return;
+    case N_FIELD:
+        caps_expr(c, n->u.field.base);
+        return;
+    case N_INDEX:
+        caps_expr(c, n->u.index.base);
+        caps_expr(c, n->u.index.index);
+        return;
+    case N_ARRAY: case N_TUPLE:
+        for (int i = 0; i < n->u.array.len; i++) caps_expr(c, n->u.array.items[i]);
+        return;
+    case N_LISTCOMP:
+        caps_gen(c, n->u.listcomp.gen);
+        return;
+    case N_REDUCE:
+        if (n->u.reduce.gen) caps_gen(c, n->u.reduce.gen);
+        caps_expr(c, n->u.reduce.array);
+        return;
+    case N_LAMBDA:
+        for (int i = 0; i < n->u.lambda.n; i++) vec_push(&c->bound, n->u.lambda.syms[i]);
+        caps_expr(c, n->u.lambda.body);
+        return;
+    }
+}
+
+/* A lambda becomes a function of its captures and its parameters; its
+ * value, an IR_FNVAL listing the captured values (read now: by value). */
+static struct ir_node *lower_lambda(struct node *n)
+{
+    struct lam_caps c = {0};
+    for (int i = 0; i < n->u.lambda.n; i++) vec_push(&c.bound, n->u.lambda.syms[i]);
+    caps_expr(&c, n->u.lambda.body);
+    struct type *ft = n->type;
+
+    struct ir_node *r = ir_new(IR_FNVAL, n->loc, ft);
+    struct ir_fn *f = arena_alloc(sizeof *f);
+    f->module = cur_module;
+    f->name = "lambda";
+    f->cname = unique_cname(cur_module, "lambda");
+    f->ret = ft->elem;
+    f->loc = n->loc;
+    f->is_lambda = true;
+    f->ncaps = c.used.len;
+    f->nparams = c.used.len + n->u.lambda.n;
+    f->params = arena_alloc((size_t)(f->nparams + 1) * sizeof *f->params);
+    /* the captured values, read where the lambda stands */
+    for (int i = 0; i < c.used.len; i++) {
+        struct sym *s = c.used.items[i];
+        struct node name = {.kind = N_NAME, .loc = n->loc, .type = s->type};
+        name.u.name.name = s->name;
+        name.u.name.sym = s;
+        ir_push_kid(r, lower_expr(&name));
+    }
+    /* inside, each is a parameter */
+    void **saved_var = arena_alloc(sizeof(void *) * (size_t)(c.used.len + 1));
+    void **saved_pf = arena_alloc(sizeof(void *) * (size_t)(c.used.len + 1));
+    for (int i = 0; i < c.used.len; i++) {
+        struct sym *s = c.used.items[i];
+        f->params[i] = new_var(IRV_PARAM, s->name, s->type, s->loc);
+        saved_var[i] = map_get_ptr(&sym_var, s);
+        saved_pf[i] = map_get_ptr(&sym_patfield, s);
+        map_put_ptr(&sym_var, s, f->params[i]);
+        map_put_ptr(&sym_patfield, s, NULL);
+    }
+    for (int i = 0; i < n->u.lambda.n; i++) {
+        struct sym *s = n->u.lambda.syms[i];
+        f->params[c.used.len + i] = new_var(IRV_PARAM, s->name, s->type, n->u.lambda.locs[i]);
+        map_put_ptr(&sym_var, s, f->params[c.used.len + i]);
+    }
+    struct ir_fn *outer = cur_fn;
+    cur_fn = f;
+    f->body = stmt_block(n->loc);
+    struct ir_node *body = lower_expr(n->u.lambda.body);
+    struct ir_node *st = ir_new(f->ret == ty_void ? IR_EXPR : IR_RETURN, n->u.lambda.body->loc, ty_void);
+    st->a = body;
+    ir_push_kid(f->body, st);
+    cur_fn = outer;
+    for (int i = 0; i < c.used.len; i++) {
+        map_put_ptr(&sym_var, c.used.items[i], saved_var[i]);
+        map_put_ptr(&sym_patfield, c.used.items[i], saved_pf[i]);
+    }
+    vec_push(&P->fns, f);
+    r->fn = f;
     return r;
 }
 
@@ -271,6 +430,12 @@ static struct ir_node *lower_expr(struct node *n)
     case N_NAME: {
         struct sym *s = n->u.name.sym;
         if (!s) internal_error("lower: unresolved name '%s'", n->u.name.name);
+        if (s->kind == SYM_FN) { /* a function as a value */
+            r = ir_new(IR_FNVAL, n->loc, n->type);
+            r->fn = map_get_ptr(&sym_fn, s);
+            if (!r->fn) internal_error("lower: function value of unknown '%s'", s->name);
+            return r;
+        }
         if (s->kind == SYM_CONST) {
             r = ir_new(IR_GLOBAL, n->loc, n->type);
             r->global = map_get_ptr(&sym_global, s);
@@ -354,6 +519,8 @@ static struct ir_node *lower_expr(struct node *n)
         r = ir_new(IR_TUPLE, n->loc, n->type);
         for (int i = 0; i < n->u.array.len; i++) ir_push_kid(r, lower_expr(n->u.array.items[i]));
         return r;
+    case N_LAMBDA:
+        return lower_lambda(n);
     case N_FIELD:
         if (n->u.field.index < 0) break;
         r = ir_new(IR_FIELD, n->loc, n->type);
@@ -686,6 +853,7 @@ struct ir_program *lower_program(struct program *prog)
     int gi = 0, fi = 0;
     for (int mi = 0; mi < prog->modules.len; mi++) {
         struct module *m = prog->modules.items[mi];
+        cur_module = m->name;
         for (int i = 0; i < m->decls.len; i++) {
             struct node *d = m->decls.items[i];
             if (d->kind == N_CONST) {

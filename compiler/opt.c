@@ -19,12 +19,13 @@ struct pass {
 };
 
 static const struct pass passes[] = {
+    {"fnvals", opt_fnvals}, /* calls through known function values made direct */
     {"inline", opt_inline}, /* calls of small functions written in place */
     {"loops", opt_loops},   /* copy-on-write hoisting, bounds guards, overflow ranges */
     {"borrow", opt_borrow}, /* lets that borrow an element */
 };
 
-const char *const opt_pass_names[] = {"inline", "loops", "borrow", NULL};
+const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", NULL};
 
 bool optimize(struct ir_program *ir, const char *stop_after)
 {

@@ -122,7 +122,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         mark(b, n->gen_var->id, U_DEFINED);
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
-    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
+    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         use_expr(b, n->a);
         use_expr(b, n->b);
         use_expr(b, n->c);
@@ -424,7 +424,7 @@ static struct range rng_expr(struct ranges *r, struct ir_node *n)
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
     case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_TUPLE: case IR_FIELD:
+    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         return none;
     }
     return none;

@@ -159,6 +159,22 @@ static struct nodes *new_list(void)
     return arena_alloc(sizeof(struct nodes));
 }
 
+/* lambda params: body; params NULL for `lambda: body` */
+static struct node *lambda_node(struct nodes *params, struct node *body, struct loc loc)
+{
+    struct node *n = node_new(N_LAMBDA, loc);
+    int k = params ? params->len : 0;
+    n->u.lambda.n = k;
+    n->u.lambda.names = arena_alloc(sizeof(const char *) * (size_t)(k + 1));
+    n->u.lambda.locs = arena_alloc(sizeof(struct loc) * (size_t)(k + 1));
+    for (int i = 0; i < k; i++) {
+        n->u.lambda.names[i] = params->items[i]->u.name.name;
+        n->u.lambda.locs[i] = params->items[i]->loc;
+    }
+    n->u.lambda.body = body;
+    return n;
+}
+
 static struct type *named_type(const char *name)
 {
     static const struct { const char *name; struct type **type; } types[] = {
@@ -233,7 +249,7 @@ static const char *describe_target(struct node *n)
        WHILE "'while'" FOR "'for'" IN "'in'" RETURN "'return'" BREAK "'break'"
        CONTINUE "'continue'" PASS "'pass'" PAR "'par'" AND "'and'" OR "'or'" NOT "'not'"
        TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
-%token STRUCT "'struct'"
+%token STRUCT "'struct'" LAMBDA "'lambda'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
 %token PLUSEQ "'+='" MINUSEQ "'-='" STAREQ "'*='" SLASHEQ "'/='" PERCENTEQ "'%='"
@@ -243,7 +259,7 @@ static const char *describe_target(struct node *n)
 %type <node> top import fn_decl const_decl stmt simple_stmt compound_stmt
 %type <node> expr or_expr and_expr not_expr cmp_expr bor_expr bxor_expr band_expr
 %type <node> shift_expr add_expr mul_expr unary_expr postfix primary fstring
-%type <list> block stmts args arg_list pat_names call_args call_arg_list
+%type <list> block stmts args arg_list pat_names call_args call_arg_list lambda_params
 %type <node> call_arg
 %type <type> struct_decl
 %type <tlist> struct_fields
@@ -372,7 +388,8 @@ ret_opt:
   | ARROW type  { $$ = $2; }
   ;
 
-/* type := "int" | "i128" | "u64" | "float" | "bool" | "str" | "[" type "]" */
+/* type := "int" | "i128" | "u64" | "float" | "bool" | "str" | "[" type "]"
+ *       | "fn" "(" [type {"," type}] ")" ["->" type] | "(" type "," type {"," type} ")" | NAME */
 type:
     NAME {
         $$ = named_type($1);
@@ -380,6 +397,8 @@ type:
             $$ = type_struct($1, @1);
     }
   | '[' type ']' { $$ = type_array($2); }
+  | FN '(' ')' ret_opt { $$ = type_fn(NULL, 0, $4); }
+  | FN '(' type_list ')' ret_opt { $$ = type_fn((struct type **)$3->items, $3->len, $5); }
   | '(' type ',' type_list ')' {
         vec_push($4, NULL);
         memmove($4->items + 1, $4->items, sizeof *$4->items * (size_t)($4->len - 1));
@@ -621,6 +640,24 @@ expr:
         $$->u.cond.then = $1;
         $$->u.cond.cond = $3;
         $$->u.cond.els = $5;
+    }
+  | LAMBDA ':' expr { $$ = lambda_node(NULL, $3, @$); }
+  | LAMBDA lambda_params ':' expr { $$ = lambda_node($2, $4, @$); }
+  ;
+
+/* lambda x, y: body (N_NAME nodes, for their places) */
+lambda_params:
+    NAME {
+        $$ = new_list();
+        struct node *n = node_new(N_NAME, @1);
+        n->u.name.name = $1;
+        nodes_push($$, n);
+    }
+  | lambda_params ',' NAME {
+        $$ = $1;
+        struct node *n = node_new(N_NAME, @3);
+        n->u.name.name = $3;
+        nodes_push($$, n);
     }
   ;
 

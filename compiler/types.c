@@ -58,6 +58,25 @@ struct type *type_tuple(struct type **fields, int n)
     return t;
 }
 
+static struct vec fn_types; /* every function type made so far */
+
+struct type *type_fn(struct type **params, int n, struct type *ret)
+{
+    for (int i = 0; i < fn_types.len; i++) {
+        struct type *t = fn_types.items[i];
+        if (t->nfields == n && t->elem == ret && (n == 0 || memcmp(t->fields, params, sizeof *params * (size_t)n) == 0))
+            return t;
+    }
+    struct type *t = arena_alloc(sizeof *t);
+    t->kind = T_FN;
+    t->nfields = n;
+    t->elem = ret;
+    t->fields = arena_alloc(sizeof *params * (size_t)(n + 1));
+    if (n) memcpy(t->fields, params, sizeof *params * (size_t)n);
+    vec_push(&fn_types, t);
+    return t;
+}
+
 struct vec type_structs; /* every struct type named so far */
 
 struct type *type_find_struct(const char *name)
@@ -133,6 +152,18 @@ const char *type_name(struct type *t)
         free(b.p);
         return s;
     }
+    case T_FN: { /* fn(float, int) -> float */
+        struct buf b = {0};
+        bputs(&b, "fn(");
+        for (int i = 0; i < t->nfields; i++)
+            bprintf(&b, "%s%s", i ? ", " : "", type_name(t->fields[i]));
+        bputs(&b, ")");
+        if (t->elem != ty_void)
+            bprintf(&b, " -> %s", type_name(t->elem));
+        const char *s = arena_strndup(b.p, b.len);
+        free(b.p);
+        return s;
+    }
     }
     return "<bad type>";
 }
@@ -155,7 +186,8 @@ bool type_is_ref(struct type *t)
                 return true;
         return false;
     }
-    return t && (t->kind == T_STR || t->kind == T_ARRAY);
+    /* a function value may hold a lambda's captures (a counted block) */
+    return t && (t->kind == T_STR || t->kind == T_ARRAY || t->kind == T_FN);
 }
 
 bool type_is_ordered(struct type *t)

@@ -336,7 +336,7 @@ uint64_t brt_i128_to_u64(brt_i128 v, const brt_loc *l);
 
 /* ---- values: strings and arrays ----------------------------------------- */
 
-typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR, BRT_ARR, BRT_TUPLE } brt_kind;
+typedef enum brt_kind { BRT_INT, BRT_I128, BRT_U64, BRT_FLOAT, BRT_BOOL, BRT_STR, BRT_ARR, BRT_TUPLE, BRT_FN } brt_kind;
 
 /* A runtime type descriptor. The runtime exports the scalar ones; the
  * generated C defines one static const per array type it uses, e.g.
@@ -356,8 +356,34 @@ typedef struct brt_type {
     const char *name;
     const char *const *fnames;
 } brt_type;
-extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str;
+extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str, brt_t_fn;
 size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer), a tuple's size */
+
+/* A function value: the code, called as ((R (*)(brt_env *, P...))code)(env,
+ * args), and the captures of a lambda (NULL for a top-level function or a
+ * lambda that captures nothing). The captures are one counted block: a
+ * header, then the generated C's struct of captured values; drop releases
+ * what they hold (the block itself is freed by brt_env_release). */
+typedef void (*brt_code)(void);
+typedef struct brt_env {
+    int64_t rc;
+    void (*drop)(struct brt_env *);
+} brt_env;
+typedef struct brt_fn {
+    brt_code code;
+    brt_env *env;
+} brt_fn;
+brt_env *brt_env_new(size_t size, void (*drop)(brt_env *)); /* rc 1 */
+void brt_env_retain(brt_env *e);
+void brt_env_release(brt_env *e);                           /* NULL-safe */
+BRT_INLINE void brt_fn_retain(brt_fn f)
+{
+    if (f.env) brt_env_retain(f.env);
+}
+BRT_INLINE void brt_fn_release(brt_fn f)
+{
+    if (f.env) brt_env_release(f.env);
+}
 
 /* Immutable UTF-8 text. data is NUL-terminated (the NUL is not counted). */
 typedef struct brt_str {

@@ -485,6 +485,9 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
         sb_char(sb, ')');
         return;
     }
+    case BRT_FN: /* the checker prints no function value */
+        brt_sb_lit(sb, "<function>", 10);
+        return;
     }
 }
 
@@ -524,7 +527,7 @@ static enum spec_class class_of(brt_kind k)
     case BRT_INT: case BRT_I128: case BRT_U64: return SC_INT;
     case BRT_FLOAT: return SC_FLOAT;
     case BRT_BOOL: case BRT_STR: return SC_TEXT;
-    case BRT_ARR: case BRT_TUPLE: return SC_NONE;
+    case BRT_ARR: case BRT_TUPLE: case BRT_FN: return SC_NONE;
     }
     return SC_NONE;
 }
@@ -540,6 +543,7 @@ static const char *kind_name(brt_kind k)
     case BRT_STR: return "str";
     case BRT_ARR: return "an array";
     case BRT_TUPLE: return "a tuple";
+    case BRT_FN: return "a function";
     }
     return "?";
 }
@@ -911,6 +915,7 @@ void brt_sb_val(brt_sb *sb, const brt_type *t, const void *valp, const char *spe
     }
     case BRT_ARR:
     case BRT_TUPLE:
+    case BRT_FN:
         brt_sb_plain(sb, t, valp);
         return;
     }

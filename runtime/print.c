@@ -172,7 +172,8 @@ void brt_print_val(const brt_type *t, const void *valp)
     case BRT_BOOL: brt_print_bool(*(const bool *)valp); return;
     case BRT_STR: brt_print_str(*(brt_str *const *)valp); return;
     case BRT_ARR:
-    case BRT_TUPLE: {
+    case BRT_TUPLE:
+    case BRT_FN: {
         brt_sb sb;
         brt_sb_init(&sb);
         brt_sb_plain(&sb, t, valp);

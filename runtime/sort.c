@@ -392,6 +392,7 @@ void brt_arr_sort(brt_arr **slot)
     case BRT_STR: merge_sort(a->data, n, sizeof(brt_str *), cmp_str); return;
     case BRT_TUPLE: break; /* the checker lets no tuple array be sorted yet */
     case BRT_ARR: break; /* the checker allows no sort of arrays of arrays */
+    case BRT_FN: break;  /* nor of functions */
     }
     brt_panic_text(NULL, "internal error: sort of an unordered element type");
 }

@@ -40,6 +40,7 @@ const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false, NULL, NULL 
 const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
 const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
 const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
+const brt_type brt_t_fn = { BRT_FN, NULL, sizeof(brt_fn), 0, NULL, NULL, true, NULL, NULL };
 
 brt_str brt_empty_str = BRT_STR_LIT("", 0);
 
@@ -80,7 +81,7 @@ void *brt_xrealloc(void *p, size_t n)
 static const uint8_t kind_size[] = {
     [BRT_INT] = sizeof(int64_t), [BRT_I128] = sizeof(brt_i128), [BRT_U64] = sizeof(uint64_t),
     [BRT_FLOAT] = sizeof(double), [BRT_BOOL] = sizeof(bool), [BRT_STR] = sizeof(brt_str *),
-    [BRT_ARR] = sizeof(brt_arr *),
+    [BRT_ARR] = sizeof(brt_arr *), [BRT_FN] = sizeof(brt_fn),
 };
 #define TYPE_SIZE(t) ((t)->kind == BRT_TUPLE ? (t)->size : (size_t)kind_size[(t)->kind])
 
@@ -95,6 +96,7 @@ size_t brt_type_size(const brt_type *t)
     case BRT_STR: return sizeof(brt_str *);
     case BRT_ARR: return sizeof(brt_arr *);
     case BRT_TUPLE: return t->size;
+    case BRT_FN: return sizeof(brt_fn);
     }
     return 0;
 }
@@ -204,6 +206,10 @@ void brt_arr_release(brt_arr *a)
         brt_arr **e = a->data;
         for (int64_t i = 0; i < a->len; i++)
             brt_arr_release(e[i]);
+    } else if (a->elem->kind == BRT_FN) {
+        brt_fn *e = a->data;
+        for (int64_t i = 0; i < a->len; i++)
+            brt_fn_release(e[i]);
     }
     if (!is_inline(a))
         free(a->data);
@@ -226,6 +232,9 @@ void brt_release_val(const brt_type *t, void *valp)
             for (int i = 0; i < t->nfields; i++)
                 brt_release_val(t->fields[i], (char *)valp + t->offsets[i]);
         return;
+    case BRT_FN:
+        brt_fn_release(*(brt_fn *)valp);
+        return;
     }
 }
 
@@ -242,15 +251,19 @@ void brt_retain_val(const brt_type *t, const void *valp)
             for (int i = 0; i < t->nfields; i++)
                 brt_retain_val(t->fields[i], (const char *)valp + t->offsets[i]);
         return;
+    case BRT_FN:
+        brt_fn_retain(*(const brt_fn *)valp);
+        return;
     }
 }
 
 /* Retains every element of n values at p (after copying them). */
 static void retain_elems(const brt_type *elem, const void *p, int64_t n)
 {
-    if (elem->kind == BRT_TUPLE && elem->refs) {
+    if ((elem->kind == BRT_TUPLE && elem->refs) || elem->kind == BRT_FN) {
+        size_t es = brt_type_size(elem);
         for (int64_t i = 0; i < n; i++)
-            brt_retain_val(elem, (const char *)p + (size_t)i * elem->size);
+            brt_retain_val(elem, (const char *)p + (size_t)i * es);
         return;
     }
     if (!is_ref(elem))
@@ -460,6 +473,10 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
         for (int64_t i = 0; i < len; i++)
             zero_fields(elem, (char *)a->data + (size_t)i * elem->size);
         break;
+    case BRT_FN: /* filled before any element is read */
+        if (len)
+            memset(a->data, 0, (size_t)len * sizeof(brt_fn));
+        break;
     }
     return a;
 }
@@ -579,7 +596,7 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
         switch (e->kind) {
         case BRT_INT: case BRT_U64: case BRT_I128: case BRT_BOOL:
             return x->len == 0 || memcmp(x->data, y->data, (size_t)x->len * es) == 0;
-        case BRT_FLOAT: case BRT_STR: case BRT_ARR: case BRT_TUPLE:
+        case BRT_FLOAT: case BRT_STR: case BRT_ARR: case BRT_TUPLE: case BRT_FN:
             for (int64_t i = 0; i < x->len; i++)
                 if (!brt_eq(e, (const char *)x->data + (size_t)i * es, (const char *)y->data + (size_t)i * es))
                     return false;
@@ -592,8 +609,33 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
             if (!brt_eq(t->fields[i], (const char *)a + t->offsets[i], (const char *)b + t->offsets[i]))
                 return false;
         return true;
+    case BRT_FN: /* the checker compares no function values */
+        return false;
     }
     return false;
+}
+
+/* ---- function values ---------------------------------------------------- */
+
+brt_env *brt_env_new(size_t size, void (*drop)(brt_env *))
+{
+    brt_env *e = brt_xmalloc(size);
+    e->rc = 1;
+    e->drop = drop;
+    return e;
+}
+
+void brt_env_retain(brt_env *e)
+{
+    __atomic_add_fetch(&e->rc, 1, __ATOMIC_RELAXED);
+}
+
+void brt_env_release(brt_env *e)
+{
+    if (e && drop_ref(&e->rc)) {
+        e->drop(e);
+        free(e);
+    }
 }
 
 /* ---- the iterables range(lo, hi, step), enumerate, zip ------------------ */

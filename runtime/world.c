@@ -211,7 +211,7 @@ static void fold_one(int op, const brt_type *t, void *acc, const void *x, const 
         *(bool *)acc = op == BRT_W_ANY ? (a || b) : (a && b);
         return;
     }
-    case BRT_STR: case BRT_ARR: case BRT_TUPLE:
+    case BRT_STR: case BRT_ARR: case BRT_TUPLE: case BRT_FN:
         break;
     }
     brt_panic_text(loc, "world: no collective for this type");
