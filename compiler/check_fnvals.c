@@ -24,13 +24,16 @@ struct type *fn_type_of(struct sym *f)
 }
 
 /* f used as a value (not called): its fn type. The reference counts as a
- * call for the order of constants (a constant holding f may call it). */
+ * call for the order of constants (whoever holds f may call it). */
 struct type *check_fn_value(struct node *n, struct sym *f)
 {
-    if (C.fn_sym)
+    if (C.fn_sym) {
         vec_push(&C.fn_sym->calls, f);
-    else if (C.cnst)
-        internal_error("a function value in a constant's initialiser reached check_fn_value");
+    } else if (C.cnst) {
+        struct node *call = node_new(N_CALL, n->loc);
+        call->u.call.fn = f;
+        vec_push(&C.cnst->calls, call);
+    }
     n->u.name.sym = f;
     return fn_type_of(f);
 }

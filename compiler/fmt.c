@@ -184,11 +184,14 @@ static bool operand_end(int k)
 /* The spacing rule between two tokens of one line: one space, except none
  * inside brackets, before ',' ':' and '.', after '.', around '..' and '..=',
  * after a unary '-' or '~', after the ':' of a slice (in_square: the
- * innermost open bracket is '['), and before the '(' of a call and the '['
- * of an index. */
+ * innermost open bracket is '['; a lambda's ':' is not a slice's), before
+ * the '(' of a call and the '[' of an index, and between the 'fn' of a
+ * type and its '('. */
 static bool space_between(int prev, bool prev_unary, int cur, bool in_square)
 {
     if (prev == '(' || prev == '[' || prev == '.' || prev_unary)
+        return false;
+    if (prev == TK_FN && cur == '(')
         return false;
     if (prev == ':' && in_square)
         return false;
@@ -219,6 +222,9 @@ static struct buf layout_text(const struct scan *s, bool bom)
     int last_line = 0;  /* the source line of the last token placed */
     int prev_kind = 0;  /* the last token of this logical line (0: none yet) */
     bool prev_unary = false;
+    int lambdas[MAX_NESTING + 1]; /* the bracket depth of each lambda whose ':' is still to come */
+    int nlambdas = 0;
+    bool after_lambda_colon = false;
     int ci = 0;
     for (int j = 0; j < s->ntoks; j++) {
         const struct ftok *t = &s->toks[j];
@@ -260,6 +266,7 @@ static struct buf layout_text(const struct scan *s, bool bom)
             cur = -1;
             prev_level = level;
             prev_kind = 0;
+            nlambdas = 0;
             prev_unary = false;
             continue;
         }
@@ -275,8 +282,16 @@ static struct buf layout_text(const struct scan *s, bool bom)
             cur = lo.n - 1;
         } else if (depth > 0 && (kind == '=' || prev_kind == '=')) {
             /* inside brackets '=' names a struct's field: Seg(lo=0.0) */
-        } else if (space_between(prev_kind, prev_unary, kind, depth > 0 && open_kind[depth - 1] == '[')) {
+        } else if (space_between(prev_kind, prev_unary, kind,
+                                 depth > 0 && open_kind[depth - 1] == '[' && !after_lambda_colon)) {
             bputs(&lo.lines[cur].text, " ");
+        }
+        after_lambda_colon = false;
+        if (kind == TK_LAMBDA && nlambdas <= MAX_NESTING) {
+            lambdas[nlambdas++] = depth;
+        } else if (kind == ':' && nlambdas && lambdas[nlambdas - 1] == depth) {
+            nlambdas--;
+            after_lambda_colon = true;
         }
         struct fline *l = &lo.lines[cur];
         bool unary = kind == '~' || (kind == '-' && !operand_end(prev_kind));

@@ -338,6 +338,7 @@ static struct ir_node *lower_lambda(struct node *n)
     f->module = cur_module;
     f->name = "lambda";
     f->cname = unique_cname(cur_module, "lambda");
+    vec_push(&P->fns, f); /* its name taken before an inner lambda picks one */
     f->ret = ft->elem;
     f->loc = n->loc;
     f->is_lambda = true;
@@ -380,7 +381,6 @@ static struct ir_node *lower_lambda(struct node *n)
         map_put_ptr(&sym_var, c.used.items[i], saved_var[i]);
         map_put_ptr(&sym_patfield, c.used.items[i], saved_pf[i]);
     }
-    vec_push(&P->fns, f);
     r->fn = f;
     return r;
 }
