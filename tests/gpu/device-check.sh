@@ -8,7 +8,7 @@
 # 2. opens the device (BRINE_GPU_LOG's "ready in N ms");
 # 3. runs the golden suite with BRINE_GPU=on and with off (both against the
 #    same expected output, i.e. on == off), counting the reductions that ran
-#    on the device; then tests/gpu/progs (sizes, arrays, panics) on vs off;
+#    on the device; then tests/gpu/progs (sizes, arrays, fnvals, panics) on vs off;
 # 4. measures the device's copy bandwidth (1 GiB device-to-device copy);
 # 5. runs W1 (sum of 10^8 floats) and W2 (harmonic, n = 10^9) on the GPU
 #    and on the CPU, and prints the kernel ms, the fraction of the copy
@@ -75,7 +75,7 @@ echo "reductions run on the gpu: $n ($(sed 's/ n=.*//' "$T/tally.on" 2>/dev/null
 [ "$n" -gt 0 ] || bad "no reduction ran on the gpu"
 
 say "tests/gpu/progs: on vs off"
-for p in sizes arrays; do
+for p in sizes arrays fnvals; do
     "$B" build tests/gpu/progs/$p.br --release -o "$T/$p" || { bad "build $p"; continue; }
     BRINE_GPU=off "$T/$p" > "$T/$p.off" 2>&1
     BRINE_GPU=on "$T/$p" > "$T/$p.on" 2>&1
