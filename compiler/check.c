@@ -961,7 +961,8 @@ static struct type *check_name(struct node *n)
     if (!s) {
         enum reducer r;
         if (find_builtin(name, BK_FN) != BI_NONE || find_reducer(name, &r))
-            error_at(n->loc, "'%s' is a builtin function, not a value; call it", name);
+            error_at(n->loc, "'%s' is a builtin function, not a value; call it, or pass a lambda that calls it: "
+                             "lambda x: %s(x)", name, name);
         if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
             error_at(n->loc, "undefined name '%s'; Brine's booleans are written %s", name,
                      name[0] == 'T' ? "true" : "false");
