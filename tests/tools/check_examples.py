@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Runs examples/*.br with brine and checks the ones whose output is known
 exactly: harmonic (the par sum and the sequential sum of the harmonic
-series), ov and ov2 (integer overflow panics and their places) and simpson
-(Simpson's rule with Runge's estimate). The other examples must exit 0.
+series), ov and ov2 (integer overflow panics and their places), simpson
+(Simpson's rule with Runge's estimate), adaptive (adaptive Simpson through
+a function value) and quadrature (three rules taking the integrand as a
+value); these run at BRINE_THREADS 1, 2 and 7 and must print the same bytes
+each time. The other examples must exit 0.
 
     python3 tests/tools/check_examples.py [path/to/brine]
 
@@ -35,7 +38,10 @@ EXPECT = {
     "simpson": (0, "I(n) = 2.000000010825, I(2n) = 2.000000000676\n"
                    "Runge: -6.77e-10, true error -6.76e-10\n"
                    "Refined value: 2.000000000000\n", ""),
+    "adaptive": (0, 'pi:       eps 1e-06: 3.141592653708037 error +1.18e-10 segments 8\npi:       eps 1e-10: 3.141592653589814 error +2.09e-14 segments 71\npi:       eps 1e-13: 3.141592653589793 error +0.00e+00 segments 451\nsin(100): -0.506365641110 error +2.89e-15 segments 8836\n', ""),
+    "quadrature": (0, 'integral of sin on [0, pi] = 2, and of 1/(1 + 25 x^2) on [-1, 1] = 2 atan(5) / 5\ntrapezoid  sin:     1.999899600184  Runge +1.00e-04  true +1.00e-04  refined 2.000000004032\n           runge:   0.549357297285  Runge +3.01e-06  true +3.01e-06  refined 0.549360306257\nmidpoint   sin:     2.000050200286  Runge -5.02e-05  true -5.02e-05  refined 1.999999996472\n           runge:   0.549361811475  Runge -1.50e-06  true -1.50e-06  refined 0.549360307234\nsimpson    sin:     2.000000004032  Runge -4.03e-09  true -4.03e-09  refined 1.999999999999\n           runge:   0.549360306257  Runge +5.72e-10  true +5.21e-10  refined 0.549360306829\n', ""),
 }
+THREADS = ("1", "2", "7")
 
 
 def main():
@@ -46,16 +52,21 @@ def main():
         if not f.endswith(".br"):
             continue
         name = f[:-3]
-        p = subprocess.run([brine, "run", f], cwd=EXAMPLES, capture_output=True, text=True,
-                           env=dict(os.environ, BRINE_GPU="off"))
         want = EXPECT.get(name)
-        if want is None:
-            ok = p.returncode == 0
-        else:
-            ok = (p.returncode, p.stdout, p.stderr) == want
+        for threads in THREADS if want else (None,):
+            env = dict(os.environ, BRINE_GPU="off")
+            if threads:
+                env["BRINE_THREADS"] = threads
+            p = subprocess.run([brine, "run", f], cwd=EXAMPLES, capture_output=True, text=True, env=env)
+            if want is None:
+                ok = p.returncode == 0
+            else:
+                ok = (p.returncode, p.stdout, p.stderr) == want
+            if not ok:
+                break
         if not ok:
             failed += 1
-            print(f"FAIL {f}: exit {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
+            print(f"FAIL {f} (BRINE_THREADS={threads}): exit {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         else:
             print(f"ok   {f}")
     failed += check_tutorial(brine)
