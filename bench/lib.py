@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/lib.py: the library's hot paths against C and numpy (bench/lib/).
 
-  read  a file of 10^6 numbers, one a line: read_file + lines() + float(line)
+  read  a file of 10^6 numbers, one a line: read_file + lines() + to_float()
         in Brine against fgets + strtod in C (gcc -O2)
   sort  10^7 floats: Brine's xs.sort() against numpy.sort and a C bottom-up
         merge sort by a total-order key (gcc -O2)
@@ -46,7 +46,7 @@ def main():
             tb, rb, _ = measure([os.path.join(d, "rl"), data, a.reps], env, os.path.join(d, "o1"))
             tc, rc, _ = measure([os.path.join(d, "rl_c"), data, a.reps], env, os.path.join(d, "o2"))
             same = "= C" if float(rb[0]) == float(rc[0]) else f"MISMATCH {rb} {rc}"
-            rows.append(("read 1e6 lines, float(line)", "brine", tb, tb / tc, same))
+            rows.append(("read 1e6 lines, to_float()", "brine", tb, tb / tc, same))
             rows.append(("", "C fgets+strtod", tc, 1.0, ""))
         if "sort" in only:
             build_br(brine, os.path.join(HERE, "sort_floats.br"), os.path.join(d, "sf"))

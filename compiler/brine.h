@@ -211,7 +211,8 @@ _Noreturn void internal_error_at(const char *file, int line, const char *fmt, ..
     X(T_ARRAY, "array") \
     X(T_TUPLE, "tuple") \
     X(T_FN, "function") \
-    X(T_VOID, "nothing")
+    X(T_VOID, "nothing") \
+    X(T_OPTION, "Option")
 
 enum type_kind {
 #define X(k, s) k,
@@ -223,8 +224,9 @@ enum type_kind {
 struct type {
     enum type_kind kind;
     struct type *elem; /* T_ARRAY: the element type; T_FN: the result (ty_void for none) */
-    /* T_TUPLE: the field types, in order (two or more); T_FN: the
-     * parameter types (nfields of them, maybe none) */
+    /* T_TUPLE: the field types, in order (two or more). T_OPTION: two,
+     * bool (Some) and the value's type: its C struct is {bool, T}. T_FN:
+     * the parameter types (nfields of them, maybe none) */
     struct type **fields;
     int nfields;
     /* A struct is a T_TUPLE with a name (nominal: one type per declaration,
@@ -239,6 +241,7 @@ extern struct type *ty_int, *ty_i128, *ty_u64, *ty_float, *ty_bool, *ty_str, *ty
 struct type *type_array(struct type *elem);
 struct type *type_tuple(struct type **fields, int n); /* interned; n >= 2 */
 struct type *type_fn(struct type **params, int n, struct type *ret); /* interned; ret ty_void for none */
+struct type *type_option(struct type *inner);          /* Option[inner], interned */
 /* The struct type named name (made, undeclared, on first use); NULL-safe
  * lookup without making: type_find_struct. type_structs: all made so far. */
 struct type *type_struct(const char *name, struct loc use);
@@ -404,7 +407,20 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* each builds the array of what it yields. range(lo, hi) is lo..hi.      */           \
     X(BI_RANGE_STEP, "range", BK_ITER, SIG_OWN, 3, 0)                                      \
     X(BI_ENUMERATE, "enumerate", BK_ITER, SIG_OWN, 1, 0)                                   \
-    X(BI_ZIP, "zip", BK_ITER, SIG_OWN, 2, 0)
+    X(BI_ZIP, "zip", BK_ITER, SIG_OWN, 2, 0)                                               \
+    /* SPEC section 13's Option: Some(x), the parser's None, the methods    */           \
+    X(BI_SOME, "Some", BK_FN, SIG_OWN, 1, 0)                                               \
+    X(BI_NONE_LIT, "None", BK_SYNTAX, SIG_OWN, 0, 0)                                       \
+    X(M_IS_SOME, "is_some", BK_METHOD, SIG_OWN, 0, 0)                                      \
+    X(M_IS_NONE, "is_none", BK_METHOD, SIG_OWN, 0, 0)                                      \
+    X(M_UNWRAP, "unwrap", BK_METHOD, SIG_OWN, 0, 0)                                        \
+    X(M_UNWRAP_OR, "unwrap_or", BK_METHOD, SIG_OWN, 1, 0)                                  \
+    /* SPEC section 14's library that answers with an Option               */           \
+    X(BI_INPUT, "input", BK_FN, SIG_OWN, 0, 0)                                             \
+    X(M_FIND, "find", BK_METHOD, SIG_OWN, 1, 0)                                            \
+    X(M_TO_INT, "to_int", BK_METHOD, SIG_OWN, 0, 0)                                        \
+    X(M_TO_FLOAT, "to_float", BK_METHOD, SIG_OWN, 0, 0)                                    \
+    X(M_INDEX, "index", BK_METHOD, SIG_OWN, 1, 0)
 
 enum builtin {
     BI_NONE = 0,
@@ -419,7 +435,7 @@ struct builtin_info {
     int arity;
     bool gpu;
 };
-#define BI_LAST BI_PANIC                     /* the table's last row */
+#define BI_LAST M_INDEX                      /* the table's last row */
 extern const struct builtin_info builtins[]; /* by enum builtin */
 extern const char *const builtin_name[];
 /* case labels for every math function: switch (b) { BI_MATH_CASES ...: } */

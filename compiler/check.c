@@ -431,8 +431,15 @@ bool is_flexible(struct node *n)
             return true;
         case N_LAMBDA: /* its types come from the context */
             return true;
+        case N_CALL: /* None takes its type from the context; Some(1) as its 1 does */
+            if (is_none_lit(n))
+                return true;
+            if (!is_some_call(n))
+                return false;
+            n = n->u.call.args.items[0];
+            continue;
         case N_FLOAT: case N_STR: case N_BOOL: case N_FSTRING: case N_NAME: case N_AND:
-        case N_OR: case N_NOT: case N_CALL: case N_FIELD: case N_INDEX: case N_LISTCOMP:
+        case N_OR: case N_NOT: case N_FIELD: case N_INDEX: case N_LISTCOMP:
         case N_REDUCE:
             return false;
         }
@@ -523,11 +530,18 @@ static struct type *arith_result(enum op op, struct type *ta, struct type *tb, b
     return NULL;
 }
 
+/* Whether a takes its type from b rather than b from a: a is a literal and b
+ * is not (None == o, 1 + x), or a is None and b is Some(1). */
+static bool takes_type_from(struct node *a, struct node *b)
+{
+    return (is_flexible(a) && !is_flexible(b)) || (is_none_lit(a) && !is_none_lit(b));
+}
+
 /* Two operands of one type (a == b, min(a, b)): a literal takes the other
  * operand's type, so 1 == x and min(0, x) type the literal from x. */
 void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb)
 {
-    if (is_flexible(a) && !is_flexible(b)) {
+    if (takes_type_from(a, b)) {
         *tb = check_value(b, hint);
         *ta = check_value(a, *tb);
     } else {
@@ -546,6 +560,9 @@ static struct type *check_binary(struct node *n, struct type *hint)
         if (ta != tb)
             error_at(n->loc, "mismatched types: %s %s %s%s", tn(ta), op_name(op), tn(tb), float_int_hint(a, ta, b, tb));
         no_fn_compared(n, ta, op_name(op));
+        if (op != OP_EQ && op != OP_NE && ta->kind == T_OPTION)
+            error_at(n->loc, "cannot order values of type %s: Options compare only with == and !=; compare "
+                             "what they hold (a.unwrap() %s b.unwrap()) after testing is_some()", tn(ta), op_name(op));
         if (op != OP_EQ && op != OP_NE && ta->kind == T_TUPLE && ta->sname && !type_is_ordered(ta))
             error_at(n->loc, "cannot order values of type %s ('%s' works on structs whose fields are all numbers, "
                              "str, or tuples and structs of them)", tn(ta), op_name(op));
@@ -1001,8 +1018,9 @@ static struct type *check_array(struct node *n, struct type *hint)
         for (first = 0; first < el->len; first++)
             if (!is_flexible(el->items[first]))
                 break;
-        if (first == el->len)
-            first = 0;
+        if (first == el->len) /* only literals: the first that is not None ([None, Some(1)]) */
+            for (first = 0; first < el->len - 1 && is_none_lit(el->items[first]); first++)
+                ;
         et = check_value(el->items[first], NULL);
     }
     for (int i = 0; i < el->len; i++) {
@@ -1039,6 +1057,9 @@ static struct type *check_fstring(struct node *n)
                      t->sname ? "structs" : "tuples");
         case T_FN:
             internal_error("a function value in an f-string");
+        case T_OPTION:
+            error_at(p->spec_loc, "format spec '%s' is not valid for %s; Options print without a spec (format "
+                                  "what it holds: {o.unwrap():%s})", p->spec, tn(t), p->spec);
         case T_VOID:
             internal_error("void value in an f-string");
         }
@@ -1112,7 +1133,7 @@ struct type *check_expr(struct node *n, struct type *hint)
         struct type *ta, *tb;
         check_value(n->u.cond.cond, ty_bool);
         expect_bool(n->u.cond.cond, "the condition of 'if ... else'");
-        if (is_flexible(a) && !is_flexible(b)) {
+        if (takes_type_from(a, b)) {
             tb = check_value(b, hint);
             ta = check_value(a, tb);
         } else {
@@ -1194,6 +1215,9 @@ static void check_let(struct node *s)
         check_let_pattern(s);
         return;
     }
+    if (!annot && is_none_lit(init))
+        error_at(init->loc, "cannot infer the type of None; annotate it: %s %s: Option[int] = None",
+                 s->u.let.is_var ? "var" : "let", s->u.let.name);
     check_value(init, annot);
     if (annot)
         expect_type(init, annot, "for '%s'", s->u.let.name);

@@ -88,12 +88,17 @@ struct sym *bind_local(const char *name, struct loc loc, struct type *t, struct 
 /* If base names a module (an import, os or world), its symbol. */
 struct sym *module_base(struct node *base);
 
-/* ---- check_values.c: tuples and structs ------------------------------------ */
+/* ---- check_values.c: tuples, structs and Option ------------------------------------ */
 
 struct type *check_struct_ctor(struct node *n, struct type *t);
 struct type *check_tuple(struct node *n, struct type *hint);
 struct type *check_field(struct node *n);
 void check_struct(void *arg); /* a struct declaration (run under attempt()) */
+bool is_none_lit(struct node *n);  /* the literal None */
+bool is_some_call(struct node *n); /* a call Some(x) */
+struct type *check_option_value(struct node *n, enum builtin bi, struct type *hint); /* Some(x), None */
+struct type *check_option_recv(struct node *n, struct node *recv, enum builtin m, struct type *hint);
+struct type *check_option_method(struct node *n, struct node *recv, struct type *rt, enum builtin m);
 
 /* ---- check_fnvals.c: function values ---------------------------------------- */
 

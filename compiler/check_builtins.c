@@ -171,7 +171,7 @@ static struct type *check_lib_method(struct node *n, struct node *recv, struct t
 {
     const char *mname = builtin_name[m];
     struct loc name_loc = n->u.call.callee->u.field.name_loc;
-    bool on_str = m <= M_JOIN;
+    bool on_str = m <= M_JOIN || (m >= M_FIND && m <= M_TO_FLOAT);
     if (on_str && rt != ty_str)
         error_at(name_loc, "%s has no method '%s'; only str does", tn(rt), mname);
     if (!on_str && rt->kind != T_ARRAY)
@@ -250,6 +250,22 @@ static struct type *check_lib_method(struct node *n, struct node *recv, struct t
         arity(n, mname, 0);
         expect_sortable(n, name_loc, rt, "sort");
         return ty_void;
+    case M_FIND:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), ty_str);
+        expect_type(arg(n, 0), ty_str, "for the argument of 'find'");
+        return type_option(ty_int);
+    case M_TO_INT:
+        arity(n, mname, 0);
+        return type_option(ty_int);
+    case M_TO_FLOAT:
+        arity(n, mname, 0);
+        return type_option(ty_float);
+    case M_INDEX:
+        arity(n, mname, 1);
+        check_value(arg(n, 0), rt->elem);
+        expect_type(arg(n, 0), rt->elem, "for the argument of 'index' on %s", tn(rt));
+        return type_option(ty_int);
     default:
         break;
     }
@@ -401,6 +417,11 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
         check_value(arg(n, 0), ty_str);
         expect_type(arg(n, 0), ty_str, "for the message of 'panic'");
         return ty_void;
+    case BI_SOME: case BI_NONE_LIT:
+        return check_option_value(n, bi, hint);
+    case BI_INPUT:
+        arity(n, name, 0);
+        return type_option(ty_str);
     case BI_NONE:
     BI_MATH_CASES
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG:
@@ -409,6 +430,8 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
     case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
+    case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR: case M_FIND: case M_TO_INT:
+    case M_TO_FLOAT: case M_INDEX:
         break;
     }
     internal_error("check_builtin of '%s'", name);
@@ -424,7 +447,13 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
      * ys[i] = 0xf_4240.wrapping_add(-53) for ys: [i128]. */
     bool same_type = m == M_WRAPPING_ADD || m == M_WRAPPING_SUB || m == M_WRAPPING_MUL;
     bool keeps_type = same_type || m == M_WRAPPING_NEG || m == M_ROTATE_LEFT || m == M_ROTATE_RIGHT;
-    if (same_type && n->u.call.args.len == 1 && is_flexible(recv) && !is_flexible(arg(n, 0))) {
+    bool on_option = m >= M_IS_SOME && m <= M_UNWRAP_OR;
+    if (on_option && is_none_lit(recv)) {
+        rt = check_option_recv(n, recv, m, hint);
+    } else if (on_option && (m == M_UNWRAP || m == M_UNWRAP_OR) && hint && is_flexible(recv)) {
+        /* Some(1).unwrap_or(2) where a u64 is expected */
+        rt = check_value(recv, type_option(hint));
+    } else if (same_type && n->u.call.args.len == 1 && is_flexible(recv) && !is_flexible(arg(n, 0))) {
         struct type *ta = check_value(arg(n, 0), NULL);
         rt = check_value(recv, ta);
     } else if (keeps_type && is_flexible(recv) && hint && type_is_integer(hint)) {
@@ -443,9 +472,10 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     }
     if (m == BI_NONE) {
         const char *have = rt->kind == T_ARRAY ? "; arrays have the methods push, pop, insert, remove, extend, "
-                                                 "reverse, sort, contains"
+                                                 "reverse, sort, contains, index"
                            : rt == ty_str ? "; its methods are split, strip, lines, startswith, endswith, replace, "
-                                            "upper, lower, join"
+                                            "upper, lower, join, find, to_int, to_float"
+                           : rt->kind == T_OPTION ? "; its methods are is_some, is_none, unwrap, unwrap_or"
                            : type_is_integer(rt)
                                ? "; its methods are wrapping_add, wrapping_sub, wrapping_mul, wrapping_neg, "
                                  "rotate_left, rotate_right, count_ones, leading_zeros, trailing_zeros"
@@ -458,8 +488,10 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     }
     n->u.call.builtin = m;
     n->u.call.recv = recv;
-    if (m >= M_SPLIT && m <= M_SORT)
+    if ((m >= M_SPLIT && m <= M_SORT) || (m >= M_FIND && m <= M_INDEX))
         return check_lib_method(n, recv, rt, m);
+    if (on_option)
+        return check_option_method(n, recv, rt, m);
     if (m == M_PUSH) {
         if (rt->kind != T_ARRAY)
             error_at(n->u.call.callee->u.field.name_loc, "%s has no method 'push'; only arrays do", tn(rt));
@@ -504,6 +536,8 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     case BI_WORLD_RANK: case BI_WORLD_SIZE: case BI_WORLD_BARRIER: case BI_WORLD_BROADCAST: case BI_WORLD_GATHER:
     case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
+    case BI_SOME: case BI_NONE_LIT: case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR:
+    case BI_INPUT: case M_FIND: case M_TO_INT: case M_TO_FLOAT: case M_INDEX:
         break;
     }
     internal_error("check_method of '%s'", mname);

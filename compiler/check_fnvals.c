@@ -119,7 +119,7 @@ static bool has_fn_at(struct type *t, int depth)
         t = t->elem;
     if (t->kind == T_FN)
         return true;
-    if (t->kind != T_TUPLE || depth > 16)
+    if ((t->kind != T_TUPLE && t->kind != T_OPTION) || depth > 16)
         return false;
     for (int i = 0; i < t->nfields; i++)
         if (has_fn_at(t->fields[i], depth + 1))

@@ -2,7 +2,8 @@
  * check_values.c: the checker's tuples and structs (check.h): tuple
  * literals and fields, struct construction (positional and by name) and
  * field reads, and the declarations' own checks (a struct may not hold
- * itself; ordering only when every field is ordered).
+ * itself; ordering only when every field is ordered), and Option: Some(x),
+ * None (typed by its context) and the Option methods.
  */
 #include "check.h"
 
@@ -188,7 +189,7 @@ struct type *check_field(struct node *n)
  * and no function or constant has a struct's name. */
 static bool holds(struct type *t, struct type *s, int depth)
 {
-    if (t->kind != T_TUPLE || depth > MAX_NESTING)
+    if ((t->kind != T_TUPLE && t->kind != T_OPTION) || depth > MAX_NESTING)
         return false;
     for (int i = 0; i < t->nfields; i++)
         if (t->fields[i] == s || holds(t->fields[i], s, depth + 1))
@@ -223,3 +224,107 @@ void check_struct(void *arg)
     }
 }
 
+
+/* ---- Option ----------------------------------------------------------------- */
+
+/* The parser's None: a call of the builtin no program can name. */
+bool is_none_lit(struct node *n)
+{
+    return n->kind == N_CALL && n->u.call.callee->kind == N_NAME && !n->u.call.gen &&
+           strcmp(n->u.call.callee->u.name.name, "None") == 0;
+}
+
+bool is_some_call(struct node *n)
+{
+    return n->kind == N_CALL && n->u.call.callee->kind == N_NAME && !n->u.call.gen && n->u.call.args.len == 1 &&
+           strcmp(n->u.call.callee->u.name.name, "Some") == 0;
+}
+
+/* Some(x) and None. None has the Option type its place expects (an
+ * annotation, a parameter, a result, the other side of ==, ...). */
+struct type *check_option_value(struct node *n, enum builtin bi, struct type *hint)
+{
+    bool fit = hint && hint->kind == T_OPTION;
+    if (bi == BI_NONE_LIT) {
+        if (fit)
+            return hint;
+        if (hint)
+            error_at(n->loc, "mismatched types: expected %s, found None (None is a value of an Option type, "
+                             "such as Option[%s])", tn(hint), tn(hint));
+        error_at(n->loc, "cannot infer the type of None; give it an Option type where it goes, e.g. "
+                         "let x: Option[int] = None");
+    }
+    if (n->u.call.args.len != 1)
+        error_at(n->loc, "'Some' takes 1 argument, found %d%s", n->u.call.args.len,
+                 n->u.call.args.len > 1 ? "; to hold several values, make them a tuple: Some((a, b))" : "");
+    struct node *x = arg(n, 0);
+    struct type *t = check_value(x, fit ? hint->fields[1] : NULL);
+    if (fit) /* the value is where it goes wrong: Some(1) for an Option[float] */
+        expect_type(x, hint->fields[1], "for the value of Some(...) in %s", tn(hint));
+    return type_option(t);
+}
+
+/* Whether n is a name bound by let to the literal None (or is None): an
+ * unwrap of it certainly panics. */
+static bool certainly_none(struct node *n)
+{
+    if (is_none_lit(n))
+        return true;
+    if (n->kind != N_NAME || !n->u.name.sym)
+        return false;
+    struct sym *s = n->u.name.sym;
+    if (s->kind != SYM_LOCAL || s->is_var || !s->decl || s->decl->kind != N_LET)
+        return false;
+    struct node *init = s->decl->u.let.init;
+    return init && !s->decl->u.let.pat.len && is_none_lit(init);
+}
+
+/* The receiver of an Option method when it is the literal None: its type
+ * comes from the context (unwrap_or's argument, or the hint). */
+struct type *check_option_recv(struct node *n, struct node *recv, enum builtin m, struct type *hint)
+{
+    if (m == M_UNWRAP)
+        error_at(n->loc, "'unwrap' of None always panics ('called unwrap on None'); use a value, or "
+                         "o.unwrap_or(default)");
+    if (m == M_UNWRAP_OR && n->u.call.args.len == 1) {
+        struct type *d = check_value(arg(n, 0), hint);
+        return check_value(recv, type_option(d));
+    }
+    return check_value(recv, NULL);
+}
+
+/* o.is_some(), o.is_none(), o.unwrap(), o.unwrap_or(d). */
+struct type *check_option_method(struct node *n, struct node *recv, struct type *rt, enum builtin m)
+{
+    const char *mname = builtin_name[m];
+    struct loc name_loc = n->u.call.callee->u.field.name_loc;
+    if (rt->kind != T_OPTION)
+        error_at(name_loc, "%s has no method '%s'; only Option values do (Option[T]: is_some, is_none, unwrap, "
+                           "unwrap_or)", tn(rt), mname);
+    struct type *t = rt->fields[1];
+    switch (m) {
+    case M_IS_SOME: case M_IS_NONE:
+        if (n->u.call.args.len != 0)
+            error_at(n->loc, "'%s' takes 0 arguments, found %d", mname, n->u.call.args.len);
+        return ty_bool;
+    case M_UNWRAP:
+        if (n->u.call.args.len != 0)
+            error_at(n->loc, "'unwrap' takes 0 arguments, found %d%s", n->u.call.args.len,
+                     n->u.call.args.len == 1 ? "; for a default, call unwrap_or(d)" : "");
+        if (certainly_none(recv))
+            error_at(n->loc, "'%s' is None here ('%s' is a let bound to None), so 'unwrap' always panics "
+                             "('called unwrap on None'); give it a value, or use unwrap_or(default)",
+                     recv->u.name.name, recv->u.name.name);
+        return t;
+    case M_UNWRAP_OR:
+        if (n->u.call.args.len != 1)
+            error_at(n->loc, "'unwrap_or' takes 1 argument, found %d", n->u.call.args.len);
+        if (!arg(n, 0)->type)
+            check_value(arg(n, 0), t);
+        expect_type(arg(n, 0), t, "for the default of 'unwrap_or' on %s", tn(rt));
+        return t;
+    default:
+        break;
+    }
+    internal_error("check_option_method of '%s'", mname);
+}

@@ -5,6 +5,7 @@
  */
 #include "emit_c.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,10 +25,28 @@ static void print_value(const char *x, struct type *t)
     case T_FLOAT: line("brt_print_float(%s);", x); return;
     case T_BOOL: line("brt_print_bool(%s);", x); return;
     case T_STR: line("brt_print_str(%s);", x); return;
-    case T_ARRAY: case T_TUPLE: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
+    case T_ARRAY: case T_TUPLE: case T_OPTION: line("brt_print_val(%s, &%s);", tdesc(t), lval(x, t)); return;
     case T_FN: case T_VOID: break; /* the checker prints no function */
     }
     internal_error("emit: print of nothing");
+}
+
+/* An Option from a runtime call that answers whether there is a value and
+ * writes it through a pointer: call is a format with %%s where the result's
+ * name goes (brt_str_to_int(s, &%%s.f1)); the value, when a reference, is owned. */
+static const char *opt_result(struct type *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *opt_result(struct type *t, const char *fmt, ...)
+{
+    char call[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(call, sizeof call, fmt, ap);
+    va_end(ap);
+    const char *r = tmp(t, "%s", zero_of(t));
+    char *filled = arena_printf(call, r);
+    line("%s.f0 = %s;", r, filled);
+    own(r, t);
+    return r;
 }
 
 /* The slot (a brt_arr ** C expression) of a mutating method's receiver: a
@@ -226,6 +245,19 @@ const char *emit_builtin(struct ir_node *n)
     case M_LOWER: return tmp_owned(t, "brt_str_lower(%s)", arg[0]);
     case M_JOIN: return tmp_owned(t, "brt_str_join(%s, %s)", arg[0], arg[1]);
     case M_CONTAINS: return tmp(t, "brt_arr_contains(%s, &%s)", arg[0], lval(arg[1], at[1]));
+    case BI_SOME: return tmp_owned(t, "(%s){true, %s}", ctype(t), take(arg[0], t0));
+    case BI_NONE_LIT: return tmp(t, "%s", zero_of(t));
+    case M_IS_SOME: return tmp(t, "%s.f0", arg[0]);
+    case M_IS_NONE: return tmp(t, "!%s.f0", arg[0]);
+    case M_UNWRAP: /* borrowed, as a field is: alive while the Option is */
+        line("if (BRT_UNLIKELY(!%s.f0)) brt_panic(%s, BRT_UNWRAP_NONE);", arg[0], loc_ref(n->loc));
+        return tmp(t, "%s.f1", arg[0]);
+    case M_UNWRAP_OR: return tmp(t, "%s.f0 ? %s.f1 : %s", arg[0], arg[0], arg[1]); /* borrowed from either */
+    case BI_INPUT: return opt_result(t, "brt_input(&%%s.f1, %s)", loc_ref(n->loc));
+    case M_FIND: return opt_result(t, "brt_str_find(%s, %s, &%%s.f1)", arg[0], arg[1]);
+    case M_TO_INT: return opt_result(t, "brt_str_to_int(%s, &%%s.f1)", arg[0]);
+    case M_TO_FLOAT: return opt_result(t, "brt_str_to_float(%s, &%%s.f1)", arg[0]);
+    case M_INDEX: return opt_result(t, "brt_arr_index(%s, &%s, &%%s.f1)", arg[0], lval(arg[1], at[1]));
     case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS: {
         const char *nm = b == M_COUNT_ONES ? "count_ones" : b == M_LEADING_ZEROS ? "leading_zeros" : "trailing_zeros";
         if (t0 == ty_i128) return tmp(t, "brt_%s_i128(%s)", nm, arg[0]);

@@ -76,14 +76,16 @@ static const char *tuple_ctype(struct type *t)
     for (int i = 0; i < t->nfields; i++)
         fd[i] = t->fields[i]->kind == T_ARRAY ? tdesc(t->fields[i]) : NULL;
     bprintf(o, "static __attribute__((unused)) bool bt%d_eq(bt%d a, bt%d b)\n{\n", id, id, id);
-    for (int i = 0; i < t->nfields; i++) {
+    if (t->kind == T_OPTION) /* None == None; the value only of two Somes */
+        bprintf(o, "    if (!(a.f0 && b.f0)) return a.f0 == b.f0;\n");
+    for (int i = t->kind == T_OPTION ? 1 : 0; i < t->nfields; i++) {
         struct type *f = t->fields[i];
         const char *e;
         switch (f->kind) {
         case T_I128: e = arena_printf("a.f%d.lo == b.f%d.lo && a.f%d.hi == b.f%d.hi", i, i, i, i); break;
         case T_STR: e = arena_printf("brt_str_eq(a.f%d, b.f%d)", i, i); break;
         case T_ARRAY: e = arena_printf("brt_eq(%s, &a.f%d, &b.f%d)", fd[i], i, i); break;
-        case T_TUPLE: e = arena_printf("%s_eq(a.f%d, b.f%d)", ft[i], i, i); break;
+        case T_TUPLE: case T_OPTION: e = arena_printf("%s_eq(a.f%d, b.f%d)", ft[i], i, i); break;
         case T_FN: e = "false"; break; /* the checker compares no functions */
         case T_INT: case T_U64: case T_FLOAT: case T_BOOL: case T_VOID:
         default: e = arena_printf("a.f%d == b.f%d", i, i); break;
@@ -143,7 +145,7 @@ const char *ctype(struct type *t)
     case T_BOOL: return "bool";
     case T_STR: return "brt_str *";
     case T_ARRAY: return "brt_arr *";
-    case T_TUPLE: return tuple_ctype(t);
+    case T_TUPLE: case T_OPTION: return tuple_ctype(t);
     case T_FN: return "brt_fn";
     case T_VOID: return "void";
     }
@@ -160,12 +162,12 @@ const char *tdesc(struct type *t)
     case T_BOOL: return "&brt_t_bool";
     case T_STR: return "&brt_t_str";
     case T_FN: return "&brt_t_fn";
-    case T_ARRAY: case T_TUPLE: break;
+    case T_ARRAY: case T_TUPLE: case T_OPTION: break;
     case T_VOID: internal_error("emit: descriptor of nothing");
     }
     intptr_t known = (intptr_t)map_get_ptr(&CG->type_ids, t);
     if (known) return arena_printf("&T%d", (int)known);
-    if (t->kind == T_TUPLE) {
+    if (t->kind == T_TUPLE || t->kind == T_OPTION) {
         const char *ct = ctype(t);
         known = (intptr_t)map_get_ptr(&CG->type_ids, t); /* made by ctype: a struct holding [itself] */
         if (known) return arena_printf("&T%d", (int)known);
@@ -188,8 +190,9 @@ const char *tdesc(struct type *t)
             names = arena_printf("T%d_n", id);
             sname = arena_printf("\"%s\"", t->sname);
         }
-        bprintf(&CG->types, "static const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d, %s, %s}; /* %s */\n",
-                id, ct, t->nfields, id, id, type_is_ref(t), sname, names, type_name(t));
+        bprintf(&CG->types, "static const brt_type T%d = {BRT_TUPLE, NULL, sizeof(%s), %d, T%d_f, T%d_o, %d, %s, %s%s}; /* %s */\n",
+                id, ct, t->nfields, id, id, type_is_ref(t), sname, names, t->kind == T_OPTION ? ", true" : "",
+                type_name(t));
         return arena_printf("&T%d", id);
     }
     const char *el = tdesc(t->elem);
@@ -203,14 +206,14 @@ const char *tdesc(struct type *t)
 
 const char *release_fn(struct type *t)
 {
-    if (t->kind == T_TUPLE) return arena_printf("%s_release", ctype(t));
+    if (t->kind == T_TUPLE || t->kind == T_OPTION) return arena_printf("%s_release", ctype(t));
     if (t->kind == T_FN) return "brt_fn_release";
     return t->kind == T_STR ? "brt_str_release" : "brt_arr_release";
 }
 
 const char *retain_fn(struct type *t)
 {
-    if (t->kind == T_TUPLE) return arena_printf("%s_retain", ctype(t));
+    if (t->kind == T_TUPLE || t->kind == T_OPTION) return arena_printf("%s_retain", ctype(t));
     if (t->kind == T_FN) return "brt_fn_retain";
     return "brt_retain";
 }
@@ -248,7 +251,7 @@ const char *zero_of(struct type *t)
     switch (t->kind) {
     case T_I128: return "{0, 0}";
     case T_STR: case T_ARRAY: return "NULL";
-    case T_TUPLE: return arena_printf("(%s){0}", ctype(t));
+    case T_TUPLE: case T_OPTION: return arena_printf("(%s){0}", ctype(t)); /* an Option's: None */
     case T_FN: return "(brt_fn){0}";
     case T_BOOL: return "false";
     case T_INT: case T_U64: case T_FLOAT: return "0";
@@ -402,7 +405,7 @@ static const char *emit_binary(struct ir_node *n)
         }
         internal_error("emit: array operator %s", op_spelling[op]);
     }
-    if (ot->kind == T_TUPLE) {
+    if (ot->kind == T_TUPLE || ot->kind == T_OPTION) {
         const char *ct = ctype(ot);
         switch (op) {
         case OP_EQ: return tmp(ty_bool, "%s_eq(%s, %s)", ct, a, b);

@@ -92,7 +92,7 @@ static const char *dtype(struct type *t)
     case T_U64: return "unsigned long long";
     case T_FLOAT: return "double";
     case T_BOOL: return "int";
-    case T_I128: case T_STR: case T_ARRAY: case T_TUPLE: case T_FN: case T_VOID: return NULL;
+    case T_I128: case T_STR: case T_ARRAY: case T_TUPLE: case T_OPTION: case T_FN: case T_VOID: return NULL;
     }
     return NULL;
 }

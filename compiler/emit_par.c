@@ -64,7 +64,7 @@ const char *start_value(enum reducer r, struct type *t)
     case T_BOOL: return r == RED_ALL ? "true" : "false";
     case T_INT: case T_U64: return one ? "1" : "0";
     case T_STR: case T_ARRAY: return "NULL";
-    case T_TUPLE: case T_FN: case T_VOID: break;
+    case T_TUPLE: case T_OPTION: case T_FN: case T_VOID: break;
     }
     internal_error("emit: start value");
 }

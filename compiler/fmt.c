@@ -178,7 +178,7 @@ static struct fline *new_line(struct layout *lo, int src_line, int level, int in
 static bool operand_end(int k)
 {
     return k == TK_NAME || k == TK_INT || k == TK_FLOAT || k == TK_STRING || k == TK_TRUE || k == TK_FALSE ||
-           k == ')' || k == ']' || k == TK_FEND;
+           k == TK_NONE || k == ')' || k == ']' || k == TK_FEND;
 }
 
 /* The spacing rule between two tokens of one line: one space, except none

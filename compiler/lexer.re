@@ -520,6 +520,7 @@ static void lex_code(struct lexer *L, struct token *t)
         "import"   { set_token(L, t, TK_IMPORT, L->tok); return; }
         "struct"   { set_token(L, t, TK_STRUCT, L->tok); return; }
         "lambda"   { set_token(L, t, TK_LAMBDA, L->tok); return; }
+        "None"     { set_token(L, t, TK_NONE, L->tok); return; }
         id         { set_token(L, t, TK_NAME, L->tok); return; }
 
         dec | hex | bin { set_token(L, t, TK_INT, L->tok); int_value(L, t); return; }

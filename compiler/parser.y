@@ -250,6 +250,7 @@ static const char *describe_target(struct node *n)
        CONTINUE "'continue'" PASS "'pass'" PAR "'par'" AND "'and'" OR "'or'" NOT "'not'"
        TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
 %token STRUCT "'struct'" LAMBDA "'lambda'"
+%token NONE "'None'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
 %token PLUSEQ "'+='" MINUSEQ "'-='" STAREQ "'*='" SLASHEQ "'/='" PERCENTEQ "'%='"
@@ -388,8 +389,9 @@ ret_opt:
   | ARROW type  { $$ = $2; }
   ;
 
-/* type := "int" | "i128" | "u64" | "float" | "bool" | "str" | "[" type "]"
- *       | "fn" "(" [type {"," type}] ")" ["->" type] | "(" type "," type {"," type} ")" | NAME */
+/* type := "int" | "i128" | "u64" | "float" | "bool" | "str" | "[" type "]" | NAME
+ *       | "Option" "[" type "]" | "(" type "," type {"," type} ")"
+ *       | "fn" "(" [type {"," type}] ")" ["->" type] */
 type:
     NAME {
         $$ = named_type($1);
@@ -399,6 +401,11 @@ type:
   | '[' type ']' { $$ = type_array($2); }
   | FN '(' ')' ret_opt { $$ = type_fn(NULL, 0, $4); }
   | FN '(' type_list ')' ret_opt { $$ = type_fn((struct type **)$3->items, $3->len, $5); }
+  | NAME '[' type ']' {
+        if (strcmp($1, "Option") != 0)
+            FAIL(@1, "unknown generic type '%s'; the one type with a parameter is Option[T]", $1);
+        $$ = type_option($3);
+    }
   | '(' type ',' type_list ')' {
         vec_push($4, NULL);
         memmove($4->items + 1, $4->items, sizeof *$4->items * (size_t)($4->len - 1));
@@ -852,6 +859,13 @@ primary:
   | FALSE  { $$ = node_new(N_BOOL, @1); $$->u.blit = false; }
   | fstring
   | NAME   { $$ = node_new(N_NAME, @1); $$->u.name.name = $1; }
+  | NONE {
+        /* a call of the parser's builtin "None", typed by its context */
+        struct node *callee = node_new(N_NAME, @1);
+        callee->u.name.name = "None";
+        $$ = node_new(N_CALL, @1);
+        $$->u.call.callee = callee;
+    }
   | '(' expr ')' { $$ = $2; }
   | '(' expr ',' args ')' {
         $$ = node_new(N_TUPLE, @$);

@@ -77,6 +77,27 @@ struct type *type_fn(struct type **params, int n, struct type *ret)
     return t;
 }
 
+static struct vec option_types; /* every Option type made so far */
+
+struct type *type_option(struct type *inner)
+{
+    if (!inner)
+        internal_error("type_option of NULL");
+    for (int i = 0; i < option_types.len; i++) {
+        struct type *t = option_types.items[i];
+        if (t->fields[1] == inner)
+            return t;
+    }
+    struct type *t = arena_alloc(sizeof *t);
+    t->kind = T_OPTION;
+    t->nfields = 2;
+    t->fields = arena_alloc(sizeof *t->fields * 2);
+    t->fields[0] = ty_bool;
+    t->fields[1] = inner;
+    vec_push(&option_types, t);
+    return t;
+}
+
 struct vec type_structs; /* every struct type named so far */
 
 struct type *type_find_struct(const char *name)
@@ -164,6 +185,8 @@ const char *type_name(struct type *t)
         free(b.p);
         return s;
     }
+    case T_OPTION:
+        return arena_printf("Option[%s]", type_name(t->fields[1]));
     }
     return "<bad type>";
 }
@@ -180,7 +203,7 @@ bool type_is_numeric(struct type *t)
 
 bool type_is_ref(struct type *t)
 {
-    if (t && t->kind == T_TUPLE) {
+    if (t && (t->kind == T_TUPLE || t->kind == T_OPTION)) {
         for (int i = 0; i < t->nfields; i++)
             if (type_is_ref(t->fields[i]))
                 return true;

@@ -76,7 +76,8 @@ typedef struct brt_loc {
     X(BRT_MIN_EMPTY, "min of an empty sequence")                      \
     X(BRT_MAX_EMPTY, "max of an empty sequence")                      \
     X(BRT_STACK, "stack overflow")                                    \
-    X(BRT_RANGE_STEP, "range step must not be zero")
+    X(BRT_RANGE_STEP, "range step must not be zero")                  \
+    X(BRT_UNWRAP_NONE, "called unwrap on None")
 
 typedef enum brt_panic_kind {
 #define X(k, s) k,
@@ -355,6 +356,9 @@ typedef struct brt_type {
     /* a struct (a BRT_TUPLE with names): its name and field names, else NULL */
     const char *name;
     const char *const *fnames;
+    /* an Option: a BRT_TUPLE of two fields, bool (Some) and the value, which
+     * is all zero bits in a None (prints Some(3) / None; two Nones are equal) */
+    bool option;
 } brt_type;
 extern const brt_type brt_t_int, brt_t_i128, brt_t_u64, brt_t_float, brt_t_bool, brt_t_str, brt_t_fn;
 size_t brt_type_size(const brt_type *t); /* C size of one value: 8, 16, 8, 8, 1 (bool), 8 (pointer), a tuple's size */
@@ -508,6 +512,10 @@ const char *brt_spec_check(brt_kind k, const char *spec);
 
 int64_t brt_parse_int(brt_str *s, const brt_loc *l);   /* "cannot convert \"12x\" to int" */
 double brt_parse_float(brt_str *s, const brt_loc *l);  /* "cannot convert \"x\" to float" */
+/* s.to_int(), s.to_float(): the same text int(s)/float(s) accept; false
+ * (None) where they would panic. */
+bool brt_str_to_int(brt_str *s, int64_t *out);
+bool brt_str_to_float(brt_str *s, double *out);
 
 /* ---- str methods, slices, stdin, files (SPEC section 14; text.c) ----------- */
 
@@ -527,7 +535,12 @@ brt_str *brt_str_join(brt_str *sep, brt_arr *xs); /* xs: [str] */
  * "byte index 3 is not a char boundary". */
 brt_str *brt_str_slice(brt_str *s, int64_t lo, int64_t hi, const brt_loc *l);
 BRT_NORETURN void brt_panic_slice(const brt_loc *l, int64_t len, int64_t lo, int64_t hi);
-brt_str *brt_read_stdin(const brt_loc *l);           /* the rest of stdin */
+brt_str *brt_read_stdin(const brt_loc *l);           /* the rest of stdin (after what input() read) */
+/* input(): the next line of stdin, its \n (and a \r before it) dropped, as
+ * a new reference in *out; false (None) at the end of stdin. */
+bool brt_input(brt_str **out, const brt_loc *l);
+/* s.find(sub): the byte index of the first sub in s (0 for ""); false: none */
+bool brt_str_find(brt_str *s, brt_str *sub, int64_t *at);
 /* "cannot read 'data.txt': No such file or directory", "cannot write ..." */
 brt_str *brt_os_read_file(brt_str *path, const brt_loc *l);
 void brt_os_write_file(brt_str *path, brt_str *text, const brt_loc *l);
@@ -542,6 +555,7 @@ void brt_eprint_finish(brt_sb *sb);
  * reversed(xs): new arrays. contains: == on the element type. */
 brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l);
 bool brt_arr_contains(brt_arr *a, const void *v);
+bool brt_arr_index(brt_arr *a, const void *v, int64_t *at); /* the first i with xs[i] == v; false: none */
 brt_arr *brt_arr_sorted(brt_arr *a);
 brt_arr *brt_arr_reversed(brt_arr *a);
 /* The mutating methods take the slot of a var: the array is made unique,

@@ -463,12 +463,18 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
     }
     case BRT_TUPLE: {
         /* (1, 2.5, "s"): strings quoted as inside arrays; a struct is
-         * Seg(lo=0.0, name="a") */
+         * Seg(lo=0.0, name="a"); an Option Some("a") or None */
+        if (t->option && !*(const bool *)valp) {
+            brt_sb_lit(sb, "None", 4);
+            return;
+        }
+        if (t->option)
+            brt_sb_lit(sb, "Some", 4);
         if (t->name)
             brt_sb_lit(sb, t->name, (int64_t)strlen(t->name));
         sb_char(sb, '(');
-        for (int i = 0; i < t->nfields; i++) {
-            if (i)
+        for (int i = t->option ? 1 : 0; i < t->nfields; i++) {
+            if (i > (t->option ? 1 : 0))
                 brt_sb_lit(sb, ", ", 2);
             if (t->fnames) {
                 brt_sb_lit(sb, t->fnames[i], (int64_t)strlen(t->fnames[i]));
@@ -542,7 +548,7 @@ static const char *kind_name(brt_kind k)
     case BRT_BOOL: return "bool";
     case BRT_STR: return "str";
     case BRT_ARR: return "an array";
-    case BRT_TUPLE: return "a tuple";
+    case BRT_TUPLE: return "a tuple";  /* (structs and Options too: the checker names them) */
     case BRT_FN: return "a function";
     }
     return "?";
@@ -962,14 +968,14 @@ static bool digit_run(const char **pp, const char *end, char **op)
     return true;
 }
 
-int64_t brt_parse_int(brt_str *s, const brt_loc *l)
+bool brt_str_to_int(brt_str *s, int64_t *out)
 {
     const char *p = s->data, *end = s->data + s->len;
     bool neg = false;
     if (p < end && (*p == '+' || *p == '-'))
         neg = *p++ == '-';
     if (p >= end || !is_digit(*p))
-        bad_text(s, "int", l);
+        return false;
     uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t v = 0;
     bool over = false;
@@ -983,14 +989,23 @@ int64_t brt_parse_int(brt_str *s, const brt_loc *l)
         } else if (*p == '_' && p + 1 < end && is_digit(p[1]) && is_digit(p[-1])) {
             p++;
         } else {
-            bad_text(s, "int", l);
+            return false;
         }
     }
+    if (over)
+        return false;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+int64_t brt_parse_int(brt_str *s, const brt_loc *l)
+{
+    int64_t v;
     /* Digits whose value does not fit say so the same way bad text does,
      * quoting the text, as int(1e300) quotes the float. */
-    if (over)
+    if (!brt_str_to_int(s, &v))
         bad_text(s, "int", l);
-    return neg ? (int64_t)(0 - v) : (int64_t)v;
+    return v;
 }
 
 static bool word_ci(const char *p, const char *end, const char *w)
@@ -1004,7 +1019,7 @@ static bool word_ci(const char *p, const char *end, const char *w)
     return true;
 }
 
-double brt_parse_float(brt_str *s, const brt_loc *l)
+bool brt_str_to_float(brt_str *s, double *out)
 {
     const char *p = s->data, *end = s->data + s->len;
     char small[64]; /* the usual number: no malloc */
@@ -1014,10 +1029,11 @@ double brt_parse_float(brt_str *s, const brt_loc *l)
         *o++ = *p++;
     if (word_ci(p, end, "inf") || word_ci(p, end, "infinity") || word_ci(p, end, "nan")) {
         bool nan = (*p | 0x20) == 'n';
-        bool neg = clean[0] == '-' && o > clean;
+        bool neg = o > clean && clean[0] == '-'; /* no sign: clean[0] was never written */
         if (clean != small)
             free(clean);
-        return nan ? NAN : neg ? -INFINITY : INFINITY;
+        *out = nan ? NAN : neg ? -INFINITY : INFINITY;
+        return true;
     }
     bool ok = true;
     bool int_part = digit_run(&p, end, &o);
@@ -1041,11 +1057,19 @@ double brt_parse_float(brt_str *s, const brt_loc *l)
     if (!ok) {
         if (clean != small)
             free(clean);
-        bad_text(s, "float", l);
+        return false;
     }
     errno = 0;
-    double v = strtod(clean, NULL); /* overflow gives inf, as Python's float() */
+    *out = strtod(clean, NULL); /* overflow gives inf, as Python's float() */
     if (clean != small)
         free(clean);
+    return true;
+}
+
+double brt_parse_float(brt_str *s, const brt_loc *l)
+{
+    double v;
+    if (!brt_str_to_float(s, &v))
+        bad_text(s, "float", l);
     return v;
 }

@@ -59,10 +59,18 @@ brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l)
 
 bool brt_arr_contains(brt_arr *a, const void *v)
 {
+    int64_t at;
+    return brt_arr_index(a, v, &at);
+}
+
+bool brt_arr_index(brt_arr *a, const void *v, int64_t *at)
+{
     size_t es = elem_size(a);
     for (int64_t i = 0; i < a->len; i++)
-        if (brt_eq(a->elem, (char *)a->data + (size_t)i * es, v))
+        if (brt_eq(a->elem, (char *)a->data + (size_t)i * es, v)) {
+            *at = i;
             return true;
+        }
     return false;
 }
 

@@ -65,6 +65,14 @@ static const char *find_bytes(const char *h, int64_t hn, const char *n, int64_t 
     return NULL;
 }
 
+bool brt_str_find(brt_str *s, brt_str *sub, int64_t *at)
+{
+    const char *p = find_bytes(s->data, s->len, sub->data, sub->len);
+    if (p)
+        *at = p - s->data;
+    return p != NULL;
+}
+
 brt_arr *brt_str_split(brt_str *s, brt_str *sep, const brt_loc *l)
 {
     if (sep->len == 0)
@@ -275,14 +283,90 @@ static bool read_all(int fd, brt_str **out)
     return true;
 }
 
+/* What input() has read from stdin and not yet handed out: lines come from
+ * this buffer, refilled 64 KiB at a time; read_stdin() hands out the rest of
+ * it before reading on. One lock: a par element may call input(). */
+static struct {
+    pthread_mutex_t lock;
+    char *buf;
+    size_t pos, len, cap;
+    bool eof;
+} in = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, false};
+
+/* Reads more of stdin into in.buf; false at the end (or with no stdin). */
+static bool in_fill(const brt_loc *l)
+{
+    if (in.eof)
+        return false;
+    if (in.pos > 0) { /* drop what was handed out */
+        memmove(in.buf, in.buf + in.pos, in.len - in.pos);
+        in.len -= in.pos;
+        in.pos = 0;
+    }
+    if (in.cap - in.len < 65536) {
+        in.cap = in.cap ? in.cap * 2 : 65536;
+        in.buf = brt_xrealloc(in.buf, in.cap);
+    }
+    for (;;) {
+        ssize_t r = read(0, in.buf + in.len, in.cap - in.len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno != EBADF) /* no stdin at all: nothing to read */
+            brt_panic_msg(l, "cannot read stdin: %s", strerror(errno));
+        if (r <= 0) {
+            in.eof = true;
+            return false;
+        }
+        in.len += (size_t)r;
+        return true;
+    }
+}
+
+bool brt_input(brt_str **out, const brt_loc *l)
+{
+    pthread_mutex_lock(&in.lock);
+    size_t scanned = 0; /* bytes after pos known to hold no newline */
+    const char *nl = NULL;
+    for (;;) {
+        if (in.len - in.pos > scanned && (nl = memchr(in.buf + in.pos + scanned, '\n', in.len - in.pos - scanned)))
+            break;
+        scanned = in.len - in.pos;
+        if (!in_fill(l))
+            break;
+    }
+    size_t avail = in.len - in.pos;
+    if (!nl && avail == 0) {
+        pthread_mutex_unlock(&in.lock);
+        return false;
+    }
+    const char *p = in.buf + in.pos;
+    size_t n = nl ? (size_t)(nl - p) : avail; /* the last line may lack its \n */
+    size_t cut = n > 0 && p[n - 1] == '\r' ? n - 1 : n;
+    *out = cut ? brt_str_new(p, (int64_t)cut) : &brt_empty_str;
+    in.pos += nl ? n + 1 : n;
+    pthread_mutex_unlock(&in.lock);
+    return true;
+}
+
 brt_str *brt_read_stdin(const brt_loc *l)
 {
-    brt_str *s;
-    if (!read_all(0, &s)) {
-        if (errno == EBADF) /* no stdin at all: nothing to read */
-            return &brt_empty_str;
-        brt_panic_msg(l, "cannot read stdin: %s", strerror(errno));
+    pthread_mutex_lock(&in.lock);
+    brt_str *s = &brt_empty_str;
+    if (!in.eof && !read_all(0, &s)) {
+        if (errno != EBADF) /* no stdin at all: nothing to read */
+            brt_panic_msg(l, "cannot read stdin: %s", strerror(errno));
+        s = &brt_empty_str;
     }
+    in.eof = true;
+    if (in.pos < in.len) { /* what input() read ahead comes first */
+        brt_str *rest = brt_str_new(in.buf + in.pos, (int64_t)(in.len - in.pos));
+        brt_str *all = brt_str_concat(rest, s);
+        brt_str_release(rest);
+        brt_str_release(s);
+        s = all;
+        in.pos = in.len;
+    }
+    pthread_mutex_unlock(&in.lock);
     return s;
 }
 

@@ -34,13 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false, NULL, NULL };
-const brt_type brt_t_fn = { BRT_FN, NULL, sizeof(brt_fn), 0, NULL, NULL, true, NULL, NULL };
+const brt_type brt_t_int = { BRT_INT, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_i128 = { BRT_I128, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_u64 = { BRT_U64, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_float = { BRT_FLOAT, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_bool = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_str = { BRT_STR, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+const brt_type brt_t_fn = { BRT_FN, NULL, sizeof(brt_fn), 0, NULL, NULL, true, NULL, NULL, false };
 
 brt_str brt_empty_str = BRT_STR_LIT("", 0);
 
@@ -435,7 +435,7 @@ void brt_arr_reserve(brt_arr *a, int64_t cap)
 /* The zero value of a tuple's ref fields: "" and empty arrays. */
 static void zero_fields(const brt_type *t, void *p)
 {
-    if (!t->refs)
+    if (!t->refs || t->option) /* the zero Option is None: its value stays zero bits */
         return;
     for (int i = 0; i < t->nfields; i++) {
         void *f = (char *)p + t->offsets[i];
@@ -605,6 +605,9 @@ bool brt_eq(const brt_type *t, const void *a, const void *b)
         return false;
     }
     case BRT_TUPLE:
+        /* None == None whatever the (zero) value; None != Some(x) */
+        if (t->option && !(*(const bool *)a && *(const bool *)b))
+            return *(const bool *)a == *(const bool *)b;
         for (int i = 0; i < t->nfields; i++)
             if (!brt_eq(t->fields[i], (const char *)a + t->offsets[i], (const char *)b + t->offsets[i]))
                 return false;

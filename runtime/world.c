@@ -254,7 +254,9 @@ static void encode(brt_sb *sb, const brt_type *t, const void *valp)
         for (int64_t i = 0; i < a->len; i++)
             encode(sb, t->elem, (const char *)a->data + (size_t)i * es);
     } else if (t->kind == BRT_TUPLE) {
-        for (int i = 0; i < t->nfields; i++)
+        /* a None is its flag alone (its value is zero bits, no references) */
+        int n = t->option && !*(const bool *)valp ? 1 : t->nfields;
+        for (int i = 0; i < n; i++)
             encode(sb, t->fields[i], (const char *)valp + t->offsets[i]);
     } else {
         put(sb, valp, brt_type_size(t));
@@ -283,8 +285,11 @@ static void decode(const char **p, const brt_type *t, void *valp)
         free(elems);
     } else if (t->kind == BRT_TUPLE) {
         memset(valp, 0, t->size);
-        for (int i = 0; i < t->nfields; i++)
+        for (int i = 0; i < t->nfields; i++) {
             decode(p, t->fields[i], (char *)valp + t->offsets[i]);
+            if (t->option && !*(const bool *)valp)
+                break; /* None: the flag alone */
+        }
     } else {
         size_t n = brt_type_size(t);
         memcpy(valp, *p, n);

@@ -220,6 +220,70 @@ check "read_stdin of an empty stdin is empty" same stdin.out stdin.want
 stdin/all <&- > stdin.out 2>&1
 check "read_stdin with stdin closed is empty" same stdin.out stdin.want
 
+# ---- input(): the next line of stdin, None at the end ---------------------------
+printf 'fn main():
+    var line = input()
+    while line.is_some():
+        print([line.unwrap()])
+        line = input()
+    print(line, input())
+' > stdin/lines.br
+"$BRINE" build stdin/lines.br -o stdin/lines > /dev/null 2>&1
+printf 'one
+
+two
+ 
+x
+last' | stdin/lines > stdin.out 2>&1
+printf '["one"]
+[""]
+["two"]
+[" "]
+["\\rx"]
+["last"]
+None None
+' > stdin.want
+check "input gives each line without its LF or CRLF, the last one without a newline too" same stdin.out stdin.want
+printf 'a
+b
+' | stdin/lines > stdin.out 2>&1
+printf '["a"]
+["b"]
+None None
+' > stdin.want
+check "input after a final newline is None, not an empty line" same stdin.out stdin.want
+printf '
+' | stdin/lines > stdin.out 2>&1
+printf '[""]
+None None
+' > stdin.want
+check "input of a lone newline is one empty line" same stdin.out stdin.want
+stdin/lines <&- > stdin.out 2>&1
+printf 'None None
+' > stdin.want
+check "input with stdin closed is None" same stdin.out stdin.want
+awk 'BEGIN { for (i = 0; i < 30000; i++) printf "%d %s\n", i, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }' > stdin.big
+stdin/lines < stdin.big | tail -n 2 > stdin.out 2>&1
+printf '["29999 xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]
+None None
+' > stdin.want
+check "input reads lines across its buffer's refills (2.6 MB)" same stdin.out stdin.want
+printf 'fn main():
+    print(input(), input())
+    let rest = read_stdin()
+    print([rest], input())
+' > stdin/mixed.br
+"$BRINE" build stdin/mixed.br -o stdin/mixed > /dev/null 2>&1
+printf 'h1
+h2
+body 1
+body 2
+' | stdin/mixed > stdin.out 2>&1
+printf 'Some("h1") Some("h2")
+["body 1\\nbody 2\\n"] None
+' > stdin.want
+check "read_stdin after input gives the rest, what input read ahead included" same stdin.out stdin.want
+
 # ---- per-command help, -V, --, run --release ---------------------------------
 mkdir -p cmd
 for c in build run test; do

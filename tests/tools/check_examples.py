@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Runs examples/*.br with brine and checks the ones whose output is known
 exactly: harmonic (the par sum and the sequential sum of the harmonic
-series), ov and ov2 (integer overflow panics and their places), simpson
-(Simpson's rule with Runge's estimate), adaptive (adaptive Simpson through
-a function value) and quadrature (three rules taking the integrand as a
-value); these run at BRINE_THREADS 1, 2 and 7 and must print the same bytes
-each time. The other examples must exit 0.
+series), ov and ov2 (integer overflow panics and their places), readings
+(Options, and the unwrap panic), simpson (Simpson's rule with Runge's
+estimate), adaptive (adaptive Simpson through a function value) and
+quadrature (three rules taking the integrand as a value); each of these
+runs at BRINE_THREADS 1, 2 and 7 and must print the same bytes each time. The other examples must exit 0.
 
     python3 tests/tools/check_examples.py [path/to/brine]
 
@@ -35,6 +35,8 @@ EXPECT = {
            "panic: integer overflow in addition\n  --> ov.br:20:11\n"),
     "ov2": (101, "9223372036854775802\n",
             "panic: integer overflow in addition\n  --> ov2.br:21:11\n"),
+    "readings": (101, 'Some(Reading(name="t", value=Some(21.5))) None\n61.5 true true -1\n',
+                 "panic: called unwrap on None\n  --> readings.br:27:11\n"),
     "simpson": (0, "I(n) = 2.000000010825, I(2n) = 2.000000000676\n"
                    "Runge: -6.77e-10, true error -6.76e-10\n"
                    "Refined value: 2.000000000000\n", ""),
