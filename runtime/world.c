@@ -182,8 +182,19 @@ void brt_world_start(void)
 int64_t brt_world_rank(void) { return W.rank; }
 int64_t brt_world_size(void) { return W.size; }
 
-void brt_world_barrier(void)
+/* A collective reached inside the elements of a par or world reduction or
+ * comprehension, through a path the compiler could not see: the elements run
+ * on any thread (on one rank only, in a world reduction), so the ranks would
+ * not make the same calls in the same order. Refused at every R alike. */
+static void outside_par(const char *what, const brt_loc *loc)
 {
+    if (brt_par_running() > 0)
+        brt_panic_msg(loc, "world.%s cannot run inside the elements of a par or world reduction or comprehension", what);
+}
+
+void brt_world_barrier(const brt_loc *loc)
+{
+    outside_par("barrier", loc);
     if (W.on)
         W.barrier(W.comm);
 }
@@ -301,6 +312,9 @@ static void fold_one(int op, const brt_type *t, void *acc, const void *x, const 
 
 void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc)
 {
+    static const char *const names[] = { [BRT_W_SUM] = "sum", [BRT_W_PRODUCT] = "product", [BRT_W_MIN] = "min",
+                                         [BRT_W_MAX] = "max", [BRT_W_ANY] = "any", [BRT_W_ALL] = "all" };
+    outside_par(names[op], loc);
     if (W.size == 1)
         return;
     size_t n = brt_type_size(t);
@@ -383,6 +397,7 @@ static void copy_val(const brt_type *t, const void *in, void *out)
 
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc)
 {
+    outside_par("broadcast", loc);
     if (root < 0 || root >= W.size) {
         W.together = true;
         brt_panic_msg(loc, "world.broadcast: root must be from 0 to %d, got %lld", W.size - 1, (long long)root);
@@ -410,8 +425,9 @@ void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t r
     free(sb.buf);
 }
 
-brt_arr *brt_world_gather(const brt_type *t, const void *in)
+brt_arr *brt_world_gather(const brt_type *t, const void *in, const brt_loc *loc)
 {
+    outside_par("gather", loc);
     size_t es = brt_type_size(t);
     char *elems = brt_xmalloc(es * (size_t)W.size + 1);
     if (W.size == 1) {
@@ -588,6 +604,7 @@ bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out)
 
 bool brt_world_reduce_tree(const brt_reduce *r, void *out)
 {
+    outside_par("sum, product, min or max of a generator", r->loc);
     if (W.size == 1 || r->n <= 0)
         return brt_reduce_tree(r, out);
     struct wshare *mine = brt_xmalloc(sizeof *mine);
@@ -641,8 +658,9 @@ static int64_t shifted_find(void *env, int64_t lo, int64_t hi)
     return at;
 }
 
-int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi), const brt_loc *loc)
 {
+    outside_par("any or all of a generator", loc);
     if (W.size == 1 || n <= 0)
         return brt_par_find(n, env, body);
     int64_t per = n / W.size, extra = n % W.size;
@@ -679,7 +697,7 @@ int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t 
         W.together = true;
         if (W.rank == 0) {
             brt_par_find(n, env, body); /* the sequential walk's panic */
-            brt_panic_text(NULL, "world: a rank's share of this reduction panicked");
+            brt_panic_text(loc, "world: a rank's share of this reduction panicked");
         }
         brt_flush_quiet();
         brt_world_panic_end();
