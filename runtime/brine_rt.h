@@ -659,7 +659,7 @@ bool brt_reduce_tree(const brt_reduce *r, void *out);
 void brt_world_start(void);
 int64_t brt_world_rank(void);
 int64_t brt_world_size(void);
-void brt_world_barrier(void);
+void brt_world_barrier(const brt_loc *loc);
 /* The scalar collectives' operations, in the order of the reducers. */
 enum { BRT_W_SUM, BRT_W_PRODUCT, BRT_W_MIN, BRT_W_MAX, BRT_W_ANY, BRT_W_ALL };
 /* *val = every rank's *val folded left to right in rank order (checked: an
@@ -668,12 +668,13 @@ void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc);
 /* *out = root's *in (any type; str and arrays: a new reference). */
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc);
 /* [x0, x1, ..., x(R-1)]: every rank's *in, in rank order. */
-brt_arr *brt_world_gather(const brt_type *t, const void *in);
+brt_arr *brt_world_gather(const brt_type *t, const void *in, const brt_loc *loc);
 /* brt_reduce_tree spread over the ranks: every rank gets the one-process
  * bits; a panic is the one-process one, written once, by rank 0. */
 bool brt_world_reduce_tree(const brt_reduce *r, void *out);
 /* brt_par_find spread over the ranks, with the same result and panic. */
-int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi));
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi),
+                       const brt_loc *loc);
 /* A panic every rank meets at once (world.min of an empty generator):
  * written once, by rank 0, without the rank prefix. */
 BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);
