@@ -429,7 +429,8 @@ static const char *emit_binary(struct ir_node *n)
     }
     /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
      * plain C where the optimizer proved the result fits (opt_loops.c) */
-    if (n->no_overflow && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
+    bool proved = n->no_overflow || (n->no_overflow_in && n->no_overflow_in == CG->guarded);
+    if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
         return tmp(ot, "%s %s %s", a, op_c[op], b);
     const char *sfx = num_suffix(ot);
     if (cmp) {
@@ -733,6 +734,19 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     }
 }
 
+static void while_loop(struct ir_node *s)
+{
+    line("for (;;) {");
+    F->ind++;
+    scope_open();
+    const char *c = lval(emit_expr(s->a), ty_bool);
+    scope_close();
+    line("if (!%s) break;", c);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+}
+
 /* Whether n's bounds check is proved by the loop whose guarded version is
  * being written (opt_loops.c). */
 static bool in_guarded_loop(struct ir_node *n)
@@ -955,13 +969,38 @@ static void emit_stmt_here(struct ir_node *s)
     }
     case IR_WHILE: {
         int views = hoisted_unique(s);
-        line("for (;;) {");
-        F->ind++;
+        if (!s->ind_var) {
+            while_loop(s);
+            close_views(views);
+            return;
+        }
+        /* an induction loop (opt_loops.c): the version without the guarded
+         * checks when j0 .. n (n - 1 for <) keeps every guarded index in its
+         * array, the step is not negative and n + step fits, else as written */
         scope_open();
-        const char *c = lval(emit_expr(s->a), ty_bool);
+        const char *lo = vname(s->ind_var);
+        const char *n = tmp(ty_int, "%s", emit_expr(s->ind_bound));
+        const char *st = tmp(ty_int, "%s", emit_expr(s->ind_step));
         scope_close();
-        line("if (!%s) break;", c);
-        emit_stmt(s->b);
+        const char *last = s->ind_inclusive ? n : arena_printf("(%s - 1)", n);
+        struct buf cond = {0};
+        bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
+                st);
+        for (int i = 0; i < s->nguards; i++)
+            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, s->guards[i].off,
+                    vname(s->guards[i].arr));
+        bputs(&cond, ")");
+        line("if (%s) {", cond.p);
+        free(cond.p);
+        F->ind++;
+        struct ir_node *outer = CG->guarded;
+        CG->guarded = s;
+        while_loop(s);
+        CG->guarded = outer;
+        F->ind--;
+        line("} else {");
+        F->ind++;
+        while_loop(s);
         F->ind--;
         line("}");
         close_views(views);
