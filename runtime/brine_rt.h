@@ -423,6 +423,7 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b);
  * returns a + b. When the variable holds the only reference, the bytes are
  * appended in place (amortised doubling), so a loop of s += x is linear. */
 brt_str *brt_str_append(brt_str *a, brt_str *b);
+brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n); /* the same, from bytes */
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
 bool brt_str_eq(brt_str *a, brt_str *b);
 int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
@@ -492,7 +493,8 @@ void brt_print_sep(void);
 void brt_print_end(void);   /* newline */
 void brt_flush(void); /* a failed write is a panic: "cannot write to stdout: ..." */
 
-/* f-strings: a growable byte buffer. */
+/* f-strings: a growable byte buffer (cap < 0: buf is the caller's buffer
+ * of -cap bytes, left for the heap when it outgrows it). */
 typedef struct brt_sb {
     char *buf;
     int64_t len, cap;
@@ -502,6 +504,10 @@ void brt_sb_lit(brt_sb *sb, const char *bytes, int64_t len);
 /* Appends a value; spec is the text after ':' in {x:spec}, or NULL for none. */
 void brt_sb_val(brt_sb *sb, const brt_type *t, const void *valp, const char *spec);
 brt_str *brt_sb_finish(brt_sb *sb); /* the text as a new str; sb is reset */
+/* s = s + f"...{x:spec}...": the value's text appended to the variable's
+ * string (taken and returned, as brt_str_append), formatted in a stack
+ * buffer, so a building loop allocates nothing in steady state. */
+brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec);
 
 /* Format specs (SPEC 6.3): the compiler calls this to reject a bad spec at
  * compile time. Returns NULL if spec is valid for a value of kind k, else a
