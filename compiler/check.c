@@ -1672,6 +1672,56 @@ static void check_const_calls(void *unused)
     }
 }
 
+/* Pass 4b: a function called inside the elements of a par or world
+ * reduction or comprehension must not reach a world collective, through
+ * any chain of calls (its direct ones are caught in check_world). */
+static void check_par_call(void *arg)
+{
+    struct node *call = arg;
+    struct xsym *f = xs(call->u.call.fn);
+    if (!f->world_call && !f->world_via)
+        return;
+    const char *chain = arena_printf("'%s'", f->s.name);
+    struct xsym *g = f;
+    for (int shown = 0; !g->world_call; g = g->world_via, shown++)
+        chain = shown < 8 ? arena_printf("%s calls '%s', which", chain, g->world_via->s.name)
+                          : shown == 8 ? arena_printf("%s calls ... which", chain) : chain;
+    struct node *w = g->world_call;
+    error_note_at(call->loc, w->loc,
+                  arena_printf("%s calls 'world.%s' here", chain, w->u.call.callee->u.field.name),
+                  "'%s' makes world calls, so it cannot run inside the elements of a par or world reduction or "
+                  "comprehension; every rank must make the same world calls in the same order: call it before",
+                  f->s.name);
+}
+
+static void check_par_calls(void)
+{
+    struct vec fns = {0};
+    for (int i = 0; i < C.nmods; i++) {
+        struct module *m = C.mods[i].m;
+        for (int j = 0; j < m->syms.len; j++)
+            if (((struct sym *)m->syms.items[j])->kind == SYM_FN)
+                vec_push(&fns, m->syms.items[j]);
+    }
+    /* world_via points only at a function that reached a collective
+     * before, so following it always ends at a world_call. */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < fns.len; i++) {
+            struct xsym *f = fns.items[i];
+            for (int j = 0; j < f->calls.len && !f->world_call && !f->world_via; j++) {
+                struct xsym *g = f->calls.items[j];
+                if (g->world_call || g->world_via) {
+                    f->world_via = g;
+                    changed = true;
+                }
+            }
+        }
+    }
+    for (int i = 0; i < C.par_calls.len; i++)
+        attempt(check_par_call, C.par_calls.items[i]);
+}
+
 /* Pass 5: `fn main()`, and its shape. */
 static void check_main_decl(void *arg)
 {
@@ -1739,6 +1789,7 @@ void check_program(struct program *prog)
                 attempt(check_fn, m->decls.items[j]);
     }
     attempt(check_const_calls, NULL);
+    check_par_calls();
     attempt(check_main_exists, prog);
     diag_finish(); /* exits 1 when there were errors; else prints the warnings */
 }

@@ -24,6 +24,8 @@ struct xsym {
     bool poisoned;        /* its declaration had an error: uses are abandoned */
     bool read;            /* SYM_LOCAL: its value is read somewhere */
     bool assigned;        /* SYM_LOCAL: assigned or pushed to after its let */
+    struct node *world_call;  /* SYM_FN: the first world collective its body makes, or NULL */
+    struct xsym *world_via;   /* SYM_FN: else a function it calls that reaches one, or NULL */
 };
 
 struct modinfo {
@@ -51,6 +53,7 @@ struct checker {
     struct xsym *cnst;       /* the constant being initialised, or NULL */
     int loop_depth;
     int par_depth;           /* inside the generator of a par or world reduction or comprehension */
+    struct vec par_calls;    /* N_CALLs of user functions made there, checked for collectives at the end */
     int depth;               /* check_expr recursion */
 };
 

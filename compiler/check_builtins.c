@@ -44,6 +44,8 @@ struct type *check_user_call(struct node *n, struct sym *f, const char *shown)
         expect_type(arg, pt, "for parameter '%s' of '%s'", decl->u.fn.param_names[i], shown);
     }
     n->u.call.fn = f;
+    if (C.par_depth > 0)
+        vec_push(&C.par_calls, n);
     if (C.fn_sym)
         vec_push(&C.fn_sym->calls, f);
     else if (C.cnst)
@@ -555,7 +557,10 @@ struct type *check_world(struct node *n, const char *member, struct type *hint)
                  member);
     /* The elements run on any thread and, in a world reduction, on one rank
      * only: a collective there would leave the other ranks waiting. */
-    if (C.par_depth > 0 && strcmp(member, "rank") != 0 && strcmp(member, "size") != 0)
+    bool collective = strcmp(member, "rank") != 0 && strcmp(member, "size") != 0;
+    if (collective && C.fn_sym && !C.fn_sym->world_call)
+        C.fn_sym->world_call = n; /* for calls of this function inside elements (check_par_calls) */
+    if (collective && C.par_depth > 0)
         error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
                          "every rank must make the same world calls in the same order: compute it before",
                  member);

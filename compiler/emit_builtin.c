@@ -188,7 +188,7 @@ const char *emit_builtin(struct ir_node *n)
     case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";
     case BI_WORLD_RANK: CG->uses_world = true; return tmp(t, "brt_world_rank()");
     case BI_WORLD_SIZE: CG->uses_world = true; return tmp(t, "brt_world_size()");
-    case BI_WORLD_BARRIER: CG->uses_world = true; line("brt_world_barrier();"); return "";
+    case BI_WORLD_BARRIER: CG->uses_world = true; line("brt_world_barrier(%s);", loc_ref(n->loc)); return "";
     case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY:
     case BI_WORLD_ALL: {
         static const char *const op[] = {"BRT_W_SUM", "BRT_W_PRODUCT", "BRT_W_MIN", "BRT_W_MAX", "BRT_W_ANY", "BRT_W_ALL"};
@@ -206,7 +206,7 @@ const char *emit_builtin(struct ir_node *n)
     }
     case BI_WORLD_GATHER:
         CG->uses_world = true;
-        return tmp_owned(t, "brt_world_gather(%s, &%s)", tdesc(t0), lval(arg[0], t0));
+        return tmp_owned(t, "brt_world_gather(%s, &%s, %s)", tdesc(t0), lval(arg[0], t0), loc_ref(n->loc));
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: {
         const char *nm = b == M_WRAPPING_ADD ? "add" : b == M_WRAPPING_SUB ? "sub" : "mul";
         if (t0 == ty_u64) return tmp(t, "%s %s %s", arg[0], b == M_WRAPPING_ADD ? "+" : b == M_WRAPPING_SUB ? "-" : "*", arg[1]);

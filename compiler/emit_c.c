@@ -36,6 +36,7 @@
 #include <string.h>
 
 static bool in_guarded_loop(struct ir_node *n);
+static const char *spec_lit(const char *spec);
 static const struct view *view_of_var(struct ir_var *v);
 
 /* Places are memoised (big programs have many): one L<n> per place. */
@@ -429,7 +430,8 @@ static const char *emit_binary(struct ir_node *n)
     }
     /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
      * plain C where the optimizer proved the result fits (opt_loops.c) */
-    if (n->no_overflow && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
+    bool proved = n->no_overflow || (n->no_overflow_in && n->no_overflow_in == CG->guarded);
+    if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
         return tmp(ot, "%s %s %s", a, op_c[op], b);
     const char *sfx = num_suffix(ot);
     if (cmp) {
@@ -609,6 +611,8 @@ const char *emit_expr(struct ir_node *n)
         return tmp_owned(n->type, "brt_arr_from(%s, %d, %s)", tdesc(et), n->nkids, el);
     }
     case IR_FSTRING: {
+        if (n->nkids == 1 && !n->lit[0] && n->kids[0]->type == ty_str && !n->specs[0])
+            return emit_expr(n->kids[0]); /* f"{s}" is s */
         const char *sb = new_temp();
         line("brt_sb %s;", sb);
         line("brt_sb_init(&%s);", sb);
@@ -622,13 +626,7 @@ const char *emit_expr(struct ir_node *n)
                 continue;
             }
             const char *x = lval(emit_expr(k), k->type);
-            const char *spec = "NULL";
-            if (n->specs[i]) {
-                struct buf sp = {0};
-                c_string(&sp, n->specs[i], strlen(n->specs[i]));
-                spec = arena_strndup(sp.p, sp.len);
-                free(sp.p);
-            }
+            const char *spec = spec_lit(n->specs[i]);
             line("brt_sb_val(&%s, %s, &%s, %s);", sb, tdesc(k->type), x, spec);
         }
         return tmp_owned(ty_str, "brt_sb_finish(&%s)", sb);
@@ -731,6 +729,64 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     } else {
         line("*%s = %s;", p, x);
     }
+}
+
+/* A format spec as a C string literal, or NULL. */
+static const char *spec_lit(const char *spec)
+{
+    if (!spec) return "NULL";
+    struct buf sp = {0};
+    c_string(&sp, spec, strlen(spec));
+    const char *r = arena_strndup(sp.p, sp.len);
+    free(sp.p);
+    return r;
+}
+
+/* Whether n reads variable v anywhere. */
+static bool reads_var(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return false;
+    if (n->op == IR_VAR && n->var == v) return true;
+    if (reads_var(n->a, v) || reads_var(n->b, v) || reads_var(n->c, v)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (reads_var(n->kids[i], v)) return true;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP)
+        return reads_var(n->iter.lo, v) || reads_var(n->iter.hi, v) || reads_var(n->iter.array, v) ||
+               reads_var(n->elem, v) || reads_var(n->filter, v);
+    return false;
+}
+
+/* v = v + f"...": the f-string's pieces appended to v one by one, in order. */
+static void emit_fstring_into(struct ir_node *n, const char *v)
+{
+    for (int i = 0; i < n->nkids; i++) {
+        struct ir_node *k = n->kids[i];
+        if (n->lit[i]) {
+            struct buf lit = {0};
+            c_string(&lit, k->str ? k->str : "", k->slen);
+            line("%s = brt_str_append_bytes(%s, %s, %zu);", v, v, lit.p, k->slen);
+            free(lit.p);
+            continue;
+        }
+        scope_open();
+        const char *x = lval(emit_expr(k), k->type);
+        const char *spec = spec_lit(n->specs[i]);
+        line("%s = brt_str_append_val(%s, %s, &%s, %s);", v, v, tdesc(k->type), x, spec);
+        scope_close();
+    }
+}
+
+static void while_loop(struct ir_node *s)
+{
+    line("for (;;) {");
+    F->ind++;
+    scope_open();
+    const char *c = lval(emit_expr(s->a), ty_bool);
+    scope_close();
+    line("if (!%s) break;", c);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
 }
 
 /* Whether n's bounds check is proved by the loop whose guarded version is
@@ -851,8 +907,14 @@ static void emit_stmt_here(struct ir_node *s)
             s->a->a->op == IR_VAR && s->a->a->var == s->var) {
             /* s = s + e (and s += e): appended in place when s holds the
              * only reference, so a building loop is linear */
-            const char *b = emit_expr(s->a->b);
             const char *v = vname(s->var);
+            if (s->a->b->op == IR_FSTRING && !reads_var(s->a->b, s->var)) {
+                /* s += f"..": each piece appended as it is made, no string in between */
+                emit_fstring_into(s->a->b, v);
+                scope_close();
+                return;
+            }
+            const char *b = emit_expr(s->a->b);
             line("%s = brt_str_append(%s, %s);", v, v, b);
             scope_close();
             return;
@@ -955,13 +1017,38 @@ static void emit_stmt_here(struct ir_node *s)
     }
     case IR_WHILE: {
         int views = hoisted_unique(s);
-        line("for (;;) {");
-        F->ind++;
+        if (!s->ind_var) {
+            while_loop(s);
+            close_views(views);
+            return;
+        }
+        /* an induction loop (opt_loops.c): the version without the guarded
+         * checks when j0 .. n (n - 1 for <) keeps every guarded index in its
+         * array, the step is not negative and n + step fits, else as written */
         scope_open();
-        const char *c = lval(emit_expr(s->a), ty_bool);
+        const char *lo = vname(s->ind_var);
+        const char *n = tmp(ty_int, "%s", emit_expr(s->ind_bound));
+        const char *st = tmp(ty_int, "%s", emit_expr(s->ind_step));
         scope_close();
-        line("if (!%s) break;", c);
-        emit_stmt(s->b);
+        const char *last = s->ind_inclusive ? n : arena_printf("(%s - 1)", n);
+        struct buf cond = {0};
+        bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
+                st);
+        for (int i = 0; i < s->nguards; i++)
+            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, s->guards[i].off,
+                    vname(s->guards[i].arr));
+        bputs(&cond, ")");
+        line("if (%s) {", cond.p);
+        free(cond.p);
+        F->ind++;
+        struct ir_node *outer = CG->guarded;
+        CG->guarded = s;
+        while_loop(s);
+        CG->guarded = outer;
+        F->ind--;
+        line("} else {");
+        F->ind++;
+        while_loop(s);
         F->ind--;
         line("}");
         close_views(views);

@@ -478,7 +478,8 @@ static const char *emit_par_find(struct ir_node *rn)
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
-    const char *at = tmp(ty_int, "%s(%s, &%s, bp_find%d)", rn->world ? "brt_world_find" : "brt_par_find", s.n, env, id);
+    const char *at = rn->world ? tmp(ty_int, "brt_world_find(%s, &%s, bp_find%d, %s)", s.n, env, id, loc_ref(rn->loc))
+                               : tmp(ty_int, "brt_par_find(%s, &%s, bp_find%d)", s.n, env, id);
     return tmp(ty_bool, "%s %s 0", at, rn->reducer == RED_ANY ? ">=" : "<");
 }
 

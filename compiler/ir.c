@@ -120,6 +120,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_FIELD: fprintf(out, " .%d", n->field); break;
     }
     if (n->no_overflow) fputs(" no-overflow", out);
+    if (n->no_overflow_in) fputs(" no-overflow-guarded", out);
     fprintf(out, ":%s", tn);
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
         fputs(" ", out);
@@ -154,6 +155,15 @@ static void dump_expr(FILE *out, struct ir_node *n)
 /* What the optimizer proved about a loop (opt_loops.c). */
 static void dump_loop_facts(FILE *out, struct ir_node *s)
 {
+    if (s->ind_var) {
+        fputs(" induction[", out);
+        dump_var(out, s->ind_var);
+        fputs(s->ind_inclusive ? " <= " : " < ", out);
+        dump_expr(out, s->ind_bound);
+        fputs(" step ", out);
+        dump_expr(out, s->ind_step);
+        fputs("]", out);
+    }
     if (s->nguards) {
         fputs(" guards[", out);
         for (int i = 0; i < s->nguards; i++) {
@@ -596,6 +606,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
     case IR_WHILE:
         v_expr(st, s->a);
         want(st, s, s->a->type == ty_bool, "while condition is not bool");
+        want(st, s, !s->nguards || (s->ind_var && s->ind_bound && s->ind_step), "guards without an induction");
         st->loops++;
         v_block(st, s->b);
         st->loops--;

@@ -166,8 +166,15 @@ struct ir_node {
      * lets the emitter leave out a check that cannot fail. */
     struct ir_node *in_range_by; /* IR_INDEX, IR_STORE (its one index): the IR_FOR_RANGE
                                   * whose guarded version keeps the index inside the array */
-    struct ir_guard *guards;     /* IR_FOR_RANGE: the guarded version runs when all hold */
+    struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE: the guarded version runs when all hold */
     int nguards;
+    /* IR_WHILE with guards: the induction they were proved for, `while
+     * ind_var < ind_bound` (<= when ind_inclusive) whose body ends with
+     * `ind_var = ind_var + ind_step`; bound and step do not change in it */
+    struct ir_var *ind_var;
+    struct ir_node *ind_bound, *ind_step;
+    bool ind_inclusive;
+    struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
     struct ir_var **uniq;        /* loops: arrays made unique once, before the loop */
     int nuniq;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */

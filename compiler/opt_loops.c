@@ -22,6 +22,13 @@
  *                   the loop as it was otherwise. An index that goes out of
  *                   range therefore still panics at the same place and the
  *                   same iteration, after the same output.
+ *                   An innermost `while j <= n` (or `<`) whose body ends
+ *                   with `j += s` and assigns j nowhere else, n and s not
+ *                   changing in it (variables it never assigns, literals,
+ *                   constants, len of a fixed-length array), is the range
+ *                   j0, j0 + s, ... up to n: its guards are the same, over
+ *                   j0 .. n (n - 1), tested with s >= 0 and n + s without
+ *                   overflow, and then j += s cannot overflow either.
  *   overflow        int +, - and * (and negation) whose operands' ranges keep
  *                   the result inside int64 need no check (no_overflow). The
  *                   ranges come from literals and from loop variables of
@@ -251,6 +258,7 @@ static void hoist_unique(struct ir_node *loop, struct body *b)
 
 struct bce {
     struct ir_node *loop;
+    struct ir_var *iv;       /* the loop's variable (a for) or induction variable (a while) */
     struct body *b;
     int64_t *alias;          /* by var id: the offset of a copy of the loop variable */
     unsigned char *is_alias;
@@ -259,7 +267,7 @@ struct bce {
 /* Whether n is i + c (i the loop variable or a copy of it, c a literal). */
 static bool offset_of(struct bce *x, struct ir_node *n, int64_t *off)
 {
-    struct ir_var *iv = x->loop->var;
+    struct ir_var *iv = x->iv;
     if (n->op == IR_VAR) {
         if (n->var == iv) return *off = 0, true;
         if (x->is_alias[n->var->id]) return *off = x->alias[n->var->id], true;
@@ -349,14 +357,81 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
     }
 }
 
+/* Whether a while loop's bound or step keeps its value through the body:
+ * a literal, a constant, a variable the body never assigns, or len of an
+ * array whose length it cannot change. */
+static bool invariant(struct body *b, struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT || n->op == IR_GLOBAL) return true;
+    if (n->op == IR_VAR) return !(b->use[n->var->id] & (U_ASSIGN | U_DEFINED));
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) {
+        struct ir_var *v = n->kids[0]->var;
+        return v->type->kind == T_ARRAY && !(b->use[v->id] & (U_ASSIGN | U_PUSH | U_DEFINED));
+    }
+    return false;
+}
+
+/* Whether s assigns v (anywhere in it). */
+static bool assigns(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    switch (s->sop) {
+    case IR_ASSIGN: return s->var == v;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (assigns(s->kids[i], v)) return true;
+        return false;
+    case IR_IF: return assigns(s->b, v) || assigns(s->c, v);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return assigns(s->b, v);
+    case IR_LET: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE:
+    case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+/* `while j <= n: ...; j = j + s` (or <): its induction variable, or NULL. */
+static struct ir_var *induction(struct ir_node *loop, struct body *b)
+{
+    struct ir_node *c = loop->a, *body = loop->b;
+    if (c->op != IR_BINARY || c->optype != ty_int || (c->bop != OP_LT && c->bop != OP_LE)) return NULL;
+    if (c->a->op != IR_VAR || c->a->var->kind == IRV_PARAM || !invariant(b, c->b)) return NULL;
+    struct ir_var *j = c->a->var;
+    if (!body || body->op != IR_BLOCK || body->nkids == 0) return NULL;
+    struct ir_node *last = body->kids[body->nkids - 1];
+    if (last->op != IR_ASSIGN || last->var != j) return NULL;
+    struct ir_node *inc = last->a;
+    if (inc->op != IR_BINARY || inc->bop != OP_ADD || inc->optype != ty_int) return NULL;
+    struct ir_node *step = inc->a->op == IR_VAR && inc->a->var == j ? inc->b : inc->b->op == IR_VAR && inc->b->var == j ? inc->a : NULL;
+    if (!step || (step->op == IR_VAR && step->var == j) || !invariant(b, step)) return NULL;
+    for (int i = 0; i + 1 < body->nkids; i++)
+        if (assigns(body->kids[i], j)) return NULL;
+    loop->ind_bound = c->b;
+    loop->ind_step = step;
+    loop->ind_inclusive = c->bop == OP_LE;
+    return j;
+}
+
 static void guard_loop(struct ir_node *loop, struct body *b)
 {
-    if (loop->op != IR_FOR_RANGE || loop->var->type != ty_int || b->has_loop || b->has_gen) return;
-    if (b->use[loop->var->id] & U_ASSIGN) return;
-    struct bce x = {loop, b, ALIAS, IS_ALIAS};
+    if (b->has_loop || b->has_gen) return;
+    struct ir_var *iv = NULL;
+    if (loop->op == IR_FOR_RANGE && loop->var->type == ty_int && !(b->use[loop->var->id] & U_ASSIGN))
+        iv = loop->var;
+    if (loop->op == IR_WHILE) iv = induction(loop, b);
+    if (!iv) return;
+    struct bce x = {loop, iv, b, ALIAS, IS_ALIAS};
     bce_stmt(&x, loop->b);
     /* an alias is a let of the body: a marked variable */
     for (int i = 0; i < b->ntouched; i++) IS_ALIAS[b->touched[i]] = 0;
+    if (loop->op == IR_WHILE && loop->nguards) {
+        loop->ind_var = iv;
+        struct ir_node *last = loop->b->kids[loop->b->nkids - 1];
+        last->a->no_overflow_in = loop; /* j + s <= n + s, tested */
+    } else if (loop->op == IR_WHILE) {
+        loop->ind_bound = loop->ind_step = NULL; /* no index to guard: one version */
+    }
 }
 
 /* ---- overflow: ranges of int expressions ---------------------------------- */

@@ -423,6 +423,7 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b);
  * returns a + b. When the variable holds the only reference, the bytes are
  * appended in place (amortised doubling), so a loop of s += x is linear. */
 brt_str *brt_str_append(brt_str *a, brt_str *b);
+brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n); /* the same, from bytes */
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
 bool brt_str_eq(brt_str *a, brt_str *b);
 int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
@@ -492,7 +493,8 @@ void brt_print_sep(void);
 void brt_print_end(void);   /* newline */
 void brt_flush(void); /* a failed write is a panic: "cannot write to stdout: ..." */
 
-/* f-strings: a growable byte buffer. */
+/* f-strings: a growable byte buffer (cap < 0: buf is the caller's buffer
+ * of -cap bytes, left for the heap when it outgrows it). */
 typedef struct brt_sb {
     char *buf;
     int64_t len, cap;
@@ -502,6 +504,10 @@ void brt_sb_lit(brt_sb *sb, const char *bytes, int64_t len);
 /* Appends a value; spec is the text after ':' in {x:spec}, or NULL for none. */
 void brt_sb_val(brt_sb *sb, const brt_type *t, const void *valp, const char *spec);
 brt_str *brt_sb_finish(brt_sb *sb); /* the text as a new str; sb is reset */
+/* s = s + f"...{x:spec}...": the value's text appended to the variable's
+ * string (taken and returned, as brt_str_append), formatted in a stack
+ * buffer, so a building loop allocates nothing in steady state. */
+brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec);
 
 /* Format specs (SPEC 6.3): the compiler calls this to reject a bad spec at
  * compile time. Returns NULL if spec is valid for a value of kind k, else a
@@ -659,7 +665,7 @@ bool brt_reduce_tree(const brt_reduce *r, void *out);
 void brt_world_start(void);
 int64_t brt_world_rank(void);
 int64_t brt_world_size(void);
-void brt_world_barrier(void);
+void brt_world_barrier(const brt_loc *loc);
 /* The scalar collectives' operations, in the order of the reducers. */
 enum { BRT_W_SUM, BRT_W_PRODUCT, BRT_W_MIN, BRT_W_MAX, BRT_W_ANY, BRT_W_ALL };
 /* *val = every rank's *val folded left to right in rank order (checked: an
@@ -668,12 +674,13 @@ void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc);
 /* *out = root's *in (any type; str and arrays: a new reference). */
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc);
 /* [x0, x1, ..., x(R-1)]: every rank's *in, in rank order. */
-brt_arr *brt_world_gather(const brt_type *t, const void *in);
+brt_arr *brt_world_gather(const brt_type *t, const void *in, const brt_loc *loc);
 /* brt_reduce_tree spread over the ranks: every rank gets the one-process
  * bits; a panic is the one-process one, written once, by rank 0. */
 bool brt_world_reduce_tree(const brt_reduce *r, void *out);
 /* brt_par_find spread over the ranks, with the same result and panic. */
-int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi));
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi),
+                       const brt_loc *loc);
 /* A panic every rank meets at once (world.min of an empty generator):
  * written once, by rank 0, without the rank prefix. */
 BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);

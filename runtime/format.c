@@ -43,12 +43,18 @@ void brt_sb_init(brt_sb *sb)
 
 void brt_sb_reserve(brt_sb *sb, int64_t extra)
 {
-    if (sb->len + extra + 1 <= sb->cap)
+    if (sb->len + extra + 1 <= (sb->cap < 0 ? -sb->cap : sb->cap))
         return;
-    int64_t cap = sb->cap ? sb->cap : 64;
+    int64_t cap = sb->cap ? (sb->cap < 0 ? -sb->cap : sb->cap) : 64;
     while (cap < sb->len + extra + 1)
         cap *= 2;
-    sb->buf = brt_xrealloc(sb->buf, (size_t)cap);
+    if (sb->cap < 0) { /* outgrew the caller's buffer: to the heap */
+        char *heap = brt_xmalloc((size_t)cap);
+        memcpy(heap, sb->buf, (size_t)sb->len);
+        sb->buf = heap;
+    } else {
+        sb->buf = brt_xrealloc(sb->buf, (size_t)cap);
+    }
     sb->cap = cap;
 }
 
@@ -82,6 +88,22 @@ static void sb_fill(brt_sb *sb, const char *fill, int fill_len, int64_t n)
         memcpy(sb->buf + sb->len, fill, (size_t)fill_len);
         sb->len += fill_len;
     }
+}
+
+brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec)
+{
+    if (!spec && t->kind == BRT_STR) {
+        brt_str *x = *(brt_str *const *)valp;
+        return brt_str_append_bytes(s, x->data, x->len);
+    }
+    /* numbers fit the stack buffer; a long value moves to the heap */
+    char room[128];
+    brt_sb sb = {room, 0, -(int64_t)sizeof room};
+    brt_sb_val(&sb, t, valp, spec);
+    s = brt_str_append_bytes(s, sb.buf, sb.len);
+    if (sb.cap > 0)
+        free(sb.buf);
+    return s;
 }
 
 brt_str *brt_sb_finish(brt_sb *sb)

@@ -513,7 +513,7 @@ static bool reduce_site(const brt_reduce *r, int64_t nleaves, node *root)
     return reduce_fast(r, nleaves, task_leaves, root);
 }
 
-bool brt_reduce_tree(const brt_reduce *r, void *out)
+static bool reduce_tree(const brt_reduce *r, void *out)
 {
     if (r->n <= 0)
         return false;
@@ -573,7 +573,7 @@ static void collect_task(void *arg, int64_t t)
     job->c->body(job->c->env, lo, hi, &job->parts[t]);
 }
 
-brt_arr *brt_par_collect(const brt_collect *c)
+static brt_arr *par_collect(const brt_collect *c)
 {
     int threads = brt_pool_threads();
     if (c->n <= 1 || threads == 1 || brt_pool_nested()) {
@@ -636,7 +636,7 @@ static void fill_task(void *arg, int64_t t)
     job->f->fill(job->f->env, lo, hi, job->data);
 }
 
-brt_arr *brt_par_fill(const brt_fill *f)
+static brt_arr *par_fill(const brt_fill *f)
 {
     if (f->n <= 0)
         return brt_arr_new(f->elem, 0);
@@ -694,7 +694,7 @@ static void find_task(void *arg, int64_t t)
     }
 }
 
-int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+static int64_t par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
 {
     if (n <= 0)
         return -1;
@@ -723,5 +723,51 @@ int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo
         free(panic.msg);
     int64_t at = decided == INT64_MAX ? -1 : found[decided];
     free(found);
+    return at;
+}
+
+/* ---- the entry points: par work in progress ------------------------------------------ */
+
+/* How many par reductions, comprehensions and searches are running, on any
+ * thread. A world collective is refused while one is (world.c): the elements
+ * run on any thread, on one rank only for a world reduction. A panic that
+ * leaves one skips the decrement, but such a panic always ends the program
+ * (it is reported, if not here, by the exact way that runs next). */
+static int par_running;
+
+int brt_par_running(void)
+{
+    return __atomic_load_n(&par_running, __ATOMIC_RELAXED);
+}
+
+bool brt_reduce_tree(const brt_reduce *r, void *out)
+{
+    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    bool has = reduce_tree(r, out);
+    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    return has;
+}
+
+brt_arr *brt_par_collect(const brt_collect *c)
+{
+    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_arr *a = par_collect(c);
+    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    return a;
+}
+
+brt_arr *brt_par_fill(const brt_fill *f)
+{
+    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_arr *a = par_fill(f);
+    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    return a;
+}
+
+int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+{
+    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    int64_t at = par_find(n, env, body);
+    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
     return at;
 }

@@ -97,6 +97,8 @@ int brt_pool_threads(void);
 /* true: the calling thread has no deque (one thread, or not a pool thread):
  * par work runs on it, in order. */
 bool brt_pool_nested(void);
+/* Par reductions, comprehensions and searches running now, on any thread (reduce.c). */
+int brt_par_running(void);
 /* Runs task(arg, t) for t in 0..ntasks-1, the caller included, and returns
  * when all have finished. Each task runs under a trap: a panic stops that
  * task, and the call returns the lowest task that panicked (its panic copied

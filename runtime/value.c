@@ -323,14 +323,20 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b)
 
 brt_str *brt_str_append(brt_str *a, brt_str *b)
 {
-    if (b->len == 0)
+    return brt_str_append_bytes(a, b->data, b->len);
+}
+
+brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n)
+{
+    if (n == 0)
         return a;
-    int64_t len = a->len + b->len;
-    /* the only reference, and not the operand too (s + s): a's bytes are
+    int64_t len = a->len + n;
+    /* the only reference, and the bytes not its own (s + s): a's bytes are
      * nobody else's, so growing them in place is invisible */
-    bool mine = a->rc == 1 && a != b;
+    bool own_bytes = bytes >= a->data && bytes <= a->data + a->len;
+    bool mine = a->rc == 1 && !own_bytes;
     if (mine && a->cap >= len) {
-        memcpy((char *)a->data + a->len, b->data, (size_t)b->len);
+        memcpy((char *)a->data + a->len, bytes, (size_t)n);
         ((char *)a->data)[len] = 0;
         a->len = len;
         return a;
@@ -346,12 +352,12 @@ brt_str *brt_str_append(brt_str *a, brt_str *b)
         if (!s)
             out_of_memory();
         d = (char *)(s + 1);
-        memcpy(d + (len - b->len), b->data, (size_t)b->len);
+        memcpy(d + (len - n), bytes, (size_t)n);
     } else {
         s = brt_xmalloc(sizeof *s + (size_t)cap + 1);
         d = (char *)(s + 1);
         memcpy(d, a->data, (size_t)a->len);
-        memcpy(d + a->len, b->data, (size_t)b->len); /* before a goes: b may be a */
+        memcpy(d + a->len, bytes, (size_t)n); /* before a goes: the bytes may be a's */
         s->rc = 1;
         brt_str_release(a);
     }

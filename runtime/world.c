@@ -4,7 +4,9 @@
  * MPI is loaded at run time, never linked: a program that names `world`
  * calls brt_world_start() after brt_start(), and only then, only when a
  * launcher started the process (mpirun's or PMI's variables are set), is
- * libmpi dlopen'ed: libmpi.so.40 (Open MPI), else libmpi.so.12 (MPICH).
+ * libmpi dlopen'ed: the launcher's own, libmpi.so.40 for Open MPI's
+ * mpirun, libmpich.so.12 (Debian) or libmpi.so.12 for MPICH's hydra, as
+ * both may be installed side by side (BRINE_MPI overrides the choice).
  * Without a launcher the program is rank 0 of 1 and never touches MPI, so
  * `./prog` and `brine run` behave exactly as one process.
  *
@@ -40,9 +42,12 @@
 #include "rt_internal.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef intptr_t mpi_h; /* a communicator or datatype: a pointer (Open MPI) or an int (MPICH) */
@@ -77,24 +82,73 @@ BRT_NORETURN static void world_fail(const char *what)
     _exit(2);
 }
 
+/* The two implementations this runtime speaks to, and how to tell them apart. */
+enum mpi_impl { MPI_NONE, MPI_OPEN, MPI_MPICH };
+
+static const struct mpi_lib {
+    const char *name;        /* BRINE_MPI's spelling */
+    const char *libs[3];     /* dlopen'ed in this order */
+} mpi_libs[] = {
+    [MPI_OPEN] = { "openmpi", { "libmpi.so.40", NULL, NULL } },
+    /* Debian names MPICH's library libmpich.so.12, MPICH's own install libmpi.so.12 */
+    [MPI_MPICH] = { "mpich", { "libmpich.so.12", "libmpi.so.12", NULL } },
+};
+
+/* Which launcher started us: Open MPI's mpirun sets OMPI_COMM_WORLD_SIZE,
+ * MPICH's hydra (mpiexec.mpich) sets PMI_SIZE; a bare PMIx launcher is taken
+ * for Open MPI's. BRINE_MPI=openmpi|mpich overrides the choice of library. */
+static enum mpi_impl pick_impl(const char **size_var)
+{
+    enum mpi_impl impl = MPI_NONE;
+    *size_var = NULL;
+    if (getenv("OMPI_COMM_WORLD_SIZE"))
+        impl = MPI_OPEN, *size_var = "OMPI_COMM_WORLD_SIZE";
+    else if (getenv("PMI_SIZE"))
+        impl = MPI_MPICH, *size_var = "PMI_SIZE";
+    else if (getenv("PMIX_RANK"))
+        impl = MPI_OPEN;
+    const char *v = getenv("BRINE_MPI");
+    if (v) {
+        if (strcmp(v, "openmpi") == 0)
+            impl = impl == MPI_NONE ? MPI_NONE : MPI_OPEN;
+        else if (strcmp(v, "mpich") == 0)
+            impl = impl == MPI_NONE ? MPI_NONE : MPI_MPICH;
+        else {
+            brt_flush_quiet();
+            fprintf(stderr, "brine: BRINE_MPI must be one of openmpi, mpich, got '%s'\n", v);
+            _exit(2);
+        }
+    }
+    return impl;
+}
+
 void brt_world_start(void)
 {
-    /* Open MPI's mpirun, MPICH's hydra, or any PMIx launcher. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+    const char *size_var;
+    enum mpi_impl impl = pick_impl(&size_var);
+    if (impl == MPI_NONE)
         return;
-    static const char *const libs[] = { "libmpi.so.40", "libmpi.so.12", "libmpi.so" };
+    const struct mpi_lib *lib = &mpi_libs[impl];
     void *h = NULL;
-    for (size_t i = 0; i < sizeof libs / sizeof *libs && !h; i++)
-        h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL); /* GLOBAL: Open MPI's plugins need libmpi's symbols */
-    if (!h)
-        world_fail("started by an MPI launcher, but no MPI library could be loaded (libmpi.so.40 or libmpi.so.12)");
+    for (int i = 0; i < 3 && lib->libs[i] && !h; i++)
+        h = dlopen(lib->libs[i], RTLD_NOW | RTLD_GLOBAL); /* GLOBAL: Open MPI's plugins need libmpi's symbols */
+    if (!h) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "started by an MPI launcher, but %s's library could not be loaded (%s%s%s)",
+                 impl == MPI_OPEN ? "Open MPI" : "MPICH", lib->libs[0], lib->libs[1] ? " or " : "",
+                 lib->libs[1] ? lib->libs[1] : "");
+        world_fail(msg);
+    }
     void *comm = dlsym(h, "ompi_mpi_comm_world"), *byte = dlsym(h, "ompi_mpi_byte");
-    if (comm && byte) {
+    if (impl == MPI_OPEN && comm && byte) {
         W.comm = (mpi_h)comm;
         W.byte = (mpi_h)byte;
-    } else {
+    } else if (impl == MPI_MPICH && !comm) {
         W.comm = 0x44000000;  /* MPICH's MPI_COMM_WORLD */
         W.byte = 0x4c00010d;  /* MPICH's MPI_BYTE */
+    } else {
+        world_fail(impl == MPI_OPEN ? "the library loaded for Open MPI is not Open MPI"
+                                    : "the library loaded for MPICH is not MPICH");
     }
 #define LOAD(field, name)                                   \
     if (!(*(void **)&W.field = dlsym(h, name)))             \
@@ -114,13 +168,33 @@ void brt_world_start(void)
     W.comm_rank(W.comm, &W.rank);
     W.comm_size(W.comm, &W.size);
     atexit(world_end); /* after brt_finish's flush: main's return, os.exit */
+    /* One launcher's job joined by the other's library runs every rank as a
+     * singleton, each printing the one-process output: refuse it. */
+    const char *want = size_var ? getenv(size_var) : NULL;
+    if (want && strtol(want, NULL, 10) != W.size) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "the launcher started %s ranks but the MPI library sees %d "
+                 "(a launcher of one MPI with the library of another? see BRINE_MPI)", want, W.size);
+        world_fail(msg);
+    }
 }
 
 int64_t brt_world_rank(void) { return W.rank; }
 int64_t brt_world_size(void) { return W.size; }
 
-void brt_world_barrier(void)
+/* A collective reached inside the elements of a par or world reduction or
+ * comprehension, through a path the compiler could not see: the elements run
+ * on any thread (on one rank only, in a world reduction), so the ranks would
+ * not make the same calls in the same order. Refused at every R alike. */
+static void outside_par(const char *what, const brt_loc *loc)
 {
+    if (brt_par_running() > 0)
+        brt_panic_msg(loc, "world.%s cannot run inside the elements of a par or world reduction or comprehension", what);
+}
+
+void brt_world_barrier(const brt_loc *loc)
+{
+    outside_par("barrier", loc);
     if (W.on)
         W.barrier(W.comm);
 }
@@ -138,6 +212,14 @@ const char *brt_world_panic_prefix(void)
     return buf;
 }
 
+/* Whether fd is a pipe holding bytes its reader has not read yet. */
+static bool pipe_unread(int fd)
+{
+    struct stat st;
+    int left = 0;
+    return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && ioctl(fd, FIONREAD, &left) == 0 && left > 0;
+}
+
 void brt_world_panic_end(void)
 {
     if (!W.on)
@@ -148,6 +230,17 @@ void brt_world_panic_end(void)
         world_end();
         _exit(101);
     }
+    /* The panic is written; MPICH's MPI_Abort would add a note of its own
+     * on stderr (Open MPI's comes from mpirun, which -q silences). The
+     * launcher kills the job on the abort, maybe before it has read what
+     * this rank wrote: wait (a second at most) until the pipes behind
+     * stdout and stderr are drained. */
+    brt_flush_quiet();
+    for (int i = 0; i < 1000 && (pipe_unread(1) || pipe_unread(2)); i++)
+        usleep(1000);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+        dup2(null, 2);
     W.abort(W.comm, 101);
     _exit(101);
 }
@@ -219,6 +312,9 @@ static void fold_one(int op, const brt_type *t, void *acc, const void *x, const 
 
 void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc)
 {
+    static const char *const names[] = { [BRT_W_SUM] = "sum", [BRT_W_PRODUCT] = "product", [BRT_W_MIN] = "min",
+                                         [BRT_W_MAX] = "max", [BRT_W_ANY] = "any", [BRT_W_ALL] = "all" };
+    outside_par(names[op], loc);
     if (W.size == 1)
         return;
     size_t n = brt_type_size(t);
@@ -306,6 +402,7 @@ static void copy_val(const brt_type *t, const void *in, void *out)
 
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc)
 {
+    outside_par("broadcast", loc);
     if (root < 0 || root >= W.size) {
         W.together = true;
         brt_panic_msg(loc, "world.broadcast: root must be from 0 to %d, got %lld", W.size - 1, (long long)root);
@@ -333,8 +430,9 @@ void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t r
     free(sb.buf);
 }
 
-brt_arr *brt_world_gather(const brt_type *t, const void *in)
+brt_arr *brt_world_gather(const brt_type *t, const void *in, const brt_loc *loc)
 {
+    outside_par("gather", loc);
     size_t es = brt_type_size(t);
     char *elems = brt_xmalloc(es * (size_t)W.size + 1);
     if (W.size == 1) {
@@ -511,6 +609,7 @@ bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out)
 
 bool brt_world_reduce_tree(const brt_reduce *r, void *out)
 {
+    outside_par("sum, product, min or max of a generator", r->loc);
     if (W.size == 1 || r->n <= 0)
         return brt_reduce_tree(r, out);
     struct wshare *mine = brt_xmalloc(sizeof *mine);
@@ -564,8 +663,9 @@ static int64_t shifted_find(void *env, int64_t lo, int64_t hi)
     return at;
 }
 
-int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
+int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi), const brt_loc *loc)
 {
+    outside_par("any or all of a generator", loc);
     if (W.size == 1 || n <= 0)
         return brt_par_find(n, env, body);
     int64_t per = n / W.size, extra = n % W.size;
@@ -602,7 +702,7 @@ int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t 
         W.together = true;
         if (W.rank == 0) {
             brt_par_find(n, env, body); /* the sequential walk's panic */
-            brt_panic_text(NULL, "world: a rank's share of this reduction panicked");
+            brt_panic_text(loc, "world: a rank's share of this reduction panicked");
         }
         brt_flush_quiet();
         brt_world_panic_end();

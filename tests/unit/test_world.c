@@ -123,3 +123,68 @@ Test(world, spread_and_many_ranks)
     for (int64_t n = 1; n <= 200; n++)
         check_n(n, 50); /* more ranks than leaves */
 }
+
+/* A collective reached inside par elements by a path the compiler cannot
+ * see panics at its own place, whether the elements run on the calling
+ * thread or the pool's; outside par work the same call runs. */
+static const brt_loc barrier_loc = { "inner.br", 3, 5 };
+
+static void leaves_with_barrier(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)
+{
+    (void)envp;
+    (void)first;
+    brt_world_barrier(&barrier_loc);
+    for (int64_t k = 0; k < count; k++) {
+        ((double *)vals)[k] = 1.0;
+        has[k] = 1;
+    }
+}
+
+static void leaves_ones(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)
+{
+    (void)envp;
+    (void)first;
+    for (int64_t k = 0; k < count; k++) {
+        ((double *)vals)[k] = 16.0;
+        has[k] = 1;
+    }
+}
+
+static void add_f64(void *envp, void *l, const void *r)
+{
+    (void)envp;
+    *(double *)l += *(const double *)r;
+}
+
+/* One panicking reduction a test (each runs in its own process): the panic
+ * ends a program, so the count of running par work is not put back. */
+static void expect_barrier_panics(int64_t n)
+{
+    brt_trap trap;
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        brt_reduce red = { n, sizeof(double), NULL, leaves_with_barrier, add_f64, NULL, NULL };
+        double out;
+        brt_reduce_tree(&red, &out);
+        cr_assert_fail("n=%lld: the barrier inside the elements did not panic", (long long)n);
+    }
+    brt_trap_set(NULL);
+    cr_assert_eq(trap.loc, &barrier_loc, "n=%lld: panic at the wrong place", (long long)n);
+    cr_assert(strstr(trap.msg, "world.barrier cannot run inside the elements") != NULL, "%s", trap.msg);
+    free(trap.msg);
+}
+
+Test(world, collective_inside_one_leaf_panics) { expect_barrier_panics(5); }
+Test(world, collective_inside_few_leaves_panics) { expect_barrier_panics(1000); }
+Test(world, collective_inside_pool_tasks_panics) { expect_barrier_panics(100000); }
+
+Test(world, collective_after_par_work_runs)
+{
+    brt_reduce red = { 100000, sizeof(double), NULL, leaves_ones, add_f64, NULL, NULL };
+    double out = 0;
+    cr_assert(brt_reduce_tree(&red, &out));
+    cr_assert_eq(out, 100000.0);
+    brt_world_barrier(&barrier_loc); /* one rank: returns */
+}
