@@ -783,8 +783,10 @@ struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
             error_at(where, "'%s' needs numbers, found elements of type %s", name, tn(et));
         break;
     case RED_MIN: case RED_MAX:
-        if (!type_is_numeric(et) && et != ty_str)
-            error_at(where, "'%s' needs numbers or str, found elements of type %s", name, tn(et));
+        if (!type_is_ordered(et))
+            error_at(where, "'%s' needs ordered elements (numbers, str, or tuples and structs of them), found "
+                            "elements of type %s%s",
+                     name, tn(et), why_unordered(et));
         break;
     case RED_ANY: case RED_ALL:
         if (et != ty_bool)

@@ -128,7 +128,9 @@ const char *start_value(enum reducer r, struct type *t)
     case T_BOOL: return r == RED_ALL ? "true" : "false";
     case T_INT: case T_U64: return one ? "1" : "0";
     case T_STR: case T_ARRAY: return "NULL";
-    case T_TUPLE: case T_VOID: break;
+    case T_TUPLE: if (r == RED_MIN || r == RED_MAX) return "{0}"; /* min/max: replaced by the first element */
+        break;
+    case T_VOID: break;
     }
     internal_error("emit: start value");
 }
@@ -147,6 +149,8 @@ static const char *better(enum reducer r, struct type *t, const char *x, const c
     const char *rel = r == RED_MIN ? "<" : ">";
     if (t == ty_i128) return arena_printf("brt_cmp_i128(%s, %s) %s 0", x, acc, rel);
     if (t == ty_str) return arena_printf("brt_str_cmp(%s, %s) %s 0", x, acc, rel);
+    if (t->kind == T_TUPLE) /* lexicographic, by the tuple's own < */
+        return r == RED_MIN ? arena_printf("%s_lt(%s, %s)", ctype(t), x, acc) : arena_printf("%s_lt(%s, %s)", ctype(t), acc, x);
     return arena_printf("%s %s %s", x, rel, acc);
 }
 

@@ -530,7 +530,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         else if (n->reducer == RED_SUM || n->reducer == RED_PRODUCT)
             want(st, n, t == n->elem_type && type_is_numeric(t), "sum/product types");
         else
-            want(st, n, t == n->elem_type && (type_is_numeric(t) || t == ty_str), "min/max types");
+            want(st, n, t == n->elem_type && type_is_ordered(t), "min/max types");
         return;
     }
     vfail(st, n, "unknown expression");
