@@ -268,6 +268,25 @@ static void flat_loop(struct ir_node *rn, struct src *s, const char *from, const
     line("}");
 }
 
+/* A par helper's loop over k (a C name) in [lo_, hi_): the positions of
+ * one source or of several clauses' flattened sequence. */
+static void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
+                       const char *stop)
+{
+    line("int64_t %s;", k);
+    if (s->ncl) {
+        flat_loop(rn, s, "lo_", "hi_", elem, arg, stop, k);
+        return;
+    }
+    line("for (%s = lo_; %s < hi_; %s++) {", k, k, k);
+    F->ind++;
+    set_gen_var(rn, "env->", "lo", "arr", k, s->is_range);
+    iteration(rn, elem, arg);
+    if (stop) line("if (%s) break;", stop);
+    F->ind--;
+    line("}");
+}
+
 /* The sequential loops of a generator with several clauses: clause c's
  * source evaluated for each element of the clauses before it (as nested
  * for loops), the filter and element innermost. */
@@ -567,17 +586,7 @@ const char *emit_listcomp(struct ir_node *rn)
         /* no filter: every element has its slot, filled in place */
         const char *k = new_temp();
         struct store_arg sa = {ctype(rn->elem_type), k};
-        if (s.ncl) {
-            line("int64_t %s;", k);
-            flat_loop(rn, &s, "lo_", "hi_", store_cb, &sa, NULL, k);
-        } else {
-            line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
-            F->ind++;
-            set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
-            iteration(rn, store_cb, &sa);
-            F->ind--;
-            line("}");
-        }
+        chunk_loop(rn, &s, k, store_cb, &sa, NULL);
         helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
         return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
     }
@@ -611,18 +620,7 @@ static const char *emit_par_find(struct ir_node *rn)
     line("int64_t %s = -1;", res);
     line("bool %s = 0;", stop);
     struct find_arg fa = {k, res, stop, rn->reducer == RED_ANY};
-    if (s.ncl) {
-        line("int64_t %s;", k);
-        flat_loop(rn, &s, "lo_", "hi_", find_cb, &fa, stop, k);
-    } else {
-        line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
-        F->ind++;
-        set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
-        iteration(rn, find_cb, &fa);
-        line("if (%s) break;", stop);
-        F->ind--;
-        line("}");
-    }
+    chunk_loop(rn, &s, k, find_cb, &fa, stop);
     helper_end(saved, &aux, arena_printf("static int64_t bp_find%d(void *envp, int64_t lo_, int64_t hi_)", id), res);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
