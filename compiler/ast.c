@@ -51,6 +51,8 @@ static void depth_gen(struct gen *g, int depth)
     depth_iter(&g->iter, depth);
     if (g->cond)
         depth_expr(g->cond, depth);
+    for (struct gen *c = g->next; c; c = c->next)
+        depth_iter(&c->iter, depth);
 }
 
 /* An expression's depth counts the nodes from the statement down. */
@@ -288,6 +290,12 @@ static void dump_gen(FILE *out, struct gen *g, int ind)
     fprintf(out, "(gen %s", g->var);
     dump_child(out, g->elem, ind + 2);
     dump_iter(out, &g->iter, ind + 2);
+    for (struct gen *c = g->next; c; c = c->next) {
+        newline_indent(out, ind + 2);
+        fprintf(out, "(for %s", c->var);
+        dump_iter(out, &c->iter, ind + 4);
+        fputc(')', out);
+    }
     if (g->cond) {
         newline_indent(out, ind + 2);
         fputs("(filter", out);

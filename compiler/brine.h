@@ -504,6 +504,12 @@ struct gen {
     struct node *cond;    /* NULL without a filter */
     struct sym *var_sym;  /* set by the checker */
     struct nodes pat;     /* for (x, y) in ...: N_NAME nodes (var is ""); else empty */
+    /* Generators with several clauses: the next clause (for NAME in ITER;
+     * elem and cond unused there), outermost first; the filter is the
+     * first gen's cond. early: a filter written after a clause other than
+     * the last, which the checker reports. */
+    struct gen *next;
+    struct node *early;
 };
 
 /* One piece of an f-string: literal text, or {expr[:spec]}. */

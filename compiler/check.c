@@ -667,7 +667,9 @@ struct type *check_iterable(struct iterable *it)
 
 struct loc gen_loc(struct gen *g)
 {
-    struct node *last = g->cond ? g->cond : g->iter.is_range ? g->iter.hi : g->iter.array;
+    struct gen *lc = g;
+    while (lc->next) lc = lc->next;
+    struct node *last = g->cond ? g->cond : lc->iter.is_range ? lc->iter.hi : lc->iter.array;
     return loc_span(g->elem->loc, last->loc);
 }
 
@@ -707,18 +709,65 @@ static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *
  * and filter run as par work (the source is evaluated once, before). */
 int gen_depth; /* generators being checked: their elements may not mutate */
 
+/* While a later clause's source is checked: that clause and those after
+ * it, whose names it cannot see yet (for the undefined-name message). */
+static struct gen *pending_clause;
+
+/* A name an earlier clause of the same generator binds (NULL: none). */
+static struct loc *clause_name(struct gen *g, struct gen *upto, const char *name)
+{
+    for (struct gen *c = g; c != upto; c = c->next) {
+        if (!c->pat.len && strcmp(c->var, name) == 0) return &c->var_loc;
+        for (int i = 0; i < c->pat.len; i++)
+            if (strcmp(c->pat.items[i]->u.name.name, name) == 0) return &c->pat.items[i]->loc;
+    }
+    return NULL;
+}
+
+/* A later clause may not bind a name an earlier one binds: the inner one
+ * would hide it from the element. */
+static void no_clause_rebind(struct gen *g, struct gen *c)
+{
+    int n = c->pat.len ? c->pat.len : 1;
+    for (int i = 0; i < n; i++) {
+        const char *name = c->pat.len ? c->pat.items[i]->u.name.name : c->var;
+        struct loc at = c->pat.len ? c->pat.items[i]->loc : c->var_loc;
+        struct loc *prev = clause_name(g, c, name);
+        if (prev)
+            error_note_at(at, *prev, "an earlier clause binds it here",
+                          "'%s' is already a variable of an earlier 'for' clause of this generator; give this "
+                          "clause's variable another name",
+                          name);
+    }
+}
+
 static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
 {
-    struct type *vt = check_iterable(&g->iter);
+    struct gen *outer_pending = pending_clause;
+    pending_clause = g;
+    struct type *vt0 = check_iterable(&g->iter);
+    pending_clause = outer_pending;
     gen_depth++;
     scope_push();
-    struct sym *v = new_sym(SYM_LOCAL, g->var, g->var_loc, vt, owner, C.mi->m);
-    xs(v)->loop_var = true;
-    g->var_sym = v;
-    if (g->pat.len)
-        declare_loop_pattern(&g->pat, g->var_loc, vt, owner);
-    else
-        declare_local(v);
+    for (struct gen *c = g; c; c = c->next) {
+        if (c->early)
+            error_at(c->early->loc, "a generator's 'if' filter stands after its last 'for' clause, found one "
+                                    "after an earlier clause; move it to the end and join the conditions with "
+                                    "'and' (for i in xs for j in ys if p(i) and q(i, j))");
+        /* a later clause's iterable sees the earlier clauses' variables */
+        struct gen *outer_pending = pending_clause;
+        pending_clause = c;
+        struct type *vt = c == g ? vt0 : check_iterable(&c->iter);
+        pending_clause = outer_pending;
+        no_clause_rebind(g, c);
+        struct sym *v = new_sym(SYM_LOCAL, c->var, c->var_loc, vt, owner, C.mi->m);
+        xs(v)->loop_var = true;
+        c->var_sym = v;
+        if (c->pat.len)
+            declare_loop_pattern(&c->pat, c->var_loc, vt, owner);
+        else
+            declare_local(v);
+    }
     C.par_depth += par;
     struct type *et = check_value(g->elem, elem_hint);
     if (g->cond) {
@@ -772,8 +821,10 @@ struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
             error_at(where, "'%s' needs numbers, found elements of type %s", name, tn(et));
         break;
     case RED_MIN: case RED_MAX:
-        if (!type_is_numeric(et) && et != ty_str)
-            error_at(where, "'%s' needs numbers or str, found elements of type %s", name, tn(et));
+        if (!type_is_ordered(et))
+            error_at(where, "'%s' needs ordered elements (numbers, str, or tuples and structs of them), found "
+                            "elements of type %s%s",
+                     name, tn(et), why_unordered(et));
         break;
     case RED_ANY: case RED_ALL:
         if (et != ty_bool)
@@ -983,6 +1034,12 @@ static struct type *check_name(struct node *n)
         if (strcmp(name, "True") == 0 || strcmp(name, "False") == 0)
             error_at(n->loc, "undefined name '%s'; Brine's booleans are written %s", name,
                      name[0] == 'T' ? "true" : "false");
+        struct loc *later = pending_clause ? clause_name(pending_clause, NULL, name) : NULL;
+        if (later)
+            error_note_at(n->loc, *later, "a later clause binds it here",
+                          "'%s' is not defined yet: a clause's source sees only the variables of the clauses "
+                          "before it; put the clause that binds '%s' first",
+                          name, name);
         error_at(n->loc, "undefined name '%s'%s", name, suggest(name, false));
     }
     n->u.name.sym = s;

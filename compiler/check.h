@@ -66,6 +66,9 @@ extern int gen_depth;         /* generators being checked: their elements may no
 
 struct xsym *xs(struct sym *s);
 const char *tn(struct type *t);
+/* Why an aggregate has no order: "(its field 'xs' is [int])", or "" when
+ * t is ordered or not a tuple or struct. */
+const char *why_unordered(struct type *t);
 const char *loc_text(struct loc loc);
 /* "mismatched types: expected float for 'x', found int" */
 void expect_type(struct node *n, struct type *want, const char *forfmt, ...) __attribute__((format(printf, 3, 4)));

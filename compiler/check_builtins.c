@@ -98,7 +98,11 @@ static const char *src_text(struct loc loc)
 static void expect_sortable(struct node *n, struct loc where, struct type *at, const char *what)
 {
     struct type *e = at->elem;
-    if (!type_is_numeric(e) && e != ty_str && e != ty_bool)
+    if (e->kind == T_TUPLE && !type_is_ordered(e))
+        error_at(where, "cannot %s %s: its elements have no order%s; tuples and structs sort when every field is a "
+                        "number, str, or a tuple or struct of them",
+                 what, tn(at), why_unordered(e));
+    if (!type_is_numeric(e) && e != ty_str && e != ty_bool && e->kind != T_TUPLE)
         error_at(where, "cannot %s %s: its elements have no order ('<' works on numbers and str)", what, tn(at));
 }
 
@@ -343,8 +347,10 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
         check_pair(a, b, hint, &ta, &tb);
         if (ta != tb)
             error_at(n->loc, "mismatched types: '%s' of %s and %s", name, tn(ta), tn(tb));
-        if (!type_is_numeric(ta) && ta != ty_str)
-            error_at(n->loc, "'%s' takes two numbers or two str, found %s", name, tn(ta));
+        if (!type_is_ordered(ta))
+            error_at(n->loc, "'%s' takes two numbers, two str, or two tuples or structs whose fields are ordered; "
+                             "found %s%s",
+                     name, tn(ta), why_unordered(ta));
         return ta;
     }
     case BI_OS_ARGS:

@@ -328,3 +328,24 @@ struct type *check_option_method(struct node *n, struct node *recv, struct type 
     }
     internal_error("check_option_method of '%s'", mname);
 }
+
+/* The first field, depth first, whose type has no order: "its field 'xs'
+ * is [int]", "its field 'inner' is (int, [int]), whose field 1 is [int]". */
+static const char *unordered_path(struct type *t, const char *its)
+{
+    for (int i = 0; i < t->nfields; i++) {
+        struct type *f = t->fields[i];
+        if (type_is_ordered(f)) continue;
+        const char *name = t->fnames ? arena_printf("'%s'", t->fnames[i]) : arena_printf("%d", i);
+        const char *here = arena_printf("%s field %s is %s", its, name, tn(f));
+        if (f->kind == T_TUPLE) return arena_printf("%s, %s", here, unordered_path(f, "whose"));
+        return here;
+    }
+    return "";
+}
+
+const char *why_unordered(struct type *t)
+{
+    if (t->kind != T_TUPLE || type_is_ordered(t)) return "";
+    return arena_printf(" (%s, which has no order)", unordered_path(t, "its"));
+}

@@ -175,6 +175,9 @@ const char *emit_builtin(struct ir_node *n)
         const char *rel = b == BI_MIN2 ? "<" : ">";
         if (t0 == ty_i128) return tmp(t, "brt_cmp_i128(%s, %s) %s 0 ? %s : %s", arg[1], arg[0], rel, arg[1], arg[0]);
         if (t0 == ty_str) return tmp(t, "brt_str_cmp(%s, %s) %s 0 ? %s : %s", arg[1], arg[0], rel, arg[1], arg[0]);
+        if (t0->kind == T_TUPLE) /* a result that borrows from the operands, as str's */
+            return tmp(t, "%s_lt(%s, %s) ? %s : %s", ctype(t0), b == BI_MIN2 ? arg[1] : arg[0], b == BI_MIN2 ? arg[0] : arg[1],
+                       arg[1], arg[0]);
         return tmp(t, "%s %s %s ? %s : %s", arg[1], rel, arg[0], arg[1], arg[0]);
     }
     case BI_OS_ARGS: return tmp_owned(t, "brt_os_args()");

@@ -1188,6 +1188,7 @@ static const char *prelude =
     "/* Element counts of ranges, at most INT64_MAX. */\n"
     "BRT_INLINE int64_t bp_count(uint64_t d) { return d > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d; }\n"
     "BRT_INLINE int64_t bp_count_incl(uint64_t d) { return d >= (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d + 1; }\n"
+    "BRT_INLINE int64_t bp_count_mul(int64_t a, int64_t b) { return b != 0 && a > INT64_MAX / b ? INT64_MAX : a * b; }\n"
     "/* Lanes of par leaves: whether a + off .. b + off (a <= b) stay in [lo, hi]\n"
     " * without overflow; integers up to 2^53 are exact doubles. */\n"
     "BRT_INLINE int bp_span(int64_t a, int64_t b, int64_t off, int64_t lo, int64_t hi)\n"

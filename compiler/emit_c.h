@@ -125,6 +125,11 @@ struct src {
     bool is_range;
     struct type *it;  /* range bound type */
     const char *lo, *n, *arr;
+    /* a par generator's later clauses (their own lo, n, arr; none reads a
+     * clause variable), ncl of them; then n is the product of the counts */
+    struct src *cl;
+    int ncl;
+    const char *n0;   /* with clauses: the first clause's count */
 };
 const char *start_value(enum reducer r, struct type *t);
 struct fctx *helper_begin(int id, struct ir_node *rn);

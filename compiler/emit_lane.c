@@ -512,6 +512,7 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     struct type *t = rn->type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return false;
     if (!s->is_range && !lane_scalar(rn->gen_var->type)) return false;
+    if (s->ncl) return false; /* several clauses: the scalar odometer */
     struct lanes lc = {0};
     lc.rn = rn;
     LC = &lc;

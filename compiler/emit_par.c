@@ -41,18 +41,82 @@ static struct src eval_source(struct ir_iter *it)
     return s;
 }
 
-/* Sets the generator variable to element k (a C expression) of the source,
- * whose parts are reached through the prefix ("" or "env->"). */
-static void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
+/* A par generator's sources: the first clause's, then each later
+ * clause's, evaluated once, in order; n is the product of the counts. */
+static struct src eval_sources(struct ir_node *rn)
 {
-    const char *gv = vname(rn->gen_var);
-    struct type *vt = rn->gen_var->type;
+    struct src s = eval_source(&rn->iter);
+    if (!rn->nclauses) return s;
+    s.ncl = rn->nclauses;
+    s.cl = arena_alloc(sizeof *s.cl * (size_t)s.ncl);
+    const char *n = s.n;
+    for (int c = 0; c < s.ncl; c++) {
+        s.cl[c] = eval_source(&rn->clauses[c].iter);
+        n = tmp(ty_int, "bp_count_mul(%s, %s)", n, s.cl[c].n);
+    }
+    s.n0 = s.n;
+    s.n = n;
+    return s;
+}
+
+/* Sets variable v to element k (a C expression) of a source whose parts
+ * are reached through the prefix ("" or "env->"). */
+static void set_var(struct ir_var *v, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
+{
+    const char *gv = vname(v);
+    struct type *vt = v->type;
     if (is_range) {
         if (vt == ty_int) line("%s = (int64_t)((uint64_t)%s%s + (uint64_t)%s);", gv, pre, lo, k);
         else line("%s = %s%s + (uint64_t)%s;", gv, pre, lo, k);
     } else {
         line("%s = BRT_AT(%s, %s%s, %s);", gv, ctype(vt), pre, arr, k);
     }
+}
+
+static void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
+{
+    set_var(rn->gen_var, pre, lo, arr, k, is_range);
+}
+
+static void set_clause(struct ir_node *rn, struct src *s, int c, const char *d);
+static const char **flat_digits(struct src *s, const char *k);
+
+/* A par helper's variables at flat position k (every clause's). */
+static void set_flat(struct ir_node *rn, struct src *s, const char *k)
+{
+    if (!s->ncl) {
+        set_gen_var(rn, "env->", "lo", "arr", k, s->is_range);
+        return;
+    }
+    const char **d = flat_digits(s, k);
+    for (int c = 0; c <= s->ncl; c++) set_clause(rn, s, c, d[c]);
+}
+
+/* Clause c's variable (0: the first) of a par generator at its position
+ * d (a C expression) in that clause's source, through env. */
+static void set_clause(struct ir_node *rn, struct src *s, int c, const char *d)
+{
+    if (c == 0) set_gen_var(rn, "env->", "lo", "arr", d, s->is_range);
+    else set_var(rn->clauses[c - 1].var, "env->", arena_printf("lo%d", c), arena_printf("arr%d", c), d, s->cl[c - 1].is_range);
+}
+
+/* The digits of flat index k (row-major: the last clause varies fastest)
+ * into the C locals d[0..ncl], through env's counts; k < env->n. */
+static const char **flat_digits(struct src *s, const char *k)
+{
+    const char **d = arena_alloc(sizeof *d * (size_t)(s->ncl + 1));
+    const char *q = new_temp();
+    line("uint64_t %s = (uint64_t)%s;", q, k);
+    for (int c = s->ncl; c >= 0; c--) {
+        d[c] = new_temp();
+        if (c == 0) {
+            line("int64_t %s = (int64_t)%s;", d[c], q);
+        } else {
+            line("int64_t %s = (int64_t)(%s %% (uint64_t)env->n%d);", d[c], q, c);
+            line("%s /= (uint64_t)env->n%d;", q, c);
+        }
+    }
+    return d;
 }
 
 const char *start_value(enum reducer r, struct type *t)
@@ -64,7 +128,9 @@ const char *start_value(enum reducer r, struct type *t)
     case T_BOOL: return r == RED_ALL ? "true" : "false";
     case T_INT: case T_U64: return one ? "1" : "0";
     case T_STR: case T_ARRAY: return "NULL";
-    case T_TUPLE: case T_OPTION: case T_FN: case T_VOID: break;
+    case T_TUPLE: if (r == RED_MIN || r == RED_MAX) return "{0}"; /* min/max: replaced by the first element */
+        break;
+    case T_OPTION: case T_FN: case T_VOID: break;
     }
     internal_error("emit: start value");
 }
@@ -83,6 +149,8 @@ static const char *better(enum reducer r, struct type *t, const char *x, const c
     const char *rel = r == RED_MIN ? "<" : ">";
     if (t == ty_i128) return arena_printf("brt_cmp_i128(%s, %s) %s 0", x, acc, rel);
     if (t == ty_str) return arena_printf("brt_str_cmp(%s, %s) %s 0", x, acc, rel);
+    if (t->kind == T_TUPLE) /* lexicographic, by the tuple's own < */
+        return r == RED_MIN ? arena_printf("%s_lt(%s, %s)", ctype(t), x, acc) : arena_printf("%s_lt(%s, %s)", ctype(t), acc, x);
     return arena_printf("%s %s %s", x, rel, acc);
 }
 
@@ -173,6 +241,76 @@ static void store_cb(struct ir_node *rn, void *p)
     line("((%s *)data_)[%s] = %s;", a->ct, a->k, x);
 }
 
+/* A par helper's loop over the flat positions [from, to) of a generator
+ * with several clauses: one division per call to find the first
+ * position's digits, then the digits step as an odometer (no division per
+ * element). */
+static void flat_loop(struct ir_node *rn, struct src *s, const char *from, const char *to,
+                      void (*elem)(struct ir_node *, void *), void *arg, const char *stop, const char *kout)
+{
+    line("if (%s < %s) {", from, to);
+    F->ind++;
+    const char **d = flat_digits(s, from);
+    const char *k = kout ? kout : new_temp();
+    line("for (%s%s = %s; %s < %s; %s++) {", kout ? "" : "int64_t ", k, from, k, to, k);
+    F->ind++;
+    for (int c = 0; c <= s->ncl; c++) set_clause(rn, s, c, d[c]);
+    iteration(rn, elem, arg);
+    if (stop) line("if (%s) break;", stop);
+    for (int c = s->ncl; c > 0; c--) {
+        line("if (++%s < env->n%d) continue;", d[c], c);
+        line("%s = 0;", d[c]);
+    }
+    line("%s++;", d[0]);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+}
+
+/* A par helper's loop over k (a C name) in [lo_, hi_): the positions of
+ * one source or of several clauses' flattened sequence. */
+static void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
+                       const char *stop)
+{
+    line("int64_t %s;", k);
+    if (s->ncl) {
+        flat_loop(rn, s, "lo_", "hi_", elem, arg, stop, k);
+        return;
+    }
+    line("for (%s = lo_; %s < hi_; %s++) {", k, k, k);
+    F->ind++;
+    set_gen_var(rn, "env->", "lo", "arr", k, s->is_range);
+    iteration(rn, elem, arg);
+    if (stop) line("if (%s) break;", stop);
+    F->ind--;
+    line("}");
+}
+
+/* The sequential loops of a generator with several clauses: clause c's
+ * source evaluated for each element of the clauses before it (as nested
+ * for loops), the filter and element innermost. */
+static void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop)
+{
+    if (c > rn->nclauses) {
+        iteration(rn, elem, arg);
+        return;
+    }
+    if (c > 0) scope_open();
+    struct ir_var *v = c == 0 ? rn->gen_var : rn->clauses[c - 1].var;
+    if (c > 0) declare_var(v, VS_BORROWED);
+    struct src s = eval_source(c == 0 ? &rn->iter : &rn->clauses[c - 1].iter);
+    const char *k = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, s.n, k);
+    F->ind++;
+    set_var(v, "", s.lo, s.arr, k, s.is_range);
+    seq_loops(rn, c + 1, elem, arg, stop);
+    if (stop) line("if (%s) break;", stop);
+    F->ind--;
+    line("}");
+    if (c > 0) scope_close();
+}
+
 /* A loop over k in [from, to) of the source, running body per element. */
 static void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                         const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg,
@@ -192,7 +330,8 @@ static const char *emit_seq_reduce(struct ir_node *rn)
 {
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
-    struct src s = eval_source(&rn->iter);
+    struct src s = {0};
+    if (!rn->nclauses) s = eval_source(&rn->iter);
     declare_var(rn->gen_var, VS_BORROWED);
     const char *acc = new_temp();
     line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
@@ -206,7 +345,8 @@ static const char *emit_seq_reduce(struct ir_node *rn)
         line("bool %s = 0;", stop);
     }
     struct fold_arg fa = {acc, has, stop, L};
-    source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
+    else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
     if (has) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     own(acc, t);
     return acc;
@@ -219,6 +359,12 @@ static void env_struct(struct buf *b, int id, struct ir_node *rn, struct src *s)
     bprintf(b, "struct bp_env%d {\n    int64_t n;\n", id);
     if (s->is_range) bprintf(b, "    %s lo;\n", ctype(s->it));
     else bprintf(b, "    brt_arr *arr;\n");
+    if (s->ncl) bprintf(b, "    int64_t n0;\n");
+    for (int c = 1; c <= s->ncl; c++) {
+        bprintf(b, "    int64_t n%d;\n", c);
+        if (s->cl[c - 1].is_range) bprintf(b, "    %s lo%d;\n", ctype(s->cl[c - 1].it), c);
+        else bprintf(b, "    brt_arr *arr%d;\n", c);
+    }
     for (int i = 0; i < rn->ncaps; i++)
         bprintf(b, "    %s v%d; /* %s */\n", ctype(rn->caps[i]->type), rn->caps[i]->id, rn->caps[i]->name);
     bprintf(b, "};\n");
@@ -231,6 +377,12 @@ static const char *env_fill(int id, struct ir_node *rn, struct src *s)
     line("%s.n = %s;", e, s->n);
     if (s->is_range) line("%s.lo = %s;", e, s->lo);
     else line("%s.arr = %s;", e, s->arr);
+    if (s->ncl) line("%s.n0 = %s;", e, s->n0);
+    for (int c = 1; c <= s->ncl; c++) {
+        line("%s.n%d = %s;", e, c, s->cl[c - 1].n);
+        if (s->cl[c - 1].is_range) line("%s.lo%d = %s;", e, c, s->cl[c - 1].lo);
+        else line("%s.arr%d = %s;", e, c, s->cl[c - 1].arr);
+    }
     for (int i = 0; i < rn->ncaps; i++) line("%s.v%d = %s;", e, rn->caps[i]->id, vname(rn->caps[i]));
     return e;
 }
@@ -248,6 +400,7 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
         bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
     }
     declare_var(rn->gen_var, VS_BORROWED);
+    for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
     return saved;
 }
 
@@ -278,7 +431,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
 {
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
-    struct src s = eval_source(&rn->iter);
+    struct src s = eval_sources(rn);
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
 
@@ -294,7 +447,8 @@ static const char *emit_par_reduce(struct ir_node *rn)
     line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
     line("bool %s = 0;", has);
     struct fold_arg fa = {acc, has, NULL, L};
-    source_loop(rn, "env->", "lo", "arr", b, e, s.is_range, fold_cb, &fa, NULL);
+    if (s.ncl) flat_loop(rn, &s, b, e, fold_cb, &fa, NULL, NULL);
+    else source_loop(rn, "env->", "lo", "arr", b, e, s.is_range, fold_cb, &fa, NULL);
     line("((%s *)vals)[%s] = %s;", ctype(t), lf, acc);
     line("has[%s] = %s;", lf, has);
     F->ind--;
@@ -350,7 +504,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     saved = helper_begin(id, rn);
     const char *kept = new_temp();
     line("bool %s = 0;", kept);
-    set_gen_var(rn, "env->", "lo", "arr", "k_", s.is_range);
+    set_flat(rn, &s, "k_");
     struct elem_arg ea = {ct, kept};
     iteration(rn, elem_cb, &ea);
     helper_end(saved, &aux, arena_printf("static bool bp_elem%d(void *envp, int64_t k_, void *out_)", id), kept);
@@ -413,15 +567,18 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
 const char *emit_listcomp(struct ir_node *rn)
 {
     struct type *t = rn->type;
-    struct src s = eval_source(&rn->iter);
     if (!rn->par) {
+        struct src s = {0};
+        if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);
         const char *out = tmp(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
         struct push_arg pa = {out, false};
-        source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
+        if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
+        else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
         own(out, t);
         return out;
     }
+    struct src s = eval_sources(rn);
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
@@ -429,17 +586,13 @@ const char *emit_listcomp(struct ir_node *rn)
         /* no filter: every element has its slot, filled in place */
         const char *k = new_temp();
         struct store_arg sa = {ctype(rn->elem_type), k};
-        line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
-        F->ind++;
-        set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
-        iteration(rn, store_cb, &sa);
-        F->ind--;
-        line("}");
+        chunk_loop(rn, &s, k, store_cb, &sa, NULL);
         helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
         return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
     }
     struct push_arg pa = {"out", true};
-    source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
+    if (s.ncl) flat_loop(rn, &s, "lo_", "hi_", push_cb, &pa, NULL, NULL);
+    else source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);
     return par_comprehension(rn, &s, id, &aux, "brt_collect", "bp_body", "brt_par_collect");
 }
@@ -459,21 +612,15 @@ static void find_cb(struct ir_node *rn, void *p)
 
 static const char *emit_par_find(struct ir_node *rn)
 {
-    struct src s = eval_source(&rn->iter);
+    struct src s = eval_sources(rn);
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
     const char *res = new_temp(), *stop = new_temp(), *k = new_temp();
     line("int64_t %s = -1;", res);
     line("bool %s = 0;", stop);
-    line("for (int64_t %s = lo_; %s < hi_; %s++) {", k, k, k);
-    F->ind++;
-    set_gen_var(rn, "env->", "lo", "arr", k, s.is_range);
     struct find_arg fa = {k, res, stop, rn->reducer == RED_ANY};
-    iteration(rn, find_cb, &fa);
-    line("if (%s) break;", stop);
-    F->ind--;
-    line("}");
+    chunk_loop(rn, &s, k, find_cb, &fa, stop);
     helper_end(saved, &aux, arena_printf("static int64_t bp_find%d(void *envp, int64_t lo_, int64_t hi_)", id), res);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);

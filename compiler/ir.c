@@ -129,6 +129,12 @@ static void dump_expr(FILE *out, struct ir_node *n)
         dump_var(out, n->gen_var);
         fputs(" in ", out);
         dump_iter(out, &n->iter);
+        for (int i = 0; i < n->nclauses; i++) {
+            fputs(" for ", out);
+            dump_var(out, n->clauses[i].var);
+            fputs(" in ", out);
+            dump_iter(out, &n->clauses[i].iter);
+        }
         if (n->filter) {
             fputs(" if ", out);
             dump_expr(out, n->filter);
@@ -366,6 +372,22 @@ static void v_gen(struct vstate *st, struct ir_node *n)
     /* captures must be in scope outside, and complete */
     for (int i = 0; i < n->ncaps; i++) want(st, n, in_scope(st, n->caps[i]), "captured variable not in scope");
     scope_push(st, n, n->gen_var);
+    for (int i = 0; i < n->nclauses; i++) {
+        struct ir_clause *c = &n->clauses[i];
+        v_iter(st, n, &c->iter);
+        struct type *ct = c->iter.is_range ? c->iter.lo->type : c->iter.array->type->elem;
+        want(st, n, c->var && c->var->type == ct, "clause variable type differs from its source");
+        if (n->par) {
+            /* a par generator's later sources are evaluated once, before
+             * the elements: they may not read the clauses' variables */
+            for (int k = 0; k <= i; k++) {
+                struct ir_var *cv = k == 0 ? n->gen_var : n->clauses[k - 1].var;
+                want(st, n, !ir_reads(c->iter.lo, cv) && !ir_reads(c->iter.hi, cv) && !ir_reads(c->iter.array, cv),
+                     "a par generator's clause source reads a clause variable");
+            }
+        }
+        scope_push(st, n, c->var);
+    }
     v_expr(st, n->elem);
     if (n->filter) {
         v_expr(st, n->filter);
@@ -541,7 +563,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         else if (n->reducer == RED_SUM || n->reducer == RED_PRODUCT)
             want(st, n, t == n->elem_type && type_is_numeric(t), "sum/product types");
         else
-            want(st, n, t == n->elem_type && (type_is_numeric(t) || t == ty_str), "min/max types");
+            want(st, n, t == n->elem_type && type_is_ordered(t), "min/max types");
         return;
     }
     vfail(st, n, "unknown expression");
@@ -719,8 +741,31 @@ bool ir_mutates(struct ir_node *n, struct ir_var *v)
     if (ir_mutates(n->a, v) || ir_mutates(n->b, v) || ir_mutates(n->c, v)) return true;
     for (int i = 0; i < n->nkids; i++)
         if (ir_mutates(n->kids[i], v)) return true;
-    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP)
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            if (ir_mutates(it->lo, v) || ir_mutates(it->hi, v) || ir_mutates(it->array, v)) return true;
+        }
         return ir_mutates(n->iter.lo, v) || ir_mutates(n->iter.hi, v) || ir_mutates(n->iter.array, v);
+    }
+    return false;
+}
+
+bool ir_reads(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return false;
+    if (n->op == IR_VAR) return n->var == v;
+    if (ir_reads(n->a, v) || ir_reads(n->b, v) || ir_reads(n->c, v)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (ir_reads(n->kids[i], v)) return true;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            if (ir_reads(it->lo, v) || ir_reads(it->hi, v) || ir_reads(it->array, v)) return true;
+        }
+        return ir_reads(n->iter.lo, v) || ir_reads(n->iter.hi, v) || ir_reads(n->iter.array, v) ||
+               ir_reads(n->elem, v) || ir_reads(n->filter, v);
+    }
     return false;
 }
 

@@ -121,6 +121,14 @@ struct ir_iter {
     struct ir_node *array;    /* !is_range */
 };
 
+/* A generator's clause after the first: for var in iter. Its source may
+ * read the earlier clauses' variables; a par one's never does (lowering
+ * rewrites such a generator over the array of its variables' tuples). */
+struct ir_clause {
+    struct ir_iter iter;
+    struct ir_var *var;
+};
+
 struct ir_node {
     union {
         int op;               /* either of: */
@@ -161,6 +169,8 @@ struct ir_node {
     struct ir_node *elem, *filter; /* filter may be NULL */
     struct ir_var **caps;       /* captured variables, ordered by id */
     int ncaps;
+    struct ir_clause *clauses;  /* IR_REDUCE, IR_LISTCOMP: the clauses after the first */
+    int nclauses;               /* (iter, gen_var), outermost first: row-major order */
 
     /* Facts the optimizer proved (opt_loops.c); none after lowering. Each
      * lets the emitter leave out a check that cannot fail. */
@@ -236,5 +246,7 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
 /* Whether n, or anything in it, calls a method that changes the array of
  * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v);
+/* Whether n, or anything in it, reads variable v. */
+bool ir_reads(struct ir_node *n, struct ir_var *v);
 
 #endif

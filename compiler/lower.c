@@ -39,7 +39,7 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
 static struct ir_program *P;
 static struct map sym_var, sym_global, sym_fn; /* symbols (and fn decls) to what lowering made */
 /* the names of a loop pattern, for (i, x) in ...: each a field of the loop's variable */
-struct pat_field { struct ir_var *var; int k; };
+struct pat_field { struct ir_var *var; int k, k2; }; /* var.k, or var.k.k2 when k2 >= 0 */
 static struct map sym_patfield;
 
 static void map_pattern(struct nodes *pat, struct ir_var *v)
@@ -48,6 +48,7 @@ static void map_pattern(struct nodes *pat, struct ir_var *v)
         struct pat_field *pf = arena_alloc(sizeof *pf);
         pf->var = v;
         pf->k = i;
+        pf->k2 = -1;
         map_put_ptr(&sym_patfield, pat->items[i]->u.name.sym, pf);
     }
 }
@@ -112,6 +113,20 @@ static bool fv_is_bound(struct fv *f, struct ir_var *v)
 
 static void fv_walk(struct fv *f, struct ir_node *n);
 
+/* The later clauses' sources, each seeing the earlier clauses' variables,
+ * which stay bound for the element. */
+static void fv_clauses(struct fv *f, struct ir_node *n)
+{
+    for (int i = 0; i < n->nclauses; i++) {
+        struct ir_clause *c = &n->clauses[i];
+        fv_walk(f, c->iter.lo);
+        fv_walk(f, c->iter.hi);
+        fv_walk(f, c->iter.array);
+        VEC_GROW(f->bound, f->nbound, f->capb);
+        f->bound[f->nbound++] = c->var;
+    }
+}
+
 static void fv_gen(struct fv *f, struct ir_node *n)
 {
     if (n->iter.is_range) {
@@ -120,11 +135,13 @@ static void fv_gen(struct fv *f, struct ir_node *n)
     } else {
         fv_walk(f, n->iter.array);
     }
+    int mark = f->nbound;
     VEC_GROW(f->bound, f->nbound, f->capb);
     f->bound[f->nbound++] = n->gen_var;
+    fv_clauses(f, n);
     fv_walk(f, n->elem);
     fv_walk(f, n->filter);
-    f->nbound--;
+    f->nbound = mark;
 }
 
 static void fv_walk(struct fv *f, struct ir_node *n)
@@ -161,6 +178,7 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout)
     f.bound = xmalloc(sizeof b);
     f.bound[0] = b[0];
     f.nbound = f.capb = 1;
+    fv_clauses(&f, rn);
     fv_walk(&f, rn->elem);
     fv_walk(&f, rn->filter);
     if (f.nout) qsort(f.out, (size_t)f.nout, sizeof *f.out, cmp_var_id);
@@ -184,14 +202,84 @@ static void lower_iter(struct ir_iter *dst, struct iterable *src)
 }
 
 /* The generator part of IR_REDUCE / IR_LISTCOMP. */
+static struct ir_var *lower_clause(struct ir_iter *it, struct gen *c)
+{
+    lower_iter(it, &c->iter);
+    struct type *vt = c->var_sym ? c->var_sym->type : NULL;
+    if (!vt) vt = c->iter.is_range ? c->iter.lo->type : c->iter.array->type->elem;
+    struct ir_var *v = new_var(IRV_LOCAL, c->var, vt, c->var_loc);
+    if (c->var_sym) map_put_ptr(&sym_var, c->var_sym, v);
+    map_pattern(&c->pat, v);
+    return v;
+}
+
+/* Whether a later clause's source reads an earlier clause's variable
+ * (for i in 0..n for j in 0..i): then the element count is known only by
+ * running the clauses. */
+static bool clauses_depend(struct ir_node *rn)
+{
+    for (int i = 0; i < rn->nclauses; i++) {
+        struct ir_iter *it = &rn->clauses[i].iter;
+        for (int k = 0; k <= i; k++) {
+            struct ir_var *v = k == 0 ? rn->gen_var : rn->clauses[k - 1].var;
+            if (ir_reads(it->lo, v) || ir_reads(it->hi, v) || ir_reads(it->array, v)) return true;
+        }
+    }
+    return false;
+}
+
+/* A par generator whose later sources depend on earlier variables: its
+ * elements are those of a single clause over the array of the clauses'
+ * variables, [(i, j) for i in .. for j in ..] built sequentially first,
+ * so the par tree is over the same one sequence. The clause names are
+ * mapped to that tuple's fields. */
+static void flatten_clauses(struct ir_node *rn, struct gen *g)
+{
+    int nc = rn->nclauses + 1;
+    struct type **ft = arena_alloc(sizeof *ft * (size_t)nc);
+    for (int i = 0; i < nc; i++) ft[i] = i == 0 ? rn->gen_var->type : rn->clauses[i - 1].var->type;
+    struct type *tt = type_tuple(ft, nc);
+    struct ir_node *in = ir_new(IR_LISTCOMP, rn->loc, type_array(tt));
+    in->iter = rn->iter;
+    in->gen_var = rn->gen_var;
+    in->clauses = rn->clauses;
+    in->nclauses = rn->nclauses;
+    in->elem = ir_new(IR_TUPLE, rn->loc, tt);
+    for (int i = 0; i < nc; i++)
+        ir_push_kid(in->elem, var_ref(i == 0 ? rn->gen_var : rn->clauses[i - 1].var, rn->loc));
+    in->elem_type = tt;
+    ir_free_vars(in, &in->caps, &in->ncaps);
+    memset(&rn->iter, 0, sizeof rn->iter);
+    rn->iter.array = in;
+    rn->clauses = NULL;
+    rn->nclauses = 0;
+    rn->gen_var = new_var(IRV_TEMP, "", tt, g->var_loc);
+    int i = 0;
+    for (struct gen *c = g; c; c = c->next, i++) {
+        if (c->var_sym) {
+            struct pat_field *pf = arena_alloc(sizeof *pf);
+            *pf = (struct pat_field){rn->gen_var, i, -1};
+            map_put_ptr(&sym_patfield, c->var_sym, pf);
+        }
+        for (int k = 0; k < c->pat.len; k++) {
+            struct pat_field *pf = arena_alloc(sizeof *pf);
+            *pf = (struct pat_field){rn->gen_var, i, k};
+            map_put_ptr(&sym_patfield, c->pat.items[k]->u.name.sym, pf);
+        }
+    }
+}
+
 static void lower_gen(struct ir_node *rn, struct gen *g)
 {
-    lower_iter(&rn->iter, &g->iter);
-    struct type *vt = g->var_sym ? g->var_sym->type : NULL;
-    if (!vt) vt = g->iter.is_range ? g->iter.lo->type : g->iter.array->type->elem;
-    rn->gen_var = new_var(IRV_LOCAL, g->var, vt, g->var_loc);
-    if (g->var_sym) map_put_ptr(&sym_var, g->var_sym, rn->gen_var);
-    map_pattern(&g->pat, rn->gen_var);
+    rn->gen_var = lower_clause(&rn->iter, g);
+    for (struct gen *c = g->next; c; c = c->next) rn->nclauses++;
+    if (rn->nclauses) {
+        rn->clauses = arena_alloc(sizeof *rn->clauses * (size_t)rn->nclauses);
+        int i = 0;
+        for (struct gen *c = g->next; c; c = c->next, i++)
+            rn->clauses[i].var = lower_clause(&rn->clauses[i].iter, c);
+        if (rn->par && clauses_depend(rn)) flatten_clauses(rn, g);
+    }
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
     rn->elem_type = rn->elem->type;
@@ -263,6 +351,16 @@ static void caps_gen(struct lam_caps *c, struct gen *g)
     }
     if (g->var_sym) vec_push(&c->bound, g->var_sym);
     for (int i = 0; i < g->pat.len; i++) vec_push(&c->bound, g->pat.items[i]->u.name.sym);
+    for (struct gen *k = g->next; k; k = k->next) { /* later clauses: sources, then names */
+        if (k->iter.is_range) {
+            caps_expr(c, k->iter.lo);
+            caps_expr(c, k->iter.hi);
+        } else {
+            caps_expr(c, k->iter.array);
+        }
+        if (k->var_sym) vec_push(&c->bound, k->var_sym);
+        for (int i = 0; i < k->pat.len; i++) vec_push(&c->bound, k->pat.items[i]->u.name.sym);
+    }
     caps_expr(c, g->elem);
     caps_expr(c, g->cond);
 }
@@ -449,6 +547,13 @@ static struct ir_node *lower_expr(struct node *n)
             r = ir_new(IR_FIELD, n->loc, n->type);
             r->a = var_ref(pf->var, n->loc);
             r->field = pf->k;
+            if (pf->k2 >= 0) {
+                r->type = pf->var->type->fields[pf->k];
+                struct ir_node *o = ir_new(IR_FIELD, n->loc, n->type);
+                o->a = r;
+                o->field = pf->k2;
+                r = o;
+            }
             return r;
         }
         return var_ref(var_of_sym(s, n->loc), n->loc);

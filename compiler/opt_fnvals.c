@@ -75,6 +75,17 @@ static struct ir_node *copy_node(struct renaming *r, struct ir_node *n)
     c->filter = copy_node(r, n->filter);
     c->var = renamed(r, n->var);
     c->gen_var = renamed(r, n->gen_var);
+    if (n->nclauses) {
+        c->clauses = arena_alloc(sizeof *c->clauses * (size_t)n->nclauses);
+        for (int i = 0; i < n->nclauses; i++) {
+            const struct ir_clause *k = &n->clauses[i];
+            c->clauses[i].iter = k->iter;
+            c->clauses[i].iter.lo = copy_node(r, k->iter.lo);
+            c->clauses[i].iter.hi = copy_node(r, k->iter.hi);
+            c->clauses[i].iter.array = copy_node(r, k->iter.array);
+            c->clauses[i].var = renamed(r, k->var);
+        }
+    }
     return c;
 }
 
@@ -98,6 +109,11 @@ static void recapture(struct ir_node *n)
     recapture(n->iter.array);
     recapture(n->elem);
     recapture(n->filter);
+    for (int i = 0; i < n->nclauses; i++) {
+        recapture(n->clauses[i].iter.lo);
+        recapture(n->clauses[i].iter.hi);
+        recapture(n->clauses[i].iter.array);
+    }
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) ir_free_vars(n, &n->caps, &n->ncaps);
 }
 
@@ -223,6 +239,12 @@ static void resolve_kids(struct fnstate *st, struct ir_node *n)
     n->iter.array = resolve(st, n->iter.array);
     n->elem = resolve(st, n->elem);
     n->filter = resolve(st, n->filter);
+    for (int i = 0; i < n->nclauses; i++) {
+        struct ir_iter *it = &n->clauses[i].iter;
+        it->lo = resolve(st, it->lo);
+        it->hi = resolve(st, it->hi);
+        it->array = resolve(st, it->array);
+    }
 }
 
 static struct ir_node *resolve(struct fnstate *st, struct ir_node *n)

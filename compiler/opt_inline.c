@@ -139,6 +139,11 @@ static void callees(struct ir_node *n, struct ir_fn ***out, int *nout, int *cap)
     callees(n->iter.array, out, nout, cap);
     callees(n->elem, out, nout, cap);
     callees(n->filter, out, nout, cap);
+    for (int i = 0; i < n->nclauses; i++) {
+        callees(n->clauses[i].iter.lo, out, nout, cap);
+        callees(n->clauses[i].iter.hi, out, nout, cap);
+        callees(n->clauses[i].iter.array, out, nout, cap);
+    }
 }
 
 /* Whether f can call itself, directly or through others (its stack check
@@ -197,6 +202,12 @@ static void inline_kids(struct ir_node *n)
     if (n->op == IR_FOR_ARRAY || n->op == IR_LISTCOMP || n->op == IR_REDUCE) n->iter.array = inline_expr(n->iter.array);
     n->elem = inline_expr(n->elem);
     n->filter = inline_expr(n->filter);
+    for (int i = 0; i < n->nclauses; i++) {
+        struct ir_iter *it = &n->clauses[i].iter;
+        it->lo = inline_expr(it->lo);
+        it->hi = inline_expr(it->hi);
+        it->array = inline_expr(it->array);
+    }
 }
 
 static struct ir_node *inline_expr(struct ir_node *n)

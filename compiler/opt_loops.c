@@ -123,6 +123,10 @@ static void use_expr(struct body *b, struct ir_node *n)
     case IR_LISTCOMP: case IR_REDUCE:
         b->has_gen = true;
         use_iter(b, &n->iter);
+        for (int i = 0; i < n->nclauses; i++) {
+            use_iter(b, &n->clauses[i].iter);
+            mark(b, n->clauses[i].var->id, U_DEFINED);
+        }
         use_expr(b, n->elem);
         use_expr(b, n->filter);
         for (int i = 0; i < n->ncaps; i++) mark(b, n->caps[i]->id, U_WHOLE);

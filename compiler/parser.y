@@ -265,7 +265,7 @@ static const char *describe_target(struct node *n)
 %type <type> struct_decl
 %type <tlist> struct_fields
 %type <tlist> type_list
-%type <gen> gen
+%type <gen> gen gen_clauses gen_clause
 %type <iter> for_iter gen_iter
 %type <type> type ret_opt annot_opt
 %type <params> params param_list
@@ -610,26 +610,53 @@ gen_iter:
     }
   ;
 
-/* gen := expr "for" NAME "in" iterable ["if" expr] */
+/* gen    := expr clause {clause} ["if" expr]
+ * clause := "for" (NAME | "(" NAME {"," NAME} ")") "in" iterable ["if" expr]
+ * The first clause is the gen itself; later ones hang from next, outermost
+ * first. A filter after a clause other than the last is kept (cond of that
+ * clause) for the checker's message. */
 gen:
-    expr FOR NAME IN gen_iter opt_filter {
-        $$ = arena_alloc(sizeof *$$);
+    expr gen_clauses {
+        $$ = $2;
         $$->elem = $1;
-        $$->var = $3;
-        $$->var_loc = @3;
-        $$->iter = *$5;
-        $$->cond = $6;
+        struct gen *last = $$;
+        while (last->next) last = last->next;
+        if (last != $$) {
+            for (struct gen *c = $$; c != last; c = c->next)
+                if (c->cond) c->early = c->cond, c->cond = NULL;
+            $$->cond = last->cond;
+            last->cond = NULL;
+        }
     }
-  | expr FOR '(' pat_names ')' IN gen_iter opt_filter {
-        if ($4->len < 2)
-            FAIL(@4, "a loop pattern needs two or more names: for (x, y) in zip(xs, ys)");
+  ;
+
+gen_clauses:
+    gen_clause
+  | gen_clauses gen_clause {
+        $$ = $1;
+        struct gen *g = $1;
+        while (g->next) g = g->next;
+        g->next = $2;
+    }
+  ;
+
+gen_clause:
+    FOR NAME IN gen_iter opt_filter {
         $$ = arena_alloc(sizeof *$$);
-        $$->elem = $1;
+        $$->var = $2;
+        $$->var_loc = @2;
+        $$->iter = *$4;
+        $$->cond = $5;
+    }
+  | FOR '(' pat_names ')' IN gen_iter opt_filter {
+        if ($3->len < 2)
+            FAIL(@3, "a loop pattern needs two or more names: for (x, y) in zip(xs, ys)");
+        $$ = arena_alloc(sizeof *$$);
         $$->var = "";
-        $$->var_loc = loc_span(@3, @5);
-        $$->pat = *$4;
-        $$->iter = *$7;
-        $$->cond = $8;
+        $$->var_loc = loc_span(@2, @4);
+        $$->pat = *$3;
+        $$->iter = *$6;
+        $$->cond = $7;
     }
   ;
 
@@ -1148,8 +1175,17 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
     if ((la == YYSYMBOL_ELIF || la == YYSYMBOL_ELSE) && p->line_head == p->cur.kind)
         syntax_error(p, loc, "'%s' without a matching 'if' before it (or after the 'else')",
                  la == YYSYMBOL_ELIF ? "elif" : "else");
+    if (la == YYSYMBOL_FOR && p->lx.depth > 0 && p->lx.bracket_ch[p->lx.depth - 1] == '[')
+        syntax_error(p, loc, "unexpected 'for' after an array element: a comprehension's generator is the only "
+                             "thing inside its [ ], as in [x * y for x in xs for y in ys]; an array literal's "
+                             "elements are values separated by ','");
+    if (la == YYSYMBOL_FOR && p->lx.depth > 0 && p->lx.bracket_ch[p->lx.depth - 1] == '(')
+        syntax_error(p, loc, "unexpected 'for': a generator is the single argument of a reduction such as "
+                             "sum(x for x in xs), or stands alone inside [ ] as a comprehension; here it is "
+                             "inside ( ) where a single value belongs");
     if (la == YYSYMBOL_FOR)
-        syntax_error(p, loc, "unexpected 'for': a generator must be the single argument of a reduction such as sum(...), or stand inside [ ]");
+        syntax_error(p, loc, "unexpected 'for': a generator stands only inside [ ] (a comprehension) or as the "
+                             "single argument of a reduction such as sum(...)");
     if (nother == 1 && strcmp(other[0], "'else'") == 0)
         syntax_error(p, loc, "expected 'else' to complete the conditional expression 'a if cond else b', found %s", found);
     if (la == YYSYMBOL_FN)

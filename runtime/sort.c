@@ -13,7 +13,8 @@
  * sort, 8 bits a pass (stable by construction; passes in which every key
  * has the same digit are skipped), and insertion sort for short arrays.
  * int (the sign bit flipped) and u64 take the same path with their own keys;
- * bool is a count; i128 and str use a bottom-up merge sort by comparison.
+ * bool is a count; i128, str, tuples and structs use a bottom-up merge sort
+ * by comparison (tuples field by field, each field in its own type's order).
  */
 #include "rt_internal.h"
 
@@ -315,18 +316,20 @@ static void sort_ints(int64_t *x, int64_t n, bool is_signed)
         k[i] ^= flip;
 }
 
-/* Stable bottom-up merge sort of n elements of es bytes by cmp. */
-static void merge_sort(void *base, int64_t n, size_t es, int (*cmp)(const void *, const void *))
+/* Stable bottom-up merge sort of n elements of es bytes by cmp (ctx: its
+ * element type, for tuples). */
+static void merge_sort(void *base, int64_t n, size_t es, int (*cmp)(const void *, const void *, const brt_type *),
+                       const brt_type *ctx)
 {
     char *a = base;
     /* runs of 16 by insertion sort */
-    char tmpv[16];
+    char tmpv[es];
     for (int64_t lo = 0; lo < n; lo += 16) {
         int64_t hi = lo + 16 < n ? lo + 16 : n;
         for (int64_t i = lo + 1; i < hi; i++) {
             memcpy(tmpv, a + (size_t)i * es, es);
             int64_t j = i;
-            for (; j > lo && cmp(a + (size_t)(j - 1) * es, tmpv) > 0; j--)
+            for (; j > lo && cmp(a + (size_t)(j - 1) * es, tmpv, ctx) > 0; j--)
                 memcpy(a + (size_t)j * es, a + (size_t)(j - 1) * es, es);
             memcpy(a + (size_t)j * es, tmpv, es);
         }
@@ -343,7 +346,7 @@ static void merge_sort(void *base, int64_t n, size_t es, int (*cmp)(const void *
             int64_t i = lo, j = mid, o = lo;
             while (i < mid && j < hi) {
                 /* ties take the left run: stable */
-                if (cmp(src + (size_t)j * es, src + (size_t)i * es) < 0)
+                if (cmp(src + (size_t)j * es, src + (size_t)i * es, ctx) < 0)
                     memcpy(dst + (size_t)o++ * es, src + (size_t)j++ * es, es);
                 else
                     memcpy(dst + (size_t)o++ * es, src + (size_t)i++ * es, es);
@@ -361,20 +364,71 @@ static void merge_sort(void *base, int64_t n, size_t es, int (*cmp)(const void *
     free(buf);
 }
 
-static int cmp_i128(const void *x, const void *y)
+static int cmp_i128(const void *x, const void *y, const brt_type *t)
 {
+    (void)t;
     brt_i128 a, b;
     memcpy(&a, x, sizeof a);
     memcpy(&b, y, sizeof b);
     return brt_cmp_i128(a, b);
 }
 
-static int cmp_str(const void *x, const void *y)
+static int cmp_str(const void *x, const void *y, const brt_type *t)
 {
+    (void)t;
     brt_str *a, *b;
     memcpy(&a, x, sizeof a);
     memcpy(&b, y, sizeof b);
     return brt_str_cmp(a, b);
+}
+
+/* Tuples and structs sort lexicographically, each field by the order the
+ * sort of its own type uses: floats by the total order above (-0.0 before
+ * 0.0, every NaN after inf and equal to every other NaN, so ties keep
+ * their order), false before true. */
+static int cmp_field(const brt_type *t, const void *x, const void *y)
+{
+    switch (t->kind) {
+    case BRT_FLOAT: {
+        double a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        bool na = a != a, nb = b != b;
+        if (na || nb)
+            return na - nb;
+        uint64_t ka = brt_float_key(a), kb = brt_float_key(b);
+        return (ka > kb) - (ka < kb);
+    }
+    case BRT_INT: {
+        int64_t a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    case BRT_U64: {
+        uint64_t a, b;
+        memcpy(&a, x, sizeof a);
+        memcpy(&b, y, sizeof b);
+        return (a > b) - (a < b);
+    }
+    case BRT_BOOL: return (int)*(const bool *)x - (int)*(const bool *)y;
+    case BRT_I128: return cmp_i128(x, y, t);
+    case BRT_STR: return cmp_str(x, y, t);
+    case BRT_TUPLE:
+        for (int i = 0; i < t->nfields; i++) {
+            int c = cmp_field(t->fields[i], (const char *)x + t->offsets[i], (const char *)y + t->offsets[i]);
+            if (c)
+                return c;
+        }
+        return 0;
+    case BRT_ARR: case BRT_FN: break;
+    }
+    brt_panic_text(NULL, "internal error: sort of an unordered field type");
+}
+
+static int cmp_tuple(const void *x, const void *y, const brt_type *t)
+{
+    return cmp_field(t, x, y);
 }
 
 void brt_arr_sort(brt_arr **slot)
@@ -396,9 +450,9 @@ void brt_arr_sort(brt_arr **slot)
             b[i] = i >= f;
         return;
     }
-    case BRT_I128: merge_sort(a->data, n, sizeof(brt_i128), cmp_i128); return;
-    case BRT_STR: merge_sort(a->data, n, sizeof(brt_str *), cmp_str); return;
-    case BRT_TUPLE: break; /* the checker lets no tuple array be sorted yet */
+    case BRT_I128: merge_sort(a->data, n, sizeof(brt_i128), cmp_i128, NULL); return;
+    case BRT_STR: merge_sort(a->data, n, sizeof(brt_str *), cmp_str, NULL); return;
+    case BRT_TUPLE: merge_sort(a->data, n, a->elem->size, cmp_tuple, a->elem); return;
     case BRT_ARR: break; /* the checker allows no sort of arrays of arrays */
     case BRT_FN: break;  /* nor of functions */
     }

@@ -298,6 +298,7 @@ class Gen:
         self.fuel = 0
         self.imports = set()
         self.consts = {}     # top-level constants: name -> (type, False)
+        self.nested_clauses = 0  # generators with several clauses being built (their elements stay small)
 
     def big_ok(self):
         """Large generators only now and then, and never nested in another."""
@@ -902,30 +903,68 @@ class Gen:
         a = self.arr_expr(t, d - 1)
         return a.text, elem(t), a.ev
 
+    def later_iterable(self, earlier):
+        """A later clause's source, which never panics: a small range, one
+        that ends at an earlier int variable (for j in 0..i), or an array
+        variable. Returns (text, elem type, fn env -> list)."""
+        r = self.r
+        ints = [k for k, t in earlier if t == "int"]
+        c = r.random()
+        if ints and c < 0.35:
+            k = r.choice(ints)
+            lo = r.randint(-3, 2)
+            return f"{lo}..min({k}, 30)", "int", lambda env, k=k, lo=lo: list(range(lo, min(env.look(k)[2], 30)))
+        vs = self.visible(lambda v: v[0] in ("[int]", "[float]", "[str]"))
+        if vs and c < 0.6:
+            name, (t, _) = r.choice(vs)
+            return name, elem(t), lambda env, n=name: env.look(n)[2]
+        lo = r.randint(-5, 5)
+        n = r.choice([0, 1, 2, 3, 5, 7, 15, 16, 17, r.randint(0, 40)])
+        return f"{lo}..{lo + n}", "int", lambda env: list(range(lo, lo + n))
+
     def generator(self, et, d):
-        """`EXPR for v in ITER [if COND]` with the variable in scope."""
+        """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
+        scope: several clauses give the elements in row-major order."""
         src, vt, items = self.iterable(d)
         v = self.fresh("i")
+        clauses = [(v, vt, items, src)]
         self.scope.append({v: (vt, False)})
+        nmore = 0
+        if self.r.random() < 0.25 and not self.nested_clauses:
+            nmore = self.r.choice([1, 1, 2])
+        for _ in range(nmore):
+            ltext, lt, litems = self.later_iterable([(c[0], c[1]) for c in clauses])
+            w = self.fresh("i")
+            clauses.append((w, lt, litems, ltext))
+            self.scope[-1][w] = (lt, False)
+        self.nested_clauses += nmore > 0
         e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        self.nested_clauses -= nmore > 0
         self.scope.pop()
-        text = f"{e.text} for {v} in {src}" + (f" if {par(cond, 2)}" if cond else "")
+        text = f"{e.text} " + " ".join(f"for {c[0]} in {c[3]}" for c in clauses) + (f" if {par(cond, 2)}" if cond else "")
 
         def each(env):
-            """Per element: a thunk that returns (kept, value) or raises."""
-            xs = items(env)
+            """Per element: a thunk that returns (kept, value) or raises; the
+            clauses' elements flattened in row-major order."""
             out = []
-            for x in xs:
-                def th(x=x):
-                    sub = Env(env)
-                    sub.vars[v] = [vt, False, x]
-                    if cond is not None and not cond.ev(sub):
-                        return False, None
-                    return True, e.ev(sub)
-                out.append(th)
+
+            def walk(sub, ci):
+                if ci == len(clauses):
+                    def th(sub=sub):
+                        if cond is not None and not cond.ev(sub):
+                            return False, None
+                        return True, e.ev(sub)
+                    out.append(th)
+                    return
+                name, ct, its, _ = clauses[ci]
+                for x in its(sub):
+                    inner = Env(sub)
+                    inner.vars[name] = [ct, False, x]
+                    walk(inner, ci + 1)
+            walk(env, 0)
             return out
         return text, each, weak
 
