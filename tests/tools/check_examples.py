@@ -3,9 +3,11 @@
 exactly: harmonic (the par sum and the sequential sum of the harmonic
 series), ov and ov2 (integer overflow panics and their places), readings
 (Options, and the unwrap panic), simpson (Simpson's rule with Runge's
-estimate), adaptive (adaptive Simpson through a function value) and
-quadrature (three rules taking the integrand as a value); each of these
-runs at BRINE_THREADS 1, 2 and 7 and must print the same bytes each time. The other examples must exit 0.
+estimate), adaptive (adaptive Simpson through a function value), integral2d
+(a two-clause par sum over a square and a disk) and quadrature (three rules
+taking the integrand as a value); each of these runs at BRINE_THREADS 1, 2
+and 7 and must print the same bytes each time. The other examples must exit
+0.
 
     python3 tests/tools/check_examples.py [path/to/brine]
 
@@ -41,6 +43,7 @@ EXPECT = {
                    "Runge: -6.77e-10, true error -6.76e-10\n"
                    "Refined value: 2.000000000000\n", ""),
     "adaptive": (0, 'pi:       eps 1e-06: 3.141592653708037 error +1.18e-10 segments 8\npi:       eps 1e-10: 3.141592653589814 error +2.09e-14 segments 71\npi:       eps 1e-13: 3.141592653589793 error +0.00e+00 segments 451\nsin(100): -0.506365641110 error +2.89e-15 segments 8836\n', ""),
+    "integral2d": (0, 'n  100: square 1.000020561930 (1)  disk area 3.144000000 (pi 3.141592654)  r^2 moment 1.573180480 (pi/2)\nn  400: square 1.000001285106 (1)  disk area 3.141900000 (pi 3.141592654)  r^2 moment 1.571102914 (pi/2)\nn 1600: square 1.000000080319 (1)  disk area 3.141625000 (pi 3.141592654)  r^2 moment 1.570828656 (pi/2)\n', ""),
     "quadrature": (0, 'integral of sin on [0, pi] = 2, and of 1/(1 + 25 x^2) on [-1, 1] = 2 atan(5) / 5\ntrapezoid  sin:     1.999899600184  Runge +1.00e-04  true +1.00e-04  refined 2.000000004032\n           runge:   0.549357297285  Runge +3.01e-06  true +3.01e-06  refined 0.549360306257\nmidpoint   sin:     2.000050200286  Runge -5.02e-05  true -5.02e-05  refined 1.999999996472\n           runge:   0.549361811475  Runge -1.50e-06  true -1.50e-06  refined 0.549360307234\nsimpson    sin:     2.000000004032  Runge -4.03e-09  true -4.03e-09  refined 1.999999999999\n           runge:   0.549360306257  Runge +5.72e-10  true +5.21e-10  refined 0.549360306829\n', ""),
 }
 THREADS = ("1", "2", "7")
