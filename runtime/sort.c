@@ -208,14 +208,12 @@ static void insertion_sort_keys(uint64_t *k, int64_t n)
     }
 }
 
-/* The LSD passes over keys whose digits c counted (n >= 1). */
-static void radix_passes(uint64_t *k, int64_t n, radix_counts c)
+/* The LSD passes below digit `passes` over keys whose digits c counted
+ * (n >= 1), with tmp as scratch of n keys. */
+static void lsd_passes(uint64_t *k, uint64_t *tmp, int64_t n, radix_counts c, int passes)
 {
-    uint64_t *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!tmp)
-        brt_panic_text(NULL, "out of memory");
     uint64_t *src = k, *dst = tmp;
-    for (int p = 0; p < RADIX_PASSES; p++) {
+    for (int p = 0; p < passes; p++) {
         uint32_t *cp = c[p];
         unsigned shift = (unsigned)(p * RADIX_BITS);
         if (cp[(src[0] >> shift) & (RADIX - 1)] == (uint64_t)n)
@@ -236,6 +234,138 @@ static void radix_passes(uint64_t *k, int64_t n, radix_counts c)
     }
     if (src != k)
         memcpy(k, src, (size_t)n * sizeof *k);
+}
+
+static uint64_t *scratch(int64_t n)
+{
+    uint64_t *tmp = malloc((size_t)n * sizeof *tmp);
+    if (!tmp)
+        brt_panic_text(NULL, "out of memory");
+    return tmp;
+}
+
+/* ---- large arrays: one pass by the top digit, then the buckets in parallel ---- */
+
+/* At and above PAR_MIN keys on more than one thread, the keys are scattered
+ * by their highest digit that differs between keys (the chunks counted and
+ * scattered in parallel, each chunk's keys in their order), and each
+ * bucket is then sorted by the LSD passes on the digits below, buckets in
+ * parallel on the pool. Equal keys are equal values, so the result is the
+ * one sorted array whatever the schedule. */
+#define PAR_MIN ((int64_t)1 << 17)
+#define PAR_CHUNKS 16
+
+enum key_post { POST_NONE, POST_FLOAT, POST_FLIP }; /* what the keys turn back into */
+
+struct bucket_sort {
+    uint64_t *k, *tmp;
+    int64_t n;
+    int top;                      /* the scattering digit */
+    int nchunks;
+    uint32_t cnt[PAR_CHUNKS][RADIX]; /* a chunk's keys per top digit, then its offsets */
+    int64_t start[RADIX + 1];     /* bucket d is tmp[start[d] .. start[d + 1]) */
+    enum key_post post;
+};
+
+static int64_t chunk_lo(const struct bucket_sort *b, int64_t c)
+{
+    return b->n / b->nchunks * c + b->n % b->nchunks * c / b->nchunks; /* n c / nchunks, no overflow */
+}
+
+static void count_chunk(void *arg, int64_t c)
+{
+    struct bucket_sort *b = arg;
+    unsigned shift = (unsigned)(b->top * RADIX_BITS);
+    uint32_t *cnt = b->cnt[c];
+    for (int64_t i = chunk_lo(b, c), e = chunk_lo(b, c + 1); i < e; i++)
+        cnt[(b->k[i] >> shift) & (RADIX - 1)]++;
+}
+
+static void scatter_chunk(void *arg, int64_t c)
+{
+    struct bucket_sort *b = arg;
+    unsigned shift = (unsigned)(b->top * RADIX_BITS);
+    uint32_t *off = b->cnt[c];
+    for (int64_t i = chunk_lo(b, c), e = chunk_lo(b, c + 1); i < e; i++) {
+        uint64_t v = b->k[i];
+        b->tmp[off[(v >> shift) & (RADIX - 1)]++] = v;
+    }
+}
+
+static void sort_bucket(void *arg, int64_t d)
+{
+    struct bucket_sort *b = arg;
+    int64_t lo = b->start[d], n = b->start[d + 1] - lo;
+    uint64_t *src = b->tmp + lo, *dst = b->k + lo;
+    if (n > 64) {
+        radix_counts c;
+        memset(c, 0, sizeof c);
+        for (int64_t i = 0; i < n; i++)
+            for (int p = 0; p < b->top; p++)
+                c[p][(src[i] >> (p * RADIX_BITS)) & (RADIX - 1)]++;
+        lsd_passes(src, dst, n, c, b->top);
+    } else {
+        insertion_sort_keys(src, n);
+    }
+    for (int64_t i = 0; i < n; i++) { /* into place, as values */
+        uint64_t v = src[i];
+        dst[i] = b->post == POST_FLOAT ? ((v >> 63) ? v & ~(1ULL << 63) : ~v)
+                 : b->post == POST_FLIP ? v ^ (1ULL << 63) : v;
+    }
+}
+
+/* The pool's tasks ran under traps: a panic in one (out of memory) is the
+ * sort's. */
+static void run_tasks(int64_t n, void (*task)(void *, int64_t), void *arg)
+{
+    brt_trap t;
+    if (brt_pool_run(n, task, arg, &t) >= 0)
+        brt_trap_rethrow(&t);
+}
+
+/* Sorts n >= PAR_MIN keys whose digits c counted, then turns them back
+ * into values (post). False: not worth it here (one thread, or one digit
+ * below the top decides nothing); nothing was changed. */
+static bool sort_keys_par(uint64_t *k, int64_t n, radix_counts c, enum key_post post)
+{
+    if (n < PAR_MIN || brt_pool_threads() < 2)
+        return false;
+    int top = RADIX_PASSES - 1;
+    while (top > 0 && c[top][(k[0] >> (top * RADIX_BITS)) & (RADIX - 1)] == (uint32_t)n)
+        top--;
+    if (top == 0)
+        return false;
+    struct bucket_sort *b = calloc(1, sizeof *b);
+    if (!b)
+        brt_panic_text(NULL, "out of memory");
+    b->k = k;
+    b->tmp = scratch(n);
+    b->n = n;
+    b->top = top;
+    b->nchunks = PAR_CHUNKS;
+    b->post = post;
+    run_tasks(b->nchunks, count_chunk, b);
+    int64_t sum = 0;
+    for (int d = 0; d < RADIX; d++) {
+        b->start[d] = sum;
+        for (int ch = 0; ch < b->nchunks; ch++) {
+            uint32_t t = b->cnt[ch][d];
+            b->cnt[ch][d] = (uint32_t)sum;
+            sum += t;
+        }
+    }
+    b->start[RADIX] = sum;
+    run_tasks(b->nchunks, scatter_chunk, b);
+    run_tasks(RADIX, sort_bucket, b);
+    free(b->tmp);
+    free(b);
+    return true;
+}
+
+static void radix_passes(uint64_t *k, int64_t n, radix_counts c)
+{
+    uint64_t *tmp = scratch(n);
+    lsd_passes(k, tmp, n, c, RADIX_PASSES);
     free(tmp);
 }
 
@@ -281,14 +411,18 @@ void brt_sort_floats(double *x, int64_t n)
                 count_key(*c, key);
         }
     }
-    if (!c || nk < 64)
-        insertion_sort_keys(k, nk);
-    else
-        radix_passes(k, nk, *c);
-    free(c);
-    for (int64_t i = 0; i < nk; i++) {
-        uint64_t v = k[i];
-        k[i] = (v >> 63) ? v & ~(1ULL << 63) : ~v; /* brt_float_unkey */
+    if (c && nk >= 64 && sort_keys_par(k, nk, *c, POST_FLOAT)) {
+        free(c);
+    } else {
+        if (!c || nk < 64)
+            insertion_sort_keys(k, nk);
+        else
+            radix_passes(k, nk, *c);
+        free(c);
+        for (int64_t i = 0; i < nk; i++) {
+            uint64_t v = k[i];
+            k[i] = (v >> 63) ? v & ~(1ULL << 63) : ~v; /* brt_float_unkey */
+        }
     }
     if (nn)
         memcpy(k + nk, nan, (size_t)nn * sizeof *nan);
@@ -309,11 +443,17 @@ static void sort_ints(int64_t *x, int64_t n, bool is_signed)
         return;
     }
     uint64_t *k = (uint64_t *)x; /* in place: the key is the value with the sign flipped */
-    for (int64_t i = 0; i < n; i++)
+    radix_counts *c = new_counts();
+    for (int64_t i = 0; i < n; i++) {
         k[i] ^= flip;
-    brt_sort_keys(k, n);
-    for (int64_t i = 0; i < n; i++)
-        k[i] ^= flip;
+        count_key(*c, k[i]);
+    }
+    if (!sort_keys_par(k, n, *c, is_signed ? POST_FLIP : POST_NONE)) {
+        radix_passes(k, n, *c);
+        for (int64_t i = 0; i < n; i++)
+            k[i] ^= flip;
+    }
+    free(c);
 }
 
 /* Stable bottom-up merge sort of n elements of es bytes by cmp (ctx: its

@@ -151,3 +151,54 @@ Test(sort, ints_strs_stable)
     brt_arr_release(w);
     (void)T_arr_str;
 }
+
+/* ---- large arrays on the pool: scattered by the top digit, buckets in parallel ---- */
+
+static int cmp_total(const void *a, const void *b)
+{
+    uint64_t x = brt_float_key(*(const double *)a), y = brt_float_key(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+/* Sorts floats of each kind at sizes around and above the parallel
+ * threshold on `threads` threads: the same bits as a reference (qsort by the
+ * total-order key, then the NaNs in their order). */
+static void large_floats(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    int64_t sizes[] = {(1 << 17) - 1, 1 << 17, (1 << 17) + 5, 400009};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        for (int kind = 0; kind < 4; kind++) {
+            int64_t n = sizes[s];
+            double *x = malloc((size_t)n * sizeof *x), *ref = malloc((size_t)n * sizeof *ref);
+            uint64_t *nans = malloc((size_t)n * sizeof *nans);
+            int64_t m = 0, nn = 0;
+            for (int64_t i = 0; i < n; i++) {
+                uint64_t r = next();
+                double d = kind == 0 ? (double)(r >> 11) * 0x1p-53                   /* [0, 1): one exponent mostly */
+                           : kind == 1 ? from_bits(r)                                 /* any bits, NaNs too */
+                           : kind == 2 ? (double)(int64_t)(r % 64) - 32.0             /* few values, many ties */
+                                       : (r % 3 ? -0.0 : 0.0) * (double)(r % 5 != 0); /* zeros of both signs */
+                x[i] = d;
+                if (d != d)
+                    nans[nn++] = bits(d);
+                else
+                    ref[m++] = d;
+            }
+            qsort(ref, (size_t)m, sizeof *ref, cmp_total);
+            for (int64_t i = 0; i < nn; i++)
+                ref[m + i] = from_bits(nans[i]);
+            brt_sort_floats(x, n);
+            cr_assert(memcmp(x, ref, (size_t)n * sizeof *x) == 0, "n %lld kind %d on %s threads", (long long)n, kind,
+                      threads);
+            free(x);
+            free(ref);
+            free(nans);
+        }
+    }
+}
+
+Test(sort, large_floats_1_thread) { large_floats("1"); }
+Test(sort, large_floats_2_threads) { large_floats("2"); }
+Test(sort, large_floats_7_threads) { large_floats("7"); }
