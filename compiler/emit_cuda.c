@@ -11,7 +11,10 @@
  * function only raises the flag. i128, strings, arrays other than those
  * reads, allocation, printing and the other math functions stay on the CPU.
  * Deciding is generating: the generator walks the IR and gives up on the
- * first thing it cannot translate.
+ * first thing it cannot translate. A generator with several clauses (each
+ * a range or such an array, none reading another's variable) runs as one
+ * over its flat positions: brk_elem finds the clauses' positions of its
+ * position, row-major, so the leaves and the tree are the flat sequence's.
  *
  * One CUDA module per reduction: a prelude (checked arithmetic that raises
  * a flag instead of panicking; a CPU shim under #ifndef __CUDACC__ so that
@@ -55,6 +58,7 @@ struct kctx {
     int nfns, capfns;
     struct ir_global **globals;
     int nglobals, capglobals;
+    unsigned char *cused; /* several clauses: whether brk_elem reads clause c's variable */
 };
 static struct kctx *K;
 
@@ -138,8 +142,12 @@ static const char *var_ref(struct ir_var *v)
 {
     if (!dtype(v->type)) return fail();
     if (!D) {
-        /* brk_elem: the generator variable, or a captured scalar */
-        if (v == K->rn->gen_var) return arena_printf("v%d", v->id);
+        /* brk_elem: a clause's variable, or a captured scalar */
+        for (int c = 0; c <= K->rn->nclauses; c++)
+            if (v == (c ? K->rn->clauses[c - 1].var : K->rn->gen_var)) {
+                if (K->cused) K->cused[c] = 1;
+                return arena_printf("v%d", v->id);
+            }
         if (is_cap(v)) return arena_printf("E->c%d", v->id);
         return fail();
     }
@@ -492,22 +500,31 @@ void emit_cuda_fixed(struct buf *out)
 const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux)
 {
     *aux = NULL;
-    if (!rn->par || rn->op != IR_REDUCE || rn->nclauses) return NULL;
+    if (!rn->par || rn->op != IR_REDUCE) return NULL;
     if (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN && rn->reducer != RED_MAX)
         return NULL;
     struct type *t = rn->elem_type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return NULL;
-    struct type *gt = rn->gen_var->type;
-    if (rn->iter.is_range) {
-        if (gt != ty_int && gt != ty_u64) return NULL;
-    } else if (!is_num_array(rn->iter.array->type) || gt != rn->iter.array->type->elem) {
-        return NULL;
+    /* each clause (several: the kernel's element is the flat position, its
+     * digits found per element, row-major) a range or a numeric array */
+    int L = rn->nclauses;
+    for (int c = 0; c <= L; c++) {
+        struct ir_iter *it = c ? &rn->clauses[c - 1].iter : &rn->iter;
+        struct type *vt = c ? rn->clauses[c - 1].var->type : rn->gen_var->type;
+        if (it->is_range) {
+            if (vt != ty_int && vt != ty_u64) return NULL;
+        } else if (!is_num_array(it->array->type) || vt != it->array->type->elem) {
+            return NULL;
+        }
     }
+    struct type *gt = L ? ty_int : rn->gen_var->type;
+    bool arr_src = !L && !rn->iter.is_range;
     for (int i = 0; i < rn->ncaps; i++)
         if (!dtype(rn->caps[i]->type) && !is_num_array(rn->caps[i]->type)) return NULL;
 
     struct kctx k = {0};
     k.rn = rn;
+    if (L) k.cused = calloc((size_t)L + 1, 1);
     K = &k;
     D = NULL;
     const char *filter = rn->filter ? dex(rn->filter) : NULL;
@@ -518,6 +535,7 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
         free(k.defs.p);
         free(k.fns);
         free(k.globals);
+        free(k.cused);
         return NULL;
     }
 
@@ -530,11 +548,13 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     size_t head_len = cu.len;
     bputn(&cu, brine_kernel_prelude, brine_kernel_prelude_len);
     bprintf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
-    bprintf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", !rn->iter.is_range,
+    bprintf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", arr_src,
               rn->reducer == RED_MIN || rn->reducer == RED_MAX);
     bprintf(&cu, "#define BRK_START %s\n",
               rn->reducer == RED_PRODUCT ? (t == ty_float ? "1.0" : "1") : (t == ty_float ? "0.0" : "0"));
-    if (gt == ty_int)
+    if (L)
+        bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)(k)) /* the flat position */\n");
+    else if (gt == ty_int)
         bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)((unsigned long long)(lo) + (unsigned long long)(k)))\n");
     else
         bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((lo) + (unsigned long long)(k))\n");
@@ -546,7 +566,32 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     bputs(&env, "struct brk_env {\n    long long n;\n");
     bputs(&load, "__device__ static void brk_env_load(struct brk_env *E, const brk_slot *A)\n{\n    E->n = A[0].i;\n");
     bprintf(&host, "    s[%d].i = env->n;\n", ns++);
-    if (rn->iter.is_range) {
+    if (L) {
+        /* the flat positions from 0; then each clause's count and source */
+        bprintf(&env, "    long long lo;\n");
+        bprintf(&load, "    E->lo = A[1].i;\n");
+        bprintf(&host, "    s[%d].i = 0;\n", ns++);
+        for (int c = 0; c <= L; c++) {
+            struct ir_iter *it = c ? &rn->clauses[c - 1].iter : &rn->iter;
+            struct type *vt = c ? rn->clauses[c - 1].var->type : rn->gen_var->type;
+            const char *cx = c ? arena_printf("%d", c) : "";
+            bprintf(&env, "    long long cn%d;\n", c);
+            bprintf(&load, "    E->cn%d = A[%d].i;\n", c, ns);
+            bprintf(&host, "    s[%d].i = env->n%s;\n", ns++, c ? cx : "0");
+            if (it->is_range) {
+                bprintf(&env, "    %s clo%d;\n", dtype(vt), c);
+                bprintf(&load, "    E->clo%d = A[%d].%s;\n", c, ns, slot_member(vt));
+                bprintf(&host, "    s[%d].%s = env->lo%s;\n", ns++, slot_member(vt), cx);
+            } else {
+                bprintf(&env, "    const %s *carr%d;\n", dtype(vt), c);
+                bprintf(&load, "    E->carr%d = (const %s *)A[%d].p;\n", c, dtype(vt), ns);
+                bprintf(&host, "    s[%d].p = env->arr%s->data;\n    s[%d].i = env->arr%s->len;\n", ns, cx, ns + 1, cx);
+                bprintf(&host, "    c[%d].slot = %d; c[%d].bytes = env->arr%s->len * 8;\n", ncopies, ns, ncopies, cx);
+                ncopies++;
+                ns += 2;
+            }
+        }
+    } else if (rn->iter.is_range) {
         bprintf(&env, "    %s lo;\n", GT);
         bprintf(&load, "    E->lo = A[1].%s;\n", slot_member(gt));
         bprintf(&host, "    s[%d].%s = env->lo;\n", ns++, slot_member(gt));
@@ -591,9 +636,31 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
 
     /* brk_elem: the filter, then element k's value */
     bprintf(&cu, "/* element: 1 and *x_ when kept by the filter, else 0 */\n"
-                   "__device__ static int brk_elem(const struct brk_env *E, BRK_GT v%d, BRK_T *x_, int *st_)\n{\n"
+                   "__device__ static int brk_elem(const struct brk_env *E, BRK_GT %s, BRK_T *x_, int *st_)\n{\n"
                    "    (void)E;\n",
-              rn->gen_var->id);
+              L ? "k_" : arena_printf("v%d", rn->gen_var->id));
+    if (L) {
+        /* the clauses' positions of flat position k_ (row-major), only
+         * those the element reads (NVRTC warns of a variable never used) */
+        int top = L + 1; /* the outermost clause read */
+        for (int c = L; c >= 0; c--)
+            if (k.cused[c]) top = c;
+        if (top <= L) bputs(&cu, "    unsigned long long q_ = (unsigned long long)k_;\n");
+        for (int c = L; c >= top; c--) {
+            struct ir_iter *it = c ? &rn->clauses[c - 1].iter : &rn->iter;
+            struct ir_var *v = c ? rn->clauses[c - 1].var : rn->gen_var;
+            if (c && k.cused[c]) bprintf(&cu, "    long long d%d_ = (long long)(q_ %% (unsigned long long)E->cn%d);\n", c, c);
+            if (c && c > top) bprintf(&cu, "    q_ /= (unsigned long long)E->cn%d;\n", c);
+            if (!k.cused[c]) continue;
+            if (!c) bputs(&cu, "    long long d0_ = (long long)q_;\n");
+            if (!it->is_range)
+                bprintf(&cu, "    %s v%d = E->carr%d[d%d_];\n", dtype(v->type), v->id, c, c);
+            else if (v->type == ty_int)
+                bprintf(&cu, "    long long v%d = (long long)((unsigned long long)E->clo%d + (unsigned long long)d%d_);\n", v->id, c, c);
+            else
+                bprintf(&cu, "    unsigned long long v%d = E->clo%d + (unsigned long long)d%d_;\n", v->id, c, c);
+        }
+    }
     if (filter) bprintf(&cu, "    if (!%s) return 0;\n", filter);
     bprintf(&cu, "    *x_ = %s;\n    return 1;\n}\n\n", elem);
 
@@ -633,7 +700,7 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     bputs(&c, "\n    BP_CU_TREE;\n");
     bprintf(&c, "static const brt_gpu_kernel bp_gk%d = {bp_cu%d, sizeof bp_cu%d - 1, %d, %d, %d};\n", id, id, id,
               t == ty_int ? 0 : t == ty_u64 ? 1 : 2 /* brt_gpu_kernel.vkind */, (int)rn->reducer,
-              !rn->iter.is_range);
+              arr_src);
     bprintf(&c, "static bool bp_gpu%d(const brt_reduce *r, void *out)\n{\n", id);
     bprintf(&c, "    struct bp_env%d *env = r->env;\n    brt_gpu_slot s[%d];\n    brt_gpu_copy c[%d];\n", id, ns,
               ncopies ? ncopies : 1);
@@ -649,5 +716,6 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     free(k.defs.p);
     free(k.fns);
     free(k.globals);
+    free(k.cused);
     return arena_printf("bp_gpu%d", id);
 }

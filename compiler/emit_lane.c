@@ -49,7 +49,21 @@ static void lane_put(struct buf *out, const char *text, int q)
 struct lanes {
     struct ir_node *rn;
     bool fail;                   /* something that cannot run in lanes */
-    const char *gv;              /* this lane's value of the generator variable */
+    const char *gv;              /* this lane's value of the generator variable
+                                  * (with clauses: of the innermost clause's) */
+    /* The variable that steps by one per element in a lane (the generator
+     * variable, with clauses the innermost clause's), its source's lo and
+     * the lane's first position in that source, as C text */
+    struct ir_var *aff_var;
+    bool aff_range;
+    const char *aff_lo, *aff_kb;
+    /* several clauses: ncl later ones; clause c < ncl is constant in a run
+     * of lane blocks (they lie inside one row), its value cgv[c] */
+    int ncl;
+    const char *cgv[16];
+    const char *lrow_key[16], *lrow_name[16]; /* rows a[i] of a run, i an outer clause's */
+    int nlrows;
+    struct buf rinits;           /* a run's declarations and checks (they raise rovf_) */
     struct buf checks;           /* call-level statements that may clear ok_ */
     struct buf inits, steps;     /* per-lane declarations and per-step updates, as templates */
     const char *off_key[16], *off_name[16];
@@ -75,6 +89,15 @@ static struct lanes *LC;
 static const char *lane_expr(struct ir_node *n);
 
 static bool lane_scalar(struct type *t) { return t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool; }
+
+/* Which clause binds v (0: the first, the generator variable), or -1. */
+static int clause_of(struct ir_var *v)
+{
+    if (v == LC->rn->gen_var) return 0;
+    for (int c = 0; c < LC->rn->nclauses; c++)
+        if (LC->rn->clauses[c].var == v) return c + 1;
+    return -1;
+}
 
 static const char *lane_fail(void)
 {
@@ -119,7 +142,7 @@ static const char *lane_inv(struct ir_node *n)
 {
     if (n->type != ty_int) return NULL;
     if (n->op == IR_INT) return int_lit(ty_int, n->ival);
-    if (n->op == IR_VAR && n->var != LC->rn->gen_var && !bound(n->var) && F->vst[n->var->id]) return vname(n->var);
+    if (n->op == IR_VAR && clause_of(n->var) < 0 && !bound(n->var) && F->vst[n->var->id]) return vname(n->var);
     if (n->op == IR_GLOBAL) return arena_printf("g%d", n->global->id);
     /* i * n, i + 1, ... of invariants: computed once per call, at call
      * level; where it could overflow the call takes the scalar path, which
@@ -148,15 +171,15 @@ static const char *lane_inv(struct ir_node *n)
  * holding the offset (c or -c), or NULL. */
 static const char *lane_affine(struct ir_node *n)
 {
-    struct ir_node *rn = LC->rn;
-    if (!rn->iter.is_range || rn->gen_var->type != ty_int) return NULL;
+    struct ir_var *av = LC->aff_var;
+    if (!LC->aff_range || av->type != ty_int) return NULL;
     const char *c = NULL;
     bool neg = false;
-    if (n->op == IR_VAR && n->var == rn->gen_var) {
+    if (n->op == IR_VAR && n->var == av) {
         c = "0";
     } else if (n->op == IR_BINARY && n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB)) {
-        bool agv = n->a->op == IR_VAR && n->a->var == rn->gen_var;
-        bool bgv = n->b->op == IR_VAR && n->b->var == rn->gen_var;
+        bool agv = n->a->op == IR_VAR && n->a->var == av;
+        bool bgv = n->b->op == IR_VAR && n->b->var == av;
         if (agv && (c = lane_inv(n->b))) neg = n->bop == OP_SUB;
         else if (bgv && n->bop == OP_ADD && (c = lane_inv(n->a))) neg = false;
         else c = NULL;
@@ -188,7 +211,8 @@ static const char *lane_induction(struct ir_node *n)
     if (LC->nind == 16) return NULL;
     const char *fi = arena_printf("fi%d_", LC->nind);
     bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -BP_EXACT, BP_EXACT)) ok_ = 0;\n", o);
-    bprintf(&LC->inits, "                double %s[q_] = (double)((int64_t)((uint64_t)env->lo + (uint64_t)kb_[q_]) + %s);\n", fi, o);
+    bprintf(&LC->inits, "                double %s[q_] = (double)((int64_t)((uint64_t)%s + (uint64_t)%s) + %s);\n", fi, LC->aff_lo,
+            LC->aff_kb, o);
     bprintf(&LC->steps, "                        %s[q_] = %s[q_] + 1.0;\n", fi, fi);
     LC->ind_key[LC->nind] = o;
     LC->ind_name[LC->nind++] = fi;
@@ -202,7 +226,7 @@ static const char *lane_induction(struct ir_node *n)
 static const char *lane_invariant_array(struct ir_node *a)
 {
     if (a->type->kind != T_ARRAY) return NULL;
-    if (a->op == IR_VAR && a->var != LC->rn->gen_var && !bound(a->var) && F->vst[a->var->id]) return vname(a->var);
+    if (a->op == IR_VAR && clause_of(a->var) < 0 && !bound(a->var) && F->vst[a->var->id]) return vname(a->var);
     if (a->op == IR_GLOBAL) return arena_printf("g%d", a->global->id);
     if (a->op != IR_INDEX) return NULL;
     const char *base = lane_invariant_array(a->a);
@@ -222,11 +246,42 @@ static const char *lane_invariant_array(struct ir_node *a)
     return r;
 }
 
+/* A row a[i] of an invariant array, i an outer clause's variable (several
+ * clauses): constant in a run, read once per run; an i out of range raises
+ * the run's flag before any fold, and the run goes to the scalar path. */
+static const char *lane_row(struct ir_node *a)
+{
+    if (a->op != IR_INDEX || a->b->op != IR_VAR) return NULL;
+    int c = clause_of(a->b->var);
+    if (c < 0 || c >= LC->ncl || a->b->type != ty_int) return NULL;
+    const char *base = lane_invariant_array(a->a);
+    if (!base) return NULL;
+    const char *key = arena_printf("%s[%d]", base, c);
+    for (int i = 0; i < LC->nlrows; i++)
+        if (strcmp(LC->lrow_key[i], key) == 0) return LC->lrow_name[i];
+    if (LC->nlrows == 16) return NULL;
+    const char *r = arena_printf("lr%d_", LC->nlrows);
+    bprintf(&LC->rinits, "                brt_arr *%s = (uint64_t)%s < (uint64_t)%s->len ? BRT_AT(brt_arr *, %s, %s) : NULL;\n"
+                         "                rovf_ |= %s == NULL;\n",
+            r, LC->cgv[c], base, base, LC->cgv[c], r);
+    LC->lrow_key[LC->nlrows] = key;
+    LC->lrow_name[LC->nlrows++] = r;
+    return r;
+}
+
+static bool is_lane_row(const char *arr)
+{
+    for (int i = 0; i < LC->nlrows; i++)
+        if (strcmp(LC->lrow_name[i], arr) == 0) return true;
+    return false;
+}
+
 /* An array of scalars the reduction only reads. */
 static const char *lane_array(struct ir_node *a)
 {
     if (a->type->kind != T_ARRAY || !lane_scalar(a->type->elem)) return NULL;
-    return lane_invariant_array(a);
+    const char *r = lane_invariant_array(a);
+    return r ? r : lane_row(a);
 }
 
 static const char *lane_binary(struct ir_node *n)
@@ -288,7 +343,8 @@ static const char *lane_builtin(struct ir_node *n)
     enum builtin b = n->builtin;
     struct type *t = n->type;
     if (b == BI_LEN) {
-        const char *arr = n->nkids == 1 && n->kids[0]->op != IR_INDEX ? lane_array(n->kids[0]) : NULL;
+        const char *arr = n->nkids == 1 && n->kids[0]->op != IR_INDEX ? lane_invariant_array(n->kids[0]) : NULL;
+        if (arr && !lane_scalar(n->kids[0]->type->elem)) arr = NULL;
         if (!arr) return lane_fail();
         return tmp(ty_int, "%s->len", arr);
     }
@@ -403,7 +459,8 @@ static const char *lane_expr(struct ir_node *n)
     case IR_FLOAT: return float_lit(n->fval);
     case IR_BOOL: return n->bval ? "1" : "0";
     case IR_VAR: {
-        if (n->var == LC->rn->gen_var) return LC->gv;
+        int c = clause_of(n->var);
+        if (c >= 0) return c == LC->ncl ? LC->gv : LC->cgv[c];
         const char *b = bound(n->var);
         if (b) return b;
         if (!lane_scalar(n->type) || !F->vst[n->var->id]) return lane_fail();
@@ -489,11 +546,16 @@ static const char *lane_expr(struct ir_node *n)
         const char *i = lane_expr(n->b);
         if (LC->fail) return "0";
         if (o) {
-            /* i + c over the whole call checked against the length once */
-            bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, 0, %s->len - 1)) ok_ = 0;\n", o, arr);
+            /* i + c over the whole call checked against the length once
+             * (a run's row: once per run, before its folds) */
+            if (is_lane_row(arr))
+                bprintf(&LC->rinits, "                rovf_ |= %s == NULL || !bp_span(vmin_, vmax_, %s, 0, %s->len - 1);\n", arr, o, arr);
+            else
+                bprintf(&LC->checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, 0, %s->len - 1)) ok_ = 0;\n", o, arr);
             return tmp(n->type, "BRT_AT(%s, %s, %s)", ct, arr, i);
         }
-        bprintf(&LC->checks, "        if (ok_ && %s->len == 0) ok_ = 0;\n", arr);
+        if (is_lane_row(arr)) bprintf(&LC->rinits, "                rovf_ |= %s == NULL || %s->len == 0;\n", arr, arr);
+        else bprintf(&LC->checks, "        if (ok_ && %s->len == 0) ok_ = 0;\n", arr);
         const char *in = tmp(ty_bool, "(uint64_t)%s < (uint64_t)%s->len", i, arr);
         lane_flag(arena_printf("!%s", in));
         return tmp(n->type, "BRT_AT(%s, %s, %s ? %s : 0)", ct, arr, in, i);
@@ -507,24 +569,69 @@ static const char *lane_expr(struct ir_node *n)
     return lane_fail();
 }
 
+/* Steps the digits (the names: fmt with the clause index; 0..L) by `by`
+ * positions, row-major: a division only where a digit wraps. */
+static void lanes_step(struct buf *out, int L, const char *fmt, const char *by)
+{
+    bprintf(out, "                %s += %s;\n", arena_printf(fmt, L), by);
+    for (int c = L; c > 0; c--) {
+        const char *d = arena_printf(fmt, c), *up = arena_printf(fmt, c - 1);
+        bprintf(out, "                %*sif (%s >= env->n%d) { int64_t c_ = %s / env->n%d; %s -= c_ * env->n%d; %s += c_;\n",
+                2 * (L - c), "", d, c, d, c, d, c, up);
+    }
+    bprintf(out, "                %*s", 2 * (L - 1), "");
+    for (int c = L; c > 0; c--) bputs(out, "}");
+    bputs(out, "\n");
+}
+
 bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
 {
     struct type *t = rn->type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return false;
     if (!s->is_range && !lane_scalar(rn->gen_var->type)) return false;
-    if (s->ncl) return false; /* several clauses: the scalar odometer */
+    int L = s->ncl; /* several clauses: the innermost's index */
+    if (L >= 16) return false;
+    for (int c = 0; c < L; c++)
+        if (!s->cl[c].is_range && !lane_scalar(rn->clauses[c].var->type)) return false;
     struct lanes lc = {0};
     lc.rn = rn;
+    lc.ncl = L;
     LC = &lc;
     struct fctx *saved = helper_begin(id, rn);
     F->ind = 6;
-    bool irange = s->is_range && s->it == ty_int;
-    /* the generator variable of this lane */
-    if (s->is_range) {
-        if (s->it == ty_int) lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo + (uint64_t)k_)");
-        else lc.gv = tmp(ty_u64, "env->lo + (uint64_t)k_");
+    /* The innermost source steps by one per element of a leaf. With several
+     * clauses the lane blocks go in runs that lie inside one row (the outer
+     * clauses' positions, the cursor cu<c>_, stay fixed in a run; a block
+     * across two rows takes the scalar odometer), so the innermost variable
+     * is lo + k_ as in the one-clause form, k_ = the lane's first position
+     * in the row + j_. */
+    struct src *in = L ? &s->cl[L - 1] : s;
+    struct ir_var *inv = L ? rn->clauses[L - 1].var : rn->gen_var;
+    const char *sfx = L ? arena_printf("%d", L) : "";
+    lc.aff_var = inv;
+    lc.aff_range = in->is_range;
+    lc.aff_lo = arena_printf("env->lo%s", sfx);
+    lc.aff_kb = "kb_[q_]";
+    bool irange = in->is_range && in->it == ty_int;
+    if (in->is_range) {
+        if (in->it == ty_int) lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo%s + (uint64_t)k_)", sfx);
+        else lc.gv = tmp(ty_u64, "env->lo%s + (uint64_t)k_", sfx);
     } else {
-        lc.gv = tmp(rn->gen_var->type, "BRT_AT(%s, env->arr, k_)", ctype(rn->gen_var->type));
+        lc.gv = tmp(inv->type, "BRT_AT(%s, env->arr%s, k_)", ctype(inv->type), sfx);
+    }
+    /* the outer clauses' variables: constant in a run */
+    for (int c = 0; c < L; c++) {
+        struct src *cs = c ? &s->cl[c - 1] : s;
+        struct ir_var *v = c ? rn->clauses[c - 1].var : rn->gen_var;
+        const char *cx = c ? arena_printf("%d", c) : "";
+        lc.cgv[c] = arena_printf("cv%d_", c);
+        if (!cs->is_range)
+            bprintf(&lc.rinits, "                %s %s = BRT_AT(%s, env->arr%s, cu%d_);\n", ctype(v->type), lc.cgv[c],
+                    ctype(v->type), cx, c);
+        else if (cs->it == ty_int)
+            bprintf(&lc.rinits, "                int64_t %s = (int64_t)((uint64_t)env->lo%s + (uint64_t)cu%d_);\n", lc.cgv[c], cx, c);
+        else
+            bprintf(&lc.rinits, "                uint64_t %s = env->lo%s + (uint64_t)cu%d_;\n", lc.cgv[c], cx, c);
     }
     const char *kept = "1";
     if (rn->filter) kept = lane_expr(rn->filter);
@@ -584,6 +691,7 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     struct buf body = F->body;
     F->body = (struct buf){0};
     if (lc.fail) {
+        free(lc.rinits.p);
         F = saved;
         LC = NULL;
         return false;
@@ -599,19 +707,54 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     bprintf(out, "        int64_t nf_ = env->n / BRT_LEAF - first; /* full leaves from first */\n");
     bprintf(out, "        if (nf_ > count) nf_ = count;\n");
     bprintf(out, "        int ok_ = nf_ >= %d;\n", W);
-    if (irange)
+    if (irange && L)
+        /* every value of the innermost clause (nf_ >= 1: its count is too) */
+        bprintf(out, "        int64_t vmin_ = env->lo%d;\n"
+                     "        int64_t vmax_ = (int64_t)((uint64_t)env->lo%d + (uint64_t)(env->n%d - 1));\n"
+                     "        (void)vmin_; (void)vmax_;\n", L, L, L);
+    else if (irange)
         bprintf(out, "        int64_t vmin_ = (int64_t)((uint64_t)env->lo + (uint64_t)(first * BRT_LEAF));\n"
                      "        int64_t vmax_ = (int64_t)((uint64_t)env->lo + (uint64_t)((first + nf_) * BRT_LEAF - 1));\n"
                      "        (void)vmin_; (void)vmax_;\n");
     if (lc.checks.p) bputs(out, lc.checks.p);
     bprintf(out, "        if (ok_) {\n");
-    bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
+    if (L) {
+        /* the cursor: the digits of the block's first position, found with
+         * one division per clause per call, then stepped (lanes_step) */
+        for (int c = 0; c <= L; c++) bprintf(out, "            int64_t cu%d_;\n", c);
+        bprintf(out, "            {\n                uint64_t t_ = (uint64_t)(first * BRT_LEAF);\n");
+        for (int c = L; c > 0; c--)
+            bprintf(out, "                cu%d_ = (int64_t)(t_ %% (uint64_t)env->n%d);\n                t_ /= (uint64_t)env->n%d;\n", c, c, c);
+        bprintf(out, "                cu0_ = (int64_t)t_;\n            }\n");
+        /* a run: the whole blocks from the cursor to the row's end */
+        bprintf(out, "            while (g_ + %d <= nf_) {\n", W);
+        bprintf(out, "                int64_t nb_ = (env->n%d - cu%d_) / (%d * BRT_LEAF), mb_ = (nf_ - g_) / %d;\n", L, L, W, W);
+        bprintf(out, "                if (nb_ > mb_) nb_ = mb_;\n");
+        bprintf(out, "                if (nb_ == 0) { /* a block across rows */\n"
+                     "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
+                     "                    g_ += %d;\n", id, W, ct, W);
+        lanes_step(out, L, "cu%d_", arena_printf("%d * BRT_LEAF", W));
+        bprintf(out, "                    continue;\n                }\n");
+        bprintf(out, "                uint64_t rovf_ = 0;\n");
+        if (lc.rinits.p) bputs(out, lc.rinits.p);
+        bprintf(out, "                if (rovf_) { /* a row out of range or too short: the scalar path */\n"
+                     "                    bp_leaves_s%d(envp, first + g_, nb_ * %d, (%s *)vals + g_, has + g_);\n"
+                     "                    g_ += nb_ * %d;\n", id, W, ct, W);
+        lanes_step(out, L, "cu%d_", arena_printf("nb_ * %d * BRT_LEAF", W));
+        bprintf(out, "                    continue;\n                }\n");
+        bprintf(out, "                int64_t e_ = g_ + nb_ * %d, kr_ = cu%d_;\n", W, L);
+        lanes_step(out, L, "cu%d_", arena_printf("nb_ * %d * BRT_LEAF", W));
+        bprintf(out, "            for (; g_ < e_; g_ += %d, kr_ += %d * BRT_LEAF) {\n", W, W);
+    } else {
+        bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
+    }
     /* Lane q's state is plain locals (acc_q, kb_q, ...), one statement per
      * lane per element: gcc -O2 keeps them in registers (arrays indexed by
      * a loop counter stayed in memory: a store and a reload per element). */
     bprintf(out, "                uint64_t ovf_ = 0;\n");
     for (int q = 0; q < W; q++) {
-        bprintf(out, "                int64_t kb_%d = (first + g_ + %d) * BRT_LEAF;\n", q, q);
+        if (L) bprintf(out, "                int64_t kb_%d = kr_ + %d * BRT_LEAF;\n", q, q);
+        else bprintf(out, "                int64_t kb_%d = (first + g_ + %d) * BRT_LEAF;\n", q, q);
         bprintf(out, "                %s acc_%d = %s;\n", ct, q, start_value(rn->reducer, t));
         if (!hs_all) bprintf(out, "                int hs_%d = 0;\n", q);
         lane_put(out, lc.inits.p, q);
@@ -640,10 +783,11 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
         if (hs_all) bprintf(out, "                has[g_ + %d] = 1;\n", q);
         else bprintf(out, "                has[g_ + %d] = hs_%d != 0;\n", q, q);
     }
-    bprintf(out, "            }\n        }\n    }\n");
+    bprintf(out, "            }\n%s        }\n    }\n", L ? "            }\n" : "");
     bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
     bputs(out, "}\n\n");
     free(body.p);
+    free(lc.rinits.p);
     F = saved;
     LC = NULL;
     return true;
