@@ -266,6 +266,7 @@ struct eframe {
     brt_self *me;         /* this thread */
     struct etask *task;   /* a thief's frame: its task; NULL: the reduction's own */
     int ntasks;           /* offered, in descending ranges */
+    bool linked;          /* on this thread's list (offers can take from it) */
     struct etask tasks[FRAME_TASKS];
 };
 
@@ -329,10 +330,16 @@ static void offer(struct eframe *head)
     old->end = mid;
 }
 
-static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsigned char *vals,
-                       unsigned char *kept, int64_t lo, int64_t hi)
+static void frame_link(struct eframe *f)
 {
-    f->outer = me->frames;
+    f->outer = f->me->frames;
+    f->me->frames = f;
+    f->linked = true;
+}
+
+static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsigned char *vals,
+                       unsigned char *kept, int64_t lo, int64_t hi, bool link)
+{
     f->r = r;
     f->vals = vals;
     f->kept = kept;
@@ -341,7 +348,18 @@ static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsi
     f->ntasks = 0;
     f->task = NULL;
     f->me = me;
-    me->frames = f;
+    f->linked = false;
+    if (link)
+        frame_link(f);
+}
+
+/* Whether the newest frame on this thread has elements after the one it is
+ * evaluating: then an offer takes from it (or an older one), never from a
+ * frame opened inside that element. */
+static bool head_has_spare(const brt_self *me)
+{
+    const struct eframe *h = me->frames;
+    return h && h->next < h->end && h->ntasks < FRAME_TASKS;
 }
 
 /* Evaluates the frame's own elements in order; fs: fold them too. */
@@ -349,8 +367,11 @@ static void frame_loop(struct eframe *f, struct efold *fs)
 {
     const brt_reduce *r = f->r;
     while (f->next < f->end) {
-        if (brt_pool_wanted(f->me))
+        if (brt_pool_wanted(f->me)) {
+            if (!f->linked)
+                frame_link(f); /* the newest now: its inner frames have closed */
             offer(f);
+        }
         int64_t k = f->next++;
         if (f->task)
             f->task->stop = k; /* where a panic stops it */
@@ -390,7 +411,7 @@ void brt_frames_unwind(const void *mark)
 static __attribute__((noinline)) void etask_body(struct etask *et, brt_self *me)
 {
     struct eframe f;
-    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi);
+    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi, true);
     f.task = et;
     frame_loop(&f, NULL);
     me->frames = f.outer;
@@ -441,11 +462,17 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
         vals = brt_xmalloc((size_t)n * (vs + 1));
         kept = vals + (size_t)n * vs;
     }
-    brt_pool_rouse();
+    /* One leaf under a frame that still has elements to offer: an offer
+     * would take from that frame first, so this one stays off the list (no
+     * rouse, no links) until a thread is looking for work at one of its
+     * element starts. */
+    bool link = n > BRT_LEAF || !head_has_spare(me);
+    if (link)
+        brt_pool_rouse();
     struct eframe f;
     struct efold fs;
     fs.st.sp = 0;
-    frame_open(&f, me, r, vals, kept, 0, n);
+    frame_open(&f, me, r, vals, kept, 0, n, link);
     frame_loop(&f, &fs);
     /* the offered ranges, ascending; the frame stays open (a panic joins the rest) */
     for (int i = f.ntasks - 1; i >= 0; i--) {
@@ -461,7 +488,8 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
             brt_trap_rethrow(&p); /* a panic ends the program: p.msg may leak */
         }
     }
-    me->frames = f.outer;
+    if (f.linked)
+        me->frames = f.outer;
     node root;
     if (n <= BRT_LEAF)
         root = fs.leaf; /* one leaf is the root */
@@ -472,6 +500,12 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
     if (root.has)
         memcpy(out, root.val, vs);
     return root.has;
+}
+
+bool brt_reduce_inline(void)
+{
+    brt_self *me = brt_pool_self();
+    return me && head_has_spare(me) && !brt_pool_wanted(me);
 }
 
 /* ---- call sites ------------------------------------------------------------------- */
@@ -490,7 +524,9 @@ static void site_record(brt_site *s, int64_t ns, int64_t n)
     __atomic_store_n(&s->ns, mean, __ATOMIC_RELAXED);
     if (count < SAMPLE_MEMORY)
         __atomic_store_n(&s->count, count + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->hot, mean >= HOT_ELEM_NS, __ATOMIC_RELAXED);
+    /* a store only on a change: every thread reads it on every call */
+    if (__atomic_load_n(&s->hot, __ATOMIC_RELAXED) != (mean >= HOT_ELEM_NS))
+        __atomic_store_n(&s->hot, mean >= HOT_ELEM_NS, __ATOMIC_RELAXED);
 }
 
 /* The fast way at a measured site: which of the ways above, and how big the
@@ -513,19 +549,21 @@ static bool reduce_site(const brt_reduce *r, int64_t nleaves, node *root)
     return reduce_fast(r, nleaves, task_leaves, root);
 }
 
-static bool reduce_tree(const brt_reduce *r, void *out)
+static bool reduce_tree(const brt_reduce *r, brt_self *me, void *out)
 {
     if (r->n <= 0)
         return false;
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
     node root;
     brt_site *s = r->site;
-    brt_self *me;
-    if (s && (me = brt_pool_self())) {
-        /* Measure one call in 32 (and every one the generated one-leaf fold
-         * sends, which it already sampled): clock reads cost ~50 ns. */
-        bool measure = __atomic_load_n(&s->count, __ATOMIC_RELAXED) == 0 || (me->ticks++ & 31) == 0 ||
-                       (r->n <= BRT_LEAF && !__atomic_load_n(&s->hot, __ATOMIC_RELAXED));
+    if (s && me) {
+        /* Measure one call in 32, one in 128 at a hot site of one leaf (tiny
+         * nested reductions: their calls are many), and every one the
+         * generated one-leaf fold sends, which it already sampled: clock
+         * reads cost ~50 ns. */
+        bool hot = __atomic_load_n(&s->hot, __ATOMIC_RELAXED);
+        bool measure = __atomic_load_n(&s->count, __ATOMIC_RELAXED) == 0 ||
+                       (me->ticks++ & (r->n <= BRT_LEAF && hot ? 127 : 31)) == 0 || (r->n <= BRT_LEAF && !hot);
         int64_t t0 = measure ? now_ns() : 0;
         bool has;
         int64_t ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
@@ -730,44 +768,69 @@ static int64_t par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t
 
 /* How many par reductions, comprehensions and searches are running, on any
  * thread. A world collective is refused while one is (world.c): the elements
- * run on any thread, on one rank only for a world reduction. A panic that
- * leaves one skips the decrement, but such a panic always ends the program
- * (it is reported, if not here, by the exact way that runs next). */
+ * run on any thread, on one rank only for a world reduction. Each pool thread
+ * counts its own (a plain store to its own line: a shared counter costs a
+ * cache-line transfer per reduction, a third of the work of tiny nested
+ * ones); a thread without a deque counts in the shared one. A thread that
+ * runs a stolen element sees its spawner's count: the count was written
+ * before the task was pushed. A panic that leaves one skips the decrement,
+ * but such a panic always ends the program (it is reported, if not here, by
+ * the exact way that runs next). */
 static int par_running;
 
 int brt_par_running(void)
 {
-    return __atomic_load_n(&par_running, __ATOMIC_RELAXED);
+    return __atomic_load_n(&par_running, __ATOMIC_RELAXED) + brt_pool_running();
+}
+
+static brt_self *par_enter(void)
+{
+    brt_self *me = brt_pool_self();
+    if (me)
+        atomic_store_explicit(&me->running, atomic_load_explicit(&me->running, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    else
+        __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    return me;
+}
+
+static void par_leave(brt_self *me)
+{
+    if (me)
+        atomic_store_explicit(&me->running, atomic_load_explicit(&me->running, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+    else
+        __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
 }
 
 bool brt_reduce_tree(const brt_reduce *r, void *out)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
-    bool has = reduce_tree(r, out);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
+    bool has = reduce_tree(r, me, out);
+    par_leave(me);
     return has;
 }
 
 brt_arr *brt_par_collect(const brt_collect *c)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     brt_arr *a = par_collect(c);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return a;
 }
 
 brt_arr *brt_par_fill(const brt_fill *f)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     brt_arr *a = par_fill(f);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return a;
 }
 
 int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     int64_t at = par_find(n, env, body);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return at;
 }
