@@ -40,6 +40,7 @@
 
 typedef struct node {
     _Alignas(16) unsigned char val[16];
+    int64_t first; /* a unit's index (the unit ranges of reduce_fast) */
     int level;
     bool has;
 } node;
@@ -160,28 +161,143 @@ static bool reduce_exact(const brt_reduce *r, int64_t nleaves, void *out)
     return root.has;
 }
 
-#define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller tasks cost more than they save */
-#define MAX_TASKS 256
+#define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller units cost more than they save */
+#define BLOCK_TASKS 16       /* offers per range: halvings, so 2^16 units and more */
+#define MAX_UNITS ((int64_t)1 << 30) /* a range's stack of aligned units fits MAX_LEVELS */
 
-struct reduce_job {
+/* ---- many leaves: aligned units shared by lazy splitting -------------------------
+ *
+ * A reduction of many leaves is cut into units of 2^k leaves (k from what
+ * its elements cost: about LEAF_TASK_NS per unit, at least MIN_TASK_LEAVES
+ * leaves for cheap ones), each an aligned subtree. A thread works through
+ * its range of units in order and offers nothing while every thread is
+ * busy; when a thread is looking for work, it offers the upper half of the
+ * units it has not started, which the thief works through the same way.
+ * So an uneven reduction (elements whose cost grows with the index, a few
+ * expensive ones among cheap ones) keeps every thread busy, and an even one
+ * on a busy pool pays one load per unit.
+ *
+ * The bits are the tree's: every unit is node (k, u) of the one tree, and a
+ * range's units merge only with their aligned siblings (push_unit), the
+ * ranges' stacks in ascending order; who computed a unit never shows. A
+ * panic stops the range that met it (the others run to their end or stop
+ * at their own), and the caller runs the exact way from the start. */
+
+/* Pushes unit node nd (first: its unit index, level: above the unit)
+ * onto a range's stack, merging aligned siblings. */
+static void push_unit(const brt_reduce *r, tree_stack *st, const node *nd)
+{
+    st->n[st->sp++] = *nd;
+    while (st->sp >= 2) {
+        node *left = &st->n[st->sp - 2], *right = &st->n[st->sp - 1];
+        if (left->level != right->level || ((left->first >> left->level) & 1) != 0)
+            break;
+        merge(r, left, right);
+        left->level++;
+        st->sp--;
+    }
+}
+
+struct blocks {
     const brt_reduce *r;
-    int64_t nleaves, task_leaves;
-    node *slots;
+    int64_t nleaves, unit; /* leaves per unit, a power of two */
 };
 
-static void reduce_task(void *arg, int64_t t)
+struct btask {
+    brt_task t;
+    const struct blocks *b;
+    int64_t lo, hi;   /* units */
+    tree_stack *st;   /* malloc'ed: its aligned nodes, in order */
+    bool panicked;
+};
+
+/* One range's state, in memory (it survives the longjmp of a panic). */
+struct brange {
+    const struct blocks *b;
+    brt_self *me;
+    int64_t next, end;
+    tree_stack *st;
+    int ntasks;
+    struct btask tasks[BLOCK_TASKS]; /* offered, in descending ranges */
+};
+
+static void btask_run(brt_task *t);
+
+static __attribute__((noinline)) void brange_loop(struct brange *br)
 {
-    struct reduce_job *job = arg;
-    int64_t first = t * job->task_leaves;
-    int64_t count = job->nleaves - first < job->task_leaves ? job->nleaves - first : job->task_leaves;
-    reduce_block(job->r, first, count, BRT_LEAF_CHUNK, &job->slots[t]);
+    const struct blocks *b = br->b;
+    while (br->next < br->end) {
+        if (br->ntasks < BLOCK_TASKS && br->end - br->next > 1 && brt_pool_wanted(br->me)) {
+            int64_t mid = br->end - (br->end - br->next) / 2;
+            struct btask *bt = &br->tasks[br->ntasks];
+            bt->t.run = btask_run;
+            bt->b = b;
+            bt->lo = mid;
+            bt->hi = br->end;
+            bt->st = NULL;
+            bt->panicked = false;
+            if (brt_task_spawn(&bt->t)) {
+                br->ntasks++;
+                br->end = mid;
+            }
+        }
+        int64_t u = br->next++;
+        int64_t first = u * b->unit;
+        int64_t count = b->nleaves - first < b->unit ? b->nleaves - first : b->unit;
+        node nd;
+        reduce_block(b->r, first, count, BRT_LEAF_CHUNK, &nd);
+        nd.level = 0;
+        nd.first = u;
+        push_unit(b->r, br->st, &nd);
+    }
+}
+
+/* Units [lo, hi) onto st; false: a panic stopped this range or one it
+ * offered (all of them have finished by then). */
+static bool brange_run(const struct blocks *b, int64_t lo, int64_t hi, tree_stack *st)
+{
+    struct brange br;
+    br.b = b;
+    br.me = brt_pool_self();
+    br.next = lo;
+    br.end = hi;
+    br.st = st;
+    br.ntasks = 0;
+    bool ok = true;
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0)
+        brange_loop(&br);
+    else
+        ok = false; /* element frames below the trap were joined by the unwind */
+    brt_trap_set(outer);
+    free(trap.msg);
+    for (int i = br.ntasks - 1; i >= 0; i--) {
+        struct btask *bt = &br.tasks[i];
+        brt_task_join(&bt->t, true);
+        ok = ok && !bt->panicked;
+        for (int j = 0; ok && j < bt->st->sp; j++)
+            push_unit(b->r, st, &bt->st->n[j]);
+        free(bt->st);
+    }
+    return ok;
+}
+
+static void btask_run(brt_task *t)
+{
+    struct btask *bt = (struct btask *)t;
+    bt->st = brt_xmalloc(sizeof *bt->st);
+    bt->st->sp = 0;
+    bt->panicked = !brange_run(bt->b, bt->lo, bt->hi, bt->st);
 }
 
 /* The fast way. Returns false if a panic stopped it (nothing reported yet).
- * task_leaves: the leaves per task, a power of two. */
-static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t task_leaves, node *root)
+ * unit: the leaves per unit of work, a power of two. */
+static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t unit, node *root)
 {
-    if (nleaves < 2 * task_leaves || brt_pool_threads() == 1 || brt_pool_nested()) {
+    if (nleaves < 2 * unit || brt_pool_threads() == 1 || brt_pool_nested()) {
         brt_trap trap, *outer = brt_trap_get();
         trap.panicked = 0;
         trap.msg = NULL;
@@ -195,23 +311,15 @@ static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t task_leave
         brt_trap_set(outer);
         return true;
     }
-    /* Tasks: aligned blocks of 2^k leaves, at most MAX_TASKS of them. */
-    while ((nleaves + task_leaves - 1) / task_leaves > MAX_TASKS)
-        task_leaves *= 2;
-    int64_t ntasks = (nleaves + task_leaves - 1) / task_leaves;
-    node slots[MAX_TASKS];
-    struct reduce_job job = { r, nleaves, task_leaves, slots };
-    if (brt_pool_run(ntasks, reduce_task, &job, NULL) >= 0)
-        return false;
-    /* Every slot is the node (k, t) of the tree, the last one possibly
-     * ragged; above level k they merge by the same level rule. */
+    while ((nleaves + unit - 1) / unit > MAX_UNITS)
+        unit *= 2;
+    struct blocks b = { r, nleaves, unit };
     tree_stack st;
     st.sp = 0;
-    for (int64_t t = 0; t < ntasks; t++) {
-        st.n[st.sp] = slots[t];
-        st.n[st.sp].level = 0;
-        push(r, &st);
-    }
+    brt_pool_rouse();
+    if (!brange_run(&b, 0, (nleaves + unit - 1) / unit, &st))
+        return false;
+    /* the units' stack from 0 is the binary counter's: fold it from the right */
     finish(r, &st, root);
     return true;
 }
