@@ -163,7 +163,7 @@ static bool reduce_node(uint64_t id, int depth, int64_t n, struct val *out)
         r.start = &start;
         r.site = &sites[depth][way];
         /* the generated code's one-leaf fold in place (emit_par.c) */
-        if (n <= BRT_LEAF && (mix(id, 98) & 1) && (!r.site->hot || brt_reduce_inline())) {
+        if (n <= BRT_LEAF && (mix(id, 98) & 1) && (!__atomic_load_n(&r.site->hot, __ATOMIC_RELAXED) || brt_reduce_inline())) {
             unsigned char has = 0;
             leaves(&e, 0, 1, out, &has);
             return has;
