@@ -657,6 +657,11 @@ typedef struct brt_site {
 } brt_site;
 #define BRT_SITE_SAMPLE 127
 bool brt_reduce_tree(const brt_reduce *r, void *out);
+/* Whether a one-leaf reduction at a hot site may fold in place, in order, on
+ * the calling thread: it runs inside the elements of a par whose later
+ * elements are still on offer here (a thread looking for work takes those,
+ * the bigger piece), and no thread is looking for work now. */
+bool brt_reduce_inline(void);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 

@@ -299,6 +299,16 @@ brt_self *brt_pool_self(void)
     return (brt_self *)self_worker();
 }
 
+int brt_pool_running(void)
+{
+    if (!atomic_load_explicit(&started, memory_order_acquire))
+        return 0;
+    int sum = 0;
+    for (int i = 0; i < pool.nthreads; i++)
+        sum += atomic_load_explicit(&pool.w[i].self.running, memory_order_relaxed);
+    return sum;
+}
+
 bool brt_pool_wanted(brt_self *me)
 {
     if (atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0)

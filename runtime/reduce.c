@@ -40,6 +40,7 @@
 
 typedef struct node {
     _Alignas(16) unsigned char val[16];
+    int64_t first; /* a unit's index (the unit ranges of reduce_fast) */
     int level;
     bool has;
 } node;
@@ -160,28 +161,143 @@ static bool reduce_exact(const brt_reduce *r, int64_t nleaves, void *out)
     return root.has;
 }
 
-#define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller tasks cost more than they save */
-#define MAX_TASKS 256
+#define MIN_TASK_LEAVES 64   /* 1,024 elements: smaller units cost more than they save */
+#define BLOCK_TASKS 16       /* offers per range: halvings, so 2^16 units and more */
+#define MAX_UNITS ((int64_t)1 << 30) /* a range's stack of aligned units fits MAX_LEVELS */
 
-struct reduce_job {
+/* ---- many leaves: aligned units shared by lazy splitting -------------------------
+ *
+ * A reduction of many leaves is cut into units of 2^k leaves (k from what
+ * its elements cost: about LEAF_TASK_NS per unit, at least MIN_TASK_LEAVES
+ * leaves for cheap ones), each an aligned subtree. A thread works through
+ * its range of units in order and offers nothing while every thread is
+ * busy; when a thread is looking for work, it offers the upper half of the
+ * units it has not started, which the thief works through the same way.
+ * So an uneven reduction (elements whose cost grows with the index, a few
+ * expensive ones among cheap ones) keeps every thread busy, and an even one
+ * on a busy pool pays one load per unit.
+ *
+ * The bits are the tree's: every unit is node (k, u) of the one tree, and a
+ * range's units merge only with their aligned siblings (push_unit), the
+ * ranges' stacks in ascending order; who computed a unit never shows. A
+ * panic stops the range that met it (the others run to their end or stop
+ * at their own), and the caller runs the exact way from the start. */
+
+/* Pushes unit node nd (first: its unit index, level: above the unit)
+ * onto a range's stack, merging aligned siblings. */
+static void push_unit(const brt_reduce *r, tree_stack *st, const node *nd)
+{
+    st->n[st->sp++] = *nd;
+    while (st->sp >= 2) {
+        node *left = &st->n[st->sp - 2], *right = &st->n[st->sp - 1];
+        if (left->level != right->level || ((left->first >> left->level) & 1) != 0)
+            break;
+        merge(r, left, right);
+        left->level++;
+        st->sp--;
+    }
+}
+
+struct blocks {
     const brt_reduce *r;
-    int64_t nleaves, task_leaves;
-    node *slots;
+    int64_t nleaves, unit; /* leaves per unit, a power of two */
 };
 
-static void reduce_task(void *arg, int64_t t)
+struct btask {
+    brt_task t;
+    const struct blocks *b;
+    int64_t lo, hi;   /* units */
+    tree_stack *st;   /* malloc'ed: its aligned nodes, in order */
+    bool panicked;
+};
+
+/* One range's state, in memory (it survives the longjmp of a panic). */
+struct brange {
+    const struct blocks *b;
+    brt_self *me;
+    int64_t next, end;
+    tree_stack *st;
+    int ntasks;
+    struct btask tasks[BLOCK_TASKS]; /* offered, in descending ranges */
+};
+
+static void btask_run(brt_task *t);
+
+static __attribute__((noinline)) void brange_loop(struct brange *br)
 {
-    struct reduce_job *job = arg;
-    int64_t first = t * job->task_leaves;
-    int64_t count = job->nleaves - first < job->task_leaves ? job->nleaves - first : job->task_leaves;
-    reduce_block(job->r, first, count, BRT_LEAF_CHUNK, &job->slots[t]);
+    const struct blocks *b = br->b;
+    while (br->next < br->end) {
+        if (br->ntasks < BLOCK_TASKS && br->end - br->next > 1 && brt_pool_wanted(br->me)) {
+            int64_t mid = br->end - (br->end - br->next) / 2;
+            struct btask *bt = &br->tasks[br->ntasks];
+            bt->t.run = btask_run;
+            bt->b = b;
+            bt->lo = mid;
+            bt->hi = br->end;
+            bt->st = NULL;
+            bt->panicked = false;
+            if (brt_task_spawn(&bt->t)) {
+                br->ntasks++;
+                br->end = mid;
+            }
+        }
+        int64_t u = br->next++;
+        int64_t first = u * b->unit;
+        int64_t count = b->nleaves - first < b->unit ? b->nleaves - first : b->unit;
+        node nd;
+        reduce_block(b->r, first, count, BRT_LEAF_CHUNK, &nd);
+        nd.level = 0;
+        nd.first = u;
+        push_unit(b->r, br->st, &nd);
+    }
+}
+
+/* Units [lo, hi) onto st; false: a panic stopped this range or one it
+ * offered (all of them have finished by then). */
+static bool brange_run(const struct blocks *b, int64_t lo, int64_t hi, tree_stack *st)
+{
+    struct brange br;
+    br.b = b;
+    br.me = brt_pool_self();
+    br.next = lo;
+    br.end = hi;
+    br.st = st;
+    br.ntasks = 0;
+    bool ok = true;
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0)
+        brange_loop(&br);
+    else
+        ok = false; /* element frames below the trap were joined by the unwind */
+    brt_trap_set(outer);
+    free(trap.msg);
+    for (int i = br.ntasks - 1; i >= 0; i--) {
+        struct btask *bt = &br.tasks[i];
+        brt_task_join(&bt->t, true);
+        ok = ok && !bt->panicked;
+        for (int j = 0; ok && j < bt->st->sp; j++)
+            push_unit(b->r, st, &bt->st->n[j]);
+        free(bt->st);
+    }
+    return ok;
+}
+
+static void btask_run(brt_task *t)
+{
+    struct btask *bt = (struct btask *)t;
+    bt->st = brt_xmalloc(sizeof *bt->st);
+    bt->st->sp = 0;
+    bt->panicked = !brange_run(bt->b, bt->lo, bt->hi, bt->st);
 }
 
 /* The fast way. Returns false if a panic stopped it (nothing reported yet).
- * task_leaves: the leaves per task, a power of two. */
-static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t task_leaves, node *root)
+ * unit: the leaves per unit of work, a power of two. */
+static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t unit, node *root)
 {
-    if (nleaves < 2 * task_leaves || brt_pool_threads() == 1 || brt_pool_nested()) {
+    if (nleaves < 2 * unit || brt_pool_threads() == 1 || brt_pool_nested()) {
         brt_trap trap, *outer = brt_trap_get();
         trap.panicked = 0;
         trap.msg = NULL;
@@ -195,23 +311,15 @@ static bool reduce_fast(const brt_reduce *r, int64_t nleaves, int64_t task_leave
         brt_trap_set(outer);
         return true;
     }
-    /* Tasks: aligned blocks of 2^k leaves, at most MAX_TASKS of them. */
-    while ((nleaves + task_leaves - 1) / task_leaves > MAX_TASKS)
-        task_leaves *= 2;
-    int64_t ntasks = (nleaves + task_leaves - 1) / task_leaves;
-    node slots[MAX_TASKS];
-    struct reduce_job job = { r, nleaves, task_leaves, slots };
-    if (brt_pool_run(ntasks, reduce_task, &job, NULL) >= 0)
-        return false;
-    /* Every slot is the node (k, t) of the tree, the last one possibly
-     * ragged; above level k they merge by the same level rule. */
+    while ((nleaves + unit - 1) / unit > MAX_UNITS)
+        unit *= 2;
+    struct blocks b = { r, nleaves, unit };
     tree_stack st;
     st.sp = 0;
-    for (int64_t t = 0; t < ntasks; t++) {
-        st.n[st.sp] = slots[t];
-        st.n[st.sp].level = 0;
-        push(r, &st);
-    }
+    brt_pool_rouse();
+    if (!brange_run(&b, 0, (nleaves + unit - 1) / unit, &st))
+        return false;
+    /* the units' stack from 0 is the binary counter's: fold it from the right */
     finish(r, &st, root);
     return true;
 }
@@ -266,6 +374,7 @@ struct eframe {
     brt_self *me;         /* this thread */
     struct etask *task;   /* a thief's frame: its task; NULL: the reduction's own */
     int ntasks;           /* offered, in descending ranges */
+    bool linked;          /* on this thread's list (offers can take from it) */
     struct etask tasks[FRAME_TASKS];
 };
 
@@ -329,10 +438,16 @@ static void offer(struct eframe *head)
     old->end = mid;
 }
 
-static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsigned char *vals,
-                       unsigned char *kept, int64_t lo, int64_t hi)
+static void frame_link(struct eframe *f)
 {
-    f->outer = me->frames;
+    f->outer = f->me->frames;
+    f->me->frames = f;
+    f->linked = true;
+}
+
+static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsigned char *vals,
+                       unsigned char *kept, int64_t lo, int64_t hi, bool link)
+{
     f->r = r;
     f->vals = vals;
     f->kept = kept;
@@ -341,7 +456,18 @@ static void frame_open(struct eframe *f, brt_self *me, const brt_reduce *r, unsi
     f->ntasks = 0;
     f->task = NULL;
     f->me = me;
-    me->frames = f;
+    f->linked = false;
+    if (link)
+        frame_link(f);
+}
+
+/* Whether the newest frame on this thread has elements after the one it is
+ * evaluating: then an offer takes from it (or an older one), never from a
+ * frame opened inside that element. */
+static bool head_has_spare(const brt_self *me)
+{
+    const struct eframe *h = me->frames;
+    return h && h->next < h->end && h->ntasks < FRAME_TASKS;
 }
 
 /* Evaluates the frame's own elements in order; fs: fold them too. */
@@ -349,8 +475,11 @@ static void frame_loop(struct eframe *f, struct efold *fs)
 {
     const brt_reduce *r = f->r;
     while (f->next < f->end) {
-        if (brt_pool_wanted(f->me))
+        if (brt_pool_wanted(f->me)) {
+            if (!f->linked)
+                frame_link(f); /* the newest now: its inner frames have closed */
             offer(f);
+        }
         int64_t k = f->next++;
         if (f->task)
             f->task->stop = k; /* where a panic stops it */
@@ -390,7 +519,7 @@ void brt_frames_unwind(const void *mark)
 static __attribute__((noinline)) void etask_body(struct etask *et, brt_self *me)
 {
     struct eframe f;
-    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi);
+    frame_open(&f, me, et->f->r, et->f->vals, et->f->kept, et->lo, et->hi, true);
     f.task = et;
     frame_loop(&f, NULL);
     me->frames = f.outer;
@@ -441,11 +570,17 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
         vals = brt_xmalloc((size_t)n * (vs + 1));
         kept = vals + (size_t)n * vs;
     }
-    brt_pool_rouse();
+    /* One leaf under a frame that still has elements to offer: an offer
+     * would take from that frame first, so this one stays off the list (no
+     * rouse, no links) until a thread is looking for work at one of its
+     * element starts. */
+    bool link = n > BRT_LEAF || !head_has_spare(me);
+    if (link)
+        brt_pool_rouse();
     struct eframe f;
     struct efold fs;
     fs.st.sp = 0;
-    frame_open(&f, me, r, vals, kept, 0, n);
+    frame_open(&f, me, r, vals, kept, 0, n, link);
     frame_loop(&f, &fs);
     /* the offered ranges, ascending; the frame stays open (a panic joins the rest) */
     for (int i = f.ntasks - 1; i >= 0; i--) {
@@ -461,7 +596,8 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
             brt_trap_rethrow(&p); /* a panic ends the program: p.msg may leak */
         }
     }
-    me->frames = f.outer;
+    if (f.linked)
+        me->frames = f.outer;
     node root;
     if (n <= BRT_LEAF)
         root = fs.leaf; /* one leaf is the root */
@@ -472,6 +608,12 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
     if (root.has)
         memcpy(out, root.val, vs);
     return root.has;
+}
+
+bool brt_reduce_inline(void)
+{
+    brt_self *me = brt_pool_self();
+    return me && head_has_spare(me) && !brt_pool_wanted(me);
 }
 
 /* ---- call sites ------------------------------------------------------------------- */
@@ -490,7 +632,9 @@ static void site_record(brt_site *s, int64_t ns, int64_t n)
     __atomic_store_n(&s->ns, mean, __ATOMIC_RELAXED);
     if (count < SAMPLE_MEMORY)
         __atomic_store_n(&s->count, count + 1, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->hot, mean >= HOT_ELEM_NS, __ATOMIC_RELAXED);
+    /* a store only on a change: every thread reads it on every call */
+    if (__atomic_load_n(&s->hot, __ATOMIC_RELAXED) != (mean >= HOT_ELEM_NS))
+        __atomic_store_n(&s->hot, mean >= HOT_ELEM_NS, __ATOMIC_RELAXED);
 }
 
 /* The fast way at a measured site: which of the ways above, and how big the
@@ -513,19 +657,21 @@ static bool reduce_site(const brt_reduce *r, int64_t nleaves, node *root)
     return reduce_fast(r, nleaves, task_leaves, root);
 }
 
-static bool reduce_tree(const brt_reduce *r, void *out)
+static bool reduce_tree(const brt_reduce *r, brt_self *me, void *out)
 {
     if (r->n <= 0)
         return false;
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
     node root;
     brt_site *s = r->site;
-    brt_self *me;
-    if (s && (me = brt_pool_self())) {
-        /* Measure one call in 32 (and every one the generated one-leaf fold
-         * sends, which it already sampled): clock reads cost ~50 ns. */
-        bool measure = __atomic_load_n(&s->count, __ATOMIC_RELAXED) == 0 || (me->ticks++ & 31) == 0 ||
-                       (r->n <= BRT_LEAF && !__atomic_load_n(&s->hot, __ATOMIC_RELAXED));
+    if (s && me) {
+        /* Measure one call in 32, one in 128 at a hot site of one leaf (tiny
+         * nested reductions: their calls are many), and every one the
+         * generated one-leaf fold sends, which it already sampled: clock
+         * reads cost ~50 ns. */
+        bool hot = __atomic_load_n(&s->hot, __ATOMIC_RELAXED);
+        bool measure = __atomic_load_n(&s->count, __ATOMIC_RELAXED) == 0 ||
+                       (me->ticks++ & (r->n <= BRT_LEAF && hot ? 127 : 31)) == 0 || (r->n <= BRT_LEAF && !hot);
         int64_t t0 = measure ? now_ns() : 0;
         bool has;
         int64_t ns = __atomic_load_n(&s->ns, __ATOMIC_RELAXED);
@@ -730,44 +876,69 @@ static int64_t par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t
 
 /* How many par reductions, comprehensions and searches are running, on any
  * thread. A world collective is refused while one is (world.c): the elements
- * run on any thread, on one rank only for a world reduction. A panic that
- * leaves one skips the decrement, but such a panic always ends the program
- * (it is reported, if not here, by the exact way that runs next). */
+ * run on any thread, on one rank only for a world reduction. Each pool thread
+ * counts its own (a plain store to its own line: a shared counter costs a
+ * cache-line transfer per reduction, a third of the work of tiny nested
+ * ones); a thread without a deque counts in the shared one. A thread that
+ * runs a stolen element sees its spawner's count: the count was written
+ * before the task was pushed. A panic that leaves one skips the decrement,
+ * but such a panic always ends the program (it is reported, if not here, by
+ * the exact way that runs next). */
 static int par_running;
 
 int brt_par_running(void)
 {
-    return __atomic_load_n(&par_running, __ATOMIC_RELAXED);
+    return __atomic_load_n(&par_running, __ATOMIC_RELAXED) + brt_pool_running();
+}
+
+static brt_self *par_enter(void)
+{
+    brt_self *me = brt_pool_self();
+    if (me)
+        atomic_store_explicit(&me->running, atomic_load_explicit(&me->running, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    else
+        __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    return me;
+}
+
+static void par_leave(brt_self *me)
+{
+    if (me)
+        atomic_store_explicit(&me->running, atomic_load_explicit(&me->running, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+    else
+        __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
 }
 
 bool brt_reduce_tree(const brt_reduce *r, void *out)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
-    bool has = reduce_tree(r, out);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
+    bool has = reduce_tree(r, me, out);
+    par_leave(me);
     return has;
 }
 
 brt_arr *brt_par_collect(const brt_collect *c)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     brt_arr *a = par_collect(c);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return a;
 }
 
 brt_arr *brt_par_fill(const brt_fill *f)
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     brt_arr *a = par_fill(f);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return a;
 }
 
 int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))
 {
-    __atomic_add_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    brt_self *me = par_enter();
     int64_t at = par_find(n, env, body);
-    __atomic_sub_fetch(&par_running, 1, __ATOMIC_RELAXED);
+    par_leave(me);
     return at;
 }

@@ -126,8 +126,11 @@ void brt_task_join(brt_task *t, bool spawned);
 typedef struct brt_self {
     void *frames;
     uint32_t ticks;
+    _Atomic int running; /* par work open on this thread (written by it alone) */
 } brt_self;
 brt_self *brt_pool_self(void);
+/* The sum of every pool thread's brt_self.running. */
+int brt_pool_running(void);
 bool brt_pool_wanted(brt_self *me);
 void brt_pool_rouse(void);
 /* Before a panic longjmps to the trap at mark: the element frames opened

@@ -1,7 +1,10 @@
 /* The work-stealing pool under stress: random trees of nested par
- * reductions (random nesting depths, sizes, filters, element costs and
- * panics in elements and in combines), some through the element way (a hot
- * or unmeasured site), some through the leaf way, and par fills of them,
+ * reductions (random nesting depths, sizes up to thousands of leaves,
+ * filters, element costs and panics in elements and in combines), some
+ * through the element way (a hot or unmeasured site), some through the leaf
+ * way (many leaves: units split lazily), some one-leaf ones folded in place
+ * the way the generated code does when brt_reduce_inline allows it, and par
+ * fills of them,
  * at 1, 2, 3, 7, 16 and 64 threads, half of the rounds with the pool's
  * random steal order (brt_pool_chaos). Every result, and every reported
  * panic, must equal a direct sequential evaluation in post-order: what one
@@ -26,6 +29,8 @@ static struct {
     uint64_t elem_panic;  /* 0: none; else an element panics when hash % this == 0 */
     uint64_t comb_panic;  /* 0: none; else a combine panics when hash % this == 0 */
     bool ref;             /* evaluating the sequential reference */
+    bool linear;          /* the reference folds its leaves left to right: a wrong order */
+    int64_t big;          /* nested reductions: 1 in 4 has up to this many elements */
 } P;
 
 static const brt_loc elem_locs[8] = {
@@ -72,7 +77,7 @@ static bool elem(void *envp, int64_t k, void *out)
         return false; /* filtered out */
     struct val *v = out;
     if (e->depth < P.max_depth && (h >> 17) % 3 == 0) {
-        int64_t m = (h >> 21) % 4 == 0 ? (int64_t)((h >> 25) % 400) : (int64_t)((h >> 25) % 20);
+        int64_t m = (h >> 21) % 4 == 0 ? (int64_t)((h >> 25) % (uint64_t)P.big) : (int64_t)((h >> 25) % 20);
         if (!reduce_node(h, e->depth + 1, m, v))
             *v = (struct val){ h & 0xff, 1.0 };
         return true;
@@ -120,12 +125,31 @@ static bool ref_node(const struct nenv *e, int64_t lo, int64_t size, int64_t nle
     return lh || rh;
 }
 
+/* The wrong order: leaves folded left to right, ((l0 op l1) op l2) op ... */
+static bool linear_node(const struct nenv *e, int64_t nleaves, struct val *out)
+{
+    bool any = false;
+    for (int64_t L = 0; L < nleaves; L++) {
+        struct val v;
+        unsigned char has;
+        leaves((void *)e, L, 1, &v, &has);
+        if (has && any)
+            combine((void *)e, out, &v);
+        else if (has)
+            *out = v;
+        any = any || has;
+    }
+    return any;
+}
+
 static bool reduce_node(uint64_t id, int depth, int64_t n, struct val *out)
 {
     struct nenv e = { id, depth, n };
     if (n <= 0)
         return false;
     int64_t nleaves = (n + BRT_LEAF - 1) / BRT_LEAF;
+    if (P.ref && P.linear)
+        return linear_node(&e, nleaves, out);
     if (P.ref) {
         int64_t size = 1;
         while (size < nleaves)
@@ -138,6 +162,12 @@ static bool reduce_node(uint64_t id, int depth, int64_t n, struct val *out)
         r.elem = elem;
         r.start = &start;
         r.site = &sites[depth][way];
+        /* the generated code's one-leaf fold in place (emit_par.c) */
+        if (n <= BRT_LEAF && (mix(id, 98) & 1) && (!__atomic_load_n(&r.site->hot, __ATOMIC_RELAXED) || brt_reduce_inline())) {
+            unsigned char has = 0;
+            leaves(&e, 0, 1, out, &has);
+            return has;
+        }
     }
     return brt_reduce_tree(&r, out);
 }
@@ -203,7 +233,7 @@ static void outcome_of(uint64_t id, int64_t n, bool fill, struct outcome *o)
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
-static void stress(const char *threads, int rounds)
+static void stress(const char *threads, int rounds, int64_t big_n)
 {
     setenv("BRINE_THREADS", threads, 1);
     brt_start(0, NULL);
@@ -215,7 +245,15 @@ static void stress(const char *threads, int rounds)
         P.elem_panic = (rng >> 16) % 3 == 0 ? 0 : 20 + (rng >> 20) % 3000;
         P.comb_panic = (rng >> 32) % 3 == 0 ? 0 : 50 + (rng >> 36) % 5000;
         bool fill = (rng >> 44) % 4 == 0;
-        int64_t n = (rng >> 48) % 4 == 0 ? (int64_t)((rng >> 50) % 3000) : (int64_t)((rng >> 50) % 70);
+        /* 2,000: nested ones above 64 leaves, not too deep */
+        P.big = (rng >> 40) % 4 == 0 && P.max_depth <= 2 ? 2000 : 400;
+        int64_t n = (rng >> 48) % 8 == 0   ? (int64_t)((rng >> 51) % (uint64_t)big_n)
+                    : (rng >> 48) % 4 == 1 ? (int64_t)((rng >> 50) % 3000)
+                                           : (int64_t)((rng >> 50) % 70);
+        if (n > 3000 || P.big > 400)
+            P.cost_mask &= 63; /* many elements: cheap ones, and shallow */
+        if (n > 3000 && P.max_depth > 1)
+            P.max_depth = 1;
         uint64_t id = mix(rng, 7);
         brt_pool_chaos(round % 2 ? rng | 1 : 0);
         struct outcome want, got;
@@ -236,12 +274,47 @@ static void stress(const char *threads, int rounds)
     brt_pool_chaos(0);
 }
 
-Test(steal, stress_1_thread) { stress("1", 300); }
-Test(steal, stress_2_threads) { stress("2", 300); }
-Test(steal, stress_3_threads) { stress("3", 300); }
-Test(steal, stress_7_threads) { stress("7", 200); }
-Test(steal, stress_16_threads) { stress("16", 150); }
-Test(steal, stress_64_threads) { stress("64", 100); }
+Test(steal, stress_1_thread) { stress("1", 300, 20000); }
+Test(steal, stress_2_threads) { stress("2", 300, 20000); }
+Test(steal, stress_3_threads) { stress("3", 300, 20000); }
+Test(steal, stress_7_threads) { stress("7", 200, 20000); }
+Test(steal, stress_16_threads) { stress("16", 150, 10000); }
+Test(steal, stress_64_threads) { stress("64", 100, 10000); }
+
+/* The comparison can fail: a reference that folds the leaves left to right
+ * (the sequential order, not the tree's) differs from the pool's result on
+ * many rounds, and each round that differs would fail the stress test. */
+static void wrong_order(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    P.max_depth = 1;
+    P.cost_mask = 15;
+    P.elem_panic = 0;
+    P.comb_panic = 0;
+    P.big = 400;
+    int differ = 0;
+    for (int round = 0; round < 20; round++) {
+        uint64_t id = mix(77, (uint64_t)round);
+        int64_t n = 1000 + (int64_t)(mix(id, 5) % 5000);
+        brt_pool_chaos(round % 2 ? id | 1 : 0);
+        struct outcome right, wrong, got;
+        P.ref = true;
+        P.linear = false;
+        outcome_of(id, n, false, &right);
+        P.linear = true;
+        outcome_of(id, n, false, &wrong);
+        P.ref = false;
+        P.linear = false;
+        outcome_of(id, n, false, &got);
+        cr_assert(got.v.h == right.v.h && memcmp(&got.v.f, &right.v.f, sizeof(double)) == 0, "round %d", round);
+        differ += got.v.h != wrong.v.h;
+    }
+    brt_pool_chaos(0);
+    cr_assert_eq(differ, 20, "a left-to-right fold matched the tree's on %d of 20 rounds", 20 - differ);
+}
+
+Test(steal, wrong_order_fails_2_threads) { wrong_order("2"); }
 
 /* Many nested 2-element reductions as deep as a recursion goes: the
  * lazy splitting's frames and joins at depth. */
