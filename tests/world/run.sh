@@ -47,17 +47,23 @@ BRINE=$(realpath "$1")
 HERE=$(cd "$(dirname "$0")" && pwd)
 EXAMPLES=$(cd "$HERE/../../examples" && pwd)
 
-# launcher IMPL: the command that starts IMPL's jobs, or nothing.
+# launcher IMPL: the command that starts IMPL's jobs, or nothing. (The
+# version is read whole: under pipefail, grep -q closing the pipe early can
+# fail the launcher with SIGPIPE.)
 launcher() {
-    local c
+    local c v
     case $1 in
     openmpi)
         for c in mpirun.openmpi mpirun; do
-            command -v $c >/dev/null 2>&1 && $c --version 2>&1 | grep -q 'Open MPI' && { echo $c; return; }
+            command -v $c >/dev/null 2>&1 || continue
+            v=$($c --version 2>&1)
+            [[ $v == *'Open MPI'* ]] && { echo $c; return; }
         done ;;
     mpich)
         for c in mpiexec.mpich mpiexec.hydra mpiexec; do
-            command -v $c >/dev/null 2>&1 && $c --version 2>&1 | grep -q 'HYDRA' && { echo $c; return; }
+            command -v $c >/dev/null 2>&1 || continue
+            v=$($c --version 2>&1)
+            [[ $v == *HYDRA* ]] && { echo $c; return; }
         done ;;
     esac
 }
@@ -80,6 +86,10 @@ else
         [ -n "$(launcher "$impl")" ] && IMPLS="$IMPLS $impl"
     done
 fi
+declare -A LAUNCH
+for impl in $IMPLS; do
+    LAUNCH[$impl]=$(launcher "$impl")
+done
 if [ -z "${IMPLS// /}" ]; then
     echo "world: skipped: no MPI launcher found (make deps installs Open MPI and MPICH)"
     exit 0
@@ -209,7 +219,7 @@ for name in "${progs[@]}"; do
     done
     m=0
     for impl in $IMPLS; do
-        launch=$(launcher "$impl")
+        launch=${LAUNCH[$impl]}
         if [ "$impl" = openmpi ]; then
             MPIRUN=("$launch" -q --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
         else
