@@ -185,7 +185,12 @@ check-examples: all
 check-world: all
 	tests/world/run.sh $(BRINE)
 
-.PHONY: check-world
+# the whole matrix: every rank count 1..7 x BRINE_THREADS 1, 2, 3 x dev and
+# release x each installed MPI (about 1,100 runs, 5 minutes on 2 cores)
+check-world-full: all
+	WORLD_FULL=1 tests/world/run.sh $(BRINE)
+
+.PHONY: check-world check-world-full
 
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1

@@ -511,12 +511,12 @@ static const char *emit_par_reduce(struct ir_node *rn)
     bprintf(&aux, "static brt_site bp_site%d;\n\n", id);
     bputs(&CG->aux, aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
-    /* GPU offload (emit_cuda.c): an eligible reduction tries the device first */
+    /* GPU offload (emit_cuda.c): an eligible reduction tries the device
+     * first; a world reduction hands its way to the device to the blocks of
+     * each rank's share */
     char *gpu_aux = NULL;
-    const char *tree = rn->world ? "brt_world_reduce_tree" : emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
+    const char *gpu = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
-    if (!tree) tree = "brt_reduce_tree";
-    bool device = strcmp(tree, "brt_reduce_tree") != 0 && !rn->world;
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp(), *st = NULL;
@@ -538,13 +538,18 @@ static const char *emit_par_reduce(struct ir_node *rn)
      * goes to the device. */
     line("bool %s;", got);
     /* world: every rank takes the same way, so a panic is everyone's */
-    line("if (%s <= BRT_LEAF && (++bp_site%d.tick & BRT_SITE_SAMPLE) && (!bp_site%d.hot || brt_reduce_inline())%s) {",
-         s.n, id, id, rn->world ? " && brt_world_size() == 1" : device ? " && !brt_gpu_forced" : "");
+    line("if (%s <= BRT_LEAF && (++bp_site%d.tick & BRT_SITE_SAMPLE) && (!bp_site%d.hot || brt_reduce_inline())%s%s) {",
+         s.n, id, id, rn->world ? " && brt_world_size() == 1" : "", gpu ? " && !brt_gpu_forced" : "");
     line("    unsigned char h_ = 0;");
     line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
     line("    %s = h_ != 0;", got);
     line("} else {");
-    line("    %s = %s(&%s, &%s);", got, tree, r, res);
+    if (rn->world)
+        line("    %s = brt_world_reduce_tree(&%s, %s, &%s);", got, r, gpu ? gpu : "NULL", res);
+    else if (gpu)
+        line("    %s = %s(&%s, &%s, 0, &%s);", got, gpu, env, r, res);
+    else
+        line("    %s = brt_reduce_tree(&%s, &%s);", got, r, res);
     line("}");
     if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
         line("if (!%s) %s(%s, %s);", got, rn->world ? "brt_world_panic" : "brt_panic", L,

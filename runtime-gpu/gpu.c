@@ -312,8 +312,28 @@ static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_
 
 /* ---- the entry point ------------------------------------------------------------ */
 
-bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, brt_gpu_slot *slots, int nslots,
-                    const brt_gpu_copy *copies, int ncopies, void *out)
+/* The slots of the whole reduction made the slots of r, its leaves [first,
+ * ...) renumbered from 0 (brt_gpu_reduce): n is r's, the range starts
+ * first * BRT_LEAF elements later (the kernel's BRK_RANGE_AT wraps like this
+ * addition), or the source array does, and only r's part of it is copied
+ * (its elements are 8 bytes, [int], [u64] or [float]). */
+static void part_slots(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first, brt_gpu_slot *slots,
+                       brt_gpu_copy *copies, int ncopies)
+{
+    int64_t e0 = first * BRT_LEAF;
+    slots[0].i = r->n;
+    if (!k->array) {
+        slots[1].u += (uint64_t)e0;
+        return;
+    }
+    slots[1].p = (const char *)slots[1].p + e0 * 8;
+    for (int i = 0; i < ncopies; i++)
+        if (copies[i].slot == 1)
+            copies[i].bytes = r->n * 8;
+}
+
+bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first, brt_gpu_slot *slots, int nslots,
+                    const brt_gpu_copy *whole_copies, int ncopies, void *out)
 {
     enum brt_gpu_mode mode = brt_gpu_mode();
     if (mode == BRT_GPU_OFF || r->n <= 0)
@@ -324,6 +344,9 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, brt_gpu_slot *
     if (mode == BRT_GPU_AUTO && !logging() &&
         (r->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
         return brt_reduce_tree(r, out);
+    brt_gpu_copy copies[ncopies > 0 ? ncopies : 1];
+    memcpy(copies, whole_copies, (size_t)ncopies * sizeof *copies);
+    part_slots(k, r, first, slots, copies, ncopies);
     char w[512];
     pthread_mutex_lock(&gpu_lock);
     kstate *ks = kernel_state(k);
@@ -382,7 +405,12 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, brt_gpu_slot *
     if (tally && *tally) {
         FILE *f = fopen(tally, "a");
         if (f) {
-            fprintf(f, "%s n=%lld\n", where(r->loc, w, sizeof w), (long long)r->n);
+            /* a part of a tree (a world share's block): where it starts */
+            if (first > 0)
+                fprintf(f, "%s n=%lld first=%lld\n", where(r->loc, w, sizeof w), (long long)r->n,
+                        (long long)first);
+            else
+                fprintf(f, "%s n=%lld\n", where(r->loc, w, sizeof w), (long long)r->n);
             fclose(f);
         }
     }

@@ -680,9 +680,18 @@ void brt_world_fold(int op, const brt_type *t, void *val, const brt_loc *loc);
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc);
 /* [x0, x1, ..., x(R-1)]: every rank's *in, in rank order. */
 brt_arr *brt_world_gather(const brt_type *t, const void *in, const brt_loc *loc);
+/* An eligible reduction's way to the device (the generated bp_gpu<id>,
+ * emit_cuda.c): computes part, the leaves [first, first + part's leaves)
+ * of the tree of the reduction whose environment is env, renumbered from 0
+ * (a par reduction: first 0 and part the whole; a world share: one aligned
+ * block), through brt_gpu_reduce: on the device when BRINE_GPU says so,
+ * else brt_reduce_tree(part). */
+typedef bool (*brt_gpu_fn)(void *env, const brt_reduce *part, int64_t first, void *out);
 /* brt_reduce_tree spread over the ranks: every rank gets the one-process
- * bits; a panic is the one-process one, written once, by rank 0. */
-bool brt_world_reduce_tree(const brt_reduce *r, void *out);
+ * bits; a panic is the one-process one, written once, by rank 0. gpu: the
+ * reduction's way to the device (NULL: not eligible); each block of a
+ * rank's share takes it, as a par reduction does. */
+bool brt_world_reduce_tree(const brt_reduce *r, brt_gpu_fn gpu, void *out);
 /* brt_par_find spread over the ranks, with the same result and panic. */
 int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi),
                        const brt_loc *loc);
@@ -746,13 +755,19 @@ typedef struct brt_gpu_copy {
     int slot;
     int64_t bytes;
 } brt_gpu_copy;
-/* Runs r on the GPU when BRINE_GPU says so and a device is usable, else (or
- * when the device flags an overflow or an element panic) brt_reduce_tree(r,
- * out). Same result, same bits, same panic either way. */
 /* BRINE_GPU=on: every eligible reduction goes to brt_gpu_reduce, even one
  * of a single leaf, which the generated C otherwise folds in place. */
 extern bool brt_gpu_forced;
-bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, brt_gpu_slot *slots, int nslots,
-                    const brt_gpu_copy *copies, int ncopies, void *out);
+/* Runs part (leaves [first, ...) of the reduction whose slots these are,
+ * renumbered from 0; see brt_gpu_fn) on the GPU when BRINE_GPU says so and a
+ * device is usable, else (or when the device flags an overflow or an element
+ * panic) brt_reduce_tree(part, out). Same result, same bits, same panic
+ * either way. The slots and copies describe the whole reduction; the device
+ * gets slot 0 = part's n and slot 1 (the range start, or the source array
+ * and its copy) moved on by first * BRT_LEAF elements: an aligned block is a
+ * subtree of the one tree, so the kernels compute it as they compute any
+ * tree. */
+bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *part, int64_t first, brt_gpu_slot *slots,
+                    int nslots, const brt_gpu_copy *copies, int ncopies, void *out);
 
 #endif

@@ -24,7 +24,11 @@
  * Distributed reductions (world.sum(f(i) for i in ...)): the leaves [0, L)
  * of SPEC 5.2's tree are split into R contiguous ranges; a range decomposes
  * into maximal aligned blocks of 2^k leaves (each a node (k, j) of the one
- * tree), which the rank evaluates with brt_reduce_tree on its own pool.
+ * tree), which the rank evaluates as par reductions of their own: with
+ * brt_reduce_tree on its own pool, or, for a reduction the compiler made a
+ * kernel for, through its way to the device (brt_gpu_fn), which decides
+ * between the GPU and the pool as for any par reduction; the kernels
+ * compute a block as the subtree it is.
  * The roots travel to every rank in rank order, and every rank pushes them
  * on the same binary-counter stack reduce.c uses: a block starting at a
  * multiple of 2^k is pushed onto subtrees of level >= k, exactly as its
@@ -527,8 +531,10 @@ static bool shifted_elem(void *env, int64_t k, void *out)
     return s->r->elem(s->r->env, s->base * BRT_LEAF + k, out);
 }
 
-/* Evaluates rank's share of r's tree (its blocks' roots) into *sh. */
-static void eval_share(const brt_reduce *r, int ranks, int rank, struct wshare *sh)
+/* Evaluates rank's share of r's tree (its blocks' roots) into *sh, each
+ * block on the pool, or through gpu (r's way to the device; NULL: none)
+ * exactly as a par reduction of the block's leaves would be. */
+static void eval_share(const brt_reduce *r, brt_gpu_fn gpu, int ranks, int rank, struct wshare *sh)
 {
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
     int64_t first[MAX_BLOCKS];
@@ -547,7 +553,7 @@ static void eval_share(const brt_reduce *r, int ranks, int rank, struct wshare *
         /* the last block may hold the tree's short last leaf: it ends at n */
         if (first[i] * BRT_LEAF + sub.n > r->n)
             sub.n = r->n - first[i] * BRT_LEAF;
-        sh->b[i].has = brt_reduce_tree(&sub, sh->b[i].val);
+        sh->b[i].has = gpu ? gpu(r->env, &sub, first[i], sh->b[i].val) : brt_reduce_tree(&sub, sh->b[i].val);
         sh->b[i].level = level[i];
     }
 }
@@ -600,18 +606,20 @@ bool brt_world_reduce_split(const brt_reduce *r, int ranks, void *out)
     struct wshare *shares = brt_xmalloc(sizeof *shares * (size_t)ranks);
     for (int q = 0; q < ranks; q++) {
         shares[q].panicked = 0;
-        eval_share(r, ranks, q, &shares[q]);
+        eval_share(r, NULL, ranks, q, &shares[q]);
     }
     bool has = finish_top(r, shares, ranks, out);
     free(shares);
     return has;
 }
 
-bool brt_world_reduce_tree(const brt_reduce *r, void *out)
+bool brt_world_reduce_tree(const brt_reduce *r, brt_gpu_fn gpu, void *out)
 {
     outside_par("sum, product, min or max of a generator", r->loc);
-    if (W.size == 1 || r->n <= 0)
-        return brt_reduce_tree(r, out);
+    if (r->n <= 0)
+        return false;
+    if (W.size == 1)
+        return gpu ? gpu(r->env, r, 0, out) : brt_reduce_tree(r, out);
     struct wshare *mine = brt_xmalloc(sizeof *mine);
     memset(mine, 0, sizeof *mine);
     brt_trap trap, *outer = brt_trap_get();
@@ -619,7 +627,7 @@ bool brt_world_reduce_tree(const brt_reduce *r, void *out)
     trap.msg = NULL;
     brt_trap_set(&trap);
     if (setjmp(trap.jb) == 0) {
-        eval_share(r, W.size, W.rank, mine);
+        eval_share(r, gpu, W.size, W.rank, mine);
     } else {
         free(trap.msg);
         mine->panicked = 1;

@@ -9,6 +9,10 @@
 # 3. runs the golden suite with BRINE_GPU=on and with off (both against the
 #    same expected output, i.e. on == off), counting the reductions that ran
 #    on the device; then tests/gpu/progs (sizes, arrays, fnvals, panics) on vs off;
+#    then world programs (tests/world/reduce_*.br, examples/world_dot.br,
+#    examples/world_montecarlo.br) under an MPI launcher at -n 2 (in one
+#    process when none is installed), on vs off, each rank's blocks on the
+#    device (the tally);
 # 4. measures the device's copy bandwidth (1 GiB device-to-device copy);
 # 5. runs W1 (sum of 10^8 floats) and W2 (harmonic, n = 10^9) on the GPU
 #    and on the CPU, and prints the kernel ms, the fraction of the copy
@@ -86,6 +90,41 @@ for c in 0 1 2 3 4 5 6; do
     BRINE_GPU=off "$T/panics" $c > "$T/p.off" 2>&1; a=$?
     BRINE_GPU=on "$T/panics" $c > "$T/p.on" 2>&1; b=$?
     if cmp -s "$T/p.off" "$T/p.on" && [ $a = $b ]; then echo "panics $c: identical ($(head -n 1 "$T/p.off"))"; else bad "panics $c differs"; cat "$T/p.on"; fi
+done
+
+say "world: on vs off, -n 2"
+# the first launcher found; Open MPI's wants leave to run as root and to oversubscribe
+MPI=
+for c in mpirun.openmpi mpiexec.mpich mpirun mpiexec; do
+    command -v $c >/dev/null 2>&1 || continue
+    if $c --version 2>&1 | grep -q 'Open MPI\|OpenRTE'; then
+        MPI="$c -q --oversubscribe --bind-to none -n 2"
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    else
+        MPI="$c -n 2"
+    fi
+    break
+done
+[ -n "$MPI" ] || echo "no MPI launcher: world programs in one process only"
+for src in tests/world/reduce_float.br tests/world/reduce_int.br tests/world/reduce_elem_panic.br \
+           examples/world_dot.br examples/world_montecarlo.br; do
+    w=$(basename "$src" .br)
+    (cd "$(dirname "$src")" && "$B" build "$w.br" --release -o "$T/$w") || { bad "build $w"; continue; }
+    $MPI "$T/$w" > "$T/$w.off" 2>&1; a=$?
+    BRINE_GPU=on BRINE_GPU_TALLY="$T/$w.tally" $MPI "$T/$w" > "$T/$w.on" 2>&1; b=$?
+    n=$(cat "$T/$w.tally" 2>/dev/null | wc -l)
+    blocks=$(cat "$T/$w.tally" 2>/dev/null | grep -c ' first=')
+    # reduce_elem_panic panics (status 101); a panic found on the device is
+    # re-run on the cpu, so in one process it leaves no tally
+    want=0
+    [ $w = reduce_elem_panic ] && want=101
+    if cmp -s "$T/$w.off" "$T/$w.on" && [ $a = $want ] && [ $b = $want ] &&
+       { [ "$n" -gt 0 ] || [ $want != 0 ]; }; then
+        echo "world $w: identical, status $a; $n device runs ($blocks blocks after a first)"
+    else
+        diff "$T/$w.off" "$T/$w.on" | head
+        bad "world $w differs (status $a vs $b) or ran nothing on the device ($n)"
+    fi
 done
 
 say "copy bandwidth"
