@@ -479,7 +479,7 @@ class Gen:
 
     def big_ok(self):
         """Large generators only now and then, and never nested in another."""
-        return self.r.random() < 0.5 and not any(
+        return self.r.random() < 0.5 and not self.nested_clauses and not any(
             v[0] == "int" and k.startswith("i") for s in self.scope for k, v in s.items())
 
     # -- names --
@@ -1390,13 +1390,15 @@ class Gen:
     def generator(self, et, d):
         """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
         scope: several clauses give the elements in row-major order."""
-        src, vt, items = self.iterable(d)
-        v = self.fresh("i")
-        clauses = [(v, vt, items, src)]
-        self.scope.append({v: (vt, False)})
         nmore = 0
         if self.r.random() < 0.25 and not self.nested_clauses:
             nmore = self.r.choice([1, 1, 2])
+        self.nested_clauses += nmore > 0   # no large first clause under later ones
+        src, vt, items = self.iterable(d)
+        self.nested_clauses -= nmore > 0
+        v = self.fresh("i")
+        clauses = [(v, vt, items, src)]
+        self.scope.append({v: (vt, False)})
         for _ in range(nmore):
             ltext, lt, litems = self.later_iterable([(c[0], c[1]) for c in clauses])
             w = self.fresh("i")
