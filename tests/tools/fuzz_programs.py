@@ -55,6 +55,10 @@ class Panic(Exception):
         self.at = at    # a place marker id (see mark()) when the model knows the panic's place
 
 
+class TooBig(Exception):
+    """A statement whose model run takes too long: left out, like a runaway recursion."""
+
+
 class Break(Exception):
     pass
 
@@ -437,9 +441,14 @@ def par(e, lvl):
 class Env:
     """Names in scope: name -> [type, mutable, value]; chained scopes."""
 
+    steps = 0   # scopes made by the model in the statement being tried
+
     def __init__(self, parent=None):
         self.vars = {}
         self.parent = parent
+        Env.steps += 1
+        if Env.steps > 300_000:
+            raise TooBig()
 
     def look(self, name):
         e = self
@@ -476,6 +485,8 @@ class Gen:
         self.marks = 0       # place markers handed out (mark())
         self.none_lets = set()  # lets bound to None: their unwrap is a compile error
         self.newtypes = []   # this program's tuple, struct, Option and fn types
+        self.pure = 0        # > 0: generating code that must not print (par elements, lambdas, fn-typed functions)
+        self.impure = set()  # functions that print, directly or through a call
 
     def big_ok(self):
         """Large generators only now and then, and never nested in another."""
@@ -860,7 +871,7 @@ class Gen:
         return Expr(f"{par(a, 13)}[{i.text}]", 13, ix, t)
 
     def call(self, t, d):
-        fs = [(n, f) for n, f in self.funcs.items() if f[1] == t]
+        fs = [(n, f) for n, f in self.funcs.items() if f[1] == t and not (self.pure and n in self.impure)]
         if not fs:
             return self.leaf(t)
         name, (params, ret, body) = self.r.choice(fs)
@@ -1054,7 +1065,7 @@ class Gen:
         return self.marks, f"\x01{self.marks}\x02"
 
     def fn_names(self, t):
-        return [n for n, f in self.funcs.items() if fn_type(f[0], f[1]) == t]
+        return [n for n, f in self.funcs.items() if fn_type(f[0], f[1]) == t and n not in self.impure]
 
     def fn_ref(self, name):
         funcs = self.funcs
@@ -1159,8 +1170,9 @@ class Gen:
                 ea = a.ev
 
                 def toi(env):
+                    x = ea(env)   # its panics are not to_int's
                     try:
-                        return Opt(parse_int_text(ea(env)))
+                        return Opt(parse_int_text(x))
                     except Panic:
                         return None
                 return Expr(f"{self.recv(a)}.to_int()", 13, toi, t)
@@ -1182,8 +1194,9 @@ class Gen:
             ea = a.ev
 
             def tof(env):
+                x = ea(env)
                 try:
-                    return Opt(parse_float_text(ea(env)))
+                    return Opt(parse_float_text(x))
                 except Panic:
                     return None
             return Expr(f"{a.text}.to_float()", 13, tof, t)
@@ -1218,7 +1231,9 @@ class Gen:
         names = [self.fresh("a") for _ in ps]
         vis = {k for k, _ in self.visible(lambda v: True)}
         self.scope.append({n: (pt, False) for n, pt in zip(names, ps)})
+        self.pure += 1
         body = self.typed(self.expr(ret, d - 1), ret)
+        self.pure -= 1
         self.scope.pop()
         if use is not None:
             ub = body.ev
@@ -1405,10 +1420,12 @@ class Gen:
             clauses.append((w, lt, litems, ltext))
             self.scope[-1][w] = (lt, False)
         self.nested_clauses += nmore > 0
+        self.pure += 1   # elements print nothing: a par reduction runs them in no fixed order
         e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        self.pure -= 1
         self.nested_clauses -= nmore > 0
         self.scope.pop()
         text = f"{e.text} " + " ".join(f"for {c[0]} in {c[3]}" for c in clauses) + (f" if {par(cond, 2)}" if cond else "")
@@ -1605,7 +1622,28 @@ class Gen:
     def new_stmt(self):
         """A statement of SPEC 13's forms, or None when none fits."""
         r = self.r
-        c = r.randrange(6)
+        c = r.randrange(7)
+        if self.pure and c in (3, 5, 6):
+            return None
+        if c == 6:
+            # o.unwrap() on an Option that may be None: its panic has a place
+            ots = [x for x in self.newtypes if tparse(x)[0] == "opt" and not has_fn(x)]
+            if not ots:
+                return None
+            ot = r.choice(ots)
+            vs = [n for n, _ in self.visible(lambda v: v[0] == ot) if n not in self.none_lets]
+            a = Expr(vs[0], 14, lambda env, n=vs[0]: env.look(n)[2], ot) if vs and r.random() < 0.6 else self.typed(self.expr(ot, 2), ot)
+            if a.text in self.none_lets:
+                return None
+            mid, mk = self.mark()
+            ea, it = a.ev, tparse(ot)[1]
+
+            def ex(env):
+                o = ea(env)
+                if o is None:
+                    raise Panic("called unwrap on None", at=mid)
+                env_out(env).append(show(it, o.v) + "\n")
+            return [f"print({mk}{self.recv(a)}.unwrap())"], ex
         if c == 0:
             # let (a, b) = e / var (a, b) = e
             tts = [x for x in self.newtypes if tparse(x)[0] == "tup"]
@@ -1647,7 +1685,11 @@ class Gen:
             cands = [(n, vt, False) for n, (vt, m) in self.visible(lambda v: v[1] and tparse(v[0])[0] == "struct")]
             cands += [(n, elem(vt), True) for n, (vt, m) in self.visible(lambda v: v[1] and is_arr(v[0]) and tparse(elem(v[0]))[0] == "struct")]
             if not cands:
-                return None
+                if not STRUCTS:
+                    return None
+                # a var to change later: a struct or an array of them
+                st = r.choice(list(STRUCTS))
+                return self.let_stmt(mutable=True, t=st if r.random() < 0.6 else "[" + st + "]")
             name, st, inarr = r.choice(cands)
             i = r.randrange(len(STRUCTS[st]))
             fname, ft = STRUCTS[st][i]
@@ -1744,6 +1786,8 @@ class Gen:
 
     def print_stmt(self):
         r = self.r
+        if self.pure:
+            return self.let_stmt()
         es = []
         for _ in range(r.randint(0, 3)):
             t = r.choice(SCALARS + ("int", "float", "str", "[int]", "[float]", "[str]", "[[int]]", "[u64]"))
@@ -1755,12 +1799,13 @@ class Gen:
             env_out(env).append(" ".join(vals) + "\n")
         return [f"print({', '.join(e.text for e in es)})"], ex
 
-    def let_stmt(self, mutable=None):
+    def let_stmt(self, mutable=None, t=None):
         r = self.r
         if mutable is None:
             mutable = r.random() < 0.5
-        t = r.choice(SCALARS + ("int", "float", "[int]", "[float]", "[str]", "[u64]", "[[int]]"))
-        t = self.pick_new(lambda x: True, 0.4) or t
+        if t is None:
+            t = r.choice(SCALARS + ("int", "float", "[int]", "[float]", "[str]", "[u64]", "[[int]]"))
+            t = self.pick_new(lambda x: True, 0.4) or t
         name = self.fresh()
         e = self.expr(t, r.randint(1, 4))
         annot = e.lit and t in ("u64", "i128") or e.untyped or r.random() < 0.3
@@ -1873,6 +1918,7 @@ class Gen:
         if sig is not None:
             _, pts, ret = tparse(sig)
             params = [(self.fresh("p"), pt) for pt in pts]
+            self.pure += 1   # a function value may be called anywhere, par elements too
         else:
             params = [(self.fresh("p"), self.pick_new(lambda x: True, 0.3) or r.choice(SCALARS + ("[int]", "[float]")))
                       for _ in range(r.randint(0, 3))]
@@ -1883,6 +1929,11 @@ class Gen:
         e = self.expr(ret, 3)
         self.scope = []
         lines = [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:"] + body + [f"    return {e.text}"]
+        if sig is not None:
+            self.pure -= 1
+        text = "\n".join(lines)
+        if "print(" in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
+            self.impure.add(name)
 
         def run(env):
             try:
@@ -1983,6 +2034,7 @@ def reduce_model(red, t, is_par, thunks):
 def generate(seed):
     """(program text, expected stdout, expected panic message or None)."""
     g = Gen(seed)
+    Env.steps = 0
     root = Env()
     root.out = []
     GLOBAL[0] = root
@@ -1996,9 +2048,10 @@ def generate(seed):
         g.scope = [dict(g.consts)]
         g.fuel = 30
         e = g.expr(t, 3)
+        Env.steps = 0
         try:
             v = copyv(e.ev(root))
-        except (Panic, RecursionError):
+        except (Panic, RecursionError, TooBig):
             continue
         name = g.fresh("C")
         root.vars[name] = [t, False, v]
@@ -2025,10 +2078,11 @@ def generate(seed):
         saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
         saved_out = len(root.out)
         ls, ex = g.stmt(2, False)
+        Env.steps = 0
         try:
             ex(root)
         except Panic as p:
-            if g.r.random() < 0.15:
+            if g.r.random() < (0.5 if p.at else 0.15):
                 body.append(ls)
                 panic = str(p)
                 panic_at = p.at
@@ -2037,7 +2091,7 @@ def generate(seed):
             root.vars = saved_vars
             del root.out[saved_out:]
             continue
-        except RecursionError:
+        except (RecursionError, TooBig):
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
