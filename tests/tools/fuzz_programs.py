@@ -1128,6 +1128,7 @@ class Gen:
         return self.agg_common(t, d, c)
 
     def agg_common(self, t, d, c):
+        """4: a conditional, 5: an index, 6: a call; 7, 8: min/max of an ordered type."""
         if c == 4:
             return self.cond(t, d)
         if c == 5:
@@ -1200,24 +1201,16 @@ class Gen:
                 except Panic:
                     return None
             return Expr(f"{a.text}.to_float()", 13, tof, t)
-        if c == 5:
-            return self.cond(t, d)
-        if c == 6:
-            return self.index(t, d)
-        if c == 7:
-            return self.call(t, d)
+        if c in (5, 6, 7):
+            return self.agg_common(t, d, c - 1)
         return self.leaf(t)
 
     def fn_expr(self, t, d):
         c = self.r.randrange(8)
         if c < 3 and not self.strict:
             return self.lambda_expr(t, d)
-        if c == 4:
-            return self.cond(t, d)
-        if c == 5:
-            return self.index(t, d)
-        if c == 6:
-            return self.call(t, d)
+        if c in (4, 5, 6):
+            return self.agg_common(t, d, c)
         names = self.fn_names(t)
         if names:
             return self.fn_ref(self.r.choice(names))
