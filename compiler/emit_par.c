@@ -203,11 +203,86 @@ static void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *)
     scope_close();
 }
 
-struct fold_arg { const char *acc, *has, *stop, *L; };
+/* The size of a tuple of numbers as its C struct lays it out (align: its
+ * alignment); only ordered values (numbers, str, tuples of them) reach it. */
+static size_t c_size(struct type *t, size_t *align)
+{
+    size_t a = 8, n = t == ty_i128 ? 16 : t == ty_bool ? 1 : 8;
+    if (t->kind == T_TUPLE) {
+        n = 0, a = 1;
+        for (int i = 0; i < t->nfields; i++) {
+            size_t fa, fs = c_size(t->fields[i], &fa);
+            n = (n + fa - 1) / fa * fa + fs;
+            if (fa > a) a = fa;
+        }
+        n = (n + a - 1) / a * a;
+    } else {
+        a = n;
+    }
+    if (align) *align = a;
+    return n;
+}
+
+struct fold_arg { const char *acc, *has, *stop, *L; const char *cnt, *stk, *sh, *lv, *sp; struct ir_node *filter; };
+
+/* Tree order on the calling thread (SPEC 5.2), for par min/max of values the
+ * runtime's nodes cannot hold (over 16 bytes, or holding references): a stack
+ * of completed subtrees (value, has, level); node i = node i op node j, the
+ * loser released. */
+static void tree_merge(struct ir_node *rn, struct fold_arg *a, const char *i, const char *j)
+{
+    struct type *t = rn->elem_type;
+    bool ref = type_is_ref(t);
+    line("if (%s[%s]) {", a->sh, j);
+    F->ind++;
+    line("if (!%s[%s]) { %s[%s] = %s[%s]; %s[%s] = 1; }", a->sh, i, a->stk, i, a->stk, j, a->sh, i);
+    const char *right = arena_printf("%s[%s]", a->stk, j), *left = arena_printf("%s[%s]", a->stk, i);
+    if (ref) line("else if (%s) { %s(%s); %s = %s; } else %s(%s);", better(rn->reducer, t, right, left), release_fn(t), left,
+                  left, right, release_fn(t), right);
+    else line("else if (%s) %s = %s;", better(rn->reducer, t, right, left), left, right);
+    F->ind--;
+    line("}");
+}
+
+/* The leaf in acc/has is complete: push it (level 0) and merge equal levels. */
+static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
+{
+    line("%s[%s] = %s; %s[%s] = %s; %s[%s] = 0; %s++;", a->stk, a->sp, a->acc, a->sh, a->sp, a->has, a->lv, a->sp, a->sp);
+    line("%s = (%s)%s; %s = 0; %s = 0;", a->acc, ctype(rn->elem_type), start_value(rn->reducer, rn->elem_type), a->has, a->cnt);
+    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
+    F->ind++;
+    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
+    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
+    F->ind--;
+    line("}");
+}
+
 static void fold_cb(struct ir_node *rn, void *p)
 {
     struct fold_arg *a = p;
+    if (!a->cnt) {
+        fold_elem(rn, a->acc, a->has, a->stop, a->L);
+        return;
+    }
+    /* tree order: every element counts for its leaf, kept or not */
+    line("if (%s == BRT_LEAF) {", a->cnt);
+    F->ind++;
+    tree_leaf_end(rn, a);
+    F->ind--;
+    line("}");
+    line("%s++;", a->cnt);
+    if (a->filter) {
+        const char *f = emit_expr(a->filter);
+        line("if (%s) {", f);
+        F->ind++;
+    }
+    scope_open();
     fold_elem(rn, a->acc, a->has, a->stop, a->L);
+    scope_close();
+    if (a->filter) {
+        F->ind--;
+        line("}");
+    }
 }
 
 /* bp_elem<n>: one element stored to out, and kept_ set */
@@ -326,7 +401,7 @@ static void source_loop(struct ir_node *rn, const char *pre, const char *lo, con
     line("}");
 }
 
-static const char *emit_seq_reduce(struct ir_node *rn)
+static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
 {
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
@@ -344,9 +419,30 @@ static const char *emit_seq_reduce(struct ir_node *rn)
         stop = new_temp();
         line("bool %s = 0;", stop);
     }
-    struct fold_arg fa = {acc, has, stop, L};
+    struct fold_arg fa = {.acc = acc, .has = has, .stop = stop, .L = L};
+    if (tree) {
+        fa.cnt = new_temp(), fa.stk = new_temp(), fa.sh = new_temp(), fa.lv = new_temp(), fa.sp = new_temp();
+        line("%s %s[66]; bool %s[66]; int %s[66]; int %s = 0; int64_t %s = 0;", ctype(t), fa.stk, fa.sh, fa.lv, fa.sp, fa.cnt);
+        fa.filter = rn->filter; /* fold_cb tests it, after counting the element */
+        rn->filter = NULL;
+    }
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    if (tree) {
+        rn->filter = fa.filter;
+        line("if (%s > 0) {", fa.cnt);
+        F->ind++;
+        tree_leaf_end(rn, &fa);
+        F->ind--;
+        line("}");
+        const char *i = new_temp();
+        line("for (int %s = %s - 2; %s >= 0; %s--) {", i, fa.sp, i, i);
+        F->ind++;
+        tree_merge(rn, &fa, i, arena_printf("%s + 1", i));
+        F->ind--;
+        line("}");
+        line("if (%s > 0) { %s = %s[0]; %s = %s[0]; }", fa.sp, acc, fa.stk, has, fa.sh);
+    }
     if (has) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     own(acc, t);
     return acc;
@@ -446,7 +542,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     const char *acc = new_temp(), *has = new_temp();
     line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
     line("bool %s = 0;", has);
-    struct fold_arg fa = {acc, has, NULL, L};
+    struct fold_arg fa = {.acc = acc, .has = has, .L = L};
     if (s.ncl) flat_loop(rn, &s, b, e, fold_cb, &fa, NULL, NULL);
     else source_loop(rn, "env->", "lo", "arr", b, e, s.is_range, fold_cb, &fa, NULL);
     line("((%s *)vals)[%s] = %s;", ctype(t), lf, acc);
@@ -641,7 +737,11 @@ const char *emit_reduce(struct ir_node *rn)
 {
     if (rn->world) CG->uses_world = true;
     if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
-    bool par = rn->par && !type_is_ref(rn->elem_type);
-    return par ? emit_par_reduce(rn) : emit_seq_reduce(rn);
+    struct type *t = rn->elem_type;
+    /* the runtime's tree nodes hold values of up to 16 bytes, no references:
+     * bigger or counted tuples and structs take the tree's order here */
+    bool tree = rn->par && t->kind == T_TUPLE && (type_is_ref(t) || c_size(t, NULL) > 16);
+    bool par = rn->par && !type_is_ref(t) && !tree;
+    return par ? emit_par_reduce(rn) : emit_seq_reduce(rn, tree);
 }
 

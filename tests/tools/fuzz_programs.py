@@ -31,6 +31,7 @@ import concurrent.futures as cf
 import math
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -49,7 +50,13 @@ SCALARS = ("int", "u64", "i128", "float", "bool", "str")
 
 
 class Panic(Exception):
-    pass
+    def __init__(self, msg, at=None):
+        super().__init__(msg)
+        self.at = at    # a place marker id (see mark()) when the model knows the panic's place
+
+
+class TooBig(Exception):
+    """A statement whose model run takes too long: left out, like a runaway recursion."""
 
 
 class Break(Exception):
@@ -71,6 +78,136 @@ def is_arr(t):
 
 def elem(t):
     return t[1:-1]
+
+
+# ---- the types of SPEC 13 ------------------------------------------------------
+# A type is its Brine spelling: "(int, float)", "Option[str]", "fn(float) -> float",
+# a struct's name. STRUCTS holds the program's struct declarations.
+
+STRUCTS = {}   # name -> [(field, type)]
+
+
+def split_top(s):
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def tparse(t):
+    if t.startswith("["):
+        return ("arr", t[1:-1])
+    if t.startswith("("):
+        return ("tup", split_top(t[1:-1]))
+    if t.startswith("Option["):
+        return ("opt", t[7:-1])
+    if t.startswith("fn("):
+        depth = 0
+        for i, ch in enumerate(t):
+            depth += ch in "(["
+            depth -= ch in ")]"
+            if depth == 0 and ch == ")":
+                break
+        return ("fn", split_top(t[3:i]), t[i + 5:])
+    if t in STRUCTS:
+        return ("struct", t)
+    return ("scalar", t)
+
+
+def fields_of(t):
+    """[(field name, type)] of a tuple or struct type."""
+    k = tparse(t)
+    if k[0] == "tup":
+        return [(str(i), ft) for i, ft in enumerate(k[1])]
+    return STRUCTS[t]
+
+
+def has_fn(t):
+    k = tparse(t)
+    if k[0] == "fn":
+        return True
+    if k[0] in ("arr", "opt"):
+        return has_fn(k[1])
+    if k[0] in ("tup", "struct"):
+        return any(has_fn(ft) for _, ft in fields_of(t))
+    return False
+
+
+def ordered(t):
+    """Has < (SPEC 13): numbers, str, tuples and structs of those."""
+    k = tparse(t)
+    if k[0] == "scalar":
+        return t in ("int", "u64", "i128", "float", "str")
+    if k[0] in ("tup", "struct"):
+        return all(ordered(ft) for _, ft in fields_of(t))
+    return False
+
+
+class SVal:
+    """A struct value: its fields in declaration order (changed in place by field stores)."""
+    __slots__ = ("name", "f")
+
+    def __init__(self, name, f):
+        self.name, self.f = name, f
+
+
+class Opt:
+    """Some(v); None is Python's None."""
+    __slots__ = ("v",)
+
+    def __init__(self, v):
+        self.v = v
+
+
+def field_get(t, v, i):
+    return v[i] if tparse(t)[0] == "tup" else v.f[i]
+
+
+def eq_val(t, a, b):
+    k = tparse(t)
+    if k[0] == "arr":
+        return len(a) == len(b) and all(eq_val(k[1], x, y) for x, y in zip(a, b))
+    if k[0] == "opt":
+        if a is None or b is None:
+            return a is None and b is None
+        return eq_val(k[1], a.v, b.v)
+    if k[0] in ("tup", "struct"):
+        return all(eq_val(ft, field_get(t, a, i), field_get(t, b, i)) for i, (_, ft) in enumerate(fields_of(t)))
+    return a == b
+
+
+def lt_val(t, a, b):
+    """<: lexicographic, the first field that is not == decides (as Python's tuples)."""
+    k = tparse(t)
+    if k[0] in ("tup", "struct"):
+        for i, (_, ft) in enumerate(fields_of(t)):
+            x, y = field_get(t, a, i), field_get(t, b, i)
+            if not eq_val(ft, x, y):
+                return lt_val(ft, x, y)
+        return False
+    return a < b
+
+
+def sort_key(t, v):
+    """sort's order: each field as an array of its type sorts (-0.0 before 0.0, NaNs last and tied)."""
+    k = tparse(t)
+    if k[0] in ("tup", "struct"):
+        return tuple(sort_key(ft, field_get(t, v, i)) for i, (_, ft) in enumerate(fields_of(t)))
+    if t == "float":
+        if math.isnan(v):
+            return (1, 0.0, 0)
+        return (0, v, 0 if math.copysign(1.0, v) < 0 else 1)
+    return v
 
 
 # ---- the value model ---------------------------------------------------------
@@ -129,6 +266,13 @@ def show(t, v, inner=False):
         return debug_str(v) if inner else v
     if is_arr(t):
         return "[" + ", ".join(show(elem(t), x, True) for x in v) + "]"
+    k = tparse(t)
+    if k[0] == "tup":
+        return "(" + ", ".join(show(ft, x, True) for ft, x in zip(k[1], v)) + ")"
+    if k[0] == "struct":
+        return t + "(" + ", ".join(f"{fn}={show(ft, x, True)}" for (fn, ft), x in zip(STRUCTS[t], v.f)) + ")"
+    if k[0] == "opt":
+        return "None" if v is None else "Some(" + show(k[1], v.v, True) + ")"
     return str(v)
 
 
@@ -228,6 +372,31 @@ def float_to_int(t, x):
     return v
 
 
+def parse_int_text(s):
+    """int(s): the text it accepts, else its panic."""
+    ok = s and not s.startswith(("_",)) and not s.endswith("_") and "__" not in s
+    body = s[1:] if s[:1] in "+-" else s
+    if not ok or not body or not all(ch.isdigit() and ch.isascii() or ch == "_" for ch in body) or body.startswith("_"):
+        raise Panic(f"cannot convert {debug_str(s)} to int")
+    v = int(s.replace("_", ""))
+    if not I64[0] <= v <= I64[1]:
+        raise Panic(f"cannot convert {debug_str(s)} to int")
+    return v
+
+
+def parse_float_text(s):
+    """float(s): the text it accepts, else its panic."""
+    if re.fullmatch(r"[+-]?(inf|infinity|nan)", s, re.I):
+        return float(s)
+    if not re.fullmatch(r"[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?", s):
+        raise Panic(f"cannot convert {debug_str(s)} to float")
+    return float(s.replace("_", ""))
+
+
+def fn_type(params, ret):
+    return "fn(" + ", ".join(t for _, t in params) + ") -> " + ret
+
+
 def int_to_float(v):
     return float(v)  # Python rounds to nearest, ties to even
 
@@ -239,8 +408,8 @@ def combine(red, t, a, b):
     if red == "product":
         return chk(t, a * b, "multiplication") if t in INTS else f_mul(a, b)
     if red == "min":
-        return b if b < a else a
-    return b if b > a else a
+        return b if lt_val(t, b, a) else a
+    return b if lt_val(t, a, b) else a
 
 
 START = {"sum": {"int": 0, "u64": 0, "i128": 0, "float": 0.0},
@@ -254,10 +423,12 @@ START = {"sum": {"int": 0, "u64": 0, "i128": 0, "float": 0.0},
 # environment that computes its value or raises Panic.
 
 class Expr:
-    __slots__ = ("text", "lvl", "lit", "ev", "t", "weak")
+    __slots__ = ("text", "lvl", "lit", "ev", "t", "weak", "untyped")
 
-    def __init__(self, text, lvl, ev, t, lit=False, weak=None):
+    def __init__(self, text, lvl, ev, t, lit=False, weak=None, untyped=False):
         self.text, self.lvl, self.ev, self.t, self.lit = text, lvl, ev, t, lit
+        # untyped: its type comes only from the context (None, a lambda, SPEC 13)
+        self.untyped = untyped
         # weak: some integer literal in it takes its type from the context
         # (docs/language.md lists the places: conversions, abs, reductions...)
         self.weak = lit if weak is None else weak
@@ -270,9 +441,14 @@ def par(e, lvl):
 class Env:
     """Names in scope: name -> [type, mutable, value]; chained scopes."""
 
+    steps = 0   # scopes made by the model in the statement being tried
+
     def __init__(self, parent=None):
         self.vars = {}
         self.parent = parent
+        Env.steps += 1
+        if Env.steps > 300_000:
+            raise TooBig()
 
     def look(self, name):
         e = self
@@ -286,6 +462,12 @@ class Env:
 def copyv(v):
     if isinstance(v, list):
         return [copyv(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(copyv(x) for x in v)
+    if isinstance(v, SVal):
+        return SVal(v.name, [copyv(x) for x in v.f])
+    if isinstance(v, Opt):
+        return Opt(copyv(v.v))
     return v
 
 
@@ -299,10 +481,16 @@ class Gen:
         self.imports = set()
         self.consts = {}     # top-level constants: name -> (type, False)
         self.nested_clauses = 0  # generators with several clauses being built (their elements stay small)
+        self.strict = 0      # > 0: no None and no lambda (a place that gives no type)
+        self.marks = 0       # place markers handed out (mark())
+        self.none_lets = set()  # lets bound to None: their unwrap is a compile error
+        self.newtypes = []   # this program's tuple, struct, Option and fn types
+        self.pure = 0        # > 0: generating code that must not print (par elements, lambdas, fn-typed functions)
+        self.impure = set()  # functions that print, directly or through a call
 
     def big_ok(self):
         """Large generators only now and then, and never nested in another."""
-        return self.r.random() < 0.5 and not any(
+        return self.r.random() < 0.5 and not self.nested_clauses and not any(
             v[0] == "int" and k.startswith("i") for s in self.scope for k, v in s.items())
 
     # -- names --
@@ -391,7 +579,13 @@ class Gen:
     # -- typing helpers --
     def typed(self, e, t):
         """A literal-only integer expression of a type other than int, in a
-        place that gives it no type: convert it explicitly."""
+        place that gives it no type: convert it explicitly. An expression whose
+        type only a context gives (None, a lambda) is replaced by another."""
+        if e.untyped:
+            self.strict += 1
+            e = self.leaf(t)
+            self.strict -= 1
+            return e
         if e.lit and t in ("u64", "i128"):
             ev = e.ev
             return Expr(f"{t}({e.text})", 13, ev, t)
@@ -410,6 +604,19 @@ class Gen:
             return self.bool_expr(d)
         if t == "str":
             return self.str_expr(d)
+        k = tparse(t)[0]
+        if k != "arr" and self.r.random() < 0.3:
+            x = self.extra(t, d)
+            if x is not None:
+                return x
+        if k == "tup":
+            return self.tuple_expr(t, d)
+        if k == "struct":
+            return self.struct_expr(t, d)
+        if k == "opt":
+            return self.opt_expr(t, d)
+        if k == "fn":
+            return self.fn_expr(t, d)
         return self.arr_expr(t, d)
 
     def var_of(self, t):
@@ -433,6 +640,8 @@ class Gen:
             return Expr("true" if v else "false", 14, lambda env, v=v: v, "bool")
         if t == "str":
             return self.str_lit()
+        if tparse(t)[0] != "arr":
+            return self.agg_leaf(t)
         et = elem(t)
         items = [self.leaf(et) for _ in range(self.r.randint(1, 3))]
         return self.arr_lit(t, items)
@@ -440,6 +649,8 @@ class Gen:
     def arr_lit(self, t, items):
         et = elem(t)
         if items and all(i.lit for i in items) and et in ("u64", "i128"):
+            items[0] = self.typed(items[0], et)
+        if items and all(i.untyped for i in items):
             items[0] = self.typed(items[0], et)
         evs = [i.ev for i in items]
         return Expr("[" + ", ".join(i.text for i in items) + "]", 14,
@@ -456,7 +667,7 @@ class Gen:
     def two(self, t, d):
         a = self.expr(t, d - 1)
         b = self.expr(t, d - 1)
-        if a.lit and b.lit:
+        if a.lit and b.lit or a.untyped and b.untyped:
             a = self.typed(a, t)
         return a, b
 
@@ -592,16 +803,7 @@ class Gen:
                 a = self.str_lit(sv) if r.random() < 0.7 else self.expr("str", d - 1)
                 ea = a.ev
 
-                def parse(s):
-                    ok = s and not s.startswith(("_",)) and not s.endswith("_") and "__" not in s
-                    body = s[1:] if s[:1] in "+-" else s
-                    if not ok or not body or not all(ch.isdigit() and ch.isascii() or ch == "_" for ch in body) or body.startswith("_"):
-                        raise Panic(f"cannot convert {debug_str(s)} to int")
-                    v = int(s.replace("_", ""))
-                    if not I64[0] <= v <= I64[1]:
-                        raise Panic(f"cannot convert {debug_str(s)} to int")
-                    return v
-                return Expr(f"int({a.text})", 13, lambda env: parse(ea(env)), t)
+                return Expr(f"int({a.text})", 13, lambda env: parse_int_text(ea(env)), t)
             a = self.expr(src, d - 1)
             if a.weak:  # t(LITERAL) would type the literal as t: make it src first
                 a = Expr(f"{src}({a.text})", 13, a.ev, src)
@@ -669,7 +871,7 @@ class Gen:
         return Expr(f"{par(a, 13)}[{i.text}]", 13, ix, t)
 
     def call(self, t, d):
-        fs = [(n, f) for n, f in self.funcs.items() if f[1] == t]
+        fs = [(n, f) for n, f in self.funcs.items() if f[1] == t and not (self.pure and n in self.impure)]
         if not fs:
             return self.leaf(t)
         name, (params, ret, body) = self.r.choice(fs)
@@ -720,14 +922,7 @@ class Gen:
             a = self.str_lit(v)
             ea = a.ev
 
-            def pf(s):
-                import re
-                if re.fullmatch(r"[+-]?(inf|infinity|nan)", s, re.I):
-                    return float(s)
-                if not re.fullmatch(r"[+-]?(\d(_?\d)*(\.(\d(_?\d)*)?)?|\.\d(_?\d)*)([eE][+-]?\d(_?\d)*)?", s):
-                    raise Panic(f"cannot convert {debug_str(s)} to float")
-                return float(s.replace("_", ""))
-            return Expr(f"float({a.text})", 13, lambda env: pf(ea(env)), "float")
+            return Expr(f"float({a.text})", 13, lambda env: parse_float_text(ea(env)), "float")
         if c in (10, 11, 12):
             return self.reduction("float", d)
         if c == 13:
@@ -754,11 +949,13 @@ class Gen:
         c = r.randrange(12)
         if c < 4:
             t = r.choice(["int", "int", "float", "u64", "i128", "str", "[int]"])
-            ops = ["==", "!="] + (["<", "<=", ">", ">="] if not is_arr(t) else [])
+            t = self.pick_new(lambda x: not has_fn(x), 0.4) or t
+            ops = ["==", "!="] + (["<", "<=", ">", ">="] if ordered(t) else [])
             op = r.choice(ops)
             a, b = self.two(t, d)
-            fn = {"==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
-                  "<=": lambda x, y: x <= y, ">": lambda x, y: x > y, ">=": lambda x, y: x >= y}[op]
+            fn = {"==": lambda x, y: eq_val(t, x, y), "!=": lambda x, y: not eq_val(t, x, y),
+                  "<": lambda x, y: lt_val(t, x, y), "<=": lambda x, y: not lt_val(t, y, x) and (lt_val(t, x, y) or eq_val(t, x, y)),
+                  ">": lambda x, y: lt_val(t, y, x), ">=": lambda x, y: lt_val(t, y, x) or eq_val(t, x, y)}[op]
             ea, eb = a.ev, b.ev
             return Expr(f"{par(a, 6)} {op} {par(b, 6)}", 5, lambda env: fn(ea(env), eb(env)), "bool")
         if c < 6:
@@ -820,6 +1017,7 @@ class Gen:
             return self.binop("*", 11, a, n, "str", lambda x, y: x * max(y, 0))
         if c == 3:
             t = r.choice(SCALARS + ("[int]", "[str]", "[float]"))
+            t = self.pick_new(lambda x: not has_fn(x), 0.3) or t
             a = self.typed(self.expr(t, d - 1), t)
             ea = a.ev
             return Expr(f"str({a.text})", 13, lambda env: show(t, ea(env)), "str")
@@ -860,6 +1058,277 @@ class Gen:
             return self.index("str", d)
         return self.leaf("str")
 
+    # -- SPEC 13: tuples, structs, Option, function values --
+    def mark(self):
+        """A place marker: the model's panic names it, generate() turns it into line:col."""
+        self.marks += 1
+        return self.marks, f"\x01{self.marks}\x02"
+
+    def fn_names(self, t):
+        return [n for n, f in self.funcs.items() if fn_type(f[0], f[1]) == t and n not in self.impure]
+
+    def fn_ref(self, name):
+        funcs = self.funcs
+        return Expr(name, 14, lambda env, n=name: (lambda vals: run_func(funcs, n, vals)), fn_type(*funcs[name][:2]))
+
+    def agg_leaf(self, t):
+        k = tparse(t)
+        if k[0] == "tup":
+            return self.tuple_lit(t, [self.leaf(ft) for ft in k[1]])
+        if k[0] == "struct":
+            return self.struct_ctor(t, [self.leaf(ft) for _, ft in STRUCTS[t]])
+        if k[0] == "opt":
+            if self.strict or self.r.random() < 0.6:
+                return self.some(t, self.leaf(k[1]))
+            return Expr("None", 14, lambda env: None, t, untyped=True)
+        names = self.fn_names(t)
+        if names and (self.strict or self.r.random() < 0.5):
+            return self.fn_ref(self.r.choice(names))
+        return self.lambda_expr(t, 1)
+
+    def tuple_lit(self, t, comps):
+        comps = [self.typed(c, ft) if c.lit else c for c, ft in zip(comps, tparse(t)[1])]
+        evs = [c.ev for c in comps]
+        return Expr("(" + ", ".join(c.text for c in comps) + ")", 14,
+                    lambda env: tuple(copyv(f(env)) for f in evs), t, untyped=any(c.untyped for c in comps))
+
+    def struct_ctor(self, t, vals):
+        """Positional, named (any order) or both; the values evaluate in field order."""
+        fs = STRUCTS[t]
+        r = self.r
+        npos = r.choice([len(fs), len(fs), 0, r.randint(0, len(fs))])
+        named = [(fn, v.text) for (fn, _), v in list(zip(fs, vals))[npos:]]
+        r.shuffle(named)
+        parts = [v.text for v in vals[:npos]] + [f"{fn}={x}" for fn, x in named]
+        evs = [v.ev for v in vals]
+        return Expr(f"{t}(" + ", ".join(parts) + ")", 13, lambda env: SVal(t, [copyv(f(env)) for f in evs]), t)
+
+    def some(self, t, x):
+        if x.lit:
+            x = self.typed(x, tparse(t)[1])
+        ex = x.ev
+        return Expr(f"Some({x.text})", 13, lambda env: Opt(copyv(ex(env))), t, untyped=x.untyped)
+
+    def recv(self, e):
+        return e.text if e.lvl >= 13 and not e.lit else "(" + e.text + ")"
+
+    def minmax2(self, t, d):
+        f = self.r.choice(["min", "max"])
+        a, b = self.two(t, d)
+        a, b = self.typed(a, t), self.typed(b, t)
+        ea, eb = a.ev, b.ev
+        if f == "min":
+            return Expr(f"min({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if lt_val(t, y, x) else x)(ea(env), eb(env)), t)
+        return Expr(f"max({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if lt_val(t, x, y) else x)(ea(env), eb(env)), t)
+
+    def tuple_expr(self, t, d):
+        c = self.r.randrange(10)
+        if c < 4:
+            return self.tuple_lit(t, [self.expr(ft, d - 1) for ft in tparse(t)[1]])
+        return self.agg_common(t, d, c)
+
+    def agg_common(self, t, d, c):
+        """4: a conditional, 5: an index, 6: a call; 7, 8: min/max of an ordered type."""
+        if c == 4:
+            return self.cond(t, d)
+        if c == 5:
+            return self.index(t, d)
+        if c == 6:
+            return self.call(t, d)
+        if c in (7, 8) and ordered(t):
+            return self.minmax2(t, d) if c == 7 else self.reduction(t, d)
+        return self.leaf(t)
+
+    def struct_expr(self, t, d):
+        c = self.r.randrange(10)
+        if c < 4:
+            return self.struct_ctor(t, [self.expr(ft, d - 1) for _, ft in STRUCTS[t]])
+        return self.agg_common(t, d, c)
+
+    def opt_expr(self, t, d):
+        r = self.r
+        it = tparse(t)[1]
+        c = r.randrange(10)
+        if c < 3:
+            return self.some(t, self.expr(it, d - 1))
+        if c == 3 and not self.strict:
+            return Expr("None", 14, lambda env: None, t, untyped=True)
+        if c == 4 and it == "int":
+            k = r.randrange(3)
+            if k == 0:
+                a = self.typed(self.expr("str", d - 1), "str")
+                b = self.typed(self.expr("str", d - 1), "str") if r.random() < 0.5 else self.str_lit(r.choice(["a", "", "b", "é", "ab", " "]))
+                ea, eb = a.ev, b.ev
+
+                def find(env):
+                    x, y = ea(env).encode(), eb(env).encode()
+                    i = x.find(y)
+                    return None if i < 0 else Opt(i)
+                return Expr(f"{self.recv(a)}.find({b.text})", 13, find, t)
+            if k == 1:
+                a = self.str_lit(r.choice(["12", "-7", "1_000", "x", "", " 3", "+4", "9223372036854775808", "-9223372036854775808", "1__0", "0x10"])) \
+                    if r.random() < 0.7 else self.typed(self.expr("str", d - 1), "str")
+                ea = a.ev
+
+                def toi(env):
+                    x = ea(env)   # its panics are not to_int's
+                    try:
+                        return Opt(parse_int_text(x))
+                    except Panic:
+                        return None
+                return Expr(f"{self.recv(a)}.to_int()", 13, toi, t)
+            et = r.choice(["int", "str", "float"] + [x for x in self.newtypes if not has_fn(x) and not is_arr(x)])
+            xs = self.typed(self.expr("[" + et + "]", d - 1), "[" + et + "]")
+            v = self.expr(et, d - 1)
+            ex, ev_ = xs.ev, v.ev
+
+            def index(env):
+                a = ex(env)
+                b = ev_(env)
+                for i, y in enumerate(a):
+                    if eq_val(et, y, b):
+                        return Opt(i)
+                return None
+            return Expr(f"{self.recv(xs)}.index({v.text})", 13, index, t)
+        if c == 4 and it == "float":
+            a = self.str_lit(r.choice(["1.5", "-2.25", "1_000.5", "1e3", "inf", "-nan", "x", "", "1.", ".5", " 1", "1e999", "-0"]))
+            ea = a.ev
+
+            def tof(env):
+                x = ea(env)
+                try:
+                    return Opt(parse_float_text(x))
+                except Panic:
+                    return None
+            return Expr(f"{a.text}.to_float()", 13, tof, t)
+        if c in (5, 6, 7):
+            return self.agg_common(t, d, c - 1)
+        return self.leaf(t)
+
+    def fn_expr(self, t, d):
+        c = self.r.randrange(8)
+        if c < 3 and not self.strict:
+            return self.lambda_expr(t, d)
+        if c in (4, 5, 6):
+            return self.agg_common(t, d, c)
+        names = self.fn_names(t)
+        if names:
+            return self.fn_ref(self.r.choice(names))
+        return self.leaf(t)
+
+    def lambda_expr(self, t, d, use=None):
+        """`lambda a, b: BODY`, typed by the place it goes; captures the names
+        its body uses by value when it is made (SPEC 13). use: a name the body
+        must read (added to it)."""
+        _, ps, ret = tparse(t)
+        names = [self.fresh("a") for _ in ps]
+        vis = {k for k, _ in self.visible(lambda v: True)}
+        self.scope.append({n: (pt, False) for n, pt in zip(names, ps)})
+        self.pure += 1
+        body = self.typed(self.expr(ret, d - 1), ret)
+        self.pure -= 1
+        self.scope.pop()
+        if use is not None:
+            ub = body.ev
+            if ret == "str":
+                body = Expr(f"{par(body, 10)} + {use}", 10, lambda env: ub(env) + env.look(use)[2], ret)
+            else:
+                body = Expr(f"{par(body, 11)} * {use}", 11, lambda env: f_mul(ub(env), env.look(use)[2]) if ret == "float"
+                            else chk(ret, ub(env) * env.look(use)[2], "multiplication"), ret)
+        used = sorted({n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", body.text) if n in vis and n not in names})
+        be = body.ev
+
+        def ev(env):
+            snap = Env(GLOBAL[0])
+            for n in used:
+                cell = env.look(n)
+                snap.vars[n] = [cell[0], False, copyv(cell[2])]
+
+            def call(vals):
+                inner = Env(snap)
+                for n, pt, v in zip(names, ps, vals):
+                    inner.vars[n] = [pt, False, v]
+                return copyv(be(inner))
+            return call
+        head = "lambda " + ", ".join(names) if names else "lambda"
+        return Expr(f"{head}: {body.text}", 0, ev, t, untyped=True)
+
+    def extra(self, t, d):
+        """An expression of type t through the new forms: a field read, an
+        Option's unwrap/unwrap_or, a call through a function value."""
+        r = self.r
+        c = r.randrange(3)
+        if c == 0:
+            cands = [(n, vt) for n, (vt, _) in self.visible(lambda v: tparse(v[0])[0] in ("tup", "struct"))
+                     if any(ft == t for _, ft in fields_of(vt))]
+            if cands and r.random() < 0.7:
+                name, at = r.choice(cands)
+                a = Expr(name, 14, lambda env, n=name: env.look(n)[2], at)
+            else:
+                ats = [x for x in self.newtypes if tparse(x)[0] in ("tup", "struct") and any(ft == t for _, ft in fields_of(x))]
+                if not ats:
+                    return None
+                at = r.choice(ats)
+                a = self.typed(self.expr(at, d - 1), at)
+            i = r.choice([i for i, (_, ft) in enumerate(fields_of(at)) if ft == t])
+            fname = fields_of(at)[i][0]
+            ea = a.ev
+            return Expr(f"{self.recv(a)}.{fname}", 13, lambda env: copyv(field_get(at, ea(env), i)), t)
+        if c == 1:
+            ot = f"Option[{t}]"
+            if ot not in self.newtypes:
+                return None
+            if r.random() < 0.5:
+                a = self.typed(self.expr(ot, d - 1), ot)
+                if a.text in self.none_lets:
+                    return None
+                mid, mk = self.mark()
+                ea = a.ev
+
+                def unwrap(env):
+                    o = ea(env)
+                    if o is None:
+                        raise Panic("called unwrap on None", at=mid)
+                    return copyv(o.v)
+                return Expr(f"{mk}{self.recv(a)}.unwrap()", 13, unwrap, t)
+            a = self.typed(self.expr(ot, d - 1), ot)
+            b = self.expr(t, d - 1)
+            ea, eb = a.ev, b.ev
+
+            def unwrap_or(env):
+                o = ea(env)
+                dv = eb(env)
+                return copyv(dv if o is None else o.v)
+            return Expr(f"{self.recv(a)}.unwrap_or({b.text})", 13, unwrap_or, t)
+        fts = [x for x in self.newtypes if tparse(x)[0] == "fn" and tparse(x)[2] == t]
+        if not fts:
+            return None
+        ft = r.choice(fts)
+        arrs = [n for n, _ in self.visible(lambda v: v[0] == "[" + ft + "]")]
+        ks = [n for n, _ in self.visible(lambda v: v[0] == "int")]
+        if arrs and ks and r.random() < 0.5:
+            # a run-time index into an array of functions
+            fsn, kn = r.choice(arrs), r.choice(ks)
+
+            def pick(env, fsn=fsn, kn=kn):
+                fs = env.look(fsn)[2]
+                k = env.look(kn)[2]
+                if k in (I64[0],):
+                    raise Panic("integer overflow in negation")
+                if not fs:
+                    raise Panic("division by zero")
+                return fs[abs(k) % len(fs)]
+            callee = Expr(f"{fsn}[abs({kn}) % len({fsn})]", 13, pick, ft)
+        else:
+            callee = self.typed(self.expr(ft, d - 1), ft)
+        args = [self.expr(pt, d - 1) for pt in tparse(ft)[1]]
+        ec, evs = callee.ev, [a.ev for a in args]
+
+        def call(env):
+            f = ec(env)
+            return f([copyv(e(env)) for e in evs])
+        return Expr(f"{self.recv(callee)}(" + ", ".join(a.text for a in args) + ")", 13, call, t)
+
     # -- arrays --
     def arr_expr(self, t, d):
         r = self.r
@@ -878,6 +1347,10 @@ class Gen:
             return Expr(f"[{x.text}] * {n.text}", 11, lambda env, k=n.ev(None): (lambda v: [copyv(v) for _ in range(max(k, 0))])(ex(env)), t)
         if c == 4:
             return self.leaf(t)
+        if c == 5 and ordered(et) and r.random() < 0.5:
+            a = self.typed(self.expr(t, d - 1), t)
+            ea = a.ev
+            return Expr(f"sorted({a.text})", 13, lambda env: sorted(copyv(ea(env)), key=lambda v: sort_key(et, v)), t)
         items = [self.expr(et, d - 1) for _ in range(r.randint(0 if False else 1, 4))]
         return self.arr_lit(t, items)
 
@@ -925,23 +1398,27 @@ class Gen:
     def generator(self, et, d):
         """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
         scope: several clauses give the elements in row-major order."""
-        src, vt, items = self.iterable(d)
-        v = self.fresh("i")
-        clauses = [(v, vt, items, src)]
-        self.scope.append({v: (vt, False)})
         nmore = 0
         if self.r.random() < 0.25 and not self.nested_clauses:
             nmore = self.r.choice([1, 1, 2])
+        self.nested_clauses += nmore > 0   # no large first clause under later ones
+        src, vt, items = self.iterable(d)
+        self.nested_clauses -= nmore > 0
+        v = self.fresh("i")
+        clauses = [(v, vt, items, src)]
+        self.scope.append({v: (vt, False)})
         for _ in range(nmore):
             ltext, lt, litems = self.later_iterable([(c[0], c[1]) for c in clauses])
             w = self.fresh("i")
             clauses.append((w, lt, litems, ltext))
             self.scope[-1][w] = (lt, False)
         self.nested_clauses += nmore > 0
+        self.pure += 1   # elements print nothing: a par reduction runs them in no fixed order
         e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        self.pure -= 1
         self.nested_clauses -= nmore > 0
         self.scope.pop()
         text = f"{e.text} " + " ".join(f"for {c[0]} in {c[3]}" for c in clauses) + (f" if {par(cond, 2)}" if cond else "")
@@ -973,9 +1450,9 @@ class Gen:
         if t == "bool":
             red = r.choice(["any", "all"])
             et = "bool"
-        elif t == "str":
+        elif t == "str" or tparse(t)[0] != "scalar":
             red = r.choice(["min", "max"])
-            et = "str"
+            et = t
         else:
             red = r.choice(["sum", "product", "min", "max", "sum"])
             et = t
@@ -1028,6 +1505,10 @@ class Gen:
         r = self.r
         self.fuel = 40
         c = r.randrange(20)
+        if self.newtypes and r.random() < 0.3:
+            st = self.new_stmt()
+            if st is not None:
+                return st
         if c < 5:
             return self.print_stmt()
         if c < 9:
@@ -1131,11 +1612,179 @@ class Gen:
             return [f"return {e.text}"], ex
         return self.print_stmt()
 
+    def new_stmt(self):
+        """A statement of SPEC 13's forms, or None when none fits."""
+        r = self.r
+        c = r.randrange(7)
+        if self.pure and c in (3, 5, 6):
+            return None
+        if c == 6:
+            # o.unwrap() on an Option that may be None: its panic has a place
+            ots = [x for x in self.newtypes if tparse(x)[0] == "opt" and not has_fn(x)]
+            if not ots:
+                return None
+            ot = r.choice(ots)
+            vs = [n for n, _ in self.visible(lambda v: v[0] == ot) if n not in self.none_lets]
+            a = Expr(vs[0], 14, lambda env, n=vs[0]: env.look(n)[2], ot) if vs and r.random() < 0.6 else self.typed(self.expr(ot, 2), ot)
+            if a.text in self.none_lets:
+                return None
+            mid, mk = self.mark()
+            ea, it = a.ev, tparse(ot)[1]
+
+            def ex(env):
+                o = ea(env)
+                if o is None:
+                    raise Panic("called unwrap on None", at=mid)
+                env_out(env).append(show(it, o.v) + "\n")
+            return [f"print({mk}{self.recv(a)}.unwrap())"], ex
+        if c == 0:
+            # let (a, b) = e / var (a, b) = e
+            tts = [x for x in self.newtypes if tparse(x)[0] == "tup"]
+            if not tts:
+                return None
+            t = r.choice(tts)
+            e = self.typed(self.expr(t, 2), t)
+            fts = tparse(t)[1]
+            mutable = r.random() < 0.5
+            names = [self.fresh() for _ in fts]
+            for n, ft in zip(names, fts):
+                self.scope[-1][n] = (ft, mutable)
+            ee = e.ev
+
+            def ex(env):
+                v = ee(env)
+                for n, ft, x in zip(names, fts, v):
+                    env.vars[n] = [ft, mutable, copyv(x)]
+            return [f"{'var' if mutable else 'let'} ({', '.join(names)}) = {e.text}"], ex
+        if c == 1:
+            # (x, y) = (e1, e2), the right side in full first; often a swap
+            vs = self.visible(lambda v: v[1])
+            if len(vs) < 2:
+                return None
+            (x, (tx, _)), (y, (ty, _)) = r.sample(vs, 2)
+            if tx == ty and r.random() < 0.5:
+                rhs = [Expr(y, 14, lambda env: env.look(y)[2], ty), Expr(x, 14, lambda env: env.look(x)[2], tx)]
+            else:
+                rhs = [self.expr(tx, 2), self.expr(ty, 2)]
+            evs = [e.ev for e in rhs]
+
+            def ex(env):
+                vals = [copyv(f(env)) for f in evs]
+                env.look(x)[2] = vals[0]
+                env.look(y)[2] = vals[1]
+            return [f"({x}, {y}) = ({rhs[0].text}, {rhs[1].text})"], ex
+        if c == 2:
+            # s.f = v, s.f += v, xs[i].f = v on vars (SPEC 13): value semantics
+            cands = [(n, vt, False) for n, (vt, m) in self.visible(lambda v: v[1] and tparse(v[0])[0] == "struct")]
+            cands += [(n, elem(vt), True) for n, (vt, m) in self.visible(lambda v: v[1] and is_arr(v[0]) and tparse(elem(v[0]))[0] == "struct")]
+            if not cands:
+                if not STRUCTS:
+                    return None
+                # a var to change later: a struct or an array of them
+                st = r.choice(list(STRUCTS))
+                return self.let_stmt(mutable=True, t=st if r.random() < 0.6 else "[" + st + "]")
+            name, st, inarr = r.choice(cands)
+            i = r.randrange(len(STRUCTS[st]))
+            fname, ft = STRUCTS[st][i]
+            k = r.choice([0, 0, 1, 2, -1])
+            op = r.choice(["+", "-"]) if ft in ("int", "float") and r.random() < 0.4 else ""
+            e = self.expr(ft, 2)
+            ee = e.ev
+
+            def ex(env):
+                v = copyv(ee(env))
+                s = env.look(name)[2]
+                if inarr:
+                    if not 0 <= k < len(s):
+                        raise Panic(f"index out of bounds: the len is {len(s)} but the index is {k}")
+                    s = s[k]
+                if op == "+":
+                    v = chk(ft, s.f[i] + v, "addition") if ft == "int" else s.f[i] + v
+                elif op == "-":
+                    v = chk(ft, s.f[i] - v, "subtraction") if ft == "int" else s.f[i] - v
+                s.f[i] = v
+            tgt = f"{name}[{k}].{fname}" if inarr else f"{name}.{fname}"
+            return [f"{tgt} {op}= {e.text}"], ex
+        if c == 3:
+            # a lambda captures a var, the var changes, the lambda still sees the old value
+            vs = self.visible(lambda v: v[1] and v[0] in ("int", "float", "str"))
+            if not vs:
+                return None
+            v, (vt, _) = r.choice(vs)
+            fts = [x for x in self.newtypes if tparse(x)[0] == "fn" and tparse(x)[2] == vt]
+            ft = r.choice(fts) if fts else f"fn(int) -> {vt}"
+            g = self.fresh("g")
+            lam = self.lambda_expr(ft, 2, use=v)
+            self.scope[-1][g] = (ft, False)
+            nv = self.expr(vt, 2)
+            args = [self.typed(self.expr(pt, 1), pt) for pt in tparse(ft)[1]]
+            le, ne, aes = lam.ev, nv.ev, [a.ev for a in args]
+
+            def ex(env):
+                env.vars[g] = [ft, False, le(env)]
+                env.look(v)[2] = ne(env)
+                out = show(vt, env.vars[g][2]([copyv(a(env)) for a in aes]))
+                env_out(env).append(out + " " + show(vt, env.look(v)[2]) + "\n")
+            return [f"let {g}: {ft} = {lam.text}", f"{v} = {nv.text}",
+                    f"print({g}(" + ", ".join(a.text for a in args) + f"), {v})"], ex
+        if c == 4:
+            # xs.sort(): stable, by each field's array order
+            vs = self.visible(lambda v: v[1] and is_arr(v[0]) and ordered(elem(v[0])))
+            if not vs:
+                return None
+            name, (t, _) = r.choice(vs)
+            et = elem(t)
+
+            def ex(env):
+                env.look(name)[2].sort(key=lambda v: sort_key(et, v))
+            return [f"{name}.sort()"], ex
+        # an array of functions called by a run-time index
+        fts = [x for x in self.newtypes if tparse(x)[0] == "fn"]
+        if not fts:
+            return None
+        ft = r.choice(fts)
+        fs = self.fresh()
+        items = [self.expr(ft, 2) for _ in range(r.randint(1, 4))]
+        arr = self.arr_lit("[" + ft + "]", items)
+        self.scope[-1][fs] = ("[" + ft + "]", True)
+        k = self.fresh("k")
+        n = r.randint(1, 5)
+        self.scope.append({k: ("int", False)})
+        call = self.extra(tparse(ft)[2], 2) if r.random() < 0.5 else None
+        self.scope.pop()
+        rt = tparse(ft)[2]
+        if call is None or has_fn(rt):
+            args = [self.typed(self.expr(pt, 1), pt) for pt in tparse(ft)[1]]
+            call = Expr(f"{fs}[{k} % len({fs})](" + ", ".join(a.text for a in args) + ")", 13,
+                        lambda env: env.look(fs)[2][env.look(k)[2] % len(env.look(fs)[2])]([copyv(a.ev(env)) for a in args]), rt)
+        ae, ce = arr.ev, call.ev
+        pr = not has_fn(rt)
+
+        def ex(env):
+            env.vars[fs] = ["[" + ft + "]", True, ae(env)]
+            for x in range(n):
+                sub = Env(env)
+                sub.vars[k] = ["int", False, x]
+                v = ce(sub)
+                if pr:
+                    env_out(env).append(show(rt, v) + "\n")
+        body = f"    print({call.text})" if pr else f"    {fs}.push({fs}[{k} % len({fs})])"
+        if not pr:
+            def ex(env):
+                env.vars[fs] = ["[" + ft + "]", True, ae(env)]
+                for x in range(n):
+                    xs = env.look(fs)[2]
+                    xs.append(xs[x % len(xs)])
+        return [f"var {fs}: [{ft}] = {arr.text}", f"for {k} in 0..{n}:", body], ex
+
     def print_stmt(self):
         r = self.r
+        if self.pure:
+            return self.let_stmt()
         es = []
         for _ in range(r.randint(0, 3)):
             t = r.choice(SCALARS + ("int", "float", "str", "[int]", "[float]", "[str]", "[[int]]", "[u64]"))
+            t = self.pick_new(lambda x: not has_fn(x), 0.4) or t
             es.append(self.typed(self.expr(t, r.randint(1, 4)), t))
 
         def ex(env):
@@ -1143,14 +1792,18 @@ class Gen:
             env_out(env).append(" ".join(vals) + "\n")
         return [f"print({', '.join(e.text for e in es)})"], ex
 
-    def let_stmt(self, mutable=None):
+    def let_stmt(self, mutable=None, t=None):
         r = self.r
         if mutable is None:
             mutable = r.random() < 0.5
-        t = r.choice(SCALARS + ("int", "float", "[int]", "[float]", "[str]", "[u64]", "[[int]]"))
+        if t is None:
+            t = r.choice(SCALARS + ("int", "float", "[int]", "[float]", "[str]", "[u64]", "[[int]]"))
+            t = self.pick_new(lambda x: True, 0.4) or t
         name = self.fresh()
         e = self.expr(t, r.randint(1, 4))
-        annot = e.lit and t in ("u64", "i128") or r.random() < 0.3
+        annot = e.lit and t in ("u64", "i128") or e.untyped or r.random() < 0.3
+        if e.text == "None" and not mutable:
+            self.none_lets.add(name)
         if is_arr(t) and r.random() < 0.1:
             e = Expr("[]", 14, lambda env: [], t)
             annot = True
@@ -1218,18 +1871,62 @@ class Gen:
             env.look(name)[2] = v
         return [f"{name} = {e.text}"], ex
 
-    def function(self):
+    FIELD_NAMES = ["lo", "hi", "n", "name", "ok", "xs", "pt", "tag", "val", "f"]
+
+    def declare_types(self):
+        """This program's SPEC 13 types: a few structs and tuples, Options, fn types."""
+        r = self.r
+        lines = []
+        base = ["int", "float", "str", "bool", "u64"]
+        fnts = r.sample(["fn(int) -> int", "fn(float) -> float", "fn(int, int) -> int",
+                         "fn(float, int) -> float", "fn() -> int", "fn(int) -> str"], r.randint(0, 3))
+        tups = []
+        for _ in range(r.randint(1, 3)):
+            n = r.choice([2, 2, 3])
+            tups.append("(" + ", ".join(r.choice(base + ["float", "int", "str"] + tups[:1]) for _ in range(n)) + ")")
+        for si in range(r.randint(0, 2)):
+            name = f"S{si + 1}"
+            pool = base + ["[int]", "Option[int]"] + tups[:1] + [f"S{j + 1}" for j in range(si)] + fnts[:1]
+            fs = [(fn, r.choice(pool)) for fn in r.sample(self.FIELD_NAMES, r.randint(1, 3))]
+            STRUCTS[name] = fs
+            lines += [f"struct {name}:"] + [f"    {fn}: {ft}" for fn, ft in fs] + [""]
+        opts = [f"Option[{x}]" for x in r.sample(["int", "float", "str"] + tups[:1] + list(STRUCTS)[:1], 2)]
+        if "Option[int]" not in opts and r.random() < 0.5:
+            opts.append("Option[int]")
+        aggs = tups + list(STRUCTS) + opts
+        arrs = ["[" + x + "]" for x in r.sample(aggs + fnts, min(3, len(aggs + fnts)))]
+        self.newtypes = list(dict.fromkeys(aggs + fnts + arrs + [f for _, fs in STRUCTS.items() for _, f in fs if has_fn(f)]))
+        return lines
+
+    def pick_new(self, pred, p):
+        """Now and then (probability p) one of this program's SPEC 13 types."""
+        ts = [x for x in self.newtypes if pred(x)]
+        if ts and self.r.random() < p:
+            return self.r.choice(ts)
+        return None
+
+    def function(self, sig=None):
         r = self.r
         name = self.fresh("f")
-        params = [(self.fresh("p"), r.choice(SCALARS + ("[int]", "[float]")))
-                  for _ in range(r.randint(0, 3))]
-        ret = r.choice(("int", "float", "str", "bool", "u64", "i128", "[int]"))
+        if sig is not None:
+            _, pts, ret = tparse(sig)
+            params = [(self.fresh("p"), pt) for pt in pts]
+            self.pure += 1   # a function value may be called anywhere, par elements too
+        else:
+            params = [(self.fresh("p"), self.pick_new(lambda x: True, 0.3) or r.choice(SCALARS + ("[int]", "[float]")))
+                      for _ in range(r.randint(0, 3))]
+            ret = self.pick_new(lambda x: True, 0.3) or r.choice(("int", "float", "str", "bool", "u64", "i128", "[int]"))
         self.scope = [dict(self.consts), {p: (t, False) for p, t in params}]
         body, bex = self.block(1, False, ret)
         self.fuel = 40
         e = self.expr(ret, 3)
         self.scope = []
         lines = [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:"] + body + [f"    return {e.text}"]
+        if sig is not None:
+            self.pure -= 1
+        text = "\n".join(lines)
+        if "print(" in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
+            self.impure.add(name)
 
         def run(env):
             try:
@@ -1330,19 +2027,24 @@ def reduce_model(red, t, is_par, thunks):
 def generate(seed):
     """(program text, expected stdout, expected panic message or None)."""
     g = Gen(seed)
+    Env.steps = 0
     root = Env()
     root.out = []
     GLOBAL[0] = root
     lines = []
+    STRUCTS.clear()
+    decls = g.declare_types() if g.r.random() < 0.75 else []
+    newtypes, g.newtypes = g.newtypes, []   # constants and the fn types' functions: no new forms
     for _ in range(g.r.randint(0, 2)):
         # a top-level constant (SPEC 2), visible in functions and main
         t = g.r.choice(("int", "float", "str", "u64", "[int]"))
         g.scope = [dict(g.consts)]
         g.fuel = 30
         e = g.expr(t, 3)
+        Env.steps = 0
         try:
             v = copyv(e.ev(root))
-        except (Panic, RecursionError):
+        except (Panic, RecursionError, TooBig):
             continue
         name = g.fresh("C")
         root.vars[name] = [t, False, v]
@@ -1351,11 +2053,16 @@ def generate(seed):
         lines.append(f"let {name}{': ' + t if annot else ''} = {e.text}")
     if lines:
         lines.append("")
+    for ft in [x for x in newtypes if tparse(x)[0] == "fn"]:
+        lines += g.function(ft) + [""]    # every fn type has a function value (typed() needs one)
+    g.newtypes = newtypes
+    lines = decls + lines
     for _ in range(g.r.randint(0, 3)):
         lines += g.function() + [""]
     g.scope = [dict(g.consts), {}]
     body = []
     panic = None
+    panic_at = None
     tries = 0
     n = g.r.randint(4, 14)
     while len(body) < n and tries < 60:
@@ -1364,18 +2071,20 @@ def generate(seed):
         saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
         saved_out = len(root.out)
         ls, ex = g.stmt(2, False)
+        Env.steps = 0
         try:
             ex(root)
         except Panic as p:
-            if g.r.random() < 0.15:
+            if g.r.random() < (0.5 if p.at else 0.15):
                 body.append(ls)
                 panic = str(p)
+                panic_at = p.at
                 break
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
             continue
-        except RecursionError:
+        except (RecursionError, TooBig):
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
@@ -1387,14 +2096,26 @@ def generate(seed):
         lines.extend("    " + l for l in ls)
     if not body:
         lines.append("    pass")
-    return "\n".join(lines) + "\n", "".join(root.out), panic
+    # place markers out of the text, each noted as line:column (bytes, SPEC 7)
+    places = {}
+    clean = []
+    for ln, line in enumerate(lines, 1):
+        out = ""
+        for part in re.split(r"(\x01\d+\x02)", line):
+            if part.startswith("\x01"):
+                places[int(part[1:-1])] = f"{ln}:{len(out.encode()) + 1}"
+            else:
+                out += part
+        clean.append(out)
+    place = places.get(panic_at) if panic_at is not None else None
+    return "\n".join(clean) + "\n", "".join(root.out), panic, place
 
 
 # ---- running brine ------------------------------------------------------------
 
 def run_prog(brine, seed, gen, tmp, timeout):
     """Returns a list of problem strings (empty: all agree with the model)."""
-    src, out, panic = gen
+    src, out, panic, place = gen
     d = os.path.join(tmp, str(seed))
     os.makedirs(d, exist_ok=True)
     path = os.path.join(d, "p.br")
@@ -1439,7 +2160,10 @@ def run_prog(brine, seed, gen, tmp, timeout):
             first = se.decode(errors="replace").split("\n")[0]
             if first != "panic: " + panic:
                 problems.append(f"panic message: got {first!r}, model {('panic: ' + panic)!r}")
-    return problems, src, out, panic
+            at = (se.decode(errors="replace").split("\n") + [""])[1]
+            if place and at != "  --> p.br:" + place:
+                problems.append(f"panic place: got {at!r}, model 'p.br:{place}'")
+    return problems, src, out, (panic, place)
 
 
 def main():
@@ -1454,11 +2178,11 @@ def main():
     a = ap.parse_args()
     sys.setrecursionlimit(10000)
     if a.show is not None:
-        src, out, panic = generate(a.show)
+        src, out, panic, place = generate(a.show)
         sys.stdout.write(src)
         print("# ---- model stdout ----")
         sys.stdout.write(out)
-        print("# ---- model panic:", panic)
+        print("# ---- model panic:", panic, f"at {place}" if place else "")
         return 0
     if not a.brine:
         ap.error("BRINE is needed")
@@ -1488,7 +2212,7 @@ def main():
                 with open(os.path.join(a.keep, f"{s}.br"), "w") as f:
                     f.write(src)
                 with open(os.path.join(a.keep, f"{s}.model"), "w") as f:
-                    f.write(out + (f"# panic: {panic}\n" if panic else ""))
+                    f.write(out + (f"# panic: {panic[0]}" + (f" at {panic[1]}" if panic[1] else "") + "\n" if panic[0] else ""))
                 print(f"seed {s}: " + " | ".join(problems), flush=True)
     print(f"{a.n} programs, {bad} with findings")
     return 1 if bad else 0
