@@ -167,7 +167,7 @@ static void large_floats(const char *threads)
 {
     setenv("BRINE_THREADS", threads, 1);
     brt_start(0, NULL);
-    int64_t sizes[] = {(1 << 17) - 1, 1 << 17, (1 << 17) + 5, 400009};
+    int64_t sizes[] = {(1 << 17) - 1, 1 << 17, (1 << 17) + 5, 400009, 1100003}; /* the last: buckets scattered again */
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         for (int kind = 0; kind < 4; kind++) {
             int64_t n = sizes[s];
