@@ -263,7 +263,7 @@ static bool brange_run(const struct blocks *b, int64_t lo, int64_t hi, tree_stac
     br.end = hi;
     br.st = st;
     br.ntasks = 0;
-    bool ok = true;
+    volatile bool ok = true;
     brt_trap trap, *outer = brt_trap_get();
     trap.panicked = 0;
     trap.msg = NULL;
@@ -274,12 +274,26 @@ static bool brange_run(const struct blocks *b, int64_t lo, int64_t hi, tree_stac
         ok = false; /* element frames below the trap were joined by the unwind */
     brt_trap_set(outer);
     free(trap.msg);
-    for (int i = br.ntasks - 1; i >= 0; i--) {
+    /* Every offered range is joined, panic or not (they point into br); a
+     * combine that panics while their nodes join ours stops the merging:
+     * the caller re-runs the reduction the exact way. */
+    for (volatile int i = br.ntasks - 1; i >= 0; i--) {
         struct btask *bt = &br.tasks[i];
         brt_task_join(&bt->t, true);
         ok = ok && !bt->panicked;
-        for (int j = 0; ok && j < bt->st->sp; j++)
-            push_unit(b->r, st, &bt->st->n[j]);
+        if (ok) {
+            trap.panicked = 0;
+            trap.msg = NULL;
+            brt_trap_set(&trap);
+            if (setjmp(trap.jb) == 0) {
+                for (int j = 0; j < bt->st->sp; j++)
+                    push_unit(b->r, st, &bt->st->n[j]);
+            } else {
+                ok = false;
+            }
+            brt_trap_set(outer);
+            free(trap.msg);
+        }
         free(bt->st);
     }
     return ok;
