@@ -776,6 +776,8 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
     }
 }
 
+static void range_loop(struct ir_node *s, const char *lo, const char *hi);
+
 static void while_loop(struct ir_node *s)
 {
     line("for (;;) {");
@@ -787,6 +789,24 @@ static void while_loop(struct ir_node *s)
     emit_stmt(s->b);
     F->ind--;
     line("}");
+}
+
+/* A loop with guards (opt_loops.c), written twice: without the checks they
+ * prove when cond holds (tested once, before it), else as written. lo, hi:
+ * a range loop's bounds (unused by a while loop). */
+static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi)
+{
+    line("if (%s) {", cond);
+    for (int version = 0; version < 2; version++) {
+        F->ind++;
+        struct ir_node *outer = CG->guarded;
+        if (version == 0) CG->guarded = s;
+        if (s->op == IR_WHILE) while_loop(s);
+        else range_loop(s, lo, hi);
+        CG->guarded = outer;
+        F->ind--;
+        line(version == 0 ? "} else {" : "}");
+    }
 }
 
 /* Whether n's bounds check is proved by the loop whose guarded version is
@@ -1038,19 +1058,8 @@ static void emit_stmt_here(struct ir_node *s)
             bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, s->guards[i].off,
                     vname(s->guards[i].arr));
         bputs(&cond, ")");
-        line("if (%s) {", cond.p);
+        two_versions(s, cond.p, lo, n);
         free(cond.p);
-        F->ind++;
-        struct ir_node *outer = CG->guarded;
-        CG->guarded = s;
-        while_loop(s);
-        CG->guarded = outer;
-        F->ind--;
-        line("} else {");
-        F->ind++;
-        while_loop(s);
-        F->ind--;
-        line("}");
         close_views(views);
         return;
     }
@@ -1079,19 +1088,8 @@ static void emit_stmt_here(struct ir_node *s)
                     s->guards[i].off, arr);
         }
         bputs(&cond, ")");
-        line("if (%s) {", cond.p);
+        two_versions(s, cond.p, lo, hi);
         free(cond.p);
-        F->ind++;
-        struct ir_node *outer = CG->guarded;
-        CG->guarded = s;
-        range_loop(s, lo, hi);
-        CG->guarded = outer;
-        F->ind--;
-        line("} else {");
-        F->ind++;
-        range_loop(s, lo, hi);
-        F->ind--;
-        line("}");
         close_views(views);
         return;
     }
