@@ -119,11 +119,41 @@ static void recapture(struct ir_node *n)
 
 /* ---- the variables a function assigns ------------------------------------------ */
 
+/* One set of per-variable tables for the pass, grown as copies add
+ * variables and cleared entry by entry after each function: a function
+ * costs its own size, not the program's variable count. */
 struct fnstate {
     unsigned char *assigned; /* by var id: assigned, stored into or changed in place */
     struct ir_node **known;  /* by var id: the IR_FNVAL a stable let holds */
+    int cap;                 /* ids below it have entries */
+    int *touched;            /* the ids with an entry */
+    int ntouched, captouched;
     bool changed;            /* reads were replaced: recapture */
 };
+
+static void touch(struct fnstate *st, int id)
+{
+    VEC_GROW(st->touched, st->ntouched, st->captouched);
+    st->touched[st->ntouched++] = id;
+}
+
+/* Whether n holds a function value or a call through one (most functions
+ * hold neither: the pass leaves them untouched). */
+static bool has_fnvals(const struct ir_node *n)
+{
+    if (!n) return false;
+    if (n->op == IR_FNVAL || n->op == IR_CALLV) return true;
+    if (has_fnvals(n->a) || has_fnvals(n->b) || has_fnvals(n->c)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (has_fnvals(n->kids[i])) return true;
+    if (has_fnvals(n->iter.lo) || has_fnvals(n->iter.hi) || has_fnvals(n->iter.array)) return true;
+    if (has_fnvals(n->elem) || has_fnvals(n->filter)) return true;
+    for (int i = 0; i < n->nclauses; i++)
+        if (has_fnvals(n->clauses[i].iter.lo) || has_fnvals(n->clauses[i].iter.hi) ||
+            has_fnvals(n->clauses[i].iter.array))
+            return true;
+    return false;
+}
 
 static void mark_assigned(struct fnstate *st, struct ir_node *n)
 {
@@ -131,12 +161,16 @@ static void mark_assigned(struct fnstate *st, struct ir_node *n)
     switch (n->op) {
     case IR_ASSIGN: case IR_STORE: case IR_PUSH:
         st->assigned[n->var->id] = 1;
+        touch(st, n->var->id);
         break;
     case IR_BUILTIN:
         if (builtin_mutates(n->builtin) && n->nkids) {
             struct ir_node *root = n->kids[0];
             while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
-            if (root->op == IR_VAR) st->assigned[root->var->id] = 1;
+            if (root->op == IR_VAR) {
+                st->assigned[root->var->id] = 1;
+                touch(st, root->var->id);
+            }
         }
         break;
     default:
@@ -256,7 +290,10 @@ static struct ir_node *resolve(struct fnstate *st, struct ir_node *n)
         return clone(st->known[n->var->id]);
     }
     resolve_kids(st, n);
-    if (n->op == IR_LET && !st->assigned[n->var->id] && stable_fnval(st, n->a)) st->known[n->var->id] = n->a;
+    if (n->op == IR_LET && !st->assigned[n->var->id] && stable_fnval(st, n->a)) {
+        st->known[n->var->id] = n->a;
+        touch(st, n->var->id);
+    }
     /* a constant holding a function without captures */
     if (n->op == IR_CALLV && n->a->op == IR_GLOBAL && n->a->global->init && n->a->global->init->op == IR_FNVAL
         && n->a->global->init->nkids == 0)
@@ -295,20 +332,32 @@ void opt_fnvals(struct ir_program *ir)
 {
     P = ir;
     ncopies = 0;
+    struct fnstate st = {0};
     /* the list grows as copies are made; each copy is walked in its turn */
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
-        struct fnstate st = {0};
-        st.assigned = xmalloc((size_t)P->nvars + 1);
-        memset(st.assigned, 0, (size_t)P->nvars + 1);
+        if (!has_fnvals(f->body)) continue;
+        if (st.cap < P->nvars + 1) { /* copies made variables: room for them */
+            int cap = P->nvars + 1 + P->nvars / 2;
+            st.assigned = xrealloc(st.assigned, (size_t)cap);
+            st.known = xrealloc(st.known, sizeof *st.known * (size_t)cap);
+            memset(st.assigned + st.cap, 0, (size_t)(cap - st.cap));
+            memset(st.known + st.cap, 0, sizeof *st.known * (size_t)(cap - st.cap));
+            st.cap = cap;
+        }
+        st.changed = false;
         mark_assigned(&st, f->body);
-        st.known = xmalloc(sizeof *st.known * ((size_t)P->nvars + 1));
-        memset(st.known, 0, sizeof *st.known * ((size_t)P->nvars + 1));
         f->body = resolve(&st, f->body);
         if (st.changed) recapture(f->body);
-        free(st.assigned);
-        free(st.known);
+        for (int t = 0; t < st.ntouched; t++) {
+            st.assigned[st.touched[t]] = 0;
+            st.known[st.touched[t]] = NULL;
+        }
+        st.ntouched = 0;
     }
+    free(st.assigned);
+    free(st.known);
+    free(st.touched);
     free(copies);
     copies = NULL;
     ncopies = capcopies = 0;
