@@ -240,6 +240,18 @@ void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */
 void ir_push_kid(struct ir_node *n, struct ir_node *kid);
+/* A deep copy of n: every child, a generator's source, element, filter and
+ * clauses. The hooks (k NULL, or any of them NULL: none) say what changes:
+ * read: a replacement for a read of a variable (IR_VAR), else NULL to copy it;
+ * rename: the variable a copied node names (defines or reads) instead of v;
+ * done: called on each copy once its children are copied.
+ * Facts of the optimizer are copied as they are (run copies before them). */
+struct ir_copier {
+    struct ir_node *(*read)(struct ir_copier *k, const struct ir_node *var_read);
+    struct ir_var *(*rename)(struct ir_copier *k, struct ir_var *v);
+    void (*done)(struct ir_copier *k, struct ir_node *copy);
+};
+struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);

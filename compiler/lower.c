@@ -34,6 +34,48 @@ void ir_push_kid(struct ir_node *n, struct ir_node *kid)
     n->kids[n->nkids++] = kid;
 }
 
+static void copy_iter(struct ir_copier *k, struct ir_iter *dst, const struct ir_iter *src)
+{
+    *dst = *src;
+    dst->lo = ir_copy(k, src->lo);
+    dst->hi = ir_copy(k, src->hi);
+    dst->array = ir_copy(k, src->array);
+}
+
+struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n)
+{
+    if (!n) return NULL;
+    if (n->op == IR_VAR && k && k->read) {
+        struct ir_node *r = k->read(k, n);
+        if (r) return r;
+    }
+    struct ir_node *c = ir_new(n->op, n->loc, n->type);
+    memcpy(c, n, sizeof *c);
+    c->a = ir_copy(k, n->a);
+    c->b = ir_copy(k, n->b);
+    c->c = ir_copy(k, n->c);
+    c->kids = NULL;
+    c->nkids = 0;
+    for (int i = 0; i < n->nkids; i++) ir_push_kid(c, ir_copy(k, n->kids[i]));
+    copy_iter(k, &c->iter, &n->iter);
+    c->elem = ir_copy(k, n->elem);
+    c->filter = ir_copy(k, n->filter);
+    if (n->nclauses) {
+        c->clauses = arena_alloc(sizeof *c->clauses * (size_t)n->nclauses);
+        for (int i = 0; i < n->nclauses; i++) {
+            copy_iter(k, &c->clauses[i].iter, &n->clauses[i].iter);
+            c->clauses[i].var = n->clauses[i].var;
+        }
+    }
+    if (k && k->rename) {
+        c->var = n->var ? k->rename(k, n->var) : NULL;
+        c->gen_var = n->gen_var ? k->rename(k, n->gen_var) : NULL;
+        for (int i = 0; i < n->nclauses; i++) c->clauses[i].var = k->rename(k, c->clauses[i].var);
+    }
+    if (k && k->done) k->done(k, c);
+    return c;
+}
+
 /* ---- lowering state ------------------------------------------------------ */
 
 static struct ir_program *P;

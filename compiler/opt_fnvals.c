@@ -34,19 +34,21 @@ static struct ir_program *P;
 
 /* ---- copies of IR ------------------------------------------------------------ */
 
-/* How a copy renames: reads of `from` become copies of `to`; with a
- * table (a function's copy), every variable of the original gets a fresh
- * one (a variable belongs to one function). */
+/* How a function's copy renames: every variable of the original gets a
+ * fresh one (a variable belongs to one function), and reads of `from` (the
+ * parameter a function value was passed for) become copies of `to`. */
 struct renaming {
+    struct ir_copier k;    /* first: the hooks get it */
     struct ir_var *from;
     struct ir_node *to;
-    struct ir_var **fresh; /* by old id, NULL: keep the variables */
+    struct ir_var **fresh; /* by old id */
     int limit;             /* ids below it are the original's */
 };
 
-static struct ir_var *renamed(struct renaming *r, struct ir_var *v)
+static struct ir_var *renamed(struct ir_copier *k, struct ir_var *v)
 {
-    if (!v || !r->fresh || v->id >= r->limit) return v;
+    struct renaming *r = (struct renaming *)k;
+    if (v->id >= r->limit) return v;
     if (!r->fresh[v->id]) {
         struct ir_var *c = arena_alloc(sizeof *c);
         *c = *v;
@@ -56,43 +58,16 @@ static struct ir_var *renamed(struct renaming *r, struct ir_var *v)
     return r->fresh[v->id];
 }
 
-static struct ir_node *copy_node(struct renaming *r, struct ir_node *n)
+static struct ir_node *read_of_from(struct ir_copier *k, const struct ir_node *n)
 {
-    if (!n) return NULL;
-    if (n->op == IR_VAR && r->from && n->var == r->from) return copy_node(&(struct renaming){0}, r->to);
-    struct ir_node *c = ir_new(n->op, n->loc, n->type);
-    memcpy(c, n, sizeof *c);
-    c->a = copy_node(r, n->a);
-    c->b = copy_node(r, n->b);
-    c->c = copy_node(r, n->c);
-    c->kids = NULL;
-    c->nkids = 0;
-    for (int i = 0; i < n->nkids; i++) ir_push_kid(c, copy_node(r, n->kids[i]));
-    c->iter.lo = copy_node(r, n->iter.lo);
-    c->iter.hi = copy_node(r, n->iter.hi);
-    c->iter.array = copy_node(r, n->iter.array);
-    c->elem = copy_node(r, n->elem);
-    c->filter = copy_node(r, n->filter);
-    c->var = renamed(r, n->var);
-    c->gen_var = renamed(r, n->gen_var);
-    if (n->nclauses) {
-        c->clauses = arena_alloc(sizeof *c->clauses * (size_t)n->nclauses);
-        for (int i = 0; i < n->nclauses; i++) {
-            const struct ir_clause *k = &n->clauses[i];
-            c->clauses[i].iter = k->iter;
-            c->clauses[i].iter.lo = copy_node(r, k->iter.lo);
-            c->clauses[i].iter.hi = copy_node(r, k->iter.hi);
-            c->clauses[i].iter.array = copy_node(r, k->iter.array);
-            c->clauses[i].var = renamed(r, k->var);
-        }
-    }
-    return c;
+    struct renaming *r = (struct renaming *)k;
+    return n->var == r->from ? ir_copy(NULL, r->to) : NULL;
 }
 
 /* A copy of an expression, the same variables. */
 static struct ir_node *clone(struct ir_node *n)
 {
-    return copy_node(&(struct renaming){0}, n);
+    return ir_copy(NULL, n);
 }
 
 /* Recomputes the capture lists of every comprehension and reduction in n
@@ -221,7 +196,7 @@ static struct ir_fn *specialise(struct ir_fn *g, int p, struct ir_node *F)
     if (ncopies >= MAX_COPIES) return NULL;
     struct ir_fn *c = arena_alloc(sizeof *c);
     *c = *g;
-    struct renaming ren = {g->params[p], NULL, NULL, P->nvars + 1};
+    struct renaming ren = {{read_of_from, renamed, NULL}, g->params[p], NULL, NULL, P->nvars + 1};
     ren.fresh = xmalloc(sizeof *ren.fresh * (size_t)ren.limit);
     memset(ren.fresh, 0, sizeof *ren.fresh * (size_t)ren.limit);
     c->cname = arena_printf("%s_s%d", g->cname, ncopies + 1);
@@ -232,7 +207,7 @@ static struct ir_fn *specialise(struct ir_fn *g, int p, struct ir_node *F)
     c->params = arena_alloc(sizeof *c->params * (size_t)(c->nparams + 1));
     int k = 0;
     for (int i = 0; i < g->nparams; i++)
-        if (i != p) c->params[k++] = renamed(&ren, g->params[i]);
+        if (i != p) c->params[k++] = renamed(&ren.k, g->params[i]);
     /* F over the new parameters */
     struct ir_node *inner = ir_new(IR_FNVAL, F->loc, F->type);
     inner->fn = F->fn;
@@ -251,7 +226,7 @@ static struct ir_fn *specialise(struct ir_fn *g, int p, struct ir_node *F)
     VEC_GROW(copies, ncopies, capcopies);
     copies[ncopies++] = (struct copy_key){g, F->fn, c, p};
     ren.to = inner;
-    c->body = copy_node(&ren, g->body);
+    c->body = ir_copy(&ren.k, g->body);
     free(ren.fresh);
     recapture(c->body);
     vec_push(&P->fns, c);

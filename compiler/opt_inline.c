@@ -77,31 +77,29 @@ static bool trivial(struct ir_node *n)
 }
 
 struct subst {
+    struct ir_copier k;   /* first: the hooks get it */
     struct ir_fn *f;
     struct ir_node **args;
     struct ir_node *call; /* the call being replaced */
     bool in_site_fn;      /* the caller is a library function (has `site`) */
 };
 
-/* A copy of n with f's parameters replaced by the arguments. */
-static struct ir_node *copy(struct subst *s, struct ir_node *n)
+/* A read of one of f's parameters is (a copy of) its argument. */
+static struct ir_node *subst_read(struct ir_copier *k, const struct ir_node *n)
 {
-    if (!n) return NULL;
-    if (n->op == IR_VAR && s->f)
-        for (int i = 0; i < s->f->nparams; i++)
-            if (n->var == s->f->params[i]) return copy(&(struct subst){NULL, NULL, NULL, false}, s->args[i]);
-    struct ir_node *c = ir_new(n->op, n->loc, n->type);
-    memcpy(c, n, sizeof *c);
-    c->a = copy(s, n->a);
-    c->b = copy(s, n->b);
-    c->c = copy(s, n->c);
-    c->kids = NULL;
-    c->nkids = 0;
-    for (int i = 0; i < n->nkids; i++) ir_push_kid(c, copy(s, n->kids[i]));
-    /* A library callee passes its own `site` (its caller's place) to the
-     * library functions it calls; written in place, they get that place:
-     * the replaced call's site. */
-    if (s->call && c->op == IR_CALL && c->fn->has_site && s->f->has_site && (!c->site_set || c->site_is_param)) {
+    struct subst *s = (struct subst *)k;
+    for (int i = 0; i < s->f->nparams; i++)
+        if (n->var == s->f->params[i]) return ir_copy(NULL, s->args[i]);
+    return NULL;
+}
+
+/* A library callee passes its own `site` (its caller's place) to the
+ * library functions it calls; written in place, they get that place: the
+ * replaced call's site. */
+static void subst_site(struct ir_copier *k, struct ir_node *c)
+{
+    struct subst *s = (struct subst *)k;
+    if (c->op == IR_CALL && c->fn->has_site && s->f->has_site && (!c->site_set || c->site_is_param)) {
         c->site_set = true;
         if (s->call->site_set) {
             c->site_is_param = s->call->site_is_param;
@@ -111,7 +109,6 @@ static struct ir_node *copy(struct subst *s, struct ir_node *n)
             c->site_loc = s->call->loc;
         }
     }
-    return c;
 }
 
 static struct ir_fn *current;
@@ -220,9 +217,9 @@ static struct ir_node *inline_expr(struct ir_node *n)
     if (!e || size_of(e) > MAX_NODES || !copyable(e)) return n;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return n;
-    struct subst s = {f, n->kids, n, current->has_site};
+    struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site};
     inlined++;
-    return copy(&s, e);
+    return ir_copy(&s.k, e);
 }
 
 void opt_inline(struct ir_program *ir)
