@@ -106,6 +106,16 @@ static void expect_sortable(struct node *n, struct loc where, struct type *at, c
         error_at(where, "cannot %s %s: its elements have no order ('<' works on numbers and str)", what, tn(at));
 }
 
+/* print(...) and eprint(...): any values that have a text form. */
+static struct type *check_printed(struct node *n)
+{
+    for (int i = 0; i < n->u.call.args.len; i++) {
+        check_value(arg(n, i), NULL);
+        no_fn_printed(arg(n, i));
+    }
+    return ty_void;
+}
+
 /* SPEC section 14's functions: eprint, read_stdin, sorted, reversed, the
  * files of os, and the parser's forms assert and x[a:b]. */
 static struct type *check_io_builtin(struct node *n, enum builtin bi)
@@ -113,11 +123,7 @@ static struct type *check_io_builtin(struct node *n, enum builtin bi)
     const char *name = builtin_name[bi];
     switch (bi) {
     case BI_EPRINT:
-        for (int i = 0; i < n->u.call.args.len; i++) {
-            check_value(arg(n, i), NULL);
-            no_fn_printed(arg(n, i));
-        }
-        return ty_void;
+        return check_printed(n);
     case BI_READ_STDIN:
         arity(n, name, 0);
         return ty_str;
@@ -298,11 +304,7 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     }
     switch (bi) {
     case BI_PRINT:
-        for (int i = 0; i < n->u.call.args.len; i++) {
-            check_value(arg(n, i), NULL);
-            no_fn_printed(arg(n, i));
-        }
-        return ty_void;
+        return check_printed(n);
     case BI_LEN: {
         arity(n, name, 1);
         struct type *t = check_value(arg(n, 0), NULL);
