@@ -554,8 +554,8 @@ static const char *emit_par_reduce(struct ir_node *rn)
     struct buf lanes = {0};
     bool laned = emit_lane_leaves(rn, id, &s, &lanes);
     helper_end(saved, &aux,
-               arena_printf("static void bp_leaves%s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
-                            laned ? "_s" : "", id), NULL);
+               arena_printf("static %svoid bp_leaves%s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
+                            laned ? "BRT_NOINLINE " : "", laned ? "_s" : "", id), NULL);
     if (laned) bputs(&aux, lanes.p);
     free(lanes.p);
 
