@@ -813,7 +813,7 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
  * being written (opt_loops.c). */
 static bool in_guarded_loop(struct ir_node *n)
 {
-    return n->in_range_by && n->in_range_by == CG->guarded;
+    return n->in_range_by && (n->in_range_by == CG->guarded || n->in_range_by == CG->swapped_inner);
 }
 
 /* The arrays a loop makes unique once, before it, then the arrays it views
@@ -850,8 +850,9 @@ const struct view *view_of(struct ir_node *a)
     return a->op == IR_VAR ? view_of_var(a->var) : NULL;
 }
 
-/* for var in lo .. hi (or ..= hi), both already evaluated into temporaries. */
-static void range_loop(struct ir_node *s, const char *lo, const char *hi)
+/* The head of for var in lo .. hi (or ..= hi), both already evaluated into
+ * temporaries: the C loop opened, var set; range_end closes it. */
+static void range_head(struct ir_node *s, const char *lo, const char *hi)
 {
     const char *v = declare_var(s->var, VS_OWNED);
     const char *k = new_temp();
@@ -866,7 +867,99 @@ static void range_loop(struct ir_node *s, const char *lo, const char *hi)
     }
     F->ind++;
     line("%s = %s;", v, k);
+}
+
+static void range_end(void)
+{
+    F->ind--;
+    line("}");
+}
+
+static void range_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    range_head(s, lo, hi);
     emit_stmt(s->b);
+    range_end();
+}
+
+/* The block of a swapped nest's outer loop that holds its lets and then the
+ * inner loop (opt_interchange.c: blocks of one block are looked through). */
+static struct ir_node *nest_block(struct ir_node *outer)
+{
+    struct ir_node *b = outer->b;
+    while (b->nkids == 1 && b->kids[0]->op == IR_BLOCK) b = b->kids[0];
+    return b;
+}
+
+/* A nest opt_interchange.c swaps, written twice: the inner loop outside and
+ * no bounds check, when every guard holds over both whole ranges (tested
+ * once, before it), else the nest as written. lo, hi: the outer bounds.
+ * The inner bounds are read once, where the first outer iteration would
+ * read them (they do not change in the nest): only for a non-empty outer
+ * range, after the guards of the lets before the inner loop (so those lets
+ * cannot panic first). */
+static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct ir_node *in = s->swap;
+    line("if (%s %s %s) {", lo, s->iter.inclusive ? "<=" : "<", hi);
+    F->ind++;
+    const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
+    const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp();
+    struct buf cond = {0};
+    bputs(&cond, "1");
+    for (int i = 0; i < s->nswap_guards; i++) {
+        struct ir_guard *g = &s->swap_guards[i];
+        if (!g->rows)
+            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, vname(g->arr));
+    }
+    line("int64_t %s = 0, %s = 0;", ilo, ihi);
+    line("int %s = %s;", go, cond.p);
+    cond.len = 0;
+    line("if (%s) {", go);
+    F->ind++;
+    scope_open();
+    line("%s = %s;", ilo, emit_expr(in->iter.lo));
+    line("%s = %s;", ihi, emit_expr(in->iter.hi));
+    scope_close();
+    const char *ilast = in->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
+    /* an empty inner range, or the inner loop's guards and the rows' */
+    bprintf(&cond, "%s %s %s || (", ilo, in->iter.inclusive ? ">" : ">=", ihi);
+    for (int i = 0; i < in->nguards; i++)
+        bprintf(&cond, "%sbp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", i ? " && " : "", ilo, ilast,
+                in->guards[i].off, vname(in->guards[i].arr));
+    for (int i = 0; i < s->nswap_guards; i++) {
+        struct ir_guard *g = &s->swap_guards[i];
+        if (g->rows)
+            bprintf(&cond, " && bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), ilo,
+                    ilast, g->row_off, lo, last, g->off);
+    }
+    bputs(&cond, ")");
+    line("%s = %s;", go, cond.p);
+    free(cond.p);
+    F->ind--;
+    line("}");
+    line("if (%s) {", go);
+    F->ind++;
+    struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
+    CG->guarded = s;
+    CG->swapped_inner = in;
+    int views = hoisted_unique(in);
+    range_head(in, ilo, ihi);
+    range_head(s, lo, hi);
+    struct ir_node *b = nest_block(s);
+    for (int i = 0; i + 1 < b->nkids; i++) emit_stmt(b->kids[i]);
+    emit_stmt(in->b);
+    range_end();
+    range_end();
+    close_views(views);
+    CG->guarded = was;
+    CG->swapped_inner = was_inner;
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    range_loop(s, lo, hi);
+    F->ind--;
+    line("}");
     F->ind--;
     line("}");
 }
@@ -1072,6 +1165,11 @@ static void emit_stmt_here(struct ir_node *s)
         const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
         scope_close();
         int views = hoisted_unique(s);
+        if (s->swap) {
+            swapped_nest(s, lo, hi);
+            close_views(views);
+            return;
+        }
         if (!s->nguards) {
             range_loop(s, lo, hi);
             close_views(views);
@@ -1193,6 +1291,16 @@ static const char *prelude =
     "{\n"
     "    if (off > 0 ? b > INT64_MAX - off : a < INT64_MIN - off) return 0;\n"
     "    return a + off >= lo && b + off <= hi;\n"
+    "}\n"
+    "/* A swapped nest's guard: every row a[i + ro], i in ilo .. ihi (in range),\n"
+    " * holds j + off for every j in jlo .. jhi (jlo <= jhi). */\n"
+    "BRT_INLINE int bp_rows_span(const brt_arr *a, int64_t ilo, int64_t ihi, int64_t ro, int64_t jlo, int64_t jhi, int64_t off)\n"
+    "{\n"
+    "    if (!bp_span(jlo, jhi, off, 0, INT64_MAX)) return 0;\n"
+    "    brt_arr *const *rows = (brt_arr *const *)a->data;\n"
+    "    for (int64_t i = ilo; i <= ihi; i++)\n"
+    "        if (jhi + off >= rows[i + ro]->len) return 0;\n"
+    "    return 1;\n"
     "}\n"
     "#define BP_EXACT 9007199254740992LL\n"
     "/* --release may compile this text twice, in parallel (backend.c): with\n"

@@ -179,6 +179,17 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->swap) {
+        fputs(" swap[", out);
+        for (int i = 0; i < s->nswap_guards; i++) {
+            struct ir_guard *g = &s->swap_guards[i];
+            if (i) fputs(" ", out);
+            dump_var(out, g->arr);
+            if (g->rows) fprintf(out, "[%+" PRId64 "]", g->row_off);
+            fprintf(out, "%+" PRId64, g->off);
+        }
+        fputs("]", out);
+    }
     if (s->nviews) {
         fputs(" views[", out);
         for (int i = 0; i < s->nviews; i++) {
@@ -639,6 +650,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         int mark = st->nscope;
         scope_push(st, s, s->var);
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
+        want(st, s, !s->swap || (s->swap->op == IR_FOR_RANGE && s->swap->nguards), "swap without an inner guarded loop");
         st->loops++;
         v_block(st, s->b);
         st->loops--;

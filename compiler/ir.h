@@ -178,6 +178,13 @@ struct ir_node {
                                   * whose guarded version keeps the index inside the array */
     struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE: the guarded version runs when all hold */
     int nguards;
+    /* IR_FOR_RANGE (opt_interchange.c): the range loop directly inside it
+     * that its swapped version runs outside it, when every swap guard holds
+     * (the guards' `over` the outer loop's variable; in_range_by = this loop
+     * marks the indices they prove) */
+    struct ir_node *swap;
+    struct ir_guard *swap_guards;
+    int nswap_guards;
     /* IR_WHILE with guards: the induction they were proved for, `while
      * ind_var < ind_bound` (<= when ind_inclusive) whose body ends with
      * `ind_var = ind_var + ind_step`; bound and step do not change in it */
@@ -200,10 +207,14 @@ struct ir_node {
 };
 
 /* A guard of a loop's checked-free version: for every value i of the loop
- * variable, 0 <= i + off < len(arr). arr's length does not change in the loop. */
+ * variable, 0 <= i + off < len(arr). arr's length does not change in the loop.
+ * A swap guard with rows: the same for every row arr[k + row_off], k over
+ * the values of the swapped inner loop's variable. */
 struct ir_guard {
     struct ir_var *arr;
     int64_t off;
+    bool rows;
+    int64_t row_off;
 };
 
 struct ir_fn {
@@ -233,6 +244,7 @@ struct ir_program {
 
 /* The passes of optimize() (opt.c). */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
+void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */
 void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */

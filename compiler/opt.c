@@ -2,7 +2,7 @@
  * opt.c: the optimizer, between ir_verify and the emitters.
  *
  * A pass rewrites the IR or records facts on it (ir.h: in_range_by,
- * guards, uniq, known_unique, no_overflow) that let the emitter leave out a
+ * guards, uniq, known_unique, no_overflow, swap) that let the emitter leave out a
  * check. Every pass keeps the program's meaning exactly: a check is removed
  * only where it provably cannot fail, so every panic of the language stays
  * where and what it is, and the output is the same bytes. ir_verify runs
@@ -22,10 +22,11 @@ static const struct pass passes[] = {
     {"fnvals", opt_fnvals}, /* calls through known function values made direct */
     {"inline", opt_inline}, /* calls of small functions written in place */
     {"loops", opt_loops},   /* copy-on-write hoisting, bounds guards, overflow ranges */
+    {"interchange", opt_interchange}, /* column walks of a nest swapped to row walks */
     {"borrow", opt_borrow}, /* lets that borrow an element */
 };
 
-const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", NULL};
+const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "interchange", "borrow", NULL};
 
 bool optimize(struct ir_program *ir, const char *stop_after)
 {

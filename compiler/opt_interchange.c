@@ -1,0 +1,350 @@
+/*
+ * opt_interchange.c: a nest of two range loops that walks down the columns
+ * of an array of arrays, run with its loops swapped so it walks along the
+ * rows, when that provably changes nothing the program can see.
+ *
+ *   for j in lo1 .. hi1:                 for i in lo2 .. hi2:
+ *       let t = ... j ...        =>          for j in lo1 .. hi1:
+ *       for i in lo2 .. hi2:                     let t = ... j ...
+ *           y[i] += a[i][j] * t                  y[i] += a[i][j] * t
+ *
+ * `[[float]]` keeps each row in its own block, so a column is a row header
+ * and an element per row; down a column every element is a different block
+ * and the hardware prefetcher finds no stride. Swapped, the inner loop reads
+ * each row in order, as C's a[i][j] by rows does.
+ *
+ * The facts it records (ir.h): the outer loop's `swap` (the inner loop) and
+ * its `swap_guards`, and in_range_by = the outer loop on the indices those
+ * guards prove. The emitter writes the nest twice: swapped and without any
+ * bounds check, taken when every guard holds (tested once, before the
+ * nest), else the nest as written (with its inner loop's own guarded
+ * versions). A swap is recorded only when the swapped order cannot differ:
+ *
+ *   - the outer body is pure scalar lets, then the inner loop; the inner
+ *     loop's bounds do not change in the nest (literals, constants,
+ *     variables the nest does not write, len of an array it does not
+ *     change, proved-safe int arithmetic of those);
+ *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
+ *     `y[j + c] = v` of arrays made unique before the nest (known_unique),
+ *     and nothing else:
+ *     no call, no assignment (no value carried between iterations), no
+ *     loop, no output;
+ *   - no expression in it can panic: every index is proved in range by a
+ *     guard (the inner loop's, over i, or this pass's, over j and over the
+ *     rows' lengths), int arithmetic is proved not to overflow (no_overflow)
+ *     or cannot (comparisons, bits), float arithmetic never panics;
+ *   - every stored array is read and written only at y[i + c], one c, or
+ *     only at y[j + c]: each value of that loop variable owns one element,
+ *     which gets the same operations in the same order (the other
+ *     variable ascending) in both orders, so every float has the same
+ *     bits. A unique array is no other variable's and no row of another
+ *     array, so nothing else in the nest reads it.
+ *
+ * With no panic possible and no effect but those stores, the two orders
+ * leave the same state. It is taken only where it pays: the inner loop
+ * reads some a[i + c][j + d] (a column), and none a[j + d][i + c].
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SWAP_GUARDS 8
+#define MAX_LETS 32
+#define MAX_ARRS 16
+#define MAX_PROVED 64
+#define BIG_OFFSET ((int64_t)1 << 60)
+
+enum { BY_NONE, BY_INNER, BY_OUTER };
+
+/* an array indexed in the nest, and how */
+struct arr_use {
+    struct ir_var *arr;
+    bool stored, odd;          /* odd: read other than at one loop variable + one offset */
+    int by;                    /* BY_INNER, BY_OUTER: the variable of its element reads and stores */
+    int64_t off;               /* and their one offset */
+};
+
+struct nest {
+    struct ir_node *outer, *inner;
+    struct ir_var *jv, *iv;
+    /* lets of the nest that copy a loop variable plus a literal */
+    struct ir_var *let_var[MAX_LETS];
+    int let_by[MAX_LETS];
+    int64_t let_off[MAX_LETS];
+    int nlets;
+    struct ir_var *defined[MAX_LETS]; /* every let of the nest */
+    int ndefined;
+    struct arr_use arrs[MAX_ARRS];
+    int narrs;
+    int columns;                      /* reads a[i + c][j + d] */
+    bool in_prelude;                  /* in the lets before the inner loop */
+    struct ir_node *proved[MAX_PROVED]; /* the indices the swap guards prove, marked when it is taken */
+    int nproved;
+    bool ok;
+};
+
+static bool defined_in_nest(struct nest *x, struct ir_var *v)
+{
+    for (int i = 0; i < x->ndefined; i++)
+        if (x->defined[i] == v) return true;
+    return false;
+}
+
+/* Whether n is a loop variable plus a literal: which (BY_INNER, BY_OUTER) and the offset. */
+static int linear(struct nest *x, struct ir_node *n, int64_t *off)
+{
+    if (n->op == IR_VAR) {
+        if (n->var == x->iv) return *off = 0, BY_INNER;
+        if (n->var == x->jv) return *off = 0, BY_OUTER;
+        for (int i = 0; i < x->nlets; i++)
+            if (x->let_var[i] == n->var) return *off = x->let_off[i], x->let_by[i];
+        return BY_NONE;
+    }
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return BY_NONE;
+    struct ir_node *v = n->a, *c = n->b;
+    if (n->bop == OP_ADD && n->a->op == IR_INT) v = n->b, c = n->a;
+    if (c->op != IR_INT) return BY_NONE;
+    int64_t k = (int64_t)(uint64_t)c->ival, base;
+    int by = k > -BIG_OFFSET && k < BIG_OFFSET ? linear(x, v, &base) : BY_NONE;
+    if (by == BY_NONE) return BY_NONE;
+    *off = base + (n->bop == OP_SUB ? -k : k);
+    return *off > -BIG_OFFSET && *off < BIG_OFFSET ? by : BY_NONE;
+}
+
+static struct arr_use *arr_use(struct nest *x, struct ir_var *v)
+{
+    for (int i = 0; i < x->narrs; i++)
+        if (x->arrs[i].arr == v) return &x->arrs[i];
+    if (x->narrs == MAX_ARRS) return x->ok = false, NULL;
+    x->arrs[x->narrs] = (struct arr_use){.arr = v};
+    return &x->arrs[x->narrs++];
+}
+
+/* An element read or stored at a loop variable (by) plus off. */
+static void at_index(struct nest *x, struct ir_var *v, int by, int64_t off, bool store)
+{
+    struct arr_use *u = arr_use(x, v);
+    if (!u) return;
+    /* a let before the inner loop reads once per j what the swapped
+     * version reads once per (i, j): it must not read a stored array */
+    if ((u->by && (u->by != by || u->off != off)) || x->in_prelude) u->odd = true;
+    u->by = by;
+    u->off = off;
+    u->stored |= store;
+}
+
+static void read_odd(struct nest *x, struct ir_var *v)
+{
+    struct arr_use *u = arr_use(x, v);
+    if (u) u->odd = true;
+}
+
+static bool add_swap_guard(struct nest *x, struct ir_node *index, struct ir_guard g)
+{
+    if (x->nproved == MAX_PROVED) return false;
+    x->proved[x->nproved++] = index;
+    struct ir_node *l = x->outer;
+    for (int i = 0; i < l->nswap_guards; i++) {
+        struct ir_guard *h = &l->swap_guards[i];
+        if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->row_off == g.row_off) return true;
+    }
+    if (l->nswap_guards == MAX_SWAP_GUARDS) return false;
+    l->swap_guards = xrealloc(l->swap_guards, (size_t)(l->nswap_guards + 1) * sizeof *l->swap_guards);
+    l->swap_guards[l->nswap_guards++] = g;
+    return true;
+}
+
+static bool scalar(struct type *t)
+{
+    return t == ty_int || t == ty_float || t == ty_bool;
+}
+
+static bool pure_expr(struct nest *x, struct ir_node *n);
+
+/* An element read: proved by the inner loop's guards (a[i + c]), by a guard
+ * over the outer range (x[j + d]), or by a guard on the rows (a[i + c][j + d]). */
+static bool pure_index(struct nest *x, struct ir_node *n)
+{
+    int64_t off, roff;
+    struct ir_node *a = n->a;
+    if (a->op == IR_VAR) {
+        if (a->var->type->kind != T_ARRAY) return false;
+        if (!scalar(n->type)) return false; /* a row is read only to be indexed (below) */
+        if (n->in_range_by == x->inner && linear(x, n->b, &off) == BY_INNER) {
+            at_index(x, a->var, BY_INNER, off, false);
+            return true;
+        }
+        if (linear(x, n->b, &off) != BY_OUTER) return false;
+        at_index(x, a->var, BY_OUTER, off, false);
+        return add_swap_guard(x, n, (struct ir_guard){a->var, off, false, 0});
+    }
+    /* a[i + c][j + d]: a column of an array of arrays */
+    if (a->op != IR_INDEX || a->a->op != IR_VAR || a->in_range_by != x->inner || !scalar(n->type)) return false;
+    if (linear(x, a->b, &roff) != BY_INNER || linear(x, n->b, &off) != BY_OUTER) return false;
+    read_odd(x, a->a->var);
+    x->columns++;
+    return add_swap_guard(x, n, (struct ir_guard){a->a->var, off, true, roff});
+}
+
+/* Whether n has no effect and cannot panic (given the guards it records). */
+static bool pure_expr(struct nest *x, struct ir_node *n)
+{
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL:
+        return true;
+    case IR_VAR: case IR_GLOBAL:
+        /* nothing in the nest assigns a variable or calls a function */
+        return scalar(n->type);
+    case IR_UNARY:
+        if (!pure_expr(x, n->a)) return false;
+        return n->optype == ty_float || n->bop == OP_BNOT || n->no_overflow;
+    case IR_NOT:
+        return pure_expr(x, n->a);
+    case IR_AND: case IR_OR:
+        return pure_expr(x, n->a) && pure_expr(x, n->b);
+    case IR_COND:
+        return pure_expr(x, n->a) && pure_expr(x, n->b) && pure_expr(x, n->c);
+    case IR_BINARY:
+        if (!pure_expr(x, n->a) || !pure_expr(x, n->b)) return false;
+        if (n->optype == ty_float) return true; /* IEEE: no float operation panics */
+        if (n->optype == ty_int || n->optype == ty_bool) {
+            if (op_is_compare(n->bop) || op_class[n->bop] == OPC_BITS) return true;
+            return n->no_overflow && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL);
+        }
+        return false;
+    case IR_CONV:
+        return pure_expr(x, n->a) && (n->type == ty_float || n->type == n->optype) &&
+               (n->optype == ty_int || n->optype == ty_bool || n->optype == ty_float);
+    case IR_INDEX:
+        return pure_index(x, n);
+    case IR_BUILTIN:
+        if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) {
+            read_odd(x, n->kids[0]->var);
+            return x->ok;
+        }
+        return false;
+    case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
+    case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+        return false;
+    }
+    return false;
+}
+
+static bool nest_let(struct nest *x, struct ir_node *s)
+{
+    if (!scalar(s->var->type) || !pure_expr(x, s->a) || x->ndefined == MAX_LETS) return false;
+    x->defined[x->ndefined++] = s->var;
+    int64_t off;
+    int by = s->var->type == ty_int ? linear(x, s->a, &off) : BY_NONE;
+    if (by != BY_NONE && x->nlets < MAX_LETS) {
+        x->let_var[x->nlets] = s->var;
+        x->let_by[x->nlets] = by;
+        x->let_off[x->nlets++] = off;
+    }
+    return true;
+}
+
+/* Whether the inner body's statement s is one the swap allows. */
+static bool body_stmt(struct nest *x, struct ir_node *s)
+{
+    if (!s) return true;
+    int64_t off;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!body_stmt(x, s->kids[i])) return false;
+        return true;
+    case IR_LET:
+        return nest_let(x, s);
+    case IR_IF:
+        return pure_expr(x, s->a) && body_stmt(x, s->b) && body_stmt(x, s->c);
+    case IR_STORE: {
+        if (s->nkids != 1 || !s->known_unique || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
+        int by = linear(x, s->kids[0], &off);
+        at_index(x, s->var, by, off, true);
+        if (by == BY_INNER) return s->in_range_by == x->inner;
+        return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){s->var, off, false, 0});
+    }
+    case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+/* Whether a bound of the inner loop keeps its value through the nest (the
+ * swapped version reads it once, where the first outer iteration would). */
+static bool invariant_bound(struct nest *x, struct ir_node *n)
+{
+    switch (n->eop) {
+    case IR_INT: case IR_GLOBAL: return n->type == ty_int;
+    case IR_VAR: return n->type == ty_int && n->var != x->jv && !defined_in_nest(x, n->var);
+    case IR_BUILTIN:
+        /* the nest pushes to no array and assigns no variable */
+        return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR;
+    case IR_BINARY:
+        /* checked: once it did not overflow, it never does in the nest */
+        return n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) &&
+               invariant_bound(x, n->a) && invariant_bound(x, n->b);
+    default: return false;
+    }
+}
+
+static void try_swap(struct ir_node *outer)
+{
+    struct ir_node *body = outer->b;
+    while (body && body->op == IR_BLOCK && body->nkids == 1 && body->kids[0]->op == IR_BLOCK) body = body->kids[0];
+    if (!body || body->op != IR_BLOCK || body->nkids == 0 || outer->var->type != ty_int) return;
+    struct ir_node *inner = body->kids[body->nkids - 1];
+    if (inner->op != IR_FOR_RANGE || inner->var->type != ty_int || !inner->nguards || inner->nuniq) return;
+    struct nest x = {.outer = outer, .inner = inner, .jv = outer->var, .iv = inner->var, .ok = true};
+    bool ok = true;
+    x.in_prelude = true;
+    for (int i = 0; ok && i + 1 < body->nkids; i++) ok = body->kids[i]->op == IR_LET && nest_let(&x, body->kids[i]);
+    x.in_prelude = false;
+    ok = ok && invariant_bound(&x, inner->iter.lo) && invariant_bound(&x, inner->iter.hi);
+    ok = ok && body_stmt(&x, inner->b) && x.ok && x.columns > 0;
+    for (int i = 0; ok && i < x.narrs; i++)
+        if (x.arrs[i].stored && x.arrs[i].odd) ok = false;
+    if (!ok) {
+        free(outer->swap_guards);
+        outer->swap_guards = NULL;
+        outer->nswap_guards = 0;
+        return;
+    }
+    outer->swap = inner;
+    for (int i = 0; i < x.nproved; i++) x.proved[i]->in_range_by = outer;
+}
+
+static void swaps_in(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) swaps_in(s->kids[i]);
+        return;
+    case IR_IF:
+        swaps_in(s->b);
+        swaps_in(s->c);
+        return;
+    case IR_FOR_RANGE:
+        try_swap(s);
+        if (!s->swap) swaps_in(s->b);
+        return;
+    case IR_WHILE: case IR_FOR_ARRAY:
+        swaps_in(s->b);
+        return;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+void opt_interchange(struct ir_program *ir)
+{
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        swaps_in(f->body);
+    }
+}
