@@ -589,6 +589,7 @@ const char *emit_expr(struct ir_node *n)
     case IR_FNVAL: return emit_fnval(n);
     case IR_CALLV: return emit_callv(n);
     case IR_INDEX: {
+        if (n->slot && CG->slot_names) return tmp(n->type, "%s", CG->slot_names[n->slot - 1]);
         const struct view *vw = view_of(n->a);
         if (vw) {
             const char *i = emit_expr(n->b);
@@ -964,6 +965,164 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     line("}");
 }
 
+#define JAM 4
+
+/* Whether v is defined by one of the lets before a nest's inner loop. */
+static bool nest_let_var(struct ir_node *b, struct ir_var *v)
+{
+    for (int i = 0; i + 1 < b->nkids; i++)
+        if (b->kids[i]->var == v) return true;
+    return false;
+}
+
+/* A jam slot's element y[k + u + off], its index proved by the swap guards. */
+static const char *slot_elem(struct ir_guard *g, const char *k, int u)
+{
+    const struct view *vw = view_of_var(g->arr);
+    const char *i = arena_printf("%s + %d + %" PRId64 "LL", k, u, g->off);
+    if (vw) return arena_printf("%s[%s]", vw->data, i);
+    return arena_printf("BRT_AT(%s, %s, %s)", ctype(g->arr->type->elem), vname(g->arr), i);
+}
+
+/* A nest opt_interchange.c jams: JAM outer iterations at a time inside one
+ * inner loop, without bounds checks, while JAM of them remain and the inner
+ * loop's guards hold for each; from the first group where they do not (and
+ * for the last few) the nest goes on one outer iteration at a time as
+ * written. The lets before the inner loop are evaluated for the group
+ * first (they cannot panic: their guards were tested over the whole outer
+ * range) and kept in locals, one set per outer iteration; each copy of
+ * the inner body sets the lets' variables (and views of the rows they name)
+ * from its set. lo, hi: the outer bounds (exclusive). */
+static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct ir_node *in = s->swap, *b = nest_block(s);
+    int nlets = b->nkids - 1;
+    line("if (%s < %s) {", lo, hi);
+    F->ind++;
+    const char *last = arena_printf("%s - 1", hi);
+    const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp(), *k = new_temp();
+    struct buf cond = {0};
+    bputs(&cond, "1");
+    for (int i = 0; i < s->nswap_guards; i++) {
+        struct ir_guard *g = &s->swap_guards[i];
+        if (!g->rows)
+            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, vname(g->arr));
+    }
+    line("int64_t %s = 0, %s = 0, %s = %s;", ilo, ihi, k, lo);
+    line("int %s = %s;", go, cond.p);
+    line("if (%s) {", go);
+    F->ind++;
+    scope_open();
+    line("%s = %s;", ilo, emit_expr(in->iter.lo));
+    line("%s = %s;", ihi, emit_expr(in->iter.hi));
+    scope_close();
+    const char *ilast = arena_printf("%s - 1", ihi);
+    /* rows a[k + c] read along the inner range: every one long enough */
+    cond.len = 0;
+    bprintf(&cond, "%s >= %s || (1", ilo, ihi);
+    for (int i = 0; i < s->nswap_guards; i++) {
+        struct ir_guard *g = &s->swap_guards[i];
+        if (g->rows)
+            bprintf(&cond, " && bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), lo, last,
+                    g->row_off, ilo, ilast, g->off);
+    }
+    line("%s = %s);", go, cond.p);
+    free(cond.p);
+    F->ind--;
+    line("}");
+    struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
+    CG->guarded = s;
+    CG->swapped_inner = in;
+    const char *v = declare_var(s->var, VS_OWNED);
+    line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, JAM, k, JAM);
+    F->ind++;
+    /* the lets of each outer iteration of the group, kept */
+    const char **saved = arena_alloc((size_t)(JAM * (nlets + 1)) * sizeof *saved);
+    for (int u = 0; u < JAM; u++) {
+        line("%s = %s + %d;", v, k, u);
+        for (int i = 0; i < nlets; i++) {
+            struct ir_node *let = b->kids[i];
+            emit_stmt(let);
+            const char *t = saved[u * nlets + i] = new_temp();
+            line("%s %s = %s;", ctype(let->var->type), t, vname(let->var));
+        }
+    }
+    /* the inner loop's guards for every iteration of the group */
+    struct buf ok = {0};
+    bprintf(&ok, "%s >= %s || (1", ilo, ihi);
+    for (int u = 0; u < JAM; u++) {
+        for (int g = 0; g < in->nguards; g++) {
+            struct ir_var *arr = in->guards[g].arr;
+            const char *name = vname(arr);
+            if (nest_let_var(b, arr)) {
+                for (int i = 0; i < nlets; i++)
+                    if (b->kids[i]->var == arr) name = saved[u * nlets + i];
+            } else if (u > 0) {
+                continue;
+            }
+            bprintf(&ok, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", ilo, ilast, in->guards[g].off, name);
+        }
+    }
+    bputs(&ok, ")");
+    line("if (!(%s)) break;", ok.p);
+    free(ok.p);
+    /* views of the inner loop: per iteration for the rows the lets name */
+    struct view *views = arena_alloc((size_t)(JAM * (in->nviews + 1)) * sizeof *views);
+    int nshared = CG->nviews;
+    for (int w = 0; w < in->nviews; w++) {
+        struct ir_var *a = in->views[w];
+        const char *ct = ctype(a->type->elem);
+        for (int u = 0; u < JAM; u++) {
+            const char *src = vname(a);
+            if (nest_let_var(b, a)) {
+                for (int i = 0; i < nlets; i++)
+                    if (b->kids[i]->var == a) src = saved[u * nlets + i];
+            } else if (u > 0) {
+                views[u * in->nviews + w] = views[w];
+                continue;
+            }
+            const char *d = new_temp(), *n = new_temp();
+            line("%s *%s = (%s *)%s->data;", ct, d, ct, src);
+            line("int64_t %s = %s->len;", n, src);
+            views[u * in->nviews + w] = (struct view){a, d, n, F};
+        }
+    }
+    /* the stored elements of each iteration, in locals through the inner loop */
+    const char **slots = arena_alloc((size_t)(JAM * (s->nslots + 1)) * sizeof *slots);
+    for (int u = 0; u < JAM; u++)
+        for (int i = 0; i < s->nslots; i++) {
+            struct ir_guard *g = &s->slots[i];
+            const char *ct = ctype(g->arr->type->elem), *t = slots[u * s->nslots + i] = new_temp();
+            line("%s %s = %s;", ct, t, slot_elem(g, k, u));
+        }
+    range_head(in, ilo, ihi);
+    for (int u = 0; u < JAM; u++) {
+        line("%s = %s + %d;", v, k, u);
+        for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), saved[u * nlets + i]);
+        for (int w = 0; w < in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[u * in->nviews + w];
+        CG->slot_names = s->nslots ? &slots[u * s->nslots] : NULL;
+        emit_stmt(in->b);
+        CG->slot_names = NULL;
+        close_views(nshared);
+    }
+    range_end();
+    for (int u = 0; u < JAM; u++)
+        for (int i = 0; i < s->nslots; i++) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
+    F->ind--;
+    line("}");
+    CG->guarded = was;
+    CG->swapped_inner = was_inner;
+    /* the rest, and from a group whose guards failed: as written */
+    line("for (; %s < %s; %s++) {", k, hi, k);
+    F->ind++;
+    line("%s = %s;", v, k);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+}
+
 static void emit_block_stmts(struct ir_node *b)
 {
     for (int i = 0; i < b->nkids; i++) emit_stmt(b->kids[i]);
@@ -1067,6 +1226,11 @@ static void emit_stmt_here(struct ir_node *s)
         x = take(x, et);
         x = lval(x, et);
         const char *L = loc_ref(s->loc);
+        if (s->slot && CG->slot_names) {
+            line("%s = %s;", CG->slot_names[s->slot - 1], x);
+            scope_close();
+            return;
+        }
         if (fields) {
             store_path(s, idx, x, L);
             scope_close();
@@ -1166,7 +1330,8 @@ static void emit_stmt_here(struct ir_node *s)
         scope_close();
         int views = hoisted_unique(s);
         if (s->swap) {
-            swapped_nest(s, lo, hi);
+            if (s->jam) jammed_nest(s, lo, hi);
+            else swapped_nest(s, lo, hi);
             close_views(views);
             return;
         }

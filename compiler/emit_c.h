@@ -36,6 +36,7 @@ struct cgen {
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
+    const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
     struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];

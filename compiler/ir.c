@@ -113,7 +113,10 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
     case IR_REDUCE: fprintf(out, "%s %s", n->world ? " world" : n->par ? " par" : "", reducer_name[n->reducer]); break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
-    case IR_INDEX: if (n->in_range_by) fputs(" in-range", out); break;
+    case IR_INDEX:
+        if (n->in_range_by) fputs(" in-range", out);
+        if (n->slot) fputs(" slot", out);
+        break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
     case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV:
         break;
@@ -180,13 +183,22 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         fputs("]", out);
     }
     if (s->swap) {
-        fputs(" swap[", out);
+        fputs(s->jam ? " jam[" : " swap[", out);
         for (int i = 0; i < s->nswap_guards; i++) {
             struct ir_guard *g = &s->swap_guards[i];
             if (i) fputs(" ", out);
             dump_var(out, g->arr);
-            if (g->rows) fprintf(out, "[%+" PRId64 "]", g->row_off);
+            if (g->rows) fprintf(out, "[%s%+" PRId64 "]", g->outer_rows ? "rows" : "", g->row_off);
             fprintf(out, "%+" PRId64, g->off);
+        }
+        fputs("]", out);
+    }
+    if (s->nslots) {
+        fputs(" slots[", out);
+        for (int i = 0; i < s->nslots; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->slots[i].arr);
+            fprintf(out, "%+" PRId64, s->slots[i].off);
         }
         fputs("]", out);
     }
@@ -244,6 +256,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         }
         if (s->known_unique) fputs(" unique", out);
         if (s->in_range_by) fputs(" in-range", out);
+        if (s->slot) fputs(" slot", out);
         fputs(" <- ", out);
         dump_expr(out, s->a);
         fputs("\n", out);

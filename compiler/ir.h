@@ -179,10 +179,15 @@ struct ir_node {
     struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE: the guarded version runs when all hold */
     int nguards;
     /* IR_FOR_RANGE (opt_interchange.c): the range loop directly inside it
-     * that its swapped version runs outside it, when every swap guard holds
+     * that its swapped version runs outside it (or, jam, around four of its
+     * own iterations at a time), when every swap guard holds
      * (the guards' `over` the outer loop's variable; in_range_by = this loop
      * marks the indices they prove) */
     struct ir_node *swap;
+    bool jam;                    /* instead: four outer iterations at a time inside one inner loop */
+    struct ir_guard *slots;      /* jam: stored elements y[k + off] kept in locals through the inner loop */
+    int nslots;
+    int slot;                    /* IR_INDEX, IR_STORE: 1 + its element's index in the jam's slots (0: none) */
     struct ir_guard *swap_guards;
     int nswap_guards;
     /* IR_WHILE with guards: the induction they were proved for, `while
@@ -209,12 +214,14 @@ struct ir_node {
 /* A guard of a loop's checked-free version: for every value i of the loop
  * variable, 0 <= i + off < len(arr). arr's length does not change in the loop.
  * A swap guard with rows: the same for every row arr[k + row_off], k over
- * the values of the swapped inner loop's variable. */
+ * the values of the swapped inner loop's variable; outer_rows: rows over
+ * the outer loop's values, the index over the inner loop's. */
 struct ir_guard {
     struct ir_var *arr;
     int64_t off;
     bool rows;
     int64_t row_off;
+    bool outer_rows;
 };
 
 struct ir_fn {

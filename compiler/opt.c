@@ -22,11 +22,11 @@ static const struct pass passes[] = {
     {"fnvals", opt_fnvals}, /* calls through known function values made direct */
     {"inline", opt_inline}, /* calls of small functions written in place */
     {"loops", opt_loops},   /* copy-on-write hoisting, bounds guards, overflow ranges */
-    {"interchange", opt_interchange}, /* column walks of a nest swapped to row walks */
     {"borrow", opt_borrow}, /* lets that borrow an element */
+    {"interchange", opt_interchange}, /* nests in another order: column walks swapped, stores jammed */
 };
 
-const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "interchange", "borrow", NULL};
+const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", "interchange", NULL};
 
 bool optimize(struct ir_program *ir, const char *stop_after)
 {

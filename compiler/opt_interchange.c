@@ -1,7 +1,9 @@
 /*
- * opt_interchange.c: a nest of two range loops that walks down the columns
- * of an array of arrays, run with its loops swapped so it walks along the
- * rows, when that provably changes nothing the program can see.
+ * opt_interchange.c: a nest of two range loops run in another order, when
+ * that provably changes nothing the program can see. Two orders:
+ *
+ * swap: a nest that walks down the columns of an array of arrays, run with
+ * its loops swapped so it walks along the rows;
  *
  *   for j in lo1 .. hi1:                 for i in lo2 .. hi2:
  *       let t = ... j ...        =>          for j in lo1 .. hi1:
@@ -13,12 +15,32 @@
  * and the hardware prefetcher finds no stride. Swapped, the inner loop reads
  * each row in order, as C's a[i][j] by rows does.
  *
- * The facts it records (ir.h): the outer loop's `swap` (the inner loop) and
- * its `swap_guards`, and in_range_by = the outer loop on the indices those
- * guards prove. The emitter writes the nest twice: swapped and without any
- * bounds check, taken when every guard holds (tested once, before the
- * nest), else the nest as written (with its inner loop's own guarded
- * versions). A swap is recorded only when the swapped order cannot differ:
+ * jam: any other such nest that stores into an array, run four outer
+ * iterations at a time inside one inner loop (unroll and jam, a swap of
+ * the inner loop with a strip of four of the outer one):
+ *
+ *   for k in lo .. hi:                  for k in lo .. hi step 4 (while 4 remain):
+ *       let aik = ai[k]                     the lets for k, k + 1, k + 2, k + 3
+ *       let bk = b[k]           =>          for j in 0 .. m:
+ *       for j in 0 .. m:                        row[j] += aik * bk[j]   (k)
+ *           row[j] += aik * bk[j]               ... (k + 1, k + 2, k + 3)
+ *                                           then the rest one at a time, as written
+ *
+ * row[j] is loaded and stored once for four products (C's ikj matmul gets
+ * the same from gcc -O3, which cannot see through brine's row blocks), and
+ * sums into y[k] become four independent chains. Every element still gets
+ * its operations in k order. Lets before the inner loop may here also name
+ * a row, `let bk = b[k]`, when opt_borrow made it a borrow (this pass runs
+ * after it).
+ *
+ * The facts it records (ir.h): the outer loop's `swap` (the inner loop),
+ * `jam` (the second order instead of the first) and its `swap_guards`, and
+ * in_range_by = the outer loop on the indices those guards prove. The
+ * emitter writes the nest twice: in the new order without any bounds check,
+ * taken when every guard holds (tested before), else the nest as written
+ * (with its inner loop's own guarded versions; a jammed nest goes on as
+ * written from the first group of four whose inner guards fail). Either is
+ * recorded only when the new order cannot differ:
  *
  *   - the outer body is pure scalar lets, then the inner loop; the inner
  *     loop's bounds do not change in the nest (literals, constants,
@@ -40,9 +62,10 @@
  *     bits. A unique array is no other variable's and no row of another
  *     array, so nothing else in the nest reads it.
  *
- * With no panic possible and no effect but those stores, the two orders
- * leave the same state. It is taken only where it pays: the inner loop
- * reads some a[i + c][j + d] (a column), and none a[j + d][i + c].
+ * With no panic possible and no effect but those stores, the orders leave
+ * the same state. A swap is taken only where it pays: the inner loop reads
+ * some a[i + c][j + d] (a column); a jam where it stores into an array and
+ * its body is small (it is written four times).
  */
 #include "ir.h"
 
@@ -53,6 +76,7 @@
 #define MAX_LETS 32
 #define MAX_ARRS 16
 #define MAX_PROVED 64
+#define MAX_JAM_NODES 64 /* the inner body's size, written four times */
 #define BIG_OFFSET ((int64_t)1 << 60)
 
 enum { BY_NONE, BY_INNER, BY_OUTER };
@@ -78,7 +102,9 @@ struct nest {
     struct arr_use arrs[MAX_ARRS];
     int narrs;
     int columns;                      /* reads a[i + c][j + d] */
+    int rows;                         /* reads a[j + c][i + d] */
     bool in_prelude;                  /* in the lets before the inner loop */
+    int row_lets;                     /* lets before it that borrow a row: let r = b[j + c] */
     struct ir_node *proved[MAX_PROVED]; /* the indices the swap guards prove, marked when it is taken */
     int nproved;
     bool ok;
@@ -147,7 +173,9 @@ static bool add_swap_guard(struct nest *x, struct ir_node *index, struct ir_guar
     struct ir_node *l = x->outer;
     for (int i = 0; i < l->nswap_guards; i++) {
         struct ir_guard *h = &l->swap_guards[i];
-        if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->row_off == g.row_off) return true;
+        if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->row_off == g.row_off &&
+            h->outer_rows == g.outer_rows)
+            return true;
     }
     if (l->nswap_guards == MAX_SWAP_GUARDS) return false;
     l->swap_guards = xrealloc(l->swap_guards, (size_t)(l->nswap_guards + 1) * sizeof *l->swap_guards);
@@ -177,14 +205,25 @@ static bool pure_index(struct nest *x, struct ir_node *n)
         }
         if (linear(x, n->b, &off) != BY_OUTER) return false;
         at_index(x, a->var, BY_OUTER, off, false);
-        return add_swap_guard(x, n, (struct ir_guard){a->var, off, false, 0});
+        return add_swap_guard(x, n, (struct ir_guard){a->var, off, false, 0, false});
     }
-    /* a[i + c][j + d]: a column of an array of arrays */
-    if (a->op != IR_INDEX || a->a->op != IR_VAR || a->in_range_by != x->inner || !scalar(n->type)) return false;
-    if (linear(x, a->b, &roff) != BY_INNER || linear(x, n->b, &off) != BY_OUTER) return false;
-    read_odd(x, a->a->var);
-    x->columns++;
-    return add_swap_guard(x, n, (struct ir_guard){a->a->var, off, true, roff});
+    /* a[i + c][j + d]: a column of an array of arrays; a[j + c][i + d]: a row */
+    if (a->op != IR_INDEX || a->a->op != IR_VAR || !scalar(n->type)) return false;
+    struct ir_var *arr = a->a->var;
+    int by_row = linear(x, a->b, &roff), by_col = linear(x, n->b, &off);
+    if (by_row == BY_INNER && by_col == BY_OUTER && a->in_range_by == x->inner) {
+        read_odd(x, arr);
+        x->columns++;
+        return add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, false});
+    }
+    if (by_row == BY_OUTER && by_col == BY_INNER) {
+        /* the row's index over the outer range, then every such row's length */
+        read_odd(x, arr);
+        x->rows++;
+        return add_swap_guard(x, a, (struct ir_guard){arr, roff, false, 0, false}) &&
+               add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, true});
+    }
+    return false;
 }
 
 /* Whether n has no effect and cannot panic (given the guards it records). */
@@ -231,8 +270,25 @@ static bool pure_expr(struct nest *x, struct ir_node *n)
     return false;
 }
 
+/* let r = b[j + c] before the inner loop, borrowed (opt_borrow.c): the row
+ * lives as long as b, which the nest does not change. */
+static bool row_let(struct nest *x, struct ir_node *s)
+{
+    int64_t off;
+    struct ir_node *n = s->a;
+    if (!x->in_prelude || !s->borrow || s->var->type->kind != T_ARRAY || n->op != IR_INDEX || n->a->op != IR_VAR)
+        return false;
+    if (linear(x, n->b, &off) != BY_OUTER || x->ndefined == MAX_LETS) return false;
+    at_index(x, n->a->var, BY_OUTER, off, false);
+    if (!add_swap_guard(x, n, (struct ir_guard){n->a->var, off, false, 0, false})) return false;
+    x->defined[x->ndefined++] = s->var;
+    x->row_lets++;
+    return true;
+}
+
 static bool nest_let(struct nest *x, struct ir_node *s)
 {
+    if (row_let(x, s)) return true;
     if (!scalar(s->var->type) || !pure_expr(x, s->a) || x->ndefined == MAX_LETS) return false;
     x->defined[x->ndefined++] = s->var;
     int64_t off;
@@ -246,6 +302,14 @@ static bool nest_let(struct nest *x, struct ir_node *s)
 }
 
 /* Whether the inner body's statement s is one the swap allows. */
+static int node_count(struct ir_node *n)
+{
+    if (!n) return 0;
+    int c = 1 + node_count(n->a) + node_count(n->b) + node_count(n->c);
+    for (int i = 0; i < n->nkids; i++) c += node_count(n->kids[i]);
+    return c;
+}
+
 static bool body_stmt(struct nest *x, struct ir_node *s)
 {
     if (!s) return true;
@@ -264,7 +328,7 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
         int by = linear(x, s->kids[0], &off);
         at_index(x, s->var, by, off, true);
         if (by == BY_INNER) return s->in_range_by == x->inner;
-        return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){s->var, off, false, 0});
+        return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){s->var, off, false, 0, false});
     }
     case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
@@ -291,6 +355,27 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
     }
 }
 
+/* A jammed nest's stored elements at y[k + off] (k the outer variable):
+ * each belongs to one outer iteration, and nothing else in the nest reads
+ * it, so it lives in a local through the inner loop (a register, where the
+ * C compiler, not knowing that y's elements are not also another array's,
+ * would load and store it every step). */
+static void jam_slots(struct nest *x)
+{
+    struct ir_node *l = x->outer;
+    for (int i = 0; i < x->narrs; i++) {
+        struct arr_use *u = &x->arrs[i];
+        if (!u->stored || u->by != BY_OUTER) continue;
+        l->slots = xrealloc(l->slots, (size_t)(l->nslots + 1) * sizeof *l->slots);
+        l->slots[l->nslots++] = (struct ir_guard){u->arr, u->off, false, 0, false};
+        for (int p = 0; p < x->nproved; p++) {
+            struct ir_node *n = x->proved[p];
+            struct ir_var *v = n->op == IR_STORE ? n->var : n->op == IR_INDEX && n->a->op == IR_VAR ? n->a->var : NULL;
+            if (v == u->arr) n->slot = l->nslots;
+        }
+    }
+}
+
 static void try_swap(struct ir_node *outer)
 {
     struct ir_node *body = outer->b;
@@ -304,17 +389,25 @@ static void try_swap(struct ir_node *outer)
     for (int i = 0; ok && i + 1 < body->nkids; i++) ok = body->kids[i]->op == IR_LET && nest_let(&x, body->kids[i]);
     x.in_prelude = false;
     ok = ok && invariant_bound(&x, inner->iter.lo) && invariant_bound(&x, inner->iter.hi);
-    ok = ok && body_stmt(&x, inner->b) && x.ok && x.columns > 0;
-    for (int i = 0; ok && i < x.narrs; i++)
+    ok = ok && body_stmt(&x, inner->b) && x.ok;
+    bool stores = false;
+    for (int i = 0; ok && i < x.narrs; i++) {
         if (x.arrs[i].stored && x.arrs[i].odd) ok = false;
-    if (!ok) {
+        stores |= x.arrs[i].stored;
+    }
+    /* swapped, a row let would be read once per (i, j): only jammed */
+    bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0;
+    bool jam = x.columns == 0 && stores && !outer->iter.inclusive && node_count(inner->b) <= MAX_JAM_NODES;
+    if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
         outer->swap_guards = NULL;
         outer->nswap_guards = 0;
         return;
     }
     outer->swap = inner;
+    outer->jam = jam;
     for (int i = 0; i < x.nproved; i++) x.proved[i]->in_range_by = outer;
+    if (jam) jam_slots(&x);
 }
 
 static void swaps_in(struct ir_node *s)
