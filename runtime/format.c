@@ -90,6 +90,108 @@ static void sb_fill(brt_sb *sb, const char *fill, int fill_len, int64_t n)
     }
 }
 
+/* Where n bytes (and a NUL) can be written at the end of s in place: s is
+ * a growable block held only by the caller's variable, with the room; else
+ * NULL. */
+static char *str_room(brt_str *s, int64_t n)
+{
+    if (s->rc == 1 && s->cap - s->len >= n)
+        return (char *)s->data + s->len;
+    return NULL;
+}
+
+/* The typed pieces of an f-string: no descriptor, no spec. A number is
+ * written straight into s when it has room (one 20-digit int, one 32-byte
+ * float), else formatted on the stack and appended. */
+brt_str *brt_str_append_int(brt_str *s, int64_t v)
+{
+    char *d = str_room(s, 20);
+    if (d) {
+        s->len += brt_format_i64(v, d);
+        return s;
+    }
+    char tmp[24];
+    return brt_str_append_bytes(s, tmp, brt_format_i64(v, tmp));
+}
+
+brt_str *brt_str_append_u64(brt_str *s, uint64_t v)
+{
+    char *d = str_room(s, 20);
+    if (d) {
+        s->len += brt_format_u64(v, d);
+        return s;
+    }
+    char tmp[24];
+    return brt_str_append_bytes(s, tmp, brt_format_u64(v, tmp));
+}
+
+brt_str *brt_str_append_float(brt_str *s, double v)
+{
+    char *d = str_room(s, 31);
+    if (d) {
+        s->len += brt_format_float(v, d);
+        return s;
+    }
+    char tmp[32];
+    return brt_str_append_bytes(s, tmp, brt_format_float(v, tmp));
+}
+
+brt_str *brt_str_append_bool(brt_str *s, bool v)
+{
+    return brt_str_append_bytes(s, v ? "true" : "false", v ? 4 : 5);
+}
+
+void brt_sb_int(brt_sb *sb, int64_t v)
+{
+    brt_sb_reserve(sb, 20);
+    sb->len += brt_format_i64(v, sb->buf + sb->len);
+}
+
+void brt_sb_u64(brt_sb *sb, uint64_t v)
+{
+    brt_sb_reserve(sb, 20);
+    sb->len += brt_format_u64(v, sb->buf + sb->len);
+}
+
+void brt_sb_float(brt_sb *sb, double v)
+{
+    brt_sb_reserve(sb, 31);
+    sb->len += brt_format_float(v, sb->buf + sb->len);
+}
+
+void brt_sb_bool(brt_sb *sb, bool v)
+{
+    brt_sb_lit(sb, v ? "true" : "false", v ? 4 : 5);
+}
+
+void brt_sb_str(brt_sb *sb, brt_str *v)
+{
+    brt_sb_lit(sb, v->data, v->len);
+}
+
+brt_str *brt_str_of_int(int64_t v)
+{
+    char tmp[24];
+    return brt_str_new(tmp, brt_format_i64(v, tmp));
+}
+
+brt_str *brt_str_of_u64(uint64_t v)
+{
+    char tmp[24];
+    return brt_str_new(tmp, brt_format_u64(v, tmp));
+}
+
+brt_str *brt_str_of_float(double v)
+{
+    char tmp[32];
+    return brt_str_new(tmp, brt_format_float(v, tmp));
+}
+
+brt_str *brt_str_of_bool(bool v)
+{
+    return brt_str_new(v ? "true" : "false", v ? 4 : 5);
+}
+
 brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec)
 {
     if (!spec && t->kind == BRT_STR) {
@@ -336,6 +438,49 @@ int brt_format_float(double x, char *buf)
 
 /* ---- integers ------------------------------------------------------------------- */
 
+/* Two digits at a time from the end: half the divisions of one at a time,
+ * and the length known first, so the digits land in place (no reversal). */
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                    "8081828384858687888990919293949596979899";
+
+int brt_format_u64(uint64_t v, char *buf)
+{
+    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                       100000000000ull, 1000000000000ull, 10000000000000ull,
+                                       100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                       100000000000000000ull, 1000000000000000000ull,
+                                       10000000000000000000ull};
+    /* floor(log10(2^bits)) by 1233/4096 ~ log10(2), then one comparison */
+    int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+    int n = t + 1 - ((v | 1) < pow10[t]); /* v | 1: 0 has one digit */
+    char *p = buf + n;
+    *p = 0;
+    while (v >= 100) {
+        uint64_t q = v / 100;
+        p -= 2;
+        memcpy(p, two_digits + 2 * (v - q * 100), 2);
+        v = q;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, two_digits + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return n;
+}
+
+int brt_format_i64(int64_t v, char *buf)
+{
+    if (v < 0) {
+        buf[0] = '-';
+        return 1 + brt_format_u64(0 - (uint64_t)v, buf + 1);
+    }
+    return brt_format_u64((uint64_t)v, buf);
+}
+
 int brt_format_u128(uint64_t lo, uint64_t hi, char *buf)
 {
     unsigned __int128 v = ((unsigned __int128)hi << 64) | lo;
@@ -445,10 +590,10 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
     char tmp[64];
     switch (t->kind) {
     case BRT_INT:
-        brt_sb_lit(sb, tmp, snprintf(tmp, sizeof tmp, "%lld", (long long)*(const int64_t *)valp));
+        brt_sb_int(sb, *(const int64_t *)valp);
         return;
     case BRT_U64:
-        brt_sb_lit(sb, tmp, snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)*(const uint64_t *)valp));
+        brt_sb_u64(sb, *(const uint64_t *)valp);
         return;
     case BRT_I128:
         brt_sb_lit(sb, tmp, brt_format_i128(*(const brt_i128 *)valp, tmp));
