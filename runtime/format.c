@@ -32,6 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 10^k for k = 0..19, every power of ten a uint64_t holds. */
+static const uint64_t ten_to[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                    10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                    100000000000ull, 1000000000000ull, 10000000000000ull,
+                                    100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                    100000000000000000ull, 1000000000000000000ull,
+                                    10000000000000000000ull};
+
 /* ---- string builder ------------------------------------------------------------ */
 
 void brt_sb_init(brt_sb *sb)
@@ -446,15 +454,9 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
 
 int brt_format_u64(uint64_t v, char *buf)
 {
-    static const uint64_t pow10[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-                                       10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-                                       100000000000ull, 1000000000000ull, 10000000000000ull,
-                                       100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-                                       100000000000000000ull, 1000000000000000000ull,
-                                       10000000000000000000ull};
     /* floor(log10(2^bits)) by 1233/4096 ~ log10(2), then one comparison */
     int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-    int n = t + 1 - ((v | 1) < pow10[t]); /* v | 1: 0 has one digit */
+    int n = t + 1 - ((v | 1) < ten_to[t]); /* v | 1: 0 has one digit */
     char *p = buf + n;
     *p = 0;
     while (v >= 100) {
@@ -916,10 +918,15 @@ static void emit_number(brt_sb *sb, const struct spec *f, bool neg, const char *
     if (f->fill_len == 1 && f->fill[0] == '0' && align == '=')
         min_width = f->width - slen - rlen;
 
-    /* the digits, grouped from the right (CPython's InsertThousandsGrouping) */
-    brt_sb g;
-    brt_sb_init(&g);
-    if (nd > 0) {
+    /* the digits, grouped from the right (CPython's InsertThousandsGrouping),
+     * on the stack unless zero padding makes them long */
+    char room[160];
+    brt_sb g = {room, 0, -(int64_t)sizeof room};
+    if (!f->comma && (nd == 0 || min_width <= nd)) {
+        /* nothing to group or pad: the digits as they are */
+        g.buf = (char *)body;
+        g.len = nd;
+    } else if (nd > 0) {
         /* built reversed, then flipped */
         int64_t remaining = nd, mw = min_width;
         const char *d = body + nd; /* one past the next digit to take */
@@ -967,7 +974,8 @@ static void emit_number(brt_sb *sb, const struct spec *f, bool neg, const char *
         brt_sb_lit(sb, rest, rlen);
         sb_fill(sb, f->fill, f->fill_len, pad - left);
     }
-    free(g.buf);
+    if (g.cap > 0)
+        free(g.buf);
 }
 
 static void format_int(brt_sb *sb, const struct spec *f, bool neg, unsigned __int128 mag)
@@ -992,6 +1000,58 @@ static void format_int(brt_sb *sb, const struct spec *f, bool neg, unsigned __in
         break;
     }
     emit_number(sb, f, neg, body, n);
+}
+
+/* printf's "%.{prec}f" of a finite ax >= 0 without printf, where that is
+ * exact and cheap: ax < 2^53 and prec <= 17. ax is m / 2^s (m < 2^53, s >=
+ * 0), so its integer part is m >> s and its fraction f / 2^s with f < 2^53;
+ * the prec digits after the point are f * 10^prec / 2^s (below 2^110, so
+ * 128 bits hold it) rounded to nearest with ties to even on the exact
+ * value, as glibc's printf rounds, carrying into the integer part. Returns
+ * the length, or -1 to leave the value to printf. buf needs 40 bytes. */
+static int fixed_digits(double ax, int64_t prec, char *buf)
+{
+    if (!(ax < 0x1p53) || prec > 17)
+        return -1;
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    int be = (int)(bits >> 52); /* the sign bit is clear */
+    uint64_t m = bits & ((1ull << 52) - 1);
+    if (be)
+        m |= 1ull << 52;
+    else
+        be = 1; /* subnormal */
+    int s = 1075 - be; /* ax = m / 2^s; ax < 2^53 so s >= 0 */
+    uint64_t ip = s >= 64 ? 0 : m >> s;
+    uint64_t fr = s >= 64 ? m : m & ((1ull << s) - 1); /* s == 0: no fraction */
+    uint64_t q = 0; /* the digits after the point */
+    if (fr && prec > 0 && s < 120) { /* s >= 120: fr * 10^prec < 2^110 < half of 2^s, so 0 */
+        unsigned __int128 p = (unsigned __int128)fr * ten_to[prec];
+        unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+        q = (uint64_t)(p >> s);
+        unsigned __int128 rem = p - ((unsigned __int128)q << s);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        if (q == ten_to[prec]) {
+            q = 0;
+            ip++;
+        }
+    } else if (fr && prec == 0 && s <= 54) { /* s > 54: fr < 2^53 < half */
+        uint64_t half = 1ull << (s - 1);
+        if (fr > half || (fr == half && (ip & 1)))
+            ip++;
+    }
+    int n = brt_format_u64(ip, buf);
+    if (prec > 0) {
+        buf[n++] = '.';
+        for (int64_t i = prec - 1; i >= 0; i--) {
+            buf[n + i] = (char)('0' + q % 10);
+            q /= 10;
+        }
+        n += (int)prec;
+        buf[n] = 0;
+    }
+    return n;
 }
 
 static void format_float_spec(brt_sb *sb, const struct spec *f, double x)
@@ -1023,9 +1083,13 @@ static void format_float_spec(brt_sb *sb, const struct spec *f, double x)
         char t = f->type == '%' ? 'f' : f->type;
         int64_t prec = f->prec < 0 ? 6 : f->prec;
         double v = f->type == '%' ? ax * 100 : ax;
-        snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
-        int n = snprintf(small, sizeof small, cfmt, (int)prec, v);
-        if (n + 2 > (int)sizeof small) {
+        int n = t == 'f' || t == 'F' ? fixed_digits(v, prec, small) : -1;
+        if (n < 0) {
+            snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
+            n = snprintf(small, sizeof small, cfmt, (int)prec, v);
+        }
+        if (n + 2 > (int)sizeof small) { /* only from printf: fixed_digits' text is short */
+            snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
             heap = brt_xmalloc((size_t)n + 2);
             snprintf(heap, (size_t)n + 1, cfmt, (int)prec, v);
             body = heap;

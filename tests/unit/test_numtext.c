@@ -1,10 +1,14 @@
 /* The runtime's own number writers against the C library they replace:
  * brt_format_i64/u64 against printf's %lld/%llu at every digit count and
- * over random values of every width, and the typed f-string pieces
- * (brt_str_append_int & co, brt_sb_int & co, brt_str_of_*) against the
- * descriptor path (brt_sb_val), in place and not, shared or not. */
+ * over random values of every width; {x:.Nf} (and .N%) against printf's
+ * %.Nf over random doubles of every exponent, exact ties at every
+ * precision and their neighbours, carries and the edges of the fast path;
+ * and the typed f-string pieces (brt_str_append_int & co, brt_sb_int & co,
+ * brt_str_of_*) against the descriptor path (brt_sb_val), in place and
+ * not, shared or not. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -181,4 +185,75 @@ Test(numtext, shared_string_is_not_written_in_place)
     brt_str_release(t);
     brt_str_release(f);
     brt_str_release(s);
+}
+
+/* {x:spec} through the runtime against printf's cfmt (with suffix after). */
+static void check_fixed(double x, int prec, const char *type)
+{
+    char spec[16], cfmt[16], want[2048];
+    snprintf(spec, sizeof spec, ".%d%s", prec, type);
+    bool pct = type[0] == '%';
+    snprintf(cfmt, sizeof cfmt, "%%.%d%s%s", prec, pct ? "f" : type, pct ? "%%" : "");
+    snprintf(want, sizeof want, cfmt, pct ? x * 100 : x);
+    brt_sb sb;
+    brt_sb_init(&sb);
+    brt_sb_val(&sb, &brt_t_float, &x, spec);
+    char *got = strndup(sb.buf ? sb.buf : "", (size_t)sb.len);
+    free(sb.buf);
+    if (strcmp(got, want) != 0)
+        cr_assert_str_eq(got, want, "x = %a, spec '%s'", x, spec);
+    free(got);
+}
+
+static double from_bits(uint64_t b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+
+Test(numtext, fixed_edges)
+{
+    double xs[] = {0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -2.5, 0.125, 0.375, 1e-300, 5e-324, -5e-324,
+                   0x1p-1022, 0.1, 0.2, 0.3, 0.7, 1.0 / 3, 2.0 / 3, 9.9995, 9.9994999, 0.9999999999,
+                   99.5, 999999.9999996, 123456.789, -123456.789, 4503599627370495.5, 4503599627370496.0,
+                   9007199254740991.0, 9007199254740992.0, 9007199254740994.0, 1e16, 1e22, 1e300,
+                   1.7976931348623157e308, 1.0 / 0.0, -1.0 / 0.0, 0.0005, 0.0015, 0.0025, 1e-17,
+                   5e-18, 0.05, 0.045, 1.005, 2.675};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (int prec = 0; prec <= 25; prec++) {
+            check_fixed(xs[i], prec, "f");
+            check_fixed(xs[i], prec, "F");
+            check_fixed(xs[i], prec, "%");
+        }
+}
+
+Test(numtext, fixed_exact_ties)
+{
+    /* b / 2^(N+1) with b odd is exactly halfway between two N-digit
+     * decimals: the rounding rule decides every one */
+    for (int prec = 0; prec <= 18; prec++)
+        for (int i = 0; i < 20000; i++) {
+            uint64_t b = (any_width() >> 11) | 1;
+            double x = ldexp((double)b, -(prec + 1));
+            check_fixed(x, prec, "f");
+            check_fixed(nextafter(x, 0), prec, "f");
+            check_fixed(nextafter(x, INFINITY), prec, "f");
+            check_fixed(-x, prec, "f");
+        }
+}
+
+Test(numtext, fixed_random)
+{
+    for (int i = 0; i < 400000; i++) {
+        int prec = (int)(next() % 20);
+        /* any bit pattern (most beyond the fast path), then doubles below
+         * 2^53 of every exponent */
+        double y = from_bits(next());
+        if (!isnan(y)) /* the runtime prints nan, printf -nan for some */
+            check_fixed(y, prec, "f");
+        double x = ldexp((double)(next() >> 11), (int)(next() % 1130) - 1130 + 53);
+        check_fixed(x, prec, "f");
+        check_fixed(-x, prec, i % 2 ? "F" : "%");
+    }
 }
