@@ -439,6 +439,19 @@ int brt_format_float(double x, char *buf)
         strcpy(buf, signbit(x) ? "-0.0" : "0.0");
         return signbit(x) ? 4 : 3;
     }
+    double ax = fabs(x);
+    if (ax < 0x1p53 && ax == (double)(uint64_t)ax) {
+        /* a whole number below 2^53: its neighbours are at most 1 apart, so
+         * any other decimal of no more digits is an integer at least 1 away,
+         * outside the half-ulp interval: the shortest digits are its own,
+         * and below 10^16 repr writes them as "123.0" */
+        int n = 0;
+        if (x < 0)
+            buf[n++] = '-';
+        n += brt_format_u64((uint64_t)ax, buf + n);
+        memcpy(buf + n, ".0", 3);
+        return n + 2;
+    }
     struct digits g;
     shortest_digits(x, &g);
     return layout(&g, x < 0, 16, buf);

@@ -257,3 +257,52 @@ Test(numtext, fixed_random)
         check_fixed(-x, prec, i % 2 ? "F" : "%");
     }
 }
+
+/* repr of a whole float below 2^53 is its digits and ".0" (the fast path
+ * of brt_format_float; Python agrees, gen_float_table.py's rows too), the
+ * same as printf's %.1f of it. */
+static void check_whole(double x)
+{
+    char want[48], got[48];
+    int n = snprintf(want, sizeof want, "%.1f", x);
+    int k = brt_format_float(x, got);
+    cr_assert_eq(k, n, "%s: length %d", want, k);
+    cr_assert_str_eq(got, want);
+}
+
+Test(numtext, repr_whole_floats)
+{
+    for (int b = 0; b <= 53; b++) {
+        double p = ldexp(1.0, b);
+        check_whole(p - 1);
+        check_whole(-(p - 1));
+        if (b < 53) {
+            check_whole(p);
+            check_whole(p + 1);
+        }
+    }
+    double t = 1;
+    for (int k = 0; k <= 15; k++, t *= 10) {
+        check_whole(t - 1);
+        check_whole(t);
+        check_whole(t + 1);
+        check_whole(-t);
+    }
+    for (int i = 0; i < 300000; i++) {
+        double x = (double)(any_width() >> 11);
+        check_whole(x);
+        check_whole(-x);
+    }
+    /* just beyond: the general path, whose text is the same rule */
+    char got[48];
+    brt_format_float(9007199254740992.0, got);
+    cr_assert_str_eq(got, "9007199254740992.0");
+    brt_format_float(9007199254740994.0, got);
+    cr_assert_str_eq(got, "9007199254740994.0");
+    brt_format_float(1e16, got);
+    cr_assert_str_eq(got, "1e+16");
+    brt_format_float(0.5, got);
+    cr_assert_str_eq(got, "0.5");
+    brt_format_float(-0.0, got);
+    cr_assert_str_eq(got, "-0.0");
+}
