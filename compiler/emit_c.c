@@ -785,7 +785,7 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
         if (n->lit[i]) {
             struct buf lit = {0};
             c_string(&lit, k->str ? k->str : "", k->slen);
-            line("%s = brt_str_append_bytes(%s, %s, %zu);", v, v, lit.p, k->slen);
+            line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, k->slen);
             free(lit.p);
             continue;
         }

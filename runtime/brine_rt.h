@@ -433,6 +433,21 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b);
  * appended in place (amortised doubling), so a loop of s += x is linear. */
 brt_str *brt_str_append(brt_str *a, brt_str *b);
 brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n); /* the same, from bytes */
+/* The same for bytes that are not a's (a literal part of an f-string),
+ * inline: when a is the variable's own growable block with room, the bytes
+ * are copied in place with no call (a byte loop: gcc makes it a move for a
+ * short literal, and this header includes no <string.h>). */
+BRT_INLINE brt_str *brt_str_append_lit(brt_str *a, const char *bytes, int64_t n)
+{
+    if (BRT_LIKELY(a->rc == 1 && a->cap - a->len >= n)) {
+        char *d = (char *)a->data + a->len;
+        for (int64_t i = 0; i < n; i++) d[i] = bytes[i];
+        d[n] = 0;
+        a->len += n;
+        return a;
+    }
+    return brt_str_append_bytes(a, bytes, n);
+}
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
 bool brt_str_eq(brt_str *a, brt_str *b);
 int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */

@@ -306,3 +306,31 @@ Test(numtext, repr_whole_floats)
     brt_format_float(-0.0, got);
     cr_assert_str_eq(got, "-0.0");
 }
+
+Test(numtext, append_lit_in_place_only_when_own)
+{
+    brt_str *s = brt_str_new("", 0);
+    s = brt_str_append_lit(s, "ab", 2); /* from the immortal "": a new block */
+    cr_assert_str_eq(s->data, "ab");
+    const char *d = s->data;
+    int64_t room = s->cap - s->len;
+    cr_assert_gt(room, 3);
+    s = brt_str_append_lit(s, "cde", 3); /* in place */
+    cr_assert_eq(s->data, d);
+    cr_assert_str_eq(s->data, "abcde");
+    while (s->cap - s->len > 0)
+        s = brt_str_append_lit(s, "x", 1);
+    int64_t len = s->len;
+    s = brt_str_append_lit(s, "yz", 2); /* no room: grows */
+    cr_assert_eq(s->len, len + 2);
+    cr_assert_eq(s->data[len + 1], 'z');
+    cr_assert_eq(s->data[len + 2], 0);
+    brt_retain(s); /* shared: the other owner keeps its text */
+    brt_str *t = brt_str_append_lit(s, "!", 1);
+    cr_assert_neq(t, s);
+    cr_assert_eq(s->len, len + 2);
+    cr_assert_eq(s->data[s->len], 0);
+    cr_assert_eq(t->data[len + 2], '!');
+    brt_str_release(t);
+    brt_str_release(s);
+}
