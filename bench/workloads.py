@@ -38,7 +38,7 @@ WORKLOADS = [
     ("adapt",   "5 adaptive Simpson",     "adaptive.br",       "adaptive.c",    ("adaptive_nb.py",),       False),
     ("mc",      "6 Monte Carlo ball 1e7", "montecarlo.br",     "montecarlo.c",  ("montecarlo_nb.py",),     True),
     ("sieve",   "7 sieve 1e7",            "sieve.br",          "sieve.c",       ("sieve_nb.py",),          False),
-    ("strings", "8 strings 1e5",          "strings.br",        "strings.c",     None,                      False),
+    ("strings", "8 strings 1e6",          "strings.br",        "strings.c",     None,                      False),
 ]
 
 

@@ -163,7 +163,9 @@ const char *emit_builtin(struct ir_node *n)
         const struct view *vw = view_of(n->kids[0]);
         return tmp(ty_int, "%s", vw ? vw->len : arena_printf("%s->len", arg[0]));
     }
-    case BI_STR: return tmp_owned(ty_str, "brt_to_str(%s, &%s)", tdesc(t0), lval(arg[0], t0));
+    case BI_STR:
+        if (text_kind(t0) && t0 != ty_str) return tmp_owned(ty_str, "brt_str_of_%s(%s)", text_kind(t0), arg[0]);
+        return tmp_owned(ty_str, "brt_to_str(%s, &%s)", tdesc(t0), lval(arg[0], t0));
     case BI_ABS:
         if (t0 == ty_int) return tmp(t, "brt_abs_i64(%s, %s)", arg[0], loc_ref(n->loc));
         if (t0 == ty_i128) return tmp(t, "brt_abs_i128(%s, %s)", arg[0], loc_ref(n->loc));

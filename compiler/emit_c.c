@@ -153,6 +153,22 @@ const char *ctype(struct type *t)
     internal_error("emit: bad type");
 }
 
+/* The runtime's name of a scalar type in its typed text functions
+ * (brt_sb_int, brt_str_append_float, brt_str_of_bool), or NULL for a value
+ * that goes through its descriptor (i128, arrays, tuples, functions). */
+const char *text_kind(struct type *t)
+{
+    switch (t->kind) {
+    case T_INT: return "int";
+    case T_U64: return "u64";
+    case T_FLOAT: return "float";
+    case T_BOOL: return "bool";
+    case T_STR: return "str";
+    case T_I128: case T_FN: case T_ARRAY: case T_TUPLE: case T_OPTION: case T_VOID: break;
+    }
+    return NULL;
+}
+
 const char *tdesc(struct type *t)
 {
     switch (t->kind) {
@@ -626,6 +642,11 @@ const char *emit_expr(struct ir_node *n)
                 free(lit.p);
                 continue;
             }
+            const char *tk = n->specs[i] ? NULL : text_kind(k->type);
+            if (tk) {
+                line("brt_sb_%s(&%s, %s);", tk, sb, emit_expr(k));
+                continue;
+            }
             const char *x = lval(emit_expr(k), k->type);
             const char *spec = spec_lit(n->specs[i]);
             line("brt_sb_val(&%s, %s, &%s, %s);", sb, tdesc(k->type), x, spec);
@@ -765,14 +786,23 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
         if (n->lit[i]) {
             struct buf lit = {0};
             c_string(&lit, k->str ? k->str : "", k->slen);
-            line("%s = brt_str_append_bytes(%s, %s, %zu);", v, v, lit.p, k->slen);
+            line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, k->slen);
             free(lit.p);
             continue;
         }
         scope_open();
-        const char *x = lval(emit_expr(k), k->type);
-        const char *spec = spec_lit(n->specs[i]);
-        line("%s = brt_str_append_val(%s, %s, &%s, %s);", v, v, tdesc(k->type), x, spec);
+        const char *tk = n->specs[i] ? NULL : text_kind(k->type);
+        if (tk) {
+            const char *x = emit_expr(k);
+            if (k->type == ty_str)
+                line("%s = brt_str_append(%s, %s);", v, v, x);
+            else
+                line("%s = brt_str_append_%s(%s, %s);", v, tk, v, x);
+        } else {
+            const char *x = lval(emit_expr(k), k->type);
+            const char *spec = spec_lit(n->specs[i]);
+            line("%s = brt_str_append_val(%s, %s, &%s, %s);", v, v, tdesc(k->type), x, spec);
+        }
         scope_close();
     }
 }

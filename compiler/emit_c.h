@@ -49,6 +49,7 @@ extern struct cgen *CG;
 
 const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place */
 const char *ctype(struct type *t);    /* the C type of a Brine value */
+const char *text_kind(struct type *t); /* "int", "float", ...: the runtime's typed text functions; NULL: by descriptor */
 const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
 const char *release_fn(struct type *t);
 const char *retain_fn(struct type *t); /* brt_retain, or a tuple's bt<n>_retain */

@@ -433,6 +433,21 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b);
  * appended in place (amortised doubling), so a loop of s += x is linear. */
 brt_str *brt_str_append(brt_str *a, brt_str *b);
 brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n); /* the same, from bytes */
+/* The same for bytes that are not a's (a literal part of an f-string),
+ * inline: when a is the variable's own growable block with room, the bytes
+ * are copied in place with no call (a byte loop: gcc makes it a move for a
+ * short literal, and this header includes no <string.h>). */
+BRT_INLINE brt_str *brt_str_append_lit(brt_str *a, const char *bytes, int64_t n)
+{
+    if (BRT_LIKELY(a->rc == 1 && a->cap - a->len >= n)) {
+        char *d = (char *)a->data + a->len;
+        for (int64_t i = 0; i < n; i++) d[i] = bytes[i];
+        d[n] = 0;
+        a->len += n;
+        return a;
+    }
+    return brt_str_append_bytes(a, bytes, n);
+}
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l); /* n < 0: empty (as Python) */
 bool brt_str_eq(brt_str *a, brt_str *b);
 int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
@@ -482,6 +497,10 @@ bool brt_eq(const brt_type *t, const void *a, const void *b);
  * buf needs 32 bytes. */
 int brt_format_float(double x, char *buf);
 int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
+/* Decimal digits and a NUL, as printf's %lld/%llu; returns the length (buf
+ * needs 21 bytes). */
+int brt_format_i64(int64_t v, char *buf);
+int brt_format_u64(uint64_t v, char *buf);
 
 /* str(x) for any printable value: the text print writes. */
 brt_str *brt_to_str(const brt_type *t, const void *valp);
@@ -517,6 +536,24 @@ brt_str *brt_sb_finish(brt_sb *sb); /* the text as a new str; sb is reset */
  * string (taken and returned, as brt_str_append), formatted in a stack
  * buffer, so a building loop allocates nothing in steady state. */
 brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec);
+/* The same for a piece of known type and no spec (the compiler picks them
+ * by the value's type; text the same as brt_sb_val's): digits written
+ * straight into the string or the buffer. A str piece appended to a var
+ * is brt_str_append. */
+brt_str *brt_str_append_int(brt_str *s, int64_t v);
+brt_str *brt_str_append_u64(brt_str *s, uint64_t v);
+brt_str *brt_str_append_float(brt_str *s, double v);
+brt_str *brt_str_append_bool(brt_str *s, bool v);
+void brt_sb_int(brt_sb *sb, int64_t v);
+void brt_sb_u64(brt_sb *sb, uint64_t v);
+void brt_sb_float(brt_sb *sb, double v);
+void brt_sb_bool(brt_sb *sb, bool v);
+void brt_sb_str(brt_sb *sb, brt_str *v);
+/* str(x) of a known type: brt_to_str without the descriptor. */
+brt_str *brt_str_of_int(int64_t v);
+brt_str *brt_str_of_u64(uint64_t v);
+brt_str *brt_str_of_float(double v);
+brt_str *brt_str_of_bool(bool v);
 
 /* Format specs (SPEC 6.3): the compiler calls this to reject a bad spec at
  * compile time. Returns NULL if spec is valid for a value of kind k, else a

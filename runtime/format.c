@@ -32,6 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 10^k for k = 0..19, every power of ten a uint64_t holds. */
+static const uint64_t ten_to[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+                                    10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+                                    100000000000ull, 1000000000000ull, 10000000000000ull,
+                                    100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                    100000000000000000ull, 1000000000000000000ull,
+                                    10000000000000000000ull};
+
 /* ---- string builder ------------------------------------------------------------ */
 
 void brt_sb_init(brt_sb *sb)
@@ -88,6 +96,108 @@ static void sb_fill(brt_sb *sb, const char *fill, int fill_len, int64_t n)
         memcpy(sb->buf + sb->len, fill, (size_t)fill_len);
         sb->len += fill_len;
     }
+}
+
+/* Where n bytes (and a NUL) can be written at the end of s in place: s is
+ * a growable block held only by the caller's variable, with the room; else
+ * NULL. */
+static char *str_room(brt_str *s, int64_t n)
+{
+    if (s->rc == 1 && s->cap - s->len >= n)
+        return (char *)s->data + s->len;
+    return NULL;
+}
+
+/* The typed pieces of an f-string: no descriptor, no spec. A number is
+ * written straight into s when it has room (one 20-digit int, one 32-byte
+ * float), else formatted on the stack and appended. */
+brt_str *brt_str_append_int(brt_str *s, int64_t v)
+{
+    char *d = str_room(s, 20);
+    if (d) {
+        s->len += brt_format_i64(v, d);
+        return s;
+    }
+    char tmp[24];
+    return brt_str_append_bytes(s, tmp, brt_format_i64(v, tmp));
+}
+
+brt_str *brt_str_append_u64(brt_str *s, uint64_t v)
+{
+    char *d = str_room(s, 20);
+    if (d) {
+        s->len += brt_format_u64(v, d);
+        return s;
+    }
+    char tmp[24];
+    return brt_str_append_bytes(s, tmp, brt_format_u64(v, tmp));
+}
+
+brt_str *brt_str_append_float(brt_str *s, double v)
+{
+    char *d = str_room(s, 31);
+    if (d) {
+        s->len += brt_format_float(v, d);
+        return s;
+    }
+    char tmp[32];
+    return brt_str_append_bytes(s, tmp, brt_format_float(v, tmp));
+}
+
+brt_str *brt_str_append_bool(brt_str *s, bool v)
+{
+    return brt_str_append_bytes(s, v ? "true" : "false", v ? 4 : 5);
+}
+
+void brt_sb_int(brt_sb *sb, int64_t v)
+{
+    brt_sb_reserve(sb, 20);
+    sb->len += brt_format_i64(v, sb->buf + sb->len);
+}
+
+void brt_sb_u64(brt_sb *sb, uint64_t v)
+{
+    brt_sb_reserve(sb, 20);
+    sb->len += brt_format_u64(v, sb->buf + sb->len);
+}
+
+void brt_sb_float(brt_sb *sb, double v)
+{
+    brt_sb_reserve(sb, 31);
+    sb->len += brt_format_float(v, sb->buf + sb->len);
+}
+
+void brt_sb_bool(brt_sb *sb, bool v)
+{
+    brt_sb_lit(sb, v ? "true" : "false", v ? 4 : 5);
+}
+
+void brt_sb_str(brt_sb *sb, brt_str *v)
+{
+    brt_sb_lit(sb, v->data, v->len);
+}
+
+brt_str *brt_str_of_int(int64_t v)
+{
+    char tmp[24];
+    return brt_str_new(tmp, brt_format_i64(v, tmp));
+}
+
+brt_str *brt_str_of_u64(uint64_t v)
+{
+    char tmp[24];
+    return brt_str_new(tmp, brt_format_u64(v, tmp));
+}
+
+brt_str *brt_str_of_float(double v)
+{
+    char tmp[32];
+    return brt_str_new(tmp, brt_format_float(v, tmp));
+}
+
+brt_str *brt_str_of_bool(bool v)
+{
+    return brt_str_new(v ? "true" : "false", v ? 4 : 5);
 }
 
 brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, const char *spec)
@@ -329,12 +439,62 @@ int brt_format_float(double x, char *buf)
         strcpy(buf, signbit(x) ? "-0.0" : "0.0");
         return signbit(x) ? 4 : 3;
     }
+    double ax = fabs(x);
+    if (ax < 0x1p53 && ax == (double)(uint64_t)ax) {
+        /* a whole number below 2^53: its neighbours are at most 1 apart, so
+         * any other decimal of no more digits is an integer at least 1 away,
+         * outside the half-ulp interval: the shortest digits are its own,
+         * and below 10^16 repr writes them as "123.0" */
+        int n = 0;
+        if (x < 0)
+            buf[n++] = '-';
+        n += brt_format_u64((uint64_t)ax, buf + n);
+        memcpy(buf + n, ".0", 3);
+        return n + 2;
+    }
     struct digits g;
     shortest_digits(x, &g);
     return layout(&g, x < 0, 16, buf);
 }
 
 /* ---- integers ------------------------------------------------------------------- */
+
+/* Two digits at a time from the end: half the divisions of one at a time,
+ * and the length known first, so the digits land in place (no reversal). */
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                    "8081828384858687888990919293949596979899";
+
+int brt_format_u64(uint64_t v, char *buf)
+{
+    /* floor(log10(2^bits)) by 1233/4096 ~ log10(2), then one comparison */
+    int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+    int n = t + 1 - ((v | 1) < ten_to[t]); /* v | 1: 0 has one digit */
+    char *p = buf + n;
+    *p = 0;
+    while (v >= 100) {
+        uint64_t q = v / 100;
+        p -= 2;
+        memcpy(p, two_digits + 2 * (v - q * 100), 2);
+        v = q;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, two_digits + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return n;
+}
+
+int brt_format_i64(int64_t v, char *buf)
+{
+    if (v < 0) {
+        buf[0] = '-';
+        return 1 + brt_format_u64(0 - (uint64_t)v, buf + 1);
+    }
+    return brt_format_u64((uint64_t)v, buf);
+}
 
 int brt_format_u128(uint64_t lo, uint64_t hi, char *buf)
 {
@@ -445,10 +605,10 @@ void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp)
     char tmp[64];
     switch (t->kind) {
     case BRT_INT:
-        brt_sb_lit(sb, tmp, snprintf(tmp, sizeof tmp, "%lld", (long long)*(const int64_t *)valp));
+        brt_sb_int(sb, *(const int64_t *)valp);
         return;
     case BRT_U64:
-        brt_sb_lit(sb, tmp, snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)*(const uint64_t *)valp));
+        brt_sb_u64(sb, *(const uint64_t *)valp);
         return;
     case BRT_I128:
         brt_sb_lit(sb, tmp, brt_format_i128(*(const brt_i128 *)valp, tmp));
@@ -771,10 +931,15 @@ static void emit_number(brt_sb *sb, const struct spec *f, bool neg, const char *
     if (f->fill_len == 1 && f->fill[0] == '0' && align == '=')
         min_width = f->width - slen - rlen;
 
-    /* the digits, grouped from the right (CPython's InsertThousandsGrouping) */
-    brt_sb g;
-    brt_sb_init(&g);
-    if (nd > 0) {
+    /* the digits, grouped from the right (CPython's InsertThousandsGrouping),
+     * on the stack unless zero padding makes them long */
+    char room[160];
+    brt_sb g = {room, 0, -(int64_t)sizeof room};
+    if (!f->comma && (nd == 0 || min_width <= nd)) {
+        /* nothing to group or pad: the digits as they are */
+        g.buf = (char *)body;
+        g.len = nd;
+    } else if (nd > 0) {
         /* built reversed, then flipped */
         int64_t remaining = nd, mw = min_width;
         const char *d = body + nd; /* one past the next digit to take */
@@ -822,7 +987,8 @@ static void emit_number(brt_sb *sb, const struct spec *f, bool neg, const char *
         brt_sb_lit(sb, rest, rlen);
         sb_fill(sb, f->fill, f->fill_len, pad - left);
     }
-    free(g.buf);
+    if (g.cap > 0)
+        free(g.buf);
 }
 
 static void format_int(brt_sb *sb, const struct spec *f, bool neg, unsigned __int128 mag)
@@ -847,6 +1013,58 @@ static void format_int(brt_sb *sb, const struct spec *f, bool neg, unsigned __in
         break;
     }
     emit_number(sb, f, neg, body, n);
+}
+
+/* printf's "%.{prec}f" of a finite ax >= 0 without printf, where that is
+ * exact and cheap: ax < 2^53 and prec <= 17. ax is m / 2^s (m < 2^53, s >=
+ * 0), so its integer part is m >> s and its fraction f / 2^s with f < 2^53;
+ * the prec digits after the point are f * 10^prec / 2^s (below 2^110, so
+ * 128 bits hold it) rounded to nearest with ties to even on the exact
+ * value, as glibc's printf rounds, carrying into the integer part. Returns
+ * the length, or -1 to leave the value to printf. buf needs 40 bytes. */
+static int fixed_digits(double ax, int64_t prec, char *buf)
+{
+    if (!(ax < 0x1p53) || prec > 17)
+        return -1;
+    uint64_t bits;
+    memcpy(&bits, &ax, sizeof bits);
+    int be = (int)(bits >> 52); /* the sign bit is clear */
+    uint64_t m = bits & ((1ull << 52) - 1);
+    if (be)
+        m |= 1ull << 52;
+    else
+        be = 1; /* subnormal */
+    int s = 1075 - be; /* ax = m / 2^s; ax < 2^53 so s >= 0 */
+    uint64_t ip = s >= 64 ? 0 : m >> s;
+    uint64_t fr = s >= 64 ? m : m & ((1ull << s) - 1); /* s == 0: no fraction */
+    uint64_t q = 0; /* the digits after the point */
+    if (fr && prec > 0 && s < 120) { /* s >= 120: fr * 10^prec < 2^110 < half of 2^s, so 0 */
+        unsigned __int128 p = (unsigned __int128)fr * ten_to[prec];
+        unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+        q = (uint64_t)(p >> s);
+        unsigned __int128 rem = p - ((unsigned __int128)q << s);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        if (q == ten_to[prec]) {
+            q = 0;
+            ip++;
+        }
+    } else if (fr && prec == 0 && s <= 54) { /* s > 54: fr < 2^53 < half */
+        uint64_t half = 1ull << (s - 1);
+        if (fr > half || (fr == half && (ip & 1)))
+            ip++;
+    }
+    int n = brt_format_u64(ip, buf);
+    if (prec > 0) {
+        buf[n++] = '.';
+        for (int64_t i = prec - 1; i >= 0; i--) {
+            buf[n + i] = (char)('0' + q % 10);
+            q /= 10;
+        }
+        n += (int)prec;
+        buf[n] = 0;
+    }
+    return n;
 }
 
 static void format_float_spec(brt_sb *sb, const struct spec *f, double x)
@@ -878,9 +1096,13 @@ static void format_float_spec(brt_sb *sb, const struct spec *f, double x)
         char t = f->type == '%' ? 'f' : f->type;
         int64_t prec = f->prec < 0 ? 6 : f->prec;
         double v = f->type == '%' ? ax * 100 : ax;
-        snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
-        int n = snprintf(small, sizeof small, cfmt, (int)prec, v);
-        if (n + 2 > (int)sizeof small) {
+        int n = t == 'f' || t == 'F' ? fixed_digits(v, prec, small) : -1;
+        if (n < 0) {
+            snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
+            n = snprintf(small, sizeof small, cfmt, (int)prec, v);
+        }
+        if (n + 2 > (int)sizeof small) { /* only from printf: fixed_digits' text is short */
+            snprintf(cfmt, sizeof cfmt, "%%.*%c", t);
             heap = brt_xmalloc((size_t)n + 2);
             snprintf(heap, (size_t)n + 1, cfmt, (int)prec, v);
             body = heap;

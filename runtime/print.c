@@ -118,26 +118,13 @@ void brt_flush(void)
 void brt_print_int(int64_t v)
 {
     char tmp[24];
-    char *p = tmp + sizeof tmp;
-    uint64_t m = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    do {
-        *--p = (char)('0' + m % 10);
-        m /= 10;
-    } while (m);
-    if (v < 0)
-        *--p = '-';
-    brt_out_write(p, (size_t)(tmp + sizeof tmp - p));
+    brt_out_write(tmp, (size_t)brt_format_i64(v, tmp));
 }
 
 void brt_print_u64(uint64_t v)
 {
     char tmp[24];
-    char *p = tmp + sizeof tmp;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    brt_out_write(p, (size_t)(tmp + sizeof tmp - p));
+    brt_out_write(tmp, (size_t)brt_format_u64(v, tmp));
 }
 
 void brt_print_i128(brt_i128 v)
