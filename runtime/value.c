@@ -592,7 +592,7 @@ brt_arr *brt_arr_unique(brt_arr *a)
 brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 {
     a = brt_arr_unique(a);
-    size_t es = brt_type_size(a->elem);
+    size_t es = TYPE_SIZE(a->elem);
     if (a->len == a->cap)
         brt_arr_reserve(a, a->cap < 4 ? 4 : a->cap * 2);
     memcpy((char *)a->data + (size_t)a->len * es, elem, es);
