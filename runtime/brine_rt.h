@@ -467,7 +467,7 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
 #endif
 }
 /* The push the generated C writes: slot = slot.push(x) for an element of C
- * type ctype, x an lvalue holding the reference pushed. The common case
+ * type ctype, x the value pushed (its reference taken). The common case
  * (brt_arr_push_fits) stores inline; copying and growing stay in
  * brt_arr_push. slot is a variable or *p, read more than once. */
 #define BRT_PUSH(ctype, slot, x)                          \
@@ -475,8 +475,10 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
         brt_arr *push_a_ = (slot);                        \
         if (BRT_LIKELY(brt_arr_push_fits(push_a_)))       \
             ((ctype *)push_a_->data)[push_a_->len++] = (x); \
-        else                                              \
-            (slot) = brt_arr_push(push_a_, &(x));         \
+        else {                                            \
+            ctype push_x_ = (x); /* x itself stays in a register */ \
+            (slot) = brt_arr_push(push_a_, &push_x_);     \
+        }                                                 \
     } while (0)
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
 BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
