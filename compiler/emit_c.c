@@ -742,7 +742,7 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
         t = nt;
     }
     if (s->op == IR_PUSH) {
-        line("*%s = brt_arr_push(*%s, &%s);", p, p, x);
+        line("BRT_PUSH(%s, *%s, %s);", ctype(s->a->type), p, x);
     } else if (type_is_ref(t)) {
         const char *old = new_temp();
         line("%s %s = *%s;", ctype(t), old, p);
@@ -1269,10 +1269,10 @@ static void emit_stmt_here(struct ir_node *s)
         if (s->op == IR_PUSH) {
             if (s->nkids == 0) {
                 const char *v = vname(s->var);
-                line("%s = brt_arr_push(%s, &%s);", v, v, x);
+                line("BRT_PUSH(%s, %s, %s);", ctype(et), v, x);
             } else {
                 const char *arr = unique_path(s, idx, s->nkids, L);
-                line("%s = brt_arr_push(%s, &%s);", arr, arr, x);
+                line("BRT_PUSH(%s, %s, %s);", ctype(et), arr, x);
             }
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);

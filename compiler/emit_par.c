@@ -302,8 +302,9 @@ static void push_cb(struct ir_node *rn, void *p)
     const char *x = emit_expr(rn->elem);
     x = take(x, rn->elem_type);
     x = lval(x, rn->elem_type);
-    if (a->indirect) line("*%s = brt_arr_push(*%s, &%s);", a->out, a->out, x);
-    else line("%s = brt_arr_push(%s, &%s);", a->out, a->out, x);
+    const char *ct = ctype(rn->elem_type);
+    if (a->indirect) line("BRT_PUSH(%s, *%s, %s);", ct, a->out, x);
+    else line("BRT_PUSH(%s, %s, %s);", ct, a->out, x);
 }
 
 /* par comprehensions without a filter: element k goes to its slot. */

@@ -472,6 +472,29 @@ brt_arr *brt_zip(const brt_type *tt, const brt_arr *a, const brt_arr *b);
 brt_arr *brt_arr_unique(brt_arr *a);
 /* xs.push(v): takes a and the reference held by *elem; returns the new owner. */
 brt_arr *brt_arr_push(brt_arr *a, const void *elem);
+/* Whether a push can write in place: the only reference, and room left. */
+BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
+{
+#if BRT_GCC
+    return __atomic_load_n(&a->rc, __ATOMIC_ACQUIRE) == 1 && a->len < a->cap;
+#else
+    return *(const volatile int64_t *)&a->rc == 1 && a->len < a->cap;
+#endif
+}
+/* The push the generated C writes: slot = slot.push(x) for an element of C
+ * type ctype, x the value pushed (its reference taken). The common case
+ * (brt_arr_push_fits) stores inline; copying and growing stay in
+ * brt_arr_push. slot is a variable or *p, read more than once. */
+#define BRT_PUSH(ctype, slot, x)                          \
+    do {                                                  \
+        brt_arr *push_a_ = (slot);                        \
+        if (BRT_LIKELY(brt_arr_push_fits(push_a_)))       \
+            ((ctype *)push_a_->data)[push_a_->len++] = (x); \
+        else {                                            \
+            ctype push_x_ = (x); /* x itself stays in a register */ \
+            (slot) = brt_arr_push(push_a_, &push_x_);     \
+        }                                                 \
+    } while (0)
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
 BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
 {

@@ -414,6 +414,31 @@ static brt_arr *arr_alloc(const brt_type *elem, int64_t len, int64_t cap, const 
     return a;
 }
 
+/* An array of len elements whose data are all zero bits. A large block comes
+ * from calloc, whose fresh pages need no pass to clear them. */
+static brt_arr *arr_alloc_zero(const brt_type *elem, int64_t len, const brt_loc *l)
+{
+    size_t es = TYPE_SIZE(elem);
+    size_t bytes = (uint64_t)len <= 8 ? (size_t)len * es : size_mul(len, es, l);
+    int cls = class_of(bytes);
+    if (cls || !bytes) {
+        brt_arr *a = arr_alloc(elem, len, len, l);
+        if (bytes)
+            memset(a->data, 0, bytes);
+        return a;
+    }
+    void *d = calloc(bytes, 1);
+    if (!d)
+        brt_panic_text(l, "out of memory");
+    brt_arr *a = block_get(0);
+    a->rc = 1;
+    a->len = len;
+    a->cap = len;
+    a->elem = elem;
+    a->data = d;
+    return a;
+}
+
 brt_arr *brt_arr_alloc(const brt_type *elem, int64_t len, int64_t cap)
 {
     return arr_alloc(elem, len, cap, NULL);
@@ -500,21 +525,40 @@ brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems)
     return a;
 }
 
+/* Whether n bytes at p are all zero. */
+static bool all_zero_bytes(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
 brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l)
 {
     if (n < 0 || a->len == 0)
         n = 0;
     int64_t len = (int64_t)(size_mul(n, (size_t)a->len, l));
     size_t es = brt_type_size(a->elem);
-    brt_arr *r = arr_alloc(a->elem, len, len, l);
-    size_t chunk = (size_t)a->len * es;
-    if (a->len == 1 && es == 8 && !is_ref(a->elem)) {
-        uint64_t v = *(uint64_t *)a->data, *d = r->data;
-        for (int64_t i = 0; i < len; i++)
-            d[i] = v;
+    size_t chunk = (size_t)a->len * es, total = (size_t)len * es;
+    brt_arr *r;
+    if (len > 0 && all_zero_bytes(a->data, chunk)) {
+        /* [false] * n, [0] * n, [0.0] * n: calloc's zero bits, which for a large
+         * block are fresh pages, not a pass over them (as C's calloc) */
+        r = arr_alloc_zero(a->elem, len, l);
     } else {
-        for (int64_t i = 0; i < n; i++)
-            memcpy((char *)r->data + (size_t)i * chunk, a->data, chunk);
+        /* the first copy, then the filled part doubled: a few long memcpys, not
+         * one per copy (one byte each for [true] * n) */
+        r = arr_alloc(a->elem, len, len, l);
+        if (total) {
+            memcpy(r->data, a->data, chunk);
+            for (size_t done = chunk; done < total;) {
+                size_t k = done < total - done ? done : total - done;
+                memcpy((char *)r->data + done, r->data, k);
+                done += k;
+            }
+        }
     }
     retain_elems(a->elem, r->data, len);
     return r;
@@ -548,7 +592,7 @@ brt_arr *brt_arr_unique(brt_arr *a)
 brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 {
     a = brt_arr_unique(a);
-    size_t es = brt_type_size(a->elem);
+    size_t es = TYPE_SIZE(a->elem);
     if (a->len == a->cap)
         brt_arr_reserve(a, a->cap < 4 ? 4 : a->cap * 2);
     memcpy((char *)a->data + (size_t)a->len * es, elem, es);

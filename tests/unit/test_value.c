@@ -156,6 +156,32 @@ Test(value, repeat_and_concat)
         brt_arr_release(all[i]);
 }
 
+Test(value, repeat_fills_every_element)
+{
+    /* zero bits (calloc'd when large), one byte of other bits, and a chunk
+     * of 3 elements doubled: every element is the repeated one */
+    bool f = false, t = true;
+    int64_t three[] = {5, 0, -1};
+    brt_arr *fa = brt_arr_from(&brt_t_bool, 1, &f), *ta = brt_arr_from(&brt_t_bool, 1, &t);
+    brt_arr *ia = brt_arr_from(&brt_t_int, 3, three);
+    brt_arr *fr = brt_arr_repeat(fa, 1 << 20, NULL), *tr = brt_arr_repeat(ta, (1 << 20) + 3, NULL);
+    brt_arr *ir = brt_arr_repeat(ia, 100001, NULL), *small = brt_arr_repeat(fa, 5, NULL);
+    cr_assert_eq(fr->len, 1 << 20);
+    cr_assert_eq(tr->len, (1 << 20) + 3);
+    cr_assert_eq(ir->len, 300003);
+    for (int64_t i = 0; i < fr->len; i++)
+        cr_assert(!BRT_AT(bool, fr, i));
+    for (int64_t i = 0; i < tr->len; i++)
+        cr_assert(BRT_AT(bool, tr, i));
+    for (int64_t i = 0; i < ir->len; i++)
+        cr_assert_eq(BRT_AT(int64_t, ir, i), three[i % 3]);
+    for (int64_t i = 0; i < small->len; i++)
+        cr_assert(!BRT_AT(bool, small, i));
+    brt_arr *all[] = {fa, ta, ia, fr, tr, ir, small};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        brt_arr_release(all[i]);
+}
+
 Test(value, deep_equality)
 {
     int64_t x1[] = {1, 2}, x2[] = {1, 2}, x3[] = {1, 3};
