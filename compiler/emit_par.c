@@ -630,13 +630,13 @@ static const char *emit_par_reduce(struct ir_node *rn)
      * the site's elements were measured expensive (bp_site.hot: then the
      * runtime runs them as tasks, except where brt_reduce_inline says an
      * outer par's elements are on offer and nobody is looking for work:
-     * the tiny reductions deep in a recursion); one call in 128 goes to the
-     * runtime to be measured. Under BRINE_GPU=on an eligible reduction still
+     * the tiny reductions deep in a recursion); about one call in 128 goes
+     * to the runtime to be measured (brt_unsampled: the thread's counter). Under BRINE_GPU=on an eligible reduction still
      * goes to the device. */
     line("bool %s;", got);
     /* world: every rank takes the same way, so a panic is everyone's */
-    line("if (%s <= BRT_LEAF && (++bp_site%d.tick & BRT_SITE_SAMPLE) && (!bp_site%d.hot || brt_reduce_inline())%s%s) {",
-         s.n, id, id, rn->world ? " && brt_world_size() == 1" : "", gpu ? " && !brt_gpu_forced" : "");
+    line("if (%s <= BRT_LEAF && brt_unsampled() && (!bp_site%d.hot || brt_reduce_inline())%s%s) {",
+         s.n, id, rn->world ? " && brt_world_size() == 1" : "", gpu ? " && !brt_gpu_forced" : "");
     line("    unsigned char h_ = 0;");
     line("    if (%s > 0) bp_leaves%s%d(&%s, 0, 1, &%s, &h_);", s.n, laned ? "_s" : "", id, env, res);
     line("    %s = h_ != 0;", got);

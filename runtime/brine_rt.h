@@ -140,6 +140,51 @@ BRT_INLINE void brt_stack_check(const brt_loc *loc)
         brt_stack_check_slow(sp, loc);
 }
 
+/* A thread's own words, touched only by it: no lock, no atomics, no TLS.
+ * brt_tcache_here finds the calling thread's from sp (layout: os.c): the
+ * main thread's is a global; a pool worker's sits in the top
+ * BRT_TCACHE_AREA bytes of its stack block. NULL before brt_start. Free
+ * small-array blocks (value.c), one list per size class; the pool's record
+ * of the thread (pool.c, NULL: none); and the counter by which the
+ * generated one-leaf folds choose the calls the runtime samples
+ * (brt_unsampled). */
+#define BRT_TCACHE_CLASSES 4
+#define BRT_TCACHE_AREA ((uintptr_t)4096)
+typedef struct brt_tcache {
+    _Alignas(64) void *head[BRT_TCACHE_CLASSES]; /* a line of its own (os.c) */
+    int32_t count[BRT_TCACHE_CLASSES];
+    void *self;
+    uint32_t tick;
+} brt_tcache;
+/* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
+#if BRT_GCC
+#define BRT_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define BRT_HIDDEN
+#endif
+extern BRT_HIDDEN uintptr_t brt_tc_main_lo, brt_tc_main_hi, brt_tc_block;
+extern BRT_HIDDEN brt_tcache brt_tc_main;
+BRT_INLINE brt_tcache *brt_tcache_here(void)
+{
+    uintptr_t sp;
+#if BRT_GCC && defined(__x86_64__)
+    __asm__("movq %%rsp, %0" : "=r"(sp)); /* no frame pointer needed, unlike the builtin */
+#elif BRT_GCC && defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#elif BRT_GCC
+    sp = (uintptr_t)__builtin_frame_address(0);
+#else
+    volatile char probe; /* tcc: a frame on the calling thread's stack */
+    sp = (uintptr_t)&probe;
+#endif
+    if (sp - brt_tc_main_lo < brt_tc_main_hi - brt_tc_main_lo)
+        return &brt_tc_main;
+    if (!brt_tc_main_hi)
+        return (brt_tcache *)0;
+    uintptr_t base = sp - ((sp - brt_tc_block) & (BRT_STACK_SPAN - 1));
+    return (brt_tcache *)(base + BRT_STACK_SPAN - BRT_TCACHE_AREA);
+}
+
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
 BRT_INLINE int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
@@ -716,15 +761,23 @@ typedef struct brt_reduce {
  * its elements cost, measured by sampling calls. hot: elements cost enough
  * that the runtime evaluates them in parallel, so the generated code's
  * one-leaf inline fold (n <= BRT_LEAF) goes to brt_reduce_tree instead;
- * while not hot, that fold sends one call in 128 (tick) to the runtime to be
- * measured. The runtime writes the fields atomically; the generated code's
- * plain reads and increments may race harmlessly. */
+ * while not hot, that fold sends about one call in 128 to the runtime to be
+ * measured (brt_unsampled). The runtime writes the fields atomically; the
+ * generated code only reads them (a counter here, written by every thread
+ * on every call, kept the threads of nested par waiting on its cache line). */
 typedef struct brt_site {
-    uint32_t tick;
     int32_t hot;
     int64_t ns, count; /* sampled inclusive nanoseconds per element, and samples */
 } brt_site;
-#define BRT_SITE_SAMPLE 127
+/* Whether the calling thread's one-leaf fold keeps this call (true about 127
+ * times in 128) rather than sending it to be measured. The thread's own
+ * counter, hashed (Fibonacci), so that sites called in turn are each sampled. */
+BRT_INLINE int brt_unsampled(void)
+{
+    brt_tcache *tc = brt_tcache_here();
+    uint32_t t = ++tc->tick;
+    return (uint32_t)(t * 2654435769u) >> 25 != 0;
+}
 bool brt_reduce_tree(const brt_reduce *r, void *out);
 /* Whether a one-leaf reduction at a hot site may fold in place, in order, on
  * the calling thread: it runs inside the elements of a par whose later

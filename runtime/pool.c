@@ -63,8 +63,8 @@ static struct {
     pthread_cond_t wake;
     int tokens;                   /* wakes not yet consumed (under lock) */
     atomic_int waking;            /* tokens, readable without the lock */
-    atomic_int sleepers;
-    atomic_int searching;         /* workers looking for a task */
+    _Alignas(64) atomic_int sleepers; /* its own line: read by every spawn, written by sleeps */
+    _Alignas(64) atomic_int searching; /* workers looking for a task */
     atomic_uint_fast64_t chaos;   /* 0, or the test hook's seed */
 } pool = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
            .wake = PTHREAD_COND_INITIALIZER };
@@ -187,6 +187,9 @@ static void *worker_main(void *arg)
 {
     struct worker *self = arg;
     pthread_setspecific(pool.self, self);
+    brt_tcache *tc = brt_tcache_here();
+    if (tc)
+        tc->self = self;
     atomic_fetch_add(&pool.searching, 1);
     int spins = 0;
     for (;;) {
@@ -244,6 +247,9 @@ static void pool_start(void)
         pool.w[i].rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
     }
     pthread_setspecific(pool.self, &pool.w[0]); /* the thread that starts the pool: main */
+    brt_tcache *tc = brt_tcache_here();
+    if (tc)
+        tc->self = &pool.w[0];
     pool.nslots = n; /* a slot without a thread has an empty deque: harmless */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     pool.spin_rounds = SPIN_ROUNDS;
@@ -286,6 +292,10 @@ static struct worker *self_worker(void)
 {
     if (brt_pool_threads() == 1)
         return NULL;
+    /* from sp (brine_rt.h), else (a thread before brt_start: tests) the key */
+    brt_tcache *tc = brt_tcache_here();
+    if (tc && tc->self)
+        return tc->self;
     return pthread_getspecific(pool.self);
 }
 
@@ -321,9 +331,8 @@ bool brt_pool_wanted(brt_self *me)
 
 void brt_pool_rouse(void)
 {
-    if (atomic_load_explicit(&pool.sleepers, memory_order_relaxed) > 0 &&
-        atomic_load_explicit(&pool.searching, memory_order_relaxed) == 0 &&
-        atomic_load_explicit(&pool.waking, memory_order_relaxed) == 0)
+    /* seq_cst (plain loads on x86): ordered after a spawn's push */
+    if (atomic_load(&pool.sleepers) > 0 && atomic_load(&pool.searching) == 0 && atomic_load(&pool.waking) == 0)
         wake_one();
 }
 
@@ -338,8 +347,15 @@ bool brt_task_spawn(brt_task *t)
     atomic_init(&t->done, 0);
     if (!w || !deq_push(w, t))
         return false;
-    /* No wake here: brt_pool_run and reduce.c rouse a sleeper once per par,
-     * before they spawn, so a spawn costs two stores and a fence or so. */
+    /* A worker that found nothing may be going to sleep right now: it
+     * raises sleepers, then looks at the deques once more (seq_cst, under
+     * the lock). The push above is seq_cst, then sleepers is read: one side
+     * sees the other, so a task is never left with every other thread
+     * asleep (a rouse before the push, as brt_pool_run and reduce.c do,
+     * can miss a thread that falls asleep in between). sleepers has its own
+     * cache line, so this costs a load that hits while nobody sleeps. */
+    if (atomic_load(&pool.sleepers) > 0)
+        brt_pool_rouse();
     chaos_yield(w);
     return true;
 }
@@ -350,7 +366,7 @@ void brt_task_join(brt_task *t, bool spawned)
         task_run(t);
         return;
     }
-    struct worker *w = pthread_getspecific(pool.self);
+    struct worker *w = self_worker();
     /* Usually the bottom task is t. Above it there may be tasks that an
      * older frame on this thread offered meanwhile (reduce.c offers the
      * oldest work first): any thread may run any task, so run those too. */

@@ -55,38 +55,8 @@ int brt_flush_quiet(void);
 bool brt_stack_attr(pthread_attr_t *attr);
 void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused);
 
-/* A per-thread cache of free small-array blocks (value.c), one list per
- * size class, touched only by its own thread: no lock, no atomics, no TLS.
- * brt_tcache_here finds the calling thread's from sp (layout: os.c): the
- * main thread's is a global; a pool worker's sits in the top
- * BRT_TCACHE_AREA bytes of its stack block. NULL before brt_start. */
-#define BRT_TCACHE_CLASSES 4
-#define BRT_TCACHE_AREA ((uintptr_t)4096)
-typedef struct brt_tcache {
-    void *head[BRT_TCACHE_CLASSES];
-    int32_t count[BRT_TCACHE_CLASSES];
-} brt_tcache;
-/* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
-#define BRT_HIDDEN __attribute__((visibility("hidden")))
-extern BRT_HIDDEN uintptr_t brt_tc_main_lo, brt_tc_main_hi, brt_tc_block;
-extern BRT_HIDDEN brt_tcache brt_tc_main;
-static inline brt_tcache *brt_tcache_here(void)
-{
-    uintptr_t sp;
-#if defined(__x86_64__)
-    __asm__("movq %%rsp, %0" : "=r"(sp)); /* no frame pointer needed, unlike the builtin */
-#elif defined(__aarch64__)
-    __asm__("mov %0, sp" : "=r"(sp));
-#else
-    sp = (uintptr_t)__builtin_frame_address(0);
-#endif
-    if (sp - brt_tc_main_lo < brt_tc_main_hi - brt_tc_main_lo)
-        return &brt_tc_main;
-    if (!brt_tc_main_hi)
-        return NULL;
-    uintptr_t base = sp - ((sp - brt_tc_block) & (BRT_STACK_SPAN - 1));
-    return (brt_tcache *)(base + BRT_STACK_SPAN - BRT_TCACHE_AREA);
-}
+/* The per-thread caches (brt_tcache, brt_tcache_here) are in brine_rt.h:
+ * the generated code reaches its thread's sampling tick there too. */
 
 /* Values of BRINE_GPU (SPEC section 8). */
 enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };
