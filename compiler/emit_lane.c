@@ -9,13 +9,18 @@
  * written out as scalar locals, one statement per lane per element: gcc -O2
  * keeps them in registers and its SLP pass pairs them in SSE2 registers
  * (addpd, divpd); tcc runs the same statements one by one, same bits.
- * Integer leaves go one per block: their wrapped fold is order-free. The lane
- * code must not panic: operations that can fail (checked integer +, -, *,
- * unhoisted indexing, conversions) compute a wrapped or clamped value and
- * raise the block's flag ovf_; a flagged block is re-run by the scalar
- * leaves function, which panics at the exact place (or, for a conservative
- * flag that was a false alarm, just computes the same values). Anything else
- * that could panic, allocate or have an effect keeps the scalar form.
+ * Integer leaves over a range whose element reads no array go 16 per
+ * block as a loop over the lanes (arrays acc_[q_], ov_[q_]), which gcc's
+ * loop vectorizer turns into vector operations over the leaves; other
+ * integer leaves go one per block (their wrapped fold is order-free, the
+ * loop over the leaf's elements is vectorized). The lane code must not
+ * panic: operations that can fail (checked integer +, -, *, unhoisted
+ * indexing, conversions) compute a wrapped or clamped value and raise the
+ * block's flag ovf_ (wide: the lane's ov_[q_]); a flagged block is re-run
+ * by the scalar leaves function, which panics at the exact place (or, for a
+ * conservative flag that was a false alarm, just computes the same values).
+ * Anything else that could panic, allocate or have an effect keeps the
+ * scalar form.
  */
 #include "emit_c.h"
 
@@ -24,11 +29,14 @@
 
 /* Leaves per block: floats 4 side by side (each must fold in order; gcc's
  * SLP packs them two per SSE2 register, and 8 lanes measured no faster: the
- * arrays are memory-bound, divisions divpd-bound), integers one leaf per
- * block (their wrapped fold is order-free, the j loop has the parallelism). */
-static int lane_width(struct ir_node *rn)
+ * arrays are memory-bound, divisions divpd-bound); integers over a range
+ * whose element reads no array 16 side by side, as a loop over the lanes
+ * (wide, below); other integers one leaf per block (their wrapped fold is
+ * order-free, the j loop has the parallelism). */
+enum { WIDE_LANES = 16 };
+static int lane_width(struct ir_node *rn, bool wide)
 {
-    return rn->type == ty_float ? 4 : 1;
+    return wide ? WIDE_LANES : rn->type == ty_float ? 4 : 1;
 }
 
 /* Writes the template text for lane q: every `name[q_]` becomes `nameq`. */
@@ -49,6 +57,15 @@ static void lane_put(struct buf *out, const char *text, int q)
 struct lanes {
     struct ir_node *rn;
     bool fail;                   /* something that cannot run in lanes */
+    /* wide: the lanes are a loop over WIDE_LANES leaves (acc_[q_], ov_[q_]
+     * real arrays), the element's operations each one vector operation
+     * over the leaves; reads: the element reads an array per element
+     * (lanes of leaves 16 elements apart would gather it); novec: it has
+     * an operation gcc does not vectorize (a 64-bit division by a constant
+     * other than a power of two: no 64-bit high multiply; a libm call), so
+     * the lanes would run one by one, where the narrow form's accumulator
+     * in a register is cheaper than the wide one's arrays: not wide */
+    bool wide, reads, novec;
     const char *gv;              /* this lane's value of the generator variable
                                   * (with clauses: of the innermost clause's) */
     /* The variable that steps by one per element in a lane (the generator
@@ -109,8 +126,11 @@ static const char *lane_fail(void)
  * would get there). */
 static void lane_flag(const char *cond)
 {
-    if (LC->fguard) line("ovf_ |= (uint64_t)(%s) & (uint64_t)(%s);", LC->fguard, cond);
-    else line("ovf_ |= (uint64_t)(%s);", cond);
+    /* wide: a flag per lane, so the flag is no reduction inside the lane
+     * loop (a vector OR per step, folded once per block) */
+    const char *f = LC->wide ? "ov_[q_]" : "ovf_";
+    if (LC->fguard) line("%s |= (uint64_t)(%s) & (uint64_t)(%s);", f, LC->fguard, cond);
+    else line("%s |= (uint64_t)(%s);", f, cond);
 }
 
 /* The flag guard for a part evaluated only when c holds. */
@@ -204,6 +224,9 @@ static const char *lane_affine(struct ir_node *n)
  * no int64 -> double vector conversion). */
 static const char *lane_induction(struct ir_node *n)
 {
+    /* wide lanes convert each value (a vector conversion where the target
+     * has one; the same correctly rounded value) */
+    if (LC->wide) return NULL;
     const char *o = lane_affine(n);
     if (!o) return NULL;
     for (int i = 0; i < LC->nind; i++)
@@ -305,7 +328,10 @@ static const char *lane_binary(struct ir_node *n)
     if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
     if (ot == ty_bool) return op_class[op] == OPC_BITS ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     if (ot == ty_float) {
-        if (op == OP_MOD) return tmp(ot, "fmod(%s, %s)", a, b);
+        if (op == OP_MOD) {
+            LC->novec = true;
+            return tmp(ot, "fmod(%s, %s)", a, b);
+        }
         return op_class[op] == OPC_ARITH ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     }
     bool si = ot == ty_int;
@@ -331,6 +357,8 @@ static const char *lane_binary(struct ir_node *n)
         if (n->b->op != IR_INT) return lane_fail();
         uint64_t d = (uint64_t)n->b->ival;
         if (d == 0 || (si && (int64_t)d == -1)) return lane_fail();
+        uint64_t m = si && (int64_t)d < 0 ? 0 - d : d;
+        if (m & (m - 1)) LC->novec = true;
         return tmp(ot, "%s %s %s", a, op_c[op], b);
     }
     case OP_BAND: case OP_BOR: case OP_BXOR: return tmp(ot, "%s %s %s", a, op_c[op], b);
@@ -357,6 +385,7 @@ static const char *lane_builtin(struct ir_node *n)
     if (LC->fail) return "0";
     struct type *t0 = n->kids[0]->type;
     const char *m = math_fn(b);
+    if (m && b != BI_sqrt && b != BI_floor && b != BI_ceil && b != BI_trunc) LC->novec = true;
     if (m) return n->nkids == 2 ? tmp(t, "%s(%s, %s)", m, arg[0], arg[1]) : tmp(t, "%s(%s)", m, arg[0]);
     switch (b) {
     case BI_ABS:
@@ -539,6 +568,7 @@ static const char *lane_expr(struct ir_node *n)
         return lane_fail();
     }
     case IR_INDEX: {
+        LC->reads = true;
         const char *arr = lane_array(n->a);
         if (!arr || n->b->type != ty_int) return lane_fail();
         const char *ct = ctype(n->type);
@@ -584,7 +614,9 @@ static void lanes_step(struct buf *out, int L, const char *fmt, const char *by)
     bputs(out, "\n");
 }
 
-bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
+/* bp_leaves<id> in lanes into out: 1, or 0 (no lane form), or 2 (wide, but
+ * the element reads arrays or would not vectorize: try again narrow). */
+static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out, bool wide)
 {
     struct type *t = rn->type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return false;
@@ -596,6 +628,7 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     struct lanes lc = {0};
     lc.rn = rn;
     lc.ncl = L;
+    lc.wide = wide;
     LC = &lc;
     struct fctx *saved = helper_begin(id, rn);
     F->ind = 6;
@@ -658,7 +691,8 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
             } else if (t == ty_float) {
                 line("acc_[q_] = acc_[q_] %s %s;", sum ? "+" : "*", xm);
             } else {
-                /* Integers: one leaf per block (W == 1). The wrapped result
+                /* Integers: one leaf per lane (16 lanes when wide, else
+                 * one). The wrapped result
                  * does not depend on the order, and bounding every element
                  * bounds every partial result of the 16-element fold:
                  * |x| < 2^58 for sums (16 * 2^58 = 2^62), |x| <= 8 for
@@ -690,14 +724,15 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     }
     struct buf body = F->body;
     F->body = (struct buf){0};
-    if (lc.fail) {
+    if (lc.fail || (lc.wide && (lc.reads || lc.novec))) {
+        free(body.p);
         free(lc.rinits.p);
         F = saved;
         LC = NULL;
-        return false;
+        return lc.fail ? 0 : 2;
     }
     bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
-    int W = lane_width(rn);
+    int W = lane_width(rn, wide);
     const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
     bputs(out, hdr);
     bputs(out, " {\n");
@@ -748,6 +783,46 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     } else {
         bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
     }
+    if (wide) {
+        /* Wide: lane q is leaf g_ + q, the lanes a loop inside the step
+         * loop, over arrays: gcc's loop vectorizer makes each operation of
+         * the element one vector operation over the leaves (16 of them:
+         * two 8-lane registers with AVX-512, which gcc picks for 16 and not
+         * for 8), and each leaf's fold, flag and has stay a lane of their
+         * own, so no step sums across lanes (a leaf of one lane, W == 1,
+         * summed its 8 lanes twice per 16 elements). tcc runs the loops as
+         * they are, same values. */
+        bprintf(out, "                %s acc_[%d];\n                uint64_t ov_[%d];\n", ct, W, W);
+        if (!hs_all) bprintf(out, "                int hs_[%d];\n", W);
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                    acc_[q_] = %s;\n                    ov_[q_] = 0;\n", start_value(rn->reducer, t));
+        if (!hs_all) bprintf(out, "                    hs_[q_] = 0;\n");
+        bprintf(out, "                }\n");
+        bprintf(out, "                int64_t kb_ = (first + g_) * BRT_LEAF;\n");
+        bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
+        bprintf(out, "                    for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                        int64_t k_ = kb_ + q_ * BRT_LEAF + j_;\n");
+        bputs(out, body.p);
+        bprintf(out, "                    }\n                }\n");
+        bprintf(out, "                uint64_t ovf_ = 0;\n");
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) ovf_ |= ov_[q_];\n", W);
+        bprintf(out, "                if (ovf_) { /* the exact panic, or a false alarm's same values */\n"
+                     "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
+                     "                    continue;\n                }\n", id, W, ct);
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                    ((%s *)vals)[g_ + q_] = acc_[q_];\n", ct);
+        if (hs_all) bprintf(out, "                    has[g_ + q_] = 1;\n");
+        else bprintf(out, "                    has[g_ + q_] = hs_[q_] != 0;\n");
+        bprintf(out, "                }\n");
+        bprintf(out, "            }\n        }\n    }\n");
+        bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
+        bputs(out, "}\n\n");
+        free(body.p);
+        free(lc.rinits.p);
+        F = saved;
+        LC = NULL;
+        return 1;
+    }
     /* Lane q's state is plain locals (acc_q, kb_q, ...), one statement per
      * lane per element: gcc -O2 keeps them in registers (arrays indexed by
      * a loop counter stayed in memory: a store and a reload per element). */
@@ -790,6 +865,20 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     free(lc.rinits.p);
     F = saved;
     LC = NULL;
-    return true;
+    return 1;
+}
+
+bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
+{
+    /* wide: integers over one range (the lanes' elements are 16 apart, so
+     * an array read per element would gather), whose element vectorizes */
+    bool wide = (rn->type == ty_int || rn->type == ty_u64) && s->is_range && s->ncl == 0;
+    int temps = CG->ntemps;
+    int r = lane_leaves(rn, id, s, out, wide);
+    if (r == 2) {
+        CG->ntemps = temps; /* the same names as a narrow first try */
+        r = lane_leaves(rn, id, s, out, false);
+    }
+    return r == 1;
 }
 
