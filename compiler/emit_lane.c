@@ -16,11 +16,12 @@
  * loop over the leaf's elements is vectorized). The lane code must not
  * panic: operations that can fail (checked integer +, -, *, unhoisted
  * indexing, conversions) compute a wrapped or clamped value and raise the
- * block's flag ovf_ (wide: the lane's ov_[q_]); a flagged block is re-run
- * by the scalar leaves function, which panics at the exact place (or, for a
- * conservative flag that was a false alarm, just computes the same values).
- * Anything else that could panic, allocate or have an effect keeps the
- * scalar form.
+ * block's flag ovf_ (wide: the lane's ov_[q_]), or, affine in the range
+ * variable, are checked once per call at the range's two ends (lane_span);
+ * a flagged block is re-run by the scalar leaves function, which panics at
+ * the exact place (or, for a conservative flag that was a false alarm, just
+ * computes the same values). Anything else that could panic, allocate or
+ * have an effect keeps the scalar form.
  */
 #include "emit_c.h"
 
@@ -100,6 +101,12 @@ struct lanes {
      * being written (the right of and/or, a branch of if/else): only then
      * may it raise the flag; NULL: always */
     const char *fguard;
+    /* int lane values affine in the range variable (lane_span): the lane
+     * text, its values at vmin_ and at vmax_ (call-level C), invariant? */
+    const char *sp_key[64], *sp_at0[64], *sp_at1[64];
+    bool sp_inv[64];
+    int sp_def[64]; /* made by lane_span: op, operands' entries (reused) */
+    int nsp;
 };
 static struct lanes *LC;
 
@@ -152,6 +159,91 @@ static bool bind(struct ir_var *v, const char *val)
     if (LC->nsub == 64) return false;
     LC->sub_var[LC->nsub] = v;
     LC->sub_val[LC->nsub++] = val;
+    return true;
+}
+
+/* ---- affine spans: overflow checked at the range's two ends ------------------
+ *
+ * An int value built from the range variable i and invariants by +, - and
+ * * by an invariant is affine in i: a * i + b, exactly, as long as no
+ * operation on the way overflows. An affine value's values over the call's
+ * i in [vmin_, vmax_] lie between its values at vmin_ and at vmax_, so if
+ * every operation, computed at those two ends, fits (checked once per call,
+ * at call level, where a failure sends the whole call to the scalar path,
+ * which panics where it must or computes the same values), no operation
+ * overflows for any i of the call, and the lanes compute them wrapped with
+ * no flag. 3 * k + 1, k - n, (k + 2) * c are; k * k is not. */
+
+/* Records lane text v as affine with values at0, at1 at the two ends. */
+static void span_put(const char *v, const char *at0, const char *at1, bool inv)
+{
+    if (LC->nsp == 64) return;
+    LC->sp_def[LC->nsp] = 0;
+    LC->sp_key[LC->nsp] = v;
+    LC->sp_at0[LC->nsp] = at0;
+    LC->sp_at1[LC->nsp] = at1;
+    LC->sp_inv[LC->nsp++] = inv;
+}
+
+/* Whether int expression n, written as lane text v, is affine (its index
+ * in the table): a value recorded already (the range variable, an
+ * operation below, a parameter or let bound to one), or an invariant
+ * (a literal, a captured variable, a constant), recorded here. */
+static int span_of(struct ir_node *n, const char *v)
+{
+    if (n->type != ty_int) return -1;
+    for (int i = 0; i < LC->nsp; i++)
+        if (strcmp(LC->sp_key[i], v) == 0) return i;
+    bool inv = n->op == IR_INT || n->op == IR_GLOBAL ||
+               (n->op == IR_VAR && clause_of(n->var) < 0 && !bound(n->var) && F->vst[n->var->id]);
+    if (!inv || LC->nsp == 64) return -1;
+    span_put(v, v, v, true);
+    return LC->nsp - 1;
+}
+
+/* a op b (+, -, *) of affine a and b (for *, one of them invariant): the
+ * two ends checked at call level; records the lane result r. Returns
+ * false (the lanes raise the flag) when it is not affine. */
+static bool lane_span(struct ir_node *n, const char *a, const char *b, const char *r)
+{
+    enum op op = n->bop;
+    int x = span_of(n->a, a), y = x >= 0 ? span_of(n->b, b) : -1;
+    if (y < 0 || LC->nsp == 64) return false;
+    bool inv = LC->sp_inv[x] && LC->sp_inv[y];
+    if (op == OP_MUL && !LC->sp_inv[x] && !LC->sp_inv[y]) return false;
+    /* the same operation of the same values (3 * k in each of three
+     * calls): checked once */
+    int def = ((int)op * 64 + x) * 64 + y + 1;
+    for (int i = 0; i < LC->nsp; i++)
+        if (LC->sp_def[i] == def) {
+            span_put(r, LC->sp_at0[i], LC->sp_at1[i], inv);
+            LC->sp_def[LC->nsp - 1] = def;
+            return true;
+        }
+    const char *at0, *at1;
+    if (inv) {
+        at0 = at1 = arena_printf("sp%d_", LC->nsp);
+    } else {
+        at0 = arena_printf("sp%d_a", LC->nsp);
+        at1 = arena_printf("sp%d_b", LC->nsp);
+    }
+    const char *ends[2][3] = {{at0, LC->sp_at0[x], LC->sp_at0[y]}, {at1, LC->sp_at1[x], LC->sp_at1[y]}};
+    bprintf(&LC->checks, "        int64_t %s = 0;\n", at0);
+    if (!inv) bprintf(&LC->checks, "        int64_t %s = 0;\n", at1);
+    for (int e = 0; e < (inv ? 1 : 2); e++) {
+        const char *v = ends[e][0], *p = ends[e][1], *q = ends[e][2];
+        if (op == OP_MUL)
+            /* the portable test (no builtins in tcc), once per call */
+            bprintf(&LC->checks,
+                    "        if (ok_ && %s != 0 && %s != 0 && (%s > 0 ? (%s > 0 ? %s > INT64_MAX / %s : %s < INT64_MIN / %s)\n"
+                    "                                          : (%s > 0 ? %s < INT64_MIN / %s : %s < INT64_MAX / %s))) ok_ = 0;\n",
+                    p, q, p, q, p, q, q, p, q, p, q, p, q);
+        bprintf(&LC->checks, "        %s = (int64_t)((uint64_t)%s %s (uint64_t)%s);\n", v, p, op_c[op], q);
+        if (op != OP_MUL)
+            bprintf(&LC->checks, "        if (ok_ && BRT_%s_OVF_I64(%s, %s, %s)) ok_ = 0;\n", op == OP_ADD ? "ADD" : "SUB", p, q, v);
+    }
+    span_put(r, at0, at1, inv);
+    LC->sp_def[LC->nsp - 1] = def;
     return true;
 }
 
@@ -337,18 +429,23 @@ static const char *lane_binary(struct ir_node *n)
     bool si = ot == ty_int;
     switch (op) {
     case OP_ADD: case OP_SUB: {
-        /* the wrapped result, and wrap_ovf.h's test of it */
+        /* the wrapped result, and wrap_ovf.h's test of it (none for an
+         * affine span: checked at its ends, once per call) */
         const char *r = si ? tmp(ot, "(int64_t)((uint64_t)%s %s (uint64_t)%s)", a, op_c[op], b)
                            : tmp(ot, "%s %s %s", a, op_c[op], b);
-        lane_flag(arena_printf("BRT_%s_OVF_%s(%s, %s, %s)", op == OP_ADD ? "ADD" : "SUB", si ? "I64" : "U64", a, b, r));
+        if (!si || !lane_span(n, a, b, r))
+            lane_flag(arena_printf("BRT_%s_OVF_%s(%s, %s, %s)", op == OP_ADD ? "ADD" : "SUB", si ? "I64" : "U64", a, b, r));
         return r;
     }
     case OP_MUL:
         /* conservative: both factors small means no overflow; a false alarm
-         * only sends the block to the scalar path */
+         * only sends the block to the scalar path (an affine span: checked
+         * at its ends) */
         if (si) {
-            lane_flag(arena_printf("((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL) | ((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL)", a, b));
-            return tmp(ot, "(int64_t)((uint64_t)%s * (uint64_t)%s)", a, b);
+            const char *r = tmp(ot, "(int64_t)((uint64_t)%s * (uint64_t)%s)", a, b);
+            if (!lane_span(n, a, b, r))
+                lane_flag(arena_printf("((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL) | ((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL)", a, b));
+            return r;
         }
         lane_flag(arena_printf("((%s | %s) >> 32) != 0", a, b));
         return tmp(ot, "%s * %s", a, b);
@@ -427,6 +524,7 @@ static const char *lane_stmts(struct ir_node *blk, int from, struct type *rt)
             if (!lane_scalar(s->var->type)) return NULL;
             const char *v = lane_expr(s->a);
             if (LC->fail || !bind(s->var, v)) return NULL;
+            span_of(s->a, v); /* an invariant bound to it stays one */
             continue;
         }
         case IR_RETURN:
@@ -464,6 +562,7 @@ static const char *lane_call(struct ir_node *n)
     for (int i = 0; i < n->nkids; i++) {
         if (!lane_scalar(n->kids[i]->type)) return lane_fail();
         args[i] = lane_expr(n->kids[i]);
+        if (!LC->fail) span_of(n->kids[i], args[i]); /* an invariant bound to it stays one */
     }
     if (LC->fail) return "0";
     int mark = LC->nsub;
@@ -647,7 +746,10 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
     lc.aff_kb = "kb_[q_]";
     bool irange = in->is_range && in->it == ty_int;
     if (in->is_range) {
-        if (in->it == ty_int) lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo%s + (uint64_t)k_)", sfx);
+        if (in->it == ty_int) {
+            lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo%s + (uint64_t)k_)", sfx);
+            span_put(lc.gv, "vmin_", "vmax_", false); /* every lane's value lies in [vmin_, vmax_] */
+        }
         else lc.gv = tmp(ty_u64, "env->lo%s + (uint64_t)k_", sfx);
     } else {
         lc.gv = tmp(inv->type, "BRT_AT(%s, env->arr%s, k_)", ctype(inv->type), sfx);
@@ -701,9 +803,16 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
                 line("acc_[q_] = %s;", arena_printf(w, sum ? "+" : "*", xm));
             }
             if (t != ty_float) {
+                int sx;
                 if (o)
                     bprintf(&lc.checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -(1LL << 58), (1LL << 58) - 1)) ok_ = 0;\n", o);
-                else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
+                else if ((sx = t == ty_int ? span_of(rn->elem, x) : -1) >= 0) {
+                    /* an affine element: the bound at its two ends, once
+                     * per call (a masked element is 0 or 1, inside) */
+                    const char *b0 = sum ? "-(1LL << 58)" : "-8", *b1 = sum ? "(1LL << 58) - 1" : "8";
+                    bprintf(&lc.checks, "        if (ok_ && !(%s >= %s && %s <= %s && %s >= %s && %s <= %s)) ok_ = 0;\n",
+                            lc.sp_at0[sx], b0, lc.sp_at0[sx], b1, lc.sp_at1[sx], b0, lc.sp_at1[sx], b1);
+                } else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
                 else lane_flag(arena_printf(t == ty_int ? "(uint64_t)%s + 8 > 16" : "%s > 8", xm));
             }
             /* an integer leaf where the filter kept nothing holds the
