@@ -9,13 +9,19 @@
  * written out as scalar locals, one statement per lane per element: gcc -O2
  * keeps them in registers and its SLP pass pairs them in SSE2 registers
  * (addpd, divpd); tcc runs the same statements one by one, same bits.
- * Integer leaves go one per block: their wrapped fold is order-free. The lane
- * code must not panic: operations that can fail (checked integer +, -, *,
- * unhoisted indexing, conversions) compute a wrapped or clamped value and
- * raise the block's flag ovf_; a flagged block is re-run by the scalar
- * leaves function, which panics at the exact place (or, for a conservative
- * flag that was a false alarm, just computes the same values). Anything else
- * that could panic, allocate or have an effect keeps the scalar form.
+ * Integer leaves over a range whose element reads no array go 16 per
+ * block as a loop over the lanes (arrays acc_[q_], ov_[q_]), which gcc's
+ * loop vectorizer turns into vector operations over the leaves; other
+ * integer leaves go one per block (their wrapped fold is order-free, the
+ * loop over the leaf's elements is vectorized). The lane code must not
+ * panic: operations that can fail (checked integer +, -, *, unhoisted
+ * indexing, conversions) compute a wrapped or clamped value and raise the
+ * block's flag ovf_ (wide: the lane's ov_[q_]), or, affine in the range
+ * variable, are checked once per call at the range's two ends (lane_span);
+ * a flagged block is re-run by the scalar leaves function, which panics at
+ * the exact place (or, for a conservative flag that was a false alarm, just
+ * computes the same values). Anything else that could panic, allocate or
+ * have an effect keeps the scalar form.
  */
 #include "emit_c.h"
 
@@ -24,11 +30,14 @@
 
 /* Leaves per block: floats 4 side by side (each must fold in order; gcc's
  * SLP packs them two per SSE2 register, and 8 lanes measured no faster: the
- * arrays are memory-bound, divisions divpd-bound), integers one leaf per
- * block (their wrapped fold is order-free, the j loop has the parallelism). */
-static int lane_width(struct ir_node *rn)
+ * arrays are memory-bound, divisions divpd-bound); integers over a range
+ * whose element reads no array 16 side by side, as a loop over the lanes
+ * (wide, below); other integers one leaf per block (their wrapped fold is
+ * order-free, the j loop has the parallelism). */
+enum { WIDE_LANES = 16 };
+static int lane_width(struct ir_node *rn, bool wide)
 {
-    return rn->type == ty_float ? 4 : 1;
+    return wide ? WIDE_LANES : rn->type == ty_float ? 4 : 1;
 }
 
 /* Writes the template text for lane q: every `name[q_]` becomes `nameq`. */
@@ -49,6 +58,15 @@ static void lane_put(struct buf *out, const char *text, int q)
 struct lanes {
     struct ir_node *rn;
     bool fail;                   /* something that cannot run in lanes */
+    /* wide: the lanes are a loop over WIDE_LANES leaves (acc_[q_], ov_[q_]
+     * real arrays), the element's operations each one vector operation
+     * over the leaves; reads: the element reads an array per element
+     * (lanes of leaves 16 elements apart would gather it); novec: it has
+     * an operation gcc does not vectorize (a 64-bit division by a constant
+     * other than a power of two: no 64-bit high multiply; a libm call), so
+     * the lanes would run one by one, where the narrow form's accumulator
+     * in a register is cheaper than the wide one's arrays: not wide */
+    bool wide, reads, novec;
     const char *gv;              /* this lane's value of the generator variable
                                   * (with clauses: of the innermost clause's) */
     /* The variable that steps by one per element in a lane (the generator
@@ -83,6 +101,12 @@ struct lanes {
      * being written (the right of and/or, a branch of if/else): only then
      * may it raise the flag; NULL: always */
     const char *fguard;
+    /* int lane values affine in the range variable (lane_span): the lane
+     * text, its values at vmin_ and at vmax_ (call-level C), invariant? */
+    const char *sp_key[64], *sp_at0[64], *sp_at1[64];
+    bool sp_inv[64];
+    int sp_def[64]; /* made by lane_span: op, operands' entries (reused) */
+    int nsp;
 };
 static struct lanes *LC;
 
@@ -109,8 +133,11 @@ static const char *lane_fail(void)
  * would get there). */
 static void lane_flag(const char *cond)
 {
-    if (LC->fguard) line("ovf_ |= (uint64_t)(%s) & (uint64_t)(%s);", LC->fguard, cond);
-    else line("ovf_ |= (uint64_t)(%s);", cond);
+    /* wide: a flag per lane, so the flag is no reduction inside the lane
+     * loop (a vector OR per step, folded once per block) */
+    const char *f = LC->wide ? "ov_[q_]" : "ovf_";
+    if (LC->fguard) line("%s |= (uint64_t)(%s) & (uint64_t)(%s);", f, LC->fguard, cond);
+    else line("%s |= (uint64_t)(%s);", f, cond);
 }
 
 /* The flag guard for a part evaluated only when c holds. */
@@ -132,6 +159,91 @@ static bool bind(struct ir_var *v, const char *val)
     if (LC->nsub == 64) return false;
     LC->sub_var[LC->nsub] = v;
     LC->sub_val[LC->nsub++] = val;
+    return true;
+}
+
+/* ---- affine spans: overflow checked at the range's two ends ------------------
+ *
+ * An int value built from the range variable i and invariants by +, - and
+ * * by an invariant is affine in i: a * i + b, exactly, as long as no
+ * operation on the way overflows. An affine value's values over the call's
+ * i in [vmin_, vmax_] lie between its values at vmin_ and at vmax_, so if
+ * every operation, computed at those two ends, fits (checked once per call,
+ * at call level, where a failure sends the whole call to the scalar path,
+ * which panics where it must or computes the same values), no operation
+ * overflows for any i of the call, and the lanes compute them wrapped with
+ * no flag. 3 * k + 1, k - n, (k + 2) * c are; k * k is not. */
+
+/* Records lane text v as affine with values at0, at1 at the two ends. */
+static void span_put(const char *v, const char *at0, const char *at1, bool inv)
+{
+    if (LC->nsp == 64) return;
+    LC->sp_def[LC->nsp] = 0;
+    LC->sp_key[LC->nsp] = v;
+    LC->sp_at0[LC->nsp] = at0;
+    LC->sp_at1[LC->nsp] = at1;
+    LC->sp_inv[LC->nsp++] = inv;
+}
+
+/* Whether int expression n, written as lane text v, is affine (its index
+ * in the table): a value recorded already (the range variable, an
+ * operation below, a parameter or let bound to one), or an invariant
+ * (a literal, a captured variable, a constant), recorded here. */
+static int span_of(struct ir_node *n, const char *v)
+{
+    if (n->type != ty_int) return -1;
+    for (int i = 0; i < LC->nsp; i++)
+        if (strcmp(LC->sp_key[i], v) == 0) return i;
+    bool inv = n->op == IR_INT || n->op == IR_GLOBAL ||
+               (n->op == IR_VAR && clause_of(n->var) < 0 && !bound(n->var) && F->vst[n->var->id]);
+    if (!inv || LC->nsp == 64) return -1;
+    span_put(v, v, v, true);
+    return LC->nsp - 1;
+}
+
+/* a op b (+, -, *) of affine a and b (for *, one of them invariant): the
+ * two ends checked at call level; records the lane result r. Returns
+ * false (the lanes raise the flag) when it is not affine. */
+static bool lane_span(struct ir_node *n, const char *a, const char *b, const char *r)
+{
+    enum op op = n->bop;
+    int x = span_of(n->a, a), y = x >= 0 ? span_of(n->b, b) : -1;
+    if (y < 0 || LC->nsp == 64) return false;
+    bool inv = LC->sp_inv[x] && LC->sp_inv[y];
+    if (op == OP_MUL && !LC->sp_inv[x] && !LC->sp_inv[y]) return false;
+    /* the same operation of the same values (3 * k in each of three
+     * calls): checked once */
+    int def = ((int)op * 64 + x) * 64 + y + 1;
+    for (int i = 0; i < LC->nsp; i++)
+        if (LC->sp_def[i] == def) {
+            span_put(r, LC->sp_at0[i], LC->sp_at1[i], inv);
+            LC->sp_def[LC->nsp - 1] = def;
+            return true;
+        }
+    const char *at0, *at1;
+    if (inv) {
+        at0 = at1 = arena_printf("sp%d_", LC->nsp);
+    } else {
+        at0 = arena_printf("sp%d_a", LC->nsp);
+        at1 = arena_printf("sp%d_b", LC->nsp);
+    }
+    const char *ends[2][3] = {{at0, LC->sp_at0[x], LC->sp_at0[y]}, {at1, LC->sp_at1[x], LC->sp_at1[y]}};
+    bprintf(&LC->checks, "        int64_t %s = 0;\n", at0);
+    if (!inv) bprintf(&LC->checks, "        int64_t %s = 0;\n", at1);
+    for (int e = 0; e < (inv ? 1 : 2); e++) {
+        const char *v = ends[e][0], *p = ends[e][1], *q = ends[e][2];
+        if (op == OP_MUL)
+            /* the portable test (no builtins in tcc), once per call */
+            bprintf(&LC->checks,
+                    "        if (ok_ && %s != 0 && %s != 0 && (%s > 0 ? (%s > 0 ? %s > INT64_MAX / %s : %s < INT64_MIN / %s)\n"
+                    "                                          : (%s > 0 ? %s < INT64_MIN / %s : %s < INT64_MAX / %s))) ok_ = 0;\n",
+                    p, q, p, q, p, q, q, p, q, p, q, p, q);
+        bprintf(&LC->checks, "        %s = (int64_t)((uint64_t)%s %s (uint64_t)%s);\n", v, p, op_c[op], q);
+        if (op != OP_MUL)
+            bprintf(&LC->checks, "        if (ok_ && BRT_%s_OVF_I64(%s, %s, %s)) ok_ = 0;\n", op == OP_ADD ? "ADD" : "SUB", p, q, v);
+    }
+    span_put(r, at0, at1, inv);
+    LC->sp_def[LC->nsp - 1] = def;
     return true;
 }
 
@@ -204,6 +316,9 @@ static const char *lane_affine(struct ir_node *n)
  * no int64 -> double vector conversion). */
 static const char *lane_induction(struct ir_node *n)
 {
+    /* wide lanes convert each value (a vector conversion where the target
+     * has one; the same correctly rounded value) */
+    if (LC->wide) return NULL;
     const char *o = lane_affine(n);
     if (!o) return NULL;
     for (int i = 0; i < LC->nind; i++)
@@ -305,24 +420,32 @@ static const char *lane_binary(struct ir_node *n)
     if (cmp) return tmp(ty_bool, "%s %s %s", a, op_c[op], b);
     if (ot == ty_bool) return op_class[op] == OPC_BITS ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     if (ot == ty_float) {
-        if (op == OP_MOD) return tmp(ot, "fmod(%s, %s)", a, b);
+        if (op == OP_MOD) {
+            LC->novec = true;
+            return tmp(ot, "fmod(%s, %s)", a, b);
+        }
         return op_class[op] == OPC_ARITH ? tmp(ot, "%s %s %s", a, op_c[op], b) : lane_fail();
     }
     bool si = ot == ty_int;
     switch (op) {
     case OP_ADD: case OP_SUB: {
-        /* the wrapped result, and wrap_ovf.h's test of it */
+        /* the wrapped result, and wrap_ovf.h's test of it (none for an
+         * affine span: checked at its ends, once per call) */
         const char *r = si ? tmp(ot, "(int64_t)((uint64_t)%s %s (uint64_t)%s)", a, op_c[op], b)
                            : tmp(ot, "%s %s %s", a, op_c[op], b);
-        lane_flag(arena_printf("BRT_%s_OVF_%s(%s, %s, %s)", op == OP_ADD ? "ADD" : "SUB", si ? "I64" : "U64", a, b, r));
+        if (!si || !lane_span(n, a, b, r))
+            lane_flag(arena_printf("BRT_%s_OVF_%s(%s, %s, %s)", op == OP_ADD ? "ADD" : "SUB", si ? "I64" : "U64", a, b, r));
         return r;
     }
     case OP_MUL:
         /* conservative: both factors small means no overflow; a false alarm
-         * only sends the block to the scalar path */
+         * only sends the block to the scalar path (an affine span: checked
+         * at its ends) */
         if (si) {
-            lane_flag(arena_printf("((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL) | ((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL)", a, b));
-            return tmp(ot, "(int64_t)((uint64_t)%s * (uint64_t)%s)", a, b);
+            const char *r = tmp(ot, "(int64_t)((uint64_t)%s * (uint64_t)%s)", a, b);
+            if (!lane_span(n, a, b, r))
+                lane_flag(arena_printf("((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL) | ((uint64_t)%s + 0x80000000ULL > 0xFFFFFFFFULL)", a, b));
+            return r;
         }
         lane_flag(arena_printf("((%s | %s) >> 32) != 0", a, b));
         return tmp(ot, "%s * %s", a, b);
@@ -331,6 +454,8 @@ static const char *lane_binary(struct ir_node *n)
         if (n->b->op != IR_INT) return lane_fail();
         uint64_t d = (uint64_t)n->b->ival;
         if (d == 0 || (si && (int64_t)d == -1)) return lane_fail();
+        uint64_t m = si && (int64_t)d < 0 ? 0 - d : d;
+        if (m & (m - 1)) LC->novec = true;
         return tmp(ot, "%s %s %s", a, op_c[op], b);
     }
     case OP_BAND: case OP_BOR: case OP_BXOR: return tmp(ot, "%s %s %s", a, op_c[op], b);
@@ -357,6 +482,7 @@ static const char *lane_builtin(struct ir_node *n)
     if (LC->fail) return "0";
     struct type *t0 = n->kids[0]->type;
     const char *m = math_fn(b);
+    if (m && b != BI_sqrt && b != BI_floor && b != BI_ceil && b != BI_trunc) LC->novec = true;
     if (m) return n->nkids == 2 ? tmp(t, "%s(%s, %s)", m, arg[0], arg[1]) : tmp(t, "%s(%s)", m, arg[0]);
     switch (b) {
     case BI_ABS:
@@ -398,6 +524,7 @@ static const char *lane_stmts(struct ir_node *blk, int from, struct type *rt)
             if (!lane_scalar(s->var->type)) return NULL;
             const char *v = lane_expr(s->a);
             if (LC->fail || !bind(s->var, v)) return NULL;
+            span_of(s->a, v); /* an invariant bound to it stays one */
             continue;
         }
         case IR_RETURN:
@@ -435,6 +562,7 @@ static const char *lane_call(struct ir_node *n)
     for (int i = 0; i < n->nkids; i++) {
         if (!lane_scalar(n->kids[i]->type)) return lane_fail();
         args[i] = lane_expr(n->kids[i]);
+        if (!LC->fail) span_of(n->kids[i], args[i]); /* an invariant bound to it stays one */
     }
     if (LC->fail) return "0";
     int mark = LC->nsub;
@@ -539,6 +667,7 @@ static const char *lane_expr(struct ir_node *n)
         return lane_fail();
     }
     case IR_INDEX: {
+        LC->reads = true;
         const char *arr = lane_array(n->a);
         if (!arr || n->b->type != ty_int) return lane_fail();
         const char *ct = ctype(n->type);
@@ -584,7 +713,9 @@ static void lanes_step(struct buf *out, int L, const char *fmt, const char *by)
     bputs(out, "\n");
 }
 
-bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
+/* bp_leaves<id> in lanes into out: 1, or 0 (no lane form), or 2 (wide, but
+ * the element reads arrays or would not vectorize: try again narrow). */
+static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out, bool wide)
 {
     struct type *t = rn->type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return false;
@@ -596,6 +727,7 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     struct lanes lc = {0};
     lc.rn = rn;
     lc.ncl = L;
+    lc.wide = wide;
     LC = &lc;
     struct fctx *saved = helper_begin(id, rn);
     F->ind = 6;
@@ -614,7 +746,10 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     lc.aff_kb = "kb_[q_]";
     bool irange = in->is_range && in->it == ty_int;
     if (in->is_range) {
-        if (in->it == ty_int) lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo%s + (uint64_t)k_)", sfx);
+        if (in->it == ty_int) {
+            lc.gv = tmp(ty_int, "(int64_t)((uint64_t)env->lo%s + (uint64_t)k_)", sfx);
+            span_put(lc.gv, "vmin_", "vmax_", false); /* every lane's value lies in [vmin_, vmax_] */
+        }
         else lc.gv = tmp(ty_u64, "env->lo%s + (uint64_t)k_", sfx);
     } else {
         lc.gv = tmp(inv->type, "BRT_AT(%s, env->arr%s, k_)", ctype(inv->type), sfx);
@@ -658,7 +793,8 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
             } else if (t == ty_float) {
                 line("acc_[q_] = acc_[q_] %s %s;", sum ? "+" : "*", xm);
             } else {
-                /* Integers: one leaf per block (W == 1). The wrapped result
+                /* Integers: one leaf per lane (16 lanes when wide, else
+                 * one). The wrapped result
                  * does not depend on the order, and bounding every element
                  * bounds every partial result of the 16-element fold:
                  * |x| < 2^58 for sums (16 * 2^58 = 2^62), |x| <= 8 for
@@ -667,9 +803,16 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
                 line("acc_[q_] = %s;", arena_printf(w, sum ? "+" : "*", xm));
             }
             if (t != ty_float) {
+                int sx;
                 if (o)
                     bprintf(&lc.checks, "        if (ok_ && !bp_span(vmin_, vmax_, %s, -(1LL << 58), (1LL << 58) - 1)) ok_ = 0;\n", o);
-                else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
+                else if ((sx = t == ty_int ? span_of(rn->elem, x) : -1) >= 0) {
+                    /* an affine element: the bound at its two ends, once
+                     * per call (a masked element is 0 or 1, inside) */
+                    const char *b0 = sum ? "-(1LL << 58)" : "-8", *b1 = sum ? "(1LL << 58) - 1" : "8";
+                    bprintf(&lc.checks, "        if (ok_ && !(%s >= %s && %s <= %s && %s >= %s && %s <= %s)) ok_ = 0;\n",
+                            lc.sp_at0[sx], b0, lc.sp_at0[sx], b1, lc.sp_at1[sx], b0, lc.sp_at1[sx], b1);
+                } else if (sum) lane_flag(arena_printf(t == ty_int ? "((uint64_t)%s + (1ULL << 58)) >> 59" : "%s >> 59", xm));
                 else lane_flag(arena_printf(t == ty_int ? "(uint64_t)%s + 8 > 16" : "%s > 8", xm));
             }
             /* an integer leaf where the filter kept nothing holds the
@@ -690,14 +833,15 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     }
     struct buf body = F->body;
     F->body = (struct buf){0};
-    if (lc.fail) {
+    if (lc.fail || (lc.wide && (lc.reads || lc.novec))) {
+        free(body.p);
         free(lc.rinits.p);
         F = saved;
         LC = NULL;
-        return false;
+        return lc.fail ? 0 : 2;
     }
     bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
-    int W = lane_width(rn);
+    int W = lane_width(rn, wide);
     const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
     bputs(out, hdr);
     bputs(out, " {\n");
@@ -748,6 +892,46 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     } else {
         bprintf(out, "            for (; g_ + %d <= nf_; g_ += %d) {\n", W, W);
     }
+    if (wide) {
+        /* Wide: lane q is leaf g_ + q, the lanes a loop inside the step
+         * loop, over arrays: gcc's loop vectorizer makes each operation of
+         * the element one vector operation over the leaves (16 of them:
+         * two 8-lane registers with AVX-512, which gcc picks for 16 and not
+         * for 8), and each leaf's fold, flag and has stay a lane of their
+         * own, so no step sums across lanes (a leaf of one lane, W == 1,
+         * summed its 8 lanes twice per 16 elements). tcc runs the loops as
+         * they are, same values. */
+        bprintf(out, "                %s acc_[%d];\n                uint64_t ov_[%d];\n", ct, W, W);
+        if (!hs_all) bprintf(out, "                int hs_[%d];\n", W);
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                    acc_[q_] = %s;\n                    ov_[q_] = 0;\n", start_value(rn->reducer, t));
+        if (!hs_all) bprintf(out, "                    hs_[q_] = 0;\n");
+        bprintf(out, "                }\n");
+        bprintf(out, "                int64_t kb_ = (first + g_) * BRT_LEAF;\n");
+        bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
+        bprintf(out, "                    for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                        int64_t k_ = kb_ + q_ * BRT_LEAF + j_;\n");
+        bputs(out, body.p);
+        bprintf(out, "                    }\n                }\n");
+        bprintf(out, "                uint64_t ovf_ = 0;\n");
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) ovf_ |= ov_[q_];\n", W);
+        bprintf(out, "                if (ovf_) { /* the exact panic, or a false alarm's same values */\n"
+                     "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
+                     "                    continue;\n                }\n", id, W, ct);
+        bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
+        bprintf(out, "                    ((%s *)vals)[g_ + q_] = acc_[q_];\n", ct);
+        if (hs_all) bprintf(out, "                    has[g_ + q_] = 1;\n");
+        else bprintf(out, "                    has[g_ + q_] = hs_[q_] != 0;\n");
+        bprintf(out, "                }\n");
+        bprintf(out, "            }\n        }\n    }\n");
+        bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
+        bputs(out, "}\n\n");
+        free(body.p);
+        free(lc.rinits.p);
+        F = saved;
+        LC = NULL;
+        return 1;
+    }
     /* Lane q's state is plain locals (acc_q, kb_q, ...), one statement per
      * lane per element: gcc -O2 keeps them in registers (arrays indexed by
      * a loop counter stayed in memory: a store and a reload per element). */
@@ -790,6 +974,20 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     free(lc.rinits.p);
     F = saved;
     LC = NULL;
-    return true;
+    return 1;
+}
+
+bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out)
+{
+    /* wide: integers over one range (the lanes' elements are 16 apart, so
+     * an array read per element would gather), whose element vectorizes */
+    bool wide = (rn->type == ty_int || rn->type == ty_u64) && s->is_range && s->ncl == 0;
+    int temps = CG->ntemps;
+    int r = lane_leaves(rn, id, s, out, wide);
+    if (r == 2) {
+        CG->ntemps = temps; /* the same names as a narrow first try */
+        r = lane_leaves(rn, id, s, out, false);
+    }
+    return r == 1;
 }
 
