@@ -345,8 +345,10 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
     case IR_INT: case IR_GLOBAL: return n->type == ty_int;
     case IR_VAR: return n->type == ty_int && n->var != x->jv && !defined_in_nest(x, n->var);
     case IR_BUILTIN:
-        /* the nest pushes to no array and assigns no variable */
-        return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR;
+        /* the nest pushes to no array and assigns no variable; a row a let
+         * of the nest names is another array each outer iteration */
+        return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
+               !defined_in_nest(x, n->kids[0]->var);
     case IR_BINARY:
         /* checked: once it did not overflow, it never does in the nest */
         return n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) &&
