@@ -535,6 +535,19 @@ static bool all_zero_bytes(const void *p, size_t n)
     return true;
 }
 
+/* Whether the n values of type t at p are all zero bits, a tuple field by
+ * field: its padding is never written, so it is not looked at. */
+static bool zero_values(const brt_type *t, const unsigned char *p, int64_t n)
+{
+    if (t->kind != BRT_TUPLE)
+        return all_zero_bytes(p, (size_t)n * brt_type_size(t));
+    for (int64_t k = 0; k < n; k++, p += t->size)
+        for (int i = 0; i < t->nfields; i++)
+            if (!zero_values(t->fields[i], p + t->offsets[i], 1))
+                return false;
+    return true;
+}
+
 brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l)
 {
     if (n < 0 || a->len == 0)
@@ -543,7 +556,7 @@ brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l)
     size_t es = brt_type_size(a->elem);
     size_t chunk = (size_t)a->len * es, total = (size_t)len * es;
     brt_arr *r;
-    if (len > 0 && all_zero_bytes(a->data, chunk)) {
+    if (len > 0 && zero_values(a->elem, a->data, a->len)) {
         /* [false] * n, [0] * n, [0.0] * n: calloc's zero bits, which for a large
          * block are fresh pages, not a pass over them (as C's calloc) */
         r = arr_alloc_zero(a->elem, len, l);
