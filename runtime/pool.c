@@ -360,6 +360,13 @@ bool brt_pool_wanted(brt_self *me)
            atomic_load_explicit(&w->bottom, memory_order_relaxed);
 }
 
+bool brt_pool_offering(brt_self *me)
+{
+    struct worker *w = (struct worker *)me;
+    return atomic_load_explicit(&w->top, memory_order_relaxed) <
+           atomic_load_explicit(&w->bottom, memory_order_relaxed);
+}
+
 void brt_pool_rouse(void)
 {
     /* seq_cst (plain loads on x86): ordered after a spawn's push */

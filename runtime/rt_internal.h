@@ -102,6 +102,8 @@ brt_self *brt_pool_self(void);
 /* The sum of every pool thread's brt_self.running. */
 int brt_pool_running(void);
 bool brt_pool_wanted(brt_self *me);
+/* Whether this thread has a task on offer (in its deque, not yet taken). */
+bool brt_pool_offering(brt_self *me);
 void brt_pool_rouse(void);
 /* Before a panic longjmps to the trap at mark: the element frames opened
  * on this thread since (below mark on the stack) join their tasks and close

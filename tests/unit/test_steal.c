@@ -233,6 +233,27 @@ static void outcome_of(uint64_t id, int64_t n, bool fill, struct outcome *o)
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 
+/* One round of the shape in P: the pool's outcome against the reference,
+ * half of the rounds with the random steal order. */
+static void one_round(uint64_t id, int64_t n, bool fill, int round)
+{
+    brt_pool_chaos(round % 2 ? rng | 1 : 0);
+    struct outcome want, got;
+    P.ref = true;
+    outcome_of(id, n, fill, &want);
+    P.ref = false;
+    outcome_of(id, n, fill, &got);
+    cr_assert_eq(got.loc, want.loc, "round %d: panic at %s, want %s", round,
+                 got.loc ? got.loc->file : "none", want.loc ? want.loc->file : "none");
+    cr_assert_str_eq(got.msg, want.msg, "round %d", round);
+    cr_assert_eq(got.has, want.has, "round %d: has", round);
+    if (got.has) {
+        cr_assert_eq(got.v.h, want.v.h, "round %d: tree shape", round);
+        cr_assert(memcmp(&got.v.f, &want.v.f, sizeof(double)) == 0, "round %d: float bits %a vs %a",
+                  round, got.v.f, want.v.f);
+    }
+}
+
 static void stress(const char *threads, int rounds, int64_t big_n)
 {
     setenv("BRINE_THREADS", threads, 1);
@@ -254,22 +275,7 @@ static void stress(const char *threads, int rounds, int64_t big_n)
             P.cost_mask &= 63; /* many elements: cheap ones, and shallow */
         if (n > 3000 && P.max_depth > 1)
             P.max_depth = 1;
-        uint64_t id = mix(rng, 7);
-        brt_pool_chaos(round % 2 ? rng | 1 : 0);
-        struct outcome want, got;
-        P.ref = true;
-        outcome_of(id, n, fill, &want);
-        P.ref = false;
-        outcome_of(id, n, fill, &got);
-        cr_assert_eq(got.loc, want.loc, "round %d: panic at %s, want %s", round,
-                     got.loc ? got.loc->file : "none", want.loc ? want.loc->file : "none");
-        cr_assert_str_eq(got.msg, want.msg, "round %d", round);
-        cr_assert_eq(got.has, want.has, "round %d: has", round);
-        if (got.has) {
-            cr_assert_eq(got.v.h, want.v.h, "round %d: tree shape", round);
-            cr_assert(memcmp(&got.v.f, &want.v.f, sizeof(double)) == 0, "round %d: float bits %a vs %a",
-                      round, got.v.f, want.v.f);
-        }
+        one_round(mix(rng, 7), n, fill, round);
     }
     brt_pool_chaos(0);
 }
@@ -280,6 +286,31 @@ Test(steal, stress_3_threads) { stress("3", 300, 20000); }
 Test(steal, stress_7_threads) { stress("7", 200, 20000); }
 Test(steal, stress_16_threads) { stress("16", 150, 10000); }
 Test(steal, stress_64_threads) { stress("64", 100, 10000); }
+
+/* Elements of tens of microseconds: past reduce.c's EAGER_ELEM_NS (20 us)
+ * their frames keep some elements on offer at all times, not only when a
+ * thread asks; results and panics must still be the reference's. */
+static void eager(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    for (int round = 0; round < 40; round++) {
+        rng = mix(rng, (uint64_t)round + 1000);
+        P.max_depth = (int)(rng % 3);
+        P.cost_mask = (1ull << 19) - 1;
+        P.elem_panic = (rng >> 16) % 2 ? 0 : 20 + (rng >> 20) % 300;
+        P.comb_panic = (rng >> 32) % 2 ? 0 : 50 + (rng >> 36) % 500;
+        P.big = 40;
+        one_round(mix(rng, 7), 2 + (int64_t)((rng >> 48) % 60), false, round);
+    }
+    brt_pool_chaos(0);
+    /* the top level's hot site was measured past the eager threshold */
+    cr_assert(__atomic_load_n(&sites[0][1].ns, __ATOMIC_RELAXED) >= 20000, "elements of %lld ns",
+              (long long)sites[0][1].ns);
+}
+
+Test(steal, eager_2_threads) { eager("2"); }
+Test(steal, eager_7_threads) { eager("7"); }
 
 /* The comparison can fail: a reference that folds the leaves left to right
  * (the sequential order, not the tree's) differs from the pool's result on
