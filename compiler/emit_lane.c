@@ -713,6 +713,15 @@ static void lanes_step(struct buf *out, int L, const char *fmt, const char *by)
     bputs(out, "\n");
 }
 
+/* The end of a lanes leaves function: its loops closed (rows: the loop over
+ * a row's runs too), the ragged tail to the scalar fold. */
+static void lanes_close(struct buf *out, int id, const char *ct, bool rows)
+{
+    bprintf(out, "            }\n%s        }\n    }\n", rows ? "            }\n" : "");
+    bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
+    bputs(out, "}\n\n");
+}
+
 /* bp_leaves<id> in lanes into out: 1, or 0 (no lane form), or 2 (wide, but
  * the element reads arrays or would not vectorize: try again narrow). */
 static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out, bool wide)
@@ -923,9 +932,7 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
         if (hs_all) bprintf(out, "                    has[g_ + q_] = 1;\n");
         else bprintf(out, "                    has[g_ + q_] = hs_[q_] != 0;\n");
         bprintf(out, "                }\n");
-        bprintf(out, "            }\n        }\n    }\n");
-        bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
-        bputs(out, "}\n\n");
+        lanes_close(out, id, ct, false);
         free(body.p);
         free(lc.rinits.p);
         F = saved;
@@ -967,9 +974,7 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
         if (hs_all) bprintf(out, "                has[g_ + %d] = 1;\n", q);
         else bprintf(out, "                has[g_ + %d] = hs_%d != 0;\n", q, q);
     }
-    bprintf(out, "            }\n%s        }\n    }\n", L ? "            }\n" : "");
-    bprintf(out, "    if (g_ < count) bp_leaves_s%d(envp, first + g_, count - g_, (%s *)vals + g_, has + g_);\n", id, ct);
-    bputs(out, "}\n\n");
+    lanes_close(out, id, ct, L != 0);
     free(body.p);
     free(lc.rinits.p);
     F = saved;
