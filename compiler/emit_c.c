@@ -606,6 +606,11 @@ const char *emit_expr(struct ir_node *n)
     case IR_CALLV: return emit_callv(n);
     case IR_INDEX: {
         if (n->slot && CG->slot_names) return tmp(n->type, "%s", CG->slot_names[n->slot - 1]);
+        if (n->a->op == IR_INDEX && n->a->slot && CG->slot_names) {
+            /* an element of a row the jam keeps the data of (proved in range) */
+            const char *i = emit_expr(n->b);
+            return tmp(n->type, "%s[%s]", CG->slot_names[n->a->slot - 1], i);
+        }
         const struct view *vw = view_of(n->a);
         if (vw) {
             const char *i = emit_expr(n->b);
@@ -1117,13 +1122,19 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
             views[u * in->nviews + w] = (struct view){a, d, n, F};
         }
     }
-    /* the stored elements of each iteration, in locals through the inner loop */
+    /* the stored elements of each iteration, in locals through the inner
+     * loop, and the data of the rows it reads along that loop */
     const char **slots = arena_alloc((size_t)(JAM * (s->nslots + 1)) * sizeof *slots);
     for (int u = 0; u < JAM; u++)
         for (int i = 0; i < s->nslots; i++) {
             struct ir_guard *g = &s->slots[i];
             const char *ct = ctype(g->arr->type->elem), *t = slots[u * s->nslots + i] = new_temp();
-            line("%s %s = %s;", ct, t, slot_elem(g, k, u));
+            if (g->rows) {
+                const char *et = ctype(g->arr->type->elem->elem);
+                line("%s *%s = (%s *)%s->data;", et, t, et, slot_elem(g, k, u));
+            } else {
+                line("%s %s = %s;", ct, t, slot_elem(g, k, u));
+            }
         }
     range_head(in, ilo, ihi);
     for (int u = 0; u < JAM; u++) {
@@ -1137,7 +1148,8 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     }
     range_end();
     for (int u = 0; u < JAM; u++)
-        for (int i = 0; i < s->nslots; i++) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
+        for (int i = 0; i < s->nslots; i++)
+            if (!s->slots[i].rows) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
     F->ind--;
     line("}");
     CG->guarded = was;

@@ -185,9 +185,10 @@ struct ir_node {
      * marks the indices they prove) */
     struct ir_node *swap;
     bool jam;                    /* instead: four outer iterations at a time inside one inner loop */
-    struct ir_guard *slots;      /* jam: stored elements y[k + off] kept in locals through the inner loop */
+    struct ir_guard *slots;      /* jam: stored elements y[k + off] kept in locals through the inner loop,
+                                  * and (rows) rows a[k + off] whose data pointers are */
     int nslots;
-    int slot;                    /* IR_INDEX, IR_STORE: 1 + its element's index in the jam's slots (0: none) */
+    int slot;                    /* IR_INDEX, IR_STORE: 1 + its element's (its row's) index in the jam's slots */
     struct ir_guard *swap_guards;
     int nswap_guards;
     /* IR_WHILE with guards: the induction they were proved for, `while

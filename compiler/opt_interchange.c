@@ -103,6 +103,8 @@ struct nest {
     int narrs;
     int columns;                      /* reads a[i + c][j + d] */
     int rows;                         /* reads a[j + c][i + d] */
+    struct ir_node *row_nodes[MAX_PROVED]; /* their rows a[j + c], and the c of each */
+    int64_t row_offs[MAX_PROVED];
     bool in_prelude;                  /* in the lets before the inner loop */
     int row_lets;                     /* lets before it that borrow a row: let r = b[j + c] */
     struct ir_node *proved[MAX_PROVED]; /* the indices the swap guards prove, marked when it is taken */
@@ -216,10 +218,11 @@ static bool pure_index(struct nest *x, struct ir_node *n)
         x->columns++;
         return add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, false});
     }
-    if (by_row == BY_OUTER && by_col == BY_INNER) {
+    if (by_row == BY_OUTER && by_col == BY_INNER && x->rows < MAX_PROVED) {
         /* the row's index over the outer range, then every such row's length */
         read_odd(x, arr);
-        x->rows++;
+        x->row_nodes[x->rows] = a;
+        x->row_offs[x->rows++] = roff;
         return add_swap_guard(x, a, (struct ir_guard){arr, roff, false, 0, false}) &&
                add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, true});
     }
@@ -357,23 +360,36 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
     }
 }
 
+static int add_slot(struct ir_node *l, struct ir_guard g)
+{
+    for (int i = 0; i < l->nslots; i++)
+        if (l->slots[i].arr == g.arr && l->slots[i].off == g.off && l->slots[i].rows == g.rows) return i + 1;
+    l->slots = xrealloc(l->slots, (size_t)(l->nslots + 1) * sizeof *l->slots);
+    l->slots[l->nslots++] = g;
+    return l->nslots;
+}
+
 /* A jammed nest's stored elements at y[k + off] (k the outer variable):
  * each belongs to one outer iteration, and nothing else in the nest reads
  * it, so it lives in a local through the inner loop (a register, where the
  * C compiler, not knowing that y's elements are not also another array's,
- * would load and store it every step). */
+ * would load and store it every step). And its rows a[k + off] read along
+ * the inner loop: each one's data pointer in a local (slots with rows), as
+ * a `let r = a[k]` would give, so that the C compiler sees four plain
+ * arrays, not four loads through the row table per step. */
 static void jam_slots(struct nest *x)
 {
     struct ir_node *l = x->outer;
+    for (int i = 0; i < x->rows; i++)
+        x->row_nodes[i]->slot = add_slot(l, (struct ir_guard){x->row_nodes[i]->a->var, x->row_offs[i], true, 0, false});
     for (int i = 0; i < x->narrs; i++) {
         struct arr_use *u = &x->arrs[i];
         if (!u->stored || u->by != BY_OUTER) continue;
-        l->slots = xrealloc(l->slots, (size_t)(l->nslots + 1) * sizeof *l->slots);
-        l->slots[l->nslots++] = (struct ir_guard){u->arr, u->off, false, 0, false};
+        int slot = add_slot(l, (struct ir_guard){u->arr, u->off, false, 0, false});
         for (int p = 0; p < x->nproved; p++) {
             struct ir_node *n = x->proved[p];
             struct ir_var *v = n->op == IR_STORE ? n->var : n->op == IR_INDEX && n->a->op == IR_VAR ? n->a->var : NULL;
-            if (v == u->arr) n->slot = l->nslots;
+            if (v == u->arr) n->slot = slot;
         }
     }
 }
