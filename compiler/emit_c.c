@@ -927,6 +927,34 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
+/* A swap guard (ir.h) that needs only the outer range: tested before the
+ * inner bounds are read. */
+static bool outer_guard(const struct ir_guard *g)
+{
+    return !g->rows || (g->at && g->at_outer);
+}
+
+/* The C test of a swap guard over the outer range lo .. last and the inner
+ * one ilo .. ilast (an outer_guard does not read those). */
+static const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *ilo,
+                                   const char *ilast)
+{
+    const char *a = vname(g->arr);
+    if (g->at) {
+        const char *e = emit_expr(g->at); /* a literal or a variable */
+        if (!g->rows) return arena_printf("(uint64_t)(%s) < (uint64_t)%s->len", e, a);
+        const char *row = arena_printf("((brt_arr *const *)%s->data)[%s]", a, e);
+        return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", g->at_outer ? lo : ilo,
+                            g->at_outer ? last : ilast, g->off, row);
+    }
+    if (!g->rows) return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, a);
+    if (g->outer_rows)
+        return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, lo, last, g->row_off,
+                            ilo, ilast, g->off);
+    return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, ilo, ilast, g->row_off, lo,
+                        last, g->off);
+}
+
 /* A nest opt_interchange.c swaps, written twice: the inner loop outside and
  * no bounds check, when every guard holds over both whole ranges (tested
  * once, before it), else the nest as written. lo, hi: the outer bounds.
@@ -943,11 +971,9 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp();
     struct buf cond = {0};
     bputs(&cond, "1");
-    for (int i = 0; i < s->nswap_guards; i++) {
-        struct ir_guard *g = &s->swap_guards[i];
-        if (!g->rows)
-            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, vname(g->arr));
-    }
+    for (int i = 0; i < s->nswap_guards; i++)
+        if (outer_guard(&s->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, NULL, NULL));
     line("int64_t %s = 0, %s = 0;", ilo, ihi);
     line("int %s = %s;", go, cond.p);
     cond.len = 0;
@@ -963,12 +989,9 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     for (int i = 0; i < in->nguards; i++)
         bprintf(&cond, "%sbp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", i ? " && " : "", ilo, ilast,
                 in->guards[i].off, vname(in->guards[i].arr));
-    for (int i = 0; i < s->nswap_guards; i++) {
-        struct ir_guard *g = &s->swap_guards[i];
-        if (g->rows)
-            bprintf(&cond, " && bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), ilo,
-                    ilast, g->row_off, lo, last, g->off);
-    }
+    for (int i = 0; i < s->nswap_guards; i++)
+        if (!outer_guard(&s->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
     bputs(&cond, ")");
     line("%s = %s;", go, cond.p);
     free(cond.p);
@@ -1000,12 +1023,13 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     line("}");
 }
 
-#define JAM 4
+#define JAM 4      /* outer iterations a jammed nest runs at a time */
+#define JAM_SUMS 8 /* the same when it carries sums through its inner loop */
 
 /* Whether v is defined by one of the lets before a nest's inner loop. */
 static bool nest_let_var(struct ir_node *b, struct ir_var *v)
 {
-    for (int i = 0; i + 1 < b->nkids; i++)
+    for (int i = 0; i < b->nkids && b->kids[i]->op == IR_LET; i++)
         if (b->kids[i]->var == v) return true;
     return false;
 }
@@ -1031,18 +1055,24 @@ static const char *slot_elem(struct ir_guard *g, const char *k, int u)
 static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
 {
     struct ir_node *in = s->swap, *b = nest_block(s);
-    int nlets = b->nkids - 1;
+    int nlets = 0; /* the lets before the inner loop; the statements after it follow */
+    while (b->kids[nlets] != in)
+        nlets++;
+    /* accumulators: eight sums side by side (a vector of them), the inner
+     * loop kept whole; stores: four outer iterations */
+    bool sums = false;
+    for (int i = 0; i < nlets; i++)
+        sums |= b->kids[i]->carried;
+    int jam = sums ? JAM_SUMS : JAM;
     line("if (%s < %s) {", lo, hi);
     F->ind++;
     const char *last = arena_printf("%s - 1", hi);
     const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp(), *k = new_temp();
     struct buf cond = {0};
     bputs(&cond, "1");
-    for (int i = 0; i < s->nswap_guards; i++) {
-        struct ir_guard *g = &s->swap_guards[i];
-        if (!g->rows)
-            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, vname(g->arr));
-    }
+    for (int i = 0; i < s->nswap_guards; i++)
+        if (outer_guard(&s->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, NULL, NULL));
     line("int64_t %s = 0, %s = 0, %s = %s;", ilo, ihi, k, lo);
     line("int %s = %s;", go, cond.p);
     line("if (%s) {", go);
@@ -1052,15 +1082,19 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     line("%s = %s;", ihi, emit_expr(in->iter.hi));
     scope_close();
     const char *ilast = arena_printf("%s - 1", ihi);
-    /* rows a[k + c] read along the inner range: every one long enough */
+    /* the guards that need the inner range: rows read along it, and before
+     * them (they index those rows) the inner loop's guards of arrays the
+     * nest does not define; its guards of rows a let names are tested per
+     * group, below */
     cond.len = 0;
     bprintf(&cond, "%s >= %s || (1", ilo, ihi);
-    for (int i = 0; i < s->nswap_guards; i++) {
-        struct ir_guard *g = &s->swap_guards[i];
-        if (g->rows)
-            bprintf(&cond, " && bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), lo, last,
-                    g->row_off, ilo, ilast, g->off);
-    }
+    for (int g = 0; g < in->nguards; g++)
+        if (!nest_let_var(b, in->guards[g].arr))
+            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", ilo, ilast, in->guards[g].off,
+                    vname(in->guards[g].arr));
+    for (int i = 0; i < s->nswap_guards; i++)
+        if (!outer_guard(&s->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
     line("%s = %s);", go, cond.p);
     free(cond.p);
     F->ind--;
@@ -1069,11 +1103,11 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     CG->guarded = s;
     CG->swapped_inner = in;
     const char *v = declare_var(s->var, VS_OWNED);
-    line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, JAM, k, JAM);
+    line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, jam, k, jam);
     F->ind++;
     /* the lets of each outer iteration of the group, kept */
-    const char **saved = arena_alloc((size_t)(JAM * (nlets + 1)) * sizeof *saved);
-    for (int u = 0; u < JAM; u++) {
+    const char **saved = arena_alloc((size_t)(jam * (nlets + 1)) * sizeof *saved);
+    for (int u = 0; u < jam; u++) {
         line("%s = %s + %d;", v, k, u);
         for (int i = 0; i < nlets; i++) {
             struct ir_node *let = b->kids[i];
@@ -1085,7 +1119,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     /* the inner loop's guards for every iteration of the group */
     struct buf ok = {0};
     bprintf(&ok, "%s >= %s || (1", ilo, ihi);
-    for (int u = 0; u < JAM; u++) {
+    for (int u = 0; u < jam; u++) {
         for (int g = 0; g < in->nguards; g++) {
             struct ir_var *arr = in->guards[g].arr;
             const char *name = vname(arr);
@@ -1102,12 +1136,12 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     line("if (!(%s)) break;", ok.p);
     free(ok.p);
     /* views of the inner loop: per iteration for the rows the lets name */
-    struct view *views = arena_alloc((size_t)(JAM * (in->nviews + 1)) * sizeof *views);
+    struct view *views = arena_alloc((size_t)(jam * (in->nviews + 1)) * sizeof *views);
     int nshared = CG->nviews;
     for (int w = 0; w < in->nviews; w++) {
         struct ir_var *a = in->views[w];
         const char *ct = ctype(a->type->elem);
-        for (int u = 0; u < JAM; u++) {
+        for (int u = 0; u < jam; u++) {
             const char *src = vname(a);
             if (nest_let_var(b, a)) {
                 for (int i = 0; i < nlets; i++)
@@ -1124,8 +1158,8 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     }
     /* the stored elements of each iteration, in locals through the inner
      * loop, and the data of the rows it reads along that loop */
-    const char **slots = arena_alloc((size_t)(JAM * (s->nslots + 1)) * sizeof *slots);
-    for (int u = 0; u < JAM; u++)
+    const char **slots = arena_alloc((size_t)(jam * (s->nslots + 1)) * sizeof *slots);
+    for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++) {
             struct ir_guard *g = &s->slots[i];
             const char *ct = ctype(g->arr->type->elem), *t = slots[u * s->nslots + i] = new_temp();
@@ -1137,7 +1171,13 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
             }
         }
     range_head(in, ilo, ihi);
-    for (int u = 0; u < JAM; u++) {
+    /* With accumulators, gcc would vectorize this loop itself, across its
+     * steps (gathers, and an in-order reduction that keeps each sum's
+     * order): slower than scalar. The empty asm keeps the loop as it is,
+     * so its vectorizer packs the copies instead (SLP: the sums of eight
+     * outer iterations in one vector). */
+    if (sums) line("__asm__ volatile(\"\");");
+    for (int u = 0; u < jam; u++) {
         line("%s = %s + %d;", v, k, u);
         for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), saved[u * nlets + i]);
         for (int w = 0; w < in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[u * in->nviews + w];
@@ -1145,15 +1185,26 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         emit_stmt(in->b);
         CG->slot_names = NULL;
         close_views(nshared);
+        /* the accumulators this iteration carries to the next step */
+        for (int i = 0; i < nlets; i++)
+            if (b->kids[i]->carried) line("%s = %s;", saved[u * nlets + i], vname(b->kids[i]->var));
     }
     range_end();
-    for (int u = 0; u < JAM; u++)
+    for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++)
             if (!s->slots[i].rows) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
-    F->ind--;
-    line("}");
     CG->guarded = was;
     CG->swapped_inner = was_inner;
+    /* the statements after the inner loop, each iteration's in turn, as
+     * written (checked), with its lets and accumulators */
+    if (b->kids[b->nkids - 1] != in)
+        for (int u = 0; u < jam; u++) {
+            line("%s = %s + %d;", v, k, u);
+            for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), saved[u * nlets + i]);
+            for (int i = nlets + 1; i < b->nkids; i++) emit_stmt(b->kids[i]);
+        }
+    F->ind--;
+    line("}");
     /* the rest, and from a group whose guards failed: as written */
     line("for (; %s < %s; %s++) {", k, hi, k);
     F->ind++;

@@ -188,6 +188,13 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
             struct ir_guard *g = &s->swap_guards[i];
             if (i) fputs(" ", out);
             dump_var(out, g->arr);
+            if (g->at) {
+                fputs("[@", out);
+                dump_expr(out, g->at);
+                fputs("]", out);
+                if (g->rows) fprintf(out, "%s%+" PRId64, g->at_outer ? "" : "in", g->off);
+                continue;
+            }
             if (g->rows) fprintf(out, "[%s%+" PRId64 "]", g->outer_rows ? "rows" : "", g->row_off);
             fprintf(out, "%+" PRId64, g->off);
         }
@@ -236,7 +243,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:
-        fprintf(out, "%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "");
+        fprintf(out, "%s%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "", s->carried ? " carried" : "");
         dump_var(out, s->var);
         fprintf(out, ": %s = ", s->var ? type_name(s->var->type) : "?");
         dump_expr(out, s->a);

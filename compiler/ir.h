@@ -205,6 +205,8 @@ struct ir_node {
     bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+    bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
+                                  * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
      * (opt_inline.c): the place its panics report, the enclosing library
      * function's `site` (site_is_param) or site_loc */
@@ -216,13 +218,18 @@ struct ir_node {
  * variable, 0 <= i + off < len(arr). arr's length does not change in the loop.
  * A swap guard with rows: the same for every row arr[k + row_off], k over
  * the values of the swapped inner loop's variable; outer_rows: rows over
- * the outer loop's values, the index over the inner loop's. */
+ * the outer loop's values, the index over the inner loop's. With at (a
+ * literal or a variable the nest does not change): 0 <= at < len(arr), and
+ * with rows, the one row arr[at] holds i + off over the inner loop's range
+ * (at_outer: j + off over the outer loop's). */
 struct ir_guard {
     struct ir_var *arr;
     int64_t off;
     bool rows;
     int64_t row_off;
     bool outer_rows;
+    struct ir_node *at;
+    bool at_outer;
 };
 
 struct ir_fn {

@@ -107,6 +107,10 @@ struct nest {
     int64_t row_offs[MAX_PROVED];
     bool in_prelude;                  /* in the lets before the inner loop */
     int row_lets;                     /* lets before it that borrow a row: let r = b[j + c] */
+    int nprelude;                     /* defined[0 .. nprelude): the lets before the inner loop */
+    struct ir_var *carried[MAX_LETS]; /* of those, the ones the inner loop assigns */
+    int ncarried;
+    int ntrailing;                    /* statements after the inner loop */
     struct ir_node *proved[MAX_PROVED]; /* the indices the swap guards prove, marked when it is taken */
     int nproved;
     bool ok;
@@ -176,7 +180,7 @@ static bool add_swap_guard(struct nest *x, struct ir_node *index, struct ir_guar
     for (int i = 0; i < l->nswap_guards; i++) {
         struct ir_guard *h = &l->swap_guards[i];
         if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->row_off == g.row_off &&
-            h->outer_rows == g.outer_rows)
+            h->outer_rows == g.outer_rows && h->at == g.at && h->at_outer == g.at_outer)
             return true;
     }
     if (l->nswap_guards == MAX_SWAP_GUARDS) return false;
@@ -188,6 +192,15 @@ static bool add_swap_guard(struct nest *x, struct ir_node *index, struct ir_guar
 static bool scalar(struct type *t)
 {
     return t == ty_int || t == ty_float || t == ty_bool;
+}
+
+/* Whether n is an int the nest cannot change: a literal, or a variable it
+ * does not define (it assigns none of its own but its accumulators). */
+static bool fixed_index(struct nest *x, struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT) return true;
+    return n->op == IR_VAR && n->var != x->iv && n->var != x->jv && !defined_in_nest(x, n->var);
 }
 
 static bool pure_expr(struct nest *x, struct ir_node *n);
@@ -207,7 +220,7 @@ static bool pure_index(struct nest *x, struct ir_node *n)
         }
         if (linear(x, n->b, &off) != BY_OUTER) return false;
         at_index(x, a->var, BY_OUTER, off, false);
-        return add_swap_guard(x, n, (struct ir_guard){a->var, off, false, 0, false});
+        return add_swap_guard(x, n, (struct ir_guard){.arr = a->var, .off = off});
     }
     /* a[i + c][j + d]: a column of an array of arrays; a[j + c][i + d]: a row */
     if (a->op != IR_INDEX || a->a->op != IR_VAR || !scalar(n->type)) return false;
@@ -216,15 +229,23 @@ static bool pure_index(struct nest *x, struct ir_node *n)
     if (by_row == BY_INNER && by_col == BY_OUTER && a->in_range_by == x->inner) {
         read_odd(x, arr);
         x->columns++;
-        return add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, false});
+        return add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .rows = true, .row_off = roff});
+    }
+    if (by_row == BY_NONE && fixed_index(x, a->b) && by_col != BY_NONE) {
+        /* a[e][i + d] or a[e][j + d], e the same all through the nest: the
+         * row's index and its length, tested once */
+        read_odd(x, arr);
+        return add_swap_guard(x, a, (struct ir_guard){.arr = arr, .at = a->b}) &&
+               add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .at = a->b, .at_outer = by_col == BY_OUTER,
+                                                      .rows = true});
     }
     if (by_row == BY_OUTER && by_col == BY_INNER && x->rows < MAX_PROVED) {
         /* the row's index over the outer range, then every such row's length */
         read_odd(x, arr);
         x->row_nodes[x->rows] = a;
         x->row_offs[x->rows++] = roff;
-        return add_swap_guard(x, a, (struct ir_guard){arr, roff, false, 0, false}) &&
-               add_swap_guard(x, n, (struct ir_guard){arr, off, true, roff, true});
+        return add_swap_guard(x, a, (struct ir_guard){.arr = arr, .off = roff}) &&
+               add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .rows = true, .row_off = roff, .outer_rows = true});
     }
     return false;
 }
@@ -283,7 +304,7 @@ static bool row_let(struct nest *x, struct ir_node *s)
         return false;
     if (linear(x, n->b, &off) != BY_OUTER || x->ndefined == MAX_LETS) return false;
     at_index(x, n->a->var, BY_OUTER, off, false);
-    if (!add_swap_guard(x, n, (struct ir_guard){n->a->var, off, false, 0, false})) return false;
+    if (!add_swap_guard(x, n, (struct ir_guard){.arr = n->a->var, .off = off})) return false;
     x->defined[x->ndefined++] = s->var;
     x->row_lets++;
     return true;
@@ -331,13 +352,73 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
         int by = linear(x, s->kids[0], &off);
         at_index(x, s->var, by, off, true);
         if (by == BY_INNER) return s->in_range_by == x->inner;
-        return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){s->var, off, false, 0, false});
+        return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){.arr = s->var, .off = off});
     }
-    case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_ASSIGN:
+        /* an accumulator: a scalar let before the inner loop (one per outer
+         * iteration), so nothing but its own outer iteration sees it */
+        for (int i = 0; i < x->nprelude; i++)
+            if (x->defined[i] == s->var && scalar(s->var->type) && pure_expr(x, s->a)) {
+                bool known = false;
+                for (int c = 0; c < x->ncarried; c++) known |= x->carried[c] == s->var;
+                if (!known) x->carried[x->ncarried++] = s->var;
+                return true;
+            }
+        return false;
+    case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
     }
     return false;
+}
+
+/* Whether a statement after the inner loop only computes and stores (no
+ * call, no output), checked as written, into arrays the rest of the nest
+ * does not use, reading none it stores: then running it for four outer
+ * iterations after their four inner loops, in order, is running it after
+ * each one's. */
+static bool quiet_expr(struct nest *x, struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_GLOBAL: return true;
+    case IR_VAR:
+        if (n->var->type->kind == T_ARRAY) read_odd(x, n->var);
+        return true;
+    case IR_INDEX: {
+        struct ir_node *root = n;
+        while (root->op == IR_INDEX) root = root->a;
+        if (root->op == IR_VAR) read_odd(x, root->var);
+        return quiet_expr(x, n->a) && quiet_expr(x, n->b);
+    }
+    case IR_BUILTIN:
+        if (n->builtin != BI_LEN || n->nkids != 1) return false;
+        return quiet_expr(x, n->kids[0]);
+    case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
+        return quiet_expr(x, n->a) && quiet_expr(x, n->b) && quiet_expr(x, n->c);
+    case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
+    case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+        return false;
+    }
+    return false;
+}
+
+static bool used_in_nest(struct nest *x, struct ir_var *v)
+{
+    for (int i = 0; i < x->narrs; i++)
+        if (x->arrs[i].arr == v) return true;
+    return false;
+}
+
+static bool trailing_stmt(struct nest *x, struct ir_node *s)
+{
+    x->ntrailing++;
+    if (s->op == IR_LET)
+        return scalar(s->var->type) && quiet_expr(x, s->a);
+    if (s->op != IR_STORE || used_in_nest(x, s->var) || !scalar(s->a->type) || !quiet_expr(x, s->a)) return false;
+    for (int i = 0; i < s->nkids; i++)
+        if (s->kids[i]->op == IR_FIELD || !quiet_expr(x, s->kids[i])) return false;
+    return true;
 }
 
 /* Whether a bound of the inner loop keeps its value through the nest (the
@@ -381,11 +462,11 @@ static void jam_slots(struct nest *x)
 {
     struct ir_node *l = x->outer;
     for (int i = 0; i < x->rows; i++)
-        x->row_nodes[i]->slot = add_slot(l, (struct ir_guard){x->row_nodes[i]->a->var, x->row_offs[i], true, 0, false});
+        x->row_nodes[i]->slot = add_slot(l, (struct ir_guard){.arr = x->row_nodes[i]->a->var, .off = x->row_offs[i], .rows = true});
     for (int i = 0; i < x->narrs; i++) {
         struct arr_use *u = &x->arrs[i];
         if (!u->stored || u->by != BY_OUTER) continue;
-        int slot = add_slot(l, (struct ir_guard){u->arr, u->off, false, 0, false});
+        int slot = add_slot(l, (struct ir_guard){.arr = u->arr, .off = u->off});
         for (int p = 0; p < x->nproved; p++) {
             struct ir_node *n = x->proved[p];
             struct ir_var *v = n->op == IR_STORE ? n->var : n->op == IR_INDEX && n->a->op == IR_VAR ? n->a->var : NULL;
@@ -399,23 +480,33 @@ static void try_swap(struct ir_node *outer)
     struct ir_node *body = outer->b;
     while (body && body->op == IR_BLOCK && body->nkids == 1 && body->kids[0]->op == IR_BLOCK) body = body->kids[0];
     if (!body || body->op != IR_BLOCK || body->nkids == 0 || outer->var->type != ty_int) return;
-    struct ir_node *inner = body->kids[body->nkids - 1];
-    if (inner->op != IR_FOR_RANGE || inner->var->type != ty_int || !inner->nguards || inner->nuniq) return;
+    int at = -1; /* the inner loop: lets before it, statements after it */
+    for (int i = 0; i < body->nkids; i++)
+        if (body->kids[i]->op == IR_FOR_RANGE) {
+            if (at >= 0) return;
+            at = i;
+        }
+    if (at < 0) return;
+    struct ir_node *inner = body->kids[at];
+    if (inner->var->type != ty_int || !inner->nguards || inner->nuniq) return;
     struct nest x = {.outer = outer, .inner = inner, .jv = outer->var, .iv = inner->var, .ok = true};
     bool ok = true;
     x.in_prelude = true;
-    for (int i = 0; ok && i + 1 < body->nkids; i++) ok = body->kids[i]->op == IR_LET && nest_let(&x, body->kids[i]);
+    for (int i = 0; ok && i < at; i++) ok = body->kids[i]->op == IR_LET && nest_let(&x, body->kids[i]);
     x.in_prelude = false;
+    x.nprelude = x.ndefined;
     ok = ok && invariant_bound(&x, inner->iter.lo) && invariant_bound(&x, inner->iter.hi);
     ok = ok && body_stmt(&x, inner->b) && x.ok;
     bool stores = false;
-    for (int i = 0; ok && i < x.narrs; i++) {
-        if (x.arrs[i].stored && x.arrs[i].odd) ok = false;
+    for (int i = 0; ok && i < x.narrs; i++)
         stores |= x.arrs[i].stored;
-    }
-    /* swapped, a row let would be read once per (i, j): only jammed */
-    bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0;
-    bool jam = x.columns == 0 && stores && !outer->iter.inclusive && node_count(inner->b) <= MAX_JAM_NODES;
+    for (int i = at + 1; ok && i < body->nkids; i++) ok = trailing_stmt(&x, body->kids[i]);
+    for (int i = 0; ok && i < x.narrs; i++)
+        if (x.arrs[i].stored && x.arrs[i].odd) ok = false;
+    /* swapped, a row let would be read once per (i, j), an accumulator or
+     * a statement after the inner loop would see another order: only jammed */
+    bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0;
+    bool jam = !swap && (stores || x.ncarried > 0) && !outer->iter.inclusive && node_count(inner->b) <= MAX_JAM_NODES;
     if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
         outer->swap_guards = NULL;
@@ -426,6 +517,9 @@ static void try_swap(struct ir_node *outer)
     outer->jam = jam;
     for (int i = 0; i < x.nproved; i++) x.proved[i]->in_range_by = outer;
     if (jam) jam_slots(&x);
+    for (int i = 0; i < at; i++)
+        for (int c = 0; c < x.ncarried; c++)
+            if (body->kids[i]->var == x.carried[c]) body->kids[i]->carried = true;
 }
 
 static void swaps_in(struct ir_node *s)

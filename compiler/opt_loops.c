@@ -300,7 +300,7 @@ static bool add_guard(struct bce *x, struct ir_var *arr, int64_t off)
         if (l->guards[i].arr == arr && l->guards[i].off == off) return true;
     if (l->nguards == MAX_GUARDS) return false;
     l->guards = xrealloc(l->guards, (size_t)(l->nguards + 1) * sizeof *l->guards);
-    l->guards[l->nguards++] = (struct ir_guard){arr, off, false, 0, false};
+    l->guards[l->nguards++] = (struct ir_guard){.arr = arr, .off = off};
     return true;
 }
 
