@@ -1105,6 +1105,23 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     const char *v = declare_var(s->var, VS_OWNED);
     line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, jam, k, jam);
     F->ind++;
+    /* Sums without views of rows a let names run the group's iterations as
+     * a loop over lanes, u_: each let's values (and each slot) an array of
+     * jam, so gcc's vectorizer makes the eight sums one vector (measured on
+     * the ijk product: 7.6 ms as eight scalar copies, 3.5 as a lane loop). */
+    bool lanes = sums;
+    for (int w = 0; w < in->nviews; w++)
+        if (nest_let_var(b, in->views[w])) lanes = false;
+    /* rows read along the inner loop (a[k][i]) would be a gather across
+     * the lanes (measured: row dots 0.85 ms as copies, 2.4 as lanes) */
+    for (int i = 0; i < s->nslots; i++)
+        if (s->slots[i].rows) lanes = false;
+    const char **lane_arr = arena_alloc((size_t)(nlets + s->nslots + 1) * sizeof *lane_arr);
+    if (lanes)
+        for (int i = 0; i < nlets; i++) {
+            lane_arr[i] = new_temp();
+            line("%s %s[%d];", ctype(b->kids[i]->var->type), lane_arr[i], jam);
+        }
     /* the lets of each outer iteration of the group, kept */
     const char **saved = arena_alloc((size_t)(jam * (nlets + 1)) * sizeof *saved);
     for (int u = 0; u < jam; u++) {
@@ -1112,6 +1129,11 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         for (int i = 0; i < nlets; i++) {
             struct ir_node *let = b->kids[i];
             emit_stmt(let);
+            if (lanes) {
+                const char *t = saved[u * nlets + i] = arena_printf("%s[%d]", lane_arr[i], u);
+                line("%s = %s;", t, vname(let->var));
+                continue;
+            }
             const char *t = saved[u * nlets + i] = new_temp();
             line("%s %s = %s;", ctype(let->var->type), t, vname(let->var));
         }
@@ -1159,25 +1181,52 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     /* the stored elements of each iteration, in locals through the inner
      * loop, and the data of the rows it reads along that loop */
     const char **slots = arena_alloc((size_t)(jam * (s->nslots + 1)) * sizeof *slots);
+    const char **lane_slots = lane_arr + nlets;
+    if (lanes)
+        for (int i = 0; i < s->nslots; i++) {
+            struct ir_guard *g = &s->slots[i];
+            lane_slots[i] = new_temp();
+            if (g->rows) line("%s *%s[%d];", ctype(g->arr->type->elem->elem), lane_slots[i], jam);
+            else line("%s %s[%d];", ctype(g->arr->type->elem), lane_slots[i], jam);
+        }
     for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++) {
             struct ir_guard *g = &s->slots[i];
             const char *ct = ctype(g->arr->type->elem), *t = slots[u * s->nslots + i] = new_temp();
+            if (lanes) t = slots[u * s->nslots + i] = arena_printf("%s[%d]", lane_slots[i], u);
             if (g->rows) {
                 const char *et = ctype(g->arr->type->elem->elem);
-                line("%s *%s = (%s *)%s->data;", et, t, et, slot_elem(g, k, u));
+                if (lanes) line("%s = (%s *)%s->data;", t, et, slot_elem(g, k, u));
+                else line("%s *%s = (%s *)%s->data;", et, t, et, slot_elem(g, k, u));
             } else {
-                line("%s %s = %s;", ct, t, slot_elem(g, k, u));
+                if (lanes) line("%s = %s;", t, slot_elem(g, k, u));
+                else line("%s %s = %s;", ct, t, slot_elem(g, k, u));
             }
         }
     range_head(in, ilo, ihi);
     /* With accumulators, gcc would vectorize this loop itself, across its
      * steps (gathers, and an in-order reduction that keeps each sum's
      * order): slower than scalar. The empty asm keeps the loop as it is,
-     * so its vectorizer packs the copies instead (SLP: the sums of eight
-     * outer iterations in one vector). */
+     * so its vectorizer takes the lanes instead (the sums of eight outer
+     * iterations in one vector). */
     if (sums) line("__asm__ volatile(\"\");");
-    for (int u = 0; u < jam; u++) {
+    if (lanes) {
+        const char *q = new_temp();
+        line("for (int %s = 0; %s < %d; %s++) {", q, q, jam, q);
+        F->ind++;
+        line("%s = %s + %s;", v, k, q);
+        for (int i = 0; i < nlets; i++) line("%s = %s[%s];", vname(b->kids[i]->var), lane_arr[i], q);
+        const char **names = arena_alloc((size_t)(s->nslots + 1) * sizeof *names);
+        for (int i = 0; i < s->nslots; i++) names[i] = arena_printf("%s[%s]", lane_slots[i], q);
+        CG->slot_names = s->nslots ? names : NULL;
+        emit_stmt(in->b);
+        CG->slot_names = NULL;
+        for (int i = 0; i < nlets; i++)
+            if (b->kids[i]->carried) line("%s[%s] = %s;", lane_arr[i], q, vname(b->kids[i]->var));
+        F->ind--;
+        line("}");
+    }
+    for (int u = 0; u < jam && !lanes; u++) {
         line("%s = %s + %d;", v, k, u);
         for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), saved[u * nlets + i]);
         for (int w = 0; w < in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[u * in->nviews + w];
