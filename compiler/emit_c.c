@@ -927,6 +927,12 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
+/* The guard test that i + off stays in arr for every i in lo .. last. */
+static const char *span_test(const char *lo, const char *last, int64_t off, const char *arr)
+{
+    return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, off, arr);
+}
+
 /* A swap guard (ir.h) that needs only the outer range: tested before the
  * inner bounds are read. */
 static bool outer_guard(const struct ir_guard *g)
@@ -944,10 +950,9 @@ static const char *swap_guard_test(const struct ir_guard *g, const char *lo, con
         const char *e = emit_expr(g->at); /* a literal or a variable */
         if (!g->rows) return arena_printf("(uint64_t)(%s) < (uint64_t)%s->len", e, a);
         const char *row = arena_printf("((brt_arr *const *)%s->data)[%s]", a, e);
-        return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", g->at_outer ? lo : ilo,
-                            g->at_outer ? last : ilast, g->off, row);
+        return span_test(g->at_outer ? lo : ilo, g->at_outer ? last : ilast, g->off, row);
     }
-    if (!g->rows) return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, g->off, a);
+    if (!g->rows) return span_test(lo, last, g->off, a);
     if (g->outer_rows)
         return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, lo, last, g->row_off,
                             ilo, ilast, g->off);
@@ -987,8 +992,7 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     /* an empty inner range, or the inner loop's guards and the rows' */
     bprintf(&cond, "%s %s %s || (", ilo, in->iter.inclusive ? ">" : ">=", ihi);
     for (int i = 0; i < in->nguards; i++)
-        bprintf(&cond, "%sbp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", i ? " && " : "", ilo, ilast,
-                in->guards[i].off, vname(in->guards[i].arr));
+        bprintf(&cond, "%s%s", i ? " && " : "", span_test(ilo, ilast, in->guards[i].off, vname(in->guards[i].arr)));
     for (int i = 0; i < s->nswap_guards; i++)
         if (!outer_guard(&s->swap_guards[i]))
             bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
@@ -1090,8 +1094,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     bprintf(&cond, "%s >= %s || (1", ilo, ihi);
     for (int g = 0; g < in->nguards; g++)
         if (!nest_let_var(b, in->guards[g].arr))
-            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", ilo, ilast, in->guards[g].off,
-                    vname(in->guards[g].arr));
+            bprintf(&cond, " && %s", span_test(ilo, ilast, in->guards[g].off, vname(in->guards[g].arr)));
     for (int i = 0; i < s->nswap_guards; i++)
         if (!outer_guard(&s->swap_guards[i]))
             bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
@@ -1151,7 +1154,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
             } else if (u > 0) {
                 continue;
             }
-            bprintf(&ok, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", ilo, ilast, in->guards[g].off, name);
+            bprintf(&ok, " && %s", span_test(ilo, ilast, in->guards[g].off, name));
         }
     }
     bputs(&ok, ")");
@@ -1454,8 +1457,7 @@ static void emit_stmt_here(struct ir_node *s)
         bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
                 st);
         for (int i = 0; i < s->nguards; i++)
-            bprintf(&cond, " && bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, s->guards[i].off,
-                    vname(s->guards[i].arr));
+            bprintf(&cond, " && %s", span_test(lo, last, s->guards[i].off, vname(s->guards[i].arr)));
         bputs(&cond, ")");
         two_versions(s, cond.p, lo, n);
         free(cond.p);
@@ -1487,11 +1489,8 @@ static void emit_stmt_here(struct ir_node *s)
         struct buf cond = {0};
         bprintf(&cond, "%s %s %s", lo, s->iter.inclusive ? ">" : ">=", hi);
         const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
-        for (int i = 0; i < s->nguards; i++) {
-            const char *arr = vname(s->guards[i].arr);
-            bprintf(&cond, " %s bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", i ? "&&" : "|| (", lo, last,
-                    s->guards[i].off, arr);
-        }
+        for (int i = 0; i < s->nguards; i++)
+            bprintf(&cond, " %s %s", i ? "&&" : "|| (", span_test(lo, last, s->guards[i].off, vname(s->guards[i].arr)));
         bputs(&cond, ")");
         two_versions(s, cond.p, lo, hi);
         free(cond.p);

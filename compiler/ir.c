@@ -783,6 +783,14 @@ bool ir_mutates(struct ir_node *n, struct ir_var *v)
     return false;
 }
 
+int ir_size(const struct ir_node *n)
+{
+    if (!n) return 0;
+    int k = 1 + ir_size(n->a) + ir_size(n->b) + ir_size(n->c);
+    for (int i = 0; i < n->nkids; i++) k += ir_size(n->kids[i]);
+    return k;
+}
+
 bool ir_reads(struct ir_node *n, struct ir_var *v)
 {
     if (!n) return false;

@@ -285,6 +285,8 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
 /* Whether n, or anything in it, calls a method that changes the array of
  * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v);
+/* The number of nodes in n: an expression's or a statement's size. */
+int ir_size(const struct ir_node *n);
 /* Whether n, or anything in it, reads variable v. */
 bool ir_reads(struct ir_node *n, struct ir_var *v);
 

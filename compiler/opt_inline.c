@@ -30,14 +30,6 @@
 #define MAX_NODES 40  /* the size of an expression worth writing in place */
 #define MAX_ROUNDS 4  /* calls of inlined functions inlined again, this deep */
 
-static int size_of(struct ir_node *n)
-{
-    if (!n) return 0;
-    int k = 1 + size_of(n->a) + size_of(n->b) + size_of(n->c);
-    for (int i = 0; i < n->nkids; i++) k += size_of(n->kids[i]);
-    return k;
-}
-
 /* Whether the expression may be copied: no comprehension or reduction
  * (their captures and helpers belong to one place), no panic(). */
 static bool copyable(struct ir_node *n)
@@ -214,7 +206,7 @@ static struct ir_node *inline_expr(struct ir_node *n)
     if (n->op != IR_CALL || n->fn == current || fn_recursive(n->fn)) return n;
     struct ir_fn *f = n->fn;
     struct ir_node *e = result_expr(f);
-    if (!e || size_of(e) > MAX_NODES || !copyable(e)) return n;
+    if (!e || ir_size(e) > MAX_NODES || !copyable(e)) return n;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return n;
     struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site};

@@ -326,14 +326,6 @@ static bool nest_let(struct nest *x, struct ir_node *s)
 }
 
 /* Whether the inner body's statement s is one the swap allows. */
-static int node_count(struct ir_node *n)
-{
-    if (!n) return 0;
-    int c = 1 + node_count(n->a) + node_count(n->b) + node_count(n->c);
-    for (int i = 0; i < n->nkids; i++) c += node_count(n->kids[i]);
-    return c;
-}
-
 static bool body_stmt(struct nest *x, struct ir_node *s)
 {
     if (!s) return true;
@@ -506,7 +498,7 @@ static void try_swap(struct ir_node *outer)
     /* swapped, a row let would be read once per (i, j), an accumulator or
      * a statement after the inner loop would see another order: only jammed */
     bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0;
-    bool jam = !swap && (stores || x.ncarried > 0) && !outer->iter.inclusive && node_count(inner->b) <= MAX_JAM_NODES;
+    bool jam = !swap && (stores || x.ncarried > 0) && !outer->iter.inclusive && ir_size(inner->b) <= MAX_JAM_NODES;
     if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
         outer->swap_guards = NULL;
