@@ -990,7 +990,7 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     scope_close();
     const char *ilast = in->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
     /* an empty inner range, or the inner loop's guards and the rows' */
-    bprintf(&cond, "%s %s %s || (", ilo, in->iter.inclusive ? ">" : ">=", ihi);
+    bprintf(&cond, "%s %s %s || (%s", ilo, in->iter.inclusive ? ">" : ">=", ihi, in->nguards ? "" : "1");
     for (int i = 0; i < in->nguards; i++)
         bprintf(&cond, "%s%s", i ? " && " : "", span_test(ilo, ilast, in->guards[i].off, vname(in->guards[i].arr)));
     for (int i = 0; i < s->nswap_guards; i++)

@@ -670,7 +670,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         int mark = st->nscope;
         scope_push(st, s, s->var);
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
-        want(st, s, !s->swap || (s->swap->op == IR_FOR_RANGE && s->swap->nguards), "swap without an inner guarded loop");
+        want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
         st->loops++;
         v_block(st, s->b);
         st->loops--;

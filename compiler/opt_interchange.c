@@ -480,7 +480,7 @@ static void try_swap(struct ir_node *outer)
         }
     if (at < 0) return;
     struct ir_node *inner = body->kids[at];
-    if (inner->var->type != ty_int || !inner->nguards || inner->nuniq) return;
+    if (inner->var->type != ty_int || inner->nuniq) return;
     struct nest x = {.outer = outer, .inner = inner, .jv = outer->var, .iv = inner->var, .ok = true};
     bool ok = true;
     x.in_prelude = true;
