@@ -107,5 +107,7 @@ char *unified_diff(const char *want, size_t want_len, const char *got, size_t go
  * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
  * not formatted, 2 usage, 70 internal). */
 int fmt_main(int argc, char **argv);
+/* tree_draw.c: `brine tree N [--carry L] [--svg]`, the reduction tree drawn */
+int tree_main(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine fmt [--check] FILE.br...\n"
+    "  brine tree N [--carry L] [--svg]\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
@@ -42,6 +43,7 @@ static const char usage_text[] =
     "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
     "  fmt     rewrite FILE.br in the canonical layout (--check: only report)\n"
+    "  tree    draw the tree a par reduction of N elements combines in\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
     "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
@@ -434,7 +436,9 @@ int main(int argc, char **argv)
         return test_main(argc - 2, argv + 2);
     if (strcmp(cmd, "fmt") == 0)
         return fmt_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "tree") == 0)
+        return tree_main(argc - 2, argv + 2);
     if (cmd[0] == '-')
         command_line_error("unknown option '%s'", cmd);
-    command_line_error("unknown command '%s': expected build, run, test or fmt", cmd);
+    command_line_error("unknown command '%s': expected build, run, test, fmt or tree", cmd);
 }
