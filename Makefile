@@ -180,6 +180,18 @@ check-examples: all
 
 .PHONY: check-examples
 
+# brine tree's text against tests/tools/tree_ref.py's model, and the SVGs
+# docs/ embeds up to date (docs-svg rewrites them).
+check-tree: all
+	python3 tests/tree/run.py $(BRINE)
+
+docs-svg: all
+	@mkdir -p docs/img
+	$(BRINE) tree 80 --svg > docs/img/tree80.svg
+	$(BRINE) tree 192 --carry 11 --svg > docs/img/scan_carry11.svg
+
+.PHONY: check-tree docs-svg
+
 # world programs under mpirun at 1 to 7 ranks against one process (skips
 # without mpirun; docs/world.md)
 check-world: all
@@ -211,7 +223,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-tree check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
