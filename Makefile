@@ -190,7 +190,12 @@ docs-svg: all
 	$(BRINE) tree 80 --svg > docs/img/tree80.svg
 	$(BRINE) tree 192 --carry 11 --svg > docs/img/scan_carry11.svg
 
-.PHONY: check-tree docs-svg
+# The lists in docs/ and brine.1 (keywords, builtins, methods, math, os,
+# world, environment, exit statuses) against the compiler's tables.
+check-doc-lists:
+	python3 tests/tools/check_doc_lists.py
+
+.PHONY: check-tree docs-svg check-doc-lists
 
 # world programs under mpirun at 1 to 7 ranks against one process (skips
 # without mpirun; docs/world.md)
@@ -223,7 +228,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-tree check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
