@@ -14,7 +14,7 @@ Element types: the scalars, str, [T], [[T]], tuples, structs and Options
 holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
-print, slices, +, +=, extend (of itself), [x] * n, insert, remove, pop,
+print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
 element stores, reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
 and par comprehensions, par min/max (ordered types), field stores (structs),
@@ -368,6 +368,12 @@ def program(t):
     body("    a = base()")
     body("    a.extend(base()[4:])")
     PA("a", xs + xs[4:])
+    body("    var cw = xs")
+    body("    cw[0] = xs[5]")
+    body("    cw.push(cw[1])")
+    body("    let cw2 = cw")
+    body("    cw[1] = xs[2]")
+    PS([("cw", [xs[5], xs[2]] + xs[2:] + [xs[1]], at), ("cw2", [xs[5]] + xs[1:] + [xs[1]], at), ("xs", xs, at)])
     PA("[xs[1]] * 3", [xs[1]] * 3)
     PA("base()[2:3] * 2", xs[2:3] * 2)
     body("    var b = base()")
