@@ -426,6 +426,14 @@ def program(t):
     PA("[y for y in base()[1:] if true]", xs[1:])
     PA("par [xs[(i * 7) % 6] for i in 0..24]", [xs[(i * 7) % N] for i in range(24)])
     PA("par [base()[i % 6] for i in 0..20 if i % 3 != 1]", [xs[i % N] for i in range(20) if i % 3 != 1])
+    # big enough for the pool: many leaves, tasks on other threads
+    body("    let pc = par [xs[(i * 5) % 6] for i in 0..3000 if i % 7 != 3]")
+    pc = [xs[(i * 5) % N] for i in range(3000) if i % 7 != 3]
+    PS([("len(pc)", len(pc), INT), ("pc[1234]", pc[1234], t), ("pc[len(pc) - 1]", pc[-1], t)])
+    if t.ordered:
+        big = [xs[(i * 11) % N] for i in range(5000)]
+        PS([("par min(base()[(i * 11) % 6] for i in 0..5000)", min(big, key=t.key), t),
+            ("par max(xs[(i * 11) % 6] for i in 0..5000)", max(big, key=t.key), t)])
     if isinstance(t, Struct):
         body("    var d = base()")
         d = [Rec(t, x.vals) for x in xs]
