@@ -28,7 +28,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -244,6 +244,32 @@ check-fuzz: all
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
 .PHONY: check-valgrind check-fuzz
+
+# The runtime built with AddressSanitizer and UBSan under build/asan/, for
+# the generated C of test programs built the same way (tests/tools/memcheck.py).
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g
+ASAN_OBJ = $(RUNTIME_SRC:runtime/%.c=$(B)/asan/%.o) $(GPU_RT_SRC:runtime-gpu/%.c=$(B)/asan/gpu_%.o)
+
+$(B)/asan/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(ASAN_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+$(B)/asan/gpu_%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(ASAN_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+$(B)/asan/libbrine_rt.a: $(ASAN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+asan-runtime: $(B)/asan/libbrine_rt.a
+
+# The type x operation matrix (tests/tools/gen_matrix.py), whole: every
+# program in dev and release builds, under valgrind, and its generated C
+# built with ASan + UBSan (docs/testing.md). Not part of check.
+check-memory: all $(B)/asan/libbrine_rt.a
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --memory
+
+.PHONY: asan-runtime check-memory
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 

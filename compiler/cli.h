@@ -38,6 +38,7 @@ enum cli_id {
     OPT_EMIT_C,
     OPT_EMIT_CUDA,
     OPT_DENY_WARNINGS,
+    OPT_OPT,
     /* test */
     OPT_BLESS,
     OPT_THREADS,

@@ -109,6 +109,7 @@ static int cmd_build(int argc, char **argv)
         case OPT_EMIT_C: opts.emit_c = true; break;
         case OPT_EMIT_CUDA: opts.emit_cuda = true; break;
         case OPT_DENY_WARNINGS: diag_set_deny_warnings(true); break;
+        case OPT_OPT: opt_option(arena_printf("--opt=%s", v)); break;
         default: internal_error("build: option %d not handled", (int)id);
         }
     }
@@ -206,6 +207,7 @@ static int cmd_run(int argc, char **argv)
         case OPT_DEV: release = false; break;
         case OPT_CPU: native = cli_cpu_native(v); break;
         case OPT_DENY_WARNINGS: diag_set_deny_warnings(true); break;
+        case OPT_OPT: opt_option(arena_printf("--opt=%s", v)); break;
         default: internal_error("run: option %d not handled", (int)id);
         }
     }

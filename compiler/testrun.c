@@ -142,6 +142,7 @@ static struct {
     char *tmpdir;
     atomic_int next;
     int printed;
+    char *opt_arg;   /* "--opt=SPEC" for the builds, or NULL */
     bool counter;    /* stdout is a terminal: a progress counter, not a line per test */
     pthread_mutex_t print_lock;
     int npassed, nfailed;
@@ -447,10 +448,12 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
 {
     /* --color=never: stderr is a file, and a golden .err is plain text
      * whatever colour the runner's user asked for. */
-    char *argv[10];
+    char *argv[12];
     int n = 0;
     argv[n++] = (char *)brine_paths()->exe;
     argv[n++] = "build";
+    if (T.opt_arg) /* --opt=SPEC: the passes the tests' builds run */
+        argv[n++] = T.opt_arg;
     argv[n++] = "--color=never";
     argv[n++] = mode == RELEASE ? "--release" : "--dev";
     if (mode == RELEASE && T.native)
@@ -759,6 +762,10 @@ int test_main(int argc, char **argv)
         case OPT_THREADS: parse_threads(v); break;
         case OPT_JOBS: T.jobs = (int)cli_number("-j", v, 1, 256, "a number of parallel tests"); break;
         case OPT_TIMEOUT: T.timeout_s = (int)cli_number("--timeout", v, 1, 86400, "seconds"); break;
+        case OPT_OPT:
+            opt_option(arena_printf("--opt=%s", v));
+            T.opt_arg = tprintf("--opt=%s", v);
+            break;
         default: internal_error("test: option %d not handled", (int)id);
         }
     }

@@ -60,6 +60,9 @@ for form in "-ohello" "-o hello" "--out=hello" "--out hello"; do
     check "build $form: writes hello" [ -x hello -a ! -s f.log ]
     check "build $form: hello runs" [ "$(./hello 2>&1)" = hi ]
 done
+for form in "--opt=none" "--opt none" "--opt=-inline" "--opt -inline"; do
+    check "run $form" [ "$("$BRINE" run $form hi.br 2>&1)" = hi ]
+done
 rm -f hello
 "$BRINE" build -ohello hi.br > f.log 2>&1
 check "build -ohello before FILE" [ -x hello ]
@@ -102,7 +105,7 @@ for c in build run test fmt help dump; do
     check "help $c is $c --help" same h1.out h2.out
 done
 "$BRINE" help build > h.out
-check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]" ]
+check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]" ]
 check "help build: -o, --out OUT" has h.out "  -o, --out OUT "
 "$BRINE" help > h.out
 "$BRINE" --help > h2.out
