@@ -109,7 +109,8 @@ static void expect_sortable(struct node *n, struct loc where, struct type *at, c
 /* print(...) and eprint(...): any values that have a text form. */
 static struct type *check_printed(struct node *n)
 {
-    for (int i = 0; i < n->u.call.args.len; i++) {
+    int nvals = n->u.call.print_vals ? n->u.call.print_vals - 1 : n->u.call.args.len;
+    for (int i = 0; i < nvals; i++) {
         check_value(arg(n, i), NULL);
         no_fn_printed(arg(n, i));
     }
