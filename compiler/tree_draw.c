@@ -22,21 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "driver.h"
 
 #define TREE_LEAF 16
 #define TREE_MAX_ELEMENTS (TREE_LEAF * 4096L) /* 4,096 columns of text at most */
-
-static const char tree_usage[] =
-    "usage: brine tree N [--carry L] [--svg]\n"
-    "\n"
-    "Draws the tree a par reduction of N elements combines in: leaves of 16\n"
-    "elements, each folded left to right, then combined in pairs level by level\n"
-    "(a node without a partner moves up unchanged).\n"
-    "\n"
-    "options:\n"
-    "  --carry L  mark the nodes a par scan folds into leaf L's carry\n"
-    "  --svg      write an SVG picture instead of text\n";
 
 struct tree {
     long n;       /* elements */
@@ -310,24 +300,23 @@ static long whole_number(const char *s, long max, const char *what)
 
 int tree_main(int argc, char **argv)
 {
-    const char *count = NULL, *carry = NULL;
+    const char *count = NULL, *carry = NULL, *v;
     bool svg = false;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(tree_usage, stdout);
+    struct cli_args args = cli_start("tree", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        if (id == CLI_HELP) {
+            cli_print_help(args.cmd, stdout);
             return 0;
-        } else if (strcmp(argv[i], "--svg") == 0) {
+        } else if (id == OPT_SVG) {
             svg = true;
-        } else if (strcmp(argv[i], "--carry") == 0 && i + 1 < argc) {
-            carry = argv[++i];
-        } else if (strncmp(argv[i], "--carry=", 8) == 0) {
-            carry = argv[i] + 8;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            command_line_error("unknown option '%s' for brine tree", argv[i]);
-        } else if (!count) {
-            count = argv[i];
+        } else if (id == OPT_CARRY) {
+            carry = v;
+        } else if (id == CLI_OPERAND && !count) {
+            count = v;
+        } else if (id == CLI_OPERAND) {
+            command_line_error("brine tree takes one element count, got '%s' too", v);
         } else {
-            command_line_error("brine tree takes one element count, got '%s' too", argv[i]);
+            internal_error("brine tree: option %d not handled", (int)id);
         }
     }
     if (!count)
