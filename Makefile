@@ -376,6 +376,18 @@ deps:
 deps-test:
 	$(call apt_install,$(DEB_PKGS))
 
+# The benchmarks' plots (bench/plot.py) need matplotlib; make check does not.
+DEB_PKGS_BENCH = python3-matplotlib
+
+deps-bench:
+	$(call apt_install,$(DEB_PKGS_BENCH))
+
+# bench/README.md's workloads table as bench/plots/*.svg (not part of check)
+bench-plots:
+	python3 bench/plot.py
+
+.PHONY: deps deps-test deps-bench bench-plots
+
 bootstrap: deps-test
 	$(MAKE) -j2 all
 	$(BRINE) run examples/hello.br
