@@ -898,6 +898,22 @@ class Gen:
             return copyv(xs[k])
         return Expr(f"{par(a, 13)}[{i.text}]", 13, ix, t)
 
+    def call_ignoring(self, t, d):
+        """A call of a function that ignores some parameter, or None."""
+        fs = [n for n in self.ignoring if self.funcs[n][1] == t and not (self.pure and n in self.impure)]
+        if not fs:
+            return None
+        name = self.r.choice(sorted(fs))
+        params = self.funcs[name][0]
+        self.use("ignored-param")
+        args = [self.typed(self.leaf(pt), pt) if self.r.random() < 0.7 else self.expr(pt, d - 1) for _, pt in params]
+        evs = [a.ev for a in args]
+        funcs = self.funcs
+
+        def call(env):
+            return run_func(funcs, name, [copyv(f(env)) for f in evs])
+        return Expr(f"{name}(" + ", ".join(a.text for a in args) + ")", 13, call, t)
+
     def call(self, t, d):
         fs = [(n, f) for n, f in self.funcs.items() if f[1] == t and not (self.pure and n in self.impure)]
         if not fs:
@@ -1343,6 +1359,11 @@ class Gen:
                 return copyv(dv if o is None else o.v)
             self.use("option")
             return Expr(f"{self.recv(a)}.unwrap_or({b.text})", 13, unwrap_or, t)
+        return self.fn_value_call(t, d)
+
+    def fn_value_call(self, t, d):
+        """A call through a function value of a fn type returning t, or None."""
+        r = self.r
         fts = [x for x in self.newtypes if tparse(x)[0] == "fn" and tparse(x)[2] == t]
         if not fts:
             return None
@@ -1839,7 +1860,14 @@ class Gen:
         self.nested_clauses += nmore > 0
         self.pure += 1   # elements print nothing: a par reduction runs them in no fixed order
         self.in_par += is_par
-        e = self.expr(et, d - 1)
+        e = None
+        x = self.r.random()
+        if x < 0.15:
+            e = self.fn_value_call(et, d - 1)      # function values inside elements
+        elif x < 0.3:
+            e = self.call_ignoring(et, d - 1)      # an inlined call that ignores a parameter
+        if e is None:
+            e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
