@@ -49,8 +49,8 @@ INTS = ("int", "u64", "i128")
 SCALARS = ("int", "u64", "i128", "float", "bool", "str")
 
 
-RANGE_TYPES = ["int"]   # --range-types: range(lo, hi, step) over u64 and i128 too (SPEC 13)
-LIT_METHODS = [False]   # --literal-methods: literals receiving methods in every context (SPEC 3)
+RANGE_TYPES = ["int", "int", "u64", "i128"]   # range(lo, hi, step) over every integer type (SPEC 13)
+LIT_METHODS = [True]    # literals receiving methods in every context (SPEC 3)
 
 # Hooks for forms the generator does not write itself yet (SPEC 15: reduce,
 # scans, reductions by key): (probability, fn) pairs. An "expr" hook is
@@ -472,6 +472,10 @@ class Env:
 
 def copyv(v):
     if isinstance(v, list):
+        # copies count as work too: `xs += xs` in a loop doubles the array
+        Env.steps += len(v) >> 3
+        if Env.steps > 300_000:
+            raise TooBig()
         return [copyv(x) for x in v]
     if isinstance(v, tuple):
         return tuple(copyv(x) for x in v)
@@ -1613,6 +1617,10 @@ class Gen:
             if step == 0:
                 raise Panic("range step must not be zero")
             return list(range(lo, hi, step))
+        if step == 1 and r.random() < 0.5:
+            if lo == 0 and t == "int" and r.random() < 0.5:
+                return f"range({hi})", t, items
+            return f"range({los}, {hi})", t, items
         return f"range({los}, {hi}, {step})", t, items
 
     def pattern_iterable(self, d):
@@ -1682,7 +1690,10 @@ class Gen:
 
             def ex(env):
                 vals = copyv(ey(env))
-                env.look(name)[2].extend(vals)
+                xs = env.look(name)[2]
+                if len(xs) + len(vals) > 20_000:
+                    raise TooBig()
+                xs.extend(vals)
             return [f"{name}.extend({ys.text})" if m == "extend" else f"{name} += {ys.text}"], ex
         if m == "reverse":
             return [f"{name}.reverse()"], lambda env: env.look(name)[2].reverse()
@@ -2730,12 +2741,12 @@ def main():
     ap.add_argument("--keep", default="/tmp/brine-fuzz")
     ap.add_argument("--show", type=int)
     ap.add_argument("--no-opt-variants", action="store_true", help="skip the --opt=none and pass-off builds")
-    ap.add_argument("--literal-methods", action="store_true", help="literals receiving methods in every context")
-    ap.add_argument("--range-types", action="store_true", help="range(lo, hi, step) over u64 and i128 too")
+    ap.add_argument("--no-literal-methods", action="store_true", help="no literals receiving methods (SPEC 3)")
+    ap.add_argument("--int-ranges-only", action="store_true", help="range(lo, hi, step) over int only")
     a = ap.parse_args()
-    LIT_METHODS[0] = a.literal_methods
-    if a.range_types:
-        RANGE_TYPES[:] = ["int", "int", "u64", "i128"]
+    LIT_METHODS[0] = not a.no_literal_methods
+    if a.int_ranges_only:
+        RANGE_TYPES[:] = ["int"]
     sys.setrecursionlimit(10000)
     if a.show is not None:
         src, out, panic, place = generate(a.show)
