@@ -686,6 +686,16 @@ class Gen:
 
     def binop(self, op, lvl, a, b, t, fn):
         sp = " " if self.r.random() < 0.9 else ""
+        if a.lit and b.lit and t in INTS:
+            # a literal expression is folded at compile time, and its
+            # overflow or division by zero is a compile error (SPEC 3): one
+            # that would panic gets a conversion, which makes it an operation
+            try:
+                v = fn(a.ev(None), b.ev(None))
+                if not RANGE[t][0] <= v <= RANGE[t][1]:
+                    raise Panic("range")
+            except Panic:
+                a = Expr(f"{t}({a.text})", 13, a.ev, t)
         ea, eb = a.ev, b.ev
         text = f"{par(a, lvl)}{sp}{op}{sp}{par(b, lvl + 1)}"
         if not sp and op == "-" and b.text.startswith("-"):
@@ -756,11 +766,13 @@ class Gen:
             a = self.expr(t, d - 1)
             if a.lit:
                 a = self.typed(a, t)
+            if a.lit and a.ev(None) == RANGE[t][0]:   # -(min) of literals: a compile error
+                a = Expr(f"{t}({a.text})", 13, a.ev, t)
             ea = a.ev
             if r.random() < 0.5:
                 text = "-" + (" " if par(a, 12).startswith("-") else "") + par(a, 12)
-                return Expr(text, 12, lambda env: chk(t, -ea(env), "negation"), t, weak=a.weak)
-            return Expr("~" + par(a, 12), 12, lambda env: wrap(t, ~ea(env)), t, weak=a.weak)
+                return Expr(text, 12, lambda env: chk(t, -ea(env), "negation"), t, lit=a.lit, weak=a.weak)
+            return Expr("~" + par(a, 12), 12, lambda env: wrap(t, ~ea(env)), t, lit=a.lit, weak=a.weak)
         if c == 8:
             a = self.typed(self.expr(t, d - 1), t)
             ea = a.ev
@@ -1610,14 +1622,15 @@ class Gen:
         hi = lo + n if step > 0 else lo - n
         if r.random() < 0.2:
             hi = lo - hi + lo   # the wrong direction: empty
-        t = r.choice(RANGE_TYPES) if lo >= 0 and hi >= 0 and step > 0 else "int"
+        # range(lo, hi) over every integer type, range(lo, hi, step) over int
+        t = r.choice(RANGE_TYPES) if lo >= 0 and hi >= 0 and step == 1 else "int"
         los = str(lo) if t == "int" else f"{t}({lo})"
 
         def items(env):
             if step == 0:
                 raise Panic("range step must not be zero")
             return list(range(lo, hi, step))
-        if step == 1 and r.random() < 0.5:
+        if step == 1 and (r.random() < 0.5 or t != "int"):
             if lo == 0 and t == "int" and r.random() < 0.5:
                 return f"range({hi})", t, items
             return f"range({los}, {hi})", t, items
@@ -2557,7 +2570,11 @@ def generate(seed):
     while len(body) < n and tries < 60:
         tries += 1
         saved_scope = {k: v for k, v in g.scope[-1].items()}
-        saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
+        Env.steps = 0
+        try:
+            saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
+        except TooBig:
+            break
         saved_out = len(root.out)
         saved_used = set(g.used)
         ls, ex = g.stmt(2, False)
