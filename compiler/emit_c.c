@@ -542,7 +542,7 @@ const char *emit_expr(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-(%s)", a);
             if (n->no_overflow && t == ty_int) return tmp(t, "-(%s)", a); /* a may be a negative literal */
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
