@@ -235,8 +235,7 @@ printf 'one
 
 two
  
-
-x
+x
 last' | stdin/lines > stdin.out 2>&1
 printf '["one"]
 [""]
