@@ -570,6 +570,8 @@ struct node {
             enum builtin builtin;
             struct node *recv;
             struct sym *fn;
+            int print_vals; /* print/eprint with sep= or end=: 1 + the values' count; the args are
+                             * then the values, the separator and the end (checker) */
         } call;
         /* N_FIELD: base.name (a module member or the callee of a method call),
          * or a tuple's field base.0 (index: set by the checker, else -1) */
