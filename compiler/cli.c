@@ -344,13 +344,13 @@ const char *cli_option_words(const struct cli_command *c)
     return words;
 }
 
-const char *cli_command_words(const char *sep)
+const char *cli_command_words(void)
 {
     struct buf b = {0};
     bputs(&b, "");
     for (const struct cli_command *c = cli_commands; c->name; c++)
         if (strcmp(c->name, "dump") != 0)
-            bprintf(&b, "%s%s", b.len ? sep : "", c->name);
+            bprintf(&b, "%s%s", b.len ? " " : "", c->name);
     const char *words = arena_strndup(b.p, b.len);
     free(b.p);
     return words;

@@ -97,8 +97,8 @@ void cli_print_help(const struct cli_command *cmd, FILE *f);
  * ("-o --out --release ... --color -h --help"), in the arena: what shell
  * completion offers. */
 const char *cli_option_words(const struct cli_command *cmd);
-/* The command names, joined by sep ("build run test fmt help" for " "). */
-const char *cli_command_words(const char *sep);
+/* The command names, space-separated ("build run test fmt help"). */
+const char *cli_command_words(void);
 
 /* Values shared by several commands; a bad one is a usage error. */
 bool cli_cpu_native(const char *value); /* --cpu: native (true) or generic */
