@@ -295,7 +295,7 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 
 # What building and testing need. deps installs the missing ones with
 # apt-get (through sudo unless run as root) and skips the rest.
-DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
+DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev
 
