@@ -222,7 +222,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -339,7 +339,12 @@ fuzz-frontend: all afl-install
 check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 	tests/fuzz/smoke.sh $(B)/fuzz-asan/frontend
 
-.PHONY: afl-install fuzz-frontend check-fuzz-smoke
+# Literal expressions folded by the checker against a Python model: the
+# overflowing ones are compile errors, the others print the model's value (4 s).
+check-literals: all
+	python3 tests/tools/literal_fold.py $(BRINE) 1 2
+
+.PHONY: afl-install fuzz-frontend check-fuzz-smoke check-literals
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 
@@ -349,7 +354,7 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch
 
