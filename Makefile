@@ -21,7 +21,7 @@ B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
-               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_lane.c \
+               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
                compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
@@ -156,6 +156,10 @@ check-hostile: all
 check-cli: all
 	tests/cli/run.sh $(BRINE)
 
+# brine build -g under gdb (skipped without gdb), the unwrap warning (~6 s)
+check-debug: all
+	tests/debug/run.sh $(BRINE)
+
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
 NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
@@ -211,7 +215,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-debug check-fmt check-native check-parts check-man check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -238,7 +242,7 @@ check-fuzz: all
 
 # What building and testing need. deps installs the missing ones with
 # apt-get (through sudo unless run as root) and skips the rest.
-DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
+DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc gdb \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev
 
@@ -272,6 +276,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-debug check-fmt check-native check-man install clean stdlib-copy \
         deps bootstrap
 .SECONDARY:

@@ -282,6 +282,7 @@ const char *declare_var(struct ir_var *v, int state)
 {
     if (F->vst[v->id]) return arena_printf("v%d", v->id);
     F->vst[v->id] = (unsigned char)state;
+    debug_note_var(v);
     bprintf(&F->decl, "    %s v%d = %s; /* %s */\n", ctype(v->type), v->id, zero_of(v->type),
             *v->name ? v->name : "temp");
     if (state == VS_OWNED && type_is_ref(v->type)) {
@@ -1316,6 +1317,7 @@ void emit_stmt(struct ir_node *s)
 {
     struct ir_node *outer = F->stmt;
     F->stmt = s;
+    if (s->sop != IR_BLOCK) debug_line(&F->body, s->loc, false);
     emit_stmt_here(s);
     F->stmt = outer;
 }
@@ -1561,8 +1563,10 @@ static const char *fn_header(struct ir_fn *f)
     struct buf b = {0};
     bprintf(&b, "%s %s(", f->ret == ty_void ? "void" : ctype(f->ret), f->cname);
     if (!f->nparams && !f->has_site) bputs(&b, "void");
-    for (int i = 0; i < f->nparams; i++)
+    for (int i = 0; i < f->nparams; i++) {
+        debug_note_var(f->params[i]);
         bprintf(&b, "%s%s v%d", i ? ", " : "", ctype(f->params[i]->type), f->params[i]->id);
+    }
     if (f->has_site) bprintf(&b, "%sconst brt_loc *site", f->nparams ? ", " : "");
     bputs(&b, ")");
     return b.p;
@@ -1575,6 +1579,7 @@ static void emit_fn(struct ir_fn *f)
     for (int i = 0; i < f->nparams; i++) F->vst[f->params[i]->id] = VS_BORROWED;
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
+    debug_line(o, f->loc, true);
     bprintf(o, "/* %s.%s */\nstatic %s\n{\n", f->module, f->name, fn_header(f));
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
@@ -1746,9 +1751,11 @@ struct emit_result emit_program(struct ir_program *ir)
             if (secs[i] == &cg.aux) part_helpers(&out, secs[i]->p, cg.fns.len);
             else bputs(&out, secs[i]->p);
             bputs(&out, "\n");
+            if (secs[i] == &cg.aux || secs[i] == &cg.fns) debug_back_to_c(&out);
         }
         free(secs[i]->p);
     }
+    debug_back_to_c(&out);
     bputs(&out, "#if BP_PART != 2\n");
     bputs(&out, mainb.p);
     bputs(&out, "#endif\n");
@@ -1757,6 +1764,7 @@ struct emit_result emit_program(struct ir_program *ir)
     map_free(&cg.type_ids);
     map_free(&cg.fold_ids);
     map_free(&cg.fnval_ids);
+    debug_finish(&out);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

@@ -44,6 +44,7 @@ struct cgen {
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
+    const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
 };
 extern struct cgen *CG;
 
@@ -78,8 +79,16 @@ struct fctx {
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
     struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
+    int debug_line, debug_file;  /* -g: the place of the last #line written */
 };
 extern struct fctx *F;
+
+/* brine build -g (emit_debug.c): #line directives and Brine names. */
+bool emit_debug_on(void);
+void debug_note_var(struct ir_var *v);           /* its C name becomes <name>_v<id> */
+void debug_line(struct buf *b, struct loc l, bool force); /* #line of l, unless already there */
+void debug_back_to_c(struct buf *b);              /* what follows is the C file's own */
+void debug_finish(struct buf *out);               /* the renames, the C file's line numbers */
 
 struct fctx *fctx_new(void);
 void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */

@@ -499,10 +499,12 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
     for (int i = 0; i < rn->ncaps; i++) {
         struct ir_var *v = rn->caps[i];
         F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
         bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
     }
     declare_var(rn->gen_var, VS_BORROWED);
     for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
     return saved;
 }
 

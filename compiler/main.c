@@ -24,7 +24,7 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
+    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings]\n"
     "  brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine fmt [--check] FILE.br...\n"
@@ -51,7 +51,7 @@ static const char usage_text[] =
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
 
 static const char build_help[] =
-    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
+    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings]\n"
     "\n"
     "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
     "\n"
@@ -61,6 +61,7 @@ static const char build_help[] =
     "  --dev          a dev build with libtcc (the default)\n"
     "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
     "  --emit-c       also write the generated C to OUT.c\n"
+    "  -g             debug information on the .br lines (gdb, perf, valgrind); keeps OUT.c\n"
     "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
     "  --deny-warnings  report warnings as errors (exit 1)\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
@@ -119,6 +120,7 @@ struct build_opts {
     bool native;    /* --cpu=native: release for this machine (-march=native) */
     bool emit_c;    /* --emit-c: OUT.c beside the program */
     bool emit_cuda; /* --emit-cuda: OUT.cu, the kernels (empty: none eligible) */
+    bool debug;     /* -g: debug information on .br lines, and OUT.c kept for the debugger */
 };
 
 /* brine build: the pipeline, then the files (all checked before any is
@@ -126,10 +128,12 @@ struct build_opts {
 static void build(const char *path, const char *out, struct build_opts opts)
 {
     struct program *prog = load_program(path, brine_paths()->stdlib);
+    const char *c_out = opts.emit_c || opts.debug ? arena_printf("%s.c", out) : NULL;
+    emit_set_debug(opts.debug ? c_out : NULL);
     struct emit_result made = compile_loaded(prog);
     struct build_outputs outs = {
         .exe = out,
-        .c = opts.emit_c ? arena_printf("%s.c", out) : NULL,
+        .c = c_out,
         .cu = opts.emit_cuda ? arena_printf("%s.cu", out) : NULL,
     };
     check_outputs(prog, &outs);
@@ -139,10 +143,12 @@ static void build(const char *path, const char *out, struct build_opts opts)
         write_file(c_path, made.c, made.c_len);
     if (outs.cu)
         write_cuda(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
-    if (!opts.release)
+    if (opts.debug)
+        backend_release_build(c_path, out, opts.native, opts.release ? CC_DEBUG_O2 : CC_DEBUG_O0);
+    else if (!opts.release)
         backend_dev_build(made.c, out);
     else
-        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native);
+        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native, CC_DEBUG_NONE);
 }
 
 /* ---- the commands --------------------------------------------------------- */
@@ -215,6 +221,8 @@ static int cmd_build(int argc, char **argv)
             opts.native = cpu_option(a + 6);
         } else if (strcmp(a, "--emit-c") == 0) {
             opts.emit_c = true;
+        } else if (strcmp(a, "-g") == 0) {
+            opts.debug = true;
         } else if (strcmp(a, "--emit-cuda") == 0) {
             opts.emit_cuda = true;
         } else if (strcmp(a, "--deny-warnings") == 0) {
@@ -265,7 +273,7 @@ static int run_release(struct program *prog, char **argv, bool native)
     }
     atexit(remove_run_files);
     run_exe = arena_printf("%s/prog", run_dir);
-    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native);
+    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native, CC_DEBUG_NONE);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
