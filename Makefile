@@ -26,7 +26,7 @@ COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
-RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
+RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 

@@ -11,7 +11,9 @@
 # gdb is its golden output. Skips (with a line saying so) when gdb is absent.
 #
 # Also: a compile-time warning is printed for unwrap of a None known at
-# compile time, and the program still runs and panics.
+# compile time, and the program still runs and panics; BRINE_BACKTRACE takes
+# 0 or 1 (anything else: one line, exit 2), 0 printing the innermost place
+# only.
 #
 # Prints one line per failure and ends with "N passed, N failed".
 set -uo pipefail
@@ -40,6 +42,20 @@ rc=$?
 check "unwrap of a known None: exit 101 (got $rc)" [ $rc -eq 101 ]
 check "unwrap of a known None: a warning first" has none.err "^warning: 'o' is None here"
 check "unwrap of a known None: the panic" has none.err "^panic: called unwrap on None"
+
+# ---- BRINE_BACKTRACE --------------------------------------------------------
+printf 'fn f(n: int) -> int:\n    return 10 / n\n\nfn main():\n    print(f(0))\n' > bt.br
+"$BRINE" build bt.br -o bt > /dev/null 2>&1
+for v in x 2 "" " 1" yes; do
+    BRINE_BACKTRACE="$v" ./bt > bt.out 2> bt.err
+    rc=$?
+    check "BRINE_BACKTRACE='$v': exit 2 (got $rc)" [ $rc -eq 2 ]
+    check "BRINE_BACKTRACE='$v': one line" [ "$(cat bt.err)" = "brine: BRINE_BACKTRACE must be 0 or 1, got '$v'" ]
+done
+BRINE_BACKTRACE=1 ./bt > bt.out 2> bt.err
+check "BRINE_BACKTRACE=1: the chain" [ "$(cat bt.err)" = "$(printf 'panic: division by zero\n  --> bt.br:2:12 in f\n  --> bt.br:5:11 in main')" ]
+BRINE_BACKTRACE=0 ./bt > bt.out 2> bt.err
+check "BRINE_BACKTRACE=0: the place only" [ "$(cat bt.err)" = "$(printf 'panic: division by zero\n  --> bt.br:2:12')" ]
 
 # ---- brine build -g -------------------------------------------------------
 "$BRINE" build -g depth.br -o depth > build.log 2>&1
@@ -70,8 +86,8 @@ else
         ./depth > gdb.log 2>&1
     check "gdb: stops at depth.br:7" has gdb.log "^Breakpoint 1, bf_main_tri \(.*\) at .*depth.br:7"
     check "gdb: bt shows the recursion at depth.br:6" \
-        bash -c "[ \$(grep -cE '^#[0-9]+ .* in bf_main_tri \(n_v1=[0-9]\) at .*depth.br:6' gdb.log) -eq 4 ]"
-    check "gdb: bt shows main at depth.br:16" has gdb.log "in bf_main_main \(\) at .*depth.br:16"
+        bash -c "[ \$(grep -cE '^#[0-9]+ .* in bf_main_tri \(n_v1=[0-9], fp_=0x[0-9a-f]+\) at .*depth.br:6' gdb.log) -eq 4 ]"
+    check "gdb: bt shows main at depth.br:16" has gdb.log "in bf_main_main \(fp_=0x[0-9a-f]+\) at .*depth.br:16"
     check "gdb: print a Brine variable ($below = 0)" has gdb.log '^\$1 = 0$'
     check "gdb: print a parameter (n = 1)" has gdb.log '^\$2 = 1$'
     check "gdb: the program's output" has gdb.log "^15 9.25$"
