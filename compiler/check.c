@@ -392,6 +392,30 @@ struct type *check_value(struct node *n, struct type *hint)
     return t;
 }
 
+/* A method whose result has the receiver's type, on a receiver and with
+ * arguments that are themselves literal expressions (the rotate amounts are
+ * not tied to it): 54.wrapping_add(63) takes its context's type like 54. */
+static bool is_literal_method(struct node *n)
+{
+    struct node *callee = n->u.call.callee;
+    if (callee->kind != N_FIELD || n->u.call.gen || n->u.call.par)
+        return false;
+    static const char *const same_type[] = {"wrapping_add", "wrapping_sub", "wrapping_mul"};
+    static const char *const keeps_type[] = {"wrapping_neg", "rotate_left", "rotate_right"};
+    const char *name = callee->u.field.name;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, keeps_type[i]) == 0)
+            return true;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, same_type[i]) == 0) {
+            for (int k = 0; k < n->u.call.args.len; k++)
+                if (n->u.call.args.items[k]->kind == N_ASSIGN || !is_flexible(n->u.call.args.items[k]))
+                    return false;
+            return true;
+        }
+    return false;
+}
+
 /* Is the type of n decided only by integer literals (and empty arrays), so
  * that it should take the type of its context? Follows the left spine
  * iteratively, so long operator chains cost no recursion. */
@@ -434,6 +458,10 @@ bool is_flexible(struct node *n)
         case N_CALL: /* None takes its type from the context; Some(1) as its 1 does */
             if (is_none_lit(n))
                 return true;
+            if (is_literal_method(n)) { /* 5.wrapping_mul(3), (2 + 3).rotate_left(1) */
+                n = n->u.call.callee->u.field.base;
+                continue;
+            }
             if (!is_some_call(n))
                 return false;
             n = n->u.call.args.items[0];
@@ -1295,6 +1323,8 @@ struct type *check_expr(struct node *n, struct type *hint)
     }
     C.depth--;
     n->type = t;
+    if (n->ekind == N_INT || n->ekind == N_UNARY || n->ekind == N_BINARY || n->ekind == N_CALL)
+        fold_literal(n);
     return t;
 }
 
