@@ -556,12 +556,37 @@ const char *math_fn(enum builtin b)
 
 static const char *emit_expr_here(struct ir_node *n);
 
+/* Whether evaluating n can never panic nor call: literals, variables, float
+ * arithmetic, comparisons, bitwise operators, conversions to float, the
+ * math functions (conservative: anything else may). Such an expression
+ * written in place of a call needs no frame: nothing can read it. */
+static bool quiet(struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR: case IR_GLOBAL: return true;
+    case IR_NOT: case IR_AND: case IR_OR: case IR_COND: break;
+    case IR_UNARY: if (n->optype != ty_float && n->bop != OP_BNOT) return false; break;
+    case IR_BINARY:
+        if (n->optype != ty_float && op_class[n->bop] != OPC_CMP && op_class[n->bop] != OPC_BITS) return false;
+        if (n->optype == ty_float && n->bop == OP_MOD) return false; /* fmod: a call, harmless, but keep it plain */
+        break;
+    case IR_CONV: if (n->type != ty_float) return false; break;
+    case IR_BUILTIN: if (!math_fn(n->builtin)) return false; break;
+    default: return false;
+    }
+    if (!quiet(n->a) || !quiet(n->b) || !quiet(n->c)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!quiet(n->kids[i])) return false;
+    return true;
+}
+
 /* An expression written in place of calls (opt_inline.c): each call's
  * place in its slot while it runs, as a real call's, and the places
  * inside named by the function they came from. */
 const char *emit_expr(struct ir_node *n)
 {
-    if (!n->inl || !F) return emit_expr_here(n);
+    if (!n->inl || !F || quiet(n)) return emit_expr_here(n);
     const char *frame = F->frame;
     bool in_helper = F->in_helper;
     int depth = F->fdepth;
