@@ -22,12 +22,12 @@ B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
-               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_lane.c \
+               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
                compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
 
-RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
+RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
@@ -167,6 +167,10 @@ check-cli: all
 	tests/cli/forms.sh $(BRINE)
 	tests/cli/install.sh
 
+# brine build -g under gdb (skipped without gdb), the unwrap warning (~6 s)
+check-debug: all
+	tests/debug/run.sh $(BRINE)
+
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
 NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
@@ -222,7 +226,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -354,7 +358,7 @@ check-literals: all
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc time \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch
 
@@ -420,6 +424,6 @@ check-install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-debug check-fmt check-native check-man install clean stdlib-copy \
         deps deps-test bootstrap uninstall check-install FORCE
 .SECONDARY:

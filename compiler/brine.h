@@ -727,5 +727,8 @@ struct emit_result {
     int kernels;
 };
 struct emit_result emit_program(struct ir_program *ir);
+/* brine build -g: #line directives and Brine names in the C written to
+ * c_name (NULL: off, the default). */
+void emit_set_debug(const char *c_name);
 
 #endif

@@ -47,6 +47,7 @@ static const struct cli_option build_options[] = {
     {"dev", 0, NULL, OPT_DEV, "a dev build with libtcc (the default)"},
     CPU_OPTION,
     {"emit-c", 0, NULL, OPT_EMIT_C, "also write the generated C to OUT.c"},
+    {"debug", 'g', NULL, OPT_DEBUG, "debug information on the .br lines (gdb, perf, valgrind);\nkeeps OUT.c"},
     {"emit-cuda", 0, NULL, OPT_EMIT_CUDA, "also write the GPU kernels to OUT.cu"},
     DENY_OPTION,
     OPT_PASSES_OPTION,
@@ -88,7 +89,7 @@ static const struct cli_option fmt_options[] = {
 static const struct cli_option no_options[] = {{0}};
 
 const struct cli_command cli_commands[] = {
-    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
+    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
      "compile FILE.br to a native program (default OUT: FILE without .br)",
      "Compiles FILE.br to a native program; options may stand before or after FILE.",
      build_options, false},

@@ -36,6 +36,7 @@ enum cli_id {
     OPT_DEV,
     OPT_CPU,
     OPT_EMIT_C,
+    OPT_DEBUG,
     OPT_EMIT_CUDA,
     OPT_DENY_WARNINGS,
     OPT_OPT,
