@@ -23,7 +23,7 @@ B = build
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/main.c
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
 
@@ -195,6 +195,23 @@ check-examples: all
 
 .PHONY: check-examples
 
+# brine tree's text against tests/tools/tree_ref.py's model, and the SVGs
+# docs/ embeds up to date (docs-svg rewrites them).
+check-tree: all
+	python3 tests/tree/run.py $(BRINE)
+
+docs-svg: all
+	@mkdir -p docs/img
+	$(BRINE) tree 80 --svg > docs/img/tree80.svg
+	$(BRINE) tree 192 --carry 11 --svg > docs/img/scan_carry11.svg
+
+# The lists in docs/ and brine.1 (keywords, builtins, methods, math, os,
+# world, environment, exit statuses) against the compiler's tables.
+check-doc-lists:
+	python3 tests/tools/check_doc_lists.py
+
+.PHONY: check-tree docs-svg check-doc-lists
+
 # world programs under mpirun at 1 to 7 ranks against one process (skips
 # without mpirun; docs/world.md)
 check-world: all
@@ -226,7 +243,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -380,6 +397,18 @@ deps:
 
 deps-test:
 	$(call apt_install,$(DEB_PKGS))
+
+# The benchmarks' plots (bench/plot.py) need matplotlib; make check does not.
+DEB_PKGS_BENCH = python3-matplotlib
+
+deps-bench:
+	$(call apt_install,$(DEB_PKGS_BENCH))
+
+# bench/README.md's workloads table as bench/plots/*.svg (not part of check)
+bench-plots:
+	python3 bench/plot.py
+
+.PHONY: deps deps-test deps-bench bench-plots
 
 bootstrap: deps-test
 	$(MAKE) -j2 all

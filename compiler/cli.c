@@ -86,6 +86,12 @@ static const struct cli_option fmt_options[] = {
     {0},
 };
 
+static const struct cli_option tree_options[] = {
+    {"carry", 0, "L", OPT_CARRY, "mark the nodes a par scan folds into leaf L's carry"},
+    {"svg", 0, NULL, OPT_SVG, "write an SVG picture instead of text"},
+    {0},
+};
+
 static const struct cli_option no_options[] = {{0}};
 
 const struct cli_command cli_commands[] = {
@@ -113,8 +119,13 @@ const struct cli_command cli_commands[] = {
      "and literals kept, the user's line breaks inside brackets kept. '-' formats\n"
      "stdin to stdout.",
      fmt_options, false},
+    {"tree", "N [--carry L] [--svg]", "draw the tree a par reduction of N elements combines in",
+     "Draws the tree a par reduction of N elements (0 to 65536) combines in: leaves\n"
+     "of 16 elements, each folded left to right, then combined in pairs level by\n"
+     "level (a node without a partner moves up unchanged).",
+     tree_options, false},
     {"help", "[COMMAND]", "print one command's options (brine help build)",
-     "Prints the help of COMMAND (build, run, test, fmt, dump), or the list of commands.",
+     "Prints the help of COMMAND (build, run, test, fmt, tree, dump), or the list of commands.",
      no_options, false},
     {"dump", "--dump=tokens|ast|ir|ir:PASS|c FILE.br", "print the tokens, the syntax tree, the IR or the C of FILE.br",
      "Prints one stage of compiling FILE.br: tokens (the lexer's), ast (as parsed),\n"

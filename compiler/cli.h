@@ -2,7 +2,7 @@
  * cli.h: the command line, parsed by one rule for every command (cli.c).
  *
  * Each command is a row of cli_commands: its name, usage line, summary and
- * option table. The commands' code (main.c, testrun.c, fmt.c) walks its
+ * option table. The commands' code (main.c, testrun.c, fmt.c, tree_draw.c) walks its
  * words with cli_next, which follows getopt_long's conventions:
  *
  *   -o OUT, -oOUT, --out OUT, --out=OUT   an option with a value
@@ -49,6 +49,9 @@ enum cli_id {
     /* fmt */
     OPT_CHECK,
     OPT_LIST,
+    /* tree */
+    OPT_CARRY,
+    OPT_SVG,
 };
 
 struct cli_option {

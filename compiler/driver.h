@@ -106,5 +106,7 @@ int test_main(int argc, char **argv);
  * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
  * not formatted, 2 usage, 70 internal). */
 int fmt_main(int argc, char **argv);
+/* tree_draw.c: `brine tree N [--carry L] [--svg]`, the reduction tree drawn */
+int tree_main(int argc, char **argv);
 
 #endif
