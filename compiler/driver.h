@@ -107,5 +107,8 @@ char *unified_diff(const char *want, size_t want_len, const char *got, size_t go
  * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
  * not formatted, 2 usage, 70 internal). */
 int fmt_main(int argc, char **argv);
+/* A registered source file that parses, in the canonical layout (checked
+ * as brine fmt checks it): the language server's formatting. */
+struct buf fmt_source(int file);
 
 #endif

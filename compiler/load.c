@@ -22,6 +22,8 @@ struct loader {
     struct program *prog;
     const char *stdlib_dir;
     struct map loaded; /* name -> every module loaded or being loaded */
+    const char *main_text; /* load_program_text: the main file's text, not read from disk */
+    size_t main_len;
 };
 
 static bool file_exists(const char *path)
@@ -45,8 +47,10 @@ static const char *dir_prefix(const char *path)
 static struct module *load_module(struct loader *ld, const char *real_path, const char *display,
                                   const char *name, struct node *importer)
 {
-    size_t len;
-    char *text = read_file(real_path, &len);
+    size_t len = ld->main_len;
+    char *text = !importer && ld->main_text ? xmalloc(len + 1) : read_file(real_path, &len);
+    if (!importer && ld->main_text)
+        memcpy(text, ld->main_text, len), text[len] = 0;
     if (!text) {
         if (importer)
             error_at(importer->loc, "cannot read '%s': %s", display, strerror(errno));
@@ -84,6 +88,15 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
     }
     vec_push(&ld->prog->modules, m);
     return m;
+}
+
+struct program *load_program_text(const char *path, const char *text, size_t len, const char *stdlib_dir)
+{
+    struct loader ld = {.main_text = text, .main_len = len};
+    ld.prog = arena_alloc(sizeof *ld.prog);
+    ld.stdlib_dir = stdlib_dir;
+    ld.prog->main = load_module(&ld, path, path, "main", NULL);
+    return ld.prog;
 }
 
 struct program *load_program(const char *path, const char *stdlib_dir)

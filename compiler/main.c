@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "lsp.h"
 
 static const char usage_text[] =
     "usage:\n"
@@ -28,6 +29,7 @@ static const char usage_text[] =
     "  brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
     "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
     "  brine fmt [--check] FILE.br...\n"
+    "  brine lsp | brine completions bash|zsh|fish\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
     "\n"
@@ -42,6 +44,8 @@ static const char usage_text[] =
     "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
     "  fmt     rewrite FILE.br in the canonical layout (--check: only report)\n"
+    "  lsp     the language server on stdin/stdout, for editors (docs/editors.md)\n"
+    "  completions  print the bash, zsh or fish completion script\n"
     "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
     "\n"
     "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
@@ -434,7 +438,11 @@ int main(int argc, char **argv)
         return test_main(argc - 2, argv + 2);
     if (strcmp(cmd, "fmt") == 0)
         return fmt_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "lsp") == 0)
+        return lsp_main(argc - 2, argv + 2);
+    if (strcmp(cmd, "completions") == 0)
+        return completions_main(argc - 2, argv + 2);
     if (cmd[0] == '-')
         command_line_error("unknown option '%s'", cmd);
-    command_line_error("unknown command '%s': expected build, run, test or fmt", cmd);
+    command_line_error("unknown command '%s': expected build, run, test, fmt, lsp or completions", cmd);
 }
