@@ -11,7 +11,7 @@
  * the text it is about. Diagnostics are published after each analysis.
  * A child that crashes or fails is reported as one diagnostic on line 1;
  * the previous symbols stay. Nothing but LSP messages is ever written to
- * stdout: a child's stdout and stderr are /dev/null.
+ * stdout: a child's stdout is /dev/null (its stderr is the server's, the editor's log).
  */
 #include "lsp.h"
 #include "driver.h"
@@ -198,7 +198,7 @@ static struct json *run_child(struct doc *d, child_job job, const char **why)
         close(p[0]);
         int null = open("/dev/null", O_RDWR);
         if (null >= 0) {
-            dup2(null, 0), dup2(null, 1), dup2(null, 2);
+            dup2(null, 0), dup2(null, 1); /* stderr stays: an internal error reaches the editor's log */
             if (null > 2)
                 close(null);
         }

@@ -398,6 +398,9 @@ static void walk_expr(struct node *n)
         enum builtin bi = n->u.call.builtin;
         if (callee && callee->kind == N_NAME && !callee->u.name.sym && bi != BI_NONE)
             occ(callee->loc, builtin_index(callee->u.name.name, 'b'));
+        else if (callee && callee->kind == N_NAME && !callee->u.name.sym && n->type && n->type->kind == T_TUPLE &&
+                 n->type->sname && strcmp(n->type->sname, callee->u.name.name) == 0)
+            occ(callee->loc, struct_index(n->type)); /* a constructor: Seg(lo=1, hi=2) */
         else if (callee && callee->kind == N_FIELD) {
             struct node *base = callee->u.field.base;
             if (n->u.call.fn)
@@ -442,6 +445,17 @@ static void walk_expr(struct node *n)
         walk_expr(n->u.index.index);
         return;
     case N_ARRAY: case N_TUPLE:
+        if (n->kind == N_TUPLE && n->type && n->type->sname && n->loc.file == A_file) {
+            /* a constructor, Seg(lo=1, hi=2), rewritten into its fields' tuple */
+            const struct source *src = source_get(n->loc.file);
+            const char *p = src->text + src->line_starts[n->loc.line - 1] + n->loc.col - 1;
+            size_t len = strlen(n->type->sname);
+            if (strncmp(p, n->type->sname, len) == 0 && p[len] == '(') {
+                struct loc at = n->loc;
+                at.end_line = at.line, at.end_col = at.col + (int)len;
+                occ(at, struct_index(n->type));
+            }
+        }
         for (int i = 0; i < n->u.array.len; i++)
             walk_expr(n->u.array.items[i]);
         return;
@@ -611,7 +625,7 @@ static _Noreturn void finish_analysis(void)
     struct buf b = {0};
     bputs(&b, "{");
     put_diags(&b);
-    if (A_prog && A_file >= 0) {
+    if (A_prog) {
         index_program();
         bprintf(&b, ",\"ast\":true,\"syms\":[%s],\"occ\":[%s],\"par\":[%s],\"bodies\":[%s]",
                 A_syms.p ? A_syms.p : "", A_occ.p ? A_occ.p : "", A_par.p ? A_par.p : "", A_bodies.p ? A_bodies.p : "");
@@ -628,6 +642,7 @@ static _Noreturn void front_end(const char *path, const char *text, size_t len, 
                                 void (*finish)(void))
 {
     A_fd = fd;
+    A_file = 0; /* the server registers no source: the document is the child's first */
     diag_set_sink(finish);
     struct diag_catch top;
     if (setjmp(top.jb) == 0) {

@@ -262,7 +262,9 @@ static void par_hover(struct doc *d, struct lpar *p, struct buf *out)
     const struct json *list = json_get(rep, "par");
     const char *lanes = "not known (the file does not compile)", *gpu = lanes;
     if (list && list->kind == J_ARR) {
-        lanes = gpu = "not known";
+        /* not among the reductions the par emitter saw: folded another way, on the CPU */
+        lanes = "no: a scalar loop per leaf";
+        gpu = "no: it stays on the CPU";
         for (int i = 0; i < list->n; i++) {
             const struct json *e = list->items[i];
             if (json_int(json_at(e, 0), -1) == p->l && json_int(json_at(e, 1), -1) == p->c) {
