@@ -76,6 +76,14 @@ static bool jstring(struct jp *s, struct buf *out)
 {
     bputs(out, "");
     while (s->p < s->end) {
+        /* a run of plain bytes at once */
+        const char *run = s->p;
+        while (s->p < s->end && *s->p != '"' && *s->p != '\\' && (unsigned char)*s->p >= 0x20)
+            s->p++;
+        if (s->p > run)
+            bputn(out, run, (size_t)(s->p - run));
+        if (s->p >= s->end)
+            return false;
         char c = *s->p++;
         if (c == '"')
             return true;
@@ -202,6 +210,19 @@ static struct json *jvalue(struct jp *s)
     } else if (c == 'n' && s->end - s->p >= 4 && memcmp(s->p, "null", 4) == 0) {
         j = jnew(J_NULL), s->p += 4;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
+        /* plain integers, most of what the server reads, without strtod */
+        const char *q = s->p + (c == '-');
+        long long iv = 0;
+        int digits = 0;
+        while (q < s->end && *q >= '0' && *q <= '9' && digits < 15)
+            iv = iv * 10 + (*q++ - '0'), digits++;
+        if (digits && (q == s->end || !strchr(".eE0123456789", *q))) {
+            j = jnew(J_NUM);
+            j->num = (double)(c == '-' ? -iv : iv);
+            s->p = q;
+            s->depth--;
+            return j;
+        }
         char tmp[64];
         size_t n = 0;
         while (s->p + n < s->end && n < sizeof tmp - 1 && strchr("+-.eE0123456789", s->p[n]))

@@ -17,11 +17,13 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +35,20 @@ static int ndocs, cap_docs;
 static int debounce_ms = 30;
 static bool shutting_down;
 static FILE *trace; /* BRINE_LSP_LOG=FILE: timings of each analysis, for the tests and the docs */
+
+static double child_cpu_ms; /* the last child's user + system time */
+
+static double tv_ms(struct timeval tv)
+{
+    return (double)tv.tv_sec * 1000.0 + (double)tv.tv_usec / 1000.0;
+}
+
+static double self_cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
+}
 
 static double now_ms(void)
 {
@@ -179,8 +195,9 @@ void put_range(struct buf *b, int l, int c, int el, int ec)
 
 typedef void (*child_job)(const char *path, const char *text, size_t len, int fd);
 
-/* Runs job on d's text in a child; its JSON, or NULL with *why set. */
-static struct json *run_child(struct doc *d, child_job job, const char **why)
+/* Runs job on d's text in a child; its JSON, or NULL with *why set. What
+ * the child wrote after a NUL byte goes to tail (when not NULL). */
+static struct json *run_child(struct doc *d, child_job job, const char **why, struct buf *tail)
 {
     int p[2];
     if (pipe(p) != 0) {
@@ -206,7 +223,8 @@ static struct json *run_child(struct doc *d, child_job job, const char **why)
         _exit(0);
     }
     close(p[1]);
-    struct buf out = {0};
+    static struct buf out; /* kept from one child to the next: its pages are already there */
+    out.len = 0;
     bputs(&out, "");
     double deadline = now_ms() + CHILD_TIMEOUT_MS;
     bool timed_out = false;
@@ -233,7 +251,9 @@ static struct json *run_child(struct doc *d, child_job job, const char **why)
     }
     close(p[0]);
     int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    struct rusage ru = {0};
+    while (wait4(pid, &st, 0, &ru) < 0 && errno == EINTR) {}
+    child_cpu_ms = tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
     struct json *j = NULL;
     if (timed_out)
         *why = "the analysis took too long and was stopped";
@@ -241,9 +261,13 @@ static struct json *run_child(struct doc *d, child_job job, const char **why)
         *why = arena_printf("the analysis crashed (signal %d)", WTERMSIG(st));
     else if (WEXITSTATUS(st) != 0)
         *why = arena_printf("the analysis failed (exit %d)", WEXITSTATUS(st));
-    else if (!(j = json_parse(out.p, out.len)))
-        *why = "the analysis wrote no result";
-    free(out.p);
+    else {
+        size_t jlen = strlen(out.p); /* the JSON ends at the first NUL */
+        if (!(j = json_parse(out.p, jlen)))
+            *why = "the analysis wrote no result";
+        else if (tail && jlen < out.len)
+            bputn(tail, out.p + jlen + 1, out.len - jlen - 1);
+    }
     return j;
 }
 
@@ -261,9 +285,10 @@ static void publish(struct doc *d)
 
 static void analyze(struct doc *d)
 {
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = self_cpu_ms();
     const char *why = NULL;
-    struct json *j = run_child(d, lsp_analyze, &why);
+    struct buf occ = {0};
+    struct json *j = run_child(d, lsp_analyze, &why, &occ);
     if (!j) {
         struct buf b = {0};
         bputs(&b, "{\"diags\":[{\"e\":1,\"r\":[0,0,0,0],\"m\":");
@@ -276,18 +301,23 @@ static void analyze(struct doc *d)
     d->index = j;
     if (json_bool(json_get(j, "ast"), false)) {
         d->ast_index = j;
+        free(d->ast_occ.p);
+        d->ast_occ = occ;
+        occ = (struct buf){0};
         query_load(d); /* the tables point into ast_index: rebuilt before the old one goes */
     }
     if (old && old != old_ast)
         json_free(old);
     if (old_ast && old_ast != d->ast_index)
         json_free(old_ast);
+    free(occ.p);
     d->dirty = false;
-    double t1 = now_ms();
     publish(d);
+    double t1 = now_ms(), c1 = self_cpu_ms();
     if (trace) {
-        fprintf(trace, "analysis %s v%d: %.1f ms (%zu bytes)%s\n", d->uri, d->version, t1 - t0, d->len,
-                why ? " failed" : "");
+        /* wall time, and the CPU time of the child and of the server (load-independent) */
+        fprintf(trace, "analysis %s v%d: %.1f ms wall, %.1f ms cpu (child %.1f, server %.1f), %zu bytes%s\n", d->uri,
+                d->version, t1 - t0, child_cpu_ms + c1 - c0, child_cpu_ms, c1 - c0, d->len, why ? " failed" : "");
         fflush(trace);
     }
 }
@@ -318,7 +348,7 @@ const struct json *lsp_par_info(struct doc *d)
         return d->par_report;
     json_free(d->par_report);
     const char *why;
-    d->par_report = run_child(d, lsp_par_report, &why);
+    d->par_report = run_child(d, lsp_par_report, &why, NULL);
     d->par_version = d->version;
     return d->par_report;
 }
@@ -433,7 +463,7 @@ static void format_edits(struct doc *d, const char *text, size_t len, int first,
 static void do_format(struct doc *d, const struct json *id, const struct json *range)
 {
     const char *why;
-    struct json *j = run_child(d, lsp_format, &why);
+    struct json *j = run_child(d, lsp_format, &why, NULL);
     const char *text = json_get_str(j, "text", NULL);
     if (!text) {
         /* a file that does not parse is left as it is */
@@ -563,6 +593,7 @@ static void handle(struct json *msg)
                 docs[i] = docs[--ndocs];
         query_free(d);
         drop_index(d);
+        free(d->ast_occ.p);
         json_free(d->par_report);
         free(d->uri), free(d->path), free(d->text), free(d);
         return;
@@ -644,6 +675,10 @@ int lsp_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* big blocks (a document, an index) stay in the heap when freed, so the
+     * next analysis reuses their pages instead of faulting fresh ones in */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     bputs(&inbuf, "");
     for (;;) {
         size_t len;

@@ -37,10 +37,11 @@
  *              "u": URI ("" this document), "r": RANGE, "s": [LINE0, LINE1]
  *              (a local's function), "p": PARENT (a field's struct), "m":
  *              MODULE}],
- *    "occ": [[LINE, COL, END_COL, SYM]...],
  *    "par": [[LINE, COL, END_LINE, END_COL, ELEM, REDUCER]...],
  *    "bodies": [[SYM, LINE0, LINE1]...] (a function's lines)}
- * RANGE is [LINE, COL, END_LINE, END_COL]. KIND: f function, v variable,
+ * then a NUL byte and the occurrences of names, as struct locc records
+ * (this process's own layout: the reader is its parent). RANGE is [LINE,
+ * COL, END_LINE, END_COL]. KIND: f function, v variable,
  * p parameter, c constant, s struct, F field, m module, b builtin,
  * M method. */
 void lsp_analyze(const char *path, const char *text, size_t len, int fd);
@@ -74,6 +75,7 @@ struct doc {
     double changed_at;    /* when (ms), for the debounce */
     struct json *index;   /* the last analysis (diagnostics are current) */
     struct json *ast_index; /* the last analysis whose file parsed: symbols survive a half-typed line */
+    struct buf ast_occ;     /* ... and its occurrences (struct locc records) */
     struct lsym *syms;
     int nsyms;
     struct locc *occ;

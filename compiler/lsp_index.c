@@ -295,8 +295,9 @@ static void occ(struct loc l, int sym)
 {
     if (sym < 0 || l.file != A_file || l.line < 1)
         return;
-    bprintf(&A_occ, "%s[%d,%d,%d,%d]", A_occ.len ? "," : "", l.line - 1, u16col(l.file, l.line, l.col),
-            u16col(l.file, l.line, l.end_line == l.line ? l.end_col : l.col + 1), sym);
+    struct locc o = {l.line - 1, u16col(l.file, l.line, l.col),
+                     u16col(l.file, l.line, l.end_line == l.line ? l.end_col : l.col + 1), sym};
+    bputn(&A_occ, (const char *)&o, sizeof o);
 }
 
 
@@ -627,12 +628,16 @@ static _Noreturn void finish_analysis(void)
     put_diags(&b);
     if (A_prog) {
         index_program();
-        bprintf(&b, ",\"ast\":true,\"syms\":[%s],\"occ\":[%s],\"par\":[%s],\"bodies\":[%s]",
-                A_syms.p ? A_syms.p : "", A_occ.p ? A_occ.p : "", A_par.p ? A_par.p : "", A_bodies.p ? A_bodies.p : "");
+        bprintf(&b, ",\"ast\":true,\"syms\":[%s],\"par\":[%s],\"bodies\":[%s]", A_syms.p ? A_syms.p : "",
+                A_par.p ? A_par.p : "", A_bodies.p ? A_bodies.p : "");
     } else {
         bputs(&b, ",\"ast\":false");
     }
     bputs(&b, "}");
+    /* the occurrences, the bulk of it, as struct locc records after a NUL */
+    bputn(&b, "", 1);
+    if (A_occ.len)
+        bputn(&b, A_occ.p, A_occ.len);
     write_all(A_fd, b.p, b.len);
     _exit(0);
 }

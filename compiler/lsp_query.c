@@ -144,7 +144,7 @@ static void range_of(const struct json *r, int *l, int *c, int *el, int *ec)
 
 void query_free(struct doc *d)
 {
-    free(d->syms), free(d->occ), free(d->pars);
+    free(d->syms), free(d->pars); /* occ is ast_occ's */
     d->syms = NULL, d->occ = NULL, d->pars = NULL;
     d->nsyms = d->nocc = d->npars = 0;
 }
@@ -152,11 +152,10 @@ void query_free(struct doc *d)
 void query_load(struct doc *d)
 {
     query_free(d);
-    struct json *syms = json_get(d->ast_index, "syms"), *occ = json_get(d->ast_index, "occ"),
-                *par = json_get(d->ast_index, "par");
-    int ns = syms ? syms->n : 0, no = occ ? occ->n : 0, np = par ? par->n : 0;
+    struct json *syms = json_get(d->ast_index, "syms"), *par = json_get(d->ast_index, "par");
+    int ns = syms ? syms->n : 0, no = (int)(d->ast_occ.len / sizeof(struct locc)), np = par ? par->n : 0;
     d->syms = xmalloc(sizeof *d->syms * (size_t)(ns + 1));
-    d->occ = xmalloc(sizeof *d->occ * (size_t)(no + 1));
+    d->occ = (struct locc *)d->ast_occ.p; /* malloc'ed, so aligned for it */
     d->pars = xmalloc(sizeof *d->pars * (size_t)(np + 1));
     for (int i = 0; i < ns; i++) {
         struct json *s = syms->items[i];
@@ -185,13 +184,9 @@ void query_load(struct doc *d)
             d->syms[k].body1 = json_int(json_at(bodies->items[i], 2), -1);
     }
     d->nsyms = ns;
-    for (int i = 0; i < no; i++) {
-        struct json *o = occ->items[i];
-        d->occ[i] = (struct locc){json_int(json_at(o, 0), 0), json_int(json_at(o, 1), 0), json_int(json_at(o, 2), 0),
-                                  json_int(json_at(o, 3), -1)};
+    for (int i = 0; i < no; i++)
         if (d->occ[i].sym >= ns)
             d->occ[i].sym = -1;
-    }
     d->nocc = no;
     for (int i = 0; i < np; i++) {
         struct json *p = par->items[i];
@@ -653,17 +648,29 @@ void q_completion(struct doc *d, int line, int col, struct buf *out)
         bputs(out, "]}");
         return;
     }
-    /* names in scope, the builtins, the keywords */
+    /* names in scope (a local hides a global of its name; the latest local wins), the builtins, the keywords */
+    struct map best = {0};
     for (int i = 0; i < d->nsyms; i++) {
         struct lsym *s = &d->syms[i];
         if (s->kind == 'F' || s->kind == 'b' || s->kind == 'M' || (s->module && s->kind != 'm'))
             continue;
         if (s->scope0 >= 0 && !(line >= s->scope0 && line <= s->scope1 && s->l <= line))
             continue;
-        if (resolve(d, s->name, strlen(s->name), line) != i)
-            continue; /* shadowed, or a duplicate */
-        put_item(out, &n, s->name, item_kind(s->kind), s->detail, s->doc);
+        int prev = (int)(intptr_t)map_get_str(&best, s->name) - 1;
+        if (prev >= 0) {
+            struct lsym *p = &d->syms[prev];
+            bool better = s->scope0 >= 0 && (p->scope0 < 0 || s->l >= p->l);
+            if (!better)
+                continue;
+        }
+        map_put_str(&best, s->name, (void *)(intptr_t)(i + 1));
     }
+    for (int i = 0; i < d->nsyms; i++) {
+        struct lsym *s = &d->syms[i];
+        if ((int)(intptr_t)map_get_str(&best, s->name) == i + 1)
+            put_item(out, &n, s->name, item_kind(s->kind), s->detail, s->doc);
+    }
+    map_free(&best);
     for (int i = 0; i < NBDOCS; i++)
         if (!bdocs[i].recv && !strchr(bdocs[i].name, '.'))
             put_item(out, &n, bdocs[i].name, 3, bdocs[i].sig, bdocs[i].doc);
