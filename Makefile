@@ -193,6 +193,28 @@ check-world-full: all
 
 .PHONY: check-world check-world-full
 
+# The language server (docs/editors.md): a JSON-RPC client over the golden
+# programs, half-typed files through it, a 10,000-line file's latency; the
+# editors' grammar against the lexer, Neovim with its LSP client attached,
+# the shell completions.
+check-lsp: all
+	python3 tests/lsp/test_lsp.py $(BRINE)
+	python3 tests/lsp/fuzz_lsp.py $(BRINE)
+	python3 tests/lsp/latency.py $(BRINE) --limit-ms $(LSP_LIMIT_MS)
+LSP_LIMIT_MS ?= 100
+
+check-editors: all
+	python3 tests/editors/test_grammar.py $(BRINE)
+	tests/editors/nvim.sh $(BRINE)
+	tests/editors/completions.sh $(BRINE)
+
+# Not part of check: docs/editors-neovim.png, Neovim under tmux showing a
+# diagnostic, rendered from tmux capture-pane (tmux, python3-pil).
+editors-screenshot: all
+	tests/editors/screenshot.sh $(BRINE) docs/editors-neovim.png
+
+.PHONY: check-lsp check-editors editors-screenshot
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -212,7 +234,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu check-lsp check-editors
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -241,7 +263,7 @@ check-fuzz: all
 # apt-get (through sudo unless run as root) and skips the rest.
 DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
-           mpich libmpich-dev
+           mpich libmpich-dev neovim tmux python3-pil zsh fish
 
 deps:
 	@missing=""; \
@@ -269,6 +291,11 @@ install: all
 	install -m 644 runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h $(DESTDIR)$(PREFIX)/lib/brine/include/
 	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
 	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/site-functions \
+	           $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	$(BRINE) completions bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/brine
+	$(BRINE) completions zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_brine
+	$(BRINE) completions fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/brine.fish
 
 clean:
 	rm -rf $(B)

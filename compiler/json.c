@@ -14,6 +14,36 @@ struct jp {
     int depth;
 };
 
+/* The tree of one json_parse in chunks of a pool: one free for all of it. */
+struct pool {
+    struct pool *next;
+    size_t used, cap;
+    _Alignas(16) char data[];
+};
+static struct pool *pool_now; /* the tree being parsed */
+
+static void *palloc(size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (!pool_now || pool_now->used + n > pool_now->cap) {
+        size_t cap = n > (1u << 20) ? n : (1u << 20);
+        struct pool *p = xmalloc(sizeof *p + cap);
+        p->next = pool_now, p->used = 0, p->cap = cap;
+        pool_now = p;
+    }
+    void *r = pool_now->data + pool_now->used;
+    pool_now->used += n;
+    return r;
+}
+
+static char *pstrndup(const char *s, size_t n)
+{
+    char *r = palloc(n + 1);
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
 static void ws(struct jp *s)
 {
     while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
@@ -22,7 +52,7 @@ static void ws(struct jp *s)
 
 static struct json *jnew(enum json_kind k)
 {
-    struct json *j = xmalloc(sizeof *j);
+    struct json *j = palloc(sizeof *j);
     memset(j, 0, sizeof *j);
     j->kind = k;
     return j;
@@ -31,10 +61,18 @@ static struct json *jnew(enum json_kind k)
 static void jadd(struct json *j, char *key, struct json *v)
 {
     if (j->n == j->cap) {
-        j->cap = j->cap ? j->cap * 2 : 8;
-        j->items = xrealloc(j->items, sizeof *j->items * (size_t)j->cap);
-        if (j->kind == J_OBJ)
-            j->keys = xrealloc(j->keys, sizeof *j->keys * (size_t)j->cap);
+        int cap = j->cap ? j->cap * 2 : 8;
+        struct json **items = palloc(sizeof *items * (size_t)cap);
+        if (j->n)
+            memcpy(items, j->items, sizeof *items * (size_t)j->n);
+        j->items = items;
+        if (j->kind == J_OBJ) {
+            char **keys = palloc(sizeof *keys * (size_t)cap);
+            if (j->n)
+                memcpy(keys, j->keys, sizeof *keys * (size_t)j->n);
+            j->keys = keys;
+        }
+        j->cap = cap;
     }
     if (j->kind == J_OBJ)
         j->keys[j->n] = key;
@@ -135,7 +173,7 @@ static struct json *jvalue(struct jp *s);
 
 static struct json *jfail(struct json *j)
 {
-    json_free(j);
+    (void)j; /* the pool goes as a whole */
     return NULL;
 }
 
@@ -160,27 +198,22 @@ static struct json *jvalue(struct jp *s)
             char *key = NULL;
             if (obj) {
                 ws(s);
-                struct buf k = {0};
+                static struct buf k;
+                k.len = 0;
                 if (s->p >= s->end || *s->p != '"')
                     return jfail(j);
                 s->p++;
-                if (!jstring(s, &k)) {
-                    free(k.p);
+                if (!jstring(s, &k))
                     return jfail(j);
-                }
-                key = k.p;
+                key = pstrndup(k.p, k.len);
                 ws(s);
-                if (s->p >= s->end || *s->p != ':') {
-                    free(key);
+                if (s->p >= s->end || *s->p != ':')
                     return jfail(j);
-                }
                 s->p++;
             }
             struct json *v = jvalue(s);
-            if (!v) {
-                free(key);
+            if (!v)
                 return jfail(j);
-            }
             jadd(j, key, v);
             ws(s);
             if (s->p < s->end && *s->p == ',') {
@@ -195,13 +228,12 @@ static struct json *jvalue(struct jp *s)
         }
     } else if (c == '"') {
         s->p++;
-        struct buf b = {0};
-        if (!jstring(s, &b)) {
-            free(b.p);
+        static struct buf b; /* scratch: the decoded text, then copied into the pool */
+        b.len = 0;
+        if (!jstring(s, &b))
             return NULL;
-        }
         j = jnew(J_STR);
-        j->str = b.p;
+        j->str = pstrndup(b.p, b.len);
         j->len = b.len;
     } else if (c == 't' && s->end - s->p >= 4 && memcmp(s->p, "true", 4) == 0) {
         j = jnew(J_BOOL), j->b = true, s->p += 4;
@@ -243,31 +275,40 @@ static struct json *jvalue(struct jp *s)
     return j;
 }
 
+static void pool_free(struct pool *p)
+{
+    while (p) {
+        struct pool *next = p->next;
+        free(p);
+        p = next;
+    }
+}
+
 struct json *json_parse(const char *text, size_t len)
 {
     struct jp s = {text, text + len, 0};
+    pool_now = NULL;
     struct json *j = jvalue(&s);
-    if (!j)
+    if (j) {
+        ws(&s);
+        if (s.p != s.end)
+            j = NULL;
+    }
+    if (!j) {
+        pool_free(pool_now);
+        pool_now = NULL;
         return NULL;
-    ws(&s);
-    if (s.p != s.end)
-        return jfail(j);
+    }
+    /* the root is the pool's first allocation: it carries the pool */
+    j->pool = pool_now;
+    pool_now = NULL;
     return j;
 }
 
 void json_free(struct json *j)
 {
-    if (!j)
-        return;
-    for (int i = 0; i < j->n; i++) {
-        json_free(j->items[i]);
-        if (j->keys)
-            free(j->keys[i]);
-    }
-    free(j->items);
-    free(j->keys);
-    free(j->str);
-    free(j);
+    if (j)
+        pool_free(j->pool);
 }
 
 struct json *json_get(const struct json *j, const char *key)

@@ -1,7 +1,8 @@
 /*
  * json.h: a small JSON reader and writer (json.c) for the language server.
  *
- * Reading builds a tree of malloc'ed values (json_free frees it all);
+ * Reading builds a tree in one pool of memory (json_free on the root frees
+ * it all at once; never on an inner value);
  * numbers are doubles, strings are decoded UTF-8 (\u escapes and surrogate
  * pairs included). Writing appends to a struct buf: json_put_str quotes and
  * escapes, json_write prints a tree back (a request's id echoed as it came).
@@ -24,11 +25,12 @@ struct json {
     struct json **items;  /* J_ARR and J_OBJ: the values */
     char **keys;          /* J_OBJ: the keys */
     int n, cap;
+    void *pool;           /* the root: the memory of the whole tree */
 };
 
 /* NULL when text is not one JSON value (trailing whitespace allowed). */
 struct json *json_parse(const char *text, size_t len);
-void json_free(struct json *j);
+void json_free(struct json *root);
 /* The member key of an object (NULL when j is not an object or has none);
  * json_at: item i of an array, else NULL. */
 struct json *json_get(const struct json *j, const char *key);

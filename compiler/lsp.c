@@ -37,6 +37,7 @@ static bool shutting_down;
 static FILE *trace; /* BRINE_LSP_LOG=FILE: timings of each analysis, for the tests and the docs */
 
 static double child_cpu_ms; /* the last child's user + system time */
+static size_t child_out_len; /* and how much it wrote */
 
 static double tv_ms(struct timeval tv)
 {
@@ -262,6 +263,7 @@ static struct json *run_child(struct doc *d, child_job job, const char **why, st
     else if (WEXITSTATUS(st) != 0)
         *why = arena_printf("the analysis failed (exit %d)", WEXITSTATUS(st));
     else {
+        child_out_len = out.len;
         size_t jlen = strlen(out.p); /* the JSON ends at the first NUL */
         if (!(j = json_parse(out.p, jlen)))
             *why = "the analysis wrote no result";
@@ -316,8 +318,9 @@ static void analyze(struct doc *d)
     double t1 = now_ms(), c1 = self_cpu_ms();
     if (trace) {
         /* wall time, and the CPU time of the child and of the server (load-independent) */
-        fprintf(trace, "analysis %s v%d: %.1f ms wall, %.1f ms cpu (child %.1f, server %.1f), %zu bytes%s\n", d->uri,
-                d->version, t1 - t0, child_cpu_ms + c1 - c0, child_cpu_ms, c1 - c0, d->len, why ? " failed" : "");
+        fprintf(trace, "analysis %s v%d: %.1f ms wall, %.1f ms cpu (child %.1f, server %.1f), %zu bytes, index %zu bytes%s\n",
+                d->uri, d->version, t1 - t0, child_cpu_ms + c1 - c0, child_cpu_ms, c1 - c0, d->len, child_out_len,
+                why ? " failed" : "");
         fflush(trace);
     }
 }

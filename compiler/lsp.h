@@ -33,10 +33,10 @@
  *   {"diags": [{"e": 1 error | 0 warning, "r": RANGE, "m": MSG,
  *               "n": NOTE, "nr": RANGE}],
  *    "ast": true when the file parsed (else syms and occ are empty),
- *    "syms": [{"n": NAME, "k": KIND, "t": TYPE, "d": DETAIL, "doc": DOC,
- *              "u": URI ("" this document), "r": RANGE, "s": [LINE0, LINE1]
- *              (a local's function), "p": PARENT (a field's struct), "m":
- *              MODULE}],
+ *    "syms": [[NAME, KIND, TYPE, DETAIL, DOC, URI ("" this document; null:
+ *              no place), LINE, COL, END_LINE, END_COL, SCOPE0, SCOPE1 (a
+ *              local's function's lines, else -1), PARENT (a field's
+ *              struct), MODULE]...],
  *    "par": [[LINE, COL, END_LINE, END_COL, ELEM, REDUCER]...],
  *    "bodies": [[SYM, LINE0, LINE1]...] (a function's lines)}
  * then a NUL byte and the occurrences of names, as struct locc records

@@ -139,32 +139,37 @@ static int add_sym(const void *key, size_t klen, const char *name, char kind, st
         return id - 1;
     id = A_nsyms++;
     map_put(&A_ids, key, klen, (void *)(intptr_t)(id + 1));
+    /* [NAME, KIND, TYPE, DETAIL, DOC, URI, LINE, COL, END_LINE, END_COL, SCOPE0, SCOPE1, PARENT, MODULE] */
     struct buf *b = &A_syms;
-    bputs(b, id ? "," : "");
-    bputs(b, "{\"n\":");
+    bputs(b, id ? ",[" : "[");
     json_put_str(b, name);
-    bprintf(b, ",\"k\":\"%c\",\"t\":", kind);
+    bprintf(b, ",\"%c\",", kind);
     json_put_str(b, t ? type_name(t) : "");
-    bputs(b, ",\"d\":");
+    bputs(b, ",");
     json_put_str(b, detail ? detail : name);
-    if (doc && *doc) {
-        bputs(b, ",\"doc\":");
+    bputs(b, ",");
+    if (doc && *doc)
         json_put_str(b, doc);
-    }
+    else
+        bputs(b, "null");
     if (has_loc && at.file >= 0) {
-        bputs(b, ",\"u\":");
+        bputs(b, ",");
         json_put_str(b, uri_of(at.file));
-        bputs(b, ",\"r\":");
-        put_loc(b, at);
+        bprintf(b, ",%d,%d,%d,%d", at.line > 0 ? at.line - 1 : 0, u16col(at.file, at.line, at.col),
+                at.end_line > 0 ? at.end_line - 1 : 0, u16col(at.file, at.end_line, at.end_col));
+    } else {
+        bputs(b, ",null,-1,-1,-1,-1");
     }
     if (scoped && A_scope0 >= 0)
-        bprintf(b, ",\"s\":[%d,%d]", A_scope0, A_scope1);
-    bprintf(b, ",\"p\":%d", parent);
-    if (module) {
-        bputs(b, ",\"m\":");
+        bprintf(b, ",%d,%d", A_scope0, A_scope1);
+    else
+        bputs(b, ",-1,-1");
+    bprintf(b, ",%d,", parent);
+    if (module)
         json_put_str(b, module);
-    }
-    bputs(b, "}");
+    else
+        bputs(b, "null");
+    bputs(b, "]");
     return id;
 }
 

@@ -161,20 +161,17 @@ void query_load(struct doc *d)
         struct json *s = syms->items[i];
         struct lsym *y = &d->syms[i];
         memset(y, 0, sizeof *y);
-        y->name = json_get_str(s, "n", "");
-        y->kind = json_get_str(s, "k", "v")[0];
-        y->type = json_get_str(s, "t", "");
-        y->detail = json_get_str(s, "d", y->name);
-        y->doc = json_get_str(s, "doc", NULL);
-        y->uri = json_get_str(s, "u", NULL);
-        y->module = json_get_str(s, "m", NULL);
-        y->l = -1;
-        if (json_get(s, "r"))
-            range_of(json_get(s, "r"), &y->l, &y->c, &y->el, &y->ec);
-        struct json *sc = json_get(s, "s");
-        y->scope0 = sc ? json_int(json_at(sc, 0), -1) : -1;
-        y->scope1 = sc ? json_int(json_at(sc, 1), -1) : -1;
-        y->parent = json_get_int(s, "p", -1);
+        y->name = json_str(json_at(s, 0), "");
+        y->kind = json_str(json_at(s, 1), "v")[0];
+        y->type = json_str(json_at(s, 2), "");
+        y->detail = json_str(json_at(s, 3), y->name);
+        y->doc = json_str(json_at(s, 4), NULL);
+        y->uri = json_str(json_at(s, 5), NULL);
+        y->l = json_int(json_at(s, 6), -1), y->c = json_int(json_at(s, 7), 0);
+        y->el = json_int(json_at(s, 8), y->l), y->ec = json_int(json_at(s, 9), y->c);
+        y->scope0 = json_int(json_at(s, 10), -1), y->scope1 = json_int(json_at(s, 11), -1);
+        y->parent = json_int(json_at(s, 12), -1);
+        y->module = json_str(json_at(s, 13), NULL);
         y->body1 = -1;
     }
     struct json *bodies = json_get(d->ast_index, "bodies");
