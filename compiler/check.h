@@ -77,6 +77,9 @@ struct type *check_expr(struct node *n, struct type *hint);
 /* An expression that must have a value (not a call of a function without one). */
 struct type *check_value(struct node *n, struct type *hint);
 bool is_flexible(struct node *n); /* an untyped literal expression (takes the context's type) */
+/* check_fold.c: after typing an integer literal, unary or binary node, its
+ * value when it is a literal expression; overflow there is a compile error. */
+void fold_literal(struct node *n);
 void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb);
 struct loc gen_loc(struct gen *g);
 struct type *check_iterable(struct iterable *it);

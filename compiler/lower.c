@@ -229,6 +229,28 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout)
     free(f.bound);
 }
 
+/* Recomputes the capture lists of every comprehension and reduction in n
+ * (after a pass replaced, removed or added reads of variables). */
+void ir_recapture(struct ir_node *n)
+{
+    if (!n) return;
+    ir_recapture(n->a);
+    ir_recapture(n->b);
+    ir_recapture(n->c);
+    for (int i = 0; i < n->nkids; i++) ir_recapture(n->kids[i]);
+    ir_recapture(n->iter.lo);
+    ir_recapture(n->iter.hi);
+    ir_recapture(n->iter.array);
+    ir_recapture(n->elem);
+    ir_recapture(n->filter);
+    for (int i = 0; i < n->nclauses; i++) {
+        ir_recapture(n->clauses[i].iter.lo);
+        ir_recapture(n->clauses[i].iter.hi);
+        ir_recapture(n->clauses[i].iter.array);
+    }
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) ir_free_vars(n, &n->caps, &n->ncaps);
+}
+
 /* ---- expressions --------------------------------------------------------- */
 
 static void lower_iter(struct ir_iter *dst, struct iterable *src)
@@ -360,6 +382,7 @@ static struct ir_node *lower_call(struct node *n)
     if (b == BI_NONE) internal_error("lower: call resolved to nothing");
     r = ir_new(IR_BUILTIN, n->loc, n->type);
     r->builtin = b;
+    r->field = n->u.call.print_vals; /* print/eprint: 1 + the values' count when sep and end follow them */
     if (n->u.call.recv) ir_push_kid(r, lower_expr(n->u.call.recv));
     for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
     return r;

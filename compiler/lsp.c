@@ -14,6 +14,7 @@
  * stdout: a child's stdout is /dev/null (its stderr is the server's, the editor's log).
  */
 #include "lsp.h"
+#include "cli.h"
 #include "driver.h"
 
 #include <errno.h>
@@ -651,26 +652,17 @@ static void handle(struct json *msg)
     free(out.p);
 }
 
-static const char lsp_help[] =
-    "usage: brine lsp\n"
-    "\n"
-    "Runs the language server on stdin and stdout (the Language Server\n"
-    "Protocol): editors start it (docs/editors.md). Diagnostics as you type,\n"
-    "hover, go to definition, references, rename, completion, signature help,\n"
-    "document symbols, formatting, quick fixes.\n"
-    "\n"
-    "environment:\n"
-    "  BRINE_LSP_LOG=FILE  append each analysis's time to FILE\n";
-
 int lsp_main(int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(lsp_help, stdout);
+    struct cli_args args = cli_start("lsp", argc, argv);
+    const char *v;
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        if (id == CLI_HELP) {
+            cli_print_help(args.cmd, stdout);
             return 0;
         }
-        if (strcmp(argv[i], "--stdio") != 0) /* what some clients add */
-            command_line_error("lsp takes no arguments, got '%s'", argv[i]);
+        if (id == CLI_OPERAND)
+            command_line_error("lsp takes no arguments, got '%s'", v);
     }
     const char *log = getenv("BRINE_LSP_LOG");
     if (log && *log && !(trace = fopen(log, "a"))) {
