@@ -402,8 +402,10 @@ static void walk_expr(struct node *n)
     case N_CALL: {
         struct node *callee = n->u.call.callee;
         enum builtin bi = n->u.call.builtin;
-        if (callee && callee->kind == N_NAME && !callee->u.name.sym && bi != BI_NONE)
-            occ(callee->loc, builtin_index(callee->u.name.name, 'b'));
+        if (callee && callee->kind == N_NAME && !callee->u.name.sym && bi != BI_NONE) {
+            if (builtins[bi].kind != BK_SYNTAX) /* not a slice's "[:]" */
+                occ(callee->loc, builtin_index(callee->u.name.name, 'b'));
+        }
         else if (callee && callee->kind == N_NAME && !callee->u.name.sym && n->type && n->type->kind == T_TUPLE &&
                  n->type->sname && strcmp(n->type->sname, callee->u.name.name) == 0)
             occ(callee->loc, struct_index(n->type)); /* a constructor: Seg(lo=1, hi=2) */

@@ -196,16 +196,19 @@ void query_load(struct doc *d)
 
 static int occ_at(struct doc *d, int line, int col)
 {
-    int best = -1;
+    /* the narrowest occurrence around the cursor; one that ends at it (the
+     * cursor just after a name) when none is */
+    int best = -1, after = -1;
     for (int i = 0; i < d->nocc; i++) {
         struct locc *o = &d->occ[i];
         if (o->l != line || o->sym < 0 || col < o->c || col > o->ec)
             continue;
-        if (col < o->ec)
-            return i;
-        best = i; /* the cursor just after the name */
+        if (col == o->ec)
+            after = i;
+        else if (best < 0 || o->ec - o->c < d->occ[best].ec - d->occ[best].c)
+            best = i;
     }
-    return best;
+    return best >= 0 ? best : after;
 }
 
 static bool is_ident(int c)
