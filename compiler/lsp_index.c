@@ -175,18 +175,18 @@ static int add_sym(const void *key, size_t klen, const char *name, char kind, st
 
 static const char *module_doc(struct module *m);
 
-/* A module by name (os and world have no module); its definition is the
- * import in this document. */
+/* A module by name; its definition is the start of its file (os and world,
+ * which have none: the import in this document). */
 static int module_index(const char *name, struct module *m)
 {
     const char *key = arena_printf("module %s", name);
     struct loc at = {.file = -1};
-    for (int i = 0; i < A_prog->main->decls.len; i++) {
+    for (int i = 0; !m && i < A_prog->main->decls.len; i++) {
         struct node *d = A_prog->main->decls.items[i];
         if (d->kind == N_IMPORT && strcmp(d->u.import.name, name) == 0)
             at = tail(d->loc, strlen(name));
     }
-    if (m && at.file < 0) /* imported by another module: its file */
+    if (m)
         at = (struct loc){m->file, 1, 1, 1, 1};
     return add_sym(key, strlen(key), name, 'm', NULL, arena_printf("import %s", name), m ? module_doc(m) : NULL, at,
                    at.file >= 0, -1, NULL, false);

@@ -320,6 +320,10 @@ def check_members(c):
     if not d or not d["uri"].endswith("/stdlib/math.br"):
         fail("definition of math.pi gave %r" % d)
     ok("definition module member")
+    d = c.request("textDocument/definition", c.pos(uri, 0, 8))
+    if not d or not d["uri"].endswith("/stdlib/math.br") or d["range"]["start"]["line"] != 0:
+        fail("definition of the module math gave %r" % d)
+    ok("definition module")
     c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     del lines
 
