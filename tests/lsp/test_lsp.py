@@ -201,8 +201,23 @@ def check_program(c, br, text, uri):
 
 
 def check_rename(c, br, text, uri):
-    """The first local of main renamed: every use renamed, and the result checks clean."""
+    """The first local of main renamed, then the first function but main: every
+    use renamed (the renamed text has no error and no use of the old name)."""
     lines = text.split("\n")
+    for i, l in enumerate(lines):
+        m = re.match(r"^fn ([a-z]\w*)\(", l)
+        if not m or m.group(1) == "main":
+            continue
+        name, new = m.group(1), m.group(1) + "_renamed"
+        r = c.request("textDocument/rename", c.pos(uri, i, 3, newName=new))
+        got = apply_edits(text, r["changes"][uri])
+        ruri = uri + ".fn.br"
+        errs = [x for x in c.open(ruri, got) if x["severity"] == 1]
+        if errs or re.search(r"(?<![\w.])%s\(" % name, got):
+            fail("%s: after renaming fn %s: %r" % (br, name, errs))
+        c.notify("textDocument/didClose", {"textDocument": {"uri": ruri}})
+        ok("rename fn")
+        break
     for i, l in enumerate(lines):
         m = re.match(r"^    (let|var) ([a-z]\w*) ", l)
         if not m:
@@ -324,6 +339,15 @@ def check_members(c):
     if not d or not d["uri"].endswith("/stdlib/math.br") or d["range"]["start"]["line"] != 0:
         fail("definition of the module math gave %r" % d)
     ok("definition module")
+    r = c.request("textDocument/rename", c.pos(uri, 7, 8, newName="for"))
+    if not (isinstance(r, dict) and "__error__" in r):
+        fail("renaming to a keyword gave %r" % r)
+    if c.request("textDocument/prepareRename", c.pos(uri, 9, 17)) is not None:
+        fail("prepareRename on a builtin (len) was not refused")
+    p = c.request("textDocument/prepareRename", c.pos(uri, 7, 8))
+    if not p or p.get("placeholder") != "s":
+        fail("prepareRename on a local gave %r" % p)
+    ok("rename refusals")
     c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     del lines
 
