@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """tests/editors/test_grammar.py BRINE: the editors' grammar against the compiler.
 
-1. The keywords of editors/grammar.py are exactly the lexer's (compiler/lexer.re).
+1. The keywords of editors/grammar.py and of the language server's completion
+   (compiler/lsp_query.c) are exactly the lexer's (compiler/lexer.re).
 2. The generated grammars are up to date (editors/grammar.py --check).
-3. The TextMate grammar, run by a small TextMate tokenizer of our own (the
+3. VS Code's package.json and language configuration and Helix's
+   languages.toml read as JSON and TOML, and say what they should.
+4. The TextMate grammar, run by a small TextMate tokenizer of our own (the
    rules' match, begin/end, captures, include of the repository and $self,
    applied line by line as VS Code does, with Python's re for the regexes),
    agrees with `brine --dump=tokens` on the golden programs: every keyword
@@ -176,9 +179,33 @@ def main():
     if lex != ours:
         fail("editors/grammar.py's keywords differ from the lexer's: only the lexer has %s, only the grammar %s"
              % (sorted(lex - ours), sorted(ours - lex)))
-    print("keywords: the grammar's %d are the lexer's" % len(lex))
+    q = open(os.path.join(ROOT, "compiler", "lsp_query.c")).read()
+    m = re.search(r"keywords\[\] = \{(.*?)NULL\}", q, re.S)
+    completion = set(re.findall(r'"(\w+)"', m.group(1))) if m else set()
+    if completion != lex:
+        fail("the language server's completion keywords (lsp_query.c) differ from the lexer's: %s"
+             % sorted(completion ^ lex))
+    print("keywords: the grammar's %d and the language server's are the lexer's" % len(lex))
     if subprocess.run([sys.executable, os.path.join(ROOT, "editors", "grammar.py"), "--check"]).returncode != 0:
         fail("the generated grammars are out of date")
+    # the editor packages' own files read as what they claim to be
+    vs = os.path.join(ROOT, "editors", "vscode")
+    pkg = json.load(open(os.path.join(vs, "package.json")))
+    for g in pkg["contributes"]["grammars"]:
+        if not os.path.exists(os.path.join(vs, g["path"])):
+            fail("package.json names a grammar that is not there: %s" % g["path"])
+    conf = json.load(open(os.path.join(vs, "language-configuration.json")))
+    for k, v in conf["indentationRules"].items():
+        re.compile(v)
+    if not re.match(conf["indentationRules"]["increaseIndentPattern"], "    for i in 0..n:  # each"):
+        fail("language-configuration: no indent after a block header")
+    try:
+        import tomllib
+        helix = tomllib.load(open(os.path.join(ROOT, "editors", "helix", "languages.toml"), "rb"))
+        if helix["language-server"]["brine-lsp"]["args"] != ["lsp"]:
+            fail("helix: the server is not brine lsp")
+    except ImportError:
+        print("editors: no tomllib in this Python, languages.toml not read")
     tm = TextMate(json.load(open(os.path.join(ROOT, "editors", "vscode", "syntaxes", "brine.tmLanguage.json"))))
     counts = {}
     files = []
