@@ -113,7 +113,7 @@ def vim():
            "hi def link brineFunction Function", "hi def link brineStructName Structure",
            "hi def link brineNumber Number", "hi def link brineEscape SpecialChar",
            "hi def link brineString String", "hi def link brineFString String",
-           "hi def link brineInterpDelim Delimiter", "hi def link brineComment Comment",
+           "hi def link brineInterpDelim Delimiter", "hi def link brineInterp Normal", "hi def link brineComment Comment",
            "hi def link brineTodo Todo", "", 'let b:current_syntax = "brine"', ""]
     return "\n".join(out)
 

@@ -36,6 +36,7 @@ hi def link brineEscape SpecialChar
 hi def link brineString String
 hi def link brineFString String
 hi def link brineInterpDelim Delimiter
+hi def link brineInterp Normal
 hi def link brineComment Comment
 hi def link brineTodo Todo
 
