@@ -23,9 +23,10 @@ B = build
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c \
+               compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
-COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
+COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
@@ -224,6 +225,28 @@ check-world-full: all
 
 .PHONY: check-world check-world-full
 
+# The language server (docs/editors.md): a JSON-RPC client over the golden
+# programs, half-typed files through it, a 10,000-line file's latency; the
+# editors' grammar against the lexer, Neovim with its LSP client attached,
+# the shell completions.
+check-lsp: all
+	python3 tests/lsp/test_lsp.py $(BRINE)
+	python3 tests/lsp/fuzz_lsp.py $(BRINE)
+	python3 tests/lsp/latency.py $(BRINE) --limit-ms $(LSP_LIMIT_MS)
+LSP_LIMIT_MS ?= 100
+
+check-editors: all
+	python3 tests/editors/test_grammar.py $(BRINE)
+	tests/editors/nvim.sh $(BRINE)
+	tests/editors/completions.sh $(BRINE)
+
+# Not part of check: docs/editors-neovim.png, Neovim under tmux showing a
+# diagnostic, rendered from tmux capture-pane (tmux, python3-pil).
+editors-screenshot: all
+	tests/editors/screenshot.sh $(BRINE) docs/editors-neovim.png
+
+.PHONY: check-lsp check-editors editors-screenshot
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -243,7 +266,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu check-fuzz-batch
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -310,7 +333,8 @@ check-memory: all $(B)/asan/libbrine_rt.a
 # The harness links the compiler without its driver: the pipeline up to the
 # C text, in process. Two builds of it: under ASan and UBSan with $(CC) for the
 # smoke run of make check, and with AFL++'s instrumentation for fuzz-frontend.
-FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c,$(COMPILER_SRC))
+FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c \
+                        compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c,$(COMPILER_SRC))
 FUZZ_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c $(B)/gen/kernel_prelude.c
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ASAN_OBJ = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-asan/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-asan/gen/%.o)
@@ -377,7 +401,7 @@ check-literals: all
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
 DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
-           mpich libmpich-dev patch
+           mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 
 define apt_install
 	@missing=""; \
@@ -427,6 +451,10 @@ IBIN = $(DESTDIR)$(PREFIX)/bin
 ILIB = $(DESTDIR)$(PREFIX)/lib/brine
 IMAN = $(DESTDIR)$(PREFIX)/share/man/man1
 IDOC = $(DESTDIR)$(PREFIX)/share/doc/brine
+# shell completions where bash-completion, zsh and fish look
+IBASHC = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+IZSHC = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+IFISHC = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 install: all
 	install -d $(IBIN) $(ILIB)/include $(ILIB)/stdlib $(IMAN) $(IDOC)/docs $(IDOC)/examples
@@ -438,9 +466,14 @@ install: all
 	install -m 644 README.md CHANGELOG.md LICENSE $(IDOC)/
 	install -m 644 $(filter docs/%,$(DOC_FILES)) $(IDOC)/docs/
 	install -m 644 $(EXAMPLES) $(IDOC)/examples/
+	install -d $(IBASHC) $(IZSHC) $(IFISHC)
+	$(BRINE) completions bash > $(IBASHC)/brine
+	$(BRINE) completions zsh > $(IZSHC)/_brine
+	$(BRINE) completions fish > $(IFISHC)/brine.fish
 
 uninstall:
 	rm -f $(IBIN)/brine $(ILIB)/libbrine_rt.a $(IMAN)/brine.1
+	rm -f $(IBASHC)/brine $(IZSHC)/_brine $(IFISHC)/brine.fish
 	rm -f $(addprefix $(ILIB)/include/,$(notdir $(RT_HEADERS))) $(addprefix $(ILIB)/stdlib/,$(notdir $(STDLIB)))
 	rm -f $(addprefix $(IDOC)/,$(DOC_FILES) $(EXAMPLES))
 	-rmdir $(ILIB)/include $(ILIB)/stdlib $(ILIB) $(IDOC)/docs $(IDOC)/examples $(IDOC) 2>/dev/null

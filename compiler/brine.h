@@ -202,6 +202,20 @@ int diag_errors(void); /* errors kept so far */
  * them, "could not compile 'FILE' due to N previous errors" after two or
  * more), and exits 1; with no errors, prints the warnings and returns. */
 void diag_finish(void);
+/* Diagnostics as data, for the language server (lsp.c): with a sink set,
+ * diag_finish calls it (once; it must not return: it exits, or jumps out)
+ * instead of printing and exiting, and diag_records copies out what was
+ * kept so far, in source order (at most max; returns how many). The texts
+ * belong to diag.c. */
+struct diag_record {
+    bool error;           /* else a warning */
+    struct loc loc;
+    const char *message;  /* "mismatched types: ..." without "error: " */
+    const char *note;     /* NULL, or the note shown at note_loc */
+    struct loc note_loc;
+};
+void diag_set_sink(void (*sink)(void));
+int diag_records(struct diag_record *out, int max);
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A misused command line: "brine: MSG (see brine --help)", exit 2. */

@@ -94,6 +94,11 @@ static const struct cli_option tree_options[] = {
 
 static const struct cli_option no_options[] = {{0}};
 
+static const struct cli_option lsp_options[] = {
+    {"stdio", 0, NULL, OPT_STDIO, "talk on stdin and stdout (the only way; some clients say it)"},
+    {0},
+};
+
 const struct cli_command cli_commands[] = {
     {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
      "compile FILE.br to a native program (default OUT: FILE without .br)",
@@ -124,8 +129,19 @@ const struct cli_command cli_commands[] = {
      "of 16 elements, each folded left to right, then combined in pairs level by\n"
      "level (a node without a partner moves up unchanged).",
      tree_options, false},
+    {"lsp", "[--stdio]", "the language server for editors, on stdin and stdout",
+     "Runs the language server (the Language Server Protocol) on stdin and stdout;\n"
+     "editors start it (docs/editors.md): diagnostics as you type, hover, go to\n"
+     "definition, references, rename, completion, signature help, document\n"
+     "symbols, formatting, quick fixes. BRINE_LSP_LOG=FILE appends each\n"
+     "analysis's time to FILE.",
+     lsp_options, false},
+    {"completions", "bash|zsh|fish", "print a shell's completion script",
+     "Prints the completion script of brine for bash, zsh or fish (make install\n"
+     "puts each where its shell finds it).",
+     no_options, false},
     {"help", "[COMMAND]", "print one command's options (brine help build)",
-     "Prints the help of COMMAND (build, run, test, fmt, tree, dump), or the list of commands.",
+     "Prints the help of COMMAND (build, run, test, fmt, tree, lsp, completions, dump), or the list of commands.",
      no_options, false},
     {"dump", "--dump=tokens|ast|ir|ir:PASS|c FILE.br", "print the tokens, the syntax tree, the IR or the C of FILE.br",
      "Prints one stage of compiling FILE.br: tokens (the lexer's), ast (as parsed),\n"

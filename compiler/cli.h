@@ -52,6 +52,8 @@ enum cli_id {
     /* tree */
     OPT_CARRY,
     OPT_SVG,
+    /* lsp */
+    OPT_STDIO,
 };
 
 struct cli_option {

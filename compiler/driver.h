@@ -108,5 +108,8 @@ int test_main(int argc, char **argv);
 int fmt_main(int argc, char **argv);
 /* tree_draw.c: `brine tree N [--carry L] [--svg]`, the reduction tree drawn */
 int tree_main(int argc, char **argv);
+/* A registered source file that parses, in the canonical layout (checked
+ * as brine fmt checks it): the language server's formatting. */
+struct buf fmt_source(int file);
 
 #endif

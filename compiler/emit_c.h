@@ -60,6 +60,10 @@ const char *zero_of(struct type *t);
 const char *float_lit(double d);      /* bp_f64(bits) */
 const char *math_fn(enum builtin b);  /* brt_<name> of a math builtin, else NULL */
 
+/* Told each par reduction's ways as it is emitted (emit_par.c): the SIMD
+ * lane form, the GPU kernel. The language server's par hint sets it; NULL
+ * otherwise. */
+extern void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
 /* ---- the function being emitted (emit_c.c) ------------------------------ */
 
 enum { VS_NONE, VS_OWNED, VS_BORROWED };

@@ -492,6 +492,8 @@ static const char *env_fill(int id, struct ir_node *rn, struct src *s)
 
 /* Starts a helper function: a new context whose captured variables are
  * unpacked from env (borrowed). */
+void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
+
 struct fctx *helper_begin(int id, struct ir_node *rn)
 {
     struct fctx *saved = F;
@@ -650,6 +652,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     char *gpu_aux = NULL;
     const char *gpu = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
+    if (emit_par_seen) emit_par_seen(rn->loc, laned, gpu != NULL);
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp(), *st = NULL;

@@ -351,6 +351,17 @@ static struct buf format_file(int file)
     return out;
 }
 
+/* The language server's formatting (lsp.c): the registered source file
+ * (which must parse) in the canonical layout, checked as brine fmt checks
+ * it (internal error when the check fails). */
+static void verify(int file, const struct buf *out);
+struct buf fmt_source(int file)
+{
+    struct buf out = format_file(file);
+    verify(file, &out);
+    return out;
+}
+
 /* ---- the check --------------------------------------------------------------- */
 
 static bool layout_kind(int k)

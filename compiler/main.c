@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "lsp.h"
 
 /* ---- the pipeline ------------------------------------------------------------ */
 
@@ -323,7 +324,7 @@ static int cmd_help(int argc, char **argv)
     }
     const char *cmd = name && strcmp(name, "--dump") == 0 ? "dump" : name;
     if (cmd && !cli_find(cmd))
-        command_line_error("unknown command '%s': the commands are build, run, test, fmt, tree, help and dump", name);
+        command_line_error("unknown command '%s': the commands are build, run, test, fmt, tree, lsp, completions, help and dump", name);
     cli_print_help(cmd ? cli_find(cmd) : cli_start("", 0, NULL).cmd, stdout);
     return 0;
 }
@@ -359,7 +360,11 @@ int main(int argc, char **argv)
                 return cmd_help(nrest, rest);
             if (strcmp(v, "tree") == 0)
                 return tree_main(nrest, rest);
-            command_line_error("unknown command '%s': expected build, run, test, fmt, tree or help", v);
+            if (strcmp(v, "lsp") == 0)
+                return lsp_main(nrest, rest);
+            if (strcmp(v, "completions") == 0)
+                return completions_main(nrest, rest);
+            command_line_error("unknown command '%s': expected build, run, test, fmt, tree, lsp, completions or help", v);
         default:
             internal_error("brine: option %d not handled", (int)id);
         }
