@@ -174,6 +174,14 @@ check-fmt: all
 	tests/fmt/run.sh $(BRINE)
 	tests/fmt/repo.sh $(BRINE)
 
+# reduce, scan and by against the Python model (tests/tools/fold_ref.py):
+# random cases bit for bit at 1, 2 and 7 threads, dev and release (~20 s)
+check-fold: all
+	python3 tests/tools/fold_check.py $(BRINE) 400 1
+	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release
+
+.PHONY: check-fold
+
 # The examples and docs/tutorial.md's commands print what they say.
 check-examples: all
 	python3 tests/tools/check_examples.py $(BRINE)
@@ -211,7 +219,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-fold check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,

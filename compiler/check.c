@@ -953,7 +953,7 @@ static struct type *check_call(struct node *n, struct type *hint)
             bool two = (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && !g && n->u.call.args.len == 2;
             if (!two && find_reducer(name, &r))
                 return check_reduce(n, r, hint);
-            if (g && (strcmp(name, "reduce") == 0 || strcmp(name, "scan") == 0))
+            if ((g || n->u.call.args.len == 3) && (strcmp(name, "reduce") == 0 || strcmp(name, "scan") == 0))
                 return check_user_reduce(n, name[0] == 's', hint);
             enum builtin bi = find_builtin(name, BK_FN);
             if (bi == BI_NONE) /* assert and slices: the parser's names, which no program can write */

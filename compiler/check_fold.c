@@ -60,13 +60,15 @@ struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
     struct nodes args = n->u.call.args;
     struct gen *g = n->u.call.gen;
     bool par = n->u.call.par;
-    if (args.len != 2)
-        error_at(n->loc, "'%s' takes a function, a start value and a generator: %s(f, start, x for x in xs); found %d "
-                         "argument%s before the generator",
-                 name, name, args.len, args.len == 1 ? "" : "s");
+    if ((g && args.len != 2) || (!g && args.len != 3))
+        error_at(n->loc, "'%s' takes a function, a start value and a generator or an array: %s(f, start, x for x in "
+                         "xs); found %d argument%s",
+                 name, name, args.len + (g != NULL), args.len + (g != NULL) == 1 ? "" : "s");
+    struct node *arr = g ? NULL : args.items[2];
     struct node *f = args.items[0], *start = args.items[1];
     struct type *t = NULL, *ft = NULL;
-    struct type *ehint = hint && !scan && !g->key ? hint : hint && hint->kind == T_ARRAY ? hint->elem : NULL;
+    bool keyed = g && g->key;
+    struct type *ehint = hint && !scan && !keyed ? hint : hint && hint->kind == T_ARRAY ? hint->elem : NULL;
     if (f->kind != N_LAMBDA) {
         ft = check_value(f, NULL);
         if (ft->kind != T_FN || ft->nfields != 2 || ft->fields[0] != ft->fields[1] || ft->elem != ft->fields[0])
@@ -81,9 +83,17 @@ struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
     } else {
         t = check_value(start, ehint);
     }
-    struct type *et = check_gen_of(g, t, n, par);
+    struct type *et;
+    if (g) {
+        et = check_gen_of(g, t, n, par);
+    } else {
+        struct type *at = check_value(arr, type_array(t));
+        if (at->kind != T_ARRAY)
+            error_at(arr->loc, "expected an array or a generator for '%s', found %s", name, tn(at));
+        et = at->elem;
+    }
     if (et != t)
-        error_at(g->elem->loc, "the elements of '%s' are %s, but its start value and function are %s", name, tn(et),
+        error_at(g ? g->elem->loc : arr->loc, "the elements of '%s' are %s, but its start value and function are %s", name, tn(et),
                  tn(t));
     if (!ft) {
         struct type *ps[2] = {t, t};
@@ -94,11 +104,11 @@ struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
         error_at(n->loc, "'par %s' combines plain values (numbers, bools, and tuples and structs of them); %s holds "
                          "text or an array: drop 'par' to fold left to right",
                  name, tn(t));
-    if (g->key && type_is_ref(t))
+    if (keyed && type_is_ref(t))
         error_at(g->by_loc, "a keyed reduction combines plain values (numbers, bools, and tuples and structs of them); "
                             "%s holds text or an array",
                  tn(t));
-    if (scan && g->key)
+    if (scan && keyed)
         error_at(g->by_loc, "'by' is not part of a scan: a scan gives one entry per element; a keyed reduction is "
                             "reduce(f, start, x for x in xs by k in 0..n)");
     n->kind = N_REDUCE;
@@ -109,8 +119,9 @@ struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
     n->u.reduce.fnv = f;
     n->u.reduce.start = start;
     n->u.reduce.gen = g;
+    n->u.reduce.array = arr;
     n->u.reduce.elem_type = t;
     if (scan) return type_array(t);
-    if (g->key) return keyed_result(n, RED_SUM, true, t, hint);
+    if (keyed) return keyed_result(n, RED_SUM, true, t, hint);
     return t;
 }
