@@ -27,7 +27,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -219,7 +219,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-parts check-man check-fold check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-cli check-fmt check-native check-parts check-man check-fold check-examples check-world check-gpu
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -241,6 +241,89 @@ check-fuzz: all
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
 .PHONY: check-valgrind check-fuzz
+
+# The runtime built with AddressSanitizer and UBSan under build/asan/, for
+# the generated C of test programs built the same way (tests/tools/memcheck.py).
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g
+ASAN_OBJ = $(RUNTIME_SRC:runtime/%.c=$(B)/asan/%.o) $(GPU_RT_SRC:runtime-gpu/%.c=$(B)/asan/gpu_%.o)
+
+$(B)/asan/%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(ASAN_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+$(B)/asan/gpu_%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(ASAN_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+$(B)/asan/libbrine_rt.a: $(ASAN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+asan-runtime: $(B)/asan/libbrine_rt.a
+
+# The type x operation matrix (tests/tools/gen_matrix.py), whole: every
+# program in dev and release builds, under valgrind, and its generated C
+# built with ASan + UBSan (docs/testing.md). Not part of check.
+check-memory: all $(B)/asan/libbrine_rt.a
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --memory
+
+.PHONY: asan-runtime check-memory
+
+# ---- fuzzing the front end (tests/fuzz; docs/testing.md) ----------------------
+
+# The harness links the compiler without its driver: the pipeline up to the
+# C text, in process. Two builds of it: under ASan and UBSan with $(CC) for the
+# smoke run of make check, and with AFL++'s instrumentation for fuzz-frontend.
+FUZZ_SRC = $(filter-out compiler/main.c compiler/testrun.c compiler/fmt.c compiler/backend.c,$(COMPILER_SRC))
+FUZZ_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c $(B)/gen/kernel_prelude.c
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_ASAN_OBJ = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-asan/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-asan/gen/%.o)
+FUZZ_AFL_OBJ  = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-afl/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-afl/gen/%.o)
+AFL_CC ?= afl-clang-fast
+FUZZ_TIME ?= 600
+FUZZ_OUT ?= $(B)/fuzz-out
+
+$(B)/fuzz-asan/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/brine_rt.h
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) -O1 -g $(FUZZ_SAN) -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
+$(B)/fuzz-asan/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) -O1 -g $(FUZZ_SAN) -Wno-unused-function -Wno-sign-compare -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
+$(B)/fuzz-asan/frontend: tests/fuzz/frontend.c $(FUZZ_ASAN_OBJ) $(RTLIB)
+	$(CC) $(BASEFLAGS) -O1 -g $(FUZZ_SAN) -Icompiler -I$(B)/gen -Iruntime -o $@ $< $(FUZZ_ASAN_OBJ) $(RTLIB) -ldl -lm -lpthread
+
+$(B)/fuzz-afl/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/brine_rt.h
+	@mkdir -p $(@D)
+	$(AFL_CC) -std=gnu11 -ffp-contract=off -O2 -g -w -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
+$(B)/fuzz-afl/gen/%.o: $(B)/gen/%.c $(B)/gen/parser.h $(COMPILER_HDR)
+	@mkdir -p $(@D)
+	$(AFL_CC) -std=gnu11 -ffp-contract=off -O2 -g -w -Icompiler -I$(B)/gen -Iruntime -c -o $@ $<
+$(B)/fuzz-afl/frontend: tests/fuzz/frontend.c $(FUZZ_AFL_OBJ) $(RTLIB)
+	$(AFL_CC) -std=gnu11 -O2 -g -w -Icompiler -I$(B)/gen -Iruntime -o $@ $< $(FUZZ_AFL_OBJ) $(RTLIB) -ldl -lm -lpthread
+
+# AFL++ is not in deps (only this target needs it): installed here when missing.
+afl-install:
+	@command -v afl-fuzz >/dev/null && command -v $(AFL_CC) >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	echo "fuzz-frontend: installing afl++"; \
+	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y afl++ clang
+
+# FUZZ_TIME seconds of AFL++ on the front end from tests/fuzz/corpus (resumed
+# when $(FUZZ_OUT) holds an earlier run); findings under $(FUZZ_OUT)/default/.
+fuzz-frontend: all afl-install
+	$(MAKE) $(B)/fuzz-afl/frontend $(B)/fuzz-asan/frontend
+	AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+	BRINE_FUZZ_STDLIB=$(LIBDIR)/stdlib \
+	afl-fuzz -V $(FUZZ_TIME) -t 2000 -m none -e br -x tests/fuzz/brine.dict \
+	    -i $$(if [ -d $(FUZZ_OUT)/default/queue ]; then echo -; else echo tests/fuzz/corpus; fi) \
+	    -o $(FUZZ_OUT) -- $(B)/fuzz-afl/frontend @@
+	tests/fuzz/triage.sh $(B)/fuzz-asan/frontend $(FUZZ_OUT)/default
+
+# Every corpus file and every tests/fuzz/found case through the ASan/UBSan
+# harness: exit 0 or 1, no signal, no internal error (seconds).
+check-fuzz-smoke: all $(B)/fuzz-asan/frontend
+	tests/fuzz/smoke.sh $(B)/fuzz-asan/frontend
+
+.PHONY: afl-install fuzz-frontend check-fuzz-smoke
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 

@@ -703,6 +703,10 @@ void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
  * stop_after names no pass. */
 bool optimize(struct ir_program *ir, const char *stop_after);
 extern const char *const opt_pass_names[]; /* NULL-terminated, for --dump=ir:PASS */
+/* --opt=SPEC (all, none, -PASS, +PASS, comma-separated) at arg: turns
+ * passes off for optimize(); false when arg is not an --opt option. */
+bool opt_option(const char *arg);
+const char *opt_option_given(void); /* the last SPEC given, or NULL */
 /* emit_c.c (and its rooms, emit_c.h): the whole program as one C
  * translation unit, and the CUDA source of every GPU kernel in it (each
  * module after a line "// ==== brine kernel <id> <file>:<line>:<col> ====",

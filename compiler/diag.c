@@ -333,7 +333,8 @@ static int by_place(const void *pa, const void *pb)
 void diag_finish(void)
 {
     fflush(stdout);
-    qsort(kept, (size_t)nkept, sizeof *kept, by_place);
+    if (nkept) /* kept is NULL before the first: qsort(NULL, 0) is undefined */
+        qsort(kept, (size_t)nkept, sizeof *kept, by_place);
     bool errors = nerrors > 0;
     int shown = 0;
     for (int i = 0; i < nkept; i++) {

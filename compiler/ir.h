@@ -293,6 +293,8 @@ struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+/* Recomputes every capture list in n (a pass changed which variables are read). */
+void ir_recapture(struct ir_node *n);
 /* Whether n, or anything in it, calls a method that changes the array of
  * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v);

@@ -251,6 +251,29 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout)
     free(f.bound);
 }
 
+/* Recomputes the capture lists of every comprehension and reduction in n
+ * (after a pass replaced, removed or added reads of variables). */
+void ir_recapture(struct ir_node *n)
+{
+    if (!n) return;
+    ir_recapture(n->a);
+    ir_recapture(n->b);
+    ir_recapture(n->c);
+    for (int i = 0; i < n->nkids; i++) ir_recapture(n->kids[i]);
+    ir_recapture(n->iter.lo);
+    ir_recapture(n->iter.hi);
+    ir_recapture(n->iter.array);
+    ir_recapture(n->elem);
+    ir_recapture(n->filter);
+    ir_recapture(n->key);
+    for (int i = 0; i < n->nclauses; i++) {
+        ir_recapture(n->clauses[i].iter.lo);
+        ir_recapture(n->clauses[i].iter.hi);
+        ir_recapture(n->clauses[i].iter.array);
+    }
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) ir_free_vars(n, &n->caps, &n->ncaps);
+}
+
 /* ---- expressions --------------------------------------------------------- */
 
 static void lower_iter(struct ir_iter *dst, struct iterable *src)

@@ -24,9 +24,9 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
-    "  brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
-    "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
+    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]\n"
+    "  brine run [--release [--cpu=native]] [--deny-warnings] [--opt=SPEC] FILE.br [ARGS...]\n"
+    "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S] [--opt=SPEC]\n"
     "  brine fmt [--check] FILE.br...\n"
     "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
     "  brine --help | --version\n"
@@ -38,6 +38,7 @@ static const char usage_text[] =
     "          --emit-c   also write the generated C to OUT.c\n"
     "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
     "          --deny-warnings  warnings are errors (build and run)\n"
+    "          --opt=none  no optimizer passes; --opt=-inline one pass off (build, run, test)\n"
     "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
     "          --release  a release build in a temporary file, removed after the run\n"
     "  test    run the golden tests under PATH (default tests/golden)\n"
@@ -51,7 +52,7 @@ static const char usage_text[] =
     "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
 
 static const char build_help[] =
-    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings]\n"
+    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]\n"
     "\n"
     "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
     "\n"
@@ -63,12 +64,14 @@ static const char build_help[] =
     "  --emit-c       also write the generated C to OUT.c\n"
     "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
     "  --deny-warnings  report warnings as errors (exit 1)\n"
+    "  --opt=SPEC     optimizer passes: all (default), none, -PASS (one off), +PASS,\n"
+    "                 comma-separated, left to right; the same output whatever SPEC\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
     "  --             the next word is FILE, even if it starts with '-'\n"
     "  -h, --help     print this help\n";
 
 static const char run_help[] =
-    "usage: brine run [--release [--cpu=native]] [--deny-warnings] FILE.br [ARGS...]\n"
+    "usage: brine run [--release [--cpu=native]] [--deny-warnings] [--opt=SPEC] FILE.br [ARGS...]\n"
     "\n"
     "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
     "Everything after FILE.br belongs to the program, options included.\n"
@@ -79,6 +82,7 @@ static const char run_help[] =
     "  --dev          the default dev build\n"
     "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
     "  --deny-warnings  report warnings as errors (exit 1); the program does not run\n"
+    "  --opt=SPEC     optimizer passes: all (default), none, -PASS (one off), +PASS\n"
     "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
     "  --             the next word is FILE, even if it starts with '-'\n"
     "  -h, --help     print this help\n";
@@ -219,6 +223,7 @@ static int cmd_build(int argc, char **argv)
             opts.emit_cuda = true;
         } else if (strcmp(a, "--deny-warnings") == 0) {
             diag_set_deny_warnings(true);
+        } else if (opt_option(a)) {
         } else {
             command_line_error("unknown option '%s' for build", a);
         }
@@ -325,6 +330,7 @@ static int cmd_run(int argc, char **argv)
             native = cpu_option(a + 6);
         } else if (strcmp(a, "--deny-warnings") == 0) {
             diag_set_deny_warnings(true);
+        } else if (opt_option(a)) {
         } else {
             command_line_error("unknown option '%s' for run: it takes [--release] FILE.br, then the program's arguments", a);
         }

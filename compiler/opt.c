@@ -8,6 +8,12 @@
  * where and what it is, and the output is the same bytes. ir_verify runs
  * after each pass, in every build; `brine --dump=ir:PASS FILE.br` prints
  * the IR after PASS (`--dump=ir` is the IR as lowered).
+ *
+ * `--opt=SPEC` (opt_option) turns passes off: the unoptimized program is
+ * a second oracle for the tests, and each pass alone off finds the pass a
+ * difference comes from. Every pass may change which variables an element
+ * reads (an inlined call that ignores a parameter reads one less), so the
+ * capture lists are recomputed after each pass, not kept by each pass.
  */
 #include "ir.h"
 
@@ -28,11 +34,94 @@ static const struct pass passes[] = {
 
 const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", "interchange", NULL};
 
+#define NPASSES (sizeof passes / sizeof *passes)
+
+static bool pass_off[NPASSES];  /* by index in passes: --opt turned it off */
+static const char *opt_spec;    /* the last --opt=SPEC given, for child builds */
+
+/* A pass's index by name, or -1. */
+static int pass_index(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NPASSES; i++)
+        if (strlen(passes[i].name) == len && strncmp(passes[i].name, name, len) == 0) return (int)i;
+    return -1;
+}
+
+/* "fnvals, inline, ...": the passes, for messages. */
+static const char *pass_list(void)
+{
+    static char text[256];
+    text[0] = 0;
+    for (size_t i = 0; i < NPASSES; i++) {
+        if (i) strncat(text, ", ", sizeof text - strlen(text) - 1);
+        strncat(text, passes[i].name, sizeof text - strlen(text) - 1);
+    }
+    return text;
+}
+
+/* SPEC: comma-separated items applied left to right, starting from every
+ * pass on: `all` (every pass on), `none` (every pass off), `-PASS` (that
+ * pass off), `PASS` or `+PASS` (that pass on). */
+static void opt_configure(const char *spec)
+{
+    if (!*spec) command_line_error("--opt needs all, none or passes to turn off (-inline): the passes are %s", pass_list());
+    for (size_t i = 0; i < NPASSES; i++) pass_off[i] = false;
+    for (const char *p = spec; *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 3 && strncmp(p, "all", 3) == 0) {
+            for (size_t i = 0; i < NPASSES; i++) pass_off[i] = false;
+        } else if (len == 4 && strncmp(p, "none", 4) == 0) {
+            for (size_t i = 0; i < NPASSES; i++) pass_off[i] = true;
+        } else {
+            bool off = *p == '-';
+            size_t skip = *p == '-' || *p == '+';
+            int k = pass_index(p + skip, len - skip);
+            if (k < 0)
+                command_line_error("unknown pass '%.*s' in --opt=%s: the passes are %s (or all, none)", (int)(len - skip),
+                                   p + skip, spec, pass_list());
+            pass_off[k] = off;
+        }
+        p += len;
+        if (*p == ',') {
+            p++;
+            if (!*p) command_line_error("--opt=%s ends with a comma", spec);
+        }
+    }
+    opt_spec = spec;
+}
+
+bool opt_option(const char *arg)
+{
+    if (strncmp(arg, "--opt=", 6) != 0) {
+        if (strcmp(arg, "--opt") == 0)
+            command_line_error("write --opt=none, --opt=all or --opt=-PASS (the passes are %s)", pass_list());
+        return false;
+    }
+    opt_configure(arg + 6);
+    return true;
+}
+
+const char *opt_option_given(void)
+{
+    return opt_spec;
+}
+
+/* Every capture list of the program, recomputed. */
+static void recapture_all(struct ir_program *ir)
+{
+    for (int i = 0; i < ir->fns.len; i++) ir_recapture(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->globals.len; i++) ir_recapture(((struct ir_global *)ir->globals.items[i])->init);
+}
+
 bool optimize(struct ir_program *ir, const char *stop_after)
 {
-    for (size_t i = 0; i < sizeof passes / sizeof *passes; i++) {
-        passes[i].run(ir);
-        ir_verify(ir);
+    for (size_t i = 0; i < NPASSES; i++) {
+        if (!pass_off[i]) {
+            passes[i].run(ir);
+            recapture_all(ir);
+            ir_verify(ir);
+        }
         if (stop_after && strcmp(stop_after, passes[i].name) == 0) return true;
     }
     return !stop_after;

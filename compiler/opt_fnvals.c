@@ -70,29 +70,6 @@ static struct ir_node *clone(struct ir_node *n)
     return ir_copy(NULL, n);
 }
 
-/* Recomputes the capture lists of every comprehension and reduction in n
- * (a variable's reads were replaced). */
-static void recapture(struct ir_node *n)
-{
-    if (!n) return;
-    recapture(n->a);
-    recapture(n->b);
-    recapture(n->c);
-    for (int i = 0; i < n->nkids; i++) recapture(n->kids[i]);
-    recapture(n->iter.lo);
-    recapture(n->iter.hi);
-    recapture(n->iter.array);
-    recapture(n->elem);
-    recapture(n->filter);
-    recapture(n->key);
-    for (int i = 0; i < n->nclauses; i++) {
-        recapture(n->clauses[i].iter.lo);
-        recapture(n->clauses[i].iter.hi);
-        recapture(n->clauses[i].iter.array);
-    }
-    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) ir_free_vars(n, &n->caps, &n->ncaps);
-}
-
 /* ---- the variables a function assigns ------------------------------------------ */
 
 /* One set of per-variable tables for the pass, grown as copies add
@@ -230,7 +207,7 @@ static struct ir_fn *specialise(struct ir_fn *g, int p, struct ir_node *F)
     ren.to = inner;
     c->body = ir_copy(&ren.k, g->body);
     free(ren.fresh);
-    recapture(c->body);
+    ir_recapture(c->body);
     vec_push(&P->fns, c);
     return c;
 }
@@ -326,7 +303,7 @@ void opt_fnvals(struct ir_program *ir)
         st.changed = false;
         mark_assigned(&st, f->body);
         f->body = resolve(&st, f->body);
-        if (st.changed) recapture(f->body);
+        if (st.changed) ir_recapture(f->body);
         for (int t = 0; t < st.ntouched; t++) {
             st.assigned[st.touched[t]] = 0;
             st.known[st.touched[t]] = NULL;

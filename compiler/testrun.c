@@ -673,10 +673,12 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
 {
     /* --color=never: stderr is a file, and a golden .err is plain text
      * whatever colour the runner's user asked for. */
-    char *argv[10];
+    char *argv[12];
     int n = 0;
     argv[n++] = (char *)brine_paths()->exe;
     argv[n++] = "build";
+    if (opt_option_given()) /* --opt=SPEC: the passes the tests' builds run */
+        argv[n++] = arena_printf("--opt=%s", opt_option_given());
     argv[n++] = "--color=never";
     argv[n++] = mode == RELEASE ? "--release" : "--dev";
     if (mode == RELEASE && T.native)
@@ -910,6 +912,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 static const char test_help[] =
     "usage: brine test [PATH...] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
+    "                  [--opt=SPEC]\n"
     "\n"
     "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
     "NAME.br; default tests/golden). A test is NAME.br with NAME.out beside it.\n"
@@ -923,6 +926,7 @@ static const char test_help[] =
     "  --threads LIST   the BRINE_THREADS counts to run at (default 1,4)\n"
     "  -j N             tests run at a time, 1 to 256 (default 2)\n"
     "  --timeout S      seconds per build or run, 1 to 86400 (default 60)\n"
+    "  --opt=SPEC       the builds' optimizer passes: all (default), none, -PASS, +PASS\n"
     "  --color WHEN     accepted for every command; test reports are plain text\n"
     "  --               what follows is a PATH, even if it starts with '-'\n"
     "  -h, --help       print this help\n";
@@ -997,6 +1001,7 @@ int test_main(int argc, char **argv)
             if (v < 1 || v > 86400 || *end)
                 command_line_error("--timeout wants seconds from 1 to 86400");
             T.timeout_s = (int)v;
+        } else if (opt_option(a)) {
         } else {
             command_line_error("unknown option '%s' for test", a);
         }

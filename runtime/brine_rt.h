@@ -466,10 +466,27 @@ typedef struct brt_arr {
 void brt_retain(void *str_or_arr);      /* NULL-safe; no-op on immortals */
 void brt_str_release(brt_str *s);       /* NULL-safe */
 void brt_arr_release(brt_arr *a);       /* NULL-safe; releases elements too */
+/* Ownership by type (own.c): the one walk that every copy and drop of a
+ * value in the runtime takes, driven by the descriptor. A value owns
+ * references when it is a str, an array, a function value (its captures) or
+ * a tuple/struct/Option with such a field at any depth; one that owns none
+ * is plain bytes (memcpy, no walk). */
+BRT_INLINE bool brt_type_owns(const brt_type *t)
+{
+    return t->kind == BRT_STR || t->kind == BRT_ARR || t->kind == BRT_FN || (t->kind == BRT_TUPLE && t->refs);
+}
 /* Releases a value of any type (a no-op for scalars); for generic code. */
 void brt_release_val(const brt_type *t, void *valp);
 /* Retains the references a value holds (str, array, a tuple's fields). */
 void brt_retain_val(const brt_type *t, const void *valp);
+/* The same for n values of type t stored contiguously at p. */
+void brt_retain_n(const brt_type *t, const void *p, int64_t n);
+void brt_release_n(const brt_type *t, void *p, int64_t n);
+/* Copies n values of type t from src to dst (not overlapping), each copy
+ * holding references of its own. */
+void brt_copy_n(const brt_type *t, void *dst, const void *src, int64_t n);
+/* Swaps two values of size bytes (any size: a move of the references, no count changes). */
+void brt_swap_vals(void *a, void *b, size_t size);
 
 brt_str *brt_str_new(const char *bytes, int64_t len);
 brt_str *brt_str_concat(brt_str *a, brt_str *b);

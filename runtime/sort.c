@@ -27,20 +27,6 @@ static size_t elem_size(const brt_arr *a)
     return brt_type_size(a->elem);
 }
 
-static bool is_ref_kind(brt_kind k)
-{
-    return k == BRT_STR || k == BRT_ARR;
-}
-
-static void retain_range(const brt_arr *a, const void *p, int64_t n)
-{
-    if (!is_ref_kind(a->elem->kind))
-        return;
-    void *const *e = p;
-    for (int64_t i = 0; i < n; i++)
-        brt_retain(e[i]);
-}
-
 /* ---- slices and the functions that copy -------------------------------------- */
 
 brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l)
@@ -53,9 +39,7 @@ brt_arr *brt_arr_slice(brt_arr *a, int64_t lo, int64_t hi, const brt_loc *l)
     }
     size_t es = elem_size(a);
     brt_arr *r = brt_arr_alloc(a->elem, hi - lo, hi - lo);
-    if (hi > lo)
-        memcpy(r->data, (char *)a->data + (size_t)lo * es, (size_t)(hi - lo) * es);
-    retain_range(r, r->data, r->len);
+    brt_copy_n(a->elem, r->data, (char *)a->data + (size_t)lo * es, hi - lo);
     return r;
 }
 
@@ -142,8 +126,7 @@ void brt_arr_extend(brt_arr **slot, brt_arr *ys)
         int64_t cap = a->cap < 4 ? 4 : a->cap * 2;
         brt_arr_reserve(a, cap > need ? cap : need);
     }
-    memcpy((char *)a->data + (size_t)a->len * es, ys->data, (size_t)ys->len * es);
-    retain_range(a, (char *)a->data + (size_t)a->len * es, ys->len);
+    brt_copy_n(a->elem, (char *)a->data + (size_t)a->len * es, ys->data, ys->len);
     a->len = need;
     brt_arr_release(ys);
 }
@@ -160,13 +143,18 @@ void brt_arr_reverse(brt_arr **slot)
         return;
     brt_arr *a = *slot = brt_arr_unique(*slot);
     size_t es = elem_size(a);
-    char tmp[16];
     char *d = a->data;
-    for (int64_t i = 0, j = a->len - 1; i < j; i++, j--) {
-        memcpy(tmp, d + (size_t)i * es, es);
-        memcpy(d + (size_t)i * es, d + (size_t)j * es, es);
-        memcpy(d + (size_t)j * es, tmp, es);
+    if (es == 8) { /* int, float, str, [T]: word swaps */
+        uint64_t *w = a->data;
+        for (int64_t i = 0, j = a->len - 1; i < j; i++, j--) {
+            uint64_t t = w[i];
+            w[i] = w[j];
+            w[j] = t;
+        }
+        return;
     }
+    for (int64_t i = 0, j = a->len - 1; i < j; i++, j--)
+        brt_swap_vals(d + (size_t)i * es, d + (size_t)j * es, es);
 }
 
 /* ---- sorting ------------------------------------------------------------------- */

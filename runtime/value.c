@@ -101,11 +101,6 @@ size_t brt_type_size(const brt_type *t)
     return 0;
 }
 
-static bool is_ref(const brt_type *t)
-{
-    return t->kind == BRT_STR || t->kind == BRT_ARR;
-}
-
 /* n * size, or a panic at l when that does not fit (a [x] * n gone wild). */
 static size_t size_mul(int64_t n, size_t size, const brt_loc *l)
 {
@@ -195,82 +190,11 @@ void brt_arr_release(brt_arr *a)
 {
     if (!a || !drop_ref(&a->rc))
         return;
-    if (a->elem->kind == BRT_TUPLE && a->elem->refs) {
-        for (int64_t i = 0; i < a->len; i++)
-            brt_release_val(a->elem, (char *)a->data + (size_t)i * a->elem->size);
-    } else if (a->elem->kind == BRT_STR) {
-        brt_str **e = a->data;
-        for (int64_t i = 0; i < a->len; i++)
-            brt_str_release(e[i]);
-    } else if (a->elem->kind == BRT_ARR) {
-        brt_arr **e = a->data;
-        for (int64_t i = 0; i < a->len; i++)
-            brt_arr_release(e[i]);
-    } else if (a->elem->kind == BRT_FN) {
-        brt_fn *e = a->data;
-        for (int64_t i = 0; i < a->len; i++)
-            brt_fn_release(e[i]);
-    }
+    if (brt_type_owns(a->elem))
+        brt_release_n(a->elem, a->data, a->len);
     if (!is_inline(a))
         free(a->data);
     block_put(a);
-}
-
-void brt_release_val(const brt_type *t, void *valp)
-{
-    switch (t->kind) {
-    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
-        return;
-    case BRT_STR:
-        brt_str_release(*(brt_str **)valp);
-        return;
-    case BRT_ARR:
-        brt_arr_release(*(brt_arr **)valp);
-        return;
-    case BRT_TUPLE:
-        if (t->refs)
-            for (int i = 0; i < t->nfields; i++)
-                brt_release_val(t->fields[i], (char *)valp + t->offsets[i]);
-        return;
-    case BRT_FN:
-        brt_fn_release(*(brt_fn *)valp);
-        return;
-    }
-}
-
-void brt_retain_val(const brt_type *t, const void *valp)
-{
-    switch (t->kind) {
-    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
-        return;
-    case BRT_STR: case BRT_ARR:
-        brt_retain(*(void *const *)valp);
-        return;
-    case BRT_TUPLE:
-        if (t->refs)
-            for (int i = 0; i < t->nfields; i++)
-                brt_retain_val(t->fields[i], (const char *)valp + t->offsets[i]);
-        return;
-    case BRT_FN:
-        brt_fn_retain(*(const brt_fn *)valp);
-        return;
-    }
-}
-
-/* Retains every element of n values at p (after copying them). */
-static void retain_elems(const brt_type *elem, const void *p, int64_t n)
-{
-    if ((elem->kind == BRT_TUPLE && elem->refs) || elem->kind == BRT_FN) {
-        size_t es = brt_type_size(elem);
-        for (int64_t i = 0; i < n; i++)
-            brt_retain_val(elem, (const char *)p + (size_t)i * es);
-        return;
-    }
-    if (!is_ref(elem))
-        return;
-    void *const *e = p;
-    for (int64_t i = 0; i < n; i++)
-        brt_retain(e[i]);
 }
 
 /* ---- strings ------------------------------------------------------------------ */
@@ -573,7 +497,7 @@ brt_arr *brt_arr_repeat(brt_arr *a, int64_t n, const brt_loc *l)
             }
         }
     }
-    retain_elems(a->elem, r->data, len);
+    brt_retain_n(a->elem, r->data, len);
     return r;
 }
 
@@ -585,7 +509,7 @@ brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b)
         memcpy(r->data, a->data, (size_t)a->len * es);
     if (b->len)
         memcpy((char *)r->data + (size_t)a->len * es, b->data, (size_t)b->len * es);
-    retain_elems(a->elem, r->data, r->len);
+    brt_retain_n(a->elem, r->data, r->len);
     return r;
 }
 
@@ -597,7 +521,7 @@ brt_arr *brt_arr_unique(brt_arr *a)
     brt_arr *r = arr_alloc(a->elem, a->len, a->len, NULL);
     if (a->len)
         memcpy(r->data, a->data, (size_t)a->len * es);
-    retain_elems(a->elem, r->data, r->len);
+    brt_retain_n(a->elem, r->data, r->len);
     brt_arr_release(a);
     return r;
 }

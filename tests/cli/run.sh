@@ -504,5 +504,26 @@ printf 'fn main():\n    let x = 1 + "a"\n    let unused = 2\n' > wn/both.br
 "$BRINE" build --color=never wn/both.br -o wn/both > wn.log 2>&1
 check "warnings: not shown beside errors" [ "$(grep -c '^warning' wn.log)" -eq 0 -a "$(grep -c '^error' wn.log)" -eq 1 ]
 
+# ---- --opt: optimizer passes off, the same output -----------------------------
+mkdir -p op
+printf 'fn ign(a: int, b: float) -> float:\n    return float(a)\n\nfn main():\n    let x = 0.5\n    print(par sum(ign(i, x) for i in 0..100))\n' > op/p.br
+printf '4950.0\n' > op/p.out
+for spec in all none -fnvals -inline -loops -borrow -interchange none,inline -inline,+inline; do
+    "$BRINE" run --opt=$spec op/p.br > op.got 2> op.log
+    check "--opt=$spec: run prints the same" [ $? -eq 0 -a "$(cat op.got)" = "4950.0" -a ! -s op.log ]
+done
+"$BRINE" build op/p.br --opt=none -o op/p > op.log 2>&1 && ./op/p > op.got
+check "--opt=none: build (after the file)" same op.got op/p.out
+"$BRINE" test op --opt=-inline --threads 1 > op.log 2>&1
+check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
+"$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
+rc=$?
+check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are fnvals, inline, loops, borrow, interchange (or all, none) (see brine --help)" ]
+for bad in "--opt=" "--opt=all," "--opt"; do
+    "$BRINE" run $bad op/p.br > op.log 2>&1
+    check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,134 @@
+/*
+ * own.c: ownership by type, written once. Every copy or drop of a value
+ * the runtime makes (slices, concatenation, repeat, extend, copy on write,
+ * sort, reverse, pairs of enumerate/zip, world broadcast, the release of an
+ * array's elements) goes through the walkers here, driven by the value's
+ * descriptor (brt_type): a str or an array holds one counted reference, a
+ * function value its captures' block, a tuple, struct or Option whatever
+ * its fields hold at their offsets (nested to any depth; an Option's value
+ * is zero bits in a None, and every release accepts NULL). A type that owns
+ * nothing (brt_type_owns false: the scalars, tuples of them) is plain
+ * bytes: callers memcpy it and skip the walk, so arrays of scalars keep
+ * their fast paths.
+ *
+ * The generated C has the same walk per tuple type (bt<n>_retain and
+ * bt<n>_release, compiler/emit_c.c) for the values it holds in C locals;
+ * both are derived from the same type, field by field.
+ */
+#include "rt_internal.h"
+
+#include <string.h>
+
+static size_t value_size(const brt_type *t)
+{
+    return t->kind == BRT_TUPLE ? t->size : brt_type_size(t);
+}
+
+void brt_release_val(const brt_type *t, void *valp)
+{
+    switch (t->kind) {
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    case BRT_STR:
+        brt_str_release(*(brt_str **)valp);
+        return;
+    case BRT_ARR:
+        brt_arr_release(*(brt_arr **)valp);
+        return;
+    case BRT_TUPLE:
+        if (t->refs)
+            for (int i = 0; i < t->nfields; i++)
+                brt_release_val(t->fields[i], (char *)valp + t->offsets[i]);
+        return;
+    case BRT_FN:
+        brt_fn_release(*(brt_fn *)valp);
+        return;
+    }
+}
+
+void brt_retain_val(const brt_type *t, const void *valp)
+{
+    switch (t->kind) {
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    case BRT_STR: case BRT_ARR:
+        brt_retain(*(void *const *)valp);
+        return;
+    case BRT_TUPLE:
+        if (t->refs)
+            for (int i = 0; i < t->nfields; i++)
+                brt_retain_val(t->fields[i], (const char *)valp + t->offsets[i]);
+        return;
+    case BRT_FN:
+        brt_fn_retain(*(const brt_fn *)valp);
+        return;
+    }
+}
+
+void brt_retain_n(const brt_type *t, const void *p, int64_t n)
+{
+    switch (t->kind) {
+    case BRT_STR: case BRT_ARR: {
+        void *const *e = p;
+        for (int64_t i = 0; i < n; i++)
+            brt_retain(e[i]);
+        return;
+    }
+    case BRT_TUPLE: case BRT_FN:
+        if (brt_type_owns(t)) {
+            size_t es = value_size(t);
+            for (int64_t i = 0; i < n; i++)
+                brt_retain_val(t, (const char *)p + (size_t)i * es);
+        }
+        return;
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    }
+}
+
+void brt_release_n(const brt_type *t, void *p, int64_t n)
+{
+    switch (t->kind) {
+    case BRT_STR: {
+        brt_str **e = p;
+        for (int64_t i = 0; i < n; i++)
+            brt_str_release(e[i]);
+        return;
+    }
+    case BRT_ARR: {
+        brt_arr **e = p;
+        for (int64_t i = 0; i < n; i++)
+            brt_arr_release(e[i]);
+        return;
+    }
+    case BRT_TUPLE: case BRT_FN:
+        if (brt_type_owns(t)) {
+            size_t es = value_size(t);
+            for (int64_t i = 0; i < n; i++)
+                brt_release_val(t, (char *)p + (size_t)i * es);
+        }
+        return;
+    case BRT_INT: case BRT_I128: case BRT_U64: case BRT_FLOAT: case BRT_BOOL:
+        return;
+    }
+}
+
+void brt_copy_n(const brt_type *t, void *dst, const void *src, int64_t n)
+{
+    if (n <= 0)
+        return;
+    memcpy(dst, src, (size_t)n * value_size(t));
+    brt_retain_n(t, dst, n);
+}
+
+void brt_swap_vals(void *a, void *b, size_t size)
+{
+    unsigned char *x = a, *y = b, tmp[64];
+    while (size) {
+        size_t k = size < sizeof tmp ? size : sizeof tmp;
+        memcpy(tmp, x, k);
+        memcpy(x, y, k);
+        memcpy(y, tmp, k);
+        x += k, y += k, size -= k;
+    }
+}
