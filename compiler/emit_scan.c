@@ -176,6 +176,13 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "        if (!has) { a = v[i]; has = 1; } else bp_comb%d(envp, &a, &v[i]);\n        o[w++] = a;\n    }\n"
             "    *(%s *)acc = a;\n}\n\n",
             id, ct, ct, ct, ct, id, ct);
+    bprintf(aux,
+            "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
+            "{\n    const %s *v = vals;\n    %s *a = accs;\n"
+            "    for (int64_t i = 0; i < cnt; i++) {\n        int64_t k = keys[i];\n        if (k < 0) continue;\n"
+            "        if (!has[k]) {\n            has[k] = 1;\n            if (!st) { a[k] = v[i]; continue; }\n"
+            "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
+            id, ct, ct, ct, id);
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
@@ -232,8 +239,8 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     const char *fd = new_temp();
-    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d};", fd, s.n, ct,
-         env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id);
+    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d};", fd,
+         s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

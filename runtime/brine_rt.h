@@ -829,6 +829,11 @@ typedef struct brt_fold {
     int64_t (*lfold)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has);
     void (*lscan)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has,
                   void *out);
+    /* keyed: each of cnt values into accs[keys[i]] (keys[i] < 0: skipped;
+     * has[k] = 0: that accumulator starts from start, or min/max from the
+     * value), setting has[k] */
+    void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
+                 const void *start);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -444,8 +444,132 @@ static void keyed_folds(void *arg, int64_t t)
         fold_key(k, j);
 }
 
+/* ---- keyed, few keys: no sort ------------------------------------------------------
+ *
+ * With at most DENSE_KEYS keys, each task takes an aligned unit of UNIT
+ * leaves: it folds each leaf's elements into one accumulator per key
+ * (kacc, the combine inlined), pushes every key the leaf touched onto that
+ * key's stack of the tree (the same link rule as above), and leaves each
+ * key's root of the unit; the units' roots then combine level by level, as
+ * aligned subtrees do. The same tree per key, so the same bits; elements
+ * and combines interleave, so a panic there hands over to the sorted way,
+ * whose order is SPEC 15's. */
+#define DENSE_KEYS 64
+
+typedef struct dense_job {
+    const brt_fold *f;
+    int64_t n, nl, nkeys, units;
+    size_t vs;
+    unsigned char *roots, *rhas; /* units x nkeys */
+} dense_job;
+
+static void dense_unit(void *arg, int64_t u)
+{
+    dense_job *d = arg;
+    const brt_fold *f = d->f;
+    size_t vs = d->vs;
+    int64_t nk = d->nkeys;
+    int64_t a = u * UNIT, b = a + UNIT < d->nl ? a + UNIT : d->nl;
+    unsigned char *mem = brt_xmalloc((size_t)nk * (MAX_LEV + 1) * vs + (size_t)nk * vs + BRT_LEAF * vs);
+    unsigned char *stk = mem, *acc = mem + (size_t)nk * (MAX_LEV + 1) * vs, *vbuf = acc + (size_t)nk * vs;
+    unsigned char link[DENSE_KEYS][MAX_LEV + 1], sp[DENSE_KEYS], ah[DENSE_KEYS];
+    int64_t prev[DENSE_KEYS], kbuf[BRT_LEAF];
+    memset(sp, 0, sizeof sp);
+    memset(ah, 0, sizeof ah);
+#define KSLOT(k, i) (stk + ((size_t)(k) * (MAX_LEV + 1) + (size_t)(i)) * vs)
+    for (int64_t L = a; L < b; L++) {
+        int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
+        f->elems(f->env, lo, hi, vbuf, NULL, kbuf);
+        f->kacc(f->env, vbuf, kbuf, hi - lo, acc, ah, f->start);
+        for (int64_t i = 0; i < hi - lo; i++) {
+            int64_t k = kbuf[i];
+            if (k < 0 || !ah[k])
+                continue;
+            ah[k] = 0;
+            int s = sp[k];
+            if (s > 0) {
+                int lv = hibit((uint64_t)(prev[k] ^ L));
+                while (s >= 2 && link[k][s - 2] < lv) {
+                    f->combine(f->env, KSLOT(k, s - 2), KSLOT(k, s - 1));
+                    s--;
+                }
+                link[k][s - 1] = (unsigned char)lv;
+            }
+            memcpy(KSLOT(k, s), acc + (size_t)k * vs, vs);
+            sp[k] = (unsigned char)(s + 1);
+            prev[k] = L;
+        }
+    }
+    for (int64_t k = 0; k < nk; k++) {
+        unsigned char *root = d->roots + ((size_t)u * nk + k) * vs;
+        d->rhas[u * nk + k] = sp[k] > 0;
+        if (!sp[k])
+            continue;
+        for (int i = sp[k] - 2; i >= 0; i--)
+            f->combine(f->env, KSLOT(k, i), KSLOT(k, i + 1));
+        memcpy(root, KSLOT(k, 0), vs);
+    }
+#undef KSLOT
+    free(mem);
+}
+
+/* The fast way for few keys; false: a panic (nothing written). */
+static bool keyed_dense(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    dense_job d;
+    d.f = f;
+    d.n = f->n;
+    d.nkeys = nkeys;
+    d.vs = f->vsize;
+    d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    d.units = (d.nl + UNIT - 1) / UNIT;
+    d.roots = brt_xmalloc((size_t)d.units * nkeys * d.vs + 1);
+    d.rhas = brt_xmalloc((size_t)(d.units * nkeys) + 1);
+    brt_trap panic;
+    volatile bool ok = brt_pool_run(d.units, dense_unit, &d, &panic) < 0;
+    if (!ok) {
+        free(panic.msg);
+    } else {
+        brt_trap trap, *outer = brt_trap_get();
+        trap.panicked = 0;
+        trap.msg = NULL;
+        brt_trap_set(&trap);
+        if (setjmp(trap.jb) == 0) {
+            size_t vs = d.vs;
+            for (int64_t k = 0; k < nkeys; k++) {
+                for (int64_t cnt = d.units; cnt > 1; cnt = (cnt + 1) / 2)
+                    for (int64_t j = 0; 2 * j < cnt; j++) {
+                        unsigned char *dst = d.roots + ((size_t)j * nkeys + k) * vs;
+                        unsigned char dh = d.rhas[2 * j * nkeys + k];
+                        if (j != 0)
+                            memcpy(dst, d.roots + ((size_t)(2 * j) * nkeys + k) * vs, vs);
+                        if (2 * j + 1 < cnt)
+                            merge(f, dst, &dh, d.roots + ((size_t)(2 * j + 1) * nkeys + k) * vs,
+                                  d.rhas[(2 * j + 1) * nkeys + k]);
+                        d.rhas[j * nkeys + k] = dh;
+                    }
+                has[k] = d.rhas[k];
+                if (has[k])
+                    memcpy((unsigned char *)out + (size_t)k * vs, d.roots + (size_t)k * vs, vs);
+                else if (f->start)
+                    memcpy((unsigned char *)out + (size_t)k * vs, f->start, vs);
+            }
+        } else {
+            ok = false;
+            free(trap.msg);
+        }
+        brt_trap_set(outer);
+    }
+    free(d.roots);
+    free(d.rhas);
+    return ok;
+}
+
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
+    if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 4 * UNIT * BRT_LEAF &&
+        brt_pool_threads() > 1 && !brt_pool_nested() && keyed_dense(f, nkeys, out, has))
+        return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
         nkeys = 0;

@@ -144,7 +144,7 @@ def rand_float(rng):
 
 
 def case(rng, big):
-    n = rng.choice(SIZES) if not big else rng.randint(4000, 20000)
+    n = rng.choice(SIZES) if not big else rng.randint(4000, 40000)
     if not big and rng.random() < 0.3:
         n = rng.randint(0, 600)
     kind = "F" if rng.random() < 0.6 else "I"
