@@ -214,7 +214,7 @@ static bool builtin_alike(struct ir_node *rn)
 const char *emit_fold(struct ir_node *rn)
 {
     struct type *t = rn->elem_type;
-    if (builtin_alike(rn)) {
+    if (builtin_alike(rn) && !rn->world) {
         rn->reducer = rn->c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
         rn->user = false;
         if (rn->par) return emit_reduce(rn);
@@ -258,6 +258,9 @@ const char *emit_fold(struct ir_node *rn)
     if (rn->scan) return tmp_owned(rn->type, "brt_scan_run(&%s, %s)", fd, tdesc(t));
     const char *res = new_temp();
     line("%s %s;", ct, res);
-    line("if (!brt_fold_reduce(&%s, &%s)) %s = %s;", fd, res, res, stv);
+    if (rn->world)
+        line("if (!brt_world_fold_reduce(&%s, %s, &%s)) %s = %s;", fd, loc_ref(rn->loc), res, res, stv);
+    else
+        line("if (!brt_fold_reduce(&%s, &%s)) %s = %s;", fd, res, res, stv);
     return res;
 }

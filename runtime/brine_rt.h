@@ -843,6 +843,8 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 /* par reduce(f, start, gen): the tree's value into out; false: no element
  * was kept (the caller gives start). */
 bool brt_fold_reduce(const brt_fold *f, void *out);
+/* world.reduce(f, start, gen): every rank gets the one-process bits. */
+bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 

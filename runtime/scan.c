@@ -760,3 +760,49 @@ bool brt_fold_reduce(const brt_fold *f, void *out)
     }
     return red_block(&r, 0, r.nl, out);
 }
+
+/* ---- world.reduce(f, start, gen) ----------------------------------------------------
+ *
+ * Values of up to 16 bytes go through the world driver of the built-in
+ * reductions (world.c: each rank evaluates its aligned blocks of leaves,
+ * the roots meet on every rank): a brt_reduce whose leaves() evaluates
+ * a leaf's elements and folds them with lfold. Larger values: every rank
+ * runs the one-process tree itself (the same bits, without the split). */
+
+static void adapt_leaves(void *env, int64_t first, int64_t count, void *vals, unsigned char *has)
+{
+    const brt_fold *f = env;
+    size_t vs = f->vsize;
+    _Alignas(16) unsigned char buf[BRT_LEAF * 16];
+    unsigned char kept[BRT_LEAF];
+    for (int64_t q = 0; q < count; q++) {
+        int64_t lo = (first + q) * BRT_LEAF, hi = lo + BRT_LEAF < f->n ? lo + BRT_LEAF : f->n;
+        f->elems(f->env, lo, hi, buf, f->filtered ? kept : NULL, NULL);
+        unsigned char *acc = (unsigned char *)vals + (size_t)q * vs;
+        bool st = f->start != NULL;
+        if (st)
+            memcpy(acc, f->start, vs);
+        has[q] = f->lfold(f->env, buf, f->filtered ? kept : NULL, hi - lo, acc, st) > 0;
+    }
+}
+
+static void adapt_combine(void *env, void *l, const void *r)
+{
+    const brt_fold *f = env;
+    f->combine(f->env, l, r);
+}
+
+bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out)
+{
+    if (f->vsize > 16)
+        return brt_fold_reduce(f, out);
+    brt_reduce r;
+    memset(&r, 0, sizeof r);
+    r.n = f->n;
+    r.vsize = f->vsize;
+    r.env = (void *)f;
+    r.leaves = adapt_leaves;
+    r.combine = adapt_combine;
+    r.loc = loc;
+    return brt_world_reduce_tree(&r, NULL, out);
+}
