@@ -3,7 +3,8 @@
 #   make              build/bin/brine, build/lib/brine/{libbrine_rt.a,include/,stdlib/}
 #   make check        unit tests, golden tests (dev and release), hostile inputs, CLI, fmt, man page lint,
 #                     world programs under mpirun
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR=  (make uninstall removes what it put)
+#   make deps         what building needs (Debian packages); make deps-test: and what make check needs
 #
 # The tree under build/ mirrors the installed one, so build/bin/brine finds
 # its runtime and stdlib the same way an installed brine does: ../lib/brine.
@@ -20,11 +21,11 @@ BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
-               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
+               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/check_scan.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
                compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_scan.c compiler/emit_fnval.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/main.c
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/main.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
-COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/ctext.h compiler/emit_c.h
+COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
 
 RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
@@ -72,6 +73,14 @@ $(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
+
+# brine -V: the commit brine is built from. Written on every make, replaced
+# only when its text changes (a new HEAD), so only cli.o is rebuilt then.
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@sh tools/version.sh . > $@.tmp && { cmp -s $@.tmp $@ || mv $@.tmp $@; }; rm -f $@.tmp
+$(B)/obj/compiler/cli.o: $(B)/gen/version.h
+FORCE:
 
 # fmt.c reads the token numbers
 $(B)/obj/compiler/fmt.o: $(B)/gen/parser.h
@@ -155,6 +164,8 @@ check-hostile: all
 
 check-cli: all
 	tests/cli/run.sh $(BRINE)
+	tests/cli/forms.sh $(BRINE)
+	tests/cli/install.sh
 
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
@@ -273,7 +284,7 @@ check-memory: all $(B)/asan/libbrine_rt.a
 # The harness links the compiler without its driver: the pipeline up to the
 # C text, in process. Two builds of it: under ASan and UBSan with $(CC) for the
 # smoke run of make check, and with AFL++'s instrumentation for fuzz-frontend.
-FUZZ_SRC = $(filter-out compiler/main.c compiler/testrun.c compiler/fmt.c compiler/backend.c,$(COMPILER_SRC))
+FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c,$(COMPILER_SRC))
 FUZZ_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c $(B)/gen/kernel_prelude.c
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ASAN_OBJ = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-asan/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-asan/gen/%.o)
@@ -327,42 +338,78 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 
-# What building and testing need. deps installs the missing ones with
-# apt-get (through sudo unless run as root) and skips the rest.
-DEB_PKGS = gcc libc6-dev make re2c bison tcc libtcc-dev libcriterion-dev mandoc \
+# What building brine needs (make deps), and what make check needs on top
+# of it (make deps-test: the unit tests, the man page lint, valgrind, the
+# Python tools, both MPIs for the world programs, patch for fmt's diffs).
+# Both install the missing ones with apt-get (through sudo unless run as
+# root) and skip the rest. DEB_PKGS is everything.
+DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
-           mpich libmpich-dev
+           mpich libmpich-dev patch
 
-deps:
+define apt_install
 	@missing=""; \
-	for p in $(DEB_PKGS); do \
+	for p in $(1); do \
 	    dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
 	        || missing="$$missing $$p"; \
 	done; \
-	if [ -z "$$missing" ]; then echo "deps: all installed"; exit 0; fi; \
+	if [ -z "$$missing" ]; then echo "$@: all installed"; exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
-	echo "deps: installing$$missing"; \
+	echo "$@: installing$$missing"; \
 	$$sudo apt-get update && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+endef
 
-bootstrap: deps
+deps:
+	$(call apt_install,$(DEB_PKGS_BUILD))
+
+deps-test:
+	$(call apt_install,$(DEB_PKGS))
+
+bootstrap: deps-test
 	$(MAKE) -j2 all
 	$(BRINE) run examples/hello.br
 
-# ---- install ----------------------------------------------------------------
+# ---- install, uninstall -----------------------------------------------------
+
+# Everything install puts, so that uninstall removes exactly that: the
+# binary, the runtime and the stdlib under lib/brine, the man page, and the
+# docs and examples under share/doc/brine. uninstall removes these files,
+# then brine's own directories if they are empty (never bin/ or man1/).
+RT_HEADERS = runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h
+DOC_FILES  = README.md CHANGELOG.md LICENSE $(wildcard docs/*.md docs/*.svg)
+EXAMPLES   = $(wildcard examples/*.br)
+IBIN = $(DESTDIR)$(PREFIX)/bin
+ILIB = $(DESTDIR)$(PREFIX)/lib/brine
+IMAN = $(DESTDIR)$(PREFIX)/share/man/man1
+IDOC = $(DESTDIR)$(PREFIX)/share/doc/brine
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/brine/include \
-	           $(DESTDIR)$(PREFIX)/lib/brine/stdlib $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BRINE) $(DESTDIR)$(PREFIX)/bin/brine
-	install -m 644 $(RTLIB) $(DESTDIR)$(PREFIX)/lib/brine/libbrine_rt.a
-	install -m 644 runtime/brine_rt.h runtime/brine_math.h runtime/reduce_shape.h runtime/wrap_ovf.h $(DESTDIR)$(PREFIX)/lib/brine/include/
-	install -m 644 $(STDLIB) $(DESTDIR)$(PREFIX)/lib/brine/stdlib/
-	install -m 644 brine.1 $(DESTDIR)$(PREFIX)/share/man/man1/brine.1
+	install -d $(IBIN) $(ILIB)/include $(ILIB)/stdlib $(IMAN) $(IDOC)/docs $(IDOC)/examples
+	install -m 755 $(BRINE) $(IBIN)/brine
+	install -m 644 $(RTLIB) $(ILIB)/libbrine_rt.a
+	install -m 644 $(RT_HEADERS) $(ILIB)/include/
+	install -m 644 $(STDLIB) $(ILIB)/stdlib/
+	install -m 644 brine.1 $(IMAN)/brine.1
+	install -m 644 README.md CHANGELOG.md LICENSE $(IDOC)/
+	install -m 644 $(filter docs/%,$(DOC_FILES)) $(IDOC)/docs/
+	install -m 644 $(EXAMPLES) $(IDOC)/examples/
+
+uninstall:
+	rm -f $(IBIN)/brine $(ILIB)/libbrine_rt.a $(IMAN)/brine.1
+	rm -f $(addprefix $(ILIB)/include/,$(notdir $(RT_HEADERS))) $(addprefix $(ILIB)/stdlib/,$(notdir $(STDLIB)))
+	rm -f $(addprefix $(IDOC)/,$(DOC_FILES) $(EXAMPLES))
+	-rmdir $(ILIB)/include $(ILIB)/stdlib $(ILIB) $(IDOC)/docs $(IDOC)/examples $(IDOC) 2>/dev/null
+
+# make install into a DESTDIR, the installed brine builds and runs a
+# program, make uninstall leaves nothing there (part of check-cli).
+check-install: all
+	tests/cli/install.sh
 
 clean:
 	rm -rf $(B)
 
 .PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
-        deps bootstrap
+        deps deps-test bootstrap uninstall check-install FORCE
 .SECONDARY:

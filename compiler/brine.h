@@ -131,6 +131,17 @@ struct spawn {
     int fd;
 };
 int spawn_proc(const struct spawn *sp, pid_t *pid);
+
+/* A unified diff (diff -u, 3 lines of context) from a to b, appended to
+ * out; nothing when they are the same. DIFF_REPORT (brine test's reports):
+ * each line indented 4, control bytes escaped, long lines cut, at most 40
+ * lines. DIFF_PATCH (brine fmt --check): the lines exactly, with "\ No
+ * newline at end of file" where diff writes it, for patch(1); the caller
+ * writes the ---/+++ lines. */
+enum diff_form { DIFF_REPORT, DIFF_PATCH };
+void text_diff(struct buf *out, const char *a, size_t na, const char *b, size_t nb, enum diff_form form);
+/* The first max lines of s as context lines of a report. */
+void report_lines(struct buf *out, const char *s, size_t len, int max);
 /* Waits for pid; with timeout_s > 0 kills it (SIGKILL) after that many
  * seconds and sets *timed_out. *status: the exit status, or -signal. False
  * with errno set when waitpid fails. */
@@ -563,6 +574,8 @@ struct node {
             enum builtin builtin;
             struct node *recv;
             struct sym *fn;
+            int print_vals; /* print/eprint with sep= or end=: 1 + the values' count; the args are
+                             * then the values, the separator and the end (checker) */
         } call;
         /* N_FIELD: base.name (a module member or the callee of a method call),
          * or a tuple's field base.0 (index: set by the checker, else -1) */
@@ -680,6 +693,8 @@ void dump_ast(FILE *out, struct module *m);       /* --dump=ast (ast.c) */
 /* Loads the program and every module it imports (recursively, once each).
  * stdlib_dir: where `import NAME` finds stdlib/NAME.br. */
 struct program *load_program(const char *path, const char *stdlib_dir);
+/* The same from a text in memory (`brine run -`), shown as display. */
+struct program *load_program_text(const char *display, const char *text, size_t len, const char *stdlib_dir);
 
 /* check.c: resolves names and types; annotates the AST; exits 1 on error. */
 void check_program(struct program *prog);

@@ -392,6 +392,30 @@ struct type *check_value(struct node *n, struct type *hint)
     return t;
 }
 
+/* A method whose result has the receiver's type, on a receiver and with
+ * arguments that are themselves literal expressions (the rotate amounts are
+ * not tied to it): 54.wrapping_add(63) takes its context's type like 54. */
+static bool is_literal_method(struct node *n)
+{
+    struct node *callee = n->u.call.callee;
+    if (callee->kind != N_FIELD || n->u.call.gen || n->u.call.par)
+        return false;
+    static const char *const same_type[] = {"wrapping_add", "wrapping_sub", "wrapping_mul"};
+    static const char *const keeps_type[] = {"wrapping_neg", "rotate_left", "rotate_right"};
+    const char *name = callee->u.field.name;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, keeps_type[i]) == 0)
+            return true;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, same_type[i]) == 0) {
+            for (int k = 0; k < n->u.call.args.len; k++)
+                if (n->u.call.args.items[k]->kind == N_ASSIGN || !is_flexible(n->u.call.args.items[k]))
+                    return false;
+            return true;
+        }
+    return false;
+}
+
 /* Is the type of n decided only by integer literals (and empty arrays), so
  * that it should take the type of its context? Follows the left spine
  * iteratively, so long operator chains cost no recursion. */
@@ -434,6 +458,10 @@ bool is_flexible(struct node *n)
         case N_CALL: /* None takes its type from the context; Some(1) as its 1 does */
             if (is_none_lit(n))
                 return true;
+            if (is_literal_method(n)) { /* 5.wrapping_mul(3), (2 + 3).rotate_left(1) */
+                n = n->u.call.callee->u.field.base;
+                continue;
+            }
             if (!is_some_call(n))
                 return false;
             n = n->u.call.args.items[0];
@@ -600,6 +628,13 @@ static struct type *check_binary(struct node *n, struct type *hint)
  * iterable (unless a local or global has the name): range(lo, hi) becomes
  * lo..hi; the others an N_CALL of their BK_ITER builtin, whose array the
  * loop walks. Returns false when it is none of them. */
+static struct node *int_literal(struct loc loc, int value)
+{
+    struct node *z = node_new(N_INT, loc);
+    z->u.ilit.value = (unsigned)value;
+    return z;
+}
+
 static bool check_iter_call(struct iterable *it)
 {
     struct node *n = it->array;
@@ -610,17 +645,18 @@ static bool check_iter_call(struct iterable *it)
     if (lookup(name))
         return false;
     bool range = strcmp(name, "range") == 0;
-    if (range ? args->len != 2 && args->len != 3
+    if (range ? args->len < 1 || args->len > 3
               : strcmp(name, "enumerate") == 0 ? args->len != 1 : strcmp(name, "zip") == 0 ? args->len != 2 : true)
         return false;
     for (int i = 0; i < args->len; i++)
         if (args->items[i]->kind == N_ASSIGN)
             return false; /* check_call says why */
-    if (range && args->len == 2) {
+    if (range && args->len <= 2) {
         it->is_range = true;
         it->inclusive = false;
-        it->lo = args->items[0];
-        it->hi = args->items[1];
+        /* range(n) is 0..n: a literal 0 where the call begins, typed by n */
+        it->lo = args->len == 2 ? args->items[0] : int_literal(n->loc, 0);
+        it->hi = args->items[args->len - 1];
         it->array = NULL;
         return true;
     }
@@ -653,11 +689,16 @@ struct type *check_iterable(struct iterable *it)
     if (!it->is_range && check_iter_call(it) && !it->is_range)
         return it->array->type->elem;
     if (it->is_range) {
-        check_value(it->lo, ty_int);
-        expect_type(it->lo, ty_int, "for the start of the range");
-        check_value(it->hi, ty_int);
-        expect_type(it->hi, ty_int, "for the end of the range");
-        return ty_int;
+        /* any integer type, the same at both ends; a literal end takes the
+         * other end's type (`0..n` with n: u64), as in `1 + h` */
+        struct node *first = is_flexible(it->lo) && !is_flexible(it->hi) ? it->hi : it->lo;
+        struct node *second = first == it->lo ? it->hi : it->lo;
+        struct type *t = check_value(first, ty_int);
+        if (!type_is_integer(t))
+            expect_type(first, ty_int, "for the %s of the range", first == it->lo ? "start" : "end");
+        check_value(second, t);
+        expect_type(second, t, "for the %s of the range", second == it->lo ? "start" : "end");
+        return t;
     }
     struct type *t = check_value(it->array, NULL);
     if (t->kind != T_ARRAY)
@@ -924,6 +965,50 @@ struct sym *module_base(struct node *base)
     return s && s->kind == SYM_MODULE ? s : NULL;
 }
 
+/* print(a, b, sep=",", end="") and eprint's: the named strings after the
+ * values, as in Python. When either is given the args become the values,
+ * then sep, then end (the defaults " " and "\n" filled in). */
+static void print_named_args(struct node *n, const char *name)
+{
+    struct nodes *args = &n->u.call.args;
+    struct node *named[2] = {NULL, NULL};
+    int nvals = 0;
+    for (int i = 0; i < args->len; i++) {
+        struct node *a = args->items[i];
+        if (a->kind != N_ASSIGN) {
+            if (named[0] || named[1])
+                error_at(a->loc, "a value cannot follow sep= or end= in '%s(...)': the named arguments come last",
+                         name);
+            nvals++;
+            continue;
+        }
+        const char *key = a->u.assign.target->u.name.name;
+        int k = strcmp(key, "sep") == 0 ? 0 : strcmp(key, "end") == 0 ? 1 : -1;
+        if (k < 0 || a->u.assign.op != OP_NONE)
+            error_at(a->u.assign.target->loc, "'%s' takes only the named arguments sep= and end= (strings), "
+                                              "found '%s='", name, key);
+        if (named[k])
+            error_at(a->u.assign.target->loc, "'%s=' is given twice in '%s(...)'", key, name);
+        named[k] = a->u.assign.value;
+        check_value(named[k], ty_str);
+        expect_type(named[k], ty_str, "for '%s=' of '%s'", key, name);
+    }
+    if (!named[0] && !named[1])
+        return;
+    static const char *const dflt[2] = {" ", "\n"};
+    for (int k = 0; k < 2; k++)
+        if (!named[k]) {
+            named[k] = node_new(N_STR, n->loc);
+            named[k]->u.slit.s = dflt[k];
+            named[k]->u.slit.len = 1;
+            check_value(named[k], ty_str);
+        }
+    args->len = nvals;
+    nodes_push(args, named[0]);
+    nodes_push(args, named[1]);
+    n->u.call.print_vals = 1 + nvals;
+}
+
 static struct type *check_call(struct node *n, struct type *hint)
 {
     struct node *callee = n->u.call.callee;
@@ -937,6 +1022,8 @@ static struct type *check_call(struct node *n, struct type *hint)
         if (st && st->sdefined)
             return check_struct_ctor(n, st);
     }
+    if (name && !lookup(name) && (strcmp(name, "print") == 0 || strcmp(name, "eprint") == 0))
+        print_named_args(n, name);
     for (int i = 0; i < n->u.call.args.len; i++) {
         struct node *a = n->u.call.args.items[i];
         if (a->kind == N_ASSIGN)
@@ -963,7 +1050,7 @@ static struct type *check_call(struct node *n, struct type *hint)
             if (bi == BI_NONE && (strcmp(name, "zip") == 0 || strcmp(name, "enumerate") == 0))
                 error_at(callee->loc, "'%s' makes an iterable, so it stands only after 'in': for (i, x) in "
                                       "enumerate(xs), for (x, y) in zip(xs, ys)", name);
-            if (bi == BI_NONE && strcmp(name, "range") == 0 && (n->u.call.args.len == 2 || n->u.call.args.len == 3))
+            if (bi == BI_NONE && strcmp(name, "range") == 0 && n->u.call.args.len >= 1 && n->u.call.args.len <= 3)
                 error_at(callee->loc, "'range' makes an iterable, so it stands only after 'in': for i in "
                                       "range(lo, hi, step); an array of it is [i for i in range(...)]");
             if (bi == BI_NONE && strcmp(name, "range") == 0)
@@ -1260,6 +1347,8 @@ struct type *check_expr(struct node *n, struct type *hint)
     }
     C.depth--;
     n->type = t;
+    if (n->ekind == N_INT || n->ekind == N_UNARY || n->ekind == N_BINARY || n->ekind == N_CALL)
+        fold_literal(n);
     return t;
 }
 

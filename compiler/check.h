@@ -77,6 +77,9 @@ struct type *check_expr(struct node *n, struct type *hint);
 /* An expression that must have a value (not a call of a function without one). */
 struct type *check_value(struct node *n, struct type *hint);
 bool is_flexible(struct node *n); /* an untyped literal expression (takes the context's type) */
+/* check_fold.c: after typing an integer literal, unary or binary node, its
+ * value when it is a literal expression; overflow there is a compile error. */
+void fold_literal(struct node *n);
 void check_pair(struct node *a, struct node *b, struct type *hint, struct type **ta, struct type **tb);
 struct loc gen_loc(struct gen *g);
 struct type *check_iterable(struct iterable *it);
@@ -117,7 +120,7 @@ bool type_has_fn(struct type *t);                        /* holds a function val
 void no_fn_printed(struct node *n);                      /* errors when n's value holds a function */
 void no_fn_compared(struct node *n, struct type *t, const char *op);
 
-/* ---- check_fold.c: reduce(f, start, gen), scans, by (SPEC 15) --------------- */
+/* ---- check_scan.c: reduce(f, start, gen), scans, by (SPEC 15) --------------- */
 
 struct type *check_gen_of(struct gen *g, struct type *elem_hint, struct node *owner, bool par);
 void check_by_key(struct gen *g);   /* inside the generator's scope */

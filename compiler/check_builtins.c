@@ -109,7 +109,8 @@ static void expect_sortable(struct node *n, struct loc where, struct type *at, c
 /* print(...) and eprint(...): any values that have a text form. */
 static struct type *check_printed(struct node *n)
 {
-    for (int i = 0; i < n->u.call.args.len; i++) {
+    int nvals = n->u.call.print_vals ? n->u.call.print_vals - 1 : n->u.call.args.len;
+    for (int i = 0; i < nvals; i++) {
         check_value(arg(n, i), NULL);
         no_fn_printed(arg(n, i));
     }
@@ -471,13 +472,16 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     } else {
         rt = check_value(recv, NULL);
     }
-    if (rt->kind == T_TUPLE && rt->sname) { /* s.f(x): a field holding a function */
+    if (rt->kind == T_TUPLE) { /* s.f(x), t.0(x): a field holding a function */
         struct node *callee = n->u.call.callee;
         for (int k = 0; k < rt->nfields; k++)
-            if (strcmp(rt->fnames[k], mname) == 0 && rt->fields[k]->kind == T_FN) {
+            if ((rt->sname ? strcmp(rt->fnames[k], mname) == 0 : atoi(mname) == k && mname[0] >= '0' && mname[0] <= '9')
+                && rt->fields[k]->kind == T_FN) {
                 callee->u.field.index = k;
                 callee->type = rt->fields[k];
-                return check_value_call(n, rt->fields[k], arena_printf("field '%s' of %s", mname, rt->sname));
+                return check_value_call(n, rt->fields[k],
+                                        rt->sname ? arena_printf("field '%s' of %s", mname, rt->sname)
+                                                  : arena_printf("field %d of %s", k, tn(rt)));
             }
     }
     if (m == BI_NONE) {

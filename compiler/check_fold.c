@@ -1,127 +1,172 @@
 /*
- * check_fold.c: the checker's part of SPEC 15: reduce(f, start, gen) and
- * scan(f, start, gen), `scan REDUCER(...)`, and a generator's
- * `by KEY in 0..N`.
+ * check_fold.c: integer literal expressions evaluated while checking
+ * (SPEC section 3).
  *
- * Each becomes an N_REDUCE (as sum(...) does): user (f and start),
- * scan (an array of the running values), and the generator keeps its key
- * and N. The types: reduce gives T, scan [T], by [T] ([Option[T]] for
- * min/max). The order of evaluation the lowering keeps: f, start, the
- * sources, N, then per element the filter, the key, the value.
+ * An expression of integer literals alone (the operators + - * / % & | ^,
+ * unary - and ~, parentheses) counts as a literal: it takes its context's
+ * type like one, and like a literal that does not fit, one that overflows
+ * that type is a compile error, at the operation that overflows, with the
+ * panic's own words (SPEC section 4: "integer overflow in addition", "division
+ * by zero"). So `let x: u64 = 18446744073709551615 + 1` is refused where a
+ * program would otherwise panic on its first run.
+ *
+ * check_expr calls fold_literal on every integer literal, unary and binary
+ * node after typing it, children first; the value of each folded node is
+ * kept in a map from the node, so a chain of 100,000 additions is folded in
+ * linear time and no recursion. A node whose operands are not all folded
+ * (a name, a call, a shift) is not folded, and nor is anything above it:
+ * `x + 1` and `(1 << 3) + 2` are checked at run time as before. The
+ * wrapping methods on folded values fold too (they never fail), so
+ * `5.wrapping_mul(3) + 18446744073709551601` with a u64 context is refused.
+ * The values only decide errors: lowering still emits the expression, which
+ * gives the same value at run time.
  */
 #include "check.h"
 
 #include <string.h>
 
-/* The key of `by`, inside the generator's scope (it reads the loop
- * variables): an int. */
-void check_by_key(struct gen *g)
+static struct map folded; /* struct node * -> __int128 * (its value) */
+
+static const __int128 *value_of(struct node *n)
 {
-    struct type *kt = check_value(g->key, ty_int);
-    if (kt != ty_int)
-        error_at(g->key->loc, "the key of 'by' must be an int (0 <= key < N), found %s; convert it with int(...)",
-                 tn(kt));
+    return map_get_ptr(&folded, n);
 }
 
-/* N of `by KEY in 0..N`, outside the generator's scope (evaluated once,
- * before the elements). */
-void check_by_count(struct gen *g)
+static void keep(struct node *n, __int128 v)
 {
-    struct type *nt = check_value(g->nkeys, ty_int);
-    if (nt != ty_int)
-        error_at(g->nkeys->loc, "the key count N of 'by KEY in 0..N' must be an int, found %s", tn(nt));
+    __int128 *p = arena_alloc(sizeof *p);
+    *p = v;
+    map_put_ptr(&folded, n, p);
 }
 
-/* The element type of a keyed reduction's result array. */
-struct type *keyed_result(struct node *n, enum reducer r, bool user, struct type *et, struct type *hint)
+static bool fits(__int128 v, struct type *t)
 {
-    struct gen *g = n->u.reduce.gen;
-    bool opt = !user && (r == RED_MIN || r == RED_MAX);
-    if (type_is_ref(et))
-        error_at(g->by_loc, "a keyed reduction combines plain values (numbers, bools, and tuples and structs of them); "
-                            "%s holds text or an array",
-                 tn(et));
-    struct type *rt = user ? et : (r == RED_ANY || r == RED_ALL) ? ty_bool : et;
-    if (opt) {
-        if (hint && hint->kind == T_ARRAY && hint->elem == et)
-            error_at(g->by_loc, "'%s ... by' gives [Option[%s]], one entry per key, None for a key without elements; "
-                                "it is used here as %s: annotate [Option[%s]] and take .unwrap_or(d) of an entry",
-                     reducer_name[r], tn(et), tn(hint), tn(et));
-        rt = type_option(et);
-    }
-    return type_array(rt);
+    if (t == ty_int)
+        return v >= INT64_MIN && v <= INT64_MAX;
+    if (t == ty_u64)
+        return v >= 0 && v <= (__int128)UINT64_MAX;
+    return true; /* i128: every __int128 */
 }
 
-/* reduce(f, start, gen) / scan(f, start, gen): f: fn(T, T) -> T, start: T,
- * elements of T. */
-struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
+static const char *range_of(struct type *t)
 {
-    const char *name = scan ? "scan" : "reduce";
-    struct nodes args = n->u.call.args;
-    struct gen *g = n->u.call.gen;
-    bool par = n->u.call.par;
-    if ((g && args.len != 2) || (!g && args.len != 3))
-        error_at(n->loc, "'%s' takes a function, a start value and a generator or an array: %s(f, start, x for x in "
-                         "xs); found %d argument%s",
-                 name, name, args.len + (g != NULL), args.len + (g != NULL) == 1 ? "" : "s");
-    struct node *arr = g ? NULL : args.items[2];
-    struct node *f = args.items[0], *start = args.items[1];
-    struct type *t = NULL, *ft = NULL;
-    bool keyed = g && g->key;
-    struct type *ehint = hint && !scan && !keyed ? hint : hint && hint->kind == T_ARRAY ? hint->elem : NULL;
-    if (f->kind != N_LAMBDA) {
-        ft = check_value(f, NULL);
-        if (ft->kind != T_FN || ft->nfields != 2 || ft->fields[0] != ft->fields[1] || ft->elem != ft->fields[0])
-            error_at(f->loc, "the first argument of '%s' combines two values into one: a function fn(T, T) -> T; found %s",
-                     name, tn(ft));
-        t = ft->fields[0];
-        struct type *st = check_value(start, t);
-        if (st != t)
-            error_at(start->loc, "the start value of '%s' is %s, but its function combines %s values; they must be "
-                                 "the same type",
-                     name, tn(st), tn(t));
-    } else {
-        t = check_value(start, ehint);
-    }
-    struct type *et;
-    if (g) {
-        et = check_gen_of(g, t, n, par);
-    } else {
-        struct type *at = check_value(arr, type_array(t));
-        if (at->kind != T_ARRAY)
-            error_at(arr->loc, "expected an array or a generator for '%s', found %s", name, tn(at));
-        et = at->elem;
-    }
-    if (et != t)
-        error_at(g ? g->elem->loc : arr->loc, "the elements of '%s' are %s, but its start value and function are %s", name, tn(et),
-                 tn(t));
-    if (!ft) {
-        struct type *ps[2] = {t, t};
-        check_lambda(f, type_fn(ps, 2, t));
-        f->type = type_fn(ps, 2, t);
-    }
-    if (par && type_is_ref(t))
-        error_at(n->loc, "'par %s' combines plain values (numbers, bools, and tuples and structs of them); %s holds "
-                         "text or an array: drop 'par' to fold left to right",
-                 name, tn(t));
-    if (keyed && type_is_ref(t))
-        error_at(g->by_loc, "a keyed reduction combines plain values (numbers, bools, and tuples and structs of them); "
-                            "%s holds text or an array",
-                 tn(t));
-    if (scan && keyed)
-        error_at(g->by_loc, "'by' is not part of a scan: a scan gives one entry per element; a keyed reduction is "
-                            "reduce(f, start, x for x in xs by k in 0..n)");
-    n->kind = N_REDUCE;
-    memset(&n->u, 0, sizeof n->u);
-    n->u.reduce.par = par;
-    n->u.reduce.user = true;
-    n->u.reduce.scan = scan;
-    n->u.reduce.fnv = f;
-    n->u.reduce.start = start;
-    n->u.reduce.gen = g;
-    n->u.reduce.array = arr;
-    n->u.reduce.elem_type = t;
-    if (scan) return type_array(t);
-    if (keyed) return keyed_result(n, RED_SUM, true, t, hint);
-    return t;
+    if (t == ty_int)
+        return "int holds -9223372036854775808 to 9223372036854775807";
+    if (t == ty_u64)
+        return "u64 holds 0 to 18446744073709551615";
+    return "i128 holds -170141183460469231731687303715884105728 to 170141183460469231731687303715884105727";
 }
+
+static _Noreturn void overflow(struct node *n, const char *what, struct type *t)
+{
+    error_at(n->loc, "integer overflow in %s: this literal expression does not fit in %s (%s)", what, tn(t),
+             range_of(t));
+}
+
+/* v reduced modulo 2^bits of t, as t reads those bits. */
+static __int128 wrap(unsigned __int128 v, struct type *t)
+{
+    if (t == ty_int)
+        return (int64_t)(uint64_t)v;
+    if (t == ty_u64)
+        return (uint64_t)v;
+    return (__int128)v;
+}
+
+/* x.wrapping_add(y) and its kin on folded values: never an error, but the
+ * result is a literal value the expression around it may overflow with. */
+static void fold_wrapping(struct node *n)
+{
+    enum builtin m = n->u.call.builtin;
+    struct node *recv = n->u.call.recv;
+    if (!recv || recv->type != n->type)
+        return;
+    if (m != M_WRAPPING_ADD && m != M_WRAPPING_SUB && m != M_WRAPPING_MUL && m != M_WRAPPING_NEG)
+        return;
+    const __int128 *a = value_of(recv);
+    if (!a)
+        return;
+    unsigned __int128 ua = (unsigned __int128)*a;
+    if (m == M_WRAPPING_NEG) {
+        keep(n, wrap(0 - ua, n->type));
+        return;
+    }
+    struct node *arg = n->u.call.args.len == 1 ? n->u.call.args.items[0] : NULL;
+    const __int128 *b = arg && arg->type == n->type ? value_of(arg) : NULL;
+    if (!b)
+        return;
+    unsigned __int128 ub = (unsigned __int128)*b;
+    keep(n, wrap(m == M_WRAPPING_ADD ? ua + ub : m == M_WRAPPING_SUB ? ua - ub : ua * ub, n->type));
+}
+
+void fold_literal(struct node *n)
+{
+    struct type *t = n->type;
+    if (!t || !type_is_integer(t))
+        return;
+    if (n->ekind == N_INT) {
+        /* check_int_literal has refused one that does not fit */
+        unsigned __int128 m = n->u.ilit.value;
+        keep(n, n->u.ilit.neg ? (__int128)(0 - m) : (__int128)m);
+        return;
+    }
+    if (n->ekind == N_UNARY) {
+        const __int128 *a = value_of(n->u.bin.a);
+        if (!a)
+            return;
+        __int128 r;
+        if (n->u.bin.op == OP_NEG) {
+            if (__builtin_sub_overflow((__int128)0, *a, &r) || !fits(r, t))
+                overflow(n, "negation", t);
+        } else { /* OP_BNOT */
+            r = t == ty_u64 ? *a ^ (__int128)UINT64_MAX : ~*a;
+        }
+        keep(n, r);
+        return;
+    }
+    if (n->ekind == N_CALL) {
+        fold_wrapping(n);
+        return;
+    }
+    if (n->ekind != N_BINARY)
+        return;
+    const __int128 *pa = value_of(n->u.bin.a), *pb = value_of(n->u.bin.b);
+    if (!pa || !pb || n->u.bin.a->type != t || n->u.bin.b->type != t)
+        return;
+    __int128 a = *pa, b = *pb, r = 0;
+    __int128 min = t == ty_int ? INT64_MIN : t == ty_u64 ? 0 : (__int128)((unsigned __int128)1 << 127);
+    switch (n->u.bin.op) {
+    case OP_ADD:
+        if (__builtin_add_overflow(a, b, &r) || !fits(r, t))
+            overflow(n, "addition", t);
+        break;
+    case OP_SUB:
+        if (__builtin_sub_overflow(a, b, &r) || !fits(r, t))
+            overflow(n, "subtraction", t);
+        break;
+    case OP_MUL:
+        if (__builtin_mul_overflow(a, b, &r) || !fits(r, t))
+            overflow(n, "multiplication", t);
+        break;
+    case OP_DIV: case OP_MOD:
+        if (b == 0)
+            error_at(n->loc, "division by zero in this literal expression");
+        if (a == min && b == -1 && t != ty_u64) {
+            if (n->u.bin.op == OP_DIV)
+                overflow(n, "division", t);
+            r = 0; /* MIN % -1 */
+        } else {
+            r = n->u.bin.op == OP_DIV ? a / b : a % b; /* toward zero; the dividend's sign */
+        }
+        break;
+    case OP_BAND: r = a & b; break;
+    case OP_BOR:  r = a | b; break;
+    case OP_BXOR: r = a ^ b; break;
+    case OP_SHL: case OP_SHR: /* not literal expressions: checked at run time */
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE:
+    case OP_NEG: case OP_BNOT: case OP_NONE:
+        return;
+    }
+    keep(n, r);
+}
+

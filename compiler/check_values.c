@@ -283,9 +283,14 @@ static bool certainly_none(struct node *n)
  * comes from the context (unwrap_or's argument, or the hint). */
 struct type *check_option_recv(struct node *n, struct node *recv, enum builtin m, struct type *hint)
 {
-    if (m == M_UNWRAP)
+    if (m == M_UNWRAP && !hint)
         error_at(n->loc, "'unwrap' of None always panics ('called unwrap on None'); use a value, or "
                          "o.unwrap_or(default)");
+    if (m == M_UNWRAP) { /* typed by the context: a warning, the panic comes at run time */
+        warning_at(n->loc, "'unwrap' of None always panics ('called unwrap on None'); use a value, or "
+                           "o.unwrap_or(default)");
+        return check_value(recv, type_option(hint));
+    }
     if (m == M_UNWRAP_OR && n->u.call.args.len == 1) {
         struct type *d = check_value(arg(n, 0), hint);
         return check_value(recv, type_option(d));
@@ -311,10 +316,10 @@ struct type *check_option_method(struct node *n, struct node *recv, struct type 
         if (n->u.call.args.len != 0)
             error_at(n->loc, "'unwrap' takes 0 arguments, found %d%s", n->u.call.args.len,
                      n->u.call.args.len == 1 ? "; for a default, call unwrap_or(d)" : "");
-        if (certainly_none(recv))
-            error_at(n->loc, "'%s' is None here ('%s' is a let bound to None), so 'unwrap' always panics "
-                             "('called unwrap on None'); give it a value, or use unwrap_or(default)",
-                     recv->u.name.name, recv->u.name.name);
+        if (recv->kind == N_NAME && certainly_none(recv)) /* a warning: the program may test its own panic */
+            warning_at(n->loc, "'%s' is None here ('%s' is a let bound to None), so 'unwrap' always panics "
+                               "('called unwrap on None'); give it a value, or use unwrap_or(default)",
+                       recv->u.name.name, recv->u.name.name);
         return t;
     case M_UNWRAP_OR:
         if (n->u.call.args.len != 1)

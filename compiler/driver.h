@@ -1,8 +1,9 @@
 /*
  * driver.h: the driver's pieces shared by main.c, backend.c and testrun.c.
  *
- *   main.c      the command line (SPEC section 10) and the pipeline as one
- *               list of calls, ending in the C back end
+ *   cli.c       the command line: every command's options, one rule (cli.h)
+ *   main.c      the commands build, run, help, --dump and the pipeline as
+ *               one list of calls, ending in the C back end
  *   paths.c     where the installation lives (runtime, header, stdlib)
  *   outputs.c   the files the driver checks, reads and writes
  *   backend.c   the C back ends: libtcc for dev builds (to a file or into
@@ -16,6 +17,7 @@
 #ifndef BRINE_DRIVER_H
 #define BRINE_DRIVER_H
 #include "brine.h"
+#include "cli.h"
 
 enum {
     EXIT_COMPILE = 1,
@@ -42,6 +44,10 @@ void require_runtime(void);
 /* The source file must exist, be a regular file and end in .br (the
  * default output name is the file without .br). Else exit 2. */
 void require_source(const char *path);
+/* `brine run`: an existing, readable regular file of any name. Else exit 2. */
+void require_script(const char *path);
+/* All of stdin (`brine run -`, `brine fmt -`); exit 2 when it cannot be read. */
+char *read_stdin_source(size_t *len);
 /* Reads a whole source file; exit 2 when it cannot. */
 char *read_source(const char *path, size_t *len);
 /* Writes a whole file; exit 2 when it cannot. */
@@ -78,32 +84,21 @@ int backend_dev_run(const char *c_text, int argc, char **argv);
  * native adds -march=native (--cpu=native: same output, this CPU's
  * instructions; contraction stays off). */
 void backend_release_build(const char *c_path, const char *out_path, bool native);
-/* --cpu=CPU (main.c): true for native, false for generic; else a usage error. */
-bool cpu_option(const char *cpu);
 
 /* A C compiler refused the generated C: a bug in brine. Prints
  * "brine: internal error: the C compiler rejected the generated C" and the
  * compiler's messages, exits 70. */
 _Noreturn void backend_rejected(const char *messages);
 
-/* ---- main.c ----------------------------------------------------------- */
-
-/* --color=WHEN or --color WHEN at argv[*i] (steps *i past it): sets the
- * colour of diagnostics, exit 2 on a bad WHEN. False for any other word. */
-bool color_option(int argc, char **argv, int *i);
-
 /* ---- testrun.c ----------------------------------------------------------- */
 
 /* `brine test [PATH...] [options]`: args are the words after "test".
  * Returns the exit status (0 all passed, 1 some failed, 2 usage). */
 int test_main(int argc, char **argv);
-/* A unified diff of two texts (malloc'ed, its lines indented by 4): the
- * golden tests' diff, for `brine fmt --check`. */
-char *unified_diff(const char *want, size_t want_len, const char *got, size_t got_len);
 
 /* ---- fmt.c --------------------------------------------------------------- */
 
-/* `brine fmt [--check] FILE.br...`: args are the words after "fmt".
+/* `brine fmt [--check | -l] FILE.br|DIR...`: args are the words after "fmt".
  * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
  * not formatted, 2 usage, 70 internal). */
 int fmt_main(int argc, char **argv);

@@ -78,14 +78,17 @@ static const char *emit_io_builtin(struct ir_node *n)
     if (b == BI_EPRINT) {
         const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
         for (int i = 0; i < n->nkids; i++) xs[i] = lval(emit_expr(n->kids[i]), n->kids[i]->type);
+        int nv = n->field ? n->field - 1 : n->nkids; /* then sep and end, when given */
         const char *sb = new_temp();
         line("brt_sb %s;", sb);
         line("brt_sb_init(&%s);", sb);
-        for (int i = 0; i < n->nkids; i++) {
-            if (i) line("brt_sb_lit(&%s, \" \", 1);", sb);
+        for (int i = 0; i < nv; i++) {
+            if (i && n->field) line("brt_sb_lit(&%s, %s->data, %s->len);", sb, xs[nv], xs[nv]);
+            else if (i) line("brt_sb_lit(&%s, \" \", 1);", sb);
             line("brt_sb_val(&%s, %s, &%s, NULL);", sb, tdesc(n->kids[i]->type), xs[i]);
         }
-        line("brt_eprint_finish(&%s);", sb);
+        if (n->field) line("brt_sb_lit(&%s, %s->data, %s->len);", sb, xs[nv + 1], xs[nv + 1]);
+        line(n->field ? "brt_eprint_write(&%s);" : "brt_eprint_finish(&%s);", sb);
         return "";
     }
     if (b == BI_ASSERT) {
@@ -138,12 +141,15 @@ const char *emit_builtin(struct ir_node *n)
     if (b == BI_PRINT) {
         const char **xs = arena_alloc((size_t)(n->nkids + 1) * sizeof *xs);
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        int nv = n->field ? n->field - 1 : n->nkids; /* then sep and end, when given */
         line("brt_print_at(%s);", loc_ref(n->loc));
-        for (int i = 0; i < n->nkids; i++) {
-            if (i) line("brt_print_sep();");
+        for (int i = 0; i < nv; i++) {
+            if (i && n->field) line("brt_print_str(%s);", xs[nv]);
+            else if (i) line("brt_print_sep();");
             print_value(xs[i], n->kids[i]->type);
         }
-        line("brt_print_end();");
+        if (n->field) line("brt_print_str(%s);", xs[nv + 1]);
+        else line("brt_print_end();");
         return "";
     }
     if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);

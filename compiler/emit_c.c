@@ -893,6 +893,15 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi)
     const char *v = declare_var(s->var, VS_OWNED);
     const char *k = new_temp();
     const char *ct = ctype(s->iter.lo->type);
+    if (s->iter.lo->type == ty_i128) {
+        /* i128: an int count of the elements, each lo + k */
+        const char *n = new_temp();
+        line("for (int64_t %s = 0, %s = brt_range_count_i128(%s, %s, %d); %s < %s; %s++) {", k, n, lo, hi,
+             s->iter.inclusive, k, n, k);
+        F->ind++;
+        line("%s = brt_wrapping_add_i128(%s, brt_i128_from_i64(%s));", v, lo, k);
+        return;
+    }
     if (s->iter.inclusive) {
         /* k never steps past hi, so hi == INT64_MAX cannot overflow */
         const char *go = new_temp();
@@ -1469,7 +1478,7 @@ static void emit_stmt_here(struct ir_node *s)
     }
     case IR_FOR_RANGE: {
         struct type *it = s->iter.lo->type;
-        if (it != ty_int && it != ty_u64) internal_error("emit: for over a range of %s", type_name(it));
+        if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
         scope_open();
         /* copies: the body may assign the variables the bounds were read from */
         const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));

@@ -728,11 +728,11 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
 {
     struct type *t = rn->type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return false;
-    if (!s->is_range && !lane_scalar(rn->gen_var->type)) return false;
+    if (!lane_scalar(rn->gen_var->type)) return false; /* i128 ranges too */
     int L = s->ncl; /* several clauses: the innermost's index */
     if (L >= 16) return false;
     for (int c = 0; c < L; c++)
-        if (!s->cl[c].is_range && !lane_scalar(rn->clauses[c].var->type)) return false;
+        if (!lane_scalar(rn->clauses[c].var->type)) return false;
     struct lanes lc = {0};
     lc.rn = rn;
     lc.ncl = L;

@@ -25,10 +25,14 @@ struct src eval_source(struct ir_iter *it)
     s.is_range = it->is_range;
     if (it->is_range) {
         s.it = it->lo->type;
-        if (s.it != ty_int && s.it != ty_u64) internal_error("emit: range of %s", type_name(s.it));
         s.lo = emit_expr(it->lo);
         const char *hi = emit_expr(it->hi);
         s.lo = lval(s.lo, s.it);
+        if (s.it == ty_i128) {
+            s.n = tmp(ty_int, "brt_range_count_i128(%s, %s, %d)", s.lo, hi, it->inclusive);
+            return s;
+        }
+        if (s.it != ty_int && s.it != ty_u64) internal_error("emit: range of %s", type_name(s.it));
         const char *cast = s.it == ty_int ? "(uint64_t)" : "";
         if (it->inclusive)
             s.n = tmp(ty_int, "%s <= %s ? bp_count_incl(%s%s - %s%s) : 0", s.lo, hi, cast, hi, cast, s.lo);
@@ -67,6 +71,7 @@ static void set_var(struct ir_var *v, const char *pre, const char *lo, const cha
     struct type *vt = v->type;
     if (is_range) {
         if (vt == ty_int) line("%s = (int64_t)((uint64_t)%s%s + (uint64_t)%s);", gv, pre, lo, k);
+        else if (vt == ty_i128) line("%s = brt_wrapping_add_i128(%s%s, brt_i128_from_i64(%s));", gv, pre, lo, k);
         else line("%s = %s%s + (uint64_t)%s;", gv, pre, lo, k);
     } else {
         line("%s = BRT_AT(%s, %s%s, %s);", gv, ctype(vt), pre, arr, k);

@@ -27,6 +27,7 @@
  * in a child process, so one file's syntax error (error_at exits) leaves the
  * others to be done.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -39,20 +40,6 @@
 
 #include "driver.h"
 #include "parser.h"
-
-static const char fmt_help[] =
-    "usage: brine fmt [--check] FILE.br... | brine fmt [--check] -\n"
-    "\n"
-    "Rewrites each FILE.br in place in brine's canonical layout (docs/cli.md):\n"
-    "4-space indentation, fixed spacing, comments and literals kept, the\n"
-    "user's line breaks inside brackets kept. '-' formats stdin to stdout.\n"
-    "\n"
-    "options:\n"
-    "  --check        write nothing; print the files that are not formatted,\n"
-    "                 with a diff, and exit 1 if there are any\n"
-    "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
-    "  --             what follows are files, even if they start with '-'\n"
-    "  -h, --help     print this help\n";
 
 /* A token with its place; col is 1-based. */
 struct ftok {
@@ -471,25 +458,21 @@ static void replace_file(const char *path, const char *data, size_t len)
 
 enum { FMT_OK = 0, FMT_DIFFERS = 3 };
 
+/* What fmt does with a file whose layout differs. */
+enum fmt_mode {
+    FMT_WRITE, /* rewrite it */
+    FMT_CHECK, /* --check: a diff that patch -p0 applies */
+    FMT_LIST,  /* -l: its name */
+};
+
 /* One file (or "-": stdin to stdout). In a child: errors exit. */
-static int fmt_one(const char *path, bool check)
+static int fmt_one(const char *path, enum fmt_mode mode)
 {
     size_t len;
     char *text;
     bool is_stdin = strcmp(path, "-") == 0;
     if (is_stdin) {
-        struct buf in = {0};
-        char chunk[65536];
-        size_t n;
-        bputs(&in, "");
-        while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-            bputn(&in, chunk, n);
-        if (ferror(stdin)) {
-            fprintf(stderr, "brine: cannot read stdin: %s\n", strerror(errno));
-            exit(EXIT_USAGE);
-        }
-        text = in.p;
-        len = in.len;
+        text = read_stdin_source(&len);
         path = "<stdin>";
     } else {
         require_source(path);
@@ -501,25 +484,27 @@ static int fmt_one(const char *path, bool check)
     verify(file, &out);
     const struct source *src = source_get(file);
     bool same = out.len == src->len && memcmp(out.p, src->text, out.len) == 0;
-    if (is_stdin) {
-        if (!check)
-            fwrite(out.p, 1, out.len, stdout);
-        else if (!same)
-            printf("%s\n", path);
-    } else if (check) {
-        if (!same) {
-            char *d = unified_diff(src->text, src->len, out.p, out.len);
-            printf("%s: not formatted (-as is +formatted)\n%s", path, d);
-            free(d);
-        }
-    } else if (!same) {
+    if (same) {
+    } else if (mode == FMT_LIST || (is_stdin && mode == FMT_CHECK)) {
+        printf("%s\n", path);
+    } else if (mode == FMT_CHECK) {
+        /* The name on stderr, the patch alone on stdout. */
+        fprintf(stderr, "%s: not formatted (-as is +formatted)\n", path);
+        struct buf d = {0};
+        bprintf(&d, "--- %s\n+++ %s\n", path, path);
+        text_diff(&d, src->text, src->len, out.p, out.len, DIFF_PATCH);
+        fwrite(d.p, 1, d.len, stdout);
+        free(d.p);
+    } else if (!is_stdin) {
         replace_file(path, out.p, out.len);
     }
+    if (is_stdin && mode == FMT_WRITE)
+        fwrite(out.p, 1, out.len, stdout);
     if (fflush(stdout) != 0) {
         fprintf(stderr, "brine: cannot write the output: %s\n", strerror(errno));
         exit(EXIT_USAGE);
     }
-    return same || !check ? FMT_OK : FMT_DIFFERS;
+    return same || mode == FMT_WRITE ? FMT_OK : FMT_DIFFERS;
 }
 
 /* The order of exit statuses, the worst last. */
@@ -528,39 +513,95 @@ static int severity(int status)
     return status == EXIT_INTERNAL ? 3 : status == EXIT_USAGE ? 2 : status == EXIT_COMPILE ? 1 : 0;
 }
 
+struct file_list {
+    char **paths;
+    int n, cap;
+};
+
+static int cmp_paths(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every .br under dir, recursively, in sorted order; hidden entries (".git")
+ * are skipped and links to directories not followed (as find(1)), so a link
+ * cycle cannot make the walk endless. */
+static void find_sources(const char *dir, struct file_list *list)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "brine: cannot read directory '%s': %s\n", dir, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    struct file_list here = {0};
+    for (struct dirent *e; (e = readdir(d));)
+        if (e->d_name[0] != '.') {
+            size_t n = strlen(dir);
+            VEC_GROW(here.paths, here.n, here.cap);
+            here.paths[here.n++] = arena_printf("%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", e->d_name);
+        }
+    closedir(d);
+    qsort(here.paths, (size_t)here.n, sizeof *here.paths, cmp_paths);
+    for (int i = 0; i < here.n; i++) {
+        struct stat st, lst;
+        const char *p = here.paths[i];
+        if (lstat(p, &lst) != 0 || stat(p, &st) != 0)
+            continue;
+        size_t n = strlen(p);
+        if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
+            find_sources(p, list);
+        else if (S_ISREG(st.st_mode) && n > 3 && strcmp(p + n - 3, ".br") == 0) {
+            VEC_GROW(list->paths, list->n, list->cap);
+            list->paths[list->n++] = here.paths[i];
+        }
+    }
+    free(here.paths);
+}
+
 int fmt_main(int argc, char **argv)
 {
-    bool check = false, files_only = false;
-    const char **files = xmalloc(sizeof *files * (size_t)(argc + 1));
-    int nfiles = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (files_only || a[0] != '-' || !a[1])
-            files[nfiles++] = a;
-        else if (strcmp(a, "--") == 0)
-            files_only = true;
-        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(fmt_help, stdout);
+    enum fmt_mode mode = FMT_WRITE;
+    struct file_list files = {0};
+    int noperands = 0;
+    const char *v;
+    struct cli_args args = cli_start("fmt", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        switch (id) {
+        case CLI_OPERAND: {
+            struct stat st;
+            noperands++;
+            if (strcmp(v, "-") != 0 && stat(v, &st) == 0 && S_ISDIR(st.st_mode)) {
+                find_sources(v, &files);
+            } else {
+                VEC_GROW(files.paths, files.n, files.cap);
+                files.paths[files.n++] = (char *)v;
+            }
+            break;
+        }
+        case CLI_HELP:
+            cli_print_help(args.cmd, stdout);
             return 0;
-        } else if (color_option(argc, argv, &i)) {
-        } else if (strcmp(a, "--check") == 0)
-            check = true;
-        else
-            command_line_error("unknown option '%s' for fmt", a);
+        case OPT_CHECK:
+            if (mode != FMT_LIST)
+                mode = FMT_CHECK;
+            break;
+        case OPT_LIST: mode = FMT_LIST; break;
+        default: internal_error("fmt: option %d not handled", (int)id);
+        }
     }
-    if (nfiles == 0)
-        command_line_error("fmt needs a source file (or '-' for stdin)");
-    /* Worst first: 70 internal, 2 usage, 1 a syntax error or (--check) a
-     * file not formatted. */
+    if (noperands == 0)
+        command_line_error("fmt needs a source file or a directory (or '-' for stdin)");
+    /* Worst first: 70 internal, 2 usage, 1 a syntax error or (--check, -l)
+     * a file not formatted. */
     int worst = 0;
-    for (int i = 0; i < nfiles; i++) {
+    for (int i = 0; i < files.n; i++) {
         fflush(stdout);
         fflush(stderr);
         pid_t pid = fork();
         if (pid < 0)
             internal_error("cannot fork: %s", strerror(errno));
         if (pid == 0)
-            _exit(fmt_one(files[i], check));
+            _exit(fmt_one(files.paths[i], mode));
         int st;
         while (waitpid(pid, &st, 0) < 0)
             if (errno != EINTR)
@@ -573,6 +614,6 @@ int fmt_main(int argc, char **argv)
         if (severity(r) > severity(worst))
             worst = r;
     }
-    free(files);
+    free(files.paths);
     return worst;
 }

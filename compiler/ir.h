@@ -150,7 +150,8 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL, IR_FNVAL */
     enum builtin builtin;       /* IR_BUILTIN */
-    int field;                  /* IR_FIELD: the field's index */
+    int field;                  /* IR_FIELD: the field's index; IR_BUILTIN print/eprint: 1 + the values'
+                                 * count when kids end with sep and end, else 0 */
 
     unsigned __int128 ival;     /* IR_INT: two's complement bits */
     double fval;                /* IR_FLOAT */

@@ -143,6 +143,9 @@ static _Noreturn void bad_char(struct lexer *L, const unsigned char *p, const ch
         error_at(l, "invalid control character 0x%02x%s", *p, where);
     if (*p == ';')
         error_at(l, "invalid character ';' (a statement ends at the end of its line)");
+    if (*p == '{' || *p == '}')
+        error_at(l, "invalid character '%c'%s: Brine has no dict or set literals, and braces appear only inside "
+                    "f-strings (f\"{x}\"); for pairs use an array of tuples [(\"a\", 1)] or a struct", *p, where);
     error_at(l, "invalid character '%c'%s", *p, where);
 }
 

@@ -42,17 +42,18 @@ static const char *dir_prefix(const char *path)
     return arena_strndup(path, (size_t)(slash - path) + 1);
 }
 
+/* The module in text (the file's contents, or NULL: read real_path). */
 static struct module *load_module(struct loader *ld, const char *real_path, const char *display,
-                                  const char *name, struct node *importer)
+                                  const char *name, struct node *importer, const char *given, size_t given_len)
 {
-    size_t len;
-    char *text = read_file(real_path, &len);
-    if (!text) {
+    size_t len = given_len;
+    char *text = given ? NULL : read_file(real_path, &len);
+    if (!text && !given) {
         if (importer)
             error_at(importer->loc, "cannot read '%s': %s", display, strerror(errno));
         usage_error("cannot read '%s': %s", display, strerror(errno));
     }
-    int file = source_add(display, text, len);
+    int file = source_add(display, given ? given : text, len);
     free(text);
     struct module *m = parse_file(file, name);
     m->file_path = real_path;
@@ -72,9 +73,9 @@ static struct module *load_module(struct loader *ld, const char *real_path, cons
             const char *beside = arena_printf("%s%s.br", dir, iname);
             const char *in_stdlib = ld->stdlib_dir ? arena_printf("%s/%s.br", ld->stdlib_dir, iname) : NULL;
             if (file_exists(beside))
-                dep = load_module(ld, beside, arena_printf("%s%s.br", display_dir, iname), iname, d);
+                dep = load_module(ld, beside, arena_printf("%s%s.br", display_dir, iname), iname, d, NULL, 0);
             else if (in_stdlib && file_exists(in_stdlib)) {
-                dep = load_module(ld, in_stdlib, arena_printf("stdlib/%s.br", iname), iname, d);
+                dep = load_module(ld, in_stdlib, arena_printf("stdlib/%s.br", iname), iname, d, NULL, 0);
                 dep->in_stdlib = true;
             }
             else
@@ -91,6 +92,17 @@ struct program *load_program(const char *path, const char *stdlib_dir)
     struct loader ld = {0};
     ld.prog = arena_alloc(sizeof *ld.prog);
     ld.stdlib_dir = stdlib_dir;
-    ld.prog->main = load_module(&ld, path, path, "main", NULL);
+    ld.prog->main = load_module(&ld, path, path, "main", NULL, NULL, 0);
+    return ld.prog;
+}
+
+/* The main module from memory (`brine run -`): named display, its imports
+ * beside the working directory. */
+struct program *load_program_text(const char *display, const char *text, size_t len, const char *stdlib_dir)
+{
+    struct loader ld = {0};
+    ld.prog = arena_alloc(sizeof *ld.prog);
+    ld.stdlib_dir = stdlib_dir;
+    ld.prog->main = load_module(&ld, display, display, "main", NULL, text, len);
     return ld.prog;
 }

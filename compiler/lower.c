@@ -422,6 +422,7 @@ static struct ir_node *lower_call(struct node *n)
     if (b == BI_NONE) internal_error("lower: call resolved to nothing");
     r = ir_new(IR_BUILTIN, n->loc, n->type);
     r->builtin = b;
+    r->field = n->u.call.print_vals; /* print/eprint: 1 + the values' count when sep and end follow them */
     if (n->u.call.recv) ir_push_kid(r, lower_expr(n->u.call.recv));
     for (int i = 0; i < n->u.call.args.len; i++) ir_push_kid(r, lower_expr(n->u.call.args.items[i]));
     return r;

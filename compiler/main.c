@@ -22,71 +22,6 @@
 
 #include "driver.h"
 
-static const char usage_text[] =
-    "usage:\n"
-    "  brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]\n"
-    "  brine run [--release [--cpu=native]] [--deny-warnings] [--opt=SPEC] FILE.br [ARGS...]\n"
-    "  brine test [PATH...] [--bless] [--release] [--dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S] [--opt=SPEC]\n"
-    "  brine fmt [--check] FILE.br...\n"
-    "  brine --dump=tokens|ast|ir|ir:PASS|c FILE.br\n"
-    "  brine --help | --version\n"
-    "\n"
-    "commands:\n"
-    "  build   compile FILE.br to a native program (default OUT: FILE without .br)\n"
-    "          --release  optimise with the system C compiler ($CC, else cc)\n"
-    "          --cpu=native  release: for this machine's CPU (-march=native), same output\n"
-    "          --emit-c   also write the generated C to OUT.c\n"
-    "          --emit-cuda  also write the GPU kernels to OUT.cu (docs/gpu.md)\n"
-    "          --deny-warnings  warnings are errors (build and run)\n"
-    "          --opt=none  no optimizer passes; --opt=-inline one pass off (build, run, test)\n"
-    "  run     build FILE.br in memory (dev build) and run it with ARGS\n"
-    "          --release  a release build in a temporary file, removed after the run\n"
-    "  test    run the golden tests under PATH (default tests/golden)\n"
-    "  fmt     rewrite FILE.br in the canonical layout (--check: only report)\n"
-    "  --dump  print the tokens, the syntax tree or the IR of FILE.br\n"
-    "\n"
-    "every command takes --color=auto|always|never (diagnostics in colour; default auto)\n"
-    "and -- (what follows is a file name, even if it starts with '-');\n"
-    "brine COMMAND --help shows one command's options, -V is --version\n"
-    "\n"
-    "environment of built programs: BRINE_THREADS, BRINE_GPU, BRINE_GPU_LOG\n";
-
-static const char build_help[] =
-    "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]\n"
-    "\n"
-    "Compiles FILE.br to a native program; options may stand before or after FILE.\n"
-    "\n"
-    "options:\n"
-    "  -o OUT         the program to write (default: FILE without .br)\n"
-    "  --release      optimise with the system C compiler ($CC, else cc)\n"
-    "  --dev          a dev build with libtcc (the default)\n"
-    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
-    "  --emit-c       also write the generated C to OUT.c\n"
-    "  --emit-cuda    also write the GPU kernels to OUT.cu\n"
-    "  --deny-warnings  report warnings as errors (exit 1)\n"
-    "  --opt=SPEC     optimizer passes: all (default), none, -PASS (one off), +PASS,\n"
-    "                 comma-separated, left to right; the same output whatever SPEC\n"
-    "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
-    "  --             the next word is FILE, even if it starts with '-'\n"
-    "  -h, --help     print this help\n";
-
-static const char run_help[] =
-    "usage: brine run [--release [--cpu=native]] [--deny-warnings] [--opt=SPEC] FILE.br [ARGS...]\n"
-    "\n"
-    "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
-    "Everything after FILE.br belongs to the program, options included.\n"
-    "\n"
-    "options (before FILE.br):\n"
-    "  --release      a release build ($CC) into a temporary file, run, then removed\n"
-    "                 (default: a dev build with libtcc, in memory)\n"
-    "  --dev          the default dev build\n"
-    "  --cpu=native   release: for this machine's CPU (-march=native), same output\n"
-    "  --deny-warnings  report warnings as errors (exit 1); the program does not run\n"
-    "  --opt=SPEC     optimizer passes: all (default), none, -PASS (one off), +PASS\n"
-    "  --color WHEN   diagnostics in colour: auto (on a terminal), always or never\n"
-    "  --             the next word is FILE, even if it starts with '-'\n"
-    "  -h, --help     print this help\n";
-
 /* ---- the pipeline ------------------------------------------------------------ */
 
 /* A loaded program to checked IR, as lowered. */
@@ -110,12 +45,6 @@ static struct emit_result compile_loaded(struct program *prog)
 static struct ir_program *compile_to_ir(const char *path)
 {
     return to_ir(load_program(path, brine_paths()->stdlib));
-}
-
-/* Source file to C (and CUDA) text. */
-static struct emit_result compile(const char *path)
-{
-    return compile_loaded(load_program(path, brine_paths()->stdlib));
 }
 
 struct build_opts {
@@ -151,81 +80,37 @@ static void build(const char *path, const char *out, struct build_opts opts)
 
 /* ---- the commands --------------------------------------------------------- */
 
-/* --color=WHEN or --color WHEN at argv[*i] (which it steps past): sets
- * diag.c's colour choice. False when argv[*i] is not a --color option. */
-bool color_option(int argc, char **argv, int *i)
-{
-    const char *a = argv[*i], *when;
-    if (strncmp(a, "--color=", 8) == 0)
-        when = a + 8;
-    else if (strcmp(a, "--color") == 0) {
-        if (*i + 1 >= argc)
-            command_line_error("--color needs auto, always or never");
-        when = argv[++*i];
-    } else
-        return false;
-    if (strcmp(when, "auto") == 0)
-        diag_set_color(COLOR_AUTO);
-    else if (strcmp(when, "always") == 0)
-        diag_set_color(COLOR_ALWAYS);
-    else if (strcmp(when, "never") == 0)
-        diag_set_color(COLOR_NEVER);
-    else
-        command_line_error("--color wants auto, always or never, got '%s'", when);
-    return true;
-}
-
-/* --cpu=CPU: true for native, false for generic (the portable default). */
-bool cpu_option(const char *cpu)
-{
-    if (strcmp(cpu, "native") == 0)
-        return true;
-    if (strcmp(cpu, "generic") != 0)
-        command_line_error("--cpu wants native or generic, got '%s'", cpu);
-    return false;
-}
-
 /* brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] */
 static int cmd_build(int argc, char **argv)
 {
-    const char *file = NULL, *out = NULL;
+    const char *file = NULL, *out = NULL, *v;
     struct build_opts opts = {0};
-    bool files_only = false; /* after "--" */
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (files_only || a[0] != '-' || !a[1]) {
+    struct cli_args args = cli_start("build", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        switch (id) {
+        case CLI_OPERAND:
             if (file)
-                command_line_error("build takes one source file, got '%s' and '%s'", file, a);
-            file = a;
-        } else if (strcmp(a, "--") == 0) {
-            files_only = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(build_help, stdout);
+                command_line_error("build takes one source file, got '%s' and '%s'", file, v);
+            file = v;
+            break;
+        case CLI_HELP:
+            cli_print_help(args.cmd, stdout);
             return 0;
-        } else if (color_option(argc, argv, &i)) {
-        } else if (strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                command_line_error("-o needs a file name");
+        case OPT_OUT:
             if (out)
                 command_line_error("-o given twice");
-            out = argv[++i];
-            if (!*out)
+            if (!*v)
                 command_line_error("-o needs a file name");
-        } else if (strcmp(a, "--release") == 0) {
-            opts.release = true;
-        } else if (strcmp(a, "--dev") == 0) {
-            opts.release = false;
-        } else if (strncmp(a, "--cpu=", 6) == 0) {
-            opts.native = cpu_option(a + 6);
-        } else if (strcmp(a, "--emit-c") == 0) {
-            opts.emit_c = true;
-        } else if (strcmp(a, "--emit-cuda") == 0) {
-            opts.emit_cuda = true;
-        } else if (strcmp(a, "--deny-warnings") == 0) {
-            diag_set_deny_warnings(true);
-        } else if (opt_option(a)) {
-        } else {
-            command_line_error("unknown option '%s' for build", a);
+            out = v;
+            break;
+        case OPT_RELEASE: opts.release = true; break;
+        case OPT_DEV: opts.release = false; break;
+        case OPT_CPU: opts.native = cli_cpu_native(v); break;
+        case OPT_EMIT_C: opts.emit_c = true; break;
+        case OPT_EMIT_CUDA: opts.emit_cuda = true; break;
+        case OPT_DENY_WARNINGS: diag_set_deny_warnings(true); break;
+        case OPT_OPT: opt_option(arena_printf("--opt=%s", v)); break;
+        default: internal_error("build: option %d not handled", (int)id);
         }
     }
     if (!file)
@@ -306,47 +191,50 @@ static int run_release(struct program *prog, char **argv, bool native)
 }
 
 /* brine run [--release [--cpu=native]] FILE.br [ARGS...]: everything after FILE belongs to
- * the program. */
+ * the program. FILE "-": the program is read from stdin. */
 static int cmd_run(int argc, char **argv)
 {
     bool release = false, native = false;
-    int i = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (a[0] != '-' || !a[1])
-            break;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(run_help, stdout);
+    const char *file = NULL, *v;
+    struct cli_args args = cli_start("run", argc, argv);
+    for (enum cli_id id; !file && (id = cli_next(&args, &v)) != CLI_DONE;) {
+        switch (id) {
+        case CLI_OPERAND: file = v; break;
+        case CLI_HELP:
+            cli_print_help(args.cmd, stdout);
             return 0;
-        } else if (color_option(argc, argv, &i)) {
-        } else if (strcmp(a, "--release") == 0) {
-            release = true;
-        } else if (strcmp(a, "--dev") == 0) {
-            release = false;
-        } else if (strncmp(a, "--cpu=", 6) == 0) {
-            native = cpu_option(a + 6);
-        } else if (strcmp(a, "--deny-warnings") == 0) {
-            diag_set_deny_warnings(true);
-        } else if (opt_option(a)) {
-        } else {
-            command_line_error("unknown option '%s' for run: it takes [--release] FILE.br, then the program's arguments", a);
+        case OPT_RELEASE: release = true; break;
+        case OPT_DEV: release = false; break;
+        case OPT_CPU: native = cli_cpu_native(v); break;
+        case OPT_DENY_WARNINGS: diag_set_deny_warnings(true); break;
+        case OPT_OPT: opt_option(arena_printf("--opt=%s", v)); break;
+        default: internal_error("run: option %d not handled", (int)id);
         }
     }
-    if (i >= argc)
-        command_line_error("run needs a source file");
+    if (!file)
+        command_line_error("run needs a source file (or '-' for stdin)");
     if (native && !release)
         command_line_error("--cpu=native applies to --release builds");
-    argc -= i;
-    argv += i;
-    const char *file = argv[0];
-    require_source(file);
+    /* The program's argv: FILE, then the words after it. */
+    int nrest;
+    char **rest = cli_rest(&args, &nrest);
+    argc = nrest + 1;
+    argv = rest - 1;
+    struct program *prog;
+    if (strcmp(file, "-") == 0) {
+        size_t len;
+        char *text = read_stdin_source(&len);
+        prog = load_program_text("<stdin>", text, len, brine_paths()->stdlib);
+    } else {
+        require_script(file);
+        prog = NULL;
+    }
     require_runtime();
+    if (!prog)
+        prog = load_program(file, brine_paths()->stdlib);
     if (release)
-        return run_release(load_program(file, brine_paths()->stdlib), argv, native);
-    struct emit_result made = compile(file);
+        return run_release(prog, argv, native);
+    struct emit_result made = compile_loaded(prog);
     /* The program sees its name as argv[0], its arguments after it. */
     fflush(stdout);
     fflush(stderr);
@@ -366,14 +254,15 @@ static const char *opt_pass_list(void)
 
 static int cmd_dump(const char *what, int argc, char **argv)
 {
-    const char *file = NULL;
+    const char *file = NULL, *v;
     int nfiles = 0;
-    bool files_only = false;
-    for (int i = 0; i < argc; i++) {
-        if (!files_only && strcmp(argv[i], "--") == 0)
-            files_only = true;
-        else if (files_only || !color_option(argc, argv, &i))
-            file = argv[i], nfiles++;
+    struct cli_args args = cli_start("dump", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        if (id == CLI_HELP) {
+            cli_print_help(args.cmd, stdout);
+            return 0;
+        }
+        file = v, nfiles++; /* dump has no options of its own: an operand */
     }
     if (nfiles != 1)
         command_line_error("--dump=%s takes exactly one source file", what);
@@ -413,34 +302,60 @@ static int cmd_dump(const char *what, int argc, char **argv)
     return 0;
 }
 
+/* brine help [COMMAND] */
+static int cmd_help(int argc, char **argv)
+{
+    const char *name = NULL, *v;
+    struct cli_args args = cli_start("help", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        if (id == CLI_HELP)
+            name = "help";
+        else if (name)
+            command_line_error("help takes one command, got '%s' and '%s'", name, v);
+        else
+            name = v;
+    }
+    const char *cmd = name && strcmp(name, "--dump") == 0 ? "dump" : name;
+    if (cmd && !cli_find(cmd))
+        command_line_error("unknown command '%s': the commands are build, run, test, fmt, help and dump", name);
+    cli_print_help(cmd ? cli_find(cmd) : cli_start("", 0, NULL).cmd, stdout);
+    return 0;
+}
+
+/* brine [--color WHEN] COMMAND ...: the options before the command, then
+ * the command with the words after it. */
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage_text, stderr);
-        return EXIT_USAGE;
+    struct cli_args args = cli_start("", argc - 1, argv + 1);
+    const char *v;
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        int nrest;
+        char **rest = cli_rest(&args, &nrest);
+        switch (id) {
+        case CLI_HELP:
+            cli_print_help(args.cmd, stdout);
+            return 0;
+        case OPT_VERSION:
+            printf("%s\n", cli_version_line());
+            return 0;
+        case OPT_DUMP:
+            return cmd_dump(v, nrest, rest);
+        case CLI_OPERAND:
+            if (strcmp(v, "build") == 0)
+                return cmd_build(nrest, rest);
+            if (strcmp(v, "run") == 0)
+                return cmd_run(nrest, rest);
+            if (strcmp(v, "test") == 0)
+                return test_main(nrest, rest);
+            if (strcmp(v, "fmt") == 0)
+                return fmt_main(nrest, rest);
+            if (strcmp(v, "help") == 0)
+                return cmd_help(nrest, rest);
+            command_line_error("unknown command '%s': expected build, run, test, fmt or help", v);
+        default:
+            internal_error("brine: option %d not handled", (int)id);
+        }
     }
-    const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
-    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
-        printf("brine %s\n", BRINE_VERSION);
-        return 0;
-    }
-    if (strncmp(cmd, "--dump=", 7) == 0)
-        return cmd_dump(cmd + 7, argc - 2, argv + 2);
-    if (strcmp(cmd, "--dump") == 0)
-        command_line_error("write --dump=tokens, --dump=ast, --dump=ir or --dump=c");
-    if (strcmp(cmd, "build") == 0)
-        return cmd_build(argc - 2, argv + 2);
-    if (strcmp(cmd, "run") == 0)
-        return cmd_run(argc - 2, argv + 2);
-    if (strcmp(cmd, "test") == 0)
-        return test_main(argc - 2, argv + 2);
-    if (strcmp(cmd, "fmt") == 0)
-        return fmt_main(argc - 2, argv + 2);
-    if (cmd[0] == '-')
-        command_line_error("unknown option '%s'", cmd);
-    command_line_error("unknown command '%s': expected build, run, test or fmt", cmd);
+    cli_print_help(args.cmd, stderr);
+    return EXIT_USAGE;
 }

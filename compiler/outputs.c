@@ -24,6 +24,13 @@ void require_source(const char *path)
     size_t n = strlen(path);
     if (n < 4 || strcmp(path + n - 3, ".br") != 0 || path[n - 4] == '/')
         command_line_error("expected a source file ending in .br, got '%s'", path);
+    require_script(path);
+}
+
+/* brine run writes no file named after the source, so a script may have
+ * any name (a #! script is often named without .br). */
+void require_script(const char *path)
+{
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "brine: cannot read '%s': %s\n", path, strerror(errno));
@@ -169,3 +176,19 @@ char *read_source(const char *path, size_t *len)
     return text;
 }
 
+
+char *read_stdin_source(size_t *len)
+{
+    struct buf in = {0};
+    char chunk[65536];
+    size_t n;
+    bputs(&in, "");
+    while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+        bputn(&in, chunk, n);
+    if (ferror(stdin)) {
+        fprintf(stderr, "brine: cannot read stdin: %s\n", strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    *len = in.len;
+    return in.p;
+}

@@ -1156,6 +1156,11 @@ static _Noreturn void syntax_error(struct parser *p, struct loc loc, const char 
     error_at(loc, "%s", msg);
 }
 
+static bool is_word_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 {
     yysymbol_kind_t la = yypcontext_token(ctx);
@@ -1208,6 +1213,9 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
         struct loc both = p->cur.text[1] == '/' ? loc : loc_span(p->prev.loc, loc);
         both.end_line = both.line;
         both.end_col = both.col + 2;
+        if (p->prev.kind == '/' && glued) /* a value before it: Python's floor division */
+            syntax_error(p, both, "'//' is not an operator in Brine: integer division is '/' on ints (7 / 2 is 3, "
+                                  "rounding toward zero); and '//' is not a comment either (comments start with '#')");
         syntax_error(p, both, "'//' is not a comment in Brine: comments start with '#' (and '/' alone divides)");
     }
     if ((sym_is(la, "'&'") && p->prev.kind == '&' && glued) || (sym_is(la, "'|'") && p->prev.kind == '|' && glued))
@@ -1220,8 +1228,19 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, struct parser *p)
 
     if (la == YYSYMBOL_INDENT)
         syntax_error(p, loc, "unexpected indentation");
-    if (top_level)
-        syntax_error(p, loc, "expected 'fn', 'let' or 'import' at the top level, found %s", found);
+    if (top_level && la != YYSYMBOL_STRUCT)
+        syntax_error(p, loc, "expected 'fn', 'struct', 'let' or 'import' at the top level, found %s%s", found,
+                     la == YYSYMBOL_NAME || la == YYSYMBOL_FOR || la == YYSYMBOL_IF || la == YYSYMBOL_WHILE
+                             || la == YYSYMBOL_VAR || la == YYSYMBOL_RETURN
+                         ? "; statements run inside a function: put them in the body of 'fn main():'"
+                         : "");
+    /* a keyword where a new name belongs: let lambda = 1, fn f(fn: int) */
+    bool names_here = p->prev.kind == TK_LET || p->prev.kind == TK_VAR || p->prev.kind == TK_FOR
+                      || p->prev.kind == TK_FN || p->prev.kind == TK_STRUCT
+                      || (p->line_head == TK_FN && (p->prev.kind == '(' || p->prev.kind == ','));
+    if (names_here && la != YYSYMBOL_NAME && p->cur.len > 0 && is_word_start(p->cur.text[0]))
+        syntax_error(p, loc, "'%.*s' is a keyword, so it cannot be a name; choose another (%.*s_, say)",
+                     (int)p->cur.len, p->cur.text, (int)p->cur.len, p->cur.text);
     if (p->prev.kind == TK_PAR || (p->prev2.kind == TK_PAR && p->prev.kind == TK_NAME && !sym_is(la, "'('")))
         syntax_error(p, loc, "'par' must be followed by a reduction such as sum(...) or a list comprehension");
     if (want_colon && p->prev.kind == ')' && p->line_head == TK_FN)

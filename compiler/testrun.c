@@ -36,13 +36,14 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "driver.h"
 
 extern char **environ;
 
-enum { MAX_THREAD_COUNTS = 16, DIFF_LINES = 8, LINE_CHARS = 160 }; /* DIFF_LINES: lines of a failed build shown, times 2 */
+enum { MAX_THREAD_COUNTS = 16, BUILD_LINES = 16 }; /* BUILD_LINES: lines of a failed build shown */
 
 /* ---- small helpers (thread-safe: plain malloc) ----------------------------- */
 
@@ -85,31 +86,6 @@ static char *tprintf(const char *fmt, ...)
     return s;
 }
 
-/* A growable string: a test's report. */
-struct str {
-    char *s;
-    size_t len, cap;
-};
-
-static void str_add(struct str *b, const char *s, size_t n)
-{
-    VEC_RESERVE(b->s, b->cap, b->len + n + 1);
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void str_printf(struct str *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void str_printf(struct str *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *tmp = tvprintf(fmt, ap);
-    va_end(ap);
-    str_add(b, tmp, strlen(tmp));
-    free(tmp);
-}
-
 /* Reads a whole file; a missing file reads as empty when missing_ok. */
 static bool read_all(const char *path, char **data, size_t *len, bool missing_ok)
 {
@@ -150,7 +126,7 @@ struct test {
     char *header_error;
     /* the outcome */
     bool passed;
-    struct str report;
+    struct buf report;
     atomic_bool done;
 };
 
@@ -166,6 +142,8 @@ static struct {
     char *tmpdir;
     atomic_int next;
     int printed;
+    char *opt_arg;   /* "--opt=SPEC" for the builds, or NULL */
+    bool counter;    /* stdout is a terminal: a progress counter, not a line per test */
     pthread_mutex_t print_lock;
     int npassed, nfailed;
 } T = {.print_lock = PTHREAD_MUTEX_INITIALIZER};
@@ -396,223 +374,19 @@ static void free_result(struct result *r)
     r->out = r->err = NULL;
 }
 
-/* ---- diffs ------------------------------------------------------------------- */
-
-struct line {
-    const char *s;
-    size_t len;
-    bool nl; /* ends in a newline */
-};
-
-static int split_lines(const char *s, size_t len, struct line **out)
-{
-    int n = 0, cap = 0;
-    struct line *l = NULL;
-    VEC_GROW(l, n, cap); /* *out is never NULL */
-    size_t i = 0;
-    while (i < len) {
-        const char *nl = memchr(s + i, '\n', len - i);
-        size_t end = nl ? (size_t)(nl - s) : len;
-        VEC_GROW(l, n, cap);
-        l[n++] = (struct line){s + i, end - i, nl != NULL};
-        i = nl ? end + 1 : len;
-    }
-    *out = l;
-    return n;
-}
-
-static bool line_eq(struct line a, struct line b)
-{
-    return a.len == b.len && a.nl == b.nl && memcmp(a.s, b.s, a.len) == 0;
-}
-
-/* One diff line, control bytes escaped and long lines cut, so that a
- * binary flood cannot wreck the terminal. */
-static void diff_line(struct str *b, char sign, struct line l)
-{
-    str_printf(b, "    %c", sign);
-    size_t n = l.len < LINE_CHARS ? l.len : LINE_CHARS;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)l.s[i];
-        if (c < 0x20 && c != '\t')
-            str_printf(b, "\\x%02x", c);
-        else
-            str_add(b, (const char *)&c, 1);
-    }
-    if (l.len > n)
-        str_printf(b, "... (%zu more bytes)", l.len - n);
-    if (!l.nl)
-        str_add(b, "  (no newline at end)", 21);
-    str_add(b, "\n", 1);
-}
-
-/* A unified diff (diff -u): a minimal edit script (Myers' O(ND) greedy
- * algorithm, "An O(ND) Difference Algorithm and Its Variations", 1986) on
- * the lines between the common first and last ones, shown as @@ hunks with
- * DIFF_CONTEXT lines of context, hunks closer than twice that merged. At
- * most DIFF_SHOWN lines are printed. When the middle is too large for a
- * minimal script to be cheap (a flood of output), it is shown as one
- * replaced block. */
-enum { DIFF_CONTEXT = 3, DIFF_SHOWN = 40, DIFF_MAX_D = 1000, DIFF_MAX_LINES = 200000 };
-
-/* The edit script: for each step, ' ' (a line of both), '-' or '+'. */
-static char *edit_script(const struct line *a, int na, const struct line *c, int nc, int *nops)
-{
-    int pre = 0;
-    while (pre < na && pre < nc && line_eq(a[pre], c[pre]))
-        pre++;
-    int suf = 0;
-    while (suf < na - pre && suf < nc - pre && line_eq(a[na - 1 - suf], c[nc - 1 - suf]))
-        suf++;
-    int n = na - pre - suf, m = nc - pre - suf;
-    char *ops = tmalloc((size_t)na + (size_t)nc + 1);
-    int k = 0;
-    memset(ops, ' ', (size_t)pre);
-    k = pre;
-    const struct line *x = a + pre, *y = c + pre;
-    int max = n + m;
-    /* trace[d]: V after step d (diagonals -d..d), for the walk back. */
-    int **trace = NULL;
-    int d_found = -1;
-    if (max > 0 && max <= DIFF_MAX_LINES) {
-        int lim = max < DIFF_MAX_D ? max : DIFF_MAX_D;
-        trace = tmalloc((size_t)(lim + 1) * sizeof *trace);
-        int *v = tmalloc((size_t)(2 * lim + 3) * sizeof *v);
-        int off = lim + 1;
-        v[off + 1] = 0;
-        for (int d = 0; d <= lim && d_found < 0; d++) {
-            for (int kk = -d; kk <= d; kk += 2) {
-                int i = kk == -d || (kk != d && v[off + kk - 1] < v[off + kk + 1]) ? v[off + kk + 1]
-                                                                                  : v[off + kk - 1] + 1;
-                int j = i - kk;
-                while (i < n && j < m && line_eq(x[i], y[j]))
-                    i++, j++;
-                v[off + kk] = i;
-                if (i >= n && j >= m) {
-                    d_found = d;
-                    break;
-                }
-            }
-            trace[d] = tmalloc((size_t)(2 * lim + 3) * sizeof **trace);
-            memcpy(trace[d], v, (size_t)(2 * lim + 3) * sizeof *v);
-        }
-        free(v);
-        if (d_found >= 0) {
-            /* Walk back from (n, m), writing the script from its end. */
-            char *rev = tmalloc((size_t)max + 1);
-            int r = 0, i = n, j = m;
-            for (int d = d_found; d > 0; d--) {
-                int *pv = trace[d - 1];
-                int kk = i - j;
-                int pk = kk == -d || (kk != d && pv[off + kk - 1] < pv[off + kk + 1]) ? kk + 1 : kk - 1;
-                int pi = pv[off + pk], pj = pi - pk;
-                while (i > pi && j > pj && (i > (pk == kk + 1 ? pi : pi + 1)))
-                    i--, j--, rev[r++] = ' ';
-                if (pk == kk + 1)
-                    j--, rev[r++] = '+'; /* down: a line of c */
-                else
-                    i--, rev[r++] = '-'; /* right: a line of a */
-            }
-            while (i > 0 && j > 0)
-                i--, j--, rev[r++] = ' ';
-            while (r > 0)
-                ops[k++] = rev[--r];
-            free(rev);
-        }
-        for (int d = 0; d <= lim && d <= (d_found >= 0 ? d_found : lim); d++)
-            free(trace[d]);
-        free(trace);
-    }
-    if (d_found < 0) {
-        memset(ops + k, '-', (size_t)n);
-        k += n;
-        memset(ops + k, '+', (size_t)m);
-        k += m;
-    }
-    memset(ops + k, ' ', (size_t)suf);
-    k += suf;
-    *nops = k;
-    return ops;
-}
-
-static void diff(struct str *b, const char *want, size_t want_len, const char *got, size_t got_len)
-{
-    struct line *a, *c;
-    int na = split_lines(want, want_len, &a), nc = split_lines(got, got_len, &c);
-    int nops;
-    char *ops = edit_script(a, na, c, nc, &nops);
-    /* ai[k], ci[k]: the lines of a and c before step k. */
-    int *ai = tmalloc((size_t)(nops + 1) * sizeof *ai), *ci = tmalloc((size_t)(nops + 1) * sizeof *ci);
-    ai[0] = ci[0] = 0;
-    for (int k = 0; k < nops; k++) {
-        ai[k + 1] = ai[k] + (ops[k] != '+');
-        ci[k + 1] = ci[k] + (ops[k] != '-');
-    }
-    int shown = 0, left = 0;
-    for (int k = 0; k < nops;) {
-        if (ops[k] == ' ') {
-            k++;
-            continue;
-        }
-        /* A hunk: from DIFF_CONTEXT steps before this change to DIFF_CONTEXT
-         * after the last change that is no more than 2*DIFF_CONTEXT away. */
-        int lo = k - DIFF_CONTEXT < 0 ? 0 : k - DIFF_CONTEXT;
-        while (lo < k && ops[lo] != ' ')
-            lo++;
-        int end = k; /* one past the last change */
-        for (int q = k; q < nops; q++) {
-            if (ops[q] != ' ') {
-                end = q + 1;
-            } else if (q - end >= 2 * DIFF_CONTEXT) {
-                break;
-            }
-        }
-        int hi = end + DIFF_CONTEXT > nops ? nops : end + DIFF_CONTEXT;
-        int alen = ai[hi] - ai[lo], clen = ci[hi] - ci[lo];
-        if (shown < DIFF_SHOWN) {
-            str_printf(b, "    @@ -%d,%d +%d,%d @@\n", alen ? ai[lo] + 1 : ai[lo], alen, clen ? ci[lo] + 1 : ci[lo],
-                       clen);
-        }
-        for (int q = lo; q < hi; q++) {
-            if (shown >= DIFF_SHOWN) {
-                left += ops[q] != ' ';
-                continue;
-            }
-            diff_line(b, ops[q], ops[q] == '+' ? c[ci[q]] : a[ai[q]]);
-            shown++;
-        }
-        k = hi;
-    }
-    if (left)
-        str_printf(b, "    ... (%d more changed lines)\n", left);
-    free(ops);
-    free(ai);
-    free(ci);
-    free(a);
-    free(c);
-}
-
-char *unified_diff(const char *want, size_t want_len, const char *got, size_t got_len)
-{
-    struct str d = {0};
-    str_add(&d, "", 0);
-    diff(&d, want, want_len, got, got_len);
-    return d.s;
-}
-
 static bool same(const char *a, size_t na, const char *b, size_t nb)
 {
     return na == nb && memcmp(a, b, na) == 0;
 }
 
-static void describe_status(struct str *b, const struct result *r)
+static void describe_status(struct buf *b, const struct result *r)
 {
     if (r->timed_out)
-        str_printf(b, "timed out after %d s", T.timeout_s);
+        bprintf(b, "timed out after %d s", T.timeout_s);
     else if (r->status < 0)
-        str_printf(b, "killed by signal %d (%s)", -r->status, strsignal(-r->status));
+        bprintf(b, "killed by signal %d (%s)", -r->status, strsignal(-r->status));
     else
-        str_printf(b, "exit status %d", r->status);
+        bprintf(b, "exit status %d", r->status);
 }
 
 /* ---- running one test ----------------------------------------------------- */
@@ -625,17 +399,17 @@ struct expect {
 /* Compares one run with the expectations; adds a report line per
  * difference (with its diff, unless it repeats the previous one). */
 static bool check_run(struct test *t, const char *what, const struct result *r,
-                      const struct expect *e, int want_status, struct str *last_diff)
+                      const struct expect *e, int want_status, struct buf *last_diff)
 {
     bool ok = true;
     if (!r->spawned) {
-        str_printf(&t->report, "FAIL %s (%s): cannot start: %s\n", t->path, what, strerror(r->spawn_errno));
+        bprintf(&t->report, "FAIL %s (%s): cannot start: %s\n", t->path, what, strerror(r->spawn_errno));
         return false;
     }
     if (r->timed_out || r->status != want_status) {
-        str_printf(&t->report, "FAIL %s (%s): ", t->path, what);
+        bprintf(&t->report, "FAIL %s (%s): ", t->path, what);
         describe_status(&t->report, r);
-        str_printf(&t->report, ", expected exit status %d\n", want_status);
+        bprintf(&t->report, ", expected exit status %d\n", want_status);
         ok = false;
     }
     struct {
@@ -650,15 +424,16 @@ static bool check_run(struct test *t, const char *what, const struct result *r,
         if (same(streams[i].want, streams[i].want_len, streams[i].got, streams[i].got_len))
             continue;
         ok = false;
-        str_printf(&t->report, "FAIL %s (%s): %s differs (-expected +actual)\n", t->path, what, streams[i].name);
-        struct str d = {0};
-        diff(&d, streams[i].want, streams[i].want_len, streams[i].got, streams[i].got_len);
-        if (last_diff[i].s && strcmp(last_diff[i].s, d.s) == 0) {
-            str_printf(&t->report, "    (the same difference as above)\n");
-            free(d.s);
+        bprintf(&t->report, "FAIL %s (%s): %s differs (-expected +actual)\n", t->path, what, streams[i].name);
+        struct buf d = {0};
+        bputs(&d, "");
+        text_diff(&d, streams[i].want, streams[i].want_len, streams[i].got, streams[i].got_len, DIFF_REPORT);
+        if (last_diff[i].p && strcmp(last_diff[i].p, d.p) == 0) {
+            bprintf(&t->report, "    (the same difference as above)\n");
+            free(d.p);
         } else {
-            str_add(&t->report, d.s, d.len);
-            free(last_diff[i].s);
+            bputn(&t->report, d.p, d.len);
+            free(last_diff[i].p);
             last_diff[i] = d;
         }
     }
@@ -677,8 +452,8 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
     int n = 0;
     argv[n++] = (char *)brine_paths()->exe;
     argv[n++] = "build";
-    if (opt_option_given()) /* --opt=SPEC: the passes the tests' builds run */
-        argv[n++] = arena_printf("--opt=%s", opt_option_given());
+    if (T.opt_arg) /* --opt=SPEC: the passes the tests' builds run */
+        argv[n++] = T.opt_arg;
     argv[n++] = "--color=never";
     argv[n++] = mode == RELEASE ? "--release" : "--dev";
     if (mode == RELEASE && T.native)
@@ -701,19 +476,19 @@ static void run_test(struct test *t, int index)
     char *src;
     size_t src_len;
     if (!read_all(t->path, &src, &src_len, false)) {
-        str_printf(&t->report, "FAIL %s: cannot read it: %s\n", t->path, strerror(errno));
+        bprintf(&t->report, "FAIL %s: cannot read it: %s\n", t->path, strerror(errno));
         return;
     }
     parse_header(t, src);
     free(src);
     if (t->header_error) {
-        str_printf(&t->report, "FAIL %s: %s\n", t->path, t->header_error);
+        bprintf(&t->report, "FAIL %s: %s\n", t->path, t->header_error);
         return;
     }
     char *out_path = tprintf("%s.out", t->stem), *err_path = tprintf("%s.err", t->stem);
     struct expect e;
     if (!read_all(out_path, &e.out, &e.out_len, true) || !read_all(err_path, &e.err, &e.err_len, true)) {
-        str_printf(&t->report, "FAIL %s: cannot read its expected output: %s\n", t->path, strerror(errno));
+        bprintf(&t->report, "FAIL %s: cannot read its expected output: %s\n", t->path, strerror(errno));
         free(out_path);
         free(err_path);
         return;
@@ -730,7 +505,7 @@ static void run_test(struct test *t, int index)
 
     bool compile_error = t->exit_code == 1;
     bool ok = true;
-    struct str last_diff[2] = {{0}};
+    struct buf last_diff[2] = {{0}};
     bool timed_out = false; /* after one timeout the rest would only wait too */
     for (int mode = DEV; mode <= RELEASE && !timed_out; mode++) {
         if (T.bless ? mode != DEV : !(mode == DEV ? T.dev : T.release))
@@ -744,7 +519,7 @@ static void run_test(struct test *t, int index)
             if (T.bless && r.spawned && r.status == 1) {
                 if (!write_all(out_path, r.out, r.out_len) ||
                     (r.err_len ? !write_all(err_path, r.err, r.err_len) : (unlink(err_path) != 0 && errno != ENOENT))) {
-                    str_printf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
+                    bprintf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
                     ok = false;
                 }
             } else {
@@ -755,17 +530,17 @@ static void run_test(struct test *t, int index)
             continue;
         }
         if (!built) {
-            str_printf(&t->report, "FAIL %s (%s build): ", t->path, mode_name[mode]);
+            bprintf(&t->report, "FAIL %s (%s build): ", t->path, mode_name[mode]);
             if (r.spawned)
                 describe_status(&t->report, &r);
             else
-                str_printf(&t->report, "cannot start brine: %s", strerror(r.spawn_errno));
-            str_printf(&t->report, ", expected a successful build\n");
-            struct line *l;
-            int nl = split_lines(r.err, r.err_len, &l);
-            for (int i = 0; i < nl && i < DIFF_LINES * 2; i++)
-                diff_line(&t->report, ' ', l[i]);
-            free(l);
+                bprintf(&t->report, "cannot start brine: %s", strerror(r.spawn_errno));
+            bprintf(&t->report, ", expected a successful build\n");
+            struct buf lines = {0};
+            report_lines(&lines, r.err, r.err_len, BUILD_LINES);
+            if (lines.len)
+                bputn(&t->report, lines.p, lines.len);
+            free(lines.p);
             free_result(&r);
             ok = false;
             continue;
@@ -794,11 +569,11 @@ static void run_test(struct test *t, int index)
             if (T.bless && r.spawned && !r.timed_out && r.status >= 0) {
                 if (!write_all(out_path, r.out, r.out_len) ||
                     (r.err_len ? !write_all(err_path, r.err, r.err_len) : (unlink(err_path) != 0 && errno != ENOENT))) {
-                    str_printf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
+                    bprintf(&t->report, "FAIL %s: cannot bless: %s\n", t->path, strerror(errno));
                     ok = false;
                 }
                 if (r.status != t->exit_code) {
-                    str_printf(&t->report, "FAIL %s (%s): exit status %d, expected %d (outputs blessed anyway)\n",
+                    bprintf(&t->report, "FAIL %s (%s): exit status %d, expected %d (outputs blessed anyway)\n",
                                t->path, what, r.status, t->exit_code);
                     ok = false;
                 }
@@ -811,12 +586,12 @@ static void run_test(struct test *t, int index)
         }
     }
     if (timed_out)
-        str_printf(&t->report, "     (its remaining runs were skipped after the timeout)\n");
+        bprintf(&t->report, "     (its remaining runs were skipped after the timeout)\n");
     unlink(exe);
     unlink(outf);
     unlink(errf);
-    free(last_diff[0].s);
-    free(last_diff[1].s);
+    free(last_diff[0].p);
+    free(last_diff[1].p);
     free(pargv);
     free(exe);
     free(outf);
@@ -859,7 +634,7 @@ static bool bless_refused(struct test *t)
     if (marker) {
         size_t n = cwd ? strlen(cwd) : 0;
         const char *shown = n > 1 && strncmp(marker, cwd, n) == 0 && marker[n] == '/' ? marker + n + 1 : marker;
-        str_printf(&t->report, "FAIL %s: not blessed: %s.out is generated (see %s); edit the generator and rerun it instead of --bless\n",
+        bprintf(&t->report, "FAIL %s: not blessed: %s.out is generated (see %s); edit the generator and rerun it instead of --bless\n",
                    t->path, t->stem, shown);
     }
     bool refused = marker != NULL;
@@ -868,18 +643,26 @@ static bool bless_refused(struct test *t)
     return refused;
 }
 
-/* Prints finished reports in test order, as far as they are done. */
+/* Prints finished tests in test order, as far as they are done: a line
+ * "ok   PATH" or the failure's report; on a terminal only the failures,
+ * under a counter that is rewritten in place. */
 static void print_ready(void)
 {
     pthread_mutex_lock(&T.print_lock);
     while (T.printed < T.ntests && atomic_load(&T.tests[T.printed].done)) {
         struct test *t = &T.tests[T.printed++];
+        if (T.counter)
+            fputs("\r\033[K", stdout);
         if (t->report.len)
-            fputs(t->report.s, stdout);
+            fputs(t->report.p, stdout);
+        else if (!T.counter)
+            printf("ok   %s\n", t->path);
         if (t->passed)
             T.npassed++;
         else
             T.nfailed++;
+        if (T.counter)
+            printf("[%d/%d] %d passed, %d failed", T.printed, T.ntests, T.npassed, T.nfailed);
         fflush(stdout);
     }
     pthread_mutex_unlock(&T.print_lock);
@@ -910,28 +693,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 /* ---- the command ------------------------------------------------------------ */
 
-static const char test_help[] =
-    "usage: brine test [PATH...] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S]\n"
-    "                  [--opt=SPEC]\n"
-    "\n"
-    "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
-    "NAME.br; default tests/golden). A test is NAME.br with NAME.out beside it.\n"
-    "\n"
-    "options:\n"
-    "  --bless          write NAME.out and NAME.err from what the tests print, and\n"
-    "                   create them for new tests (a .br with fn main and no .out)\n"
-    "  --release        only release builds\n"
-    "  --dev            only dev builds\n"
-    "  --cpu=native     release builds for this machine's CPU (-march=native)\n"
-    "  --threads LIST   the BRINE_THREADS counts to run at (default 1,4)\n"
-    "  -j N             tests run at a time, 1 to 256 (default 2)\n"
-    "  --timeout S      seconds per build or run, 1 to 86400 (default 60)\n"
-    "  --opt=SPEC       the builds' optimizer passes: all (default), none, -PASS, +PASS\n"
-    "  --color WHEN     accepted for every command; test reports are plain text\n"
-    "  --               what follows is a PATH, even if it starts with '-'\n"
-    "  -h, --help       print this help\n";
-
-
 static void parse_threads(const char *s)
 {
     T.nthreads = 0;
@@ -951,8 +712,30 @@ static void parse_threads(const char *s)
     }
 }
 
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Keeps the tests whose path contains one of the patterns (-k). */
+static void filter_tests(const char **patterns, int npatterns)
+{
+    int k = 0;
+    for (int i = 0; i < T.ntests; i++) {
+        bool keep = false;
+        for (int p = 0; p < npatterns && !keep; p++)
+            keep = strstr(T.tests[i].path, patterns[p]) != NULL;
+        if (keep)
+            T.tests[k++] = T.tests[i];
+    }
+    T.ntests = k;
+}
+
 int test_main(int argc, char **argv)
 {
+    double started_at = seconds_now();
     T.dev = T.release = true;
     T.jobs = 2;
     T.timeout_s = 60;
@@ -961,49 +744,29 @@ int test_main(int argc, char **argv)
     T.nthreads = 2;
     bool only_release = false, only_dev = false;
     const char **paths = tmalloc((size_t)(argc + 1) * sizeof *paths);
-    int npaths = 0;
-    bool paths_only = false; /* after "--" */
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (paths_only || a[0] != '-' || !a[1]) {
-            paths[npaths++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            paths_only = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(test_help, stdout);
+    const char **patterns = tmalloc((size_t)(argc + 1) * sizeof *patterns);
+    int npaths = 0, npatterns = 0;
+    const char *v;
+    struct cli_args args = cli_start("test", argc, argv);
+    for (enum cli_id id; (id = cli_next(&args, &v)) != CLI_DONE;) {
+        switch (id) {
+        case CLI_OPERAND: paths[npaths++] = v; break;
+        case CLI_HELP:
+            cli_print_help(args.cmd, stdout);
             return 0;
-        } else if (color_option(argc, argv, &i)) {
-        } else if (strcmp(a, "--bless") == 0) {
-            T.bless = true;
-        } else if (strcmp(a, "--release") == 0) {
-            only_release = true;
-        } else if (strcmp(a, "--dev") == 0) {
-            only_dev = true;
-        } else if (strncmp(a, "--cpu=", 6) == 0) {
-            T.native = cpu_option(a + 6);
-        } else if (strcmp(a, "--threads") == 0 || strncmp(a, "--threads=", 10) == 0) {
-            if (a[9] == '=')
-                parse_threads(a + 10);
-            else if (i + 1 < argc)
-                parse_threads(argv[++i]);
-            else
-                command_line_error("--threads needs a list like 1,4");
-        } else if (strcmp(a, "-j") == 0 || strncmp(a, "-j", 2) == 0) {
-            const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            char *end;
-            long j = v ? strtol(v, &end, 10) : 0;
-            if (!v || *end || j < 1 || j > 256)
-                command_line_error("-j wants a number of parallel tests from 1 to 256");
-            T.jobs = (int)j;
-        } else if (strcmp(a, "--timeout") == 0) {
-            char *end;
-            long v = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
-            if (v < 1 || v > 86400 || *end)
-                command_line_error("--timeout wants seconds from 1 to 86400");
-            T.timeout_s = (int)v;
-        } else if (opt_option(a)) {
-        } else {
-            command_line_error("unknown option '%s' for test", a);
+        case OPT_FILTER: patterns[npatterns++] = v; break;
+        case OPT_BLESS: T.bless = true; break;
+        case OPT_RELEASE: only_release = true; break;
+        case OPT_DEV: only_dev = true; break;
+        case OPT_CPU: T.native = cli_cpu_native(v); break;
+        case OPT_THREADS: parse_threads(v); break;
+        case OPT_JOBS: T.jobs = (int)cli_number("-j", v, 1, 256, "a number of parallel tests"); break;
+        case OPT_TIMEOUT: T.timeout_s = (int)cli_number("--timeout", v, 1, 86400, "seconds"); break;
+        case OPT_OPT:
+            opt_option(arena_printf("--opt=%s", v));
+            T.opt_arg = tprintf("--opt=%s", v);
+            break;
+        default: internal_error("test: option %d not handled", (int)id);
         }
     }
     if (only_release && only_dev)
@@ -1012,8 +775,16 @@ int test_main(int argc, char **argv)
         T.dev = false;
     if (only_dev)
         T.release = false;
-    if (npaths == 0)
-        paths[npaths++] = "tests/golden";
+    if (npaths == 0) {
+        /* A project keeps its tests in tests/ (brine's own goldens are
+         * tests/golden, given explicitly). */
+        struct stat st;
+        if (stat("tests", &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fputs("brine: no tests/ directory here; name the tests to run: brine test PATH...\n", stderr);
+            return EXIT_USAGE;
+        }
+        paths[npaths++] = "tests";
+    }
 
     for (int i = 0; i < npaths; i++) {
         struct stat st;
@@ -1036,11 +807,20 @@ int test_main(int argc, char **argv)
         if (k == 0 || strcmp(T.tests[k - 1].path, T.tests[i].path) != 0)
             T.tests[k++] = T.tests[i];
     T.ntests = k;
+    int found = T.ntests;
+    if (npatterns)
+        filter_tests(patterns, npatterns);
+    free(patterns);
     if (T.ntests == 0) {
-        fputs("brine: no tests found (a test is NAME.br with NAME.out beside it)\n", stderr);
+        if (found)
+            fprintf(stderr, "brine: none of the %d tests found matches -k\n", found);
+        else
+            fputs("brine: no tests found (a test is NAME.br with NAME.out beside it)\n", stderr);
         puts("0 passed, 0 failed");
         return 1;
     }
+    const char *term = getenv("TERM");
+    T.counter = isatty(STDOUT_FILENO) && !(term && strcmp(term, "dumb") == 0);
 
     /* A runaway program writing without end fails with SIGXFSZ instead of
      * filling the disk. */
@@ -1073,7 +853,9 @@ int test_main(int argc, char **argv)
     print_ready();
     nftw(T.tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 
-    printf("%d passed, %d failed\n", T.npassed, T.nfailed);
+    if (T.counter)
+        fputs("\r\033[K", stdout);
+    printf("%d passed, %d failed in %.2f s\n", T.npassed, T.nfailed, seconds_now() - started_at);
     fflush(stdout);
     return T.nfailed ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 /*
  * util.c: the compiler's small shared helpers, one per job (STYLE.md, "One
  * helper per job"): the whole-file reader, the word splitter, the hash map
- * and the process spawner. Each is written once here and used by every phase and by the
+ * the process spawner and the unified diff. Each is written once here and used by every phase and by the
  * driver. Processes are spawned with posix_spawn, never through a shell,
  * so no file name or flag is ever re-parsed.
  *
@@ -13,6 +13,7 @@
 #include "brine.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -249,4 +250,220 @@ bool wait_proc(pid_t pid, int timeout_s, bool *timed_out, int *status_out)
     }
     *status_out = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? -WTERMSIG(status) : -1;
     return true;
+}
+
+/* ---- diffs --------------------------------------------------------------- */
+
+struct line {
+    const char *s;
+    size_t len;
+    bool nl; /* ends in a newline */
+};
+
+static int split_lines(const char *s, size_t len, struct line **out)
+{
+    int n = 0, cap = 0;
+    struct line *l = NULL;
+    VEC_GROW(l, n, cap); /* *out is never NULL */
+    size_t i = 0;
+    while (i < len) {
+        const char *nl = memchr(s + i, '\n', len - i);
+        size_t end = nl ? (size_t)(nl - s) : len;
+        VEC_GROW(l, n, cap);
+        l[n++] = (struct line){s + i, end - i, nl != NULL};
+        i = nl ? end + 1 : len;
+    }
+    *out = l;
+    return n;
+}
+
+static bool line_eq(struct line a, struct line b)
+{
+    return a.len == b.len && a.nl == b.nl && memcmp(a.s, b.s, a.len) == 0;
+}
+
+enum { REPORT_LINE_CHARS = 160 };
+
+/* One diff line. In a report: indented, control bytes escaped and long
+ * lines cut, so that a binary flood cannot wreck the terminal. In a patch:
+ * the line itself, and diff's marker after a line without a newline. */
+static void diff_line(struct buf *b, char sign, struct line l, enum diff_form form)
+{
+    if (form == DIFF_PATCH) {
+        bputn(b, &sign, 1);
+        bputn(b, l.s, l.len);
+        bputs(b, l.nl ? "\n" : "\n\\ No newline at end of file\n");
+        return;
+    }
+    bprintf(b, "    %c", sign);
+    size_t n = l.len < REPORT_LINE_CHARS ? l.len : REPORT_LINE_CHARS;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)l.s[i];
+        if (c < 0x20 && c != '\t')
+            bprintf(b, "\\x%02x", c);
+        else
+            bputn(b, (const char *)&c, 1);
+    }
+    if (l.len > n)
+        bprintf(b, "... (%zu more bytes)", l.len - n);
+    if (!l.nl)
+        bputs(b, "  (no newline at end)");
+    bputs(b, "\n");
+}
+
+void report_lines(struct buf *out, const char *s, size_t len, int max)
+{
+    struct line *l;
+    int n = split_lines(s, len, &l);
+    for (int i = 0; i < n && i < max; i++)
+        diff_line(out, ' ', l[i], DIFF_REPORT);
+    free(l);
+}
+
+/* A unified diff (diff -u): a minimal edit script (Myers' O(ND) greedy
+ * algorithm, "An O(ND) Difference Algorithm and Its Variations", 1986) on
+ * the lines between the common first and last ones, shown as @@ hunks with
+ * DIFF_CONTEXT lines of context, hunks closer than twice that merged. A
+ * report shows at most DIFF_SHOWN lines. When the middle is too large for a
+ * minimal script to be cheap (a flood of output), it is shown as one
+ * replaced block. */
+enum { DIFF_CONTEXT = 3, DIFF_SHOWN = 40, DIFF_MAX_D = 1000, DIFF_MAX_LINES = 200000 };
+
+/* The edit script: for each step, ' ' (a line of both), '-' or '+'. */
+static char *edit_script(const struct line *a, int na, const struct line *c, int nc, int *nops)
+{
+    int pre = 0;
+    while (pre < na && pre < nc && line_eq(a[pre], c[pre]))
+        pre++;
+    int suf = 0;
+    while (suf < na - pre && suf < nc - pre && line_eq(a[na - 1 - suf], c[nc - 1 - suf]))
+        suf++;
+    int n = na - pre - suf, m = nc - pre - suf;
+    char *ops = xmalloc((size_t)na + (size_t)nc + 1);
+    int k = 0;
+    memset(ops, ' ', (size_t)pre);
+    k = pre;
+    const struct line *x = a + pre, *y = c + pre;
+    int max = n + m;
+    /* trace[d]: V after step d (diagonals -d..d), for the walk back. */
+    int **trace = NULL;
+    int d_found = -1;
+    if (max > 0 && max <= DIFF_MAX_LINES) {
+        int lim = max < DIFF_MAX_D ? max : DIFF_MAX_D;
+        trace = xmalloc((size_t)(lim + 1) * sizeof *trace);
+        int *v = xmalloc((size_t)(2 * lim + 3) * sizeof *v);
+        int off = lim + 1;
+        v[off + 1] = 0;
+        for (int d = 0; d <= lim && d_found < 0; d++) {
+            for (int kk = -d; kk <= d; kk += 2) {
+                int i = kk == -d || (kk != d && v[off + kk - 1] < v[off + kk + 1]) ? v[off + kk + 1]
+                                                                                  : v[off + kk - 1] + 1;
+                int j = i - kk;
+                while (i < n && j < m && line_eq(x[i], y[j]))
+                    i++, j++;
+                v[off + kk] = i;
+                if (i >= n && j >= m) {
+                    d_found = d;
+                    break;
+                }
+            }
+            trace[d] = xmalloc((size_t)(2 * lim + 3) * sizeof **trace);
+            memcpy(trace[d], v, (size_t)(2 * lim + 3) * sizeof *v);
+        }
+        free(v);
+        if (d_found >= 0) {
+            /* Walk back from (n, m), writing the script from its end. */
+            char *rev = xmalloc((size_t)max + 1);
+            int r = 0, i = n, j = m;
+            for (int d = d_found; d > 0; d--) {
+                int *pv = trace[d - 1];
+                int kk = i - j;
+                int pk = kk == -d || (kk != d && pv[off + kk - 1] < pv[off + kk + 1]) ? kk + 1 : kk - 1;
+                int pi = pv[off + pk], pj = pi - pk;
+                while (i > pi && j > pj && (i > (pk == kk + 1 ? pi : pi + 1)))
+                    i--, j--, rev[r++] = ' ';
+                if (pk == kk + 1)
+                    j--, rev[r++] = '+'; /* down: a line of c */
+                else
+                    i--, rev[r++] = '-'; /* right: a line of a */
+            }
+            while (i > 0 && j > 0)
+                i--, j--, rev[r++] = ' ';
+            while (r > 0)
+                ops[k++] = rev[--r];
+            free(rev);
+        }
+        for (int d = 0; d <= lim && d <= (d_found >= 0 ? d_found : lim); d++)
+            free(trace[d]);
+        free(trace);
+    }
+    if (d_found < 0) {
+        memset(ops + k, '-', (size_t)n);
+        k += n;
+        memset(ops + k, '+', (size_t)m);
+        k += m;
+    }
+    memset(ops + k, ' ', (size_t)suf);
+    k += suf;
+    *nops = k;
+    return ops;
+}
+
+void text_diff(struct buf *b, const char *want, size_t want_len, const char *got, size_t got_len,
+               enum diff_form form)
+{
+    struct line *a, *c;
+    int na = split_lines(want, want_len, &a), nc = split_lines(got, got_len, &c);
+    int nops;
+    char *ops = edit_script(a, na, c, nc, &nops);
+    /* ai[k], ci[k]: the lines of a and c before step k. */
+    int *ai = xmalloc((size_t)(nops + 1) * sizeof *ai), *ci = xmalloc((size_t)(nops + 1) * sizeof *ci);
+    ai[0] = ci[0] = 0;
+    for (int k = 0; k < nops; k++) {
+        ai[k + 1] = ai[k] + (ops[k] != '+');
+        ci[k + 1] = ci[k] + (ops[k] != '-');
+    }
+    int shown = 0, left = 0, limit = form == DIFF_PATCH ? INT_MAX : DIFF_SHOWN;
+    const char *indent = form == DIFF_PATCH ? "" : "    ";
+    for (int k = 0; k < nops;) {
+        if (ops[k] == ' ') {
+            k++;
+            continue;
+        }
+        /* A hunk: from DIFF_CONTEXT steps before this change to DIFF_CONTEXT
+         * after the last change that is no more than 2*DIFF_CONTEXT away. */
+        int lo = k - DIFF_CONTEXT < 0 ? 0 : k - DIFF_CONTEXT;
+        while (lo < k && ops[lo] != ' ')
+            lo++;
+        int end = k; /* one past the last change */
+        for (int q = k; q < nops; q++) {
+            if (ops[q] != ' ') {
+                end = q + 1;
+            } else if (q - end >= 2 * DIFF_CONTEXT) {
+                break;
+            }
+        }
+        int hi = end + DIFF_CONTEXT > nops ? nops : end + DIFF_CONTEXT;
+        int alen = ai[hi] - ai[lo], clen = ci[hi] - ci[lo];
+        if (shown < limit) {
+            bprintf(b, "%s@@ -%d,%d +%d,%d @@\n", indent, alen ? ai[lo] + 1 : ai[lo], alen,
+                    clen ? ci[lo] + 1 : ci[lo], clen);
+        }
+        for (int q = lo; q < hi; q++) {
+            if (shown >= limit) {
+                left += ops[q] != ' ';
+                continue;
+            }
+            diff_line(b, ops[q], ops[q] == '+' ? c[ci[q]] : a[ai[q]], form);
+            shown++;
+        }
+        k = hi;
+    }
+    if (left)
+        bprintf(b, "    ... (%d more changed lines)\n", left);
+    free(ops);
+    free(ai);
+    free(ci);
+    free(a);
+    free(c);
 }

@@ -227,6 +227,14 @@ int brt_cmp_i128(brt_i128 a, brt_i128 b)
     return x < y ? -1 : x > y;
 }
 
+int64_t brt_range_count_i128(brt_i128 lo, brt_i128 hi, int inclusive)
+{
+    i128 a = from(lo), b = from(hi);
+    if (inclusive ? a > b : a >= b) return 0;
+    u128 d = (u128)b - (u128)a + (inclusive ? 1 : 0); /* 2^128 (all of i128, inclusive) wraps to 0 */
+    return d == 0 || d > (u128)INT64_MAX ? INT64_MAX : (int64_t)d;
+}
+
 brt_i128 brt_wrapping_add_i128(brt_i128 a, brt_i128 b) { return to((i128)((u128)from(a) + (u128)from(b))); }
 brt_i128 brt_wrapping_sub_i128(brt_i128 a, brt_i128 b) { return to((i128)((u128)from(a) - (u128)from(b))); }
 brt_i128 brt_wrapping_mul_i128(brt_i128 a, brt_i128 b) { return to((i128)((u128)from(a) * (u128)from(b))); }

@@ -341,6 +341,8 @@ brt_i128 brt_or_i128(brt_i128 a, brt_i128 b);
 brt_i128 brt_xor_i128(brt_i128 a, brt_i128 b);
 brt_i128 brt_not_i128(brt_i128 a);
 int brt_cmp_i128(brt_i128 a, brt_i128 b); /* -1, 0, 1 */
+/* The elements of lo..hi (inclusive: lo..=hi) of i128s, at most INT64_MAX. */
+int64_t brt_range_count_i128(brt_i128 lo, brt_i128 hi, int inclusive);
 brt_i128 brt_wrapping_add_i128(brt_i128 a, brt_i128 b);
 brt_i128 brt_wrapping_sub_i128(brt_i128 a, brt_i128 b);
 brt_i128 brt_wrapping_mul_i128(brt_i128 a, brt_i128 b);
@@ -684,7 +686,8 @@ void brt_os_write_file(brt_str *path, brt_str *text, const brt_loc *l);
 void brt_os_append_file(brt_str *path, brt_str *text, const brt_loc *l);
 /* eprint: the line built in sb (values as print writes them), a newline,
  * one write to stderr; sb is reset. */
-void brt_eprint_finish(brt_sb *sb);
+void brt_eprint_finish(brt_sb *sb); /* a newline, then sb to stderr in one write; frees sb */
+void brt_eprint_write(brt_sb *sb);  /* sb as it is (eprint with end=) */
 
 /* ---- array methods (SPEC section 14; sort.c) ------------------------------- */
 

@@ -422,6 +422,11 @@ void brt_os_append_file(brt_str *path, brt_str *text, const brt_loc *l)
 void brt_eprint_finish(brt_sb *sb)
 {
     brt_sb_lit(sb, "\n", 1);
+    brt_eprint_write(sb);
+}
+
+void brt_eprint_write(brt_sb *sb)
+{
     const char *p = sb->buf;
     int64_t n = sb->len;
     while (n > 0) {

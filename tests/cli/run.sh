@@ -58,6 +58,8 @@ check() { # check NAME CONDITION...: passes when the command succeeds
     fi
 }
 has() { grep -qF -- "$2" "$1"; }
+# totals LOG: brine test's closing line without its time ("2 passed, 0 failed")
+totals() { tail -n 1 "$1" | sed -E 's/ in [0-9]+\.[0-9]{2} s$//'; }
 same() { cmp -s "$1" "$2"; }
 
 mkdir -p gen/area hand
@@ -73,7 +75,7 @@ printf 'stale\n' > hand/mine.out
 "$BRINE" test --bless gen hand > bless.log 2>&1
 rc=$?
 check "bless over a generated tree exits 1 (got $rc)" [ $rc -eq 1 ]
-check "bless: the closing line counts the refusal" [ "$(tail -n 1 bless.log)" = "1 passed, 1 failed" ]
+check "bless: the closing line counts the refusal" [ "$(totals bless.log)" = "1 passed, 1 failed" ]
 check "bless: names the generated .out and the marker" \
     has bless.log "FAIL gen/area/stale.br: not blessed: gen/area/stale.out is generated (see gen/GENERATED); edit the generator and rerun it instead of --bless"
 check "bless: the generated .out is untouched" same gen/area/stale.out stale.want
@@ -97,7 +99,7 @@ printf '7\n' > gen/area/stale.out
 "$BRINE" test gen > plain.log 2>&1
 rc=$?
 check "plain run of a generated tree passes (got $rc)" [ $rc -eq 0 ]
-check "plain run: closing line" [ "$(tail -n 1 plain.log)" = "1 passed, 0 failed" ]
+check "plain run: closing line" [ "$(totals plain.log)" = "1 passed, 0 failed" ]
 
 # ---- the repository's generated tree carries the marker ----------------------
 real=$(cd "$REPO" && ls tests/golden/generated/par/*.br | head -n 1)
@@ -233,7 +235,8 @@ printf 'one
 
 two
  
-x
+
+x
 last' | stdin/lines > stdin.out 2>&1
 printf '["one"]
 [""]
@@ -371,9 +374,9 @@ check "bless creates new tests' files (got $rc)" [ $rc -eq 0 ]
 check "bless: new .out written" [ "$(cat newt/fresh.out)" = 1 ]
 check "bless: new .out and .err in a subdirectory" [ -e newt/sub/fresh_err.out -a "$(head -c 6 newt/sub/fresh_err.err)" = panic: ]
 check "bless: a module gets no .out" [ ! -e newt/helper.out ]
-check "bless: two tests counted" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+check "bless: two tests counted" [ "$(totals nb.log)" = "2 passed, 0 failed" ]
 "$BRINE" test newt > nb.log 2>&1
-check "the blessed new tests pass" [ "$(tail -n 1 nb.log)" = "2 passed, 0 failed" ]
+check "the blessed new tests pass" [ "$(totals nb.log)" = "2 passed, 0 failed" ]
 
 mkdir -p hdr
 printf '# exits: 3\nfn main():\n    print(1)\n' > hdr/typo.br
@@ -386,7 +389,7 @@ printf '1\n' > hdr/fine.out
 check "an unknown directive fails the test" has hdr.log \
     "FAIL hdr/typo.br: unknown directive '# exits:' in the test's header (the directives are '# exit:', '# env:' and '# args:')"
 check "a directive's case counts" has hdr.log "FAIL hdr/upper.br: unknown directive '# Env:'"
-check "an ordinary comment is no directive" [ "$(tail -n 1 hdr.log)" = "1 passed, 2 failed" ]
+check "an ordinary comment is no directive" [ "$(totals hdr.log)" = "1 passed, 2 failed" ]
 
 mkdir -p st
 printf 'import os\nfn main():\n    print(1)\n    os.exit(3)\n' > st/three.br
@@ -399,7 +402,7 @@ check "--bless still reports an unexpected status" has st.log "FAIL st/three.br 
 mkdir -p df
 printf 'fn main():\n    for i in 1..21:\n        print(i)\n' > df/count.br
 seq 1 20 | sed -e 's/^2$/two/' -e '/^12$/d' > df/count.out
-"$BRINE" test --dev --threads 1 df > df.log 2>&1
+"$BRINE" test --dev --threads 1 df | sed -E 's/ in [0-9]+\.[0-9]{2} s$//' > df.log 2>&1
 cat > df.want <<'WANT'
 FAIL df/count.br (dev, BRINE_THREADS=1): stdout differs (-expected +actual)
     @@ -1,5 +1,5 @@

@@ -43,7 +43,7 @@ for input in "$HERE"/*.br; do
     chmod 640 "$WORK/$name.br"
     (cd "$WORK" && "$BRINE" fmt --check "$name.br") > "$WORK/out" 2>&1
     st=$?
-    if [ $st -eq 1 ] && grep -q "^$name.br: not formatted" "$WORK/out" && grep -q '^    @@ ' "$WORK/out" \
+    if [ $st -eq 1 ] && grep -q "^$name.br: not formatted" "$WORK/out" && grep -q '^@@ ' "$WORK/out" \
         && cmp -s "$input" "$WORK/$name.br"; then ok; else
         bad "$name: --check $name.br: exit $st (want 1), its name and a diff, the file untouched"; fi
     (cd "$WORK" && "$BRINE" fmt "$name.br") > "$WORK/out" 2>&1
@@ -71,8 +71,8 @@ cp "$HERE/operators.fmt.br" "$WORK/good.br"
 cp "$HERE/operators.br" "$WORK/ugly.br"
 (cd "$WORK" && "$BRINE" fmt --check good.br broken.br ugly.br) > "$WORK/out" 2> "$WORK/err"
 st=$?
-if [ $st -eq 1 ] && grep -q '^ugly.br: not formatted' "$WORK/out" && ! grep -q '^good.br' "$WORK/out" \
-    && grep -q -- '--> broken.br:' "$WORK/err"; then ok; else bad "--check good broken ugly: exit $st, names"; fi
+if [ $st -eq 1 ] && grep -q '^ugly.br: not formatted' "$WORK/err" && ! grep -q 'good.br' "$WORK/out" "$WORK/err" \
+    && grep -q '^+++ ugly.br$' "$WORK/out" && grep -q -- '--> broken.br:' "$WORK/err"; then ok; else bad "--check good broken ugly: exit $st, names"; fi
 (cd "$WORK" && "$BRINE" fmt broken.br ugly.br) > "$WORK/out" 2> "$WORK/err"
 st=$?
 if [ $st -eq 1 ] && cmp -s "$WORK/ugly.br" "$HERE/operators.fmt.br"; then ok; else
