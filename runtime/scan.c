@@ -43,6 +43,17 @@
 #define UNIT 256 /* leaves per task */
 #define MAX_LEV 64
 
+/* A value copy; the common sizes as constants, which the C compiler inlines. */
+static inline void vcopy(void *d, const void *src, size_t vs)
+{
+    if (vs == 8)
+        memcpy(d, src, 8);
+    else if (vs == 16)
+        memcpy(d, src, 16);
+    else
+        memcpy(d, src, vs);
+}
+
 static void *xcalloc(size_t n)
 {
     void *p = brt_xmalloc(n ? n : 1);
@@ -413,7 +424,7 @@ static void fold_key(keyed_job *k, int64_t j)
         while (q < b && k->spos[q] / BRT_LEAF == leaf)
             q++;
         if (st0)
-            memcpy(cur, f->start, vs);
+            vcopy(cur, f->start, vs);
         f->lfold(f->env, k->svals + (size_t)p * vs, NULL, q - p, cur, st0);
         if (sp > 0) {
             int d = hibit((uint64_t)(prev_leaf ^ leaf));
@@ -423,7 +434,7 @@ static void fold_key(keyed_job *k, int64_t j)
             }
             link[sp - 1] = d;
         }
-        memcpy(SLOT(sp), cur, vs);
+        vcopy(SLOT(sp), cur, vs);
         sp++;
         prev_leaf = leaf;
         p = q;
@@ -446,7 +457,8 @@ static void keyed_folds(void *arg, int64_t t)
 
 /* ---- keyed, few keys: no sort ------------------------------------------------------
  *
- * With at most DENSE_KEYS keys, each task takes an aligned unit of UNIT
+ * With at most DENSE_KEYS keys (so the units' roots take no more room than
+ * the elements), each task takes an aligned unit of UNIT
  * leaves: it folds each leaf's elements into one accumulator per key
  * (kacc, the combine inlined), pushes every key the leaf touched onto that
  * key's stack of the tree (the same link rule as above), and leaves each
@@ -454,7 +466,7 @@ static void keyed_folds(void *arg, int64_t t)
  * aligned subtrees do. The same tree per key, so the same bits; elements
  * and combines interleave, so a panic there hands over to the sorted way,
  * whose order is SPEC 15's. */
-#define DENSE_KEYS 64
+#define DENSE_KEYS 4096
 
 typedef struct dense_job {
     const brt_fold *f;
@@ -472,10 +484,9 @@ static void dense_unit(void *arg, int64_t u)
     int64_t a = u * UNIT, b = a + UNIT < d->nl ? a + UNIT : d->nl;
     unsigned char *mem = brt_xmalloc((size_t)nk * (MAX_LEV + 1) * vs + (size_t)nk * vs + BRT_LEAF * vs);
     unsigned char *stk = mem, *acc = mem + (size_t)nk * (MAX_LEV + 1) * vs, *vbuf = acc + (size_t)nk * vs;
-    unsigned char link[DENSE_KEYS][MAX_LEV + 1], sp[DENSE_KEYS], ah[DENSE_KEYS];
-    int64_t prev[DENSE_KEYS], kbuf[BRT_LEAF];
-    memset(sp, 0, sizeof sp);
-    memset(ah, 0, sizeof ah);
+    unsigned char (*link)[MAX_LEV + 1] = brt_xmalloc((size_t)nk * sizeof *link);
+    unsigned char *sp = xcalloc((size_t)nk), *ah = xcalloc((size_t)nk);
+    int64_t *prev = brt_xmalloc((size_t)nk * sizeof *prev), kbuf[BRT_LEAF];
 #define KSLOT(k, i) (stk + ((size_t)(k) * (MAX_LEV + 1) + (size_t)(i)) * vs)
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
@@ -495,7 +506,7 @@ static void dense_unit(void *arg, int64_t u)
                 }
                 link[k][s - 1] = (unsigned char)lv;
             }
-            memcpy(KSLOT(k, s), acc + (size_t)k * vs, vs);
+            vcopy(KSLOT(k, s), acc + (size_t)k * vs, vs);
             sp[k] = (unsigned char)(s + 1);
             prev[k] = L;
         }
@@ -511,6 +522,10 @@ static void dense_unit(void *arg, int64_t u)
     }
 #undef KSLOT
     free(mem);
+    free(link);
+    free(sp);
+    free(ah);
+    free(prev);
 }
 
 /* The fast way for few keys; false: a panic (nothing written). */
@@ -565,10 +580,47 @@ static bool keyed_dense(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
     return ok;
 }
 
+/* Sequential keyed: one left fold per key in index order (kacc over
+ * chunks), on the calling thread; false: a panic (then the sorted way
+ * reports SPEC 15's). */
+static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    size_t vs = f->vsize;
+    int64_t chunk = 4096;
+    unsigned char *vbuf = brt_xmalloc((size_t)chunk * vs);
+    int64_t *kbuf = brt_xmalloc((size_t)chunk * sizeof *kbuf);
+    memset(has, 0, (size_t)nkeys);
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    volatile bool ok = true;
+    if (setjmp(trap.jb) == 0) {
+        for (int64_t lo = 0; lo < f->n; lo += chunk) {
+            int64_t hi = lo + chunk < f->n ? lo + chunk : f->n;
+            f->elems(f->env, lo, hi, vbuf, NULL, kbuf);
+            f->kacc(f->env, vbuf, kbuf, hi - lo, out, has, f->start);
+        }
+    } else {
+        ok = false;
+        free(trap.msg);
+    }
+    brt_trap_set(outer);
+    free(vbuf);
+    free(kbuf);
+    if (ok && f->start)
+        for (int64_t k = 0; k < nkeys; k++)
+            if (!has[k])
+                vcopy((unsigned char *)out + (size_t)k * vs, f->start, vs);
+    return ok;
+}
+
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
-    if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 4 * UNIT * BRT_LEAF &&
-        brt_pool_threads() > 1 && !brt_pool_nested() && keyed_dense(f, nkeys, out, has))
+    if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
+        return;
+    if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+        !brt_pool_nested() && keyed_dense(f, nkeys, out, has))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
@@ -616,7 +668,7 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
             continue;
         int64_t at = next[key]++;
         k.spos[at] = i;
-        memcpy(k.svals + (size_t)at * k.vs, k.vals + (size_t)i * k.vs, k.vs);
+        vcopy(k.svals + (size_t)at * k.vs, k.vals + (size_t)i * k.vs, k.vs);
     }
     free(next);
     free(k.vals);
