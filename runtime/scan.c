@@ -620,7 +620,7 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
     if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
-        !brt_pool_nested() && keyed_dense(f, nkeys, out, has))
+        keyed_dense(f, nkeys, out, has))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
