@@ -21,15 +21,15 @@ BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
-               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
-               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
+               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/check_scan.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
+               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_scan.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
                compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c \
                compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -190,6 +190,14 @@ check-fmt: all
 	tests/fmt/run.sh $(BRINE)
 	tests/fmt/repo.sh $(BRINE)
 
+# reduce, scan and by against the Python model (tests/tools/fold_ref.py):
+# random cases bit for bit at 1, 2 and 7 threads, dev and release (~20 s)
+check-fold: all
+	python3 tests/tools/fold_check.py $(BRINE) 400 1
+	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release
+
+.PHONY: check-fold
+
 # The examples and docs/tutorial.md's commands print what they say.
 check-examples: all
 	python3 tests/tools/check_examples.py $(BRINE)
@@ -266,7 +274,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,

@@ -535,6 +535,9 @@ struct gen {
      * the last, which the checker reports. */
     struct gen *next;
     struct node *early;
+    /* by KEY in 0..N (SPEC 15): key and nkeys (N), or NULL; by_loc: the 'by' */
+    struct node *key, *nkeys;
+    struct loc by_loc;
 };
 
 /* One piece of an f-string: literal text, or {expr[:spec]}. */
@@ -583,6 +586,7 @@ struct node {
             struct nodes args;
             struct gen *gen;
             bool par;
+            bool scan; /* scan sum(...): written with 'scan' before the reducer */
             enum builtin builtin;
             struct node *recv;
             struct sym *fn;
@@ -613,6 +617,11 @@ struct node {
             struct gen *gen;
             struct node *array;
             struct type *elem_type;
+            /* SPEC 15: reduce(f, start, gen) (user: fnv and start set; the
+             * reducer field is then unused), scan (the running values), and
+             * the generator's by (gen->key, gen->nkeys) */
+            bool user, scan;
+            struct node *fnv, *start;
         } reduce;
 
         /* N_LET: let/var NAME [: annot] = init; also used for top-level N_CONST. */

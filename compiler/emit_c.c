@@ -891,7 +891,7 @@ static bool reads_var(struct ir_node *n, struct ir_var *v)
         if (reads_var(n->kids[i], v)) return true;
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP)
         return reads_var(n->iter.lo, v) || reads_var(n->iter.hi, v) || reads_var(n->iter.array, v) ||
-               reads_var(n->elem, v) || reads_var(n->filter, v);
+               reads_var(n->elem, v) || reads_var(n->filter, v) || reads_var(n->key, v);
     return false;
 }
 

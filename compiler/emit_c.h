@@ -158,9 +158,28 @@ struct src {
     struct src *cl;
     int ncl;
     const char *n0;   /* with clauses: the first clause's count */
+    const char *nk;   /* by KEY in 0..N: N, evaluated after the sources */
 };
 const char *start_value(enum reducer r, struct type *t);
 struct fctx *helper_begin(int id, struct ir_node *rn);
+/* emit_par.c's pieces that emit_scan.c builds on */
+struct src eval_source(struct ir_iter *it);
+struct src eval_sources(struct ir_node *rn);
+void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg);
+void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
+                const char *stop);
+void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
+                 const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);
+int par_env(struct ir_node *rn, struct src *s, struct buf *aux);
+const char *env_fill(int id, struct ir_node *rn, struct src *s);
+const char *better(enum reducer r, struct type *t, const char *x, const char *acc);
+size_t c_size(struct type *t, size_t *align);
+
+/* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */
+
+const char *emit_fold(struct ir_node *rn);
 
 /* ---- the lane vectoriser (emit_lane.c) ----------------------------------- */
 

@@ -130,6 +130,7 @@ static void callees(struct ir_node *n, struct ir_fn ***out, int *nout, int *cap)
     callees(n->iter.array, out, nout, cap);
     callees(n->elem, out, nout, cap);
     callees(n->filter, out, nout, cap);
+    callees(n->key, out, nout, cap);
     for (int i = 0; i < n->nclauses; i++) {
         callees(n->clauses[i].iter.lo, out, nout, cap);
         callees(n->clauses[i].iter.hi, out, nout, cap);
@@ -193,6 +194,7 @@ static void inline_kids(struct ir_node *n)
     if (n->op == IR_FOR_ARRAY || n->op == IR_LISTCOMP || n->op == IR_REDUCE) n->iter.array = inline_expr(n->iter.array);
     n->elem = inline_expr(n->elem);
     n->filter = inline_expr(n->filter);
+    n->key = inline_expr(n->key);
     for (int i = 0; i < n->nclauses; i++) {
         struct ir_iter *it = &n->clauses[i].iter;
         it->lo = inline_expr(it->lo);

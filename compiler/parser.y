@@ -141,6 +141,21 @@ static struct node *syntax_call_stmt(const char *name, struct loc kw, struct loc
     return s;
 }
 
+/* scan REDUCER(gen or array): a call of the reducer marked scan (SPEC 15). */
+static struct node *scan_call(struct loc at, struct loc name_loc, const char *name, struct nodes *args, struct gen *g,
+                              bool par)
+{
+    struct node *callee = node_new(N_NAME, name_loc);
+    callee->u.name.name = name;
+    struct node *n = node_new(N_CALL, at);
+    n->u.call.callee = callee;
+    if (args) n->u.call.args = *args;
+    n->u.call.gen = g;
+    n->u.call.par = par;
+    n->u.call.scan = true;
+    return n;
+}
+
 /* x[lo:hi]: (x, lo[, hi]); a missing lo is 0, a missing hi len(x) */
 static struct node *slice(struct node *x, struct node *lo, struct node *hi, struct loc loc)
 {
@@ -265,6 +280,7 @@ static const char *describe_target(struct node *n)
        TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
 %token STRUCT "'struct'" LAMBDA "'lambda'"
 %token NONE "'None'"
+%token SCAN "'scan'" BY "'by'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
 %token PLUSEQ "'+='" MINUSEQ "'-='" STAREQ "'*='" SLASHEQ "'/='" PERCENTEQ "'%='"
@@ -279,7 +295,7 @@ static const char *describe_target(struct node *n)
 %type <type> struct_decl
 %type <tlist> struct_fields
 %type <tlist> type_list
-%type <gen> gen gen_clauses gen_clause
+%type <gen> gen gen_clauses gen_clause opt_by
 %type <iter> for_iter gen_iter
 %type <type> type ret_opt annot_opt
 %type <params> params param_list
@@ -630,9 +646,14 @@ gen_iter:
  * first. A filter after a clause other than the last is kept (cond of that
  * clause) for the checker's message. */
 gen:
-    expr gen_clauses {
+    expr gen_clauses opt_by {
         $$ = $2;
         $$->elem = $1;
+        if ($3) {
+            $$->key = $3->key;
+            $$->nkeys = $3->nkeys;
+            $$->by_loc = $3->by_loc;
+        }
         struct gen *last = $$;
         while (last->next) last = last->next;
         if (last != $$) {
@@ -641,6 +662,22 @@ gen:
             $$->cond = last->cond;
             last->cond = NULL;
         }
+    }
+  ;
+
+/* by KEY in 0..N: a keyed reduction's keys (SPEC 15); only 0 may start the range */
+opt_by:
+    %empty { $$ = NULL; }
+  | BY expr IN or_expr DOTDOT or_expr {
+        if ($4->kind != N_INT || $4->u.ilit.value != 0 || $4->u.ilit.neg)
+            FAIL(@4, "the keys of 'by' are 0..N: the range starts at 0");
+        $$ = arena_alloc(sizeof *$$);
+        $$->key = $2;
+        $$->nkeys = $6;
+        $$->by_loc = @1;
+    }
+  | BY expr IN or_expr DOTDOTEQ or_expr {
+        FAIL(@5, "the keys of 'by' are 0..N, a half-open range: write 0..N+1 for 0..=N");
     }
   ;
 
@@ -804,6 +841,13 @@ postfix:
         $$->u.call.callee = $1;
         $$->u.call.gen = $3;
     }
+    /* reduce(f, start, gen) and scan(f, start, gen) (SPEC 15) */
+  | postfix '(' call_arg_list ',' gen ')' {
+        $$ = node_new(N_CALL, @$);
+        $$->u.call.callee = $1;
+        $$->u.call.args = *$3;
+        $$->u.call.gen = $5;
+    }
   | postfix '[' expr ']' {
         $$ = node_new(N_INDEX, @$);
         $$->u.index.base = $1;
@@ -945,6 +989,20 @@ primary:
         $$->u.call.gen = $4;
         $$->u.call.par = true;
     }
+  | PAR NAME '(' arg_list ',' gen ')' {
+        struct node *callee = node_new(N_NAME, @2);
+        callee->u.name.name = $2;
+        $$ = node_new(N_CALL, @$);
+        $$->u.call.callee = callee;
+        $$->u.call.args = *$4;
+        $$->u.call.gen = $6;
+        $$->u.call.par = true;
+    }
+    /* scan sum(gen), scan min(xs), par scan product(...) (SPEC 15) */
+  | SCAN NAME '(' gen ')'            { $$ = scan_call(@$, @2, $2, NULL, $4, false); }
+  | SCAN NAME '(' args ')'           { $$ = scan_call(@$, @2, $2, $4, NULL, false); }
+  | PAR SCAN NAME '(' gen ')'        { $$ = scan_call(@$, @3, $3, NULL, $5, true); }
+  | PAR SCAN NAME '(' args ')'       { $$ = scan_call(@$, @3, $3, $5, NULL, true); }
   ;
 
 fstring:

@@ -819,6 +819,50 @@ bool brt_reduce_tree(const brt_reduce *r, void *out);
  * the bigger piece), and no thread is looking for work now. */
 bool brt_reduce_inline(void);
 
+/* ---- scans and keyed reductions (SPEC 15; scan.c) -------------------------- */
+
+/* A scan or keyed reduction over n elements of vsize bytes (no references).
+ * The generated C provides:
+ *   elems(env, lo, hi, vals, kept, keys): evaluates elements lo..hi-1 in
+ *     order, element k's value to vals + (k - lo) * vsize; a scan with a
+ *     filter sets kept[k - lo] (kept NULL: no filter); a keyed one sets
+ *     keys[k - lo] (-1: filtered out), panicking on a key out of range;
+ *   combine(env, l, r): *l = f(*l, *r);
+ *   lfold(env, vals, kept, cnt, acc, has): folds the kept ones of cnt
+ *     values into *acc (has: acc holds a value; else the first kept value
+ *     starts it) and returns how many were kept;
+ *   lscan(env, vals, kept, cnt, acc, has, out): the same fold, writing each
+ *     kept value's running result to out, one after another.
+ * start: the start value (NULL: min/max, from the first element). par: the
+ * tree of SPEC 5.2 and the pool; else the sequential definition. */
+typedef struct brt_fold {
+    int64_t n;
+    size_t vsize;
+    void *env;
+    const void *start;
+    bool par, filtered;
+    void (*elems)(void *env, int64_t lo, int64_t hi, void *vals, unsigned char *kept, int64_t *keys);
+    void (*combine)(void *env, void *l, const void *r);
+    int64_t (*lfold)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has);
+    void (*lscan)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has,
+                  void *out);
+    /* keyed: each of cnt values into accs[keys[i]] (keys[i] < 0: skipped;
+     * has[k] = 0: that accumulator starts from start, or min/max from the
+     * value), setting has[k] */
+    void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
+                 const void *start);
+} brt_fold;
+/* par scan: the array of running values of elem type (SPEC 15). */
+brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
+/* by KEY in 0..nkeys: out (nkeys values) and has (nkeys flags: whether the
+ * key had an element; a key without one holds the start value). */
+void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has);
+/* par reduce(f, start, gen): the tree's value into out; false: no element
+ * was kept (the caller gives start). */
+bool brt_fold_reduce(const brt_fold *f, void *out);
+/* world.reduce(f, start, gen): every rank gets the one-process bits. */
+bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out);
+
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 
 /* Called by main() after brt_start in a program that names world: under an

@@ -1939,6 +1939,19 @@ class Gen:
             red = r.choice(["sum", "product", "min", "max", "sum"])
             et = t
         is_par = r.random() < 0.6
+        if t in ("int", "float") and r.random() < 0.15:
+            # reduce(f, start, gen) with an f that is not associative (SPEC 15)
+            gtext, each, weak = self.generator(t, d)
+            st = r.randint(-3, 3)
+            if t == "float":
+                ftext, fop, stv = "lambda a, b: a * 0.5 + b", (lambda a, b: f_add(f_mul(a, 0.5), b)), float(st)
+                stext = repr(float(st))
+            else:
+                ftext, fop, stv = "lambda a, b: a.wrapping_mul(3).wrapping_sub(b)", \
+                    (lambda a, b: wrap("int", wrap("int", a * 3) - b)), st
+                stext = str(st)
+            text = ("par " if is_par else "") + f"reduce({ftext}, {stext}, {gtext})"
+            return Expr(text, 14, lambda env: fold_model(fop, stv, is_par, each(env)), t, weak=weak)
         if r.random() < 0.2:
             # over an array value
             at = "[" + et + "]"
@@ -1962,6 +1975,11 @@ class Gen:
         gtext, each, _ = self.generator(et, d, is_par)
         if is_par:
             self.use("par")
+        if et in ("int", "float") and self.r.random() < 0.25:
+            # scan sum / min / max (SPEC 15): the running values
+            red = self.r.choice(["sum", "min", "max"])
+            return Expr(("par " if is_par else "") + f"scan {red}({gtext})", 14,
+                        lambda env: scan_model(red, et, is_par, each(env)), t)
 
         def ev(env):
             out = []
@@ -2522,6 +2540,107 @@ def reduce_model(red, t, is_par, thunks):
 
 
 USED = {}   # seed -> the form families its program drew
+
+
+def fold_model(op, start, is_par, thunks):
+    """reduce(f, start, gen) (SPEC 15): the left fold, or the tree with f."""
+    if not is_par:
+        acc = start
+        for th in thunks:
+            k, v = th()
+            if k:
+                acc = op(acc, v)
+        return acc
+    nleaves = (len(thunks) + 15) // 16
+
+    def node(k, j):
+        if k == 0:
+            acc, has = start, False
+            for th in thunks[16 * j:16 * j + 16]:
+                kept, v = th()
+                if kept:
+                    acc, has = op(acc, v), True
+            return (True, acc) if has else (False, None)
+        left = node(k - 1, 2 * j)
+        if (2 * j + 1) << (k - 1) >= nleaves:
+            return left
+        right = node(k - 1, 2 * j + 1)
+        if not left[0]:
+            return right
+        if not right[0]:
+            return left
+        return True, op(left[1], right[1])
+    if not nleaves:
+        return start
+    top = 0
+    while (1 << top) < nleaves:
+        top += 1
+    has, v = node(top, 0)
+    return v if has else start
+
+
+def scan_model(red, t, is_par, thunks):
+    """scan sum/min/max (SPEC 15): the nodes in post-order, the carries for
+    each leaf ascending, then the entries."""
+    def op(a, b):
+        return combine(red, t, a, b)
+    start = START["sum"][t] if red == "sum" else None
+    if not is_par:
+        out, acc = [], start
+        for th in thunks:
+            k, v = th()
+            if k:
+                acc = v if acc is None else op(acc, v)
+                out.append(acc)
+        return out
+    n = len(thunks)
+    nl = (n + 15) // 16
+    vals = [None] * n
+    lev = {}
+
+    def node(k, j):
+        if k == 0:
+            acc, has = start, False
+            for i in range(16 * j, min(16 * j + 16, n)):
+                kept, v = thunks[i]()
+                vals[i] = (kept, v)
+                if kept:
+                    acc, has = (v if acc is None else op(acc, v)), True
+            res = (True, acc) if has else (False, None)
+        else:
+            left = node(k - 1, 2 * j)
+            if (2 * j + 1) << (k - 1) >= nl:
+                res = left
+            else:
+                right = node(k - 1, 2 * j + 1)
+                res = right if not left[0] else left if not right[0] else (True, op(left[1], right[1]))
+        lev[(k, j)] = res
+        return res
+    if nl:
+        top = 0
+        while (1 << top) < nl:
+            top += 1
+        node(top, 0)
+    carries = []
+    for leaf in range(nl):
+        has, acc = start is not None, start
+        p = 0
+        for bit in range(62, -1, -1):
+            if (leaf >> bit) & 1:
+                nh, nv = lev[(bit, p >> bit)]
+                if nh:
+                    acc, has = (nv if not has else op(acc, nv)), True
+                p += 1 << bit
+        carries.append((has, acc))
+    out = []
+    for leaf in range(nl):
+        has, acc = carries[leaf]
+        for i in range(16 * leaf, min(16 * leaf + 16, n)):
+            kept, v = vals[i]
+            if kept:
+                acc, has = (v if not has else op(acc, v)), True
+                out.append(acc)
+    return out
 
 
 def generate(seed):
