@@ -173,9 +173,12 @@ static bool operand_end(int k)
  * after a unary '-' or '~', after the ':' of a slice (in_square: the
  * innermost open bracket is '['; a lambda's ':' is not a slice's), before
  * the '(' of a call and the '[' of an index, and between the 'fn' of a
- * type and its '('. */
+ * type and its '('. A unary '-' before another '-' keeps its space
+ * (`- -2.5`, never `--2.5`, which reads as a decrement). */
 static bool space_between(int prev, bool prev_unary, int cur, bool in_square)
 {
+    if (prev_unary && prev == '-' && cur == '-')
+        return true;
     if (prev == '(' || prev == '[' || prev == '.' || prev_unary)
         return false;
     if (prev == TK_FN && cur == '(')
