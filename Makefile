@@ -21,14 +21,15 @@ BASEFLAGS = -std=gnu11 -ffp-contract=off $(WARN)
 B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
-               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
-               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c
+               compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/check_scan.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
+               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_scan.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c \
+               compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
-COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h
+COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
-RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
+              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -167,6 +168,10 @@ check-cli: all
 	tests/cli/forms.sh $(BRINE)
 	tests/cli/install.sh
 
+# brine build -g under gdb (skipped without gdb), the unwrap warning (~6 s)
+check-debug: all
+	tests/debug/run.sh $(BRINE)
+
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
 NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
@@ -184,6 +189,14 @@ check-parts: all
 check-fmt: all
 	tests/fmt/run.sh $(BRINE)
 	tests/fmt/repo.sh $(BRINE)
+
+# reduce, scan and by against the Python model (tests/tools/fold_ref.py):
+# random cases bit for bit at 1, 2 and 7 threads, dev and release (~20 s)
+check-fold: all
+	python3 tests/tools/fold_check.py $(BRINE) 400 1
+	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release
+
+.PHONY: check-fold
 
 # The examples and docs/tutorial.md's commands print what they say.
 check-examples: all
@@ -220,6 +233,28 @@ check-world-full: all
 
 .PHONY: check-world check-world-full
 
+# The language server (docs/editors.md): a JSON-RPC client over the golden
+# programs, half-typed files through it, a 10,000-line file's latency; the
+# editors' grammar against the lexer, Neovim with its LSP client attached,
+# the shell completions.
+check-lsp: all
+	python3 tests/lsp/test_lsp.py $(BRINE)
+	python3 tests/lsp/fuzz_lsp.py $(BRINE)
+	python3 tests/lsp/latency.py $(BRINE) --limit-ms $(LSP_LIMIT_MS)
+LSP_LIMIT_MS ?= 100
+
+check-editors: all
+	python3 tests/editors/test_grammar.py $(BRINE)
+	tests/editors/nvim.sh $(BRINE)
+	tests/editors/completions.sh $(BRINE)
+
+# Not part of check: docs/editors-neovim.png, Neovim under tmux showing a
+# diagnostic, rendered from tmux capture-pane (tmux, python3-pil).
+editors-screenshot: all
+	tests/editors/screenshot.sh $(BRINE) docs/editors-neovim.png
+
+.PHONY: check-lsp check-editors editors-screenshot
+
 check-man: brine.1
 	mandoc -Tlint -W warning brine.1
 
@@ -239,7 +274,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-cli check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -253,14 +288,27 @@ VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
-# Not part of check: differential fuzzing (random programs against a Python
-# model, dev vs release, 1 vs 3 threads) and mutated golden programs.
-FUZZ_N ?= 200
+# Differential fuzzing: random programs against a Python model, dev and
+# release at BRINE_THREADS 1, 2, 7, and --opt=none and each pass off.
+# check-fuzz-batch (part of check): the fixed seeds of tests/tools/fuzz_seeds.txt
+# but those of tests/tools/fuzz_known.txt (findings being fixed elsewhere),
+# plus FUZZ_FRESH seeds from the clock (printed, so a finding can be rerun).
+# check-fuzz (not part of check): N programs from FUZZ_SEED on (N=20000 for a
+# long batch), then as many mutated golden programs.
+FUZZ_FRESH ?= 4
+FUZZ_SEED ?= 1
+N ?= 200
+FUZZ_N ?= $(N)
+FUZZ_J ?= 2
+check-fuzz-batch: all
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
+	    --exclude tests/tools/fuzz_known.txt --fresh $(FUZZ_FRESH) -j $(FUZZ_J)
+
 check-fuzz: all
-	python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N)
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J)
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
-.PHONY: check-valgrind check-fuzz
+.PHONY: check-valgrind check-fuzz check-fuzz-batch
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).
@@ -293,7 +341,8 @@ check-memory: all $(B)/asan/libbrine_rt.a
 # The harness links the compiler without its driver: the pipeline up to the
 # C text, in process. Two builds of it: under ASan and UBSan with $(CC) for the
 # smoke run of make check, and with AFL++'s instrumentation for fuzz-frontend.
-FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c compiler/tree_draw.c,$(COMPILER_SRC))
+FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c \
+                        compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c compiler/tree_draw.c,$(COMPILER_SRC))
 FUZZ_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c $(B)/gen/kernel_prelude.c
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ASAN_OBJ = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-asan/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-asan/gen/%.o)
@@ -343,7 +392,12 @@ fuzz-frontend: all afl-install
 check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 	tests/fuzz/smoke.sh $(B)/fuzz-asan/frontend
 
-.PHONY: afl-install fuzz-frontend check-fuzz-smoke
+# Literal expressions folded by the checker against a Python model: the
+# overflowing ones are compile errors, the others print the model's value (4 s).
+check-literals: all
+	python3 tests/tools/literal_fold.py $(BRINE) 1 2
+
+.PHONY: afl-install fuzz-frontend check-fuzz-smoke check-literals
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 
@@ -353,9 +407,9 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
-           mpich libmpich-dev patch
+           mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 
 define apt_install
 	@missing=""; \
@@ -405,6 +459,10 @@ IBIN = $(DESTDIR)$(PREFIX)/bin
 ILIB = $(DESTDIR)$(PREFIX)/lib/brine
 IMAN = $(DESTDIR)$(PREFIX)/share/man/man1
 IDOC = $(DESTDIR)$(PREFIX)/share/doc/brine
+# shell completions where bash-completion, zsh and fish look
+IBASHC = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+IZSHC = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+IFISHC = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 install: all
 	install -d $(IBIN) $(ILIB)/include $(ILIB)/stdlib $(IMAN) $(IDOC)/docs $(IDOC)/examples
@@ -416,9 +474,14 @@ install: all
 	install -m 644 README.md CHANGELOG.md LICENSE $(IDOC)/
 	install -m 644 $(filter docs/%,$(DOC_FILES)) $(IDOC)/docs/
 	install -m 644 $(EXAMPLES) $(IDOC)/examples/
+	install -d $(IBASHC) $(IZSHC) $(IFISHC)
+	$(BRINE) completions bash > $(IBASHC)/brine
+	$(BRINE) completions zsh > $(IZSHC)/_brine
+	$(BRINE) completions fish > $(IFISHC)/brine.fish
 
 uninstall:
 	rm -f $(IBIN)/brine $(ILIB)/libbrine_rt.a $(IMAN)/brine.1
+	rm -f $(IBASHC)/brine $(IZSHC)/_brine $(IFISHC)/brine.fish
 	rm -f $(addprefix $(ILIB)/include/,$(notdir $(RT_HEADERS))) $(addprefix $(ILIB)/stdlib/,$(notdir $(STDLIB)))
 	rm -f $(addprefix $(IDOC)/,$(DOC_FILES) $(EXAMPLES))
 	-rmdir $(ILIB)/include $(ILIB)/stdlib $(ILIB) $(IDOC)/docs $(IDOC)/examples $(IDOC) 2>/dev/null
@@ -431,6 +494,6 @@ check-install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-debug check-fmt check-native check-man install clean stdlib-copy \
         deps deps-test bootstrap uninstall check-install FORCE
 .SECONDARY:

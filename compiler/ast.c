@@ -53,6 +53,10 @@ static void depth_gen(struct gen *g, int depth)
         depth_expr(g->cond, depth);
     for (struct gen *c = g->next; c; c = c->next)
         depth_iter(&c->iter, depth);
+    if (g->key) {
+        depth_expr(g->key, depth);
+        depth_expr(g->nkeys, depth);
+    }
 }
 
 /* An expression's depth counts the nodes from the statement down. */
@@ -300,6 +304,13 @@ static void dump_gen(FILE *out, struct gen *g, int ind)
         newline_indent(out, ind + 2);
         fputs("(filter", out);
         dump_child(out, g->cond, ind + 4);
+        fputc(')', out);
+    }
+    if (g->key) {
+        newline_indent(out, ind + 2);
+        fputs("(by", out);
+        dump_child(out, g->key, ind + 4);
+        dump_child(out, g->nkeys, ind + 4);
         fputc(')', out);
     }
     fputc(')', out);

@@ -202,6 +202,20 @@ int diag_errors(void); /* errors kept so far */
  * them, "could not compile 'FILE' due to N previous errors" after two or
  * more), and exits 1; with no errors, prints the warnings and returns. */
 void diag_finish(void);
+/* Diagnostics as data, for the language server (lsp.c): with a sink set,
+ * diag_finish calls it (once; it must not return: it exits, or jumps out)
+ * instead of printing and exiting, and diag_records copies out what was
+ * kept so far, in source order (at most max; returns how many). The texts
+ * belong to diag.c. */
+struct diag_record {
+    bool error;           /* else a warning */
+    struct loc loc;
+    const char *message;  /* "mismatched types: ..." without "error: " */
+    const char *note;     /* NULL, or the note shown at note_loc */
+    struct loc note_loc;
+};
+void diag_set_sink(void (*sink)(void));
+int diag_records(struct diag_record *out, int max);
 /* For errors that have no place (missing file): "brine: MSG", exit 2. */
 _Noreturn void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A misused command line: "brine: MSG (see brine --help)", exit 2. */
@@ -521,6 +535,9 @@ struct gen {
      * the last, which the checker reports. */
     struct gen *next;
     struct node *early;
+    /* by KEY in 0..N (SPEC 15): key and nkeys (N), or NULL; by_loc: the 'by' */
+    struct node *key, *nkeys;
+    struct loc by_loc;
 };
 
 /* One piece of an f-string: literal text, or {expr[:spec]}. */
@@ -553,8 +570,10 @@ struct node {
         struct { struct fpart *parts; int nparts; } fstr;  /* N_FSTRING */
         struct { const char *name; struct sym *sym; } name; /* N_NAME */
         /* N_UNARY (OP_NEG, OP_BNOT; uses a), N_BINARY (arith, bitwise,
-         * comparison), N_AND, N_OR, N_NOT (uses a). */
-        struct { enum op op; struct node *a, *b; } bin;
+         * comparison), N_AND, N_OR, N_NOT (uses a). chain: the nodes of
+         * this kind down the left spine, this one included (the parser's
+         * bound on a + b + c ...). */
+        struct { enum op op; struct node *a, *b; int chain; } bin;
         struct { struct node *then, *cond, *els; } cond;   /* N_COND: then if cond else els */
         /* N_CALL: callee(args). `gen` when the one argument is a generator.
          * `par` when written `par f(...)`. The checker fills the rest:
@@ -567,6 +586,7 @@ struct node {
             struct nodes args;
             struct gen *gen;
             bool par;
+            bool scan; /* scan sum(...): written with 'scan' before the reducer */
             enum builtin builtin;
             struct node *recv;
             struct sym *fn;
@@ -597,6 +617,11 @@ struct node {
             struct gen *gen;
             struct node *array;
             struct type *elem_type;
+            /* SPEC 15: reduce(f, start, gen) (user: fnv and start set; the
+             * reducer field is then unused), scan (the running values), and
+             * the generator's by (gen->key, gen->nkeys) */
+            bool user, scan;
+            struct node *fnv, *start;
         } reduce;
 
         /* N_LET: let/var NAME [: annot] = init; also used for top-level N_CONST. */
@@ -725,5 +750,8 @@ struct emit_result {
     int kernels;
 };
 struct emit_result emit_program(struct ir_program *ir);
+/* brine build -g: #line directives and Brine names in the C written to
+ * c_name (NULL: off, the default). */
+void emit_set_debug(const char *c_name);
 
 #endif

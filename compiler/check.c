@@ -788,6 +788,7 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
     pending_clause = g;
     struct type *vt0 = check_iterable(&g->iter);
     pending_clause = outer_pending;
+    if (g->key) check_by_count(g);
     gen_depth++;
     scope_push();
     for (struct gen *c = g; c; c = c->next) {
@@ -815,10 +816,16 @@ static struct type *check_gen(struct gen *g, struct type *elem_hint, struct node
         check_value(g->cond, ty_bool);
         expect_bool(g->cond, "the generator's 'if' filter");
     }
+    if (g->key) check_by_key(g);
     C.par_depth -= par;
     scope_pop();
     gen_depth--;
     return et;
+}
+
+struct type *check_gen_of(struct gen *g, struct type *elem_hint, struct node *owner, bool par)
+{
+    return check_gen(g, elem_hint, owner, par);
 }
 
 /* Rewrites a reducer call (sum, product, min, max, any, all with a
@@ -837,7 +844,13 @@ struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
                      args.len);
         error_at(n->loc, "'%s' takes one generator or one array; found %d arguments", name, args.len);
     }
+    bool scan = n->u.call.scan;
+    struct type *by_hint = hint;
+    if (scan && (r == RED_ANY || r == RED_ALL))
+        internal_error("check: scan of %s", name);
     struct type *elem_hint = NULL;
+    if ((scan || (g && g->key)) && hint && hint->kind == T_ARRAY)
+        hint = hint->elem->kind == T_OPTION ? hint->elem->fields[1] : hint->elem;
     if (r == RED_ANY || r == RED_ALL)
         elem_hint = ty_bool;
     else if (hint && (type_is_numeric(hint) || hint == ty_str))
@@ -872,6 +885,9 @@ struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
             error_at(where, "'%s' needs bool elements, found %s", name, tn(et));
         break;
     }
+    if (scan && g && g->key)
+        error_at(g->by_loc, "'by' is not part of a scan: a scan gives one entry per element; a keyed reduction is "
+                            "%s(x for x in xs by k in 0..n)", name);
     n->kind = N_REDUCE;
     memset(&n->u, 0, sizeof n->u);
     n->u.reduce.par = par;
@@ -879,6 +895,9 @@ struct type *check_reduce(struct node *n, enum reducer r, struct type *hint)
     n->u.reduce.gen = g;
     n->u.reduce.array = arr;
     n->u.reduce.elem_type = et;
+    n->u.reduce.scan = scan;
+    if (scan) return type_array(et);
+    if (g && g->key) return keyed_result(n, r, false, et, by_hint);
     return (r == RED_ANY || r == RED_ALL) ? ty_bool : et;
 }
 
@@ -1021,6 +1040,8 @@ static struct type *check_call(struct node *n, struct type *hint)
             bool two = (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && !g && n->u.call.args.len == 2;
             if (!two && find_reducer(name, &r))
                 return check_reduce(n, r, hint);
+            if ((g || n->u.call.args.len == 3) && (strcmp(name, "reduce") == 0 || strcmp(name, "scan") == 0))
+                return check_user_reduce(n, name[0] == 's', hint);
             enum builtin bi = find_builtin(name, BK_FN);
             if (bi == BI_NONE) /* assert and slices: the parser's names, which no program can write */
                 bi = find_builtin(name, BK_SYNTAX);
@@ -1315,6 +1336,9 @@ struct type *check_expr(struct node *n, struct type *hint)
         break;
     case N_LISTCOMP: {
         struct type *eh = hint && hint->kind == T_ARRAY ? hint->elem : NULL;
+        if (n->u.listcomp.gen->key)
+            error_at(n->u.listcomp.gen->by_loc, "'by' belongs to a reduction (sum, product, min, max, any, all, reduce), "
+                                                "not to a comprehension: par sum(x for x in xs by k in 0..n)");
         t = type_array(check_gen(n->u.listcomp.gen, eh, n, n->u.listcomp.par));
         break;
     }

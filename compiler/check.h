@@ -120,6 +120,14 @@ bool type_has_fn(struct type *t);                        /* holds a function val
 void no_fn_printed(struct node *n);                      /* errors when n's value holds a function */
 void no_fn_compared(struct node *n, struct type *t, const char *op);
 
+/* ---- check_scan.c: reduce(f, start, gen), scans, by (SPEC 15) --------------- */
+
+struct type *check_gen_of(struct gen *g, struct type *elem_hint, struct node *owner, bool par);
+void check_by_key(struct gen *g);   /* inside the generator's scope */
+void check_by_count(struct gen *g); /* outside it */
+struct type *keyed_result(struct node *n, enum reducer r, bool user, struct type *et, struct type *hint);
+struct type *check_user_reduce(struct node *n, bool scan, struct type *hint);
+
 /* ---- check_builtins.c ------------------------------------------------------ */
 
 enum builtin find_builtin(const char *name, enum builtin_kind kind);

@@ -576,6 +576,12 @@ struct type *check_world(struct node *n, const char *member, struct type *hint)
         error_at(n->loc, "'world.%s' cannot run inside the elements of a par or world reduction or comprehension; "
                          "every rank must make the same world calls in the same order: compute it before",
                  member);
+    if (g && strcmp(member, "reduce") == 0) {
+        n->u.call.par = true;
+        struct type *t = check_user_reduce(n, false, hint);
+        n->u.reduce.world = true;
+        return t;
+    }
     if (g) {
         if (!red)
             error_at(gen_loc(g), "a generator can only be the argument of a reducer (world.sum, world.product, "

@@ -264,12 +264,16 @@ struct kept {
     bool error;
     int seq;            /* order of arrival: ties keep it */
     char *text;         /* the whole diagnostic, note included (malloc'ed) */
+    char *message;      /* just MSG (malloc'ed), for diag_records */
+    char *note;         /* the note's text (malloc'ed) or NULL */
+    struct loc note_loc;
 };
 
 static struct kept *kept;
 static int nkept, cap_kept, nerrors;
 static bool deny_warnings;
 static struct diag_catch *catch_top;
+static void (*finish_sink)(void);
 
 void diag_set_deny_warnings(bool deny)
 {
@@ -298,8 +302,18 @@ void diag_catch_pop(struct diag_catch *c)
 static void keep(bool error, struct loc loc, const struct loc *note_loc, const char *note, const char *fmt,
                  va_list ap)
 {
-    char *text = NULL;
+    char *text = NULL, *message = NULL;
     size_t len = 0;
+    va_list ap2;
+    va_copy(ap2, ap);
+    int mlen = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (mlen < 0)
+        internal_error("cannot format a diagnostic");
+    message = xmalloc((size_t)mlen + 1);
+    va_copy(ap2, ap);
+    vsnprintf(message, (size_t)mlen + 1, fmt, ap2);
+    va_end(ap2);
     FILE *out = open_memstream(&text, &len);
     if (!out)
         internal_error("open_memstream failed");
@@ -309,7 +323,8 @@ static void keep(bool error, struct loc loc, const struct loc *note_loc, const c
     if (fclose(out) != 0)
         internal_error("cannot write a diagnostic to memory");
     VEC_GROW(kept, nkept, cap_kept);
-    kept[nkept] = (struct kept){.loc = loc, .error = error, .seq = nkept, .text = text};
+    kept[nkept] = (struct kept){.loc = loc, .error = error, .seq = nkept, .text = text, .message = message,
+                                .note = note ? strdup(note) : NULL, .note_loc = note_loc ? *note_loc : loc};
     nkept++;
     if (error)
         nerrors++;
@@ -332,6 +347,12 @@ static int by_place(const void *pa, const void *pb)
  * command named, which load_program reads first. */
 void diag_finish(void)
 {
+    if (finish_sink) {
+        void (*sink)(void) = finish_sink;
+        finish_sink = NULL;
+        sink();
+        internal_error("the diagnostics sink returned");
+    }
     fflush(stdout);
     if (nkept) /* kept is NULL before the first: qsort(NULL, 0) is undefined */
         qsort(kept, (size_t)nkept, sizeof *kept, by_place);
@@ -347,7 +368,7 @@ void diag_finish(void)
         fputs(kept[i].text, stderr);
     }
     for (int i = 0; i < nkept; i++)
-        free(kept[i].text);
+        free(kept[i].text), free(kept[i].message), free(kept[i].note);
     nkept = 0;
     if (!errors)
         return;
@@ -360,6 +381,23 @@ void diag_finish(void)
         fputc('\n', stderr);
     }
     exit(1);
+}
+
+/* ---- diagnostics as data (the language server, lsp.c) ------------------- */
+
+void diag_set_sink(void (*sink)(void))
+{
+    finish_sink = sink;
+}
+
+int diag_records(struct diag_record *out, int max)
+{
+    qsort(kept, (size_t)nkept, sizeof *kept, by_place);
+    int n = 0;
+    for (int i = 0; i < nkept && n < max; i++)
+        out[n++] = (struct diag_record){.error = kept[i].error, .loc = kept[i].loc, .message = kept[i].message,
+                                        .note = kept[i].note, .note_loc = kept[i].note_loc};
+    return n;
 }
 
 /* After an error is kept: back to the recovery point, or the end. */

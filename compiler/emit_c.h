@@ -44,10 +44,13 @@ struct cgen {
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
+    const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
 };
 extern struct cgen *CG;
 
-const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place */
+const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place (and its frame's name) */
+const char *frame_slot(void);         /* "fp_" or "fp_ + k": the current frame's free slot */
+const char *frame_next(void);         /* the slot a callee gets */
 const char *ctype(struct type *t);    /* the C type of a Brine value */
 const char *text_kind(struct type *t); /* "int", "float", ...: the runtime's typed text functions; NULL: by descriptor */
 const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
@@ -57,6 +60,10 @@ const char *zero_of(struct type *t);
 const char *float_lit(double d);      /* bp_f64(bits) */
 const char *math_fn(enum builtin b);  /* brt_<name> of a math builtin, else NULL */
 
+/* Told each par reduction's ways as it is emitted (emit_par.c): the SIMD
+ * lane form, the GPU kernel. The language server's par hint sets it; NULL
+ * otherwise. */
+extern void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
 /* ---- the function being emitted (emit_c.c) ------------------------------ */
 
 enum { VS_NONE, VS_OWNED, VS_BORROWED };
@@ -78,10 +85,28 @@ struct fctx {
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
     struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
+    int debug_line, debug_file;  /* -g: the place of the last #line written */
+    /* Call chains (runtime/frames.c): the frame the places belong to (its
+     * name in each brt_loc), and in a par helper the element's own frame
+     * for the places inside the construct but its own; fdepth: the calls
+     * written in place around the code being emitted (fp_ + fdepth is the
+     * free slot). */
+    const char *frame, *elem_frame;
+    struct loc elem_span;
+    bool in_helper;
+    int fdepth;
 };
 extern struct fctx *F;
 
+/* brine build -g (emit_debug.c): #line directives and Brine names. */
+bool emit_debug_on(void);
+void debug_note_var(struct ir_var *v);           /* its C name becomes <name>_v<id> */
+void debug_line(struct buf *b, struct loc l, bool force); /* #line of l, unless already there */
+void debug_back_to_c(struct buf *b);              /* what follows is the C file's own */
+void debug_finish(struct buf *out);               /* the renames, the C file's line numbers */
+
 struct fctx *fctx_new(void);
+void fctx_free(struct fctx *f);
 void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */
 const char *new_temp(void);
 const char *vname(struct ir_var *v);
@@ -133,9 +158,28 @@ struct src {
     struct src *cl;
     int ncl;
     const char *n0;   /* with clauses: the first clause's count */
+    const char *nk;   /* by KEY in 0..N: N, evaluated after the sources */
 };
 const char *start_value(enum reducer r, struct type *t);
 struct fctx *helper_begin(int id, struct ir_node *rn);
+/* emit_par.c's pieces that emit_scan.c builds on */
+struct src eval_source(struct ir_iter *it);
+struct src eval_sources(struct ir_node *rn);
+void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg);
+void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
+                const char *stop);
+void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
+                 const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);
+int par_env(struct ir_node *rn, struct src *s, struct buf *aux);
+const char *env_fill(int id, struct ir_node *rn, struct src *s);
+const char *better(enum reducer r, struct type *t, const char *x, const char *acc);
+size_t c_size(struct type *t, size_t *align);
+
+/* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */
+
+const char *emit_fold(struct ir_node *rn);
 
 /* ---- the lane vectoriser (emit_lane.c) ----------------------------------- */
 

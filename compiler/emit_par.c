@@ -19,7 +19,7 @@
 
 /* ---- comprehensions and reductions ----------------------------------------- */
 
-static struct src eval_source(struct ir_iter *it)
+struct src eval_source(struct ir_iter *it)
 {
     struct src s = {0};
     s.is_range = it->is_range;
@@ -47,7 +47,7 @@ static struct src eval_source(struct ir_iter *it)
 
 /* A par generator's sources: the first clause's, then each later
  * clause's, evaluated once, in order; n is the product of the counts. */
-static struct src eval_sources(struct ir_node *rn)
+struct src eval_sources(struct ir_node *rn)
 {
     struct src s = eval_source(&rn->iter);
     if (!rn->nclauses) return s;
@@ -149,7 +149,7 @@ static void fold_arith(enum reducer r, struct type *t, const char *acc, const ch
 }
 
 /* The condition "x is strictly smaller (larger) than acc". */
-static const char *better(enum reducer r, struct type *t, const char *x, const char *acc)
+const char *better(enum reducer r, struct type *t, const char *x, const char *acc)
 {
     const char *rel = r == RED_MIN ? "<" : ">";
     if (t == ty_i128) return arena_printf("brt_cmp_i128(%s, %s) %s 0", x, acc, rel);
@@ -190,7 +190,7 @@ static void fold_elem(struct ir_node *rn, const char *acc, const char *has, cons
 
 /* The body of one iteration: the generator variable is set; the filter,
  * then the element in its own scope. */
-static void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg)
+void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg)
 {
     scope_open();
     if (rn->filter) {
@@ -210,7 +210,7 @@ static void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *)
 
 /* The size of a tuple of numbers as its C struct lays it out (align: its
  * alignment); only ordered values (numbers, str, tuples of them) reach it. */
-static size_t c_size(struct type *t, size_t *align)
+size_t c_size(struct type *t, size_t *align)
 {
     size_t a = 8, n = t == ty_i128 ? 16 : t == ty_bool ? 1 : 8;
     if (t->kind == T_TUPLE) {
@@ -351,7 +351,7 @@ static void flat_loop(struct ir_node *rn, struct src *s, const char *from, const
 
 /* A par helper's loop over k (a C name) in [lo_, hi_): the positions of
  * one source or of several clauses' flattened sequence. */
-static void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
+void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
                        const char *stop)
 {
     line("int64_t %s;", k);
@@ -371,7 +371,7 @@ static void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*
 /* The sequential loops of a generator with several clauses: clause c's
  * source evaluated for each element of the clauses before it (as nested
  * for loops), the filter and element innermost. */
-static void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop)
+void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop)
 {
     if (c > rn->nclauses) {
         iteration(rn, elem, arg);
@@ -393,7 +393,7 @@ static void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, 
 }
 
 /* A loop over k in [from, to) of the source, running body per element. */
-static void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
+void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                         const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg,
                         const char *stop)
 {
@@ -469,10 +469,11 @@ static void env_struct(struct buf *b, int id, struct ir_node *rn, struct src *s)
     }
     for (int i = 0; i < rn->ncaps; i++)
         bprintf(b, "    %s v%d; /* %s */\n", ctype(rn->caps[i]->type), rn->caps[i]->id, rn->caps[i]->name);
+    if (s->nk) bprintf(b, "    int64_t nk, nk0;\n");
     bprintf(b, "};\n");
 }
 
-static const char *env_fill(int id, struct ir_node *rn, struct src *s)
+const char *env_fill(int id, struct ir_node *rn, struct src *s)
 {
     const char *e = new_temp();
     line("struct bp_env%d %s;", id, e);
@@ -486,28 +487,42 @@ static const char *env_fill(int id, struct ir_node *rn, struct src *s)
         else line("%s.arr%d = %s;", e, c, s->cl[c - 1].arr);
     }
     for (int i = 0; i < rn->ncaps; i++) line("%s.v%d = %s;", e, rn->caps[i]->id, vname(rn->caps[i]));
+    line("brt_frames_at(%s);", frame_slot()); /* the helpers' chains start at this frame's free slot */
+    if (s->nk) line("%s.nk0 = %s; %s.nk = %s < 0 ? 0 : %s;", e, s->nk, e, s->nk, s->nk);
     return e;
 }
 
 /* Starts a helper function: a new context whose captured variables are
  * unpacked from env (borrowed). */
+void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
+
 struct fctx *helper_begin(int id, struct ir_node *rn)
 {
     struct fctx *saved = F;
     F = fctx_new();
+    /* the call chain: the element's frame, from the slot its starter left free */
+    F->frame = saved->frame;
+    F->in_helper = true;
+    const struct source *src = source_get(rn->loc.file);
+    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
+                                 src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
+    F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
     bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
+    bputs(&F->decl, "    const brt_loc **fp_ = brt_frames_here();\n");
     for (int i = 0; i < rn->ncaps; i++) {
         struct ir_var *v = rn->caps[i];
         F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
         bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
     }
     declare_var(rn->gen_var, VS_BORROWED);
     for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
     return saved;
 }
 
 /* Ends a helper: header + declarations + body + exit releases into out. */
-static void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result)
+void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result)
 {
     bputs(out, header);
     bputs(out, " {\n");
@@ -518,11 +533,12 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header, 
     for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
     if (result) bprintf(out, "    return %s;\n", result);
     bputs(out, "}\n\n");
+    fctx_free(F);
     F = saved;
 }
 
 /* A new par helper family: its number, and struct bp_env<n> written to aux. */
-static int par_env(struct ir_node *rn, struct src *s, struct buf *aux)
+int par_env(struct ir_node *rn, struct src *s, struct buf *aux)
 {
     int id = ++CG->naux;
     env_struct(aux, id, rn, s);
@@ -638,6 +654,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     char *gpu_aux = NULL;
     const char *gpu = emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux);
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
+    if (emit_par_seen) emit_par_seen(rn->loc, laned, gpu != NULL);
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp(), *st = NULL;
@@ -761,6 +778,7 @@ static const char *emit_par_find(struct ir_node *rn)
 const char *emit_reduce(struct ir_node *rn)
 {
     if (rn->world) CG->uses_world = true;
+    if (rn->user || rn->scan || rn->key) return emit_fold(rn);
     if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
     struct type *t = rn->elem_type;
     /* the runtime's tree nodes hold values of up to 16 bytes, no references:

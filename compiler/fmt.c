@@ -173,9 +173,12 @@ static bool operand_end(int k)
  * after a unary '-' or '~', after the ':' of a slice (in_square: the
  * innermost open bracket is '['; a lambda's ':' is not a slice's), before
  * the '(' of a call and the '[' of an index, and between the 'fn' of a
- * type and its '('. */
+ * type and its '('. A unary '-' before another '-' keeps its space
+ * (`- -2.5`, never `--2.5`, which reads as a decrement). */
 static bool space_between(int prev, bool prev_unary, int cur, bool in_square)
 {
+    if (prev_unary && prev == '-' && cur == '-')
+        return true;
     if (prev == '(' || prev == '[' || prev == '.' || prev_unary)
         return false;
     if (prev == TK_FN && cur == '(')
@@ -348,6 +351,17 @@ static struct buf format_file(int file)
     struct buf out = layout_text(&s, bom);
     free(s.toks);
     free(s.comments);
+    return out;
+}
+
+/* The language server's formatting (lsp.c): the registered source file
+ * (which must parse) in the canonical layout, checked as brine fmt checks
+ * it (internal error when the check fails). */
+static void verify(int file, const struct buf *out);
+struct buf fmt_source(int file)
+{
+    struct buf out = format_file(file);
+    verify(file, &out);
     return out;
 }
 

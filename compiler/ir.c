@@ -111,7 +111,10 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
     case IR_CALL: case IR_FNVAL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
-    case IR_REDUCE: fprintf(out, "%s %s", n->world ? " world" : n->par ? " par" : "", reducer_name[n->reducer]); break;
+    case IR_REDUCE:
+        fprintf(out, "%s%s %s", n->world ? " world" : n->par ? " par" : "", n->scan ? " scan" : "",
+                n->user ? "user" : reducer_name[n->reducer]);
+        break;
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX:
         if (n->in_range_by) fputs(" in-range", out);
@@ -141,6 +144,22 @@ static void dump_expr(FILE *out, struct ir_node *n)
         if (n->filter) {
             fputs(" if ", out);
             dump_expr(out, n->filter);
+        }
+        if (n->key) {
+            fputs(" by ", out);
+            dump_expr(out, n->key);
+            fputs(" in 0..", out);
+            dump_expr(out, n->b);
+        }
+        if (n->user) {
+            fputs(" start ", out);
+            dump_expr(out, n->a);
+            fputs(" combine ", out);
+            dump_var(out, n->comb_l);
+            fputs(" ", out);
+            dump_var(out, n->comb_r);
+            fputs(" -> ", out);
+            dump_expr(out, n->c);
         }
         fputs(" captures[", out);
         for (int i = 0; i < n->ncaps; i++) {
@@ -425,7 +444,25 @@ static void v_gen(struct vstate *st, struct ir_node *n)
         want(st, n, n->filter->type == ty_bool, "filter is not bool");
     }
     want(st, n, n->elem_type == n->elem->type, "elem_type differs from the element");
+    if (n->key) {
+        v_expr(st, n->key);
+        want(st, n, n->key->type == ty_int, "key is not int");
+    }
     st->nscope = mark;
+    if (n->user) {
+        want(st, n, n->a && n->a->type == n->elem_type, "start value type");
+        v_expr(st, n->a);
+        scope_push(st, n, n->comb_l);
+        scope_push(st, n, n->comb_r);
+        v_expr(st, n->c);
+        want(st, n, n->c->type == n->elem_type && n->comb_l->type == n->elem_type && n->comb_r->type == n->elem_type,
+             "combine type");
+        st->nscope = mark;
+    }
+    if (n->key) {
+        want(st, n, n->b && n->b->type == ty_int, "key count is not int");
+        v_expr(st, n->b);
+    }
     st->loops = loops;
     struct ir_var **fv;
     int nfv;
@@ -589,6 +626,15 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         return;
     case IR_REDUCE:
         v_gen(st, n);
+        if (n->user || n->scan || n->key) {
+            struct type *et = n->elem_type;
+            struct type *want_t = n->user && !n->scan && !n->key ? et : NULL;
+            if (n->key && !n->user && (n->reducer == RED_MIN || n->reducer == RED_MAX)) want_t = type_array(type_option(et));
+            else if (n->key && !n->user && (n->reducer == RED_ANY || n->reducer == RED_ALL)) want_t = type_array(ty_bool);
+            else if (!want_t) want_t = type_array(et);
+            want(st, n, t == want_t, "SPEC 15 reduction type");
+            return;
+        }
         if (n->reducer == RED_ANY || n->reducer == RED_ALL)
             want(st, n, t == ty_bool && n->elem_type == ty_bool, "any/all of non-bools");
         else if (n->reducer == RED_SUM || n->reducer == RED_PRODUCT)
@@ -804,7 +850,7 @@ bool ir_reads(struct ir_node *n, struct ir_var *v)
             if (ir_reads(it->lo, v) || ir_reads(it->hi, v) || ir_reads(it->array, v)) return true;
         }
         return ir_reads(n->iter.lo, v) || ir_reads(n->iter.hi, v) || ir_reads(n->iter.array, v) ||
-               ir_reads(n->elem, v) || ir_reads(n->filter, v);
+               ir_reads(n->elem, v) || ir_reads(n->filter, v) || ir_reads(n->key, v);
     }
     return false;
 }

@@ -129,6 +129,15 @@ struct ir_clause {
     struct ir_var *var;
 };
 
+/* A call written in place (opt_inline.c): the expression it left keeps the
+ * call as a frame of the call chain (runtime/frames.c). Outermost first;
+ * shared by copies, never changed. */
+struct ir_inline {
+    struct ir_fn *fn;      /* the function written in place */
+    struct loc site;       /* its call's place */
+    struct ir_inline *next; /* a call inside fn written in place too */
+};
+
 struct ir_node {
     union {
         int op;               /* either of: */
@@ -150,6 +159,7 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL, IR_FNVAL */
     enum builtin builtin;       /* IR_BUILTIN */
+    struct ir_inline *inl;      /* expressions: the calls this one was written in place of (NULL: none) */
     int field;                  /* IR_FIELD: the field's index; IR_BUILTIN print/eprint: 1 + the values'
                                  * count when kids end with sep and end, else 0 */
 
@@ -171,6 +181,17 @@ struct ir_node {
     struct ir_var **caps;       /* captured variables, ordered by id */
     int ncaps;
     struct ir_clause *clauses;  /* IR_REDUCE, IR_LISTCOMP: the clauses after the first */
+    /* IR_REDUCE of SPEC 15. user: reduce(f, start, gen) / scan(f, start, gen),
+     * whose combine is c, an expression of comb_l and comb_r (f applied to
+     * them, resolved and inlined by the optimizer like any call of a known
+     * function value), and whose start value is a (evaluated once, first).
+     * scan: the running values ([T]). key: by KEY in 0..N, the key (per
+     * element, after the filter, before the value) and b = N (evaluated once,
+     * after the sources). */
+    bool user, scan;
+    struct ir_node *key;
+    struct loc by_loc;          /* the 'by': where a key out of range panics */
+    struct ir_var *comb_l, *comb_r;
     int nclauses;               /* (iter, gen_var), outermost first: row-major order */
 
     /* Facts the optimizer proved (opt_loops.c); none after lowering. Each

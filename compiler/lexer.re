@@ -194,6 +194,58 @@ static void set_token(struct lexer *L, struct token *t, int kind, const unsigned
         L->line_has_tokens = true;
 }
 
+/* ---- contextual words -------------------------------------------------------
+ *
+ * `scan` and `by` are names everywhere except in the two places a
+ * reduction gives them a meaning: `scan` directly before a reducer and its
+ * '(' (scan sum(...)), and `by` inside brackets before the key expression
+ * of a generator (sum(x for x in xs by k in 0..n)). So a program may still
+ * call its variable `by` or its function `scan`. */
+static bool word_is(const unsigned char *p, const unsigned char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return (size_t)(e - p) == n && memcmp(p, w, n) == 0;
+}
+
+static bool is_id_char(unsigned char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static int contextual_word(struct lexer *L)
+{
+    const unsigned char *p = L->tok, *e = L->cur;
+    bool scan = word_is(p, e, "scan"), by = word_is(p, e, "by");
+    if (!scan && !by)
+        return TK_NAME;
+    const unsigned char *q = e;
+    while (q < L->end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q == e || q >= L->end)
+        return TK_NAME;
+    const unsigned char *w = q;
+    while (w < L->end && is_id_char(*w))
+        w++;
+    if (scan) {
+        if (!(word_is(q, w, "sum") || word_is(q, w, "product") || word_is(q, w, "min") || word_is(q, w, "max")))
+            return TK_NAME;
+        while (w < L->end && (*w == ' ' || *w == '\t'))
+            w++;
+        return w < L->end && *w == '(' ? TK_SCAN : TK_NAME;
+    }
+    if (L->depth == 0)
+        return TK_NAME;
+    if (*q == '(' || *q == '-')
+        return TK_BY;
+    if (w == q)
+        return TK_NAME;
+    static const char *const kw[] = {"for", "if", "in", "and", "or", "not", "else", "elif", "lambda", NULL};
+    for (int i = 0; kw[i]; i++)
+        if (word_is(q, w, kw[i]))
+            return TK_NAME;
+    return TK_BY;
+}
+
 /* ---- numbers ------------------------------------------------------------- */
 
 static void int_value(struct lexer *L, struct token *t)
@@ -524,7 +576,7 @@ static void lex_code(struct lexer *L, struct token *t)
         "struct"   { set_token(L, t, TK_STRUCT, L->tok); return; }
         "lambda"   { set_token(L, t, TK_LAMBDA, L->tok); return; }
         "None"     { set_token(L, t, TK_NONE, L->tok); return; }
-        id         { set_token(L, t, TK_NAME, L->tok); return; }
+        id         { set_token(L, t, contextual_word(L), L->tok); return; }
 
         dec | hex | bin { set_token(L, t, TK_INT, L->tok); int_value(L, t); return; }
         float      { set_token(L, t, TK_FLOAT, L->tok); float_value(L, t); return; }
@@ -708,7 +760,7 @@ void lexer_next(struct lexer *L, struct token *t)
     X(ARROW) X(DOTDOT) X(DOTDOTEQ) X(EQ) X(NE) X(LE) X(GE) X(SHL) X(SHR) X(PLUSEQ) X(MINUSEQ) \
     X(STAREQ) X(SLASHEQ) X(PERCENTEQ) X(AMPEQ) X(PIPEEQ) X(CARETEQ) X(SHLEQ) X(SHREQ)         \
     X(NEWLINE) X(INDENT) X(DEDENT)                                                         \
-    X(STRUCT)
+    X(STRUCT) X(SCAN) X(BY)
 
 const char *token_kind_name(int kind)
 {

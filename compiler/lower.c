@@ -60,6 +60,7 @@ struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n)
     copy_iter(k, &c->iter, &n->iter);
     c->elem = ir_copy(k, n->elem);
     c->filter = ir_copy(k, n->filter);
+    c->key = ir_copy(k, n->key);
     if (n->nclauses) {
         c->clauses = arena_alloc(sizeof *c->clauses * (size_t)n->nclauses);
         for (int i = 0; i < n->nclauses; i++) {
@@ -70,6 +71,7 @@ struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n)
     if (k && k->rename) {
         c->var = n->var ? k->rename(k, n->var) : NULL;
         c->gen_var = n->gen_var ? k->rename(k, n->gen_var) : NULL;
+        if (n->comb_l) c->comb_l = k->rename(k, n->comb_l), c->comb_r = k->rename(k, n->comb_r);
         for (int i = 0; i < n->nclauses; i++) c->clauses[i].var = k->rename(k, c->clauses[i].var);
     }
     if (k && k->done) k->done(k, c);
@@ -169,6 +171,20 @@ static void fv_clauses(struct fv *f, struct ir_node *n)
     }
 }
 
+/* A user reduction's combine, with its two operands bound. start (a) and
+ * N (b) are evaluated outside, before the elements. */
+static void fv_comb(struct fv *f, struct ir_node *n)
+{
+    if (!n->comb_l) return;
+    int mark = f->nbound;
+    VEC_GROW(f->bound, f->nbound, f->capb);
+    f->bound[f->nbound++] = n->comb_l;
+    VEC_GROW(f->bound, f->nbound, f->capb);
+    f->bound[f->nbound++] = n->comb_r;
+    fv_walk(f, n->c);
+    f->nbound = mark;
+}
+
 static void fv_gen(struct fv *f, struct ir_node *n)
 {
     if (n->iter.is_range) {
@@ -183,7 +199,9 @@ static void fv_gen(struct fv *f, struct ir_node *n)
     fv_clauses(f, n);
     fv_walk(f, n->elem);
     fv_walk(f, n->filter);
+    fv_walk(f, n->key);
     f->nbound = mark;
+    fv_comb(f, n);
 }
 
 static void fv_walk(struct fv *f, struct ir_node *n)
@@ -198,6 +216,8 @@ static void fv_walk(struct fv *f, struct ir_node *n)
         return;
     }
     if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        fv_walk(f, n->a);
+        fv_walk(f, n->b);
         fv_gen(f, n);
         return;
     }
@@ -223,6 +243,8 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout)
     fv_clauses(&f, rn);
     fv_walk(&f, rn->elem);
     fv_walk(&f, rn->filter);
+    fv_walk(&f, rn->key);
+    fv_comb(&f, rn);
     if (f.nout) qsort(f.out, (size_t)f.nout, sizeof *f.out, cmp_var_id);
     *out = f.out;
     *nout = f.nout;
@@ -243,6 +265,7 @@ void ir_recapture(struct ir_node *n)
     ir_recapture(n->iter.array);
     ir_recapture(n->elem);
     ir_recapture(n->filter);
+    ir_recapture(n->key);
     for (int i = 0; i < n->nclauses; i++) {
         ir_recapture(n->clauses[i].iter.lo);
         ir_recapture(n->clauses[i].iter.hi);
@@ -342,12 +365,29 @@ static void lower_gen(struct ir_node *rn, struct gen *g)
         int i = 0;
         for (struct gen *c = g->next; c; c = c->next, i++)
             rn->clauses[i].var = lower_clause(&rn->clauses[i].iter, c);
-        if (rn->par && clauses_depend(rn)) flatten_clauses(rn, g);
+        if ((rn->par || g->key) && clauses_depend(rn)) flatten_clauses(rn, g);
     }
+    if (g->key) rn->b = lower_expr(g->nkeys);
     rn->elem = lower_expr(g->elem);
     rn->filter = g->cond ? lower_expr(g->cond) : NULL;
+    if (g->key) rn->key = lower_expr(g->key), rn->by_loc = g->by_loc;
     rn->elem_type = rn->elem->type;
     ir_free_vars(rn, &rn->caps, &rn->ncaps);
+}
+
+/* reduce(f, start, gen): start in a, the combine f(l, r) in c (a call
+ * through f's value, which the optimizer makes direct when f is known). */
+static void lower_user_reduce(struct ir_node *r, struct node *n)
+{
+    struct type *t = n->u.reduce.elem_type;
+    struct ir_node *f = lower_expr(n->u.reduce.fnv);
+    r->a = lower_expr(n->u.reduce.start);
+    r->comb_l = new_var(IRV_TEMP, "", t, n->loc);
+    r->comb_r = new_var(IRV_TEMP, "", t, n->loc);
+    r->c = ir_new(IR_CALLV, n->u.reduce.fnv->loc, t);
+    r->c->a = f;
+    ir_push_kid(r->c, var_ref(r->comb_l, n->loc));
+    ir_push_kid(r->c, var_ref(r->comb_r, n->loc));
 }
 
 static struct ir_node *lower_call(struct node *n)
@@ -428,6 +468,8 @@ static void caps_gen(struct lam_caps *c, struct gen *g)
     }
     caps_expr(c, g->elem);
     caps_expr(c, g->cond);
+    caps_expr(c, g->key);
+    caps_expr(c, g->nkeys);
 }
 
 static void caps_expr(struct lam_caps *c, struct node *n)
@@ -477,6 +519,8 @@ static void caps_expr(struct lam_caps *c, struct node *n)
         caps_gen(c, n->u.listcomp.gen);
         return;
     case N_REDUCE:
+        caps_expr(c, n->u.reduce.fnv);
+        caps_expr(c, n->u.reduce.start);
         if (n->u.reduce.gen) caps_gen(c, n->u.reduce.gen);
         caps_expr(c, n->u.reduce.array);
         return;
@@ -673,6 +717,9 @@ static struct ir_node *lower_expr(struct node *n)
         r->par = n->u.reduce.par;
         r->world = n->u.reduce.world;
         r->reducer = n->u.reduce.reducer;
+        r->scan = n->u.reduce.scan;
+        r->user = n->u.reduce.user;
+        if (r->user) lower_user_reduce(r, n);
         if (n->u.reduce.gen) {
             lower_gen(r, n->u.reduce.gen);
         } else {
@@ -960,21 +1007,36 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
 
 /* ---- the program ---------------------------------------------------------- */
 
+/* The C names taken (cname -> itself) and, per base name, the last suffix
+ * handed out (base -> int *): a name is never freed again, so the smallest
+ * free suffix of a base only grows, and the next search starts there. Both
+ * make 100,000 functions or lambdas linear, not quadratic. */
+static struct map cnames_taken, cname_next;
+
 static const char *unique_cname(const char *module, const char *name)
 {
-    const char *c = arena_printf("bf_%s_%s", module, name);
-    for (int k = 2;; k++) {
-        bool clash = false;
-        for (int i = 0; i < P->fns.len && !clash; i++)
-            clash = strcmp(((struct ir_fn *)P->fns.items[i])->cname, c) == 0;
-        if (!clash) return c;
-        c = arena_printf("bf_%s_%s_%d", module, name, k);
+    const char *base = arena_printf("bf_%s_%s", module, name);
+    int *next = map_get_str(&cname_next, base);
+    if (!next) {
+        next = arena_alloc(sizeof *next);
+        *next = 1;
+        map_put_str(&cname_next, base, next);
+    }
+    for (int k = *next;; k++) {
+        const char *c = k == 1 ? base : arena_printf("%s_%d", base, k);
+        if (!map_get_str(&cnames_taken, c)) {
+            *next = k;
+            map_put_str(&cnames_taken, c, (void *)c);
+            return c;
+        }
     }
 }
 
 struct ir_program *lower_program(struct program *prog)
 {
     P = arena_alloc(sizeof *P);
+    map_free(&cnames_taken);
+    map_free(&cname_next);
     /* Pass 1: functions and constants get their IR objects, so calls and
      * references may precede definitions. */
     for (int mi = 0; mi < prog->modules.len; mi++) {

@@ -100,7 +100,7 @@ static bool has_fnvals(const struct ir_node *n)
     for (int i = 0; i < n->nkids; i++)
         if (has_fnvals(n->kids[i])) return true;
     if (has_fnvals(n->iter.lo) || has_fnvals(n->iter.hi) || has_fnvals(n->iter.array)) return true;
-    if (has_fnvals(n->elem) || has_fnvals(n->filter)) return true;
+    if (has_fnvals(n->elem) || has_fnvals(n->filter) || has_fnvals(n->key)) return true;
     for (int i = 0; i < n->nclauses; i++)
         if (has_fnvals(n->clauses[i].iter.lo) || has_fnvals(n->clauses[i].iter.hi) ||
             has_fnvals(n->clauses[i].iter.array))
@@ -138,6 +138,7 @@ static void mark_assigned(struct fnstate *st, struct ir_node *n)
     mark_assigned(st, n->iter.array);
     mark_assigned(st, n->elem);
     mark_assigned(st, n->filter);
+    mark_assigned(st, n->key);
 }
 
 /* Whether a captured value may be read again later, giving the same value:
@@ -226,6 +227,7 @@ static void resolve_kids(struct fnstate *st, struct ir_node *n)
     n->iter.array = resolve(st, n->iter.array);
     n->elem = resolve(st, n->elem);
     n->filter = resolve(st, n->filter);
+    n->key = resolve(st, n->key);
     for (int i = 0; i < n->nclauses; i++) {
         struct ir_iter *it = &n->clauses[i].iter;
         it->lo = resolve(st, it->lo);

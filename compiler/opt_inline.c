@@ -16,7 +16,9 @@
  * overflow, an index) is reported where it was; a library function's calls
  * of other library functions still report their panics at the user's call
  * (site_loc). What disappears is a C call and its stack check: an inlined
- * function is not recursive, so it cannot overflow the stack itself.
+ * function is not recursive, so it cannot overflow the stack itself. The
+ * call stays a frame of a panic's call chain: the expression carries it
+ * (ir_node.inl), and the emitter writes its place in the chain's slot.
  *
  * gcc inlines the same calls in release builds; this pass gives dev builds
  * (tcc, `brine run`) and the later passes and the lane emitter the same
@@ -128,6 +130,7 @@ static void callees(struct ir_node *n, struct ir_fn ***out, int *nout, int *cap)
     callees(n->iter.array, out, nout, cap);
     callees(n->elem, out, nout, cap);
     callees(n->filter, out, nout, cap);
+    callees(n->key, out, nout, cap);
     for (int i = 0; i < n->nclauses; i++) {
         callees(n->clauses[i].iter.lo, out, nout, cap);
         callees(n->clauses[i].iter.hi, out, nout, cap);
@@ -191,6 +194,7 @@ static void inline_kids(struct ir_node *n)
     if (n->op == IR_FOR_ARRAY || n->op == IR_LISTCOMP || n->op == IR_REDUCE) n->iter.array = inline_expr(n->iter.array);
     n->elem = inline_expr(n->elem);
     n->filter = inline_expr(n->filter);
+    n->key = inline_expr(n->key);
     for (int i = 0; i < n->nclauses; i++) {
         struct ir_iter *it = &n->clauses[i].iter;
         it->lo = inline_expr(it->lo);
@@ -211,7 +215,25 @@ static struct ir_node *inline_expr(struct ir_node *n)
         if (!trivial(n->kids[i])) return n;
     struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site};
     inlined++;
-    return ir_copy(&s.k, e);
+    struct ir_node *r = ir_copy(&s.k, e);
+    /* the call stays a frame of the call chain (emit_c.c) */
+    struct ir_inline *in = xmalloc(sizeof *in);
+    in->fn = f;
+    in->site = n->loc;
+    in->next = r->inl;
+    /* the call itself may stand for calls written in place before (an
+     * earlier round): those frames come first, outermost (copies: the
+     * lists are shared) */
+    struct ir_inline *head = in, **tail = &head;
+    for (struct ir_inline *o = n->inl; o; o = o->next) {
+        struct ir_inline *c = xmalloc(sizeof *c);
+        *c = *o;
+        c->next = in;
+        *tail = c;
+        tail = &c->next;
+    }
+    r->inl = head;
+    return r;
 }
 
 void opt_inline(struct ir_program *ir)

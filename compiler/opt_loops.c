@@ -129,8 +129,13 @@ static void use_expr(struct body *b, struct ir_node *n)
         }
         use_expr(b, n->elem);
         use_expr(b, n->filter);
+        use_expr(b, n->key);
+        use_expr(b, n->a);
+        use_expr(b, n->b);
+        use_expr(b, n->c);
         for (int i = 0; i < n->ncaps; i++) mark(b, n->caps[i]->id, U_WHOLE);
         mark(b, n->gen_var->id, U_DEFINED);
+        if (n->comb_l) mark(b, n->comb_l->id, U_DEFINED), mark(b, n->comb_r->id, U_DEFINED);
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
     case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
@@ -524,6 +529,7 @@ static void rng_walk_expr(struct ranges *r, struct ir_node *n)
     if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
         rng_walk_expr(r, n->elem);
         rng_walk_expr(r, n->filter);
+        rng_walk_expr(r, n->key);
     }
 }
 

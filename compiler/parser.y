@@ -101,8 +101,22 @@ static struct node *binary(int kind, enum op op, struct node *a, struct node *b,
     n->u.bin.op = op;
     n->u.bin.a = a;
     n->u.bin.b = b;
+    n->u.bin.chain = a && a->kind == kind ? a->u.bin.chain + 1 : 1;
     return n;
 }
+
+/* $$ = a OP b in a left-leaning chain (a + b + c ...): past MAX_CHAIN the
+ * parse stops at once, so a 10 MB line of additions costs no more memory
+ * than 2,000 of them (ast_check_depth says the same for chains made
+ * otherwise). */
+#define CHAIN(out, kind, op, a, b, loc)                                                          \
+    do {                                                                                        \
+        struct node *chain_ = binary(kind, op, a, b, loc);                                      \
+        if (chain_->u.bin.chain > MAX_CHAIN)                                                    \
+            FAIL(loc, "expression too long: more than %d operators in a row; split it over "   \
+                      "several statements", MAX_CHAIN);                                         \
+        out = chain_;                                                                           \
+    } while (0)
 
 /* A call of a builtin form the parser makes (assert, slices): the callee's
  * name is one no program can write, so only these nodes reach it. */
@@ -125,6 +139,21 @@ static struct node *syntax_call_stmt(const char *name, struct loc kw, struct loc
     struct node *s = node_new(N_EXPR_STMT, loc);
     s->u.expr_stmt.expr = call;
     return s;
+}
+
+/* scan REDUCER(gen or array): a call of the reducer marked scan (SPEC 15). */
+static struct node *scan_call(struct loc at, struct loc name_loc, const char *name, struct nodes *args, struct gen *g,
+                              bool par)
+{
+    struct node *callee = node_new(N_NAME, name_loc);
+    callee->u.name.name = name;
+    struct node *n = node_new(N_CALL, at);
+    n->u.call.callee = callee;
+    if (args) n->u.call.args = *args;
+    n->u.call.gen = g;
+    n->u.call.par = par;
+    n->u.call.scan = true;
+    return n;
 }
 
 /* x[lo:hi]: (x, lo[, hi]); a missing lo is 0, a missing hi len(x) */
@@ -251,6 +280,7 @@ static const char *describe_target(struct node *n)
        TRUE "'true'" FALSE "'false'" IMPORT "'import'" ASSERT "'assert'"
 %token STRUCT "'struct'" LAMBDA "'lambda'"
 %token NONE "'None'"
+%token SCAN "'scan'" BY "'by'"
 %token ARROW "'->'" DOTDOT "'..'" DOTDOTEQ "'..='" EQ "'=='" NE "'!='" LE "'<='" GE "'>='"
        SHL "'<<'" SHR "'>>'"
 %token PLUSEQ "'+='" MINUSEQ "'-='" STAREQ "'*='" SLASHEQ "'/='" PERCENTEQ "'%='"
@@ -265,7 +295,7 @@ static const char *describe_target(struct node *n)
 %type <type> struct_decl
 %type <tlist> struct_fields
 %type <tlist> type_list
-%type <gen> gen gen_clauses gen_clause
+%type <gen> gen gen_clauses gen_clause opt_by
 %type <iter> for_iter gen_iter
 %type <type> type ret_opt annot_opt
 %type <params> params param_list
@@ -616,9 +646,14 @@ gen_iter:
  * first. A filter after a clause other than the last is kept (cond of that
  * clause) for the checker's message. */
 gen:
-    expr gen_clauses {
+    expr gen_clauses opt_by {
         $$ = $2;
         $$->elem = $1;
+        if ($3) {
+            $$->key = $3->key;
+            $$->nkeys = $3->nkeys;
+            $$->by_loc = $3->by_loc;
+        }
         struct gen *last = $$;
         while (last->next) last = last->next;
         if (last != $$) {
@@ -627,6 +662,22 @@ gen:
             $$->cond = last->cond;
             last->cond = NULL;
         }
+    }
+  ;
+
+/* by KEY in 0..N: a keyed reduction's keys (SPEC 15); only 0 may start the range */
+opt_by:
+    %empty { $$ = NULL; }
+  | BY expr IN or_expr DOTDOT or_expr {
+        if ($4->kind != N_INT || $4->u.ilit.value != 0 || $4->u.ilit.neg)
+            FAIL(@4, "the keys of 'by' are 0..N: the range starts at 0");
+        $$ = arena_alloc(sizeof *$$);
+        $$->key = $2;
+        $$->nkeys = $6;
+        $$->by_loc = @1;
+    }
+  | BY expr IN or_expr DOTDOTEQ or_expr {
+        FAIL(@5, "the keys of 'by' are 0..N, a half-open range: write 0..N+1 for 0..=N");
     }
   ;
 
@@ -697,12 +748,12 @@ lambda_params:
 
 or_expr:
     and_expr
-  | or_expr OR and_expr { $$ = binary(N_OR, OP_NONE, $1, $3, @$); }
+  | or_expr OR and_expr { CHAIN($$, N_OR, OP_NONE, $1, $3, @$); }
   ;
 
 and_expr:
     not_expr
-  | and_expr AND not_expr { $$ = binary(N_AND, OP_NONE, $1, $3, @$); }
+  | and_expr AND not_expr { CHAIN($$, N_AND, OP_NONE, $1, $3, @$); }
   ;
 
 not_expr:
@@ -713,7 +764,7 @@ not_expr:
 /* No chaining: a second comparison operator is an error that says so. */
 cmp_expr:
     bor_expr
-  | bor_expr cmpop bor_expr { $$ = binary(N_BINARY, $2, $1, $3, @$); }
+  | bor_expr cmpop bor_expr { CHAIN($$, N_BINARY, $2, $1, $3, @$); }
   | bor_expr cmpop bor_expr cmpop bor_expr {
         FAIL(@$, "comparisons cannot be chained; write 'a %s b and b %s c'",
              op_spelling[$2], op_spelling[$4]);
@@ -727,36 +778,36 @@ cmpop:
 
 bor_expr:
     bxor_expr
-  | bor_expr '|' bxor_expr { $$ = binary(N_BINARY, OP_BOR, $1, $3, @$); }
+  | bor_expr '|' bxor_expr { CHAIN($$, N_BINARY, OP_BOR, $1, $3, @$); }
   ;
 
 bxor_expr:
     band_expr
-  | bxor_expr '^' band_expr { $$ = binary(N_BINARY, OP_BXOR, $1, $3, @$); }
+  | bxor_expr '^' band_expr { CHAIN($$, N_BINARY, OP_BXOR, $1, $3, @$); }
   ;
 
 band_expr:
     shift_expr
-  | band_expr '&' shift_expr { $$ = binary(N_BINARY, OP_BAND, $1, $3, @$); }
+  | band_expr '&' shift_expr { CHAIN($$, N_BINARY, OP_BAND, $1, $3, @$); }
   ;
 
 shift_expr:
     add_expr
-  | shift_expr SHL add_expr { $$ = binary(N_BINARY, OP_SHL, $1, $3, @$); }
-  | shift_expr SHR add_expr { $$ = binary(N_BINARY, OP_SHR, $1, $3, @$); }
+  | shift_expr SHL add_expr { CHAIN($$, N_BINARY, OP_SHL, $1, $3, @$); }
+  | shift_expr SHR add_expr { CHAIN($$, N_BINARY, OP_SHR, $1, $3, @$); }
   ;
 
 add_expr:
     mul_expr
-  | add_expr '+' mul_expr { $$ = binary(N_BINARY, OP_ADD, $1, $3, @$); }
-  | add_expr '-' mul_expr { $$ = binary(N_BINARY, OP_SUB, $1, $3, @$); }
+  | add_expr '+' mul_expr { CHAIN($$, N_BINARY, OP_ADD, $1, $3, @$); }
+  | add_expr '-' mul_expr { CHAIN($$, N_BINARY, OP_SUB, $1, $3, @$); }
   ;
 
 mul_expr:
     unary_expr
-  | mul_expr '*' unary_expr { $$ = binary(N_BINARY, OP_MUL, $1, $3, @$); }
-  | mul_expr '/' unary_expr { $$ = binary(N_BINARY, OP_DIV, $1, $3, @$); }
-  | mul_expr '%' unary_expr { $$ = binary(N_BINARY, OP_MOD, $1, $3, @$); }
+  | mul_expr '*' unary_expr { CHAIN($$, N_BINARY, OP_MUL, $1, $3, @$); }
+  | mul_expr '/' unary_expr { CHAIN($$, N_BINARY, OP_DIV, $1, $3, @$); }
+  | mul_expr '%' unary_expr { CHAIN($$, N_BINARY, OP_MOD, $1, $3, @$); }
   ;
 
 /* A minus sign before a bare integer literal belongs to the literal (SPEC
@@ -789,6 +840,13 @@ postfix:
         $$ = node_new(N_CALL, @$);
         $$->u.call.callee = $1;
         $$->u.call.gen = $3;
+    }
+    /* reduce(f, start, gen) and scan(f, start, gen) (SPEC 15) */
+  | postfix '(' call_arg_list ',' gen ')' {
+        $$ = node_new(N_CALL, @$);
+        $$->u.call.callee = $1;
+        $$->u.call.args = *$3;
+        $$->u.call.gen = $5;
     }
   | postfix '[' expr ']' {
         $$ = node_new(N_INDEX, @$);
@@ -931,6 +989,20 @@ primary:
         $$->u.call.gen = $4;
         $$->u.call.par = true;
     }
+  | PAR NAME '(' arg_list ',' gen ')' {
+        struct node *callee = node_new(N_NAME, @2);
+        callee->u.name.name = $2;
+        $$ = node_new(N_CALL, @$);
+        $$->u.call.callee = callee;
+        $$->u.call.args = *$4;
+        $$->u.call.gen = $6;
+        $$->u.call.par = true;
+    }
+    /* scan sum(gen), scan min(xs), par scan product(...) (SPEC 15) */
+  | SCAN NAME '(' gen ')'            { $$ = scan_call(@$, @2, $2, NULL, $4, false); }
+  | SCAN NAME '(' args ')'           { $$ = scan_call(@$, @2, $2, $4, NULL, false); }
+  | PAR SCAN NAME '(' gen ')'        { $$ = scan_call(@$, @3, $3, NULL, $5, true); }
+  | PAR SCAN NAME '(' args ')'       { $$ = scan_call(@$, @3, $3, $5, NULL, true); }
   ;
 
 fstring:

@@ -70,6 +70,7 @@
 typedef struct brt_loc {
     const char *file;
     int32_t line, col;
+    const char *fn; /* the frame it is in, for call chains: "smooth", "main: a par element of f.br:9:13" */
 } brt_loc;
 
 /* The panic messages, one table. */
@@ -155,6 +156,12 @@ typedef struct brt_tcache {
     int32_t count[BRT_TCACHE_CLASSES];
     void *self;
     uint32_t tick;
+    /* The call chain's slots (runtime/frames.c): each user function gets
+     * fp_, its slot; a call writes the call's place there, passes fp_ + 1
+     * and clears it after, so the live chain is base[0..] up to the first
+     * NULL. top: where the par helpers run on this thread start theirs
+     * (brt_frames_at, by the code that starts a par construct). */
+    const brt_loc **fbase, **ftop;
 } brt_tcache;
 /* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
 #if BRT_GCC
@@ -184,6 +191,13 @@ BRT_INLINE brt_tcache *brt_tcache_here(void)
     uintptr_t base = sp - ((sp - brt_tc_block) & (BRT_STACK_SPAN - 1));
     return (brt_tcache *)(base + BRT_STACK_SPAN - BRT_TCACHE_AREA);
 }
+
+/* The call chain (runtime/frames.c): a par helper's first slot, set by the
+ * function that starts the par construct (its own free slot); the main
+ * thread's first slot, for main(). */
+BRT_INLINE const brt_loc **brt_frames_here(void) { return brt_tcache_here()->ftop; }
+BRT_INLINE void brt_frames_at(const brt_loc **fp) { brt_tcache_here()->ftop = fp; }
+const brt_loc **brt_frames_main(void);
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
@@ -804,6 +818,50 @@ bool brt_reduce_tree(const brt_reduce *r, void *out);
  * elements are still on offer here (a thread looking for work takes those,
  * the bigger piece), and no thread is looking for work now. */
 bool brt_reduce_inline(void);
+
+/* ---- scans and keyed reductions (SPEC 15; scan.c) -------------------------- */
+
+/* A scan or keyed reduction over n elements of vsize bytes (no references).
+ * The generated C provides:
+ *   elems(env, lo, hi, vals, kept, keys): evaluates elements lo..hi-1 in
+ *     order, element k's value to vals + (k - lo) * vsize; a scan with a
+ *     filter sets kept[k - lo] (kept NULL: no filter); a keyed one sets
+ *     keys[k - lo] (-1: filtered out), panicking on a key out of range;
+ *   combine(env, l, r): *l = f(*l, *r);
+ *   lfold(env, vals, kept, cnt, acc, has): folds the kept ones of cnt
+ *     values into *acc (has: acc holds a value; else the first kept value
+ *     starts it) and returns how many were kept;
+ *   lscan(env, vals, kept, cnt, acc, has, out): the same fold, writing each
+ *     kept value's running result to out, one after another.
+ * start: the start value (NULL: min/max, from the first element). par: the
+ * tree of SPEC 5.2 and the pool; else the sequential definition. */
+typedef struct brt_fold {
+    int64_t n;
+    size_t vsize;
+    void *env;
+    const void *start;
+    bool par, filtered;
+    void (*elems)(void *env, int64_t lo, int64_t hi, void *vals, unsigned char *kept, int64_t *keys);
+    void (*combine)(void *env, void *l, const void *r);
+    int64_t (*lfold)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has);
+    void (*lscan)(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has,
+                  void *out);
+    /* keyed: each of cnt values into accs[keys[i]] (keys[i] < 0: skipped;
+     * has[k] = 0: that accumulator starts from start, or min/max from the
+     * value), setting has[k] */
+    void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
+                 const void *start);
+} brt_fold;
+/* par scan: the array of running values of elem type (SPEC 15). */
+brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
+/* by KEY in 0..nkeys: out (nkeys values) and has (nkeys flags: whether the
+ * key had an element; a key without one holds the start value). */
+void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has);
+/* par reduce(f, start, gen): the tree's value into out; false: no element
+ * was kept (the caller gives start). */
+bool brt_fold_reduce(const brt_fold *f, void *out);
+/* world.reduce(f, start, gen): every rank gets the one-process bits. */
+bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 

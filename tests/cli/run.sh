@@ -231,13 +231,7 @@ printf 'fn main():
     print(line, input())
 ' > stdin/lines.br
 "$BRINE" build stdin/lines.br -o stdin/lines > /dev/null 2>&1
-printf 'one
-
-two
- 
-
-x
-last' | stdin/lines > stdin.out 2>&1
+printf 'one\n\ntwo\r\n \r\n\rx\nlast' | stdin/lines > stdin.out 2>&1
 printf '["one"]
 [""]
 ["two"]

@@ -4,8 +4,9 @@ exactly: harmonic (the par sum and the sequential sum of the harmonic
 series), ov and ov2 (integer overflow panics and their places), readings
 (Options, and the unwrap panic), simpson (Simpson's rule with Runge's
 estimate), adaptive (adaptive Simpson through a function value), integral2d
-(a two-clause par sum over a square and a disk) and quadrature (three rules
-taking the integrand as a value); each of these runs at BRINE_THREADS 1, 2
+(a two-clause par sum over a square and a disk) quadrature (three rules
+taking the integrand as a value), variance (par reduce with Chan's
+combine), ecdf (par scan), histogram and tally (reductions by key); each of these runs at BRINE_THREADS 1, 2
 and 7 and must print the same bytes each time. The other examples must exit
 0.
 
@@ -42,6 +43,10 @@ EXPECT = {
     "adaptive": (0, 'pi:       eps 1e-06: 3.141592653708037 error +1.18e-10 segments 8\npi:       eps 1e-10: 3.141592653589814 error +2.09e-14 segments 71\npi:       eps 1e-13: 3.141592653589793 error +0.00e+00 segments 451\nsin(100): -0.506365641110 error +2.89e-15 segments 8836\n', ""),
     "integral2d": (0, 'n  100: square 1.000020561930 (1)  disk area 3.144000000 (pi 3.141592654)  r^2 moment 1.573180480 (pi/2)\nn  400: square 1.000001285106 (1)  disk area 3.141900000 (pi 3.141592654)  r^2 moment 1.571102914 (pi/2)\nn 1600: square 1.000000080319 (1)  disk area 3.141625000 (pi 3.141592654)  r^2 moment 1.570828656 (pi/2)\n', ""),
     "quadrature": (0, 'integral of sin on [0, pi] = 2, and of 1/(1 + 25 x^2) on [-1, 1] = 2 atan(5) / 5\ntrapezoid  sin:     1.999899600184  Runge +1.00e-04  true +1.00e-04  refined 2.000000004032\n           runge:   0.549357297285  Runge +3.01e-06  true +3.01e-06  refined 0.549360306257\nmidpoint   sin:     2.000050200286  Runge -5.02e-05  true -5.02e-05  refined 1.999999996472\n           runge:   0.549361811475  Runge -1.50e-06  true -1.50e-06  refined 0.549360307234\nsimpson    sin:     2.000000004032  Runge -4.03e-09  true -4.03e-09  refined 1.999999999999\n           runge:   0.549360306257  Runge +5.72e-10  true +5.21e-10  refined 0.549360306829\n', ""),
+    'variance': (0, 'one pass: n = 1000000, mean = 10.999347695075, variance = 0.166529965635\ntwo pass:            mean = 10.999347695075, variance = 0.166529965635\n', ""),
+    'ecdf': (0, 'F(0.5) = 0.020997\nF(1.0) = 0.167619\nF(1.5) = 0.500941\nF(2.0) = 0.832432\nF(2.5) = 0.978888\nrunning mean after 10, 1000, all: 0.576655 0.499771 0.500278\n', ""),
+    'histogram': (0, '0.0-0.1   10067 mean 0.066630 #\n0.1-0.2   29983 mean 0.155413 ##\n0.2-0.3   50197 mean 0.253325 #####\n0.3-0.4   70349 mean 0.352396 #######\n0.4-0.5   89898 mean 0.451854 ########\n0.5-0.6  110384 mean 0.551486 ###########\n0.6-0.7  129996 mean 0.651233 ############\n0.7-0.8  150442 mean 0.751059 ###############\n0.8-0.9  169545 mean 0.850805 ################\n0.9-1.0  190064 mean 0.950895 ###################\n1.0-1.1  190011 mean 1.049167 ###################\n1.1-1.2  169928 mean 1.149007 ################\n1.2-1.3  150117 mean 1.248850 ###############\n1.3-1.4  129696 mean 1.348650 ############\n1.4-1.5  109799 mean 1.448445 ##########\n1.5-1.6   89949 mean 1.548122 ########\n1.6-1.7   70134 mean 1.647660 #######\n1.7-1.8   49803 mean 1.746855 ####\n1.8-1.9   29798 mean 1.844392 ##\n1.9-2.0    9840 mean 1.933345 \n2000000\n', ""),
+    'tally': (0, 'cell 0:  14956 live, energy 14987.177192, lowest Some(0.00012285084612129182)\ncell 1:  14973 live, energy 15134.494798, lowest Some(9.860694122920677e-05)\ncell 2:  15115 live, energy 15215.705648, lowest Some(0.00011833390755633388)\ncell 3:  14951 live, energy 14958.048183, lowest Some(0.0001424875071109888)\ncell 4:  15157 live, energy 15201.328720, lowest Some(2.5716530270170068e-05)\ncell 5:  14805 live, energy 14853.915997, lowest Some(0.0004462069048689621)\ncell 6:      0 live, energy 0.000000, lowest None\ncell 7:      0 live, energy 0.000000, lowest None\n', ""),
 }
 THREADS = ("1", "2", "7")
 

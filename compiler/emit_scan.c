@@ -1,0 +1,266 @@
+/*
+ * emit_scan.c: the C of SPEC 15's forms (emit_c.h): reduce(f, start, gen),
+ * scans, and reductions by key.
+ *
+ * Sequential reduce and scan are loops in the enclosing function (any
+ * type), the combine written in place: f's call, which the optimizer made
+ * direct and inlined when f is known, or the built-in reducer's operation.
+ * par reduce, par scan and every keyed reduction go to runtime/scan.c
+ * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
+ * beside the function: bp_elems<n> (elements into slots, with the filter
+ * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
+ * (runs of values folded with the combine inlined). A par reduce whose f
+ * is float addition from 0.0 (or multiplication from 1.0) is exactly par
+ * sum (product), and is emitted as one.
+ */
+#include "emit_c.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* acc = combine(acc, b) in the current function: acc a C lvalue holding a
+ * value of its own (a reference for str and arrays), b borrowed. */
+static void combine_into(struct ir_node *rn, const char *acc, const char *b)
+{
+    struct type *t = rn->elem_type;
+    const char *L = loc_ref(rn->loc);
+    if (rn->user) {
+        const char *l = declare_var(rn->comb_l, VS_BORROWED), *r = declare_var(rn->comb_r, VS_BORROWED);
+        line("%s = %s;", l, acc);
+        line("%s = %s;", r, b);
+        scope_open();
+        const char *x = emit_expr(rn->c);
+        x = take(x, t);
+        if (type_is_ref(t)) {
+            const char *nx = new_temp();
+            line("%s %s = %s;", ctype(t), nx, x);
+            line("%s(%s);", release_fn(t), acc);
+            x = nx;
+        }
+        line("%s = %s;", acc, x);
+        scope_close();
+        return;
+    }
+    switch (rn->reducer) {
+    case RED_SUM: case RED_PRODUCT:
+        if (t == ty_float) line("%s = %s %s %s;", acc, acc, rn->reducer == RED_SUM ? "+" : "*", b);
+        else line("%s = brt_%s_%s(%s, %s, %s);", acc, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), acc, b, L);
+        return;
+    case RED_MIN: case RED_MAX:
+        if (type_is_ref(t))
+            line("if (%s) { %s(%s); %s(%s); %s = %s; }", better(rn->reducer, t, b, acc), retain_fn(t), b, release_fn(t), acc,
+                 acc, b);
+        else
+            line("if (%s) %s = %s;", better(rn->reducer, t, b, acc), acc, b);
+        return;
+    case RED_ANY:
+        line("%s = %s || %s;", acc, acc, b);
+        return;
+    case RED_ALL:
+        line("%s = %s && %s;", acc, acc, b);
+        return;
+    }
+}
+
+/* The start value (NULL: min/max, which start from the first element). */
+static const char *fold_start(struct ir_node *rn)
+{
+    if (rn->user) return emit_expr(rn->a);
+    if (rn->reducer == RED_MIN || rn->reducer == RED_MAX) return NULL;
+    return start_value(rn->reducer, rn->elem_type);
+}
+
+/* ---- sequential reduce and scan ------------------------------------------------ */
+
+struct seq_arg { struct ir_node *rn; const char *acc, *has, *out; };
+
+static void seq_cb(struct ir_node *rn, void *p)
+{
+    struct seq_arg *a = p;
+    struct type *t = rn->elem_type;
+    const char *x = emit_expr(rn->elem);
+    x = lval(x, t);
+    if (a->has) {
+        line("if (!%s) {", a->has);
+        F->ind++;
+        if (type_is_ref(t)) line("%s(%s);", retain_fn(t), x);
+        line("%s = %s; %s = 1;", a->acc, x, a->has);
+        F->ind--;
+        line("} else {");
+        F->ind++;
+        combine_into(rn, a->acc, x);
+        F->ind--;
+        line("}");
+    } else {
+        combine_into(rn, a->acc, x);
+    }
+    if (a->out) {
+        if (type_is_ref(t)) line("%s(%s);", retain_fn(t), a->acc);
+        line("BRT_PUSH(%s, %s, %s);", ctype(t), a->out, a->acc);
+    }
+}
+
+static const char *seq_fold(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    const char *st = fold_start(rn);
+    struct src s = {0};
+    if (!rn->nclauses) s = eval_source(&rn->iter);
+    declare_var(rn->gen_var, VS_BORROWED);
+    const char *acc = new_temp();
+    struct seq_arg a = {rn, acc, NULL, NULL};
+    if (st) {
+        st = take(st, t);
+        line("%s %s = %s;", ctype(t), acc, st);
+    } else {
+        line("%s %s = %s;", ctype(t), acc, zero_of(t));
+        a.has = new_temp();
+        line("bool %s = 0;", a.has);
+    }
+    if (rn->scan) a.out = tmp(rn->type, "brt_arr_new(%s, 0)", tdesc(t));
+    if (rn->nclauses) seq_loops(rn, 0, seq_cb, &a, NULL);
+    else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, seq_cb, &a, NULL);
+    if (rn->scan) {
+        if (type_is_ref(t)) line("%s(%s);", release_fn(t), acc);
+        own(a.out, rn->type);
+        return a.out;
+    }
+    own(acc, t);
+    return acc;
+}
+
+/* ---- the runtime's forms ------------------------------------------------------------ */
+
+struct elems_arg { struct ir_node *rn; const char *k; };
+
+static void elems_cb(struct ir_node *rn, void *p)
+{
+    struct elems_arg *a = p;
+    if (rn->key) {
+        const char *kk = emit_expr(rn->key);
+        line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
+             "(long long)env->nk0);",
+             kk, kk, loc_ref(rn->by_loc), kk);
+        line("keys[%s - lo_] = %s;", a->k, kk);
+    }
+    const char *x = emit_expr(rn->elem);
+    line("((%s *)vals)[%s - lo_] = %s;", ctype(rn->elem_type), a->k, x);
+    if (rn->filter) line("if (kept) kept[%s - lo_] = 1;", a->k);
+}
+
+/* The four helpers of reduction id into aux. */
+static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
+{
+    const char *ct = ctype(rn->elem_type);
+    /* the combine */
+    struct fctx *saved = helper_begin(id, rn);
+    line("%s a_ = *(%s *)l;", ct, ct);
+    line("%s b_ = *(const %s *)r;", ct, ct);
+    combine_into(rn, "a_", "b_");
+    line("*(%s *)l = a_;", ct);
+    line("(void)env;");
+    helper_end(saved, aux, arena_printf("static inline void bp_comb%d(void *envp, void *l, const void *r)", id), NULL);
+    /* runs of values */
+    bprintf(aux,
+            "static int64_t bp_lfold%d(void *envp, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has)\n"
+            "{\n    const %s *v = vals;\n    %s a = *(%s *)acc;\n    int64_t c = 0;\n"
+            "    for (int64_t i = 0; i < cnt; i++) {\n        if (kept && !kept[i]) continue;\n        c++;\n"
+            "        if (!has) { a = v[i]; has = 1; continue; }\n        bp_comb%d(envp, &a, &v[i]);\n    }\n"
+            "    *(%s *)acc = a;\n    return c;\n}\n\n",
+            id, ct, ct, ct, id, ct);
+    bprintf(aux,
+            "static void bp_lscan%d(void *envp, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has, void *out)\n"
+            "{\n    const %s *v = vals;\n    %s *o = out;\n    %s a = *(%s *)acc;\n    int64_t w = 0;\n"
+            "    for (int64_t i = 0; i < cnt; i++) {\n        if (kept && !kept[i]) continue;\n"
+            "        if (!has) { a = v[i]; has = 1; } else bp_comb%d(envp, &a, &v[i]);\n        o[w++] = a;\n    }\n"
+            "    *(%s *)acc = a;\n}\n\n",
+            id, ct, ct, ct, ct, id, ct);
+    bprintf(aux,
+            "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
+            "{\n    const %s *v = vals;\n    %s *a = accs;\n"
+            "    for (int64_t i = 0; i < cnt; i++) {\n        int64_t k = keys[i];\n        if (k < 0) continue;\n"
+            "        if (!has[k]) {\n            has[k] = 1;\n            if (!st) { a[k] = v[i]; continue; }\n"
+            "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
+            id, ct, ct, ct, id);
+    /* the elements */
+    saved = helper_begin(id, rn);
+    line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
+    if (rn->key) line("for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) keys[i_] = -1;");
+    else line("(void)keys;");
+    const char *k = new_temp();
+    struct elems_arg ea = {rn, k};
+    chunk_loop(rn, s, k, elems_cb, &ea, NULL);
+    helper_end(saved, aux,
+               arena_printf("static void bp_elems%d(void *envp, int64_t lo_, int64_t hi_, void *vals, unsigned char *kept, "
+                            "int64_t *keys)",
+                            id),
+               NULL);
+}
+
+/* A par reduce that is exactly a built-in one: f is float l + r from 0.0,
+ * or l * r from 1.0 (the same leaves, the same tree, the same bits). */
+static bool builtin_alike(struct ir_node *rn)
+{
+    if (!rn->user || rn->scan || rn->key || rn->elem_type != ty_float) return false;
+    struct ir_node *c = rn->c, *st = rn->a;
+    if (c->op != IR_BINARY || (c->bop != OP_ADD && c->bop != OP_MUL)) return false;
+    if (c->a->op != IR_VAR || c->a->var != rn->comb_l || c->b->op != IR_VAR || c->b->var != rn->comb_r) return false;
+    if (st->op != IR_FLOAT) return false;
+    if (c->bop == OP_ADD) return st->fval == 0.0 && !signbit(st->fval);
+    return st->fval == 1.0;
+}
+
+const char *emit_fold(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    if (builtin_alike(rn) && !rn->world) {
+        rn->reducer = rn->c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
+        rn->user = false;
+        if (rn->par) return emit_reduce(rn);
+    }
+    if (!rn->key && (!rn->par || (rn->user && type_is_ref(t)) || (rn->scan && type_is_ref(t))))
+        return seq_fold(rn);
+    if (type_is_ref(t)) internal_error("emit: a keyed or par fold of %s", type_name(t));
+    const char *ct = ctype(t);
+    const char *st = fold_start(rn);
+    const char *stv = NULL;
+    if (st) {
+        stv = new_temp();
+        line("%s %s = %s;", ct, stv, st);
+    }
+    struct src s = eval_sources(rn);
+    if (rn->key) s.nk = emit_expr(rn->b);
+    struct buf aux = {0};
+    int id = par_env(rn, &s, &aux);
+    fold_helpers(rn, id, &s, &aux);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    bprintf(&CG->protos, "struct bp_env%d;\n", id);
+    const char *env = env_fill(id, rn, &s);
+    const char *fd = new_temp();
+    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d};", fd,
+         s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id);
+    if (rn->key) {
+        const char *nk = arena_printf("%s.nk", env);
+        struct type *rt = rn->type->elem;
+        const char *vals = tmp_owned(type_array(t), "brt_arr_new(%s, %s)", tdesc(t), nk);
+        const char *hs = tmp_owned(type_array(ty_bool), "brt_arr_new(%s, %s)", tdesc(ty_bool), nk);
+        line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
+        if (rt == t) return vals;
+        const char *res = tmp_owned(rn->type, "brt_arr_new(%s, %s)", tdesc(rt), nk);
+        const char *j = new_temp();
+        line("for (int64_t %s = 0; %s < %s; %s++)", j, j, nk, j);
+        line("    if (((bool *)%s->data)[%s]) { ((%s *)%s->data)[%s].f0 = 1; ((%s *)%s->data)[%s].f1 = ((%s *)%s->data)[%s]; }",
+             hs, j, ctype(rt), res, j, ctype(rt), res, j, ct, vals, j);
+        return res;
+    }
+    if (rn->scan) return tmp_owned(rn->type, "brt_scan_run(&%s, %s)", fd, tdesc(t));
+    const char *res = new_temp();
+    line("%s %s;", ct, res);
+    if (rn->world)
+        line("if (!brt_world_fold_reduce(&%s, %s, &%s)) %s = %s;", fd, loc_ref(rn->loc), res, res, stv);
+    else
+        line("if (!brt_fold_reduce(&%s, &%s)) %s = %s;", fd, res, res, stv);
+    return res;
+}

@@ -1,0 +1,2 @@
+" brine source files
+autocmd BufRead,BufNewFile *.br setfiletype brine

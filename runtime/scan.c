@@ -1,0 +1,860 @@
+/*
+ * scan.c: par scans and keyed reductions (SPEC 15), on the tree of SPEC 5.2.
+ *
+ * The generated C evaluates the elements (elems) and folds runs of values
+ * with the combine inlined (lfold, lscan); this file lays out the tree and
+ * decides who computes what. Values are plain bytes (no references), of
+ * any size.
+ *
+ * Scan. Phase 1 evaluates the elements into their slots and folds each
+ * leaf; every node (k, j) of the tree is then computed level by level
+ * (node = merge of its two children; a missing or valueless child lets the
+ * other move up). Phase 2 gives each leaf L its carry: L in binary, for
+ * each 1 bit from the highest the node covering the next 2^bit leaves,
+ * folded from the start value. The carry of L is the carry of L with its
+ * lowest 1 bit cleared, merged with one node, so a task over an aligned
+ * block of leaves computes its first carry from the nodes and every later
+ * one with a single combine:
+ *
+ *     leaves  0 1 2 3 4 5 6 7 | 8 9 | 10 | 11
+ *     carry(11) = ((start . node(3,0)) . node(1,4)) . node(0,10)
+ *     carry(10) = carry(8) . node(1,4),  carry(11) = carry(10) . node(0,10)
+ *
+ * then runs the leaf from its carry, writing each entry. Both phases run on
+ * the pool in blocks of UNIT leaves. Any panic there abandons the fast way
+ * and the exact way runs on the calling thread, in the order SPEC 15 names:
+ * the elements and the nodes in post-order, the carries for L ascending,
+ * then the entries.
+ *
+ * Keyed. The elements are evaluated once (key -1: filtered out) and sorted
+ * stably by key (a counting sort: positions ascending within a key), the
+ * values moved beside them. Each key then folds its own elements over the
+ * one tree: a run of positions in one leaf is that leaf's value, and the
+ * leaves present combine as the tree combines them, absent ones moving up,
+ * which a stack does in one pass: two neighbouring leaves a < b meet at the
+ * level of the highest bit of a ^ b. Memory O(n + N); one pass, never N.
+ * Sequential keyed reductions fold each key left to right instead.
+ */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define UNIT 256 /* leaves per task */
+#define MAX_LEV 64
+
+/* A value copy; the common sizes as constants, which the C compiler inlines. */
+static inline void vcopy(void *d, const void *src, size_t vs)
+{
+    if (vs == 8)
+        memcpy(d, src, 8);
+    else if (vs == 16)
+        memcpy(d, src, 16);
+    else
+        memcpy(d, src, vs);
+}
+
+static void *xcalloc(size_t n)
+{
+    void *p = brt_xmalloc(n ? n : 1);
+    memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* dst = dst op src, a side without a value letting the other through. */
+static void merge(const brt_fold *f, unsigned char *dst, unsigned char *dh, const unsigned char *src, bool sh)
+{
+    if (!sh)
+        return;
+    if (!*dh) {
+        memcpy(dst, src, f->vsize);
+        *dh = 1;
+        return;
+    }
+    f->combine(f->env, dst, src);
+}
+
+/* ---- scan ---------------------------------------------------------------------- */
+
+typedef struct scan_job {
+    const brt_fold *f;
+    int64_t n, nl;
+    size_t vs;
+    unsigned char *vals, *kept; /* kept: NULL without a filter */
+    int nlev;
+    int64_t lcount[MAX_LEV];
+    unsigned char *lv[MAX_LEV], *lh[MAX_LEV];
+    int64_t *off;               /* filter: each leaf's first entry */
+    unsigned char *out;
+} scan_job;
+
+static int64_t leaf_hi(const scan_job *s, int64_t L)
+{
+    int64_t hi = (L + 1) * BRT_LEAF;
+    return hi > s->n ? s->n : hi;
+}
+
+/* Leaf L's value into level 0 (and its kept count into off[L]). */
+static void leaf_value(scan_job *s, int64_t L)
+{
+    const brt_fold *f = s->f;
+    int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
+    unsigned char *acc = s->lv[0] + (size_t)L * s->vs;
+    bool has = f->start != NULL;
+    if (has)
+        memcpy(acc, f->start, s->vs);
+    int64_t c = f->lfold(f->env, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, hi - lo, acc, has);
+    s->lh[0][L] = c > 0;
+    if (s->off)
+        s->off[L] = c;
+}
+
+static void node_value(scan_job *s, int k, int64_t j)
+{
+    size_t vs = s->vs;
+    unsigned char *d = s->lv[k] + (size_t)j * vs, *dh = s->lh[k] + j;
+    *dh = 0;
+    merge(s->f, d, dh, s->lv[k - 1] + (size_t)(2 * j) * vs, s->lh[k - 1][2 * j]);
+    if (2 * j + 1 < s->lcount[k - 1])
+        merge(s->f, d, dh, s->lv[k - 1] + (size_t)(2 * j + 1) * vs, s->lh[k - 1][2 * j + 1]);
+}
+
+static void phase1(void *arg, int64_t u)
+{
+    scan_job *s = arg;
+    int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
+    int64_t lo = a * BRT_LEAF, hi = leaf_hi(s, b - 1);
+    s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
+    for (int64_t L = a; L < b; L++)
+        leaf_value(s, L);
+    for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
+        for (int64_t j = a >> k; j <= (b - 1) >> k; j++)
+            node_value(s, k, j);
+}
+
+/* The carry of leaf L from the nodes (L's binary digits, highest first). */
+static bool carry_of(scan_job *s, int64_t L, unsigned char *acc)
+{
+    const brt_fold *f = s->f;
+    unsigned char has = f->start != NULL;
+    if (has)
+        memcpy(acc, f->start, s->vs);
+    int64_t p = 0;
+    for (int bit = s->nlev - 1; bit >= 0; bit--)
+        if ((L >> bit) & 1) {
+            int64_t j = p >> bit;
+            merge(f, acc, &has, s->lv[bit] + (size_t)j * s->vs, s->lh[bit][j]);
+            p += (int64_t)1 << bit;
+        }
+    return has;
+}
+
+/* Carries and entries of leaves [a, b), a aligned to a power of two >= b - a
+ * (or 0), in ascending order; car/ch: room for b - a carries. */
+static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char *car, unsigned char *ch, bool entries)
+{
+    const brt_fold *f = s->f;
+    size_t vs = s->vs;
+    for (int64_t L = a; L < b; L++) {
+        unsigned char *c = car + (size_t)(L - a) * vs;
+        if (L == a) {
+            ch[0] = carry_of(s, L, c);
+        } else {
+            int64_t prev = L & (L - 1);
+            int t = __builtin_ctzll((unsigned long long)L);
+            memcpy(c, car + (size_t)(prev - a) * vs, vs);
+            ch[L - a] = ch[prev - a];
+            int64_t j = (L >> t) - 1;
+            merge(f, c, &ch[L - a], s->lv[t] + (size_t)j * vs, s->lh[t][j]);
+        }
+    }
+    if (!entries)
+        return;
+    _Alignas(16) unsigned char acc[256];
+    unsigned char *accp = vs <= sizeof acc ? acc : brt_xmalloc(vs);
+    for (int64_t L = a; L < b; L++) {
+        int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
+        memcpy(accp, car + (size_t)(L - a) * vs, vs);
+        unsigned char *dst = s->out + (size_t)(s->off ? s->off[L] : lo) * vs;
+        f->lscan(f->env, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, hi - lo, accp, ch[L - a] != 0, dst);
+    }
+    if (accp != acc)
+        free(accp);
+}
+
+static void phase2(void *arg, int64_t u)
+{
+    scan_job *s = arg;
+    int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
+    unsigned char *car = brt_xmalloc((size_t)(b - a) * s->vs), *ch = brt_xmalloc((size_t)(b - a));
+    carries_and_entries(s, a, b, car, ch, true);
+    free(car);
+    free(ch);
+}
+
+/* Prefix sums of the leaves' kept counts: each leaf's first entry. */
+static int64_t offsets(scan_job *s)
+{
+    int64_t total = 0;
+    for (int64_t L = 0; L < s->nl; L++) {
+        int64_t c = s->off[L];
+        s->off[L] = total;
+        total += c;
+    }
+    return total;
+}
+
+/* The exact way: one thread, SPEC 15's order of panics. */
+static void scan_exact(scan_job *s)
+{
+    const brt_fold *f = s->f;
+    size_t vs = s->vs;
+    struct { int level; int64_t j; } st[MAX_LEV + 1];
+    int sp = 0;
+    for (int64_t L = 0; L < s->nl; L++) {
+        int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
+        f->elems(f->env, lo, hi, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, NULL);
+        leaf_value(s, L);
+        st[sp].level = 0, st[sp].j = L, sp++;
+        while (sp >= 2 && st[sp - 1].level == st[sp - 2].level) {
+            int k = st[sp - 1].level + 1;
+            int64_t j = st[sp - 1].j >> 1;
+            node_value(s, k, j);
+            sp--;
+            st[sp - 1].level = k, st[sp - 1].j = j;
+        }
+    }
+    /* the right spine, folded from the right (its combines may panic) */
+    unsigned char *acc = brt_xmalloc(vs), *tmp = brt_xmalloc(vs);
+    unsigned char ah = 0;
+    for (int i = sp - 1; i >= 0; i--) {
+        unsigned char th = 0;
+        merge(f, tmp, &th, s->lv[st[i].level] + (size_t)st[i].j * vs, s->lh[st[i].level][st[i].j]);
+        merge(f, tmp, &th, acc, ah);
+        memcpy(acc, tmp, vs);
+        ah = th;
+    }
+    free(acc);
+    free(tmp);
+    if (s->off)
+        offsets(s);
+    unsigned char *car = brt_xmalloc((size_t)s->nl * vs), *ch = brt_xmalloc((size_t)s->nl);
+    carries_and_entries(s, 0, s->nl, car, ch, false);
+    /* then the entries, in index order */
+    _Alignas(16) unsigned char accb[256];
+    unsigned char *accp = vs <= sizeof accb ? accb : brt_xmalloc(vs);
+    for (int64_t L = 0; L < s->nl; L++) {
+        int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
+        memcpy(accp, car + (size_t)L * vs, vs);
+        unsigned char *dst = s->out + (size_t)(s->off ? s->off[L] : lo) * vs;
+        f->lscan(f->env, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, hi - lo, accp, ch[L] != 0, dst);
+    }
+    if (accp != accb)
+        free(accp);
+    free(car);
+    free(ch);
+}
+
+static bool scan_fast(scan_job *s)
+{
+    int64_t units = (s->nl + UNIT - 1) / UNIT;
+    brt_trap panic;
+    if (brt_pool_run(units, phase1, s, &panic) >= 0) {
+        free(panic.msg);
+        return false;
+    }
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) != 0) {
+        brt_trap_set(outer);
+        free(trap.msg);
+        return false;
+    }
+    /* the levels above the units */
+    for (int k = 1; k < s->nlev; k++)
+        if ((UNIT >> k) < 1)
+            for (int64_t j = 0; j < s->lcount[k]; j++)
+                node_value(s, k, j);
+    brt_trap_set(outer);
+    return true;
+}
+
+brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
+{
+    int64_t n = f->n;
+    if (n <= 0)
+        return brt_arr_new(elem, 0);
+    scan_job s;
+    memset(&s, 0, sizeof s);
+    s.f = f;
+    s.n = n;
+    s.vs = f->vsize;
+    s.nl = (n + BRT_LEAF - 1) / BRT_LEAF;
+    s.lcount[0] = s.nl;
+    s.nlev = 1;
+    while (s.lcount[s.nlev - 1] > 1) {
+        s.lcount[s.nlev] = (s.lcount[s.nlev - 1] + 1) / 2;
+        s.nlev++;
+    }
+    for (int k = 0; k < s.nlev; k++) {
+        s.lv[k] = brt_xmalloc((size_t)s.lcount[k] * s.vs);
+        s.lh[k] = xcalloc((size_t)s.lcount[k]);
+    }
+    brt_arr *out = NULL;
+    if (f->filtered) {
+        s.vals = brt_xmalloc((size_t)n * s.vs);
+        s.kept = brt_xmalloc((size_t)n);
+        s.off = brt_xmalloc((size_t)s.nl * sizeof *s.off);
+    } else {
+        out = brt_arr_alloc(elem, 0, n);
+        s.vals = out->data;
+        s.out = out->data;
+    }
+    bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
+    if (fast && scan_fast(&s)) {
+        int64_t total = s.off ? offsets(&s) : n;
+        if (f->filtered) {
+            out = brt_arr_alloc(elem, 0, total);
+            s.out = out->data;
+        }
+        int64_t units = (s.nl + UNIT - 1) / UNIT;
+        brt_trap panic;
+        if (brt_pool_run(units, phase2, &s, &panic) >= 0) {
+            free(panic.msg);
+            fast = false;
+        } else {
+            out->len = total;
+        }
+    } else {
+        fast = false;
+    }
+    if (!fast) {
+        if (f->filtered) {
+            if (out)
+                brt_arr_release(out);
+            out = brt_arr_alloc(elem, 0, n);
+            s.out = out->data;
+        }
+        scan_exact(&s);
+        out->len = n;
+        if (s.off) {
+            /* the last leaf's first entry plus its kept count */
+            int64_t c = 0;
+            for (int64_t k = (s.nl - 1) * BRT_LEAF; k < n; k++)
+                c += s.kept[k] != 0;
+            out->len = s.off[s.nl - 1] + c;
+        }
+    }
+    if (f->filtered) {
+        free(s.vals);
+        free(s.kept);
+        free(s.off);
+    }
+    for (int k = 0; k < s.nlev; k++) {
+        free(s.lv[k]);
+        free(s.lh[k]);
+    }
+    return out;
+}
+
+/* ---- keyed reductions ----------------------------------------------------------- */
+
+typedef struct keyed_job {
+    const brt_fold *f;
+    int64_t n, nkeys;
+    size_t vs;
+    unsigned char *vals;  /* by position */
+    int64_t *keys;        /* by position; -1: filtered out */
+    int64_t chunk;
+    int64_t *first;       /* nkeys + 1: each key's first slot in the sorted order */
+    unsigned char *svals; /* sorted by key, positions ascending within a key */
+    int64_t *spos;
+    unsigned char *out, *has;
+    int64_t kchunk;       /* keys per task of the folds */
+} keyed_job;
+
+static void keyed_elems(void *arg, int64_t t)
+{
+    keyed_job *k = arg;
+    int64_t lo = t * k->chunk, hi = lo + k->chunk < k->n ? lo + k->chunk : k->n;
+    k->f->elems(k->f->env, lo, hi, k->vals + (size_t)lo * k->vs, NULL, k->keys + lo);
+}
+
+static int hibit(uint64_t x)
+{
+    return 63 - __builtin_clzll(x);
+}
+
+/* Key j's result: its elements' runs per leaf, combined as the tree does
+ * (par) or left to right (sequential). */
+static void fold_key(keyed_job *k, int64_t j)
+{
+    const brt_fold *f = k->f;
+    size_t vs = k->vs;
+    int64_t a = k->first[j], b = k->first[j + 1];
+    unsigned char *out = k->out + (size_t)j * vs;
+    bool st0 = f->start != NULL;
+    if (st0)
+        memcpy(out, f->start, vs);
+    if (a == b) {
+        k->has[j] = 0;
+        return;
+    }
+    if (!f->par) {
+        f->lfold(f->env, k->svals + (size_t)a * vs, NULL, b - a, out, st0);
+        k->has[j] = 1;
+        return;
+    }
+    unsigned char stk[MAX_LEV + 2][64];
+    unsigned char *heap = NULL;
+    size_t stride = 64;
+    if (vs > 64) {
+        heap = brt_xmalloc((MAX_LEV + 2) * vs);
+        stride = vs;
+    }
+#define SLOT(i) (heap ? heap + (size_t)(i) * stride : stk[i])
+    int link[MAX_LEV + 1];
+    int sp = 0;
+    int64_t prev_leaf = -1;
+    unsigned char *cur = SLOT(MAX_LEV + 1);
+    for (int64_t p = a; p < b;) {
+        int64_t leaf = k->spos[p] / BRT_LEAF, q = p + 1;
+        while (q < b && k->spos[q] / BRT_LEAF == leaf)
+            q++;
+        if (st0)
+            vcopy(cur, f->start, vs);
+        f->lfold(f->env, k->svals + (size_t)p * vs, NULL, q - p, cur, st0);
+        if (sp > 0) {
+            int d = hibit((uint64_t)(prev_leaf ^ leaf));
+            while (sp >= 2 && link[sp - 2] < d) {
+                f->combine(f->env, SLOT(sp - 2), SLOT(sp - 1));
+                sp--;
+            }
+            link[sp - 1] = d;
+        }
+        vcopy(SLOT(sp), cur, vs);
+        sp++;
+        prev_leaf = leaf;
+        p = q;
+    }
+    for (int i = sp - 2; i >= 0; i--)
+        f->combine(f->env, SLOT(i), SLOT(i + 1));
+    memcpy(out, SLOT(0), vs);
+#undef SLOT
+    free(heap);
+    k->has[j] = 1;
+}
+
+static void keyed_folds(void *arg, int64_t t)
+{
+    keyed_job *k = arg;
+    int64_t lo = t * k->kchunk, hi = lo + k->kchunk < k->nkeys ? lo + k->kchunk : k->nkeys;
+    for (int64_t j = lo; j < hi; j++)
+        fold_key(k, j);
+}
+
+/* ---- keyed, few keys: no sort ------------------------------------------------------
+ *
+ * With at most DENSE_KEYS keys (so the units' roots take no more room than
+ * the elements), each task takes an aligned unit of UNIT
+ * leaves: it folds each leaf's elements into one accumulator per key
+ * (kacc, the combine inlined), pushes every key the leaf touched onto that
+ * key's stack of the tree (the same link rule as above), and leaves each
+ * key's root of the unit; the units' roots then combine level by level, as
+ * aligned subtrees do. The same tree per key, so the same bits; elements
+ * and combines interleave, so a panic there hands over to the sorted way,
+ * whose order is SPEC 15's. */
+#define DENSE_KEYS 4096
+
+typedef struct dense_job {
+    const brt_fold *f;
+    int64_t n, nl, nkeys, units;
+    size_t vs;
+    unsigned char *roots, *rhas; /* units x nkeys */
+} dense_job;
+
+static void dense_unit(void *arg, int64_t u)
+{
+    dense_job *d = arg;
+    const brt_fold *f = d->f;
+    size_t vs = d->vs;
+    int64_t nk = d->nkeys;
+    int64_t a = u * UNIT, b = a + UNIT < d->nl ? a + UNIT : d->nl;
+    unsigned char *mem = brt_xmalloc((size_t)nk * (MAX_LEV + 1) * vs + (size_t)nk * vs + BRT_LEAF * vs);
+    unsigned char *stk = mem, *acc = mem + (size_t)nk * (MAX_LEV + 1) * vs, *vbuf = acc + (size_t)nk * vs;
+    unsigned char (*link)[MAX_LEV + 1] = brt_xmalloc((size_t)nk * sizeof *link);
+    unsigned char *sp = xcalloc((size_t)nk), *ah = xcalloc((size_t)nk);
+    int64_t *prev = brt_xmalloc((size_t)nk * sizeof *prev), kbuf[BRT_LEAF];
+#define KSLOT(k, i) (stk + ((size_t)(k) * (MAX_LEV + 1) + (size_t)(i)) * vs)
+    for (int64_t L = a; L < b; L++) {
+        int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
+        f->elems(f->env, lo, hi, vbuf, NULL, kbuf);
+        f->kacc(f->env, vbuf, kbuf, hi - lo, acc, ah, f->start);
+        for (int64_t i = 0; i < hi - lo; i++) {
+            int64_t k = kbuf[i];
+            if (k < 0 || !ah[k])
+                continue;
+            ah[k] = 0;
+            int s = sp[k];
+            if (s > 0) {
+                int lv = hibit((uint64_t)(prev[k] ^ L));
+                while (s >= 2 && link[k][s - 2] < lv) {
+                    f->combine(f->env, KSLOT(k, s - 2), KSLOT(k, s - 1));
+                    s--;
+                }
+                link[k][s - 1] = (unsigned char)lv;
+            }
+            vcopy(KSLOT(k, s), acc + (size_t)k * vs, vs);
+            sp[k] = (unsigned char)(s + 1);
+            prev[k] = L;
+        }
+    }
+    for (int64_t k = 0; k < nk; k++) {
+        unsigned char *root = d->roots + ((size_t)u * nk + k) * vs;
+        d->rhas[u * nk + k] = sp[k] > 0;
+        if (!sp[k])
+            continue;
+        for (int i = sp[k] - 2; i >= 0; i--)
+            f->combine(f->env, KSLOT(k, i), KSLOT(k, i + 1));
+        memcpy(root, KSLOT(k, 0), vs);
+    }
+#undef KSLOT
+    free(mem);
+    free(link);
+    free(sp);
+    free(ah);
+    free(prev);
+}
+
+/* The fast way for few keys; false: a panic (nothing written). */
+static bool keyed_dense(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    dense_job d;
+    d.f = f;
+    d.n = f->n;
+    d.nkeys = nkeys;
+    d.vs = f->vsize;
+    d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    d.units = (d.nl + UNIT - 1) / UNIT;
+    d.roots = brt_xmalloc((size_t)d.units * nkeys * d.vs + 1);
+    d.rhas = brt_xmalloc((size_t)(d.units * nkeys) + 1);
+    brt_trap panic;
+    volatile bool ok = brt_pool_run(d.units, dense_unit, &d, &panic) < 0;
+    if (!ok) {
+        free(panic.msg);
+    } else {
+        brt_trap trap, *outer = brt_trap_get();
+        trap.panicked = 0;
+        trap.msg = NULL;
+        brt_trap_set(&trap);
+        if (setjmp(trap.jb) == 0) {
+            size_t vs = d.vs;
+            for (int64_t k = 0; k < nkeys; k++) {
+                for (int64_t cnt = d.units; cnt > 1; cnt = (cnt + 1) / 2)
+                    for (int64_t j = 0; 2 * j < cnt; j++) {
+                        unsigned char *dst = d.roots + ((size_t)j * nkeys + k) * vs;
+                        unsigned char dh = d.rhas[2 * j * nkeys + k];
+                        if (j != 0)
+                            memcpy(dst, d.roots + ((size_t)(2 * j) * nkeys + k) * vs, vs);
+                        if (2 * j + 1 < cnt)
+                            merge(f, dst, &dh, d.roots + ((size_t)(2 * j + 1) * nkeys + k) * vs,
+                                  d.rhas[(2 * j + 1) * nkeys + k]);
+                        d.rhas[j * nkeys + k] = dh;
+                    }
+                has[k] = d.rhas[k];
+                if (has[k])
+                    memcpy((unsigned char *)out + (size_t)k * vs, d.roots + (size_t)k * vs, vs);
+                else if (f->start)
+                    memcpy((unsigned char *)out + (size_t)k * vs, f->start, vs);
+            }
+        } else {
+            ok = false;
+            free(trap.msg);
+        }
+        brt_trap_set(outer);
+    }
+    free(d.roots);
+    free(d.rhas);
+    return ok;
+}
+
+/* Sequential keyed: one left fold per key in index order (kacc over
+ * chunks), on the calling thread; false: a panic (then the sorted way
+ * reports SPEC 15's). */
+static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    size_t vs = f->vsize;
+    int64_t chunk = 4096;
+    unsigned char *vbuf = brt_xmalloc((size_t)chunk * vs);
+    int64_t *kbuf = brt_xmalloc((size_t)chunk * sizeof *kbuf);
+    memset(has, 0, (size_t)nkeys);
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    volatile bool ok = true;
+    if (setjmp(trap.jb) == 0) {
+        for (int64_t lo = 0; lo < f->n; lo += chunk) {
+            int64_t hi = lo + chunk < f->n ? lo + chunk : f->n;
+            f->elems(f->env, lo, hi, vbuf, NULL, kbuf);
+            f->kacc(f->env, vbuf, kbuf, hi - lo, out, has, f->start);
+        }
+    } else {
+        ok = false;
+        free(trap.msg);
+    }
+    brt_trap_set(outer);
+    free(vbuf);
+    free(kbuf);
+    if (ok && f->start)
+        for (int64_t k = 0; k < nkeys; k++)
+            if (!has[k])
+                vcopy((unsigned char *)out + (size_t)k * vs, f->start, vs);
+    return ok;
+}
+
+void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
+        return;
+    if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+        keyed_dense(f, nkeys, out, has))
+        return;
+    int64_t n = f->n > 0 ? f->n : 0;
+    if (nkeys < 0)
+        nkeys = 0;
+    keyed_job k;
+    memset(&k, 0, sizeof k);
+    k.f = f;
+    k.n = n;
+    k.nkeys = nkeys;
+    k.vs = f->vsize;
+    k.out = out;
+    k.has = has;
+    k.vals = brt_xmalloc((size_t)n * k.vs + 1);
+    k.keys = brt_xmalloc((size_t)n * sizeof *k.keys + 1);
+    bool pool = f->par && brt_pool_threads() > 1 && !brt_pool_nested();
+    /* the elements, once: a panic is the lowest index's (earlier chunks ran
+     * to their end) */
+    if (n > 0) {
+        if (pool && n > 4096) {
+            int64_t ntasks = (int64_t)brt_pool_threads() * 8;
+            k.chunk = (n + ntasks - 1) / ntasks;
+            ntasks = (n + k.chunk - 1) / k.chunk;
+            brt_trap panic;
+            if (brt_pool_run(ntasks, keyed_elems, &k, &panic) >= 0)
+                brt_trap_rethrow(&panic);
+        } else {
+            f->elems(f->env, 0, n, k.vals, NULL, k.keys);
+        }
+    }
+    /* the stable counting sort by key */
+    k.first = xcalloc((size_t)(nkeys + 1) * sizeof *k.first);
+    for (int64_t i = 0; i < n; i++)
+        if (k.keys[i] >= 0)
+            k.first[k.keys[i] + 1]++;
+    for (int64_t j = 0; j < nkeys; j++)
+        k.first[j + 1] += k.first[j];
+    int64_t m = nkeys ? k.first[nkeys] : 0;
+    k.svals = brt_xmalloc((size_t)m * k.vs + 1);
+    k.spos = brt_xmalloc((size_t)m * sizeof *k.spos + 1);
+    int64_t *next = brt_xmalloc((size_t)(nkeys + 1) * sizeof *next);
+    memcpy(next, k.first, (size_t)(nkeys + 1) * sizeof *next);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t key = k.keys[i];
+        if (key < 0)
+            continue;
+        int64_t at = next[key]++;
+        k.spos[at] = i;
+        vcopy(k.svals + (size_t)at * k.vs, k.vals + (size_t)i * k.vs, k.vs);
+    }
+    free(next);
+    free(k.vals);
+    free(k.keys);
+    /* one fold per key: a panic is the lowest key's (earlier tasks ran to
+     * their end, each in ascending keys) */
+    if (pool && m > 4096 && nkeys > 1) {
+        int64_t ntasks = (int64_t)brt_pool_threads() * 8;
+        if (ntasks > nkeys)
+            ntasks = nkeys;
+        k.kchunk = (nkeys + ntasks - 1) / ntasks;
+        ntasks = (nkeys + k.kchunk - 1) / k.kchunk;
+        brt_trap panic;
+        if (brt_pool_run(ntasks, keyed_folds, &k, &panic) >= 0)
+            brt_trap_rethrow(&panic);
+    } else {
+        for (int64_t j = 0; j < nkeys; j++)
+            fold_key(&k, j);
+    }
+    free(k.first);
+    free(k.svals);
+    free(k.spos);
+}
+
+/* ---- par reduce(f, start, gen) ------------------------------------------------------
+ *
+ * The tree of SPEC 5.2 with f as the combine. Phase 1 (tasks of UNIT
+ * leaves, each an aligned subtree) evaluates a unit's elements into a
+ * buffer of its own, folds its leaves and combines them up to the unit's
+ * root; the units' roots then combine level by level. Memory O(n / UNIT
+ * / 16). A panic abandons that for the exact way: one thread, leaves in
+ * order, each node's combine right after its children (SPEC 5.3). */
+
+typedef struct red_job {
+    const brt_fold *f;
+    int64_t n, nl;
+    size_t vs;
+    unsigned char *roots, *rhas; /* per unit */
+} red_job;
+
+/* Leaf L's value into acc; returns whether it has one. buf: room for one
+ * leaf's values. */
+static bool red_leaf(const red_job *r, int64_t L, unsigned char *buf, unsigned char *acc)
+{
+    const brt_fold *f = r->f;
+    int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < r->n ? lo + BRT_LEAF : r->n;
+    unsigned char kept[BRT_LEAF];
+    f->elems(f->env, lo, hi, buf, f->filtered ? kept : NULL, NULL);
+    bool has = f->start != NULL;
+    if (has)
+        memcpy(acc, f->start, r->vs);
+    return f->lfold(f->env, buf, f->filtered ? kept : NULL, hi - lo, acc, has) > 0;
+}
+
+/* Leaves [a, b) folded in post-order with a stack of completed subtrees;
+ * returns whether the result has a value (in out). */
+static bool red_block(const red_job *r, int64_t a, int64_t b, unsigned char *out)
+{
+    size_t vs = r->vs;
+    unsigned char *buf = brt_xmalloc((size_t)BRT_LEAF * vs);
+    unsigned char *stk = brt_xmalloc((size_t)(MAX_LEV + 2) * vs);
+    unsigned char sh[MAX_LEV + 2];
+    int lev[MAX_LEV + 2];
+    int sp = 0;
+    for (int64_t L = a; L < b; L++) {
+        sh[sp] = red_leaf(r, L, buf, stk + (size_t)sp * vs);
+        lev[sp] = 0;
+        sp++;
+        while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
+            merge(r->f, stk + (size_t)(sp - 2) * vs, &sh[sp - 2], stk + (size_t)(sp - 1) * vs, sh[sp - 1]);
+            lev[sp - 2]++;
+            sp--;
+        }
+    }
+    /* the right spine, from the right */
+    for (int i = sp - 2; i >= 0; i--) {
+        merge(r->f, stk + (size_t)i * vs, &sh[i], stk + (size_t)(i + 1) * vs, sh[i + 1]);
+    }
+    bool has = sp > 0 && sh[0];
+    if (has)
+        memcpy(out, stk, vs);
+    free(buf);
+    free(stk);
+    return has;
+}
+
+static void red_unit(void *arg, int64_t u)
+{
+    red_job *r = arg;
+    int64_t a = u * UNIT, b = a + UNIT < r->nl ? a + UNIT : r->nl;
+    r->rhas[u] = red_block(r, a, b, r->roots + (size_t)u * r->vs);
+}
+
+bool brt_fold_reduce(const brt_fold *f, void *out)
+{
+    if (f->n <= 0)
+        return false;
+    red_job r;
+    r.f = f;
+    r.n = f->n;
+    r.vs = f->vsize;
+    r.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t units = (r.nl + UNIT - 1) / UNIT;
+    if (f->par && units >= 2 && brt_pool_threads() > 1 && !brt_pool_nested()) {
+        r.roots = brt_xmalloc((size_t)units * r.vs);
+        r.rhas = brt_xmalloc((size_t)units);
+        brt_trap panic;
+        volatile bool ok = brt_pool_run(units, red_unit, &r, &panic) < 0;
+        if (!ok)
+            free(panic.msg);
+        if (ok) {
+            brt_trap trap, *outer = brt_trap_get();
+            trap.panicked = 0;
+            trap.msg = NULL;
+            brt_trap_set(&trap);
+            if (setjmp(trap.jb) == 0) {
+                /* the units' roots, level by level (aligned subtrees of the one tree) */
+                for (int64_t cnt = units; cnt > 1; cnt = (cnt + 1) / 2)
+                    for (int64_t j = 0; 2 * j < cnt; j++) {
+                        unsigned char *d = r.roots + (size_t)j * r.vs;
+                        unsigned char dh = r.rhas[2 * j];
+                        if (j != 2 * j)
+                            memcpy(d, r.roots + (size_t)(2 * j) * r.vs, r.vs);
+                        if (2 * j + 1 < cnt)
+                            merge(f, d, &dh, r.roots + (size_t)(2 * j + 1) * r.vs, r.rhas[2 * j + 1]);
+                        r.rhas[j] = dh;
+                    }
+            } else {
+                ok = false;
+                free(trap.msg);
+            }
+            brt_trap_set(outer);
+        }
+        bool has = r.rhas[0];
+        if (ok && has)
+            memcpy(out, r.roots, r.vs);
+        free(r.roots);
+        free(r.rhas);
+        if (ok)
+            return has;
+    }
+    return red_block(&r, 0, r.nl, out);
+}
+
+/* ---- world.reduce(f, start, gen) ----------------------------------------------------
+ *
+ * Values of up to 16 bytes go through the world driver of the built-in
+ * reductions (world.c: each rank evaluates its aligned blocks of leaves,
+ * the roots meet on every rank): a brt_reduce whose leaves() evaluates
+ * a leaf's elements and folds them with lfold. Larger values: every rank
+ * runs the one-process tree itself (the same bits, without the split). */
+
+static void adapt_leaves(void *env, int64_t first, int64_t count, void *vals, unsigned char *has)
+{
+    const brt_fold *f = env;
+    size_t vs = f->vsize;
+    _Alignas(16) unsigned char buf[BRT_LEAF * 16];
+    unsigned char kept[BRT_LEAF];
+    for (int64_t q = 0; q < count; q++) {
+        int64_t lo = (first + q) * BRT_LEAF, hi = lo + BRT_LEAF < f->n ? lo + BRT_LEAF : f->n;
+        f->elems(f->env, lo, hi, buf, f->filtered ? kept : NULL, NULL);
+        unsigned char *acc = (unsigned char *)vals + (size_t)q * vs;
+        bool st = f->start != NULL;
+        if (st)
+            memcpy(acc, f->start, vs);
+        has[q] = f->lfold(f->env, buf, f->filtered ? kept : NULL, hi - lo, acc, st) > 0;
+    }
+}
+
+static void adapt_combine(void *env, void *l, const void *r)
+{
+    const brt_fold *f = env;
+    f->combine(f->env, l, r);
+}
+
+bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out)
+{
+    if (f->vsize > 16)
+        return brt_fold_reduce(f, out);
+    brt_reduce r;
+    memset(&r, 0, sizeof r);
+    r.n = f->n;
+    r.vsize = f->vsize;
+    r.env = (void *)f;
+    r.leaves = adapt_leaves;
+    r.combine = adapt_combine;
+    r.loc = loc;
+    return brt_world_reduce_tree(&r, NULL, out);
+}
