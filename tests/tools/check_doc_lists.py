@@ -44,6 +44,8 @@ def tables():
             decls.append(line)
     t["keywords"] = set(re.findall(r"\"'([A-Za-z]+)'\"", "\n".join(decls)))
     lexer = set(re.findall(r'^\s+"([A-Za-z]+)"\s+\{ set_token\(L, t, TK_', read("compiler/lexer.re"), re.M))
+    # the contextual keywords the lexer decides on by looking ahead (scan, by)
+    lexer |= set(re.findall(r'word_is\(p, e, "([A-Za-z]+)"\)', read("compiler/lexer.re")))
     t["lexer keywords"] = lexer
     math = re.findall(r"X\(P, (\w+), (\d), \d\)", read("runtime/brine_math.h"))
     t["math 1"] = {n for n, a in math if a == "1"}
