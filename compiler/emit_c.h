@@ -82,6 +82,7 @@ struct fctx {
 extern struct fctx *F;
 
 struct fctx *fctx_new(void);
+void fctx_free(struct fctx *f);
 void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */
 const char *new_temp(void);
 const char *vname(struct ir_var *v);
