@@ -22,13 +22,13 @@ B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/lower.c compiler/ir.c compiler/opt.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_loops.c compiler/opt_interchange.c compiler/opt_borrow.c \
-               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_lane.c \
-               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/main.c \
+               compiler/ctext.c compiler/emit_c.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_lane.c \
+               compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c \
                compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
-RUNTIME_SRC = runtime/panic.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
+RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
               runtime/print.c runtime/os.c runtime/reduce.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
@@ -168,6 +168,10 @@ check-cli: all
 	tests/cli/forms.sh $(BRINE)
 	tests/cli/install.sh
 
+# brine build -g under gdb (skipped without gdb), the unwrap warning (~6 s)
+check-debug: all
+	tests/debug/run.sh $(BRINE)
+
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
 NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
@@ -191,6 +195,23 @@ check-examples: all
 	python3 tests/tools/check_examples.py $(BRINE)
 
 .PHONY: check-examples
+
+# brine tree's text against tests/tools/tree_ref.py's model, and the SVGs
+# docs/ embeds up to date (docs-svg rewrites them).
+check-tree: all
+	python3 tests/tree/run.py $(BRINE)
+
+docs-svg: all
+	@mkdir -p docs/img
+	$(BRINE) tree 80 --svg > docs/img/tree80.svg
+	$(BRINE) tree 192 --carry 11 --svg > docs/img/scan_carry11.svg
+
+# The lists in docs/ and brine.1 (keywords, builtins, methods, math, os,
+# world, environment, exit statuses) against the compiler's tables.
+check-doc-lists:
+	python3 tests/tools/check_doc_lists.py
+
+.PHONY: check-tree docs-svg check-doc-lists
 
 # world programs under mpirun at 1 to 7 ranks against one process (skips
 # without mpirun; docs/world.md)
@@ -245,7 +266,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-cli check-fmt check-native check-parts check-man check-examples check-world check-gpu check-lsp check-editors
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -259,14 +280,27 @@ VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
-# Not part of check: differential fuzzing (random programs against a Python
-# model, dev vs release, 1 vs 3 threads) and mutated golden programs.
-FUZZ_N ?= 200
+# Differential fuzzing: random programs against a Python model, dev and
+# release at BRINE_THREADS 1, 2, 7, and --opt=none and each pass off.
+# check-fuzz-batch (part of check): the fixed seeds of tests/tools/fuzz_seeds.txt
+# but those of tests/tools/fuzz_known.txt (findings being fixed elsewhere),
+# plus FUZZ_FRESH seeds from the clock (printed, so a finding can be rerun).
+# check-fuzz (not part of check): N programs from FUZZ_SEED on (N=20000 for a
+# long batch), then as many mutated golden programs.
+FUZZ_FRESH ?= 4
+FUZZ_SEED ?= 1
+N ?= 200
+FUZZ_N ?= $(N)
+FUZZ_J ?= 2
+check-fuzz-batch: all
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
+	    --exclude tests/tools/fuzz_known.txt --fresh $(FUZZ_FRESH) -j $(FUZZ_J)
+
 check-fuzz: all
-	python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N)
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J)
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
-.PHONY: check-valgrind check-fuzz
+.PHONY: check-valgrind check-fuzz check-fuzz-batch
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).
@@ -350,7 +384,12 @@ fuzz-frontend: all afl-install
 check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 	tests/fuzz/smoke.sh $(B)/fuzz-asan/frontend
 
-.PHONY: afl-install fuzz-frontend check-fuzz-smoke
+# Literal expressions folded by the checker against a Python model: the
+# overflowing ones are compile errors, the others print the model's value (4 s).
+check-literals: all
+	python3 tests/tools/literal_fold.py $(BRINE) 1 2
+
+.PHONY: afl-install fuzz-frontend check-fuzz-smoke check-literals
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 
@@ -360,7 +399,7 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 
@@ -382,6 +421,18 @@ deps:
 
 deps-test:
 	$(call apt_install,$(DEB_PKGS))
+
+# The benchmarks' plots (bench/plot.py) need matplotlib; make check does not.
+DEB_PKGS_BENCH = python3-matplotlib
+
+deps-bench:
+	$(call apt_install,$(DEB_PKGS_BENCH))
+
+# bench/README.md's workloads table as bench/plots/*.svg (not part of check)
+bench-plots:
+	python3 bench/plot.py
+
+.PHONY: deps deps-test deps-bench bench-plots
 
 bootstrap: deps-test
 	$(MAKE) -j2 all
@@ -435,6 +486,6 @@ check-install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-fmt check-native check-man install clean stdlib-copy \
+.PHONY: all check check-tsan check-unit check-golden check-dumps check-hostile check-cli check-debug check-fmt check-native check-man install clean stdlib-copy \
         deps deps-test bootstrap uninstall check-install FORCE
 .SECONDARY:

@@ -224,7 +224,7 @@ static char *temp_obj(void)
     return tpl;
 }
 
-void backend_release_build(const char *c_path, const char *out_path, bool native)
+void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug)
 {
     const struct brine_paths *p = brine_paths();
     const char *cc = getenv("CC");
@@ -244,13 +244,16 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
      * float reduction without fast-math, so the bits stay. */
     static const char *const flags[] = {"-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-ffp-contract=off",
                                         "-fno-fast-math", "-w"};
+    /* brine build -g without --release: -O0, every variable and line where it was */
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        argv[n++] = (char *)flags[i];
+        argv[n++] = (char *)(debug == CC_DEBUG_O0 && strcmp(flags[i], "-O2") == 0 ? "-O0" : flags[i]);
     /* --cpu=native: wider vectors and newer instructions, never other
      * rounding: -ffp-contract=off above keeps FMA out of plain a*b+c, and
      * the runtime archive stays the portable one. */
     if (native)
         argv[n++] = "-march=native";
+    if (debug != CC_DEBUG_NONE)
+        argv[n++] = "-g";
     argv[n++] = arena_printf("-I%s", p->incdir);
     int nflags = n;
     struct buf msgs = {0};

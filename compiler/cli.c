@@ -47,6 +47,7 @@ static const struct cli_option build_options[] = {
     {"dev", 0, NULL, OPT_DEV, "a dev build with libtcc (the default)"},
     CPU_OPTION,
     {"emit-c", 0, NULL, OPT_EMIT_C, "also write the generated C to OUT.c"},
+    {"debug", 'g', NULL, OPT_DEBUG, "debug information on the .br lines (gdb, perf, valgrind);\nkeeps OUT.c"},
     {"emit-cuda", 0, NULL, OPT_EMIT_CUDA, "also write the GPU kernels to OUT.cu"},
     DENY_OPTION,
     OPT_PASSES_OPTION,
@@ -85,6 +86,12 @@ static const struct cli_option fmt_options[] = {
     {0},
 };
 
+static const struct cli_option tree_options[] = {
+    {"carry", 0, "L", OPT_CARRY, "mark the nodes a par scan folds into leaf L's carry"},
+    {"svg", 0, NULL, OPT_SVG, "write an SVG picture instead of text"},
+    {0},
+};
+
 static const struct cli_option no_options[] = {{0}};
 
 static const struct cli_option lsp_options[] = {
@@ -93,7 +100,7 @@ static const struct cli_option lsp_options[] = {
 };
 
 const struct cli_command cli_commands[] = {
-    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
+    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
      "compile FILE.br to a native program (default OUT: FILE without .br)",
      "Compiles FILE.br to a native program; options may stand before or after FILE.",
      build_options, false},
@@ -117,6 +124,11 @@ const struct cli_command cli_commands[] = {
      "and literals kept, the user's line breaks inside brackets kept. '-' formats\n"
      "stdin to stdout.",
      fmt_options, false},
+    {"tree", "N [--carry L] [--svg]", "draw the tree a par reduction of N elements combines in",
+     "Draws the tree a par reduction of N elements (0 to 65536) combines in: leaves\n"
+     "of 16 elements, each folded left to right, then combined in pairs level by\n"
+     "level (a node without a partner moves up unchanged).",
+     tree_options, false},
     {"lsp", "[--stdio]", "the language server for editors, on stdin and stdout",
      "Runs the language server (the Language Server Protocol) on stdin and stdout;\n"
      "editors start it (docs/editors.md): diagnostics as you type, hover, go to\n"
@@ -129,7 +141,7 @@ const struct cli_command cli_commands[] = {
      "puts each where its shell finds it).",
      no_options, false},
     {"help", "[COMMAND]", "print one command's options (brine help build)",
-     "Prints the help of COMMAND (build, run, test, fmt, lsp, completions, dump), or the list of commands.",
+     "Prints the help of COMMAND (build, run, test, fmt, tree, lsp, completions, dump), or the list of commands.",
      no_options, false},
     {"dump", "--dump=tokens|ast|ir|ir:PASS|c FILE.br", "print the tokens, the syntax tree, the IR or the C of FILE.br",
      "Prints one stage of compiling FILE.br: tokens (the lexer's), ast (as parsed),\n"
@@ -339,6 +351,37 @@ void cli_print_help(const struct cli_command *c, FILE *f)
     for (const struct cli_option *o = global_options; o->id; o++)
         print_option(f, o);
     fprintf(f, "  --%*swhat follows is an operand, even if it starts with '-'\n", HELP_COLUMN - 4, "");
+}
+
+/* ---- words for shell completion ---------------------------------------------- */
+
+const char *cli_option_words(const struct cli_command *c)
+{
+    struct buf b = {0};
+    bputs(&b, "");
+    const struct cli_option *tables[] = {c->options, global_options};
+    for (int t = 0; t < 2; t++)
+        for (const struct cli_option *o = tables[t]; o->id; o++) {
+            if (o->short_name)
+                bprintf(&b, "%s-%c", b.len ? " " : "", o->short_name);
+            if (o->long_name)
+                bprintf(&b, "%s--%s", b.len ? " " : "", o->long_name);
+        }
+    const char *words = arena_strndup(b.p, b.len);
+    free(b.p);
+    return words;
+}
+
+const char *cli_command_words(void)
+{
+    struct buf b = {0};
+    bputs(&b, "");
+    for (const struct cli_command *c = cli_commands; c->name; c++)
+        if (strcmp(c->name, "dump") != 0)
+            bprintf(&b, "%s%s", b.len ? " " : "", c->name);
+    const char *words = arena_strndup(b.p, b.len);
+    free(b.p);
+    return words;
 }
 
 /* ---- values ------------------------------------------------------------------ */

@@ -2,7 +2,7 @@
  * cli.h: the command line, parsed by one rule for every command (cli.c).
  *
  * Each command is a row of cli_commands: its name, usage line, summary and
- * option table. The commands' code (main.c, testrun.c, fmt.c) walks its
+ * option table. The commands' code (main.c, testrun.c, fmt.c, tree_draw.c) walks its
  * words with cli_next, which follows getopt_long's conventions:
  *
  *   -o OUT, -oOUT, --out OUT, --out=OUT   an option with a value
@@ -36,6 +36,7 @@ enum cli_id {
     OPT_DEV,
     OPT_CPU,
     OPT_EMIT_C,
+    OPT_DEBUG,
     OPT_EMIT_CUDA,
     OPT_DENY_WARNINGS,
     OPT_OPT,
@@ -48,6 +49,9 @@ enum cli_id {
     /* fmt */
     OPT_CHECK,
     OPT_LIST,
+    /* tree */
+    OPT_CARRY,
+    OPT_SVG,
     /* lsp */
     OPT_STDIO,
 };
@@ -94,6 +98,13 @@ char **cli_rest(const struct cli_args *a, int *count);
 
 /* The help of one command (cmd->name "" : the general help). */
 void cli_print_help(const struct cli_command *cmd, FILE *f);
+
+/* Every spelling of cmd's options and the global ones, space-separated
+ * ("-o --out --release ... --color -h --help"), in the arena: what shell
+ * completion offers. */
+const char *cli_option_words(const struct cli_command *cmd);
+/* The command names, space-separated ("build run test fmt help"). */
+const char *cli_command_words(void);
 
 /* Values shared by several commands; a bad one is a usage error. */
 bool cli_cpu_native(const char *value); /* --cpu: native (true) or generic */

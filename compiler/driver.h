@@ -83,7 +83,11 @@ int backend_dev_run(const char *c_text, int argc, char **argv);
 /* Release build: c_path (a file holding the C) to an executable with $CC;
  * native adds -march=native (--cpu=native: same output, this CPU's
  * instructions; contraction stays off). */
-void backend_release_build(const char *c_path, const char *out_path, bool native);
+/* debug (brine build -g): -g to $CC, with -O2 (--release) or -O0 (a dev
+ * build: libtcc 0.9.27 writes only stabs, on which gdb cannot break at a
+ * .br line, so -g dev builds use $CC too). */
+enum cc_debug { CC_DEBUG_NONE, CC_DEBUG_O2, CC_DEBUG_O0 };
+void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug);
 
 /* A C compiler refused the generated C: a bug in brine. Prints
  * "brine: internal error: the C compiler rejected the generated C" and the
@@ -102,6 +106,8 @@ int test_main(int argc, char **argv);
  * Returns the exit status (0 ok, 1 a syntax error or, with --check, a file
  * not formatted, 2 usage, 70 internal). */
 int fmt_main(int argc, char **argv);
+/* tree_draw.c: `brine tree N [--carry L] [--svg]`, the reduction tree drawn */
+int tree_main(int argc, char **argv);
 /* A registered source file that parses, in the canonical layout (checked
  * as brine fmt checks it): the language server's formatting. */
 struct buf fmt_source(int file);

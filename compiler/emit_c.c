@@ -36,13 +36,48 @@
 #include <string.h>
 
 static bool in_guarded_loop(struct ir_node *n);
+static const char *frame_name(struct ir_fn *f);
 static const char *spec_lit(const char *spec);
 static const struct view *view_of_var(struct ir_var *v);
 
 /* Places are memoised (big programs have many): one L<n> per place. */
+/* Whether l begins inside span. */
+static bool loc_within(struct loc l, struct loc span)
+{
+    if (l.file != span.file || span.line <= 0) return false;
+    if (l.line < span.line || (l.line == span.line && l.col < span.col)) return false;
+    if (l.line > span.end_line || (l.line == span.end_line && l.col >= span.end_col)) return false;
+    return true;
+}
+
+/* The frame's name of a place: a par element's own for the places of its
+ * element and filter, else the function's. */
+static const char *frame_of(struct loc l)
+{
+    if (!F) return NULL;
+    /* inside the par construct, but not its own place (where its own
+     * overflow is reported): the element or the filter */
+    if (F->in_helper && loc_within(l, F->elem_span)
+        && !(l.line == F->elem_span.line && l.col == F->elem_span.col))
+        return F->elem_frame;
+    return F->frame;
+}
+
+const char *frame_slot(void)
+{
+    return F->fdepth ? arena_printf("(fp_ + %d)", F->fdepth) : "fp_";
+}
+
+const char *frame_next(void)
+{
+    return arena_printf("fp_ + %d", F->fdepth + 1);
+}
+
 const char *loc_ref(struct loc l)
 {
-    struct { int file, line, col; } key = {l.file, l.line, l.col};
+    struct { int file, line, col; const char *fn; } key;
+    memset(&key, 0, sizeof key); /* the padding too: the map compares bytes */
+    key.file = l.file, key.line = l.line, key.col = l.col, key.fn = frame_of(l);
     intptr_t known = (intptr_t)map_get(&CG->loc_ids, &key, sizeof key);
     if (known) return arena_printf("&L%d", (int)known);
     int id = ++CG->nlocs;
@@ -51,7 +86,10 @@ const char *loc_ref(struct loc l)
     const char *name = src && src->name ? src->name : "?";
     bprintf(&CG->locs, "static const brt_loc L%d __attribute__((unused)) = {", id);
     c_string(&CG->locs, name, strlen(name));
-    bprintf(&CG->locs, ", %d, %d};\n", l.line, l.col);
+    bprintf(&CG->locs, ", %d, %d, ", l.line, l.col);
+    if (key.fn) c_string(&CG->locs, key.fn, strlen(key.fn));
+    else bputs(&CG->locs, "NULL");
+    bputs(&CG->locs, "};\n");
     return arena_printf("&L%d", id);
 }
 
@@ -247,6 +285,21 @@ struct fctx *fctx_new(void)
     return f;
 }
 
+/* Frees what fctx_new and the emission made: vst alone is one byte per
+ * variable of the program, so a context kept per function would make a
+ * program of 100,000 functions take gigabytes. */
+void fctx_free(struct fctx *f)
+{
+    free(f->vst);
+    free(f->decl.p);
+    free(f->body.p);
+    free(f->locals);
+    free(f->own);
+    free(f->marks);
+    free(f->extra);
+    free(f);
+}
+
 void line(const char *fmt, ...)
 {
     va_list ap;
@@ -282,6 +335,7 @@ const char *declare_var(struct ir_var *v, int state)
 {
     if (F->vst[v->id]) return arena_printf("v%d", v->id);
     F->vst[v->id] = (unsigned char)state;
+    debug_note_var(v);
     bprintf(&F->decl, "    %s v%d = %s; /* %s */\n", ctype(v->type), v->id, zero_of(v->type),
             *v->name ? v->name : "temp");
     if (state == VS_OWNED && type_is_ref(v->type)) {
@@ -515,7 +569,59 @@ const char *math_fn(enum builtin b)
     }
 }
 
+static const char *emit_expr_here(struct ir_node *n);
+
+/* Whether evaluating n can never panic nor call: literals, variables, float
+ * arithmetic, comparisons, bitwise operators, conversions to float, the
+ * math functions (conservative: anything else may). Such an expression
+ * written in place of a call needs no frame: nothing can read it. */
+static bool quiet(struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR: case IR_GLOBAL: return true;
+    case IR_NOT: case IR_AND: case IR_OR: case IR_COND: break;
+    case IR_UNARY: if (n->optype != ty_float && n->bop != OP_BNOT) return false; break;
+    case IR_BINARY:
+        if (n->optype != ty_float && op_class[n->bop] != OPC_CMP && op_class[n->bop] != OPC_BITS) return false;
+        if (n->optype == ty_float && n->bop == OP_MOD) return false; /* fmod: a call, harmless, but keep it plain */
+        break;
+    case IR_CONV: if (n->type != ty_float) return false; break;
+    case IR_BUILTIN: if (!math_fn(n->builtin)) return false; break;
+    default: return false;
+    }
+    if (!quiet(n->a) || !quiet(n->b) || !quiet(n->c)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!quiet(n->kids[i])) return false;
+    return true;
+}
+
+/* An expression written in place of calls (opt_inline.c): each call's
+ * place in its slot while it runs, as a real call's, and the places
+ * inside named by the function they came from. */
 const char *emit_expr(struct ir_node *n)
+{
+    if (!n->inl || !F || quiet(n)) return emit_expr_here(n);
+    const char *frame = F->frame;
+    bool in_helper = F->in_helper;
+    int depth = F->fdepth;
+    for (struct ir_inline *in = n->inl; in; in = in->next) {
+        line("%s[0] = %s;", frame_slot(), loc_ref(in->site));
+        F->fdepth++;
+        F->frame = frame_name(in->fn);
+        F->in_helper = false; /* the callee's places are its own, not the element's */
+    }
+    const char *r = emit_expr_here(n);
+    while (F->fdepth > depth) {
+        F->fdepth--;
+        line("%s[0] = NULL;", frame_slot());
+    }
+    F->frame = frame;
+    F->in_helper = in_helper;
+    return r;
+}
+
+static const char *emit_expr_here(struct ir_node *n)
 {
     switch (n->eop) {
     case IR_INT: return int_lit(n->type, n->ival);
@@ -542,7 +648,7 @@ const char *emit_expr(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-(%s)", a);
             if (n->no_overflow && t == ty_int) return tmp(t, "-(%s)", a); /* a may be a negative literal */
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
@@ -589,17 +695,23 @@ const char *emit_expr(struct ir_node *n)
         bputs(&args, "");
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
         for (int i = 0; i < n->nkids; i++) bprintf(&args, "%s%s", i ? ", " : "", xs[i]);
-        if (n->fn->has_site) {
+        bool site = n->fn->has_site;
+        if (site) {
             /* a library function's panics report at its caller's place */
-            const char *site = n->site_set ? (n->site_is_param ? "site" : loc_ref(n->site_loc))
-                                           : F->site ? "site" : loc_ref(n->loc);
-            bprintf(&args, "%s%s", n->nkids ? ", " : "", site);
+            const char *s = n->site_set ? (n->site_is_param ? "site" : loc_ref(n->site_loc))
+                                        : F->site ? "site" : loc_ref(n->loc);
+            bprintf(&args, "%s%s", n->nkids ? ", " : "", s);
         }
-        if (n->type == ty_void) {
-            line("%s(%s);", n->fn->cname, args.p ? args.p : "");
-            return "";
-        }
-        return tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p ? args.p : "");
+        /* the call chain: the call's place in this frame's slot while it
+         * runs (a library function, whose panics report at that place
+         * already, takes this frame's slot for its own calls) */
+        bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site ? frame_slot() : frame_next());
+        if (!site) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
+        const char *r = "";
+        if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
+        else r = tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p);
+        if (!site) line("%s[0] = NULL;", frame_slot());
+        return r;
     }
     case IR_BUILTIN: return emit_builtin(n);
     case IR_FNVAL: return emit_fnval(n);
@@ -1316,6 +1428,7 @@ void emit_stmt(struct ir_node *s)
 {
     struct ir_node *outer = F->stmt;
     F->stmt = s;
+    if (s->sop != IR_BLOCK) debug_line(&F->body, s->loc, false);
     emit_stmt_here(s);
     F->stmt = outer;
 }
@@ -1560,21 +1673,37 @@ static const char *fn_header(struct ir_fn *f)
 {
     struct buf b = {0};
     bprintf(&b, "%s %s(", f->ret == ty_void ? "void" : ctype(f->ret), f->cname);
-    if (!f->nparams && !f->has_site) bputs(&b, "void");
-    for (int i = 0; i < f->nparams; i++)
+    for (int i = 0; i < f->nparams; i++) {
+        debug_note_var(f->params[i]);
         bprintf(&b, "%s%s v%d", i ? ", " : "", ctype(f->params[i]->type), f->params[i]->id);
+    }
     if (f->has_site) bprintf(&b, "%sconst brt_loc *site", f->nparams ? ", " : "");
+    bprintf(&b, "%sconst brt_loc **fp_", f->nparams || f->has_site ? ", " : ""); /* its slot (runtime/frames.c) */
     bputs(&b, ")");
     return b.p;
+}
+
+/* A function's name in call chains: its own in the main module, module.name
+ * in others; a lambda by where it is written. */
+static const char *frame_name(struct ir_fn *f)
+{
+    if (f->is_lambda) {
+        const struct source *src = source_get(f->loc.file);
+        return arena_printf("a lambda at %s:%d:%d", src && src->name ? src->name : "?", f->loc.line, f->loc.col);
+    }
+    if (f == CG->ir->main || strcmp(f->module, CG->ir->main->module) == 0) return f->name;
+    return arena_printf("%s.%s", f->module, f->name);
 }
 
 static void emit_fn(struct ir_fn *f)
 {
     F = fctx_new();
+    F->frame = frame_name(f);
     F->site = f->has_site;
     for (int i = 0; i < f->nparams; i++) F->vst[f->params[i]->id] = VS_BORROWED;
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
+    debug_line(o, f->loc, true);
     bprintf(o, "/* %s.%s */\nstatic %s\n{\n", f->module, f->name, fn_header(f));
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
@@ -1587,6 +1716,8 @@ static void emit_fn(struct ir_fn *f)
     if (f->ret != ty_void) bputs(o, "    return r_;\n");
     else if (F->has_exit || !F->nlocals) bputs(o, "    return;\n");
     bputs(o, "}\n\n");
+    fctx_free(F);
+    F = NULL;
 }
 
 static const char *prelude =
@@ -1720,6 +1851,8 @@ struct emit_result emit_program(struct ir_program *ir)
 
     /* main(): the runtime, then the constants in order, then main() */
     F = fctx_new();
+    F->frame = "main";
+    bputs(&F->decl, "    const brt_loc **fp_ = NULL;\n");
     for (int i = 0; i < ir->globals.len; i++) {
         struct ir_global *g = ir->globals.items[i];
         scope_open();
@@ -1730,10 +1863,10 @@ struct emit_result emit_program(struct ir_program *ir)
     struct buf mainb = {0};
     bputs(&mainb, "int main(int argc, char **argv)\n{\n");
     if (F->decl.p) bputs(&mainb, F->decl.p);
-    bputs(&mainb, "    brt_start(argc, argv);\n");
+    bputs(&mainb, "    brt_start(argc, argv);\n    fp_ = brt_frames_main();\n");
     if (cg.uses_world) bputs(&mainb, "    brt_world_start();\n");
     if (F->body.p) bputs(&mainb, F->body.p);
-    bprintf(&mainb, "    %s();\n    return brt_finish();\n}\n", ir->main->cname);
+    bprintf(&mainb, "    %s(fp_);\n    return brt_finish();\n}\n", ir->main->cname);
 
     struct buf out = {0};
     bputs(&out, prelude);
@@ -1746,9 +1879,11 @@ struct emit_result emit_program(struct ir_program *ir)
             if (secs[i] == &cg.aux) part_helpers(&out, secs[i]->p, cg.fns.len);
             else bputs(&out, secs[i]->p);
             bputs(&out, "\n");
+            if (secs[i] == &cg.aux || secs[i] == &cg.fns) debug_back_to_c(&out);
         }
         free(secs[i]->p);
     }
+    debug_back_to_c(&out);
     bputs(&out, "#if BP_PART != 2\n");
     bputs(&out, mainb.p);
     bputs(&out, "#endif\n");
@@ -1757,6 +1892,7 @@ struct emit_result emit_program(struct ir_program *ir)
     map_free(&cg.type_ids);
     map_free(&cg.fold_ids);
     map_free(&cg.fnval_ids);
+    debug_finish(&out);
     CG = NULL;
     F = NULL;
     return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};

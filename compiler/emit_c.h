@@ -44,10 +44,13 @@ struct cgen {
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
+    const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
 };
 extern struct cgen *CG;
 
-const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place */
+const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place (and its frame's name) */
+const char *frame_slot(void);         /* "fp_" or "fp_ + k": the current frame's free slot */
+const char *frame_next(void);         /* the slot a callee gets */
 const char *ctype(struct type *t);    /* the C type of a Brine value */
 const char *text_kind(struct type *t); /* "int", "float", ...: the runtime's typed text functions; NULL: by descriptor */
 const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
@@ -82,10 +85,28 @@ struct fctx {
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
     struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
+    int debug_line, debug_file;  /* -g: the place of the last #line written */
+    /* Call chains (runtime/frames.c): the frame the places belong to (its
+     * name in each brt_loc), and in a par helper the element's own frame
+     * for the places inside the construct but its own; fdepth: the calls
+     * written in place around the code being emitted (fp_ + fdepth is the
+     * free slot). */
+    const char *frame, *elem_frame;
+    struct loc elem_span;
+    bool in_helper;
+    int fdepth;
 };
 extern struct fctx *F;
 
+/* brine build -g (emit_debug.c): #line directives and Brine names. */
+bool emit_debug_on(void);
+void debug_note_var(struct ir_var *v);           /* its C name becomes <name>_v<id> */
+void debug_line(struct buf *b, struct loc l, bool force); /* #line of l, unless already there */
+void debug_back_to_c(struct buf *b);              /* what follows is the C file's own */
+void debug_finish(struct buf *out);               /* the renames, the C file's line numbers */
+
 struct fctx *fctx_new(void);
+void fctx_free(struct fctx *f);
 void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */
 const char *new_temp(void);
 const char *vname(struct ir_var *v);

@@ -27,7 +27,7 @@ static const char *code_type(struct type *t)
     struct buf b = {0};
     bprintf(&b, "%s (*)(brt_env *", t->elem == ty_void ? "void" : ctype(t->elem));
     for (int i = 0; i < t->nfields; i++) bprintf(&b, ", %s", ctype(t->fields[i]));
-    bputs(&b, ")");
+    bputs(&b, ", const brt_loc **)");
     const char *s = arena_strndup(b.p, b.len);
     free(b.p);
     return s;
@@ -63,7 +63,7 @@ static const char *trampoline(struct ir_fn *f)
     struct buf h = {0};
     bprintf(&h, "static %s %s(brt_env *e_", rt, name);
     for (int i = nc; i < f->nparams; i++) bprintf(&h, ", %s a%d", ct[i], i);
-    bputs(&h, ")");
+    bputs(&h, ", const brt_loc **fp_)");
     bprintf(&CG->protos, "%s;\n", h.p);
     bprintf(&CG->fnvals, "%s\n{\n", h.p);
     free(h.p);
@@ -75,7 +75,7 @@ static const char *trampoline(struct ir_fn *f)
         bprintf(&call, i < nc ? "%sc_->c%d" : "%sa%d", i ? ", " : "", i);
     /* a library function's panics report where it was made a value */
     if (f->has_site) bprintf(&call, "%s%s", f->nparams ? ", " : "", loc_ref(f->loc));
-    bputs(&call, ")");
+    bprintf(&call, "%sfp_)", f->nparams || f->has_site ? ", " : "");
     bprintf(&CG->fnvals, "    %s%s;\n}\n", f->ret == ty_void ? "" : "return ", call.p);
     free(call.p);
     return name;
@@ -101,11 +101,13 @@ const char *emit_callv(struct ir_node *n)
     struct buf args = {0};
     bprintf(&args, "%s.env", f);
     for (int i = 0; i < n->nkids; i++) bprintf(&args, ", %s", emit_expr(n->kids[i]));
+    bprintf(&args, ", %s", frame_next()); /* the call chain, as a direct call's (emit_c.c) */
     const char *call = arena_printf("((%s)%s.code)(%s)", code_type(n->a->type), f, args.p);
     free(args.p);
-    if (n->type == ty_void) {
-        line("%s;", call);
-        return "";
-    }
-    return tmp_owned(n->type, "%s", call);
+    line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
+    const char *r = "";
+    if (n->type == ty_void) line("%s;", call);
+    else r = tmp_owned(n->type, "%s", call);
+    line("%s[0] = NULL;", frame_slot());
+    return r;
 }

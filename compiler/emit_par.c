@@ -486,6 +486,7 @@ static const char *env_fill(int id, struct ir_node *rn, struct src *s)
         else line("%s.arr%d = %s;", e, c, s->cl[c - 1].arr);
     }
     for (int i = 0; i < rn->ncaps; i++) line("%s.v%d = %s;", e, rn->caps[i]->id, vname(rn->caps[i]));
+    line("brt_frames_at(%s);", frame_slot()); /* the helpers' chains start at this frame's free slot */
     return e;
 }
 
@@ -497,14 +498,24 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
 {
     struct fctx *saved = F;
     F = fctx_new();
+    /* the call chain: the element's frame, from the slot its starter left free */
+    F->frame = saved->frame;
+    F->in_helper = true;
+    const struct source *src = source_get(rn->loc.file);
+    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
+                                 src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
+    F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
     bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
+    bputs(&F->decl, "    const brt_loc **fp_ = brt_frames_here();\n");
     for (int i = 0; i < rn->ncaps; i++) {
         struct ir_var *v = rn->caps[i];
         F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
         bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
     }
     declare_var(rn->gen_var, VS_BORROWED);
     for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
     return saved;
 }
 
@@ -520,6 +531,7 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header, 
     for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
     if (result) bprintf(out, "    return %s;\n", result);
     bputs(out, "}\n\n");
+    fctx_free(F);
     F = saved;
 }
 

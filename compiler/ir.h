@@ -129,6 +129,15 @@ struct ir_clause {
     struct ir_var *var;
 };
 
+/* A call written in place (opt_inline.c): the expression it left keeps the
+ * call as a frame of the call chain (runtime/frames.c). Outermost first;
+ * shared by copies, never changed. */
+struct ir_inline {
+    struct ir_fn *fn;      /* the function written in place */
+    struct loc site;       /* its call's place */
+    struct ir_inline *next; /* a call inside fn written in place too */
+};
+
 struct ir_node {
     union {
         int op;               /* either of: */
@@ -150,6 +159,7 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL, IR_FNVAL */
     enum builtin builtin;       /* IR_BUILTIN */
+    struct ir_inline *inl;      /* expressions: the calls this one was written in place of (NULL: none) */
     int field;                  /* IR_FIELD: the field's index; IR_BUILTIN print/eprint: 1 + the values'
                                  * count when kids end with sep and end, else 0 */
 

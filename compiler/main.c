@@ -53,6 +53,7 @@ struct build_opts {
     bool native;    /* --cpu=native: release for this machine (-march=native) */
     bool emit_c;    /* --emit-c: OUT.c beside the program */
     bool emit_cuda; /* --emit-cuda: OUT.cu, the kernels (empty: none eligible) */
+    bool debug;     /* -g: debug information on .br lines, and OUT.c kept for the debugger */
 };
 
 /* brine build: the pipeline, then the files (all checked before any is
@@ -60,10 +61,12 @@ struct build_opts {
 static void build(const char *path, const char *out, struct build_opts opts)
 {
     struct program *prog = load_program(path, brine_paths()->stdlib);
+    const char *c_out = opts.emit_c || opts.debug ? arena_printf("%s.c", out) : NULL;
+    emit_set_debug(opts.debug ? c_out : NULL);
     struct emit_result made = compile_loaded(prog);
     struct build_outputs outs = {
         .exe = out,
-        .c = opts.emit_c ? arena_printf("%s.c", out) : NULL,
+        .c = c_out,
         .cu = opts.emit_cuda ? arena_printf("%s.cu", out) : NULL,
     };
     check_outputs(prog, &outs);
@@ -73,10 +76,12 @@ static void build(const char *path, const char *out, struct build_opts opts)
         write_file(c_path, made.c, made.c_len);
     if (outs.cu)
         write_cuda(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
-    if (!opts.release)
+    if (opts.debug)
+        backend_release_build(c_path, out, opts.native, opts.release ? CC_DEBUG_O2 : CC_DEBUG_O0);
+    else if (!opts.release)
         backend_dev_build(made.c, out);
     else
-        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native);
+        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native, CC_DEBUG_NONE);
 }
 
 /* ---- the commands --------------------------------------------------------- */
@@ -108,6 +113,7 @@ static int cmd_build(int argc, char **argv)
         case OPT_DEV: opts.release = false; break;
         case OPT_CPU: opts.native = cli_cpu_native(v); break;
         case OPT_EMIT_C: opts.emit_c = true; break;
+        case OPT_DEBUG: opts.debug = true; break;
         case OPT_EMIT_CUDA: opts.emit_cuda = true; break;
         case OPT_DENY_WARNINGS: diag_set_deny_warnings(true); break;
         case OPT_OPT: opt_option(arena_printf("--opt=%s", v)); break;
@@ -156,7 +162,7 @@ static int run_release(struct program *prog, char **argv, bool native)
     }
     atexit(remove_run_files);
     run_exe = arena_printf("%s/prog", run_dir);
-    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native);
+    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native, CC_DEBUG_NONE);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
@@ -318,7 +324,7 @@ static int cmd_help(int argc, char **argv)
     }
     const char *cmd = name && strcmp(name, "--dump") == 0 ? "dump" : name;
     if (cmd && !cli_find(cmd))
-        command_line_error("unknown command '%s': the commands are build, run, test, fmt, lsp, completions, help and dump", name);
+        command_line_error("unknown command '%s': the commands are build, run, test, fmt, tree, lsp, completions, help and dump", name);
     cli_print_help(cmd ? cli_find(cmd) : cli_start("", 0, NULL).cmd, stdout);
     return 0;
 }
@@ -352,11 +358,13 @@ int main(int argc, char **argv)
                 return fmt_main(nrest, rest);
             if (strcmp(v, "help") == 0)
                 return cmd_help(nrest, rest);
+            if (strcmp(v, "tree") == 0)
+                return tree_main(nrest, rest);
             if (strcmp(v, "lsp") == 0)
                 return lsp_main(nrest, rest);
             if (strcmp(v, "completions") == 0)
                 return completions_main(nrest, rest);
-            command_line_error("unknown command '%s': expected build, run, test, fmt, lsp, completions or help", v);
+            command_line_error("unknown command '%s': expected build, run, test, fmt, tree, lsp, completions or help", v);
         default:
             internal_error("brine: option %d not handled", (int)id);
         }

@@ -16,7 +16,9 @@
  * overflow, an index) is reported where it was; a library function's calls
  * of other library functions still report their panics at the user's call
  * (site_loc). What disappears is a C call and its stack check: an inlined
- * function is not recursive, so it cannot overflow the stack itself.
+ * function is not recursive, so it cannot overflow the stack itself. The
+ * call stays a frame of a panic's call chain: the expression carries it
+ * (ir_node.inl), and the emitter writes its place in the chain's slot.
  *
  * gcc inlines the same calls in release builds; this pass gives dev builds
  * (tcc, `brine run`) and the later passes and the lane emitter the same
@@ -211,7 +213,25 @@ static struct ir_node *inline_expr(struct ir_node *n)
         if (!trivial(n->kids[i])) return n;
     struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site};
     inlined++;
-    return ir_copy(&s.k, e);
+    struct ir_node *r = ir_copy(&s.k, e);
+    /* the call stays a frame of the call chain (emit_c.c) */
+    struct ir_inline *in = xmalloc(sizeof *in);
+    in->fn = f;
+    in->site = n->loc;
+    in->next = r->inl;
+    /* the call itself may stand for calls written in place before (an
+     * earlier round): those frames come first, outermost (copies: the
+     * lists are shared) */
+    struct ir_inline *head = in, **tail = &head;
+    for (struct ir_inline *o = n->inl; o; o = o->next) {
+        struct ir_inline *c = xmalloc(sizeof *c);
+        *c = *o;
+        c->next = in;
+        *tail = c;
+        tail = &c->next;
+    }
+    r->inl = head;
+    return r;
 }
 
 void opt_inline(struct ir_program *ir)

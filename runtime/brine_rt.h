@@ -70,6 +70,7 @@
 typedef struct brt_loc {
     const char *file;
     int32_t line, col;
+    const char *fn; /* the frame it is in, for call chains: "smooth", "main: a par element of f.br:9:13" */
 } brt_loc;
 
 /* The panic messages, one table. */
@@ -155,6 +156,12 @@ typedef struct brt_tcache {
     int32_t count[BRT_TCACHE_CLASSES];
     void *self;
     uint32_t tick;
+    /* The call chain's slots (runtime/frames.c): each user function gets
+     * fp_, its slot; a call writes the call's place there, passes fp_ + 1
+     * and clears it after, so the live chain is base[0..] up to the first
+     * NULL. top: where the par helpers run on this thread start theirs
+     * (brt_frames_at, by the code that starts a par construct). */
+    const brt_loc **fbase, **ftop;
 } brt_tcache;
 /* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
 #if BRT_GCC
@@ -184,6 +191,13 @@ BRT_INLINE brt_tcache *brt_tcache_here(void)
     uintptr_t base = sp - ((sp - brt_tc_block) & (BRT_STACK_SPAN - 1));
     return (brt_tcache *)(base + BRT_STACK_SPAN - BRT_TCACHE_AREA);
 }
+
+/* The call chain (runtime/frames.c): a par helper's first slot, set by the
+ * function that starts the par construct (its own free slot); the main
+ * thread's first slot, for main(). */
+BRT_INLINE const brt_loc **brt_frames_here(void) { return brt_tcache_here()->ftop; }
+BRT_INLINE void brt_frames_at(const brt_loc **fp) { brt_tcache_here()->ftop = fp; }
+const brt_loc **brt_frames_main(void);
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 

@@ -182,7 +182,7 @@ static int64_t cpus_allowed(void)
     return n > 0 ? n : 1;
 }
 
-BRT_NORETURN static void bad_env(const char *what, const char *value)
+BRT_NORETURN void brt_bad_env(const char *what, const char *value)
 {
     fprintf(stderr, "brine: %s, got '%s'\n", what, value);
     exit(2);
@@ -213,7 +213,7 @@ void brt_start(int argc, char **argv)
     if (t) {
         thread_count = parse_threads(t);
         if (thread_count < 0)
-            bad_env("BRINE_THREADS must be a whole number from 1 to 4096", t);
+            brt_bad_env("BRINE_THREADS must be a whole number from 1 to 4096", t);
     } else {
         thread_count = cpus_allowed();
         if (thread_count > 4096)
@@ -228,8 +228,10 @@ void brt_start(int argc, char **argv)
         else if (strcmp(g, "auto") == 0)
             gpu_mode = BRT_GPU_AUTO;
         else
-            bad_env("BRINE_GPU must be one of off, on, auto", g);
+            brt_bad_env("BRINE_GPU must be one of off, on, auto", g);
     }
+    brt_backtrace_env();
+    brt_frames_init(&brt_tc_main, main_hi - main_lo + 2 * STACK_MARGIN + KERNEL_GUARD_GAP);
 }
 
 int brt_finish(void)

@@ -14,6 +14,12 @@
  *
  * The trap pointer is per thread, behind a pthread key: tcc cannot link
  * __thread variables, and the generated code never touches it anyway.
+ *
+ * Call chains (frames.c): a panic prints every frame from its place out to
+ * main, "  --> FILE:L:C in NAME" each (one frame: the line above, without
+ * the name). A trapped panic carries its chain so far behind its message's
+ * NUL (msg_with_chain), so every copy of (loc, msg) the runtime makes
+ * carries it too; the rethrow adds the rethrowing thread's own frames.
  */
 #define _GNU_SOURCE /* vasprintf */
 #include "rt_internal.h"
@@ -51,6 +57,47 @@ void brt_trap_set(brt_trap *t)
 {
     pthread_once(&trap_once, trap_key_make);
     pthread_setspecific(trap_key, t);
+    if (t) {
+        brt_tcache *tc = brt_tcache_here();
+        t->fbase = tc ? tc->ftop : NULL;
+    }
+}
+
+/* A trapped panic's message with its chain behind the NUL, 16-aligned. */
+#define CHAIN_MAGIC 0x636861696e3a6272ULL
+struct chained {
+    uint64_t magic;
+    brt_chain c;
+};
+
+static char *msg_with_chain(const char *msg, const brt_chain *c)
+{
+    size_t n = strlen(msg) + 1, off = (n + 15) & ~(size_t)15;
+    char *m = malloc(off + sizeof(struct chained));
+    if (!m)
+        return NULL;
+    memcpy(m, msg, n);
+    struct chained ch;
+    memset(&ch, 0, sizeof ch);
+    ch.magic = CHAIN_MAGIC;
+    ch.c = *c;
+    memcpy(m + off, &ch, sizeof ch);
+    return m;
+}
+
+/* Every trapped message is made by msg_with_chain (out of memory it is
+ * NULL, and the panic reads "panic"), so its chain follows its text. */
+static bool chain_of(const char *msg, brt_chain *out)
+{
+    if (!msg)
+        return false;
+    size_t n = strlen(msg) + 1, off = (n + 15) & ~(size_t)15;
+    struct chained ch;
+    memcpy(&ch, msg + off, sizeof ch);
+    if (ch.magic != CHAIN_MAGIC)
+        return false;
+    *out = ch.c;
+    return true;
 }
 
 /* Writes all of buf to fd, retrying short writes. */
@@ -67,16 +114,30 @@ static void write_all(int fd, const char *buf, size_t n)
 
 /* Every panic ends here. msg is owned by the caller only when no trap takes
  * it: a trap takes ownership of a malloc'ed copy. */
-BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
+BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg, const brt_chain *inner)
 {
     brt_trap *t = brt_trap_get();
+    brt_tcache *tc = brt_tcache_here();
+    brt_chain c;
+    if (inner) {
+        c = *inner;
+    } else {
+        memset(&c, 0, sizeof c);
+        if (loc)
+            brt_chain_push(&c, loc);
+    }
+    /* this thread's frames: from the trap's first slot (clearing them, as
+     * the calls never return), else from the thread's first */
+    brt_chain_walk(&c, t ? t->fbase : tc ? tc->fbase : NULL, t != NULL);
     if (t) {
+        if (tc)
+            tc->ftop = t->fbase;
         /* par frames between here and the trap join their tasks first:
          * thieves may still be writing into them (reduce.c) */
         brt_frames_unwind(t);
         t->panicked = 1;
         t->loc = loc;
-        t->msg = strdup(msg);
+        t->msg = msg_with_chain(msg, &c);
         longjmp(t->jb, 1);
     }
     brt_flush_quiet();
@@ -87,8 +148,10 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
     }
     /* One write, so the two lines never interleave with another thread's. */
     size_t mlen = strlen(msg);
-    const char *file = loc && loc->file ? loc->file : "";
-    size_t cap = mlen + strlen(file) + strlen(rank) + 64;
+    if (!brt_backtrace && c.n > 1) /* BRINE_BACKTRACE=0: the innermost place only */
+        c.n = 1;
+    char *chain = brt_chain_text(&c, strcmp(msg, panic_text[BRT_STACK]) != 0);
+    size_t cap = mlen + strlen(rank) + (chain ? strlen(chain) : 0) + 64;
     char *buf = malloc(cap);
     if (!buf) {
         write_all(2, "panic: ", 7);
@@ -96,14 +159,10 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
         write_all(2, "\n", 1);
         _exit(101);
     }
-    int n;
-    if (loc)
-        n = snprintf(buf, cap, "%spanic: %s\n  --> %s:%" PRId32 ":%" PRId32 "\n", rank, msg, file,
-                     loc->line, loc->col);
-    else
-        n = snprintf(buf, cap, "%spanic: %s\n", rank, msg);
+    int n = snprintf(buf, cap, "%spanic: %s\n%s", rank, msg, chain ? chain : "");
     write_all(2, buf, (size_t)n);
     free(buf); /* leak-free under valgrind, even on this path */
+    free(chain);
     brt_world_panic_end();
     /* _exit, not exit: another thread may still be running par work, and
      * atexit handlers must not race with it. stdout is already flushed. */
@@ -112,12 +171,12 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg)
 
 BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg)
 {
-    panic_final(loc, msg);
+    panic_final(loc, msg, NULL);
 }
 
 BRT_NORETURN void brt_panic(const brt_loc *loc, brt_panic_kind kind)
 {
-    panic_final(loc, panic_text[kind]);
+    panic_final(loc, panic_text[kind], NULL);
 }
 
 BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
@@ -135,10 +194,10 @@ BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
         if (n < sizeof buf) {
             memcpy(buf, msg, n + 1);
             free(msg);
-            panic_final(loc, buf);
+            panic_final(loc, buf, NULL);
         }
     }
-    panic_final(loc, msg ? msg : fmt);
+    panic_final(loc, msg ? msg : fmt, NULL);
 }
 
 BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index)
@@ -146,10 +205,12 @@ BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index
     char msg[96];
     snprintf(msg, sizeof msg, "index out of bounds: the len is %" PRId64 " but the index is %" PRId64,
              len, index);
-    panic_final(loc, msg);
+    panic_final(loc, msg, NULL);
 }
 
 BRT_NORETURN void brt_trap_rethrow(const brt_trap *t)
 {
-    panic_final(t->loc, t->msg ? t->msg : "panic");
+    brt_chain c;
+    bool chained = chain_of(t->msg, &c);
+    panic_final(t->loc, t->msg ? t->msg : "panic", chained ? &c : NULL);
 }

@@ -219,6 +219,7 @@ static void *worker_main(void *arg)
     brt_tcache *tc = brt_tcache_here();
     if (tc)
         tc->self = self;
+    brt_frames_init(tc, BRT_STACK_SPAN); /* the call chain's slots (frames.c) */
     atomic_fetch_add(&pool.searching, 1);
     int spins = 0;
     for (;;) {

@@ -31,8 +31,24 @@ typedef struct brt_trap {
     jmp_buf jb;
     int panicked;
     const brt_loc *loc; /* NULL: a panic without a place */
-    char *msg;          /* malloc'ed message, without "panic: " */
+    char *msg;          /* malloc'ed message, without "panic: " (its call chain after the text: panic.c) */
+    const brt_loc **fbase; /* the thread's ftop when it was installed: the trapped code's first slot */
 } brt_trap;
+
+/* Call chains (frames.c): the first and last KEEP frames pushed (innermost
+ * first) and how many. */
+#define BRT_CHAIN_KEEP 10
+typedef struct brt_chain {
+    const brt_loc *head[BRT_CHAIN_KEEP], *tail[BRT_CHAIN_KEEP];
+    int64_t n;
+} brt_chain;
+extern int brt_backtrace; /* BRINE_BACKTRACE: 1 (default) the chain, 0 the innermost place */
+void brt_frames_init(brt_tcache *tc, size_t stack_bytes); /* this thread's slots */
+void brt_backtrace_env(void);                                /* BRINE_BACKTRACE, in brt_start */
+void brt_chain_push(brt_chain *c, const brt_loc *l);
+void brt_chain_walk(brt_chain *c, const brt_loc **base, bool clear);
+char *brt_chain_text(const brt_chain *c, bool counted);      /* malloc'ed; NULL when out of memory */
+BRT_NORETURN void brt_bad_env(const char *what, const char *value); /* "brine: WHAT, got 'V'", exit 2 */
 brt_trap *brt_trap_get(void);
 void brt_trap_set(brt_trap *t);
 /* Reports a recorded panic as if it happened now (to the installed trap if

@@ -75,7 +75,7 @@ usage "--out at the end" "brine: --out needs a value (OUT) (see brine --help)" b
 usage "an unknown long option" "brine: unknown option '--frob' for build (see brine --help)" build hi.br --frob=1
 usage "an unknown letter in a cluster" "brine: unknown option '-x' in '-lx' for fmt (see brine --help)" fmt -lx
 usage "an unknown option before the command" "brine: unknown option '--frob' (see brine --help)" --frob build hi.br
-usage "an unknown command" "brine: unknown command 'bild': expected build, run, test, fmt, lsp, completions or help (see brine --help)" bild hi.br
+usage "an unknown command" "brine: unknown command 'bild': expected build, run, test, fmt, tree, lsp, completions or help (see brine --help)" bild hi.br
 usage "-j's range" "brine: -j wants a number of parallel tests from 1 to 256, got '0' (see brine --help)" test -j0 .
 usage "--timeout's range" "brine: --timeout wants seconds from 1 to 86400, got 'x' (see brine --help)" test --timeout=x .
 usage "--cpu's value" "brine: --cpu wants native or generic, got 'fast' (see brine --help)" build hi.br --release --cpu fast
@@ -105,13 +105,13 @@ for c in build run test fmt help dump; do
     check "help $c is $c --help" same h1.out h2.out
 done
 "$BRINE" help build > h.out
-check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [--emit-cuda] [--deny-warnings] [--opt=SPEC]" ]
+check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]" ]
 check "help build: -o, --out OUT" has h.out "  -o, --out OUT "
 "$BRINE" help > h.out
 "$BRINE" --help > h2.out
 check "help alone is --help" same h.out h2.out
 check "--help lists every command" [ "$(grep -cE '^  (build|run|test|fmt|help|--dump) ' h.out)" -eq 6 ]
-usage "help of an unknown command" "brine: unknown command 'frob': the commands are build, run, test, fmt, lsp, completions, help and dump (see brine --help)" help frob
+usage "help of an unknown command" "brine: unknown command 'frob': the commands are build, run, test, fmt, tree, lsp, completions, help and dump (see brine --help)" help frob
 
 # ---- brine fmt DIR, -l, a diff patch applies ----------------------------------
 mkdir -p proj/src/deep proj/.hidden

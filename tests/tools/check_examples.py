@@ -14,16 +14,13 @@ and 7 and must print the same bytes each time. The other examples must exit
 Each example runs from inside examples/ as NAME.br, so panic places read
 `--> ov.br:20:11`, as the comments at the top of ov.br and ov2.br say.
 
-Then it replays docs/tutorial.md in a temporary directory: a line
-"`PATH.br`:" followed by a fenced block writes that file (again later: the
-file changes); a fenced block whose first line starts with "$ " runs each
-"$ " command (`brine ...`, `./PROG`, `cat FILE`, with leading VAR=value
-assignments) and compares its stdout then stderr with the lines that follow
-it, up to the next "$ " line.
+Then it checks every fenced block of README.md and docs/*.md (check_doc
+says how a block is recognised or marked): programs are run and their output
+compared, "$ " commands are run, and a block that is not checked must say why
+in a `<!-- not run: WHY -->` comment above it.
 """
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -74,77 +71,190 @@ def main():
             print(f"FAIL {f} (BRINE_THREADS={threads}): exit {p.returncode}\n--- stdout\n{p.stdout}--- stderr\n{p.stderr}")
         else:
             print(f"ok   {f}")
-    failed += check_tutorial(brine)
+    failed += check_docs(brine)
     print(f"{failed} failed")
     return 1 if failed else 0
 
 
 def blocks(text):
-    """Yields (the line before the block, the block's lines) for each fenced block."""
+    """Yields a dict per fenced block: line (1-based, of the opening fence),
+    body (its lines), before (the last non-blank line above it), mark (the
+    text of a `<!-- ... -->` comment standing right above it, else None) and
+    adjacent (only blank lines between the end of the previous block and
+    this one)."""
     lines = text.split("\n")
-    i = 0
+    i, prev_end = 0, None
     while i < len(lines):
         if lines[i].startswith("```"):
             j = i + 1
             while j < len(lines) and not lines[j].startswith("```"):
                 j += 1
-            before = next((l for l in reversed(lines[:i]) if l.strip()), "")
-            yield before, lines[i + 1:j]
+            above = [l for l in lines[:i] if l.strip()]
+            before = above[-1] if above else ""
+            m = re.fullmatch(r"<!-- (.*) -->", before.strip())
+            adjacent = prev_end is not None and all(not l.strip() for l in lines[prev_end + 1:i])
+            yield {"line": i + 1, "body": lines[i + 1:j], "before": before,
+                   "mark": m.group(1) if m else None, "adjacent": adjacent}
+            prev_end = j
             i = j
         i += 1
 
 
+def shell_env(brine, tmp):
+    """stdout + stderr of the shell commands run with `brine` on PATH."""
+    bindir = os.path.join(tmp, ".bin")
+    if not os.path.isdir(bindir):
+        os.makedirs(bindir)
+        os.symlink(brine, os.path.join(bindir, "brine"))
+    return dict(os.environ, BRINE_GPU="off", NO_COLOR="1",
+                PATH=bindir + os.pathsep + os.environ.get("PATH", ""))
+
+
 def run_command(brine, cmd, cwd):
-    words = shlex.split(cmd)
-    env = dict(os.environ, BRINE_GPU="off")
-    while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
-        k, v = words.pop(0).split("=", 1)
-        env[k] = v
-    if words[0] == "cat":
-        try:
-            with open(os.path.join(cwd, words[1])) as f:
-                return f.read()
-        except OSError as e:
-            return f"cat: {e.strerror}\n"
-    if words[0] == "brine":
-        words[0] = brine
-    p = subprocess.run(words, cwd=cwd, capture_output=True, text=True, env=env)
+    p = subprocess.run(["bash", "-c", cmd], cwd=cwd, capture_output=True, text=True,
+                       env=shell_env(brine, cwd))
     return p.stdout + p.stderr
 
 
 ELAPSED = re.compile(r" in [0-9]+\.[0-9]{2} s$", re.M)
 
 
-def check_tutorial(brine):
-    with open(TUTORIAL) as f:
+def as_program(body):
+    """A block's text as a whole program: one without `fn main` is the body
+    of one (its imports kept above it), so its line numbers grow by one."""
+    if any(l.startswith("fn main(") for l in body):
+        return "\n".join(body) + "\n"
+    top, rest, in_decl = [], [], False
+    for l in body:
+        if l.startswith(("import ", "struct ", "fn ")):
+            in_decl = not l.startswith("import ")
+            top.append(l)
+        elif in_decl and (l.startswith(" ") or not l.strip()):
+            top.append(l)
+        else:
+            in_decl = False
+            rest.append(l)
+    while rest and not rest[0].strip():
+        top.append(rest.pop(0))
+    return "\n".join(top + ["fn main():"] + ["    " + l if l.strip() else "" for l in rest or ["pass"]]) + "\n"
+
+
+def run_program(brine, body, want, name, tmp):
+    """Runs a block as NAME.br: its stdout and stderr together must be the
+    shown output, and its status 1 for a compile error, 101 for a panic,
+    else 0. Returns None or what went wrong."""
+    m = re.search(r"--> (\w+\.br):", want)
+    name = name or (m.group(1) if m else "prog.br")
+    with open(os.path.join(tmp, name), "w") as f:
+        f.write(as_program(body))
+    p = subprocess.run([brine, "run", name], cwd=tmp, capture_output=True, text=True,
+                       env=shell_env(brine, tmp))
+    status = 1 if want.startswith("error:") else 101 if "\npanic: " in "\n" + want else 0
+    got = p.stdout + p.stderr
+    if got != want or p.returncode != status:
+        return f"exit {p.returncode} (want {status})\n--- expected\n{want}--- got\n{got}"
+    return None
+
+
+def check_doc(brine, path):
+    """Checks every fenced block of one page; returns (blocks checked, failures).
+
+    - "`PATH.br`:" above a block: the block is that file (written into the
+      page's directory; in README a file of the repository, which must say
+      the same); it is run by the "$ " commands that follow.
+    - a block whose first line starts with "$ ": each command runs in bash
+      (brine on PATH), its stdout then stderr compared with the lines up to
+      the next "$ ".
+    - a block followed at once by another (only blank lines between): a
+      program, or statements that are the body of `fn main()`, and the
+      output it prints (a compile error, a panic, or plain output).
+    - `<!-- run: NAME.br -->` above a block: the same, with the output in
+      the next block even with text between, and NAME.br the file's name.
+    - `<!-- compiles -->`: a program that must build (it reads files or
+      stdin that the page does not show).
+    - `<!-- not run: WHY -->`: not checked (grammar, shell set-up, C).
+    Any other block is a failure: every block is checked or says why not."""
+    with open(path) as f:
         text = f.read()
-    failed = 0
+    page = os.path.relpath(path, os.path.join(HERE, "..", ".."))
+    checked = failed = skipped = 0
+    bs = list(blocks(text))
+    used = set()
     with tempfile.TemporaryDirectory() as tmp:
-        for before, body in blocks(text):
-            m = re.fullmatch(r"`([\w/]+\.br)`(?:[:,].*)?", before)
-            if m and not (body and body[0].startswith("$ ")):
-                path = os.path.join(tmp, m.group(1))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "w") as f:
-                    f.write("\n".join(body) + "\n")
+        os.symlink(os.path.abspath(os.path.join(HERE, "..", "..", "examples")),
+                   os.path.join(tmp, "examples"))
+        for k, b in enumerate(bs):
+            if k in used:
                 continue
-            if not body or not body[0].startswith("$ "):
+            where = f"{page}:{b['line']}"
+            mark, body = b["mark"] or "", b["body"]
+            nxt = bs[k + 1] if k + 1 < len(bs) else None
+            problem = None
+            fm = re.fullmatch(r"`([\w/.-]+\.br)`(?:[:,].*)?", b["before"])
+            if mark.startswith("not run"):
+                skipped += 1
                 continue
-            cmds = []
-            for line in body:
-                if line.startswith("$ "):
-                    cmds.append((line[2:], []))
+            elif mark == "compiles":
+                with open(os.path.join(tmp, "prog.br"), "w") as f:
+                    f.write(as_program(body))
+                p = subprocess.run([brine, "build", "prog.br", "-o", "prog"], cwd=tmp,
+                                   capture_output=True, text=True, env=shell_env(brine, tmp))
+                if p.returncode != 0:
+                    problem = f"does not build\n{p.stderr}"
+            elif body and body[0].startswith("$ "):
+                cmds = []
+                for line in body:
+                    if line.startswith("$ "):
+                        cmds.append((line[2:], []))
+                    else:
+                        cmds[-1][1].append(line)
+                for cmd, want in cmds:
+                    # brine test's closing line ends with its time: any time matches
+                    got = ELAPSED.sub(" in N s", run_command(brine, cmd, tmp))
+                    want = ELAPSED.sub(" in N s", "".join(l + "\n" for l in want))
+                    if got != want:
+                        problem = (problem or "") + f"$ {cmd}\n--- expected\n{want}--- got\n{got}"
+            elif fm:
+                rel = fm.group(1)
+                repo_file = os.path.join(HERE, "..", "..", rel)
+                if page == "README.md" and os.path.exists(repo_file):
+                    with open(repo_file) as f:
+                        have = f.read()
+                    # the file, or what follows its opening comment
+                    shown = "\n".join(body) + "\n"
+                    if have != shown and re.sub(r"\A(#.*\n)+\n?", "", have) != shown:
+                            problem = f"is not what {rel} says"
                 else:
-                    cmds[-1][1].append(line)
-            for cmd, want in cmds:
-                # brine test's closing line ends with its time: any time matches
-                got = ELAPSED.sub(" in N s", run_command(brine, cmd, tmp))
-                want = ELAPSED.sub(" in N s", "".join(l + "\n" for l in want))
-                if got != want:
-                    failed += 1
-                    print(f"FAIL tutorial.md: $ {cmd}\n--- expected\n{want}--- got\n{got}")
+                    dest = os.path.join(tmp, rel)
+                    os.makedirs(os.path.dirname(dest), exist_ok=True)
+                    with open(dest, "w") as f:
+                        f.write("\n".join(body) + "\n")
+            elif mark.startswith("run") or (nxt and nxt["adjacent"] and not nxt["mark"]):
+                if not nxt:
+                    problem = "has no output block after it"
                 else:
-                    print(f"ok   tutorial.md: $ {cmd}")
+                    used.add(k + 1)
+                    checked += 1
+                    name = mark[len("run:"):].strip() if mark.startswith("run:") else None
+                    want = "".join(l + "\n" for l in nxt["body"])
+                    problem = run_program(brine, body, want, name, tmp)
+            else:
+                problem = "is neither run nor marked <!-- not run: WHY -->"
+            checked += 1
+            if problem:
+                failed += 1
+                print(f"FAIL {where}: the block {problem}")
+    print(f"{'ok  ' if not failed else 'FAIL'} {page}: {checked} blocks checked, {failed} failed, {skipped} marked not run")
+    return checked, failed
+
+
+def check_docs(brine):
+    root = os.path.join(HERE, "..", "..")
+    pages = [os.path.join(root, "README.md")] + sorted(
+        os.path.join(root, "docs", f) for f in os.listdir(os.path.join(root, "docs")) if f.endswith(".md"))
+    failed = 0
+    for page in pages:
+        failed += check_doc(brine, page)[1]
     return failed
 
 

@@ -545,7 +545,7 @@ fn add(a: int, b: int) -> int:
 
 fn main():
     print(add(9223372036854775806, 1))
-    print(add(9223372036854775807, 1))
+    print(^add(9223372036854775807, 1))
 """, [str(MAX)], panic="integer overflow in addition")
 
 test(A, "overflow_add_negative", """
@@ -554,7 +554,7 @@ fn add(a: int, b: int) -> int:
 
 fn main():
     print(add(-9223372036854775807, -1))
-    print(add(-9223372036854775808, -1))
+    print(^add(-9223372036854775808, -1))
 """, [str(MIN)], panic="integer overflow in addition")
 
 test(A, "overflow_sub", """
@@ -563,7 +563,7 @@ fn sub(a: int, b: int) -> int:
 
 fn main():
     print(sub(-9223372036854775807, 1))
-    print(sub(-9223372036854775808, 1))
+    print(^sub(-9223372036854775808, 1))
 """, [str(MIN)], panic="integer overflow in subtraction")
 
 test(A, "overflow_mul", """
@@ -580,7 +580,7 @@ fn mul(a: int, b: int) -> int:
 
 fn main():
     print(mul(-9223372036854775807, -1))
-    print(mul(-9223372036854775808, -1))
+    print(^mul(-9223372036854775808, -1))
 """, [str(MAX)], panic="integer overflow in multiplication")
 
 test(A, "overflow_div", """
@@ -589,7 +589,7 @@ fn div(a: int, b: int) -> int:
 
 fn main():
     print(div(-9223372036854775808, 1))
-    print(div(-9223372036854775808, -1))
+    print(^div(-9223372036854775808, -1))
 """, [str(MIN)], panic="integer overflow in division")
 
 test(A, "overflow_neg", """
@@ -598,7 +598,7 @@ fn neg(a: int) -> int:
 
 fn main():
     print(neg(-9223372036854775807))
-    print(neg(-9223372036854775808))
+    print(^neg(-9223372036854775808))
 """, [str(MAX)], panic="integer overflow in negation")
 
 test(A, "overflow_abs", """
@@ -702,7 +702,7 @@ fn div(a: int, b: int) -> int:
 
 fn main():
     print(div(7, 7))
-    print(div(7, 0))
+    print(^div(7, 0))
 """, ["1"], panic="division by zero")
 
 test(A, "modulo_by_zero", """
@@ -992,14 +992,14 @@ fn main():
 
 test(A, "stack_overflow", """
 @fn down(n: int) -> int:
-    let r = down(n + 1)
+    let r = ^down(n + 1)
     print(r)
     return r
 
 fn main():
     print("start")
-    print(down(0))
-""", ["start"], panic="stack overflow")
+    print(^down(0))
+""", ["start"], panic="stack overflow", stack_overflow=True)
 
 
 # ------------------------------------------------------------ floats (SPEC 3, 6.2)
@@ -2167,8 +2167,10 @@ fn row(r: int) -> int:
 
 fn main():
     print(par sum(row(r) for r in 40..50))
-    print(par sum(row(r) for r in 0..50))
-""", [str(sum(sum(int(100 / (j - r)) for j in range(40)) for r in range(40, 50)))], panic="division by zero")
+    print(par sum(^row(r) for r in 0..50))
+""", [str(sum(sum(int(100 / (j - r)) for j in range(40)) for r in range(40, 50)))], panic="division by zero",
+     frame_names=["row: a par element of nested_par_inner_panic.br:3:12",
+                  "main: a par element of nested_par_inner_panic.br:7:11"])
 
 test(A, "fstring_spec_on_expressions", """
 fn main():
