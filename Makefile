@@ -310,7 +310,7 @@ check-memory: all $(B)/asan/libbrine_rt.a
 # The harness links the compiler without its driver: the pipeline up to the
 # C text, in process. Two builds of it: under ASan and UBSan with $(CC) for the
 # smoke run of make check, and with AFL++'s instrumentation for fuzz-frontend.
-FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c,$(COMPILER_SRC))
+FUZZ_SRC = $(filter-out compiler/main.c compiler/cli.c compiler/testrun.c compiler/fmt.c compiler/backend.c compiler/tree_draw.c,$(COMPILER_SRC))
 FUZZ_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c $(B)/gen/kernel_prelude.c
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_ASAN_OBJ = $(FUZZ_SRC:compiler/%.c=$(B)/fuzz-asan/%.o) $(FUZZ_GEN:$(B)/gen/%.c=$(B)/fuzz-asan/gen/%.o)
