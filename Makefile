@@ -226,7 +226,7 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-cli check-debug check-fmt check-native check-parts check-man check-examples check-world check-gpu
+check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-examples check-world check-gpu check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -240,14 +240,27 @@ VALGRIND_TESTS ?= $(GEN_GOLDEN)/types tests/golden/par $(GEN_GOLDEN)/par \
 check-valgrind: all
 	python3 tests/tools/valgrind_golden.py $(BRINE) $(VALGRIND_TESTS)
 
-# Not part of check: differential fuzzing (random programs against a Python
-# model, dev vs release, 1 vs 3 threads) and mutated golden programs.
-FUZZ_N ?= 200
+# Differential fuzzing: random programs against a Python model, dev and
+# release at BRINE_THREADS 1, 2, 7, and --opt=none and each pass off.
+# check-fuzz-batch (part of check): the fixed seeds of tests/tools/fuzz_seeds.txt
+# but those of tests/tools/fuzz_known.txt (findings being fixed elsewhere),
+# plus FUZZ_FRESH seeds from the clock (printed, so a finding can be rerun).
+# check-fuzz (not part of check): N programs from FUZZ_SEED on (N=20000 for a
+# long batch), then as many mutated golden programs.
+FUZZ_FRESH ?= 4
+FUZZ_SEED ?= 1
+N ?= 200
+FUZZ_N ?= $(N)
+FUZZ_J ?= 2
+check-fuzz-batch: all
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
+	    --exclude tests/tools/fuzz_known.txt --fresh $(FUZZ_FRESH) -j $(FUZZ_J)
+
 check-fuzz: all
-	python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N)
+	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J)
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
-.PHONY: check-valgrind check-fuzz
+.PHONY: check-valgrind check-fuzz check-fuzz-batch
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).
@@ -330,7 +343,12 @@ fuzz-frontend: all afl-install
 check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 	tests/fuzz/smoke.sh $(B)/fuzz-asan/frontend
 
-.PHONY: afl-install fuzz-frontend check-fuzz-smoke
+# Literal expressions folded by the checker against a Python model: the
+# overflowing ones are compile errors, the others print the model's value (4 s).
+check-literals: all
+	python3 tests/tools/literal_fold.py $(BRINE) 1 2
+
+.PHONY: afl-install fuzz-frontend check-fuzz-smoke check-literals
 
 # ---- a fresh Debian 12 machine: make bootstrap, then make check -------------
 
@@ -340,7 +358,7 @@ check-fuzz-smoke: all $(B)/fuzz-asan/frontend
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc time gdb \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch
 

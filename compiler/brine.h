@@ -553,8 +553,10 @@ struct node {
         struct { struct fpart *parts; int nparts; } fstr;  /* N_FSTRING */
         struct { const char *name; struct sym *sym; } name; /* N_NAME */
         /* N_UNARY (OP_NEG, OP_BNOT; uses a), N_BINARY (arith, bitwise,
-         * comparison), N_AND, N_OR, N_NOT (uses a). */
-        struct { enum op op; struct node *a, *b; } bin;
+         * comparison), N_AND, N_OR, N_NOT (uses a). chain: the nodes of
+         * this kind down the left spine, this one included (the parser's
+         * bound on a + b + c ...). */
+        struct { enum op op; struct node *a, *b; int chain; } bin;
         struct { struct node *then, *cond, *els; } cond;   /* N_COND: then if cond else els */
         /* N_CALL: callee(args). `gen` when the one argument is a generator.
          * `par` when written `par f(...)`. The checker fills the rest:

@@ -326,6 +326,37 @@ void cli_print_help(const struct cli_command *c, FILE *f)
     fprintf(f, "  --%*swhat follows is an operand, even if it starts with '-'\n", HELP_COLUMN - 4, "");
 }
 
+/* ---- words for shell completion ---------------------------------------------- */
+
+const char *cli_option_words(const struct cli_command *c)
+{
+    struct buf b = {0};
+    bputs(&b, "");
+    const struct cli_option *tables[] = {c->options, global_options};
+    for (int t = 0; t < 2; t++)
+        for (const struct cli_option *o = tables[t]; o->id; o++) {
+            if (o->short_name)
+                bprintf(&b, "%s-%c", b.len ? " " : "", o->short_name);
+            if (o->long_name)
+                bprintf(&b, "%s--%s", b.len ? " " : "", o->long_name);
+        }
+    const char *words = arena_strndup(b.p, b.len);
+    free(b.p);
+    return words;
+}
+
+const char *cli_command_words(void)
+{
+    struct buf b = {0};
+    bputs(&b, "");
+    for (const struct cli_command *c = cli_commands; c->name; c++)
+        if (strcmp(c->name, "dump") != 0)
+            bprintf(&b, "%s%s", b.len ? " " : "", c->name);
+    const char *words = arena_strndup(b.p, b.len);
+    free(b.p);
+    return words;
+}
+
 /* ---- values ------------------------------------------------------------------ */
 
 bool cli_cpu_native(const char *cpu)

@@ -94,6 +94,13 @@ char **cli_rest(const struct cli_args *a, int *count);
 /* The help of one command (cmd->name "" : the general help). */
 void cli_print_help(const struct cli_command *cmd, FILE *f);
 
+/* Every spelling of cmd's options and the global ones, space-separated
+ * ("-o --out --release ... --color -h --help"), in the arena: what shell
+ * completion offers. */
+const char *cli_option_words(const struct cli_command *cmd);
+/* The command names, space-separated ("build run test fmt help"). */
+const char *cli_command_words(void);
+
 /* Values shared by several commands; a bad one is a usage error. */
 bool cli_cpu_native(const char *value); /* --cpu: native (true) or generic */
 /* A whole number from lo to hi for option opt ("-j"), else "what" in the error. */

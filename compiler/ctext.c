@@ -37,7 +37,9 @@ const char *int_lit(struct type *t, unsigned __int128 v)
     if (t == ty_i128) return arena_printf("brt_i128_make(%" PRIu64 "ULL, %" PRIu64 "ULL)", (uint64_t)v, (uint64_t)(v >> 64));
     int64_t x = (int64_t)(uint64_t)v;
     if (x == INT64_MIN) return "(-9223372036854775807LL-1)";
-    return arena_printf("%" PRId64 "LL", x);
+    /* a negative literal in parentheses: an operator written before it
+     * (-x, a - x without spaces) must not read --4LL, a decrement */
+    return arena_printf(x < 0 ? "(%" PRId64 "LL)" : "%" PRId64 "LL", x);
 }
 
 const char *float_bits_lit(const char *fn, double d)

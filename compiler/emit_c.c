@@ -285,6 +285,21 @@ struct fctx *fctx_new(void)
     return f;
 }
 
+/* Frees what fctx_new and the emission made: vst alone is one byte per
+ * variable of the program, so a context kept per function would make a
+ * program of 100,000 functions take gigabytes. */
+void fctx_free(struct fctx *f)
+{
+    free(f->vst);
+    free(f->decl.p);
+    free(f->body.p);
+    free(f->locals);
+    free(f->own);
+    free(f->marks);
+    free(f->extra);
+    free(f);
+}
+
 void line(const char *fmt, ...)
 {
     va_list ap;
@@ -633,7 +648,7 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *a = emit_expr(n->a);
         struct type *t = n->optype;
         if (n->bop == OP_NEG) {
-            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-(%s)", a);
             if (n->no_overflow && t == ty_int) return tmp(t, "-(%s)", a); /* a may be a negative literal */
             return tmp(t, "brt_%s_%s(%s, %s)", op_stem[OP_NEG], num_suffix(t), a, loc_ref(n->loc));
         }
@@ -1701,6 +1716,8 @@ static void emit_fn(struct ir_fn *f)
     if (f->ret != ty_void) bputs(o, "    return r_;\n");
     else if (F->has_exit || !F->nlocals) bputs(o, "    return;\n");
     bputs(o, "}\n\n");
+    fctx_free(F);
+    F = NULL;
 }
 
 static const char *prelude =

@@ -102,6 +102,7 @@ void debug_back_to_c(struct buf *b);              /* what follows is the C file'
 void debug_finish(struct buf *out);               /* the renames, the C file's line numbers */
 
 struct fctx *fctx_new(void);
+void fctx_free(struct fctx *f);
 void line(const char *fmt, ...) __attribute__((format(printf, 1, 2))); /* a statement into F */
 const char *new_temp(void);
 const char *vname(struct ir_var *v);

@@ -303,7 +303,8 @@ static const char *lane_affine(struct ir_node *n)
     if (LC->noff == 16) return NULL;
     const char *o = arena_printf("o%d_", LC->noff);
     if (neg)
-        bprintf(&LC->checks, "        int64_t %s = 0;\n        if (%s == INT64_MIN) ok_ = 0; else %s = -%s;\n", o, c, o, c);
+        /* -(c): c may be a negative literal, and --4LL is a decrement */
+        bprintf(&LC->checks, "        int64_t %s = 0;\n        if (%s == INT64_MIN) ok_ = 0; else %s = -(%s);\n", o, c, o, c);
     else
         bprintf(&LC->checks, "        int64_t %s = %s;\n", o, c);
     LC->off_key[LC->noff] = key;
@@ -602,7 +603,7 @@ static const char *lane_expr(struct ir_node *n)
         const char *a = lane_expr(n->a);
         if (LC->fail) return "0";
         if (n->bop == OP_NEG) {
-            if (t == ty_float) return tmp(t, "-%s", a);
+            if (t == ty_float) return tmp(t, "-(%s)", a);
             if (t == ty_int) {
                 lane_flag(arena_printf("%s == INT64_MIN", a));
                 return tmp(t, "(int64_t)(0 - (uint64_t)%s)", a);

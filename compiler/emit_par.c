@@ -529,6 +529,7 @@ static void helper_end(struct fctx *saved, struct buf *out, const char *header, 
     for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
     if (result) bprintf(out, "    return %s;\n", result);
     bputs(out, "}\n\n");
+    fctx_free(F);
     F = saved;
 }
 

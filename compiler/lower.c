@@ -960,21 +960,36 @@ static struct ir_node *lower_block(struct nodes *stmts, struct loc loc)
 
 /* ---- the program ---------------------------------------------------------- */
 
+/* The C names taken (cname -> itself) and, per base name, the last suffix
+ * handed out (base -> int *): a name is never freed again, so the smallest
+ * free suffix of a base only grows, and the next search starts there. Both
+ * make 100,000 functions or lambdas linear, not quadratic. */
+static struct map cnames_taken, cname_next;
+
 static const char *unique_cname(const char *module, const char *name)
 {
-    const char *c = arena_printf("bf_%s_%s", module, name);
-    for (int k = 2;; k++) {
-        bool clash = false;
-        for (int i = 0; i < P->fns.len && !clash; i++)
-            clash = strcmp(((struct ir_fn *)P->fns.items[i])->cname, c) == 0;
-        if (!clash) return c;
-        c = arena_printf("bf_%s_%s_%d", module, name, k);
+    const char *base = arena_printf("bf_%s_%s", module, name);
+    int *next = map_get_str(&cname_next, base);
+    if (!next) {
+        next = arena_alloc(sizeof *next);
+        *next = 1;
+        map_put_str(&cname_next, base, next);
+    }
+    for (int k = *next;; k++) {
+        const char *c = k == 1 ? base : arena_printf("%s_%d", base, k);
+        if (!map_get_str(&cnames_taken, c)) {
+            *next = k;
+            map_put_str(&cnames_taken, c, (void *)c);
+            return c;
+        }
     }
 }
 
 struct ir_program *lower_program(struct program *prog)
 {
     P = arena_alloc(sizeof *P);
+    map_free(&cnames_taken);
+    map_free(&cname_next);
     /* Pass 1: functions and constants get their IR objects, so calls and
      * references may precede definitions. */
     for (int mi = 0; mi < prog->modules.len; mi++) {

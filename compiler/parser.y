@@ -101,8 +101,22 @@ static struct node *binary(int kind, enum op op, struct node *a, struct node *b,
     n->u.bin.op = op;
     n->u.bin.a = a;
     n->u.bin.b = b;
+    n->u.bin.chain = a && a->kind == kind ? a->u.bin.chain + 1 : 1;
     return n;
 }
+
+/* $$ = a OP b in a left-leaning chain (a + b + c ...): past MAX_CHAIN the
+ * parse stops at once, so a 10 MB line of additions costs no more memory
+ * than 2,000 of them (ast_check_depth says the same for chains made
+ * otherwise). */
+#define CHAIN(out, kind, op, a, b, loc)                                                          \
+    do {                                                                                        \
+        struct node *chain_ = binary(kind, op, a, b, loc);                                      \
+        if (chain_->u.bin.chain > MAX_CHAIN)                                                    \
+            FAIL(loc, "expression too long: more than %d operators in a row; split it over "   \
+                      "several statements", MAX_CHAIN);                                         \
+        out = chain_;                                                                           \
+    } while (0)
 
 /* A call of a builtin form the parser makes (assert, slices): the callee's
  * name is one no program can write, so only these nodes reach it. */
@@ -697,12 +711,12 @@ lambda_params:
 
 or_expr:
     and_expr
-  | or_expr OR and_expr { $$ = binary(N_OR, OP_NONE, $1, $3, @$); }
+  | or_expr OR and_expr { CHAIN($$, N_OR, OP_NONE, $1, $3, @$); }
   ;
 
 and_expr:
     not_expr
-  | and_expr AND not_expr { $$ = binary(N_AND, OP_NONE, $1, $3, @$); }
+  | and_expr AND not_expr { CHAIN($$, N_AND, OP_NONE, $1, $3, @$); }
   ;
 
 not_expr:
@@ -713,7 +727,7 @@ not_expr:
 /* No chaining: a second comparison operator is an error that says so. */
 cmp_expr:
     bor_expr
-  | bor_expr cmpop bor_expr { $$ = binary(N_BINARY, $2, $1, $3, @$); }
+  | bor_expr cmpop bor_expr { CHAIN($$, N_BINARY, $2, $1, $3, @$); }
   | bor_expr cmpop bor_expr cmpop bor_expr {
         FAIL(@$, "comparisons cannot be chained; write 'a %s b and b %s c'",
              op_spelling[$2], op_spelling[$4]);
@@ -727,36 +741,36 @@ cmpop:
 
 bor_expr:
     bxor_expr
-  | bor_expr '|' bxor_expr { $$ = binary(N_BINARY, OP_BOR, $1, $3, @$); }
+  | bor_expr '|' bxor_expr { CHAIN($$, N_BINARY, OP_BOR, $1, $3, @$); }
   ;
 
 bxor_expr:
     band_expr
-  | bxor_expr '^' band_expr { $$ = binary(N_BINARY, OP_BXOR, $1, $3, @$); }
+  | bxor_expr '^' band_expr { CHAIN($$, N_BINARY, OP_BXOR, $1, $3, @$); }
   ;
 
 band_expr:
     shift_expr
-  | band_expr '&' shift_expr { $$ = binary(N_BINARY, OP_BAND, $1, $3, @$); }
+  | band_expr '&' shift_expr { CHAIN($$, N_BINARY, OP_BAND, $1, $3, @$); }
   ;
 
 shift_expr:
     add_expr
-  | shift_expr SHL add_expr { $$ = binary(N_BINARY, OP_SHL, $1, $3, @$); }
-  | shift_expr SHR add_expr { $$ = binary(N_BINARY, OP_SHR, $1, $3, @$); }
+  | shift_expr SHL add_expr { CHAIN($$, N_BINARY, OP_SHL, $1, $3, @$); }
+  | shift_expr SHR add_expr { CHAIN($$, N_BINARY, OP_SHR, $1, $3, @$); }
   ;
 
 add_expr:
     mul_expr
-  | add_expr '+' mul_expr { $$ = binary(N_BINARY, OP_ADD, $1, $3, @$); }
-  | add_expr '-' mul_expr { $$ = binary(N_BINARY, OP_SUB, $1, $3, @$); }
+  | add_expr '+' mul_expr { CHAIN($$, N_BINARY, OP_ADD, $1, $3, @$); }
+  | add_expr '-' mul_expr { CHAIN($$, N_BINARY, OP_SUB, $1, $3, @$); }
   ;
 
 mul_expr:
     unary_expr
-  | mul_expr '*' unary_expr { $$ = binary(N_BINARY, OP_MUL, $1, $3, @$); }
-  | mul_expr '/' unary_expr { $$ = binary(N_BINARY, OP_DIV, $1, $3, @$); }
-  | mul_expr '%' unary_expr { $$ = binary(N_BINARY, OP_MOD, $1, $3, @$); }
+  | mul_expr '*' unary_expr { CHAIN($$, N_BINARY, OP_MUL, $1, $3, @$); }
+  | mul_expr '/' unary_expr { CHAIN($$, N_BINARY, OP_DIV, $1, $3, @$); }
+  | mul_expr '%' unary_expr { CHAIN($$, N_BINARY, OP_MOD, $1, $3, @$); }
   ;
 
 /* A minus sign before a bare integer literal belongs to the literal (SPEC

@@ -400,8 +400,7 @@ static void decode(const char **p, const brt_type *t, void *valp)
 /* A copy of the value at in (a new reference for str and arrays). */
 static void copy_val(const brt_type *t, const void *in, void *out)
 {
-    memcpy(out, in, brt_type_size(t));
-    brt_retain_val(t, in);
+    brt_copy_n(t, out, in, 1);
 }
 
 void brt_world_broadcast(const brt_type *t, const void *in, void *out, int64_t root, const brt_loc *loc)

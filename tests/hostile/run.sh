@@ -6,8 +6,12 @@
 # one must finish within 10 s with exit status 1 and a proper diagnostic:
 # stderr starts with "error:", has a "-->" line, and shows no signal, no C
 # compiler ("tcc:", "gcc") and no "internal error". The exceptions build
-# and run correctly (a CRLF program, a 1 MB comment). Prints one line per
-# failure and ends with "N passed, N failed"; exits 1 if any failed.
+# and run correctly (a CRLF program, a 1 MB comment, 100,000 functions).
+# Every build runs under /usr/bin/time: its peak RSS must stay under a bound
+# (256 MB unless the case says otherwise), its time under the case's limit.
+# Prints one line per failure and ends with "N passed, N failed"; exits 1 if
+# any failed. HOSTILE_REPORT=1 also prints each case's time and peak RSS.
+# About 40 s on 2 cores, most of it the 100,000 functions.
 set -uo pipefail
 
 if [ $# -ne 1 ]; then
@@ -15,6 +19,11 @@ if [ $# -ne 1 ]; then
     exit 2
 fi
 BRINE=$(realpath "$1")
+TIME=/usr/bin/time
+if [ ! -x "$TIME" ]; then
+    echo "$0: GNU time (/usr/bin/time, Debian package time) is needed to measure peak memory" >&2
+    exit 2
+fi
 PY=$(command -v python3 || true)
 if [ -z "$PY" ]; then
     echo "$0: python3 is needed to generate the inputs" >&2
@@ -74,6 +83,51 @@ w("huge_literal.br", "fn main():\n    print(" + "9" * 100000 + ")\n")
 # Must build and run: CRLF line ends, and a 1 MB comment before a valid program.
 w("crlf.br", "fn main():\r\n    let x = 40\r\n    if x > 1:\r\n        print(x + 2)\r\n    print(\"ok\")\r\n")
 w("comment_ok.br", "# " + "z" * (1 << 20) + "\nfn main():\n    print(7)\n")
+# ---- 100,000 levels, 10 MB lines, 100,000 functions, 1,000 digits ----------
+N = 100000
+w("parens_100k.br", "fn main():\n    let x = " + "(" * N + "1" + ")" * N + "\n    print(x)\n")
+w("brackets_100k.br", "fn main():\n    let x = " + "[" * N + "1" + "]" * N + "\n    print(x)\n")
+w("minus_100k.br", "fn main():\n    let x = " + "- " * N + "1\n    print(x)\n")
+w("not_100k.br", "fn main():\n    let x = " + "not " * N + "true\n    print(x)\n")
+w("bnot_100k.br", "fn main():\n    let x = " + "~" * N + "1\n    print(x)\n")
+w("calls_100k.br", "fn main():\n    print(" + "abs(" * N + "1" + ")" * N + ")\n")
+w("cond_100k.br", "fn main():\n    let c = true\n    print(" + "1 if c else " * N + "2)\n")
+w("lambda_100k.br", "fn main():\n    let f = " + "lambda x: " * N + "1\n")
+w("listcomp_100k.br", "fn main():\n    print(" + "[" * N + "1" + " for i in [1]]" * N + ")\n")
+w("index_100k.br", "fn main():\n    let xs = [1]\n    print(xs" + "[0]" * N + ")\n")
+w("field_100k.br", "fn main():\n    let t = (1, 2)\n    print(t" + ".0" * N + ")\n")
+w("methods_100k.br", "fn main():\n    let x = 1" + ".wrapping_add(1)" * N + "\n    print(x)\n")
+w("fstring_parens_100k.br", 'fn main():\n    print(f"{' + "(" * N + "1" + ")" * N + '}")\n')
+w("fstring_parens_200.br", 'fn main():\n    let k = 5\n    print(f"{' + "(" * 200 + "k * 2" + ")" * 200 + '} {' + "(" * 100 + "-k" + ")" * 100 + ':>4}")\n')
+# flat chains: not nesting, but bounded (2,000 operators)
+w("sum_100k.br", "fn main():\n    let k = 1\n    print(k" + " + k" * N + ")\n")
+w("and_100k.br", "fn main():\n    let c = true\n    print(c" + " and c" * N + ")\n")
+# blocks: each level one column deeper, so the file grows with the square of
+# the depth; 10,000 levels (50 MB) stand for 100,000 (5 GB)
+lines = ["fn main():"]
+for d in range(1, 10001):
+    lines.append(" " * d + "if true:")
+lines.append(" " * 10001 + "print(1)")
+w("blocks_10k.br", "\n".join(lines) + "\n")
+MB10 = 10 << 20
+w("expr_10mb.br", "fn main():\n    let x = " + "1 + " * (MB10 // 4) + '"s"\n')
+w("name_10mb.br", "fn main():\n    print(" + "a" * MB10 + ")\n")
+w("string_10mb.br", 'fn main():\n    let s = "' + "y" * MB10 + '"\n    print(len(s))\n')
+w("comment_10mb.br", "# " + "z" * MB10 + "\nfn main():\n    print(7)\n")
+w("functions_100k.br", "".join(f"fn f{i}(x: int) -> int:\n    return x + {i}\n\n" for i in range(N))
+  + "fn main():\n    print(f0(1) + f50000(2) + f99999(3))\n")
+w("digits_1000.br", "fn main():\n    print(" + "9" * 1000 + ")\n")
+w("digits_1000_u64.br", "fn main():\n    let x: u64 = " + "1" * 1000 + "\n    print(x)\n")
+w("digits_1000_i128.br", "fn main():\n    let x: i128 = -" + "7" * 1000 + "\n    print(x)\n")
+w("digits_1000_hex.br", "fn main():\n    print(0x" + "f" * 1000 + ")\n")
+w("digits_1000_bin.br", "fn main():\n    print(0b" + "1" * 1000 + ")\n")
+w("digits_1000_expr.br", "fn main():\n    print((" + "1" * 1000 + " - 1).wrapping_add(1))\n")
+w("digits_1000_float.br", "fn main():\n    print(" + "9" * 1000 + ".0)\n")
+w("digits_1000_fraction.br", "fn main():\n    print(0." + "3" * 1000 + ")\n")
+# many errors: every one kept and counted, the first shown, in bounded time
+w("errors_100k.br", "fn main():\n" + "".join(f'    let x{i}: int = "s"\n' for i in range(N)))
+w("syntax_errors_100k.br", "fn main():\n" + "    let = )\n" * N)
+w("nesting_errors_1000.br", "fn main():\n" + "".join("    let x = " + "(" * 300 + "1" + ")" * 300 + "\n" for _ in range(1000)))
 EOF
 
 # ---- check them ---------------------------------------------------------------
@@ -85,13 +139,33 @@ fail() {
     failed=$((failed + 1))
 }
 
-# expect_error NAME [LINE]: exit 1, a diagnostic ("error:" first, a --> line,
-# at NAME.br:LINE: when LINE is given), nothing that betrays a crash.
+# build NAME: `brine build NAME.br` under timeout $LIMIT_S and /usr/bin/time;
+# sets rc, and fails (returns 1) past the time or $LIMIT_MB of peak RSS.
+LIMIT_S=10
+LIMIT_MB=256
+build() {
+    local name=$1
+    "$TIME" -f '%e %M' -o "$name.time" timeout "$LIMIT_S" "$BRINE" build "$name.br" -o "$name.exe" \
+        >"$name.stdout" 2>"$name.stderr" </dev/null
+    rc=$?
+    local secs kb
+    read -r secs kb < <(tail -n 1 "$name.time")
+    if [ -n "${HOSTILE_REPORT:-}" ]; then
+        printf '%-26s %6s s %8s KB  exit %s\n' "$name" "$secs" "$kb" "$rc"
+    fi
+    if [ $rc -eq 124 ]; then fail "$name" "took longer than $LIMIT_S s"; return 1; fi
+    if [ "${kb:-0}" -gt $((LIMIT_MB * 1024)) ]; then
+        fail "$name" "peak RSS $kb KB, over the bound of $LIMIT_MB MB"; return 1
+    fi
+    return 0
+}
+
+# expect_error NAME [LINE] [TEXT]: exit 1, a diagnostic ("error:" first, a
+# --> line, at NAME.br:LINE: when LINE is given, TEXT in it when given),
+# nothing that betrays a crash.
 expect_error() {
-    local name=$1 line=${2:-}
-    timeout 10 "$BRINE" build "$name.br" -o "$name.exe" >"$name.stdout" 2>"$name.stderr" </dev/null
-    local rc=$?
-    if [ $rc -eq 124 ]; then fail "$name" "took longer than 10 s"; return; fi
+    local name=$1 line=${2:-} text=${3:-}
+    build "$name" || return
     if [ $rc -gt 128 ]; then fail "$name" "killed by signal $((rc - 128))"; return; fi
     if [ $rc -ne 1 ]; then fail "$name" "exit status $rc, expected 1"; return; fi
     if ! head -c 6 "$name.stderr" | grep -q '^error:'; then fail "$name" "stderr does not start with 'error:'"; return; fi
@@ -103,14 +177,16 @@ expect_error() {
         fail "$name" "the diagnostic mentions the C compiler or an internal error"; return
     fi
     if [ -e "$name.exe" ]; then fail "$name" "an executable was written despite the error"; return; fi
+    if [ -n "$text" ] && ! head -c 100000 "$name.stderr" | grep -q -F -- "$text"; then
+        fail "$name" "the diagnostic does not say '$text'"; return
+    fi
     passed=$((passed + 1))
 }
 
 # expect_output NAME TEXT: builds, runs, and prints exactly TEXT.
 expect_output() {
     local name=$1 want=$2
-    timeout 10 "$BRINE" build "$name.br" -o "$name.exe" >"$name.stdout" 2>"$name.stderr" </dev/null
-    local rc=$?
+    build "$name" || return
     if [ $rc -ne 0 ]; then fail "$name" "build: exit status $rc, expected 0"; return; fi
     timeout 10 "./$name.exe" >"$name.stdout" 2>"$name.stderr" </dev/null
     rc=$?
@@ -130,6 +206,32 @@ expect_error long_comment 3
 expect_error tabs_mixed 3
 expect_output crlf $'42\nok'
 expect_output comment_ok 7
+
+deep="nesting deeper than 256 levels"
+for name in parens_100k brackets_100k minus_100k not_100k bnot_100k calls_100k cond_100k lambda_100k \
+            listcomp_100k index_100k field_100k methods_100k fstring_parens_100k blocks_10k \
+            nesting_errors_1000; do
+    expect_error "$name" "" "$deep"
+done
+expect_output fstring_parens_200 "10   -5"
+expect_error sum_100k 3 "expression too long: more than 2000 operators in a row"
+expect_error and_100k 3 "expression too long: more than 2000 operators in a row"
+expect_error expr_10mb 2 "expression too long: more than 2000 operators in a row"
+expect_error name_10mb 2 "undefined"
+expect_output string_10mb 10485760
+expect_output comment_10mb 7
+expect_error digits_1000 2 "does not fit in int"
+expect_error digits_1000_u64 2 "does not fit in u64"
+expect_error digits_1000_i128 2 "does not fit in i128"
+expect_error digits_1000_hex 2 "does not fit in int"
+expect_error digits_1000_bin 2 "does not fit in int"
+expect_error digits_1000_expr 2 "does not fit in int"
+expect_error digits_1000_float 2 "float literal is out of range"
+expect_output digits_1000_fraction 0.3333333333333333
+expect_error errors_100k 2 "due to 1000 or more previous errors"
+expect_error syntax_errors_100k 2
+# a program: 100,000 functions through libtcc, linear in time and memory
+LIMIT_S=120 LIMIT_MB=1536 expect_output functions_100k 150005
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -49,6 +49,17 @@ INTS = ("int", "u64", "i128")
 SCALARS = ("int", "u64", "i128", "float", "bool", "str")
 
 
+RANGE_TYPES = ["int", "int", "u64", "i128"]   # range(lo, hi, step) over every integer type (SPEC 13)
+LIT_METHODS = [True]    # literals receiving methods in every context (SPEC 3)
+
+# Hooks for forms the generator does not write itself yet (SPEC 15: reduce,
+# scans, reductions by key): (probability, fn) pairs. An "expr" hook is
+# fn(gen, type, depth) -> Expr or None, a "stmt" hook fn(gen, depth, in_loop,
+# ret) -> (lines, exec) or None; each Expr carries its model (ev) as the
+# generator's own do, so the runs are checked against it like the rest.
+FORM_HOOKS = {"expr": [], "stmt": []}
+
+
 class Panic(Exception):
     def __init__(self, msg, at=None):
         super().__init__(msg)
@@ -461,6 +472,10 @@ class Env:
 
 def copyv(v):
     if isinstance(v, list):
+        # copies count as work too: `xs += xs` in a loop doubles the array
+        Env.steps += len(v) >> 3
+        if Env.steps > 300_000:
+            raise TooBig()
         return [copyv(x) for x in v]
     if isinstance(v, tuple):
         return tuple(copyv(x) for x in v)
@@ -487,6 +502,14 @@ class Gen:
         self.newtypes = []   # this program's tuple, struct, Option and fn types
         self.pure = 0        # > 0: generating code that must not print (par elements, lambdas, fn-typed functions)
         self.impure = set()  # functions that print, directly or through a call
+        self.used = set()    # the form families drawn (FAMILIES), for the counts
+        self.ignoring = set()  # functions that ignore a parameter
+        self.in_par = 0      # > 0: generating a par reduction's element
+
+    def use(self, family):
+        self.used.add(family)
+        if self.in_par and family in ("fnval", "ignored-param"):
+            self.used.add(family + "-in-par")
 
     def big_ok(self):
         """Large generators only now and then, and never nested in another."""
@@ -596,6 +619,11 @@ class Gen:
         self.fuel -= 1
         if d <= 0 or self.fuel < 0:
             return self.leaf(t)
+        for p, hook in FORM_HOOKS["expr"]:
+            if self.r.random() < p:
+                e = hook(self, t, d)
+                if e is not None:
+                    return e
         if t in INTS:
             return self.int_expr(t, d)
         if t == "float":
@@ -658,6 +686,16 @@ class Gen:
 
     def binop(self, op, lvl, a, b, t, fn):
         sp = " " if self.r.random() < 0.9 else ""
+        if a.lit and b.lit and t in INTS:
+            # a literal expression is folded at compile time, and its
+            # overflow or division by zero is a compile error (SPEC 3): one
+            # that would panic gets a conversion, which makes it an operation
+            try:
+                v = fn(a.ev(None), b.ev(None))
+                if not RANGE[t][0] <= v <= RANGE[t][1]:
+                    raise Panic("range")
+            except Panic:
+                a = Expr(f"{t}({a.text})", 13, a.ev, t)
         ea, eb = a.ev, b.ev
         text = f"{par(a, lvl)}{sp}{op}{sp}{par(b, lvl + 1)}"
         if not sp and op == "-" and b.text.startswith("-"):
@@ -673,6 +711,10 @@ class Gen:
 
     def int_expr(self, t, d):
         r = self.r
+        if LIT_METHODS[0] and r.random() < 0.06:
+            e = self.lit_method(t, d)
+            if e is not None:
+                return e
         c = r.randrange(25)
         if c < 6:
             op = r.choice(["+", "-", "*", "/", "%", "&", "|", "^"])
@@ -724,11 +766,13 @@ class Gen:
             a = self.expr(t, d - 1)
             if a.lit:
                 a = self.typed(a, t)
+            if a.lit and a.ev(None) == RANGE[t][0]:   # -(min) of literals: a compile error
+                a = Expr(f"{t}({a.text})", 13, a.ev, t)
             ea = a.ev
             if r.random() < 0.5:
                 text = "-" + (" " if par(a, 12).startswith("-") else "") + par(a, 12)
-                return Expr(text, 12, lambda env: chk(t, -ea(env), "negation"), t, weak=a.weak)
-            return Expr("~" + par(a, 12), 12, lambda env: wrap(t, ~ea(env)), t, weak=a.weak)
+                return Expr(text, 12, lambda env: chk(t, -ea(env), "negation"), t, lit=a.lit, weak=a.weak)
+            return Expr("~" + par(a, 12), 12, lambda env: wrap(t, ~ea(env)), t, lit=a.lit, weak=a.weak)
         if c == 8:
             a = self.typed(self.expr(t, d - 1), t)
             ea = a.ev
@@ -870,11 +914,29 @@ class Gen:
             return copyv(xs[k])
         return Expr(f"{par(a, 13)}[{i.text}]", 13, ix, t)
 
+    def call_ignoring(self, t, d):
+        """A call of a function that ignores some parameter, or None."""
+        fs = [n for n in self.ignoring if self.funcs[n][1] == t and not (self.pure and n in self.impure)]
+        if not fs:
+            return None
+        name = self.r.choice(sorted(fs))
+        params = self.funcs[name][0]
+        self.use("ignored-param")
+        args = [self.typed(self.leaf(pt), pt) if self.r.random() < 0.7 else self.expr(pt, d - 1) for _, pt in params]
+        evs = [a.ev for a in args]
+        funcs = self.funcs
+
+        def call(env):
+            return run_func(funcs, name, [copyv(f(env)) for f in evs])
+        return Expr(f"{name}(" + ", ".join(a.text for a in args) + ")", 13, call, t)
+
     def call(self, t, d):
         fs = [(n, f) for n, f in self.funcs.items() if f[1] == t and not (self.pure and n in self.impure)]
         if not fs:
             return self.leaf(t)
         name, (params, ret, body) = self.r.choice(fs)
+        if name in self.ignoring:
+            self.use("ignored-param")
         args = [self.expr(pt, d - 1) for _, pt in params]
         evs = [a.ev for a in args]
         funcs = self.funcs
@@ -977,6 +1039,10 @@ class Gen:
             return self.reduction("bool", d)
         if c == 9:
             return self.cond("bool", d)
+        if c == 10:
+            e = self.bool_method(d)
+            if e is not None:
+                return e
         return self.leaf("bool")
 
     def spec_for(self, t):
@@ -1006,6 +1072,8 @@ class Gen:
 
     def str_expr(self, d):
         r = self.r
+        if r.random() < 0.15:
+            return self.str_method(d)
         c = r.randrange(10)
         if c < 2:
             a = self.expr("str", d - 1)
@@ -1068,6 +1136,7 @@ class Gen:
         return [n for n, f in self.funcs.items() if fn_type(f[0], f[1]) == t and n not in self.impure]
 
     def fn_ref(self, name):
+        self.use("fnval")
         funcs = self.funcs
         return Expr(name, 14, lambda env, n=name: (lambda vals: run_func(funcs, n, vals)), fn_type(*funcs[name][:2]))
 
@@ -1087,6 +1156,7 @@ class Gen:
         return self.lambda_expr(t, 1)
 
     def tuple_lit(self, t, comps):
+        self.use("tuple")
         comps = [self.typed(c, ft) if c.lit else c for c, ft in zip(comps, tparse(t)[1])]
         evs = [c.ev for c in comps]
         return Expr("(" + ", ".join(c.text for c in comps) + ")", 14,
@@ -1096,6 +1166,7 @@ class Gen:
         """Positional, named (any order) or both; the values evaluate in field order."""
         fs = STRUCTS[t]
         r = self.r
+        self.use("struct")
         npos = r.choice([len(fs), len(fs), 0, r.randint(0, len(fs))])
         named = [(fn, v.text) for (fn, _), v in list(zip(fs, vals))[npos:]]
         r.shuffle(named)
@@ -1104,6 +1175,7 @@ class Gen:
         return Expr(f"{t}(" + ", ".join(parts) + ")", 13, lambda env: SVal(t, [copyv(f(env)) for f in evs]), t)
 
     def some(self, t, x):
+        self.use("option")
         if x.lit:
             x = self.typed(x, tparse(t)[1])
         ex = x.ev
@@ -1189,6 +1261,7 @@ class Gen:
                     if eq_val(et, y, b):
                         return Opt(i)
                 return None
+            self.use("array-method")
             return Expr(f"{self.recv(xs)}.index({v.text})", 13, index, t)
         if c == 4 and it == "float":
             a = self.str_lit(r.choice(["1.5", "-2.25", "1_000.5", "1e3", "inf", "-nan", "x", "", "1.", ".5", " 1", "1e999", "-0"]))
@@ -1221,6 +1294,7 @@ class Gen:
         its body uses by value when it is made (SPEC 13). use: a name the body
         must read (added to it)."""
         _, ps, ret = tparse(t)
+        self.use("fnval")
         names = [self.fresh("a") for _ in ps]
         vis = {k for k, _ in self.visible(lambda v: True)}
         self.scope.append({n: (pt, False) for n, pt in zip(names, ps)})
@@ -1299,7 +1373,13 @@ class Gen:
                 o = ea(env)
                 dv = eb(env)
                 return copyv(dv if o is None else o.v)
+            self.use("option")
             return Expr(f"{self.recv(a)}.unwrap_or({b.text})", 13, unwrap_or, t)
+        return self.fn_value_call(t, d)
+
+    def fn_value_call(self, t, d):
+        """A call through a function value of a fn type returning t, or None."""
+        r = self.r
         fts = [x for x in self.newtypes if tparse(x)[0] == "fn" and tparse(x)[2] == t]
         if not fts:
             return None
@@ -1323,16 +1403,385 @@ class Gen:
             callee = self.typed(self.expr(ft, d - 1), ft)
         args = [self.expr(pt, d - 1) for pt in tparse(ft)[1]]
         ec, evs = callee.ev, [a.ev for a in args]
+        self.use("fnval")
 
         def call(env):
             f = ec(env)
             return f([copyv(e(env)) for e in evs])
         return Expr(f"{self.recv(callee)}(" + ", ".join(a.text for a in args) + ")", 13, call, t)
 
+    # -- SPEC 3, 13, 14: literal methods, str and array methods, patterns, steps --
+    # Each returns an Expr (or a statement's (lines, exec)), or None when
+    # nothing fits; the dispatchers call them now and then.
+
+    def lit_method(self, t, d):
+        """`54.wrapping_add(63)`, `(-48 * -999).wrapping_mul(7)`: a literal
+        receiving a method whose result has its type takes the context's type
+        (SPEC 3), so the whole counts as a literal (lit=True)."""
+        r = self.r
+        lo, hi = RANGE[t]
+        if r.random() < 0.3:
+            x, y = r.randint(-999, 999), r.randint(-999, 999)
+            if t == "u64":
+                x, y = abs(x), abs(y)
+            op = r.choice(["+", "-", "*"] if t != "u64" else ["+", "*"])
+            v = {"+": x + y, "-": x - y, "*": x * y}[op]
+            if not lo <= v <= hi:
+                return None
+            yt = f"({y})" if y < 0 else str(y)
+            recv, rv = f"({x} {op} {yt})", v
+        else:
+            rv = self.int_value(t)
+            recv = str(rv) if rv >= 0 and r.random() < 0.7 else f"({rv})"
+        m = r.choice(["wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_neg", "rotate_left", "rotate_right"])
+        self.use("literal-method")
+        bits = BITS[t]
+        if m == "wrapping_neg":
+            return Expr(f"{recv}.{m}()", 13, lambda env: wrap(t, -rv), t, lit=True)
+        if m in ("rotate_left", "rotate_right"):
+            k = r.randint(0, bits + 3)
+
+            def rot(env, m=m):
+                kk = k % bits
+                u = rv & ((1 << bits) - 1)
+                if m == "rotate_right":
+                    kk = (bits - kk) % bits
+                return wrap(t, ((u << kk) | (u >> (bits - kk))) & ((1 << bits) - 1))
+            return Expr(f"{recv}.{m}({k})", 13, rot, t, lit=True)
+        b = self.int_lit(t)   # a literal too: the whole takes the context's type
+        eb = b.ev
+        f = {"wrapping_add": lambda x, y: x + y, "wrapping_sub": lambda x, y: x - y,
+             "wrapping_mul": lambda x, y: x * y}[m]
+        return Expr(f"{recv}.{m}({b.text})", 13, lambda env: wrap(t, f(rv, eb(env))), t, lit=b.lit, weak=b.weak)
+
+    def slice_bounds(self, length_of):
+        """`[a:b]`, `[:b]`, `[a:]` with small literal bounds, sometimes len(x) - k.
+        Returns (text, fn env -> (lo, hi) before the check)."""
+        r = self.r
+        a = r.choice([None, 0, 0, 1, 1, 2, 3, -1])
+        b = r.choice([None, 0, 1, 2, 3, 4, 6, "len"])
+        at = "" if a is None else str(a)
+        if b == "len":
+            k = r.choice([0, 1, 2])
+            bt = f"len({length_of}) - {k}" if length_of else "2"
+            bk = (lambda n, k=k: n - k) if length_of else (lambda n: 2)
+        else:
+            bt = "" if b is None else str(b)
+            bk = (lambda n, b=b: n if b is None else b)
+        return f"[{at}:{bt}]", (lambda n: (0 if a is None else a, bk(n)))
+
+    def arr_slice(self, t, d):
+        self.use("array-method")
+        vs = [n for n, _ in self.visible(lambda v: v[0] == t)]
+        if vs and self.r.random() < 0.7:
+            name = self.r.choice(vs)
+            a = Expr(name, 14, lambda env, n=name: env.look(n)[2], t)
+        else:
+            name = None
+            a = self.typed(self.expr(t, d - 1), t)
+        text, bounds = self.slice_bounds(name)
+        ea = a.ev
+
+        def sl(env):
+            xs = ea(env)
+            lo, hi = bounds(len(xs))
+            if not 0 <= lo <= hi <= len(xs):
+                raise Panic(f"slice out of bounds: the len is {len(xs)} but the slice is {lo}..{hi}")
+            return [copyv(x) for x in xs[lo:hi]]
+        return Expr(f"{self.recv(a)}{text}", 13, sl, t)
+
+    def str_slice(self, d):
+        self.use("str-method")
+        vs = [n for n, _ in self.visible(lambda v: v[0] == "str")]
+        if vs and self.r.random() < 0.7:
+            name = self.r.choice(vs)
+            a = Expr(name, 14, lambda env, n=name: env.look(n)[2], "str")
+        else:
+            name = None
+            a = self.expr("str", d - 1)
+        text, bounds = self.slice_bounds(name)
+        ea = a.ev
+
+        def sl(env):
+            s = ea(env).encode()
+            lo, hi = bounds(len(s))
+            if not 0 <= lo <= hi <= len(s):
+                raise Panic(f"slice out of bounds: the len is {len(s)} but the slice is {lo}..{hi}")
+            for i in (lo, hi):
+                if i < len(s) and (s[i] & 0xC0) == 0x80:
+                    raise Panic(f"byte index {i} is not a char boundary")
+            return s[lo:hi].decode()
+        return Expr(f"{self.recv(a)}{text}", 13, sl, "str")
+
+    SEPS = [",", " ", "a", "ab", "é", "\n", "z", "{"]
+
+    def str_method(self, d):
+        """strip, replace, upper, lower, sep.join(xs), s[a:b]."""
+        self.use("str-method")
+        r = self.r
+        c = r.randrange(6)
+        if c == 5:
+            return self.str_slice(d)
+        if c == 4:
+            sep = self.str_lit(r.choice(self.SEPS + ["", ", "]))
+            xs = self.typed(self.expr("[str]", d - 1), "[str]")
+            es, ex = sep.ev, xs.ev
+            return Expr(f"{sep.text}.join({xs.text})", 13, lambda env: es(env).join(ex(env)), "str")
+        a = self.expr("str", d - 1)
+        ea = a.ev
+        if c == 0:
+            return Expr(f"{self.recv(a)}.strip()", 13, lambda env: ea(env).strip(" \t\n\r\x0b\x0c"), "str")
+        if c == 1:
+            x = self.str_lit(r.choice(self.SEPS + [""])) if r.random() < 0.7 else self.expr("str", d - 1)
+            y = self.expr("str", d - 1)
+            ex_, ey = x.ev, y.ev
+            return Expr(f"{self.recv(a)}.replace({x.text}, {y.text})", 13,
+                        lambda env: (lambda s, p, q: s.replace(p, q))(ea(env), ex_(env), ey(env)), "str")
+        up = c == 2
+
+        def case(env):
+            return "".join((chr(ord(ch) - 32) if "a" <= ch <= "z" else ch) if up else
+                           (chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch) for ch in ea(env))
+        return Expr(f"{self.recv(a)}.{'upper' if up else 'lower'}()", 13, case, "str")
+
+    def str_split(self, d):
+        """[str] from a str: split(sep), split(), lines()."""
+        self.use("str-method")
+        r = self.r
+        a = self.expr("str", d - 1)
+        ea = a.ev
+        c = r.randrange(3)
+        if c == 0:
+            sep = self.str_lit(r.choice(self.SEPS)) if r.random() < 0.85 else self.expr("str", d - 1)
+            es = sep.ev
+
+            def split(env):
+                s, p = ea(env), es(env)
+                if p == "":
+                    raise Panic("split: empty separator")
+                return s.split(p)
+            return Expr(f"{self.recv(a)}.split({sep.text})", 13, split, "[str]")
+        if c == 1:
+            return Expr(f"{self.recv(a)}.split()", 13, lambda env: ea(env).split(), "[str]")
+
+        def lines(env):
+            s = ea(env)
+            if s == "":
+                return []
+            parts = s.split("\n")
+            if parts[-1] == "":
+                parts.pop()
+            return [p[:-1] if p.endswith("\r") else p for p in parts]
+        return Expr(f"{self.recv(a)}.lines()", 13, lines, "[str]")
+
+    def bool_method(self, d):
+        """xs.contains(v), s.startswith(p), s.endswith(p), o.is_some(), o.is_none()."""
+        r = self.r
+        c = r.randrange(3)
+        if c == 0:
+            self.use("array-method")
+            et = r.choice(["int", "str", "float"] + [x for x in self.newtypes if not has_fn(x) and not is_arr(x)])
+            at = "[" + et + "]"
+            xs = self.typed(self.expr(at, d - 1), at)
+            v = self.typed(self.expr(et, d - 1), et)
+            ex, ev_ = xs.ev, v.ev
+            return Expr(f"{self.recv(xs)}.contains({v.text})", 13,
+                        lambda env: (lambda a, b: any(eq_val(et, y, b) for y in a))(ex(env), ev_(env)), "bool")
+        if c == 1:
+            a = self.expr("str", d - 1)
+            p = self.str_lit(r.choice(["", "a", "b", "é", " ", "ab"])) if r.random() < 0.6 else self.expr("str", d - 1)
+            m = r.choice(["startswith", "endswith"])
+            self.use("str-method")
+            ea, ep = a.ev, p.ev
+            return Expr(f"{self.recv(a)}.{m}({p.text})", 13,
+                        lambda env: getattr(ea(env), m)(ep(env)), "bool")
+        ots = [x for x in self.newtypes if tparse(x)[0] == "opt"]
+        if not ots:
+            return None
+        ot = r.choice(ots)
+        o = self.typed(self.expr(ot, d - 1), ot)
+        some = r.random() < 0.5
+        self.use("option")
+        eo = o.ev
+        return Expr(f"{self.recv(o)}.{'is_some' if some else 'is_none'}()", 13,
+                    lambda env: (eo(env) is not None) == some, "bool")
+
+    def reversed_expr(self, t, d):
+        self.use("array-method")
+        a = self.typed(self.expr(t, d - 1), t)
+        ea = a.ev
+        return Expr(f"reversed({a.text})", 13, lambda env: [copyv(x) for x in reversed(ea(env))], t)
+
+    def step_range(self):
+        """range(lo, hi, step): (text, fn env -> list); a zero step panics."""
+        self.use("range-step")
+        r = self.r
+        step = r.choice([1, 2, 3, 5, 7, 16, 17, -1, -2, -3, -16] + ([0] if r.random() < 0.05 else []))
+        lo = r.randint(-20, 20)
+        n = r.choice([0, 1, 5, 16, 17, 40, r.randint(0, 300)])
+        hi = lo + n if step > 0 else lo - n
+        if r.random() < 0.2:
+            hi = lo - hi + lo   # the wrong direction: empty
+        # range(lo, hi) over every integer type, range(lo, hi, step) over int
+        t = r.choice(RANGE_TYPES) if lo >= 0 and hi >= 0 and step == 1 else "int"
+        los = str(lo) if t == "int" else f"{t}({lo})"
+
+        def items(env):
+            if step == 0:
+                raise Panic("range step must not be zero")
+            return list(range(lo, hi, step))
+        if step == 1 and (r.random() < 0.5 or t != "int"):
+            if lo == 0 and t == "int" and r.random() < 0.5:
+                return f"range({hi})", t, items
+            return f"range({los}, {hi})", t, items
+        return f"range({los}, {hi}, {step})", t, items
+
+    def pattern_iterable(self, d):
+        """`enumerate(xs)` or `zip(xs, ys)` for a tuple pattern: (text, [t1, t2], fn env -> [tuples])."""
+        self.use("enumerate/zip")
+        r = self.r
+        pool = ["[int]", "[float]", "[str]"] + [x for x in self.newtypes if is_arr(x)]
+
+        def src(t):
+            vs = [n for n, _ in self.visible(lambda v: v[0] == t)]
+            if vs and r.random() < 0.7:
+                n = r.choice(vs)
+                return n, (lambda env, n=n: env.look(n)[2])
+            a = self.typed(self.arr_expr(t, d - 1), t)
+            return a.text, a.ev
+        ta = r.choice(pool)
+        ta_text, ta_ev = src(ta)
+        if r.random() < 0.5:
+            return f"enumerate({ta_text})", ["int", elem(ta)], lambda env: list(enumerate(ta_ev(env)))
+        tb = r.choice(pool)
+        tb_text, tb_ev = src(tb)
+        return f"zip({ta_text}, {tb_text})", [elem(ta), elem(tb)], lambda env: list(zip(ta_ev(env), tb_ev(env)))
+
+    def more_stmt(self, depth, in_loop, ret):
+        """A statement of SPEC 13/14's array methods and loops, or None."""
+        r = self.r
+        c = r.randrange(5)
+        if c == 0 and depth > 0:
+            if r.random() < 0.5:
+                text, ts, items = self.pattern_iterable(2)
+                names = [self.fresh("k") for _ in ts]
+                head = f"for ({names[0]}, {names[1]}) in {text}:"
+            else:
+                text, t, its = self.step_range()
+                ts, names = [t], [self.fresh("k")]
+                items = lambda env, its=its: [(x,) for x in its(env)]
+                head = f"for {names[0]} in {text}:"
+            self.scope.append({n: (t, False) for n, t in zip(names, ts)})
+            body, bex = self.block(depth - 1, True, ret)
+            self.scope.pop()
+
+            def ex(env):
+                for tup in copyv(items(env)):
+                    sub = Env(env)
+                    for n, t, x in zip(names, ts, tup):
+                        sub.vars[n] = [t, False, x]
+                    try:
+                        bex(sub)
+                    except Break:
+                        break
+                    except Continue:
+                        continue
+            return [head] + body, ex
+        vs = self.visible(lambda v: v[1] and is_arr(v[0]))
+        if not vs or r.random() < 0.2:
+            if self.pure:
+                return None
+            t = self.pick_new(lambda x: is_arr(x), 0.8) or r.choice(["[str]", "[int]", "[[int]]"])
+            return self.let_stmt(mutable=True, t=t)
+        name, (t, _) = r.choice(vs)
+        et = elem(t)
+        m = r.choice(["extend", "+=", "insert", "remove", "pop", "reverse"])
+        self.use("array-method")
+        if m in ("extend", "+="):
+            ys = self.typed(self.expr(t, 2), t)
+            ey = ys.ev
+
+            def ex(env):
+                vals = copyv(ey(env))
+                xs = env.look(name)[2]
+                if len(xs) + len(vals) > 20_000:
+                    raise TooBig()
+                xs.extend(vals)
+            return [f"{name}.extend({ys.text})" if m == "extend" else f"{name} += {ys.text}"], ex
+        if m == "reverse":
+            return [f"{name}.reverse()"], lambda env: env.look(name)[2].reverse()
+        k = r.choice([0, 0, 1, 2, -1, 3])
+        kt = f"len({name}) - 1" if r.random() < 0.3 else str(k)
+        kf = (lambda n: n - 1) if kt.startswith("len") else (lambda n: k)
+        if m == "insert":
+            v = self.typed(self.expr(et, 2), et)
+            evv = v.ev
+
+            def ex(env):
+                xs = env.look(name)[2]
+                val = copyv(evv(env))
+                i = kf(len(xs))
+                if not 0 <= i <= len(xs):
+                    raise Panic(f"insertion index out of bounds: the len is {len(xs)} but the index is {i}")
+                xs.insert(i, val)
+            return [f"{name}.insert({kt}, {v.text})"], ex
+        pr = not has_fn(et) and not self.pure
+
+        def take(env):
+            xs = env.look(name)[2]
+            if m == "pop":
+                if not xs:
+                    raise Panic("pop from an empty array")
+                return xs.pop()
+            i = kf(len(xs))
+            if not 0 <= i < len(xs):
+                raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {i}")
+            return xs.pop(i)
+        call = f"{name}.pop()" if m == "pop" else f"{name}.remove({kt})"
+        if pr:
+            def ex(env):
+                env_out(env).append(show(et, take(env)) + "\n")
+            return [f"print({call})"], ex
+        return [call], take
+
+    def small_function(self):
+        """`fn f(p1, p2, p3) -> R: return EXPR` whose EXPR reads only some of
+        its parameters (or none): small enough to be inlined, also into par
+        elements, where the parameter it ignores must not be captured."""
+        r = self.r
+        name = self.fresh("f")
+        params = [(self.fresh("p"), self.pick_new(lambda x: not is_arr(x), 0.3) or r.choice(("int", "float", "int", "str", "u64")))
+                  for _ in range(r.randint(1, 4))]
+        ret = self.pick_new(lambda x: not is_arr(x), 0.2) or r.choice(("int", "float", "bool", "i128"))
+        used = [p for p in params if r.random() < 0.4]
+        self.scope = [dict(self.consts), {p: (t, False) for p, t in used}]
+        self.fuel = 12
+        self.pure += 1
+        e = self.typed(self.expr(ret, 2), ret)
+        self.pure -= 1
+        self.scope = []
+        ee = e.ev
+
+        def run(env):
+            return copyv(ee(Env(env)))
+        self.funcs[name] = (params, ret, run)
+        if len(used) < len(params):
+            self.ignoring.add(name)
+        if set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", e.text)) & self.impure:
+            self.impure.add(name)
+        return [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:", f"    return {e.text}"]
+
     # -- arrays --
     def arr_expr(self, t, d):
         r = self.r
         et = elem(t)
+        x = r.random()
+        if x < 0.1:
+            return self.arr_slice(t, d)
+        if x < 0.15:
+            return self.reversed_expr(t, d)
+        if x < 0.3 and t == "[str]":
+            return self.str_split(d)
         c = r.randrange(8)
         if c < 2 and not is_arr(et):
             return self.comprehension(t, d)
@@ -1350,6 +1799,7 @@ class Gen:
         if c == 5 and ordered(et) and r.random() < 0.5:
             a = self.typed(self.expr(t, d - 1), t)
             ea = a.ev
+            self.use("array-method")
             return Expr(f"sorted({a.text})", 13, lambda env: sorted(copyv(ea(env)), key=lambda v: sort_key(et, v)), t)
         items = [self.expr(et, d - 1) for _ in range(r.randint(0 if False else 1, 4))]
         return self.arr_lit(t, items)
@@ -1368,6 +1818,14 @@ class Gen:
             loe, hie = self.int_lit("int", lo), self.int_lit("int", hi)
             text = f"{loe.text}..{'=' if incl else ''}{hie.text}"
             return text, "int", lambda env: list(range(lo, lo + n))
+        if c < 0.78:
+            return self.step_range()
+        if c < 0.88:
+            # an array of aggregates or function values (called in the element)
+            vs = self.visible(lambda v: is_arr(v[0]) and v[0] in self.newtypes)
+            if vs:
+                name, (t, _) = r.choice(vs)
+                return name, elem(t), lambda env, n=name: env.look(n)[2]
         t = r.choice(["[int]", "[float]", "[str]", "[u64]"])
         vs = self.visible(lambda v: v[0] == t)
         if vs:
@@ -1395,29 +1853,49 @@ class Gen:
         n = r.choice([0, 1, 2, 3, 5, 7, 15, 16, 17, r.randint(0, 40)])
         return f"{lo}..{lo + n}", "int", lambda env: list(range(lo, lo + n))
 
-    def generator(self, et, d):
+    def generator(self, et, d, is_par=False):
         """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
         scope: several clauses give the elements in row-major order."""
         nmore = 0
         if self.r.random() < 0.25 and not self.nested_clauses:
             nmore = self.r.choice([1, 1, 2])
         self.nested_clauses += nmore > 0   # no large first clause under later ones
-        src, vt, items = self.iterable(d)
+        if nmore:
+            self.use("multi-clause")
+        if self.r.random() < 0.15:
+            src, pts, items = self.pattern_iterable(d)
+            names = [self.fresh("i") for _ in pts]
+            v = "(" + ", ".join(names) + ")"
+            vt = pts
+        else:
+            src, vt, items = self.iterable(d)
+            v = self.fresh("i")
         self.nested_clauses -= nmore > 0
-        v = self.fresh("i")
         clauses = [(v, vt, items, src)]
-        self.scope.append({v: (vt, False)})
+        if isinstance(vt, list):
+            self.scope.append({n: (pt, False) for n, pt in zip(names, pts)})
+        else:
+            self.scope.append({v: (vt, False)})
         for _ in range(nmore):
-            ltext, lt, litems = self.later_iterable([(c[0], c[1]) for c in clauses])
+            ltext, lt, litems = self.later_iterable([(c[0], c[1]) for c in clauses if not isinstance(c[1], list)])
             w = self.fresh("i")
             clauses.append((w, lt, litems, ltext))
             self.scope[-1][w] = (lt, False)
         self.nested_clauses += nmore > 0
         self.pure += 1   # elements print nothing: a par reduction runs them in no fixed order
-        e = self.expr(et, d - 1)
+        self.in_par += is_par
+        e = None
+        x = self.r.random()
+        if x < 0.15:
+            e = self.fn_value_call(et, d - 1)      # function values inside elements
+        elif x < 0.3:
+            e = self.call_ignoring(et, d - 1)      # an inlined call that ignores a parameter
+        if e is None:
+            e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        self.in_par -= is_par
         self.pure -= 1
         self.nested_clauses -= nmore > 0
         self.scope.pop()
@@ -1439,7 +1917,11 @@ class Gen:
                 name, ct, its, _ = clauses[ci]
                 for x in its(sub):
                     inner = Env(sub)
-                    inner.vars[name] = [ct, False, x]
+                    if isinstance(ct, list):   # a tuple pattern (enumerate, zip)
+                        for n, pt, y in zip(name[1:-1].split(", "), ct, x):
+                            inner.vars[n] = [pt, False, y]
+                    else:
+                        inner.vars[name] = [ct, False, x]
                     walk(inner, ci + 1)
             walk(env, 0)
             return out
@@ -1468,14 +1950,18 @@ class Gen:
                 def each(env, n=name):
                     return [(lambda x=x: (True, x)) for x in env.look(n)[2]]
                 return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t)
-        gtext, each, weak = self.generator(et, d)
+        gtext, each, weak = self.generator(et, d, is_par)
+        if is_par:
+            self.use("par")
         text = ("par " if is_par else "") + f"{red}({gtext})"
         return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t, weak=weak)
 
     def comprehension(self, t, d):
         et = elem(t)
-        gtext, each, _ = self.generator(et, d)
         is_par = self.r.random() < 0.5
+        gtext, each, _ = self.generator(et, d, is_par)
+        if is_par:
+            self.use("par")
 
         def ev(env):
             out = []
@@ -1509,6 +1995,15 @@ class Gen:
             st = self.new_stmt()
             if st is not None:
                 return st
+        if r.random() < 0.15:
+            st = self.more_stmt(depth, in_loop, ret)
+            if st is not None:
+                return st
+        for p, hook in FORM_HOOKS["stmt"]:
+            if r.random() < p:
+                st = hook(self, depth, in_loop, ret)
+                if st is not None:
+                    return st
         if c < 5:
             return self.print_stmt()
         if c < 9:
@@ -1703,6 +2198,7 @@ class Gen:
                 elif op == "-":
                     v = chk(ft, s.f[i] - v, "subtraction") if ft == "int" else s.f[i] - v
                 s.f[i] = v
+            self.use("struct")
             tgt = f"{name}[{k}].{fname}" if inarr else f"{name}.{fname}"
             return [f"{tgt} {op}= {e.text}"], ex
         if c == 3:
@@ -1737,6 +2233,7 @@ class Gen:
 
             def ex(env):
                 env.look(name)[2].sort(key=lambda v: sort_key(et, v))
+            self.use("array-method")
             return [f"{name}.sort()"], ex
         # an array of functions called by a run-time index
         fts = [x for x in self.newtypes if tparse(x)[0] == "fn"]
@@ -2024,6 +2521,9 @@ def reduce_model(red, t, is_par, thunks):
     return res
 
 
+USED = {}   # seed -> the form families its program drew
+
+
 def generate(seed):
     """(program text, expected stdout, expected panic message or None)."""
     g = Gen(seed)
@@ -2057,6 +2557,8 @@ def generate(seed):
         lines += g.function(ft) + [""]    # every fn type has a function value (typed() needs one)
     g.newtypes = newtypes
     lines = decls + lines
+    for _ in range(g.r.randint(0, 2)):
+        lines += g.small_function() + [""]
     for _ in range(g.r.randint(0, 3)):
         lines += g.function() + [""]
     g.scope = [dict(g.consts), {}]
@@ -2068,8 +2570,13 @@ def generate(seed):
     while len(body) < n and tries < 60:
         tries += 1
         saved_scope = {k: v for k, v in g.scope[-1].items()}
-        saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
+        Env.steps = 0
+        try:
+            saved_vars = {k: [c[0], c[1], copyv(c[2])] for k, c in root.vars.items()}
+        except TooBig:
+            break
         saved_out = len(root.out)
+        saved_used = set(g.used)
         ls, ex = g.stmt(2, False)
         Env.steps = 0
         try:
@@ -2083,11 +2590,13 @@ def generate(seed):
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
+            g.used = saved_used
             continue
         except (RecursionError, TooBig):
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
+            g.used = saved_used
             continue
         body.append(ls)
     lines = [f"import {m}" for m in sorted(g.imports)] + ([""] if g.imports else []) + lines
@@ -2108,13 +2617,63 @@ def generate(seed):
                 out += part
         clean.append(out)
     place = places.get(panic_at) if panic_at is not None else None
+    USED[seed] = sorted(g.used)
     return "\n".join(clean) + "\n", "".join(root.out), panic, place
 
 
 # ---- running brine ------------------------------------------------------------
 
-def run_prog(brine, seed, gen, tmp, timeout):
-    """Returns a list of problem strings (empty: all agree with the model)."""
+OPT_PASSES = ("fnvals", "inline", "loops", "borrow", "interchange")   # compiler/opt.c's table
+THREADS = ("1", "2", "7")
+
+# The form families counted (Gen.use): a program counts in a family when a
+# statement it kept drew that form.
+FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
+            "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par"]
+
+
+def classify(problem):
+    """A finding's class: internal, cc (the C compiler rejects brine's C),
+    compile (a program the generator thinks valid is rejected), crash (a
+    signal), timeout, builds (builds or thread counts disagree), model."""
+    if "exit 70" in problem or "internal error" in problem:
+        return "internal"
+    if "build exit" in problem:
+        return "cc" if "error:" in problem and ".c:" in problem else "compile"
+    if "signal" in problem:
+        return "crash"
+    if "timed out" in problem:
+        return "timeout"
+    if "differs from (" in problem:
+        return "builds"
+    return "model"
+
+
+def build_and_run(brine, d, name, extra, threads, timeout):
+    """Builds p.br into name with the extra options; (problems, {threads: result}, C text)."""
+    exe = os.path.join(d, name)
+    cmd = [brine, "build", "p.br", "-o", exe, "--emit-c"] + extra
+    try:
+        b = subprocess.run(cmd, cwd=d, capture_output=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return [f"{name} build timed out"], {}, None
+    if b.returncode != 0:
+        return [f"{name} build exit {b.returncode}: " + b.stderr.decode(errors="replace")[:600]], {}, None
+    with open(exe + ".c", "rb") as f:
+        c = f.read()
+    out, problems = {}, []
+    for th in threads:
+        env = dict(os.environ, BRINE_THREADS=th, BRINE_GPU="off")
+        try:
+            p = subprocess.run([exe], cwd=d, env=env, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            out[th] = (p.returncode, p.stdout, p.stderr)
+        except subprocess.TimeoutExpired:
+            problems.append(f"{name} run BRINE_THREADS={th} timed out")
+    return problems, out, c
+
+
+def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
+    """Returns (problems, src, model out, (panic, place), variants run)."""
     src, out, panic, place = gen
     d = os.path.join(tmp, str(seed))
     os.makedirs(d, exist_ok=True)
@@ -2123,25 +2682,29 @@ def run_prog(brine, seed, gen, tmp, timeout):
         f.write(src)
     problems = []
     results = {}
+    cs = {}
     for mode in ("dev", "release"):
-        exe = os.path.join(d, "p_" + mode)
-        cmd = [brine, "build", "p.br", "-o", exe] + (["--release"] if mode == "release" else [])
-        try:
-            b = subprocess.run(cmd, cwd=d, capture_output=True, timeout=120)
-        except subprocess.TimeoutExpired:
-            problems.append(f"{mode} build timed out")
-            continue
-        if b.returncode != 0:
-            problems.append(f"{mode} build exit {b.returncode}: " + b.stderr.decode(errors="replace")[:600])
-            continue
-        for th in ("1", "3"):
-            env = dict(os.environ, BRINE_THREADS=th, BRINE_GPU="off")
-            try:
-                p = subprocess.run([exe], cwd=d, env=env, capture_output=True, timeout=timeout,
-                                   stdin=subprocess.DEVNULL)
-                results[(mode, th)] = (p.returncode, p.stdout, p.stderr)
-            except subprocess.TimeoutExpired:
-                problems.append(f"{mode} run BRINE_THREADS={th} timed out")
+        pr, res, c = build_and_run(brine, d, mode, ["--release"] if mode == "release" else [], THREADS, timeout)
+        problems += pr
+        cs[mode] = c
+        for th, v in res.items():
+            results[(mode, th)] = v
+    # the optimizer off, then each pass alone off: a second oracle (dev
+    # builds at 2 threads; a variant whose C is the optimized C is not run)
+    nvar = 0
+    if opt_variants and cs.get("dev") is not None:
+        seen = {cs["dev"]}
+        for spec in ["none"] + ["-" + p for p in OPT_PASSES]:
+            pr, res, c = build_and_run(brine, d, "opt" + spec, ["--opt=" + spec], (), timeout)
+            if pr or c in seen:
+                problems += pr
+                continue
+            seen.add(c)
+            nvar += 1
+            pr, res, c = build_and_run(brine, d, "opt" + spec, ["--opt=" + spec], ("2",), timeout)
+            problems += pr
+            for th, v in res.items():
+                results[("--opt=" + spec, th)] = v
     vals = list(results.items())
     for k, v in vals[1:]:
         if v != vals[0][1]:
@@ -2152,9 +2715,9 @@ def run_prog(brine, seed, gen, tmp, timeout):
     if vals:
         rc, so, se = vals[0][1]
         exp_rc = 101 if panic else 0
-        if rc != exp_rc:
+        if rc != exp_rc and rc >= 0:
             problems.append(f"status {rc}, model expects {exp_rc} ({panic}); stderr: {se.decode(errors='replace')[:300]}")
-        if so.decode(errors="replace") != out:
+        if so.decode(errors="replace") != out and rc >= 0:
             problems.append("stdout differs from the model")
         if panic and rc == 101:
             first = se.decode(errors="replace").split("\n")[0]
@@ -2163,19 +2726,44 @@ def run_prog(brine, seed, gen, tmp, timeout):
             at = (se.decode(errors="replace").split("\n") + [""])[1]
             if place and at != "  --> p.br:" + place:
                 problems.append(f"panic place: got {at!r}, model 'p.br:{place}'")
-    return problems, src, out, (panic, place)
+    return problems, src, out, (panic, place), nvar
+
+
+def read_seeds(path):
+    """A seed list file: one seed a line, `A-B` for a range; `#` comments."""
+    seeds = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#")[0].strip()
+            if not line:
+                continue
+            if "-" in line[1:]:
+                lo, hi = line.split("-", 1)
+                seeds += range(int(lo), int(hi) + 1)
+            else:
+                seeds.append(int(line))
+    return seeds
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("brine", nargs="?")
-    ap.add_argument("-n", type=int, default=100)
+    ap.add_argument("-n", type=int, default=100, help="programs from --seed on")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", help="a file of seeds (A-B ranges) instead of -n/--seed")
+    ap.add_argument("--exclude", help="a file of seeds to leave out (known findings being fixed elsewhere)")
+    ap.add_argument("--fresh", type=int, default=0, help="also N seeds drawn from the clock (printed)")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=30)
     ap.add_argument("--keep", default="/tmp/brine-fuzz")
     ap.add_argument("--show", type=int)
+    ap.add_argument("--no-opt-variants", action="store_true", help="skip the --opt=none and pass-off builds")
+    ap.add_argument("--no-literal-methods", action="store_true", help="no literals receiving methods (SPEC 3)")
+    ap.add_argument("--int-ranges-only", action="store_true", help="range(lo, hi, step) over int only")
     a = ap.parse_args()
+    LIT_METHODS[0] = not a.no_literal_methods
+    if a.int_ranges_only:
+        RANGE_TYPES[:] = ["int"]
     sys.setrecursionlimit(10000)
     if a.show is not None:
         src, out, panic, place = generate(a.show)
@@ -2188,33 +2776,56 @@ def main():
         ap.error("BRINE is needed")
     brine = os.path.abspath(a.brine)
     os.makedirs(a.keep, exist_ok=True)
+    seeds = read_seeds(a.seeds) if a.seeds else list(range(a.seed, a.seed + a.n))
+    if a.exclude:
+        skip = set(read_seeds(a.exclude))
+        seeds = [x for x in seeds if x not in skip]
+    if a.fresh:
+        fr = random.Random().sample(range(10_000_000, 2_000_000_000), a.fresh)
+        print("fresh seeds: " + " ".join(map(str, fr)), flush=True)
+        seeds += fr
     bad = 0
+    fam_count, fam_bad, cls_count = {}, {}, {}
+    nvariants = 0
     with tempfile.TemporaryDirectory(prefix="brine-fuzz-") as tmp, cf.ThreadPoolExecutor(a.j) as ex:
         # generate here, one at a time (the model keeps module state); build and run in parallel
         futs = {}
-        for s in range(a.seed, a.seed + a.n):
+        for s in seeds:
             try:
                 g = generate(s)
             except Exception as e:  # a bug in the generator itself
                 print(f"seed {s}: generator error {e!r}", flush=True)
+                bad += 1
+                cls_count["generator"] = cls_count.get("generator", 0) + 1
                 continue
-            futs[ex.submit(run_prog, brine, s, g, tmp, a.timeout)] = s
+            futs[ex.submit(run_prog, brine, s, g, tmp, a.timeout, not a.no_opt_variants)] = s
         for fu in cf.as_completed(futs):
             s = futs[fu]
             try:
-                problems, src, out, panic = fu.result()
+                problems, src, out, panic, nvar = fu.result()
             except Exception as e:  # a bug in the generator itself
                 print(f"seed {s}: generator error {e!r}", flush=True)
                 bad += 1
                 continue
+            nvariants += nvar
+            fams = USED.get(s, [])
+            for f in fams:
+                fam_count[f] = fam_count.get(f, 0) + 1
             if problems:
                 bad += 1
+                for f in fams:
+                    fam_bad[f] = fam_bad.get(f, 0) + 1
+                for c in sorted({classify(p) for p in problems}):
+                    cls_count[c] = cls_count.get(c, 0) + 1
                 with open(os.path.join(a.keep, f"{s}.br"), "w") as f:
                     f.write(src)
                 with open(os.path.join(a.keep, f"{s}.model"), "w") as f:
                     f.write(out + (f"# panic: {panic[0]}" + (f" at {panic[1]}" if panic[1] else "") + "\n" if panic[0] else ""))
-                print(f"seed {s}: " + " | ".join(problems), flush=True)
-    print(f"{a.n} programs, {bad} with findings")
+                print(f"seed {s}: [{','.join(sorted({classify(p) for p in problems}))}] " + " | ".join(problems), flush=True)
+    print("programs per form family (with findings): " +
+          ", ".join(f"{n} {fam_count.get(n, 0)} ({fam_bad.get(n, 0)})" for n in FAMILIES))
+    print("findings by class: " + (", ".join(f"{k} {v}" for k, v in sorted(cls_count.items())) or "none"))
+    print(f"{len(seeds)} programs, {nvariants} optimizer-off variants with C of their own run, {bad} with findings")
     return 1 if bad else 0
 
 
