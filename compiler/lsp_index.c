@@ -337,6 +337,8 @@ static void walk_gen(struct gen *g)
         walk_expr(g->elem);
         walk_expr(g->cond);
         walk_expr(g->early);
+        walk_expr(g->key);
+        walk_expr(g->nkeys);
     }
 }
 
@@ -481,6 +483,8 @@ static void walk_expr(struct node *n)
     case N_REDUCE:
         if (n->u.reduce.par)
             par_entry(n, n->u.reduce.elem_type, reducer_name[n->u.reduce.reducer]);
+        walk_expr(n->u.reduce.fnv);
+        walk_expr(n->u.reduce.start);
         if (n->u.reduce.gen)
             walk_gen(n->u.reduce.gen);
         walk_expr(n->u.reduce.array);
