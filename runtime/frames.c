@@ -67,8 +67,26 @@ void brt_backtrace_env(void)
     else brt_bad_env("BRINE_BACKTRACE must be 0 or 1", b);
 }
 
+/* A par element's place: its name reads "f: a par element of FILE:L:C". */
+static bool par_element_place(const brt_loc *l)
+{
+    return l && l->fn && strstr(l->fn, ": a par element of ") != NULL;
+}
+
+/* A par element's place directly above the same place is one frame: each
+ * level of a split par construct (halves of halves, tasks of the pool)
+ * writes the element's place into its own slot, and a panic rethrown
+ * through those levels walks each of them; a par construct cannot hold
+ * itself without a call between, so two such frames in a row are one.
+ * (Calls are never merged: a recursion from one call site is many frames.) */
 void brt_chain_push(brt_chain *c, const brt_loc *l)
 {
+    if (c->n > 0 && par_element_place(l)) {
+        const brt_loc *prev = c->tail[(c->n - 1) % BRT_CHAIN_KEEP];
+        if (prev == l || (par_element_place(prev) && prev->line == l->line && prev->col == l->col &&
+                          strcmp(prev->fn, l->fn) == 0))
+            return;
+    }
     if (c->n < BRT_CHAIN_KEEP) c->head[c->n] = l;
     c->tail[c->n % BRT_CHAIN_KEEP] = l;
     c->n++;
