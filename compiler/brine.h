@@ -734,7 +734,7 @@ void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
  * stop_after names no pass. */
 bool optimize(struct ir_program *ir, const char *stop_after);
 extern const char *const opt_pass_names[]; /* NULL-terminated, for --dump=ir:PASS */
-/* --opt=SPEC (all, none, -PASS, +PASS, comma-separated) at arg: turns
+/* --opt=PASSES (all, none, -PASS, +PASS, comma-separated) at arg: turns
  * passes off for optimize(); false when arg is not an --opt option. */
 bool opt_option(const char *arg);
 const char *opt_option_given(void); /* the last SPEC given, or NULL */

@@ -39,7 +39,7 @@ static const struct cli_option top_options[] = {
 
 #define CPU_OPTION {"cpu", 0, "CPU", OPT_CPU, "release: native (-march=native: this machine's CPU) or\ngeneric (the default); the output is the same"}
 #define DENY_OPTION {"deny-warnings", 0, NULL, OPT_DENY_WARNINGS, "report warnings as errors (exit 1)"}
-#define OPT_PASSES_OPTION {"opt", 0, "SPEC", OPT_OPT, "optimizer passes: all (default), none, -PASS (one off), +PASS,\ncomma-separated, left to right; the same output whatever SPEC"}
+#define OPT_PASSES_OPTION {"opt", 0, "PASSES", OPT_OPT, "optimizer passes: all (default), none, -PASS (one off), +PASS,\ncomma-separated, left to right; the same output whatever PASSES"}
 
 static const struct cli_option build_options[] = {
     {"out", 'o', "OUT", OPT_OUT, "the program to write (default: FILE without .br)"},
@@ -74,7 +74,7 @@ static const struct cli_option test_options[] = {
     {"threads", 0, "LIST", OPT_THREADS, "the BRINE_THREADS counts to run at (default 1,4)"},
     {"jobs", 'j', "N", OPT_JOBS, "tests run at a time, 1 to 256 (default 2)"},
     {"timeout", 0, "S", OPT_TIMEOUT, "seconds per build or run, 1 to 86400 (default 60)"},
-    {"opt", 0, "SPEC", OPT_OPT, "the builds' optimizer passes: all (default), none, -PASS, +PASS"},
+    {"opt", 0, "PASSES", OPT_OPT, "the builds' optimizer passes: all (default), none, -PASS, +PASS"},
     {0},
 };
 
@@ -100,18 +100,18 @@ static const struct cli_option lsp_options[] = {
 };
 
 const struct cli_command cli_commands[] = {
-    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]",
+    {"build", "FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=PASSES]",
      "compile FILE.br to a native program (default OUT: FILE without .br)",
      "Compiles FILE.br to a native program; options may stand before or after FILE.",
      build_options, false},
-    {"run", "[--release [--cpu=native]] [--deny-warnings] [--opt=SPEC] FILE.br|- [ARGS...]",
+    {"run", "[--release [--cpu=native]] [--deny-warnings] [--opt=PASSES] FILE.br|- [ARGS...]",
      "build FILE.br in memory (dev build) and run it with ARGS",
      "Builds FILE.br and runs it with ARGS; exits with the program's status.\n"
      "Everything after FILE.br belongs to the program, options included.\n"
      "FILE '-' reads the program from stdin. A script can start with the line\n"
      "#!/usr/bin/env -S brine run",
      run_options, true},
-    {"test", "[PATH...] [-k PATTERN] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S] [--opt=SPEC]",
+    {"test", "[PATH...] [-k PATTERN] [--bless] [--release | --dev] [--cpu=native] [--threads 1,4] [-j N] [--timeout S] [--opt=PASSES]",
      "run the tests under PATH (default tests/)",
      "Runs the golden tests under each PATH (a directory, searched recursively, or a\n"
      "NAME.br; default tests/). A test is NAME.br with NAME.out beside it. Prints a\n"

@@ -9,7 +9,7 @@
  * after each pass, in every build; `brine --dump=ir:PASS FILE.br` prints
  * the IR after PASS (`--dump=ir` is the IR as lowered).
  *
- * `--opt=SPEC` (opt_option) turns passes off: the unoptimized program is
+ * `--opt=PASSES` (opt_option) turns passes off: the unoptimized program is
  * a second oracle for the tests, and each pass alone off finds the pass a
  * difference comes from. Every pass may change which variables an element
  * reads (an inlined call that ignores a parameter reads one less), so the
@@ -37,7 +37,7 @@ const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", "in
 #define NPASSES (sizeof passes / sizeof *passes)
 
 static bool pass_off[NPASSES];  /* by index in passes: --opt turned it off */
-static const char *opt_spec;    /* the last --opt=SPEC given, for child builds */
+static const char *opt_spec;    /* the last --opt=PASSES given, for child builds */
 
 /* A pass's index by name, or -1. */
 static int pass_index(const char *name, size_t len)

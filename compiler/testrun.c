@@ -142,7 +142,7 @@ static struct {
     char *tmpdir;
     atomic_int next;
     int printed;
-    char *opt_arg;   /* "--opt=SPEC" for the builds, or NULL */
+    char *opt_arg;   /* "--opt=PASSES" for the builds, or NULL */
     bool counter;    /* stdout is a terminal: a progress counter, not a line per test */
     pthread_mutex_t print_lock;
     int npassed, nfailed;
@@ -452,7 +452,7 @@ static bool build(struct test *t, int mode, const char *exe, const char *outf, c
     int n = 0;
     argv[n++] = (char *)brine_paths()->exe;
     argv[n++] = "build";
-    if (T.opt_arg) /* --opt=SPEC: the passes the tests' builds run */
+    if (T.opt_arg) /* --opt=PASSES: the passes the tests' builds run */
         argv[n++] = T.opt_arg;
     argv[n++] = "--color=never";
     argv[n++] = mode == RELEASE ? "--release" : "--dev";

@@ -105,7 +105,7 @@ for c in build run test fmt help dump; do
     check "help $c is $c --help" same h1.out h2.out
 done
 "$BRINE" help build > h.out
-check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=SPEC]" ]
+check "help build: its usage line" [ "$(head -n 1 h.out)" = "usage: brine build FILE.br [-o OUT] [--release [--cpu=native]] [--emit-c] [-g] [--emit-cuda] [--deny-warnings] [--opt=PASSES]" ]
 check "help build: -o, --out OUT" has h.out "  -o, --out OUT "
 "$BRINE" help > h.out
 "$BRINE" --help > h2.out
