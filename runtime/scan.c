@@ -86,6 +86,10 @@ typedef struct scan_job {
     unsigned char *lv[MAX_LEV], *lh[MAX_LEV];
     int64_t *off;               /* filter: each leaf's first entry */
     unsigned char *out;
+    /* phase 2's scratch, one slice per unit, owned by the run (not by the
+     * tasks, which a panic in f abandons): carries, their has-value flags,
+     * and a running value per unit */
+    unsigned char *car, *ch, *acc;
 } scan_job;
 
 static int64_t leaf_hi(const scan_job *s, int64_t L)
@@ -151,7 +155,8 @@ static bool carry_of(scan_job *s, int64_t L, unsigned char *acc)
 
 /* Carries and entries of leaves [a, b), a aligned to a power of two >= b - a
  * (or 0), in ascending order; car/ch: room for b - a carries. */
-static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char *car, unsigned char *ch, bool entries)
+static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char *car, unsigned char *ch,
+                                unsigned char *accp, bool entries)
 {
     const brt_fold *f = s->f;
     size_t vs = s->vs;
@@ -170,26 +175,19 @@ static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char
     }
     if (!entries)
         return;
-    _Alignas(16) unsigned char acc[256];
-    unsigned char *accp = vs <= sizeof acc ? acc : brt_xmalloc(vs);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
         memcpy(accp, car + (size_t)(L - a) * vs, vs);
         unsigned char *dst = s->out + (size_t)(s->off ? s->off[L] : lo) * vs;
         f->lscan(f->env, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, hi - lo, accp, ch[L - a] != 0, dst);
     }
-    if (accp != acc)
-        free(accp);
 }
 
 static void phase2(void *arg, int64_t u)
 {
     scan_job *s = arg;
     int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
-    unsigned char *car = brt_xmalloc((size_t)(b - a) * s->vs), *ch = brt_xmalloc((size_t)(b - a));
-    carries_and_entries(s, a, b, car, ch, true);
-    free(car);
-    free(ch);
+    carries_and_entries(s, a, b, s->car + (size_t)a * s->vs, s->ch + a, s->acc + (size_t)u * s->vs, true);
 }
 
 /* Prefix sums of the leaves' kept counts: each leaf's first entry. */
@@ -239,7 +237,7 @@ static void scan_exact(scan_job *s)
     if (s->off)
         offsets(s);
     unsigned char *car = brt_xmalloc((size_t)s->nl * vs), *ch = brt_xmalloc((size_t)s->nl);
-    carries_and_entries(s, 0, s->nl, car, ch, false);
+    carries_and_entries(s, 0, s->nl, car, ch, NULL, false);
     /* then the entries, in index order */
     _Alignas(16) unsigned char accb[256];
     unsigned char *accp = vs <= sizeof accb ? accb : brt_xmalloc(vs);
@@ -320,8 +318,15 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
             s.out = out->data;
         }
         int64_t units = (s.nl + UNIT - 1) / UNIT;
+        s.car = brt_xmalloc((size_t)s.nl * s.vs);
+        s.ch = brt_xmalloc((size_t)s.nl);
+        s.acc = brt_xmalloc((size_t)units * s.vs);
         brt_trap panic;
-        if (brt_pool_run(units, phase2, &s, &panic) >= 0) {
+        int64_t failed = brt_pool_run(units, phase2, &s, &panic);
+        free(s.car);
+        free(s.ch);
+        free(s.acc);
+        if (failed >= 0) {
             free(panic.msg);
             fast = false;
         } else {
