@@ -31,7 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from valgrind_golden import VALGRIND, collect, headers, read  # noqa: E402
+from valgrind_golden import VALGRIND, collect, headers, judge  # noqa: E402
 
 MODES = ["dev-vg", "rel-vg", "asan-dev", "asan-rel"]
 ASAN = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g"]
@@ -110,18 +110,8 @@ def run_mode(mode, exe, test, args, env, exit_code, timeout):
             with open(os.path.join(work, f), errors="replace") as fh:
                 log += fh.read()
             os.unlink(os.path.join(work, f))
-    problems = []
     finding = len(REPORT.findall(log)) or int(bool(log.strip()) or p.returncode < 0)
-    if log.strip():
-        problems.append("report:\n" + "\n".join("    " + l for l in log.strip().splitlines()[:40]))
-    if p.returncode < 0:
-        problems.append(f"signal {-p.returncode}")
-    elif p.returncode != exit_code:
-        problems.append(f"status {p.returncode}, expected {exit_code}")
-    if p.stdout != read(test[:-3] + ".out"):
-        problems.append("stdout differs")
-    if not log.strip() and p.stderr != read(test[:-3] + ".err"):
-        problems.append("stderr differs: " + p.stderr.decode(errors="replace")[:200])
+    problems = judge(p, log, "report", test, exit_code, stderr_with_report=False)
     return finding, (f"{mode}: " + "; ".join(problems)) if problems else ""
 
 

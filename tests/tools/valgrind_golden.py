@@ -62,6 +62,25 @@ def read(path):
         return b""
 
 
+def judge(p, log, what, test, exit_code, stderr_with_report):
+    """What is wrong with one run p of test: the checker's report (log, named
+    what), a signal, the status, stdout and stderr against the golden's files.
+    stderr is compared when there is no report, or always with
+    stderr_with_report."""
+    problems = []
+    if log.strip():
+        problems.append(what + ":\n" + "\n".join("    " + l for l in log.strip().splitlines()[:40]))
+    if p.returncode < 0:
+        problems.append(f"signal {-p.returncode}")
+    elif p.returncode != exit_code:
+        problems.append(f"status {p.returncode}, expected {exit_code}")
+    if p.stdout != read(test[:-3] + ".out"):
+        problems.append("stdout differs")
+    if (stderr_with_report or not log.strip()) and p.stderr != read(test[:-3] + ".err"):
+        problems.append("stderr differs: " + p.stderr.decode(errors="replace")[:200])
+    return problems
+
+
 def run_one(brine, test, tmp, timeout):
     exit_code, env, args = headers(test)
     if exit_code == 1:
@@ -89,17 +108,7 @@ def run_one(brine, test, tmp, timeout):
     with os.fdopen(logr, "rb") as f:
         vlog = f.read().decode(errors="replace")
     os.unlink(exe)
-    problems = []
-    if vlog.strip():
-        problems.append("valgrind:\n" + "\n".join("    " + l for l in vlog.strip().splitlines()[:40]))
-    if p.returncode < 0:
-        problems.append(f"signal {-p.returncode}")
-    elif p.returncode != exit_code:
-        problems.append(f"status {p.returncode}, expected {exit_code}")
-    if p.stdout != read(test[:-3] + ".out"):
-        problems.append("stdout differs")
-    if p.stderr != read(test[:-3] + ".err"):
-        problems.append("stderr differs: " + p.stderr.decode(errors="replace")[:200])
+    problems = judge(p, vlog, "valgrind", test, exit_code, stderr_with_report=True)
     if problems:
         return f"FAIL {test}: " + "; ".join(problems)
     return ""
