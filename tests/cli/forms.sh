@@ -16,30 +16,8 @@
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
-
-if [ $# -ne 1 ]; then
-    echo "usage: $0 BRINE" >&2
-    exit 2
-fi
-BRINE=$(realpath "$1")
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/brine-forms-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-passed=0
-failed=0
-check() { # check NAME CONDITION...: passes when the command succeeds
-    local name=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name"
-        failed=$((failed + 1))
-    fi
-}
-has() { grep -qF -- "$2" "$1"; }
+. "$(dirname "$0")/../lib/harness.sh"
+harness_start forms "$@"
 same() { cmp -s "$1" "$2"; }
 # usage NAME WANT ARGS...: brine ARGS exits 2 with the one line WANT
 usage() {
@@ -236,5 +214,4 @@ if git -C "$REPO" rev-parse --git-dir > /dev/null 2>&1; then
         has <(GIT_CEILING_DIRECTORIES="$WORK" sh bare/tools/version.sh bare) '"commit unknown"'
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_finish

@@ -34,30 +34,8 @@
 # Prints one line per failure and ends with "N passed, N failed"; exits 1 if
 # any failed.
 set -uo pipefail
-
-if [ $# -ne 1 ]; then
-    echo "usage: $0 BRINE" >&2
-    exit 2
-fi
-BRINE=$(realpath "$1")
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/brine-cli-XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-passed=0
-failed=0
-check() { # check NAME CONDITION...: passes when the command succeeds
-    local name=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-    else
-        echo "FAIL $name"
-        failed=$((failed + 1))
-    fi
-}
-has() { grep -qF -- "$2" "$1"; }
+. "$(dirname "$0")/../lib/harness.sh"
+harness_start cli "$@"
 # totals LOG: brine test's closing line without its time ("2 passed, 0 failed")
 totals() { tail -n 1 "$1" | sed -E 's/ in [0-9]+\.[0-9]{2} s$//'; }
 same() { cmp -s "$1" "$2"; }
@@ -522,5 +500,4 @@ for bad in "--opt=" "--opt=all," "--opt"; do
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+harness_finish
