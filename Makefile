@@ -435,11 +435,13 @@ deps:
 deps-test:
 	$(call apt_install,$(DEB_PKGS))
 
-# The benchmarks' plots (bench/plot.py) need matplotlib; make check does not.
+# The benchmarks' plots (bench/plot.py) need matplotlib, their numba peers
+# (bench/workloads.py, bench/variants.py) numba from PyPI; make check needs neither.
 DEB_PKGS_BENCH = python3-matplotlib
 
 deps-bench:
 	$(call apt_install,$(DEB_PKGS_BENCH))
+	@if python3 -c 'import numba' 2>/dev/null; then echo "$@: numba installed"; else python3 -m pip install numba; fi
 
 # bench/README.md's workloads table as bench/plots/*.svg (not part of check)
 bench-plots:
