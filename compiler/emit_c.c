@@ -811,17 +811,17 @@ static void assign_var(const char *v, const char *x, struct type *t)
 static const char *unique_path(struct ir_node *s, const char **idx, int nidx, const char *L)
 {
     const char *v = vname(s->var);
-    if (!s->known_unique) line("%s = brt_arr_unique(%s);", v, v);
+    if (s->unique_steps < 1) line("%s = brt_arr_unique(%s);", v, v);
     const char *cur = v;
     struct type *t = s->var->type;
-    const struct view *vw = s->known_unique ? view_of_var(s->var) : NULL;
+    const struct view *vw = s->unique_steps >= 1 ? view_of_var(s->var) : NULL;
     for (int i = 0; i < nidx; i++) {
         const char *slot = new_temp();
         if (i == 0 && vw)
             line("brt_arr **%s = &((brt_arr **)%s)[brt_idx_n(%s, %s, %s)];", slot, vw->data, vw->len, idx[i], L);
         else
             line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
-        line("*%s = brt_arr_unique(*%s);", slot, slot);
+        if (i + 1 >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", slot, slot);
         cur = arena_printf("(*%s)", slot);
         t = t->elem;
     }
@@ -852,7 +852,7 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
         if (is_field_step(k)) {
             line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
         } else {
-            line("*%s = brt_arr_unique(*%s);", p, p);
+            if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
             line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(nt), q, ctype(nt), p, p, idx[i], L);
         }
         p = q;
@@ -868,6 +868,35 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     } else {
         line("*%s = %s;", p, x);
     }
+}
+
+/* unique var[k0]..: each array on the path made unique (opt_unique.c),
+ * stopping at an index out of range (the store after it panics there). */
+static void emit_unique(struct ir_node *s)
+{
+    struct type *t = s->var->type;
+    const char *p = new_temp();
+    line("%s *%s = &%s;", ctype(t), p, vname(s->var));
+    line("do {");
+    F->ind++;
+    for (int i = 0; i < s->nkids; i++) {
+        struct ir_node *k = s->kids[i];
+        struct type *nt = is_field_step(k) ? k->type : t->elem;
+        const char *q = new_temp();
+        if (is_field_step(k)) {
+            line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
+        } else {
+            const char *x = emit_expr(k);
+            if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
+            line("if ((uint64_t)%s >= (uint64_t)(*%s)->len) break;", x, p);
+            line("%s *%s = &BRT_AT(%s, *%s, %s);", ctype(nt), q, ctype(nt), p, x);
+        }
+        p = q;
+        t = nt;
+    }
+    if (s->nkids >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
+    F->ind--;
+    line("} while (0);");
 }
 
 /* A format spec as a C string literal, or NULL. */
@@ -964,14 +993,10 @@ static bool in_guarded_loop(struct ir_node *n)
     return n->in_range_by && (n->in_range_by == CG->guarded || n->in_range_by == CG->swapped_inner);
 }
 
-/* The arrays a loop makes unique once, before it, then the arrays it views
- * (opt_loops.c); returns the views' mark for close_views. */
-static int hoisted_unique(struct ir_node *loop)
+/* The arrays a loop views (opt_loops.c); returns the views' mark for
+ * close_views. */
+static int open_views(struct ir_node *loop)
 {
-    for (int i = 0; i < loop->nuniq; i++) {
-        const char *v = vname(loop->uniq[i]);
-        line("%s = brt_arr_unique(%s);", v, v);
-    }
     int mark = CG->nviews;
     for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) {
         struct ir_var *a = loop->views[i];
@@ -1127,7 +1152,7 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
     CG->guarded = s;
     CG->swapped_inner = in;
-    int views = hoisted_unique(in);
+    int views = open_views(in);
     range_head(in, ilo, ihi);
     range_head(s, lo, hi);
     struct ir_node *b = nest_block(s);
@@ -1412,7 +1437,7 @@ bool stmt_mutates(struct ir_node *s, struct ir_var *v)
     case IR_IF: case IR_WHILE: return ir_mutates(s->a, v);
     case IR_FOR_RANGE: return ir_mutates(s->iter.lo, v) || ir_mutates(s->iter.hi, v);
     case IR_FOR_ARRAY: return ir_mutates(s->iter.array, v);
-    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_STORE: case IR_PUSH:
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_STORE: case IR_PUSH: case IR_UNIQUE:
         if (ir_mutates(s->a, v)) return true;
         for (int i = 0; i < s->nkids; i++)
             if (ir_mutates(s->kids[i], v)) return true;
@@ -1517,7 +1542,7 @@ static void emit_stmt_here(struct ir_node *s)
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();
-            const struct view *vw = s->nkids == 1 && s->known_unique ? view_of_var(s->var) : NULL;
+            const struct view *vw = s->nkids == 1 && s->unique_steps >= 1 ? view_of_var(s->var) : NULL;
             if (vw && in_guarded_loop(s))
                 line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx[0]);
             else if (vw)
@@ -1539,6 +1564,11 @@ static void emit_stmt_here(struct ir_node *s)
         scope_close();
         return;
     }
+    case IR_UNIQUE:
+        scope_open();
+        emit_unique(s);
+        scope_close();
+        return;
     case IR_EXPR:
         scope_open();
         emit_expr(s->a);
@@ -1563,7 +1593,7 @@ static void emit_stmt_here(struct ir_node *s)
         return;
     }
     case IR_WHILE: {
-        int views = hoisted_unique(s);
+        int views = open_views(s);
         if (!s->ind_var) {
             while_loop(s);
             close_views(views);
@@ -1597,7 +1627,7 @@ static void emit_stmt_here(struct ir_node *s)
         const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
         const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
         scope_close();
-        int views = hoisted_unique(s);
+        int views = open_views(s);
         if (s->swap) {
             if (s->jam) jammed_nest(s, lo, hi);
             else swapped_nest(s, lo, hi);
@@ -1630,7 +1660,7 @@ static void emit_stmt_here(struct ir_node *s)
         const char *snap = declare_extra(s->iter.array->type);
         line("%s = %s;", snap, a);
         scope_close();
-        int views = hoisted_unique(s);
+        int views = open_views(s);
         /* the loop variable borrows each element: a loop variable cannot be
          * assigned, and the snapshot holds the elements for the whole loop
          * (a value that escapes is retained where it escapes, by take()) */

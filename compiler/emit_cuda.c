@@ -399,7 +399,7 @@ static void dstmt(struct ir_node *s)
     case IR_UNREACHABLE:
         dline("*st_ = 1;");
         return;
-    case IR_STORE: case IR_PUSH: case IR_FOR_ARRAY:
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_FOR_ARRAY:
         fail();
         return;
     }

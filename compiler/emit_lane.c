@@ -544,7 +544,7 @@ static const char *lane_stmts(struct ir_node *blk, int from, struct type *rt)
             if (!x || !y || LC->fail) return NULL;
             return tmp(rt, "%s ? %s : %s", c, x, y);
         }
-        case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_WHILE: case IR_FOR_RANGE:
+        case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_WHILE: case IR_FOR_RANGE:
         case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
             return NULL;
         }

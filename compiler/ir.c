@@ -236,14 +236,6 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
-    if (s->nuniq) {
-        fputs(" unique[", out);
-        for (int i = 0; i < s->nuniq; i++) {
-            if (i) fputs(" ", out);
-            dump_var(out, s->uniq[i]);
-        }
-        fputs("]", out);
-    }
 }
 
 static void dump_stmt(FILE *out, struct ir_node *s, int ind)
@@ -268,7 +260,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         dump_expr(out, s->a);
         fputs("\n", out);
         return;
-    case IR_STORE: case IR_PUSH:
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE:
         fprintf(out, "%s ", ir_op_name[s->op]);
         dump_var(out, s->var);
         for (int i = 0; i < s->nkids; i++) {
@@ -280,11 +272,15 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
             dump_expr(out, s->kids[i]);
             fputs("]", out);
         }
-        if (s->known_unique) fputs(" unique", out);
+        if (s->op == IR_UNIQUE && s->unique_steps) fprintf(out, " from:%d", s->unique_steps);
+        else if (s->unique_steps == 1) fputs(" unique", out);
+        else if (s->unique_steps > 1) fprintf(out, " unique:%d", s->unique_steps);
         if (s->in_range_by) fputs(" in-range", out);
         if (s->slot) fputs(" slot", out);
-        fputs(" <- ", out);
-        dump_expr(out, s->a);
+        if (s->a) {
+            fputs(" <- ", out);
+            dump_expr(out, s->a);
+        }
         fputs("\n", out);
         return;
     case IR_EXPR:
@@ -361,6 +357,8 @@ struct vstate {
     struct ir_fn *fn;        /* NULL in a global initialiser */
     int global_limit;        /* in an initialiser: globals below this id may be read */
     const char *where;
+    struct ir_node **facts;  /* the unique statements in force (opt_unique.c) */
+    int nfacts, capf;
 };
 
 static struct ir_program *VP;
@@ -648,12 +646,37 @@ static void v_expr(struct vstate *st, struct ir_node *n)
 
 static bool v_falls_off(struct ir_node *s);
 
+/* A unique statement holds from its place to the end of its block, up to
+ * the first statement that may not keep its arrays unique. */
 static void v_block(struct vstate *st, struct ir_node *b)
 {
     if (!b || b->op != IR_BLOCK) vfail(st, b, "expected a block");
-    int mark = st->nscope;
-    for (int i = 0; i < b->nkids; i++) v_stmt(st, b->kids[i]);
+    int mark = st->nscope, fmark = st->nfacts;
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i];
+        for (int f = fmark; f < st->nfacts;) {
+            struct ir_node *op = st->facts[f];
+            if (ir_keeps_unique(s, op->var, op->nkids + 1, op->kids, op->nkids)) f++;
+            else st->facts[f] = st->facts[--st->nfacts];
+        }
+        v_stmt(st, s);
+        if (s->op == IR_UNIQUE) {
+            VEC_GROW(st->facts, st->nfacts, st->capf);
+            st->facts[st->nfacts++] = s;
+        }
+    }
     st->nscope = mark;
+    st->nfacts = fmark;
+}
+
+/* A store's or unique statement's unique steps: made unique by one in force. */
+static void v_unique_steps(struct vstate *st, struct ir_node *s)
+{
+    if (s->unique_steps == 0) return;
+    want(st, s, s->unique_steps <= s->nkids + (s->op == IR_UNIQUE), "unique steps beyond the path");
+    for (int f = 0; f < st->nfacts; f++)
+        if (ir_unique_covers(st->facts[f], s)) return;
+    vfail(st, s, "unique steps without a unique statement in force");
 }
 
 static void v_place(struct vstate *st, struct ir_node *s)
@@ -673,7 +696,13 @@ static void v_place(struct vstate *st, struct ir_node *s)
         t = t->elem;
     }
     if (s->op == IR_PUSH) want(st, s, t->kind == T_ARRAY && s->a->type == t->elem, "push types");
+    else if (s->op == IR_UNIQUE) want(st, s, t->kind == T_ARRAY && !s->a, "unique of an array");
     else want(st, s, s->a->type == t, "store types");
+    if (s->op == IR_UNIQUE)
+        for (int i = 0; i < s->nkids; i++)
+            want(st, s, s->kids[i]->op == IR_VAR || s->kids[i]->op == IR_INT || s->kids[i]->op == IR_FIELD,
+                 "unique path of variables and literals");
+    v_unique_steps(st, s);
 }
 
 static void v_stmt(struct vstate *st, struct ir_node *s)
@@ -693,6 +722,9 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         return;
     case IR_STORE: case IR_PUSH:
         v_expr(st, s->a);
+        v_place(st, s);
+        return;
+    case IR_UNIQUE:
         v_place(st, s);
         return;
     case IR_EXPR: v_expr(st, s->a); return;
@@ -804,6 +836,7 @@ void ir_verify(struct ir_program *ir)
     if (!ir->main || ir->main->nparams != 0 || ir->main->ret != ty_void) internal_error("ir_verify: bad main()");
     free(st.defined);
     free(st.scope);
+    free(st.facts);
 }
 
 /* Whether expression n calls a method that changes v in place (v.pop(),

@@ -70,6 +70,8 @@
                                    * may be a field: IR_FIELD, no operand */ \
     X(IR_PUSH, "push", 1, )      /* var[kids..].push(a) */                 \
     X(IR_EXPR, "expr", 1, )      /* a, for its effect */                   \
+    X(IR_UNIQUE, "unique", 0, )  /* var[kids..] made unique: each array on \
+                                   * the path and the last (opt_unique.c) */ \
     X(IR_IF, "if", 3, )          /* if a: b else c (c may be NULL) */      \
     X(IR_WHILE, "while", 2, )    /* while a: b */                          \
     X(IR_FOR_RANGE, "for_range", 0, ) /* for var in iter (range): b */     \
@@ -220,11 +222,12 @@ struct ir_node {
     struct ir_node *ind_bound, *ind_step;
     bool ind_inclusive;
     struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
-    struct ir_var **uniq;        /* loops: arrays made unique once, before the loop */
-    int nuniq;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
-    bool known_unique;           /* IR_STORE: its root array is unique here (a loop's uniq) */
+    int unique_steps;            /* IR_STORE, IR_UNIQUE: how many steps of the path reach into an array
+                                  * an IR_UNIQUE before it made unique (opt_unique.c): the arrays
+                                  * var, var[k0], ..., var[k0]..[k(n-1)] for n = unique_steps need no
+                                  * copy-on-write test (a field step's struct needs none anyway) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
@@ -280,6 +283,7 @@ struct ir_program {
 };
 
 /* The passes of optimize() (opt.c). */
+void opt_unique(struct ir_program *ir); /* opt_unique.c */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
 void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
@@ -313,5 +317,14 @@ bool ir_mutates(struct ir_node *n, struct ir_var *v);
 int ir_size(const struct ir_node *n);
 /* Whether n, or anything in it, reads variable v. */
 bool ir_reads(struct ir_node *n, struct ir_var *v);
+/* Whether statement s, run any number of times, keeps unique the arrays
+ * that the first `steps` steps of any path from v reach into (v itself, v[i],
+ * v[i][j], ... any indices; a field step's struct counts as a step): it never
+ * assigns v or a variable of path, reads one of those arrays as a value
+ * (only indexes or measures it), stores over one, or pushes into v
+ * (opt_unique.c's hoisting condition and ir_verify's check of it). */
+bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_node **path, int npath);
+/* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
+bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
 
 #endif

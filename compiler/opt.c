@@ -1,9 +1,9 @@
 /*
  * opt.c: the optimizer, between ir_verify and the emitters.
  *
- * A pass rewrites the IR or records facts on it (ir.h: in_range_by,
- * guards, uniq, known_unique, no_overflow, swap) that let the emitter leave out a
- * check. Every pass keeps the program's meaning exactly: a check is removed
+ * A pass rewrites the IR (unique statements before loops, opt_unique.c) or
+ * records facts on it (ir.h: in_range_by, guards, unique_steps, no_overflow,
+ * swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
  * only where it provably cannot fail, so every panic of the language stays
  * where and what it is, and the output is the same bytes. ir_verify runs
  * after each pass, in every build; `brine --dump=ir:PASS FILE.br` prints
@@ -27,12 +27,13 @@ struct pass {
 static const struct pass passes[] = {
     {"fnvals", opt_fnvals}, /* calls through known function values made direct */
     {"inline", opt_inline}, /* calls of small functions written in place */
-    {"loops", opt_loops},   /* copy-on-write hoisting, bounds guards, overflow ranges */
+    {"unique", opt_unique}, /* copy-on-write tests made once, before the loops that cannot share */
+    {"loops", opt_loops},   /* bounds guards, overflow ranges, views */
     {"borrow", opt_borrow}, /* lets that borrow an element */
     {"interchange", opt_interchange}, /* nests in another order: column walks swapped, stores jammed */
 };
 
-const char *const opt_pass_names[] = {"fnvals", "inline", "loops", "borrow", "interchange", NULL};
+const char *const opt_pass_names[] = {"fnvals", "inline", "unique", "loops", "borrow", "interchange", NULL};
 
 #define NPASSES (sizeof passes / sizeof *passes)
 

@@ -35,7 +35,7 @@ static bool writes(struct ir_node *s, struct ir_var *v)
         for (int i = 0; i < s->nkids; i++)
             if (ir_mutates(s->kids[i], v)) return true;
     switch (s->sop) {
-    case IR_ASSIGN: case IR_STORE: case IR_PUSH:
+    case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: /* a unique statement may copy v's rows */
         return s->var == v;
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
@@ -74,8 +74,8 @@ static void borrow_in(struct ir_node *s)
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
         borrow_in(s->b);
         return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:
-    case IR_CONTINUE: case IR_UNREACHABLE:
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return;
     }
 }

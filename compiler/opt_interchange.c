@@ -47,7 +47,7 @@
  *     variables the nest does not write, len of an array it does not
  *     change, proved-safe int arithmetic of those);
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
- *     `y[j + c] = v` of arrays made unique before the nest (known_unique),
+ *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
  *     and nothing else:
  *     no call, no assignment (no value carried between iterations), no
  *     loop, no output;
@@ -340,7 +340,7 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
     case IR_IF:
         return pure_expr(x, s->a) && body_stmt(x, s->b) && body_stmt(x, s->c);
     case IR_STORE: {
-        if (s->nkids != 1 || !s->known_unique || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
+        if (s->nkids != 1 || s->unique_steps < 1 || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
         int by = linear(x, s->kids[0], &off);
         at_index(x, s->var, by, off, true);
         if (by == BY_INNER) return s->in_range_by == x->inner;
@@ -357,7 +357,7 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
                 return true;
             }
         return false;
-    case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
     }
@@ -480,7 +480,7 @@ static void try_swap(struct ir_node *outer)
         }
     if (at < 0) return;
     struct ir_node *inner = body->kids[at];
-    if (inner->var->type != ty_int || inner->nuniq) return;
+    if (inner->var->type != ty_int) return;
     struct nest x = {.outer = outer, .inner = inner, .jv = outer->var, .iv = inner->var, .ok = true};
     bool ok = true;
     x.in_prelude = true;
@@ -532,8 +532,8 @@ static void swaps_in(struct ir_node *s)
     case IR_WHILE: case IR_FOR_ARRAY:
         swaps_in(s->b);
         return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:
-    case IR_CONTINUE: case IR_UNREACHABLE:
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return;
     }
 }

@@ -1,16 +1,8 @@
 /*
  * opt_loops.c: the checks that loops make redundant, proved per loop and
- * recorded on the IR for the emitter (ir.h). Three facts:
+ * recorded on the IR for the emitter (ir.h). Three facts (copy-on-write
+ * tests are moved out of loops before, by opt_unique.c):
  *
- *   copy-on-write   An array that a loop stores into (xs[i] = v), and that
- *                   the loop never reads as a whole value (only xs[i],
- *                   len(xs) and stores; no assignment, push, capture by a
- *                   comprehension or reduction, iteration, or use as an
- *                   argument), is made unique once before the outermost such
- *                   loop (uniq), and its stores skip the per-store test
- *                   (known_unique). Nothing in the loop can take a second
- *                   reference to it, so it stays unique: value semantics are
- *                   kept, copying at most once, before the loop.
  *   bounds          In an innermost `for i in lo..hi` over int (no loop,
  *                   comprehension or reduction inside, i never assigned),
  *                   every xs[i + c] (c a literal; i or a `let` copy of it)
@@ -162,10 +154,10 @@ static void use_stmt(struct body *b, struct ir_node *s)
         use_expr(b, s->a);
         mark(b, s->var->id, U_ASSIGN);
         return;
-    case IR_STORE: case IR_PUSH:
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE:
         use_expr(b, s->a);
         for (int i = 0; i < s->nkids; i++) use_expr(b, s->kids[i]);
-        mark(b, s->var->id, s->op == IR_STORE ? U_STORE : U_PUSH);
+        mark(b, s->var->id, s->op == IR_PUSH ? U_PUSH : U_STORE);
         b->stored[s->var->id] = s->var;
         return;
     case IR_EXPR: case IR_RETURN:
@@ -219,45 +211,6 @@ static struct body body_of(struct ir_node *loop)
     if (loop->var) mark(&b, loop->var->id, U_DEFINED);
     qsort(b.touched, (size_t)b.ntouched, sizeof *b.touched, cmp_id); /* id order, as a full scan gives */
     return b;
-}
-
-/* ---- copy-on-write: one uniqueness test before the loop ------------------ */
-
-/* Marks the stores of v in s as known unique; whether one was not yet. */
-static bool mark_unique(struct ir_node *s, struct ir_var *v)
-{
-    if (!s || ir_is_expr(s)) return false;
-    bool fresh = false;
-    switch (s->sop) {
-    case IR_STORE:
-        if (s->var == v && !s->known_unique) s->known_unique = fresh = true;
-        return fresh;
-    case IR_BLOCK:
-        for (int i = 0; i < s->nkids; i++) fresh |= mark_unique(s->kids[i], v);
-        return fresh;
-    case IR_IF:
-        fresh |= mark_unique(s->b, v);
-        fresh |= mark_unique(s->c, v);
-        return fresh;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        return mark_unique(s->b, v);
-    case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE:
-    case IR_UNREACHABLE:
-        return false;
-    }
-    return false;
-}
-
-static void hoist_unique(struct ir_node *loop, struct body *b)
-{
-    for (int t = 0; t < b->ntouched; t++) {
-        int id = b->touched[t];
-        struct ir_var *v = b->stored[id];
-        if ((b->use[id] & ~U_INDEX) != U_STORE || !v || v->type->kind != T_ARRAY) continue;
-        if (!mark_unique(loop->b, v)) continue;
-        loop->uniq = xrealloc(loop->uniq, (size_t)(loop->nuniq + 1) * sizeof *loop->uniq);
-        loop->uniq[loop->nuniq++] = v;
-    }
 }
 
 /* ---- bounds: a guarded version of an innermost range loop ---------------- */
@@ -351,7 +304,7 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
         if (s->nkids == 1 && fixed_length(x, s->var) && offset_of(x, s->kids[0], &off) && add_guard(x, s->var, off))
             s->in_range_by = x->loop;
         return;
-    case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_RETURN:
+    case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
         bce_expr(x, s->a);
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
         return;
@@ -393,8 +346,8 @@ static bool assigns(struct ir_node *s, struct ir_var *v)
         return false;
     case IR_IF: return assigns(s->b, v) || assigns(s->c, v);
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return assigns(s->b, v);
-    case IR_LET: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK: case IR_CONTINUE:
-    case IR_UNREACHABLE:
+    case IR_LET: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
     }
     return false;
@@ -589,7 +542,7 @@ static bool stores_unique(struct ir_node *s, struct ir_var *v)
 {
     if (!s || ir_is_expr(s)) return true;
     switch (s->sop) {
-    case IR_STORE: return s->var != v || s->known_unique;
+    case IR_STORE: case IR_UNIQUE: return s->var != v || s->unique_steps >= 1;
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
             if (!stores_unique(s->kids[i], v)) return false;
@@ -618,8 +571,8 @@ static void view_arrays(struct ir_node *loop, struct body *b)
     }
 }
 
-/* Loops from the outside in: uniqueness at the outermost loop that allows
- * it; guards at innermost range loops; views at the outermost loop. */
+/* Loops from the outside in: guards at innermost range loops; views at the
+ * outermost loop. */
 static void loops_in(struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return;
@@ -633,7 +586,6 @@ static void loops_in(struct ir_node *s)
         return;
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
         struct body b = body_of(s);
-        hoist_unique(s, &b);
         guard_loop(s, &b);
         view_arrays(s, &b);
         body_done(&b);
@@ -643,8 +595,8 @@ static void loops_in(struct ir_node *s)
         nviewed = mark;
         return;
     }
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_RETURN: case IR_BREAK:
-    case IR_CONTINUE: case IR_UNREACHABLE:
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return;
     }
 }

@@ -489,6 +489,9 @@ def copyv(v):
 class Gen:
     def __init__(self, seed):
         self.r = random.Random(seed)
+        # whether to write a form added later (row stores, row nests): its own
+        # stream, so a seed's program changes only where one is written
+        self.later = random.Random(seed ^ 0x5EED)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2017,6 +2020,8 @@ class Gen:
             st = self.more_stmt(depth, in_loop, ret)
             if st is not None:
                 return st
+        if depth > 0 and self.later.random() < 0.04:
+            return self.row_nest(depth, in_loop, ret)
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -2107,6 +2112,8 @@ class Gen:
                         val = copyv(x.ev(env))
                         env.look(name)[2].append(val)
                     return [f"{name}.push({x.text})"], ex
+                if is_arr(et) and self.later.random() < 0.5:
+                    return self.row_store(name, elem(et))
                 x = self.expr(et, 2)
                 k = r.choice([0, 1, 2, -1, 4])
 
@@ -2124,6 +2131,98 @@ class Gen:
                 raise Return(copyv(e.ev(env)))
             return [f"return {e.text}"], ex
         return self.print_stmt()
+
+    def row_store(self, name, et):
+        """name[a][b] = x (or +=), the indices literals or int lets and loop variables:
+        a store into a row, whose copy-on-write test the optimizer moves out of loops."""
+        r = self.r
+        ints = [n for n, _ in self.visible(lambda v: v[0] == "int" and not v[1])]
+        ks = [r.choice(ints) if ints and r.random() < 0.6 else str(r.choice([0, 1, 2, -1])) for _ in range(2)]
+        op = "+" if et in ("int", "float") and r.random() < 0.5 else ""
+        x = self.typed(self.expr(et, 2), et)
+        self.use("row-store")
+
+        def at(env, k):
+            return int(k) if k.lstrip("-").isdigit() else env.look(k)[2]
+
+        def ex(env):
+            val = copyv(x.ev(env))
+            xs = env.look(name)[2]
+            for d, k in enumerate(ks):
+                i = at(env, k)
+                if not 0 <= i < len(xs):
+                    raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {i}")
+                if d == 0:
+                    xs = xs[i]
+            if op:
+                val = chk(et, xs[i] + val, "addition") if et == "int" else xs[i] + val
+            xs[i] = val
+        return [f"{name}[{ks[0]}][{ks[1]}] {op}= {x.text}"], ex
+
+    def row_nest(self, depth, in_loop, ret):
+        """A grid of rows filled by a nest, `g[i][j] op= x`, with now and then rows
+        shared (g[1] = g[0], before or inside the nest) and random statements in
+        the inner loop: the optimizer makes each row unique once, before the inner
+        loop, where nothing in the loop can share it."""
+        r = self.r
+        et = r.choice(["int", "float"])
+        t = f"[[{et}]]"
+        g, q, i, j = self.fresh("g"), self.fresh("q"), self.fresh("i"), self.fresh("j")
+        rows, cols = r.randint(0, 4), r.randint(0, 4)
+        span = rows + r.choice([0, 0, 0, 1])   # now and then a row past the end
+        init = self.typed(self.expr(et, 1), et)
+        alias = [(r.randrange(rows), r.randrange(rows)) if rows and r.random() < 0.4 else None for _ in range(2)]
+        op = r.choice(["", "+"])
+        self.scope[-1][g] = (t, True)
+        self.scope.append({i: ("int", False)})
+        self.scope.append({j: ("int", False)})
+        x = self.typed(self.expr(et, 2), et)
+        body, bex = self.block(depth - 1, True, ret) if depth > 0 and r.random() < 0.5 else ([], None)
+        self.scope.pop()
+        self.scope.pop()
+        self.use("row-store")
+        lines = [f"var {g}: {t} = [[{init.text}] * {cols} for {q} in 0..{rows}]"]
+        if alias[0]:
+            lines.append(f"{g}[{alias[0][0]}] = {g}[{alias[0][1]}]")
+        lines.append(f"for {i} in 0..{span}:")
+        if alias[1]:
+            lines.append(f"    {g}[{alias[1][0]}] = {g}[{alias[1][1]}]")
+        lines += [f"    for {j} in 0..{cols}:", f"        {g}[{i}][{j}] {op}= {x.text}"]
+        lines += ["    " + l for l in body]
+
+        def share(env, a):
+            if a:
+                xs = env.look(g)[2]
+                xs[a[0]] = copyv(xs[a[1]])
+
+        def ex(env):
+            env.vars[g] = [t, True, [[copyv(init.ev(env))] * cols for _ in range(rows)]]
+            share(env, alias[0])
+            for iv in range(span):
+                sub = Env(env)
+                sub.vars[i] = ["int", False, iv]
+                share(sub, alias[1])
+                for jv in range(cols):
+                    inner = Env(sub)
+                    inner.vars[j] = ["int", False, jv]
+                    val = copyv(x.ev(inner))
+                    xs = inner.look(g)[2]
+                    if iv >= len(xs):
+                        raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
+                    row = xs[iv]
+                    if jv >= len(row):
+                        raise Panic(f"index out of bounds: the len is {len(row)} but the index is {jv}")
+                    if op:
+                        val = chk(et, row[jv] + val, "addition") if et == "int" else row[jv] + val
+                    row[jv] = val
+                    if bex:
+                        try:
+                            bex(inner)
+                        except Break:
+                            break
+                        except Continue:
+                            continue
+        return lines, ex
 
     def new_stmt(self):
         """A statement of SPEC 13's forms, or None when none fits."""
@@ -2748,7 +2847,7 @@ THREADS = ("1", "2", "7")
 # The form families counted (Gen.use): a program counts in a family when a
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
-            "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par"]
+            "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par", "row-store"]
 
 
 def classify(problem):
