@@ -19,21 +19,45 @@
 
 #include <string.h>
 
+/* The passes, in the order they run: the name (--opt=-NAME, --dump=ir:NAME
+ * prints the IR after it), the function, and what it does. */
+#define OPT_PASSES(X)                                                                      \
+    X(fnvals, opt_fnvals, "calls through known function values made direct")              \
+    X(inline, opt_inline, "calls of small functions written in place")                    \
+    X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
+    X(loops, opt_loops, "bounds guards, overflow ranges, views")                          \
+    X(borrow, opt_borrow, "lets that borrow an element")                                  \
+    X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed")
+
+/* Which pass must run before which, and why; checked once, before the first
+ * run (as Go's ssa passOrder): a reordered table fails at once, in every
+ * build, instead of producing slower or wrong code somewhere. */
+static const struct {
+    const char *before, *after, *why;
+} pass_order[] = {
+    {"fnvals", "inline", "a call made direct is one the inliner can write in place"},
+    {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
+    {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
+    {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by) and no_overflow"},
+    {"borrow", "interchange", "a jam allows a row let before the inner loop only when it borrows"},
+};
+
 struct pass {
     const char *name;
     void (*run)(struct ir_program *ir);
 };
 
 static const struct pass passes[] = {
-    {"fnvals", opt_fnvals}, /* calls through known function values made direct */
-    {"inline", opt_inline}, /* calls of small functions written in place */
-    {"unique", opt_unique}, /* copy-on-write tests made once, before the loops that cannot share */
-    {"loops", opt_loops},   /* bounds guards, overflow ranges, views */
-    {"borrow", opt_borrow}, /* lets that borrow an element */
-    {"interchange", opt_interchange}, /* nests in another order: column walks swapped, stores jammed */
+#define X(name, fn, what) {#name, fn},
+    OPT_PASSES(X)
+#undef X
 };
 
-const char *const opt_pass_names[] = {"fnvals", "inline", "unique", "loops", "borrow", "interchange", NULL};
+const char *const opt_pass_names[] = {
+#define X(name, fn, what) #name,
+    OPT_PASSES(X)
+#undef X
+    NULL};
 
 #define NPASSES (sizeof passes / sizeof *passes)
 
@@ -115,8 +139,24 @@ static void recapture_all(struct ir_program *ir)
     for (int i = 0; i < ir->globals.len; i++) ir_recapture(((struct ir_global *)ir->globals.items[i])->init);
 }
 
+/* Every pass_order rule holds in passes[]. */
+static void check_pass_order(void)
+{
+    static bool checked;
+    if (checked) return;
+    checked = true;
+    for (size_t i = 0; i < sizeof pass_order / sizeof *pass_order; i++) {
+        int a = pass_index(pass_order[i].before, strlen(pass_order[i].before));
+        int b = pass_index(pass_order[i].after, strlen(pass_order[i].after));
+        if (a < 0 || b < 0) internal_error("pass order names an unknown pass: %s before %s", pass_order[i].before, pass_order[i].after);
+        if (a >= b)
+            internal_error("pass %s must run before %s (%s)", pass_order[i].before, pass_order[i].after, pass_order[i].why);
+    }
+}
+
 bool optimize(struct ir_program *ir, const char *stop_after)
 {
+    check_pass_order();
     for (size_t i = 0; i < NPASSES; i++) {
         if (!pass_off[i]) {
             passes[i].run(ir);
