@@ -815,10 +815,15 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
     const char *cur = v;
     struct type *t = s->var->type;
     const struct view *vw = s->unique_steps >= 1 ? view_of_var(s->var) : NULL;
+    bool proved = in_guarded_loop(s); /* every index of the store, rows too (opt_interchange.c) */
     for (int i = 0; i < nidx; i++) {
         const char *slot = new_temp();
-        if (i == 0 && vw)
+        if (i == 0 && vw && proved)
+            line("brt_arr **%s = &((brt_arr **)%s)[%s];", slot, vw->data, idx[i]);
+        else if (i == 0 && vw)
             line("brt_arr **%s = &((brt_arr **)%s)[brt_idx_n(%s, %s, %s)];", slot, vw->data, vw->len, idx[i], L);
+        else if (proved)
+            line("brt_arr **%s = &BRT_AT(brt_arr *, %s, %s);", slot, cur, idx[i]);
         else
             line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
         if (i + 1 >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", slot, slot);
@@ -833,6 +838,28 @@ static bool is_field_step(struct ir_node *k)
     return k->op == IR_FIELD && !k->a;
 }
 
+/* Step i of s's path from the pointer p (to a value of type *t): a field of
+ * the struct p points at, or an element of the array, made unique first
+ * unless the step is among s's unique_steps. idx is the index's C, checked
+ * against the length at L, or (L NULL) leaving the enclosing do-while when
+ * out of range. Returns the new pointer; *t becomes its type. */
+static const char *path_step(struct ir_node *s, int i, const char *p, struct type **t, const char *idx, const char *L)
+{
+    struct ir_node *k = s->kids[i];
+    struct type *nt = is_field_step(k) ? k->type : (*t)->elem;
+    const char *q = new_temp();
+    if (is_field_step(k)) {
+        line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
+    } else {
+        if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
+        if (!L) line("if ((uint64_t)%s >= (uint64_t)(*%s)->len) break;", idx, p);
+        const char *at = L ? arena_printf("brt_idx(*%s, %s, %s)", p, idx, L) : idx;
+        line("%s *%s = &BRT_AT(%s, *%s, %s);", ctype(nt), q, ctype(nt), p, at);
+    }
+    *t = nt;
+    return q;
+}
+
 /* A store or push whose path has field steps (s.lo = v, segs[i].lo = v,
  * s.xs.push(v)): a pointer walks the path, each array on it made unique
  * before its slot is taken, each field a member of the struct pointed at. */
@@ -845,19 +872,7 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     x = val;
     const char *p = new_temp();
     line("%s *%s = &%s;", ctype(t), p, vname(s->var));
-    for (int i = 0; i < s->nkids; i++) {
-        struct ir_node *k = s->kids[i];
-        struct type *nt = is_field_step(k) ? k->type : t->elem;
-        const char *q = new_temp();
-        if (is_field_step(k)) {
-            line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
-        } else {
-            if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
-            line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(nt), q, ctype(nt), p, p, idx[i], L);
-        }
-        p = q;
-        t = nt;
-    }
+    for (int i = 0; i < s->nkids; i++) p = path_step(s, i, p, &t, idx[i], L);
     if (s->op == IR_PUSH) {
         line("BRT_PUSH(%s, *%s, %s);", ctype(s->a->type), p, x);
     } else if (type_is_ref(t)) {
@@ -879,21 +894,8 @@ static void emit_unique(struct ir_node *s)
     line("%s *%s = &%s;", ctype(t), p, vname(s->var));
     line("do {");
     F->ind++;
-    for (int i = 0; i < s->nkids; i++) {
-        struct ir_node *k = s->kids[i];
-        struct type *nt = is_field_step(k) ? k->type : t->elem;
-        const char *q = new_temp();
-        if (is_field_step(k)) {
-            line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
-        } else {
-            const char *x = emit_expr(k);
-            if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
-            line("if ((uint64_t)%s >= (uint64_t)(*%s)->len) break;", x, p);
-            line("%s *%s = &BRT_AT(%s, *%s, %s);", ctype(nt), q, ctype(nt), p, x);
-        }
-        p = q;
-        t = nt;
-    }
+    for (int i = 0; i < s->nkids; i++)
+        p = path_step(s, i, p, &t, is_field_step(s->kids[i]) ? NULL : emit_expr(s->kids[i]), NULL);
     if (s->nkids >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
     F->ind--;
     line("} while (0);");

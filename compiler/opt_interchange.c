@@ -48,7 +48,11 @@
  *     change, proved-safe int arithmetic of those);
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
  *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
- *     and nothing else:
+ *     or (a swap only) `y[e][j + c] = v` into one row y[e], e a literal or a
+ *     variable the nest does not change (or a let copying one), the row made
+ *     unique before the nest too (the textbook product c[i][j] += ...: that
+ *     row is the one array stored, read only at c[e][j + c] as well), and
+ *     nothing else:
  *     no call, no assignment (no value carried between iterations), no
  *     loop, no output;
  *   - no expression in it can panic: every index is proved in range by a
@@ -81,9 +85,11 @@
 
 enum { BY_NONE, BY_INNER, BY_OUTER };
 
-/* an array indexed in the nest, and how */
+/* an array indexed in the nest, and how: a variable's array, or one row of
+ * it, arr[row] (row a literal or a variable the nest does not change) */
 struct arr_use {
     struct ir_var *arr;
+    struct ir_node *row;
     bool stored, odd;          /* odd: read other than at one loop variable + one offset */
     int by;                    /* BY_INNER, BY_OUTER: the variable of its element reads and stores */
     int64_t off;               /* and their one offset */
@@ -99,6 +105,11 @@ struct nest {
     int nlets;
     struct ir_var *defined[MAX_LETS]; /* every let of the nest */
     int ndefined;
+    /* lets of the nest that copy a literal or a variable it does not change */
+    struct ir_var *copy_var[MAX_LETS];
+    struct ir_node *copy_of[MAX_LETS];
+    int ncopies;
+    bool row_stores;                  /* stores into a row: arr[e][j + c] */
     struct arr_use arrs[MAX_ARRS];
     int narrs;
     int columns;                      /* reads a[i + c][j + d] */
@@ -144,19 +155,30 @@ static int linear(struct nest *x, struct ir_node *n, int64_t *off)
     return *off > -BIG_OFFSET && *off < BIG_OFFSET ? by : BY_NONE;
 }
 
-static struct arr_use *arr_use(struct nest *x, struct ir_var *v)
+static bool same_row(const struct ir_node *a, const struct ir_node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->op == IR_INT && b->op == IR_INT) return a->ival == b->ival;
+    return a->op == IR_VAR && b->op == IR_VAR && a->var == b->var;
+}
+
+static struct arr_use *arr_use(struct nest *x, struct ir_var *v, struct ir_node *row)
 {
     for (int i = 0; i < x->narrs; i++)
-        if (x->arrs[i].arr == v) return &x->arrs[i];
+        if (x->arrs[i].arr == v) {
+            /* elements of two rows, or of a row and of the array itself */
+            if (!same_row(x->arrs[i].row, row)) x->arrs[i].odd = true;
+            return &x->arrs[i];
+        }
     if (x->narrs == MAX_ARRS) return x->ok = false, NULL;
-    x->arrs[x->narrs] = (struct arr_use){.arr = v};
+    x->arrs[x->narrs] = (struct arr_use){.arr = v, .row = row};
     return &x->arrs[x->narrs++];
 }
 
-/* An element read or stored at a loop variable (by) plus off. */
-static void at_index(struct nest *x, struct ir_var *v, int by, int64_t off, bool store)
+/* An element of v (row: of v[row]) read or stored at a loop variable (by) plus off. */
+static void at_index(struct nest *x, struct ir_var *v, struct ir_node *row, int by, int64_t off, bool store)
 {
-    struct arr_use *u = arr_use(x, v);
+    struct arr_use *u = arr_use(x, v, row);
     if (!u) return;
     /* a let before the inner loop reads once per j what the swapped
      * version reads once per (i, j): it must not read a stored array */
@@ -168,7 +190,7 @@ static void at_index(struct nest *x, struct ir_var *v, int by, int64_t off, bool
 
 static void read_odd(struct nest *x, struct ir_var *v)
 {
-    struct arr_use *u = arr_use(x, v);
+    struct arr_use *u = arr_use(x, v, NULL);
     if (u) u->odd = true;
 }
 
@@ -203,6 +225,17 @@ static bool fixed_index(struct nest *x, struct ir_node *n)
     return n->op == IR_VAR && n->var != x->iv && n->var != x->jv && !defined_in_nest(x, n->var);
 }
 
+/* A fixed index, or a let of the nest that copies one (lowering's copies of
+ * indices for `c[i][j] += v`): what it stands for, or NULL. */
+static struct ir_node *fixed_row(struct nest *x, struct ir_node *n)
+{
+    if (fixed_index(x, n)) return n;
+    if (n->op == IR_VAR)
+        for (int i = 0; i < x->ncopies; i++)
+            if (x->copy_var[i] == n->var) return x->copy_of[i];
+    return NULL;
+}
+
 static bool pure_expr(struct nest *x, struct ir_node *n);
 
 /* An element read: proved by the inner loop's guards (a[i + c]), by a guard
@@ -215,11 +248,11 @@ static bool pure_index(struct nest *x, struct ir_node *n)
         if (a->var->type->kind != T_ARRAY) return false;
         if (!scalar(n->type)) return false; /* a row is read only to be indexed (below) */
         if (n->in_range_by == x->inner && linear(x, n->b, &off) == BY_INNER) {
-            at_index(x, a->var, BY_INNER, off, false);
+            at_index(x, a->var, NULL, BY_INNER, off, false);
             return true;
         }
         if (linear(x, n->b, &off) != BY_OUTER) return false;
-        at_index(x, a->var, BY_OUTER, off, false);
+        at_index(x, a->var, NULL, BY_OUTER, off, false);
         return add_swap_guard(x, n, (struct ir_guard){.arr = a->var, .off = off});
     }
     /* a[i + c][j + d]: a column of an array of arrays; a[j + c][i + d]: a row */
@@ -231,12 +264,13 @@ static bool pure_index(struct nest *x, struct ir_node *n)
         x->columns++;
         return add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .rows = true, .row_off = roff});
     }
-    if (by_row == BY_NONE && fixed_index(x, a->b) && by_col != BY_NONE) {
+    struct ir_node *e = by_row == BY_NONE && by_col != BY_NONE ? fixed_row(x, a->b) : NULL;
+    if (e) {
         /* a[e][i + d] or a[e][j + d], e the same all through the nest: the
-         * row's index and its length, tested once */
-        read_odd(x, arr);
-        return add_swap_guard(x, a, (struct ir_guard){.arr = arr, .at = a->b}) &&
-               add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .at = a->b, .at_outer = by_col == BY_OUTER,
+         * row's index and its length, tested once; the row is one array */
+        at_index(x, arr, e, by_col, off, false);
+        return add_swap_guard(x, a, (struct ir_guard){.arr = arr, .at = e}) &&
+               add_swap_guard(x, n, (struct ir_guard){.arr = arr, .off = off, .at = e, .at_outer = by_col == BY_OUTER,
                                                       .rows = true});
     }
     if (by_row == BY_OUTER && by_col == BY_INNER && x->rows < MAX_PROVED) {
@@ -303,7 +337,7 @@ static bool row_let(struct nest *x, struct ir_node *s)
     if (!x->in_prelude || !s->borrow || s->var->type->kind != T_ARRAY || n->op != IR_INDEX || n->a->op != IR_VAR)
         return false;
     if (linear(x, n->b, &off) != BY_OUTER || x->ndefined == MAX_LETS) return false;
-    at_index(x, n->a->var, BY_OUTER, off, false);
+    at_index(x, n->a->var, NULL, BY_OUTER, off, false);
     if (!add_swap_guard(x, n, (struct ir_guard){.arr = n->a->var, .off = off})) return false;
     x->defined[x->ndefined++] = s->var;
     x->row_lets++;
@@ -314,7 +348,12 @@ static bool nest_let(struct nest *x, struct ir_node *s)
 {
     if (row_let(x, s)) return true;
     if (!scalar(s->var->type) || !pure_expr(x, s->a) || x->ndefined == MAX_LETS) return false;
+    struct ir_node *copied = s->var->type == ty_int ? fixed_row(x, s->a) : NULL;
     x->defined[x->ndefined++] = s->var;
+    if (copied && x->ncopies < MAX_LETS) {
+        x->copy_var[x->ncopies] = s->var;
+        x->copy_of[x->ncopies++] = copied;
+    }
     int64_t off;
     int by = s->var->type == ty_int ? linear(x, s->a, &off) : BY_NONE;
     if (by != BY_NONE && x->nlets < MAX_LETS) {
@@ -323,6 +362,21 @@ static bool nest_let(struct nest *x, struct ir_node *s)
         x->let_off[x->nlets++] = off;
     }
     return true;
+}
+
+/* y[e][j + c] = v, e the same all through the nest, y and its row y[e]
+ * made unique before it (opt_unique.c): a store into the one array y[e],
+ * at the outer loop's variable (a swap only: a jam keeps slots by variable). */
+static bool row_store(struct nest *x, struct ir_node *s)
+{
+    int64_t off;
+    if (s->unique_steps < 2 || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
+    struct ir_node *e = fixed_row(x, s->kids[0]);
+    if (!e || linear(x, s->kids[1], &off) != BY_OUTER) return false;
+    at_index(x, s->var, e, BY_OUTER, off, true);
+    x->row_stores = true;
+    return add_swap_guard(x, s, (struct ir_guard){.arr = s->var, .at = e}) &&
+           add_swap_guard(x, s, (struct ir_guard){.arr = s->var, .off = off, .at = e, .at_outer = true, .rows = true});
 }
 
 /* Whether the inner body's statement s is one the swap allows. */
@@ -340,9 +394,10 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
     case IR_IF:
         return pure_expr(x, s->a) && body_stmt(x, s->b) && body_stmt(x, s->c);
     case IR_STORE: {
+        if (s->nkids == 2) return row_store(x, s);
         if (s->nkids != 1 || s->unique_steps < 1 || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
         int by = linear(x, s->kids[0], &off);
-        at_index(x, s->var, by, off, true);
+        at_index(x, s->var, NULL, by, off, true);
         if (by == BY_INNER) return s->in_range_by == x->inner;
         return by == BY_OUTER && add_swap_guard(x, s, (struct ir_guard){.arr = s->var, .off = off});
     }
@@ -498,7 +553,7 @@ static void try_swap(struct ir_node *outer)
     /* swapped, a row let would be read once per (i, j), an accumulator or
      * a statement after the inner loop would see another order: only jammed */
     bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0;
-    bool jam = !swap && (stores || x.ncarried > 0) && !outer->iter.inclusive && ir_size(inner->b) <= MAX_JAM_NODES;
+    bool jam = !swap && !x.row_stores && (stores || x.ncarried > 0) && !outer->iter.inclusive && ir_size(inner->b) <= MAX_JAM_NODES;
     if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
         outer->swap_guards = NULL;

@@ -2160,15 +2160,17 @@ class Gen:
         return [f"{name}[{ks[0]}][{ks[1]}] {op}= {x.text}"], ex
 
     def row_nest(self, depth, in_loop, ret):
-        """A grid of rows filled by a nest, `g[i][j] op= x`, with now and then rows
-        shared (g[1] = g[0], before or inside the nest) and random statements in
-        the inner loop: the optimizer makes each row unique once, before the inner
-        loop, where nothing in the loop can share it."""
+        """A grid of rows filled by a nest, `g[i][j] op= x` (now and then inside a
+        third loop over k, the textbook product's shape), with rows shared now and
+        then (g[1] = g[0], before or inside the nest) and random statements in the
+        j loop: the optimizer makes each row unique once, before the loop over j,
+        where nothing can share it, and may run the j and k loops swapped."""
         r = self.r
         et = r.choice(["int", "float"])
         t = f"[[{et}]]"
-        g, q, i, j = self.fresh("g"), self.fresh("q"), self.fresh("i"), self.fresh("j")
+        g, q, i, j, k = self.fresh("g"), self.fresh("q"), self.fresh("i"), self.fresh("j"), self.fresh("k")
         rows, cols = r.randint(0, 4), r.randint(0, 4)
+        deep = r.randint(0, 3) if self.later.random() < 0.5 else None
         span = rows + r.choice([0, 0, 0, 1])   # now and then a row past the end
         init = self.typed(self.expr(et, 1), et)
         alias = [(r.randrange(rows), r.randrange(rows)) if rows and r.random() < 0.4 else None for _ in range(2)]
@@ -2176,24 +2178,57 @@ class Gen:
         self.scope[-1][g] = (t, True)
         self.scope.append({i: ("int", False)})
         self.scope.append({j: ("int", False)})
+        self.scope.append({k: ("int", False)} if deep is not None else {})
         x = self.typed(self.expr(et, 2), et)
+        # a column of another grid (src[k][j]: what makes the swap pay), now and then a row short
+        src, srows = self.fresh("s"), (deep or 0) - (1 if deep and r.random() < 0.2 else 0)
+        col = deep is not None and r.random() < 0.6
+        self.scope.pop()
         body, bex = self.block(depth - 1, True, ret) if depth > 0 and r.random() < 0.5 else ([], None)
         self.scope.pop()
         self.scope.pop()
         self.use("row-store")
         lines = [f"var {g}: {t} = [[{init.text}] * {cols} for {q} in 0..{rows}]"]
+        if col:
+            cell = f"{q}2 * 7 + {q}3" if et == "int" else f"float({q}2 * 7 + {q}3) * 0.25"
+            lines.append(f"let {src}: {t} = [[{cell} for {q}3 in 0..{cols}] for {q}2 in 0..{srows}]")
+            xtext = f"{x.text} + {src}[{k}][{j}]"
+        else:
+            xtext = x.text
         if alias[0]:
             lines.append(f"{g}[{alias[0][0]}] = {g}[{alias[0][1]}]")
         lines.append(f"for {i} in 0..{span}:")
         if alias[1]:
             lines.append(f"    {g}[{alias[1][0]}] = {g}[{alias[1][1]}]")
-        lines += [f"    for {j} in 0..{cols}:", f"        {g}[{i}][{j}] {op}= {x.text}"]
+        lines.append(f"    for {j} in 0..{cols}:")
+        if deep is not None:
+            lines += [f"        for {k} in 0..{deep}:", f"            {g}[{i}][{j}] {op}= {xtext}"]
+        else:
+            lines.append(f"        {g}[{i}][{j}] {op}= {xtext}")
         lines += ["    " + l for l in body]
 
         def share(env, a):
             if a:
                 xs = env.look(g)[2]
                 xs[a[0]] = copyv(xs[a[1]])
+
+        def store(env, iv, jv):
+            val = copyv(x.ev(env))
+            if col:
+                kv = env.look(k)[2]
+                if kv >= srows:
+                    raise Panic(f"index out of bounds: the len is {srows} but the index is {kv}")
+                c = kv * 7 + jv
+                val = chk(et, val + c, "addition") if et == "int" else val + float(c) * 0.25
+            xs = env.look(g)[2]
+            if iv >= len(xs):
+                raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
+            row = xs[iv]
+            if jv >= len(row):
+                raise Panic(f"index out of bounds: the len is {len(row)} but the index is {jv}")
+            if op:
+                val = chk(et, row[jv] + val, "addition") if et == "int" else row[jv] + val
+            row[jv] = val
 
         def ex(env):
             env.vars[g] = [t, True, [[copyv(init.ev(env))] * cols for _ in range(rows)]]
@@ -2205,16 +2240,12 @@ class Gen:
                 for jv in range(cols):
                     inner = Env(sub)
                     inner.vars[j] = ["int", False, jv]
-                    val = copyv(x.ev(inner))
-                    xs = inner.look(g)[2]
-                    if iv >= len(xs):
-                        raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
-                    row = xs[iv]
-                    if jv >= len(row):
-                        raise Panic(f"index out of bounds: the len is {len(row)} but the index is {jv}")
-                    if op:
-                        val = chk(et, row[jv] + val, "addition") if et == "int" else row[jv] + val
-                    row[jv] = val
+                    if deep is None:
+                        store(inner, iv, jv)
+                    for kv in range(deep or 0):
+                        innermost = Env(inner)
+                        innermost.vars[k] = ["int", False, kv]
+                        store(innermost, iv, jv)
                     if bex:
                         try:
                             bex(inner)
