@@ -3,7 +3,8 @@
 
 bench/variants/KERNEL/ holds one C program (KERNEL.c, the C a person would write, built with
 gcc -O3 -march=native -ffp-contract=off: strict IEEE, no contraction), an optional numba
-version (KERNEL_nb.py, `@njit`, prange where the C has `#pragma omp`) and several Brine
+version (KERNEL_nb.py, `@njit`, prange where the C has `#pragma omp`; a kernel of SHARED
+uses bench/workloads/'s, with the same n and the same printed results) and several Brine
 programs (*.br), each the same computation written another way: in main or in a function,
 preallocated or built, row temps, comprehensions, for or while, small arrays or tuples for
 two results, lets or inline expressions. Every program runs its kernel once untimed, then
@@ -39,6 +40,8 @@ from benchlib import measure  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SRC = os.path.join(HERE, "variants")
+PEERS = os.path.join(HERE, "workloads")  # bench.h, and the shared kernels' C and numba
+SHARED = {"adaptive", "matmul", "montecarlo", "sieve", "strings"}
 CFLAGS = ["-O3", "-march=native", "-ffp-contract=off", "-Wno-unknown-pragmas"]
 PAR_FLOAT = "# bench: par-float"
 
@@ -48,10 +51,11 @@ def kernels(only):
     out = []
     for d in sorted(glob.glob(os.path.join(SRC, "*", ""))):
         k = os.path.basename(os.path.dirname(d))
-        c = os.path.join(d, k + ".c")
+        peers = PEERS if k in SHARED else d
+        c = os.path.join(peers, k + ".c")
         if not os.path.exists(c):
             continue
-        nb = os.path.join(d, k + "_nb.py")
+        nb = os.path.join(peers, k + "_nb.py")
         brs = sorted(glob.glob(os.path.join(d, "*.br")))
         if only:
             brs = [b for b in brs if k in only or f"{k}/{os.path.basename(b)[:-3]}" in only]
@@ -126,12 +130,12 @@ def main():
 
     for key, c, nb, brs in kernels(only):
         exe = os.path.join(tmp, key + "_c")
-        subprocess.run(["gcc", *CFLAGS, "-I", SRC, c, "-o", exe, "-lm"], check=True)
+        subprocess.run(["gcc", *CFLAGS, "-I", PEERS, c, "-o", exe, "-lm"], check=True)
         c1 = measure([exe], reps, out_path)
         c2 = c1
         with open(c) as f:
             if "#pragma omp" in f.read():
-                subprocess.run(["gcc", *CFLAGS, "-fopenmp", "-I", SRC, c, "-o", exe + "_omp", "-lm"], check=True)
+                subprocess.run(["gcc", *CFLAGS, "-fopenmp", "-I", PEERS, c, "-o", exe + "_omp", "-lm"], check=True)
                 c2 = measure([exe + "_omp"], {**reps, "OMP_NUM_THREADS": "2"}, out_path)
         n1 = n2 = (None, ["-"], None)
         if numba and nb:
