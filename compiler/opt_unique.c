@@ -290,6 +290,14 @@ static bool loop_keeps(struct hoist *h, struct ir_var *v, int steps)
     return keeps;
 }
 
+/* A copy of an index that is a literal or a variable (a field step too). */
+static struct ir_node *copy_index(struct ir_node *s)
+{
+    struct ir_node *c = ir_new(s->op, s->loc, s->type);
+    c->var = s->var, c->ival = s->ival, c->field = s->field;
+    return c;
+}
+
 /* The unique statement for v's path kids[0..m-1) before the loop, shared by
  * the stores that need the same one. */
 static void add_op(struct hoist *h, struct ir_node *store, int m)
@@ -305,12 +313,7 @@ static void add_op(struct hoist *h, struct ir_node *store, int m)
     }
     struct ir_node *op = ir_new(IR_UNIQUE, store->loc, ty_void);
     op->var = store->var;
-    for (int k = 0; k < m - 1; k++) {
-        struct ir_node *s = store->kids[k];
-        struct ir_node *c = ir_new(s->op, s->loc, s->type);
-        c->var = s->var, c->ival = s->ival, c->field = s->field;
-        ir_push_kid(op, c);
-    }
+    for (int k = 0; k < m - 1; k++) ir_push_kid(op, copy_index(store->kids[k]));
     op->unique_steps = store->unique_steps;
     h->ops = xrealloc(h->ops, (size_t)(h->nops + 1) * sizeof *h->ops);
     h->ops[h->nops++] = op;
@@ -331,7 +334,8 @@ static void hoist_store(struct hoist *h, struct ir_node *s)
     for (int m = ok + 1 < n ? ok + 1 : n; m > s->unique_steps; m--) {
         if (is_field_step(s->kids[m - 1])) continue;
         if (!loop_keeps(h, s->var, m)) continue;
-        for (int k = 0; k < m - 1; k++) s->kids[k] = idx[k];
+        for (int k = 0; k < m - 1; k++)
+            if (idx[k] != s->kids[k]) s->kids[k] = copy_index(idx[k]); /* what a let copied */
         add_op(h, s, m);
         s->unique_steps = m;
         return;
