@@ -11,6 +11,7 @@
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
  *   emit_fnval.c function values: trampolines, lambdas' captures, calls
  *                through a value
+ *   emit_quiet.c code that cannot panic, which costs the call chain nothing
  *
  * One compilation's state is one struct cgen, made by emit_program() and
  * gone when it returns (CG points to it meanwhile); the function being
@@ -45,6 +46,7 @@ struct cgen {
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
     const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
+    struct map quiet;              /* ir_fn -> whether it can panic (emit_quiet.c) */
 };
 extern struct cgen *CG;
 
@@ -97,6 +99,11 @@ struct fctx {
     int fdepth;
 };
 extern struct fctx *F;
+
+/* Code that cannot panic writes no slot of the call chain, and such a
+ * function no stack check (emit_quiet.c). */
+bool quiet_expr(struct ir_node *n);
+bool quiet_fn(struct ir_fn *f);
 
 /* brine build -g (emit_debug.c): #line directives and Brine names. */
 bool emit_debug_on(void);
