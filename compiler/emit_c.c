@@ -1681,7 +1681,8 @@ static void emit_fn(struct ir_fn *f)
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
     debug_line(o, f->loc, true);
-    bprintf(o, "/* %s.%s */\nstatic %s\n{\n", f->module, f->name, fn_header(f));
+    bprintf(o, "/* %s.%s */\nstatic %s%s\n{\n", f->module, f->name, fn_recursive(f) ? "BRT_NOINLINE " : "",
+            fn_header(f)); /* a recursion's frames are C frames (emit_quiet.c) */
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
     if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */
@@ -1870,6 +1871,7 @@ struct emit_result emit_program(struct ir_program *ir)
     map_free(&cg.fold_ids);
     map_free(&cg.fnval_ids);
     map_free(&cg.quiet);
+    map_free(&cg.recursive);
     debug_finish(&out);
     CG = NULL;
     F = NULL;

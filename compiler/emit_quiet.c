@@ -1,6 +1,6 @@
 /*
  * emit_quiet.c: which code cannot panic, so that it costs the call chain
- * nothing (runtime/frames.c).
+ * nothing (runtime/frames.c), and which functions recurse.
  *
  * A call writes its place into its frame's slot before it runs and clears
  * it after, so that a panic inside reads the chain. Nothing reads it when
@@ -24,6 +24,10 @@
  * keeps every temporary in a slot of its own) keeps that well inside the
  * 256 KiB margin under the floor, with room for the math functions they
  * call. A function over the budget keeps its check and its calls' stores.
+ *
+ * The other half (fn_recursive, below): the functions on a cycle of calls,
+ * which the C compiler must not write in place, so that the slots last as
+ * long as the stack does.
  */
 #include "emit_c.h"
 
@@ -141,4 +145,111 @@ bool quiet_fn(struct ir_fn *f)
     q = q && cost <= QUIET_BUDGET;
     map_put_ptr(&CG->quiet, f, (void *)(q ? Q_QUIET + cost : (intptr_t)Q_LOUD));
     return q;
+}
+
+/* ---- recursion: each of its frames a C frame of its own ------------------- */
+
+/* The chain's slots (runtime/frames.c) are one per 16 bytes of a thread's
+ * stack, as no C frame is smaller, so the stack check panics before they
+ * run out. A C compiler that writes a recursive call in place breaks that:
+ * gcc -O2 writes a small recursion 8 levels deep into one C frame of 32
+ * bytes, 9 Brine frames and slots, and the slots ran out first (a crash
+ * where "stack overflow" was due). So a function on a cycle of calls is
+ * never written in place by the C compiler (BRT_NOINLINE): every frame of a
+ * recursion is a C frame, with its own stack check. A call through a
+ * function value may reach any function whose value is taken. */
+
+struct calls {
+    struct vec callees;  /* struct ir_fn * */
+    bool through_values; /* an IR_CALLV */
+};
+
+static void collect_calls(struct ir_node *n, struct calls *c, struct vec *taken)
+{
+    if (!n) return;
+    if (n->op == IR_CALL) vec_push(&c->callees, n->fn);
+    if (n->op == IR_CALLV) c->through_values = true;
+    if (n->op == IR_FNVAL) vec_push(taken, n->fn);
+    collect_calls(n->a, c, taken), collect_calls(n->b, c, taken), collect_calls(n->c, c, taken);
+    for (int i = 0; i < n->nkids; i++) collect_calls(n->kids[i], c, taken);
+    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        collect_calls(n->iter.lo, c, taken), collect_calls(n->iter.hi, c, taken);
+        collect_calls(n->iter.array, c, taken);
+    }
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        collect_calls(n->elem, c, taken), collect_calls(n->filter, c, taken), collect_calls(n->key, c, taken);
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            collect_calls(it->lo, c, taken), collect_calls(it->hi, c, taken), collect_calls(it->array, c, taken);
+        }
+    }
+}
+
+/* Tarjan's strongly connected components over the call graph. */
+struct tarjan {
+    struct ir_fn **fns;
+    struct calls *calls;
+    struct vec taken;
+    int *index, *low, *stack, nstack, next;
+    bool *on, *cycle;
+};
+
+static int fn_index(struct ir_fn *f)
+{
+    return (int)(intptr_t)map_get_ptr(&CG->recursive, f) - 1;
+}
+
+static void strong(struct tarjan *t, int v)
+{
+    t->index[v] = t->low[v] = ++t->next;
+    t->stack[t->nstack++] = v;
+    t->on[v] = true;
+    struct calls *c = &t->calls[v];
+    int nout = c->callees.len + (c->through_values ? t->taken.len : 0);
+    bool self = false;
+    for (int k = 0; k < nout; k++) {
+        struct ir_fn *g = k < c->callees.len ? c->callees.items[k] : t->taken.items[k - c->callees.len];
+        int w = fn_index(g);
+        if (w < 0) continue;
+        if (w == v) self = true;
+        if (!t->index[w]) {
+            strong(t, w);
+            if (t->low[w] < t->low[v]) t->low[v] = t->low[w];
+        } else if (t->on[w] && t->index[w] < t->low[v]) {
+            t->low[v] = t->index[w];
+        }
+    }
+    if (t->low[v] != t->index[v]) return;
+    int first = t->nstack;
+    do first--; while (t->stack[first] != v);
+    bool cycle = self || t->nstack - first > 1;
+    for (int i = first; i < t->nstack; i++) {
+        t->on[t->stack[i]] = false;
+        t->cycle[t->stack[i]] = cycle;
+    }
+    t->nstack = first;
+}
+
+bool fn_recursive(struct ir_fn *f)
+{
+    struct vec *fns = &CG->ir->fns;
+    if (!CG->recursive_done) {
+        /* CG->recursive: ir_fn -> 1 + its index, then -1 - index when on a cycle */
+        struct tarjan t = {0};
+        int n = fns->len;
+        t.calls = arena_alloc(((size_t)n + 1) * sizeof *t.calls);
+        t.index = arena_alloc(((size_t)n + 1) * sizeof(int));
+        t.low = arena_alloc(((size_t)n + 1) * sizeof(int));
+        t.stack = arena_alloc(((size_t)n + 1) * sizeof(int));
+        t.on = arena_alloc(((size_t)n + 1) * sizeof(bool));
+        t.cycle = arena_alloc(((size_t)n + 1) * sizeof(bool));
+        for (int i = 0; i < n; i++) map_put_ptr(&CG->recursive, fns->items[i], (void *)(intptr_t)(i + 1));
+        for (int i = 0; i < n; i++) collect_calls(((struct ir_fn *)fns->items[i])->body, &t.calls[i], &t.taken);
+        for (int i = 0; i < n; i++)
+            if (!t.index[i]) strong(&t, i);
+        for (int i = 0; i < n; i++)
+            if (t.cycle[i]) map_put_ptr(&CG->recursive, fns->items[i], (void *)(intptr_t)-(i + 1));
+        CG->recursive_done = true;
+    }
+    return (intptr_t)map_get_ptr(&CG->recursive, f) < 0;
 }

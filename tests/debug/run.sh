@@ -12,7 +12,9 @@
 #
 # Also: calls of code that cannot panic write no slot of the call chain and
 # such functions no stack check, while a recursion keeps both (the C of
-# tests/golden/chains/quiet_calls.br and of a float recursion, run in dev).
+# tests/golden/chains/quiet_calls.br and of a float recursion, run in dev);
+# the functions of a mutual recursion are never inlined by the C compiler,
+# and its release build overflows with a panic.
 #
 # Also: a compile-time warning is printed for unwrap of a None known at
 # compile time, and the program still runs and panics; BRINE_BACKTRACE takes
@@ -79,6 +81,18 @@ check "quiet: a recursion writes its slots" [ "$(grep -cE '^ *fp_\[0\] = &L' rec
 rc=$?
 check "quiet: a recursion of floats overflows with its chain (exit $rc)" \
     [ $rc -eq 101 -a "$(head -3 rec.err)" = "$(printf 'panic: stack overflow\n  --> rec.br:1:1 in halve\n  --> rec.br:2:18 in halve')" ]
+# a cycle of calls keeps each frame a C frame (BRT_NOINLINE), so a release
+# build overflows with "stack overflow", never SIGSEGV (gcc wrote 8 levels of
+# a small recursion into one C frame, and the chain's slots ran out first)
+printf 'fn ping(x: float) -> float:\n    return 1.0 + pong(x)\n\nfn pong(x: float) -> float:\n    return 2.0 + ping(x * 0.5)\n\nfn leaf(x: float) -> float:\n    return x + 1.0\n\nfn main():\n    print(leaf(ping(1.0)))\n' > mutual.br
+"$BRINE" --dump=c mutual.br > mutual.c 2>&1
+check "recursion: ping and pong are never inlined" [ "$(grep -cE '^static BRT_NOINLINE double bf_main_(ping|pong)\(' mutual.c)" -eq 2 ]
+check "recursion: leaf may be inlined" bash -c "! grep -q 'BRT_NOINLINE double bf_main_leaf' mutual.c"
+"$BRINE" build --release mutual.br -o mutual > /dev/null 2>&1
+./mutual > mutual.out 2> mutual.err
+rc=$?
+check "recursion, release: a mutual recursion overflows with a panic (exit $rc)" \
+    [ $rc -eq 101 -a "$(head -1 mutual.err)" = "panic: stack overflow" ]
 
 # ---- brine build -g -------------------------------------------------------
 "$BRINE" build -g depth.br -o depth > build.log 2>&1
