@@ -205,9 +205,11 @@ check-examples: all
 .PHONY: check-examples
 
 # brine tree's text against tests/tools/tree_ref.py's model, and the SVGs
-# docs/ embeds up to date (docs-svg rewrites them).
+# docs/ embeds up to date (docs-svg rewrites them); bench's plots name the
+# workloads of bench/README.md's table (bench-plots redraws them).
 check-tree: all
 	python3 tests/tree/run.py $(BRINE)
+	python3 bench/plot.py --check
 
 docs-svg: all
 	@mkdir -p docs/img
