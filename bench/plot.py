@@ -12,6 +12,8 @@ glance:
 
     python3 bench/plot.py        (make bench-plots; needs python3-matplotlib,
                                   make deps-bench)
+    python3 bench/plot.py --check  (in make check-tree: the plots name the
+                                  table's workloads; no matplotlib needed)
 
 It reads the first table whose header starts `| workload | C ms |` and writes
 SVGs without a date, so the same table gives the same files.
@@ -45,7 +47,41 @@ def read_table(path):
     return rows
 
 
+def check():
+    """--check (make check, no matplotlib needed): README's table reads, the
+    two plots exist, are linked from the top README, and name the table's
+    workloads (matplotlib writes each text as a comment beside its glyphs),
+    so a table changed without `make bench-plots` is caught. 0 or 1."""
+    rows = read_table(os.path.join(HERE, "README.md"))
+    bad = []
+    if not rows or any(not isinstance(r.get("C ms"), float) or not isinstance(r.get("brine 1t ms"), float)
+                       for r in rows):
+        bad.append("bench/README.md: the workloads table has no rows or a row without C and brine times")
+    with open(os.path.join(HERE, "..", "README.md")) as f:
+        readme = f.read()
+    want = {"brine_vs_peers.svg": [r["workload"] for r in rows],
+            "speedup.svg": [r["workload"] for r in rows if r.get("brine 2t ms") is not None]}
+    for name, workloads in want.items():
+        path = os.path.join(HERE, "plots", name)
+        if "bench/plots/" + name not in readme:
+            bad.append(f"README.md does not link bench/plots/{name}")
+        if not os.path.exists(path):
+            bad.append(f"bench/plots/{name} is missing (make bench-plots)")
+            continue
+        with open(path) as f:
+            texts = set(re.findall(r"<!-- (.*?) -->", f.read()))
+        missing = [w for w in workloads if w not in texts]
+        if missing:
+            bad.append(f"bench/plots/{name} lacks {', '.join(missing)}: redraw it (make bench-plots)")
+    for b in bad:
+        print("plot check: " + b)
+    print(f"plot check: {len(rows)} workloads, {'ok' if not bad else 'FAILED'}")
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:] == ["--check"]:
+        return check()
     try:
         import matplotlib
     except ImportError:

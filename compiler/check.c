@@ -662,13 +662,24 @@ static bool check_iter_call(struct iterable *it)
     }
     n->u.call.callee->type = ty_void;
     if (range) {
+        /* any integer type, the same for all three, as lo..hi: the first
+         * argument that is not a literal decides (a literal takes its type) */
         static const char *const what[] = {"the start", "the end", "the step"};
+        int first = 0;
+        while (first < 2 && is_flexible(args->items[first])) first++;
+        if (is_flexible(args->items[first])) first = 0;
+        struct type *t = check_value(args->items[first], ty_int);
+        if (!type_is_integer(t)) {
+            expect_type(args->items[first], ty_int, "for %s of 'range'", what[first]);
+            t = ty_int;
+        }
         for (int i = 0; i < 3; i++) {
-            check_value(args->items[i], ty_int);
-            expect_type(args->items[i], ty_int, "for %s of 'range'", what[i]);
+            if (i == first) continue;
+            check_value(args->items[i], t);
+            expect_type(args->items[i], t, "for %s of 'range' (%s is %s)", what[i], what[first], tn(t));
         }
         n->u.call.builtin = BI_RANGE_STEP;
-        n->type = type_array(ty_int);
+        n->type = type_array(t);
         return true;
     }
     struct type *ft[2] = {ty_int, NULL};

@@ -193,7 +193,14 @@ const char *emit_builtin(struct ir_node *n)
     case BI_OS_CLOCK: return tmp(t, "brt_os_clock()");
     case BI_OS_EXIT: line("brt_os_exit(%s);", arg[0]); return "";
     case BI_OS_GETENV: return tmp_owned(t, "brt_os_getenv(%s)", arg[0]);
-    case BI_RANGE_STEP: return tmp_owned(t, "brt_range_step(%s, %s, %s, %s)", arg[0], arg[1], arg[2], loc_ref(n->loc));
+    case BI_RANGE_STEP:
+        if (t->elem == ty_int)
+            return tmp_owned(t, "brt_range_step(%s, %s, %s, %s)", arg[0], arg[1], arg[2], loc_ref(n->loc));
+        if (t->elem == ty_u64) /* widened to i128 (runtime/value.c) */
+            return tmp_owned(t, "brt_range_step_wide(%s, brt_i128_from_u64(%s), brt_i128_from_u64(%s), "
+                                "brt_i128_from_u64(%s), %s)", tdesc(t->elem), arg[0], arg[1], arg[2], loc_ref(n->loc));
+        return tmp_owned(t, "brt_range_step_wide(%s, %s, %s, %s, %s)", tdesc(t->elem), arg[0], arg[1], arg[2],
+                         loc_ref(n->loc));
     case BI_ENUMERATE: return tmp_owned(t, "brt_enumerate(%s, %s)", tdesc(t->elem), arg[0]);
     case BI_ZIP: return tmp_owned(t, "brt_zip(%s, %s, %s)", tdesc(t->elem), arg[0], arg[1]);
     case BI_PANIC: line("brt_panic_msg(%s, \"%%s\", %s->data);", F->site ? "site" : loc_ref(n->loc), arg[0]); return "";

@@ -571,37 +571,12 @@ const char *math_fn(enum builtin b)
 
 static const char *emit_expr_here(struct ir_node *n);
 
-/* Whether evaluating n can never panic nor call: literals, variables, float
- * arithmetic, comparisons, bitwise operators, conversions to float, the
- * math functions (conservative: anything else may). Such an expression
- * written in place of a call needs no frame: nothing can read it. */
-static bool quiet(struct ir_node *n)
-{
-    if (!n) return true;
-    switch (n->eop) {
-    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR: case IR_GLOBAL: return true;
-    case IR_NOT: case IR_AND: case IR_OR: case IR_COND: break;
-    case IR_UNARY: if (n->optype != ty_float && n->bop != OP_BNOT) return false; break;
-    case IR_BINARY:
-        if (n->optype != ty_float && op_class[n->bop] != OPC_CMP && op_class[n->bop] != OPC_BITS) return false;
-        if (n->optype == ty_float && n->bop == OP_MOD) return false; /* fmod: a call, harmless, but keep it plain */
-        break;
-    case IR_CONV: if (n->type != ty_float) return false; break;
-    case IR_BUILTIN: if (!math_fn(n->builtin)) return false; break;
-    default: return false;
-    }
-    if (!quiet(n->a) || !quiet(n->b) || !quiet(n->c)) return false;
-    for (int i = 0; i < n->nkids; i++)
-        if (!quiet(n->kids[i])) return false;
-    return true;
-}
-
 /* An expression written in place of calls (opt_inline.c): each call's
  * place in its slot while it runs, as a real call's, and the places
  * inside named by the function they came from. */
 const char *emit_expr(struct ir_node *n)
 {
-    if (!n->inl || !F || quiet(n)) return emit_expr_here(n);
+    if (!n->inl || !F || quiet_expr(n)) return emit_expr_here(n);
     const char *frame = F->frame;
     bool in_helper = F->in_helper;
     int depth = F->fdepth;
@@ -704,13 +679,15 @@ static const char *emit_expr_here(struct ir_node *n)
         }
         /* the call chain: the call's place in this frame's slot while it
          * runs (a library function, whose panics report at that place
-         * already, takes this frame's slot for its own calls) */
+         * already, takes this frame's slot for its own calls; a quiet one
+         * cannot panic: emit_quiet.c) */
         bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site ? frame_slot() : frame_next());
-        if (!site) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
+        bool slot = !site && !quiet_fn(n->fn);
+        if (slot) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
         else r = tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p);
-        if (!site) line("%s[0] = NULL;", frame_slot());
+        if (slot) line("%s[0] = NULL;", frame_slot());
         return r;
     }
     case IR_BUILTIN: return emit_builtin(n);
@@ -1736,10 +1713,11 @@ static void emit_fn(struct ir_fn *f)
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
     debug_line(o, f->loc, true);
-    bprintf(o, "/* %s.%s */\nstatic %s\n{\n", f->module, f->name, fn_header(f));
+    bprintf(o, "/* %s.%s */\nstatic %s%s\n{\n", f->module, f->name, fn_recursive(f) ? "BRT_NOINLINE " : "",
+            fn_header(f)); /* a recursion's frames are C frames (emit_quiet.c) */
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
-    bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc));
+    if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */
     if (F->body.p) bputs(o, F->body.p);
     if (F->has_exit) bputs(o, "exit_:\n");
     for (int i = 0; i < F->nlocals; i++)
@@ -1924,6 +1902,8 @@ struct emit_result emit_program(struct ir_program *ir)
     map_free(&cg.type_ids);
     map_free(&cg.fold_ids);
     map_free(&cg.fnval_ids);
+    map_free(&cg.quiet);
+    map_free(&cg.recursive);
     debug_finish(&out);
     CG = NULL;
     F = NULL;

@@ -11,6 +11,8 @@
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
  *   emit_fnval.c function values: trampolines, lambdas' captures, calls
  *                through a value
+ *   emit_quiet.c code that cannot panic, which costs the call chain nothing;
+ *                recursive functions, never inlined by the C compiler
  *
  * One compilation's state is one struct cgen, made by emit_program() and
  * gone when it returns (CG points to it meanwhile); the function being
@@ -45,6 +47,9 @@ struct cgen {
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
     const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
+    struct map quiet;              /* ir_fn -> whether it can panic (emit_quiet.c) */
+    struct map recursive;          /* ir_fn -> whether it is on a cycle of calls (emit_quiet.c) */
+    bool recursive_done;
 };
 extern struct cgen *CG;
 
@@ -97,6 +102,13 @@ struct fctx {
     int fdepth;
 };
 extern struct fctx *F;
+
+/* Code that cannot panic writes no slot of the call chain, and such a
+ * function no stack check (emit_quiet.c). */
+bool quiet_expr(struct ir_node *n);
+bool quiet_fn(struct ir_fn *f);
+/* Whether f is on a cycle of calls: its C is never written in place (BRT_NOINLINE). */
+bool fn_recursive(struct ir_fn *f);
 
 /* brine build -g (emit_debug.c): #line directives and Brine names. */
 bool emit_debug_on(void);

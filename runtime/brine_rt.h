@@ -543,6 +543,8 @@ brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b);
  * and zip(a, b)'s (A, B) tuples of descriptor tt (zip: the shorter length),
  * their fields retained. */
 brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+/* the same over t, u64 or i128, with the bounds and step as i128 */
+brt_arr *brt_range_step_wide(const brt_type *t, brt_i128 lo, brt_i128 hi, brt_i128 step, const brt_loc *l);
 brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);
 brt_arr *brt_zip(const brt_type *tt, const brt_arr *a, const brt_arr *b);
 /* Copy on write: takes a (a var's reference) and returns an array with

@@ -10,6 +10,12 @@
 # too (addr2line: what perf and valgrind read). The program's output under
 # gdb is its golden output. Skips (with a line saying so) when gdb is absent.
 #
+# Also: calls of code that cannot panic write no slot of the call chain and
+# such functions no stack check, while a recursion keeps both (the C of
+# tests/golden/chains/quiet_calls.br and of a float recursion, run in dev);
+# the functions of a mutual recursion are never inlined by the C compiler,
+# and its release build overflows with a panic.
+#
 # Also: a compile-time warning is printed for unwrap of a None known at
 # compile time, and the program still runs and panics; BRINE_BACKTRACE takes
 # 0 or 1 (anything else: one line, exit 2), 0 printing the innermost place
@@ -56,6 +62,37 @@ BRINE_BACKTRACE=1 ./bt > bt.out 2> bt.err
 check "BRINE_BACKTRACE=1: the chain" [ "$(cat bt.err)" = "$(printf 'panic: division by zero\n  --> bt.br:2:12 in f\n  --> bt.br:5:11 in main')" ]
 BRINE_BACKTRACE=0 ./bt > bt.out 2> bt.err
 check "BRINE_BACKTRACE=0: the place only" [ "$(cat bt.err)" = "$(printf 'panic: division by zero\n  --> bt.br:2:12')" ]
+
+# ---- code that cannot panic costs the chain nothing (emit_quiet.c) ----------
+# quiet_calls.br: sq and norm cannot panic (float arithmetic, a range loop,
+# sqrt, calls of each other): no stack check, and no slot written around
+# their calls; pick (it indexes) and main keep theirs, and only the two calls
+# of pick write a slot
+"$BRINE" --dump=c "$HERE/../golden/chains/quiet_calls.br" > quiet.c 2>&1
+check "quiet: two slot stores, the calls of pick" [ "$(grep -cE '^ *fp_\[0\] = &L' quiet.c)" -eq 2 ]
+check "quiet: stack checks only in pick and main" [ "$(grep -c 'brt_stack_check(' quiet.c)" -eq 2 ]
+check "quiet: no stack check in sq" bash -c "! sed -n '/^static double bf_main_sq(.*)$/,/^}/p' quiet.c | grep -q stack_check"
+# a recursion of float arithmetic alone is not quiet: it can overflow the stack
+printf 'fn halve(x: float) -> float:\n    return 1.0 + halve(x * 0.5)\n\nfn main():\n    print(halve(1.0))\n' > rec.br
+"$BRINE" --dump=c rec.br > rec.c 2>&1
+check "quiet: a recursion keeps its stack check" [ "$(grep -c 'brt_stack_check(' rec.c)" -eq 2 ]
+check "quiet: a recursion writes its slots" [ "$(grep -cE '^ *fp_\[0\] = &L' rec.c)" -eq 2 ]
+"$BRINE" run rec.br > rec.out 2> rec.err
+rc=$?
+check "quiet: a recursion of floats overflows with its chain (exit $rc)" \
+    [ $rc -eq 101 -a "$(head -3 rec.err)" = "$(printf 'panic: stack overflow\n  --> rec.br:1:1 in halve\n  --> rec.br:2:18 in halve')" ]
+# a cycle of calls keeps each frame a C frame (BRT_NOINLINE), so a release
+# build overflows with "stack overflow", never SIGSEGV (gcc wrote 8 levels of
+# a small recursion into one C frame, and the chain's slots ran out first)
+printf 'fn ping(x: float) -> float:\n    return 1.0 + pong(x)\n\nfn pong(x: float) -> float:\n    return 2.0 + ping(x * 0.5)\n\nfn leaf(x: float) -> float:\n    return x + 1.0\n\nfn main():\n    print(leaf(ping(1.0)))\n' > mutual.br
+"$BRINE" --dump=c mutual.br > mutual.c 2>&1
+check "recursion: ping and pong are never inlined" [ "$(grep -cE '^static BRT_NOINLINE double bf_main_(ping|pong)\(' mutual.c)" -eq 2 ]
+check "recursion: leaf may be inlined" bash -c "! grep -q 'BRT_NOINLINE double bf_main_leaf' mutual.c"
+"$BRINE" build --release mutual.br -o mutual > /dev/null 2>&1
+./mutual > mutual.out 2> mutual.err
+rc=$?
+check "recursion, release: a mutual recursion overflows with a panic (exit $rc)" \
+    [ $rc -eq 101 -a "$(head -1 mutual.err)" = "panic: stack overflow" ]
 
 # ---- brine build -g -------------------------------------------------------
 "$BRINE" build -g depth.br -o depth > build.log 2>&1

@@ -1617,6 +1617,8 @@ class Gen:
 
     def step_range(self):
         """range(lo, hi, step): (text, fn env -> list); a zero step panics."""
+        if RANGE_TYPES != ["int"] and self.r.random() < 0.3:
+            return self.typed_step_range()
         self.use("range-step")
         r = self.r
         step = r.choice([1, 2, 3, 5, 7, 16, 17, -1, -2, -3, -16] + ([0] if r.random() < 0.05 else []))
@@ -1638,6 +1640,39 @@ class Gen:
                 return f"range({hi})", t, items
             return f"range({los}, {hi})", t, items
         return f"range({los}, {hi}, {step})", t, items
+
+    def typed_step_range(self):
+        """range(lo, hi, step) over u64, i128 or int, often at the type's ends
+        (the last step would pass the end: the range stops there):
+        (text, type, fn env -> list). The step is the one argument that is
+        not a literal (u64(3), i128(-2)), so the bounds take its type."""
+        self.use("range-step")
+        r = self.r
+        t = r.choice(["u64", "i128", "int"])
+        tlo, thi = RANGE[t]
+        step = r.choice([1, 2, 3, 7, 16, 17] + ([] if t == "u64" else [-1, -2, -5, -16]) +
+                        ([0] if r.random() < 0.05 else []))
+        k = r.choice([0, 1, 3, 16, 17, r.randint(0, 60)])
+        a = abs(step) or 1
+        w = r.random()
+        up = step >= 0
+        if w < 0.4:      # the end it runs toward
+            lo = thi - r.randint(0, k * a) if up else tlo + r.randint(0, k * a)
+        elif w < 0.6:    # the other end
+            lo = tlo + r.randint(0, 3) if up else thi - r.randint(0, 3)
+        else:
+            lo = r.randint(max(tlo, -20), 20)
+        hi = lo + (k * step - (r.randint(0, a - 1) if up else -r.randint(0, a - 1)) if step else k)
+        hi = min(max(hi, tlo), thi)
+        if r.random() < 0.15:
+            lo, hi = hi, lo   # the wrong direction: empty
+        stext = str(step) if t == "int" else f"{t}({step})"
+
+        def items(env):
+            if step == 0:
+                raise Panic("range step must not be zero")
+            return list(range(lo, hi, step))
+        return f"range({self.int_lit(t, lo).text}, {self.int_lit(t, hi).text}, {stext})", t, items
 
     def pattern_iterable(self, d):
         """`enumerate(xs)` or `zip(xs, ys)` for a tuple pattern: (text, [t1, t2], fn env -> [tuples])."""
