@@ -92,7 +92,7 @@ static bool quiet_stmt(struct ir_node *s)
     case IR_BREAK: case IR_CONTINUE: return true;
     /* the end of a function the checker proved returns: never reached */
     case IR_UNREACHABLE: return true;
-    case IR_STORE: case IR_PUSH: case IR_FOR_ARRAY: return false;
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_FOR_ARRAY: return false;
     }
     return false;
 }
