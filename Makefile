@@ -29,8 +29,8 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
-RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
+              runtime/print.c runtime/os.c runtime/math.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
 
@@ -70,7 +70,7 @@ $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $<
 
-$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h runtime/wrap_ovf.h
+$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h runtime/wrap_ovf.h $(wildcard runtime/crmath/*.h)
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
@@ -274,7 +274,25 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+# brine's math against MPFR (tests/math/check_math.c): every function,
+# correctly rounded, on the special values, the published hard cases
+# (tests/math/hard.txt) and MATH_N random inputs each. check-math-quick (part
+# of check): 10^5 each; check-math (not part of check, long): 10^7 each, and
+# the platform libm's mismatches on the same inputs for comparison.
+MATH_N ?= 10000000
+$(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
+
+check-math-quick: $(B)/tests/math/check_math
+	$(B)/tests/math/check_math -n 100000 -H tests/math/hard.txt
+
+check-math: $(B)/tests/math/check_math
+	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt
+
+.PHONY: check-math check-math-quick
+
+check: all check-unit check-math-quick check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -408,11 +426,12 @@ check-literals: all
 
 # What building brine needs (make deps), and what make check needs on top
 # of it (make deps-test: the unit tests, the man page lint, valgrind, the
-# Python tools, both MPIs for the world programs, patch for fmt's diffs).
+# Python tools, both MPIs for the world programs, patch for fmt's diffs,
+# MPFR for the math functions' reference).
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 
