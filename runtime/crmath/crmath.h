@@ -20,6 +20,7 @@
 
 #include "dd.h" /* text */
 #include "exp.h" /* text */
+#include "log.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

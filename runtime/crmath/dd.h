@@ -62,6 +62,9 @@ CRM_FN double crm_from_bits(crm_u64 u)
 /* +infinity (the math functions raise no flags: Brine cannot read them) */
 CRM_FN double crm_inf(void) { return crm_from_bits(0x7ff0000000000000ULL); }
 
+/* a quiet NaN, the one x86 makes of an invalid operation */
+CRM_FN double crm_nan(void) { return crm_from_bits(0xfff8000000000000ULL); }
+
 CRM_FN double crm_fabs(double x) { return crm_from_bits(crm_bits(x) & 0x7fffffffffffffffULL); }
 
 /* 2^e exactly, for -1022 <= e <= 1023 */
@@ -200,6 +203,25 @@ CRM_FN crm_dd crm_dd_div(crm_dd a, crm_dd b)
     return s;
 }
 
+/* Whether hi + lo, known within eps |hi|, rounds to one double; it is *out */
+CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
+{
+    double err = eps * crm_fabs(hi);
+    double a = hi + (lo - err), b = hi + (lo + err);
+    *out = a;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    return 0;
+#endif
+    return a == b;
+}
+
+/* y * 2^e, y in [0.5, 4), e in [-1021, 1024]: exact unless it overflows */
+CRM_FN double crm_scale_normal(double y, int e)
+{
+    if (e > 1023) return y * crm_pow2i(e - 1) * 2.0;
+    return y * crm_pow2i(e);
+}
+
 /* ---- triple-double ----------------------------------------------------------------- */
 
 CRM_FN crm_td crm_td_make(double hi, double mi, double lo) { crm_td r; r.hi = hi; r.mi = mi; r.lo = lo; return r; }
@@ -257,15 +279,18 @@ CRM_FN crm_td crm_td_mul_dd(crm_td a, crm_dd b) { return crm_td_mul(a, crm_td_fr
 /* a * d, d a double */
 CRM_FN crm_td crm_td_mul_d(crm_td a, double d) { return crm_td_mul(a, crm_td_make(d, 0, 0)); }
 
-/* x + t to the nearest double, where s = rn(x) is a double, e and t the rest
- * (|e + t| about ulp(s) / 2 at most): e + t is rounded to a double without
- * making a false tie, so s + (e + t) rounds once. */
+/* s + e + t to the nearest double, where s = rn(s + e) and |t| is far below
+ * |e| (or e = 0): e + t is rounded to odd (when inexact, a result with an
+ * even last bit moves one ulp toward the exact sum), so it is never a false
+ * halfway point, and s + (e + t) rounds once (Boldo and Melquiond's
+ * round-to-odd argument: e + t has far more bits than the final rounding
+ * looks at). */
 CRM_FN double crm_round3(double s, double e, double t)
 {
     double err;
     double r = crm_two_sum(e, t, &err);
-    if (err != 0) { /* r is inexact: move it off any halfway point, toward the truth */
-        crm_u64 b = crm_bits(r);
+    crm_u64 b = crm_bits(r);
+    if (err != 0 && (b & 1) == 0) {
         b += ((err > 0) == (r > 0)) ? 1 : (crm_u64)-1;
         r = crm_from_bits(b);
     }

@@ -83,25 +83,6 @@ CRM_FN crm_dd crm_exp_scale_table(int j, crm_dd p)
     return r;
 }
 
-/* Whether hi + lo, known within eps |hi|, rounds to one double; it is *out */
-CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
-{
-    double err = eps * crm_fabs(hi);
-    double a = hi + (lo - err), b = hi + (lo + err);
-    *out = a;
-#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    return 0;
-#endif
-    return a == b;
-}
-
-/* y * 2^e, y in [0.5, 4), e in [-1021, 1024]: exact unless it overflows */
-CRM_FN double crm_scale_normal(double y, int e)
-{
-    if (e > 1023) return y * crm_pow2i(e - 1) * 2.0;
-    return y * crm_pow2i(e);
-}
-
 /* sum r^n/n!, n = from..12, r a triple-double, by Horner */
 CRM_FN crm_td crm_exp_series_td(crm_td r, int from)
 {
