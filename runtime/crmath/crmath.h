@@ -21,6 +21,7 @@
 #include "dd.h" /* text */
 #include "exp.h" /* text */
 #include "log.h" /* text */
+#include "hyp.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

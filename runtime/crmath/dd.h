@@ -273,6 +273,29 @@ CRM_FN crm_td crm_td_mul(crm_td a, crm_td b)
     return crm_td_renorm(p1, m, l);
 }
 
+/* a - b */
+CRM_FN crm_td crm_td_sub(crm_td a, crm_td b) { return crm_td_add(a, crm_td_neg(b)); }
+
+/* a * 2^k, exact for parts that stay normal */
+CRM_FN crm_td crm_td_scale(crm_td a, int k)
+{
+    double s = crm_pow2i(k);
+    return crm_td_make(a.hi * s, a.mi * s, a.lo * s);
+}
+
+/* a / b: three quotient digits, each from the remainder of the ones before
+ * (a long division; the remainders computed in triple-double): relative
+ * error below 2^-145 */
+CRM_FN crm_td crm_td_div(crm_td a, crm_td b)
+{
+    double q1 = a.hi / b.hi;
+    crm_td r = crm_td_sub(a, crm_td_mul(b, crm_td_make(q1, 0, 0)));
+    double q2 = r.hi / b.hi;
+    r = crm_td_sub(r, crm_td_mul(b, crm_td_make(q2, 0, 0)));
+    double q3 = r.hi / b.hi;
+    return crm_td_renorm(q1, q2, q3);
+}
+
 /* a * b, b a double-double */
 CRM_FN crm_td crm_td_mul_dd(crm_td a, crm_dd b) { return crm_td_mul(a, crm_td_from_dd(b)); }
 
