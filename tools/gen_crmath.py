@@ -146,6 +146,19 @@ def gen_log():
     return header("log", "the logarithms' constants", "".join(out))
 
 
+@generator("cbrt")
+def gen_cbrt():
+    """cbrt: a degree-6 polynomial close to cbrt(z) on [1, 8] (a Chebyshev
+    fit, error about 2^-9.5), the start of two Halley steps."""
+    mp.dps = 40
+    p, err = mpmath.chebyfit(lambda z: mpmath.cbrt(z), [1, 8], 7, error=True)
+    mp.prec = 400
+    rows = ["%s" % float(c).hex() for c in p]
+    body = table("double", "crm_cbrt_p", rows,
+                 "cbrt(z) ~ sum p[i] z^(6-i) on [1, 8], error %s" % mpmath.nstr(err, 3))
+    return header("cbrt", "the cube root's start", body)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: gen_crmath.py NAME | --list\n")

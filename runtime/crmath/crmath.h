@@ -22,6 +22,8 @@
 #include "exp.h" /* text */
 #include "log.h" /* text */
 #include "hyp.h" /* text */
+#include "cbrt.h" /* text */
+#include "hypot.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

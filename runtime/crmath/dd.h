@@ -222,6 +222,35 @@ CRM_FN double crm_scale_normal(double y, int e)
     return y * crm_pow2i(e);
 }
 
+/* The exact sign of t[0] + ... + t[n-1] (n <= 16, no overflow in the
+ * sums): the terms grown into a nonoverlapping expansion (Shewchuk 1997,
+ * Grow-Expansion with zero elimination), whose sign is its largest
+ * component's. */
+CRM_FN int crm_sum_sign(const double *t, int n)
+{
+    double e[16];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        double q = t[i];
+        int k = 0;
+        for (int h = 0; h < m; h++) {
+            double err;
+            q = crm_two_sum(q, e[h], &err);
+            if (err != 0) e[k++] = err;
+        }
+        if (q != 0) e[k++] = q;
+        m = k;
+    }
+    return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
+}
+
+/* The double next to y (finite, nonzero) away from zero (dir > 0) or
+ * toward it (dir < 0) */
+CRM_FN double crm_next(double y, int dir)
+{
+    return crm_from_bits(crm_bits(y) + (dir > 0 ? 1 : (crm_u64)-1));
+}
+
 /* ---- triple-double ----------------------------------------------------------------- */
 
 CRM_FN crm_td crm_td_make(double hi, double mi, double lo) { crm_td r; r.hi = hi; r.mi = mi; r.lo = lo; return r; }
