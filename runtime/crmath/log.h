@@ -71,10 +71,9 @@ CRM_FN crm_dd crm_log_s(int i, double r)
     double b = crm_fast_two_sum(r, -0.5 * s2, &bl);
     double lo = bl + (-0.5 * s2l + crm_log1p_tail(r));
     double hl;
-    double h = crm_two_sum(crm_log_t[i][1], b, &hl);
-    lo = hl + (lo + crm_log_t[i][2]);
     crm_dd s;
-    s.hi = crm_fast_two_sum(h, lo, &s.lo);
+    s.hi = crm_two_sum(crm_log_t[i][1], b, &hl);
+    s.lo = hl + (lo + crm_log_t[i][2]); /* not renormalised: the callers sum on */
     return s;
 }
 
@@ -95,11 +94,12 @@ enum { CRM_LN, CRM_LOG2, CRM_LOG10 };
 CRM_FN crm_dd crm_log_combine(int kind, int e, crm_dd s)
 {
     double de = (double)e;
-    if (kind == CRM_LN) {
-        double l = de * CRM_LOG_LN2_2;
-        crm_dd a;
-        a.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, l, &a.lo); /* |e LN2_1| >= |l| or e = 0 */
-        return crm_dd_add(a, s);
+    if (kind == CRM_LN) { /* |e' ln2| >= 0.69 > 0.35 >= |S|, or e' = 0 */
+        crm_dd y;
+        double l;
+        y.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, s.hi, &l);
+        y.lo = l + (s.lo + de * CRM_LOG_LN2_2);
+        return y;
     }
     if (kind == CRM_LOG2)
         return crm_dd_add_d(crm_dd_mul(s, crm_dd_make(CRM_LOG_INVLN2_HI, CRM_LOG_INVLN2_MI)), de);
