@@ -283,10 +283,12 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 # brine's math against MPFR (tests/math/check_math.c): every function,
 # correctly rounded, on the special values, the published hard cases
-# (tests/math/hard.txt) and MATH_N random inputs each. check-math-quick (part
+# (tests/math/hard.txt), MATH_N random inputs and a sweep of the floats each. check-math-quick (part
 # of check): 10^5 each; check-math (not part of check, long): 10^7 each, and
 # the platform libm's mismatches on the same inputs for comparison.
 MATH_N ?= 10000000
+# every MATH_F32_STRIDE-th float as an argument too (1: all 2^32 of them, hours)
+MATH_F32_STRIDE ?= 4099
 $(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
@@ -303,7 +305,7 @@ check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	$(B)/tests/math/check_math_acc -n 10000 -H tests/math/hard.txt
 
 check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
-	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt
+	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -n 1000000 -H tests/math/hard.txt
 
 # The scalar time per call against libm's on the same inputs (not part of check).
