@@ -21,8 +21,9 @@
  *
  * Accurate path (triple-double): -log c_i to 2^-160, log1p(r) = sum
  * (-1)^(n+1) r^n/n, n <= 20 (truncation 2^-147), Horner with r exact: below
- * 2^-140 relative, against the worst cases known (Lefevre and Muller: log
- * needs 2^-118, log2 2^-116, log10 2^-119).
+ * 2^-140 relative, against the published worst cases (Lefevre and
+ * Muller's searches), which sit at most about 2^-120 from a rounding
+ * boundary (tests/math/hard.txt holds them).
  */
 #ifndef CRM_LOG_H
 #define CRM_LOG_H
