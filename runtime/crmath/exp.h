@@ -61,7 +61,8 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
 {
     double s2l;
     double s2 = crm_two_prod(rh, rh, &s2l);
-    double q = CRM_EXP_C3 + rh * (CRM_EXP_C4 + rh * (CRM_EXP_C5 + rh * (CRM_EXP_C6 + rh * CRM_EXP_C7)));
+    /* Estrin with fma: (C3 + C4 r) + r^2 ((C5 + C6 r) + r^2 C7) */
+    double q = fma(s2, fma(s2, CRM_EXP_C7, fma(rh, CRM_EXP_C6, CRM_EXP_C5)), fma(rh, CRM_EXP_C4, CRM_EXP_C3));
     double b;
     double a = crm_fast_two_sum(rh, 0.5 * s2, &b);
     double lo = b + (0.5 * s2l + (rl + rh * rl) + s2 * rh * q);
