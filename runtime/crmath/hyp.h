@@ -51,7 +51,10 @@ CRM_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *
         double q = 1.0 / ya.hi;
         double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
         double f = s * crm_pow2i(-2 * ea);
-        ya = crm_dd_add(ya, crm_dd_make(q * f, ql * f));
+        double l;
+        double h = crm_two_sum(ya.hi, q * f, &l); /* exact */
+        ya.lo = l + (ya.lo + ql * f);
+        ya.hi = h;
     }
     *e = ea - 1;
     return crm_round_test(ya.hi, ya.lo, eps, out);
