@@ -315,6 +315,15 @@ check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
 
+# The math tables (runtime/crmath/*_data.h) are what tools/gen_crmath.py
+# computes today (mpmath).
+CRMATH_DATA = exp log cbrt
+check-crmath-data:
+	@set -e; for t in $(CRMATH_DATA); do \
+	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
+	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
+	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
+
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
 	@mkdir -p $(@D)
@@ -323,9 +332,9 @@ $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
 bench-math: $(B)/tests/math/bench_math
 	$(B)/tests/math/bench_math
 
-.PHONY: check-math check-math-quick bench-math
+.PHONY: check-math check-math-quick check-crmath-data bench-math
 
-check: all check-unit check-math-quick check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+check: all check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -460,11 +469,11 @@ check-literals: all
 # What building brine needs (make deps), and what make check needs on top
 # of it (make deps-test: the unit tests, the man page lint, valgrind, the
 # Python tools, both MPIs for the world programs, patch for fmt's diffs,
-# MPFR for the math functions' reference).
+# MPFR for the math functions' reference, mpmath for their tables).
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev mandoc gdb time \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev python3-mpmath mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 
