@@ -29,8 +29,8 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
-RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
+              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
 
@@ -70,7 +70,7 @@ $(B)/tools/embed: tools/embed.c
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -o $@ $<
 
-$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h runtime/wrap_ovf.h
+$(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.h runtime/wrap_ovf.h $(wildcard runtime/crmath/*.h)
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h > $@.tmp && mv $@.tmp $@
@@ -101,6 +101,13 @@ $(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/br
 $(B)/obj/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+# math_fma.c: brine's math again, with FMA instructions, on x86-64 (math.c
+# picks it at run time when the processor has FMA; the same bits either way).
+MATH_FMA_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-mfma)
+$(B)/obj/runtime/math_fma.o: runtime/math_fma.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_FMA_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
 
 $(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)
@@ -276,7 +283,60 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 .PHONY: check-gpu check-gpu-golden
 
-check: all check-unit check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+# brine's math against MPFR (tests/math/check_math.c): every function,
+# correctly rounded, on the special values, the published hard cases
+# (tests/math/hard.txt), MATH_N random inputs and a sweep of the floats each.
+# check-math-quick (part of check): brine's own functions, 10^5 inputs each;
+# check-math (not part of check, long): every function, 10^7 each, and the
+# platform libm's mismatches on the same inputs for comparison.
+MATH_N ?= 10000000
+# every MATH_F32_STRIDE-th float as an argument too (1: all 2^32 of them, hours)
+MATH_F32_STRIDE ?= 4099
+$(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
+
+# check_math_acc: the same with every input on the accurate path
+# (CRM_TEST_ACCURATE: the rounding tests fail), so that path is checked on
+# its own, not only on the few inputs that reach it.
+# (both copies of the math: math.c's and math_fma.c's, which math.c picks on
+# FMA machines).
+$(B)/tests/math/acc_%.o: runtime/%.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -DCRM_TEST_ACCURATE $(if $(findstring fma,$*),$(MATH_FMA_FLAGS)) -Iruntime -c -o $@ $<
+
+$(B)/tests/math/check_math_acc: tests/math/check_math.c $(B)/tests/math/acc_math.o $(B)/tests/math/acc_math_fma.o $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(B)/tests/math/acc_math.o $(B)/tests/math/acc_math_fma.o $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
+
+check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
+	$(B)/tests/math/check_math -o -n 100000 -H tests/math/hard.txt
+	$(B)/tests/math/check_math_acc -o -n 10000 -H tests/math/hard.txt
+
+check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
+	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
+	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
+
+# The math tables (runtime/crmath/*_data.h) are what tools/gen_crmath.py
+# computes today (mpmath).
+CRMATH_DATA = exp log cbrt
+check-crmath-data:
+	@set -e; for t in $(CRMATH_DATA); do \
+	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
+	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
+	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
+
+# The scalar time per call against libm's on the same inputs (not part of check).
+$(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
+
+bench-math: $(B)/tests/math/bench_math
+	$(B)/tests/math/bench_math
+
+.PHONY: check-math check-math-quick check-crmath-data bench-math
+
+check: all check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -410,11 +470,12 @@ check-literals: all
 
 # What building brine needs (make deps), and what make check needs on top
 # of it (make deps-test: the unit tests, the man page lint, valgrind, the
-# Python tools, both MPIs for the world programs, patch for fmt's diffs).
+# Python tools, both MPIs for the world programs, patch for fmt's diffs,
+# MPFR for the math functions' reference, mpmath for their tables).
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev mandoc gdb time \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev python3-mpmath mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 

@@ -219,9 +219,9 @@ static const char *dbuiltin(struct ir_node *n)
     }
     const char **x = arena_alloc((size_t)(n->nkids + 1) * sizeof *x);
     for (int i = 0; i < n->nkids; i++) x[i] = dex(n->kids[i]);
-    if (builtins[n->builtin].sig == SIG_FLOATS) /* the device's own, correctly rounded */
-        return n->nkids == 2 ? arena_printf("%s(%s, %s)", builtin_name[n->builtin], x[0], x[1])
-                             : arena_printf("%s(%s)", builtin_name[n->builtin], x[0]);
+    if (builtins[n->builtin].sig == SIG_FLOATS) /* brine's own, correctly rounded (crmath.h) */
+        return n->nkids == 2 ? arena_printf("brm_%s(%s, %s)", builtin_name[n->builtin], x[0], x[1])
+                             : arena_printf("brm_%s(%s)", builtin_name[n->builtin], x[0]);
     switch (n->builtin) {
     case BI_ABS:
         if (t0 == ty_int) return arena_printf("brk_abs_i64(st_, %s)", x[0]);

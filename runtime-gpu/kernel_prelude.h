@@ -17,7 +17,8 @@
  * (CUDA's, or in the shim a call per block and a loop over its threads),
  * brk_f64 (a double from its bits), the tree's shape (BRK_B, BRK_LEAF),
  * checked integer arithmetic and conversions that raise *st instead of
- * panicking, min/max, and bounds-checked reads of captured arrays. It
+ * panicking, min/max, bounds-checked reads of captured arrays, and brine's
+ * math functions brm_<name> (runtime/crmath/crmath.h, embedded whole). It
  * compiles on its own as C (make check-gpu: cc -fsyntax-only).
  */
 
@@ -47,13 +48,19 @@ static long long brk_bid_;
 #define BRK_TID brk_tid_
 #define BRK_BID brk_bid_
 __attribute__((visibility("default"))) void brk_shim_block(long long b) { brk_bid_ = b; }
-double sqrt(double);
 double fabs(double);
-double fmod(double, double);
 BRK_FN double brk_f64(unsigned long long u) { union { unsigned long long u; double d; } c; c.u = u; return c.d; }
 #endif
 #include "../runtime/reduce_shape.h"
 #include "../runtime/wrap_ovf.h"
+/* brine's correctly rounded math, brm_<name>: the runtime's own source */
+#ifdef __CUDACC__
+#define CRM_TABLE __device__ const
+#else
+#define CRM_TABLE static const
+#endif
+#define CRM_FN BRK_FN
+#include "../runtime/crmath/crmath.h" /* text */
 #define BRK_MIN64 (-9223372036854775807LL-1)
 #define BRK_MAX64 9223372036854775807LL
 typedef union brk_slot { long long i; unsigned long long u; double f; const void *p; } brk_slot;

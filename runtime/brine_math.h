@@ -3,27 +3,31 @@
  * the compiler (brine_rt.h includes it; so does the compiler's brine.h).
  *
  * A row X(P, name, arity, gpu): Brine's `name(x)` (or `name(x, y)`), float
- * arguments, a float result, computed by the runtime's brt_<name>, which
- * calls libm's <name> out of line, so that neither C compiler folds or
- * inlines it its own way (os.c expands the definitions from this table).
- * gpu is 1 when IEEE 754 rounds the function correctly, so a GPU gives the
- * same bits as the CPU and a kernel may compute it; the rest stay on the CPU
- * (their last bit is the platform libm's). P is passed through to X.
+ * arguments, a float result, computed by the runtime's brt_<name> out of
+ * line, so that neither C compiler folds or inlines it its own way (math.c
+ * expands the definitions from this table). gpu is 1 when the function is
+ * correctly rounded on every machine: brine's own brm_<name>
+ * (crmath/crmath.h: sqrt and the exact floor, ceil, round, trunc, fmod
+ * are the platform's, which IEEE 754 and C pin down), the same text on the
+ * CPU and in GPU kernels, so a kernel may compute it. A row with gpu 0
+ * calls libm's <name> and stays on the CPU (its last bit is the platform
+ * libm's). P is passed through to X.
  *
- * Adding a function is one row here, one golden test, and the docs.
+ * Adding a function is one row here, its brm_<name> when gpu is 1, its row
+ * in tests/math/check_math.c, one golden test, and the docs.
  */
 #ifndef BRINE_MATH_H
 #define BRINE_MATH_H
 
 #define BRT_MATH(X, P)                                                        \
-    X(P, sqrt, 1, 1) X(P, floor, 1, 0) X(P, ceil, 1, 0) X(P, round, 1, 0)     \
-    X(P, trunc, 1, 0) X(P, exp, 1, 0) X(P, log, 1, 0) X(P, log2, 1, 0)        \
-    X(P, log10, 1, 0) X(P, pow, 2, 0) X(P, sin, 1, 0) X(P, cos, 1, 0)         \
+    X(P, sqrt, 1, 1) X(P, floor, 1, 1) X(P, ceil, 1, 1) X(P, round, 1, 1)     \
+    X(P, trunc, 1, 1) X(P, exp, 1, 1) X(P, log, 1, 1) X(P, log2, 1, 1)        \
+    X(P, log10, 1, 1) X(P, pow, 2, 0) X(P, sin, 1, 0) X(P, cos, 1, 0)         \
     X(P, tan, 1, 0) X(P, asin, 1, 0) X(P, acos, 1, 0) X(P, atan, 1, 0)        \
-    X(P, atan2, 2, 0) X(P, sinh, 1, 0) X(P, cosh, 1, 0) X(P, tanh, 1, 0)      \
-    X(P, hypot, 2, 0) X(P, cbrt, 1, 0) X(P, exp2, 1, 0) X(P, expm1, 1, 0)      \
-    X(P, log1p, 1, 0) X(P, erf, 1, 0) X(P, erfc, 1, 0) X(P, gamma, 1, 0)      \
-    X(P, lgamma, 1, 0) X(P, fmod, 2, 0)
+    X(P, atan2, 2, 0) X(P, sinh, 1, 1) X(P, cosh, 1, 1) X(P, tanh, 1, 1)      \
+    X(P, hypot, 2, 1) X(P, cbrt, 1, 1) X(P, exp2, 1, 1) X(P, expm1, 1, 1)      \
+    X(P, log1p, 1, 1) X(P, erf, 1, 0) X(P, erfc, 1, 0) X(P, gamma, 1, 0)      \
+    X(P, lgamma, 1, 0) X(P, fmod, 2, 1)
 
 /* double brt_<name>(double[, double]) */
 #define BRT_MATH_PARAMS_1 double

@@ -1,6 +1,6 @@
 /*
  * os.c: program start and end, the environment (SPEC section 8), the stack
- * guard, os.* and the math wrappers (SPEC section 11).
+ * guard, and os.* (the math wrappers are math.c).
  *
  * Stack guard. Every user function begins with brt_stack_check, inline in
  * brine_rt.h: one compare and branch, with no call and no TLS (tcc cannot
@@ -289,18 +289,3 @@ brt_str *brt_os_getenv(brt_str *name)
         return &brt_empty_str;
     return brt_str_new(v, (int64_t)strlen(v));
 }
-
-/* ---- math: out of line so neither C compiler folds them its own way ---------- */
-
-/* One definition per row of BRT_MATH (brine_math.h): brt_<name> calls libm's
- * <name>. C's round is half away from zero, as Brine's round is. */
-#define BRT_MATH_ARGS_1 double x
-#define BRT_MATH_ARGS_2 double x, double y
-#define BRT_MATH_CALL_1 (x)
-#define BRT_MATH_CALL_2 (x, y)
-/* Brine's gamma is the gamma function, C's tgamma (glibc's own gamma is
- * lgamma's old name). */
-#define gamma tgamma
-#define BRT_MATH_DEFINE(P, name, arity, gpu) \
-    double brt_##name(BRT_MATH_ARGS_##arity) { return name BRT_MATH_CALL_##arity; }
-BRT_MATH(BRT_MATH_DEFINE, _)

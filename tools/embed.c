@@ -15,7 +15,11 @@
  *     by PATH's #define lines, with their comments removed. PATH must hold
  *     nothing else: one-line #defines, comments and blank lines (anything
  *     else is an error, so a header cannot grow into something this would
- *     silently drop).
+ *     silently drop);
+ *   - a line `#include "PATH"` followed by the comment `text` is replaced
+ *     by PATH's whole text, treated the same way (its banner left out, its
+ *     own includes replaced): that is how brine's math (runtime/crmath/)
+ *     reaches the kernels as the very source the runtime compiles.
  * That is how the GPU kernels' prelude (runtime-gpu/kernel_prelude.h) gets
  * the runtime's constants (runtime/reduce_shape.h) as text: NVRTC compiles
  * the kernels from a string, with no include path.
@@ -131,7 +135,13 @@ static struct buf text_of(const char *path)
             memcpy(inc, path, dirlen);
             memcpy(inc + dirlen, name, (size_t)(q - name));
             inc[dirlen + (size_t)(q - name)] = 0;
-            defines_of(&out, inc);
+            if (strstr(q, "/* text */") && strstr(q, "/* text */") < p + ln) {
+                struct buf t = text_of(inc);
+                put(&out, t.p, t.len);
+                free(t.p);
+            } else {
+                defines_of(&out, inc);
+            }
             free(inc);
         } else {
             put(&out, p, ln);
