@@ -9,9 +9,12 @@
  * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
  * beside the function: bp_elems<n> (elements into slots, with the filter
  * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
- * (runs of values folded with the combine inlined). A par reduce whose f
- * is float addition from 0.0 (or multiplication from 1.0) is exactly par
- * sum (product), and is emitted as one.
+ * (runs of values folded with the combine inlined); keyed ones also get
+ * bp_kleaf<n> (elements straight into per-key accumulators) and
+ * bp_kmerge<n> (two rows of per-key values merged, by masks when the
+ * combine cannot panic). A par reduce whose f is float addition from 0.0
+ * (or multiplication from 1.0) is exactly par sum (product), and is
+ * emitted as one.
  */
 #include "emit_c.h"
 
@@ -149,6 +152,106 @@ static void elems_cb(struct ir_node *rn, void *p)
     if (rn->filter) line("if (kept) kept[%s - lo_] = 1;", a->k);
 }
 
+/* kleaf: each kept element straight into its key's accumulator (no
+ * buffer), listing the keys it starts; kmerge: two rows of per-key values
+ * merged as the tree's nodes merge. */
+struct kleaf_arg { struct ir_node *rn; int id; };
+
+static void kleaf_cb(struct ir_node *rn, void *p)
+{
+    struct kleaf_arg *a = p;
+    const char *ct = ctype(rn->elem_type);
+    const char *kk = emit_expr(rn->key);
+    line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
+         "(long long)env->nk0);",
+         kk, kk, loc_ref(rn->by_loc), kk);
+    const char *k = new_temp(), *x = new_temp();
+    line("int64_t %s = %s;", k, kk);
+    line("%s %s = %s;", ct, x, emit_expr(rn->elem));
+    /* without touched (a row of all keys), accs already hold the start;
+     * with a start, the base is a selection (no branch on has) */
+    line("if (st_ && !touched) { bp_comb%d(envp, &a_[%s], &%s); has[%s] = 1; }", a->id, k, x, k);
+    line("else if (st_) { %s b_ = has[%s] ? a_[%s] : *st_; bp_comb%d(envp, &b_, &%s); a_[%s] = b_; touched[nt_] = %s; "
+         "nt_ += !has[%s]; has[%s] = 1; }",
+         ct, k, k, a->id, x, k, k, k, k);
+    line("else if (has[%s]) bp_comb%d(envp, &a_[%s], &%s);", k, a->id, k, x);
+    line("else { has[%s] = 1; if (touched) touched[nt_++] = %s; a_[%s] = %s; }", k, k, k, x);
+}
+
+/* Whether the combine can neither panic nor do anything but compute: float
+ * and bool arithmetic, comparisons and selections of its operands and
+ * constants. Then kmerge computes it for every key and keeps the ones it
+ * needs, without a branch per key. */
+static bool total_expr(struct ir_node *n)
+{
+    switch (n->op) {
+    case IR_VAR: case IR_FLOAT: case IR_BOOL: case IR_INT:
+        return true;
+    case IR_BINARY:
+        if (!op_is_compare(n->bop) && !(n->optype == ty_float && n->bop != OP_MOD) &&
+            !(n->optype == ty_bool && op_class[n->bop] == OPC_BITS))
+            return false;
+        return total_expr(n->a) && total_expr(n->b);
+    case IR_UNARY:
+        return n->optype == ty_float && total_expr(n->a);
+    case IR_NOT:
+        return total_expr(n->a);
+    case IR_AND: case IR_OR:
+        return total_expr(n->a) && total_expr(n->b);
+    case IR_COND:
+        return total_expr(n->a) && total_expr(n->b) && total_expr(n->c);
+    default:
+        return false;
+    }
+}
+
+static bool comb_total(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    if (rn->user) return total_expr(rn->c);
+    return t == ty_float || t == ty_bool || rn->reducer == RED_MIN || rn->reducer == RED_MAX;
+}
+
+static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
+{
+    const char *ct = ctype(rn->elem_type);
+    struct fctx *saved = helper_begin(id, rn);
+    line("%s *a_ = accs;", ct);
+    line("const %s *st_ = start;", ct);
+    line("int64_t nt_ = 0;");
+    struct kleaf_arg ka = {rn, id};
+    chunk_loop(rn, s, new_temp(), kleaf_cb, &ka, NULL);
+    helper_end(saved, aux,
+               arena_printf("static int64_t bp_kleaf%d(void *envp, int64_t lo_, int64_t hi_, void *accs, unsigned char *has, "
+                            "const void *start, int64_t *touched)",
+                            id),
+               "nt_");
+    bprintf(aux,
+            "static void bp_kmerge%d(void *envp, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt)\n"
+            "{\n    %s *a = l;\n    const %s *b = r;\n    for (int64_t i = 0; i < cnt; i++) {\n",
+            id, ct, ct);
+    struct type *t = rn->elem_type;
+    if (comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64))
+        bprintf(aux, /* selections by masks: no branch on the flags */
+                "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
+                "        uint64_t cv, bv, av, ml = -(uint64_t)lh[i], mr = -(uint64_t)rh[i];\n"
+                "        memcpy(&cv, &c, 8); memcpy(&bv, &b[i], 8); memcpy(&av, &a[i], 8);\n"
+                "        cv = (cv & ml) | (bv & ~ml);\n        av = (cv & mr) | (av & ~mr);\n"
+                "        memcpy(&a[i], &av, 8);\n        lh[i] |= rh[i];\n",
+                ct, id);
+    else if (comb_total(rn))
+        bprintf(aux,
+                "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
+                "        a[i] = rh[i] ? (lh[i] ? c : b[i]) : a[i];\n        lh[i] |= rh[i];\n",
+                ct, id);
+    else
+        bprintf(aux,
+                "        if (!rh[i]) continue;\n        if (!lh[i]) { a[i] = b[i]; lh[i] = 1; continue; }\n"
+                "        bp_comb%d(envp, &a[i], &b[i]);\n",
+                id);
+    bputs(aux, "    }\n}\n\n");
+}
+
 /* The four helpers of reduction id into aux. */
 static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
 {
@@ -183,6 +286,7 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "        if (!has[k]) {\n            has[k] = 1;\n            if (!st) { a[k] = v[i]; continue; }\n"
             "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
             id, ct, ct, ct, id);
+    if (rn->key) kleaf_helpers(rn, id, s, aux);
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
@@ -239,8 +343,9 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     const char *fd = new_temp();
-    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d};", fd,
-         s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id);
+    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s};",
+         fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
+         rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL");
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

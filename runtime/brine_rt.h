@@ -851,6 +851,14 @@ typedef struct brt_fold {
      * value), setting has[k] */
     void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
                  const void *start);
+    /* keyed, without the buffers: evaluates elements lo..hi-1 and folds
+     * each kept one into accs[key] as kacc does, appending each key whose
+     * has flag it sets to touched; returns how many it appended */
+    int64_t (*kleaf)(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start,
+                     int64_t *touched);
+    /* for each of cnt keys: l = l op r, a side without a value (lh, rh)
+     * letting the other through */
+    void (*kmerge)(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
