@@ -24,7 +24,7 @@
 
 /* acc = combine(acc, b) in the current function: acc a C lvalue holding a
  * value of its own (a reference for str and arrays), b borrowed. */
-static void combine_into(struct ir_node *rn, const char *acc, const char *b)
+void combine_into(struct ir_node *rn, const char *acc, const char *b)
 {
     struct type *t = rn->elem_type;
     const char *L = loc_ref(rn->loc);
@@ -302,26 +302,52 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
                NULL);
 }
 
-/* A par reduce that is exactly a built-in one: f is float l + r from 0.0,
- * or l * r from 1.0 (the same leaves, the same tree, the same bits). */
-static bool builtin_alike(struct ir_node *rn)
+/* Whether f is l + r from 0 (RED_SUM) or l * r from 1 (RED_PRODUCT), of
+ * floats or integers: then the leaves and the tree compute the built-in
+ * reducer's values. A float one is exactly the built-in reduction (its
+ * operations cannot panic); an integer one panics inside f, so only its
+ * lanes and fast integer sums are the built-in's, whose overflow falls
+ * back to the scalar leaves and f. */
+static bool builtin_alike(struct ir_node *rn, enum reducer *red)
 {
-    if (!rn->user || rn->scan || rn->key || rn->elem_type != ty_float) return false;
+    struct type *t = rn->elem_type;
+    if (!rn->user || rn->scan || rn->key || (t != ty_float && t != ty_int && t != ty_u64)) return false;
     struct ir_node *c = rn->c, *st = rn->a;
     if (c->op != IR_BINARY || (c->bop != OP_ADD && c->bop != OP_MUL)) return false;
     if (c->a->op != IR_VAR || c->a->var != rn->comb_l || c->b->op != IR_VAR || c->b->var != rn->comb_r) return false;
-    if (st->op != IR_FLOAT) return false;
-    if (c->bop == OP_ADD) return st->fval == 0.0 && !signbit(st->fval);
-    return st->fval == 1.0;
+    *red = c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
+    if (t == ty_float) {
+        if (st->op != IR_FLOAT) return false;
+        if (c->bop == OP_ADD) return st->fval == 0.0 && !signbit(st->fval);
+        return st->fval == 1.0;
+    }
+    return st->op == IR_INT && st->ival == (c->bop == OP_ADD ? 0 : 1);
+}
+
+/* A par reduce whose values fit the runtime's tree of built-in reductions:
+ * no references, up to 16 bytes (the leaves fold with f inlined, no
+ * buffer). */
+static bool on_reduce_tree(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    if (!rn->user || !rn->par || rn->scan || rn->key || rn->world || type_is_ref(t)) return false;
+    if (t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool) return true;
+    return t->kind == T_TUPLE && c_size(t, NULL) <= 16;
 }
 
 const char *emit_fold(struct ir_node *rn)
 {
     struct type *t = rn->elem_type;
-    if (builtin_alike(rn) && !rn->world) {
-        rn->reducer = rn->c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
+    enum reducer red;
+    bool alike = builtin_alike(rn, &red);
+    if (alike && t == ty_float && !rn->world) {
+        rn->reducer = red;
         rn->user = false;
         if (rn->par) return emit_reduce(rn);
+    }
+    if (on_reduce_tree(rn)) {
+        if (alike) rn->reducer = red;
+        return emit_par_reduce(rn, alike);
     }
     if (!rn->key && (!rn->par || (rn->user && type_is_ref(t)) || (rn->scan && type_is_ref(t))))
         return seq_fold(rn);
