@@ -369,9 +369,14 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     const char *fd = new_temp();
-    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s};",
+    /* the elements are an array's own: the runtime reads them in place */
+    bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
+               rn->elem->var == rn->gen_var;
+    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
+         "%s};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
-         rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL");
+         rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
+         own ? arena_printf("%s->data", s.arr) : "NULL");
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

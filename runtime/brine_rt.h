@@ -859,6 +859,9 @@ typedef struct brt_fold {
     /* for each of cnt keys: l = l op r, a side without a value (lh, rh)
      * letting the other through */
     void (*kmerge)(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt);
+    /* not NULL: element k is src[k] (an array's own elements, no filter),
+     * read in place without elems */
+    const void *src;
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -133,7 +133,8 @@ static void phase1(void *arg, int64_t u)
     scan_job *s = arg;
     int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
     int64_t lo = a * BRT_LEAF, hi = leaf_hi(s, b - 1);
-    s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
+    if (!s->f->src)
+        s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
     for (int64_t L = a; L < b; L++)
         leaf_value(s, L);
     for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
@@ -216,7 +217,8 @@ static void scan_exact(scan_job *s)
     int sp = 0;
     for (int64_t L = 0; L < s->nl; L++) {
         int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
-        f->elems(f->env, lo, hi, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, NULL);
+        if (!f->src)
+            f->elems(f->env, lo, hi, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, NULL);
         leaf_value(s, L);
         st[sp].level = 0, st[sp].j = L, sp++;
         while (sp >= 2 && st[sp - 1].level == st[sp - 2].level) {
@@ -311,8 +313,10 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
         s.kept = brt_xmalloc((size_t)n);
         s.off = brt_xmalloc((size_t)s.nl * sizeof *s.off);
     } else {
+        /* the entries overwrite the values they were computed from, or
+         * read the source array in place */
         out = brt_arr_alloc(elem, 0, n);
-        s.vals = out->data;
+        s.vals = f->src ? (unsigned char *)f->src : out->data;
         s.out = out->data;
     }
     bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
