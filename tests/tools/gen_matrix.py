@@ -17,7 +17,8 @@ Each program takes one element type T and an array `xs: [T]` of six values
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
 element stores, reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
-and par comprehensions, par min/max (ordered types), field stores (structs),
+and par comprehensions, par min/max (ordered types), reduce and scan with a
+user function (and their par forms and by keys for plain types), field stores (structs),
 tuple patterns (tuples), Option, lambda captures, world broadcast/gather
 (one rank; types without function values). A value holding functions is
 printed through what they return for 3 (`show`). A case is one printed line.
