@@ -382,7 +382,11 @@ const char *emit_fold(struct ir_node *rn)
         struct type *rt = rn->type->elem;
         const char *vals = tmp_owned(type_array(t), "brt_arr_new(%s, %s)", tdesc(t), nk);
         const char *hs = tmp_owned(type_array(ty_bool), "brt_arr_new(%s, %s)", tdesc(ty_bool), nk);
-        line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
+        if (rn->world)
+            line("brt_world_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data, %s);", fd, nk, vals, hs,
+                 loc_ref(rn->loc));
+        else
+            line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
         if (rt == t) return vals;
         const char *res = tmp_owned(rn->type, "brt_arr_new(%s, %s)", tdesc(rt), nk);
         const char *j = new_temp();

@@ -873,6 +873,9 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 bool brt_fold_reduce(const brt_fold *f, void *out);
 /* world.reduce(f, start, gen): every rank gets the one-process bits. */
 bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out);
+/* world.sum(... by KEY in 0..nkeys) and the other keyed world reductions:
+ * as brt_keyed_run, each rank computing its share. */
+void brt_world_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, const brt_loc *loc);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 

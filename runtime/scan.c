@@ -983,8 +983,9 @@ bool brt_fold_reduce(const brt_fold *f, void *out)
  * Values of up to 16 bytes go through the world driver of the built-in
  * reductions (world.c: each rank evaluates its aligned blocks of leaves,
  * the roots meet on every rank): a brt_reduce whose leaves() evaluates
- * a leaf's elements and folds them with lfold. Larger values: every rank
- * runs the one-process tree itself (the same bits, without the split). */
+ * a leaf's elements and folds them with lfold. Larger values: world.c's
+ * split of the same blocks, each rank's blocks' roots meeting on every
+ * rank (brt_world_fold_reduce_rows). */
 
 static void adapt_leaves(void *env, int64_t first, int64_t count, void *vals, unsigned char *has)
 {
@@ -1012,7 +1013,7 @@ static void adapt_combine(void *env, void *l, const void *r)
 bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out)
 {
     if (f->vsize > 16)
-        return brt_fold_reduce(f, out);
+        return brt_world_fold_reduce_rows(f, loc, out);
     brt_reduce r;
     memset(&r, 0, sizeof r);
     r.n = f->n;
