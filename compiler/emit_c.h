@@ -192,6 +192,13 @@ size_t c_size(struct type *t, size_t *align);
 /* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */
 
 const char *emit_fold(struct ir_node *rn);
+/* acc = the reduction's combine of acc and b (emit_scan.c) */
+void combine_into(struct ir_node *rn, const char *acc, const char *b);
+/* A par reduction on the runtime's tree of values up to 16 bytes
+ * (emit_par.c): the built-in reducers, and reduce(f, start, gen); lanes:
+ * f is the built-in reducer's operation (reducer), so the lanes may fold
+ * the leaves and the checked integer sum its fast way */
+const char *emit_par_reduce(struct ir_node *rn, bool lanes);
 
 /* ---- the lane vectoriser (emit_lane.c) ----------------------------------- */
 

@@ -500,7 +500,7 @@ void emit_cuda_fixed(struct buf *out)
 const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux)
 {
     *aux = NULL;
-    if (!rn->par || rn->op != IR_REDUCE) return NULL;
+    if (!rn->par || rn->op != IR_REDUCE || rn->user) return NULL;
     if (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN && rn->reducer != RED_MAX)
         return NULL;
     struct type *t = rn->elem_type;

@@ -165,6 +165,11 @@ static void fold_elem(struct ir_node *rn, const char *acc, const char *has, cons
 {
     struct type *t = rn->elem_type;
     const char *x = emit_expr(rn->elem);
+    if (rn->user) { /* reduce(f, start, gen): the leaf folds f from start */
+        combine_into(rn, acc, x);
+        if (has) line("%s = 1;", has);
+        return;
+    }
     switch (rn->reducer) {
     case RED_SUM: case RED_PRODUCT:
         fold_arith(rn->reducer, t, acc, x, L);
@@ -470,6 +475,7 @@ static void env_struct(struct buf *b, int id, struct ir_node *rn, struct src *s)
     for (int i = 0; i < rn->ncaps; i++)
         bprintf(b, "    %s v%d; /* %s */\n", ctype(rn->caps[i]->type), rn->caps[i]->id, rn->caps[i]->name);
     if (s->nk) bprintf(b, "    int64_t nk, nk0;\n");
+    if (rn->user) bprintf(b, "    %s st_; /* reduce's start */\n", ctype(rn->elem_type));
     bprintf(b, "};\n");
 }
 
@@ -545,10 +551,49 @@ int par_env(struct ir_node *rn, struct src *s, struct buf *aux)
     return id;
 }
 
-static const char *emit_par_reduce(struct ir_node *rn)
+/* fold()'s body after its header: a whole aligned chunk of leaf values
+ * folded in place, level by level (the runtime's generic fold with the
+ * combine inlined); fast: the reducer's own ways may be used. */
+static void fold_body(struct buf *aux, struct ir_node *rn, int id, bool fast)
+{
+    struct type *t = rn->type;
+    const char *ct = ctype(t);
+    if (fast && (t == ty_int || t == ty_u64) && rn->reducer == RED_SUM) {
+        /* An integer sum whose 64 leaf values all lie in [-2^57, 2^57)
+         * (u64: below 2^57): no partial sum of any order leaves the range,
+         * so the tree's checked sum is the plain one, added in a loop gcc
+         * vectorizes; a leaf without a kept element holds 0 (masked all
+         * the same). Otherwise the tree below decides, and panics where
+         * it must. */
+        bprintf(aux, "    uint64_t big_ = 0;\n    %s t_ = 0;\n    unsigned char h_ = 0;\n", ct);
+        bprintf(aux, "    for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_++) {\n");
+        bprintf(aux, "        %s x_ = v[j_] & (%s)0 - (%s)has[j_];\n", ct, ct, ct);
+        if (t == ty_int) {
+            bprintf(aux, "        big_ |= ((uint64_t)x_ + (1ULL << 57)) >> 58;\n");
+            bprintf(aux, "        t_ = (int64_t)((uint64_t)t_ + (uint64_t)x_);\n");
+        } else {
+            bprintf(aux, "        big_ |= x_ >> 57;\n        t_ += x_;\n");
+        }
+        bprintf(aux, "        h_ |= has[j_];\n    }\n");
+        bprintf(aux, "    if (!big_) {\n        v[0] = t_;\n        has[0] = h_;\n        return;\n    }\n");
+    }
+    bprintf(aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
+    bprintf(aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
+    bprintf(aux, "            if (!has[j_ + s_]) continue;\n");
+    bprintf(aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
+    bprintf(aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
+    bprintf(aux, "        }\n}\n\n");
+}
+
+const char *emit_par_reduce(struct ir_node *rn, bool lanes)
 {
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
+    const char *ustart = NULL; /* reduce(f, start, gen): start, before the sources */
+    if (rn->user) {
+        ustart = new_temp();
+        line("%s %s = %s;", ctype(t), ustart, emit_expr(rn->a));
+    }
     struct src s = eval_sources(rn);
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
@@ -562,7 +607,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
     line("int64_t %s = (first + %s) * BRT_LEAF, %s = %s + BRT_LEAF;", b, lf, e, b);
     line("if (%s > env->n) %s = env->n;", e, e);
     const char *acc = new_temp(), *has = new_temp();
-    line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
+    line("%s %s = %s;", ctype(t), acc, ustart ? "env->st_" : start_value(rn->reducer, t));
     line("bool %s = 0;", has);
     struct fold_arg fa = {.acc = acc, .has = has, .L = L};
     if (s.ncl) flat_loop(rn, &s, b, e, fold_cb, &fa, NULL, NULL);
@@ -573,13 +618,13 @@ static const char *emit_par_reduce(struct ir_node *rn)
     line("}");
     /* with a lane form, this scalar fold is bp_leaves_s<id>: the lanes'
      * fallback for ragged tails, leftovers and flagged blocks */
-    struct buf lanes = {0};
-    bool laned = emit_lane_leaves(rn, id, &s, &lanes);
+    struct buf lbuf = {0};
+    bool laned = lanes && emit_lane_leaves(rn, id, &s, &lbuf);
     helper_end(saved, &aux,
                arena_printf("static %svoid bp_leaves%s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
                             laned ? "BRT_NOINLINE " : "", laned ? "_s" : "", id), NULL);
-    if (laned) bputs(&aux, lanes.p);
-    free(lanes.p);
+    if (laned) bputs(&aux, lbuf.p);
+    free(lbuf.p);
 
     /* combine() and fold() depend only on the type, the reducer and (checked
      * integer ones) the place: one pair per shape, shared by the reductions
@@ -587,8 +632,21 @@ static const char *emit_par_reduce(struct ir_node *rn)
     const char *ct = ctype(t);
     bool checked = t != ty_float && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
     const char *shape = arena_printf("%s %d %s", ct, (int)rn->reducer, checked ? L : "");
-    int fid = (int)(intptr_t)map_get_str(&CG->fold_ids, shape);
-    if (!fid) {
+    int fid = rn->user ? 0 : (int)(intptr_t)map_get_str(&CG->fold_ids, shape);
+    if (rn->user) {
+        /* f's own combine, in its own helper (its call chain, its panics) */
+        fid = id;
+        saved = helper_begin(id, rn);
+        line("%s a_ = *(%s *)l;", ct, ct);
+        line("%s b_ = *(const %s *)r;", ct, ct);
+        combine_into(rn, "a_", "b_");
+        line("*(%s *)l = a_;", ct);
+        line("(void)env;");
+        helper_end(saved, &aux, arena_printf("static void bp_combine%d(void *envp, void *l, const void *r)", id), NULL);
+        bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
+        bprintf(&aux, "    %s *v = vals;\n", ct);
+        fold_body(&aux, rn, id, lanes);
+    } else if (!fid) {
         fid = id;
         map_put_str(&CG->fold_ids, shape, (void *)(intptr_t)fid);
         /* combine(): left = left OP right, in the tree's order */
@@ -610,31 +668,7 @@ static const char *emit_par_reduce(struct ir_node *rn)
          * level (the runtime's generic fold with the combine inlined) */
         bprintf(&aux, "static void bp_fold%d(void *envp, void *vals, unsigned char *has)\n{\n", id);
         bprintf(&aux, "    %s *v = vals;\n", ct);
-        if ((t == ty_int || t == ty_u64) && rn->reducer == RED_SUM) {
-            /* An integer sum whose 64 leaf values all lie in [-2^57, 2^57)
-             * (u64: below 2^57): no partial sum of any order leaves the range,
-             * so the tree's checked sum is the plain one, added in a loop gcc
-             * vectorizes; a leaf without a kept element holds 0 (masked all
-             * the same). Otherwise the tree below decides, and panics where
-             * it must. */
-            bprintf(&aux, "    uint64_t big_ = 0;\n    %s t_ = 0;\n    unsigned char h_ = 0;\n", ct);
-            bprintf(&aux, "    for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_++) {\n");
-            bprintf(&aux, "        %s x_ = v[j_] & (%s)0 - (%s)has[j_];\n", ct, ct, ct);
-            if (t == ty_int) {
-                bprintf(&aux, "        big_ |= ((uint64_t)x_ + (1ULL << 57)) >> 58;\n");
-                bprintf(&aux, "        t_ = (int64_t)((uint64_t)t_ + (uint64_t)x_);\n");
-            } else {
-                bprintf(&aux, "        big_ |= x_ >> 57;\n        t_ += x_;\n");
-            }
-            bprintf(&aux, "        h_ |= has[j_];\n    }\n");
-            bprintf(&aux, "    if (!big_) {\n        v[0] = t_;\n        has[0] = h_;\n        return;\n    }\n");
-        }
-        bprintf(&aux, "    for (int s_ = 1; s_ < BRT_LEAF_CHUNK; s_ *= 2)\n");
-        bprintf(&aux, "        for (int j_ = 0; j_ < BRT_LEAF_CHUNK; j_ += 2 * s_) {\n");
-        bprintf(&aux, "            if (!has[j_ + s_]) continue;\n");
-        bprintf(&aux, "            if (!has[j_]) { v[j_] = v[j_ + s_]; has[j_] = 1; continue; }\n");
-        bprintf(&aux, "            bp_combine%d(envp, &v[j_], &v[j_ + s_]);\n", id);
-        bprintf(&aux, "        }\n}\n\n");
+        fold_body(&aux, rn, id, true);
     }
     /* elem(): element k alone, for reductions whose elements are worth a
      * task each (the runtime measures that at the call site, bp_site<n>) */
@@ -658,7 +692,10 @@ static const char *emit_par_reduce(struct ir_node *rn)
 
     const char *env = env_fill(id, rn, &s);
     const char *r = new_temp(), *st = NULL;
-    if (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT) {
+    if (ustart) {
+        line("%s.st_ = %s;", env, ustart);
+        st = ustart;
+    } else if (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT) {
         st = new_temp();
         line("%s %s = %s;", ct, st, start_value(rn->reducer, t));
     }
@@ -689,11 +726,11 @@ static const char *emit_par_reduce(struct ir_node *rn)
     else
         line("    %s = brt_reduce_tree(&%s, &%s);", got, r, res);
     line("}");
-    if (rn->reducer == RED_MIN || rn->reducer == RED_MAX)
+    if (!rn->user && (rn->reducer == RED_MIN || rn->reducer == RED_MAX))
         line("if (!%s) %s(%s, %s);", got, rn->world ? "brt_world_panic" : "brt_panic", L,
              rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     else
-        line("if (!%s) %s = %s;", got, res, start_value(rn->reducer, t));
+        line("if (!%s) %s = %s;", got, res, ustart ? ustart : start_value(rn->reducer, t));
     return res;
 }
 
@@ -785,6 +822,6 @@ const char *emit_reduce(struct ir_node *rn)
      * bigger or counted tuples and structs take the tree's order here */
     bool tree = rn->par && t->kind == T_TUPLE && (type_is_ref(t) || c_size(t, NULL) > 16);
     bool par = rn->par && !type_is_ref(t) && !tree;
-    return par ? emit_par_reduce(rn) : emit_seq_reduce(rn, tree);
+    return par ? emit_par_reduce(rn, true) : emit_seq_reduce(rn, tree);
 }
 

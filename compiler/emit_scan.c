@@ -9,9 +9,12 @@
  * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
  * beside the function: bp_elems<n> (elements into slots, with the filter
  * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
- * (runs of values folded with the combine inlined). A par reduce whose f
- * is float addition from 0.0 (or multiplication from 1.0) is exactly par
- * sum (product), and is emitted as one.
+ * (runs of values folded with the combine inlined); keyed ones also get
+ * bp_kleaf<n> (elements straight into per-key accumulators) and
+ * bp_kmerge<n> (two rows of per-key values merged, by masks when the
+ * combine cannot panic). A par reduce whose f is float addition from 0.0
+ * (or multiplication from 1.0) is exactly par sum (product), and is
+ * emitted as one.
  */
 #include "emit_c.h"
 
@@ -21,7 +24,7 @@
 
 /* acc = combine(acc, b) in the current function: acc a C lvalue holding a
  * value of its own (a reference for str and arrays), b borrowed. */
-static void combine_into(struct ir_node *rn, const char *acc, const char *b)
+void combine_into(struct ir_node *rn, const char *acc, const char *b)
 {
     struct type *t = rn->elem_type;
     const char *L = loc_ref(rn->loc);
@@ -149,6 +152,106 @@ static void elems_cb(struct ir_node *rn, void *p)
     if (rn->filter) line("if (kept) kept[%s - lo_] = 1;", a->k);
 }
 
+/* kleaf: each kept element straight into its key's accumulator (no
+ * buffer), listing the keys it starts; kmerge: two rows of per-key values
+ * merged as the tree's nodes merge. */
+struct kleaf_arg { struct ir_node *rn; int id; };
+
+static void kleaf_cb(struct ir_node *rn, void *p)
+{
+    struct kleaf_arg *a = p;
+    const char *ct = ctype(rn->elem_type);
+    const char *kk = emit_expr(rn->key);
+    line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
+         "(long long)env->nk0);",
+         kk, kk, loc_ref(rn->by_loc), kk);
+    const char *k = new_temp(), *x = new_temp();
+    line("int64_t %s = %s;", k, kk);
+    line("%s %s = %s;", ct, x, emit_expr(rn->elem));
+    /* without touched (a row of all keys), accs already hold the start;
+     * with a start, the base is a selection (no branch on has) */
+    line("if (st_ && !touched) { bp_comb%d(envp, &a_[%s], &%s); has[%s] = 1; }", a->id, k, x, k);
+    line("else if (st_) { %s b_ = has[%s] ? a_[%s] : *st_; bp_comb%d(envp, &b_, &%s); a_[%s] = b_; touched[nt_] = %s; "
+         "nt_ += !has[%s]; has[%s] = 1; }",
+         ct, k, k, a->id, x, k, k, k, k);
+    line("else if (has[%s]) bp_comb%d(envp, &a_[%s], &%s);", k, a->id, k, x);
+    line("else { has[%s] = 1; if (touched) touched[nt_++] = %s; a_[%s] = %s; }", k, k, k, x);
+}
+
+/* Whether the combine can neither panic nor do anything but compute: float
+ * and bool arithmetic, comparisons and selections of its operands and
+ * constants. Then kmerge computes it for every key and keeps the ones it
+ * needs, without a branch per key. */
+static bool total_expr(struct ir_node *n)
+{
+    switch (n->op) {
+    case IR_VAR: case IR_FLOAT: case IR_BOOL: case IR_INT:
+        return true;
+    case IR_BINARY:
+        if (!op_is_compare(n->bop) && !(n->optype == ty_float && n->bop != OP_MOD) &&
+            !(n->optype == ty_bool && op_class[n->bop] == OPC_BITS))
+            return false;
+        return total_expr(n->a) && total_expr(n->b);
+    case IR_UNARY:
+        return n->optype == ty_float && total_expr(n->a);
+    case IR_NOT:
+        return total_expr(n->a);
+    case IR_AND: case IR_OR:
+        return total_expr(n->a) && total_expr(n->b);
+    case IR_COND:
+        return total_expr(n->a) && total_expr(n->b) && total_expr(n->c);
+    default:
+        return false;
+    }
+}
+
+static bool comb_total(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    if (rn->user) return total_expr(rn->c);
+    return t == ty_float || t == ty_bool || rn->reducer == RED_MIN || rn->reducer == RED_MAX;
+}
+
+static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
+{
+    const char *ct = ctype(rn->elem_type);
+    struct fctx *saved = helper_begin(id, rn);
+    line("%s *a_ = accs;", ct);
+    line("const %s *st_ = start;", ct);
+    line("int64_t nt_ = 0;");
+    struct kleaf_arg ka = {rn, id};
+    chunk_loop(rn, s, new_temp(), kleaf_cb, &ka, NULL);
+    helper_end(saved, aux,
+               arena_printf("static int64_t bp_kleaf%d(void *envp, int64_t lo_, int64_t hi_, void *accs, unsigned char *has, "
+                            "const void *start, int64_t *touched)",
+                            id),
+               "nt_");
+    bprintf(aux,
+            "static void bp_kmerge%d(void *envp, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt)\n"
+            "{\n    %s *a = l;\n    const %s *b = r;\n    for (int64_t i = 0; i < cnt; i++) {\n",
+            id, ct, ct);
+    struct type *t = rn->elem_type;
+    if (comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64))
+        bprintf(aux, /* selections by masks: no branch on the flags */
+                "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
+                "        uint64_t cv, bv, av, ml = -(uint64_t)lh[i], mr = -(uint64_t)rh[i];\n"
+                "        memcpy(&cv, &c, 8); memcpy(&bv, &b[i], 8); memcpy(&av, &a[i], 8);\n"
+                "        cv = (cv & ml) | (bv & ~ml);\n        av = (cv & mr) | (av & ~mr);\n"
+                "        memcpy(&a[i], &av, 8);\n        lh[i] |= rh[i];\n",
+                ct, id);
+    else if (comb_total(rn))
+        bprintf(aux,
+                "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
+                "        a[i] = rh[i] ? (lh[i] ? c : b[i]) : a[i];\n        lh[i] |= rh[i];\n",
+                ct, id);
+    else
+        bprintf(aux,
+                "        if (!rh[i]) continue;\n        if (!lh[i]) { a[i] = b[i]; lh[i] = 1; continue; }\n"
+                "        bp_comb%d(envp, &a[i], &b[i]);\n",
+                id);
+    bputs(aux, "    }\n}\n\n");
+}
+
 /* The four helpers of reduction id into aux. */
 static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
 {
@@ -183,6 +286,7 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "        if (!has[k]) {\n            has[k] = 1;\n            if (!st) { a[k] = v[i]; continue; }\n"
             "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
             id, ct, ct, ct, id);
+    if (rn->key) kleaf_helpers(rn, id, s, aux);
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
@@ -198,26 +302,52 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
                NULL);
 }
 
-/* A par reduce that is exactly a built-in one: f is float l + r from 0.0,
- * or l * r from 1.0 (the same leaves, the same tree, the same bits). */
-static bool builtin_alike(struct ir_node *rn)
+/* Whether f is l + r from 0 (RED_SUM) or l * r from 1 (RED_PRODUCT), of
+ * floats or integers: then the leaves and the tree compute the built-in
+ * reducer's values. A float one is exactly the built-in reduction (its
+ * operations cannot panic); an integer one panics inside f, so only its
+ * lanes and fast integer sums are the built-in's, whose overflow falls
+ * back to the scalar leaves and f. */
+static bool builtin_alike(struct ir_node *rn, enum reducer *red)
 {
-    if (!rn->user || rn->scan || rn->key || rn->elem_type != ty_float) return false;
+    struct type *t = rn->elem_type;
+    if (!rn->user || rn->scan || rn->key || (t != ty_float && t != ty_int && t != ty_u64)) return false;
     struct ir_node *c = rn->c, *st = rn->a;
     if (c->op != IR_BINARY || (c->bop != OP_ADD && c->bop != OP_MUL)) return false;
     if (c->a->op != IR_VAR || c->a->var != rn->comb_l || c->b->op != IR_VAR || c->b->var != rn->comb_r) return false;
-    if (st->op != IR_FLOAT) return false;
-    if (c->bop == OP_ADD) return st->fval == 0.0 && !signbit(st->fval);
-    return st->fval == 1.0;
+    *red = c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
+    if (t == ty_float) {
+        if (st->op != IR_FLOAT) return false;
+        if (c->bop == OP_ADD) return st->fval == 0.0 && !signbit(st->fval);
+        return st->fval == 1.0;
+    }
+    return st->op == IR_INT && st->ival == (c->bop == OP_ADD ? 0 : 1);
+}
+
+/* A par reduce whose values fit the runtime's tree of built-in reductions:
+ * no references, up to 16 bytes (the leaves fold with f inlined, no
+ * buffer). */
+static bool on_reduce_tree(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    if (!rn->user || !rn->par || rn->scan || rn->key || rn->world || type_is_ref(t)) return false;
+    if (t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool) return true;
+    return t->kind == T_TUPLE && c_size(t, NULL) <= 16;
 }
 
 const char *emit_fold(struct ir_node *rn)
 {
     struct type *t = rn->elem_type;
-    if (builtin_alike(rn) && !rn->world) {
-        rn->reducer = rn->c->bop == OP_ADD ? RED_SUM : RED_PRODUCT;
+    enum reducer red;
+    bool alike = builtin_alike(rn, &red);
+    if (alike && t == ty_float && !rn->world) {
+        rn->reducer = red;
         rn->user = false;
         if (rn->par) return emit_reduce(rn);
+    }
+    if (on_reduce_tree(rn)) {
+        if (alike) rn->reducer = red;
+        return emit_par_reduce(rn, alike);
     }
     if (!rn->key && (!rn->par || (rn->user && type_is_ref(t)) || (rn->scan && type_is_ref(t))))
         return seq_fold(rn);
@@ -239,14 +369,24 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     const char *fd = new_temp();
-    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d};", fd,
-         s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id);
+    /* the elements are an array's own: the runtime reads them in place */
+    bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
+               rn->elem->var == rn->gen_var;
+    line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
+         "%s};",
+         fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
+         rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
+         own ? arena_printf("%s->data", s.arr) : "NULL");
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;
         const char *vals = tmp_owned(type_array(t), "brt_arr_new(%s, %s)", tdesc(t), nk);
         const char *hs = tmp_owned(type_array(ty_bool), "brt_arr_new(%s, %s)", tdesc(ty_bool), nk);
-        line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
+        if (rn->world)
+            line("brt_world_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data, %s);", fd, nk, vals, hs,
+                 loc_ref(rn->loc));
+        else
+            line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
         if (rt == t) return vals;
         const char *res = tmp_owned(rn->type, "brt_arr_new(%s, %s)", tdesc(rt), nk);
         const char *j = new_temp();

@@ -853,6 +853,17 @@ typedef struct brt_fold {
      * value), setting has[k] */
     void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
                  const void *start);
+    /* keyed, without the buffers: evaluates elements lo..hi-1 and folds
+     * each kept one into accs[key] as kacc does, appending each key whose
+     * has flag it sets to touched; returns how many it appended */
+    int64_t (*kleaf)(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start,
+                     int64_t *touched);
+    /* for each of cnt keys: l = l op r, a side without a value (lh, rh)
+     * letting the other through */
+    void (*kmerge)(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt);
+    /* not NULL: element k is src[k] (an array's own elements, no filter),
+     * read in place without elems */
+    const void *src;
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
@@ -864,6 +875,9 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 bool brt_fold_reduce(const brt_fold *f, void *out);
 /* world.reduce(f, start, gen): every rank gets the one-process bits. */
 bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out);
+/* world.sum(... by KEY in 0..nkeys) and the other keyed world reductions:
+ * as brt_keyed_run, each rank computing its share. */
+void brt_world_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, const brt_loc *loc);
 
 /* ---- several processes: world (world.c, docs/world.md) -------------------- */
 

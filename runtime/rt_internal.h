@@ -12,6 +12,13 @@
  * place ("panic: out of memory", exit 101). */
 void *brt_xmalloc(size_t n);
 void *brt_xrealloc(void *p, size_t n);
+/* Scratch for a big temporary (sort.c): in 2 MiB pages where the kernel
+ * offers them; given back with brt_scratch_free (its size), which keeps a
+ * few big blocks for the next request (their pages already touched). */
+void *brt_scratch(size_t bytes);
+void brt_scratch_free(void *p, size_t bytes);
+/* world.reduce of values over 16 bytes (world.c): each rank its share. */
+bool brt_world_fold_reduce_rows(const brt_fold *f, const brt_loc *loc, void *out);
 /* A new array with room for cap elements, len of them counted (the caller
  * fills them in); and growing a's room to at least cap elements. Arrays are
  * allocated only by these (the header may share its block with the data). */

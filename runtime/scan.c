@@ -26,13 +26,18 @@
  * the elements and the nodes in post-order, the carries for L ascending,
  * then the entries.
  *
- * Keyed. The elements are evaluated once (key -1: filtered out) and sorted
- * stably by key (a counting sort: positions ascending within a key), the
- * values moved beside them. Each key then folds its own elements over the
- * one tree: a run of positions in one leaf is that leaf's value, and the
- * leaves present combine as the tree combines them, absent ones moving up,
- * which a stack does in one pass: two neighbouring leaves a < b meet at the
- * level of the highest bit of a ^ b. Memory O(n + N); one pass, never N.
+ * Keyed, up to UNIT_KEYS keys: aligned units of leaves on the pool, each
+ * folding its leaves' elements straight into per-key accumulators (kleaf)
+ * and combining them as the tree does, a row of all keys at a time (few
+ * keys) or a stack per key; the units' roots then meet level by level.
+ * More keys (or a panic there): the elements are evaluated once (key -1:
+ * filtered out), sorted stably by key (an LSD radix sort of key << pb |
+ * position, the values moved beside them), and each key folds its own
+ * elements over the one tree: a run of positions in one leaf is that
+ * leaf's value, and the leaves present combine as the tree combines them,
+ * absent ones moving up, which a stack does in one pass: two neighbouring
+ * leaves a < b meet at the level of the highest bit of a ^ b. Memory
+ * O(n + N); one pass, never N.
  * Sequential keyed reductions fold each key left to right instead.
  */
 #include "rt_internal.h"
@@ -128,7 +133,8 @@ static void phase1(void *arg, int64_t u)
     scan_job *s = arg;
     int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
     int64_t lo = a * BRT_LEAF, hi = leaf_hi(s, b - 1);
-    s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
+    if (!s->f->src)
+        s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
     for (int64_t L = a; L < b; L++)
         leaf_value(s, L);
     for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
@@ -211,7 +217,8 @@ static void scan_exact(scan_job *s)
     int sp = 0;
     for (int64_t L = 0; L < s->nl; L++) {
         int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
-        f->elems(f->env, lo, hi, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, NULL);
+        if (!f->src)
+            f->elems(f->env, lo, hi, s->vals + (size_t)lo * vs, s->kept ? s->kept + lo : NULL, NULL);
         leaf_value(s, L);
         st[sp].level = 0, st[sp].j = L, sp++;
         while (sp >= 2 && st[sp - 1].level == st[sp - 2].level) {
@@ -306,8 +313,10 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
         s.kept = brt_xmalloc((size_t)n);
         s.off = brt_xmalloc((size_t)s.nl * sizeof *s.off);
     } else {
+        /* the entries overwrite the values they were computed from, or
+         * read the source array in place */
         out = brt_arr_alloc(elem, 0, n);
-        s.vals = out->data;
+        s.vals = f->src ? (unsigned char *)f->src : out->data;
         s.out = out->data;
     }
     bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
@@ -375,7 +384,8 @@ typedef struct keyed_job {
     int64_t chunk;
     int64_t *first;       /* nkeys + 1: each key's first slot in the sorted order */
     unsigned char *svals; /* sorted by key, positions ascending within a key */
-    int64_t *spos;
+    uint64_t *spk, pmask; /* the same order: spk & pmask is the position */
+    size_t vals_bytes, keys_bytes, svals_bytes, spk_bytes; /* scratch sizes */
     unsigned char *out, *has;
     int64_t kchunk;       /* keys per task of the folds */
 } keyed_job;
@@ -425,8 +435,8 @@ static void fold_key(keyed_job *k, int64_t j)
     int64_t prev_leaf = -1;
     unsigned char *cur = SLOT(MAX_LEV + 1);
     for (int64_t p = a; p < b;) {
-        int64_t leaf = k->spos[p] / BRT_LEAF, q = p + 1;
-        while (q < b && k->spos[q] / BRT_LEAF == leaf)
+        int64_t leaf = (int64_t)(k->spk[p] & k->pmask) / BRT_LEAF, q = p + 1;
+        while (q < b && (int64_t)(k->spk[q] & k->pmask) / BRT_LEAF == leaf)
             q++;
         if (st0)
             vcopy(cur, f->start, vs);
@@ -452,6 +462,107 @@ static void fold_key(keyed_job *k, int64_t j)
     k->has[j] = 1;
 }
 
+static int bits_for(uint64_t x)
+{
+    return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* The kept elements by key, positions ascending within a key (svals, spk,
+ * first), and k->vals, k->keys freed. Each kept element becomes one u64,
+ * key << pb | position, in position order; an LSD radix sort on the key's
+ * bits alone (each pass stable, up to 11 bits: its buckets' write streams
+ * stay in the caches) moves them and their values; the keys' first slots
+ * are then counted off the sorted run. Sizes whose key and position do not
+ * fit one u64 take a counting sort by key. */
+#define SORT_BITS 11
+
+static void keyed_sort(keyed_job *k)
+{
+    int64_t n = k->n, nkeys = k->nkeys, m = 0;
+    size_t vs = k->vs;
+    for (int64_t i = 0; i < n; i++)
+        m += k->keys[i] >= 0;
+    k->first = xcalloc((size_t)(nkeys + 1) * sizeof *k->first);
+    int pb = bits_for((uint64_t)(n > 0 ? n - 1 : 0)), kb = bits_for((uint64_t)(nkeys > 0 ? nkeys - 1 : 0));
+    if (pb + kb <= 64) {
+        k->pmask = pb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << pb) - 1;
+        /* the kept ones, packed in place (slot w <= i) */
+        uint64_t *a = (uint64_t *)k->keys, *b = brt_scratch((size_t)m * sizeof *b + 1);
+        unsigned char *va = k->vals, *vb = brt_scratch((size_t)m * vs + 1);
+        size_t ab = k->keys_bytes, bb = (size_t)m * sizeof *b + 1, vab = k->vals_bytes, vbb = (size_t)m * vs + 1;
+        int64_t w = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (k->keys[i] >= 0) {
+                a[w] = (uint64_t)k->keys[i] << pb | (uint64_t)i;
+                if (w != i)
+                    vcopy(va + (size_t)w * vs, va + (size_t)i * vs, vs);
+                w++;
+            }
+        int passes = (kb + SORT_BITS - 1) / SORT_BITS, per = passes ? (kb + passes - 1) / passes : 0;
+        int64_t *cnt = brt_xmalloc(((size_t)1 << per) * sizeof *cnt + 8);
+        for (int p = 0; p < passes; p++) {
+            int sh = pb + p * per;
+            uint64_t dm = ((uint64_t)1 << per) - 1;
+            memset(cnt, 0, ((size_t)1 << per) * sizeof *cnt);
+            for (int64_t i = 0; i < m; i++)
+                cnt[(a[i] >> sh) & dm]++;
+            int64_t sum = 0;
+            for (uint64_t d = 0; d <= dm; d++) {
+                int64_t c = cnt[d];
+                cnt[d] = sum;
+                sum += c;
+            }
+            for (int64_t i = 0; i < m; i++) {
+                int64_t at = cnt[(a[i] >> sh) & dm]++;
+                b[at] = a[i];
+                vcopy(vb + (size_t)at * vs, va + (size_t)i * vs, vs);
+            }
+            uint64_t *t = a;
+            a = b, b = t;
+            size_t tb = ab;
+            ab = bb, bb = tb;
+            unsigned char *tv = va;
+            va = vb, vb = tv;
+            tb = vab;
+            vab = vbb, vbb = tb;
+        }
+        free(cnt);
+        brt_scratch_free(b, bb);
+        brt_scratch_free(vb, vbb);
+        k->spk = a, k->spk_bytes = ab;
+        k->svals = va, k->svals_bytes = vab;
+        for (int64_t i = 0; i < m; i++)
+            k->first[(a[i] >> pb) + 1]++;
+        for (int64_t j = 0; j < nkeys; j++)
+            k->first[j + 1] += k->first[j];
+        return;
+    }
+    /* the stable counting sort by key */
+    k->pmask = ~(uint64_t)0;
+    k->svals_bytes = (size_t)m * vs + 1;
+    k->spk_bytes = (size_t)m * sizeof *k->spk + 1;
+    k->svals = brt_scratch(k->svals_bytes);
+    k->spk = brt_scratch(k->spk_bytes);
+    for (int64_t i = 0; i < n; i++)
+        if (k->keys[i] >= 0)
+            k->first[k->keys[i] + 1]++;
+    for (int64_t j = 0; j < nkeys; j++)
+        k->first[j + 1] += k->first[j];
+    int64_t *next = brt_xmalloc((size_t)(nkeys + 1) * sizeof *next);
+    memcpy(next, k->first, (size_t)(nkeys + 1) * sizeof *next);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t key = k->keys[i];
+        if (key < 0)
+            continue;
+        int64_t at = next[key]++;
+        k->spk[at] = (uint64_t)i;
+        vcopy(k->svals + (size_t)at * vs, k->vals + (size_t)i * vs, vs);
+    }
+    free(next);
+    brt_scratch_free(k->vals, k->vals_bytes);
+    brt_scratch_free(k->keys, k->keys_bytes);
+}
+
 static void keyed_folds(void *arg, int64_t t)
 {
     keyed_job *k = arg;
@@ -460,93 +571,161 @@ static void keyed_folds(void *arg, int64_t t)
         fold_key(k, j);
 }
 
-/* ---- keyed, few keys: no sort ------------------------------------------------------
+/* ---- keyed, up to UNIT_KEYS keys: no sort -------------------------------------------
  *
- * With at most DENSE_KEYS keys (so the units' roots take no more room than
- * the elements), each task takes an aligned unit of UNIT
- * leaves: it folds each leaf's elements into one accumulator per key
- * (kacc, the combine inlined), pushes every key the leaf touched onto that
- * key's stack of the tree (the same link rule as above), and leaves each
- * key's root of the unit; the units' roots then combine level by level, as
- * aligned subtrees do. The same tree per key, so the same bits; elements
- * and combines interleave, so a panic there hands over to the sorted way,
- * whose order is SPEC 15's. */
-#define DENSE_KEYS 4096
+ * The leaves are cut into aligned units of ul leaves (a power of two, at
+ * least UNIT, about 8 units per thread), each a subtree of the one tree: a
+ * task computes its unit's root for every key, and the units' roots then
+ * combine level by level, a row of all keys at a time (kmerge). Inside a
+ * unit, kleaf folds each leaf's elements straight into one accumulator per
+ * key (the combine inlined, no buffer); then
+ *   - up to ROW_KEYS keys: the leaf's row of all keys goes onto a stack of
+ *     rows, and two rows of one level merge (kmerge), a binary counter
+ *     computing the nodes of every key at once;
+ *   - more keys: each key the leaf touched goes onto that key's own stack
+ *     (two neighbouring leaves a < b of a key meet at the level of the
+ *     highest bit of a ^ b), so a key costs only its own leaves.
+ * The same tree per key, so the same bits. Elements and combines
+ * interleave, so a panic there hands over to the sorted way, whose order
+ * is SPEC 15's; each unit's scratch belongs to the run (a panic abandons
+ * the task, not the memory). */
+#define UNIT_KEYS 4096
+#define ROW_KEYS 32
 
-typedef struct dense_job {
+typedef struct unit_job {
     const brt_fold *f;
-    int64_t n, nl, nkeys, units;
+    int64_t n, nl, nkeys, units, ul;
+    int ulev;                    /* log2(ul) */
     size_t vs;
     unsigned char *roots, *rhas; /* units x nkeys */
-} dense_job;
+    void **scratch;              /* per unit */
+} unit_job;
 
-static void dense_unit(void *arg, int64_t u)
+/* Few keys: rows of all keys as a binary counter over the unit's leaves. */
+static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
-    dense_job *d = arg;
     const brt_fold *f = d->f;
-    size_t vs = d->vs;
-    int64_t nk = d->nkeys;
-    int64_t a = u * UNIT, b = a + UNIT < d->nl ? a + UNIT : d->nl;
-    unsigned char *mem = brt_xmalloc((size_t)nk * (MAX_LEV + 1) * vs + (size_t)nk * vs + BRT_LEAF * vs);
-    unsigned char *stk = mem, *acc = mem + (size_t)nk * (MAX_LEV + 1) * vs, *vbuf = acc + (size_t)nk * vs;
-    unsigned char (*link)[MAX_LEV + 1] = brt_xmalloc((size_t)nk * sizeof *link);
-    unsigned char *sp = xcalloc((size_t)nk), *ah = xcalloc((size_t)nk);
-    int64_t *prev = brt_xmalloc((size_t)nk * sizeof *prev), kbuf[BRT_LEAF];
-#define KSLOT(k, i) (stk + ((size_t)(k) * (MAX_LEV + 1) + (size_t)(i)) * vs)
+    size_t vs = d->vs, nk = (size_t)d->nkeys;
+    int depth = d->ulev + 2;
+    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)depth * nk * (vs + 1));
+    unsigned char *hs = rows + (size_t)depth * nk * vs;
+    int lev[MAX_LEV + 2], sp = 0;
+#define ROW(i) (rows + (size_t)(i) * nk * vs)
+#define RH(i) (hs + (size_t)(i) * nk)
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        f->elems(f->env, lo, hi, vbuf, NULL, kbuf);
-        f->kacc(f->env, vbuf, kbuf, hi - lo, acc, ah, f->start);
-        for (int64_t i = 0; i < hi - lo; i++) {
-            int64_t k = kbuf[i];
-            if (k < 0 || !ah[k])
-                continue;
-            ah[k] = 0;
-            int s = sp[k];
-            if (s > 0) {
-                int lv = hibit((uint64_t)(prev[k] ^ L));
-                while (s >= 2 && link[k][s - 2] < lv) {
-                    f->combine(f->env, KSLOT(k, s - 2), KSLOT(k, s - 1));
-                    s--;
-                }
-                link[k][s - 1] = (unsigned char)lv;
-            }
-            vcopy(KSLOT(k, s), acc + (size_t)k * vs, vs);
-            sp[k] = (unsigned char)(s + 1);
-            prev[k] = L;
+        /* the row starts at the start value (kleaf then combines into
+         * every key without a test), or zero (min/max: the first value) */
+        if (f->start)
+            for (size_t k = 0; k < nk; k++)
+                vcopy(ROW(sp) + k * vs, f->start, vs);
+        else
+            memset(ROW(sp), 0, nk * vs);
+        memset(RH(sp), 0, nk);
+        f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start, NULL);
+        lev[sp++] = 0;
+        while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
+            f->kmerge(f->env, ROW(sp - 2), RH(sp - 2), ROW(sp - 1), RH(sp - 1), (int64_t)nk);
+            lev[sp - 2]++;
+            sp--;
         }
     }
-    for (int64_t k = 0; k < nk; k++) {
-        unsigned char *root = d->roots + ((size_t)u * nk + k) * vs;
-        d->rhas[u * nk + k] = sp[k] > 0;
-        if (!sp[k])
-            continue;
-        for (int i = sp[k] - 2; i >= 0; i--)
-            f->combine(f->env, KSLOT(k, i), KSLOT(k, i + 1));
-        memcpy(root, KSLOT(k, 0), vs);
-    }
-#undef KSLOT
-    free(mem);
-    free(link);
-    free(sp);
-    free(ah);
-    free(prev);
+    /* the right spine, from the right */
+    for (int i = sp - 2; i >= 0; i--)
+        f->kmerge(f->env, ROW(i), RH(i), ROW(i + 1), RH(i + 1), (int64_t)nk);
+    memcpy(d->roots + (size_t)u * nk * vs, ROW(0), nk * vs);
+    memcpy(d->rhas + (size_t)u * nk, RH(0), nk);
+#undef ROW
+#undef RH
 }
 
-/* The fast way for few keys; false: a panic (nothing written). */
-static bool keyed_dense(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+/* More keys: a stack per key, pushed only by the leaves holding the key.
+ * A key's stack is one record (its last leaf, depth, links, then values),
+ * so a push touches one or two cache lines. */
+static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
-    dense_job d;
+    const brt_fold *f = d->f;
+    size_t vs = d->vs, nk = (size_t)d->nkeys;
+    size_t depth = (size_t)d->ulev + 2;
+    size_t head = (8 + 1 + depth + 7) / 8 * 8, rec = head + depth * vs;
+    unsigned char *mem = d->scratch[u] = brt_xmalloc(nk * rec + nk * vs + nk);
+    unsigned char *acc = mem + nk * rec, *ah = acc + nk * vs;
+    for (size_t k = 0; k < nk; k++)
+        mem[k * rec + 8] = 0;
+    memset(ah, 0, nk);
+    int64_t touched[BRT_LEAF];
+    for (int64_t L = a; L < b; L++) {
+        int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
+        int64_t nt = f->kleaf(f->env, lo, hi, acc, ah, f->start, touched);
+        for (int64_t i = 0; i < nt; i++) {
+            int64_t k = touched[i];
+            ah[k] = 0;
+            unsigned char *r = mem + (size_t)k * rec, *lk = r + 9, *v = r + head;
+            int s = r[8];
+            if (s > 0) {
+                int64_t prev;
+                memcpy(&prev, r, 8);
+                int lv = hibit((uint64_t)(prev ^ L));
+                while (s >= 2 && lk[s - 2] < lv) {
+                    f->combine(f->env, v + (size_t)(s - 2) * vs, v + (size_t)(s - 1) * vs);
+                    s--;
+                }
+                lk[s - 1] = (unsigned char)lv;
+            }
+            vcopy(v + (size_t)s * vs, acc + (size_t)k * vs, vs);
+            r[8] = (unsigned char)(s + 1);
+            memcpy(r, &L, 8);
+        }
+    }
+    unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
+    for (size_t k = 0; k < nk; k++) {
+        unsigned char *r = mem + k * rec, *v = r + head;
+        int s = r[8];
+        rh[k] = s > 0;
+        if (!s)
+            continue;
+        for (int i = s - 2; i >= 0; i--)
+            f->combine(f->env, v + (size_t)i * vs, v + (size_t)(i + 1) * vs);
+        vcopy(root + k * vs, v, vs);
+    }
+}
+
+static void unit_task(void *arg, int64_t u)
+{
+    unit_job *d = arg;
+    int64_t a = u * d->ul, b = a + d->ul < d->nl ? a + d->ul : d->nl;
+    if (d->nkeys <= ROW_KEYS)
+        unit_rows(d, u, a, b);
+    else
+        unit_stacks(d, u, a, b);
+}
+
+/* The fast way for up to UNIT_KEYS keys; false: a panic (nothing written). */
+static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    unit_job d;
+    memset(&d, 0, sizeof d);
     d.f = f;
     d.n = f->n;
     d.nkeys = nkeys;
     d.vs = f->vsize;
     d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
-    d.units = (d.nl + UNIT - 1) / UNIT;
-    d.roots = brt_xmalloc((size_t)d.units * nkeys * d.vs + 1);
-    d.rhas = brt_xmalloc((size_t)(d.units * nkeys) + 1);
+    d.ul = UNIT;
+    d.ulev = 8;
+    int64_t want = (int64_t)brt_pool_threads() * 8;
+    while (d.nl / d.ul > want && d.ulev < 24)
+        d.ul *= 2, d.ulev++;
+
+    d.units = (d.nl + d.ul - 1) / d.ul;
+    size_t vs = d.vs, nk = (size_t)nkeys;
+    d.roots = brt_xmalloc((size_t)d.units * nk * vs + 1);
+    d.rhas = brt_xmalloc((size_t)d.units * nk + 1);
+    d.scratch = xcalloc((size_t)d.units * sizeof *d.scratch);
     brt_trap panic;
-    volatile bool ok = brt_pool_run(d.units, dense_unit, &d, &panic) < 0;
+    volatile bool ok = brt_pool_run(d.units, unit_task, &d, &panic) < 0;
+    for (int64_t u = 0; u < d.units; u++)
+        free(d.scratch[u]);
+    free(d.scratch);
     if (!ok) {
         free(panic.msg);
     } else {
@@ -555,24 +734,24 @@ static bool keyed_dense(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
         trap.msg = NULL;
         brt_trap_set(&trap);
         if (setjmp(trap.jb) == 0) {
-            size_t vs = d.vs;
-            for (int64_t k = 0; k < nkeys; k++) {
-                for (int64_t cnt = d.units; cnt > 1; cnt = (cnt + 1) / 2)
-                    for (int64_t j = 0; 2 * j < cnt; j++) {
-                        unsigned char *dst = d.roots + ((size_t)j * nkeys + k) * vs;
-                        unsigned char dh = d.rhas[2 * j * nkeys + k];
-                        if (j != 0)
-                            memcpy(dst, d.roots + ((size_t)(2 * j) * nkeys + k) * vs, vs);
-                        if (2 * j + 1 < cnt)
-                            merge(f, dst, &dh, d.roots + ((size_t)(2 * j + 1) * nkeys + k) * vs,
-                                  d.rhas[(2 * j + 1) * nkeys + k]);
-                        d.rhas[j * nkeys + k] = dh;
+            /* the units' roots, level by level (aligned subtrees of the one tree) */
+            for (int64_t cnt = d.units; cnt > 1; cnt = (cnt + 1) / 2)
+                for (int64_t j = 0; 2 * j < cnt; j++) {
+                    unsigned char *dst = d.roots + (size_t)j * nk * vs, *dh = d.rhas + (size_t)j * nk;
+                    if (j != 0) {
+                        memcpy(dst, d.roots + (size_t)(2 * j) * nk * vs, nk * vs);
+                        memcpy(dh, d.rhas + (size_t)(2 * j) * nk, nk);
                     }
+                    if (2 * j + 1 < cnt)
+                        f->kmerge(f->env, dst, dh, d.roots + (size_t)(2 * j + 1) * nk * vs,
+                                  d.rhas + (size_t)(2 * j + 1) * nk, nkeys);
+                }
+            for (size_t k = 0; k < nk; k++) {
                 has[k] = d.rhas[k];
                 if (has[k])
-                    memcpy((unsigned char *)out + (size_t)k * vs, d.roots + (size_t)k * vs, vs);
+                    vcopy((unsigned char *)out + k * vs, d.roots + k * vs, vs);
                 else if (f->start)
-                    memcpy((unsigned char *)out + (size_t)k * vs, f->start, vs);
+                    vcopy((unsigned char *)out + k * vs, f->start, vs);
             }
         } else {
             ok = false;
@@ -624,8 +803,8 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 {
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
-    if (f->par && f->kacc && nkeys > 0 && nkeys <= DENSE_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
-        keyed_dense(f, nkeys, out, has))
+    if (f->par && f->kleaf && nkeys > 0 && nkeys <= UNIT_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+        keyed_units(f, nkeys, out, has))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
@@ -638,8 +817,10 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
     k.vs = f->vsize;
     k.out = out;
     k.has = has;
-    k.vals = brt_xmalloc((size_t)n * k.vs + 1);
-    k.keys = brt_xmalloc((size_t)n * sizeof *k.keys + 1);
+    k.vals_bytes = (size_t)n * k.vs + 1;
+    k.keys_bytes = (size_t)n * sizeof *k.keys + 1;
+    k.vals = brt_scratch(k.vals_bytes);
+    k.keys = brt_scratch(k.keys_bytes);
     bool pool = f->par && brt_pool_threads() > 1 && !brt_pool_nested();
     /* the elements, once: a panic is the lowest index's (earlier chunks ran
      * to their end) */
@@ -655,29 +836,8 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
             f->elems(f->env, 0, n, k.vals, NULL, k.keys);
         }
     }
-    /* the stable counting sort by key */
-    k.first = xcalloc((size_t)(nkeys + 1) * sizeof *k.first);
-    for (int64_t i = 0; i < n; i++)
-        if (k.keys[i] >= 0)
-            k.first[k.keys[i] + 1]++;
-    for (int64_t j = 0; j < nkeys; j++)
-        k.first[j + 1] += k.first[j];
+    keyed_sort(&k);
     int64_t m = nkeys ? k.first[nkeys] : 0;
-    k.svals = brt_xmalloc((size_t)m * k.vs + 1);
-    k.spos = brt_xmalloc((size_t)m * sizeof *k.spos + 1);
-    int64_t *next = brt_xmalloc((size_t)(nkeys + 1) * sizeof *next);
-    memcpy(next, k.first, (size_t)(nkeys + 1) * sizeof *next);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t key = k.keys[i];
-        if (key < 0)
-            continue;
-        int64_t at = next[key]++;
-        k.spos[at] = i;
-        vcopy(k.svals + (size_t)at * k.vs, k.vals + (size_t)i * k.vs, k.vs);
-    }
-    free(next);
-    free(k.vals);
-    free(k.keys);
     /* one fold per key: a panic is the lowest key's (earlier tasks ran to
      * their end, each in ascending keys) */
     if (pool && m > 4096 && nkeys > 1) {
@@ -694,8 +854,8 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
             fold_key(&k, j);
     }
     free(k.first);
-    free(k.svals);
-    free(k.spos);
+    brt_scratch_free(k.svals, k.svals_bytes);
+    brt_scratch_free(k.spk, k.spk_bytes);
 }
 
 /* ---- par reduce(f, start, gen) ------------------------------------------------------
@@ -823,8 +983,9 @@ bool brt_fold_reduce(const brt_fold *f, void *out)
  * Values of up to 16 bytes go through the world driver of the built-in
  * reductions (world.c: each rank evaluates its aligned blocks of leaves,
  * the roots meet on every rank): a brt_reduce whose leaves() evaluates
- * a leaf's elements and folds them with lfold. Larger values: every rank
- * runs the one-process tree itself (the same bits, without the split). */
+ * a leaf's elements and folds them with lfold. Larger values: world.c's
+ * split of the same blocks, each rank's blocks' roots meeting on every
+ * rank (brt_world_fold_reduce_rows). */
 
 static void adapt_leaves(void *env, int64_t first, int64_t count, void *vals, unsigned char *has)
 {
@@ -852,7 +1013,7 @@ static void adapt_combine(void *env, void *l, const void *r)
 bool brt_world_fold_reduce(const brt_fold *f, const brt_loc *loc, void *out)
 {
     if (f->vsize > 16)
-        return brt_fold_reduce(f, out);
+        return brt_world_fold_reduce_rows(f, loc, out);
     brt_reduce r;
     memset(&r, 0, sizeof r);
     r.n = f->n;

@@ -225,17 +225,46 @@ static void lsd_passes(uint64_t *k, uint64_t *tmp, int64_t n, radix_counts c, in
         memcpy(k, src, (size_t)n * sizeof *k);
 }
 
-/* Scratch for n keys. A big one in 2 MiB pages where the kernel offers them
- * (madvise): its first touch costs 1 fault per 2 MiB, not per 4 KiB (the
- * faults were a few percent of a 10^7 sort). */
+/* Scratch of any size; a big one in 2 MiB pages where the kernel offers
+ * them (madvise): its first touch costs 1 fault per 2 MiB, not per 4 KiB
+ * (the faults were a few percent of a 10^7 sort, and most of a keyed
+ * reduction's sort). A big block given back by brt_scratch_free waits
+ * (up to PARKED of them, PARK_MAX bytes in all) for the next request it
+ * fits with at most twice the room, so a sort or keyed reduction called in
+ * a loop has the kernel zero its pages once, not on every call. */
 #define HUGE_PAGE ((size_t)2 << 20)
+#define PARKED 4
+#define PARK_MAX ((size_t)1 << 30)
 
-static uint64_t *scratch(int64_t n)
+static struct {
+    void *p;
+    size_t bytes;
+} parked[PARKED];
+static pthread_mutex_t park_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static size_t huge_round(size_t bytes)
 {
-    size_t bytes = (size_t)n * sizeof(uint64_t);
+    return (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+}
+
+void *brt_scratch(size_t bytes)
+{
     void *tmp = NULL;
     if (bytes >= 8 * HUGE_PAGE) {
-        size_t rounded = (bytes + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+        size_t rounded = huge_round(bytes);
+        int best = -1;
+        pthread_mutex_lock(&park_lock);
+        for (int i = 0; i < PARKED; i++)
+            if (parked[i].p && parked[i].bytes >= rounded && parked[i].bytes / 2 <= rounded &&
+                (best < 0 || parked[i].bytes < parked[best].bytes))
+                best = i;
+        if (best >= 0) {
+            tmp = parked[best].p;
+            parked[best].p = NULL;
+        }
+        pthread_mutex_unlock(&park_lock);
+        if (tmp)
+            return tmp;
         tmp = aligned_alloc(HUGE_PAGE, rounded);
         if (tmp)
             madvise(tmp, rounded, MADV_HUGEPAGE);
@@ -245,6 +274,33 @@ static uint64_t *scratch(int64_t n)
     if (!tmp)
         brt_panic_text(NULL, "out of memory");
     return tmp;
+}
+
+void brt_scratch_free(void *p, size_t bytes)
+{
+    if (p && bytes >= 8 * HUGE_PAGE) {
+        size_t rounded = huge_round(bytes), total = rounded;
+        pthread_mutex_lock(&park_lock);
+        int slot = -1;
+        for (int i = 0; i < PARKED; i++) {
+            if (parked[i].p)
+                total += parked[i].bytes;
+            else if (slot < 0)
+                slot = i;
+        }
+        if (slot >= 0 && total <= PARK_MAX) {
+            parked[slot].p = p;
+            parked[slot].bytes = rounded;
+            p = NULL;
+        }
+        pthread_mutex_unlock(&park_lock);
+    }
+    free(p);
+}
+
+static uint64_t *scratch(int64_t n)
+{
+    return brt_scratch((size_t)n * sizeof(uint64_t));
 }
 
 /* ---- large arrays: one pass by the top digit, then the buckets in parallel ---- */
@@ -423,7 +479,7 @@ static bool sort_keys_par(uint64_t *k, int64_t n, radix_counts c, enum key_post 
     b->start[RADIX] = sum;
     run_tasks(b->nchunks, scatter_chunk, b);
     run_tasks(RADIX, sort_bucket, b);
-    free(b->tmp);
+    brt_scratch_free(b->tmp, (size_t)n * sizeof(uint64_t));
     free(b);
     return true;
 }
@@ -432,7 +488,7 @@ static void radix_passes(uint64_t *k, int64_t n, radix_counts c)
 {
     uint64_t *tmp = scratch(n);
     lsd_passes(k, tmp, n, c, RADIX_PASSES);
-    free(tmp);
+    brt_scratch_free(tmp, (size_t)n * sizeof(uint64_t));
 }
 
 static radix_counts *new_counts(void)

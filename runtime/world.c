@@ -654,6 +654,216 @@ bool brt_world_reduce_tree(const brt_reduce *r, brt_gpu_fn gpu, void *out)
     return has;
 }
 
+/* ---- world.sum(... by KEY in 0..N) and the other keyed reductions --------
+ *
+ * Each rank computes its aligned blocks of leaves (brt_world_blocks), each
+ * block a keyed reduction of its own on the pool (the block's node of
+ * every key's tree: a row of N values and flags); the rows meet on every
+ * rank, which merges them as the top of the tree (in rank order, equal
+ * levels merging, then folded from the right). Any panic, in a share or in
+ * those merges, is reported by rank 0 alone from the one-process run,
+ * whose order is SPEC 15's. */
+
+struct kshift {
+    const brt_fold *f;
+    int64_t base; /* the block's first element */
+};
+
+static void kshift_elems(void *env, int64_t lo, int64_t hi, void *vals, unsigned char *kept, int64_t *keys)
+{
+    struct kshift *s = env;
+    s->f->elems(s->f->env, s->base + lo, s->base + hi, vals, kept, keys);
+}
+
+static int64_t kshift_kleaf(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start,
+                            int64_t *touched)
+{
+    struct kshift *s = env;
+    return s->f->kleaf(s->f->env, s->base + lo, s->base + hi, accs, has, start, touched);
+}
+
+static void kshift_combine(void *env, void *l, const void *r)
+{
+    struct kshift *s = env;
+    s->f->combine(s->f->env, l, r);
+}
+
+static int64_t kshift_lfold(void *env, const void *vals, const unsigned char *kept, int64_t cnt, void *acc, bool has)
+{
+    struct kshift *s = env;
+    return s->f->lfold(s->f->env, vals, kept, cnt, acc, has);
+}
+
+static void kshift_kacc(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs,
+                        unsigned char *has, const void *start)
+{
+    struct kshift *s = env;
+    s->f->kacc(s->f->env, vals, keys, cnt, accs, has, start);
+}
+
+static void kshift_kmerge(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt)
+{
+    struct kshift *s = env;
+    s->f->kmerge(s->f->env, l, lh, r, rh, cnt);
+}
+
+/* The one-process run (rank 0 alone, after a panic somewhere), or a
+ * block's share: a keyed reduction's row of nkeys values and flags, or a
+ * reduce's one value and flag. */
+static void rows_run(const brt_fold *f, bool keyed, int64_t nkeys, void *out, unsigned char *has)
+{
+    if (keyed)
+        brt_keyed_run(f, nkeys, out, has);
+    else
+        *has = brt_fold_reduce(f, out);
+}
+
+/* l = l op r for each of cnt values, a side without a value letting the
+ * other through. */
+static void rows_merge(const brt_fold *f, bool keyed, int64_t cnt, unsigned char *l, unsigned char *lh,
+                       const unsigned char *r, const unsigned char *rh)
+{
+    if (keyed) {
+        f->kmerge(f->env, l, lh, r, rh, cnt);
+        return;
+    }
+    if (!*rh)
+        return;
+    if (!*lh) {
+        memcpy(l, r, f->vsize);
+        *lh = 1;
+        return;
+    }
+    f->combine(f->env, l, r);
+}
+
+/* Rank 0 runs the whole reduction alone (it panics, written once); every
+ * rank then leaves as a panic met together does. */
+BRT_NORETURN static void rows_panicked(const brt_fold *f, bool keyed, int64_t nkeys, void *out, unsigned char *has,
+                                       const brt_loc *loc)
+{
+    W.together = true;
+    if (W.rank == 0) {
+        rows_run(f, keyed, nkeys, out, has);
+        brt_panic_text(loc, "world: a rank's share of this reduction panicked");
+    }
+    brt_flush_quiet();
+    brt_world_panic_end();
+    _exit(101);
+}
+
+/* The split of a keyed reduction (keyed) or of a reduce whose values the
+ * built-in driver cannot hold, over the ranks: out/has as rows_run's. */
+static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, unsigned char *has,
+                       const brt_loc *loc)
+{
+    int64_t nleaves = f->n > 0 ? (f->n + BRT_LEAF - 1) / BRT_LEAF : 0;
+    if (W.size == 1 || nleaves == 0 || (keyed && !f->kmerge)) {
+        rows_run(f, keyed, nkeys, out, has);
+        return;
+    }
+    size_t vs = f->vsize, nk = nkeys > 0 ? (size_t)nkeys : 0, rowb = nk * (vs + 1);
+    int64_t first[MAX_BLOCKS];
+    int level[MAX_BLOCKS], nbq[256], maxnb = 0;
+    int ranks = W.size;
+    int *nbs = ranks <= 256 ? nbq : brt_xmalloc((size_t)ranks * sizeof *nbs);
+    for (int q = 0; q < ranks; q++) {
+        nbs[q] = brt_world_blocks(nleaves, ranks, q, first, level);
+        if (nbs[q] > maxnb)
+            maxnb = nbs[q];
+    }
+    int nb = brt_world_blocks(nleaves, ranks, W.rank, first, level);
+    /* this rank's payload: a panicked flag, then maxnb rows of values and flags */
+    size_t pay = 8 + (size_t)maxnb * rowb;
+    unsigned char *mine = brt_xmalloc(pay);
+    memset(mine, 0, pay);
+    brt_trap trap, *outer = brt_trap_get();
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) == 0) {
+        for (int i = 0; i < nb; i++) {
+            struct kshift ks = {f, first[i] * BRT_LEAF};
+            brt_fold sub = *f;
+            sub.env = &ks;
+            sub.elems = kshift_elems;
+            sub.kleaf = f->kleaf ? kshift_kleaf : NULL;
+            sub.combine = kshift_combine;
+            sub.lfold = kshift_lfold;
+            sub.lscan = NULL;
+            sub.kacc = f->kacc ? kshift_kacc : NULL;
+            sub.kmerge = f->kmerge ? kshift_kmerge : NULL;
+            sub.src = NULL;
+            sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;
+            if (ks.base + sub.n > f->n)
+                sub.n = f->n - ks.base;
+            unsigned char *row = mine + 8 + (size_t)i * rowb;
+            rows_run(&sub, keyed, nkeys, row, row + nk * vs);
+        }
+    } else {
+        free(trap.msg);
+        mine[0] = 1;
+    }
+    brt_trap_set(outer);
+    unsigned char *all = gather_bytes(mine, pay);
+    free(mine);
+    bool panicked = false;
+    for (int q = 0; q < ranks; q++)
+        panicked |= all[(size_t)q * pay] != 0;
+    if (panicked) {
+        free(all);
+        rows_panicked(f, keyed, nkeys, out, has, loc);
+    }
+    /* the top of the tree: every share's rows in rank order on a
+     * binary-counter stack (equal levels merge), then folded from the
+     * right; a panic in a merge is everyone's, reported from the exact way */
+    trap.panicked = 0;
+    trap.msg = NULL;
+    brt_trap_set(&trap);
+    if (setjmp(trap.jb) != 0) {
+        brt_trap_set(outer);
+        free(trap.msg);
+        free(all);
+        rows_panicked(f, keyed, nkeys, out, has, loc);
+    }
+    unsigned char *st[MAX_BLOCKS + 2];
+    int lv[MAX_BLOCKS + 2], sp = 0;
+    for (int q = 0; q < ranks; q++) {
+        brt_world_blocks(nleaves, ranks, q, first, level);
+        for (int i = 0; i < nbs[q]; i++) {
+            st[sp] = all + (size_t)q * pay + 8 + (size_t)i * rowb;
+            lv[sp++] = level[i];
+            while (sp >= 2 && lv[sp - 1] == lv[sp - 2]) {
+                rows_merge(f, keyed, (int64_t)nk, st[sp - 2], st[sp - 2] + nk * vs, st[sp - 1], st[sp - 1] + nk * vs);
+                lv[sp - 2]++;
+                sp--;
+            }
+        }
+    }
+    for (int i = sp - 2; i >= 0; i--)
+        rows_merge(f, keyed, (int64_t)nk, st[i], st[i] + nk * vs, st[i + 1], st[i + 1] + nk * vs);
+    brt_trap_set(outer);
+    memcpy(out, st[0], nk * vs);
+    memcpy(has, st[0] + nk * vs, nk);
+    free(all);
+    if (nbs != nbq)
+        free(nbs);
+}
+
+void brt_world_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, const brt_loc *loc)
+{
+    outside_par("sum, product, min, max, any, all or reduce with by", loc);
+    world_rows(f, true, nkeys, out, has, loc);
+}
+
+bool brt_world_fold_reduce_rows(const brt_fold *f, const brt_loc *loc, void *out)
+{
+    outside_par("reduce", loc);
+    unsigned char h = 0;
+    world_rows(f, false, 1, out, &h, loc);
+    return h != 0;
+}
+
 /* world.any / world.all with a generator: each rank looks for the first
  * deciding element in its own contiguous range; the first rank whose range
  * decided or panicked decides for all (as the sequential walk would). */

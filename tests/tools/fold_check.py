@@ -144,7 +144,7 @@ def rand_float(rng):
 
 
 def case(rng, big):
-    n = rng.choice(SIZES) if not big else rng.randint(4000, 40000)
+    n = rng.choice(SIZES) if not big else rng.randint(4000, 50000)
     if not big and rng.random() < 0.3:
         n = rng.randint(0, 600)
     kind = "F" if rng.random() < 0.6 else "I"
@@ -176,7 +176,7 @@ def main():
     ncases = int(args[1]) if len(args) > 1 else 400
     seed = int(args[2]) if len(args) > 2 else 1
     rng = random.Random(seed)
-    cases = [case(rng, i % 100 == 99) for i in range(ncases)]
+    cases = [case(rng, i % 50 == 49) for i in range(ncases)]
     data = "".join(text(*c) for c in cases)
     want = []
     for kind, nk, xs, ms, ks in cases:

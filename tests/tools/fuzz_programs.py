@@ -1891,9 +1891,12 @@ class Gen:
         n = r.choice([0, 1, 2, 3, 5, 7, 15, 16, 17, r.randint(0, 40)])
         return f"{lo}..{lo + n}", "int", lambda env: list(range(lo, lo + n))
 
-    def generator(self, et, d, is_par=False):
+    def generator(self, et, d, is_par=False, key_n=None):
         """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
-        scope: several clauses give the elements in row-major order."""
+        scope: several clauses give the elements in row-major order. key_n:
+        `by KEY in 0..key_n` at the end, KEY an int of the variables made to
+        lie in the range; the thunks then give (kept, (key, value)), the key
+        evaluated after the filter and before the value (SPEC 15)."""
         nmore = 0
         if self.r.random() < 0.25 and not self.nested_clauses:
             nmore = self.r.choice([1, 1, 2])
@@ -1933,11 +1936,14 @@ class Gen:
         weak = e.weak
         e = self.typed(e, et)
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
+        key = self.typed(self.expr("int", d - 2), "int") if key_n else None
         self.in_par -= is_par
         self.pure -= 1
         self.nested_clauses -= nmore > 0
         self.scope.pop()
         text = f"{e.text} " + " ".join(f"for {c[0]} in {c[3]}" for c in clauses) + (f" if {par(cond, 2)}" if cond else "")
+        if key is not None:
+            text += f" by (({key.text}) % {key_n} + {key_n}) % {key_n} in 0..{key_n}"
 
         def each(env):
             """Per element: a thunk that returns (kept, value) or raises; the
@@ -1949,6 +1955,9 @@ class Gen:
                     def th(sub=sub):
                         if cond is not None and not cond.ev(sub):
                             return False, None
+                        if key is not None:
+                            kv = key.ev(sub)
+                            return True, (kv % key_n, e.ev(sub))
                         return True, e.ev(sub)
                     out.append(th)
                     return
@@ -2007,9 +2016,32 @@ class Gen:
         text = ("par " if is_par else "") + f"{red}({gtext})"
         return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t, weak=weak)
 
+    def keyed(self, t, et, d, is_par):
+        """sum/product(GEN by KEY in 0..N) (SPEC 15): entry j is the reduction
+        with the filter `cond and KEY == j`; the elements are evaluated once,
+        in index order (the first panic is the lowest index's), then each
+        key's reduction, keys ascending."""
+        nk = self.r.choice([1, 3, 16, 40])
+        red = self.r.choice(["sum", "sum", "product"])
+        gtext, each, weak = self.generator(et, d, is_par, key_n=nk)
+        self.use("by")
+        if is_par:
+            self.use("par")
+
+        def ev(env):
+            items = [th() for th in each(env)]
+            out = []
+            for j in range(nk):
+                ths = [(lambda it=it: (True, it[1][1]) if it[0] and it[1][0] == j else (False, None)) for it in items]
+                out.append(reduce_model(red, et, is_par, ths))
+            return out
+        return Expr(("par " if is_par else "") + f"{red}({gtext})", 14, ev, t, weak=weak)
+
     def comprehension(self, t, d):
         et = elem(t)
         is_par = self.r.random() < 0.5
+        if et in ("int", "float") and self.r.random() < 0.1:
+            return self.keyed(t, et, d, is_par)
         gtext, each, _ = self.generator(et, d, is_par)
         if is_par:
             self.use("par")
@@ -2913,7 +2945,8 @@ THREADS = ("1", "2", "7")
 # The form families counted (Gen.use): a program counts in a family when a
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
-            "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par", "row-store"]
+            "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
+            "row-store", "by"]
 
 
 def classify(problem):

@@ -17,7 +17,8 @@ Each program takes one element type T and an array `xs: [T]` of six values
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
 element stores, reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
-and par comprehensions, par min/max (ordered types), field stores (structs),
+and par comprehensions, par min/max (ordered types), reduce and scan with a
+user function (and their par forms and by keys for plain types), field stores (structs),
 tuple patterns (tuples), Option, lambda captures, world broadcast/gather
 (one rank; types without function values). A value holding functions is
 printed through what they return for 3 (`show`). A case is one printed line.
@@ -325,6 +326,18 @@ def structs_of(t, acc):
 
 # ---- one program per element type ----------------------------------------------
 
+def plain(t):
+    """Whether values of t hold no references (numbers, bools, and tuples,
+    structs and Options of them): the par forms of reduce, scan and by."""
+    if isinstance(t, Scalar):
+        return t.name != "str"
+    if isinstance(t, (Tup, Struct)):
+        return all(plain(f) for f in t.fields)
+    if isinstance(t, Opt):
+        return plain(t.elem)
+    return False
+
+
 def bool_s(b):
     return "true" if b else "false"
 
@@ -421,6 +434,27 @@ def program(t):
         if not t.has_fn:
             body('    print(f"{xs[0]}|{xs[2:4]}|{Some(xs[1])}")')
             out.append("%s|%s|Some(%s)" % (t.show(xs[0], top=True), at.show(xs[2:4]), t.show(xs[1])))
+    # reduce and scan: f keeps one operand, so each combine drops a value
+    # and keeps another (and par forms, of plain values, go through the tree)
+    P("reduce(lambda a, b: b, xs[0], base())", xs[-1], t)
+    P("reduce(lambda a, b: a, xs[3], xs[i] for i in 0..6 if i > 2)", xs[3], t)
+    PA("scan(lambda a, b: b, xs[2], xs)", xs)
+    if t.ordered:
+        P("reduce(lambda a, b: b if a < b else a, xs[0], xs)", max(xs, key=t.key), t)
+        run, acc = [], xs[0]
+        for x in xs:
+            acc = x if t.key(x) < t.key(acc) else acc
+            run.append(acc)
+        PA("scan(lambda a, b: b if b < a else a, base()[0], xs)", run)
+    if plain(t):
+        big = [xs[(i * 5) % N] for i in range(40)]
+        P("par reduce(lambda a, b: b, xs[1], xs[(i * 5) % 6] for i in 0..40)", big[-1], t)
+        PA("par scan(lambda a, b: a, xs[4], xs[(i * 5) % 6] for i in 0..40)", [xs[4]] * 40)
+        P("par reduce(lambda a, b: b, xs[0], xs[(i * 5) % 6] for i in 0..40 by i % 3 in 0..3)",
+          [[x for i, x in enumerate(big) if i % 3 == j][-1] for j in range(3)], at)
+        if t.ordered:
+            P("par min(xs[(i * 5) % 6] for i in 0..40 by i % 4 in 0..4)",
+              [Some(min([x for i, x in enumerate(big) if i % 4 == j], key=t.key)) for j in range(4)], Arr(Opt(t)))
     PA("[x for x in xs]", xs)
     PA("[xs[i] for i in 0..6 if i % 2 == 0]", xs[0::2])
     PA("[y for y in base()[1:] if true]", xs[1:])
