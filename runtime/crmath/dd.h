@@ -255,14 +255,18 @@ CRM_FN crm_td crm_td_mul_dd(crm_td a, crm_dd b) { return crm_td_mul(a, crm_td_fr
 CRM_FN crm_td crm_td_mul_d(crm_td a, double d) { return crm_td_mul(a, crm_td_make(d, 0, 0)); }
 
 /* x + t to the nearest double, where s = rn(x) is a double, e and t the rest
- * (|e + t| about ulp(s) / 2 at most): e + t is rounded to a double without
- * making a false tie, so s + (e + t) rounds once. */
+ * (|e + t| about ulp(s) / 2 at most): e + t is rounded to odd (of the two
+ * doubles around an inexact e + t, the one with an odd last bit), which
+ * never makes a false tie, so s + (e + t) rounds once (Boldo and Melquiond,
+ * "Emulation of FMA and correctly rounded sums", 2008). Moving an even
+ * nearest value a whole ulp away instead can land on a halfway point:
+ * e = -(2^-67 - 2^-120), t = -2^-124 became -2^-67, a tie. */
 CRM_FN double crm_round3(double s, double e, double t)
 {
     double err;
     double r = crm_two_sum(e, t, &err);
-    if (err != 0) { /* r is inexact: move it off any halfway point, toward the truth */
-        crm_u64 b = crm_bits(r);
+    crm_u64 b = crm_bits(r);
+    if (err != 0 && !(b & 1)) { /* r is inexact and even: its odd neighbour toward the truth */
         b += ((err > 0) == (r > 0)) ? 1 : (crm_u64)-1;
         r = crm_from_bits(b);
     }
