@@ -284,11 +284,20 @@ $(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
 
-check-math-quick: $(B)/tests/math/check_math
-	$(B)/tests/math/check_math -n 100000 -H tests/math/hard.txt
+# check_math_acc: the same with every input on the accurate path
+# (CRM_TEST_ACCURATE: the rounding tests fail), so that path is checked on
+# its own, not only on the few inputs that reach it.
+$(B)/tests/math/check_math_acc: tests/math/check_math.c runtime/math.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -DCRM_TEST_ACCURATE -Iruntime -o $@ $< runtime/math.c $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
 
-check-math: $(B)/tests/math/check_math
+check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
+	$(B)/tests/math/check_math -n 100000 -H tests/math/hard.txt
+	$(B)/tests/math/check_math_acc -n 10000 -H tests/math/hard.txt
+
+check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt
+	nice -n 10 $(B)/tests/math/check_math_acc -n 1000000 -H tests/math/hard.txt
 
 .PHONY: check-math check-math-quick
 

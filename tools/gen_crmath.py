@@ -47,8 +47,10 @@ def header(name, what, body):
             " * mpmath at 400 bits: do not edit. */\n%s" % (name, what, name, body))
 
 
-def table(ctype, cname, rows, comment):
-    lines = ["/* %s */" % comment, "CRM_TABLE %s %s[%d] = {" % (ctype, cname, len(rows))]
+def table(ctype, cname, rows, comment, width=None):
+    """A C table of rows (each a C initializer); width: the inner dimension."""
+    dims = "[%d]" % len(rows) + ("[%d]" % width if width else "")
+    lines = ["/* %s */" % comment, "CRM_TABLE %s %s%s = {" % (ctype, cname, dims)]
     lines += ["    %s," % r for r in rows]
     lines.append("};")
     return "\n".join(lines) + "\n"
@@ -62,6 +64,37 @@ def generator(name):
         GENERATORS[name] = f
         return f
     return reg
+
+
+@generator("exp")
+def gen_exp():
+    """exp, exp2, expm1, sinh, cosh, tanh: x = k ln2/128 + r, exp(x) =
+    2^(k>>7) * 2^((k&127)/128) * exp(r), |r| <= ln2/256."""
+    ln2 = mpmath.log(2)
+    step = ln2 / 128
+    # two parts with 34 significant bits each, so k * them is exact for
+    # |k| < 2^19, then two full doubles
+    def chop(v, bits):
+        e = int(mpmath.floor(mpmath.log(abs(v), 2)))
+        return mpmath.nint(v * mpf(2) ** (bits - 1 - e)) / mpf(2) ** (bits - 1 - e)
+    l1 = chop(step, 34)
+    l2 = chop(step - l1, 34)
+    l3, l4 = split(step - l1 - l2, 2)
+    inv = split(128 / ln2, 1)[0]
+    out = []
+    out.append("/* ln2/128 = EXP_L1 + EXP_L2 + EXP_L3 + EXP_L4 (to 2^-190), EXP_L1 and EXP_L2\n"
+               " * with 34 bits (k * them exact for |k| < 2^19); EXP_INV = 128/ln2 rounded */\n")
+    out.append("#define CRM_EXP_L1 %s\n#define CRM_EXP_L2 %s\n#define CRM_EXP_L3 %s\n#define CRM_EXP_L4 %s\n"
+               "#define CRM_EXP_INV %s\n"
+               % (hexd(l1), hexd(l2), float(l3).hex(), float(l4).hex(), float(inv).hex()))
+    ln2s = split(ln2, 3)
+    out.append("/* ln2 as a triple-double */\n#define CRM_LN2_HI %s\n#define CRM_LN2_MI %s\n#define CRM_LN2_LO %s\n"
+               % tuple(float(v).hex() for v in ln2s))
+    rows = [c_row(split(mpf(2) ** (mpf(j) / 128), 3)) for j in range(128)]
+    out.append(table("double", "crm_exp_t", rows, "2^(j/128), j = 0..127, as triple-doubles", 3))
+    rows = [c_row(split(1 / mpmath.factorial(n), 3)) for n in range(0, 14)]
+    out.append(table("double", "crm_exp_inv_fact", rows, "1/n!, n = 0..13, as triple-doubles", 3))
+    return header("exp", "the exponentials' constants", "".join(out))
 
 
 def main(argv):

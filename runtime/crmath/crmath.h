@@ -19,6 +19,7 @@
 #define CRM_CRMATH_H
 
 #include "dd.h" /* text */
+#include "exp.h" /* text */
 #include "trig.h" /* text */
 
 #ifndef __CUDACC__

@@ -59,6 +59,9 @@ CRM_FN double crm_from_bits(crm_u64 u)
     return c.d;
 }
 
+/* +infinity (the math functions raise no flags: Brine cannot read them) */
+CRM_FN double crm_inf(void) { return crm_from_bits(0x7ff0000000000000ULL); }
+
 CRM_FN double crm_fabs(double x) { return crm_from_bits(crm_bits(x) & 0x7fffffffffffffffULL); }
 
 /* 2^e exactly, for -1022 <= e <= 1023 */

@@ -8,7 +8,7 @@
 # 2. opens the device (BRINE_GPU_LOG's "ready in N ms");
 # 3. runs the golden suite with BRINE_GPU=on and with off (both against the
 #    same expected output, i.e. on == off), counting the reductions that ran
-#    on the device; then tests/gpu/progs (sizes, arrays, fnvals, panics) on vs off;
+#    on the device; then tests/gpu/progs (sizes, arrays, fnvals, mathfns, panics) on vs off;
 #    then world programs (tests/world/reduce_*.br, examples/world_dot.br,
 #    examples/world_montecarlo.br) under an MPI launcher at -n 2 (in one
 #    process when none is installed), on vs off, each rank's blocks on the
@@ -79,7 +79,7 @@ echo "reductions run on the gpu: $n ($(sed 's/ n=.*//' "$T/tally.on" 2>/dev/null
 [ "$n" -gt 0 ] || bad "no reduction ran on the gpu"
 
 say "tests/gpu/progs: on vs off"
-for p in sizes arrays fnvals; do
+for p in sizes arrays fnvals mathfns; do
     "$B" build tests/gpu/progs/$p.br --release -o "$T/$p" || { bad "build $p"; continue; }
     BRINE_GPU=off "$T/$p" > "$T/$p.off" 2>&1
     BRINE_GPU=on "$T/$p" > "$T/$p.on" 2>&1

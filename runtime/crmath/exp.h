@@ -1,0 +1,222 @@
+/*
+ * exp.h: brm_exp, brm_exp2, brm_expm1, correctly rounded to nearest.
+ *
+ * Reduction (Tang's table method): x = k ln2/128 + r, |r| <= ln2/256
+ * (2^-8.52), k = 128 E + j, so exp(x) = 2^E * 2^(j/128) * exp(r); for exp2,
+ * x = k/128 + f exactly and r = f ln2. ln2/128 is split in four parts, the
+ * first two of 34 bits, so t = x - k L1 and k L2 are exact (|k| < 2^18).
+ *
+ * Fast path (double-double): P = expm1(r) = rh + rh^2/2 (exact: two_prod)
+ * + a degree-7 tail r^3 (1/6 + ... + r^4/5040) in doubles. Its absolute
+ * error is below 2^-77.9 |r| / 2^-8.52 for |r| at most 2^-8.52: the
+ * tail's roundings (5 ulps of r^3/6 <= 2^-28.1: 2^-78.8), the low sum's
+ * (2^-79.4), the truncation r^8/8! (2^-83.5), and relative to |r| at most
+ * 2^-69.4. exp(r) * T_j = th + th P + tl (1 + P) adds below 2^-101, so the
+ * result's relative error is below 2^-76.5: the rounding test uses 2^-74.
+ * expm1 = (T 2^E - 1) + T 2^E P: 2^-69 relative when k = 0 (test 2^-67),
+ * 2^-73 otherwise (|B| <= 4 |result|; test 2^-71).
+ *
+ * Accurate path (triple-double): r to 2^-160, exp(r) = sum r^n/n!, n <= 12
+ * (truncation 2^-143 relative), Horner in triple-double (2^-148 per
+ * operation), times T_j: relative error below 2^-140, against the worst
+ * cases known (Lefevre and Muller: exp needs 2^-113, exp2 2^-112, expm1
+ * 2^-115); then rounded once, subnormal results included
+ * (crm_round_scaled).
+ */
+#ifndef CRM_EXP_H
+#define CRM_EXP_H
+
+#include "dd.h" /* text */
+#include "exp_data.h" /* text */
+
+#define CRM_EXP_C3 0x1.5555555555555p-3  /* 1/6 */
+#define CRM_EXP_C4 0x1.5555555555555p-5  /* 1/24 */
+#define CRM_EXP_C5 0x1.1111111111111p-7  /* 1/120 */
+#define CRM_EXP_C6 0x1.6c16c16c16c17p-10 /* 1/720 */
+#define CRM_EXP_C7 0x1.a01a01a01a01ap-13 /* 1/5040 */
+
+/* The reduction of x for exp: k (as a double, |k| < 2^18) and r = rh + rl. */
+CRM_FN double crm_exp_reduce(double x, double *rh, double *rl)
+{
+    double kd = crm_rint(x * CRM_EXP_INV);
+    double t = x - kd * CRM_EXP_L1; /* exact */
+    double e;
+    *rh = crm_two_sum(t, -(kd * CRM_EXP_L2), &e);
+    *rl = e - kd * CRM_EXP_L3;
+    return kd;
+}
+
+/* The same r as a triple-double (to 2^-160 absolute) */
+CRM_FN crm_td crm_exp_reduce_td(double x, double kd)
+{
+    double t = x - kd * CRM_EXP_L1;
+    double a2, p3l;
+    double a1 = crm_two_sum(t, -(kd * CRM_EXP_L2), &a2);
+    double p3 = crm_two_prod(kd, CRM_EXP_L3, &p3l);
+    return crm_td_add(crm_td_make(a1, a2, 0), crm_td_make(-p3, -p3l, -(kd * CRM_EXP_L4)));
+}
+
+/* P = expm1(rh + rl) as a double-double, |rh| <= 2^-8.5 (error: see the top) */
+CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
+{
+    double s2l;
+    double s2 = crm_two_prod(rh, rh, &s2l);
+    double q = CRM_EXP_C3 + rh * (CRM_EXP_C4 + rh * (CRM_EXP_C5 + rh * (CRM_EXP_C6 + rh * CRM_EXP_C7)));
+    double b;
+    double a = crm_fast_two_sum(rh, 0.5 * s2, &b);
+    double lo = b + (0.5 * s2l + (rl + rh * rl) + s2 * rh * q);
+    crm_dd p;
+    p.hi = crm_fast_two_sum(a, lo, &p.lo);
+    return p;
+}
+
+/* T_j exp(r) = T_j (1 + P) as a double-double, T_j in [1, 2) */
+CRM_FN crm_dd crm_exp_scale_table(int j, crm_dd p)
+{
+    double th = crm_exp_t[j][0], tl = crm_exp_t[j][1];
+    double b, e;
+    double a = crm_two_prod(th, p.hi, &b);
+    double s = crm_fast_two_sum(th, a, &e);
+    double lo = e + (b + (tl + (th * p.lo + tl * p.hi)));
+    crm_dd r;
+    r.hi = crm_fast_two_sum(s, lo, &r.lo);
+    return r;
+}
+
+/* Whether hi + lo, known within eps |hi|, rounds to one double; it is *out */
+CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
+{
+    double err = eps * crm_fabs(hi);
+    double a = hi + (lo - err), b = hi + (lo + err);
+    *out = a;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    return 0;
+#endif
+    return a == b;
+}
+
+/* y * 2^e, y in [0.5, 4), e in [-1021, 1024]: exact unless it overflows */
+CRM_FN double crm_scale_normal(double y, int e)
+{
+    if (e > 1023) return y * crm_pow2i(e - 1) * 2.0;
+    return y * crm_pow2i(e);
+}
+
+/* sum r^n/n!, n = from..12, r a triple-double, by Horner */
+CRM_FN crm_td crm_exp_series_td(crm_td r, int from)
+{
+    crm_td y = crm_td_make(crm_exp_inv_fact[12][0], crm_exp_inv_fact[12][1], crm_exp_inv_fact[12][2]);
+    for (int n = 11; n >= from; n--)
+        y = crm_td_add(crm_td_mul(y, r), crm_td_make(crm_exp_inv_fact[n][0], crm_exp_inv_fact[n][1], crm_exp_inv_fact[n][2]));
+    return y;
+}
+
+CRM_FN crm_td crm_exp_table_td(int j)
+{
+    return crm_td_make(crm_exp_t[j][0], crm_exp_t[j][1], crm_exp_t[j][2]);
+}
+
+/* 2^E T_j exp(r), correctly rounded (the accurate path) */
+CRM_FN double crm_exp_accurate(crm_td r, int j, int e)
+{
+    crm_td y = crm_td_mul(crm_exp_table_td(j), crm_exp_series_td(r, 0));
+    return crm_round_scaled(y.hi, y.mi, y.lo, e);
+}
+
+/* k = 128 E + j */
+CRM_FN int crm_exp_split(double kd, int *j)
+{
+    int k = (int)kd;
+    *j = k & 127;
+    return (k - *j) / 128;
+}
+
+CRM_FN double brm_exp(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (ax >= 0x4087500000000000ULL) { /* |x| >= 746, inf, NaN */
+        if (ax > 0x7ff0000000000000ULL) return x + x;
+        if (x > 0) return crm_inf();
+        return 0; /* below 2^-1076 */
+    }
+    if (x > 709.8) return crm_inf(); /* above DBL_MAX */
+    if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
+    double rh, rl;
+    double kd = crm_exp_reduce(x, &rh, &rl);
+    int j, e = crm_exp_split(kd, &j);
+    if (e > -1022) {
+        crm_dd y = crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
+        double out;
+        if (crm_round_test(y.hi, y.lo, 0x1p-74, &out)) return crm_scale_normal(out, e);
+    }
+    return crm_exp_accurate(crm_exp_reduce_td(x, kd), j, e);
+}
+
+CRM_FN double brm_exp2(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (ax > 0x7ff0000000000000ULL) return x + x;
+    if (x >= 1024) return crm_inf();
+    if (x <= -1076) return 0;
+    if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
+    double kd = crm_rint(x * 128);
+    double f = (x * 128 - kd) * 0x1p-7; /* exact */
+    int j, e = crm_exp_split(kd, &j);
+    if (e > -1022) {
+        double rl;
+        double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
+        rl += f * CRM_LN2_MI;
+        crm_dd y = crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
+        double out;
+        if (crm_round_test(y.hi, y.lo, 0x1p-74, &out)) return crm_scale_normal(out, e);
+    }
+    return crm_exp_accurate(crm_td_mul_d(crm_td_make(CRM_LN2_HI, CRM_LN2_MI, CRM_LN2_LO), f), j, e);
+}
+
+CRM_FN double brm_expm1(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (ax >= 0x4086300000000000ULL) { /* |x| >= 710, inf, NaN */
+        if (ax > 0x7ff0000000000000ULL) return x + x;
+        if (x > 0) return crm_inf();
+        return -1.0 + 0x1p-100;
+    }
+    /* e^x >= 2^1022: the -1 is far below half an ulp, and no exponential
+     * lies within 2^-1000 (relative) of a rounding boundary */
+    if (x > 709) return brm_exp(x);
+    if (x < -37.5) return -1.0 + 0x1p-100; /* e^x < 2^-54: -1 */
+    if (ax < 0x3c90000000000000ULL) return x; /* |x| < 2^-54 */
+    double rh, rl;
+    double kd = crm_exp_reduce(x, &rh, &rl);
+    int j, e = crm_exp_split(kd, &j);
+    crm_dd p = crm_expm1_poly(rh, rl);
+    double out;
+    if (kd == 0) {
+        if (crm_round_test(p.hi, p.lo, 0x1p-67, &out)) return out;
+    } else {
+        /* A = T 2^E - 1, B = T 2^E P */
+        double th = crm_exp_t[j][0], tl = crm_exp_t[j][1];
+        double s = crm_pow2i(e);
+        double a2;
+        double a1 = crm_two_sum(th * s, -1.0, &a2);
+        crm_dd a = crm_dd_add_d(crm_dd_make(tl * s, 0), a1);
+        a = crm_dd_add_d(a, a2);
+        double b2;
+        double b1 = crm_two_prod(th, p.hi, &b2);
+        b2 += th * p.lo + tl * p.hi;
+        crm_dd y = crm_dd_add(a, crm_dd_make(b1 * s, b2 * s));
+        if (crm_round_test(y.hi, y.lo, 0x1p-71, &out)) return out;
+    }
+    /* accurate: P as a triple-double, then as above */
+    crm_td r = crm_exp_reduce_td(x, kd);
+    crm_td pt = crm_td_mul(crm_exp_series_td(r, 1), r);
+    if (kd == 0) return crm_td_round(pt);
+    double s = crm_pow2i(e);
+    crm_td t = crm_exp_table_td(j);
+    crm_td a = crm_td_add(crm_td_make(t.hi * s, t.mi * s, t.lo * s), crm_td_make(-1.0, 0, 0));
+    crm_td b = crm_td_mul(t, pt);
+    crm_td y = crm_td_add(a, crm_td_make(b.hi * s, b.mi * s, b.lo * s));
+    return crm_td_round(y);
+}
+
+#endif
