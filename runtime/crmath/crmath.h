@@ -21,6 +21,7 @@
 #include "dd.h" /* text */
 #include "exp.h" /* text */
 #include "trig.h" /* text */
+#include "atan.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

@@ -251,9 +251,10 @@ CRM_FN double crm_trig(double x, int fn)
     CRM_PROBE(h, l, e);
 #endif
     double lo = h + (l - e), hi = h + (l + e);
-#ifndef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    if (lo == hi) return lo;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    hi = -lo;
 #endif
+    if (lo == hi) return lo;
     return crm_trig_accurate(x, fn);
 }
 

@@ -54,6 +54,18 @@ def main():
         print("    %s," % td(mpmath.sin(j * pi / 128)))
     print("};\n")
 
+    print("/* atan(j / 64), j = 0..64, as triple-doubles */")
+    print("CRM_TABLE double crm_atan64[65][3] = {")
+    for j in range(65):
+        print("    %s," % td(mpmath.atan(mpf(j) / 64)))
+    print("};\n")
+
+    print("/* 1/(2i + 1), i = 0..11, as triple-doubles (atan's Taylor series) */")
+    print("CRM_TABLE double crm_invodd[12][3] = {")
+    for i in range(12):
+        print("    %s," % td(mpf(1) / (2 * i + 1)))
+    print("};\n")
+
     consts = [
         ("CRM_PI128", pi / 128, "pi / 128 (Cody and Waite: hi has 33 bits, so k hi is exact for |k| < 2^20)"),
         ("CRM_2PI", 2 * pi, "2 pi"),
