@@ -29,7 +29,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/math.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -101,6 +101,13 @@ $(B)/obj/compiler/%.o: compiler/%.c $(COMPILER_HDR) $(B)/gen/parser.h runtime/br
 $(B)/obj/runtime/%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+# math_fma.c: brine's math again, with FMA instructions, on x86-64 (math.c
+# picks it at run time when the processor has FMA; the same bits either way).
+MATH_FMA_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-mfma)
+$(B)/obj/runtime/math_fma.o: runtime/math_fma.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_FMA_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
 
 $(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)
@@ -276,10 +283,12 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 # brine's math against MPFR (tests/math/check_math.c): every function,
 # correctly rounded, on the special values, the published hard cases
-# (tests/math/hard.txt) and MATH_N random inputs each. check-math-quick (part
+# (tests/math/hard.txt), MATH_N random inputs and a sweep of the floats each. check-math-quick (part
 # of check): 10^5 each; check-math (not part of check, long): 10^7 each, and
 # the platform libm's mismatches on the same inputs for comparison.
 MATH_N ?= 10000000
+# every MATH_F32_STRIDE-th float as an argument too (1: all 2^32 of them, hours)
+MATH_F32_STRIDE ?= 4099
 $(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
@@ -296,10 +305,18 @@ check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	$(B)/tests/math/check_math_acc -n 10000 -H tests/math/hard.txt
 
 check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
-	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt
+	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -n 1000000 -H tests/math/hard.txt
 
-.PHONY: check-math check-math-quick
+# The scalar time per call against libm's on the same inputs (not part of check).
+$(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
+
+bench-math: $(B)/tests/math/bench_math
+	$(B)/tests/math/bench_math
+
+.PHONY: check-math check-math-quick bench-math
 
 check: all check-unit check-math-quick check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"

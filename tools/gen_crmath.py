@@ -97,6 +97,68 @@ def gen_exp():
     return header("exp", "the exponentials' constants", "".join(out))
 
 
+def chop(v, bits):
+    """v rounded to `bits` significant bits"""
+    e = int(mpmath.floor(mpmath.log(abs(v), 2)))
+    return mpmath.nint(v * mpf(2) ** (bits - 1 - e)) / mpf(2) ** (bits - 1 - e)
+
+
+@generator("log")
+def gen_log():
+    """log, log2, log10, log1p: x = 2^e m, m in [1, 2); m' = m (e' = e) when
+    m < 1 + 53/128, else m/2 (e' = e + 1), so m' in [0.707, 1.414); i = m's
+    top 7 mantissa bits; c_i ~ 1/m' with 8 significant bits (1 when i = 0 or
+    127, the intervals around 1), so r = m' c_i - 1 is exact (one fma) and
+    |r| <= 2^-7; log x = e' ln2 - log c_i + log1p(r)."""
+    ln2 = mpmath.log(2)
+    out = []
+    rows = []
+    rmax = mpf(0)
+    for i in range(128):
+        lo_m, hi_m = 1 + mpf(i) / 128, 1 + mpf(i + 1) / 128
+        if i >= 53:
+            lo_m, hi_m = lo_m / 2, hi_m / 2
+        centre = (lo_m + hi_m) / 2
+        if i == 0 or i == 127:
+            c = mpf(1)
+        elif i < 53:
+            c = mpmath.nint(256 / centre) / 256
+        else:
+            c = mpmath.nint(128 / centre) / 128
+        for m in (lo_m, hi_m):
+            rmax = max(rmax, abs(m * c - 1))
+        rows.append(c_row([c] + split(-mpmath.log(c), 3)))
+    assert rmax <= mpf(2) ** -7, rmax
+    out.append("/* per interval i: c_i, then -log(c_i) as a triple-double (max |r| = %s) */\n"
+               % mpmath.nstr(rmax, 6))
+    out.append(table("double", "crm_log_t", rows, "c_i, -log c_i", 4))
+    l1 = chop(ln2, 42)
+    lg = mpmath.log10(2)
+    g1 = chop(lg, 42)
+    out.append("/* ln2 = LOG_LN2_1 (42 bits: e LOG_LN2_1 is exact) + LOG_LN2_2; log10(2) the same */\n")
+    out.append("#define CRM_LOG_LN2_1 %s\n#define CRM_LOG_LN2_2 %s\n" % (hexd(l1), float(ln2 - l1).hex()))
+    out.append("#define CRM_LOG_LG2_1 %s\n#define CRM_LOG_LG2_2 %s\n" % (hexd(g1), float(lg - g1).hex()))
+    for name, v in (("LG2", lg), ("INVLN2", 1 / ln2), ("INVLN10", 1 / mpmath.log(10))):
+        out.append("#define CRM_LOG_%s_HI %s\n#define CRM_LOG_%s_MI %s\n#define CRM_LOG_%s_LO %s\n"
+                   % tuple(x for k, d in zip(("HI", "MI", "LO"), split(v, 3)) for x in (name, float(d).hex())))
+    rows = [c_row(split(mpf((-1) ** (n + 1)) / n, 3)) for n in range(1, 21)]
+    out.append(table("double", "crm_log1p_c", rows, "(-1)^(n+1)/n, n = 1..20, as triple-doubles", 3))
+    return header("log", "the logarithms' constants", "".join(out))
+
+
+@generator("cbrt")
+def gen_cbrt():
+    """cbrt: a degree-6 polynomial close to cbrt(z) on [1, 8] (a Chebyshev
+    fit, error about 2^-9.5), the start of two Halley steps."""
+    mp.dps = 40
+    p, err = mpmath.chebyfit(lambda z: mpmath.cbrt(z), [1, 8], 7, error=True)
+    mp.prec = 400
+    rows = ["%s" % float(c).hex() for c in p]
+    body = table("double", "crm_cbrt_p", rows,
+                 "cbrt(z) ~ sum p[i] z^(6-i) on [1, 8], error %s" % mpmath.nstr(err, 3))
+    return header("cbrt", "the cube root's start", body)
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: gen_crmath.py NAME | --list\n")

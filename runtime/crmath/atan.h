@@ -2,7 +2,7 @@
  * atan.h: brine's correctly rounded atan, atan2, asin and acos (round to
  * nearest, every binary64 input), one text for the runtime, the CPU shim
  * and NVRTC (included by crmath.h after dd.h, exp.h and trig.h, whose
- * tables, rounding test and triple-double division it uses).
+ * tables and absolute rounding test it uses).
  *
  * All four are o + s atan(u): o a multiple of pi/2 (0, pi/2 or pi), s = +-1,
  * u in [0, 1]: atan(x) with u = |x| or 1/|x| (atan x = pi/2 - atan(1/x)),
@@ -14,7 +14,7 @@
  * |t| <= 2^-7, atan u = atan(c) + atan t, atan t by its Taylor series. The
  * fast path works in double-double (u, t and the table as double-doubles,
  * the series' tail in double) with a relative error bound and the rounding
- * test of exp.h; the accurate path repeats it in triple-double (relative
+ * test of trig.h; the accurate path repeats it in triple-double (relative
  * error about 2^-140; the published worst cases need 2^-120).
  *
  * A quotient below 2^-60 needs no series: atan2(y, x) with x > 0 is then
@@ -88,17 +88,6 @@ CRM_FN crm_td crm_atan_td(crm_td u, int n, double s)
     if (!n) return w;
     crm_td o = crm_td_mul_d(crm_td_make(CRM_PI2_HI, CRM_PI2_MI, CRM_PI2_LO), (double)n);
     return crm_td_add(o, s < 0 ? crm_td_neg(w) : w);
-}
-
-/* whether h + l, known within e, rounds to one double: it is *out */
-CRM_FN int crm_round_test_abs(double h, double l, double e, double *out)
-{
-    double a = h + (l - e), b = h + (l + e);
-    *out = a;
-#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    return 0;
-#endif
-    return a == b;
 }
 
 /* the exponent of a finite nonzero x: 2^e <= |x| < 2^(e+1) */

@@ -20,6 +20,10 @@
 
 #include "dd.h" /* text */
 #include "exp.h" /* text */
+#include "log.h" /* text */
+#include "hyp.h" /* text */
+#include "cbrt.h" /* text */
+#include "hypot.h" /* text */
 #include "trig.h" /* text */
 #include "atan.h" /* text */
 

@@ -62,6 +62,9 @@ CRM_FN double crm_from_bits(crm_u64 u)
 /* +infinity (the math functions raise no flags: Brine cannot read them) */
 CRM_FN double crm_inf(void) { return crm_from_bits(0x7ff0000000000000ULL); }
 
+/* a quiet NaN, the one x86 makes of an invalid operation */
+CRM_FN double crm_nan(void) { return crm_from_bits(0xfff8000000000000ULL); }
+
 CRM_FN double crm_fabs(double x) { return crm_from_bits(crm_bits(x) & 0x7fffffffffffffffULL); }
 
 /* 2^e exactly, for -1022 <= e <= 1023 */
@@ -200,6 +203,54 @@ CRM_FN crm_dd crm_dd_div(crm_dd a, crm_dd b)
     return s;
 }
 
+/* Whether hi + lo, known within eps |hi|, rounds to one double; it is *out */
+CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
+{
+    double err = eps * crm_fabs(hi);
+    double a = hi + (lo - err), b = hi + (lo + err);
+    *out = a;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    return 0;
+#endif
+    return a == b;
+}
+
+/* y * 2^e, y in [0.5, 4), e in [-1021, 1024]: exact unless it overflows */
+CRM_FN double crm_scale_normal(double y, int e)
+{
+    if (e > 1023) return y * crm_pow2i(e - 1) * 2.0;
+    return y * crm_pow2i(e);
+}
+
+/* The exact sign of t[0] + ... + t[n-1] (n <= 16, no overflow in the
+ * sums): the terms grown into a nonoverlapping expansion (Shewchuk 1997,
+ * Grow-Expansion with zero elimination), whose sign is its largest
+ * component's. */
+CRM_FN int crm_sum_sign(const double *t, int n)
+{
+    double e[16];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        double q = t[i];
+        int k = 0;
+        for (int h = 0; h < m; h++) {
+            double err;
+            q = crm_two_sum(q, e[h], &err);
+            if (err != 0) e[k++] = err;
+        }
+        if (q != 0) e[k++] = q;
+        m = k;
+    }
+    return m == 0 ? 0 : e[m - 1] > 0 ? 1 : -1;
+}
+
+/* The double next to y (finite, nonzero) away from zero (dir > 0) or
+ * toward it (dir < 0) */
+CRM_FN double crm_next(double y, int dir)
+{
+    return crm_from_bits(crm_bits(y) + (dir > 0 ? 1 : (crm_u64)-1));
+}
+
 /* ---- triple-double ----------------------------------------------------------------- */
 
 CRM_FN crm_td crm_td_make(double hi, double mi, double lo) { crm_td r; r.hi = hi; r.mi = mi; r.lo = lo; return r; }
@@ -251,25 +302,47 @@ CRM_FN crm_td crm_td_mul(crm_td a, crm_td b)
     return crm_td_renorm(p1, m, l);
 }
 
+/* a - b */
+CRM_FN crm_td crm_td_sub(crm_td a, crm_td b) { return crm_td_add(a, crm_td_neg(b)); }
+
+/* a * 2^k, exact for parts that stay normal */
+CRM_FN crm_td crm_td_scale(crm_td a, int k)
+{
+    double s = crm_pow2i(k);
+    return crm_td_make(a.hi * s, a.mi * s, a.lo * s);
+}
+
+/* a / b: three quotient digits, each from the remainder of the ones before
+ * (a long division; the remainders computed in triple-double): relative
+ * error below 2^-145 */
+CRM_FN crm_td crm_td_div(crm_td a, crm_td b)
+{
+    double q1 = a.hi / b.hi;
+    crm_td r = crm_td_sub(a, crm_td_mul(b, crm_td_make(q1, 0, 0)));
+    double q2 = r.hi / b.hi;
+    r = crm_td_sub(r, crm_td_mul(b, crm_td_make(q2, 0, 0)));
+    double q3 = r.hi / b.hi;
+    return crm_td_renorm(q1, q2, q3);
+}
+
 /* a * b, b a double-double */
 CRM_FN crm_td crm_td_mul_dd(crm_td a, crm_dd b) { return crm_td_mul(a, crm_td_from_dd(b)); }
 
 /* a * d, d a double */
 CRM_FN crm_td crm_td_mul_d(crm_td a, double d) { return crm_td_mul(a, crm_td_make(d, 0, 0)); }
 
-/* x + t to the nearest double, where s = rn(x) is a double, e and t the rest
- * (|e + t| about ulp(s) / 2 at most): e + t is rounded to odd (of the two
- * doubles around an inexact e + t, the one with an odd last bit), which
- * never makes a false tie, so s + (e + t) rounds once (Boldo and Melquiond,
- * "Emulation of FMA and correctly rounded sums", 2008). Moving an even
- * nearest value a whole ulp away instead can land on a halfway point:
- * e = -(2^-67 - 2^-120), t = -2^-124 became -2^-67, a tie. */
+/* s + e + t to the nearest double, where s = rn(s + e) and |t| is far below
+ * |e| (or e = 0): e + t is rounded to odd (when inexact, a result with an
+ * even last bit moves one ulp toward the exact sum), so it is never a false
+ * halfway point, and s + (e + t) rounds once (Boldo and Melquiond's
+ * round-to-odd argument: e + t has far more bits than the final rounding
+ * looks at). */
 CRM_FN double crm_round3(double s, double e, double t)
 {
     double err;
     double r = crm_two_sum(e, t, &err);
     crm_u64 b = crm_bits(r);
-    if (err != 0 && !(b & 1)) { /* r is inexact and even: its odd neighbour toward the truth */
+    if (err != 0 && (b & 1) == 0) {
         b += ((err > 0) == (r > 0)) ? 1 : (crm_u64)-1;
         r = crm_from_bits(b);
     }

@@ -110,6 +110,17 @@ CRM_FN int crm_reduce_ph(double x, crm_td *r)
     return (int)(k & 255);
 }
 
+/* whether h + l, known within e, rounds to one double: it is *out */
+CRM_FN int crm_round_test_abs(double h, double l, double e, double *out)
+{
+    double a = h + (l - e), b = h + (l + e);
+    *out = a;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    return 0;
+#endif
+    return a == b;
+}
+
 /* ---- accurate path -------------------------------------------------------- */
 
 /* sin(j pi/128) for j = 0..64 */
@@ -143,16 +154,6 @@ CRM_FN crm_td crm_sin_td(int k, crm_td r)
     else /* sin(j pi/128 + r) = S cos r + C sin r */
         v = crm_td_add(crm_td_mul(s, cr), crm_td_mul(c, sr));
     return q & 2 ? crm_td_neg(v) : v;
-}
-
-/* a / b, triple-doubles: a double-double quotient and one correction
- * (relative error about 2^-145) */
-CRM_FN crm_td crm_td_div(crm_td a, crm_td b)
-{
-    crm_dd q0 = crm_dd_div(crm_dd_make(a.hi, a.mi), crm_dd_make(b.hi, b.mi));
-    crm_td res = crm_td_add(a, crm_td_neg(crm_td_mul(b, crm_td_from_dd(q0))));
-    double c = (res.hi + res.mi) / b.hi;
-    return crm_td_renorm(q0.hi, q0.lo, c);
 }
 
 /* fn 0 sin, 1 cos, 2 tan of x, finite and |x| >= 2^-30 */
@@ -246,15 +247,8 @@ CRM_FN double crm_trig(double x, int fn)
         l = (fma(-h, dh, nh) + (nl - h * dl)) / dh;
         e = (ne + crm_fabs(h) * de) / crm_fabs(dh) + 0x1p-98 * crm_fabs(h);
     }
-    e *= 1.0000001;
-#ifdef CRM_PROBE
-    CRM_PROBE(h, l, e);
-#endif
-    double lo = h + (l - e), hi = h + (l + e);
-#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    hi = -lo;
-#endif
-    if (lo == hi) return lo;
+    double r;
+    if (crm_round_test_abs(h, l, e * 1.0000001, &r)) return r;
     return crm_trig_accurate(x, fn);
 }
 

@@ -2,7 +2,7 @@
  * check_math.c: Brine's math functions (the runtime's brt_<name>) against
  * MPFR, correctly rounded to nearest, bit for bit.
  *
- *   check_math [-n N] [-s SEED] [-H HARDFILE] [-g] [NAME...]
+ *   check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [NAME...]
  *
  * For each function (all rows of FUNCS below, or the NAMEs given) it checks
  * the special values (zeros, infinities, NaN, subnormals, the extremes, the
@@ -10,7 +10,10 @@
  * uniform in the bits over all doubles, a third uniform in the bits over
  * the function's domain, a third uniform in value over it), and the
  * HARDFILE's lines for it (`NAME X [Y]`, hexadecimal floats, `#` comments:
- * the published hard-to-round cases). A result is right when its bits are
+ * the published hard-to-round cases), and with -f every STRIDE-th binary32
+ * bit pattern as a double argument (STRIDE 1: every float, a smoke test of
+ * the whole float range; a second argument is the next pattern's float).
+ * A result is right when its bits are
  * MPFR's (any NaN matches a NaN). Prints per function the inputs, the
  * mismatches, the hard cases and the worst error in ulps, and with -g the
  * same count for the platform libm on the same inputs (for comparison: its
@@ -304,14 +307,16 @@ int main(int argc, char **argv)
     long n = 100000;
     uint64_t seed = 1;
     const char *hard = NULL;
+    long stride = 0;
     int first = 1;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (strcmp(argv[first], "-n") == 0 && first + 1 < argc) n = atol(argv[++first]);
         else if (strcmp(argv[first], "-s") == 0 && first + 1 < argc) seed = strtoull(argv[++first], NULL, 0);
         else if (strcmp(argv[first], "-H") == 0 && first + 1 < argc) hard = argv[++first];
+        else if (strcmp(argv[first], "-f") == 0 && first + 1 < argc) stride = atol(argv[++first]);
         else if (strcmp(argv[first], "-g") == 0) compare_libm = 1;
         else {
-            fprintf(stderr, "usage: check_math [-n N] [-s SEED] [-H HARDFILE] [-g] [NAME...]\n");
+            fprintf(stderr, "usage: check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [NAME...]\n");
             return 2;
         }
     }
@@ -333,6 +338,14 @@ int main(int argc, char **argv)
         verbose_left = 10;
         specials(f, &t);
         if (hard) hard_cases(f, hard, &t);
+        if (stride > 0)
+            for (uint64_t u = 0; u < 0x100000000ULL; u += (uint64_t)stride) {
+                uint32_t a = (uint32_t)u, b = (uint32_t)(u + (uint64_t)stride);
+                float fa, fb;
+                memcpy(&fa, &a, 4);
+                memcpy(&fb, &b, 4);
+                check1(f, fa, fb, &t, 0);
+            }
         for (long k = 0; k < n; k++) {
             int mode = (int)(k % 3);
             double x = mode == 0 ? from_bits(next()) : mode == 1 ? bits_in(f->lo, f->hi) : f->lo + (f->hi - f->lo) * unit();

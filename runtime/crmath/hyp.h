@@ -1,0 +1,133 @@
+/*
+ * hyp.h: brm_sinh, brm_cosh, brm_tanh, correctly rounded to nearest, from
+ * exp.h's pieces (a = |x|):
+ *
+ *   cosh a = (e^a + e^-a) / 2          no cancellation
+ *   sinh a = (e^a - e^-a) / 2          for a >= 1 (cancels by coth 1 < 1.32)
+ *          = E (E + 2) / (2 (E + 1))   for a < 1, E = expm1(a) > 0: no cancellation
+ *   tanh a = E2 / (E2 + 2)             E2 = expm1(2a) > 0
+ *
+ * e^a and e^-a come from the same reduction (k and -k, r and -r), each
+ * within 2^-76.5 (exp.h); e^-a is left out where it is below 2^-115 of e^a
+ * (a > 40) on the fast path, 2^-173 (a > 60) on the accurate one. Fast
+ * path errors: cosh 2^-76, sinh 2^-75 (a >= 1) or 2^-67 (a < 1: expm1's
+ * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-74,
+ * 2^-73, 2^-65 and 2^-65. Accurate paths: the same formulas in
+ * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
+ * worst cases known (Lefevre and Muller: sinh and cosh need 2^-115).
+ */
+#ifndef CRM_HYP_H
+#define CRM_HYP_H
+
+#include "exp.h" /* text */
+
+/* e^a = y 2^e (y a double-double in [0.99, 2)), |a| <= 710.5, fast path */
+CRM_FN crm_dd crm_exp_dd(double a, int *e)
+{
+    double rh, rl;
+    double kd = crm_exp_reduce(a, &rh, &rl);
+    int j;
+    *e = crm_exp_split(kd, &j);
+    return crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
+}
+
+/* the same as a triple-double */
+CRM_FN crm_td crm_exp_td(double a, int *e)
+{
+    double kd = crm_rint(a * CRM_EXP_INV);
+    int j;
+    *e = crm_exp_split(kd, &j);
+    return crm_td_mul(crm_exp_table_td(j), crm_exp_series_td(crm_exp_reduce_td(a, kd), 0));
+}
+
+/* (e^a + s e^-a) / 2, s = +-1, a >= 1 or s = 1: the fast path's value
+ * y 2^(*e) and whether it passed the rounding test */
+CRM_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
+{
+    int ea, eb;
+    crm_dd ya = crm_exp_dd(a, &ea);
+    if (a < 40) {
+        crm_dd yb = crm_exp_dd(-a, &eb);
+        double f = s * crm_pow2i(eb - ea);
+        ya = crm_dd_add(ya, crm_dd_make(yb.hi * f, yb.lo * f));
+    }
+    *e = ea - 1;
+    return crm_round_test(ya.hi, ya.lo, eps, out);
+}
+
+CRM_FN double crm_cosh_sinh_accurate(double a, double s)
+{
+    int ea, eb;
+    crm_td ya = crm_exp_td(a, &ea);
+    if (a < 60) {
+        crm_td yb = crm_exp_td(-a, &eb);
+        yb = crm_td_scale(yb, eb - ea);
+        ya = crm_td_add(ya, s > 0 ? yb : crm_td_neg(yb));
+    }
+    return crm_round_scaled(ya.hi, ya.mi, ya.lo, ea - 1);
+}
+
+CRM_FN double brm_cosh(double x)
+{
+    double a = crm_fabs(x);
+    crm_u64 ba = crm_bits(a);
+    if (ba >= 0x408633ce8fb9f87eULL) { /* a >= 710.4758600739439 (cosh > DBL_MAX), inf, NaN */
+        if (ba > 0x7ff0000000000000ULL) return x + x;
+        return crm_inf();
+    }
+    if (ba < 0x3e40000000000000ULL) return 1.0 + a * a; /* a < 2^-27: 1 */
+    double out;
+    int e;
+    if (crm_cosh_sinh_fast(a, 1.0, 0x1p-74, &out, &e)) return crm_scale_normal(out, e);
+    return crm_cosh_sinh_accurate(a, 1.0);
+}
+
+CRM_FN double brm_sinh(double x)
+{
+    double a = crm_fabs(x), sg = x < 0 ? -1.0 : 1.0;
+    crm_u64 ba = crm_bits(a);
+    if (ba >= 0x408633ce8fb9f87eULL) { /* sinh > DBL_MAX, inf, NaN */
+        if (ba > 0x7ff0000000000000ULL) return x + x;
+        return sg * crm_inf();
+    }
+    if (ba < 0x3e50000000000000ULL) return x; /* a < 2^-26: x + x^3/6 rounds to x */
+    double out;
+    if (a >= 1) {
+        int e;
+        if (crm_cosh_sinh_fast(a, -1.0, 0x1p-73, &out, &e)) return sg * crm_scale_normal(out, e);
+        return sg * crm_cosh_sinh_accurate(a, -1.0);
+    }
+    /* E (E + 2) / (2 (E + 1)) */
+    double rh, rl;
+    double kd = crm_exp_reduce(a, &rh, &rl);
+    int j, e = crm_exp_split(kd, &j);
+    crm_dd m = crm_expm1_fast(kd, rh, rl, j, e);
+    crm_dd two = crm_dd_make(2.0, 0);
+    crm_dd y = crm_dd_div(crm_dd_mul(m, crm_dd_add(m, two)), crm_dd_add(crm_dd_make(2 * m.hi, 2 * m.lo), two));
+    if (crm_round_test(y.hi, y.lo, 0x1p-65, &out)) return sg * out;
+    crm_td t = crm_expm1_td(a, kd, j, e);
+    crm_td num = crm_td_mul(t, crm_td_add(t, crm_td_make(2.0, 0, 0)));
+    crm_td den = crm_td_add(crm_td_scale(t, 1), crm_td_make(2.0, 0, 0));
+    return sg * crm_td_round(crm_td_div(num, den));
+}
+
+CRM_FN double brm_tanh(double x)
+{
+    double a = crm_fabs(x), sg = x < 0 ? -1.0 : 1.0;
+    crm_u64 ba = crm_bits(a);
+    if (ba > 0x7ff0000000000000ULL) return x + x;
+    if (a >= 19.1) return sg * (1.0 - 0x1p-60); /* 1 - 2/(e^2a + 1) > 1 - 2^-54: 1 */
+    if (ba < 0x3e40000000000000ULL) return x;   /* a < 2^-27: x - x^3/3 rounds to x */
+    double a2 = 2 * a;
+    double rh, rl;
+    double kd = crm_exp_reduce(a2, &rh, &rl);
+    int j, e = crm_exp_split(kd, &j);
+    crm_dd m = crm_expm1_fast(kd, rh, rl, j, e);
+    crm_dd y = crm_dd_div(m, crm_dd_add(m, crm_dd_make(2.0, 0)));
+    double out;
+    if (crm_round_test(y.hi, y.lo, 0x1p-65, &out)) return sg * out;
+    crm_td t = crm_expm1_td(a2, kd, j, e);
+    return sg * crm_td_round(crm_td_div(t, crm_td_add(t, crm_td_make(2.0, 0, 0))));
+}
+
+#endif

@@ -1,0 +1,181 @@
+/*
+ * log.h: brm_log, brm_log2, brm_log10, brm_log1p, correctly rounded to
+ * nearest.
+ *
+ * Reduction (a table of 128 intervals, tools/gen_crmath.py log): x = 2^e' m'
+ * with m' in [0.707, 1.414), c_i an 8-bit approximation of 1/m' on m''s
+ * interval i (1 on the two intervals around 1), r = m' c_i - 1 exact (one
+ * fma: m' c_i has at most 61 bits, r at most 53), |r| <= 2^-7, and
+ * log x = e' ln2 + S, S = log m' = -log c_i + log1p(r).
+ *
+ * Fast path (double-double): log1p(r) = r - r^2/2 (exact: two_prod) + r^3 q(r),
+ * q of degree 7 (truncation r^11/11 <= 2^-80.5), in doubles: 5 ulps of
+ * r^3/3 <= 2^-22.6, so below 2^-73.3 absolute. S's other parts are exact or
+ * double-double (2^-104). |S| >= 2^-7.5 unless c_i = 1, where S = log1p(r)
+ * and the tail's error is below 2^-66 |r|: S is within 2^-65.8 |S|, and so
+ * are log (e' ln2 + S: e' ln2 and S do not cancel, |S| < 0.35), log2 and
+ * log10 (times a double-double constant, 2^-103); the rounding test uses
+ * 2^-64. log1p: for |x| <= 2^-7, r = x exactly; else u + ul = 1 + x
+ * (two-sum) and log1p(x) = log u + ul/u (the next term, (ul/u)^2/2, is below
+ * 2^-100 |result|).
+ *
+ * Accurate path (triple-double): -log c_i to 2^-160, log1p(r) = sum
+ * (-1)^(n+1) r^n/n, n <= 20 (truncation 2^-147), Horner with r exact: below
+ * 2^-140 relative, against the worst cases known (Lefevre and Muller: log
+ * needs 2^-118, log2 2^-116, log10 2^-119).
+ */
+#ifndef CRM_LOG_H
+#define CRM_LOG_H
+
+#include "dd.h" /* text */
+#include "log_data.h" /* text */
+
+/* x > 0 finite: m' (returned), e', the interval i; r = m' c_i - 1 */
+CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
+{
+    crm_u64 b = crm_bits(x);
+    int ex = (int)(b >> 52);
+    if (ex == 0) { /* subnormal: scale into the normal range */
+        b = crm_bits(x * 0x1p54);
+        ex = (int)(b >> 52) - 54;
+    }
+    int k = (int)((b >> 45) & 127);
+    crm_u64 mb = b & 0x000fffffffffffffULL;
+    *e = ex - 1023;
+    if (k >= 53) {
+        mb |= 0x3fe0000000000000ULL; /* m/2 */
+        *e += 1;
+    } else {
+        mb |= 0x3ff0000000000000ULL;
+    }
+    double m = crm_from_bits(mb);
+    *i = k;
+    *r = fma(m, crm_log_t[k][0], -1.0);
+    return m;
+}
+
+/* log1p(r) - r + r^2/2 = r^3 q(r), |r| <= 2^-7, in doubles */
+CRM_FN double crm_log1p_tail(double r)
+{
+    double q = crm_log1p_c[2][0] + r * (crm_log1p_c[3][0] + r * (crm_log1p_c[4][0] + r * (crm_log1p_c[5][0] +
+               r * (crm_log1p_c[6][0] + r * (crm_log1p_c[7][0] + r * (crm_log1p_c[8][0] + r * crm_log1p_c[9][0]))))));
+    return r * r * r * q;
+}
+
+/* S = -log c_i + log1p(r) as a double-double (the fast path; see the top) */
+CRM_FN crm_dd crm_log_s(int i, double r)
+{
+    double s2l;
+    double s2 = crm_two_prod(r, r, &s2l);
+    double bl;
+    double b = crm_fast_two_sum(r, -0.5 * s2, &bl);
+    double lo = bl + (-0.5 * s2l + crm_log1p_tail(r));
+    double hl;
+    crm_dd s;
+    s.hi = crm_two_sum(crm_log_t[i][1], b, &hl);
+    s.lo = hl + (lo + crm_log_t[i][2]); /* not renormalised: the callers sum on */
+    return s;
+}
+
+/* S as a triple-double (the accurate path) */
+CRM_FN crm_td crm_log_s_td(int i, double r)
+{
+    crm_td y = crm_td_make(crm_log1p_c[19][0], crm_log1p_c[19][1], crm_log1p_c[19][2]);
+    for (int n = 18; n >= 0; n--)
+        y = crm_td_add(crm_td_mul_d(y, r), crm_td_make(crm_log1p_c[n][0], crm_log1p_c[n][1], crm_log1p_c[n][2]));
+    y = crm_td_mul_d(y, r);
+    return crm_td_add(crm_td_make(crm_log_t[i][1], crm_log_t[i][2], crm_log_t[i][3]), y);
+}
+
+/* Which logarithm: the factor of S and the constant times e' */
+enum { CRM_LN, CRM_LOG2, CRM_LOG10 };
+
+/* e' base(2) + S base(e), S's parts given, as a double-double */
+CRM_FN crm_dd crm_log_combine(int kind, int e, crm_dd s)
+{
+    double de = (double)e;
+    if (kind == CRM_LN) { /* |e' ln2| >= 0.69 > 0.35 >= |S|, or e' = 0 */
+        crm_dd y;
+        double l;
+        y.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, s.hi, &l);
+        y.lo = l + (s.lo + de * CRM_LOG_LN2_2);
+        return y;
+    }
+    if (kind == CRM_LOG2)
+        return crm_dd_add_d(crm_dd_mul(s, crm_dd_make(CRM_LOG_INVLN2_HI, CRM_LOG_INVLN2_MI)), de);
+    double l = de * CRM_LOG_LG2_2;
+    crm_dd a;
+    a.hi = crm_fast_two_sum(de * CRM_LOG_LG2_1, l, &a.lo);
+    return crm_dd_add(a, crm_dd_mul(s, crm_dd_make(CRM_LOG_INVLN10_HI, CRM_LOG_INVLN10_MI)));
+}
+
+/* the same with S a triple-double, rounded */
+CRM_FN double crm_log_combine_td(int kind, int e, crm_td s)
+{
+    double de = (double)e;
+    crm_td y;
+    if (kind == CRM_LN)
+        y = crm_td_add(crm_td_mul_d(crm_td_make(CRM_LN2_HI, CRM_LN2_MI, CRM_LN2_LO), de), s);
+    else if (kind == CRM_LOG2)
+        y = crm_td_add_d(crm_td_mul(s, crm_td_make(CRM_LOG_INVLN2_HI, CRM_LOG_INVLN2_MI, CRM_LOG_INVLN2_LO)), de);
+    else
+        y = crm_td_add(crm_td_mul_d(crm_td_make(CRM_LOG_LG2_HI, CRM_LOG_LG2_MI, CRM_LOG_LG2_LO), de),
+                       crm_td_mul(s, crm_td_make(CRM_LOG_INVLN10_HI, CRM_LOG_INVLN10_MI, CRM_LOG_INVLN10_LO)));
+    return crm_td_round(y);
+}
+
+/* log, log2 or log10 of x: the special cases, then the two paths */
+CRM_FN double crm_log_any(double x, int kind)
+{
+    crm_u64 b = crm_bits(x);
+    if (b >= 0x7ff0000000000000ULL || b == 0) { /* x <= 0 (-0 included), inf, NaN, +0 */
+        if ((b << 1) == 0) return -crm_inf();               /* +-0 */
+        if (b == 0x7ff0000000000000ULL) return x;           /* +inf */
+        if (b > 0x7ff0000000000000ULL && b < 0x8000000000000000ULL) return x + x; /* NaN */
+        return crm_nan();                                   /* x < 0, -inf, -NaN */
+    }
+    int e, i;
+    double r;
+    crm_log_reduce(x, &e, &i, &r);
+    crm_dd y = crm_log_combine(kind, e, crm_log_s(i, r));
+    double out;
+    if (crm_round_test(y.hi, y.lo, 0x1p-64, &out)) return out;
+    return crm_log_combine_td(kind, e, crm_log_s_td(i, r));
+}
+
+CRM_FN double brm_log(double x) { return crm_log_any(x, CRM_LN); }
+CRM_FN double brm_log2(double x) { return crm_log_any(x, CRM_LOG2); }
+CRM_FN double brm_log10(double x) { return crm_log_any(x, CRM_LOG10); }
+
+CRM_FN double brm_log1p(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (ax < 0x3c90000000000000ULL) return x; /* |x| < 2^-54, zeros and subnormals included */
+    if (ax <= 0x3f80000000000000ULL) {        /* |x| <= 2^-7: r = x, S = log1p(x) */
+        crm_dd y = crm_log_s(0, x);
+        double out;
+        if (crm_round_test(y.hi, y.lo, 0x1p-64, &out)) return out;
+        return crm_td_round(crm_log_s_td(0, x));
+    }
+    if (x <= -1.0 || ax >= 0x7ff0000000000000ULL) {
+        if (x == -1.0) return -crm_inf();
+        if (ax > 0x7ff0000000000000ULL) return x + x;
+        if (x > 0) return x; /* +inf */
+        return crm_nan();
+    }
+    double ul;
+    double u = crm_two_sum(1.0, x, &ul);
+    double q = ul / u; /* log(u + ul) = log u + q - q^2/2 + ... */
+    int e, i;
+    double r;
+    crm_log_reduce(u, &e, &i, &r);
+    crm_dd y = crm_log_combine(CRM_LN, e, crm_log_s(i, r));
+    y = crm_dd_add_d(y, q);
+    double out;
+    if (crm_round_test(y.hi, y.lo, 0x1p-64, &out)) return out;
+    double ql = fma(-q, u, ul) / u; /* ul/u = q + ql to 2^-106 */
+    crm_td s = crm_td_add(crm_log_s_td(i, r), crm_td_make(q, ql, -0.5 * q * q));
+    return crm_log_combine_td(CRM_LN, e, s);
+}
+
+#endif
