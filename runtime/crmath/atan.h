@@ -104,9 +104,10 @@ CRM_FN int crm_exponent(double x)
 CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign)
 {
     double uh = num, ul = 0;
-    if (den != 1.0) {
-        uh = num / den;
-        ul = fma(-uh, den, num) / den; /* the remainder is exact */
+    if (den != 1.0) { /* one division: uh within an ulp or two of num/den, the remainder exact */
+        double inv = 1.0 / den;
+        uh = num * inv;
+        ul = fma(-uh, den, num) * inv;
     }
     double l, eps, r, h = crm_atan_fast(uh, ul, n, s, &l, &eps);
     if (crm_round_test_abs(h, l, eps * 1.0000001, &r)) return sign * r;
