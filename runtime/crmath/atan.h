@@ -176,18 +176,24 @@ CRM_FN crm_td crm_1ma2(double a)
     return crm_td_renorm(vh, e, -pl);
 }
 
-/* sqrt(1 - a^2) for 0 <= a < 1 as a double-double, relative error about
- * 2^-104: v = 1 - a^2 as vh + vl (1 - ph is exact for ph >= 1/2, so v is
- * exact where it is small; elsewhere within 2^-106 v), renormalised,
- * then one Newton step from sqrt(v) with the exact square's remainder */
-CRM_FN crm_dd crm_sqrt1m(double a)
+/* y = 1/sqrt(1 - a^2) and w = sqrt(1 - a^2) for 0 <= a < 1, as
+ * double-doubles with relative errors about 2^-101, from one square root
+ * and one division: v = 1 - a^2 as vh + vl (1 - ph is exact for ph >= 1/2,
+ * so v is exact where it is small; elsewhere within 2^-106 v), then
+ * yh = 1/sqrt(v) and y = yh (1 + r/2 + 3r^2/8) with r = 1 - v yh^2 (about
+ * 2^-51, formed to 2^-102 by fma and the exact square of yh), w = v y. */
+CRM_FN crm_dd crm_rsqrt1m(double a, crm_dd *w)
 {
     double pl, ph = crm_two_prod(a, a, &pl);
     double e, vh = crm_two_sum(1.0, -ph, &e);
     double vl, v = crm_fast_two_sum(vh, e - pl, &vl);
-    double sh = sqrt(v);
-    double sl = (fma(-sh, sh, v) + vl) / (2.0 * sh);
-    return crm_dd_make(sh, sl);
+    double yh = 1.0 / sqrt(v);
+    double ql, qh = crm_two_prod(yh, yh, &ql);
+    double r = fma(-v, qh, 1.0) - (v * ql + vl * qh);
+    double yl = yh * (r * (0.5 + 0.375 * r));
+    double wl, wh = crm_two_prod(v, yh, &wl);
+    *w = crm_dd_make(wh, wl + (v * yl + vl * yh));
+    return crm_dd_make(yh, yl);
 }
 
 /* sqrt(v), v a triple-double: one Newton step in triple-double from s */
@@ -204,7 +210,7 @@ CRM_FN crm_td crm_td_sqrt(crm_td v, crm_dd s)
 CRM_FN double crm_asincos(double x, int c)
 {
     double a = crm_fabs(x);
-    crm_dd sq = crm_sqrt1m(a);
+    crm_dd sq, y = crm_rsqrt1m(a, &sq);
     int small = a <= sq.hi; /* |x| <= sqrt(1 - x^2): u = |x|/sqrt(1 - x^2) */
     double sign = 1.0, s;
     int n;
@@ -219,12 +225,17 @@ CRM_FN double crm_asincos(double x, int c)
         n = small ? 1 : 2;
         s = small ? 1.0 : -1.0;
     }
-    crm_dd num = small ? crm_dd_make(a, 0) : sq, den = small ? sq : crm_dd_make(a, 0);
-    /* u = num/den: one division, then the remainder (exact by fma) over den */
-    double inv = 1.0 / den.hi, uh = num.hi * inv;
-    double ul = ((fma(-uh, den.hi, num.hi) + num.lo) - uh * den.lo) * inv;
+    double uh, ul;
+    if (small) { /* u = a y */
+        uh = crm_two_prod(a, y.hi, &ul);
+        ul += a * y.lo;
+    } else { /* u = w / a: the remainder (exact by fma) times 1/a */
+        double inv = 1.0 / a;
+        uh = sq.hi * inv;
+        ul = (fma(-uh, a, sq.hi) + sq.lo) * inv;
+    }
     double l, eps, r, h = crm_atan_fast(uh, ul, n, s, &l, &eps);
-    eps += 0x1p-96; /* the quotient's own error (2^-100 relative, amplified at most 2x) */
+    eps += 0x1p-96; /* u's own error (2^-100 relative at most): atan(u) moves by less */
     if (crm_round_test_abs(h, l, eps * 1.0000001, &r)) return sign * r;
     crm_td st = crm_td_sqrt(crm_1ma2(a), sq), at = crm_td_make(a, 0, 0);
     crm_td ut = small ? crm_td_div(at, st) : crm_td_div(st, at);
