@@ -185,6 +185,10 @@ CRM_TABLE double crm_invodd[12][3] = {
 #define CRM_PI_HI 0x1.921fb54442d18p+1
 #define CRM_PI_MI 0x1.1a62633145c07p-53
 #define CRM_PI_LO -0x1.f1976b7ed8fbcp-109
+/* pi / 128 in three doubles of 53 bits (k fma-reduces exactly for |k| < 2^46) */
+#define CRM_PI128F_1 0x1.921fb54442d18p-6
+#define CRM_PI128F_2 0x1.1a62633145c07p-60
+#define CRM_PI128F_3 -0x1.f1976b7ed8fbcp-116
 /* 128 / pi */
 #define CRM_128PI 0x1.45f306dc9c883p+5
 

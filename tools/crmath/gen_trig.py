@@ -83,6 +83,9 @@ def main():
         else:
             for suf, d in zip(("HI", "MI", "LO"), parts(val, 3)):
                 print("#define %s_%s %s" % (name, suf, lit(d)))
+    print("/* pi / 128 in three doubles of 53 bits (k fma-reduces exactly for |k| < 2^46) */")
+    for suf, d in zip(("1", "2", "3"), parts(pi / 128, 3)):
+        print("#define CRM_PI128F_%s %s" % (suf, lit(d)))
     print("/* 128 / pi */\n#define CRM_128PI %s" % lit(float(128 / pi)))
 
     # Taylor coefficients 1/n! (signs applied in trig.h), triple-double
