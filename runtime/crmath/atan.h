@@ -13,9 +13,9 @@
  * atan(u) is Tang's table method: c = j/64 nearest u, t = (u - c)/(1 + u c),
  * |t| <= 2^-7, atan u = atan(c) + atan t, atan t by its Taylor series. The
  * fast path works in double-double (u, t and the table as double-doubles,
- * the series' tail in double) with a relative error bound and the rounding
+ * the series' tail in double) with an absolute error bound and the rounding
  * test of trig.h; the accurate path repeats it in triple-double (relative
- * error about 2^-140; the published worst cases need 2^-120).
+ * error about 2^-140), which rounds all of the published worst cases.
  *
  * A quotient below 2^-60 needs no series: atan2(y, x) with x > 0 is then
  * y/x rounded, except that atan u < u breaks an exact tie downwards (the

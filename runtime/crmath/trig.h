@@ -7,9 +7,10 @@
  * Each function is Ziv's scheme: a fast path in double-double arithmetic
  * with an error bound, a rounding test (the result is returned when both
  * ends of the error interval round to the same double), and an accurate
- * path in triple-double arithmetic (relative error about 2^-140, far below
- * what the hardest binary64 cases need: Lefevre and Muller's worst cases
- * for sin, cos and tan sit at most about 2^-120 from a rounding boundary).
+ * path in triple-double arithmetic (relative error about 2^-140; the
+ * hardest published binary64 cases, Lefevre and Muller's worst cases for
+ * sin, cos and tan, have at most 78 identical bits after the round bit, so
+ * 2^-131 rounds them all).
  *
  * Argument reduction: x = k pi/128 + r, |r| <= pi/256 (about), k mod 256
  * picks the quadrant (k / 64) and a table entry sin(j pi/128), j = k mod 64.
