@@ -283,9 +283,10 @@ check-gpu-golden: all $(B)/tests/gpu/nvrtc_check
 
 # brine's math against MPFR (tests/math/check_math.c): every function,
 # correctly rounded, on the special values, the published hard cases
-# (tests/math/hard.txt), MATH_N random inputs and a sweep of the floats each. check-math-quick (part
-# of check): 10^5 each; check-math (not part of check, long): 10^7 each, and
-# the platform libm's mismatches on the same inputs for comparison.
+# (tests/math/hard.txt), MATH_N random inputs and a sweep of the floats each.
+# check-math-quick (part of check): brine's own functions, 10^5 inputs each;
+# check-math (not part of check, long): every function, 10^7 each, and the
+# platform libm's mismatches on the same inputs for comparison.
 MATH_N ?= 10000000
 # every MATH_F32_STRIDE-th float as an argument too (1: all 2^32 of them, hours)
 MATH_F32_STRIDE ?= 4099
@@ -296,17 +297,32 @@ $(B)/tests/math/check_math: tests/math/check_math.c $(RTLIB) $(RUNTIME_HDR)
 # check_math_acc: the same with every input on the accurate path
 # (CRM_TEST_ACCURATE: the rounding tests fail), so that path is checked on
 # its own, not only on the few inputs that reach it.
-$(B)/tests/math/check_math_acc: tests/math/check_math.c runtime/math.c $(RTLIB) $(RUNTIME_HDR)
+# (both copies of the math: math.c's and math_fma.c's, which math.c picks on
+# FMA machines).
+$(B)/tests/math/acc_%.o: runtime/%.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(BASEFLAGS) $(CFLAGS) -DCRM_TEST_ACCURATE -Iruntime -o $@ $< runtime/math.c $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
+	$(CC) $(BASEFLAGS) $(CFLAGS) -DCRM_TEST_ACCURATE $(if $(findstring fma,$*),$(MATH_FMA_FLAGS)) -Iruntime -c -o $@ $<
+
+$(B)/tests/math/check_math_acc: tests/math/check_math.c $(B)/tests/math/acc_math.o $(B)/tests/math/acc_math_fma.o $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(B)/tests/math/acc_math.o $(B)/tests/math/acc_math_fma.o $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
 
 check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
-	$(B)/tests/math/check_math -n 100000 -H tests/math/hard.txt
-	$(B)/tests/math/check_math_acc -n 10000 -H tests/math/hard.txt
+	$(B)/tests/math/check_math -o -n 100000 -H tests/math/hard.txt
+	$(B)/tests/math/check_math_acc -o -n 10000 -H tests/math/hard.txt
 
 check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
-	nice -n 10 $(B)/tests/math/check_math_acc -n 1000000 -H tests/math/hard.txt
+	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
+
+# The math tables (runtime/crmath/*_data.h) are what tools/gen_crmath.py
+# computes today (mpmath).
+CRMATH_DATA = exp log cbrt
+check-crmath-data:
+	@set -e; for t in $(CRMATH_DATA); do \
+	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
+	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
+	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
 
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
@@ -316,9 +332,9 @@ $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
 bench-math: $(B)/tests/math/bench_math
 	$(B)/tests/math/bench_math
 
-.PHONY: check-math check-math-quick bench-math
+.PHONY: check-math check-math-quick check-crmath-data bench-math
 
-check: all check-unit check-math-quick check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+check: all check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -453,11 +469,11 @@ check-literals: all
 # What building brine needs (make deps), and what make check needs on top
 # of it (make deps-test: the unit tests, the man page lint, valgrind, the
 # Python tools, both MPIs for the world programs, patch for fmt's diffs,
-# MPFR for the math functions' reference).
+# MPFR for the math functions' reference, mpmath for their tables).
 # Both install the missing ones with apt-get (through sudo unless run as
 # root) and skip the rest. DEB_PKGS is everything.
 DEB_PKGS_BUILD = gcc libc6-dev make re2c bison tcc libtcc-dev
-DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev mandoc gdb time \
+DEB_PKGS = $(DEB_PKGS_BUILD) libcriterion-dev libmpfr-dev python3-mpmath mandoc gdb time \
            valgrind python3 python3-numpy openmpi-bin libopenmpi-dev \
            mpich libmpich-dev patch neovim tmux python3-pil zsh fish
 

@@ -7,14 +7,15 @@
  *          = E (E + 2) / (2 (E + 1))   for a < 1, E = expm1(a) > 0: no cancellation
  *   tanh a = E2 / (E2 + 2)             E2 = expm1(2a) > 0
  *
- * e^a and e^-a come from the same reduction (k and -k, r and -r), each
- * within 2^-76.5 (exp.h); e^-a is left out where it is below 2^-115 of e^a
+ * e^a = y 2^E within 2^-76.5 (exp.h), e^-a = 2^-E / y (a double-double
+ * reciprocal, 2^-104) on the fast path, from the same reduction with k and
+ * r negated on the accurate one; e^-a is left out where it is below 2^-115 of e^a
  * (a > 40) on the fast path, 2^-173 (a > 60) on the accurate one. Fast
  * path errors: cosh 2^-76, sinh 2^-75 (a >= 1) or 2^-67 (a < 1: expm1's
  * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-74,
  * 2^-73, 2^-65 and 2^-65. Accurate paths: the same formulas in
  * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
- * worst cases known (Lefevre and Muller: sinh and cosh need 2^-115).
+ * published worst cases (tests/math/hard.txt), about 2^-115 at most.
  */
 #ifndef CRM_HYP_H
 #define CRM_HYP_H
@@ -44,12 +45,16 @@ CRM_FN crm_td crm_exp_td(double a, int *e)
  * y 2^(*e) and whether it passed the rounding test */
 CRM_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
 {
-    int ea, eb;
+    int ea;
     crm_dd ya = crm_exp_dd(a, &ea);
-    if (a < 40) {
-        crm_dd yb = crm_exp_dd(-a, &eb);
-        double f = s * crm_pow2i(eb - ea);
-        ya = crm_dd_add(ya, crm_dd_make(yb.hi * f, yb.lo * f));
+    if (a < 40) { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
+        double q = 1.0 / ya.hi;
+        double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
+        double f = s * crm_pow2i(-2 * ea);
+        double l;
+        double h = crm_two_sum(ya.hi, q * f, &l); /* exact */
+        ya.lo = l + (ya.lo + ql * f);
+        ya.hi = h;
     }
     *e = ea - 1;
     return crm_round_test(ya.hi, ya.lo, eps, out);

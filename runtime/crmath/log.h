@@ -9,8 +9,8 @@
  * log x = e' ln2 + S, S = log m' = -log c_i + log1p(r).
  *
  * Fast path (double-double): log1p(r) = r - r^2/2 (exact: two_prod) + r^3 q(r),
- * q of degree 7 (truncation r^11/11 <= 2^-80.5), in doubles: 5 ulps of
- * r^3/3 <= 2^-22.6, so below 2^-73.3 absolute. S's other parts are exact or
+ * q of degree 7 (truncation r^11/11 <= 2^-80.5), in doubles (Estrin, fma):
+ * 5 ulps of r^3/3 <= 2^-22.6, so below 2^-73.3 absolute. S's other parts are exact or
  * double-double (2^-104). |S| >= 2^-7.5 unless c_i = 1, where S = log1p(r)
  * and the tail's error is below 2^-66 |r|: S is within 2^-65.8 |S|, and so
  * are log (e' ln2 + S: e' ln2 and S do not cancel, |S| < 0.35), log2 and
@@ -21,8 +21,9 @@
  *
  * Accurate path (triple-double): -log c_i to 2^-160, log1p(r) = sum
  * (-1)^(n+1) r^n/n, n <= 20 (truncation 2^-147), Horner with r exact: below
- * 2^-140 relative, against the worst cases known (Lefevre and Muller: log
- * needs 2^-118, log2 2^-116, log10 2^-119).
+ * 2^-140 relative, against the published worst cases (Lefevre and
+ * Muller's searches), which sit at most about 2^-120 from a rounding
+ * boundary (tests/math/hard.txt holds them).
  */
 #ifndef CRM_LOG_H
 #define CRM_LOG_H
@@ -54,12 +55,17 @@ CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
     return m;
 }
 
-/* log1p(r) - r + r^2/2 = r^3 q(r), |r| <= 2^-7, in doubles */
+/* log1p(r) - r + r^2/2 = r^3 q(r), |r| <= 2^-7, in doubles: q by Estrin's
+ * scheme with fma (a dependency chain of three fma's, not seven) */
 CRM_FN double crm_log1p_tail(double r)
 {
-    double q = crm_log1p_c[2][0] + r * (crm_log1p_c[3][0] + r * (crm_log1p_c[4][0] + r * (crm_log1p_c[5][0] +
-               r * (crm_log1p_c[6][0] + r * (crm_log1p_c[7][0] + r * (crm_log1p_c[8][0] + r * crm_log1p_c[9][0]))))));
-    return r * r * r * q;
+    double r2 = r * r;
+    double a = fma(r, crm_log1p_c[3][0], crm_log1p_c[2][0]);
+    double b = fma(r, crm_log1p_c[5][0], crm_log1p_c[4][0]);
+    double c = fma(r, crm_log1p_c[7][0], crm_log1p_c[6][0]);
+    double d = fma(r, crm_log1p_c[9][0], crm_log1p_c[8][0]);
+    double q = fma(r2 * r2, fma(r2, d, c), fma(r2, b, a));
+    return r2 * r * q;
 }
 
 /* S = -log c_i + log1p(r) as a double-double (the fast path; see the top) */

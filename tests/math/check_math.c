@@ -2,7 +2,7 @@
  * check_math.c: Brine's math functions (the runtime's brt_<name>) against
  * MPFR, correctly rounded to nearest, bit for bit.
  *
- *   check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [NAME...]
+ *   check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [-o] [NAME...]
  *
  * For each function (all rows of FUNCS below, or the NAMEs given) it checks
  * the special values (zeros, infinities, NaN, subnormals, the extremes, the
@@ -17,7 +17,8 @@
  * MPFR's (any NaN matches a NaN). Prints per function the inputs, the
  * mismatches, the hard cases and the worst error in ulps, and with -g the
  * same count for the platform libm on the same inputs (for comparison: its
- * mismatches are not failures). Exit 1 when a function whose gpu column in
+ * mismatches are not failures); -o checks brine's own functions only.
+ * Exit 1 when a function whose gpu column in
  * runtime/brine_math.h is 1 (brine's own) has a mismatch, or when a
  * function named is unknown.
  *
@@ -308,15 +309,16 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     const char *hard = NULL;
     long stride = 0;
-    int first = 1;
+    int first = 1, own_only = 0;
     for (; first < argc && argv[first][0] == '-'; first++) {
         if (strcmp(argv[first], "-n") == 0 && first + 1 < argc) n = atol(argv[++first]);
         else if (strcmp(argv[first], "-s") == 0 && first + 1 < argc) seed = strtoull(argv[++first], NULL, 0);
         else if (strcmp(argv[first], "-H") == 0 && first + 1 < argc) hard = argv[++first];
         else if (strcmp(argv[first], "-f") == 0 && first + 1 < argc) stride = atol(argv[++first]);
         else if (strcmp(argv[first], "-g") == 0) compare_libm = 1;
+        else if (strcmp(argv[first], "-o") == 0) own_only = 1;
         else {
-            fprintf(stderr, "usage: check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [NAME...]\n");
+            fprintf(stderr, "usage: check_math [-n N] [-s SEED] [-H HARDFILE] [-f STRIDE] [-g] [-o] [NAME...]\n");
             return 2;
         }
     }
@@ -333,6 +335,7 @@ int main(int argc, char **argv)
             for (int a = first; a < argc; a++) named |= strcmp(argv[a], f->name) == 0;
             if (!named) continue;
         }
+        if (own_only && !own(f->name)) continue;
         struct tally t = {0};
         rng = seed * 0x100000001b3ULL + (uint64_t)i;
         verbose_left = 10;
