@@ -28,6 +28,19 @@
 #define CRM_PI2_RN 0x1.921fb54442d18p+0
 #define CRM_PI_RN 0x1.921fb54442d18p+1
 
+/* a + atan t as wh + *wl (not renormalised), a = ah + al a double-double,
+ * t = th + tl, |t| <= 2^-7: atan t = th + (tl (1 - th^2) + th z P(z)),
+ * z = th^2, P the Taylor series to t^11/11 */
+CRM_FN double crm_atan_sum(double ah, double al, double th, double tl, double *wl)
+{
+    double z = th * th;
+    double pz = z * (-0x1.5555555555555p-2 + z * (0x1.999999999999ap-3 + z * (-0x1.2492492492492p-3 + z * (0x1.c71c71c71c71cp-4 + z * -0x1.745d1745d1746p-4))));
+    double tail = tl + (th * pz - tl * z);
+    double e1, wh = crm_two_sum(ah, th, &e1);
+    *wl = e1 + (al + tail);
+    return wh;
+}
+
 /* o + s atan(u), o = n pi/2, u = uh + ul in [0, 1] (|ul| <= ulp(uh)), as
  * h + *l with an absolute error below *eps. t's quotient has relative
  * error about 2^-104 (th nh/dh's remainder is exact; inv = 1/dh rounds
@@ -51,13 +64,7 @@ CRM_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l, do
         th = nh * inv;
         tl = ((fma(-th, dh, nh) + nl) - th * dl) * inv;
     }
-    /* atan t = th + (tl (1 - th^2) + th z P(z)), z = th^2 */
-    double z = th * th;
-    double pz = z * (-0x1.5555555555555p-2 + z * (0x1.999999999999ap-3 + z * (-0x1.2492492492492p-3 + z * (0x1.c71c71c71c71cp-4 + z * -0x1.745d1745d1746p-4))));
-    double tail = tl + (th * pz - tl * z);
-    /* w = atan(c) + atan t */
-    double e1, wh = crm_two_sum(crm_atan64[j][0], th, &e1);
-    double wl = e1 + (crm_atan64[j][1] + tail);
+    double wl, wh = crm_atan_sum(crm_atan64[j][0], crm_atan64[j][1], th, tl, &wl);
     double h;
     if (!n) {
         h = crm_fast_two_sum(wh, wl, l);
@@ -115,6 +122,28 @@ CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign
     return sign * crm_td_round(crm_atan_td(u, n, s));
 }
 
+/* atan(a) for 1 < a < 128 as h + *l, absolute error below 2^-70 (the
+ * analysis of crm_atan_fast, the result above pi/4), with one division:
+ * c from a's exponent e and its top 6 - e fraction bits (the middle of
+ * its interval, crm_atanbig's entry), so that |1/c - 1/a| <= 2^-7, and
+ * t = (a - c)/(1 + a c), |t| <= 2^-7; a - c is exact (one binade). */
+CRM_FN double crm_atan_big(double a, double *l)
+{
+    crm_u64 b = crm_bits(a);
+    int e = (int)(b >> 52) - 1023, m = 6 - e;
+    int i = (int)((b >> (52 - m)) & ((1ULL << m) - 1));
+    double c = crm_pow2i(e) * (1.0 + (i + 0.5) * crm_pow2i(-m));
+    int k = 128 - (2 << m) + i;
+    double nh = a - c;
+    double pl, ph = crm_two_prod(a, c, &pl);
+    double dl, dh = crm_fast_two_sum(ph, 1.0, &dl);
+    dl += pl;
+    double inv = 1.0 / dh, th = nh * inv;
+    double tl = (fma(-th, dh, nh) - th * dl) * inv;
+    double wl, wh = crm_atan_sum(crm_atanbig[k][0], crm_atanbig[k][1], th, tl, &wl);
+    return crm_fast_two_sum(wh, wl, l);
+}
+
 CRM_FN double brm_atan(double x)
 {
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
@@ -124,6 +153,12 @@ CRM_FN double brm_atan(double x)
     if (ax < 0x3e40000000000000ULL) return x; /* |x| < 2^-27: x - x^3/3 rounds to x */
     double a = crm_fabs(x);
     if (a <= 1.0) return crm_atan_quot(a, 1.0, 0, 1.0, sign);
+    if (a < 128.0) {
+        double l, r, h = crm_atan_big(a, &l);
+        if (crm_round_test_abs(h, l, 0x1p-70 * 1.0000001, &r)) return sign * r;
+        crm_td u = crm_td_div(crm_td_make(1.0, 0, 0), crm_td_make(a, 0, 0));
+        return sign * crm_td_round(crm_atan_td(u, 1, -1.0));
+    }
     return crm_atan_quot(1.0, a, 1, -1.0, sign);
 }
 

@@ -60,6 +60,17 @@ def main():
         print("    %s," % td(mpmath.atan(mpf(j) / 64)))
     print("};\n")
 
+    print("/* atan(c) for atan's fast path on 1 < x < 128: for 2^e <= x < 2^(e+1), e = 0..6,")
+    print(" * c = 2^e (1 + (i + 1/2) / 2^(6-e)), i = 0..2^(6-e) - 1, in order of e then i;")
+    print(" * as double-doubles */")
+    print("CRM_TABLE double crm_atanbig[127][2] = {")
+    for e in range(7):
+        m = 6 - e
+        for i in range(2**m):
+            c = mpf(2)**e * (1 + (mpf(i) + mpf(1) / 2) / 2**m)
+            print("    {%s}," % ", ".join(lit(d) for d in parts(mpmath.atan(c), 2)))
+    print("};\n")
+
     print("/* 1/(2i + 1), i = 0..11, as triple-doubles (atan's Taylor series) */")
     print("CRM_TABLE double crm_invodd[12][3] = {")
     for i in range(12):
