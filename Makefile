@@ -317,14 +317,17 @@ check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
 
-# The math tables (runtime/crmath/*_data.h) are what tools/gen_crmath.py
-# computes today (mpmath).
+# The math tables (runtime/crmath/*_data.h, trig_tables.h) are what
+# tools/gen_crmath.py and tools/crmath/gen_trig.py compute today (mpmath).
 CRMATH_DATA = exp log cbrt
 check-crmath-data:
 	@set -e; for t in $(CRMATH_DATA); do \
 	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
 	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
 	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
+	@python3 tools/crmath/gen_trig.py | cmp -s - runtime/crmath/trig_tables.h \
+	    || { echo "runtime/crmath/trig_tables.h differs from tools/crmath/gen_trig.py"; exit 1; }; \
+	echo "crmath tables: trig regenerates identically"
 
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)

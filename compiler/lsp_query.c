@@ -109,6 +109,12 @@ static const int math_arity[] = {
     BRT_MATH(MAR, _)
 #undef MAR
 };
+/* the gpu column: brine's own, correctly rounded function */
+static const int math_own[] = {
+#define MOWN(P, name, arity, gpu) gpu,
+    BRT_MATH(MOWN, _)
+#undef MOWN
+};
 #define NMATH ((int)(sizeof math_names / sizeof math_names[0]))
 
 static const char *const keywords[] = {"fn", "let", "var", "if", "elif", "else", "while", "for", "in", "return",
@@ -128,7 +134,8 @@ static bool builtin_doc(const char *name, char recv, const char **sig, const cha
         if (strcmp(math_names[i], name) == 0) {
             *sig = math_arity[i] == 2 ? arena_printf("%s(x: float, y: float) -> float", name)
                                       : arena_printf("%s(x: float) -> float", name);
-            *doc = "A math function of the C library, on floats (docs/stdlib.md).";
+            *doc = math_own[i] ? "A math function on floats, correctly rounded: the same bits on every machine (docs/stdlib.md)."
+                               : "A math function of the C library, on floats (docs/stdlib.md).";
             return true;
         }
     return false;

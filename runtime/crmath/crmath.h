@@ -24,6 +24,8 @@
 #include "hyp.h" /* text */
 #include "cbrt.h" /* text */
 #include "hypot.h" /* text */
+#include "trig.h" /* text */
+#include "atan.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

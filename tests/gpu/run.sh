@@ -25,7 +25,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # ---- 1. NVRTC -----------------------------------------------------------------
 mkdir -p "$T/cu"
-progs="$HERE/progs/sizes.br $HERE/progs/arrays.br $HERE/progs/panics.br $HERE/progs/fnvals.br $HERE/progs/clauses.br $HERE/progs/mathfns.br"
+progs="$HERE/progs/sizes.br $HERE/progs/arrays.br $HERE/progs/panics.br $HERE/progs/fnvals.br $HERE/progs/clauses.br $HERE/progs/mathfns.br $HERE/progs/trig.br"
 srcs=$progs
 [ "$GOLDEN" = --golden ] && srcs="$srcs $(find "$ROOT/tests/golden" -name '*.br' | sort)"
 k=0
@@ -49,7 +49,7 @@ run() { # out-prefix env... -- program args
     env "$@" > "$p.out" 2> "$p.err"
     echo "status $?" >> "$p.out"
 }
-for name in sizes arrays fnvals clauses mathfns; do
+for name in sizes arrays fnvals clauses mathfns trig; do
     "$BRINE" build "$HERE/progs/$name.br" -o "$T/$name" || { bad "build $name"; continue; }
     run "$T/$name.off" BRINE_GPU=off "$T/$name"
     run "$T/$name.on" BRINE_GPU=on BRINE_GPU_SHIM=1 BRINE_GPU_TALLY="$T/$name.tally" "$T/$name"
