@@ -182,7 +182,7 @@ check-native: all
 # The two-part release build (backend.c) that big programs get, forced on
 # programs of every size: the par goldens, release builds, the same output.
 check-parts: all
-	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par $(GEN_GOLDEN)/par
+	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par tests/golden/fold $(GEN_GOLDEN)/par
 
 # brine fmt's own cases, then every .br of the repository in its layout
 # (but those tests/fmt-exclude.txt lists).

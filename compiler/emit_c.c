@@ -1815,8 +1815,12 @@ static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
         if (!in_fn && part == 1 && (double)done >= to_part1 && strncmp(p, "struct bp_env", 13) == 0) part = 2;
         if (!in_fn && helper_header(p, n)) {
             bool brace = n > 2 && strncmp(p + n - 2, " {", 2) == 0;
+            /* "static inline" loses its inline too: a C99 inline definition
+             * gives no symbol, so a call gcc does not inline, or one from
+             * the other part, would not link */
+            size_t skip = strncmp(p + 7, "inline ", 7) == 0 ? 14 : 7;
             bputs(out, "BP_PAR ");
-            bputn(out, p + 7, n - 7 - (brace ? 2 : 0));
+            bputn(out, p + skip, n - skip - (brace ? 2 : 0));
             bprintf(out, "\n#if BP_PART != %d\n", 3 - part);
             if (brace) bputs(out, "{\n");
             in_fn = true;
