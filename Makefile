@@ -313,7 +313,23 @@ check-fuzz: all
 	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J)
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
-.PHONY: check-valgrind check-fuzz check-fuzz-batch
+# check-fuzz-campaign (not part of check): the same check of FUZZ_N programs
+# from FUZZ_SEED on, 16 to a build (tests/tools/fuzz_campaign.py: about 10
+# times cheaper a program), --release --opt=none on every 4th build; a line
+# per build goes to FUZZ_LOG as it ends (--summary FILE prints its totals).
+# check-fuzz-memory (not part of check): FUZZ_N programs, 8 to a build, each
+# build under valgrind and with its C built with ASan + UBSan, dev and
+# release (memcheck.py), besides the differential check.
+FUZZ_LOG ?= $(B)/fuzz-campaign.jsonl
+check-fuzz-campaign: all
+	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J) \
+	    --batch 16 --release-off-every 4 --log $(FUZZ_LOG)
+
+check-fuzz-memory: all $(B)/asan/libbrine_rt.a
+	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J) \
+	    --batch 8 --memory-every 1 --log $(B)/fuzz-memory.jsonl
+
+.PHONY: check-valgrind check-fuzz check-fuzz-batch check-fuzz-campaign check-fuzz-memory
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).

@@ -59,6 +59,10 @@ LIT_METHODS = [True]    # literals receiving methods in every context (SPEC 3)
 # generator's own do, so the runs are checked against it like the rest.
 FORM_HOOKS = {"expr": [], "stmt": []}
 
+# Put in every generated name (v{P}5, f{P}3, S{P}1): fuzz_campaign.py sets it
+# to build several programs as one without a clash; "" changes nothing.
+NAME_PREFIX = [""]
+
 
 class Panic(Exception):
     def __init__(self, msg, at=None):
@@ -519,7 +523,7 @@ class Gen:
     # -- names --
     def fresh(self, p="v"):
         self.n += 1
-        return f"{p}{self.n}"
+        return f"{p}{NAME_PREFIX[0]}{self.n}"
 
     def visible(self, pred):
         seen = {}
@@ -2400,8 +2404,8 @@ class Gen:
             n = r.choice([2, 2, 3])
             tups.append("(" + ", ".join(r.choice(base + ["float", "int", "str"] + tups[:1]) for _ in range(n)) + ")")
         for si in range(r.randint(0, 2)):
-            name = f"S{si + 1}"
-            pool = base + ["[int]", "Option[int]"] + tups[:1] + [f"S{j + 1}" for j in range(si)] + fnts[:1]
+            name = f"S{NAME_PREFIX[0]}{si + 1}"
+            pool = base + ["[int]", "Option[int]"] + tups[:1] + [f"S{NAME_PREFIX[0]}{j + 1}" for j in range(si)] + fnts[:1]
             fs = [(fn, r.choice(pool)) for fn in r.sample(self.FIELD_NAMES, r.randint(1, 3))]
             STRUCTS[name] = fs
             lines += [f"struct {name}:"] + [f"    {fn}: {ft}" for fn, ft in fs] + [""]
