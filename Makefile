@@ -225,13 +225,19 @@ check-doc-lists:
 # without mpirun; docs/world.md)
 check-world: all
 	tests/world/run.sh $(BRINE)
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --world 1,3 --threads 7 --subset
+
+# The type x operation matrix through world's collectives (gen_matrix.py
+# --world): every type, one process and 1 and 3 ranks, BRINE_THREADS 1, 2, 7.
+check-world-matrix: all
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --world 0,1,3 --threads 1,2,7
 
 # the whole matrix: every rank count 1..7 x BRINE_THREADS 1, 2, 3 x dev and
 # release x each installed MPI (about 1,100 runs, 5 minutes on 2 cores)
 check-world-full: all
 	WORLD_FULL=1 tests/world/run.sh $(BRINE)
 
-.PHONY: check-world check-world-full
+.PHONY: check-world check-world-full check-world-matrix
 
 # The language server (docs/editors.md): a JSON-RPC client over the golden
 # programs, half-typed files through it, a 10,000-line file's latency; the
