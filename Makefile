@@ -360,6 +360,7 @@ asan-runtime: $(B)/asan/libbrine_rt.a
 # built with ASan + UBSan (docs/testing.md). Not part of check.
 check-memory: all $(B)/asan/libbrine_rt.a
 	python3 tests/tools/gen_matrix.py --run $(BRINE) --memory
+	python3 tests/tools/memcheck.py $(BRINE) tests/golden/regress/unused_constant_released.br
 
 .PHONY: asan-runtime check-memory
 

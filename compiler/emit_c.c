@@ -1870,7 +1870,15 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&mainb, "    brt_start(argc, argv);\n    fp_ = brt_frames_main();\n");
     if (cg.uses_world) bputs(&mainb, "    brt_world_start();\n");
     if (F->body.p) bputs(&mainb, F->body.p);
-    bprintf(&mainb, "    %s(fp_);\n    return brt_finish();\n}\n", ir->main->cname);
+    bprintf(&mainb, "    %s(fp_);\n", ir->main->cname);
+    /* The constants die with the program: released here, each one is read
+     * after main's call, so gcc keeps it where valgrind and LeakSanitizer
+     * see it even when nothing else reads it (a panic's exit) */
+    for (int i = ir->globals.len - 1; i >= 0; i--) {
+        struct ir_global *g = ir->globals.items[i];
+        if (type_is_ref(g->type)) bprintf(&mainb, "    %s(g%d);\n", release_fn(g->type), g->id);
+    }
+    bputs(&mainb, "    return brt_finish();\n}\n");
 
     struct buf out = {0};
     bputs(&out, prelude);
