@@ -133,30 +133,7 @@ def judge(runs, results):
     problems = []
     for arg, out, status, panic, place in runs:
         vals = [(k, v) for k, v in results.items() if k[2] == arg]
-        for k, v in vals[1:]:
-            if v != vals[0][1]:
-                problems.append(f"{'/'.join(k)} differs from ({'/'.join(vals[0][0])}): status {v[0]} vs {vals[0][1][0]}")
-        for k, (rc, so, se) in vals:
-            if rc < 0:
-                problems.append(f"{'/'.join(k)}: signal {-rc}")
-        if not vals:
-            continue
-        rc, so, se = vals[0][1]
-        err = se.decode(errors="replace")
-        if rc != status and rc >= 0:
-            problems.append(f"run {arg}: status {rc}, model expects {status} ({panic}); stderr: {err[:300]}")
-        if so.decode(errors="replace") != out and rc >= 0:
-            problems.append(f"run {arg}: stdout differs from the model")
-        if not panic and err and rc == 0:
-            problems.append(f"run {arg}: stderr {err[:200]!r}")
-        if panic and rc == 101:
-            first = err.split("\n")[0]
-            if first != "panic: " + panic:
-                problems.append(f"run {arg}: panic message: got {first!r}, model {('panic: ' + panic)!r}")
-            at = (err.split("\n") + [""])[1]
-            want = "  --> p.br:" + place if place else None
-            if want and at != want and not at.startswith(want + " in "):
-                problems.append(f"run {arg}: panic place: got {at!r}, model {want!r}")
+        problems += fp.judge_runs(vals, out, panic, place, show="/".join, tag=f"run {arg}: ")
     return problems
 
 

@@ -1774,7 +1774,7 @@ class Gen:
         self.funcs[name] = (params, ret, run)
         if len(used) < len(params):
             self.ignoring.add(name)
-        if set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", e.text)) & self.impure:
+        if "world." in e.text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", e.text)) & self.impure:
             self.impure.add(name)
         return [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:", f"    return {e.text}"]
 
@@ -2448,7 +2448,7 @@ class Gen:
         if sig is not None:
             self.pure -= 1
         text = "\n".join(lines)
-        if "print(" in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
+        if "print(" in text or "world." in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
             self.impure.add(name)
 
         def run(env):
@@ -2899,6 +2899,46 @@ def assert_stmt(g, depth, in_loop, ret):
 FORM_HOOKS["stmt"].append((0.03, assert_stmt))
 
 
+# ---- SPEC 12: world, one process (no launcher: rank 0 of 1) -----------------------
+
+def world_expr(g, t, d):
+    """world.broadcast(E, 0), world.gather(E), the scalar collectives and the
+    distributed reductions (the bits of the par reduction, SPEC 12), in a
+    program run as one rank: what E is, [E], E, and the par reduction's value."""
+    r = g.r
+    if has_fn(t) or g.pure:   # never in an element or a lambda: every rank makes the same calls
+        return None
+    c = r.randrange(4)
+    if c == 0:
+        e = g.typed(g.expr(t, d - 1), t)
+        ev = e.ev
+        text = f"world.broadcast({e.text}, {r.choice(['0', 'world.rank()', 'world.size() - 1'])})"
+        g.use("world")
+        return Expr(text, 13, lambda env: copyv(ev(env)), t)
+    if c == 1 and is_arr(t):
+        e = g.typed(g.expr(elem(t), d - 1), elem(t))
+        ev = e.ev
+        g.use("world")
+        return Expr(f"world.gather({e.text})", 13, lambda env: [copyv(ev(env))], t)
+    if c == 2 and t in ("int", "u64", "i128", "float", "bool"):
+        e = g.typed(g.expr(t, d - 1), t)
+        ev = e.ev
+        red = r.choice(["any", "all"] if t == "bool" else ["sum", "product", "min", "max"])
+        g.use("world")
+        return Expr(f"world.{red}({e.text})", 13, lambda env: ev(env), t)
+    if c == 3 and t in ("int", "u64", "i128", "float", "bool"):
+        e = g.reduction(t, d)
+        m = re.match(r"par (sum|product|min|max|any|all|reduce)\((.*)\)$", e.text, re.S)
+        if not m or " for " not in e.text or re.fullmatch(r"\w+", m.group(2)):
+            return e
+        g.use("world")
+        return Expr("world." + e.text[4:], 14, e.ev, t, weak=e.weak)
+    return None
+
+
+FORM_HOOKS["expr"].append((0.015, world_expr))
+
+
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("fnvals", "inline", "loops", "borrow", "interchange")   # compiler/opt.c's table
@@ -2908,7 +2948,7 @@ THREADS = ("1", "2", "7")
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "by-key", "assert"]
+            "by-key", "assert", "world"]
 
 
 def classify(problem):
@@ -2951,6 +2991,40 @@ def build_and_run(brine, d, name, extra, threads, timeout):
     return problems, out, c
 
 
+def judge_runs(vals, out, panic, place, show=repr, tag=""):
+    """What is wrong with runs [(key, (status, stdout, stderr))] of one
+    program: any two that differ, a signal, and the first against the model
+    (stdout, the status, and for a panic its message and innermost place,
+    which may name its function: ' in f3'); a normal end writes no stderr."""
+    problems = []
+    for k, v in vals[1:]:
+        if v != vals[0][1]:
+            problems.append(f"{tag}{show(k)} differs from ({show(vals[0][0])}): status {v[0]} vs {vals[0][1][0]}")
+    for k, (rc, so, se) in vals:
+        if rc < 0:
+            problems.append(f"{tag}{show(k)}: signal {-rc}")
+    if not vals:
+        return problems
+    rc, so, se = vals[0][1]
+    err = se.decode(errors="replace")
+    status = 101 if panic else 0
+    if rc != status and rc >= 0:
+        problems.append(f"{tag}status {rc}, model expects {status} ({panic}); stderr: {err[:300]}")
+    if so.decode(errors="replace") != out and rc >= 0:
+        problems.append(f"{tag}stdout differs from the model")
+    if not panic and err and rc == 0:
+        problems.append(f"{tag}stderr {err[:200]!r}")
+    if panic and rc == 101:
+        first = err.split("\n")[0]
+        if first != "panic: " + panic:
+            problems.append(f"{tag}panic message: got {first!r}, model {('panic: ' + panic)!r}")
+        at = (err.split("\n") + [""])[1]
+        want = "  --> p.br:" + place if place else None
+        if want and at != want and not at.startswith(want + " in "):
+            problems.append(f"{tag}panic place: got {at!r}, model {want!r}")
+    return problems
+
+
 def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
     """Returns (problems, src, model out, (panic, place), variants run)."""
     src, out, panic, place = gen
@@ -2984,27 +3058,7 @@ def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
             problems += pr
             for th, v in res.items():
                 results[("--opt=" + spec, th)] = v
-    vals = list(results.items())
-    for k, v in vals[1:]:
-        if v != vals[0][1]:
-            problems.append(f"{k} differs from {vals[0][0]}: status {v[0]} vs {vals[0][1][0]}")
-    for k, (rc, so, se) in vals:
-        if rc < 0:
-            problems.append(f"{k}: signal {-rc}")
-    if vals:
-        rc, so, se = vals[0][1]
-        exp_rc = 101 if panic else 0
-        if rc != exp_rc and rc >= 0:
-            problems.append(f"status {rc}, model expects {exp_rc} ({panic}); stderr: {se.decode(errors='replace')[:300]}")
-        if so.decode(errors="replace") != out and rc >= 0:
-            problems.append("stdout differs from the model")
-        if panic and rc == 101:
-            first = se.decode(errors="replace").split("\n")[0]
-            if first != "panic: " + panic:
-                problems.append(f"panic message: got {first!r}, model {('panic: ' + panic)!r}")
-            at = (se.decode(errors="replace").split("\n") + [""])[1]
-            if place and at != "  --> p.br:" + place and not at.startswith("  --> p.br:" + place + " in "):
-                problems.append(f"panic place: got {at!r}, model 'p.br:{place}'")
+    problems += judge_runs(list(results.items()), out, panic, place)
     return problems, src, out, (panic, place), nvar
 
 
