@@ -1790,7 +1790,7 @@ class Gen:
         if x < 0.3 and t == "[str]":
             return self.str_split(d)
         c = r.randrange(8)
-        if c < 2 and not is_arr(et):
+        if c < 2 and (not is_arr(et) or r.random() < 0.5):   # [[T]] too: arrays as elements
             return self.comprehension(t, d)
         if c == 2:
             a = self.expr(t, d - 1)
