@@ -189,7 +189,7 @@ check-native: all
 # The two-part release build (backend.c) that big programs get, forced on
 # programs of every size: the par goldens, release builds, the same output.
 check-parts: all
-	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par $(GEN_GOLDEN)/par
+	BRINE_RELEASE_PARTS=2 $(BRINE) test --release --threads 1,2,7 tests/golden/par tests/golden/fold $(GEN_GOLDEN)/par
 
 # brine fmt's own cases, then every .br of the repository in its layout
 # (but those tests/fmt-exclude.txt lists).
@@ -234,13 +234,19 @@ check-doc-lists:
 # without mpirun; docs/world.md)
 check-world: all
 	tests/world/run.sh $(BRINE)
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --world 1,3 --threads 7 --subset
+
+# The type x operation matrix through world's collectives (gen_matrix.py
+# --world): every type, one process and 1 and 3 ranks, BRINE_THREADS 1, 2, 7.
+check-world-matrix: all
+	python3 tests/tools/gen_matrix.py --run $(BRINE) --world 0,1,3 --threads 1,2,7
 
 # the whole matrix: every rank count 1..7 x BRINE_THREADS 1, 2, 3 x dev and
 # release x each installed MPI (about 1,100 runs, 5 minutes on 2 cores)
 check-world-full: all
 	WORLD_FULL=1 tests/world/run.sh $(BRINE)
 
-.PHONY: check-world check-world-full
+.PHONY: check-world check-world-full check-world-matrix
 
 # The language server (docs/editors.md): a JSON-RPC client over the golden
 # programs, half-typed files through it, a 10,000-line file's latency; the
@@ -378,7 +384,23 @@ check-fuzz: all
 	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J)
 	python3 tests/tools/mutate_golden.py $(BRINE) -n $(FUZZ_N) --run
 
-.PHONY: check-valgrind check-fuzz check-fuzz-batch
+# check-fuzz-campaign (not part of check): the same check of FUZZ_N programs
+# from FUZZ_SEED on, 16 to a build (tests/tools/fuzz_campaign.py: about 10
+# times cheaper a program), --release --opt=none on every 4th build; a line
+# per build goes to FUZZ_LOG as it ends (--summary FILE prints its totals).
+# check-fuzz-memory (not part of check): FUZZ_N programs, 8 to a build, each
+# build under valgrind and with its C built with ASan + UBSan, dev and
+# release (memcheck.py), besides the differential check.
+FUZZ_LOG ?= $(B)/fuzz-campaign.jsonl
+check-fuzz-campaign: all
+	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J) \
+	    --batch 16 --release-off-every 4 --log $(FUZZ_LOG)
+
+check-fuzz-memory: all $(B)/asan/libbrine_rt.a
+	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J) \
+	    --batch 8 --memory-every 1 --log $(B)/fuzz-memory.jsonl
+
+.PHONY: check-valgrind check-fuzz check-fuzz-batch check-fuzz-campaign check-fuzz-memory
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).
@@ -403,6 +425,7 @@ asan-runtime: $(B)/asan/libbrine_rt.a
 # built with ASan + UBSan (docs/testing.md). Not part of check.
 check-memory: all $(B)/asan/libbrine_rt.a
 	python3 tests/tools/gen_matrix.py --run $(BRINE) --memory
+	python3 tests/tools/memcheck.py $(BRINE) tests/golden/regress/unused_constant_released.br
 
 .PHONY: asan-runtime check-memory
 

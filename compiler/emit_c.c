@@ -1825,8 +1825,12 @@ static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
         if (!in_fn && part == 1 && (double)done >= to_part1 && strncmp(p, "struct bp_env", 13) == 0) part = 2;
         if (!in_fn && helper_header(p, n)) {
             bool brace = n > 2 && strncmp(p + n - 2, " {", 2) == 0;
+            /* "static inline" loses its inline too: a C99 inline definition
+             * gives no symbol, so a call gcc does not inline, or one from
+             * the other part, would not link */
+            size_t skip = strncmp(p + 7, "inline ", 7) == 0 ? 14 : 7;
             bputs(out, "BP_PAR ");
-            bputn(out, p + 7, n - 7 - (brace ? 2 : 0));
+            bputn(out, p + skip, n - skip - (brace ? 2 : 0));
             bprintf(out, "\n#if BP_PART != %d\n", 3 - part);
             if (brace) bputs(out, "{\n");
             in_fn = true;
@@ -1876,7 +1880,15 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&mainb, "    brt_start(argc, argv);\n    fp_ = brt_frames_main();\n");
     if (cg.uses_world) bputs(&mainb, "    brt_world_start();\n");
     if (F->body.p) bputs(&mainb, F->body.p);
-    bprintf(&mainb, "    %s(fp_);\n    return brt_finish();\n}\n", ir->main->cname);
+    bprintf(&mainb, "    %s(fp_);\n", ir->main->cname);
+    /* The constants die with the program: released here, each one is read
+     * after main's call, so gcc keeps it where valgrind and LeakSanitizer
+     * see it even when nothing else reads it (a panic's exit) */
+    for (int i = ir->globals.len - 1; i >= 0; i--) {
+        struct ir_global *g = ir->globals.items[i];
+        if (type_is_ref(g->type)) bprintf(&mainb, "    %s(g%d);\n", release_fn(g->type), g->id);
+    }
+    bputs(&mainb, "    return brt_finish();\n}\n");
 
     struct buf out = {0};
     bputs(&out, prelude);

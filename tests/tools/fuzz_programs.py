@@ -59,6 +59,10 @@ LIT_METHODS = [True]    # literals receiving methods in every context (SPEC 3)
 # generator's own do, so the runs are checked against it like the rest.
 FORM_HOOKS = {"expr": [], "stmt": []}
 
+# Put in every generated name (v{P}5, f{P}3, S{P}1): fuzz_campaign.py sets it
+# to build several programs as one without a clash; "" changes nothing.
+NAME_PREFIX = [""]
+
 
 class Panic(Exception):
     def __init__(self, msg, at=None):
@@ -522,7 +526,7 @@ class Gen:
     # -- names --
     def fresh(self, p="v"):
         self.n += 1
-        return f"{p}{self.n}"
+        return f"{p}{NAME_PREFIX[0]}{self.n}"
 
     def visible(self, pred):
         seen = {}
@@ -811,9 +815,11 @@ class Gen:
                 eb = b.ev
                 f = {"wrapping_add": lambda x, y: x + y, "wrapping_sub": lambda x, y: x - y,
                      "wrapping_mul": lambda x, y: x * y}[m]
-                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: wrap(st, f(ea(env), eb(env))), t)
+                # a literal receiving a method is still one (SPEC 3): its type is the context's
+                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: wrap(st, f(ea(env), eb(env))), t,
+                            lit=a.lit and b.lit, weak=a.weak)
             if m == "wrapping_neg":
-                return Expr(f"{recv}.{m}()", 13, lambda env: wrap(st, -ea(env)), t)
+                return Expr(f"{recv}.{m}()", 13, lambda env: wrap(st, -ea(env)), t, lit=a.lit, weak=a.weak)
             if m in ("rotate_left", "rotate_right"):
                 b = self.expr("int", d - 1)
                 eb = b.ev
@@ -825,7 +831,8 @@ class Gen:
                         k = (bits - k) % bits
                     u = ((u << k) | (u >> (bits - k))) & ((1 << bits) - 1)
                     return wrap(st, u)
-                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: rot(ea(env), eb(env)), t)
+                return Expr(f"{recv}.{m}({b.text})", 13, lambda env: rot(ea(env), eb(env)), t,
+                            lit=a.lit and b.lit, weak=a.weak)
 
             def cnt(x, m=m):
                 u = x & ((1 << bits) - 1)
@@ -1805,7 +1812,7 @@ class Gen:
         self.funcs[name] = (params, ret, run)
         if len(used) < len(params):
             self.ignoring.add(name)
-        if set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", e.text)) & self.impure:
+        if "world." in e.text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", e.text)) & self.impure:
             self.impure.add(name)
         return [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:", f"    return {e.text}"]
 
@@ -1821,7 +1828,7 @@ class Gen:
         if x < 0.3 and t == "[str]":
             return self.str_split(d)
         c = r.randrange(8)
-        if c < 2 and not is_arr(et):
+        if c < 2 and (not is_arr(et) or r.random() < 0.5):   # [[T]] too: arrays as elements
             return self.comprehension(t, d)
         if c == 2:
             a = self.expr(t, d - 1)
@@ -1998,7 +2005,8 @@ class Gen:
                     (lambda a, b: wrap("int", wrap("int", a * 3) - b)), st
                 stext = str(st)
             text = ("par " if is_par else "") + f"reduce({ftext}, {stext}, {gtext})"
-            return Expr(text, 14, lambda env: fold_model(fop, stv, is_par, each(env)), t, weak=weak)
+            # the start literal takes the context's type (SPEC 3): weak
+            return Expr(text, 14, lambda env: fold_model(fop, stv, is_par, each(env)), t, weak=True)
         if r.random() < 0.2:
             # over an array value
             at = "[" + et + "]"
@@ -2597,8 +2605,8 @@ class Gen:
             n = r.choice([2, 2, 3])
             tups.append("(" + ", ".join(r.choice(base + ["float", "int", "str"] + tups[:1]) for _ in range(n)) + ")")
         for si in range(r.randint(0, 2)):
-            name = f"S{si + 1}"
-            pool = base + ["[int]", "Option[int]"] + tups[:1] + [f"S{j + 1}" for j in range(si)] + fnts[:1]
+            name = f"S{NAME_PREFIX[0]}{si + 1}"
+            pool = base + ["[int]", "Option[int]"] + tups[:1] + [f"S{NAME_PREFIX[0]}{j + 1}" for j in range(si)] + fnts[:1]
             fs = [(fn, r.choice(pool)) for fn in r.sample(self.FIELD_NAMES, r.randint(1, 3))]
             STRUCTS[name] = fs
             lines += [f"struct {name}:"] + [f"    {fn}: {ft}" for fn, ft in fs] + [""]
@@ -2637,7 +2645,7 @@ class Gen:
         if sig is not None:
             self.pure -= 1
         text = "\n".join(lines)
-        if "print(" in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
+        if "print(" in text or "world." in text or set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)) & self.impure:
             self.impure.add(name)
 
         def run(env):
@@ -2937,6 +2945,197 @@ def generate(seed):
     return "\n".join(clean) + "\n", "".join(root.out), panic, place
 
 
+# ---- reductions by key (SPEC 15) --------------------------------------------------
+
+BY_KEY_RESULT = {"[int]": ("int", ["sum", "product"]), "[float]": ("float", ["sum", "product"]),
+                 "[u64]": ("u64", ["sum"]), "[i128]": ("i128", ["sum", "product"]), "[bool]": ("bool", ["any", "all"]),
+                 "[Option[int]]": ("int", ["min", "max"]), "[Option[float]]": ("float", ["min", "max"])}
+# (a keyed reduction combines plain values: no str)
+
+
+def by_key_expr(g, t, d):
+    """`[par] RED(EXPR for i in LO..HI [if COND] by KEY in 0..N)`: N results, entry
+    j the reduction of the elements whose KEY is j (min/max: Options). Each
+    element: the filter, then the key (outside 0..N: a panic at the `by`), then
+    the value. Sequential: the elements in order, each folded into its key's
+    result; par: every element first (the lowest index's panic), then each
+    key's tree over all the places (SPEC 5.2, 5.3), keys ascending."""
+    r = g.r
+    if t in ("[int]", "[float]") and r.random() < 0.4:
+        # min/max by key, each None replaced: [o.unwrap_or(D) for o in ...]
+        inner = by_key_expr(g, "[Option[%s]]" % elem(t), d)
+        dflt = g.leaf(elem(t))
+        o = g.fresh("k")
+        return Expr(f"[{o}.unwrap_or({dflt.text}) for {o} in {inner.text}]", 14,
+                    lambda env: [dflt.ev(env) if x is None else x.v for x in inner.ev(env)], t)
+    if t not in BY_KEY_RESULT:
+        return None
+    et, reds = BY_KEY_RESULT[t]
+    red = r.choice(reds)
+    is_par = r.random() < 0.7
+    lo = r.randint(0, 6)
+    n = r.choice([0, 1, 5, 16, 17, 33, r.randint(0, 70)])
+    nk = r.choice([1, 2, 3, 4, 7, 16]) if r.random() < 0.97 else 0
+    v = g.fresh("i")
+    a, b = r.randint(1, 5), r.randint(0, 9)
+    # now and then a key that leaves 0..N (a panic)
+    m = nk + (r.choice([1, 2]) if r.random() < 0.1 else 0)
+    ktext, kf = (f"({v} * {a} + {b}) % {m}", lambda x: (x * a + b) % m) if m else ("0", lambda x: 0)
+    g.scope.append({v: ("int", False)})
+    g.pure += 1
+    g.in_par += is_par
+    e = g.typed(g.expr(et, d - 1), et)
+    cond = g.expr("bool", d - 2) if r.random() < 0.4 else None
+    g.in_par -= is_par
+    g.pure -= 1
+    g.scope.pop()
+    mid, mark = g.mark()
+    text = (("par " if is_par else "") + f"{red}({e.text} for {v} in {lo}..{lo + n}"
+            + (f" if {par(cond, 2)}" if cond else "") + f" {mark}by {ktext} in 0..{nk})")
+    g.use("by-key")
+    if is_par:
+        g.use("par")
+    start = START.get(red, {}).get(et, red == "all")
+
+    def elements(env, fold):
+        """Each element's (kept, key, value) in order; fold(key, value) as it comes (sequential)."""
+        out = []
+        for x in range(lo, lo + n):
+            sub = Env(env)
+            sub.vars[v] = ["int", False, x]
+            if cond is not None and not cond.ev(sub):
+                out.append((False, None, None))
+                continue
+            k = kf(x)
+            if not 0 <= k < nk:
+                raise Panic(f"key {k} out of range 0..{nk}", mid)
+            val = copyv(e.ev(sub))
+            out.append((True, k, val))
+            if fold:
+                fold(k, val)
+        return out
+
+    def ev(env):
+        if not is_par:
+            acc = [None] * max(nk, 0)
+
+            def fold(k, val):
+                if red in ("any", "all"):
+                    acc[k] = (val if acc[k] is None else (acc[k] or val if red == "any" else acc[k] and val))
+                else:
+                    acc[k] = val if acc[k] is None and red in ("min", "max") else combine(
+                        red, et, start if acc[k] is None else acc[k], val)
+            elements(env, fold)
+        else:
+            els = elements(env, None)
+            acc = []
+            for j in range(max(nk, 0)):
+                th = [(lambda kept=kept, k=k, val=val: (kept and k == j, val)) for kept, k, val in els]
+                if red in ("min", "max") and not any(kept and k == j for kept, k, _ in els):
+                    acc.append(None)
+                else:
+                    acc.append(reduce_model(red, et, True, th))
+        if red in ("min", "max"):
+            return [None if x is None else Opt(x) for x in acc]
+        return [start if x is None else x for x in acc]
+    return Expr(text, 14, ev, t)
+
+
+FORM_HOOKS["expr"].append((0.05, by_key_expr))
+
+
+# ---- SPEC 11 and 14: the rest of the math functions; assert and panic ----------
+
+def c_math(name):
+    """Brine's NAME(x): libm's, as Python's math calls it, with C's results
+    where Python raises (a domain error: nan, or -inf at a pole; overflow: inf)."""
+    f = getattr(math, name)
+
+    def g(x):
+        if math.isnan(x):
+            return math.nan
+        try:
+            return f(x)
+        except OverflowError:
+            return math.copysign(math.inf, x) if name == "sinh" else math.inf
+        except ValueError:
+            if (name in ("log2", "log10") and x == 0) or (name == "log1p" and x == -1):
+                return -math.inf
+            return math.nan
+    return g
+
+
+# those whose Python function is libm's (not hypot, erf, gamma, lgamma: Python's own)
+FLOAT_FN.update({n: c_math(n) for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+                                        "log2", "log10", "exp2", "expm1", "log1p", "cbrt")})
+
+
+def assert_stmt(g, depth, in_loop, ret):
+    """`assert COND`, `assert COND, MSG` and `if COND: panic(MSG)` (SPEC 14): a
+    panic at the statement, `assertion failed: COND` without a message."""
+    r = g.r
+    if r.random() > 0.5:
+        return None
+    cond = g.expr("bool", 3)
+    msg = g.str_lit(r.choice(["bad", "x = {1}", "é!", " "])) if r.random() < 0.6 else None
+    mid, mk = g.mark()
+    g.use("assert")
+    ec, em = cond.ev, msg.ev if msg else None
+    if r.random() < 0.3 and msg:
+        def ex(env):
+            if ec(env):
+                raise Panic(em(env), at=mid)
+        return [f"if {cond.text}:", f"    {mk}panic({msg.text})"], ex
+
+    def ex(env):
+        if not ec(env):
+            raise Panic(em(env) if msg else "assertion failed: " + re.sub(r"\x01\d+\x02", "", cond.text), at=mid)
+    return [f"{mk}assert {cond.text}" + (f", {msg.text}" if msg else "")], ex
+
+
+FORM_HOOKS["stmt"].append((0.03, assert_stmt))
+
+
+# ---- SPEC 12: world, one process (no launcher: rank 0 of 1) -----------------------
+
+def world_expr(g, t, d):
+    """world.broadcast(E, 0), world.gather(E), the scalar collectives and the
+    distributed reductions (the bits of the par reduction, SPEC 12), in a
+    program run as one rank: what E is, [E], E, and the par reduction's value."""
+    r = g.r
+    if has_fn(t) or g.pure:   # never in an element or a lambda: every rank makes the same calls
+        return None
+    c = r.randrange(4)
+    if c == 0:
+        e = g.typed(g.expr(t, d - 1), t)
+        ev = e.ev
+        text = f"world.broadcast({e.text}, {r.choice(['0', 'world.rank()', 'world.size() - 1'])})"
+        g.use("world")
+        return Expr(text, 13, lambda env: copyv(ev(env)), t)
+    if c == 1 and is_arr(t):
+        e = g.typed(g.expr(elem(t), d - 1), elem(t))
+        ev = e.ev
+        g.use("world")
+        return Expr(f"world.gather({e.text})", 13, lambda env: [copyv(ev(env))], t)
+    if c == 2 and t in ("int", "u64", "i128", "float", "bool"):
+        e = g.typed(g.expr(t, d - 1), t)
+        ev = e.ev
+        red = r.choice(["any", "all"] if t == "bool" else ["sum", "product", "min", "max"])
+        g.use("world")
+        return Expr(f"world.{red}({e.text})", 13, lambda env: ev(env), t)
+    if c == 3 and t in ("int", "u64", "i128", "float", "bool"):
+        e = g.reduction(t, d)
+        m = re.match(r"par (sum|product|min|max|any|all|reduce)\((.*)\)$", e.text, re.S)
+        if not m or " for " not in e.text or re.fullmatch(r"\w+", m.group(2)):
+            return e
+        g.use("world")
+        return Expr("world." + e.text[4:], 14, e.ev, t, weak=e.weak)
+    return None
+
+
+FORM_HOOKS["expr"].append((0.015, world_expr))
+
+
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("fnvals", "inline", "loops", "borrow", "interchange")   # compiler/opt.c's table
@@ -2946,7 +3145,7 @@ THREADS = ("1", "2", "7")
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by"]
+            "row-store", "by", "by-key", "assert", "world"]
 
 
 def classify(problem):
@@ -2989,6 +3188,40 @@ def build_and_run(brine, d, name, extra, threads, timeout):
     return problems, out, c
 
 
+def judge_runs(vals, out, panic, place, show=repr, tag=""):
+    """What is wrong with runs [(key, (status, stdout, stderr))] of one
+    program: any two that differ, a signal, and the first against the model
+    (stdout, the status, and for a panic its message and innermost place,
+    which may name its function: ' in f3'); a normal end writes no stderr."""
+    problems = []
+    for k, v in vals[1:]:
+        if v != vals[0][1]:
+            problems.append(f"{tag}{show(k)} differs from ({show(vals[0][0])}): status {v[0]} vs {vals[0][1][0]}")
+    for k, (rc, so, se) in vals:
+        if rc < 0:
+            problems.append(f"{tag}{show(k)}: signal {-rc}")
+    if not vals:
+        return problems
+    rc, so, se = vals[0][1]
+    err = se.decode(errors="replace")
+    status = 101 if panic else 0
+    if rc != status and rc >= 0:
+        problems.append(f"{tag}status {rc}, model expects {status} ({panic}); stderr: {err[:300]}")
+    if so.decode(errors="replace") != out and rc >= 0:
+        problems.append(f"{tag}stdout differs from the model")
+    if not panic and err and rc == 0:
+        problems.append(f"{tag}stderr {err[:200]!r}")
+    if panic and rc == 101:
+        first = err.split("\n")[0]
+        if first != "panic: " + panic:
+            problems.append(f"{tag}panic message: got {first!r}, model {('panic: ' + panic)!r}")
+        at = (err.split("\n") + [""])[1]
+        want = "  --> p.br:" + place if place else None
+        if want and at != want and not at.startswith(want + " in "):
+            problems.append(f"{tag}panic place: got {at!r}, model {want!r}")
+    return problems
+
+
 def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
     """Returns (problems, src, model out, (panic, place), variants run)."""
     src, out, panic, place = gen
@@ -3022,27 +3255,7 @@ def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
             problems += pr
             for th, v in res.items():
                 results[("--opt=" + spec, th)] = v
-    vals = list(results.items())
-    for k, v in vals[1:]:
-        if v != vals[0][1]:
-            problems.append(f"{k} differs from {vals[0][0]}: status {v[0]} vs {vals[0][1][0]}")
-    for k, (rc, so, se) in vals:
-        if rc < 0:
-            problems.append(f"{k}: signal {-rc}")
-    if vals:
-        rc, so, se = vals[0][1]
-        exp_rc = 101 if panic else 0
-        if rc != exp_rc and rc >= 0:
-            problems.append(f"status {rc}, model expects {exp_rc} ({panic}); stderr: {se.decode(errors='replace')[:300]}")
-        if so.decode(errors="replace") != out and rc >= 0:
-            problems.append("stdout differs from the model")
-        if panic and rc == 101:
-            first = se.decode(errors="replace").split("\n")[0]
-            if first != "panic: " + panic:
-                problems.append(f"panic message: got {first!r}, model {('panic: ' + panic)!r}")
-            at = (se.decode(errors="replace").split("\n") + [""])[1]
-            if place and at != "  --> p.br:" + place:
-                problems.append(f"panic place: got {at!r}, model 'p.br:{place}'")
+    problems += judge_runs(list(results.items()), out, panic, place)
     return problems, src, out, (panic, place), nvar
 
 

@@ -23,11 +23,22 @@ tuple patterns (tuples), Option, lambda captures, world broadcast/gather
 (one rank; types without function values). A value holding functions is
 printed through what they return for 3 (`show`). A case is one printed line.
 
+       gen_matrix.py --run BRINE --world R,R [--threads T,T] [--subset]
+
+The world matrix: each type without function values through world broadcast
+(from rank 0 and from the last rank, of values, slices and Options), gather
+(of values, slices, tuples and arrays of Options) and, for numbers and bool,
+the scalar collectives and distributed reductions, built dev and release and
+run under MPI at each rank count R (0: one process, no launcher) and
+BRINE_THREADS T; rank 0 prints, the model gives the text for R ranks, and
+every rank checks that it holds rank 0's values.
+
 The --subset is the covering part that make check runs (tests/golden/
 generated/matrix): every kind of element once, nested ones included.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -523,6 +534,126 @@ def program(t):
     return "\n".join(src) + "\n", "\n".join(out) + "\n", len(out)
 
 
+# ---- world: the matrix's types through the collectives at R ranks -------------
+
+NUMERIC = ("int", "float", "i128", "u64")
+
+
+def world_program(t):
+    """(source, model) of element type t through world broadcast, gather and
+    reductions; the text is the same at every rank count, model(R) is what
+    rank 0 prints at R ranks. Every rank checks that it got rank 0's values."""
+    src = [HEADER, "# element type %s through world broadcast, gather and reductions" % t.name]
+    for st in structs_of(t, []):
+        src += [st.decl().rstrip("\n"), ""]
+    src += ["fn base() -> [%s]:" % t.name, "    let v: [%s] = [%s]" % (t.name, ", ".join(t.expr(t.val(i)) for i in range(N))),
+            "    return v", "", "fn main():", "    let xs = base()", "    let r = world.rank()", "    let n = world.size()"]
+    xs = [t.val(i) for i in range(N)]
+    at, it = Arr(t), Tup(INT, t)
+    # (name, expression, type, model(R)): each a let, printed by rank 0, compared across ranks
+    vals = [("b0", "world.broadcast(xs[(r + 1) % 6], 0)", t, lambda R: xs[1]),
+            ("bl", "world.broadcast(base()[r % 6:], n - 1)", at, lambda R: xs[(R - 1) % N:]),
+            ("bo", "world.broadcast(Some(xs[(r * 5) % 6]) if r % 2 == 1 else None, n - 1)", Opt(t),
+             lambda R: Some(xs[((R - 1) * 5) % N]) if (R - 1) % 2 == 1 else None),
+            ("g", "world.gather(xs[(r * 5) % 6])", at, lambda R: [xs[(q * 5) % N] for q in range(R)]),
+            ("ga", "world.gather(base()[r % 3:r % 3 + 1 + r % 2])", Arr(at),
+             lambda R: [xs[q % 3:q % 3 + 1 + q % 2] for q in range(R)]),
+            ("gt", "world.gather((r, xs[(r + 2) % 6]))", Arr(it), lambda R: [(q, xs[(q + 2) % N]) for q in range(R)]),
+            ("go", "world.gather([Some(xs[r % 6]), None][r % 2:])", Arr(Arr(Opt(t))),
+             lambda R: [[Some(xs[q % N]), None][q % 2:] for q in range(R)])]
+    if t.name in NUMERIC:   # a distributed reduction takes numbers (SPEC 12)
+        big = [xs[(i * 5) % N] for i in range(40)]
+        big2 = [xs[(i * 11) % N] for i in range(500) if i % 3 != 1]
+        vals += [("lo", "world.min(xs[(i * 5) % 6] for i in 0..40)", t, lambda R: min(big, key=t.key)),
+                 ("hi", "world.max(base()[(i * 11) % 6] for i in 0..500 if i % 3 != 1)", t, lambda R: max(big2, key=t.key))]
+    if t.name in NUMERIC:
+        ssum = sum(xs[(i * 7) % N] for i in range(300))
+        vals += [("sm", "world.sum(xs[(i * 7) % 6] for i in 0..300)", t, lambda R: ssum),
+                 ("sc", "world.sum(xs[r % 6])", t, lambda R: sum(xs[q % N] for q in range(R))),
+                 ("mc", "world.max(xs[(r + 3) % 6])", t, lambda R: max(xs[(q + 3) % N] for q in range(R)))]
+    if t.name == "bool":
+        vals += [("an", "world.any(xs[(r + 1) % 6])", t, lambda R: any(xs[(q + 1) % N] for q in range(R))),
+                 ("al", "world.all(xs[r % 6] or r > 0)", t, lambda R: all(xs[q % N] or q > 0 for q in range(R))),
+                 ("ag", "world.any(xs[i % 6] and i > 3 for i in 0..100)", t, lambda R: True)]
+    for name, e, ty, _ in vals:
+        src.append("    let %s: %s = %s" % (name, ty.name, e))
+    lines = []
+    for k in range(0, len(vals), 3):
+        part = vals[k:k + 3]
+        src.append("    if r == 0:")
+        src.append("        print(%s)" % ", ".join(name for name, *_ in part))
+        lines.append(part)
+    if t.eq:   # each compared on its own line: every rank makes every broadcast, whatever it finds
+        for name, *_ in vals:
+            src.append("    let same_%s = %s == world.broadcast(%s, 0)" % (name, name, name))
+        src.append("    let same = world.all(%s)" % " and ".join("same_" + name for name, *_ in vals))
+        src.append("    if r == 0:")
+        src.append('        print(f"every rank: {same}")')
+
+    def model(R):
+        out = [" ".join(ty.show(m(R), top=True) for _, _, ty, m in part) for part in lines]
+        if t.eq:
+            out.append("every rank: true")
+        return "\n".join(out) + "\n"
+    return "\n".join(src) + "\n", model
+
+
+def world_types(subset):
+    return [t for t in TYPES if not t.has_fn and (not subset or t.ident() in SUBSET)]
+
+
+def launcher():
+    """The MPI launcher's command for R ranks, or None."""
+    for c in ("mpirun.openmpi", "mpirun"):
+        if shutil.which(c):
+            v = subprocess.run([c, "--version"], capture_output=True, text=True).stdout
+            if "Open MPI" in v:
+                return lambda R: [c, "-q", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+                                  "--bind-to", "none", "-n", str(R)]
+    for c in ("mpiexec.mpich", "mpiexec.hydra", "mpiexec"):
+        if shutil.which(c):
+            return lambda R: [c, "-n", str(R)]
+    return None
+
+
+def run_world(brine, ranks, subset, threads):
+    """Every world program, dev and release, at each rank count and thread
+    count, against the model; returns (runs, failures)."""
+    launch = launcher()
+    if launch is None:
+        print("gen_matrix: no MPI launcher installed: the world matrix runs in one process only")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", BRINE_GPU="off")
+    runs = fails = 0
+    with tempfile.TemporaryDirectory(prefix="brine-wmatrix-") as d:
+        for t in world_types(subset):
+            src, model = world_program(t)
+            name = "w_" + t.ident()
+            path = os.path.join(d, name + ".br")
+            with open(path, "w") as f:
+                f.write(src)
+            for mode, extra in (("dev", []), ("release", ["--release"])):
+                exe = os.path.join(d, name + "-" + mode)
+                b = subprocess.run([brine, "build", path, "-o", exe] + extra, capture_output=True, text=True)
+                if b.returncode != 0:
+                    fails += 1
+                    print(f"FAIL {name} ({mode}): build exit {b.returncode}: {b.stderr[-600:]}", flush=True)
+                    continue
+                for R in ranks:
+                    for th in threads:
+                        cmd = ([exe] if launch is None or R == 0 else launch(R) + [exe])
+                        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                                           env=dict(env, BRINE_THREADS=str(th)))
+                        runs += 1
+                        want = model(max(R, 1))
+                        if p.returncode != 0 or p.stdout != want or p.stderr:
+                            fails += 1
+                            print(f"FAIL {name} ({mode}, -n {R}, threads {th}): status {p.returncode}\n"
+                                  f"  got:  {p.stdout!r}\n  want: {want!r}\n  stderr: {p.stderr[:300]!r}", flush=True)
+                    if launch is None:
+                        break
+    return runs, fails
+
+
 def write(dirpath, subset):
     os.makedirs(dirpath, exist_ok=True)
     total = progs = 0
@@ -547,7 +678,18 @@ def main():
     ap.add_argument("--memory", action="store_true")
     ap.add_argument("--subset", action="store_true")
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--world", help="rank counts: the world matrix under MPI (0: one process, no launcher)")
+    ap.add_argument("--threads", default="1,2,7", help="BRINE_THREADS values for --world")
     a = ap.parse_args()
+    if a.world:
+        if not a.run:
+            ap.error("--world needs --run BRINE")
+        ranks = [int(x) for x in a.world.split(",")]
+        threads = [int(x) for x in a.threads.split(",")]
+        runs, fails = run_world(os.path.abspath(a.run), ranks, a.subset, threads)
+        print(f"gen_matrix: world: {len(world_types(a.subset))} types, ranks {a.world}, threads {a.threads}: "
+              f"{runs} runs, {fails} failed")
+        return 1 if fails or runs == 0 else 0
     if not a.out and not a.run:
         ap.error("--out DIR or --run BRINE")
     if a.out:
