@@ -42,13 +42,11 @@ CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
     }
     int k = (int)((b >> 45) & 127);
     crm_u64 mb = b & 0x000fffffffffffffULL;
-    *e = ex - 1023;
-    if (k >= 53) {
-        mb |= 0x3fe0000000000000ULL; /* m/2 */
-        *e += 1;
-    } else {
-        mb |= 0x3ff0000000000000ULL;
-    }
+    /* k >= 53: m/2 and e' + 1; without a branch (random mantissas would
+     * mispredict it half the time) */
+    crm_u64 up = (crm_u64)(k >= 53);
+    mb |= 0x3ff0000000000000ULL - (up << 52);
+    *e = ex - 1023 + (int)up;
     double m = crm_from_bits(mb);
     *i = k;
     *r = fma(m, crm_log_t[k][0], -1.0);
