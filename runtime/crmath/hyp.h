@@ -13,7 +13,8 @@
  * (a > 40) on the fast path, 2^-173 (a > 60) on the accurate one. Fast
  * path errors: cosh 2^-76, sinh 2^-75 (a >= 1) or 2^-67 (a < 1: expm1's
  * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-74,
- * 2^-73, 2^-65 and 2^-65. Accurate paths: the same formulas in
+ * 2^-73, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
+ * double-double division). Accurate paths: the same formulas in
  * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
  * published worst cases (tests/math/hard.txt), about 2^-115 at most.
  */
@@ -128,9 +129,17 @@ CRM_FN double brm_tanh(double x)
     double kd = crm_exp_reduce(a2, &rh, &rl);
     int j, e = crm_exp_split(kd, &j);
     crm_dd m = crm_expm1_fast(kd, rh, rl, j, e);
-    crm_dd y = crm_dd_div(m, crm_dd_add(m, crm_dd_make(2.0, 0)));
+    /* E2 / (E2 + 2): d = dh + dl = E2 + 2 within 2^-105, one reciprocal
+     * v = 1/dh, q = m.hi v (within 2^-51.4), the remainder m - q d (its
+     * fma part within 2^-104 q dh, the rest 2^-104 m.hi) times v: q + ql
+     * within 2^-100 of E2 / d, far below expm1's 2^-68 */
+    double dl, dh = crm_two_sum(m.hi, 2.0, &dl);
+    dl += m.lo;
+    double v = 1.0 / dh;
+    double q = m.hi * v;
+    double ql = (fma(-q, dh, m.hi) + (m.lo - q * dl)) * v;
     double out;
-    if (crm_round_test(y.hi, y.lo, 0x1p-65, &out)) return sg * out;
+    if (crm_round_test(q, ql, 0x1p-65, &out)) return sg * out;
     crm_td t = crm_expm1_td(a2, kd, j, e);
     return sg * crm_td_round(crm_td_div(t, crm_td_add(t, crm_td_make(2.0, 0, 0))));
 }

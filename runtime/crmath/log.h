@@ -14,8 +14,8 @@
  * double-double (2^-104). |S| >= 2^-7.5 unless c_i = 1, where S = log1p(r)
  * and the tail's error is below 2^-66 |r|: S is within 2^-65.8 |S|, and so
  * are log (e' ln2 + S: e' ln2 and S do not cancel, |S| < 0.35), log2 and
- * log10 (times a double-double constant, 2^-103); the rounding test uses
- * 2^-64. log1p: for |x| <= 2^-7, r = x exactly; else u + ul = 1 + x
+ * log10 (S times a double-double constant, 2^-102, then e' log_b 2 added by
+ * one fast two-sum: no cancellation); the rounding test uses 2^-64. log1p: for |x| <= 2^-7, r = x exactly; else u + ul = 1 + x
  * (two-sum) and log1p(x) = log u + ul/u (the next term, (ul/u)^2/2, is below
  * 2^-100 |result|).
  *
@@ -42,13 +42,11 @@ CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
     }
     int k = (int)((b >> 45) & 127);
     crm_u64 mb = b & 0x000fffffffffffffULL;
-    *e = ex - 1023;
-    if (k >= 53) {
-        mb |= 0x3fe0000000000000ULL; /* m/2 */
-        *e += 1;
-    } else {
-        mb |= 0x3ff0000000000000ULL;
-    }
+    /* k >= 53: m/2 and e' + 1; without a branch (random mantissas would
+     * mispredict it half the time) */
+    crm_u64 up = (crm_u64)(k >= 53);
+    mb |= 0x3ff0000000000000ULL - (up << 52);
+    *e = ex - 1023 + (int)up;
     double m = crm_from_bits(mb);
     *i = k;
     *r = fma(m, crm_log_t[k][0], -1.0);
@@ -78,7 +76,7 @@ CRM_FN crm_dd crm_log_s(int i, double r)
     double lo = bl + (-0.5 * s2l + crm_log1p_tail(r));
     double hl;
     crm_dd s;
-    s.hi = crm_two_sum(crm_log_t[i][1], b, &hl);
+    s.hi = crm_fast_two_sum(crm_log_t[i][1], b, &hl); /* |T1| >= 1.94 |b| or T1 = 0 */
     s.lo = hl + (lo + crm_log_t[i][2]); /* not renormalised: the callers sum on */
     return s;
 }
@@ -107,12 +105,26 @@ CRM_FN crm_dd crm_log_combine(int kind, int e, crm_dd s)
         y.lo = l + (s.lo + de * CRM_LOG_LN2_2);
         return y;
     }
-    if (kind == CRM_LOG2)
-        return crm_dd_add_d(crm_dd_mul(s, crm_dd_make(CRM_LOG_INVLN2_HI, CRM_LOG_INVLN2_MI)), de);
-    double l = de * CRM_LOG_LG2_2;
-    crm_dd a;
-    a.hi = crm_fast_two_sum(de * CRM_LOG_LG2_1, l, &a.lo);
-    return crm_dd_add(a, crm_dd_mul(s, crm_dd_make(CRM_LOG_INVLN10_HI, CRM_LOG_INVLN10_MI)));
+    /* P = ph + pl = S / ln b (b = 2 or 10) within 2^-102 |P|: ph s.hi's
+     * exact product by the constant's high part, pl the rest (|pl| <=
+     * 2^-51 |ph|); |P| <= 0.151 (b = 10) or 0.5 (b = 2), below |e' log_b 2|
+     * unless e' = 0, so one fast two-sum adds it, and the sum is at least
+     * |P| and half |e' log_b 2| (no cancellation) */
+    int two = kind == CRM_LOG2;
+    double ch = two ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI, cm = two ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
+    double pl;
+    double ph = crm_two_prod(s.hi, ch, &pl);
+    pl = fma(s.hi, cm, fma(s.lo, ch, pl));
+    crm_dd y;
+    double l;
+    if (two) {
+        y.hi = crm_fast_two_sum(de, ph, &l);
+        y.lo = l + pl;
+    } else { /* e' log10(2) = e' LG2_1 (exact) + e' LG2_2 */
+        y.hi = crm_fast_two_sum(de * CRM_LOG_LG2_1, ph, &l);
+        y.lo = l + (pl + de * CRM_LOG_LG2_2);
+    }
+    return y;
 }
 
 /* the same with S a triple-double, rounded */
