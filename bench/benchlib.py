@@ -4,6 +4,8 @@ measure(cmd, env, out_path) runs one benchmark program with env added to the
 environment, its stdout to out_path (stderr dropped), and reads its `seconds T`
 and `result ...` lines: (median seconds or None, the last result line's words,
 peak RSS in MB); for a failed run (None, ["exit N"], rss).
+print_table(heads, rows) prints a Markdown table, the first and last columns
+left-aligned (names and notes), the numbers right-aligned.
 """
 import os, statistics
 
@@ -27,3 +29,15 @@ def measure(cmd, env, out_path):
     secs = [float(l.split()[1]) for l in out.splitlines() if l.startswith("seconds")]
     res = [l.split()[1:] for l in out.splitlines() if l.startswith("result")]
     return (statistics.median(secs) if secs else None), (res[-1] if res else ["?"]), rss
+
+
+def print_table(heads, rows):
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+
+    def line(cells):
+        return "| " + " | ".join(c.ljust(w) if i in (0, len(heads) - 1) else c.rjust(w)
+                                  for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+    print(line(heads))
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in rows:
+        print(line(r))

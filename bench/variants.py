@@ -35,7 +35,7 @@ are noisy: read ratios from one run, never across runs.
 import argparse, glob, math, os, shutil, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import measure  # noqa: E402
+from benchlib import measure, print_table  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -196,16 +196,8 @@ def main():
             worst[col] = f"{v:.2f}"
             worst_names.append(f"{heads[col]}: {name}")
     table = rows + [geo, worst]
-    widths = [max(len(h), *(len(r[i]) for r in table)) for i, h in enumerate(heads)]
-
-    def line(cells):
-        return "| " + " | ".join(x.ljust(w) if i in (0, len(heads) - 1) else x.rjust(w)
-                                  for i, (x, w) in enumerate(zip(cells, widths))) + " |"
     print(f"medians of {a.reps} reps, brine --release --cpu={a.cpu}")
-    print(line(heads))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in table:
-        print(line(r))
+    print_table(heads, table)
     print("worst rows: " + "; ".join(worst_names))
     shutil.rmtree(tmp)
     if failed:

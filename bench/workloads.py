@@ -20,7 +20,7 @@ as at 1 (marked when not). numba is skipped when it is not installed. Timings on
 import argparse, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import measure  # noqa: E402
+from benchlib import measure, print_table  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -146,15 +146,8 @@ def main():
         results.append((title, " ".join(c1[1]), " ".join(b1[1]), " ".join(n1[1])))
         print(f"  ({title} done)", file=sys.stderr, flush=True)
 
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
-    def line(cells):
-        return "| " + " | ".join(c.ljust(w) if i in (0, len(heads) - 1) else c.rjust(w)
-                                  for i, (c, w) in enumerate(zip(cells, widths))) + " |"
     print(f"medians of {a.reps} reps")
-    print(line(heads))
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in rows:
-        print(line(r))
+    print_table(heads, rows)
     print()
     print("results (C | brine 1t | numba 1t):")
     for title, cr, brr, nr in results:
