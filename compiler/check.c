@@ -34,6 +34,8 @@
  * checked first and lends its type. Consumers then compare types exactly:
  * there are no implicit conversions.
  *
+ * Statements are checked in check_stmt.c; the messages' words: check_diag.c.
+ *
  * Recursion follows the AST, whose depth the parser bounds (MAX_NESTING);
  * left-leaning operator chains are the exception (a + b + c + ... is not
  * "nesting"), so check_expr counts its depth and stops with an error long
@@ -45,7 +47,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- symbols ------------------------------------------------------------ */
 
 static int next_id = 1;
@@ -55,8 +56,8 @@ struct xsym *xs(struct sym *s)
     return (struct xsym *)s;
 }
 
-static struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc, struct type *type,
-                           struct node *decl, struct module *mod)
+struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc, struct type *type,
+            struct node *decl, struct module *mod)
 {
     struct xsym *x = arena_alloc(sizeof *x);
     x->s.kind = kind;
@@ -120,7 +121,7 @@ const char *line_ref(struct loc loc)
     return arena_printf("line %d", loc.line);
 }
 
-static void declare_local(struct sym *s)
+void declare_local(struct sym *s)
 {
     struct binding *prev = map_get_str(&C.locals, s->name);
     if (prev && prev->level == C.level) {
@@ -157,7 +158,7 @@ struct sym *bind_local(const char *name, struct loc loc, struct type *t, struct 
 
 /* Locals, then the module's globals, then `os`; NULL when undefined (the
  * caller then tries the builtins). */
-static struct sym *lookup(const char *name)
+struct sym *lookup_sym(const char *name)
 {
     struct binding *b = map_get_str(&C.locals, name);
     if (b) {
@@ -182,7 +183,7 @@ static struct sym *lookup(const char *name)
 
 /* Runs f(arg) under a recovery point. False when it met an error (kept by
  * diag.c), with the scopes and the counters put back as they were. */
-static bool attempt(void (*f)(void *), void *arg)
+bool attempt(void (*f)(void *), void *arg)
 {
     int level = C.level, loop_depth = C.loop_depth, depth = C.depth, par_depth = C.par_depth;
     struct xsym *cnst = C.cnst, *fn_sym = C.fn_sym;
@@ -206,141 +207,6 @@ static bool attempt(void (*f)(void *), void *arg)
 }
 
 /* ---- messages ----------------------------------------------------------- */
-
-const char *tn(struct type *t)
-{
-    return type_name(t);
-}
-
-/* The source text under a location on one line (a literal's spelling). */
-const char *loc_text(struct loc loc)
-{
-    const struct source *src = source_get(loc.file);
-    if (loc.line < 1 || loc.line > src->nlines || loc.end_line != loc.line || loc.end_col <= loc.col)
-        return "?";
-    const char *p = src->text + src->line_starts[loc.line - 1] + loc.col - 1;
-    return arena_strndup(p, (size_t)(loc.end_col - loc.col));
-}
-
-static const char *vfmt(const char *fmt, va_list ap)
-{
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    return arena_strndup(buf, strlen(buf));
-}
-
-/* What a symbol is, for "'x' is a let binding" style messages. */
-static const char *sym_what(struct sym *s)
-{
-    switch (s->kind) {
-    case SYM_LOCAL:
-        if (xs(s)->loop_var)
-            return "a loop variable";
-        return s->is_var ? "a var" : "a let binding";
-    case SYM_PARAM:
-        return "a parameter";
-    case SYM_CONST:
-        return "a constant";
-    case SYM_FN:
-        return "a function";
-    case SYM_MODULE:
-        return "a module";
-    }
-    return "a name";
-}
-
-/* "mismatched types: expected float for 'x', found int"; `for` describes
- * what the value belongs to. An integer literal where a float is wanted gets
- * its own wording, since that is the usual slip. */
-void expect_type(struct node *n, struct type *want, const char *forfmt, ...)
-{
-    if (n->type == want)
-        return;
-    va_list ap;
-    va_start(ap, forfmt);
-    const char *what = vfmt(forfmt, ap);
-    va_end(ap);
-    if (n->kind == N_INT && want == ty_float) {
-        const char *text = loc_text(n->loc);
-        bool plain = text[0] != '\0';
-        for (const char *p = text; *p; p++)
-            if (!((*p >= '0' && *p <= '9') || *p == '_' || (p == text && *p == '-')))
-                plain = false;
-        error_at(n->loc, "mismatched types: expected float %s, found integer literal%s%s%s", what,
-                 plain ? " (write " : "", plain ? text : "", plain ? ".0)" : "");
-    }
-    error_at(n->loc, "mismatched types: expected %s %s, found %s%s", tn(want), what, tn(n->type),
-             want == ty_float && type_is_integer(n->type) ? " (convert it with float(...))" : "");
-}
-
-/* The fix for float mixed with an integer in an operator, the same as
- * expect_type's for an assignment: " (write 2.0)" when the integer side is
- * a plain literal, else " (convert it with float(...))"; "" for any other
- * mix of types. */
-static const char *float_int_hint(struct node *a, struct type *ta, struct node *b, struct type *tb)
-{
-    struct node *in;
-    if (ta == ty_float && type_is_integer(tb))
-        in = b;
-    else if (tb == ty_float && type_is_integer(ta))
-        in = a;
-    else
-        return "";
-    if (in->kind == N_INT) {
-        const char *text = loc_text(in->loc);
-        bool plain = text[0] != '\0';
-        for (const char *p = text; *p; p++)
-            if (!((*p >= '0' && *p <= '9') || *p == '_'))
-                plain = false;
-        if (plain)
-            return arena_printf(" (write %s.0)", text);
-    }
-    return arena_printf(" (convert the %s with float(...))", tn(in->type));
-}
-
-void expect_bool(struct node *n, const char *what)
-{
-    if (n->type != ty_bool)
-        error_at(n->loc, "expected bool for %s, found %s", what, tn(n->type));
-}
-
-/* "; did you mean 'total'?" for a misspelt name, or "". Candidates: the
- * visible locals and globals, and the builtins when a function is wanted. */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    int row[65];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
-void consider(const char *name, const char *cand, const char **best, int *best_d)
-{
-    if (strcmp(name, cand) == 0)
-        return;
-    int d = edit_distance(name, cand);
-    if (d < *best_d || (d == *best_d && *best && strcmp(cand, *best) < 0)) {
-        *best = cand;
-        *best_d = d;
-    }
-}
 
 static const char *suggest(const char *name, bool want_fn)
 {
@@ -373,8 +239,6 @@ static const char *suggest(const char *name, bool want_fn)
 }
 
 /* ---- expressions --------------------------------------------------------- */
-
-static void check_block(struct nodes *b);
 
 /* Checks an expression that must have a value (not a call of a function
  * without result). */
@@ -513,7 +377,7 @@ static const char *op_name(enum op op)
 
 /* The type of `ta OP tb` for arithmetic and bitwise operators, or NULL with
  * *why set when the operation is not defined. */
-static struct type *arith_result(enum op op, struct type *ta, struct type *tb, bool compound, const char **why)
+struct type *arith_result(enum op op, struct type *ta, struct type *tb, bool compound, const char **why)
 {
     const char *sp = compound ? arena_printf("%s=", op_name(op)) : op_name(op);
     *why = NULL;
@@ -623,7 +487,6 @@ static struct type *check_binary(struct node *n, struct type *hint)
     return t;
 }
 
-
 /* range(lo, hi), range(lo, hi, step), enumerate(xs), zip(xs, ys) as the
  * iterable (unless a local or global has the name): range(lo, hi) becomes
  * lo..hi; the others an N_CALL of their BK_ITER builtin, whose array the
@@ -642,7 +505,7 @@ static bool check_iter_call(struct iterable *it)
         return false;
     const char *name = n->u.call.callee->u.name.name;
     struct nodes *args = &n->u.call.args;
-    if (lookup(name))
+    if (lookup_sym(name))
         return false;
     bool range = strcmp(name, "range") == 0;
     if (range ? args->len < 1 || args->len > 3
@@ -726,7 +589,7 @@ struct loc gen_loc(struct gen *g)
 }
 
 /* A tuple pattern names each variable once: (x, x) is an error. */
-static void no_repeated_names(struct nodes *pat)
+void no_repeated_names(struct nodes *pat)
 {
     for (int i = 0; i < pat->len; i++) {
         struct node *nm = pat->items[i];
@@ -738,7 +601,7 @@ static void no_repeated_names(struct nodes *pat)
 
 /* for (i, x) in ...: the loop's element is a tuple; each name a loop
  * variable of its field's type (lowering reads it as the field). */
-static void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner)
+void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner)
 {
     if (t->kind != T_TUPLE || t->sname)
         error_at(at, "cannot take the loop's elements apart into %d names: they are %s; only tuples can be "
@@ -921,7 +784,7 @@ void check_mutable_root(struct node *target, const char *verb)
         root = root->kind == N_INDEX ? root->u.index.base : root->u.field.base;
     if (root->kind != N_NAME)
         error_at(root->loc, "only variables can be %s, and this is a temporary value", verb);
-    struct sym *s = lookup(root->u.name.name);
+    struct sym *s = lookup_sym(root->u.name.name);
     if (!s)
         return; /* check_expr reports the undefined name */
     switch (s->kind) {
@@ -969,7 +832,7 @@ struct sym *module_base(struct node *base)
 {
     if (base->kind != N_NAME)
         return NULL;
-    struct sym *s = lookup(base->u.name.name);
+    struct sym *s = lookup_sym(base->u.name.name);
     if (!s && map_get_str(&C.locals, base->u.name.name) == NULL && !map_get_str(&C.mi->globals, base->u.name.name))
         error_at(base->loc, "undefined name '%s'; to use a module, import it first: import %s", base->u.name.name,
                  base->u.name.name);
@@ -1028,12 +891,12 @@ static struct type *check_call(struct node *n, struct type *hint)
 
     if (callee->kind == N_NAME) {
         name = callee->u.name.name;
-        struct sym *s = lookup(name);
+        struct sym *s = lookup_sym(name);
         struct type *st = s ? NULL : type_find_struct(name);
         if (st && st->sdefined)
             return check_struct_ctor(n, st);
     }
-    if (name && !lookup(name) && (strcmp(name, "print") == 0 || strcmp(name, "eprint") == 0))
+    if (name && !lookup_sym(name) && (strcmp(name, "print") == 0 || strcmp(name, "eprint") == 0))
         print_named_args(n, name);
     for (int i = 0; i < n->u.call.args.len; i++) {
         struct node *a = n->u.call.args.items[i];
@@ -1045,7 +908,7 @@ static struct type *check_call(struct node *n, struct type *hint)
     }
 
     if (callee->kind == N_NAME) {
-        struct sym *s = lookup(name);
+        struct sym *s = lookup_sym(name);
         if (!s) {
             enum reducer r;
             bool two = (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) && !g && n->u.call.args.len == 2;
@@ -1144,7 +1007,7 @@ static struct type *check_call(struct node *n, struct type *hint)
 static struct type *check_name(struct node *n)
 {
     const char *name = n->u.name.name;
-    struct sym *s = lookup(name);
+    struct sym *s = lookup_sym(name);
     if (!s) {
         enum reducer r;
         if (find_builtin(name, BK_FN) != BI_NONE || find_reducer(name, &r))
@@ -1361,347 +1224,6 @@ struct type *check_expr(struct node *n, struct type *hint)
     if (n->ekind == N_INT || n->ekind == N_UNARY || n->ekind == N_BINARY || n->ekind == N_CALL)
         fold_literal(n);
     return t;
-}
-
-/* ---- statements ----------------------------------------------------------- */
-
-/* let (x, y) = e / var (lo, hi) = e: one local per name, of its field's type. */
-static void check_let_pattern(struct node *s)
-{
-    struct node *init = s->u.let.init;
-    struct nodes *pat = &s->u.let.pat;
-    struct type *t = check_value(init, NULL);
-    if (t->kind != T_TUPLE || t->sname)
-        error_at(init->loc, "cannot destructure %s into %d names; only a tuple can be destructured%s", tn(t), pat->len,
-                 t->sname ? "; read a struct's fields by name: s.field" : "");
-    if (t->nfields != pat->len)
-        error_at(s->u.let.name_loc, "the pattern has %d names, but the value is a %s tuple of %d fields", pat->len,
-                 tn(t), t->nfields);
-    no_repeated_names(pat);
-    for (int i = 0; i < pat->len; i++) {
-        struct node *nm = pat->items[i];
-        struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, t->fields[i], s, C.mi->m);
-        v->is_var = s->u.let.is_var;
-        nm->u.name.sym = v;
-        nm->type = t->fields[i];
-        declare_local(v);
-    }
-}
-
-static void check_let(struct node *s)
-{
-    struct type *annot = s->u.let.annot;
-    struct node *init = s->u.let.init;
-    if (s->u.let.pat.len) {
-        check_let_pattern(s);
-        return;
-    }
-    if (!annot && is_none_lit(init))
-        error_at(init->loc, "cannot infer the type of None; annotate it: %s %s: Option[int] = None",
-                 s->u.let.is_var ? "var" : "let", s->u.let.name);
-    check_value(init, annot);
-    if (annot)
-        expect_type(init, annot, "for '%s'", s->u.let.name);
-    struct sym *v = new_sym(SYM_LOCAL, s->u.let.name, s->u.let.name_loc, annot ? annot : init->type, s, C.mi->m);
-    v->is_var = s->u.let.is_var;
-    s->u.let.sym = v;
-    declare_local(v);
-}
-
-/* (a, b) = (b, a): each name a var; the right side is evaluated in full
- * before any name is assigned. */
-static void check_tuple_assign(struct node *s)
-{
-    struct node *target = s->u.assign.target, *value = s->u.assign.value;
-    struct nodes *el = &target->u.array;
-    for (int i = 0; i < el->len; i++) {
-        struct node *e = el->items[i];
-        if (e->kind != N_NAME)
-            error_at(e->loc, "cannot assign to %s in a tuple pattern; each target must be a variable's name",
-                     e->kind == N_INDEX ? "an element" : "this expression");
-        for (int j = 0; j < i; j++)
-            if (strcmp(el->items[j]->u.name.name, e->u.name.name) == 0)
-                error_at(e->loc, "'%s' appears twice in the pattern", e->u.name.name);
-        check_mutable_root(e, "assigned");
-    }
-    /* `(a, b) = v` writes a and b without reading them */
-    bool *was_read = arena_alloc(sizeof *was_read * (size_t)el->len);
-    for (int i = 0; i < el->len; i++) {
-        struct sym *v = lookup(el->items[i]->u.name.name);
-        was_read[i] = v && xs(v)->read;
-    }
-    struct type *tt = check_value(target, NULL);
-    for (int i = 0; i < el->len; i++) {
-        struct sym *v = lookup(el->items[i]->u.name.name);
-        if (v)
-            xs(v)->read = was_read[i];
-    }
-    check_value(value, tt);
-    expect_type(value, tt, "for the assigned names");
-}
-
-static void check_assign(struct node *s)
-{
-    struct node *target = s->u.assign.target, *value = s->u.assign.value;
-    enum op op = s->u.assign.op;
-    if (target->kind == N_TUPLE && op == OP_NONE) {
-        check_tuple_assign(s);
-        return;
-    }
-    if (target->kind != N_NAME && target->kind != N_INDEX && target->kind != N_FIELD)
-        error_at(target->loc, "cannot assign to this expression; only a variable or an element xs[i] can be assigned");
-    check_mutable_root(target, "assigned");
-    struct sym *plain = op == OP_NONE && target->kind == N_NAME ? lookup(target->u.name.name) : NULL;
-    bool was_read = plain && xs(plain)->read;
-    struct type *tt = check_value(target, NULL);
-    if (plain) /* `x = v` writes x without reading it */
-        xs(plain)->read = was_read;
-    if (op == OP_NONE) {
-        check_value(value, tt);
-        if (target->kind == N_NAME)
-            expect_type(value, tt, "for '%s'", target->u.name.name);
-        else if (target->kind == N_FIELD && target->u.field.base->type->sname)
-            expect_type(value, tt, "for field '%s'", target->u.field.name);
-        else
-            expect_type(value, tt, "for the assigned element");
-        return;
-    }
-    struct type *tv = check_value(value, op == OP_SHL || op == OP_SHR ? NULL
-                                         : op == OP_MUL && (tt == ty_str || tt->kind == T_ARRAY) ? ty_int : tt);
-    const char *why;
-    struct type *r = arith_result(op, tt, tv, true, &why);
-    if (!r) /* "mismatched types: int += float" */
-        error_at(s->loc, "%s%s", why, tt == ty_float ? float_int_hint(target, tt, value, tv) : "");
-    if (r != tt)
-        internal_error("compound assignment changes the type");
-}
-
-/* Does a block contain a break that leaves the loop whose body it is? */
-static bool has_break(struct nodes *b)
-{
-    for (int i = 0; i < b->len; i++) {
-        struct node *s = b->items[i];
-        if (!node_is_stmt(s))
-            internal_error("%s in a block", node_kind_name[s->kind]);
-        switch (s->skind) {
-        case N_BREAK:
-            return true;
-        case N_IF:
-            for (int j = 0; j < s->u.if_.conds.len; j++)
-                if (has_break(&s->u.if_.blocks[j]))
-                    return true;
-            if (has_break(&s->u.if_.else_block))
-                return true;
-            break;
-        case N_WHILE: case N_FOR: /* their breaks are their own */
-        case N_LET: case N_ASSIGN: case N_CONTINUE: case N_PASS: case N_RETURN: case N_EXPR_STMT:
-            break;
-        }
-    }
-    return false;
-}
-
-/* The terminator rule (docs/internals.md, "Terminators"): how control
- * leaves one statement. The worst branch wins: FLOW_FALLS_OFF over
- * FLOW_EXITS over FLOW_RETURNS. */
-static enum flow stmt_flow(struct node *s)
-{
-    switch (s->skind) {
-    case N_RETURN:
-        return FLOW_RETURNS;
-    case N_IF: {
-        if (!s->u.if_.has_else)
-            return FLOW_FALLS_OFF;
-        enum flow f = block_flow(&s->u.if_.else_block);
-        for (int j = 0; j < s->u.if_.conds.len; j++) {
-            enum flow g = block_flow(&s->u.if_.blocks[j]);
-            if (g > f)
-                f = g;
-        }
-        return f;
-    }
-    case N_WHILE: /* `while true:` without a break of its own never ends */
-        return s->u.while_.cond->kind == N_BOOL && s->u.while_.cond->u.blit && !has_break(&s->u.while_.body)
-                   ? FLOW_RETURNS
-                   : FLOW_FALLS_OFF;
-    case N_EXPR_STMT: { /* os.exit(...) ends the process: it does not return */
-        struct node *e = s->u.expr_stmt.expr;
-        return e->kind == N_CALL && e->u.call.builtin == BI_OS_EXIT ? FLOW_EXITS : FLOW_FALLS_OFF;
-    }
-    case N_LET: case N_ASSIGN: case N_FOR: case N_BREAK: case N_CONTINUE: case N_PASS:
-        return FLOW_FALLS_OFF;
-    }
-    internal_error("%s in a block", node_kind_name[s->kind]);
-    return FLOW_FALLS_OFF;
-}
-
-/* A block ends as its first statement that does not fall off: the rest is
- * unreachable. */
-enum flow block_flow(struct nodes *b)
-{
-    for (int i = 0; i < b->len; i++) {
-        enum flow f = stmt_flow(b->items[i]);
-        if (f != FLOW_FALLS_OFF)
-            return f;
-    }
-    return FLOW_FALLS_OFF;
-}
-
-/* A condition (of if, elif, while) under its own recovery point, so that an
- * error in it does not hide the errors in the blocks it guards. */
-struct cond {
-    struct node *n;
-    const char *what;
-};
-
-static void check_cond(void *arg)
-{
-    struct cond *c = arg;
-    check_value(c->n, ty_bool);
-    expect_bool(c->n, c->what);
-}
-
-struct iter {
-    struct iterable *it;
-    struct type *elem;
-};
-
-static void check_iter(void *arg)
-{
-    struct iter *i = arg;
-    i->elem = check_iterable(i->it);
-}
-
-static void check_stmt(struct node *s)
-{
-    switch (s->skind) {
-    case N_LET:
-        check_let(s);
-        return;
-    case N_ASSIGN:
-        check_assign(s);
-        return;
-    case N_IF:
-        for (int i = 0; i < s->u.if_.conds.len; i++) {
-            struct cond c = {s->u.if_.conds.items[i], i == 0 ? "the 'if' condition" : "the 'elif' condition"};
-            attempt(check_cond, &c);
-            check_block(&s->u.if_.blocks[i]);
-        }
-        check_block(&s->u.if_.else_block);
-        return;
-    case N_WHILE: {
-        struct cond c = {s->u.while_.cond, "the 'while' condition"};
-        attempt(check_cond, &c);
-        C.loop_depth++;
-        check_block(&s->u.while_.body);
-        C.loop_depth--;
-        return;
-    }
-    case N_FOR: {
-        struct iter it = {&s->u.for_.iter, NULL};
-        bool ok = attempt(check_iter, &it);
-        scope_push();
-        struct sym *v = new_sym(SYM_LOCAL, s->u.for_.var, s->u.for_.var_loc, it.elem, s, C.mi->m);
-        xs(v)->loop_var = true;
-        xs(v)->poisoned = !ok;
-        s->u.for_.var_sym = v;
-        if (!s->u.for_.pat.len)
-            declare_local(v);
-        else if (ok)
-            declare_loop_pattern(&s->u.for_.pat, s->u.for_.var_loc, it.elem, s);
-        else /* the names exist, poisoned, so the body says nothing more */
-            for (int i = 0; i < s->u.for_.pat.len; i++) {
-                struct node *nm = s->u.for_.pat.items[i];
-                struct sym *p = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
-                xs(p)->loop_var = xs(p)->poisoned = true;
-                nm->u.name.sym = p;
-                declare_local(p);
-            }
-        C.loop_depth++;
-        check_block(&s->u.for_.body);
-        C.loop_depth--;
-        scope_pop();
-        return;
-    }
-    case N_BREAK:
-    case N_CONTINUE:
-        if (C.loop_depth == 0)
-            error_at(s->loc, "'%s' outside a loop", s->kind == N_BREAK ? "break" : "continue");
-        return;
-    case N_PASS:
-        return;
-    case N_RETURN: {
-        struct node *fn = C.fn;
-        struct type *rt = fn->u.fn.ret;
-        struct node *v = s->u.ret.value;
-        if (!v) {
-            if (rt != ty_void)
-                error_at(s->loc, "'%s' returns %s, but this return has no value", fn->u.fn.name, tn(rt));
-            return;
-        }
-        if (rt == ty_void) {
-            check_expr(v, NULL);
-            error_at(v->loc, "'%s' has no result type, so its return takes no value; declare one with -> %s",
-                     fn->u.fn.name, v->type == ty_void ? "T" : tn(v->type));
-        }
-        check_value(v, rt);
-        expect_type(v, rt, "for the result of '%s'", fn->u.fn.name);
-        return;
-    }
-    case N_EXPR_STMT: {
-        struct node *e = s->u.expr_stmt.expr;
-        if (e->kind != N_CALL)
-            error_at(e->loc, "this expression does nothing; only a call can stand as a statement");
-        check_expr(e, NULL);
-        return;
-    }
-    }
-    internal_error("%s as a statement", node_kind_name[s->kind]);
-}
-
-static void check_stmt_thunk(void *s)
-{
-    check_stmt(s);
-}
-
-/* After an error in `let x = ...`: x is declared all the same, so that its
- * uses are not reported as undefined names: with its annotated type when it
- * has one, else poisoned. */
-static void poison_let(struct node *s)
-{
-    if (s->u.let.pat.len) { /* let (x, y) = ...: each name not declared yet */
-        for (int i = 0; i < s->u.let.pat.len; i++) {
-            struct node *nm = s->u.let.pat.items[i];
-            struct binding *b = map_get_str(&C.locals, nm->u.name.name);
-            if (nm->u.name.sym || (b && b->level == C.level))
-                continue;
-            struct sym *v = new_sym(SYM_LOCAL, nm->u.name.name, nm->loc, NULL, s, C.mi->m);
-            v->is_var = s->u.let.is_var;
-            xs(v)->poisoned = true;
-            nm->u.name.sym = v;
-            declare_local(v);
-        }
-        return;
-    }
-    struct binding *prev = map_get_str(&C.locals, s->u.let.name);
-    if (prev && prev->level == C.level)
-        return; /* the error was the redeclaration: the first one stays */
-    struct sym *v = new_sym(SYM_LOCAL, s->u.let.name, s->u.let.name_loc, s->u.let.annot, s, C.mi->m);
-    v->is_var = s->u.let.is_var;
-    xs(v)->poisoned = !s->u.let.annot;
-    s->u.let.sym = v;
-    declare_local(v);
-}
-
-static void check_block(struct nodes *b)
-{
-    scope_push();
-    for (int i = 0; i < b->len; i++) {
-        struct node *s = b->items[i];
-        if (!attempt(check_stmt_thunk, s) && s->skind == N_LET)
-            poison_let(s);
-    }
-    scope_pop();
 }
 
 /* ---- top level ------------------------------------------------------------- */

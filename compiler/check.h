@@ -109,6 +109,26 @@ struct type *check_option_value(struct node *n, enum builtin bi, struct type *hi
 struct type *check_option_recv(struct node *n, struct node *recv, enum builtin m, struct type *hint);
 struct type *check_option_method(struct node *n, struct node *recv, struct type *rt, enum builtin m);
 
+/* ---- check.c: shared with check_stmt.c ----------------------------------- */
+
+struct sym *new_sym(enum sym_kind kind, const char *name, struct loc loc, struct type *type,
+                    struct node *decl, struct module *mod);
+void declare_local(struct sym *s);          /* into the innermost scope; warns of shadowing */
+struct sym *lookup_sym(const char *name);   /* innermost scope outwards, then the module */
+bool attempt(void (*f)(void *), void *arg); /* run f under a recovery point: false if it failed */
+struct type *arith_result(enum op op, struct type *ta, struct type *tb, bool compound, const char **why);
+void no_repeated_names(struct nodes *pat);
+void declare_loop_pattern(struct nodes *pat, struct loc at, struct type *t, struct node *owner);
+
+/* ---- check_diag.c: the words of messages -------------------------------------- */
+
+const char *sym_what(struct sym *s);        /* "a let binding", "a function", ... */
+const char *float_int_hint(struct node *a, struct type *ta, struct node *b, struct type *tb);
+
+/* ---- check_stmt.c: statements and blocks ------------------------------------ */
+
+void check_block(struct nodes *b);          /* in a new scope; each statement under attempt() */
+
 /* ---- check_fnvals.c: function values ---------------------------------------- */
 
 extern int lambda_depth;    /* lambda bodies being checked: they may not mutate */
