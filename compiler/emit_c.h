@@ -137,11 +137,26 @@ const char *owned_tmp_(struct type *t, const char *n);
 
 const char *emit_expr(struct ir_node *n);
 void emit_stmt(struct ir_node *s);
+/* A block's statements, then its lets released early (copy-on-write sees
+ * the true reference counts). */
+void emit_block_stmts(struct ir_node *b);
+/* The name of f's frame record in a panic's call chain (emit_program.c). */
+const char *frame_name(struct ir_fn *f);
 /* Whether statement s changes array variable v (a method in place). */
 bool stmt_mutates(struct ir_node *s, struct ir_var *v);
 /* The view of an array read as a[i] or len(a), if a loop around holds one
  * (opt_loops.c's views: its data and length in locals). */
 const struct view *view_of(struct ir_node *a);
+
+/* ---- loops (emit_loops.c) ------------------------------------------------ */
+
+void emit_while(struct ir_node *s);
+void emit_for_range(struct ir_node *s);
+void emit_for_array(struct ir_node *s);
+/* Whether n's bounds check is proved by the guarded loop being written. */
+bool in_guarded_loop(struct ir_node *n);
+/* The view (data pointer and length in locals) of v held by a loop around. */
+const struct view *view_of_var(struct ir_var *v);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 
