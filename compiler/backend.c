@@ -189,24 +189,14 @@ static bool finish_cc(struct cc_run r, struct buf *msgs)
     return false;
 }
 
-/* 2 when the C asks for the two-part build (emit_c.c writes "#define
- * BP_PARTS 2" near the top of a big program's C), else 1;
- * BRINE_RELEASE_PARTS=1 or 2 decides instead (the tests build both ways). */
-static int release_parts(const char *c_path)
+/* The emitter's choice (emit_result.parts: 2 for a big program), or
+ * BRINE_RELEASE_PARTS=1 or 2 instead (the tests build both ways). */
+static int release_parts(int emitted)
 {
     const char *env = getenv("BRINE_RELEASE_PARTS");
     if (env && (strcmp(env, "1") == 0 || strcmp(env, "2") == 0))
         return env[0] - '0';
-    char head[4096];
-    int fd = open(c_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 1;
-    ssize_t n = read(fd, head, sizeof head - 1);
-    close(fd);
-    if (n <= 0)
-        return 1;
-    head[n] = 0;
-    return strstr(head, "\n#define BP_PARTS 2\n") ? 2 : 1;
+    return emitted == 2 ? 2 : 1;
 }
 
 /* An empty private object file for one part; its path. */
@@ -224,7 +214,7 @@ static char *temp_obj(void)
     return tpl;
 }
 
-void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug)
+void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug, int parts)
 {
     const struct brine_paths *p = brine_paths();
     const char *cc = getenv("CC");
@@ -258,7 +248,7 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
     int nflags = n;
     struct buf msgs = {0};
 
-    if (release_parts(c_path) == 2) {
+    if (release_parts(parts) == 2) {
         /* A big program on a machine with two cores: the same C compiled
          * twice at once, -DBP_PART=1 (main and the functions) and
          * -DBP_PART=2 (the par helpers), then linked; the same functions

@@ -738,7 +738,7 @@ extern const char *const opt_pass_names[]; /* NULL-terminated, for --dump=ir:PAS
  * passes off for optimize(); false when arg is not an --opt option. */
 bool opt_option(const char *arg);
 const char *opt_option_given(void); /* the last SPEC given, or NULL */
-/* emit_c.c (and its rooms, emit_c.h): the whole program as one C
+/* emit_program.c (and the rooms of emit_c.h): the whole program as one C
  * translation unit, and the CUDA source of every GPU kernel in it (each
  * module after a line "// ==== brine kernel <id> <file>:<line>:<col> ====",
  * for --emit-cuda; NULL when no reduction is eligible). malloc'ed. */
@@ -748,6 +748,7 @@ struct emit_result {
     char *cuda;
     size_t cuda_len;
     int kernels;
+    int parts; /* 2: a big program, built by a release build as two parts at once; else 1 */
 };
 struct emit_result emit_program(struct ir_program *ir);
 /* brine build -g: #line directives and Brine names in the C written to

@@ -87,7 +87,9 @@ int backend_dev_run(const char *c_text, int argc, char **argv);
  * build: libtcc 0.9.27 writes only stabs, on which gdb cannot break at a
  * .br line, so -g dev builds use $CC too). */
 enum cc_debug { CC_DEBUG_NONE, CC_DEBUG_O2, CC_DEBUG_O0 };
-void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug);
+/* parts: emit_result.parts (2: the C compiled twice at once, -DBP_PART=1
+ * and 2, then linked). */
+void backend_release_build(const char *c_path, const char *out_path, bool native, enum cc_debug debug, int parts);
 
 /* A C compiler refused the generated C: a bug in brine. Prints
  * "brine: internal error: the C compiler rejected the generated C" and the

@@ -228,8 +228,10 @@ struct emit_result emit_program(struct ir_program *ir)
 
     struct buf out = {0};
     bputs(&out, prelude);
-    /* the mark backend.c looks for near the top */
-    if (cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN) bputs(&out, "#define BP_PARTS 2\n\n");
+    /* a big program: the release build compiles it as two parts at once
+     * (emit_result.parts); the mark says so to a reader of the C */
+    int parts = cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN ? 2 : 1;
+    if (parts == 2) bputs(&out, "#define BP_PARTS 2\n\n");
     struct buf *secs[] = {&cg.types, &cg.strs, &cg.locs, &cg.globals, &cg.protos, &cg.aux, &cg.fns, &cg.fnvals};
     for (size_t i = 0; i < sizeof secs / sizeof *secs; i++) {
         if (secs[i]->p) {
@@ -255,5 +257,5 @@ struct emit_result emit_program(struct ir_program *ir)
     debug_finish(&out);
     CG = NULL;
     F = NULL;
-    return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels};
+    return (struct emit_result){out.p, out.len, cg.kernels.p, cg.kernels.len, cg.nkernels, parts};
 }

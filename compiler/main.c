@@ -77,11 +77,12 @@ static void build(const char *path, const char *out, struct build_opts opts)
     if (outs.cu)
         write_cuda(outs.cu, made.cuda ? made.cuda : "", made.cuda_len);
     if (opts.debug)
-        backend_release_build(c_path, out, opts.native, opts.release ? CC_DEBUG_O2 : CC_DEBUG_O0);
+        backend_release_build(c_path, out, opts.native, opts.release ? CC_DEBUG_O2 : CC_DEBUG_O0, made.parts);
     else if (!opts.release)
         backend_dev_build(made.c, out);
     else
-        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native, CC_DEBUG_NONE);
+        backend_release_build(c_path ? c_path : write_temp_c(made.c, made.c_len), out, opts.native, CC_DEBUG_NONE,
+                              made.parts);
 }
 
 /* ---- the commands --------------------------------------------------------- */
@@ -162,7 +163,7 @@ static int run_release(struct program *prog, char **argv, bool native)
     }
     atexit(remove_run_files);
     run_exe = arena_printf("%s/prog", run_dir);
-    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native, CC_DEBUG_NONE);
+    backend_release_build(write_temp_c(made.c, made.c_len), run_exe, native, CC_DEBUG_NONE, made.parts);
     fflush(stdout);
     fflush(stderr);
     pid_t pid = fork();
