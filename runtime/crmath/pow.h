@@ -45,6 +45,15 @@
 #include "log.h" /* text */
 #include "mp.h" /* text */
 
+/* the qualifiers of a rarely called function: out of line on the CPU */
+#ifndef CRM_COLD
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define CRM_COLD static __attribute__((noinline, cold))
+#else
+#define CRM_COLD CRM_FN
+#endif
+#endif
+
 /* 0: y is not an integer; 1: an odd integer; 2: an even one (y finite) */
 CRM_FN int crm_pow_yint(double y)
 {
@@ -82,14 +91,16 @@ CRM_FN crm_dd crm_pow_log(int e, int i, double r)
     double bh = crm_fast_two_sum(ah, p3, &bl);
     double ch = crm_fast_two_sum(bh, -0.25 * q4, &cl);
     double lo = (al + bl) + (cl + ((p3l - 0.5 * s2l) + (tail - 0.25 * q4l)));
-    double hl;
-    double sh = crm_fast_two_sum(crm_log_t[i][1], ch, &hl); /* |T1| >= 1.94 |ch| or T1 = 0 */
-    double sl = hl + (lo + crm_log_t[i][2]);
-    /* e' ln2 (|e' ln2| >= 0.69 > 0.35 >= |S|, or e' = 0) */
-    double de = (double)e, l;
-    double h = crm_fast_two_sum(de * CRM_LOG_LN2_1, sh, &l);
+    /* e' LN2_1 + T1 (exact product; |e' ln2| >= 0.69 > 0.35 >= |T1|, or
+     * e' = 0), apart from r's chain, then that plus the chain's sum (|T1|
+     * >= 1.94 |ch|, or T1 = 0, or |e' LN2_1 + T1| >= 0.34 > |ch|): the
+     * result's parts are not renormalised (y's product and exp's
+     * reduction take any low part) */
+    double de = (double)e, hl, l;
+    double h = crm_fast_two_sum(de * CRM_LOG_LN2_1, crm_log_t[i][1], &hl);
     crm_dd y;
-    y.hi = crm_fast_two_sum(h, l + (sl + de * CRM_LOG_LN2_2), &y.lo);
+    y.hi = crm_fast_two_sum(h, ch, &l);
+    y.lo = (l + lo) + (hl + (crm_log_t[i][2] + de * CRM_LOG_LN2_2));
     return y;
 }
 
@@ -239,7 +250,51 @@ CRM_FN int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
     return rlo == rhi;
 }
 
-CRM_FN double brm_pow(double x, double y)
+/* Stages 2-4, for the rare inputs the fast path leaves (out of line on the
+ * CPU, so the fast path keeps its registers) */
+CRM_COLD double crm_pow_slow(double xa, double y, double x, int e, int i, double r)
+{
+    double out;
+    if (crm_pow_midpoint(xa, y, &out)) return out;
+    if (crm_pow_accurate(e, i, r, y, x, &out)) return out;
+    for (int n = 8; !crm_pow_mp(e, i, r, y, n, &out) && n < CRM_MP_MAX;) /* 192, 384, 768, 1088 bits */
+        n = 2 * n - 2 < CRM_MP_MAX ? 2 * n - 2 : CRM_MP_MAX;
+    return out;
+}
+
+/* |x|^y, xa = |x| positive and finite, y finite and not 0; x for the tests */
+CRM_FN double crm_pow_abs(double xa, double y, double x)
+{
+    int e, i;
+    double r;
+    crm_log_reduce(xa, &e, &i, &r);
+    crm_dd l = crm_pow_log(e, i, r);
+    double zl;
+    double zh = crm_two_prod(y, l.hi, &zl);
+    /* |zh| outside [2^-55, 709.78]: one unsigned comparison */
+    if ((crm_bits(zh) & 0x7fffffffffffffffULL) - 0x3c80000000000000ULL >= 0x40862e3d70a3d70aULL - 0x3c80000000000000ULL) {
+        if (zh > 709.79) return crm_inf();   /* above DBL_MAX + ulp/2 (709.7827) */
+        if (zh < -745.14) return 0.0;        /* below 2^-1075 (-745.1332) */
+        if (crm_fabs(zh) < 0x1p-55) return 1.0; /* within 2^-54.9 of 1 */
+    }
+    zl = fma(y, l.lo, zl);
+    /* exp(zh + zl): exp.h's reduction of zh, zl added to r' */
+    double kd = crm_rint(zh * CRM_EXP_INV);
+    double ul;
+    double uh = crm_two_sum(zh - kd * CRM_EXP_L1, -(kd * CRM_EXP_L2), &ul);
+    double rl;
+    double rh = crm_two_sum(uh, ul + (zl - kd * CRM_EXP_L3), &rl);
+    int j, ee = crm_exp_split(kd, &j);
+    double out;
+    if (ee > -1022) {
+        crm_dd v = crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
+        if (crm_round_test(v.hi, v.lo, 0x1.1p-74 + 0x1.9p-80 * crm_fabs(y * r), &out)) return crm_scale_normal(out, ee);
+    }
+    return crm_pow_slow(xa, y, x, e, i, r);
+}
+
+/* The special cases (C99 Annex F), then the sign */
+CRM_COLD double crm_pow_special(double x, double y)
 {
     crm_u64 bx = crm_bits(x), by = crm_bits(y);
     crm_u64 ax = bx & 0x7fffffffffffffffULL, ay = by & 0x7fffffffffffffffULL;
@@ -258,35 +313,16 @@ CRM_FN double brm_pow(double x, double y)
     }
     if (ax == 0) return y < 0 ? sign * crm_inf() : sign * 0.0;
     if (ax == inf) return y < 0 ? sign * 0.0 : sign * crm_inf();
-    double xa = crm_from_bits(ax);
-    int e, i;
-    double r;
-    crm_log_reduce(xa, &e, &i, &r);
-    crm_dd l = crm_pow_log(e, i, r);
-    double zl;
-    double zh = crm_two_prod(y, l.hi, &zl);
-    if (zh > 709.79) return sign * crm_inf();   /* above DBL_MAX + ulp/2 (709.7827) */
-    if (zh < -745.14) return sign * 0.0;        /* below 2^-1075 (-745.1332) */
-    if (crm_fabs(zh) < 0x1p-55) return sign;    /* within 2^-54.9 of 1 */
-    zl = fma(y, l.lo, zl);
-    /* exp(zh + zl): exp.h's reduction of zh, zl added to r' */
-    double kd = crm_rint(zh * CRM_EXP_INV);
-    double ul;
-    double uh = crm_two_sum(zh - kd * CRM_EXP_L1, -(kd * CRM_EXP_L2), &ul);
-    double rl;
-    double rh = crm_two_sum(uh, ul + (zl - kd * CRM_EXP_L3), &rl);
-    int j, ee = crm_exp_split(kd, &j);
-    double out;
-    if (ee > -1022) {
-        crm_dd v = crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
-        if (crm_round_test(v.hi, v.lo, 0x1.1p-74 + 0x1.9p-80 * crm_fabs(y * r), &out))
-            return sign * crm_scale_normal(out, ee);
-    }
-    if (crm_pow_midpoint(xa, y, &out)) return sign * out;
-    if (crm_pow_accurate(e, i, r, y, x, &out)) return sign * out;
-    for (int n = 8; !crm_pow_mp(e, i, r, y, n, &out) && n < CRM_MP_MAX;) /* 192, 384, 768, 1088 bits */
-        n = 2 * n - 2 < CRM_MP_MAX ? 2 * n - 2 : CRM_MP_MAX;
-    return sign * out;
+    return sign * crm_pow_abs(crm_from_bits(ax), y, x);
+}
+
+CRM_FN double brm_pow(double x, double y)
+{
+    crm_u64 bx = crm_bits(x), ay = crm_bits(y) & 0x7fffffffffffffffULL;
+    /* x positive and normal, 2^-64 <= |y| < 2^64: no special case */
+    if (bx - 0x0010000000000000ULL < 0x7fe0000000000000ULL && ay - 0x3bf0000000000000ULL < 0x0800000000000000ULL)
+        return crm_pow_abs(x, y, x);
+    return crm_pow_special(x, y);
 }
 
 #endif
