@@ -14,9 +14,9 @@
  *    2^-80.6 |r|): L = log|x| within 2^-79.4 |r| + 2^-91.9 |L| (the
  *    second term: e' ln2's two parts, ln2's truncation, the table's third
  *    part, the low sums' roundings; |S| >= 2^-7.5 when c_i != 1). z = y L
- *    as a double-double (2^-104), then exp of it (exp.h's expm1_poly and
- *    scale_table: 2^-74 with exp's margin) on r' = zh - k ln2/128 + zl,
- *    renormalised (2^-95). The result's relative error is below
+ *    as a double-double (2^-96 |z|: L's low part is not renormalised),
+ *    then exp of it (exp.h's expm1_poly and scale_table: 2^-74 with exp's
+ *    margin) on r' = zh - k ln2/128 + zl, renormalised (2^-95). The result's relative error is below
  *    2^-74 + 2^-82.4 + 2^-79.4 |y r| (|z| <= 746): the rounding test uses
  *    that bound, computed per call, so only large |y r| widen it.
  * 2. Exact cases: x^y is never exactly a midpoint between two doubles but
@@ -278,12 +278,16 @@ CRM_FN double crm_pow_abs(double xa, double y, double x)
         if (crm_fabs(zh) < 0x1p-55) return 1.0; /* within 2^-54.9 of 1 */
     }
     zl = fma(y, l.lo, zl);
-    /* exp(zh + zl): exp.h's reduction of zh, zl added to r' */
+    /* exp(zh + zl): exp.h's reduction of zh, zl added to r'. |zl| is a few
+     * ulps of zh plus y e' LN2_2 (l.lo is not renormalised), together
+     * below 2^-43 |zh| <= 2^-50 |k| when k != 0: below |k L2| (2^-42.8
+     * |k|), so zl - k L3 goes into -k L2 by a fast two-sum (exact; k = 0
+     * too), apart from zh - k L1 (exact) */
     double kd = crm_rint(zh * CRM_EXP_INV);
-    double ul;
-    double uh = crm_two_sum(zh - kd * CRM_EXP_L1, -(kd * CRM_EXP_L2), &ul);
-    double rl;
-    double rh = crm_two_sum(uh, ul + (zl - kd * CRM_EXP_L3), &rl);
+    double cl, el;
+    double ch = crm_fast_two_sum(-(kd * CRM_EXP_L2), zl - kd * CRM_EXP_L3, &cl);
+    double rh = crm_two_sum(zh - kd * CRM_EXP_L1, ch, &el);
+    double rl = el + cl;
     int j, ee = crm_exp_split(kd, &j);
     double out;
     if (ee > -1022) {
