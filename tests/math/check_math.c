@@ -292,7 +292,7 @@ static void pow_exact(const struct fn *f, struct tally *t)
                 int bits = (int)ceil(log2(an + 1));
                 int ss[4] = {0, -bits / n, (1000 - bits) / n, 1075 % n == 0 ? -1075 / n : 0};
                 for (int i = 0; i < 4; i++) {
-                    double x = ldexp(A, ss[i] << k);
+                    double x = ldexp(A, ss[i] * (1 << k));
                     if (x == 0 || isinf(x)) continue;
                     check1(f, x, y, t, 0);
                     check1(f, nextafter(x, 0), y, t, 0);
