@@ -283,10 +283,10 @@ CRM_FN double crm_pow_abs(double xa, double y, double x)
      * below 2^-43 |zh| <= 2^-50 |k| when k != 0: below |k L2| (2^-42.8
      * |k|), so zl - k L3 goes into -k L2 by a fast two-sum (exact; k = 0
      * too), apart from zh - k L1 (exact) */
-    double kd = crm_rint(zh * CRM_EXP_INV);
+    double kd = fma(zh, CRM_EXP_INV, 6755399441055744.0) - 6755399441055744.0; /* k: zh 128/ln2 rounded once */
     double cl, el;
     double ch = crm_fast_two_sum(-(kd * CRM_EXP_L2), zl - kd * CRM_EXP_L3, &cl);
-    double rh = crm_two_sum(zh - kd * CRM_EXP_L1, ch, &el);
+    double rh = crm_two_sum(fma(-kd, CRM_EXP_L1, zh), ch, &el);
     double rl = el + cl;
     int j, ee = crm_exp_split(kd, &j);
     double out;
