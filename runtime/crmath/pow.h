@@ -45,15 +45,6 @@
 #include "log.h" /* text */
 #include "mp.h" /* text */
 
-/* the qualifiers of a rarely called function: out of line on the CPU */
-#ifndef CRM_COLD
-#if defined(__GNUC__) && !defined(__CUDACC__)
-#define CRM_COLD static __attribute__((noinline, cold))
-#else
-#define CRM_COLD CRM_FN
-#endif
-#endif
-
 /* 0: y is not an integer; 1: an odd integer; 2: an even one (y finite) */
 CRM_FN int crm_pow_yint(double y)
 {
@@ -107,7 +98,7 @@ CRM_FN crm_dd crm_pow_log(int e, int i, double r)
 /* x^y when it is exactly the midpoint between two adjacent doubles (or
  * 2^-1075, between 0 and the least subnormal): *out its rounding (to even)
  * and 1; else 0. ax = |x| finite, positive, not 1; y finite, not 0. */
-CRM_FN int crm_pow_midpoint(double ax, double y, double *out)
+CRM_COLD int crm_pow_midpoint(double ax, double y, double *out)
 {
     crm_u64 b = crm_bits(ax);
     int ex = (int)(b >> 52);
@@ -161,7 +152,7 @@ CRM_FN int crm_pow_midpoint(double ax, double y, double *out)
 }
 
 /* Stage 3: exp(y L), L = e' ln2 + S in triple-double; 0 when undecided */
-CRM_FN int crm_pow_accurate(int e, int i, double r, double y, double x, double *out)
+CRM_COLD int crm_pow_accurate(int e, int i, double r, double y, double x, double *out)
 {
     crm_td s = crm_log_s_td(i, r);
     crm_td l = crm_td_add(crm_td_mul_d(crm_td_make(CRM_LN2_HI, CRM_LN2_MI, CRM_LN2_LO), (double)e), s);
@@ -182,7 +173,7 @@ CRM_FN int crm_pow_accurate(int e, int i, double r, double y, double x, double *
 }
 
 /* Stage 4 at n limbs: exp(y L) in mp.h's arithmetic; 0 when undecided */
-CRM_FN int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
+CRM_COLD int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
 {
     crm_mp ln2, l, t, z;
     crm_mp_ln2(&ln2, n);
