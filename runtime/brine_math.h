@@ -22,7 +22,7 @@
 #define BRT_MATH(X, P)                                                        \
     X(P, sqrt, 1, 1) X(P, floor, 1, 1) X(P, ceil, 1, 1) X(P, round, 1, 1)     \
     X(P, trunc, 1, 1) X(P, exp, 1, 1) X(P, log, 1, 1) X(P, log2, 1, 1)        \
-    X(P, log10, 1, 1) X(P, pow, 2, 0) X(P, sin, 1, 1) X(P, cos, 1, 1)         \
+    X(P, log10, 1, 1) X(P, pow, 2, 1) X(P, sin, 1, 1) X(P, cos, 1, 1)         \
     X(P, tan, 1, 1) X(P, asin, 1, 1) X(P, acos, 1, 1) X(P, atan, 1, 1)        \
     X(P, atan2, 2, 1) X(P, sinh, 1, 1) X(P, cosh, 1, 1) X(P, tanh, 1, 1)      \
     X(P, hypot, 2, 1) X(P, cbrt, 1, 1) X(P, exp2, 1, 1) X(P, expm1, 1, 1)      \

@@ -229,14 +229,30 @@ static void check1(const struct fn *f, double x, double y, struct tally *t, int 
     }
 }
 
+/* An x for pow: positive in the bits or in value, negative (y then an
+ * integer), or near 1 (where y may be huge) */
+static double pow_x(int mode)
+{
+    switch (next() % 5) {
+    case 0: return -bits_in(0, 1e300);
+    case 1: return 1 + (unit() - 0.5) * ldexp(1.0, -(int)(next() % 53));
+    case 2: return 100 * unit();
+    default: return mode == 1 ? bits_in(0, 1e300) : 1e300 * unit();
+    }
+}
+
 /* A y for pow(x, y) whose result stays mostly in range: y log2 x uniform in
- * [-1100, 1100], sometimes rounded to an integer (the exact cases). */
+ * [-1100, 1100], or next to the overflow and underflow thresholds (2^1024,
+ * 2^-1022, 2^-1074, 2^-1075), sometimes rounded to an integer (always for
+ * a negative x: the exact cases and the signs), sometimes a half-integer. */
 static double pow_y(double x)
 {
+    static const double EDGES[] = {1024, -1022, -1074, -1075};
     double l = log2(fabs(x));
     double t = (unit() * 2 - 1) * 1100;
+    if ((next() & 7) == 0) t = EDGES[next() % 4] + (unit() - 0.5) * ldexp(1.0, -(int)(next() % 40));
     double y = l != 0 && isfinite(l) ? t / l : t;
-    if ((next() & 7) == 0) y = round(y);
+    if ((next() & 7) == 0 || x < 0) y = round(y);
     if ((next() & 15) == 0) y = (double)(int)(next() % 64) * 0.5;
     return y;
 }
@@ -256,6 +272,37 @@ static const double SPECIALS[] = {0.0, 1.0, 2.0, 0.5, 3.0, 10.0, 100.0, 1e-300, 
                                   0x1p-1022, 0x1.0000000000001p-1022, 0x1.fffffffffffffp+1023, 0x1p-53,
                                   0x1p-27, 0x1p-26, 0x1p53, 0x1p63, 0x1p1023, 1.5, 0.75, 1.0 / 3, 27.0,
                                   64.0, 1000.0, 0x1.fffffffffffffp-1, 0x1.0000000000001p0};
+
+/* pow's exact and midpoint cases: x = a^(2^k) 2^(2^k s) (a odd), y = n/2^k,
+ * so x^y = a^n 2^(n s), for every a^n below 2^54 (a^n with 54 bits is a
+ * midpoint between two doubles), s putting the result near 1, near the
+ * top of the range, or at a subnormal midpoint (n s = -1075), and the
+ * neighbours of x (as hard as it gets without a search) */
+static void pow_exact(const struct fn *f, struct tally *t)
+{
+    for (int a = 3; a < 200; a += 2)
+        for (int k = 0; k <= 5; k++) {
+            double A = pow(a, 1 << k); /* exact while below 2^53 */
+            if (A >= 0x1p53) break;
+            double an = 1;
+            for (int n = 1; an * a < 0x1p54; n++) {
+                an *= a;
+                if (k > 0 && n % 2 == 0) continue;
+                double y = ldexp(n, -k);
+                int bits = (int)ceil(log2(an + 1));
+                int ss[4] = {0, -bits / n, (1000 - bits) / n, 1075 % n == 0 ? -1075 / n : 0};
+                for (int i = 0; i < 4; i++) {
+                    double x = ldexp(A, ss[i] * (1 << k));
+                    if (x == 0 || isinf(x)) continue;
+                    check1(f, x, y, t, 0);
+                    check1(f, nextafter(x, 0), y, t, 0);
+                    check1(f, nextafter(x, INFINITY), y, t, 0);
+                    if (k == 0 && n % 2) check1(f, -x, y, t, 0);
+                    check1(f, x, nextafter(y, 0), t, 0);
+                }
+            }
+        }
+}
 
 static void specials(const struct fn *f, struct tally *t)
 {
@@ -280,9 +327,12 @@ static void specials(const struct fn *f, struct tally *t)
         }
         for (int j = 0; j < n; j += (f->gen == G_POW ? 1 : 3)) check1(f, v[i], v[j], t, 0);
     }
-    if (f->gen == G_POW) /* integer and half-integer powers of small integers: the exact cases */
+    if (f->gen == G_POW) { /* integer and half-integer powers of small integers: the exact cases */
         for (int b = -12; b <= 12; b++)
             for (int k = -80; k <= 80; k++) check1(f, b, k * 0.5, t, 0), check1(f, b / 8.0, k, t, 0);
+        for (int k = -30; k <= 30; k++) check1(f, 10, k, t, 0), check1(f, 0.1, k, t, 0);
+        pow_exact(f, t);
+    }
 }
 
 static void hard_cases(const struct fn *f, const char *path, struct tally *t)
@@ -351,7 +401,9 @@ int main(int argc, char **argv)
             }
         for (long k = 0; k < n; k++) {
             int mode = (int)(k % 3);
-            double x = mode == 0 ? from_bits(next()) : mode == 1 ? bits_in(f->lo, f->hi) : f->lo + (f->hi - f->lo) * unit();
+            double x = mode == 0 ? from_bits(next())
+                       : f->gen == G_POW ? pow_x(mode)
+                       : mode == 1 ? bits_in(f->lo, f->hi) : f->lo + (f->hi - f->lo) * unit();
             check1(f, x, second(f, x, mode), &t, 0);
         }
         printf("%-7s %4s %10ld %10ld %6ld %10.3g", f->name, own(f->name) ? "yes" : "libm", t.inputs, t.wrong, t.hard,

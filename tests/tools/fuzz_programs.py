@@ -979,14 +979,16 @@ class Gen:
             ea = a.ev
             return Expr(f"float({a.text})", 13, lambda env: int_to_float(ea(env)), "float")
         if c == 8:
-            f = r.choice(list(FLOAT_FN) + ["abs", "min", "max"])
+            f = r.choice(list(FLOAT_FN) + ["abs", "min", "max", "pow"])
             a = self.expr("float", d - 1)
             ea = a.ev
             if f == "abs":
                 return Expr(f"abs({a.text})", 13, lambda env: abs(ea(env)), "float")
-            if f in ("min", "max"):
+            if f in ("min", "max", "pow"):
                 b = self.expr("float", d - 1)
                 eb = b.ev
+                if f == "pow":
+                    return Expr(f"pow({a.text}, {b.text})", 13, lambda env: c_pow(ea(env), eb(env)), "float")
                 if f == "min":
                     return Expr(f"min({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y < x else x)(ea(env), eb(env)), "float")
                 return Expr(f"max({a.text}, {b.text})", 13, lambda env: (lambda x, y: y if y > x else x)(ea(env), eb(env)), "float")
@@ -3087,6 +3089,30 @@ def correctly_rounded(name, f):
         q = fractions.Fraction(int(man)) * fractions.Fraction(2) ** int(exp)
         return float(-q if sign else q)
     return g
+
+
+def c_pow(x, y):
+    """Brine's pow(x, y): correctly rounded (runtime/crmath/pow.h). Python's
+    math.pow (libm's) for the special cases, C's result where it raises
+    (0 to a negative power: an infinity, signed for an odd y; overflow: an
+    infinity, negative for a negative x and an odd y; a negative x to a
+    non-integer: nan); otherwise |x|^y at 256 bits, rounded once, signed."""
+    odd = math.isfinite(y) and y == math.floor(y) and abs(y) < 2.0 ** 53 and int(y) % 2 == 1
+    try:
+        v = math.pow(x, y)
+    except OverflowError:
+        return -math.inf if x < 0 and odd else math.inf
+    except ValueError:
+        if x == 0:
+            return math.copysign(math.inf, x) if odd else math.inf
+        return math.nan
+    if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(v)) or v == 0 or x == 0 or y == 0:
+        return v
+    with mpmath.workprec(256):
+        w = mpmath.power(mpmath.mpf(abs(x)), mpmath.mpf(y))
+        sign, man, exp, _ = mpmath.mpf(w)._mpf_
+    q = fractions.Fraction(int(man)) * fractions.Fraction(2) ** int(exp)
+    return -float(q) if v < 0 else float(q)
 
 
 # those whose Python function is libm's (not hypot, erf, gamma, lgamma: Python's own)
