@@ -284,18 +284,21 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * V = rh + vl, vl = rl + rh z (-1/6 + z/5! - z^2/7! + z^3/9!) (|vl| < 2^-21.5).
  * cos x is the same sum at k + 64. The three big terms are added exactly
  * (products by fma, then two fast two-sums: |Sh| >= sin(pi/128) > 1.9 rho
- * when Sh is not 0, so each sum's first operand is the larger), the tail in
- * double, and the result is h + l, one last fast two-sum.
+ * when Sh is not 0, so each sum's first operand is the larger) into h, the
+ * tail in double is *lo, and h + *lo is left unnormalized: the rounding
+ * test's RN(lo - e) and RN(lo + e) are within 2^-75 (2^-53 |lo| + e
+ * relative), inside the room between the bound and e.
  *
  * Error bound when Sh is not 0 (then |sin x| > 2^-6.4), absolute:
  *   vl:  rl rh^2/2 left out 2^-72.9, RN(rh z) 2^-73.5, the polynomial's
- *        roundings and coefficients 2^-73.7, vl's own rounding 2^-75:
- *        2^-71.6 in all, times |Ch| <= 1;
+ *        roundings and coefficients 2^-73.4 (Estrin's scheme: 1/6's
+ *        rounding and two of half an ulp of 1/6), vl's own rounding 2^-75:
+ *        2^-71.5 in all, times |Ch| <= 1;
  *   ul:  below 2^-80 (every term is under 2^-25);
  *   tail's roundings: |tail| < 2^-21.5, so 2^-75, plus 2^-83 before;
  *   left out: Cl vl 2^-75.5, Sl ul 2^-84; table 2^-106; reduction 2^-106;
- * in all below 2^-71.3. The test uses e = 2^-70 (against MPFR on 4 10^6
- * inputs the error stays below 0.21 e).
+ * in all below 2^-71.2. The test uses e = 2^-70 (against MPFR on 3 10^6
+ * inputs the error stays below 0.22 e).
  * When Sh is 0 (k = 0 or 128 for the sine), the result is +-(rh + vl) and
  * the error is relative: vl's errors above are each below 2^-54 |rh|^3,
  * vl's rounding 2^-53 |vl| <= 2^-106 |rh| + 2^-55.5 |rh|^3, so in all below
@@ -313,7 +316,7 @@ CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
     double sh = crm_sin128[k][0], sl = crm_sin128[k][1];
     double ch = crm_sin128[(k + 64) & 255][0], cl = crm_sin128[(k + 64) & 255][1];
     double zl, z = crm_two_prod(rh, rh, &zl);
-    double ps = fma(z, fma(z, fma(z, crm_invfact[9][0], -crm_invfact[7][0]), crm_invfact[5][0]), -crm_invfact[3][0]);
+    double ps = fma(z * z, fma(z, crm_invfact[9][0], -crm_invfact[7][0]), fma(z, crm_invfact[5][0], -crm_invfact[3][0]));
     double vl = fma(rh * z, ps, rl);
     double pc = fma(z, fma(z, crm_invfact[8][0], -crm_invfact[6][0]), crm_invfact[4][0]);
     double ul = fma(z * z, pc, fma(-rh, rl, -0.5 * zl));
@@ -324,7 +327,8 @@ CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
     double u, s2 = crm_fast_two_sum(s, b1, &u);
     double m = ((t + u) + (e1 + e2)) + fma(cl, rh, fma(sl, uh, sl));
     *err = sh == 0 ? crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117 : 0x1p-70;
-    return crm_fast_two_sum(s2, fma(ch, vl, fma(sh, ul, m)), lo);
+    *lo = fma(ch, vl, fma(sh, ul, m));
+    return s2;
 }
 
 CRM_FN double crm_sincos(double x, int c)
