@@ -343,6 +343,30 @@ CRM_FN double crm_sincos(double x, int c)
 
 CRM_FN double brm_sin(double x) { return crm_sincos(x, 0); }
 CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
-CRM_FN double brm_tan(double x) { return crm_trig(x, 2); }
+/* tan x = sin x / cos x for 2^-27 <= |x| < 2^40 (the rest out of line): both
+ * by crm_sincos_dd (one reduction, shared once inlined), each normalized
+ * by a fast two-sum (|lo| < 2^-21.5 < |h| / 2^14: both are at least
+ * sin(pi/256) - 2^-21 in size, or relative when Sh is 0), then divided as
+ * crm_trig divides: within (en + |t| ed) / |d| plus 2^-98 |t| for the
+ * division's own roundings, with the same margin. The correction l is
+ * multiplied by RN(1/d) rather than divided (the two divisions then run
+ * side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
+ * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin. */
+CRM_FN double brm_tan(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (!CRM_LIKELY(ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL))
+        return crm_trig(x, 2);
+    double nl, ne, nh = crm_sincos_dd(x, 0, &nl, &ne);
+    double dl, de, dh = crm_sincos_dd(x, 1, &dl, &de);
+    nh = crm_fast_two_sum(nh, nl, &nl);
+    dh = crm_fast_two_sum(dh, dl, &dl);
+    double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
+    double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
+    double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);
+    double r;
+    if (CRM_LIKELY(crm_round_test_abs(h, l, e * 1.0000001, &r))) return r;
+    return crm_trig_accurate(x, 2);
+}
 
 #endif
