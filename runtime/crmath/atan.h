@@ -50,7 +50,7 @@ CRM_FN double crm_atan_sum(double ah, double al, double th, double tl, double *w
  * terms are relative to t: a few roundings of 2^-53 t^2/3 <= 2^-68.6
  * relative each, *eps 2^-64 |h|. (Measured against MPFR over 10^6 random
  * inputs: at most a sixth of *eps.) */
-CRM_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l, double *eps)
+CRM_HOT_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l, double *eps)
 {
     int j = (int)crm_rint(uh * 64.0);
     double c = j * 0.015625, th = uh, tl = ul;

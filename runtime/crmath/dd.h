@@ -30,6 +30,22 @@
 #define CRM_TABLE static const
 #endif
 
+/* A branch hint; CRM_COLD_FN for an accurate path, a function kept out of
+ * line so that the fast path that calls it stays small; CRM_HOT_FN for a
+ * fast path's body, inlined even where it is called twice. */
+#if defined(__GNUC__) || defined(__CUDACC__)
+#define CRM_LIKELY(c) __builtin_expect(!!(c), 1)
+#else
+#define CRM_LIKELY(c) (c)
+#endif
+#if defined(__GNUC__) && !defined(__CUDACC__)
+#define CRM_COLD_FN static __attribute__((noinline, cold, unused))
+#define CRM_HOT_FN static inline __attribute__((always_inline, unused))
+#else
+#define CRM_COLD_FN CRM_FN
+#define CRM_HOT_FN CRM_FN
+#endif
+
 #ifndef __CUDACC__
 double fma(double, double, double);
 double sqrt(double);

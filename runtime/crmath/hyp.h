@@ -7,13 +7,14 @@
  *          = E (E + 2) / (2 (E + 1))   for a < 1, E = expm1(a) > 0: no cancellation
  *   tanh a = E2 / (E2 + 2)             E2 = expm1(2a) > 0
  *
- * e^a = y 2^E within 2^-76.5 (exp.h), e^-a = 2^-E / y (a double-double
- * reciprocal, 2^-104) on the fast path, from the same reduction with k and
- * r negated on the accurate one; e^-a is left out where it is below 2^-115 of e^a
- * (a > 40) on the fast path, 2^-173 (a > 60) on the accurate one. Fast
- * path errors: cosh 2^-76, sinh 2^-75 (a >= 1) or 2^-67 (a < 1: expm1's
- * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-74,
- * 2^-73, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
+ * e^a = y 2^E within 2^-69.4 (exp.h's crm_exp_fast, renormalized), e^-a =
+ * 2^-E / y (a double-double reciprocal, 2^-104) on the fast path, from the
+ * same reduction with k and r negated on the accurate one; e^-a is left out
+ * where it is below 2^-115 of e^a (a > 40) on the fast path, 2^-173
+ * (a > 60) on the accurate one. Fast path errors: cosh 2^-69.3, sinh
+ * 2^-69 (a >= 1: 2^-69.4 times coth 1 < 1.32) or 2^-67 (a < 1: expm1's
+ * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-68,
+ * 2^-68, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
  * double-double division). Accurate paths: the same formulas in
  * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
  * published worst cases (tests/math/hard.txt), about 2^-115 at most.
@@ -44,10 +45,14 @@ CRM_FN crm_td crm_exp_td(double a, int *e)
 
 /* (e^a + s e^-a) / 2, s = +-1, a >= 1 or s = 1: the fast path's value
  * y 2^(*e) and whether it passed the rounding test */
-CRM_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
+CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
 {
-    int ea;
-    crm_dd ya = crm_exp_dd(a, &ea);
+    double rh, rl, lo;
+    double kd = crm_exp_reduce(a, &rh, &rl);
+    int j, ea = crm_exp_split(kd, &j);
+    crm_dd ya;
+    ya.hi = crm_exp_fast(rh, rl, j, &lo);
+    ya.hi = crm_fast_two_sum(ya.hi, lo, &ya.lo); /* th >= 1 > |lo| */
     if (a < 40) { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
         double q = 1.0 / ya.hi;
         double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
@@ -61,7 +66,7 @@ CRM_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *
     return crm_round_test(ya.hi, ya.lo, eps, out);
 }
 
-CRM_FN double crm_cosh_sinh_accurate(double a, double s)
+CRM_COLD_FN double crm_cosh_sinh_accurate(double a, double s)
 {
     int ea, eb;
     crm_td ya = crm_exp_td(a, &ea);
@@ -84,7 +89,7 @@ CRM_FN double brm_cosh(double x)
     if (ba < 0x3e40000000000000ULL) return 1.0 + a * a; /* a < 2^-27: 1 */
     double out;
     int e;
-    if (crm_cosh_sinh_fast(a, 1.0, 0x1p-74, &out, &e)) return crm_scale_normal(out, e);
+    if (CRM_LIKELY(crm_cosh_sinh_fast(a, 1.0, 0x1p-68, &out, &e))) return crm_scale_normal(out, e);
     return crm_cosh_sinh_accurate(a, 1.0);
 }
 
@@ -100,7 +105,7 @@ CRM_FN double brm_sinh(double x)
     double out;
     if (a >= 1) {
         int e;
-        if (crm_cosh_sinh_fast(a, -1.0, 0x1p-73, &out, &e)) return sg * crm_scale_normal(out, e);
+        if (CRM_LIKELY(crm_cosh_sinh_fast(a, -1.0, 0x1p-68, &out, &e))) return sg * crm_scale_normal(out, e);
         return sg * crm_cosh_sinh_accurate(a, -1.0);
     }
     /* E (E + 2) / (2 (E + 1)) */

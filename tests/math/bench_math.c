@@ -3,12 +3,14 @@
  * runtime's brt_<name>) against the platform libm's on the same inputs, in
  * one run (make bench-math; not part of check).
  *
- *   bench_math [-n N] [-r REPS]
+ *   bench_math [-n N] [-r REPS] [-f NAME]
  *
- * Per function: N inputs drawn uniformly from a typical range, each side
- * timed REPS times in alternation, the fastest of each kept (the least
- * disturbed by other load); prints both times in ns per call and their
- * ratio. Times are this thread's CPU time, so other load on the machine
+ * Per function (or only NAME): N inputs drawn uniformly from a typical
+ * range, each side timed REPS times in alternation, the fastest of each
+ * kept (the least disturbed by other load); prints both times in ns per
+ * call and their ratio, first in random order (branches mispredict), then
+ * the same inputs sorted, as a loop over a grid visits them (branches
+ * predicted; what Simpson's rule and most sums see). Times are this thread's CPU time, so other load on the machine
  * counts less. The loop sums the results so neither call can be dropped.
  */
 #define _GNU_SOURCE
@@ -44,44 +46,64 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double u = *(const double *)a, v = *(const double *)b;
+    return (u > v) - (u < v);
+}
+
 int main(int argc, char **argv)
 {
     long n = 1000000;
     int reps = 7;
+    const char *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "-n") == 0) n = atol(argv[i + 1]);
         else if (strcmp(argv[i], "-r") == 0) reps = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "-f") == 0) only = argv[i + 1];
     }
     double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
     if (!x || !y) return 1;
-    printf("%-7s %5s %10s %10s %7s\n", "name", "own", "libm ns", "brine ns", "ratio");
+    printf("%-7s %5s %10s %10s %7s %10s %10s %7s\n", "", "", "random", "", "", "sorted", "", "");
+    printf("%-7s %5s %10s %10s %7s %10s %10s %7s\n", "name", "own", "libm ns", "brine ns", "ratio", "libm ns",
+           "brine ns", "ratio");
     volatile double sink = 0;
     for (size_t f = 0; f < sizeof FUNCS / sizeof FUNCS[0]; f++) {
         const struct fn *F = &FUNCS[f];
+        if (only && strcmp(F->name, only) != 0) continue;
         srand(12345);
         for (long i = 0; i < n; i++) {
             x[i] = F->lo + (F->hi - F->lo) * ((double)rand() / RAND_MAX);
             y[i] = F->lo2 + (F->hi2 - F->lo2) * ((double)rand() / RAND_MAX);
         }
-        double best_l = 1e30, best_b = 1e30;
-        for (int r = 0; r < reps; r++) {
-            double s = 0, t0 = now();
-            if (F->libm1) for (long i = 0; i < n; i++) s += F->libm1(x[i]);
-            else for (long i = 0; i < n; i++) s += F->libm2(x[i], y[i]);
-            double t1 = now();
-            if (F->brt1) for (long i = 0; i < n; i++) s += F->brt1(x[i]);
-            else for (long i = 0; i < n; i++) s += F->brt2(x[i], y[i]);
-            double t2 = now();
-            sink += s;
-            if (t1 - t0 < best_l) best_l = t1 - t0;
-            if (t2 - t1 < best_b) best_b = t2 - t1;
+        double best_l[2], best_b[2];
+        for (int order = 0; order < 2; order++) {
+            if (order == 1) {
+                qsort(x, (size_t)n, sizeof *x, cmp_double);
+                qsort(y, (size_t)n, sizeof *y, cmp_double);
+            }
+            best_l[order] = best_b[order] = 1e30;
+            for (int r = 0; r < reps; r++) {
+                double s = 0, t0 = now();
+                if (F->libm1) for (long i = 0; i < n; i++) s += F->libm1(x[i]);
+                else for (long i = 0; i < n; i++) s += F->libm2(x[i], y[i]);
+                double t1 = now();
+                if (F->brt1) for (long i = 0; i < n; i++) s += F->brt1(x[i]);
+                else for (long i = 0; i < n; i++) s += F->brt2(x[i], y[i]);
+                double t2 = now();
+                sink += s;
+                if (t1 - t0 < best_l[order]) best_l[order] = t1 - t0;
+                if (t2 - t1 < best_b[order]) best_b[order] = t2 - t1;
+            }
         }
         int own = 0;
 #define OWN(P, nm, arity, gpu) if (strcmp(F->name, #nm) == 0) own = gpu;
         BRT_MATH(OWN, _)
 #undef OWN
-        printf("%-7s %5s %10.2f %10.2f %7.2f\n", F->name, own ? "yes" : "libm", best_l / n * 1e9, best_b / n * 1e9,
-               best_b / best_l);
+        printf("%-7s %5s", F->name, own ? "yes" : "libm");
+        for (int order = 0; order < 2; order++)
+            printf(" %10.2f %10.2f %7.2f", best_l[order] / n * 1e9, best_b[order] / n * 1e9, best_b[order] / best_l[order]);
+        printf("\n");
         fflush(stdout);
     }
     free(x);

@@ -54,6 +54,17 @@ def main():
         print("    %s," % td(mpmath.sin(j * pi / 128)))
     print("};\n")
 
+    # sin(k pi/128) over the whole circle, by symmetry from k = 0..64, so
+    # that the zeros and ones are exact
+    print("/* sin(k pi / 128), k = 0..255, as double-doubles (the sin and cos fast path;")
+    print(" * cos(k pi/128) is entry k + 64 mod 256) */")
+    print("CRM_TABLE double crm_sin128[256][2] = {")
+    for k in range(256):
+        q, j = k // 64, k % 64
+        v = mpmath.sin((64 - j if q & 1 else j) * pi / 128)
+        print("    {%s}," % ", ".join(lit(d) for d in parts(-v if q & 2 else v, 2)))
+    print("};\n")
+
     print("/* atan(j / 64), j = 0..64, as triple-doubles */")
     print("CRM_TABLE double crm_atan64[65][3] = {")
     for j in range(65):
