@@ -38,7 +38,12 @@
 #else
 #define CRM_LIKELY(c) (c)
 #endif
-#if defined(__GNUC__) && !defined(__CUDACC__)
+/* On the GPU an accurate path is compiled once, not inlined into every
+ * kernel (NVRTC spent minutes on pow's stages inlined). */
+#if defined(__CUDACC__)
+#define CRM_COLD_FN __device__ __noinline__
+#define CRM_HOT_FN CRM_FN
+#elif defined(__GNUC__)
 #define CRM_COLD_FN static __attribute__((noinline, cold, unused))
 #define CRM_HOT_FN static inline __attribute__((always_inline, unused))
 #else

@@ -27,19 +27,6 @@
 
 #define CRM_MP_MAX 36 /* limbs: 64 integer bits and up to 1088 fraction bits */
 
-/* The qualifiers of a rarely called function (this file's and pow's later
- * stages): out of line, so the fast paths keep their registers on the CPU,
- * and on the GPU each is compiled once, not inlined into every kernel */
-#ifndef CRM_COLD
-#if defined(__CUDACC__)
-#define CRM_COLD __device__ __noinline__
-#elif defined(__GNUC__)
-#define CRM_COLD static __attribute__((noinline, cold))
-#else
-#define CRM_COLD CRM_FN
-#endif
-#endif
-
 typedef unsigned int crm_u32;
 
 /* A signed number: sign (0 or 1) and magnitude; err its error bound in ulps */
@@ -94,7 +81,7 @@ CRM_FN void crm_mp_sub_mag(crm_mp *r, const crm_mp *a, const crm_mp *b, int n)
 }
 
 /* r = a + b, signed (exact); r may be a or b; errors add */
-CRM_COLD void crm_mp_add(crm_mp *r, const crm_mp *a, const crm_mp *b, int n)
+CRM_COLD_FN void crm_mp_add(crm_mp *r, const crm_mp *a, const crm_mp *b, int n)
 {
     double err = a->err + b->err;
     if (a->neg == b->neg) {
@@ -111,7 +98,7 @@ CRM_COLD void crm_mp_add(crm_mp *r, const crm_mp *a, const crm_mp *b, int n)
 }
 
 /* a *= m (exact while the integer part holds the product) */
-CRM_COLD void crm_mp_mul_u32(crm_mp *a, crm_u32 m, int n)
+CRM_COLD_FN void crm_mp_mul_u32(crm_mp *a, crm_u32 m, int n)
 {
     crm_u64 c = 0;
     for (int j = n - 1; j >= 0; j--) {
@@ -123,7 +110,7 @@ CRM_COLD void crm_mp_mul_u32(crm_mp *a, crm_u32 m, int n)
 }
 
 /* a /= m, m > 0, truncated: one ulp more */
-CRM_COLD void crm_mp_div_u32(crm_mp *a, crm_u32 m, int n)
+CRM_COLD_FN void crm_mp_div_u32(crm_mp *a, crm_u32 m, int n)
 {
     crm_u64 rem = 0;
     for (int j = 0; j < n; j++) {
@@ -136,7 +123,7 @@ CRM_COLD void crm_mp_div_u32(crm_mp *a, crm_u32 m, int n)
 
 /* r = a * b truncated, |a b| < 2^64 and a's or b's top limb zero: error
  * |a| eb + |b| ea + 1 ulp (|a|, |b| bounded by the caller's amax, bmax) */
-CRM_COLD void crm_mp_mul(crm_mp *r, const crm_mp *a, const crm_mp *b, int n, double amax, double bmax)
+CRM_COLD_FN void crm_mp_mul(crm_mp *r, const crm_mp *a, const crm_mp *b, int n, double amax, double bmax)
 {
     crm_u32 t[2 * CRM_MP_MAX];
     for (int k = 0; k < 2 * n; k++) t[k] = 0;
@@ -159,7 +146,7 @@ CRM_COLD void crm_mp_mul(crm_mp *r, const crm_mp *a, const crm_mp *b, int n, dou
 }
 
 /* a = N 2^s, N < 2^64, truncated to the ulp (then one ulp of error) */
-CRM_COLD void crm_mp_set(crm_mp *a, crm_u64 N, int s, int n)
+CRM_COLD_FN void crm_mp_set(crm_mp *a, crm_u64 N, int s, int n)
 {
     crm_mp_zero(a, n);
     int pos = s + 32 * (n - 2); /* N's lowest bit's place in the big integer d[0..n) */
@@ -173,7 +160,7 @@ CRM_COLD void crm_mp_set(crm_mp *a, crm_u64 N, int s, int n)
 
 /* a *= 2^s (left for s > 0, exact while the integer part holds it; right
  * for s < 0, truncated: one ulp more) */
-CRM_COLD void crm_mp_shift(crm_mp *a, int s, int n)
+CRM_COLD_FN void crm_mp_shift(crm_mp *a, int s, int n)
 {
     crm_u32 t[CRM_MP_MAX];
     int q = (s >= 0 ? s : -s) / 32, b = (s >= 0 ? s : -s) % 32;
@@ -200,7 +187,7 @@ CRM_FN double crm_mp_to_double(const crm_mp *a, int n)
 }
 
 /* sum_{j >= 0} (p/q)^(2j+1) / (2j+1) = atanh(p/q), 0 <= p/q <= 1/3, q^2 < 2^32 */
-CRM_COLD void crm_mp_atanh(crm_mp *s, crm_u32 p, crm_u32 q, int n)
+CRM_COLD_FN void crm_mp_atanh(crm_mp *s, crm_u32 p, crm_u32 q, int n)
 {
     crm_mp t, u;
     crm_mp_set(&t, p, 0, n);
@@ -222,7 +209,7 @@ CRM_COLD void crm_mp_atanh(crm_mp *s, crm_u32 p, crm_u32 q, int n)
 }
 
 /* ln 2 = 2 atanh(1/3) */
-CRM_COLD void crm_mp_ln2(crm_mp *r, int n)
+CRM_COLD_FN void crm_mp_ln2(crm_mp *r, int n)
 {
     crm_mp_atanh(r, 1, 3, n);
     crm_mp_shift(r, 1, n);
@@ -230,7 +217,7 @@ CRM_COLD void crm_mp_ln2(crm_mp *r, int n)
 
 /* log c, c = C 2^-g a short positive number (C + 2^g < 2^16):
  * 2 atanh((C - 2^g)/(C + 2^g)) */
-CRM_COLD void crm_mp_log_short(crm_mp *r, crm_u32 C, int g, int n)
+CRM_COLD_FN void crm_mp_log_short(crm_mp *r, crm_u32 C, int g, int n)
 {
     crm_u32 two = 1u << g;
     crm_u32 p = C >= two ? C - two : two - C;
@@ -240,7 +227,7 @@ CRM_COLD void crm_mp_log_short(crm_mp *r, crm_u32 C, int g, int n)
 }
 
 /* log1p(r), r = R 2^s exact (R < 2^64), |r| <= 2^-7 */
-CRM_COLD void crm_mp_log1p(crm_mp *res, crm_u64 R, int s, int neg, int n)
+CRM_COLD_FN void crm_mp_log1p(crm_mp *res, crm_u64 R, int s, int neg, int n)
 {
     crm_mp x, pw, t, sum[2];
     crm_mp_set(&x, R, s, n);
@@ -265,7 +252,7 @@ CRM_COLD void crm_mp_log1p(crm_mp *res, crm_u64 R, int s, int neg, int n)
 
 /* exp(r), 0 <= r < 0.7, r exact as given (its own error is the caller's):
  * 1 + sum r^k / k! */
-CRM_COLD void crm_mp_exp(crm_mp *res, const crm_mp *r, int n)
+CRM_COLD_FN void crm_mp_exp(crm_mp *res, const crm_mp *r, int n)
 {
     crm_mp t, x = *r;
     x.err = 0;
@@ -285,7 +272,7 @@ CRM_COLD void crm_mp_exp(crm_mp *res, const crm_mp *r, int n)
 }
 
 /* floor(|a| / 2^b) mod 2^64, b >= -32 (n - 2) */
-CRM_COLD crm_u64 crm_mp_bits64(const crm_mp *a, int b, int n)
+CRM_COLD_FN crm_u64 crm_mp_bits64(const crm_mp *a, int b, int n)
 {
     /* bits [pos, pos + 64) of the big integer, pos = b + 32 (n - 2) */
     int pos = b + 32 * (n - 2);

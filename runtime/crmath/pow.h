@@ -98,7 +98,7 @@ CRM_FN crm_dd crm_pow_log(int e, int i, double r)
 /* x^y when it is exactly the midpoint between two adjacent doubles (or
  * 2^-1075, between 0 and the least subnormal): *out its rounding (to even)
  * and 1; else 0. ax = |x| finite, positive, not 1; y finite, not 0. */
-CRM_COLD int crm_pow_midpoint(double ax, double y, double *out)
+CRM_COLD_FN int crm_pow_midpoint(double ax, double y, double *out)
 {
     crm_u64 b = crm_bits(ax);
     int ex = (int)(b >> 52);
@@ -152,7 +152,7 @@ CRM_COLD int crm_pow_midpoint(double ax, double y, double *out)
 }
 
 /* Stage 3: exp(y L), L = e' ln2 + S in triple-double; 0 when undecided */
-CRM_COLD int crm_pow_accurate(int e, int i, double r, double y, double x, double *out)
+CRM_COLD_FN int crm_pow_accurate(int e, int i, double r, double y, double x, double *out)
 {
     crm_td s = crm_log_s_td(i, r);
     crm_td l = crm_td_add(crm_td_mul_d(crm_td_make(CRM_LN2_HI, CRM_LN2_MI, CRM_LN2_LO), (double)e), s);
@@ -173,7 +173,7 @@ CRM_COLD int crm_pow_accurate(int e, int i, double r, double y, double x, double
 }
 
 /* Stage 4 at n limbs: exp(y L) in mp.h's arithmetic; 0 when undecided */
-CRM_COLD int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
+CRM_COLD_FN int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
 {
     crm_mp ln2, l, t, z;
     crm_mp_ln2(&ln2, n);
@@ -243,7 +243,7 @@ CRM_COLD int crm_pow_mp(int e, int i, double r, double y, int n, double *out)
 
 /* Stages 2-4, for the rare inputs the fast path leaves (out of line on the
  * CPU, so the fast path keeps its registers) */
-CRM_COLD double crm_pow_slow(double xa, double y, double x, int e, int i, double r)
+CRM_COLD_FN double crm_pow_slow(double xa, double y, double x, int e, int i, double r)
 {
     double out;
     if (crm_pow_midpoint(xa, y, &out)) return out;
@@ -289,7 +289,7 @@ CRM_FN double crm_pow_abs(double xa, double y, double x)
 }
 
 /* The special cases (C99 Annex F), then the sign */
-CRM_COLD double crm_pow_special(double x, double y)
+CRM_COLD_FN double crm_pow_special(double x, double y)
 {
     crm_u64 bx = crm_bits(x), by = crm_bits(y);
     crm_u64 ax = bx & 0x7fffffffffffffffULL, ay = by & 0x7fffffffffffffffULL;
