@@ -227,7 +227,14 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "{\n    %s *a = l;\n    const %s *b = r;\n    for (int64_t i = 0; i < cnt; i++) {\n",
             id, ct, ct);
     struct type *t = rn->elem_type;
-    if (comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64))
+    bool ident = !rn->user && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT || rn->reducer == RED_ANY ||
+                               rn->reducer == RED_ALL);
+    if (ident)
+        /* the start is the identity, and a key without a value holds it: 0
+         * (0.0) + v and 1 * v are v, and v + 0.0 is v, as no sum the tree
+         * makes is -0.0 (each leaf starts at 0.0); no selection needed */
+        bprintf(aux, "        bp_comb%d(envp, &a[i], &b[i]);\n        lh[i] |= rh[i];\n", id);
+    else if (comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64))
         bprintf(aux, /* selections by masks: no branch on the flags */
                 "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
                 "        uint64_t cv, bv, av, ml = -(uint64_t)lh[i], mr = -(uint64_t)rh[i];\n"
