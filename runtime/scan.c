@@ -773,6 +773,7 @@ typedef struct kst_job {
     uint64_t *kl;        /* leaf << kbits | key - bucket base, by bucket */
     unsigned char *vals; /* the same order */
     size_t kl_bytes, vals_bytes;
+    void **recs;         /* per bucket: a panic abandons the task, not them */
 } kst_job;
 
 static void kst_count(void *arg, int64_t c)
@@ -812,7 +813,7 @@ static void kst_bucket(void *arg, int64_t b)
     size_t vs = k->vs;
     int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < k->nkeys ? kb : k->nkeys - base;
     /* all bytes set: kstk may read a slot it then does not use */
-    unsigned char *recs = xcalloc((size_t)(nk * d->stride));
+    unsigned char *recs = d->recs[b] = xcalloc((size_t)(nk * d->stride));
     for (int64_t j = 0; j < nk; j++) {
         int64_t none = -1;
         memcpy(recs + j * d->stride, &none, 8);
@@ -842,6 +843,7 @@ static void kst_bucket(void *arg, int64_t b)
         vcopy(o, acc, vs);
     }
     free(recs);
+    d->recs[b] = NULL;
 }
 
 /* The stacks way for the evaluated elements of k; false: a panic (out and
@@ -887,9 +889,13 @@ static bool keyed_stacks(keyed_job *k)
     d.kl = brt_scratch(d.kl_bytes);
     d.vals = brt_scratch(d.vals_bytes);
     brt_pool_run(d.chunks, kst_scatter, &d, NULL);
+    d.recs = xcalloc((size_t)d.nb * sizeof *d.recs);
     bool ok = brt_pool_run(d.nb, kst_bucket, &d, &panic) < 0;
     if (!ok)
         free(panic.msg);
+    for (int64_t b = 0; b < d.nb; b++)
+        free(d.recs[b]);
+    free(d.recs);
     free(d.cnt);
     free(d.bstart);
     brt_scratch_free(d.kl, d.kl_bytes);
