@@ -746,8 +746,9 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * power of two: KB records fit the L2 cache), stably: each position chunk
  * counts its elements per bucket, then writes each as (leaf << kbits | key
  * in bucket, value) at its bucket's slot for that chunk, so a bucket holds
- * its elements in position order. A task per bucket then puts them onto
- * their keys' stacks (kstk, the combine inlined): a key's record holds its
+ * its elements in position order. Tasks of consecutive buckets (4 per
+ * thread, one block of records each) then put them onto their keys'
+ * stacks (kstk, the combine inlined): a key's record holds its
  * last leaf, that leaf's value, and a stack of completed subtrees, one
  * slot per level: two neighbouring leaves a < b of a key meet at level
  * h = the highest bit of a ^ b, so a new leaf first folds the pending
@@ -765,7 +766,7 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 
 typedef struct kst_job {
     keyed_job *k;
-    int64_t nb, chunks, chunk;
+    int64_t nb, chunks, chunk, tasks;
     int kbits;
     int64_t stride;
     int64_t *cnt;        /* chunks x nb: counts, then each chunk's next slot */
@@ -773,7 +774,7 @@ typedef struct kst_job {
     uint64_t *kl;        /* leaf << kbits | key - bucket base, by bucket */
     unsigned char *vals; /* the same order */
     size_t kl_bytes, vals_bytes;
-    void **recs;         /* per bucket: a panic abandons the task, not them */
+    void **recs;         /* per task of buckets */
 } kst_job;
 
 static void kst_count(void *arg, int64_t c)
@@ -805,18 +806,20 @@ static void kst_scatter(void *arg, int64_t c)
     }
 }
 
-static void kst_bucket(void *arg, int64_t b)
+/* Bucket b's keys onto their stacks, then their results into out and has;
+ * recs: room for a bucket's records. kstk may read a slot 0 or a value it
+ * then does not use, so those bytes are set too. */
+static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
 {
-    kst_job *d = arg;
     keyed_job *k = d->k;
     const brt_fold *f = k->f;
     size_t vs = k->vs;
     int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < k->nkeys ? kb : k->nkeys - base;
-    /* all bytes set: kstk may read a slot it then does not use */
-    unsigned char *recs = d->recs[b] = xcalloc((size_t)(nk * d->stride));
     for (int64_t j = 0; j < nk; j++) {
+        unsigned char *r = recs + j * d->stride;
         int64_t none = -1;
-        memcpy(recs + j * d->stride, &none, 8);
+        memset(r, 0, 16 + 2 * vs);
+        memcpy(r, &none, 8);
     }
     int64_t a = d->bstart[b];
     f->kstk(f->env, d->vals + (size_t)a * vs, d->kl + a, d->kbits, d->bstart[b + 1] - a, recs, d->stride, f->start);
@@ -842,8 +845,17 @@ static void kst_bucket(void *arg, int64_t b)
         }
         vcopy(o, acc, vs);
     }
-    free(recs);
-    d->recs[b] = NULL;
+}
+
+/* Task t: its run of buckets, with one records block (the run's: a panic
+ * abandons the task, not the memory). */
+static void kst_task(void *arg, int64_t t)
+{
+    kst_job *d = arg;
+    int64_t lo = t * d->nb / d->tasks, hi = (t + 1) * d->nb / d->tasks;
+    unsigned char *recs = d->recs[t] = brt_xmalloc((size_t)(((int64_t)1 << d->kbits) * d->stride));
+    for (int64_t b = lo; b < hi; b++)
+        kst_bucket(d, b, recs);
 }
 
 /* The stacks way for the evaluated elements of k; false: a panic (out and
@@ -889,12 +901,13 @@ static bool keyed_stacks(keyed_job *k)
     d.kl = brt_scratch(d.kl_bytes);
     d.vals = brt_scratch(d.vals_bytes);
     brt_pool_run(d.chunks, kst_scatter, &d, NULL);
-    d.recs = xcalloc((size_t)d.nb * sizeof *d.recs);
-    bool ok = brt_pool_run(d.nb, kst_bucket, &d, &panic) < 0;
+    d.tasks = d.nb < 4 * (int64_t)threads ? d.nb : 4 * (int64_t)threads;
+    d.recs = xcalloc((size_t)d.tasks * sizeof *d.recs);
+    bool ok = brt_pool_run(d.tasks, kst_task, &d, &panic) < 0;
     if (!ok)
         free(panic.msg);
-    for (int64_t b = 0; b < d.nb; b++)
-        free(d.recs[b]);
+    for (int64_t t = 0; t < d.tasks; t++)
+        free(d.recs[t]);
     free(d.recs);
     free(d.cnt);
     free(d.bstart);
