@@ -782,10 +782,14 @@ static void kst_count(void *arg, int64_t c)
     kst_job *d = arg;
     const keyed_job *k = d->k;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
-    int64_t *cnt = d->cnt + c * d->nb;
+    /* counted in a block of the task's own: the rows of neighbouring
+     * chunks share cache lines */
+    int64_t *cnt = xcalloc((size_t)d->nb * sizeof *cnt);
     for (int64_t i = lo; i < hi; i++)
         if (k->keys[i] >= 0)
             cnt[k->keys[i] >> d->kbits]++;
+    memcpy(d->cnt + c * d->nb, cnt, (size_t)d->nb * sizeof *cnt);
+    free(cnt);
 }
 
 static void kst_scatter(void *arg, int64_t c)
@@ -794,7 +798,8 @@ static void kst_scatter(void *arg, int64_t c)
     const keyed_job *k = d->k;
     size_t vs = k->vs;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
-    int64_t *next = d->cnt + c * d->nb;
+    int64_t *next = brt_xmalloc((size_t)d->nb * sizeof *next);
+    memcpy(next, d->cnt + c * d->nb, (size_t)d->nb * sizeof *next);
     uint64_t km = ((uint64_t)1 << d->kbits) - 1;
     for (int64_t i = lo; i < hi; i++) {
         int64_t key = k->keys[i];
@@ -804,6 +809,7 @@ static void kst_scatter(void *arg, int64_t c)
         d->kl[at] = (uint64_t)(i / BRT_LEAF) << d->kbits | ((uint64_t)key & km);
         vcopy(d->vals + (size_t)at * vs, k->vals + (size_t)i * vs, vs);
     }
+    free(next);
 }
 
 /* Bucket b's keys onto their stacks, then their results into out and has;
