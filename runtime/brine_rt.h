@@ -331,6 +331,15 @@ BRT_INLINE uint64_t brt_rotr_u64(uint64_t a, int64_t s) { s &= 63; return s ? (a
 int64_t brt_count_ones_u64(uint64_t a);
 int64_t brt_leading_zeros_u64(uint64_t a);   /* 64 for 0 */
 int64_t brt_trailing_zeros_u64(uint64_t a);  /* 64 for 0 */
+/* The bit counts as instructions where the C compiler has them (the keyed
+ * stacks' helper); x != 0 for BRT_CLZ and BRT_CTZ. */
+#ifdef __TINYC__
+#define BRT_CLZ(x) ((int)brt_leading_zeros_u64(x))
+#define BRT_CTZ(x) ((int)brt_trailing_zeros_u64(x))
+#else
+#define BRT_CLZ(x) __builtin_clzll(x)
+#define BRT_CTZ(x) __builtin_ctzll(x)
+#endif
 
 /* i128: two's complement in two halves. All operations are out of line. */
 typedef struct brt_i128 {
@@ -854,16 +863,22 @@ typedef struct brt_fold {
     void (*kacc)(void *env, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has,
                  const void *start);
     /* keyed, without the buffers: evaluates elements lo..hi-1 and folds
-     * each kept one into accs[key] as kacc does, appending each key whose
-     * has flag it sets to touched; returns how many it appended */
-    int64_t (*kleaf)(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start,
-                     int64_t *touched);
+     * each kept one into accs[key] as kacc does, setting has[key] (with a
+     * start, accs already hold it) */
+    void (*kleaf)(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start);
     /* for each of cnt keys: l = l op r, a side without a value (lh, rh)
      * letting the other through */
     void (*kmerge)(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt);
     /* not NULL: element k is src[k] (an array's own elements, no filter),
      * read in place without elems */
     const void *src;
+    /* keyed: cnt buffered elements onto per-key stacks, element i of key
+     * kl[i] & (2^kbits - 1) (its record: stride bytes from recs) and leaf
+     * kl[i] >> kbits, leaves ascending per key; a record holds the key's
+     * last leaf, a mask of stack levels, that leaf's value, then one value
+     * per level (scan.c's keyed_stacks) */
+    void (*kstk)(void *env, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, int64_t stride,
+                 const void *start);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -26,18 +26,19 @@
  * the elements and the nodes in post-order, the carries for L ascending,
  * then the entries.
  *
- * Keyed, up to UNIT_KEYS keys: aligned units of leaves on the pool, each
+ * Keyed, up to ROW_KEYS keys: aligned units of leaves on the pool, each
  * folding its leaves' elements straight into per-key accumulators (kleaf)
- * and combining them as the tree does, a row of all keys at a time (few
- * keys) or a stack per key; the units' roots then meet level by level.
- * More keys (or a panic there): the elements are evaluated once (key -1:
- * filtered out), sorted stably by key (an LSD radix sort of key << pb |
- * position, the values moved beside them), and each key folds its own
- * elements over the one tree: a run of positions in one leaf is that
- * leaf's value, and the leaves present combine as the tree combines them,
- * absent ones moving up, which a stack does in one pass: two neighbouring
- * leaves a < b meet at the level of the highest bit of a ^ b. Memory
- * O(n + N); one pass, never N.
+ * and combining them as the tree does, a row of all keys at a time; the
+ * units' roots then meet level by level. More keys: the elements are
+ * evaluated once (key -1: filtered out), cut stably into buckets of keys,
+ * and each bucket's elements go onto their keys' stacks of the tree's
+ * nodes (two neighbouring leaves a < b of a key meet at the level of the
+ * highest bit of a ^ b), one pass with the combine inlined (kstk). A panic
+ * in either hands over to the sorted way: the elements sorted stably by
+ * key (an LSD radix sort of key << pb | position, the values moved beside
+ * them), each key folding its own elements over the one tree with the
+ * same stack, in the order SPEC 15 names. Memory O(n + N); one pass, never
+ * N.
  * Sequential keyed reductions fold each key left to right instead.
  */
 #include "rt_internal.h"
@@ -571,25 +572,19 @@ static void keyed_folds(void *arg, int64_t t)
         fold_key(k, j);
 }
 
-/* ---- keyed, up to UNIT_KEYS keys: no sort -------------------------------------------
+/* ---- keyed, up to ROW_KEYS keys: rows --------------------------------------------
  *
  * The leaves are cut into aligned units of ul leaves (a power of two, at
  * least UNIT, about 8 units per thread), each a subtree of the one tree: a
  * task computes its unit's root for every key, and the units' roots then
  * combine level by level, a row of all keys at a time (kmerge). Inside a
  * unit, kleaf folds each leaf's elements straight into one accumulator per
- * key (the combine inlined, no buffer); then
- *   - up to ROW_KEYS keys: the leaf's row of all keys goes onto a stack of
- *     rows, and two rows of one level merge (kmerge), a binary counter
- *     computing the nodes of every key at once;
- *   - more keys: each key the leaf touched goes onto that key's own stack
- *     (two neighbouring leaves a < b of a key meet at the level of the
- *     highest bit of a ^ b), so a key costs only its own leaves.
- * The same tree per key, so the same bits. Elements and combines
- * interleave, so a panic there hands over to the sorted way, whose order
- * is SPEC 15's; each unit's scratch belongs to the run (a panic abandons
- * the task, not the memory). */
-#define UNIT_KEYS 4096
+ * key (the combine inlined, no buffer); the leaf's row of all keys goes
+ * onto a stack of rows, and two rows of one level merge (kmerge), a binary
+ * counter computing the nodes of every key at once. The same tree per key,
+ * so the same bits. Elements and combines interleave, so a panic there
+ * hands over to the sorted way, whose order is SPEC 15's; each unit's
+ * scratch belongs to the run (a panic abandons the task, not the memory). */
 #define ROW_KEYS 32
 
 typedef struct unit_job {
@@ -622,7 +617,7 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
         else
             memset(ROW(sp), 0, nk * vs);
         memset(RH(sp), 0, nk);
-        f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start, NULL);
+        f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
         lev[sp++] = 0;
         while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
             f->kmerge(f->env, ROW(sp - 2), RH(sp - 2), ROW(sp - 1), RH(sp - 1), (int64_t)nk);
@@ -639,68 +634,14 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
 #undef RH
 }
 
-/* More keys: a stack per key, pushed only by the leaves holding the key.
- * A key's stack is one record (its last leaf, depth, links, then values),
- * so a push touches one or two cache lines. */
-static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
-{
-    const brt_fold *f = d->f;
-    size_t vs = d->vs, nk = (size_t)d->nkeys;
-    size_t depth = (size_t)d->ulev + 2;
-    size_t head = (8 + 1 + depth + 7) / 8 * 8, rec = head + depth * vs;
-    unsigned char *mem = d->scratch[u] = brt_xmalloc(nk * rec + nk * vs + nk);
-    unsigned char *acc = mem + nk * rec, *ah = acc + nk * vs;
-    for (size_t k = 0; k < nk; k++)
-        mem[k * rec + 8] = 0;
-    memset(ah, 0, nk);
-    int64_t touched[BRT_LEAF];
-    for (int64_t L = a; L < b; L++) {
-        int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        int64_t nt = f->kleaf(f->env, lo, hi, acc, ah, f->start, touched);
-        for (int64_t i = 0; i < nt; i++) {
-            int64_t k = touched[i];
-            ah[k] = 0;
-            unsigned char *r = mem + (size_t)k * rec, *lk = r + 9, *v = r + head;
-            int s = r[8];
-            if (s > 0) {
-                int64_t prev;
-                memcpy(&prev, r, 8);
-                int lv = hibit((uint64_t)(prev ^ L));
-                while (s >= 2 && lk[s - 2] < lv) {
-                    f->combine(f->env, v + (size_t)(s - 2) * vs, v + (size_t)(s - 1) * vs);
-                    s--;
-                }
-                lk[s - 1] = (unsigned char)lv;
-            }
-            vcopy(v + (size_t)s * vs, acc + (size_t)k * vs, vs);
-            r[8] = (unsigned char)(s + 1);
-            memcpy(r, &L, 8);
-        }
-    }
-    unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
-    for (size_t k = 0; k < nk; k++) {
-        unsigned char *r = mem + k * rec, *v = r + head;
-        int s = r[8];
-        rh[k] = s > 0;
-        if (!s)
-            continue;
-        for (int i = s - 2; i >= 0; i--)
-            f->combine(f->env, v + (size_t)i * vs, v + (size_t)(i + 1) * vs);
-        vcopy(root + k * vs, v, vs);
-    }
-}
-
 static void unit_task(void *arg, int64_t u)
 {
     unit_job *d = arg;
     int64_t a = u * d->ul, b = a + d->ul < d->nl ? a + d->ul : d->nl;
-    if (d->nkeys <= ROW_KEYS)
-        unit_rows(d, u, a, b);
-    else
-        unit_stacks(d, u, a, b);
+    unit_rows(d, u, a, b);
 }
 
-/* The fast way for up to UNIT_KEYS keys; false: a panic (nothing written). */
+/* The rows way for up to ROW_KEYS keys; false: a panic (nothing written). */
 static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
     unit_job d;
@@ -799,11 +740,193 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     return ok;
 }
 
+/* ---- keyed, by key ranges: a stack per key, no sort ---------------------------------
+ *
+ * The evaluated elements (by position) are cut into buckets of KB keys (a
+ * power of two: KB records fit the L2 cache), stably: each position chunk
+ * counts its elements per bucket, then writes each as (leaf << kbits | key
+ * in bucket, value) at its bucket's slot for that chunk, so a bucket holds
+ * its elements in position order. Tasks of consecutive buckets (4 per
+ * thread, one block of records each) then put them onto their keys'
+ * stacks (kstk, the combine inlined): a key's record holds its
+ * last leaf, that leaf's value, and a stack of completed subtrees, one
+ * slot per level: two neighbouring leaves a < b of a key meet at level
+ * h = the highest bit of a ^ b, so a new leaf first folds the pending
+ * entries below h (lowest level first: the most recent) into the last
+ * leaf's value, which then waits at level h:
+ *
+ *     leaves of key j   3    5    6         12
+ *     at 5: h = 2, slot 2 = v3      at 6: h = 1, slot 1 = v5
+ *     at 12: h = 3, slot 3 = v3 . (v5 . v6);  the end: slot 3 . v12
+ *
+ * The same tree per key as fold_key's, so the same bits; one pass over the
+ * elements after the buffer, memory O(n + N). A panic (a combine) hands
+ * over to the sorted way, whose order is SPEC 15's. */
+#define KST_L2 (512 << 10)
+
+typedef struct kst_job {
+    keyed_job *k;
+    int64_t nb, chunks, chunk, tasks;
+    int kbits;
+    int64_t stride;
+    int64_t *cnt;        /* chunks x nb: counts, then each chunk's next slot */
+    int64_t *bstart;     /* nb + 1 */
+    uint64_t *kl;        /* leaf << kbits | key - bucket base, by bucket */
+    unsigned char *vals; /* the same order */
+    size_t kl_bytes, vals_bytes;
+    void **recs;         /* per task of buckets */
+} kst_job;
+
+static void kst_count(void *arg, int64_t c)
+{
+    kst_job *d = arg;
+    const keyed_job *k = d->k;
+    int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
+    /* counted in a block of the task's own: the rows of neighbouring
+     * chunks share cache lines */
+    int64_t *cnt = xcalloc((size_t)d->nb * sizeof *cnt);
+    for (int64_t i = lo; i < hi; i++)
+        if (k->keys[i] >= 0)
+            cnt[k->keys[i] >> d->kbits]++;
+    memcpy(d->cnt + c * d->nb, cnt, (size_t)d->nb * sizeof *cnt);
+    free(cnt);
+}
+
+static void kst_scatter(void *arg, int64_t c)
+{
+    kst_job *d = arg;
+    const keyed_job *k = d->k;
+    size_t vs = k->vs;
+    int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
+    int64_t *next = brt_xmalloc((size_t)d->nb * sizeof *next);
+    memcpy(next, d->cnt + c * d->nb, (size_t)d->nb * sizeof *next);
+    uint64_t km = ((uint64_t)1 << d->kbits) - 1;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t key = k->keys[i];
+        if (key < 0)
+            continue;
+        int64_t at = next[key >> d->kbits]++;
+        d->kl[at] = (uint64_t)(i / BRT_LEAF) << d->kbits | ((uint64_t)key & km);
+        vcopy(d->vals + (size_t)at * vs, k->vals + (size_t)i * vs, vs);
+    }
+    free(next);
+}
+
+/* Bucket b's keys onto their stacks, then their results into out and has;
+ * recs: room for a bucket's records. kstk may read a slot 0 or a value it
+ * then does not use, so those bytes are set too. */
+static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
+{
+    keyed_job *k = d->k;
+    const brt_fold *f = k->f;
+    size_t vs = k->vs;
+    int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < k->nkeys ? kb : k->nkeys - base;
+    for (int64_t j = 0; j < nk; j++) {
+        unsigned char *r = recs + j * d->stride;
+        int64_t none = -1;
+        memset(r, 0, 16 + 2 * vs);
+        memcpy(r, &none, 8);
+    }
+    int64_t a = d->bstart[b];
+    f->kstk(f->env, d->vals + (size_t)a * vs, d->kl + a, d->kbits, d->bstart[b + 1] - a, recs, d->stride, f->start);
+    /* each key's stack, from its lowest level (the most recent entry) */
+    for (int64_t j = 0; j < nk; j++) {
+        unsigned char *r = recs + j * d->stride, *acc = r + 16;
+        int64_t last;
+        uint64_t m;
+        memcpy(&last, r, 8);
+        memcpy(&m, r + 8, 8);
+        unsigned char *o = k->out + (size_t)(base + j) * vs;
+        k->has[base + j] = last >= 0;
+        if (last < 0) {
+            if (f->start)
+                vcopy(o, f->start, vs);
+            continue;
+        }
+        while (m) {
+            unsigned char *slot = acc + (size_t)(1 + __builtin_ctzll(m)) * vs;
+            m &= m - 1;
+            f->combine(f->env, slot, acc);
+            vcopy(acc, slot, vs);
+        }
+        vcopy(o, acc, vs);
+    }
+}
+
+/* Task t: its run of buckets, with one records block (the run's: a panic
+ * abandons the task, not the memory). */
+static void kst_task(void *arg, int64_t t)
+{
+    kst_job *d = arg;
+    int64_t lo = t * d->nb / d->tasks, hi = (t + 1) * d->nb / d->tasks;
+    unsigned char *recs = d->recs[t] = brt_xmalloc((size_t)(((int64_t)1 << d->kbits) * d->stride));
+    for (int64_t b = lo; b < hi; b++)
+        kst_bucket(d, b, recs);
+}
+
+/* The stacks way for the evaluated elements of k; false: a panic (out and
+ * has then hold nothing the caller keeps). */
+static bool keyed_stacks(keyed_job *k)
+{
+    int64_t n = k->n, nl = (n + BRT_LEAF - 1) / BRT_LEAF;
+    int levels = bits_for((uint64_t)(nl > 1 ? nl - 1 : 1));
+    kst_job d;
+    memset(&d, 0, sizeof d);
+    d.k = k;
+    d.stride = (int64_t)((16 + k->vs * (size_t)(1 + levels) + 15) / 16 * 16);
+    /* KB keys per bucket: their records fit the L2 cache, and at least 4
+     * buckets per thread while a bucket keeps 64 keys */
+    int threads = brt_pool_threads();
+    d.kbits = 0;
+    while (((int64_t)2 << d.kbits) * d.stride <= KST_L2 && d.kbits < 20)
+        d.kbits++;
+    while (d.kbits > 6 && (k->nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits < 4 * threads)
+        d.kbits--;
+    if (bits_for((uint64_t)nl) + d.kbits > 63)
+        return false;
+    d.nb = (k->nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits;
+    d.chunks = n > 65536 ? 4 * (int64_t)threads : 1;
+    d.chunk = n > 0 ? (n + d.chunks - 1) / d.chunks : 1;
+    d.chunks = (n + d.chunk - 1) / d.chunk;
+    d.cnt = xcalloc((size_t)(d.chunks * d.nb) * sizeof *d.cnt);
+    brt_trap panic;
+    brt_pool_run(d.chunks, kst_count, &d, NULL);
+    d.bstart = brt_xmalloc((size_t)(d.nb + 1) * sizeof *d.bstart);
+    int64_t m = 0;
+    for (int64_t b = 0; b < d.nb; b++) {
+        d.bstart[b] = m;
+        for (int64_t c = 0; c < d.chunks; c++) {
+            int64_t x = d.cnt[c * d.nb + b];
+            d.cnt[c * d.nb + b] = m;
+            m += x;
+        }
+    }
+    d.bstart[d.nb] = m;
+    d.kl_bytes = (size_t)m * sizeof *d.kl + 1;
+    d.vals_bytes = (size_t)m * k->vs + 1;
+    d.kl = brt_scratch(d.kl_bytes);
+    d.vals = brt_scratch(d.vals_bytes);
+    brt_pool_run(d.chunks, kst_scatter, &d, NULL);
+    d.tasks = d.nb < 4 * (int64_t)threads ? d.nb : 4 * (int64_t)threads;
+    d.recs = xcalloc((size_t)d.tasks * sizeof *d.recs);
+    bool ok = brt_pool_run(d.tasks, kst_task, &d, &panic) < 0;
+    if (!ok)
+        free(panic.msg);
+    for (int64_t t = 0; t < d.tasks; t++)
+        free(d.recs[t]);
+    free(d.recs);
+    free(d.cnt);
+    free(d.bstart);
+    brt_scratch_free(d.kl, d.kl_bytes);
+    brt_scratch_free(d.vals, d.vals_bytes);
+    return ok;
+}
+
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
-    if (f->par && f->kleaf && nkeys > 0 && nkeys <= UNIT_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+    if (f->par && f->kleaf && nkeys > 0 && nkeys <= ROW_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
@@ -835,6 +958,11 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
         } else {
             f->elems(f->env, 0, n, k.vals, NULL, k.keys);
         }
+    }
+    if (f->par && f->kstk && nkeys > 0 && keyed_stacks(&k)) {
+        brt_scratch_free(k.vals, k.vals_bytes);
+        brt_scratch_free(k.keys, k.keys_bytes);
+        return;
     }
     keyed_sort(&k);
     int64_t m = nkeys ? k.first[nkeys] : 0;

@@ -675,11 +675,10 @@ static void kshift_elems(void *env, int64_t lo, int64_t hi, void *vals, unsigned
     s->f->elems(s->f->env, s->base + lo, s->base + hi, vals, kept, keys);
 }
 
-static int64_t kshift_kleaf(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start,
-                            int64_t *touched)
+static void kshift_kleaf(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, const void *start)
 {
     struct kshift *s = env;
-    return s->f->kleaf(s->f->env, s->base + lo, s->base + hi, accs, has, start, touched);
+    s->f->kleaf(s->f->env, s->base + lo, s->base + hi, accs, has, start);
 }
 
 static void kshift_combine(void *env, void *l, const void *r)
@@ -794,6 +793,7 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.kacc = f->kacc ? kshift_kacc : NULL;
             sub.kmerge = f->kmerge ? kshift_kmerge : NULL;
             sub.src = NULL;
+            sub.kstk = NULL;
             sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;
             if (ks.base + sub.n > f->n)
                 sub.n = f->n - ks.base;

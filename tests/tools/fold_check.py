@@ -148,7 +148,8 @@ def case(rng, big):
     if not big and rng.random() < 0.3:
         n = rng.randint(0, 600)
     kind = "F" if rng.random() < 0.6 else "I"
-    nk = rng.choice([0, 1, 2, 3, 16, 64]) if rng.random() < 0.8 else rng.randint(0, 300)
+    # with the rows' edge (32, 33) and the key buckets' (64, 65)
+    nk = rng.choice([0, 1, 2, 3, 16, 32, 33, 64, 65]) if rng.random() < 0.8 else rng.randint(0, 300)
     if kind == "F":
         xs = [rand_float(rng) for _ in range(n)]
     else:
