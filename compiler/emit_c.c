@@ -513,7 +513,11 @@ static const char *emit_binary(struct ir_node *n)
     case OPC_BITS:
         if (ot == ty_i128) return tmp(ot, "brt_%s_i128(%s, %s)", op_stem[op], a, b);
         return tmp(ot, "%s %s %s", a, op_c[op], b);
-    case OPC_SHIFT: return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, shift_amount(b, bt), loc_ref(n->loc));
+    case OPC_SHIFT:
+        if (n->no_overflow && ot == ty_int) /* the amount is in 0..63 (opt_range.c) */
+            return op == OP_SHR ? tmp(ot, "%s >> %s", a, b) : tmp(ot, "(int64_t)((uint64_t)%s << %s)", a, b);
+        if (n->no_overflow && ot == ty_u64) return tmp(ot, "%s %s %s", a, op_c[op], b);
+        return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, shift_amount(b, bt), loc_ref(n->loc));
     case OPC_CMP: case OPC_UNARY: case OPC_NONE: break;
     }
     internal_error("emit: integer operator %s", op_spelling[op]);
@@ -543,6 +547,7 @@ static const char *emit_conv(struct ir_node *n)
         break;
     case T_U64:
         if (from == ty_float) return tmp(to, "brt_f2u64(%s, %s)", a, loc_ref(n->loc));
+        if (from == ty_int && n->no_overflow) return tmp(to, "(uint64_t)%s", a); /* never negative */
         if (from == ty_int) return tmp(to, "brt_i64_to_u64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_i128) return tmp(to, "brt_i128_to_u64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_str) return tmp(to, "brt_i64_to_u64(brt_parse_int(%s, %s), %s)", a, loc_ref(n->loc), loc_ref(n->loc));
