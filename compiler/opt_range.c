@@ -17,8 +17,10 @@
  *     bound (`hits += 1` counted at most once per iteration); a `for i in
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
  *     refines its body.
- * Literals, len (at most 2^57 elements: the x86-64 address space), lets and
- * constants give ranges; + - * and negation, & with a non-negative side,
+ * A function's int parameters start as the join of the arguments its calls
+ * pass (when it is never used as a value), from the round before: three
+ * rounds reach three calls deep. Literals, len (at most 2^57 elements: the
+ * x86-64 address space), lets and constants give ranges; + - * and negation, & with a non-negative side,
  * >> and % by a positive literal propagate them.
  *
  * What it proves, it marks (no_overflow: the emitters print plain C): int
@@ -63,6 +65,8 @@ static bool is_int_var(struct ir_var *v) { return v && v->type == ty_int; }
 
 static struct range expr(struct ir_node *n);
 static void refine(struct ir_node *c, bool truth);
+static void called(struct ir_node *n);
+static void escapes(struct ir_fn *f);
 
 /* Every expression inside n (not n itself) walked for its marks. */
 static void kids(struct ir_node *n)
@@ -154,6 +158,45 @@ static struct range binary(struct ir_node *n)
     return (struct range){lo, hi};
 }
 
+/* ---- parameters: the join of the arguments of every call ----------------------- */
+
+/* By function (P->fns order): what its calls passed, this round. A function
+ * used as a value may be called with anything: its parameters stay FULL. */
+struct params {
+    bool called, escapes;
+    struct range *arg; /* by parameter */
+};
+
+static struct ir_program *P;
+static struct params *SEEN; /* this round's calls */
+
+static struct params *params_of(struct ir_fn *f)
+{
+    for (int i = 0; i < P->fns.len; i++)
+        if (P->fns.items[i] == f) return &SEEN[i];
+    return NULL;
+}
+
+static void escapes(struct ir_fn *f)
+{
+    struct params *p = params_of(f);
+    if (p) p->escapes = true;
+}
+
+static void called(struct ir_node *n)
+{
+    struct params *p = params_of(n->fn);
+    for (int i = 0; i < n->nkids; i++) {
+        struct range r = expr(n->kids[i]);
+        if (!p || i >= n->fn->nparams) continue;
+        if (!p->arg) p->arg = xmalloc(sizeof *p->arg * (size_t)(n->fn->nparams + 1));
+        if (!p->called) p->arg[i] = r;
+        if (r.lo < p->arg[i].lo) p->arg[i].lo = r.lo;
+        if (r.hi > p->arg[i].hi) p->arg[i].hi = r.hi;
+    }
+    if (p) p->called = true;
+}
+
 static struct range expr(struct ir_node *n)
 {
     if (!n) return FULL;
@@ -204,7 +247,9 @@ static struct range expr(struct ir_node *n)
         generator(n);
         return FULL;
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT:
-    case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD: case IR_FNVAL:
+    case IR_CALL: called(n); return FULL;
+    case IR_FNVAL: escapes(n->fn); kids(n); return FULL;
+    case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
     case IR_CALLV:
         kids(n);
         return FULL;
@@ -446,19 +491,41 @@ static bool stmt(struct ir_node *s)
     return true;
 }
 
+#define ROUNDS 3 /* a parameter's range from its callers', this many calls deep */
+
 void opt_range(struct ir_program *ir)
 {
+    P = ir;
     NV = ir->nvars;
     ENV = xmalloc(sizeof *ENV * (size_t)(NV + 2));
     CH = xmalloc(sizeof *CH * (size_t)(NV + 2));
     memset(CH, 0, sizeof *CH * (size_t)(NV + 2));
-    for (int i = 0; i < ir->fns.len; i++) {
-        struct ir_fn *f = ir->fns.items[i];
-        for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
-        stmt(f->body);
+    size_t nf = (size_t)ir->fns.len + 1;
+    struct params *prev = NULL;
+    /* each round is sound: its parameters' ranges hold every argument the
+     * round before saw (itself sound), so its marks are too */
+    for (int round = 0; round < ROUNDS; round++) {
+        SEEN = xmalloc(sizeof *SEEN * nf);
+        memset(SEEN, 0, sizeof *SEEN * nf);
+        for (int i = 0; i < ir->fns.len; i++) {
+            struct ir_fn *f = ir->fns.items[i];
+            for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+            if (prev && prev[i].called && !prev[i].escapes && f != ir->main)
+                for (int k = 0; k < f->nparams; k++)
+                    if (is_int_var(f->params[k])) ENV[f->params[k]->id] = prev[i].arg[k];
+            stmt(f->body);
+        }
+        if (prev)
+            for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
+        free(prev);
+        prev = SEEN;
     }
+    for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
+    free(prev);
+    SEEN = NULL;
     free(ENV);
     free(CH);
     ENV = NULL;
     CH = NULL;
+    P = NULL;
 }
