@@ -228,6 +228,8 @@ struct ir_node {
                                   * an IR_UNIQUE before it made unique (opt_unique.c): the arrays
                                   * var, var[k0], ..., var[k0]..[k(n-1)] for n = unique_steps need no
                                   * copy-on-write test (a field step's struct needs none anyway) */
+    bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
+                                  * inside the array (opt_range.c) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift
                                   * (int, u64): its amount is in 0..63; IR_CONV int to u64: the
                                   * value is never negative (opt_range.c) */

@@ -38,18 +38,122 @@
 
 struct range {
     __int128 lo, hi; /* lo > hi: no value (the code is never reached) */
+    /* NULL, or an expression whose value the variable is below: a stable one
+     * (below), the same wherever it is read in the variable's scope */
+    struct ir_node *below;
 };
 
-static const struct range FULL = {INT64_MIN, INT64_MAX};
+static const struct range FULL = {INT64_MIN, INT64_MAX, NULL};
 
 static int NV;               /* variables: ids 1..NV */
 static struct range *ENV;    /* by var id: the current range (ints only) */
+
+static struct range rng(__int128 lo, __int128 hi) { return (struct range){lo, hi, NULL}; }
 
 static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
 static struct range clamp(__int128 lo, __int128 hi)
 {
-    return (struct range){lo < INT64_MIN ? INT64_MIN : lo, hi > INT64_MAX ? INT64_MAX : hi};
+    return rng(lo < INT64_MIN ? INT64_MIN : lo, hi > INT64_MAX ? INT64_MAX : hi);
+}
+
+/* ---- lengths: which indices are inside their arrays ---------------------------- */
+
+/* By var id, for the function being walked: */
+static unsigned char *ASSIGNED; /* assigned somewhere in it (int or array), or an array's length changed */
+static struct ir_node **LENOF;  /* an array never assigned or resized: an expression its length equals */
+static struct ir_var **EQLEN;   /* an int let never assigned: the array whose length it is */
+
+static void note_changes(struct ir_node *n)
+{
+    if (!n) return;
+    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) ASSIGNED[n->var->id] = 1;
+    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin) && n->nkids) {
+        struct ir_node *root = n->kids[0];
+        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
+        if (root->op == IR_VAR) ASSIGNED[root->var->id] = 1;
+    }
+    note_changes(n->a);
+    note_changes(n->b);
+    note_changes(n->c);
+    for (int i = 0; i < n->nkids; i++) note_changes(n->kids[i]);
+    note_changes(n->iter.lo);
+    note_changes(n->iter.hi);
+    note_changes(n->iter.array);
+    note_changes(n->elem);
+    note_changes(n->filter);
+    note_changes(n->key);
+    for (int i = 0; i < n->nclauses; i++) {
+        note_changes(n->clauses[i].iter.lo);
+        note_changes(n->clauses[i].iter.hi);
+        note_changes(n->clauses[i].iter.array);
+    }
+}
+
+static bool fixed_array(struct ir_var *v) { return v->type->kind == T_ARRAY && !ASSIGNED[v->id]; }
+
+/* An expression with one value in the whole scope of everything it reads:
+ * literals, int variables never assigned, lengths of arrays never resized,
+ * and + - * of those. */
+static bool stable(struct ir_node *e)
+{
+    if (!e || e->type != ty_int) return false;
+    switch (e->eop) {
+    case IR_INT: return true;
+    case IR_VAR: return !ASSIGNED[e->var->id];
+    case IR_BUILTIN:
+        return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR && fixed_array(e->kids[0]->var);
+    case IR_BINARY:
+        return (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && stable(e->a) && stable(e->b);
+    default: return false;
+    }
+}
+
+static bool same(const struct ir_node *a, const struct ir_node *b)
+{
+    if (a == b) return true;
+    if (!a || !b || a->op != b->op || a->type != b->type) return false;
+    switch (a->eop) {
+    case IR_INT: return a->ival == b->ival;
+    case IR_VAR: return a->var == b->var;
+    case IR_BUILTIN: return a->builtin == b->builtin && a->nkids == 1 && b->nkids == 1 && same(a->kids[0], b->kids[0]);
+    case IR_BINARY: return a->bop == b->bop && same(a->a, b->a) && same(a->b, b->b);
+    default: return false;
+    }
+}
+
+/* Whether every value of i (range r) indexes array v: 0 <= i < len(v). */
+static bool inside(struct ir_var *v, struct range r)
+{
+    if (r.lo < 0 || !fixed_array(v)) return false;
+    struct ir_node *len = LENOF[v->id], *b = r.below;
+    if (len && len->op == IR_INT && r.hi < (__int128)(int64_t)(uint64_t)len->ival) return true;
+    if (!b) return false;
+    if (b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR && b->kids[0]->var == v) return true;
+    if (b->op == IR_VAR && EQLEN[b->var->id] == v) return true;
+    return len && same(b, len);
+}
+
+/* At `let v = e`: what v's length or value is known to equal. */
+static void note_let(struct ir_var *v, struct ir_node *e)
+{
+    if (ASSIGNED[v->id] || !e) return;
+    if (v->type == ty_int && e->op == IR_BUILTIN && e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR
+        && fixed_array(e->kids[0]->var))
+        EQLEN[v->id] = e->kids[0]->var;
+    if (v->type->kind != T_ARRAY) return;
+    /* [x] * n: n elements (none for n < 0, where no index is inside anyway) */
+    if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b))
+        LENOF[v->id] = e->b;
+    /* [x for i in 0..n] */
+    if ((e->op == IR_LISTCOMP) && !e->filter && !e->nclauses && e->iter.is_range && !e->iter.inclusive
+        && e->iter.lo->op == IR_INT && e->iter.lo->ival == 0 && stable(e->iter.hi))
+        LENOF[v->id] = e->iter.hi;
+    if (e->op == IR_ARRAY) {
+        struct ir_node *k = ir_new(IR_INT, e->loc, ty_int);
+        k->ival = (unsigned __int128)(uint64_t)e->nkids;
+        LENOF[v->id] = k;
+    }
 }
 
 static struct range *env_copy(void)
@@ -93,7 +197,10 @@ static void generator(struct ir_node *n)
     for (int i = 0; i < m; i++) {
         if (its[i]->is_range) {
             struct range lo = expr(its[i]->lo), hi = expr(its[i]->hi);
-            if (is_int_var(vars[i])) ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
+            if (is_int_var(vars[i])) {
+                ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
+                if (!its[i]->inclusive && stable(its[i]->hi)) ENV[vars[i]->id].below = its[i]->hi;
+            }
         } else {
             expr(its[i]->array);
             if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
@@ -133,9 +240,9 @@ static struct range binary(struct ir_node *n)
     }
     case OP_BAND:
         /* a non-negative side bounds the result: 0 .. its high end */
-        if (a.lo >= 0 && b.lo >= 0) return (struct range){0, a.hi < b.hi ? a.hi : b.hi};
-        if (a.lo >= 0) return (struct range){0, a.hi};
-        if (b.lo >= 0) return (struct range){0, b.hi};
+        if (a.lo >= 0 && b.lo >= 0) return rng(0, a.hi < b.hi ? a.hi : b.hi);
+        if (a.lo >= 0) return rng(0, a.hi);
+        if (b.lo >= 0) return rng(0, b.hi);
         return FULL;
     case OP_SHR:
         if (b.lo < 0 || b.hi > 63) return FULL;
@@ -143,19 +250,19 @@ static struct range binary(struct ir_node *n)
         /* arithmetic shift: monotone in a, toward 0 or -1 as the amount grows */
         lo = a.lo >= 0 ? a.lo >> (int)b.hi : a.lo >> (int)b.lo;
         hi = a.hi >= 0 ? a.hi >> (int)b.lo : a.hi >> (int)b.hi;
-        return (struct range){lo, hi};
+        return rng(lo, hi);
     case OP_SHL:
         if (b.lo >= 0 && b.hi <= 63) n->no_overflow = true;
         return FULL;
     case OP_MOD:
         /* C's remainder by a positive divisor: the sign of a, below d */
-        if (b.lo > 0) return (struct range){a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1};
+        if (b.lo > 0) return rng(a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1);
         return FULL;
     default: return FULL;
     }
     if (!fits(lo) || !fits(hi)) return clamp(lo, hi); /* checked: a value that continues fits */
     if (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) n->no_overflow = true;
-    return (struct range){lo, hi};
+    return rng(lo, hi);
 }
 
 /* ---- parameters: the join of the arguments of every call ----------------------- */
@@ -203,17 +310,17 @@ static struct range expr(struct ir_node *n)
     switch (n->eop) {
     case IR_INT:
         if (n->type != ty_int) return FULL;
-        return (struct range){(int64_t)(uint64_t)n->ival, (int64_t)(uint64_t)n->ival};
+        return rng((int64_t)(uint64_t)n->ival, (int64_t)(uint64_t)n->ival);
     case IR_VAR: return is_int_var(n->var) ? ENV[n->var->id] : FULL;
     case IR_GLOBAL: {
         /* a constant: its literal value */
         struct ir_node *v = n->global->init;
         if (n->type != ty_int || !v || v->op != IR_INT) return FULL;
-        return (struct range){(int64_t)(uint64_t)v->ival, (int64_t)(uint64_t)v->ival};
+        return rng((int64_t)(uint64_t)v->ival, (int64_t)(uint64_t)v->ival);
     }
     case IR_BUILTIN:
         kids(n);
-        if (n->builtin == BI_LEN) return (struct range){0, MAX_LEN};
+        if (n->builtin == BI_LEN) return rng(0, MAX_LEN);
         return FULL;
     case IR_UNARY: {
         struct range a = expr(n->a);
@@ -225,7 +332,7 @@ static struct range expr(struct ir_node *n)
     case IR_CONV: {
         struct range a = expr(n->a);
         if (n->optype == ty_int && n->type == ty_u64 && a.lo >= 0) n->no_overflow = true;
-        if (n->type == ty_int && n->optype == ty_bool) return (struct range){0, 1};
+        if (n->type == ty_int && n->optype == ty_bool) return rng(0, 1);
         return FULL;
     }
     case IR_COND: case IR_AND: case IR_OR: {
@@ -241,15 +348,20 @@ static struct range expr(struct ir_node *n)
         memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
         free(before);
         if (n->op != IR_COND || n->type != ty_int) return FULL;
-        return (struct range){b.lo < c.lo ? b.lo : c.lo, b.hi > c.hi ? b.hi : c.hi};
+        return rng(b.lo < c.lo ? b.lo : c.lo, b.hi > c.hi ? b.hi : c.hi);
     }
     case IR_LISTCOMP: case IR_REDUCE:
         generator(n);
         return FULL;
-    case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT:
     case IR_CALL: called(n); return FULL;
     case IR_FNVAL: escapes(n->fn); kids(n); return FULL;
-    case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
+    case IR_INDEX: {
+        expr(n->a);
+        struct range i = expr(n->b);
+        if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) n->in_bounds = true;
+        return FULL;
+    }
+    case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
     case IR_CALLV:
         kids(n);
         return FULL;
@@ -274,6 +386,7 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     switch (op) {
     case OP_LT:
         if (xv) meet(x->var, INT64_MIN, b.hi - 1);
+        if (xv && stable(y)) ENV[x->var->id].below = y;
         if (yv) meet(y->var, a.lo + 1, INT64_MAX);
         break;
     case OP_LE:
@@ -408,6 +521,7 @@ static void for_range(struct ir_node *s)
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
     if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
+    if (fixed && !s->iter.inclusive && stable(s->iter.hi)) ENV[s->var->id].below = s->iter.hi;
     /* a variable the body assigns is forgotten again (loop_head set it) */
     struct range *head = env_copy();
     stmt(s->b);
@@ -421,6 +535,7 @@ static void join_into(struct range *a, const struct range *b)
     for (int i = 0; i <= NV + 1; i++) {
         if (b[i].lo < a[i].lo) a[i].lo = b[i].lo;
         if (b[i].hi > a[i].hi) a[i].hi = b[i].hi;
+        if (!same(a[i].below, b[i].below)) a[i].below = NULL;
     }
 }
 
@@ -437,12 +552,16 @@ static bool stmt(struct ir_node *s)
     case IR_LET: case IR_ASSIGN: {
         struct range r = expr(s->a);
         if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (s->op == IR_LET) note_let(s->var, s->a);
         return true;
     }
-    case IR_STORE: case IR_PUSH: case IR_UNIQUE:
-        for (int i = 0; i < s->nkids; i++) expr(s->kids[i]);
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE: {
+        struct range i = FULL;
+        for (int k = 0; k < s->nkids; k++) i = expr(s->kids[k]);
         expr(s->a);
+        if (s->op == IR_STORE && s->nkids == 1 && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
         return true;
+    }
     case IR_EXPR:
         expr(s->a);
         return !(s->a && s->a->op == IR_BUILTIN && s->a->builtin == BI_PANIC);
@@ -500,6 +619,9 @@ void opt_range(struct ir_program *ir)
     ENV = xmalloc(sizeof *ENV * (size_t)(NV + 2));
     CH = xmalloc(sizeof *CH * (size_t)(NV + 2));
     memset(CH, 0, sizeof *CH * (size_t)(NV + 2));
+    ASSIGNED = xmalloc((size_t)NV + 2);
+    LENOF = xmalloc(sizeof *LENOF * (size_t)(NV + 2));
+    EQLEN = xmalloc(sizeof *EQLEN * (size_t)(NV + 2));
     size_t nf = (size_t)ir->fns.len + 1;
     struct params *prev = NULL;
     /* each round is sound: its parameters' ranges hold every argument the
@@ -510,6 +632,10 @@ void opt_range(struct ir_program *ir)
         for (int i = 0; i < ir->fns.len; i++) {
             struct ir_fn *f = ir->fns.items[i];
             for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+            memset(ASSIGNED, 0, (size_t)NV + 2);
+            memset(LENOF, 0, sizeof *LENOF * (size_t)(NV + 2));
+            memset(EQLEN, 0, sizeof *EQLEN * (size_t)(NV + 2));
+            note_changes(f->body);
             if (prev && prev[i].called && !prev[i].escapes && f != ir->main)
                 for (int k = 0; k < f->nparams; k++)
                     if (is_int_var(f->params[k])) ENV[f->params[k]->id] = prev[i].arg[k];
@@ -525,6 +651,9 @@ void opt_range(struct ir_program *ir)
     SEEN = NULL;
     free(ENV);
     free(CH);
+    free(ASSIGNED);
+    free(LENOF);
+    free(EQLEN);
     ENV = NULL;
     CH = NULL;
     P = NULL;
