@@ -453,9 +453,13 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
     struct ir_fn *f = c->fn;
     struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
     h.s.args = arena_alloc(sizeof *h.s.args * (size_t)(f->nparams + 1));
+    /* an argument that does something (xs.pop()) may change an array read
+     * by a variable argument before it: such a variable is bound too */
+    bool effects = false;
+    for (int i = 0; i < f->nparams; i++) effects = effects || !inert(c->kids[i]);
     for (int i = 0; i < f->nparams; i++) {
         struct ir_node *arg = c->kids[i];
-        if (trivial(arg) && !assigns(f->body, f->params[i])) {
+        if (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type))) {
             h.s.args[i] = arg;
             continue;
         }

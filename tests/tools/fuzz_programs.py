@@ -2287,7 +2287,10 @@ class Gen:
 
         def share(env, a):
             if a:
-                xs = env.look(g)[2]
+                xs = env.look(g)[2]   # the j loop's statements may have shrunk g: the value is read first
+                for ix in (a[1], a[0]):
+                    if ix >= len(xs):
+                        raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {ix}")
                 xs[a[0]] = copyv(xs[a[1]])
 
         def store(env, iv, jv):
