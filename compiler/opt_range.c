@@ -641,6 +641,12 @@ void opt_range(struct ir_program *ir)
                     if (is_int_var(f->params[k])) ENV[f->params[k]->id] = prev[i].arg[k];
             stmt(f->body);
         }
+        /* the constants' initialisers call functions too */
+        memset(ASSIGNED, 0, (size_t)NV + 2);
+        for (int i = 0; i < ir->globals.len; i++) {
+            for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+            expr(((struct ir_global *)ir->globals.items[i])->init);
+        }
         if (prev)
             for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
         free(prev);
