@@ -63,7 +63,8 @@ bool quiet_expr(struct ir_node *n)
             if (n->bop == OP_MOD) return false; /* fmod: a call, harmless, but keep it plain */
         } else if (op_class[n->bop] != OPC_CMP && op_class[n->bop] != OPC_BITS
                    && !(n->no_overflow && n->optype == ty_int
-                        && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL))
+                        && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL || n->bop == OP_DIV
+                            || n->bop == OP_MOD))
                    && !(n->no_overflow && op_class[n->bop] == OPC_SHIFT && (n->optype == ty_int || n->optype == ty_u64))) {
             return false;
         }

@@ -1,9 +1,10 @@
 /*
  * opt.c: the optimizer, between ir_verify and the emitters.
  *
- * A pass rewrites the IR (unique statements before loops, opt_unique.c) or
- * records facts on it (ir.h: in_range_by, guards, unique_steps, no_overflow (opt_range.c),
- * swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
+ * A pass rewrites the IR (unique statements before loops, opt_unique.c;
+ * calls written as statements, opt_inline.c) or records facts on it (ir.h:
+ * in_range_by, guards, unique_steps, no_overflow and in_bounds
+ * (opt_range.c), swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
  * only where it provably cannot fail, so every panic of the language stays
  * where and what it is, and the output is the same bytes. ir_verify runs
  * after each pass, in every build; `brine --dump=ir:PASS FILE.br` prints

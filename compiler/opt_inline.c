@@ -23,6 +23,18 @@
  * gcc inlines the same calls in release builds; this pass gives dev builds
  * (tcc, `brine run`) and the later passes and the lane emitter the same
  * view.
+ *
+ * A call with any arguments, of a function whose body is such an
+ * expression or a few statements (lets, assignments and ifs of plain
+ * values) then `return EXPR`, is written as statements before its
+ * statement when the statement evaluates it first (everything evaluated
+ * before it is inert: it does nothing and cannot fail): each argument
+ * bound to a fresh let, in order (a variable or literal argument used as it
+ * is), the body with fresh variables, the result in a fresh let the
+ * statement reads. Each copied expression carries the frames around the
+ * call, the call's, then its own (ir_node.inl), so a panic inside reports
+ * the same chain. The later passes then see the body in the loop: its
+ * ranges (opt_range.c), its checks, no call.
  */
 #include "ir.h"
 

@@ -18,16 +18,27 @@
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
  *     refines its body.
  * A function's int parameters start as the join of the arguments its calls
- * pass (when it is never used as a value), from the round before: three
- * rounds reach three calls deep. Literals, len (at most 2^57 elements: the
- * x86-64 address space), lets and constants give ranges; + - * and negation, & with a non-negative side,
- * >> and % by a positive literal propagate them.
+ * pass (calls in functions and in the constants' initialisers; never when
+ * it is used as a value), from the round before: three rounds reach three
+ * calls deep. Literals, len (at most 2^57 elements: the x86-64 address
+ * space), lets and constants give ranges; + - * and negation, & with a
+ * non-negative side, >> and % by a positive divisor propagate them.
  *
- * What it proves, it marks (no_overflow: the emitters print plain C): int
- * + - * and negation whose result fits int64, shifts whose amount is in
- * 0..63, and int to u64 conversions of a non-negative value. Where it cannot
+ * An interval may also carry an expression the value is below (`below`): a
+ * stable one (literals, int variables never assigned, len of arrays never
+ * resized), from a range loop's bound, a `<` condition or a let copy. An
+ * index is inside its array when it is at least 0 and below len of the
+ * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
+ * the array never assigned or resized in the function (stores keep its
+ * length).
+ *
+ * What it proves, it marks (the emitters print plain C): no_overflow on int
+ * + - * and negation whose result fits int64, on / and % by a positive
+ * divisor (neither 0 nor -1), on shifts whose amount is in
+ * 0..63, and on int to u64 conversions of a non-negative value; in_bounds
+ * on an index of a variable and a store of one index. Where it cannot
  * prove, the check stays, so every panic stays where and what it is.
- * `--dump=ir:range` shows the marks (no-overflow).
+ * `--dump=ir:range` shows the marks (no-overflow, in-bounds).
  */
 #include "ir.h"
 
@@ -256,8 +267,23 @@ static struct range binary(struct ir_node *n)
         return FULL;
     case OP_MOD:
         /* C's remainder by a positive divisor: the sign of a, below d */
-        if (b.lo > 0) return rng(a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1);
+        if (b.lo > 0) {
+            n->no_overflow = true; /* neither 0 nor -1 */
+            return rng(a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1);
+        }
         return FULL;
+    case OP_DIV: {
+        /* truncating division by a positive divisor: monotone in each side */
+        if (b.lo <= 0) return FULL;
+        n->no_overflow = true;
+        __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+        lo = hi = q[0];
+        for (int i = 1; i < 4; i++) {
+            if (q[i] < lo) lo = q[i];
+            if (q[i] > hi) hi = q[i];
+        }
+        return rng(lo, hi);
+    }
     default: return FULL;
     }
     if (!fits(lo) || !fits(hi)) return clamp(lo, hi); /* checked: a value that continues fits */
