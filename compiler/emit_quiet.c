@@ -9,9 +9,9 @@
  *
  *   - a quiet expression: literals, variables, float arithmetic,
  *     comparisons, bitwise operators, conversions to float, the math
- *     functions, the wrapping and bit methods, tuples and their fields, integer arithmetic, shifts and
- *     conversions the optimizer proved cannot fail, and calls of quiet
- *     functions;
+ *     functions, the wrapping and bit methods, tuples and their fields,
+ *     integer arithmetic, shifts and conversions the optimizer proved
+ *     cannot fail, and calls of quiet functions;
  *   - a quiet function: one whose every statement is quiet (no store into
  *     an array, no push, no par construct, no call of another kind), which
  *     calls no function that is not quiet, and is not recursive.

@@ -16,7 +16,9 @@
  *     loop of T iterations adds at most T times the increases to its upper
  *     bound (`hits += 1` counted at most once per iteration); a `for i in
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
- *     refines its body.
+ *     refines its body, and `while k < n` whose body increases k by s >= 1
+ *     at its top level (and nowhere else; no continue) runs at most
+ *     (n - k) / s + 1 times, which bounds its counters too;
  * A function's int parameters start as the join of the arguments its calls
  * pass (calls in functions and in the constants' initialisers; never when
  * it is used as a value), from the round before: three rounds reach three
@@ -534,6 +536,51 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
     return ids;
 }
 
+static bool has_continue(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_CONTINUE) return true;
+    if (has_continue(s->b) || has_continue(s->c)) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (has_continue(s->kids[i])) return true;
+    return false;
+}
+
+static int count_assigns(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return 0;
+    int n = s->op == IR_ASSIGN && s->var == v;
+    n += count_assigns(s->b, v) + count_assigns(s->c, v);
+    for (int i = 0; i < s->nkids; i++) n += count_assigns(s->kids[i], v);
+    return n;
+}
+
+/* The most iterations of `while k < e` (or <=) whose body increases k by
+ * a step >= 1 at its top level, every iteration (no continue), and
+ * assigns it nowhere else; -1: unknown. From ENV before the loop. */
+static __int128 while_trips(struct ir_node *s)
+{
+    struct ir_node *c = s->a, *b = s->b;
+    if (!c || c->op != IR_BINARY || c->optype != ty_int || (c->bop != OP_LT && c->bop != OP_LE)) return -1;
+    if (c->a->op != IR_VAR || !is_int_var(c->a->var) || !b || b->op != IR_BLOCK) return -1;
+    struct ir_var *k = c->a->var;
+    if (count_assigns(b, k) != 1 || has_continue(b)) return -1;
+    __int128 step = -1;
+    for (int i = 0; i < b->nkids; i++)
+        if (b->kids[i]->op == IR_ASSIGN && b->kids[i]->var == k) step = increase(b->kids[i]->a, k);
+    if (step < 1) return -1;
+    /* e's range over every iteration: what the body assigns forgotten */
+    struct range k0 = ENV[k->id], *before = env_copy();
+    int n;
+    free(loop_head(b, -1, &n));
+    struct range e = expr(c->b);
+    memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+    free(before);
+    __int128 last = c->bop == OP_LT ? e.hi - 1 : e.hi;
+    if (last < k0.lo) return 0;
+    return (last - k0.lo) / step + 1;
+}
+
 /* The range loop's body and what holds after it. */
 static void for_range(struct ir_node *s)
 {
@@ -610,7 +657,7 @@ static bool stmt(struct ir_node *s)
     }
     case IR_WHILE: {
         int n;
-        free(loop_head(s->b, -1, &n));
+        free(loop_head(s->b, while_trips(s), &n));
         expr(s->a);
         struct range *head = env_copy();
         refine(s->a, true);
