@@ -24,8 +24,8 @@
  * (tcc, `brine run`) and the later passes and the lane emitter the same
  * view.
  *
- * A call with any arguments, of a function whose body is such an
- * expression or a few statements (lets, assignments and ifs of plain
+ * A call in a loop, with any arguments, of a function whose body is such
+ * an expression or a few statements (lets, assignments and ifs of plain
  * values) then `return EXPR`, is written as statements before its
  * statement when the statement evaluates it first (everything evaluated
  * before it is inert: it does nothing and cannot fail): each argument
@@ -338,11 +338,14 @@ static bool hoistable(struct ir_fn *f)
     return true;
 }
 
-/* A call worth writing as statements: one that the in-place rewrite
+static int loops; /* the loops around the statement being rewritten */
+
+/* A call worth writing as statements: one in a loop (elsewhere the call
+ * costs little and the copy only grows the code) that the in-place rewrite
  * (inline_expr) cannot take. */
 static bool wants_hoist(struct ir_node *n)
 {
-    if (n->op != IR_CALL || !hoistable(n->fn)) return false;
+    if (n->op != IR_CALL || !loops || !hoistable(n->fn)) return false;
     if (!result_expr(n->fn)) return true;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return true;
@@ -468,7 +471,7 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
     /* an argument that does something (xs.pop()) may change an array read
      * by a variable argument before it: such a variable is bound too */
     bool effects = false;
-    for (int i = 0; i < f->nparams; i++) effects = effects || !inert(c->kids[i]);
+    for (int i = 0; i < f->nparams; i++) effects = effects || (!trivial(c->kids[i]) && !inert(c->kids[i]));
     for (int i = 0; i < f->nparams; i++) {
         struct ir_node *arg = c->kids[i];
         if (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type))) {
@@ -539,9 +542,12 @@ static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
         hoist_call(slot, ctx, tmp);
         for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
     }
-    if (s->op == IR_IF || s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) {
+    bool loop = s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY;
+    if (s->op == IR_IF || loop) {
+        loops += loop;
         hoist_block(s->b, 0);
         hoist_block(s->c, 0);
+        loops -= loop;
     }
     ir_push_kid(out, s);
 }
