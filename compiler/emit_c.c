@@ -106,8 +106,8 @@ static const char *emit_binary(struct ir_node *n)
     /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
      * plain C where the optimizer proved the result fits (opt_loops.c) */
     bool proved = n->no_overflow || (n->no_overflow_in && n->no_overflow_in == CG->guarded);
-    if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL))
-        return tmp(ot, "%s %s %s", a, op_c[op], b);
+    if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_MOD))
+        return tmp(ot, "%s %s %s", a, op_c[op], b); /* / and %: by a positive divisor (opt_range.c) */
     const char *sfx = num_suffix(ot);
     if (cmp) {
         if (ot == ty_i128) return tmp(ty_bool, "brt_cmp_i128(%s, %s) %s 0", a, b, op_c[op]);
@@ -118,7 +118,11 @@ static const char *emit_binary(struct ir_node *n)
     case OPC_BITS:
         if (ot == ty_i128) return tmp(ot, "brt_%s_i128(%s, %s)", op_stem[op], a, b);
         return tmp(ot, "%s %s %s", a, op_c[op], b);
-    case OPC_SHIFT: return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, shift_amount(b, bt), loc_ref(n->loc));
+    case OPC_SHIFT:
+        if (n->no_overflow && ot == ty_int) /* the amount is in 0..63 (opt_range.c) */
+            return op == OP_SHR ? tmp(ot, "%s >> %s", a, b) : tmp(ot, "(int64_t)((uint64_t)%s << %s)", a, b);
+        if (n->no_overflow && ot == ty_u64) return tmp(ot, "%s %s %s", a, op_c[op], b);
+        return tmp(ot, "brt_%s_%s(%s, %s, %s)", op_stem[op], sfx, a, shift_amount(b, bt), loc_ref(n->loc));
     case OPC_CMP: case OPC_UNARY: case OPC_NONE: break;
     }
     internal_error("emit: integer operator %s", op_spelling[op]);
@@ -148,6 +152,7 @@ static const char *emit_conv(struct ir_node *n)
         break;
     case T_U64:
         if (from == ty_float) return tmp(to, "brt_f2u64(%s, %s)", a, loc_ref(n->loc));
+        if (from == ty_int && n->no_overflow) return tmp(to, "(uint64_t)%s", a); /* never negative */
         if (from == ty_int) return tmp(to, "brt_i64_to_u64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_i128) return tmp(to, "brt_i128_to_u64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_str) return tmp(to, "brt_i64_to_u64(brt_parse_int(%s, %s), %s)", a, loc_ref(n->loc), loc_ref(n->loc));

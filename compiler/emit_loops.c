@@ -49,9 +49,10 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
 }
 
 /* Whether n's bounds check is proved by the loop whose guarded version is
- * being written (opt_loops.c). */
+ * being written (opt_loops.c), or everywhere (opt_range.c). */
 bool in_guarded_loop(struct ir_node *n)
 {
+    if (n->in_bounds) return true;
     return n->in_range_by && (n->in_range_by == CG->guarded || n->in_range_by == CG->swapped_inner);
 }
 

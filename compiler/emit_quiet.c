@@ -9,8 +9,9 @@
  *
  *   - a quiet expression: literals, variables, float arithmetic,
  *     comparisons, bitwise operators, conversions to float, the math
- *     functions, tuples and their fields, integer arithmetic the optimizer
- *     proved cannot overflow, and calls of quiet functions;
+ *     functions, the wrapping and bit methods, tuples and their fields,
+ *     integer arithmetic, shifts and conversions the optimizer proved
+ *     cannot fail, and calls of quiet functions;
  *   - a quiet function: one whose every statement is quiet (no store into
  *     an array, no push, no par construct, no call of another kind), which
  *     calls no function that is not quiet, and is not recursive.
@@ -62,12 +63,26 @@ bool quiet_expr(struct ir_node *n)
             if (n->bop == OP_MOD) return false; /* fmod: a call, harmless, but keep it plain */
         } else if (op_class[n->bop] != OPC_CMP && op_class[n->bop] != OPC_BITS
                    && !(n->no_overflow && n->optype == ty_int
-                        && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL))) {
+                        && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL || n->bop == OP_DIV
+                            || n->bop == OP_MOD))
+                   && !(n->no_overflow && op_class[n->bop] == OPC_SHIFT && (n->optype == ty_int || n->optype == ty_u64))) {
             return false;
         }
         break;
-    case IR_CONV: if (n->type != ty_float) return false; break;
-    case IR_BUILTIN: if (!math_fn(n->builtin)) return false; break;
+    case IR_CONV:
+        if (n->type != ty_float && n->type != n->optype && !(n->no_overflow && n->type == ty_u64 && n->optype == ty_int))
+            return false;
+        break;
+    case IR_BUILTIN:
+        switch (n->builtin) {
+        /* the wrapping and bit methods of int and u64 cannot fail */
+        case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG: case M_ROTATE_LEFT:
+        case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS:
+            break;
+        default:
+            if (!math_fn(n->builtin)) return false;
+        }
+        break;
     case IR_CALL: if (!quiet_fn(n->fn)) return false; break;
     case IR_STR: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
     case IR_FNVAL: case IR_CALLV:

@@ -118,6 +118,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_LISTCOMP: if (n->par) fputs(" par", out); break;
     case IR_INDEX:
         if (n->in_range_by) fputs(" in-range", out);
+        if (n->in_bounds) fputs(" in-bounds", out);
         if (n->slot) fputs(" slot", out);
         break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
@@ -276,6 +277,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         else if (s->unique_steps == 1) fputs(" unique", out);
         else if (s->unique_steps > 1) fprintf(out, " unique:%d", s->unique_steps);
         if (s->in_range_by) fputs(" in-range", out);
+        if (s->in_bounds) fputs(" in-bounds", out);
         if (s->slot) fputs(" slot", out);
         if (s->a) {
             fputs(" <- ", out);

@@ -228,7 +228,11 @@ struct ir_node {
                                   * an IR_UNIQUE before it made unique (opt_unique.c): the arrays
                                   * var, var[k0], ..., var[k0]..[k(n-1)] for n = unique_steps need no
                                   * copy-on-write test (a field step's struct needs none anyway) */
-    bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits */
+    bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
+                                  * inside the array (opt_range.c) */
+    bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift
+                                  * (int, u64): its amount is in 0..63; IR_CONV int to u64: the
+                                  * value is never negative (opt_range.c) */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
@@ -285,6 +289,7 @@ struct ir_program {
 /* The passes of optimize() (opt.c). */
 void opt_unique(struct ir_program *ir); /* opt_unique.c */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
+void opt_range(struct ir_program *ir);  /* opt_range.c */
 void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */

@@ -1,9 +1,10 @@
 /*
  * opt.c: the optimizer, between ir_verify and the emitters.
  *
- * A pass rewrites the IR (unique statements before loops, opt_unique.c) or
- * records facts on it (ir.h: in_range_by, guards, unique_steps, no_overflow,
- * swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
+ * A pass rewrites the IR (unique statements before loops, opt_unique.c;
+ * calls written as statements, opt_inline.c) or records facts on it (ir.h:
+ * in_range_by, guards, unique_steps, no_overflow and in_bounds
+ * (opt_range.c), swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
  * only where it provably cannot fail, so every panic of the language stays
  * where and what it is, and the output is the same bytes. ir_verify runs
  * after each pass, in every build; `brine --dump=ir:PASS FILE.br` prints
@@ -25,7 +26,8 @@
     X(fnvals, opt_fnvals, "calls through known function values made direct")              \
     X(inline, opt_inline, "calls of small functions written in place")                    \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
-    X(loops, opt_loops, "bounds guards, overflow ranges, views")                          \
+    X(loops, opt_loops, "bounds guards, views")                                           \
+    X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed")
 
@@ -38,7 +40,9 @@ static const struct {
     {"fnvals", "inline", "a call made direct is one the inliner can write in place"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
-    {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by) and no_overflow"},
+    {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by)"},
+    {"range", "interchange", "a swap needs int arithmetic proved not to overflow (no_overflow)"},
+    {"inline", "range", "a call written in place is code whose ranges the caller's facts prove"},
     {"borrow", "interchange", "a jam allows a row let before the inner loop only when it borrows"},
 };
 

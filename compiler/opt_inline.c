@@ -23,6 +23,18 @@
  * gcc inlines the same calls in release builds; this pass gives dev builds
  * (tcc, `brine run`) and the later passes and the lane emitter the same
  * view.
+ *
+ * A call in a loop, with any arguments, of a function whose body is such
+ * an expression or a few statements (lets, assignments and ifs of plain
+ * values) then `return EXPR`, is written as statements before its
+ * statement when the statement evaluates it first (everything evaluated
+ * before it is inert: it does nothing and cannot fail): each argument
+ * bound to a fresh let, in order (a variable or literal argument used as it
+ * is), the body with fresh variables, the result in a fresh let the
+ * statement reads. Each copied expression carries the frames around the
+ * call, the call's, then its own (ir_node.inl), so a panic inside reports
+ * the same chain. The later passes then see the body in the loop: its
+ * ranges (opt_range.c), its checks, no call.
  */
 #include "ir.h"
 
@@ -31,6 +43,7 @@
 
 #define MAX_NODES 40  /* the size of an expression worth writing in place */
 #define MAX_ROUNDS 4  /* calls of inlined functions inlined again, this deep */
+#define MAX_BODY 100  /* the size of a statement body worth writing in place */
 
 /* Whether the expression may be copied: no comprehension or reduction
  * (their captures and helpers belong to one place), no panic(). */
@@ -108,6 +121,7 @@ static void subst_site(struct ir_copier *k, struct ir_node *c)
 static struct ir_fn *current;
 static int inlined;
 static struct ir_program *P;
+static int hoisted; /* calls written as statements in the current function */
 
 /* ---- recursion: a function that can reach itself is never inlined ---------- */
 
@@ -236,6 +250,325 @@ static struct ir_node *inline_expr(struct ir_node *n)
     return r;
 }
 
+/* ---- calls at the head of a statement: written as statements before it ---- */
+
+/* A value the C code holds by value: evaluating a read of it twice, or
+ * earlier, reads the same thing (an expression assigns no variable; only an
+ * array's contents can change under an expression, through x.pop()). */
+static bool plain(struct type *t)
+{
+    if (t == ty_int || t == ty_i128 || t == ty_u64 || t == ty_float || t == ty_bool) return true;
+    if (t->kind != T_TUPLE) return false;
+    for (int i = 0; i < t->nfields; i++)
+        if (!plain(t->fields[i])) return false;
+    return true;
+}
+
+/* Whether evaluating n does nothing and cannot fail: code moved before it
+ * (statements of fresh variables) leaves it the same value, and it cannot
+ * panic first. */
+static bool inert(struct ir_node *n)
+{
+    if (!n) return true;
+    if (n->type == ty_void || !plain(n->type)) return false;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR: case IR_GLOBAL: return true;
+    case IR_NOT: case IR_FIELD: return inert(n->a);
+    case IR_TUPLE:
+        for (int i = 0; i < n->nkids; i++)
+            if (!inert(n->kids[i])) return false;
+        return true;
+    case IR_UNARY: return n->optype == ty_float && inert(n->a);
+    case IR_BINARY:
+        if (!plain(n->optype)) return false;
+        if (n->optype == ty_float && n->bop != OP_MOD) return inert(n->a) && inert(n->b);
+        return (op_class[n->bop] == OPC_CMP || op_class[n->bop] == OPC_BITS) && inert(n->a) && inert(n->b);
+    case IR_CONV: return n->type == ty_float && n->optype != ty_str && inert(n->a);
+    case IR_STR: case IR_AND: case IR_OR: case IR_COND: case IR_CALL: case IR_BUILTIN: case IR_INDEX: case IR_ARRAY:
+    case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV:
+        return false;
+    }
+    return false;
+}
+
+/* Whether s assigns v. */
+static bool assigns(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_ASSIGN && s->var == v) return true;
+    if (assigns(s->b, v) || assigns(s->c, v)) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (assigns(s->kids[i], v)) return true;
+    return false;
+}
+
+/* A statement of a body written in place: a let or an assignment of a
+ * plain value, or an if of those. */
+static bool simple_stmt(struct ir_node *s)
+{
+    if (!s) return true;
+    switch (s->sop) {
+    case IR_LET: case IR_ASSIGN: return plain(s->var->type) && copyable(s->a);
+    case IR_IF: return copyable(s->a) && simple_stmt(s->b) && simple_stmt(s->c);
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!simple_stmt(s->kids[i])) return false;
+        return true;
+    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+/* Whether f's body can be written as statements: `return E` or if/return
+ * (result_expr), or simple statements then `return E`, of a plain result,
+ * small. */
+static bool hoistable(struct ir_fn *f)
+{
+    if (f == current || f->ret == ty_void || !plain(f->ret) || fn_recursive(f)) return false;
+    struct ir_node *e = result_expr(f);
+    if (e) return ir_size(e) <= MAX_NODES && copyable(e);
+    struct ir_node *b = f->body;
+    if (!b || b->op != IR_BLOCK || b->nkids < 2 || ir_size(b) > MAX_BODY) return false;
+    struct ir_node *last = b->kids[b->nkids - 1];
+    if (last->op != IR_RETURN || !last->a || !copyable(last->a)) return false;
+    for (int i = 0; i + 1 < b->nkids; i++)
+        if (!simple_stmt(b->kids[i])) return false;
+    return true;
+}
+
+static int loops; /* the loops around the statement being rewritten */
+
+/* A call worth writing as statements: one in a loop (elsewhere the call
+ * costs little and the copy only grows the code) that the in-place rewrite
+ * (inline_expr) cannot take. */
+static bool wants_hoist(struct ir_node *n)
+{
+    if (n->op != IR_CALL || !loops || !hoistable(n->fn)) return false;
+    if (!result_expr(n->fn)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (!trivial(n->kids[i])) return true;
+    return false;
+}
+
+/* The chain a then b: copies of a's frames, then b's (shared). */
+static struct ir_inline *chain_cat(struct ir_inline *a, struct ir_inline *b)
+{
+    if (!a) return b;
+    struct ir_inline *c = xmalloc(sizeof *c);
+    *c = *a;
+    c->next = chain_cat(a->next, b);
+    return c;
+}
+
+/* The slot of the call that the statement's expression n evaluates first,
+ * when everything evaluated before it is inert; ctx: the frames in force
+ * around it (the inl of each node above it, outermost first). */
+static struct ir_node **leading(struct ir_node **slot, struct ir_inline **ctx)
+{
+    struct ir_node *n = *slot;
+    if (!n || inert(n)) return NULL;
+    struct ir_inline *outer = *ctx;
+    if (n->inl) *ctx = chain_cat(outer, n->inl);
+    struct ir_node **r = NULL;
+    switch (n->eop) {
+    case IR_UNARY: case IR_NOT: case IR_CONV: case IR_FIELD: case IR_AND: case IR_OR: case IR_COND:
+        r = leading(&n->a, ctx); /* and/or/cond: the rest may not run */
+        break;
+    case IR_BINARY: case IR_INDEX:
+        if (!(r = leading(&n->a, ctx)) && inert(n->a)) r = leading(&n->b, ctx);
+        break;
+    case IR_BUILTIN:
+        if (n->nkids && n->builtin != BI_PANIC) r = leading(&n->kids[0], ctx);
+        break;
+    case IR_CALL: case IR_ARRAY: case IR_TUPLE:
+        /* arguments in order; a call written as statements binds them in
+         * that order, so it may come after arguments that do something */
+        for (int i = 0; i < n->nkids && !r; i++) {
+            r = leading(&n->kids[i], ctx);
+            if (!r && !inert(n->kids[i])) break;
+        }
+        if (!r && wants_hoist(n)) r = slot;
+        break;
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_FSTRING:
+    case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV:
+        break;
+    }
+    if (!r) *ctx = outer;
+    return r;
+}
+
+struct hoist {
+    struct subst s;       /* first: the hooks get it */
+    struct ir_var **fresh; /* by f's variable id: the copy's variable */
+    struct ir_var **vars;  /* f's variables with a fresh one, to clear */
+    int nvars;
+};
+
+static struct ir_var *fresh_var(struct ir_var *v)
+{
+    struct ir_var *c = arena_alloc(sizeof *c);
+    *c = *v;
+    c->id = ++P->nvars;
+    c->kind = IRV_LOCAL;
+    return c;
+}
+
+static struct ir_var *hoist_rename(struct ir_copier *k, struct ir_var *v)
+{
+    struct hoist *h = (struct hoist *)k;
+    for (int i = 0; i < h->nvars; i++)
+        if (h->vars[i] == v) return h->fresh[i];
+    /* a variable defined in f's body: a fresh one for this copy */
+    h->vars = xrealloc(h->vars, (size_t)(h->nvars + 1) * sizeof *h->vars);
+    h->fresh = xrealloc(h->fresh, (size_t)(h->nvars + 1) * sizeof *h->fresh);
+    h->vars[h->nvars] = v;
+    h->fresh[h->nvars] = fresh_var(v);
+    return h->fresh[h->nvars++];
+}
+
+/* A read of a parameter bound to its argument's value in place (trivial,
+ * never assigned) is a copy of the argument. */
+static struct ir_node *hoist_read(struct ir_copier *k, const struct ir_node *n)
+{
+    struct hoist *h = (struct hoist *)k;
+    for (int i = 0; i < h->s.f->nparams; i++)
+        if (n->var == h->s.f->params[i] && h->s.args[i]) return ir_copy(NULL, h->s.args[i]);
+    return NULL;
+}
+
+/* The frames of a copied statement's expressions: those around the call,
+ * the call's own, then what each expression stood for already. */
+static void frame_stmt(struct ir_node *s, struct ir_inline *ctx, struct ir_inline *call)
+{
+    if (!s) return;
+    if (s->a) s->a->inl = chain_cat(ctx, chain_cat(call, s->a->inl));
+    frame_stmt(s->b, ctx, call);
+    frame_stmt(s->c, ctx, call);
+    for (int i = 0; i < s->nkids; i++) frame_stmt(s->kids[i], ctx, call);
+}
+
+static struct ir_node *let_of(struct ir_var *v, struct ir_node *value)
+{
+    struct ir_node *l = ir_new(IR_LET, value->loc, ty_void);
+    l->var = v;
+    l->a = value;
+    return l;
+}
+
+static void hoist_block(struct ir_node *b, int depth);
+
+/* Writes the call at *slot (in a statement of current) as statements,
+ * appended to out: its arguments bound in order, its body with fresh
+ * variables, its result in a fresh let that *slot then reads. */
+static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_node *into)
+{
+    struct ir_node *c = *slot;
+    struct ir_fn *f = c->fn;
+    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
+    h.s.args = arena_alloc(sizeof *h.s.args * (size_t)(f->nparams + 1));
+    /* an argument that does something (xs.pop()) may change an array read
+     * by a variable argument before it: such a variable is bound too */
+    bool effects = false;
+    for (int i = 0; i < f->nparams; i++) effects = effects || (!trivial(c->kids[i]) && !inert(c->kids[i]));
+    for (int i = 0; i < f->nparams; i++) {
+        struct ir_node *arg = c->kids[i];
+        if (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type))) {
+            h.s.args[i] = arg;
+            continue;
+        }
+        h.s.args[i] = NULL;
+        struct ir_var *v = hoist_rename(&h.s.k, f->params[i]);
+        arg->inl = chain_cat(ctx, arg->inl);
+        ir_push_kid(into, let_of(v, arg));
+    }
+    struct ir_inline call = {f, c->loc, NULL};
+    struct ir_inline *in = chain_cat(&call, NULL);
+    struct ir_node *e = result_expr(f);
+    struct ir_node *r;
+    if (e) {
+        r = ir_copy(&h.s.k, e);
+    } else {
+        struct ir_node *b = f->body;
+        for (int i = 0; i + 1 < b->nkids; i++) {
+            struct ir_node *s = ir_copy(&h.s.k, b->kids[i]);
+            frame_stmt(s, ctx, in);
+            ir_push_kid(into, s);
+        }
+        r = ir_copy(&h.s.k, b->kids[b->nkids - 1]->a);
+    }
+    r->inl = chain_cat(ctx, chain_cat(in, r->inl));
+    struct ir_var tv = {0, IRV_LOCAL, "", f->ret, c->loc};
+    struct ir_var *t = fresh_var(&tv);
+    ir_push_kid(into, let_of(t, r));
+    struct ir_node *read = ir_new(IR_VAR, c->loc, f->ret);
+    read->var = t;
+    *slot = read;
+    free(h.vars);
+    free(h.fresh);
+    hoisted++;
+    inlined++;
+}
+
+#define MAX_HOISTS 400 /* calls written as statements in one function, at most */
+
+/* The first slot of statement s whose call can be written before s. */
+static struct ir_node **stmt_leading(struct ir_node *s, struct ir_inline **ctx)
+{
+    struct ir_node **r = NULL;
+    *ctx = NULL;
+    switch (s->sop) {
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: return leading(&s->a, ctx);
+    case IR_FOR_RANGE:
+        if (!(r = leading(&s->iter.lo, ctx)) && inert(s->iter.lo)) r = leading(&s->iter.hi, ctx);
+        return r;
+    case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
+        return NULL;
+    }
+    return NULL;
+}
+
+/* Statement s of a block, with the statements its leading calls became
+ * before it, appended to out; depth: how many calls deep s was written. */
+static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
+{
+    if (!s || ir_is_expr(s)) return;
+    struct ir_node **slot;
+    struct ir_inline *ctx;
+    while (depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (slot = stmt_leading(s, &ctx))) {
+        struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
+        hoist_call(slot, ctx, tmp);
+        for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
+    }
+    bool loop = s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY;
+    if (s->op == IR_IF || loop) {
+        loops += loop;
+        hoist_block(s->b, 0);
+        hoist_block(s->c, 0);
+        loops -= loop;
+    }
+    ir_push_kid(out, s);
+}
+
+static void hoist_block(struct ir_node *b, int depth)
+{
+    if (!b || b->op != IR_BLOCK) return;
+    struct ir_node *out = ir_new(IR_BLOCK, b->loc, ty_void);
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i];
+        if (s->op == IR_BLOCK) {
+            hoist_block(s, depth);
+            ir_push_kid(out, s);
+        } else {
+            hoist_stmt(s, out, depth);
+        }
+    }
+    b->kids = out->kids;
+    b->nkids = out->nkids;
+}
+
 void opt_inline(struct ir_program *ir)
 {
     P = ir;
@@ -245,6 +578,8 @@ void opt_inline(struct ir_program *ir)
         inlined = 0;
         for (int i = 0; i < ir->fns.len; i++) {
             current = ir->fns.items[i];
+            hoisted = 0;
+            hoist_block(current->body, 0);
             current->body = inline_expr(current->body);
         }
         if (!inlined) break;

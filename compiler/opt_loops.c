@@ -1,6 +1,6 @@
 /*
  * opt_loops.c: the checks that loops make redundant, proved per loop and
- * recorded on the IR for the emitter (ir.h). Three facts (copy-on-write
+ * recorded on the IR for the emitter (ir.h). Two facts (copy-on-write
  * tests are moved out of loops before, by opt_unique.c):
  *
  *   bounds          In an innermost `for i in lo..hi` over int (no loop,
@@ -21,12 +21,7 @@
  *                   j0, j0 + s, ... up to n: its guards are the same, over
  *                   j0 .. n (n - 1), tested with s >= 0 and n + s without
  *                   overflow, and then j += s cannot overflow either.
- *   overflow        int +, - and * (and negation) whose operands' ranges keep
- *                   the result inside int64 need no check (no_overflow). The
- *                   ranges come from literals and from loop variables of
- *                   ranges with literal or len(...) bounds; no str or array
- *                   has more than 2^57 elements (2^57 bytes is the whole
- *                   x86-64 address space, with 5-level paging).
+ *   (overflow checks that ranges prove unnecessary: opt_range.c)
  */
 #include "ir.h"
 
@@ -396,127 +391,6 @@ static void guard_loop(struct ir_node *loop, struct body *b)
     }
 }
 
-/* ---- overflow: ranges of int expressions ---------------------------------- */
-
-#define MAX_LEN ((__int128)1 << 57)
-
-struct range {
-    bool known;
-    __int128 lo, hi;
-};
-
-struct ranges {
-    struct range *var;  /* by var id: a loop variable's range */
-};
-
-static struct range rng_expr(struct ranges *r, struct ir_node *n);
-
-static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
-
-/* The range of an int expression, marking the operations that cannot
- * overflow; unknown for everything else. */
-static struct range rng_expr(struct ranges *r, struct ir_node *n)
-{
-    struct range none = {0};
-    if (!n || n->type != ty_int) return none;
-    switch (n->eop) {
-    case IR_INT: {
-        __int128 v = (int64_t)(uint64_t)n->ival;
-        return (struct range){true, v, v};
-    }
-    case IR_VAR: return r->var[n->var->id];
-    case IR_BUILTIN:
-        if (n->builtin == BI_LEN) return (struct range){true, 0, MAX_LEN};
-        return none;
-    case IR_UNARY: {
-        struct range a = rng_expr(r, n->a);
-        if (n->bop != OP_NEG || !a.known || !fits(-a.hi) || !fits(-a.lo)) return none;
-        n->no_overflow = true;
-        return (struct range){true, -a.hi, -a.lo};
-    }
-    case IR_BINARY: {
-        struct range a = rng_expr(r, n->a), b = rng_expr(r, n->b);
-        if (!a.known || !b.known) return none;
-        __int128 lo, hi;
-        switch (n->bop) {
-        case OP_ADD: lo = a.lo + b.lo; hi = a.hi + b.hi; break;
-        case OP_SUB: lo = a.lo - b.hi; hi = a.hi - b.lo; break;
-        case OP_MUL: {
-            /* operands of at most 2^62 in magnitude: the products fit __int128 */
-            __int128 lim = (__int128)1 << 62;
-            if (a.lo < -lim || a.hi > lim || b.lo < -lim || b.hi > lim) return none;
-            __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-            lo = hi = p[0];
-            for (int i = 1; i < 4; i++) {
-                if (p[i] < lo) lo = p[i];
-                if (p[i] > hi) hi = p[i];
-            }
-            break;
-        }
-        default: return none;
-        }
-        if (!fits(lo) || !fits(hi)) return none;
-        n->no_overflow = true;
-        return (struct range){true, lo, hi};
-    }
-    case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
-    case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
-        return none;
-    }
-    return none;
-}
-
-static void rng_walk_expr(struct ranges *r, struct ir_node *n)
-{
-    if (!n) return;
-    if (n->type == ty_int && (n->op == IR_BINARY || n->op == IR_UNARY)) {
-        rng_expr(r, n);
-        if (n->no_overflow) return; /* its operands were walked by rng_expr */
-    }
-    rng_walk_expr(r, n->a);
-    rng_walk_expr(r, n->b);
-    rng_walk_expr(r, n->c);
-    for (int i = 0; i < n->nkids; i++) rng_walk_expr(r, n->kids[i]);
-    /* a comprehension's element may use an enclosing loop's variable too */
-    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
-        rng_walk_expr(r, n->elem);
-        rng_walk_expr(r, n->filter);
-        rng_walk_expr(r, n->key);
-    }
-}
-
-static void rng_walk(struct ranges *r, struct ir_node *s)
-{
-    if (!s) return;
-    if (ir_is_expr(s)) {
-        rng_walk_expr(r, s);
-        return;
-    }
-    rng_walk_expr(r, s->a);
-    for (int i = 0; i < s->nkids; i++) {
-        if (s->op == IR_BLOCK) rng_walk(r, s->kids[i]);
-        else rng_walk_expr(r, s->kids[i]);
-    }
-    if (s->op == IR_FOR_RANGE) {
-        rng_walk_expr(r, s->iter.lo);
-        rng_walk_expr(r, s->iter.hi);
-        struct range lo = rng_expr(r, s->iter.lo), hi = rng_expr(r, s->iter.hi);
-        struct body b = body_of(s);
-        bool fixed = s->var->type == ty_int && !(b.use[s->var->id] & U_ASSIGN);
-        body_done(&b);
-        /* i takes the values lo .. hi - 1 (lo ..= hi); an empty range runs nothing */
-        if (fixed && lo.known && hi.known)
-            r->var[s->var->id] = (struct range){true, lo.lo, s->iter.inclusive ? hi.hi : hi.hi - 1};
-        rng_walk(r, s->b);
-        r->var[s->var->id] = (struct range){0};
-        return;
-    }
-    if (s->op == IR_FOR_ARRAY) rng_walk_expr(r, s->iter.array);
-    rng_walk(r, s->b);
-    rng_walk(r, s->c);
-}
-
 /* ---- the pass ---------------------------------------------------------------- */
 
 /* ---- views: an array's data and length read once, before the loop --------- */
@@ -613,15 +487,7 @@ void opt_loops(struct ir_program *ir)
     ALIAS = xmalloc(n * sizeof *ALIAS);
     IS_ALIAS = xmalloc(n);
     memset(IS_ALIAS, 0, n);
-    /* a loop variable's range is set for its loop's body and cleared after */
-    struct ranges r = {xmalloc(n * sizeof *r.var)};
-    memset(r.var, 0, n * sizeof *r.var);
-    for (int i = 0; i < ir->fns.len; i++) {
-        struct ir_fn *f = ir->fns.items[i];
-        loops_in(f->body);
-        rng_walk(&r, f->body);
-    }
-    free(r.var);
+    for (int i = 0; i < ir->fns.len; i++) loops_in(((struct ir_fn *)ir->fns.items[i])->body);
     free(USE);
     free(STORED);
     free(TOUCHED);

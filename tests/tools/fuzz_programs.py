@@ -2289,7 +2289,10 @@ class Gen:
 
         def share(env, a):
             if a:
-                xs = env.look(g)[2]
+                xs = env.look(g)[2]   # the j loop's statements may have shrunk g: the value is read first
+                for ix in (a[1], a[0]):
+                    if ix >= len(xs):
+                        raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {ix}")
                 xs[a[0]] = copyv(xs[a[1]])
 
         def store(env, iv, jv):
@@ -3149,6 +3152,55 @@ def assert_stmt(g, depth, in_loop, ret):
 FORM_HOOKS["stmt"].append((0.03, assert_stmt))
 
 
+def counter_stmt(g, depth, in_loop, ret):
+    """A counter: `c += K` at most once an iteration of a range loop, or in a
+    while loop whose condition bounds its index, or a product under a guard
+    `LO < c < HI`, started near either end of int now and then: the ranges
+    opt_range.c proves (the check goes) and those it must not (it stays)."""
+    r = g.r
+    if r.random() > 0.5:
+        return None
+    c, i = g.fresh("c"), g.fresh("i")
+    top = 9223372036854775807
+    start = r.choice([0, 5, -3, top - r.randint(0, 12), -top + r.randint(0, 6)])
+    n, k = r.randint(0, 12), r.choice([0, 1, 2, 3, -1])
+    m = r.randint(2, 4)
+    rem = r.randrange(m)
+    form = r.randrange(3)
+    g.use("counter")
+    g.scope[-1][c] = ("int", True)
+    if form == 0:
+        lines = [f"var {c} = {start}", f"for {i} in 0..{n}:", f"    if {i} % {m} == {rem}:", f"        {c} += {k}"]
+    elif form == 1:
+        step = r.randint(1, 3)
+        lines = [f"var {c} = {start}", f"var {i} = 0", f"while {i} < {n}:", f"    if {i} % {m} == {rem}:",
+                 f"        {c} += {k}", f"    {i} += {step}"]
+    else:
+        lo, hi = r.choice([(-10, 10), (-4, 1000), (-top, 0), (0, top)])
+        mul = r.choice([3, 1000, 3037000500, -2])
+        lines = [f"var {c} = {start}", f"if {c} > {lo} and {c} < {hi}:", f"    {c} = {c} * {mul}"]
+
+    def ex(env):
+        x = start
+        if form == 0:
+            for iv in range(n):
+                if iv % m == rem:
+                    x = chk("int", x + k, "addition")
+        elif form == 1:
+            iv = 0
+            while iv < n:
+                if iv % m == rem:
+                    x = chk("int", x + k, "addition")
+                iv += step
+        elif lo < x < hi:
+            x = chk("int", x * mul, "multiplication")
+        env.vars[c] = ["int", True, x]
+    return lines, ex
+
+
+FORM_HOOKS["stmt"].append((0.08, counter_stmt))
+
+
 # ---- SPEC 12: world, one process (no launcher: rank 0 of 1) -----------------------
 
 def world_expr(g, t, d):
@@ -3191,14 +3243,14 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("fnvals", "inline", "loops", "borrow", "interchange")   # compiler/opt.c's table
+OPT_PASSES = ("fnvals", "inline", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by", "by-key", "assert", "world"]
+            "row-store", "by", "by-key", "assert", "world", "counter"]
 
 
 def classify(problem):

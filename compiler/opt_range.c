@@ -1,0 +1,739 @@
+/*
+ * opt_range.c: the integer ranges a function's code can prove, and the
+ * checks they make unnecessary (what Go's `prove` pass does, on a tree).
+ *
+ * A walk of each function in execution order keeps, for every int
+ * variable, an interval that holds its value at that point:
+ *   - a let or an assignment sets it to its value's range;
+ *   - an if (and a conditional expression, and the right side of and, or)
+ *     refines it on each branch by the condition (`i < n`, `x >= 0`,
+ *     and, or, not) and joins the branches after; a branch that cannot fall
+ *     through (return, break, continue, panic) gives nothing to the join, so
+ *     a guard `if i >= n: panic(...)` leaves i < n after it;
+ *   - a loop forgets what its body assigns, before the body, except a
+ *     counter: a variable the body only increases (`v = v + c`, c >= 0) keeps
+ *     its lower bound, and when no increase sits in an inner loop, a range
+ *     loop of T iterations adds at most T times the increases to its upper
+ *     bound (`hits += 1` counted at most once per iteration); a `for i in
+ *     lo..hi` gives i lo's low end to hi's high end; a while's condition
+ *     refines its body, and `while k < n` whose body increases k by s >= 1
+ *     at its top level (and nowhere else; no continue) runs at most
+ *     (n - k) / s + 1 times, which bounds its counters too;
+ * A function's int parameters start as the join of the arguments its calls
+ * pass (calls in functions and in the constants' initialisers; never when
+ * it is used as a value), from the round before: three rounds reach three
+ * calls deep. Literals, len (at most 2^57 elements: the x86-64 address
+ * space), lets and constants give ranges; + - * and negation, & with a
+ * non-negative side, >> and % by a positive divisor propagate them.
+ *
+ * An interval may also carry an expression the value is below (`below`): a
+ * stable one (literals, int variables never assigned, len of arrays never
+ * resized), from a range loop's bound, a `<` condition or a let copy. An
+ * index is inside its array when it is at least 0 and below len of the
+ * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
+ * the array never assigned or resized in the function (stores keep its
+ * length).
+ *
+ * What it proves, it marks (the emitters print plain C): no_overflow on int
+ * + - * and negation whose result fits int64, on / and % by a positive
+ * divisor (neither 0 nor -1), on shifts whose amount is in
+ * 0..63, and on int to u64 conversions of a non-negative value; in_bounds
+ * on an index of a variable and a store of one index. Where it cannot
+ * prove, the check stays, so every panic stays where and what it is.
+ * `--dump=ir:range` shows the marks (no-overflow, in-bounds).
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEN ((__int128)1 << 57)
+
+struct range {
+    __int128 lo, hi; /* lo > hi: no value (the code is never reached) */
+    /* NULL, or an expression whose value the variable is below: a stable one
+     * (below), the same wherever it is read in the variable's scope */
+    struct ir_node *below;
+};
+
+static const struct range FULL = {INT64_MIN, INT64_MAX, NULL};
+
+static int NV;               /* variables: ids 1..NV */
+static struct range *ENV;    /* by var id: the current range (ints only) */
+
+static struct range rng(__int128 lo, __int128 hi) { return (struct range){lo, hi, NULL}; }
+
+static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
+
+static struct range clamp(__int128 lo, __int128 hi)
+{
+    return rng(lo < INT64_MIN ? INT64_MIN : lo, hi > INT64_MAX ? INT64_MAX : hi);
+}
+
+/* ---- lengths: which indices are inside their arrays ---------------------------- */
+
+/* By var id, for the function being walked: */
+static unsigned char *ASSIGNED; /* assigned somewhere in it (int or array), or an array's length changed */
+static struct ir_node **LENOF;  /* an array never assigned or resized: an expression its length equals */
+static struct ir_var **EQLEN;   /* an int let never assigned: the array whose length it is */
+
+static void note_changes(struct ir_node *n)
+{
+    if (!n) return;
+    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) ASSIGNED[n->var->id] = 1;
+    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin) && n->nkids) {
+        struct ir_node *root = n->kids[0];
+        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
+        if (root->op == IR_VAR) ASSIGNED[root->var->id] = 1;
+    }
+    note_changes(n->a);
+    note_changes(n->b);
+    note_changes(n->c);
+    for (int i = 0; i < n->nkids; i++) note_changes(n->kids[i]);
+    note_changes(n->iter.lo);
+    note_changes(n->iter.hi);
+    note_changes(n->iter.array);
+    note_changes(n->elem);
+    note_changes(n->filter);
+    note_changes(n->key);
+    for (int i = 0; i < n->nclauses; i++) {
+        note_changes(n->clauses[i].iter.lo);
+        note_changes(n->clauses[i].iter.hi);
+        note_changes(n->clauses[i].iter.array);
+    }
+}
+
+static bool fixed_array(struct ir_var *v) { return v->type->kind == T_ARRAY && !ASSIGNED[v->id]; }
+
+/* An expression with one value in the whole scope of everything it reads:
+ * literals, int variables never assigned, lengths of arrays never resized,
+ * and + - * of those. */
+static bool stable(struct ir_node *e)
+{
+    if (!e || e->type != ty_int) return false;
+    switch (e->eop) {
+    case IR_INT: return true;
+    case IR_VAR: return !ASSIGNED[e->var->id];
+    case IR_BUILTIN:
+        return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR && fixed_array(e->kids[0]->var);
+    case IR_BINARY:
+        return (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && stable(e->a) && stable(e->b);
+    default: return false;
+    }
+}
+
+static bool same(const struct ir_node *a, const struct ir_node *b)
+{
+    if (a == b) return true;
+    if (!a || !b || a->op != b->op || a->type != b->type) return false;
+    switch (a->eop) {
+    case IR_INT: return a->ival == b->ival;
+    case IR_VAR: return a->var == b->var;
+    case IR_BUILTIN: return a->builtin == b->builtin && a->nkids == 1 && b->nkids == 1 && same(a->kids[0], b->kids[0]);
+    case IR_BINARY: return a->bop == b->bop && same(a->a, b->a) && same(a->b, b->b);
+    default: return false;
+    }
+}
+
+/* Whether every value of i (range r) indexes array v: 0 <= i < len(v). */
+static bool inside(struct ir_var *v, struct range r)
+{
+    if (r.lo < 0 || !fixed_array(v)) return false;
+    struct ir_node *len = LENOF[v->id], *b = r.below;
+    if (len && len->op == IR_INT && r.hi < (__int128)(int64_t)(uint64_t)len->ival) return true;
+    if (!b) return false;
+    if (b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR && b->kids[0]->var == v) return true;
+    if (b->op == IR_VAR && EQLEN[b->var->id] == v) return true;
+    return len && same(b, len);
+}
+
+/* At `let v = e`: what v's length or value is known to equal. */
+static void note_let(struct ir_var *v, struct ir_node *e)
+{
+    if (ASSIGNED[v->id] || !e) return;
+    if (v->type == ty_int && e->op == IR_BUILTIN && e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR
+        && fixed_array(e->kids[0]->var))
+        EQLEN[v->id] = e->kids[0]->var;
+    if (v->type->kind != T_ARRAY) return;
+    /* [x] * n: n elements (none for n < 0, where no index is inside anyway) */
+    if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b))
+        LENOF[v->id] = e->b;
+    /* [x for i in 0..n] */
+    if ((e->op == IR_LISTCOMP) && !e->filter && !e->nclauses && e->iter.is_range && !e->iter.inclusive
+        && e->iter.lo->op == IR_INT && e->iter.lo->ival == 0 && stable(e->iter.hi))
+        LENOF[v->id] = e->iter.hi;
+    if (e->op == IR_ARRAY) {
+        struct ir_node *k = ir_new(IR_INT, e->loc, ty_int);
+        k->ival = (unsigned __int128)(uint64_t)e->nkids;
+        LENOF[v->id] = k;
+    }
+}
+
+static struct range *env_copy(void)
+{
+    struct range *c = xmalloc(sizeof *c * (size_t)(NV + 2));
+    memcpy(c, ENV, sizeof *c * (size_t)(NV + 2));
+    return c;
+}
+
+static bool is_int_var(struct ir_var *v) { return v && v->type == ty_int; }
+
+/* ---- expressions: ranges, and the marks they allow --------------------------- */
+
+static struct range expr(struct ir_node *n);
+static void refine(struct ir_node *c, bool truth);
+static void called(struct ir_node *n);
+static void escapes(struct ir_fn *f);
+
+/* Every expression inside n (not n itself) walked for its marks. */
+static void kids(struct ir_node *n)
+{
+    expr(n->a);
+    expr(n->b);
+    expr(n->c);
+    for (int i = 0; i < n->nkids; i++) expr(n->kids[i]);
+}
+
+/* A generator's clauses: each variable's range from its range source, for
+ * the element and filter (they assign nothing). */
+static void generator(struct ir_node *n)
+{
+    struct ir_iter *its[64];
+    struct ir_var *vars[64];
+    int m = 0;
+    its[m] = &n->iter;
+    vars[m++] = n->gen_var;
+    for (int i = 0; i < n->nclauses && m < 64; i++) {
+        its[m] = &n->clauses[i].iter;
+        vars[m++] = n->clauses[i].var;
+    }
+    for (int i = 0; i < m; i++) {
+        if (its[i]->is_range) {
+            struct range lo = expr(its[i]->lo), hi = expr(its[i]->hi);
+            if (is_int_var(vars[i])) {
+                ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
+                if (!its[i]->inclusive && stable(its[i]->hi)) ENV[vars[i]->id].below = its[i]->hi;
+            }
+        } else {
+            expr(its[i]->array);
+            if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
+        }
+    }
+    expr(n->a); /* user: the start value */
+    expr(n->b); /* key: the key count */
+    expr(n->filter);
+    expr(n->key);
+    expr(n->elem);
+    expr(n->c); /* the combine of comb_l and comb_r: anything */
+    for (int i = 0; i < m; i++)
+        if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
+}
+
+static struct range binary(struct ir_node *n)
+{
+    struct range a = expr(n->a), b = expr(n->b);
+    if (n->optype == ty_u64 && op_class[n->bop] == OPC_SHIFT) {
+        if (b.lo >= 0 && b.hi <= 63) n->no_overflow = true;
+        return FULL;
+    }
+    if (n->optype != ty_int) return FULL;
+    __int128 lo, hi;
+    switch (n->bop) {
+    case OP_ADD: lo = a.lo + b.lo; hi = a.hi + b.hi; break;
+    case OP_SUB: lo = a.lo - b.hi; hi = a.hi - b.lo; break;
+    case OP_MUL: {
+        /* operands inside int64: the products fit __int128 */
+        __int128 p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+        lo = hi = p[0];
+        for (int i = 1; i < 4; i++) {
+            if (p[i] < lo) lo = p[i];
+            if (p[i] > hi) hi = p[i];
+        }
+        break;
+    }
+    case OP_BAND:
+        /* a non-negative side bounds the result: 0 .. its high end */
+        if (a.lo >= 0 && b.lo >= 0) return rng(0, a.hi < b.hi ? a.hi : b.hi);
+        if (a.lo >= 0) return rng(0, a.hi);
+        if (b.lo >= 0) return rng(0, b.hi);
+        return FULL;
+    case OP_SHR:
+        if (b.lo < 0 || b.hi > 63) return FULL;
+        n->no_overflow = true;
+        /* arithmetic shift: monotone in a, toward 0 or -1 as the amount grows */
+        lo = a.lo >= 0 ? a.lo >> (int)b.hi : a.lo >> (int)b.lo;
+        hi = a.hi >= 0 ? a.hi >> (int)b.lo : a.hi >> (int)b.hi;
+        return rng(lo, hi);
+    case OP_SHL:
+        if (b.lo >= 0 && b.hi <= 63) n->no_overflow = true;
+        return FULL;
+    case OP_MOD:
+        /* C's remainder by a positive divisor: the sign of a, below d */
+        if (b.lo > 0) {
+            n->no_overflow = true; /* neither 0 nor -1 */
+            return rng(a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1);
+        }
+        return FULL;
+    case OP_DIV: {
+        /* truncating division by a positive divisor: monotone in each side */
+        if (b.lo <= 0) return FULL;
+        n->no_overflow = true;
+        __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+        lo = hi = q[0];
+        for (int i = 1; i < 4; i++) {
+            if (q[i] < lo) lo = q[i];
+            if (q[i] > hi) hi = q[i];
+        }
+        return rng(lo, hi);
+    }
+    default: return FULL;
+    }
+    if (!fits(lo) || !fits(hi)) return clamp(lo, hi); /* checked: a value that continues fits */
+    if (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) n->no_overflow = true;
+    return rng(lo, hi);
+}
+
+/* ---- parameters: the join of the arguments of every call ----------------------- */
+
+/* By function (P->fns order): what its calls passed, this round. A function
+ * used as a value may be called with anything: its parameters stay FULL. */
+struct params {
+    bool called, escapes;
+    struct range *arg; /* by parameter */
+};
+
+static struct ir_program *P;
+static struct params *SEEN; /* this round's calls */
+
+static struct params *params_of(struct ir_fn *f)
+{
+    for (int i = 0; i < P->fns.len; i++)
+        if (P->fns.items[i] == f) return &SEEN[i];
+    return NULL;
+}
+
+static void escapes(struct ir_fn *f)
+{
+    struct params *p = params_of(f);
+    if (p) p->escapes = true;
+}
+
+static void called(struct ir_node *n)
+{
+    struct params *p = params_of(n->fn);
+    for (int i = 0; i < n->nkids; i++) {
+        struct range r = expr(n->kids[i]);
+        if (!p || i >= n->fn->nparams) continue;
+        if (!p->arg) p->arg = xmalloc(sizeof *p->arg * (size_t)(n->fn->nparams + 1));
+        if (!p->called) p->arg[i] = r;
+        if (r.lo < p->arg[i].lo) p->arg[i].lo = r.lo;
+        if (r.hi > p->arg[i].hi) p->arg[i].hi = r.hi;
+    }
+    if (p) p->called = true;
+}
+
+static struct range expr(struct ir_node *n)
+{
+    if (!n) return FULL;
+    switch (n->eop) {
+    case IR_INT:
+        if (n->type != ty_int) return FULL;
+        return rng((int64_t)(uint64_t)n->ival, (int64_t)(uint64_t)n->ival);
+    case IR_VAR: return is_int_var(n->var) ? ENV[n->var->id] : FULL;
+    case IR_GLOBAL: {
+        /* a constant: its literal value */
+        struct ir_node *v = n->global->init;
+        if (n->type != ty_int || !v || v->op != IR_INT) return FULL;
+        return rng((int64_t)(uint64_t)v->ival, (int64_t)(uint64_t)v->ival);
+    }
+    case IR_BUILTIN:
+        kids(n);
+        if (n->builtin == BI_LEN) return rng(0, MAX_LEN);
+        return FULL;
+    case IR_UNARY: {
+        struct range a = expr(n->a);
+        if (n->optype != ty_int || n->bop != OP_NEG) return FULL;
+        if (fits(-a.hi) && fits(-a.lo)) n->no_overflow = true;
+        return clamp(-a.hi, -a.lo);
+    }
+    case IR_BINARY: return binary(n);
+    case IR_CONV: {
+        struct range a = expr(n->a);
+        if (n->optype == ty_int && n->type == ty_u64 && a.lo >= 0) n->no_overflow = true;
+        if (n->type == ty_int && n->optype == ty_bool) return rng(0, 1);
+        return FULL;
+    }
+    case IR_COND: case IR_AND: case IR_OR: {
+        /* each branch under its condition: b if a, c unless a (and: b if
+         * a; or: b unless a) */
+        expr(n->a);
+        struct range *before = env_copy();
+        refine(n->a, n->op != IR_OR);
+        struct range b = expr(n->b);
+        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+        refine(n->a, false);
+        struct range c = expr(n->c);
+        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+        free(before);
+        if (n->op != IR_COND || n->type != ty_int) return FULL;
+        return rng(b.lo < c.lo ? b.lo : c.lo, b.hi > c.hi ? b.hi : c.hi);
+    }
+    case IR_LISTCOMP: case IR_REDUCE:
+        generator(n);
+        return FULL;
+    case IR_CALL: called(n); return FULL;
+    case IR_FNVAL: escapes(n->fn); kids(n); return FULL;
+    case IR_INDEX: {
+        expr(n->a);
+        struct range i = expr(n->b);
+        if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) n->in_bounds = true;
+        return FULL;
+    }
+    case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
+    case IR_CALLV:
+        kids(n);
+        return FULL;
+    }
+    return FULL;
+}
+
+/* ---- conditions: what holds on a branch ----------------------------------------- */
+
+static void meet(struct ir_var *v, __int128 lo, __int128 hi)
+{
+    struct range *r = &ENV[v->id];
+    if (lo > r->lo) r->lo = lo;
+    if (hi < r->hi) r->hi = hi;
+}
+
+/* x op y holds (ints): narrow the variables among x and y. */
+static void compare(struct ir_node *x, enum op op, struct ir_node *y)
+{
+    struct range a = expr(x), b = expr(y);
+    bool xv = x->op == IR_VAR && is_int_var(x->var), yv = y->op == IR_VAR && is_int_var(y->var);
+    switch (op) {
+    case OP_LT:
+        if (xv) meet(x->var, INT64_MIN, b.hi - 1);
+        if (xv && stable(y)) ENV[x->var->id].below = y;
+        if (yv) meet(y->var, a.lo + 1, INT64_MAX);
+        break;
+    case OP_LE:
+        if (xv) meet(x->var, INT64_MIN, b.hi);
+        if (yv) meet(y->var, a.lo, INT64_MAX);
+        break;
+    case OP_GT: compare(y, OP_LT, x); break;
+    case OP_GE: compare(y, OP_LE, x); break;
+    case OP_EQ:
+        if (xv) meet(x->var, b.lo, b.hi);
+        if (yv) meet(y->var, a.lo, a.hi);
+        break;
+    default: break;
+    }
+}
+
+static enum op negated(enum op op)
+{
+    switch (op) {
+    case OP_LT: return OP_GE;
+    case OP_LE: return OP_GT;
+    case OP_GT: return OP_LE;
+    case OP_GE: return OP_LT;
+    case OP_EQ: return OP_NE;
+    case OP_NE: return OP_EQ;
+    default: return op;
+    }
+}
+
+/* Narrow ENV by `c == truth`. */
+static void refine(struct ir_node *c, bool truth)
+{
+    if (!c) return;
+    if (c->op == IR_NOT) {
+        refine(c->a, !truth);
+    } else if ((c->op == IR_AND && truth) || (c->op == IR_OR && !truth)) {
+        refine(c->a, truth);
+        refine(c->b, truth);
+    } else if (c->op == IR_BINARY && c->optype == ty_int && op_class[c->bop] == OPC_CMP) {
+        compare(c->a, truth ? c->bop : negated(c->bop), c->b);
+    }
+}
+
+/* ---- statements -------------------------------------------------------------- */
+
+/* How a loop body changes an int variable. */
+struct change {
+    bool assigned;
+    bool counter;      /* every assignment is v = v + c with 0 <= c */
+    bool nested;       /* one of them sits in a loop inside the body */
+    __int128 step;     /* the sum of the c's */
+};
+
+static struct change *CH;    /* by var id, for the loop being entered */
+
+/* c when n is `v + c` or `c + v` with c a non-negative literal, else -1. */
+static __int128 increase(struct ir_node *n, struct ir_var *v)
+{
+    if (!n || n->op != IR_BINARY || n->bop != OP_ADD || n->optype != ty_int) return -1;
+    struct ir_node *x = n->a, *c = n->b;
+    if (c->op == IR_VAR) x = n->b, c = n->a;
+    if (x->op != IR_VAR || x->var != v || c->op != IR_INT) return -1;
+    __int128 k = (int64_t)(uint64_t)c->ival;
+    return k >= 0 ? k : -1;
+}
+
+static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap)
+{
+    if (!s || ir_is_expr(s)) return;
+    if (s->op == IR_ASSIGN && is_int_var(s->var)) {
+        struct change *c = &CH[s->var->id];
+        if (!c->assigned) {
+            VEC_GROW(*ids, *nids, *cap);
+            (*ids)[(*nids)++] = s->var->id;
+            c->assigned = c->counter = true;
+        }
+        __int128 k = increase(s->a, s->var);
+        if (k < 0) c->counter = false;
+        else if (c->step < ((__int128)1 << 64)) c->step += k;
+        if (depth) c->nested = true;
+    }
+    bool loop = s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY;
+    changes(s->b, depth + loop, ids, nids, cap);
+    changes(s->c, depth + loop, ids, nids, cap);
+    for (int i = 0; i < s->nkids; i++) changes(s->kids[i], depth, ids, nids, cap);
+}
+
+static bool has_break(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_BREAK) return true;
+    if (has_break(s->b) || has_break(s->c)) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (has_break(s->kids[i])) return true;
+    return false;
+}
+
+static bool stmt(struct ir_node *s);
+
+/* ENV at a loop's head: what the body assigns forgotten, but a counter's
+ * lower bound, and with trips (>= 0: at most that many iterations) its
+ * upper bound too. Returns the variables' ids the body assigns. */
+static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
+{
+    int *ids = NULL, cap = 0;
+    *nids = 0;
+    changes(body, 0, &ids, nids, &cap);
+    for (int i = 0; i < *nids; i++) {
+        struct change *c = &CH[ids[i]];
+        struct range *r = &ENV[ids[i]];
+        if (c->counter && !c->nested && trips >= 0 && trips < ((__int128)1 << 64) && c->step < ((__int128)1 << 40))
+            *r = clamp(r->lo, r->hi + c->step * trips);
+        else if (c->counter)
+            *r = clamp(r->lo, INT64_MAX);
+        else
+            *r = FULL;
+        *c = (struct change){0};
+    }
+    return ids;
+}
+
+static bool has_continue(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_CONTINUE) return true;
+    if (has_continue(s->b) || has_continue(s->c)) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (has_continue(s->kids[i])) return true;
+    return false;
+}
+
+static int count_assigns(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return 0;
+    int n = s->op == IR_ASSIGN && s->var == v;
+    n += count_assigns(s->b, v) + count_assigns(s->c, v);
+    for (int i = 0; i < s->nkids; i++) n += count_assigns(s->kids[i], v);
+    return n;
+}
+
+/* The most iterations of `while k < e` (or <=) whose body increases k by
+ * a step >= 1 at its top level, every iteration (no continue), and
+ * assigns it nowhere else; -1: unknown. From ENV before the loop. */
+static __int128 while_trips(struct ir_node *s)
+{
+    struct ir_node *c = s->a, *b = s->b;
+    if (!c || c->op != IR_BINARY || c->optype != ty_int || (c->bop != OP_LT && c->bop != OP_LE)) return -1;
+    if (c->a->op != IR_VAR || !is_int_var(c->a->var) || !b || b->op != IR_BLOCK) return -1;
+    struct ir_var *k = c->a->var;
+    if (count_assigns(b, k) != 1 || has_continue(b)) return -1;
+    __int128 step = -1;
+    for (int i = 0; i < b->nkids; i++)
+        if (b->kids[i]->op == IR_ASSIGN && b->kids[i]->var == k) step = increase(b->kids[i]->a, k);
+    if (step < 1) return -1;
+    /* e's range over every iteration: what the body assigns forgotten */
+    struct range k0 = ENV[k->id], *before = env_copy();
+    int n;
+    free(loop_head(b, -1, &n));
+    struct range e = expr(c->b);
+    memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+    free(before);
+    __int128 last = c->bop == OP_LT ? e.hi - 1 : e.hi;
+    if (last < k0.lo) return 0;
+    return (last - k0.lo) / step + 1;
+}
+
+/* The range loop's body and what holds after it. */
+static void for_range(struct ir_node *s)
+{
+    struct range lo = expr(s->iter.lo), hi = expr(s->iter.hi);
+    __int128 last = s->iter.inclusive ? hi.hi : hi.hi - 1;
+    __int128 trips = last - lo.lo + 1;
+    if (trips < 0) trips = 0;
+    int n;
+    int *ids = loop_head(s->b, trips, &n);
+    bool fixed = is_int_var(s->var);
+    for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
+    free(ids);
+    if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
+    if (fixed && !s->iter.inclusive && stable(s->iter.hi)) ENV[s->var->id].below = s->iter.hi;
+    /* a variable the body assigns is forgotten again (loop_head set it) */
+    struct range *head = env_copy();
+    stmt(s->b);
+    memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
+    free(head);
+    if (is_int_var(s->var)) ENV[s->var->id] = FULL;
+}
+
+static void join_into(struct range *a, const struct range *b)
+{
+    for (int i = 0; i <= NV + 1; i++) {
+        if (b[i].lo < a[i].lo) a[i].lo = b[i].lo;
+        if (b[i].hi > a[i].hi) a[i].hi = b[i].hi;
+        if (!same(a[i].below, b[i].below)) a[i].below = NULL;
+    }
+}
+
+/* Walks s from ENV; returns whether it can fall through (ENV then holds
+ * after it). */
+static bool stmt(struct ir_node *s)
+{
+    if (!s) return true;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!stmt(s->kids[i])) return false;
+        return true;
+    case IR_LET: case IR_ASSIGN: {
+        struct range r = expr(s->a);
+        if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (s->op == IR_LET) note_let(s->var, s->a);
+        return true;
+    }
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE: {
+        struct range i = FULL;
+        for (int k = 0; k < s->nkids; k++) i = expr(s->kids[k]);
+        expr(s->a);
+        if (s->op == IR_STORE && s->nkids == 1 && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
+        return true;
+    }
+    case IR_EXPR:
+        expr(s->a);
+        return !(s->a && s->a->op == IR_BUILTIN && s->a->builtin == BI_PANIC);
+    case IR_RETURN: expr(s->a); return false;
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return false;
+    case IR_IF: {
+        expr(s->a);
+        struct range *before = env_copy();
+        refine(s->a, true);
+        bool ft = stmt(s->b);
+        struct range *then = env_copy();
+        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+        refine(s->a, false);
+        bool fe = stmt(s->c);
+        if (ft && fe) join_into(ENV, then);
+        else if (ft) memcpy(ENV, then, sizeof *ENV * (size_t)(NV + 2));
+        free(before);
+        free(then);
+        return ft || fe;
+    }
+    case IR_WHILE: {
+        int n;
+        free(loop_head(s->b, while_trips(s), &n));
+        expr(s->a);
+        struct range *head = env_copy();
+        refine(s->a, true);
+        stmt(s->b);
+        memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
+        free(head);
+        if (!has_break(s->b)) refine(s->a, false);
+        return true;
+    }
+    case IR_FOR_RANGE: for_range(s); return true;
+    case IR_FOR_ARRAY: {
+        expr(s->iter.array);
+        int n;
+        free(loop_head(s->b, -1, &n));
+        struct range *head = env_copy();
+        if (is_int_var(s->var)) ENV[s->var->id] = FULL;
+        stmt(s->b);
+        memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
+        free(head);
+        return true;
+    }
+    }
+    return true;
+}
+
+#define ROUNDS 3 /* a parameter's range from its callers', this many calls deep */
+
+void opt_range(struct ir_program *ir)
+{
+    P = ir;
+    NV = ir->nvars;
+    ENV = xmalloc(sizeof *ENV * (size_t)(NV + 2));
+    CH = xmalloc(sizeof *CH * (size_t)(NV + 2));
+    memset(CH, 0, sizeof *CH * (size_t)(NV + 2));
+    ASSIGNED = xmalloc((size_t)NV + 2);
+    LENOF = xmalloc(sizeof *LENOF * (size_t)(NV + 2));
+    EQLEN = xmalloc(sizeof *EQLEN * (size_t)(NV + 2));
+    size_t nf = (size_t)ir->fns.len + 1;
+    struct params *prev = NULL;
+    /* each round is sound: its parameters' ranges hold every argument the
+     * round before saw (itself sound), so its marks are too */
+    for (int round = 0; round < ROUNDS; round++) {
+        SEEN = xmalloc(sizeof *SEEN * nf);
+        memset(SEEN, 0, sizeof *SEEN * nf);
+        for (int i = 0; i < ir->fns.len; i++) {
+            struct ir_fn *f = ir->fns.items[i];
+            for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+            memset(ASSIGNED, 0, (size_t)NV + 2);
+            memset(LENOF, 0, sizeof *LENOF * (size_t)(NV + 2));
+            memset(EQLEN, 0, sizeof *EQLEN * (size_t)(NV + 2));
+            note_changes(f->body);
+            if (prev && prev[i].called && !prev[i].escapes && f != ir->main)
+                for (int k = 0; k < f->nparams; k++)
+                    if (is_int_var(f->params[k])) ENV[f->params[k]->id] = prev[i].arg[k];
+            stmt(f->body);
+        }
+        /* the constants' initialisers call functions too */
+        memset(ASSIGNED, 0, (size_t)NV + 2);
+        for (int i = 0; i < ir->globals.len; i++) {
+            for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+            expr(((struct ir_global *)ir->globals.items[i])->init);
+        }
+        if (prev)
+            for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
+        free(prev);
+        prev = SEEN;
+    }
+    for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
+    free(prev);
+    SEEN = NULL;
+    free(ENV);
+    free(CH);
+    free(ASSIGNED);
+    free(LENOF);
+    free(EQLEN);
+    ENV = NULL;
+    CH = NULL;
+    P = NULL;
+}
