@@ -26,7 +26,9 @@
  * locals are declared at the top of their C function (ref types = NULL) and
  * released at the single exit label, so break/continue/return need no
  * cleanup of their own; a block's end releases its lets early so that
- * copy-on-write does not copy needlessly.
+ * copy-on-write does not copy needlessly. A panic under a trap skips C
+ * frames: what each of them owns is listed in its brt_owner (own_record),
+ * which the panic releases before it jumps.
  */
 #include "emit_c.h"
 
@@ -351,7 +353,7 @@ const char *declare_extra(struct type *t)
     const char *n = new_temp();
     bprintf(&F->decl, "    %s %s = %s;\n", ctype(t), n, zero_of(t));
     VEC_GROW(F->extra, F->nextra, F->capextra);
-    F->extra[F->nextra++] = (struct owned){n, t};
+    F->extra[F->nextra++] = (struct owned){.name = n, .t = t};
     return n;
 }
 
@@ -365,15 +367,73 @@ void scope_close(void)
 {
     int mark = F->marks[--F->nmarks];
     for (int i = F->nown - 1; i >= mark; i--)
-        if (F->own[i].name) line("%s(%s);", release_fn(F->own[i].t), F->own[i].name);
+        if (F->own[i].name) {
+            if (F->own[i].t) line("%s(%s);", release_fn(F->own[i].t), F->own[i].name);
+            if (F->own[i].cell) line("BRT_UNOWN(ob_ + %d);", i);
+        }
     F->nown = mark;
+}
+
+/* An f-string's builder (brt_sb), whose buffer a panic between its init and
+ * its finish frees (t NULL: nothing to release at the scope's end, where
+ * brt_sb_finish has emptied it). */
+static void own_sb(const char *sb)
+{
+    if (!F->owner) return;
+    VEC_GROW(F->own, F->nown, F->capown);
+    line("BRT_OWN(ob_ + %d, %s, &brt_t_sb);", F->nown, sb);
+    F->own[F->nown++] = (struct owned){.name = sb, .cell = true, .from = F->body.len, .to = F->body.len};
+    if (F->nown > F->maxown) F->maxown = F->nown;
 }
 
 void own(const char *name, struct type *t)
 {
     if (!type_is_ref(t)) return;
     VEC_GROW(F->own, F->nown, F->capown);
-    F->own[F->nown++] = (struct owned){name, t};
+    struct owned o = {.name = name, .t = t};
+    if (F->owner) {
+        o.cell = true;
+        o.from = F->body.len;
+        line("BRT_OWN(ob_ + %d, %s, %s);", F->nown, name, tdesc(t));
+        o.to = F->body.len;
+        o.maxown = F->maxown;
+        if (F->nown + 1 > F->maxown) F->maxown = F->nown + 1;
+    }
+    F->own[F->nown++] = o;
+}
+
+/* The panic path (brine_rt.h, brt_owner): a panic under a trap skips the
+ * frames between it and the trap, and releases what their owners list. A
+ * function that can panic and owns values lists them: its owned variables
+ * and function-level temporaries in its first ob_ cells (for its whole
+ * run, NULL until assigned), then one cell per slot of the cleanup scopes'
+ * stack (NULL at entry), set when a temporary is registered (own) and
+ * cleared when it is handed over (take) or released (scope_close). A
+ * temporary handed over right after it is made gets no cell (take takes
+ * the line back), so a function whose values only pass through has no
+ * owner. The cells hold addresses: the values are read where they are
+ * when the panic comes. */
+void own_record(struct buf *o)
+{
+    if (!F->owner) return;
+    int nfix = F->nlocals + F->nextra;
+    if (!nfix && !F->maxown) {
+        F->owner = false;
+        return;
+    }
+    bprintf(o, "    brt_cell oc_[%d];\n    brt_owner o_;\n    enum { ob_ = %d };\n    brt_own_push(&o_, oc_, %d);\n",
+            nfix + F->maxown, nfix, nfix + F->maxown);
+    for (int i = 0; i < F->nlocals; i++)
+        bprintf(o, "    oc_[%d].p = &v%d; oc_[%d].t = %s;\n", i, F->locals[i]->id, i, tdesc(F->locals[i]->type));
+    for (int i = 0; i < F->nextra; i++)
+        bprintf(o, "    oc_[%d].p = &%s; oc_[%d].t = %s;\n", F->nlocals + i, F->extra[i].name, F->nlocals + i,
+                tdesc(F->extra[i].t));
+    for (int i = 0; i < F->maxown; i++) bprintf(o, "    oc_[%d].p = NULL;\n", nfix + i);
+}
+
+void own_record_end(struct buf *o)
+{
+    if (F->owner) bputs(o, "    brt_own_pop(&o_);\n");
 }
 
 /* A +1 reference to the operand's value: an owned temporary of the
@@ -386,7 +446,18 @@ const char *take(const char *x, struct type *t)
     int mark = F->nmarks ? F->marks[F->nmarks - 1] : 0;
     for (int i = F->nown - 1; i >= mark; i--)
         if (F->own[i].name && strcmp(F->own[i].name, x) == 0) {
-            F->own[i].name = NULL;
+            struct owned *o = &F->own[i];
+            o->name = NULL;
+            if (o->cell && o->to == F->body.len) {
+                /* nothing ran since it was registered: no cell at all */
+                F->body.len = o->from;
+                F->body.p[o->from] = 0;
+                F->maxown = o->maxown;
+                o->cell = false;
+            } else if (o->cell) {
+                line("BRT_UNOWN(ob_ + %d);", i);
+                o->cell = false;
+            }
             return x;
         }
     line("%s(%s);", retain_fn(t), x);
@@ -686,9 +757,9 @@ static const char *emit_expr_here(struct ir_node *n)
         if (slot) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
-        else r = tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p);
+        else r = tmp(n->type, "%s(%s)", n->fn->cname, args.p);
         if (slot) line("%s[0] = NULL;", frame_slot());
-        return r;
+        return *r ? owned_tmp_(n->type, r) : r; /* after the slot's clear: a take just after owes no cell */
     }
     case IR_BUILTIN: return emit_builtin(n);
     case IR_FNVAL: return emit_fnval(n);
@@ -727,6 +798,7 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *sb = new_temp();
         line("brt_sb %s;", sb);
         line("brt_sb_init(&%s);", sb);
+        own_sb(sb);
         for (int i = 0; i < n->nkids; i++) {
             struct ir_node *k = n->kids[i];
             if (n->lit[i]) {
@@ -1709,6 +1781,7 @@ static void emit_fn(struct ir_fn *f)
     F = fctx_new();
     F->frame = frame_name(f);
     F->site = f->has_site;
+    F->owner = !quiet_fn(f);
     for (int i = 0; i < f->nparams; i++) F->vst[f->params[i]->id] = VS_BORROWED;
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
@@ -1718,8 +1791,10 @@ static void emit_fn(struct ir_fn *f)
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
     if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */
+    own_record(o);
     if (F->body.p) bputs(o, F->body.p);
     if (F->has_exit) bputs(o, "exit_:\n");
+    own_record_end(o);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(o, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
     for (int i = 0; i < F->nextra; i++) bprintf(o, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
