@@ -330,7 +330,7 @@ const char *declare_extra(struct type *t)
     const char *n = new_temp();
     bprintf(&F->decl, "    %s %s = %s;\n", ctype(t), n, zero_of(t));
     VEC_GROW(F->extra, F->nextra, F->capextra);
-    F->extra[F->nextra++] = (struct owned){n, t};
+    F->extra[F->nextra++] = (struct owned){.name = n, .t = t};
     return n;
 }
 
@@ -344,15 +344,73 @@ void scope_close(void)
 {
     int mark = F->marks[--F->nmarks];
     for (int i = F->nown - 1; i >= mark; i--)
-        if (F->own[i].name) line("%s(%s);", release_fn(F->own[i].t), F->own[i].name);
+        if (F->own[i].name) {
+            if (F->own[i].t) line("%s(%s);", release_fn(F->own[i].t), F->own[i].name);
+            if (F->own[i].cell) line("BRT_UNOWN(ob_ + %d);", i);
+        }
     F->nown = mark;
+}
+
+/* An f-string's builder (brt_sb), whose buffer a panic between its init and
+ * its finish frees (t NULL: nothing to release at the scope's end, where
+ * brt_sb_finish has emptied it). */
+void own_sb(const char *sb)
+{
+    if (!F->owner) return;
+    VEC_GROW(F->own, F->nown, F->capown);
+    line("BRT_OWN(ob_ + %d, %s, &brt_t_sb);", F->nown, sb);
+    F->own[F->nown++] = (struct owned){.name = sb, .cell = true, .from = F->body.len, .to = F->body.len};
+    if (F->nown > F->maxown) F->maxown = F->nown;
 }
 
 void own(const char *name, struct type *t)
 {
     if (!type_is_ref(t)) return;
     VEC_GROW(F->own, F->nown, F->capown);
-    F->own[F->nown++] = (struct owned){name, t};
+    struct owned o = {.name = name, .t = t};
+    if (F->owner) {
+        o.cell = true;
+        o.from = F->body.len;
+        line("BRT_OWN(ob_ + %d, %s, %s);", F->nown, name, tdesc(t));
+        o.to = F->body.len;
+        o.maxown = F->maxown;
+        if (F->nown + 1 > F->maxown) F->maxown = F->nown + 1;
+    }
+    F->own[F->nown++] = o;
+}
+
+/* The panic path (brine_rt.h, brt_owner): a panic under a trap skips the
+ * frames between it and the trap, and releases what their owners list. A
+ * function that can panic and owns values lists them: its owned variables
+ * and function-level temporaries in its first ob_ cells (for its whole
+ * run, NULL until assigned), then one cell per slot of the cleanup scopes'
+ * stack (NULL at entry), set when a temporary is registered (own) and
+ * cleared when it is handed over (take) or released (scope_close). A
+ * temporary handed over right after it is made gets no cell (take takes
+ * the line back), so a function whose values only pass through has no
+ * owner. The cells hold addresses: the values are read where they are
+ * when the panic comes. */
+void own_record(struct buf *o)
+{
+    if (!F->owner) return;
+    int nfix = F->nlocals + F->nextra;
+    if (!nfix && !F->maxown) {
+        F->owner = false;
+        return;
+    }
+    bprintf(o, "    brt_cell oc_[%d];\n    brt_owner o_;\n    enum { ob_ = %d };\n    brt_own_push(&o_, oc_, %d);\n",
+            nfix + F->maxown, nfix, nfix + F->maxown);
+    for (int i = 0; i < F->nlocals; i++)
+        bprintf(o, "    oc_[%d].p = &v%d; oc_[%d].t = %s;\n", i, F->locals[i]->id, i, tdesc(F->locals[i]->type));
+    for (int i = 0; i < F->nextra; i++)
+        bprintf(o, "    oc_[%d].p = &%s; oc_[%d].t = %s;\n", F->nlocals + i, F->extra[i].name, F->nlocals + i,
+                tdesc(F->extra[i].t));
+    for (int i = 0; i < F->maxown; i++) bprintf(o, "    oc_[%d].p = NULL;\n", nfix + i);
+}
+
+void own_record_end(struct buf *o)
+{
+    if (F->owner) bputs(o, "    brt_own_pop(&o_);\n");
 }
 
 /* A +1 reference to the operand's value: an owned temporary of the
@@ -365,7 +423,18 @@ const char *take(const char *x, struct type *t)
     int mark = F->nmarks ? F->marks[F->nmarks - 1] : 0;
     for (int i = F->nown - 1; i >= mark; i--)
         if (F->own[i].name && strcmp(F->own[i].name, x) == 0) {
-            F->own[i].name = NULL;
+            struct owned *o = &F->own[i];
+            o->name = NULL;
+            if (o->cell && o->to == F->body.len) {
+                /* nothing ran since it was registered: no cell at all */
+                F->body.len = o->from;
+                F->body.p[o->from] = 0;
+                F->maxown = o->maxown;
+                o->cell = false;
+            } else if (o->cell) {
+                line("BRT_UNOWN(ob_ + %d);", i);
+                o->cell = false;
+            }
             return x;
         }
     line("%s(%s);", retain_fn(t), x);

@@ -27,7 +27,9 @@
  * locals are declared at the top of their C function (ref types = NULL) and
  * released at the single exit label, so break/continue/return need no
  * cleanup of their own; a block's end releases its lets early so that
- * copy-on-write does not copy needlessly.
+ * copy-on-write does not copy needlessly. A panic under a trap skips C
+ * frames: what each of them owns is listed in its brt_owner (emit_base.c own_record),
+ * which the panic releases before it jumps.
  */
 #include "emit_c.h"
 
@@ -296,9 +298,9 @@ static const char *emit_expr_here(struct ir_node *n)
         if (slot) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
-        else r = tmp_owned(n->type, "%s(%s)", n->fn->cname, args.p);
+        else r = tmp(n->type, "%s(%s)", n->fn->cname, args.p);
         if (slot) line("%s[0] = NULL;", frame_slot());
-        return r;
+        return *r ? owned_tmp_(n->type, r) : r; /* after the slot's clear: a take just after owes no cell */
     }
     case IR_BUILTIN: return emit_builtin(n);
     case IR_FNVAL: return emit_fnval(n);
@@ -337,6 +339,7 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *sb = new_temp();
         line("brt_sb %s;", sb);
         line("brt_sb_init(&%s);", sb);
+        own_sb(sb);
         for (int i = 0; i < n->nkids; i++) {
             struct ir_node *k = n->kids[i];
             if (n->lit[i]) {

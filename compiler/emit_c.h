@@ -73,7 +73,10 @@ extern void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
 
 enum { VS_NONE, VS_OWNED, VS_BORROWED };
 
-struct owned { const char *name; struct type *t; };
+/* A value to release: cell, when the function has an owner (own_record):
+ * whether it has a cell (set by the text from..to of the body, its
+ * registration; maxown: F's before it) */
+struct owned { const char *name; struct type *t; bool cell; size_t from, to; int maxown; };
 
 struct fctx {
     struct buf decl, body;
@@ -87,6 +90,11 @@ struct fctx {
     int nmarks, capmarks;
     struct owned *extra;         /* function-level owned temporaries (snapshots) */
     int nextra, capextra;
+    /* The panic path (emit_base.c own_record): whether the function lists what
+     * it owns in a brt_owner, and the most cleanup-scope temporaries live
+     * at once (its cells after the variables') */
+    bool owner;
+    int maxown;
     bool has_exit;               /* user functions: an exit label */
     bool site;                   /* a library function's body: `site` is the caller's place */
     struct ir_node *stmt;        /* the statement being emitted (emit_stmt) */
@@ -126,7 +134,13 @@ const char *declare_var(struct ir_var *v, int state);
 const char *declare_extra(struct type *t);
 void scope_open(void);
 void scope_close(void);
+/* The owner's declarations, push and variables' cells (after the
+ * function's declarations), and its pop (before the exit's releases). */
+void own_record(struct buf *o);
+void own_record_end(struct buf *o);
 void own(const char *name, struct type *t);
+/* An f-string builder (brt_sb) a panic before its finish must free. */
+void own_sb(const char *sb);
 const char *take(const char *x, struct type *t);
 const char *lval(const char *x, struct type *t);
 /* A temporary holding a new value of type t computed by the C expression. */

@@ -107,7 +107,7 @@ const char *emit_callv(struct ir_node *n)
     line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
     const char *r = "";
     if (n->type == ty_void) line("%s;", call);
-    else r = tmp_owned(n->type, "%s", call);
+    else r = tmp(n->type, "%s", call);
     line("%s[0] = NULL;", frame_slot());
-    return r;
+    return *r ? owned_tmp_(n->type, r) : r; /* as a direct call's (emit_c.c) */
 }

@@ -421,6 +421,7 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     declare_var(rn->gen_var, VS_BORROWED);
     const char *acc = new_temp();
     line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
+    own(acc, t); /* from here: a panic in an element releases it */
     const char *has = NULL, *stop = NULL;
     if (rn->reducer == RED_MIN || rn->reducer == RED_MAX) {
         has = new_temp();
@@ -455,7 +456,6 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         line("if (%s > 0) { %s = %s[0]; %s = %s[0]; }", fa.sp, acc, fa.stk, has, fa.sh);
     }
     if (has) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
-    own(acc, t);
     return acc;
 }
 
@@ -509,6 +509,7 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
     /* the call chain: the element's frame, from the slot its starter left free */
     F->frame = saved->frame;
     F->in_helper = true;
+    F->owner = true;
     const struct source *src = source_get(rn->loc.file);
     F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
                                  src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
@@ -533,7 +534,9 @@ void helper_end(struct fctx *saved, struct buf *out, const char *header, const c
     bputs(out, header);
     bputs(out, " {\n");
     if (F->decl.p) bputs(out, F->decl.p);
+    own_record(out);
     if (F->body.p) bputs(out, F->body.p);
+    own_record_end(out);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
     for (int i = 0; i < F->nextra; i++) bprintf(out, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);
@@ -753,11 +756,10 @@ const char *emit_listcomp(struct ir_node *rn)
         struct src s = {0};
         if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);
-        const char *out = tmp(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+        const char *out = tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
         struct push_arg pa = {out, false};
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
-        own(out, t);
         return out;
     }
     struct src s = eval_sources(rn);

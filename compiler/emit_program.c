@@ -45,6 +45,7 @@ static void emit_fn(struct ir_fn *f)
     F = fctx_new();
     F->frame = frame_name(f);
     F->site = f->has_site;
+    F->owner = !quiet_fn(f);
     for (int i = 0; i < f->nparams; i++) F->vst[f->params[i]->id] = VS_BORROWED;
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
@@ -54,8 +55,10 @@ static void emit_fn(struct ir_fn *f)
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
     if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */
+    own_record(o);
     if (F->body.p) bputs(o, F->body.p);
     if (F->has_exit) bputs(o, "exit_:\n");
+    own_record_end(o);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(o, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
     for (int i = 0; i < F->nextra; i++) bprintf(o, "    %s(%s);\n", release_fn(F->extra[i].t), F->extra[i].name);

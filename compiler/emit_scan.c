@@ -122,15 +122,14 @@ static const char *seq_fold(struct ir_node *rn)
         a.has = new_temp();
         line("bool %s = 0;", a.has);
     }
-    if (rn->scan) a.out = tmp(rn->type, "brt_arr_new(%s, 0)", tdesc(t));
+    own(acc, t); /* from here (and the scan's out): a panic in an element releases them */
+    if (rn->scan) a.out = tmp_owned(rn->type, "brt_arr_new(%s, 0)", tdesc(t));
     if (rn->nclauses) seq_loops(rn, 0, seq_cb, &a, NULL);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, seq_cb, &a, NULL);
     if (rn->scan) {
-        if (type_is_ref(t)) line("%s(%s);", release_fn(t), acc);
-        own(a.out, rn->type);
+        if (type_is_ref(t)) line("%s(%s);", release_fn(t), take(acc, t));
         return a.out;
     }
-    own(acc, t);
     return acc;
 }
 

@@ -162,6 +162,8 @@ typedef struct brt_tcache {
      * NULL. top: where the par helpers run on this thread start theirs
      * (brt_frames_at, by the code that starts a par construct). */
     const brt_loc **fbase, **ftop;
+    /* The owners on this thread's stack, innermost first (brt_owner). */
+    struct brt_owner *owners;
 } brt_tcache;
 /* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
 #if BRT_GCC
@@ -507,6 +509,45 @@ void brt_retain_val(const brt_type *t, const void *valp);
 /* The same for n values of type t stored contiguously at p. */
 void brt_retain_n(const brt_type *t, const void *p, int64_t n);
 void brt_release_n(const brt_type *t, void *p, int64_t n);
+
+/* The panic path's ownership (own.c). A panic under a trap (a par element's,
+ * on a pool thread) longjmps to the trap past C frames. Each frame that owns
+ * values and can be skipped so lists them in a brt_owner on its stack, one
+ * cell (the value's address, its type) per value, pushed on its thread's
+ * list at entry and popped at exit; the panic releases every owner pushed
+ * after the trap before it jumps (brt_owners_unwind). The generated C names
+ * its owner o_ and its cells oc_: a function's variables are its first ob_
+ * cells, its owned temporaries the next ones, in the stack of the
+ * emitter's cleanup scopes (BRT_OWN registers one, BRT_UNOWN clears it when
+ * it is handed over or released). A runtime frame gives drop instead. */
+typedef struct brt_cell {
+    void *p; /* NULL: nothing (handed over) */
+    const brt_type *t;
+} brt_cell;
+typedef struct brt_owner {
+    struct brt_owner *up;
+    brt_tcache *tc;
+    brt_cell *c;                        /* NULL: a runtime frame's, released by drop */
+    int64_t n;                          /* its cells */
+    void (*drop)(struct brt_owner *o);
+} brt_owner;
+BRT_INLINE void brt_own_push(brt_owner *o, brt_cell *c, int64_t n)
+{
+    brt_tcache *tc = brt_tcache_here();
+    o->tc = tc;
+    o->up = tc->owners;
+    o->c = c;
+    o->n = n;
+    tc->owners = o;
+}
+BRT_INLINE void brt_own_pop(brt_owner *o) { o->tc->owners = o->up; }
+#define BRT_OWN(i, x, T) (oc_[i].p = &(x), oc_[i].t = (T))
+#define BRT_UNOWN(i) (oc_[i].p = (void *)0)
+/* Releases this thread's owners down to (not including) to, innermost first. */
+void brt_owners_unwind(brt_tcache *tc, brt_owner *to);
+/* The type of a cell that holds an f-string's builder (brt_sb, below): its
+ * buffer is freed. */
+extern const brt_type brt_t_sb;
 /* Copies n values of type t from src to dst (not overlapping), each copy
  * holding references of its own. */
 void brt_copy_n(const brt_type *t, void *dst, const void *src, int64_t n);

@@ -12,11 +12,16 @@
  * their fast paths.
  *
  * The generated C has the same walk per tuple type (bt<n>_retain and
- * bt<n>_release, compiler/emit_c.c) for the values it holds in C locals;
+ * bt<n>_release, compiler/emit_base.c) for the values it holds in C locals;
  * both are derived from the same type, field by field.
+ *
+ * The panic path goes through the same walk: a panic under a trap releases,
+ * before it jumps, what the frames it skips list in their owners
+ * (brt_owners_unwind; brine_rt.h brt_owner, docs/internals.md).
  */
 #include "rt_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static size_t value_size(const brt_type *t)
@@ -130,5 +135,59 @@ void brt_swap_vals(void *a, void *b, size_t size)
         memcpy(x, y, k);
         memcpy(y, tmp, k);
         x += k, y += k, size -= k;
+    }
+}
+
+/* The panic path (brine_rt.h, brt_owner): a trapped panic skips the frames
+ * between it and its trap; each of them that owns values pushed an owner,
+ * and these are released here, innermost first, before the jump. An owner
+ * is popped before its values are released, so the list is whole whatever
+ * a release does. */
+/* The runtime's own frames push owners here: also before brt_start (the
+ * unit tests), when the thread has no cache and nothing is listed. */
+void brt_own_push_rt(brt_owner *o, brt_cell *c, int64_t n)
+{
+    brt_tcache *tc = brt_tcache_here();
+    o->tc = tc;
+    o->c = c;
+    o->n = n;
+    if (tc) {
+        o->up = tc->owners;
+        tc->owners = o;
+    }
+}
+
+void brt_own_pop_rt(brt_owner *o)
+{
+    if (o->tc)
+        o->tc->owners = o->up;
+}
+
+/* An f-string's builder (brt_sb) in a cell: its buffer is freed. */
+const brt_type brt_t_sb = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+
+void brt_owners_unwind(brt_tcache *tc, brt_owner *to)
+{
+    if (!tc)
+        return;
+    while (tc->owners && tc->owners != to) {
+        brt_owner *o = tc->owners;
+        tc->owners = o->up;
+        if (!o->c) {
+            o->drop(o);
+            continue;
+        }
+        for (int64_t i = o->n; i-- > 0;) {
+            brt_cell *c = &o->c[i];
+            if (!c->p)
+                continue;
+            if (c->t == &brt_t_sb) {
+                brt_sb *sb = c->p;
+                if (sb->cap > 0)
+                    free(sb->buf);
+                continue;
+            }
+            brt_release_val(c->t, c->p);
+        }
     }
 }

@@ -8,9 +8,11 @@
  * installed (pool.c runs each par task under one): the panic is recorded in
  * the trap and control longjmps back, so the caller can choose the panic a
  * single thread walking the tree in post-order would have met (SPEC 5.3).
- * Skipping the frames between the panic and the trap leaks whatever they
- * owned; that is fine, because a trapped panic is always reported and ends
- * the program soon after.
+ * The frames between the panic and the trap never return: whatever they
+ * owned is released first (their owners, own.c brt_owners_unwind; the
+ * runtime's par frames give their partial results the same way), since a
+ * trapped panic does not always end the program (par any and par all drop
+ * one that comes after their deciding element).
  *
  * The trap pointer is per thread, behind a pthread key: tcc cannot link
  * __thread variables, and the generated code never touches it anyway.
@@ -53,13 +55,21 @@ brt_trap *brt_trap_get(void)
     return pthread_getspecific(trap_key);
 }
 
+/* Installs t, or puts back an outer trap (one older on this stack, so at a
+ * higher address than the current one): what a panic releases and the
+ * count of open par work are those of when t was installed. */
 void brt_trap_set(brt_trap *t)
 {
     pthread_once(&trap_once, trap_key_make);
+    brt_trap *cur = pthread_getspecific(trap_key);
     pthread_setspecific(trap_key, t);
     if (t) {
         brt_tcache *tc = brt_tcache_here();
         t->fbase = tc ? tc->ftop : NULL;
+        if (!cur || (char *)t < (char *)cur) {
+            t->owners = tc ? tc->owners : NULL;
+            t->running = brt_par_open();
+        }
     }
 }
 
@@ -113,8 +123,9 @@ static void write_all(int fd, const char *buf, size_t n)
 }
 
 /* Every panic ends here. msg is owned by the caller only when no trap takes
- * it: a trap takes ownership of a malloc'ed copy. */
-BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg, const brt_chain *inner)
+ * it: a trap takes ownership of a malloc'ed copy, and then frees drop (a
+ * rethrown panic's own malloc'ed message). */
+BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg, const brt_chain *inner, char *drop)
 {
     brt_trap *t = brt_trap_get();
     brt_tcache *tc = brt_tcache_here();
@@ -135,9 +146,14 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg, const 
         /* par frames between here and the trap join their tasks first:
          * thieves may still be writing into them (reduce.c) */
         brt_frames_unwind(t);
+        /* then what the frames owned (no thread uses it any more), and the
+         * count of par work they had open on this thread */
+        brt_owners_unwind(tc, t->owners);
+        brt_par_open_set(t->running);
         t->panicked = 1;
         t->loc = loc;
         t->msg = msg_with_chain(msg, &c);
+        free(drop);
         longjmp(t->jb, 1);
     }
     brt_flush_quiet();
@@ -171,12 +187,12 @@ BRT_NORETURN static void panic_final(const brt_loc *loc, const char *msg, const 
 
 BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg)
 {
-    panic_final(loc, msg, NULL);
+    panic_final(loc, msg, NULL, NULL);
 }
 
 BRT_NORETURN void brt_panic(const brt_loc *loc, brt_panic_kind kind)
 {
-    panic_final(loc, panic_text[kind], NULL);
+    panic_final(loc, panic_text[kind], NULL, NULL);
 }
 
 BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
@@ -194,10 +210,10 @@ BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
         if (n < sizeof buf) {
             memcpy(buf, msg, n + 1);
             free(msg);
-            panic_final(loc, buf, NULL);
+            panic_final(loc, buf, NULL, NULL);
         }
     }
-    panic_final(loc, msg ? msg : fmt, NULL);
+    panic_final(loc, msg ? msg : fmt, NULL, NULL);
 }
 
 BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index)
@@ -205,12 +221,12 @@ BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index
     char msg[96];
     snprintf(msg, sizeof msg, "index out of bounds: the len is %" PRId64 " but the index is %" PRId64,
              len, index);
-    panic_final(loc, msg, NULL);
+    panic_final(loc, msg, NULL, NULL);
 }
 
 BRT_NORETURN void brt_trap_rethrow(const brt_trap *t)
 {
     brt_chain c;
     bool chained = chain_of(t->msg, &c);
-    panic_final(t->loc, t->msg ? t->msg : "panic", chained ? &c : NULL);
+    panic_final(t->loc, t->msg ? t->msg : "panic", chained ? &c : NULL, t->msg);
 }

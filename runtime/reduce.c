@@ -583,6 +583,18 @@ static void etask_run(brt_task *t)
     brt_trap_set(outer);
 }
 
+/* A malloc'ed block of a runtime frame: a panic that leaves the frame
+ * frees it (after the frame's tasks are joined: panic.c). */
+struct block_owner {
+    brt_owner o;
+    void *p;
+};
+
+static void block_drop(brt_owner *o)
+{
+    free(((struct block_owner *)o)->p);
+}
+
 /* The element way: the exact result, or the exact panic. */
 static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
 {
@@ -590,10 +602,13 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
     size_t vs = r->vsize;
     _Alignas(16) unsigned char vals_small[BRT_LEAF * 16], kept_small[BRT_LEAF];
     unsigned char *vals = vals_small, *kept = kept_small;
+    struct block_owner bo;
     if (n > BRT_LEAF) {
-        /* leaked if a panic unwinds past it; a panic ends the program */
         vals = brt_xmalloc((size_t)n * (vs + 1));
         kept = vals + (size_t)n * vs;
+        brt_own_push_rt(&bo.o, NULL, 0);
+        bo.o.drop = block_drop;
+        bo.p = vals;
     }
     /* One leaf under a frame that still has elements to offer: an offer
      * would take from that frame first, so this one stays off the list (no
@@ -618,7 +633,7 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
             p.loc = et->loc;
             p.msg = et->msg;
             et->msg = NULL;
-            brt_trap_rethrow(&p); /* a panic ends the program: p.msg may leak */
+            brt_trap_rethrow(&p); /* p.msg is freed by the trap that takes it */
         }
     }
     if (f.linked)
@@ -628,8 +643,10 @@ static bool reduce_elems(const brt_reduce *r, brt_self *me, void *out)
         root = fs.leaf; /* one leaf is the root */
     else
         finish(r, &fs.st, &root);
-    if (vals != vals_small)
+    if (vals != vals_small) {
+        brt_own_pop_rt(&bo.o);
         free(vals);
+    }
     if (root.has)
         memcpy(out, root.val, vs);
     return root.has;
@@ -735,6 +752,25 @@ struct collect_job {
     brt_arr **parts;
 };
 
+/* The partial results are the frame's own until they are the array: a
+ * panic that leaves the frame (the brt_owner pushed here, brine_rt.h)
+ * releases them, and so does the rethrow of a task's panic. */
+static const brt_type arr_any = { BRT_ARR, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
+
+struct parts_owner {
+    brt_owner o;
+    brt_arr **parts;
+    int64_t n;
+};
+
+static void parts_drop(brt_owner *o)
+{
+    struct parts_owner *po = (struct parts_owner *)o;
+    for (int64_t t = 0; t < po->n; t++)
+        brt_arr_release(po->parts[t]);
+    free(po->parts);
+}
+
 static void collect_task(void *arg, int64_t t)
 {
     struct collect_job *job = arg;
@@ -749,8 +785,12 @@ static brt_arr *par_collect(const brt_collect *c)
     int threads = brt_pool_threads();
     if (c->n <= 1 || threads == 1 || brt_pool_nested()) {
         brt_arr *out = brt_arr_new(c->elem, 0);
+        brt_owner o;
+        brt_cell cell = { &out, &arr_any };
+        brt_own_push_rt(&o, &cell, 1);
         if (c->n > 0)
             c->body(c->env, 0, c->n, &out);
+        brt_own_pop_rt(&o);
         return out;
     }
     int64_t ntasks = (int64_t)threads * 8;
@@ -761,11 +801,20 @@ static brt_arr *par_collect(const brt_collect *c)
     brt_arr **parts = brt_xmalloc((size_t)ntasks * sizeof *parts);
     memset(parts, 0, (size_t)ntasks * sizeof *parts);
     struct collect_job job = { c, chunk, parts };
+    struct parts_owner po;
+    brt_own_push_rt(&po.o, NULL, 0);
+    po.o.drop = parts_drop;
+    po.parts = parts;
+    po.n = ntasks;
     brt_trap panic;
     /* Chunks before the lowest one that panicked ran to their end, so its
      * first panic is the one of the lowest index (SPEC 5.4). */
-    if (brt_pool_run(ntasks, collect_task, &job, &panic) >= 0)
+    if (brt_pool_run(ntasks, collect_task, &job, &panic) >= 0) {
+        brt_own_pop_rt(&po.o);
+        parts_drop(&po.o);
         brt_trap_rethrow(&panic);
+    }
+    brt_own_pop_rt(&po.o);
     int64_t total = 0;
     for (int64_t t = 0; t < ntasks; t++)
         total += parts[t]->len;
@@ -814,7 +863,15 @@ static brt_arr *par_fill(const brt_fill *f)
     size_t size = brt_type_size(f->elem);
     if ((uint64_t)f->n > SIZE_MAX / size)
         brt_panic_text(NULL, "out of memory");
-    brt_arr *a = brt_arr_alloc(f->elem, 0, f->n); /* len is set once every slot holds a value */
+    /* Every slot holds a value, or zero bits (which a release accepts) until
+     * its element is stored: a panic that leaves the frame releases a whole
+     * (its owner), and so does the rethrow of a task's panic. */
+    brt_arr *a = brt_arr_alloc(f->elem, f->n, f->n);
+    if (brt_type_owns(f->elem))
+        memset(a->data, 0, (size_t)f->n * size);
+    brt_owner o;
+    brt_cell cell = { &a, &arr_any };
+    brt_own_push_rt(&o, &cell, 1);
     int threads = brt_pool_threads();
     if (f->n == 1 || threads == 1 || brt_pool_nested()) {
         f->fill(f->env, 0, f->n, a->data);
@@ -828,10 +885,13 @@ static brt_arr *par_fill(const brt_fill *f)
         brt_trap panic;
         /* Chunks before the lowest one that panicked ran to their end, so
          * its first panic is the lowest index's (SPEC 5.4). */
-        if (brt_pool_run(ntasks, fill_task, &job, &panic) >= 0)
+        if (brt_pool_run(ntasks, fill_task, &job, &panic) >= 0) {
+            brt_own_pop_rt(&o);
+            brt_arr_release(a);
             brt_trap_rethrow(&panic);
+        }
     }
-    a->len = f->n;
+    brt_own_pop_rt(&o);
     return a;
 }
 
@@ -906,14 +966,31 @@ static int64_t par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t
  * cache-line transfer per reduction, a third of the work of tiny nested
  * ones); a thread without a deque counts in the shared one. A thread that
  * runs a stolen element sees its spawner's count: the count was written
- * before the task was pushed. A panic that leaves one skips the decrement,
- * but such a panic always ends the program (it is reported, if not here, by
- * the exact way that runs next). */
+ * before the task was pushed. A panic that leaves one skips the decrement:
+ * the trap that catches it puts the count back (brt_par_open_set). */
 static int par_running;
 
 int brt_par_running(void)
 {
     return __atomic_load_n(&par_running, __ATOMIC_RELAXED) + brt_pool_running();
+}
+
+int brt_par_open(void)
+{
+    brt_self *me = brt_pool_self();
+    if (me)
+        return atomic_load_explicit(&me->running, memory_order_relaxed);
+    return brt_pool_threads() == 1 ? __atomic_load_n(&par_running, __ATOMIC_RELAXED) : 0;
+}
+
+/* (a thread without a deque among several shares the count: left alone) */
+void brt_par_open_set(int n)
+{
+    brt_self *me = brt_pool_self();
+    if (me)
+        atomic_store_explicit(&me->running, n, memory_order_relaxed);
+    else if (brt_pool_threads() == 1)
+        __atomic_store_n(&par_running, n, __ATOMIC_RELAXED);
 }
 
 static brt_self *par_enter(void)

@@ -40,6 +40,8 @@ typedef struct brt_trap {
     const brt_loc *loc; /* NULL: a panic without a place */
     char *msg;          /* malloc'ed message, without "panic: " (its call chain after the text: panic.c) */
     const brt_loc **fbase; /* the thread's ftop when it was installed: the trapped code's first slot */
+    struct brt_owner *owners; /* the thread's owners then: a panic releases those pushed since */
+    int running;              /* and its count of par work open (brt_self.running) */
 } brt_trap;
 
 /* Call chains (frames.c): the first and last KEEP frames pushed (innermost
@@ -61,6 +63,10 @@ void brt_trap_set(brt_trap *t);
 /* Reports a recorded panic as if it happened now (to the installed trap if
  * any, else stderr and exit 101). */
 BRT_NORETURN void brt_trap_rethrow(const brt_trap *t);
+/* brt_own_push / brt_own_pop for the runtime's frames (own.c): also on a
+ * thread without a cache (before brt_start). */
+void brt_own_push_rt(brt_owner *o, brt_cell *c, int64_t n);
+void brt_own_pop_rt(brt_owner *o);
 /* A panic with a preformatted message and an optional place. */
 BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg);
 /* brt_flush for the panic itself: returns the errno of a failed write (0 if
@@ -92,6 +98,10 @@ int brt_pool_threads(void);
 bool brt_pool_nested(void);
 /* Par reductions, comprehensions and searches running now, on any thread (reduce.c). */
 int brt_par_running(void);
+/* This thread's share of that count (a trap saves it, a trapped panic puts
+ * it back: the par work the skipped frames had open is over). */
+int brt_par_open(void);
+void brt_par_open_set(int n);
 /* Runs task(arg, t) for t in 0..ntasks-1, the caller included, and returns
  * when all have finished. Each task runs under a trap: a panic stops that
  * task, and the call returns the lowest task that panicked (its panic copied

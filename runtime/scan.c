@@ -287,6 +287,34 @@ static bool scan_fast(scan_job *s)
     return true;
 }
 
+/* The scan's buffers and array: a panic of the exact way that leaves the
+ * frame (to an outer trap) frees them (brt_owner, brine_rt.h). */
+struct scan_owner {
+    brt_owner o;
+    scan_job *s;
+    brt_arr **out;
+};
+
+static void scan_free(scan_job *s)
+{
+    if (s->f->filtered) {
+        free(s->vals);
+        free(s->kept);
+        free(s->off);
+    }
+    for (int k = 0; k < s->nlev; k++) {
+        free(s->lv[k]);
+        free(s->lh[k]);
+    }
+}
+
+static void scan_drop(brt_owner *o)
+{
+    struct scan_owner *so = (struct scan_owner *)o;
+    scan_free(so->s);
+    brt_arr_release(*so->out);
+}
+
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
 {
     int64_t n = f->n;
@@ -320,6 +348,11 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
         s.vals = f->src ? (unsigned char *)f->src : out->data;
         s.out = out->data;
     }
+    struct scan_owner so;
+    brt_own_push_rt(&so.o, NULL, 0);
+    so.o.drop = scan_drop;
+    so.s = &s;
+    so.out = &out;
     bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
     if (fast && scan_fast(&s)) {
         int64_t total = s.off ? offsets(&s) : n;
@@ -362,15 +395,8 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
             out->len = s.off[s.nl - 1] + c;
         }
     }
-    if (f->filtered) {
-        free(s.vals);
-        free(s.kept);
-        free(s.off);
-    }
-    for (int k = 0; k < s.nlev; k++) {
-        free(s.lv[k]);
-        free(s.lh[k]);
-    }
+    brt_own_pop_rt(&so.o);
+    scan_free(&s);
     return out;
 }
 

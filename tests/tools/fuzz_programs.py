@@ -1903,11 +1903,12 @@ class Gen:
         n = r.choice([0, 1, 2, 3, 5, 7, 15, 16, 17, r.randint(0, 40)])
         return f"{lo}..{lo + n}", "int", lambda env: list(range(lo, lo + n))
 
-    def generator(self, et, d, is_par=False, key_n=None):
+    def generator(self, et, d, is_par=False, key_n=None, key_spill=0):
         """`EXPR for v in ITER {for w in ITER} [if COND]` with the variables in
         scope: several clauses give the elements in row-major order. key_n:
         `by KEY in 0..key_n` at the end, KEY an int of the variables made to
-        lie in the range; the thunks then give (kept, (key, value)), the key
+        lie in the range, plus key_spill (above 0: some keys leave it, a panic
+        at the `by`); the thunks then give (kept, (key, value)), the key
         evaluated after the filter and before the value (SPEC 15)."""
         nmore = 0
         if self.r.random() < 0.25 and not self.nested_clauses:
@@ -1955,7 +1956,9 @@ class Gen:
         self.scope.pop()
         text = f"{e.text} " + " ".join(f"for {c[0]} in {c[3]}" for c in clauses) + (f" if {par(cond, 2)}" if cond else "")
         if key is not None:
-            text += f" by (({key.text}) % {key_n} + {key_n}) % {key_n} in 0..{key_n}"
+            kmid, kmark = self.mark()
+            text += (f" {kmark}by (({key.text}) % {key_n} + {key_n}) % {key_n}" + (f" + {key_spill}" if key_spill else "")
+                     + f" in 0..{key_n}")
 
         def each(env):
             """Per element: a thunk that returns (kept, value) or raises; the
@@ -1968,8 +1971,10 @@ class Gen:
                         if cond is not None and not cond.ev(sub):
                             return False, None
                         if key is not None:
-                            kv = key.ev(sub)
-                            return True, (kv % key_n, e.ev(sub))
+                            kv = key.ev(sub) % key_n + key_spill
+                            if kv >= key_n:
+                                raise Panic(f"key {kv} out of range 0..{key_n}", kmid)
+                            return True, (kv, e.ev(sub))
                         return True, e.ev(sub)
                     out.append(th)
                     return
@@ -2029,32 +2034,11 @@ class Gen:
         text = ("par " if is_par else "") + f"{red}({gtext})"
         return Expr(text, 14, lambda env: reduce_model(red, et, is_par, each(env)), t, weak=weak)
 
-    def keyed(self, t, et, d, is_par):
-        """sum/product(GEN by KEY in 0..N) (SPEC 15): entry j is the reduction
-        with the filter `cond and KEY == j`; the elements are evaluated once,
-        in index order (the first panic is the lowest index's), then each
-        key's reduction, keys ascending."""
-        nk = self.r.choice([1, 3, 16, 40])
-        red = self.r.choice(["sum", "sum", "product"])
-        gtext, each, weak = self.generator(et, d, is_par, key_n=nk)
-        self.use("by")
-        if is_par:
-            self.use("par")
-
-        def ev(env):
-            items = [th() for th in each(env)]
-            out = []
-            for j in range(nk):
-                ths = [(lambda it=it: (True, it[1][1]) if it[0] and it[1][0] == j else (False, None)) for it in items]
-                out.append(reduce_model(red, et, is_par, ths))
-            return out
-        return Expr(("par " if is_par else "") + f"{red}({gtext})", 14, ev, t, weak=weak)
-
     def comprehension(self, t, d):
         et = elem(t)
         is_par = self.r.random() < 0.5
         if et in ("int", "float") and self.r.random() < 0.1:
-            return self.keyed(t, et, d, is_par)
+            return by_key_expr(self, t, d, is_par)
         gtext, each, _ = self.generator(et, d, is_par)
         if is_par:
             self.use("par")
@@ -2961,17 +2945,22 @@ BY_KEY_RESULT = {"[int]": ("int", ["sum", "product"]), "[float]": ("float", ["su
 # (a keyed reduction combines plain values: no str)
 
 
-def by_key_expr(g, t, d):
-    """`[par] RED(EXPR for i in LO..HI [if COND] by KEY in 0..N)`: N results, entry
-    j the reduction of the elements whose KEY is j (min/max: Options). Each
-    element: the filter, then the key (outside 0..N: a panic at the `by`), then
-    the value. Sequential: the elements in order, each folded into its key's
-    result; par: every element first (the lowest index's panic), then each
-    key's tree over all the places (SPEC 5.2, 5.3), keys ascending."""
+def by_key_expr(g, t, d, is_par=None):
+    """`[par] RED(GEN by KEY in 0..N)`, the one form of reductions by key: N
+    results, entry j the reduction of the elements whose KEY is j (min/max:
+    Options). GEN is either `EXPR for i in LO..HI [if COND]` with a linear KEY
+    that may leave 0..N (N may be 0), or any generator (Gen.generator: several
+    clauses, arrays, patterns, function values in elements) with KEY an int
+    expression of its variables brought into the range (now and then shifted
+    out of it). Each element: the filter, then the key (outside 0..N: a panic
+    at the `by`), then the value. Sequential: the elements in order, each
+    folded into its key's result; par: every element first (the lowest
+    index's panic), then each key's tree over all the places (SPEC 5.2, 5.3),
+    keys ascending."""
     r = g.r
     if t in ("[int]", "[float]") and r.random() < 0.4:
         # min/max by key, each None replaced: [o.unwrap_or(D) for o in ...]
-        inner = by_key_expr(g, "[Option[%s]]" % elem(t), d)
+        inner = by_key_expr(g, "[Option[%s]]" % elem(t), d, is_par)
         dflt = g.leaf(elem(t))
         o = g.fresh("k")
         return Expr(f"[{o}.unwrap_or({dflt.text}) for {o} in {inner.text}]", 14,
@@ -2980,10 +2969,34 @@ def by_key_expr(g, t, d):
         return None
     et, reds = BY_KEY_RESULT[t]
     red = r.choice(reds)
-    is_par = r.random() < 0.7
+    if is_par is None:
+        is_par = r.random() < 0.7
+    nk = r.choice([1, 2, 3, 4, 7, 16, 40]) if r.random() < 0.97 else 0
+    g.use("by-key")
+    if is_par:
+        g.use("par")
+    start = START.get(red, {}).get(et, red == "all")
+    if nk and r.random() < 0.5:
+        spill = r.choice([1, 2]) if r.random() < 0.1 else 0
+        gtext, each, weak = g.generator(et, d, is_par, key_n=nk, key_spill=spill)
+
+        def gen_elements(env, fold):
+            """Each element's (kept, key, value) in order; fold(key, value) as it comes (sequential)."""
+            out = []
+            for th in each(env):
+                kept, kv = th()
+                if not kept:
+                    out.append((False, None, None))
+                    continue
+                val = copyv(kv[1])
+                out.append((True, kv[0], val))
+                if fold:
+                    fold(kv[0], val)
+            return out
+        return Expr(("par " if is_par else "") + f"{red}({gtext})", 14,
+                    lambda env: by_key_model(red, et, is_par, nk, start, gen_elements, env), t, weak=weak)
     lo = r.randint(0, 6)
     n = r.choice([0, 1, 5, 16, 17, 33, r.randint(0, 70)])
-    nk = r.choice([1, 2, 3, 4, 7, 16]) if r.random() < 0.97 else 0
     v = g.fresh("i")
     a, b = r.randint(1, 5), r.randint(0, 9)
     # now and then a key that leaves 0..N (a panic)
@@ -3000,10 +3013,6 @@ def by_key_expr(g, t, d):
     mid, mark = g.mark()
     text = (("par " if is_par else "") + f"{red}({e.text} for {v} in {lo}..{lo + n}"
             + (f" if {par(cond, 2)}" if cond else "") + f" {mark}by {ktext} in 0..{nk})")
-    g.use("by-key")
-    if is_par:
-        g.use("par")
-    start = START.get(red, {}).get(et, red == "all")
 
     def elements(env, fold):
         """Each element's (kept, key, value) in order; fold(key, value) as it comes (sequential)."""
@@ -3023,30 +3032,34 @@ def by_key_expr(g, t, d):
                 fold(k, val)
         return out
 
-    def ev(env):
-        if not is_par:
-            acc = [None] * max(nk, 0)
+    return Expr(text, 14, lambda env: by_key_model(red, et, is_par, nk, start, elements, env), t)
 
-            def fold(k, val):
-                if red in ("any", "all"):
-                    acc[k] = (val if acc[k] is None else (acc[k] or val if red == "any" else acc[k] and val))
-                else:
-                    acc[k] = val if acc[k] is None and red in ("min", "max") else combine(
-                        red, et, start if acc[k] is None else acc[k], val)
-            elements(env, fold)
-        else:
-            els = elements(env, None)
-            acc = []
-            for j in range(max(nk, 0)):
-                th = [(lambda kept=kept, k=k, val=val: (kept and k == j, val)) for kept, k, val in els]
-                if red in ("min", "max") and not any(kept and k == j for kept, k, _ in els):
-                    acc.append(None)
-                else:
-                    acc.append(reduce_model(red, et, True, th))
-        if red in ("min", "max"):
-            return [None if x is None else Opt(x) for x in acc]
-        return [start if x is None else x for x in acc]
-    return Expr(text, 14, ev, t)
+
+def by_key_model(red, et, is_par, nk, start, elements, env):
+    """The N results of a reduction by key whose elements(env, fold) gives
+    each element's (kept, key, value) in order."""
+    if not is_par:
+        acc = [None] * max(nk, 0)
+
+        def fold(k, val):
+            if red in ("any", "all"):
+                acc[k] = (val if acc[k] is None else (acc[k] or val if red == "any" else acc[k] and val))
+            else:
+                acc[k] = val if acc[k] is None and red in ("min", "max") else combine(
+                    red, et, start if acc[k] is None else acc[k], val)
+        elements(env, fold)
+    else:
+        els = elements(env, None)
+        acc = []
+        for j in range(max(nk, 0)):
+            th = [(lambda kept=kept, k=k, val=val: (kept and k == j, val)) for kept, k, val in els]
+            if red in ("min", "max") and not any(kept and k == j for kept, k, _ in els):
+                acc.append(None)
+            else:
+                acc.append(reduce_model(red, et, True, th))
+    if red in ("min", "max"):
+        return [None if x is None else Opt(x) for x in acc]
+    return [start if x is None else x for x in acc]
 
 
 FORM_HOOKS["expr"].append((0.05, by_key_expr))
@@ -3250,7 +3263,7 @@ THREADS = ("1", "2", "7")
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by", "by-key", "assert", "world", "counter"]
+            "row-store", "by-key", "assert", "world", "counter"]
 
 
 def classify(problem):
