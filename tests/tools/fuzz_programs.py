@@ -771,6 +771,9 @@ class Gen:
                 return x >> y
             e = self.binop(op, 9, a, b, t, fn)
             e.lit = False
+            # a shift has its left operand's type, so a literal there takes the
+            # context's type whatever the amount is (the checker's is_flexible)
+            e.weak = a.weak
             return e
         if c == 7:
             a = self.expr(t, d - 1)
