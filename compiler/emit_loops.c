@@ -136,6 +136,16 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
+/* A swapped or jammed nest's inner bounds, evaluated into ilo and ihi once
+ * the outer guards hold. */
+static void inner_bounds(struct ir_node *in, const char *ilo, const char *ihi)
+{
+    scope_open();
+    line("%s = %s;", ilo, emit_expr(in->iter.lo));
+    line("%s = %s;", ihi, emit_expr(in->iter.hi));
+    scope_close();
+}
+
 /* The guard test that i + off stays in arr for every i in lo .. last. */
 static const char *span_test(const char *lo, const char *last, int64_t off, const char *arr)
 {
@@ -193,10 +203,7 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     cond.len = 0;
     line("if (%s) {", go);
     F->ind++;
-    scope_open();
-    line("%s = %s;", ilo, emit_expr(in->iter.lo));
-    line("%s = %s;", ihi, emit_expr(in->iter.hi));
-    scope_close();
+    inner_bounds(in, ilo, ihi);
     const char *ilast = in->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
     /* an empty inner range, or the inner loop's guards and the rows' */
     bprintf(&cond, "%s %s %s || (%s", ilo, in->iter.inclusive ? ">" : ">=", ihi, in->nguards ? "" : "1");
@@ -309,10 +316,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     line("int %s = %s;", go, cond.p);
     line("if (%s) {", go);
     F->ind++;
-    scope_open();
-    line("%s = %s;", ilo, emit_expr(in->iter.lo));
-    line("%s = %s;", ihi, emit_expr(in->iter.hi));
-    scope_close();
+    inner_bounds(in, ilo, ihi);
     const char *ilast = arena_printf("%s - 1", ihi);
     /* the guards that need the inner range: rows read along it, and before
      * them (they index those rows) the inner loop's guards of arrays the
