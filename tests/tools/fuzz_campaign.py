@@ -41,6 +41,7 @@ import concurrent.futures as cf
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -54,13 +55,33 @@ import memcheck  # noqa: E402
 THREADS = ("1", "2", "7")
 
 
+GEN_SECONDS = 60   # a seed whose model runs longer than this is skipped
+
+
+class GenTimeout(Exception):
+    pass
+
+
+def _gen_timeout(signum, frame):
+    raise GenTimeout()
+
+
 def member(seed, k):
-    """(seed, imports, body lines, model stdout, panic, place) of seed as batch member k."""
+    """(seed, imports, body lines, model stdout, panic, place) of seed as batch member k.
+
+    Called on the main thread: an alarm bounds the model's run (twice a
+    campaign stalled in a model printing an enormous array, in seeds that did
+    not stall when generated alone); such a seed raises GenTimeout and is
+    skipped, and the log counts it."""
     fp.NAME_PREFIX[0] = f"{k}_"
+    old = signal.signal(signal.SIGALRM, _gen_timeout)
+    signal.alarm(GEN_SECONDS)
     try:
         src, out, panic, place = fp.generate(seed)
         fams = fp.USED.pop(seed, [])
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
         fp.NAME_PREFIX[0] = ""
     lines = src.rstrip("\n").split("\n")
     imports = []
@@ -246,12 +267,14 @@ def summary(path):
             mem[m][0] += 1
             mem[m][1] += n
     seeds = [s for r in recs for s in r["seeds"]]
-    print(f"{progs} programs in {len(recs)} batches (seeds {min(seeds) if seeds else '-'}..{max(seeds) if seeds else '-'}), "
+    print(f"{progs} programs in {sum(1 for r in recs if r['seeds'])} batches (seeds {min(seeds) if seeds else '-'}..{max(seeds) if seeds else '-'}), "
           f"{sum(r.get('builds', 0) for r in recs)} builds, {sum(r.get('runs', 0) for r in recs)} runs, "
           f"{sum(r['secs'] for r in recs):.0f} s of batch time")
     print(f"programs ending in a panic (a run each): {sum(r.get('panics', 0) for r in recs)}; "
           f"batches also built --release --opt=none: {sum(r.get('release_off', False) for r in recs)} "
           f"({sum(len(r['seeds']) for r in recs if r.get('release_off'))} programs)")
+    skipped = [s for r in recs for s in r.get("skipped", [])]
+    print(f"seeds skipped (the model ran too long): {len(skipped)}" + (f" ({', '.join(map(str, skipped))})" if skipped else ""))
     print("batches with findings by class: " + (", ".join(f"{k} {v}" for k, v in sorted(cls.items())) or "none"))
     print("programs failing alone: " + (", ".join(str(s) for r in recs for s, _ in r.get("alone", [])) or "none"))
     print("memory-checked batches (batches/reports per mode): " +
@@ -318,11 +341,17 @@ def main():
             with lock:
                 try:
                     m = member(s, len(members))
+                except GenTimeout:
+                    print(f"seed {s}: the model ran over {GEN_SECONDS} s; skipped", flush=True)
+                    with open(a.log, "a") as f:
+                        f.write(json.dumps({"seeds": [], "skipped": [s], "secs": 0}) + "\n")
+                    m = None
                 except Exception as e:   # a bug in the generator itself
                     print(f"seed {s}: generator error {e!r}", flush=True)
-                    continue
-            members.append(m)
-            if len(members) == a.batch or i == len(seeds) - 1:
+                    m = None
+            if m is not None:
+                members.append(m)
+            if members and (len(members) == a.batch or i == len(seeds) - 1):
                 slots.acquire()
                 nb += 1
                 mem = a.memory_every and nb % a.memory_every == 0

@@ -73,6 +73,10 @@ class Panic(Exception):
         self.at = at    # a place marker id (see mark()) when the model knows the panic's place
 
 
+# an integer literal in an expression's text (not a digit inside a name)
+INT_LITERAL = re.compile(r"(?<![\w.])\d")
+
+
 class TooBig(Exception):
     """A statement whose model run takes too long: left out, like a runaway recursion."""
 
@@ -865,7 +869,9 @@ class Gen:
 
                 return Expr(f"int({a.text})", 13, lambda env: parse_int_text(ea(env)), t)
             a = self.expr(src, d - 1)
-            if a.weak:  # t(LITERAL) would type the literal as t: make it src first
+            if a.weak or INT_LITERAL.search(a.text):
+                # t(...) passes t on to the literals in it, through operators
+                # and abs/min/max (SPEC 3), wherever they are: make it src first
                 a = Expr(f"{src}({a.text})", 13, a.ev, src)
             ea = a.ev
             return Expr(f"{t}({a.text})", 13, lambda env: chk(t, ea(env), "conversion"), t)
