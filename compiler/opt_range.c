@@ -61,7 +61,15 @@ static const struct range FULL = {INT64_MIN, INT64_MAX, NULL};
 static int NV;               /* variables: ids 1..NV */
 static struct range *ENV;    /* by var id: the current range (ints only) */
 
-static struct range rng(__int128 lo, __int128 hi) { return (struct range){lo, hi, NULL}; }
+/* Every range kept has lo <= hi. An empty one (a loop over 1..1, a branch
+ * the facts rule out) belongs to code that never runs, where any range is
+ * sound: it becomes FULL, so no rule meets a divisor range [1, 0] or a
+ * shift amount below 0. */
+static struct range rng(__int128 lo, __int128 hi)
+{
+    if (lo > hi) return FULL;
+    return (struct range){lo, hi, NULL};
+}
 
 static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 
@@ -404,6 +412,7 @@ static void meet(struct ir_var *v, __int128 lo, __int128 hi)
     struct range *r = &ENV[v->id];
     if (lo > r->lo) r->lo = lo;
     if (hi < r->hi) r->hi = hi;
+    if (r->lo > r->hi) *r = FULL; /* never true here: see rng */
 }
 
 /* x op y holds (ints): narrow the variables among x and y. */
