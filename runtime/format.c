@@ -1182,7 +1182,7 @@ BRT_NORETURN static void bad_text(const brt_str *s, const char *type, const brt_
     sb_cstr(&sb, " to ");
     sb_cstr(&sb, type);
     sb_char(&sb, 0);
-    brt_panic_text(l, sb.buf);
+    brt_panic_owned(l, sb.buf);
 }
 
 static bool is_digit(char c)

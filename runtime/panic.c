@@ -203,17 +203,16 @@ BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...)
     if (vasprintf(&msg, fmt, ap) < 0)
         msg = NULL;
     va_end(ap);
-    if (msg && brt_trap_get()) {
-        /* the trap keeps its own copy: this one would be lost in the longjmp */
-        char buf[1024];
-        size_t n = strlen(msg);
-        if (n < sizeof buf) {
-            memcpy(buf, msg, n + 1);
-            free(msg);
-            panic_final(loc, buf, NULL, NULL);
-        }
-    }
-    panic_final(loc, msg ? msg : fmt, NULL, NULL);
+    if (!msg)
+        panic_final(loc, fmt, NULL, NULL);
+    brt_panic_owned(loc, msg);
+}
+
+/* msg is malloc'ed and becomes the panic's: a trap keeps its own copy and
+ * frees this one before the longjmp, whatever its length. */
+BRT_NORETURN void brt_panic_owned(const brt_loc *loc, char *msg)
+{
+    panic_final(loc, msg, NULL, msg);
 }
 
 BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index)

@@ -69,6 +69,7 @@ void brt_own_push_rt(brt_owner *o, brt_cell *c, int64_t n);
 void brt_own_pop_rt(brt_owner *o);
 /* A panic with a preformatted message and an optional place. */
 BRT_NORETURN void brt_panic_text(const brt_loc *loc, const char *msg);
+BRT_NORETURN void brt_panic_owned(const brt_loc *loc, char *msg); /* msg: malloc'ed, taken */
 /* brt_flush for the panic itself: returns the errno of a failed write (0 if
  * none) instead of panicking, so the first panic is the one reported. */
 int brt_flush_quiet(void);
