@@ -2265,7 +2265,7 @@ class Gen:
         if col:
             cell = f"{q}2 * 7 + {q}3" if et == "int" else f"float({q}2 * 7 + {q}3) * 0.25"
             lines.append(f"let {src}: {t} = [[{cell} for {q}3 in 0..{cols}] for {q}2 in 0..{srows}]")
-            xtext = f"{x.text} + {src}[{k}][{j}]"
+            xtext = f"{par(x, 10)} + {src}[{k}][{j}]"
         else:
             xtext = x.text
         if alias[0]:
