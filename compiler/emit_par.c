@@ -536,6 +536,12 @@ void helper_end(struct fctx *saved, struct buf *out, const char *header, const c
     if (F->decl.p) bputs(out, F->decl.p);
     own_record(out);
     if (F->body.p) bputs(out, F->body.p);
+    /* A par construct run by the element (in a function it calls, say)
+     * moved the thread's ftop to its own frame's slot: put back this
+     * helper's, which the next helper run on this thread reads (the next
+     * element of an element-wise reduction, the next chunk), and which a
+     * trap the runtime installs next records as its chain's first slot. */
+    if (F->frame_used) bputs(out, "    brt_frames_at(fp_);\n");
     own_record_end(out);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);
