@@ -438,8 +438,17 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         fa.filter = rn->filter; /* fold_cb tests it, after counting the element */
         rn->filter = NULL;
     }
+    /* the stack's values are owned while elements run (a panic in one
+     * releases them); what follows the loop cannot panic */
+    const char *so = NULL;
+    if (tree && F->owner && type_is_ref(t)) {
+        so = new_temp();
+        line("brt_vals_owner %s;", so);
+        line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), fa.stk, fa.sp);
+    }
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    if (so) line("brt_own_pop(&%s.o);", so);
     if (tree) {
         rn->filter = fa.filter;
         line("if (%s > 0) {", fa.cnt);
