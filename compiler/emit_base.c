@@ -44,11 +44,13 @@ static const char *frame_of(struct loc l)
 
 const char *frame_slot(void)
 {
+    F->frame_used = true;
     return F->fdepth ? arena_printf("(fp_ + %d)", F->fdepth) : "fp_";
 }
 
 const char *frame_next(void)
 {
+    F->frame_used = true;
     return arena_printf("fp_ + %d", F->fdepth + 1);
 }
 

@@ -103,10 +103,12 @@ struct fctx {
      * name in each brt_loc), and in a par helper the element's own frame
      * for the places inside the construct but its own; fdepth: the calls
      * written in place around the code being emitted (fp_ + fdepth is the
-     * free slot). */
+     * free slot); frame_used: the code uses its slots (a call that is not
+     * quiet, a par construct), so a par helper puts its thread's ftop back
+     * at its end (emit_par.c helper_end). */
     const char *frame, *elem_frame;
     struct loc elem_span;
-    bool in_helper;
+    bool in_helper, frame_used;
     int fdepth;
 };
 extern struct fctx *F;

@@ -438,8 +438,17 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         fa.filter = rn->filter; /* fold_cb tests it, after counting the element */
         rn->filter = NULL;
     }
+    /* the stack's values are owned while elements run (a panic in one
+     * releases them); what follows the loop cannot panic */
+    const char *so = NULL;
+    if (tree && F->owner && type_is_ref(t)) {
+        so = new_temp();
+        line("brt_vals_owner %s;", so);
+        line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), fa.stk, fa.sp);
+    }
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    if (so) line("brt_own_pop(&%s.o);", so);
     if (tree) {
         rn->filter = fa.filter;
         line("if (%s > 0) {", fa.cnt);
@@ -536,6 +545,12 @@ void helper_end(struct fctx *saved, struct buf *out, const char *header, const c
     if (F->decl.p) bputs(out, F->decl.p);
     own_record(out);
     if (F->body.p) bputs(out, F->body.p);
+    /* A par construct run by the element (in a function it calls, say)
+     * moved the thread's ftop to its own frame's slot: put back this
+     * helper's, which the next helper run on this thread reads (the next
+     * element of an element-wise reduction, the next chunk), and which a
+     * trap the runtime installs next records as its chain's first slot. */
+    if (F->frame_used) bputs(out, "    brt_frames_at(fp_);\n");
     own_record_end(out);
     for (int i = 0; i < F->nlocals; i++)
         bprintf(out, "    %s(v%d);\n", release_fn(F->locals[i]->type), F->locals[i]->id);

@@ -541,6 +541,16 @@ BRT_INLINE void brt_own_push(brt_owner *o, brt_cell *c, int64_t n)
     tc->owners = o;
 }
 BRT_INLINE void brt_own_pop(brt_owner *o) { o->tc->owners = o->up; }
+/* An owner of a run of values that grows and shrinks (the stack of finished
+ * subtrees of a min/max of counted tuples, emit_par.c): the first *n values
+ * of type t at p. Pushed by brt_own_vals, popped by brt_own_pop(&v->o). */
+typedef struct brt_vals_owner {
+    brt_owner o;
+    const brt_type *t;
+    void *p;
+    const int *n;
+} brt_vals_owner;
+void brt_own_vals(brt_vals_owner *v, const brt_type *t, void *p, const int *n);
 #define BRT_OWN(i, x, T) (oc_[i].p = &(x), oc_[i].t = (T))
 #define BRT_UNOWN(i) (oc_[i].p = (void *)0)
 /* Releases this thread's owners down to (not including) to, innermost first. */

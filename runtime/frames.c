@@ -15,9 +15,17 @@
  * (brt_frames_here), on whatever thread runs it. A helper run on the
  * starting thread continues that thread's chain; one run as a pool task
  * runs under a trap, which records ftop when it is installed
- * (brt_trap_set), so the task's chain is its slots from there, and the
- * rethrow on the starting thread appends that thread's own chain. The
- * element's places are named "f: a par element of FILE:L:C".
+ * (brt_trap_set; putting an outer trap back leaves its record alone), so
+ * the task's chain is its slots from there, and the rethrow on the
+ * starting thread appends that thread's own chain. The element's places
+ * are named "f: a par element of FILE:L:C".
+ *
+ * ftop only ever moves forward inside a helper (a par construct in a
+ * function the element calls), so a helper that may move it puts its own
+ * back at its end (emit_par.c helper_end), and a trapped panic puts back
+ * its trap's: the next helper run on that thread (the next element or
+ * chunk, a stolen task) and the next trap then start at the right slot,
+ * and a pool thread's ftop does not creep up task after task.
  *
  * The slots: one array per thread, mapped without reserving memory, of a
  * slot per 16 bytes of the thread's stack (no frame is smaller: a call

@@ -163,6 +163,21 @@ void brt_own_pop_rt(brt_owner *o)
         o->tc->owners = o->up;
 }
 
+static void vals_drop(brt_owner *o)
+{
+    brt_vals_owner *v = (brt_vals_owner *)o;
+    brt_release_n(v->t, v->p, *v->n);
+}
+
+void brt_own_vals(brt_vals_owner *v, const brt_type *t, void *p, const int *n)
+{
+    v->t = t;
+    v->p = p;
+    v->n = n;
+    brt_own_push_rt(&v->o, NULL, 0);
+    v->o.drop = vals_drop;
+}
+
 /* An f-string's builder (brt_sb) in a cell: its buffer is freed. */
 const brt_type brt_t_sb = { BRT_BOOL, NULL, 0, 0, NULL, NULL, false, NULL, NULL, false };
 

@@ -56,20 +56,22 @@ brt_trap *brt_trap_get(void)
 }
 
 /* Installs t, or puts back an outer trap (one older on this stack, so at a
- * higher address than the current one): what a panic releases and the
- * count of open par work are those of when t was installed. */
+ * higher address than the current one): the chain's first slot, what a
+ * panic releases and the count of open par work are those of when t was
+ * installed. (The thread's ftop may have moved since: a nested par
+ * construct inside the trapped code sets it to its own frame's slot, and a
+ * base taken then would leave the trapped code's outer frames out of the
+ * chain and their slots set, so later chains would walk them again.) */
 void brt_trap_set(brt_trap *t)
 {
     pthread_once(&trap_once, trap_key_make);
     brt_trap *cur = pthread_getspecific(trap_key);
     pthread_setspecific(trap_key, t);
-    if (t) {
+    if (t && (!cur || (char *)t < (char *)cur)) {
         brt_tcache *tc = brt_tcache_here();
         t->fbase = tc ? tc->ftop : NULL;
-        if (!cur || (char *)t < (char *)cur) {
-            t->owners = tc ? tc->owners : NULL;
-            t->running = brt_par_open();
-        }
+        t->owners = tc ? tc->owners : NULL;
+        t->running = brt_par_open();
     }
 }
 
