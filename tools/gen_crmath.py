@@ -106,15 +106,18 @@ def chop(v, bits):
 @generator("log")
 def gen_log():
     """log, log2, log10, log1p: x = 2^e m, m in [1, 2); m' = m (e' = e) when
-    m < 1 + 53/128, else m/2 (e' = e + 1), so m' in [0.707, 1.414); i = m's
-    top 7 mantissa bits; c_i ~ 1/m' with 8 significant bits (1 when i = 0 or
-    127, the intervals around 1), so r = m' c_i - 1 is exact (one fma) and
+    m < 1 + 53/128, else m/2 (e' = e + 1), so m' in [0.707, 1.414); k = m's
+    top 7 mantissa bits, and the row i = (k - 53) mod 128 (the intervals in
+    order from 0.707: log.h finds i and e' by one subtraction); c_i ~ 1/m'
+    with 8 significant bits (1 when k = 0 or 127, the intervals around 1),
+    so r = m' c_i - 1 is exact (one fma) and
     |r| <= 2^-7; log x = e' ln2 - log c_i + log1p(r)."""
     ln2 = mpmath.log(2)
     out = []
     rows = []
     rmax = mpf(0)
-    for i in range(128):
+    for i in range(53, 181):
+        i %= 128
         lo_m, hi_m = 1 + mpf(i) / 128, 1 + mpf(i + 1) / 128
         if i >= 53:
             lo_m, hi_m = lo_m / 2, hi_m / 2

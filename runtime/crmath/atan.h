@@ -1,6 +1,7 @@
 /*
- * atan.h: brine's correctly rounded atan, atan2, asin and acos (round to
- * nearest, every binary64 input), one text for the runtime, the CPU shim
+ * atan.h: brine's correctly rounded atan and atan2, and the accurate path
+ * of asin and acos (asin.h has their fast path) (round to nearest, every
+ * binary64 input), one text for the runtime, the CPU shim
  * and NVRTC (included by crmath.h after dd.h, exp.h and trig.h, whose
  * tables and absolute rounding test it uses).
  *
@@ -240,9 +241,9 @@ CRM_FN crm_td crm_td_sqrt(crm_td v, crm_dd s)
 }
 
 /* asin (c = 0) or acos (c = 1) of x, 2^-27 <= |x| < 1 for asin,
- * |x| < 1 for acos: o + s atan(u) with u the smaller of |x| and
- * sqrt(1 - x^2) over the larger */
-CRM_FN double crm_asincos(double x, int c)
+ * 2^-55 <= |x| < 1 for acos (asin.h's accurate path): o + s atan(u)
+ * with u the smaller of |x| and sqrt(1 - x^2) over the larger */
+CRM_COLD_FN double crm_asincos(double x, int c)
 {
     double a = crm_fabs(x);
     crm_dd sq, y = crm_rsqrt1m(a, &sq);
@@ -275,26 +276,6 @@ CRM_FN double crm_asincos(double x, int c)
     crm_td st = crm_td_sqrt(crm_1ma2(a), sq), at = crm_td_make(a, 0, 0);
     crm_td ut = small ? crm_td_div(at, st) : crm_td_div(st, at);
     return sign * crm_td_round(crm_atan_td(ut, n, s));
-}
-
-CRM_FN double brm_asin(double x)
-{
-    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (ax > 0x7ff0000000000000ULL) return x + x;      /* NaN */
-    if (ax > 0x3ff0000000000000ULL) return (x - x) / (x - x); /* |x| > 1: NaN */
-    if (ax == 0x3ff0000000000000ULL) return x < 0 ? -CRM_PI2_RN : CRM_PI2_RN;
-    if (ax < 0x3e40000000000000ULL) return x; /* |x| < 2^-27: x + x^3/6 rounds to x */
-    return crm_asincos(x, 0);
-}
-
-CRM_FN double brm_acos(double x)
-{
-    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (ax > 0x7ff0000000000000ULL) return x + x;      /* NaN */
-    if (ax > 0x3ff0000000000000ULL) return (x - x) / (x - x); /* |x| > 1: NaN */
-    if (ax == 0x3ff0000000000000ULL) return x < 0 ? CRM_PI_RN : 0.0;
-    if (ax < 0x3c80000000000000ULL) return CRM_PI2_RN; /* |x| < 2^-55: pi/2 - x rounds to pi/2 */
-    return crm_asincos(x, 1);
 }
 
 #endif

@@ -26,6 +26,7 @@
 #include "hypot.h" /* text */
 #include "trig.h" /* text */
 #include "atan.h" /* text */
+#include "asin.h" /* text */
 #include "pow.h" /* text */
 
 #ifndef __CUDACC__

@@ -227,7 +227,7 @@ CRM_FN crm_dd crm_dd_div(crm_dd a, crm_dd b)
 /* Whether hi + lo, known within eps |hi|, rounds to one double; it is *out */
 CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
 {
-    double err = eps * crm_fabs(hi);
+    double err = eps * hi; /* its sign does not matter: a and b swap */
     double a = hi + (lo - err), b = hi + (lo + err);
     *out = a;
 #ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */

@@ -153,7 +153,7 @@ CRM_FN int crm_exp_split(double kd, int *j)
 {
     int k = (int)kd;
     *j = k & 127;
-    return (k - *j) / 128;
+    return k >> 7; /* floor(k / 128): an arithmetic shift (gcc, clang, tcc, NVRTC) */
 }
 
 CRM_FN double brm_exp(double x)
@@ -179,14 +179,17 @@ CRM_FN double brm_exp(double x)
 CRM_FN double brm_exp2(double x)
 {
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (ax > 0x7ff0000000000000ULL) return x + x;
-    if (x >= 1024) return crm_inf();
-    if (x <= -1076) return 0;
-    if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
+    /* outside 2^-54 <= |x| < 1020 (where 2^E is normal): one unsigned comparison */
+    if (!CRM_LIKELY(ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL)) {
+        if (ax > 0x7ff0000000000000ULL) return x + x;
+        if (x >= 1024) return crm_inf();
+        if (x <= -1076) return 0;
+        if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
+    }
     double kd = crm_rint(x * 128);
     double f = (x * 128 - kd) * 0x1p-7; /* exact */
     int j, e = crm_exp_split(kd, &j);
-    if (e > -1022) {
+    if (CRM_LIKELY(e > -1022)) {
         double rl;
         double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
         rl += f * CRM_LN2_MI;

@@ -3,7 +3,9 @@
  * decision.
  *
  * x >= y >= 0 after abs and swap. When y < 2^-60 x, hypot = x (x^2 + y^2
- * is within 2^-121 x^2 of x^2). Otherwise both are scaled by 2^-k so x is
+ * is within 2^-121 x^2 of x^2). In the middle of the range the fast path
+ * needs neither scaling nor division: sqrt(x^2 + y^2) rounded, kept when
+ * the exact residual shows it within half an ulp with room. Otherwise both are scaled by 2^-k so x is
  * in [1, 2) (exact: y stays above 2^-61); x^2 and y^2 are exact
  * double-doubles, their sum S a double-double within 2^-104, and
  * R = sqrt(S) + (S - sqrt(S)^2) / (2 sqrt(S)) is within 2^-100 of
@@ -21,7 +23,7 @@
 #include "dd.h" /* text */
 
 /* The sign of (q + h)^2 - x^2 - y^2 */
-CRM_FN int crm_hypot_cmp(double q, double h, double x, double y)
+CRM_COLD_FN int crm_hypot_cmp(double q, double h, double x, double y)
 {
     double t[7];
     t[0] = crm_two_prod(q, q, &t[1]);
@@ -42,14 +44,31 @@ CRM_FN double brm_hypot(double x, double y)
         if (bx == 0x7ff0000000000000ULL || by == 0x7ff0000000000000ULL) return crm_inf(); /* even with a NaN */
         return x + y; /* NaN */
     }
-    if (bx < by) {
-        crm_u64 t = bx;
-        bx = by;
-        by = t;
-    }
+    crm_u64 mn = bx < by ? bx : by; /* the swap without a branch: |x| < |y| is a coin toss */
+    bx ^= by ^ mn;
+    by = mn;
     double a = crm_from_bits(bx), b = crm_from_bits(by);
     if (by == 0) return a;
     if (b < a * 0x1p-60) return a + b * 0x1p-100; /* a */
+#ifndef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    if (CRM_LIKELY(by >= 0x23d0000000000000ULL && bx < 0x5f30000000000000ULL)) {
+        /* 2^-450 <= b <= a < 2^500: no scaling; S = a^2 + b^2 = sh + sl
+         * within 2^-104 S, r = sqrt(S.hi) rounded, res = S - r^2 within 2^-102 S.
+         * r is the result when |sqrt(S) - r| = |S - r^2| / (sqrt(S) + r) is
+         * below half an ulp u of r: |res| < u r (1 - 2^-30) is enough (the
+         * margin, above 2^-83 S, dwarfs res's error and u/(4r) <= 2^-54) */
+        double al, bl, e;
+        double ah = crm_two_prod(a, a, &al);
+        double bh = crm_two_prod(b, b, &bl);
+        double sh = crm_fast_two_sum(ah, bh, &e), sl = (e + al) + bl; /* ah >= bh */
+        double r = sqrt(sh);
+        double rl;
+        double r2 = crm_two_prod(r, r, &rl);
+        double res = ((sh - r2) - rl) + sl; /* sh - r2: exact */
+        double u = crm_from_bits(crm_bits(r) & 0x7ff0000000000000ULL) * 0x1p-52;
+        if (crm_fabs(res) < r * u * (1.0 - 0x1p-30)) return r;
+    }
+#endif
     /* scale a into [1, 2) (a subnormal or huge: first by 2^600 or 2^-600) */
     int k = 0;
     if (bx < 0x0010000000000000ULL) {

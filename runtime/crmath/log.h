@@ -3,8 +3,9 @@
  * nearest.
  *
  * Reduction (a table of 128 intervals, tools/gen_crmath.py log): x = 2^e' m'
- * with m' in [0.707, 1.414), c_i an 8-bit approximation of 1/m' on m''s
- * interval i (1 on the two intervals around 1), r = m' c_i - 1 exact (one
+ * with m' in [0.707, 1.414), i its interval counted from 0.707, c_i an
+ * 8-bit approximation of 1/m' on it (1 on the two intervals around 1,
+ * CRM_LOG_ONE and the one below), r = m' c_i - 1 exact (one
  * fma: m' c_i has at most 61 bits, r at most 53), |r| <= 2^-7, and
  * log x = e' ln2 + S, S = log m' = -log c_i + log1p(r).
  *
@@ -31,26 +32,29 @@
 #include "dd.h" /* text */
 #include "log_data.h" /* text */
 
-/* x > 0 finite: m' (returned), e', the interval i; r = m' c_i - 1 */
-CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
+/* x = 2^-sub X, X > 0 normal of bits b: m' (returned), e', the interval i;
+ * r = m' c_i - 1. With t = X's bits less those of 0.70703125 (the lowest m'), e' is t's top 12
+ * bits (signed) and i the 7 below them: no branch on which half m' is in
+ * (random mantissas would mispredict it half the time) */
+#define CRM_LOG_OFF 0x3fe6a00000000000ULL
+#define CRM_LOG_ONE 75 /* the interval [1, 1 + 2^-7), where c_i = 1 */
+CRM_FN double crm_log_reduce_bits(crm_u64 b, int sub, int *e, int *i, double *r)
 {
-    crm_u64 b = crm_bits(x);
-    int ex = (int)(b >> 52);
-    if (ex == 0) { /* subnormal: scale into the normal range */
-        b = crm_bits(x * 0x1p54);
-        ex = (int)(b >> 52) - 54;
-    }
-    int k = (int)((b >> 45) & 127);
-    crm_u64 mb = b & 0x000fffffffffffffULL;
-    /* k >= 53: m/2 and e' + 1; without a branch (random mantissas would
-     * mispredict it half the time) */
-    crm_u64 up = (crm_u64)(k >= 53);
-    mb |= 0x3ff0000000000000ULL - (up << 52);
-    *e = ex - 1023 + (int)up;
-    double m = crm_from_bits(mb);
+    crm_u64 t = b - CRM_LOG_OFF;
+    int k = (int)((t >> 45) & 127);
+    *e = (int)((crm_i64)t >> 52) - sub;
+    double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
     *i = k;
     *r = fma(m, crm_log_t[k][0], -1.0);
     return m;
+}
+
+/* the same of x > 0 finite, subnormals scaled into the normal range */
+CRM_FN double crm_log_reduce(double x, int *e, int *i, double *r)
+{
+    crm_u64 b = crm_bits(x);
+    if (b < 0x0010000000000000ULL) return crm_log_reduce_bits(crm_bits(x * 0x1p54), 54, e, i, r);
+    return crm_log_reduce_bits(b, 0, e, i, r);
 }
 
 /* log1p(r) - r + r^2/2 = r^3 q(r), |r| <= 2^-7, in doubles: q by Estrin's
@@ -143,18 +147,22 @@ CRM_FN double crm_log_combine_td(int kind, int e, crm_td s)
 }
 
 /* log, log2 or log10 of x: the special cases, then the two paths */
-CRM_FN double crm_log_any(double x, int kind)
+CRM_HOT_FN double crm_log_any(double x, int kind)
 {
     crm_u64 b = crm_bits(x);
-    if (b >= 0x7ff0000000000000ULL || b == 0) { /* x <= 0 (-0 included), inf, NaN, +0 */
+    int sub = 0;
+    /* x <= 0 (-0 included), subnormal, inf, NaN: one unsigned comparison */
+    if (!CRM_LIKELY(b - 0x0010000000000000ULL < 0x7fe0000000000000ULL)) {
         if ((b << 1) == 0) return -crm_inf();               /* +-0 */
         if (b == 0x7ff0000000000000ULL) return x;           /* +inf */
         if (b > 0x7ff0000000000000ULL && b < 0x8000000000000000ULL) return x + x; /* NaN */
-        return crm_nan();                                   /* x < 0, -inf, -NaN */
+        if (b >= 0x8000000000000000ULL) return crm_nan();   /* x < 0, -inf, -NaN */
+        b = crm_bits(x * 0x1p54);                           /* subnormal */
+        sub = 54;
     }
     int e, i;
     double r;
-    crm_log_reduce(x, &e, &i, &r);
+    crm_log_reduce_bits(b, sub, &e, &i, &r);
     crm_dd y = crm_log_combine(kind, e, crm_log_s(i, r));
     double out;
     if (crm_round_test(y.hi, y.lo, 0x1p-64, &out)) return out;
@@ -170,10 +178,10 @@ CRM_FN double brm_log1p(double x)
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
     if (ax < 0x3c90000000000000ULL) return x; /* |x| < 2^-54, zeros and subnormals included */
     if (ax <= 0x3f80000000000000ULL) {        /* |x| <= 2^-7: r = x, S = log1p(x) */
-        crm_dd y = crm_log_s(0, x);
+        crm_dd y = crm_log_s(CRM_LOG_ONE, x);
         double out;
         if (crm_round_test(y.hi, y.lo, 0x1p-64, &out)) return out;
-        return crm_td_round(crm_log_s_td(0, x));
+        return crm_td_round(crm_log_s_td(CRM_LOG_ONE, x));
     }
     if (x <= -1.0 || ax >= 0x7ff0000000000000ULL) {
         if (x == -1.0) return -crm_inf();
