@@ -9,7 +9,8 @@
  * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
  * beside the function: bp_elems<n> (elements into slots, with the filter
  * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
- * (runs of values folded with the combine inlined); keyed ones also get
+ * (runs of values folded with the combine inlined; bp_lfolds<n> and
+ * bp_lscans<n> four whole leaves side by side); keyed ones also get
  * bp_kleaf<n> (elements straight into per-key accumulators) and
  * bp_kmerge<n> (two rows of per-key values merged, by masks when the
  * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
@@ -369,6 +370,35 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "        if (!has) { a = v[i]; has = 1; } else bp_comb%d(envp, &a, &v[i]);\n        o[w++] = a;\n    }\n"
             "    *(%s *)acc = a;\n}\n\n",
             id, ct, ct, ct, ct, id, ct);
+    /* runs of whole leaves (no filter, a start), four leaves at a time:
+     * each leaf's fold is its own chain of combines, so four run side by
+     * side where one waited on each combine's latency */
+    bprintf(aux,
+            "static void bp_lfolds%d(void *envp, const void *vals, int64_t nl, void *lv, const void *start)\n"
+            "{\n    const %s *v = vals;\n    %s *o = lv;\n    const %s st = *(const %s *)start;\n    int64_t L = 0;\n"
+            "    for (; L + 4 <= nl; L += 4) {\n        const %s *p = v + L * BRT_LEAF;\n"
+            "        %s a0 = st, a1 = st, a2 = st, a3 = st;\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n"
+            "            bp_comb%d(envp, &a0, &p[i]);\n            bp_comb%d(envp, &a1, &p[BRT_LEAF + i]);\n"
+            "            bp_comb%d(envp, &a2, &p[2 * BRT_LEAF + i]);\n            bp_comb%d(envp, &a3, &p[3 * BRT_LEAF + i]);\n"
+            "        }\n        o[L] = a0;\n        o[L + 1] = a1;\n        o[L + 2] = a2;\n        o[L + 3] = a3;\n    }\n"
+            "    for (; L < nl; L++) {\n        %s a = st;\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) bp_comb%d(envp, &a, &v[L * BRT_LEAF + i]);\n        o[L] = a;\n    }\n}\n\n",
+            id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
+    bprintf(aux,
+            "static void bp_lscans%d(void *envp, const void *vals, int64_t nl, const void *cars, void *out)\n"
+            "{\n    const %s *v = vals;\n    const %s *c = cars;\n    %s *o = out;\n    int64_t L = 0;\n"
+            "    for (; L + 4 <= nl; L += 4) {\n        const %s *p = v + L * BRT_LEAF;\n        %s *q = o + L * BRT_LEAF;\n"
+            "        %s a0 = c[L], a1 = c[L + 1], a2 = c[L + 2], a3 = c[L + 3];\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n"
+            "            bp_comb%d(envp, &a0, &p[i]);\n            bp_comb%d(envp, &a1, &p[BRT_LEAF + i]);\n"
+            "            bp_comb%d(envp, &a2, &p[2 * BRT_LEAF + i]);\n            bp_comb%d(envp, &a3, &p[3 * BRT_LEAF + i]);\n"
+            "            q[i] = a0;\n            q[BRT_LEAF + i] = a1;\n            q[2 * BRT_LEAF + i] = a2;\n"
+            "            q[3 * BRT_LEAF + i] = a3;\n        }\n    }\n"
+            "    for (; L < nl; L++) {\n        %s a = c[L];\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n            bp_comb%d(envp, &a, &v[L * BRT_LEAF + i]);\n"
+            "            o[L * BRT_LEAF + i] = a;\n        }\n    }\n}\n\n",
+            id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
     bprintf(aux,
             "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
             "{\n    const %s *v = vals;\n    %s *a = accs;\n"
@@ -463,11 +493,11 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
-         rn->key ? arena_printf("bp_kdir%d", id) : "NULL");
+         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

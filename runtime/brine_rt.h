@@ -924,6 +924,11 @@ typedef struct brt_fold {
     /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
      * kept one onto its key's stack as kstk does (record key * stride) */
     void (*kdir)(void *env, int64_t lo, int64_t hi, void *recs, int64_t stride, int dl, const void *start);
+    /* nl whole leaves of 16 unfiltered values from start: their folds into
+     * lv (lfolds), or their running values from carries cars into out
+     * (lscans; out may be vals) */
+    void (*lfolds)(void *env, const void *vals, int64_t nl, void *lv, const void *start);
+    void (*lscans)(void *env, const void *vals, int64_t nl, const void *cars, void *out);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -129,14 +129,31 @@ static void node_value(scan_job *s, int k, int64_t j)
         merge(s->f, d, dh, s->lv[k - 1] + (size_t)(2 * j + 1) * vs, s->lh[k - 1][2 * j + 1]);
 }
 
+/* The end of the whole leaves from a (below b) that lfolds and lscans take:
+ * unfiltered, with a start (every carry then has a value); a when none. */
+static int64_t wholes(const scan_job *s, int64_t a, int64_t b)
+{
+    if (s->kept || !s->f->start || !s->f->lfolds)
+        return a;
+    int64_t w = s->n / BRT_LEAF;
+    return w < b ? (w > a ? w : a) : b;
+}
+
 static void phase1(void *arg, int64_t u)
 {
     scan_job *s = arg;
     int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
     int64_t lo = a * BRT_LEAF, hi = leaf_hi(s, b - 1);
-    if (!s->f->src)
-        s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
-    for (int64_t L = a; L < b; L++)
+    const brt_fold *f = s->f;
+    if (!f->src)
+        f->elems(f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
+    int64_t L = a, whole = wholes(s, a, b);
+    if (whole > a) {
+        f->lfolds(f->env, s->vals + (size_t)lo * s->vs, whole - a, s->lv[0] + (size_t)a * s->vs, f->start);
+        memset(s->lh[0] + a, 1, (size_t)(whole - a));
+        L = whole;
+    }
+    for (; L < b; L++)
         leaf_value(s, L);
     for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
         for (int64_t j = a >> k; j <= (b - 1) >> k; j++)
@@ -182,7 +199,10 @@ static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char
     }
     if (!entries)
         return;
-    for (int64_t L = a; L < b; L++) {
+    int64_t L0 = wholes(s, a, b);
+    if (L0 > a)
+        f->lscans(f->env, s->vals + (size_t)a * BRT_LEAF * vs, L0 - a, car, s->out + (size_t)a * BRT_LEAF * vs);
+    for (int64_t L = L0; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
         memcpy(accp, car + (size_t)(L - a) * vs, vs);
         unsigned char *dst = s->out + (size_t)(s->off ? s->off[L] : lo) * vs;
