@@ -651,11 +651,10 @@ typedef struct unit_job {
  * nothing) lands in slot dl, outside the levels; the start beside the
  * leaf's value (kpush reads it for an empty pop). kpush may read a slot 0
  * or a value it then does not use, so those bytes are set too. */
-static void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
 {
     int64_t none = a ^ ((int64_t)1 << dl);
     memset(r, 0, 16 + 3 * vs);
-    memset(r + 16 + (size_t)(2 + dl) * vs, 0, vs);
     memcpy(r, &none, 8);
     if (start)
         vcopy(r + 16 + vs, start, vs);
@@ -664,7 +663,7 @@ static void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void 
 /* A key's record (rec_init's a and dl) folded into its value (from its
  * lowest level: the most recent entry) at o; false: the key had no
  * element. */
-static bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int dl, int64_t a, unsigned char *o)
+static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int dl, int64_t a, unsigned char *o)
 {
     unsigned char *acc = r + 16;
     int64_t last;
@@ -690,20 +689,22 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
     const brt_fold *f = d->f;
     size_t vs = d->vs, nk = (size_t)d->nkeys;
     int depth = d->ulev + 2;
-    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)depth * nk * (vs + 1));
-    unsigned char *hs = rows + (size_t)depth * nk * vs;
+    /* depth rows and, after them, a fresh leaf's row */
+    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)(depth + 1) * nk * (vs + 1));
+    unsigned char *hs = rows + (size_t)(depth + 1) * nk * vs;
     int lev[MAX_LEV + 2], sp = 0;
 #define ROW(i) (rows + (size_t)(i) * nk * vs)
 #define RH(i) (hs + (size_t)(i) * nk)
+    /* a leaf's row starts at the start value (kleaf then combines into
+     * every key without a test), or zero (min/max: the first value) */
+    if (f->start)
+        for (size_t k = 0; k < nk; k++)
+            vcopy(ROW(depth) + k * vs, f->start, vs);
+    else
+        memset(ROW(depth), 0, nk * vs);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        /* the row starts at the start value (kleaf then combines into
-         * every key without a test), or zero (min/max: the first value) */
-        if (f->start)
-            for (size_t k = 0; k < nk; k++)
-                vcopy(ROW(sp) + k * vs, f->start, vs);
-        else
-            memset(ROW(sp), 0, nk * vs);
+        memcpy(ROW(sp), ROW(depth), nk * vs);
         memset(RH(sp), 0, nk);
         f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
         lev[sp++] = 0;
