@@ -9,7 +9,8 @@
  * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
  * beside the function: bp_elems<n> (elements into slots, with the filter
  * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
- * (runs of values folded with the combine inlined); keyed ones also get
+ * (runs of values folded with the combine inlined; bp_lfolds<n> and
+ * bp_lscans<n> four whole leaves side by side); keyed ones also get
  * bp_kleaf<n> (elements straight into per-key accumulators) and
  * bp_kmerge<n> (two rows of per-key values merged, by masks when the
  * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
@@ -155,7 +156,7 @@ static void elems_cb(struct ir_node *rn, void *p)
 /* kleaf: each kept element straight into its key's accumulator (no
  * buffer); kmerge: two rows of per-key values merged as the tree's nodes
  * merge. */
-struct kleaf_arg { struct ir_node *rn; int id; };
+struct kleaf_arg { struct ir_node *rn; int id; const char *pos; };
 
 static void kleaf_cb(struct ir_node *rn, void *p)
 {
@@ -172,6 +173,20 @@ static void kleaf_cb(struct ir_node *rn, void *p)
     line("if (st_) { bp_comb%d(envp, &a_[%s], &%s); has[%s] = 1; }", a->id, k, x, k);
     line("else if (has[%s]) bp_comb%d(envp, &a_[%s], &%s);", k, a->id, k, x);
     line("else { has[%s] = 1; a_[%s] = %s; }", k, k, x);
+}
+
+/* kdir: each kept element straight onto its key's stack (bp_kpush). */
+static void kdir_cb(struct ir_node *rn, void *p)
+{
+    struct kleaf_arg *a = p;
+    const char *kk = emit_expr(rn->key);
+    line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
+         "(long long)env->nk0);",
+         kk, kk, loc_ref(rn->by_loc), kk);
+    const char *k = new_temp();
+    line("int64_t %s = %s;", k, kk);
+    line("bp_kpush%d(envp, R_ + %s * stride, (int64_t)((uint64_t)%s / BRT_LEAF), %s, stv_);", a->id, k, a->pos,
+         emit_expr(rn->elem));
 }
 
 /* Whether the combine can neither panic nor do anything but compute: float
@@ -214,7 +229,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
     struct fctx *saved = helper_begin(id, rn);
     line("%s *a_ = accs;", ct);
     line("const %s *st_ = start;", ct);
-    struct kleaf_arg ka = {rn, id};
+    struct kleaf_arg ka = {rn, id, NULL};
     chunk_loop(rn, s, new_temp(), kleaf_cb, &ka, NULL);
     helper_end(saved, aux,
                arena_printf("static void bp_kleaf%d(void *envp, int64_t lo_, int64_t hi_, void *accs, unsigned char *has, "
@@ -252,46 +267,80 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
                 "        bp_comb%d(envp, &a[i], &b[i]);\n",
                 id);
     bputs(aux, "    }\n}\n\n");
-    /* kstk: buffered elements onto per-key stacks (runtime/scan.c's
-     * keyed_stacks has the record and the rule). A combine that cannot
-     * panic, of 8 bytes, pops up to two waiting entries without a branch
-     * (nearly every element's case; the mispredicted loop cost about a
-     * quarter of the time) */
+    /* kpush: one kept element onto its key's stack (runtime/scan.c's
+     * keyed_stacks has the record and the rule), for kstk (buffered
+     * elements) and kdir (elements evaluated in place). A combine that
+     * cannot panic, of 8 bytes, pops up to two waiting entries without a
+     * branch (nearly every element's case; the mispredicted loop cost
+     * about a quarter of the time); when the start is the combine's
+     * identity (sum, product, any, all), an empty pop reads the start
+     * beside the leaf's value (the same cache line) instead of selecting
+     * the result. A new
+     * record's last leaf is one whose first meeting is at level dl (its
+     * slot dl takes the meaningless first push) */
     bool sel = comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64);
     bprintf(aux,
-            "static void bp_kstk%d(void *envp, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, "
-            "int64_t stride, const void *start)\n"
-            "{\n    const %s *v = vals;\n    const %s *st_ = start;\n    unsigned char *R = recs;\n"
-            "    uint64_t km = ((uint64_t)1 << kbits) - 1;\n"
-            "    for (int64_t i = 0; i < cnt; i++) {\n        int64_t leaf = (int64_t)(kl[i] >> kbits);\n"
-            "        unsigned char *r = R + (int64_t)(kl[i] & km) * stride;\n"
-            "        int64_t *last = (int64_t *)r, lp = *last;\n        uint64_t *mask = (uint64_t *)(r + 8);\n"
-            "        %s *acc = (%s *)(r + 16), *s = acc + 1;\n        %s x = v[i];\n"
-            "        if (__builtin_expect(lp == leaf, 0)) { bp_comb%d(envp, acc, &x); continue; }\n"
-            "        uint64_t d = lp < 0 ? 1 : (uint64_t)(lp ^ leaf), keep = -(uint64_t)(lp >= 0);\n"
-            "        int h = 63 - BRT_CLZ(d);\n"
-            "        uint64_t lowm = ((uint64_t)1 << h) - 1, mk = *mask, m = mk & lowm;\n        %s w = *acc;\n",
-            id, ct, ct, ct, ct, ct, id, ct);
-    if (sel)
+            "BRT_INLINE void bp_kpush%d(void *envp, unsigned char *r, int64_t leaf, %s x, %s stv)\n"
+            "{\n    int64_t *last = (int64_t *)r, lp = *last;\n    uint64_t *mask = (uint64_t *)(r + 8);\n"
+            "    %s *acc = (%s *)(r + 16), *s = acc + 2;\n"
+            "    if (__builtin_expect(lp == leaf, 0)) { bp_comb%d(envp, acc, &x); return; }\n"
+            "    int h = 63 - BRT_CLZ((uint64_t)(lp ^ leaf));\n"
+            "    uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask, m = mk & lowm;\n    %s w = *acc;\n",
+            id, ct, ct, ct, ct, id, ct);
+    if (sel || ident) {
         bprintf(aux,
-                "        uint64_t m2 = m & (m - 1);\n"
-                "        if (__builtin_expect((m2 & (m2 - 1)) != 0, 0)) {\n"
-                "            while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n"
-                "        } else {\n"
-                "            uint64_t tu, wu, sm;\n"
-                "            %s t = s[m ? BRT_CTZ(m) : 0];\n            bp_comb%d(envp, &t, &w);\n"
-                "            sm = -(uint64_t)(m != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
-                "            t = s[m2 ? BRT_CTZ(m2) : 0];\n            bp_comb%d(envp, &t, &w);\n"
-                "            sm = -(uint64_t)(m2 != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
-                "        }\n",
-                id, ct, id, id);
-    else
-        bprintf(aux, "        while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n", id);
+                "    uint64_t m2 = m & (m - 1);\n"
+                "    if (__builtin_expect((m2 & (m2 - 1)) != 0, 0)) {\n"
+                "        while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n"
+                "    } else {\n",
+                id);
+        if (ident)
+            bprintf(aux,
+                    "        %s t = *(m ? s + BRT_CTZ(m) : acc + 1);\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
+                    "        t = *(m2 ? s + BRT_CTZ(m2) : acc + 1);\n        bp_comb%d(envp, &t, &w);\n        w = t;\n",
+                    ct, id, id);
+        else
+            bprintf(aux,
+                    "        uint64_t tu, wu, sm;\n"
+                    "        %s t = s[m ? BRT_CTZ(m) : 0];\n        bp_comb%d(envp, &t, &w);\n"
+                    "        sm = -(uint64_t)(m != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
+                    "        t = s[m2 ? BRT_CTZ(m2) : 0];\n        bp_comb%d(envp, &t, &w);\n"
+                    "        sm = -(uint64_t)(m2 != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n",
+                    ct, id, id);
+        bputs(aux, "    }\n");
+    } else {
+        bprintf(aux, "    while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n", id);
+    }
     bprintf(aux,
-            "        s[h] = w;\n        *mask = ((mk & ~lowm) | ((uint64_t)1 << h)) & keep;\n"
-            "        *last = leaf;\n"
-            "        if (st_) { %s y = *st_; bp_comb%d(envp, &y, &x); *acc = y; } else *acc = x;\n    }\n}\n\n",
-            ct, id);
+            "    s[h] = w;\n    *mask = (mk & ~lowm) | bit;\n    *last = leaf;\n");
+    if (rn->user || (rn->reducer != RED_MIN && rn->reducer != RED_MAX))
+        bprintf(aux, "    bp_comb%d(envp, &stv, &x);\n    *acc = stv;\n}\n\n", id);
+    else
+        bputs(aux, "    (void)stv;\n    *acc = x;\n}\n\n");
+    bprintf(aux,
+            "static void bp_kstk%d(void *envp, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, "
+            "int64_t stride, int dl, const void *start)\n"
+            "{\n    const %s *v = vals;\n    unsigned char *R = recs;\n    %s stv;\n    (void)dl;\n"
+            "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
+            "    uint64_t km = ((uint64_t)1 << kbits) - 1;\n"
+            "    for (int64_t i = 0; i < cnt; i++)\n"
+            "        bp_kpush%d(envp, R + (int64_t)(kl[i] & km) * stride, (int64_t)(kl[i] >> kbits), v[i], stv);\n}\n\n",
+            id, ct, ct, id);
+    saved = helper_begin(id, rn);
+    line("unsigned char *R_ = recs;");
+    line("%s stv_;", ct);
+    line("(void)dl;");
+    line("memset(&stv_, 0, sizeof stv_);");
+    line("if (start) memcpy(&stv_, start, sizeof stv_);");
+    struct kleaf_arg kd = {rn, id, NULL};
+    const char *k = new_temp();
+    kd.pos = k;
+    chunk_loop(rn, s, k, kdir_cb, &kd, NULL);
+    helper_end(saved, aux,
+               arena_printf("static void bp_kdir%d(void *envp, int64_t lo_, int64_t hi_, void *recs, int64_t stride, int dl, "
+                            "const void *start)",
+                            id),
+               NULL);
 }
 
 /* The four helpers of reduction id into aux. */
@@ -321,6 +370,35 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "        if (!has) { a = v[i]; has = 1; } else bp_comb%d(envp, &a, &v[i]);\n        o[w++] = a;\n    }\n"
             "    *(%s *)acc = a;\n}\n\n",
             id, ct, ct, ct, ct, id, ct);
+    /* runs of whole leaves (no filter, a start), four leaves at a time:
+     * each leaf's fold is its own chain of combines, so four run side by
+     * side where one waited on each combine's latency */
+    bprintf(aux,
+            "static void bp_lfolds%d(void *envp, const void *vals, int64_t nl, void *lv, const void *start)\n"
+            "{\n    const %s *v = vals;\n    %s *o = lv;\n    const %s st = *(const %s *)start;\n    int64_t L = 0;\n"
+            "    for (; L + 4 <= nl; L += 4) {\n        const %s *p = v + L * BRT_LEAF;\n"
+            "        %s a0 = st, a1 = st, a2 = st, a3 = st;\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n"
+            "            bp_comb%d(envp, &a0, &p[i]);\n            bp_comb%d(envp, &a1, &p[BRT_LEAF + i]);\n"
+            "            bp_comb%d(envp, &a2, &p[2 * BRT_LEAF + i]);\n            bp_comb%d(envp, &a3, &p[3 * BRT_LEAF + i]);\n"
+            "        }\n        o[L] = a0;\n        o[L + 1] = a1;\n        o[L + 2] = a2;\n        o[L + 3] = a3;\n    }\n"
+            "    for (; L < nl; L++) {\n        %s a = st;\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) bp_comb%d(envp, &a, &v[L * BRT_LEAF + i]);\n        o[L] = a;\n    }\n}\n\n",
+            id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
+    bprintf(aux,
+            "static void bp_lscans%d(void *envp, const void *vals, int64_t nl, const void *cars, void *out)\n"
+            "{\n    const %s *v = vals;\n    const %s *c = cars;\n    %s *o = out;\n    int64_t L = 0;\n"
+            "    for (; L + 4 <= nl; L += 4) {\n        const %s *p = v + L * BRT_LEAF;\n        %s *q = o + L * BRT_LEAF;\n"
+            "        %s a0 = c[L], a1 = c[L + 1], a2 = c[L + 2], a3 = c[L + 3];\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n"
+            "            bp_comb%d(envp, &a0, &p[i]);\n            bp_comb%d(envp, &a1, &p[BRT_LEAF + i]);\n"
+            "            bp_comb%d(envp, &a2, &p[2 * BRT_LEAF + i]);\n            bp_comb%d(envp, &a3, &p[3 * BRT_LEAF + i]);\n"
+            "            q[i] = a0;\n            q[BRT_LEAF + i] = a1;\n            q[2 * BRT_LEAF + i] = a2;\n"
+            "            q[3 * BRT_LEAF + i] = a3;\n        }\n    }\n"
+            "    for (; L < nl; L++) {\n        %s a = c[L];\n"
+            "        for (int i = 0; i < BRT_LEAF; i++) {\n            bp_comb%d(envp, &a, &v[L * BRT_LEAF + i]);\n"
+            "            o[L * BRT_LEAF + i] = a;\n        }\n    }\n}\n\n",
+            id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
     bprintf(aux,
             "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
             "{\n    const %s *v = vals;\n    %s *a = accs;\n"
@@ -415,10 +493,11 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
-         own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL");
+         own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
+         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

@@ -926,10 +926,19 @@ typedef struct brt_fold {
     /* keyed: cnt buffered elements onto per-key stacks, element i of key
      * kl[i] & (2^kbits - 1) (its record: stride bytes from recs) and leaf
      * kl[i] >> kbits, leaves ascending per key; a record holds the key's
-     * last leaf, a mask of stack levels, that leaf's value, then one value
-     * per level (scan.c's keyed_stacks) */
+     * last leaf, a mask of stack levels, that leaf's value, the start,
+     * then one value per level 0..dl-1 and a slot dl for the first push
+     * (scan.c's rec_init) */
     void (*kstk)(void *env, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, int64_t stride,
-                 const void *start);
+                 int dl, const void *start);
+    /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
+     * kept one onto its key's stack as kstk does (record key * stride) */
+    void (*kdir)(void *env, int64_t lo, int64_t hi, void *recs, int64_t stride, int dl, const void *start);
+    /* nl whole leaves of 16 unfiltered values from start: their folds into
+     * lv (lfolds), or their running values from carries cars into out
+     * (lscans; out may be vals) */
+    void (*lfolds)(void *env, const void *vals, int64_t nl, void *lv, const void *start);
+    void (*lscans)(void *env, const void *vals, int64_t nl, const void *cars, void *out);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -129,14 +129,31 @@ static void node_value(scan_job *s, int k, int64_t j)
         merge(s->f, d, dh, s->lv[k - 1] + (size_t)(2 * j + 1) * vs, s->lh[k - 1][2 * j + 1]);
 }
 
+/* The end of the whole leaves from a (below b) that lfolds and lscans take:
+ * unfiltered, with a start (every carry then has a value); a when none. */
+static int64_t wholes(const scan_job *s, int64_t a, int64_t b)
+{
+    if (s->kept || !s->f->start || !s->f->lfolds)
+        return a;
+    int64_t w = s->n / BRT_LEAF;
+    return w < b ? (w > a ? w : a) : b;
+}
+
 static void phase1(void *arg, int64_t u)
 {
     scan_job *s = arg;
     int64_t a = u * UNIT, b = a + UNIT < s->nl ? a + UNIT : s->nl;
     int64_t lo = a * BRT_LEAF, hi = leaf_hi(s, b - 1);
-    if (!s->f->src)
-        s->f->elems(s->f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
-    for (int64_t L = a; L < b; L++)
+    const brt_fold *f = s->f;
+    if (!f->src)
+        f->elems(f->env, lo, hi, s->vals + (size_t)lo * s->vs, s->kept ? s->kept + lo : NULL, NULL);
+    int64_t L = a, whole = wholes(s, a, b);
+    if (whole > a) {
+        f->lfolds(f->env, s->vals + (size_t)lo * s->vs, whole - a, s->lv[0] + (size_t)a * s->vs, f->start);
+        memset(s->lh[0] + a, 1, (size_t)(whole - a));
+        L = whole;
+    }
+    for (; L < b; L++)
         leaf_value(s, L);
     for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
         for (int64_t j = a >> k; j <= (b - 1) >> k; j++)
@@ -182,7 +199,10 @@ static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char
     }
     if (!entries)
         return;
-    for (int64_t L = a; L < b; L++) {
+    int64_t L0 = wholes(s, a, b);
+    if (L0 > a)
+        f->lscans(f->env, s->vals + (size_t)a * BRT_LEAF * vs, L0 - a, car, s->out + (size_t)a * BRT_LEAF * vs);
+    for (int64_t L = L0; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = leaf_hi(s, L);
         memcpy(accp, car + (size_t)(L - a) * vs, vs);
         unsigned char *dst = s->out + (size_t)(s->off ? s->off[L] : lo) * vs;
@@ -612,6 +632,7 @@ static void keyed_folds(void *arg, int64_t t)
  * hands over to the sorted way, whose order is SPEC 15's; each unit's
  * scratch belongs to the run (a panic abandons the task, not the memory). */
 #define ROW_KEYS 32
+#define KDIR_L2 (1 << 20) /* the stacks' records without a buffer: up to this */
 
 typedef struct unit_job {
     const brt_fold *f;
@@ -620,7 +641,47 @@ typedef struct unit_job {
     size_t vs;
     unsigned char *roots, *rhas; /* units x nkeys */
     void **scratch;              /* per unit */
+    bool stacks;                 /* a stack per key (kdir), not rows */
+    int64_t stride;              /* stacks: bytes per key's record */
 } unit_job;
+
+/* A key's stack record (keyed_stacks has the layout) before its first
+ * element, whose leaves lie in [a, a + 2^dl) (a aligned): its last leaf
+ * a ^ 2^dl, no real leaf, meets the first at level dl, so that push (of
+ * nothing) lands in slot dl, outside the levels; the start beside the
+ * leaf's value (kpush reads it for an empty pop). kpush may read a slot 0
+ * or a value it then does not use, so those bytes are set too. */
+static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+{
+    int64_t none = a ^ ((int64_t)1 << dl);
+    memset(r, 0, 16 + 3 * vs);
+    memcpy(r, &none, 8);
+    if (start)
+        vcopy(r + 16 + vs, start, vs);
+}
+
+/* A key's record (rec_init's a and dl) folded into its value (from its
+ * lowest level: the most recent entry) at o; false: the key had no
+ * element. */
+static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int dl, int64_t a, unsigned char *o)
+{
+    unsigned char *acc = r + 16;
+    int64_t last;
+    uint64_t m;
+    memcpy(&last, r, 8);
+    memcpy(&m, r + 8, 8);
+    if (last == (a ^ ((int64_t)1 << dl)))
+        return false;
+    m &= ((uint64_t)1 << dl) - 1;
+    while (m) {
+        unsigned char *slot = acc + (size_t)(2 + __builtin_ctzll(m)) * vs;
+        m &= m - 1;
+        f->combine(f->env, slot, acc);
+        vcopy(acc, slot, vs);
+    }
+    vcopy(o, acc, vs);
+    return true;
+}
 
 /* Few keys: rows of all keys as a binary counter over the unit's leaves. */
 static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
@@ -628,20 +689,22 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
     const brt_fold *f = d->f;
     size_t vs = d->vs, nk = (size_t)d->nkeys;
     int depth = d->ulev + 2;
-    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)depth * nk * (vs + 1));
-    unsigned char *hs = rows + (size_t)depth * nk * vs;
+    /* depth rows and, after them, a fresh leaf's row */
+    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)(depth + 1) * nk * (vs + 1));
+    unsigned char *hs = rows + (size_t)(depth + 1) * nk * vs;
     int lev[MAX_LEV + 2], sp = 0;
 #define ROW(i) (rows + (size_t)(i) * nk * vs)
 #define RH(i) (hs + (size_t)(i) * nk)
+    /* a leaf's row starts at the start value (kleaf then combines into
+     * every key without a test), or zero (min/max: the first value) */
+    if (f->start)
+        for (size_t k = 0; k < nk; k++)
+            vcopy(ROW(depth) + k * vs, f->start, vs);
+    else
+        memset(ROW(depth), 0, nk * vs);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        /* the row starts at the start value (kleaf then combines into
-         * every key without a test), or zero (min/max: the first value) */
-        if (f->start)
-            for (size_t k = 0; k < nk; k++)
-                vcopy(ROW(sp) + k * vs, f->start, vs);
-        else
-            memset(ROW(sp), 0, nk * vs);
+        memcpy(ROW(sp), ROW(depth), nk * vs);
         memset(RH(sp), 0, nk);
         f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
         lev[sp++] = 0;
@@ -660,15 +723,45 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
 #undef RH
 }
 
+/* More keys: each element straight onto its key's stack (kdir); the
+ * unit's root per key is its record folded. The unit is an aligned subtree
+ * of 2^ulev leaves, so a record needs ulev levels. */
+static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
+{
+    const brt_fold *f = d->f;
+    size_t vs = d->vs, nk = (size_t)d->nkeys;
+    unsigned char *recs = d->scratch[u] = brt_xmalloc(nk * (size_t)d->stride);
+    for (size_t k = 0; k < nk; k++)
+        rec_init(recs + k * (size_t)d->stride, vs, d->ulev, a, f->start);
+    int64_t hi = b * BRT_LEAF < d->n ? b * BRT_LEAF : d->n;
+    f->kdir(f->env, a * BRT_LEAF, hi, recs, d->stride, d->ulev, f->start);
+    unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
+    for (size_t k = 0; k < nk; k++) {
+        rh[k] = rec_root(f, recs + k * (size_t)d->stride, vs, d->ulev, a, root + k * vs);
+        /* a key without a value holds the start (kmerge combines it
+         * unselected when the start is the identity), or zero bytes */
+        if (!rh[k]) {
+            if (f->start)
+                vcopy(root + k * vs, f->start, vs);
+            else
+                memset(root + k * vs, 0, vs);
+        }
+    }
+}
+
 static void unit_task(void *arg, int64_t u)
 {
     unit_job *d = arg;
     int64_t a = u * d->ul, b = a + d->ul < d->nl ? a + d->ul : d->nl;
-    unit_rows(d, u, a, b);
+    if (d->stacks)
+        unit_stacks(d, u, a, b);
+    else
+        unit_rows(d, u, a, b);
 }
 
-/* The rows way for up to ROW_KEYS keys; false: a panic (nothing written). */
-static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+/* The rows way for up to ROW_KEYS keys, or the stacks way (kdir) for more;
+ * false: a panic (nothing written). */
+static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, bool stacks)
 {
     unit_job d;
     memset(&d, 0, sizeof d);
@@ -676,12 +769,18 @@ static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
     d.n = f->n;
     d.nkeys = nkeys;
     d.vs = f->vsize;
+    d.stacks = stacks;
     d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
     d.ul = UNIT;
     d.ulev = 8;
     int64_t want = (int64_t)brt_pool_threads() * 8;
-    while (d.nl / d.ul > want && d.ulev < 24)
+    /* stacks: a unit's records cost about one element a key, so a unit
+     * holds at least 16 elements a key */
+    while ((d.nl / d.ul > want || (stacks && d.ul < nkeys)) && d.ulev < 40)
         d.ul *= 2, d.ulev++;
+    d.stride = (int64_t)((16 + d.vs * (size_t)(3 + d.ulev) + 15) / 16 * 16);
+    if (stacks && nkeys * d.stride > KDIR_L2)
+        return false;
 
     d.units = (d.nl + d.ul - 1) / d.ul;
     size_t vs = d.vs, nk = (size_t)nkeys;
@@ -775,8 +874,8 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * its elements in position order. Tasks of consecutive buckets (4 per
  * thread, one block of records each) then put them onto their keys'
  * stacks (kstk, the combine inlined): a key's record holds its
- * last leaf, that leaf's value, and a stack of completed subtrees, one
- * slot per level: two neighbouring leaves a < b of a key meet at level
+ * last leaf, a mask of the levels waiting, that leaf's value, the start,
+ * and a stack of completed subtrees, one slot per level: two neighbouring leaves a < b of a key meet at level
  * h = the highest bit of a ^ b, so a new leaf first folds the pending
  * entries below h (lowest level first: the most recent) into the last
  * leaf's value, which then waits at level h:
@@ -793,7 +892,7 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 typedef struct kst_job {
     keyed_job *k;
     int64_t nb, chunks, chunk, tasks;
-    int kbits;
+    int kbits, levels;
     int64_t stride;
     int64_t *cnt;        /* chunks x nb: counts, then each chunk's next slot */
     int64_t *bstart;     /* nb + 1 */
@@ -847,35 +946,16 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
     const brt_fold *f = k->f;
     size_t vs = k->vs;
     int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < k->nkeys ? kb : k->nkeys - base;
-    for (int64_t j = 0; j < nk; j++) {
-        unsigned char *r = recs + j * d->stride;
-        int64_t none = -1;
-        memset(r, 0, 16 + 2 * vs);
-        memcpy(r, &none, 8);
-    }
+    for (int64_t j = 0; j < nk; j++)
+        rec_init(recs + j * d->stride, vs, d->levels, 0, f->start);
     int64_t a = d->bstart[b];
-    f->kstk(f->env, d->vals + (size_t)a * vs, d->kl + a, d->kbits, d->bstart[b + 1] - a, recs, d->stride, f->start);
-    /* each key's stack, from its lowest level (the most recent entry) */
+    f->kstk(f->env, d->vals + (size_t)a * vs, d->kl + a, d->kbits, d->bstart[b + 1] - a, recs, d->stride, d->levels,
+            f->start);
     for (int64_t j = 0; j < nk; j++) {
-        unsigned char *r = recs + j * d->stride, *acc = r + 16;
-        int64_t last;
-        uint64_t m;
-        memcpy(&last, r, 8);
-        memcpy(&m, r + 8, 8);
         unsigned char *o = k->out + (size_t)(base + j) * vs;
-        k->has[base + j] = last >= 0;
-        if (last < 0) {
-            if (f->start)
-                vcopy(o, f->start, vs);
-            continue;
-        }
-        while (m) {
-            unsigned char *slot = acc + (size_t)(1 + __builtin_ctzll(m)) * vs;
-            m &= m - 1;
-            f->combine(f->env, slot, acc);
-            vcopy(acc, slot, vs);
-        }
-        vcopy(o, acc, vs);
+        k->has[base + j] = rec_root(f, recs + j * d->stride, vs, d->levels, 0, o);
+        if (!k->has[base + j] && f->start)
+            vcopy(o, f->start, vs);
     }
 }
 
@@ -899,7 +979,8 @@ static bool keyed_stacks(keyed_job *k)
     kst_job d;
     memset(&d, 0, sizeof d);
     d.k = k;
-    d.stride = (int64_t)((16 + k->vs * (size_t)(1 + levels) + 15) / 16 * 16);
+    d.levels = levels;
+    d.stride = (int64_t)((16 + k->vs * (size_t)(3 + levels) + 15) / 16 * 16);
     /* KB keys per bucket: their records fit the L2 cache, and at least 4
      * buckets per thread while a bucket keeps 64 keys */
     int threads = brt_pool_threads();
@@ -953,7 +1034,12 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
     if (f->par && f->kleaf && nkeys > 0 && nkeys <= ROW_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
-        keyed_units(f, nkeys, out, has))
+        keyed_units(f, nkeys, out, has, false))
+        return;
+    /* more keys whose records fit the L2 cache, 16 elements a key or more:
+     * the elements straight onto the stacks, no buffer */
+    if (f->par && f->kdir && nkeys > ROW_KEYS && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
+        keyed_units(f, nkeys, out, has, true))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)

@@ -794,6 +794,9 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.kmerge = f->kmerge ? kshift_kmerge : NULL;
             sub.src = NULL;
             sub.kstk = NULL;
+            sub.kdir = NULL;
+            sub.lfolds = NULL;
+            sub.lscans = NULL;
             sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;
             if (ks.base + sub.n > f->n)
                 sub.n = f->n - ks.base;
