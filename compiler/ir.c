@@ -197,8 +197,18 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         fputs(" guards[", out);
         for (int i = 0; i < s->nguards; i++) {
             if (i) fputs(" ", out);
-            dump_var(out, s->guards[i].arr);
-            fprintf(out, "%+" PRId64, s->guards[i].off);
+            struct ir_guard *g = &s->guards[i];
+            dump_var(out, g->arr);
+            if (g->rows) {
+                fputs("[", out);
+                if (g->at_var) dump_var(out, g->at_var);
+                fprintf(out, g->at_var ? "%+" PRId64 "]" : "%" PRId64 "]", g->row_off);
+            }
+            if (g->fixed) {
+                fputs("@", out);
+                if (g->idx_var) dump_var(out, g->idx_var);
+            }
+            fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
         }
         fputs("]", out);
     }

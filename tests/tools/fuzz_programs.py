@@ -2250,6 +2250,9 @@ class Gen:
         # a column of another grid (src[k][j]: what makes the swap pay), now and then a row short
         src, srows = self.fresh("s"), (deep or 0) - (1 if deep and r.random() < 0.2 else 0)
         col = deep is not None and r.random() < 0.6
+        # now and then another row of the grid read along the j loop, a fixed
+        # one (a row guard of the loop: opt_loops.c), now and then past the end
+        other = r.randrange(rows + 1) if r.random() < 0.4 else None
         self.scope.pop()
         body, bex = self.block(depth - 1, True, ret) if depth > 0 and r.random() < 0.5 else ([], None)
         self.scope.pop()
@@ -2262,6 +2265,8 @@ class Gen:
             xtext = f"{x.text} + {src}[{k}][{j}]"
         else:
             xtext = x.text
+        if other is not None:
+            xtext = f"{xtext} + {g}[{other}][{j}]"
         if alias[0]:
             lines.append(f"{g}[{alias[0][0]}] = {g}[{alias[0][1]}]")
         lines.append(f"for {i} in 0..{span}:")
@@ -2290,6 +2295,14 @@ class Gen:
                     raise Panic(f"index out of bounds: the len is {srows} but the index is {kv}")
                 c = kv * 7 + jv
                 val = chk(et, val + c, "addition") if et == "int" else val + float(c) * 0.25
+            if other is not None:
+                xs = env.look(g)[2]
+                if other >= len(xs):
+                    raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {other}")
+                if jv >= len(xs[other]):
+                    raise Panic(f"index out of bounds: the len is {len(xs[other])} but the index is {jv}")
+                o = xs[other][jv]
+                val = chk(et, val + o, "addition") if et == "int" else val + o
             xs = env.look(g)[2]
             if iv >= len(xs):
                 raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
