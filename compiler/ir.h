@@ -302,6 +302,8 @@ void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */
 void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
+void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
+void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

@@ -3272,7 +3272,7 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("fnvals", "inline", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
+OPT_PASSES = ("fnvals", "unroll", "inline", "scalars", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
