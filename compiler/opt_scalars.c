@@ -211,7 +211,28 @@ struct split_copy {
     struct ir_var *v;
     int count;
     struct ir_var **scalars;
+    struct ir_fn *f;
+    struct ir_var **from, **to; /* f's locals and the copy's fresh ones */
+    int nlocals;
 };
+
+/* The copy's variable for one of f's: a fresh one (ids are defined once in
+ * the program); the split parameter stays (it is replaced where it is read). */
+static struct ir_var *split_rename(struct ir_copier *k, struct ir_var *v)
+{
+    struct split_copy *s = (struct split_copy *)k;
+    if (v == s->v) return v;
+    for (int i = 0; i < s->nlocals; i++)
+        if (s->from[i] == v) return s->to[i];
+    struct ir_var *c = arena_alloc(sizeof *c);
+    *c = *v;
+    c->id = ++P->nvars;
+    s->from = xrealloc(s->from, (size_t)(s->nlocals + 1) * sizeof *s->from);
+    s->to = xrealloc(s->to, (size_t)(s->nlocals + 1) * sizeof *s->to);
+    s->from[s->nlocals] = v;
+    s->to[s->nlocals++] = c;
+    return c;
+}
 
 static void split_done(struct ir_copier *k, struct ir_node *c)
 {
@@ -230,16 +251,18 @@ static struct ir_fn *promote(struct ir_fn *f, int param, int count)
     g->nparams = f->nparams + count - 1;
     g->params = arena_alloc((size_t)g->nparams * sizeof *g->params);
     struct ir_var **sc = split_var(v, count, IRV_PARAM);
+    struct split_copy s = {{NULL, split_rename, split_done}, v, count, sc, f, NULL, NULL, 0};
     int at = 0;
     for (int i = 0; i < f->nparams; i++) {
         if (i != param) {
-            g->params[at++] = f->params[i];
+            g->params[at++] = split_rename(&s.k, f->params[i]);
             continue;
         }
         for (int k = 0; k < count; k++) g->params[at++] = sc[k];
     }
-    struct split_copy s = {{NULL, NULL, split_done}, v, count, sc};
     g->body = ir_copy(&s.k, f->body);
+    free(s.from);
+    free(s.to);
     vec_push(&P->fns, g);
     promos = xrealloc(promos, (size_t)(npromos + 1) * sizeof *promos);
     promos[npromos++] = (struct promoted){f, g, param};
