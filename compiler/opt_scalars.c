@@ -352,6 +352,18 @@ static struct ir_node *unroll_read(struct ir_copier *k, const struct ir_node *n)
     return n->var == u->v ? ir_copy(NULL, u->value) : NULL;
 }
 
+/* Whether n defines no variable (a comprehension or reduction inside
+ * defines its own: copies would define it twice). */
+static bool defines_none(struct ir_node *n)
+{
+    if (!n) return true;
+    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) return false;
+    if (!defines_none(n->a) || !defines_none(n->b) || !defines_none(n->c)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!defines_none(n->kids[i])) return false;
+    return true;
+}
+
 /* The literal bounds of a small comprehension's range: lo and the count. */
 static bool small_range(struct ir_node *n, int64_t *lo, int *count)
 {
@@ -361,7 +373,7 @@ static bool small_range(struct ir_node *n, int64_t *lo, int *count)
     int64_t a = (int64_t)(uint64_t)it->lo->ival, b = (int64_t)(uint64_t)it->hi->ival;
     if (a < -MAX_ELEMS || a > MAX_ELEMS || b < -MAX_ELEMS || b > MAX_ELEMS) return false;
     int64_t c = b - a + (it->inclusive ? 1 : 0);
-    if (c < 1 || c > MAX_ELEMS || type_is_ref(n->type->elem)) return false;
+    if (c < 1 || c > MAX_ELEMS || type_is_ref(n->type->elem) || !defines_none(n->elem)) return false;
     *lo = a;
     *count = (int)c;
     return true;
