@@ -152,6 +152,25 @@ static const char *span_test(const char *lo, const char *last, int64_t off, cons
     return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, off, arr);
 }
 
+/* The test of a loop guard (opt_loops.c) over lo .. last: an array's, or a
+ * row's (the row's index tested first). */
+static const char *guard_test(const struct ir_guard *g, const char *lo, const char *last)
+{
+    if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
+    if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
+    return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
+                        g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
+}
+
+/* Whether a swapped or jammed nest's inner loop guard g is one the nest
+ * needs: of an array read along the inner loop. Its guards of rows and of
+ * fixed indices are not: opt_interchange.c proves each such index of the
+ * nest by a swap guard, or does not change the nest. */
+static bool nest_needs(const struct ir_guard *g)
+{
+    return !g->rows && !g->fixed;
+}
+
 /* A swap guard (ir.h) that needs only the outer range: tested before the
  * inner bounds are read. */
 static bool outer_guard(const struct ir_guard *g)
@@ -206,9 +225,10 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     inner_bounds(in, ilo, ihi);
     const char *ilast = in->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
     /* an empty inner range, or the inner loop's guards and the rows' */
-    bprintf(&cond, "%s %s %s || (%s", ilo, in->iter.inclusive ? ">" : ">=", ihi, in->nguards ? "" : "1");
+    bprintf(&cond, "%s %s %s || (1", ilo, in->iter.inclusive ? ">" : ">=", ihi);
     for (int i = 0; i < in->nguards; i++)
-        bprintf(&cond, "%s%s", i ? " && " : "", span_test(ilo, ilast, in->guards[i].off, vname(in->guards[i].arr)));
+        if (nest_needs(&in->guards[i]))
+            bprintf(&cond, " && %s", span_test(ilo, ilast, in->guards[i].off, vname(in->guards[i].arr)));
     for (int i = 0; i < s->nswap_guards; i++)
         if (!outer_guard(&s->swap_guards[i]))
             bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
@@ -325,7 +345,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     cond.len = 0;
     bprintf(&cond, "%s >= %s || (1", ilo, ihi);
     for (int g = 0; g < in->nguards; g++)
-        if (!nest_let_var(b, in->guards[g].arr))
+        if (nest_needs(&in->guards[g]) && !nest_let_var(b, in->guards[g].arr))
             bprintf(&cond, " && %s", span_test(ilo, ilast, in->guards[g].off, vname(in->guards[g].arr)));
     for (int i = 0; i < s->nswap_guards; i++)
         if (!outer_guard(&s->swap_guards[i]))
@@ -380,6 +400,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         for (int g = 0; g < in->nguards; g++) {
             struct ir_var *arr = in->guards[g].arr;
             const char *name = vname(arr);
+            if (!nest_needs(&in->guards[g])) continue;
             if (nest_let_var(b, arr)) {
                 for (int i = 0; i < nlets; i++)
                     if (b->kids[i]->var == arr) name = saved[u * nlets + i];
@@ -508,7 +529,7 @@ void emit_while(struct ir_node *s)
     bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
             st);
     for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " && %s", span_test(lo, last, s->guards[i].off, vname(s->guards[i].arr)));
+        bprintf(&cond, " && %s", guard_test(&s->guards[i], lo, last));
     bputs(&cond, ")");
     two_versions(s, cond.p, lo, n);
     free(cond.p);
@@ -544,7 +565,7 @@ void emit_for_range(struct ir_node *s)
     bprintf(&cond, "%s %s %s", lo, s->iter.inclusive ? ">" : ">=", hi);
     const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
     for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " %s %s", i ? "&&" : "|| (", span_test(lo, last, s->guards[i].off, vname(s->guards[i].arr)));
+        bprintf(&cond, " %s %s", i ? "&&" : "|| (", guard_test(&s->guards[i], lo, last));
     bputs(&cond, ")");
     two_versions(s, cond.p, lo, hi);
     free(cond.p);

@@ -197,8 +197,18 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         fputs(" guards[", out);
         for (int i = 0; i < s->nguards; i++) {
             if (i) fputs(" ", out);
-            dump_var(out, s->guards[i].arr);
-            fprintf(out, "%+" PRId64, s->guards[i].off);
+            struct ir_guard *g = &s->guards[i];
+            dump_var(out, g->arr);
+            if (g->rows) {
+                fputs("[", out);
+                if (g->at_var) dump_var(out, g->at_var);
+                fprintf(out, g->at_var ? "%+" PRId64 "]" : "%" PRId64 "]", g->row_off);
+            }
+            if (g->fixed) {
+                fputs("@", out);
+                if (g->idx_var) dump_var(out, g->idx_var);
+            }
+            fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
         }
         fputs("]", out);
     }
@@ -361,6 +371,8 @@ struct vstate {
     const char *where;
     struct ir_node **facts;  /* the unique statements in force (opt_unique.c) */
     int nfacts, capf;
+    struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
+    int naround;                /* may pass 64: those deeper are not kept */
 };
 
 static struct ir_program *VP;
@@ -393,6 +405,31 @@ static bool in_scope(struct vstate *st, struct ir_var *v)
 
 static void v_expr(struct vstate *st, struct ir_node *n);
 static void v_stmt(struct vstate *st, struct ir_node *s);
+static void want(struct vstate *st, struct ir_node *n, bool ok, const char *msg);
+
+/* A loop's guards name arrays and indices in scope before it; entering it. */
+static void loop_enter(struct vstate *st, struct ir_node *l)
+{
+    for (int i = 0; i < l->nguards; i++) {
+        struct ir_guard *g = &l->guards[i];
+        want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
+                        (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
+        want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
+    }
+    if (st->naround < 64) st->around[st->naround] = l;
+    st->naround++;
+}
+
+/* An index or store marked in-range: inside the loop whose guarded version
+ * (or swapped nest) leaves its check out. */
+static void v_proved(struct vstate *st, struct ir_node *n)
+{
+    struct ir_node *l = n->in_range_by;
+    if (!l || st->naround > 64) return;
+    bool around = false;
+    for (int i = 0; i < st->naround; i++) around |= st->around[i] == l;
+    want(st, n, around && (l->nguards || l->swap), "in-range outside a guarded loop around it");
+}
 
 static void want(struct vstate *st, struct ir_node *n, bool ok, const char *msg)
 {
@@ -593,6 +630,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
         return;
     case IR_INDEX:
+        v_proved(st, n);
         v_expr(st, n->a);
         v_expr(st, n->b);
         want(st, n, n->a->type->kind == T_ARRAY && n->a->type->elem == t && n->b->type == ty_int, "index types");
@@ -723,6 +761,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->var && in_scope(st, s->var) && s->var->type == s->a->type, "assignment");
         return;
     case IR_STORE: case IR_PUSH:
+        v_proved(st, s);
         v_expr(st, s->a);
         v_place(st, s);
         return;
@@ -737,12 +776,14 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         if (s->c) v_stmt(st, s->c);
         return;
     case IR_WHILE:
+        loop_enter(st, s); /* its condition too may be proved by its guards */
         v_expr(st, s->a);
         want(st, s, s->a->type == ty_bool, "while condition is not bool");
         want(st, s, !s->nguards || (s->ind_var && s->ind_bound && s->ind_step), "guards without an induction");
         st->loops++;
         v_block(st, s->b);
         st->loops--;
+        st->naround--;
         return;
     case IR_FOR_RANGE: case IR_FOR_ARRAY: {
         want(st, s, s->iter.is_range == (s->op == IR_FOR_RANGE), "for kind");
@@ -751,9 +792,11 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         scope_push(st, s, s->var);
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
+        loop_enter(st, s);
         st->loops++;
         v_block(st, s->b);
         st->loops--;
+        st->naround--;
         st->nscope = mark;
         return;
     }

@@ -253,6 +253,14 @@ struct ir_node {
  * (at_outer: j + off over the outer loop's). */
 struct ir_guard {
     struct ir_var *arr;
+    /* A loop guard with rows (opt_loops.c): 0 <= at_var + row_off < len(arr)
+     * (at_var NULL: the literal row_off), and that one row holds i + off;
+     * at_var and arr do not change in the loop, nor does the row's length. */
+    struct ir_var *at_var;
+    /* A loop guard of an index the loop does not change (opt_loops.c):
+     * idx_var + off (idx_var NULL: the literal off) instead of i + off. */
+    bool fixed;
+    struct ir_var *idx_var;
     int64_t off;
     bool rows;
     int64_t row_off;
@@ -294,6 +302,8 @@ void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */
 void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
+void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
+void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

@@ -24,7 +24,9 @@
  * prints the IR after it), the function, and what it does. */
 #define OPT_PASSES(X)                                                                      \
     X(fnvals, opt_fnvals, "calls through known function values made direct")              \
+    X(unroll, opt_unroll, "comprehensions over a few literal indices written as array literals") \
     X(inline, opt_inline, "calls of small functions written in place")                    \
+    X(scalars, opt_scalars, "small arrays and tuples that never escape made scalars")   \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
@@ -38,6 +40,10 @@ static const struct {
     const char *before, *after, *why;
 } pass_order[] = {
     {"fnvals", "inline", "a call made direct is one the inliner can write in place"},
+    {"unroll", "inline", "a function returning a small comprehension is small once it is a literal"},
+    {"inline", "scalars", "a literal a call returns is seen where the call was written in place"},
+    {"scalars", "loops", "the elements made scalars are no array reads to guard"},
+    {"scalars", "range", "the elements made scalars are lets whose ranges it follows"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
     {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by)"},

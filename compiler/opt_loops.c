@@ -14,10 +14,20 @@
  *                   the loop as it was otherwise. An index that goes out of
  *                   range therefore still panics at the same place and the
  *                   same iteration, after the same output.
+ *                   Rows too: m[r][i + c], r an index the loop does not
+ *                   change (a literal, or k + d of a variable it never
+ *                   assigns, or a let copying one) and m's rows fixed in
+ *                   it (no assignment, push or mutating method of m, no
+ *                   store of a whole row m[k] = ...; an element store keeps
+ *                   every row's length), reads and stores: the guard is
+ *                   0 <= r < len(m) and that row holding i + c. And an
+ *                   index the loop does not change, xs[k] or m[r][k]: its
+ *                   guard is the one index, tested once.
  *                   An innermost `while j <= n` (or `<`) whose body ends
  *                   with `j += s` and assigns j nowhere else, n and s not
  *                   changing in it (variables it never assigns, literals,
- *                   constants, len of a fixed-length array), is the range
+ *                   constants, len of a fixed-length array or of a fixed
+ *                   row m[r]), is the range
  *                   j0, j0 + s, ... up to n: its guards are the same, over
  *                   j0 .. n (n - 1), tested with s >= 0 and n + s without
  *                   overflow, and then j += s cannot overflow either.
@@ -53,8 +63,9 @@ struct body {
 static unsigned char *USE;
 static struct ir_var **STORED;
 static int *TOUCHED;
-static int64_t *ALIAS;           /* guard_loop's copies of the loop variable */
+static int64_t *ALIAS;           /* guard_loop's copies of the loop variable and of fixed indices */
 static unsigned char *IS_ALIAS;
+static struct ir_var **FIXED_OF;
 
 static void mark(struct body *b, int id, unsigned flags)
 {
@@ -210,34 +221,68 @@ static struct body body_of(struct ir_node *loop)
 
 /* ---- bounds: a guarded version of an innermost range loop ---------------- */
 
-#define MAX_GUARDS 8
+#define MAX_GUARDS 16
 #define BIG_OFFSET ((int64_t)1 << 60)
+
+enum { ALIAS_OF_IV = 1, ALIAS_FIXED = 2 };
 
 struct bce {
     struct ir_node *loop;
     struct ir_var *iv;       /* the loop's variable (a for) or induction variable (a while) */
     struct body *b;
-    int64_t *alias;          /* by var id: the offset of a copy of the loop variable */
-    unsigned char *is_alias;
+    int64_t *alias;          /* by var id: the offset of a let copying the loop variable or a fixed index */
+    unsigned char *is_alias; /* by var id: ALIAS_OF_IV, ALIAS_FIXED (of fixed_of[id] + alias[id]) or 0 */
+    struct ir_var **fixed_of;
 };
+
+/* n as v + c: a variable v plus or minus literals (v NULL: n is the literal c). */
+static bool var_plus(struct ir_node *n, struct ir_var **v, int64_t *off)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT) {
+        int64_t k = (int64_t)(uint64_t)n->ival;
+        *v = NULL;
+        *off = k;
+        return k > -BIG_OFFSET && k < BIG_OFFSET;
+    }
+    if (n->op == IR_VAR) return *v = n->var, *off = 0, true;
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    struct ir_node *a = n->a, *c = n->b;
+    if (n->bop == OP_ADD && n->a->op == IR_INT) a = n->b, c = n->a;
+    if (c->op != IR_INT) return false;
+    int64_t k = (int64_t)(uint64_t)c->ival, base;
+    if (k <= -BIG_OFFSET || k >= BIG_OFFSET || !var_plus(a, v, &base)) return false;
+    *off = base + (n->bop == OP_SUB ? -k : k);
+    return *off > -BIG_OFFSET && *off < BIG_OFFSET;
+}
 
 /* Whether n is i + c (i the loop variable or a copy of it, c a literal). */
 static bool offset_of(struct bce *x, struct ir_node *n, int64_t *off)
 {
-    struct ir_var *iv = x->iv;
-    if (n->op == IR_VAR) {
-        if (n->var == iv) return *off = 0, true;
-        if (x->is_alias[n->var->id]) return *off = x->alias[n->var->id], true;
-        return false;
-    }
-    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
-    struct ir_node *v = n->a, *c = n->b;
-    if (n->bop == OP_ADD && n->a->op == IR_INT) v = n->b, c = n->a;
-    if (c->op != IR_INT) return false;
-    int64_t k = (int64_t)(uint64_t)c->ival, base;
-    if (k <= -BIG_OFFSET || k >= BIG_OFFSET || !offset_of(x, v, &base)) return false;
-    *off = base + (n->bop == OP_SUB ? -k : k);
+    struct ir_var *v;
+    int64_t k, base;
+    if (!var_plus(n, &v, &k) || !v) return false;
+    if (v == x->iv) base = 0;
+    else if (x->is_alias[v->id] == ALIAS_OF_IV) base = x->alias[v->id];
+    else return false;
+    *off = base + k;
     return *off > -BIG_OFFSET && *off < BIG_OFFSET;
+}
+
+/* Whether n is an index the loop does not change: a literal, or v + c for
+ * an int variable v the loop never assigns or defines (*v NULL: the literal). */
+static bool fixed_index(struct bce *x, struct ir_node *n, struct ir_var **v, int64_t *off)
+{
+    if (!var_plus(n, v, off)) return false;
+    if (!*v) return true;
+    int id = (*v)->id;
+    if (x->is_alias[id] == ALIAS_FIXED) {
+        /* a let copying one: the copied index */
+        *off += x->alias[id];
+        *v = x->fixed_of[id];
+        return *off > -BIG_OFFSET && *off < BIG_OFFSET;
+    }
+    return *v != x->iv && !x->is_alias[id] && !(x->b->use[id] & (U_ASSIGN | U_DEFINED));
 }
 
 /* The array xs of a guard: a variable whose length the loop cannot change. */
@@ -246,15 +291,66 @@ static bool fixed_length(struct bce *x, struct ir_var *v)
     return v->type->kind == T_ARRAY && !(x->b->use[v->id] & (U_ASSIGN | U_PUSH | U_DEFINED));
 }
 
-static bool add_guard(struct bce *x, struct ir_var *arr, int64_t off)
+/* Whether s stores a whole row of v (v[k] = row: the row's length may change). */
+static bool replaces_rows(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    switch (s->sop) {
+    case IR_STORE: return s->var == v && s->nkids == 1;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (replaces_rows(s->kids[i], v)) return true;
+        return false;
+    case IR_IF: return replaces_rows(s->b, v) || replaces_rows(s->c, v);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return replaces_rows(s->b, v);
+    case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+/* The array of arrays m of a row guard: neither m's length nor any of its
+ * rows' lengths can change in the loop (no assignment, push or mutating
+ * method of m, no store of a whole row; an element store m[k][j] = v copies
+ * at most a row of the same length). Arrays are values: no other variable
+ * reaches m's rows. */
+static bool fixed_rows(struct bce *x, struct ir_var *m)
+{
+    return fixed_length(x, m) && m->type->elem->kind == T_ARRAY && !replaces_rows(x->loop->b, m);
+}
+
+static bool add_guard(struct bce *x, struct ir_guard g)
 {
     struct ir_node *l = x->loop;
-    for (int i = 0; i < l->nguards; i++)
-        if (l->guards[i].arr == arr && l->guards[i].off == off) return true;
+    for (int i = 0; i < l->nguards; i++) {
+        struct ir_guard *h = &l->guards[i];
+        if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->at_var == g.at_var && h->row_off == g.row_off &&
+            h->fixed == g.fixed && h->idx_var == g.idx_var)
+            return true;
+    }
     if (l->nguards == MAX_GUARDS) return false;
     l->guards = xrealloc(l->guards, (size_t)(l->nguards + 1) * sizeof *l->guards);
-    l->guards[l->nguards++] = (struct ir_guard){.arr = arr, .off = off};
+    l->guards[l->nguards++] = g;
     return true;
+}
+
+/* The guard of index i into an array the loop cannot resize (g: arr, and a
+ * row's at_var and row_off): i + c over the loop variable, or an index the
+ * loop does not change. */
+static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i)
+{
+    if (offset_of(x, i, &g.off)) return add_guard(x, g);
+    g.fixed = true;
+    return fixed_index(x, i, &g.idx_var, &g.off) && add_guard(x, g);
+}
+
+/* m[r][i], r an index the loop does not change and m's rows fixed: a row
+ * guard that proves both indices. */
+static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node *r, struct ir_node *i)
+{
+    struct ir_guard g = {.arr = m, .rows = true};
+    return fixed_rows(x, m) && fixed_index(x, r, &g.at_var, &g.row_off) && index_guard(x, g, i);
 }
 
 static void bce_expr(struct bce *x, struct ir_node *n);
@@ -270,9 +366,16 @@ static void bce_kids(struct bce *x, struct ir_node *n)
 static void bce_expr(struct bce *x, struct ir_node *n)
 {
     if (!n) return;
-    int64_t off;
-    if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_length(x, n->a->var) && offset_of(x, n->b, &off) &&
-        add_guard(x, n->a->var, off))
+    if (n->op == IR_INDEX && n->a->op == IR_INDEX && n->a->a->op == IR_VAR &&
+        row_guard(x, n->a->a->var, n->a->b, n->b)) {
+        /* the row's guard proves its index too */
+        n->in_range_by = n->a->in_range_by = x->loop;
+        bce_expr(x, n->a->b);
+        bce_expr(x, n->b);
+        return;
+    }
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_length(x, n->a->var) &&
+        index_guard(x, (struct ir_guard){.arr = n->a->var}, n->b))
         n->in_range_by = x->loop;
     bce_kids(x, n);
 }
@@ -281,6 +384,7 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
 {
     if (!s) return;
     int64_t off;
+    struct ir_var *at;
     switch (s->sop) {
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++) bce_stmt(x, s->kids[i]);
@@ -289,14 +393,22 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
         bce_expr(x, s->a);
         /* let t = i (+ c): lowering's copies of indices (xs[i] += v) */
         if (s->var->type == ty_int && !(x->b->use[s->var->id] & U_ASSIGN) && offset_of(x, s->a, &off)) {
-            x->is_alias[s->var->id] = 1;
+            x->is_alias[s->var->id] = ALIAS_OF_IV;
+            x->alias[s->var->id] = off;
+        } else if (s->var->type == ty_int && !(x->b->use[s->var->id] & U_ASSIGN) && fixed_index(x, s->a, &at, &off)) {
+            /* let t = k (+ c), k fixed in the loop: lowering's copies again */
+            x->is_alias[s->var->id] = ALIAS_FIXED;
+            x->fixed_of[s->var->id] = at;
             x->alias[s->var->id] = off;
         }
         return;
     case IR_STORE:
         bce_expr(x, s->a);
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
-        if (s->nkids == 1 && fixed_length(x, s->var) && offset_of(x, s->kids[0], &off) && add_guard(x, s->var, off))
+        if (s->nkids == 1 && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
+            s->in_range_by = x->loop;
+        else if (s->nkids == 2 && s->kids[0]->op != IR_FIELD && s->kids[1]->op != IR_FIELD &&
+                 row_guard(x, s->var, s->kids[0], s->kids[1]))
             s->in_range_by = x->loop;
         return;
     case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
@@ -315,18 +427,40 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
 }
 
 /* Whether a while loop's bound or step keeps its value through the body:
- * a literal, a constant, a variable the body never assigns, or len of an
- * array whose length it cannot change. */
-static bool invariant(struct body *b, struct ir_node *n)
+ * a literal, a constant, a variable the body never assigns, len of an
+ * array whose length it cannot change, or len of a row m[r] whose index
+ * and length it cannot change (fixed_rows). */
+static bool invariant(struct bce *x, struct ir_node *n)
 {
+    struct body *b = x->b;
     if (n->type != ty_int) return false;
     if (n->op == IR_INT || n->op == IR_GLOBAL) return true;
     if (n->op == IR_VAR) return !(b->use[n->var->id] & (U_ASSIGN | U_DEFINED));
-    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) {
-        struct ir_var *v = n->kids[0]->var;
-        return v->type->kind == T_ARRAY && !(b->use[v->id] & (U_ASSIGN | U_PUSH | U_DEFINED));
-    }
-    return false;
+    if (n->op != IR_BUILTIN || n->builtin != BI_LEN || n->nkids != 1) return false;
+    struct ir_node *a = n->kids[0];
+    struct ir_var *at;
+    int64_t roff;
+    if (a->op == IR_INDEX && a->a->op == IR_VAR)
+        return fixed_rows(x, a->a->var) && fixed_index(x, a->b, &at, &roff);
+    return a->op == IR_VAR && fixed_length(x, a->var);
+}
+
+/* In a while loop's condition: the rows m[r] its body's row guards prove
+ * (len(m[r]) as the bound). */
+static void rows_proved(struct bce *x, struct ir_node *n)
+{
+    if (!n) return;
+    struct ir_var *at;
+    int64_t roff;
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_index(x, n->b, &at, &roff))
+        for (int i = 0; i < x->loop->nguards; i++) {
+            struct ir_guard *g = &x->loop->guards[i];
+            if (g->rows && g->arr == n->a->var && g->at_var == at && g->row_off == roff) n->in_range_by = x->loop;
+        }
+    rows_proved(x, n->a);
+    rows_proved(x, n->b);
+    rows_proved(x, n->c);
+    for (int i = 0; i < n->nkids; i++) rows_proved(x, n->kids[i]);
 }
 
 /* Whether s assigns v (anywhere in it). */
@@ -349,7 +483,7 @@ static bool assigns(struct ir_node *s, struct ir_var *v)
 }
 
 /* `while j <= n: ...; j = j + s` (or <): its induction variable, or NULL. */
-static struct ir_var *induction(struct ir_node *loop, struct body *b)
+static struct ir_var *induction(struct ir_node *loop, struct bce *b)
 {
     struct ir_node *c = loop->a, *body = loop->b;
     if (c->op != IR_BINARY || c->optype != ty_int || (c->bop != OP_LT && c->bop != OP_LE)) return NULL;
@@ -374,12 +508,14 @@ static void guard_loop(struct ir_node *loop, struct body *b)
 {
     if (b->has_loop || b->has_gen) return;
     struct ir_var *iv = NULL;
+    struct bce x = {loop, NULL, b, ALIAS, IS_ALIAS, FIXED_OF};
     if (loop->op == IR_FOR_RANGE && loop->var->type == ty_int && !(b->use[loop->var->id] & U_ASSIGN))
         iv = loop->var;
-    if (loop->op == IR_WHILE) iv = induction(loop, b);
+    if (loop->op == IR_WHILE) iv = induction(loop, &x);
     if (!iv) return;
-    struct bce x = {loop, iv, b, ALIAS, IS_ALIAS};
+    x.iv = iv;
     bce_stmt(&x, loop->b);
+    if (loop->op == IR_WHILE) rows_proved(&x, loop->a);
     /* an alias is a let of the body: a marked variable */
     for (int i = 0; i < b->ntouched; i++) IS_ALIAS[b->touched[i]] = 0;
     if (loop->op == IR_WHILE && loop->nguards) {
@@ -487,11 +623,13 @@ void opt_loops(struct ir_program *ir)
     ALIAS = xmalloc(n * sizeof *ALIAS);
     IS_ALIAS = xmalloc(n);
     memset(IS_ALIAS, 0, n);
+    FIXED_OF = xmalloc(n * sizeof *FIXED_OF);
     for (int i = 0; i < ir->fns.len; i++) loops_in(((struct ir_fn *)ir->fns.items[i])->body);
     free(USE);
     free(STORED);
     free(TOUCHED);
     free(ALIAS);
     free(IS_ALIAS);
+    free(FIXED_OF);
     P = NULL;
 }

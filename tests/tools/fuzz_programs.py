@@ -2256,6 +2256,11 @@ class Gen:
         # a column of another grid (src[k][j]: what makes the swap pay), now and then a row short
         src, srows = self.fresh("s"), (deep or 0) - (1 if deep and r.random() < 0.2 else 0)
         col = deep is not None and r.random() < 0.6
+        # now and then another row of the grid read along the j loop, a fixed
+        # one (a row guard of the loop: opt_loops.c), now and then past the end
+        other = r.randrange(rows + 1) if r.random() < 0.4 else None
+        # and a fixed column of its own row (a guard of one index)
+        fixed = r.randrange(cols + 1) if r.random() < 0.3 else None
         self.scope.pop()
         body, bex = self.block(depth - 1, True, ret) if depth > 0 and r.random() < 0.5 else ([], None)
         self.scope.pop()
@@ -2268,6 +2273,10 @@ class Gen:
             xtext = f"{par(x, 10)} + {src}[{k}][{j}]"
         else:
             xtext = x.text
+        if other is not None:
+            xtext = f"{xtext} + {g}[{other}][{j}]"
+        if fixed is not None:
+            xtext = f"{xtext} + {g}[{i}][{fixed}]"
         if alias[0]:
             lines.append(f"{g}[{alias[0][0]}] = {g}[{alias[0][1]}]")
         lines.append(f"for {i} in 0..{span}:")
@@ -2296,6 +2305,22 @@ class Gen:
                     raise Panic(f"index out of bounds: the len is {srows} but the index is {kv}")
                 c = kv * 7 + jv
                 val = chk(et, val + c, "addition") if et == "int" else val + float(c) * 0.25
+            if other is not None:
+                xs = env.look(g)[2]
+                if other >= len(xs):
+                    raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {other}")
+                if jv >= len(xs[other]):
+                    raise Panic(f"index out of bounds: the len is {len(xs[other])} but the index is {jv}")
+                o = xs[other][jv]
+                val = chk(et, val + o, "addition") if et == "int" else val + o
+            if fixed is not None:
+                xs = env.look(g)[2]
+                if iv >= len(xs):
+                    raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
+                if fixed >= len(xs[iv]):
+                    raise Panic(f"index out of bounds: the len is {len(xs[iv])} but the index is {fixed}")
+                o = xs[iv][fixed]
+                val = chk(et, val + o, "addition") if et == "int" else val + o
             xs = env.look(g)[2]
             if iv >= len(xs):
                 raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {iv}")
@@ -3223,6 +3248,61 @@ def counter_stmt(g, depth, in_loop, ret):
 FORM_HOOKS["stmt"].append((0.08, counter_stmt))
 
 
+def small_aggregate_stmt(g, depth, in_loop, ret):
+    """A small array or tuple that never escapes: `let a = [E(d) for d in 0..K]`,
+    `[E0, E1]` or `(E0, E1)`, read only as a[K] or a.K (opt_scalars.c makes its
+    elements values of their own; unroll writes the comprehension out), now and
+    then at an index one past the end: the panic stays at the read."""
+    r = g.r
+    if g.pure or r.random() > 0.5:
+        return None
+    a, d = g.fresh("a"), g.fresh("d")
+    form = r.randrange(3)
+    g.use("small-aggregate")
+    if form == 0:
+        et = r.choice(["int", "float", "bool"])
+        k = r.randint(1, 4)
+        g.scope.append({d: ("int", False)})
+        e = g.typed(g.expr(et, 2), et)
+        g.scope.pop()
+        ee, ts = e.ev, [et] * k
+        text = f"let {a} = [{e.text} for {d} in 0..{k}]"
+
+        def make(env):
+            out = []
+            for dv in range(k):
+                sub = Env(env)
+                sub.vars[d] = ["int", False, dv]
+                out.append(copyv(ee(sub)))
+            return out
+    else:
+        k = r.randint(2, 3)
+        ts = [r.choice(["int", "float", "bool"]) for _ in range(k)] if form == 2 else [r.choice(["int", "float"])] * k
+        es = [g.typed(g.expr(t, 2), t) for t in ts]
+        items = ", ".join(e.text for e in es)
+        text = f"let {a} = ({items})" if form == 2 else f"let {a} = [{items}]"
+
+        def make(env):
+            return [copyv(e.ev(env)) for e in es]
+    past = form != 2 and r.random() < 0.15
+    reads = [r.randrange(k) for _ in range(r.randint(1, 3))] + ([k] if past else [])
+    r.shuffle(reads)
+    texts = [f"{a}.{i}" if form == 2 else f"{a}[{i}]" for i in reads]
+
+    def ex(env):
+        xs = make(env)
+        vals = []
+        for i in reads:
+            if i >= len(xs):
+                raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {i}")
+            vals.append(show(ts[i], xs[i]))
+        env_out(env).append(" ".join(vals) + "\n")
+    return [text, f"print({', '.join(texts)})"], ex
+
+
+FORM_HOOKS["stmt"].append((0.05, small_aggregate_stmt))
+
+
 # ---- SPEC 12: world, one process (no launcher: rank 0 of 1) -----------------------
 
 def world_expr(g, t, d):
@@ -3265,14 +3345,14 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("fnvals", "inline", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
+OPT_PASSES = ("fnvals", "unroll", "inline", "scalars", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by-key", "assert", "world", "counter"]
+            "row-store", "by-key", "assert", "world", "counter", "small-aggregate"]
 
 
 def classify(problem):
