@@ -230,6 +230,7 @@ void combine_into(struct ir_node *rn, const char *acc, const char *b);
  * f is the built-in reducer's operation (reducer), so the lanes may fold
  * the leaves and the checked integer sum its fast way */
 const char *emit_par_reduce(struct ir_node *rn, bool lanes);
+const char *emit_seq_reduce(struct ir_node *rn, bool tree); /* tree: the par order on this thread */
 
 /* ---- the lane vectoriser (emit_lane.c) ----------------------------------- */
 

@@ -233,20 +233,41 @@ size_t c_size(struct type *t, size_t *align)
     return n;
 }
 
-struct fold_arg { const char *acc, *has, *stop, *L; const char *cnt, *stk, *sh, *lv, *sp; struct ir_node *filter; };
+struct fold_arg { const char *acc, *has, *stop, *L; const char *cnt, *stk, *sh, *lv, *sp, *st; struct ir_node *filter; };
 
-/* Tree order on the calling thread (SPEC 5.2), for par min/max of values the
- * runtime's nodes cannot hold (over 16 bytes, or holding references): a stack
- * of completed subtrees (value, has, level); node i = node i op node j, the
- * loser released. */
+/* Tree order on the calling thread (SPEC 5.2), for par min/max and par
+ * reduce(f, start, gen) of values the runtime's nodes cannot hold (over 16
+ * bytes, or holding references): a stack of completed subtrees (value, has,
+ * level), each slot holding its own references; node i = node i op node j,
+ * the loser (reduce: the right operand, or a slot without a value)
+ * released. The caller drops slot j right after. */
 static void tree_merge(struct ir_node *rn, struct fold_arg *a, const char *i, const char *j)
 {
     struct type *t = rn->elem_type;
     bool ref = type_is_ref(t);
+    const char *right = arena_printf("%s[%s]", a->stk, j), *left = arena_printf("%s[%s]", a->stk, i);
+    if (rn->user) { /* f(left, right); a leaf without a value holds a copy of start */
+        const char *rel = ref ? release_fn(t) : NULL;
+        line("if (%s[%s]) {", a->sh, j);
+        F->ind++;
+        if (rel) line("if (!%s[%s]) { %s(%s); %s = %s; %s[%s] = 1; }", a->sh, i, rel, left, left, right, a->sh, i);
+        else line("if (!%s[%s]) { %s = %s; %s[%s] = 1; }", a->sh, i, left, right, a->sh, i);
+        line("else {");
+        F->ind++;
+        scope_open();
+        combine_into(rn, left, right);
+        scope_close();
+        if (rel) line("%s(%s);", rel, right);
+        F->ind--;
+        line("}");
+        F->ind--;
+        if (rel) line("} else %s(%s);", rel, right);
+        else line("}");
+        return;
+    }
     line("if (%s[%s]) {", a->sh, j);
     F->ind++;
     line("if (!%s[%s]) { %s[%s] = %s[%s]; %s[%s] = 1; }", a->sh, i, a->stk, i, a->stk, j, a->sh, i);
-    const char *right = arena_printf("%s[%s]", a->stk, j), *left = arena_printf("%s[%s]", a->stk, i);
     if (ref) line("else if (%s) { %s(%s); %s = %s; } else %s(%s);", better(rn->reducer, t, right, left), release_fn(t), left,
                   left, right, release_fn(t), right);
     else line("else if (%s) %s = %s;", better(rn->reducer, t, right, left), left, right);
@@ -258,7 +279,13 @@ static void tree_merge(struct ir_node *rn, struct fold_arg *a, const char *i, co
 static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
 {
     line("%s[%s] = %s; %s[%s] = %s; %s[%s] = 0; %s++;", a->stk, a->sp, a->acc, a->sh, a->sp, a->has, a->lv, a->sp, a->sp);
-    line("%s = (%s)%s; %s = 0; %s = 0;", a->acc, ctype(rn->elem_type), start_value(rn->reducer, rn->elem_type), a->has, a->cnt);
+    if (a->st) { /* reduce: the next leaf folds from its own copy of start */
+        line("%s = %s; %s = 0; %s = 0;", a->acc, a->st, a->has, a->cnt);
+        if (type_is_ref(rn->elem_type)) line("%s(%s);", retain_fn(rn->elem_type), a->acc);
+    } else {
+        line("%s = (%s)%s; %s = 0; %s = 0;", a->acc, ctype(rn->elem_type), start_value(rn->reducer, rn->elem_type), a->has,
+             a->cnt);
+    }
     line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
     F->ind++;
     tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
@@ -412,18 +439,29 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
     line("}");
 }
 
-static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
+/* A built-in reduction folded on the calling thread: left to right, or
+ * (tree) in the par tree's order with a stack of finished subtrees. Also
+ * par reduce(f, start, gen) of values holding references (tree): each leaf
+ * folds from its own copy of start, nodes combine as f(left, right). */
+const char *emit_seq_reduce(struct ir_node *rn, bool tree)
 {
     struct type *t = rn->type;
     const char *L = loc_ref(rn->loc);
+    const char *ust = NULL; /* reduce's start, evaluated before the sources */
+    if (rn->user) {
+        ust = new_temp();
+        line("%s %s = %s;", ctype(t), ust, take(emit_expr(rn->a), t));
+        own(ust, t);
+    }
     struct src s = {0};
     if (!rn->nclauses) s = eval_source(&rn->iter);
     declare_var(rn->gen_var, VS_BORROWED);
     const char *acc = new_temp();
-    line("%s %s = %s;", ctype(t), acc, start_value(rn->reducer, t));
+    line("%s %s = %s;", ctype(t), acc, ust ? ust : start_value(rn->reducer, t));
+    if (ust && type_is_ref(t)) line("%s(%s);", retain_fn(t), acc);
     own(acc, t); /* from here: a panic in an element releases it */
     const char *has = NULL, *stop = NULL;
-    if (rn->reducer == RED_MIN || rn->reducer == RED_MAX) {
+    if (rn->user || rn->reducer == RED_MIN || rn->reducer == RED_MAX) {
         has = new_temp();
         line("bool %s = 0;", has);
     }
@@ -431,7 +469,7 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         stop = new_temp();
         line("bool %s = 0;", stop);
     }
-    struct fold_arg fa = {.acc = acc, .has = has, .stop = stop, .L = L};
+    struct fold_arg fa = {.acc = acc, .has = has, .stop = stop, .L = L, .st = ust};
     if (tree) {
         fa.cnt = new_temp(), fa.stk = new_temp(), fa.sh = new_temp(), fa.lv = new_temp(), fa.sp = new_temp();
         line("%s %s[66]; bool %s[66]; int %s[66]; int %s = 0; int64_t %s = 0;", ctype(t), fa.stk, fa.sh, fa.lv, fa.sp, fa.cnt);
@@ -439,7 +477,7 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         rn->filter = NULL;
     }
     /* the stack's values are owned while elements run (a panic in one
-     * releases them); what follows the loop cannot panic */
+     * releases them); after the loop only reduce's f can panic */
     const char *so = NULL;
     if (tree && F->owner && type_is_ref(t)) {
         so = new_temp();
@@ -448,7 +486,29 @@ static const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     }
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
-    if (so) line("brt_own_pop(&%s.o);", so);
+    if (so && !rn->user) line("brt_own_pop(&%s.o);", so);
+    if (tree && rn->user) {
+        /* the partial leaf, then the nodes without a partner, right to left */
+        rn->filter = fa.filter;
+        line("if (%s > 0) {", fa.cnt);
+        F->ind++;
+        tree_leaf_end(rn, &fa);
+        F->ind--;
+        line("}");
+        line("for (; %s >= 2; %s--) {", fa.sp, fa.sp);
+        F->ind++;
+        tree_merge(rn, &fa, arena_printf("%s - 2", fa.sp), arena_printf("%s - 1", fa.sp));
+        F->ind--;
+        line("}");
+        /* the root's value, or (nothing kept) acc's copy of start */
+        if (type_is_ref(t))
+            line("if (%s > 0) { if (%s[0]) { %s(%s); %s = %s[0]; } else %s(%s[0]); %s = 0; }", fa.sp, fa.sh, release_fn(t), acc,
+                 acc, fa.stk, release_fn(t), fa.stk, fa.sp);
+        else
+            line("if (%s > 0 && %s[0]) %s = %s[0];", fa.sp, fa.sh, acc, fa.stk);
+        if (so) line("brt_own_pop(&%s.o);", so);
+        return acc;
+    }
     if (tree) {
         rn->filter = fa.filter;
         line("if (%s > 0) {", fa.cnt);

@@ -469,8 +469,10 @@ const char *emit_fold(struct ir_node *rn)
         if (alike) rn->reducer = red;
         return emit_par_reduce(rn, alike);
     }
-    if (!rn->key && (!rn->par || (rn->user && type_is_ref(t)) || (rn->scan && type_is_ref(t))))
-        return seq_fold(rn);
+    /* par reduce of values holding references: the tree's order on this
+     * thread (the runtime's slots hold plain values) */
+    if (rn->par && rn->user && !rn->scan && !rn->key && !rn->world && type_is_ref(t)) return emit_seq_reduce(rn, true);
+    if (!rn->key && (!rn->par || (rn->scan && type_is_ref(t)))) return seq_fold(rn);
     if (type_is_ref(t)) internal_error("emit: a keyed or par fold of %s", type_name(t));
     const char *ct = ctype(t);
     const char *st = fold_start(rn);

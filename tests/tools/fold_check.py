@@ -124,6 +124,11 @@ def expect_int(xs, ms, ks, nk):
     out.append(fmt(R.keyed(imix, 7, f, ks, nk, True)))
     out.append(fmt(R.keyed(imix, 7, f, ks, nk, False)))
     out.append(fmt(R.keyed(lambda a, b: a and b, True, [x % 3 != 0 for x in xs], ks, nk, True)))
+    # par reduce of values holding references (str, a tuple with a str)
+    out.append(red(R.par_reduce(lambda a, b: "(" + a + "," + b + ")", "s", [str(x) if x is not FILTERED else x for x in f])))
+    digits = [(str(int(math.fmod(x, 10))), x) for x in xs]  # % truncates
+    r = red(R.par_reduce(lambda a, b: (a[0] + b[0], wrap(wrap(a[1] * 3) + b[1])), ("", 1), digits))
+    out.append('("%s", %d)' % r)
     return out
 
 

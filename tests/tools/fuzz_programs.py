@@ -1148,6 +1148,8 @@ class Gen:
             return self.cond("str", d)
         if c == 8:
             return self.index("str", d)
+        if c == 9 and d > 1 and r.random() < 0.5:
+            return self.reduction("str", d)
         return self.leaf("str")
 
     # -- SPEC 13: tuples, structs, Option, function values --
@@ -2026,6 +2028,11 @@ class Gen:
             text = ("par " if is_par else "") + f"reduce({ftext}, {stext}, {gtext})"
             # the start literal takes the context's type (SPEC 3): weak
             return Expr(text, 14, lambda env: fold_model(fop, stv, is_par, each(env)), t, weak=True)
+        if t == "str" and r.random() < 0.15:
+            # reduce of str: f shows the tree's shape (SPEC 15, any T)
+            gtext, each, weak = self.generator(t, d)
+            text = ("par " if is_par else "") + f'reduce(lambda a, b: "(" + a + b + ")", "", {gtext})'
+            return Expr(text, 14, lambda env: fold_model(lambda a, b: "(" + a + b + ")", "", is_par, each(env)), t)
         if r.random() < 0.2:
             # over an array value
             at = "[" + et + "]"

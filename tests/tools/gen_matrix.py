@@ -457,9 +457,13 @@ def program(t):
             acc = x if t.key(x) < t.key(acc) else acc
             run.append(acc)
         PA("scan(lambda a, b: b if b < a else a, base()[0], xs)", run)
+    # par reduce takes every type (values holding references: the tree's
+    # order on the calling thread)
+    big = [xs[(i * 5) % N] for i in range(40)]
+    P("par reduce(lambda a, b: b, xs[1], xs[(i * 5) % 6] for i in 0..40)", big[-1], t)
+    P("par reduce(lambda a, b: a, xs[2], xs[i % 6] for i in 0..40 if i < 0)", xs[2], t)
+    P("par reduce(lambda a, b: a, xs[2], xs[i % 6] for i in 0..40 if i > 20)", xs[2], t)
     if plain(t):
-        big = [xs[(i * 5) % N] for i in range(40)]
-        P("par reduce(lambda a, b: b, xs[1], xs[(i * 5) % 6] for i in 0..40)", big[-1], t)
         PA("par scan(lambda a, b: a, xs[4], xs[(i * 5) % 6] for i in 0..40)", [xs[4]] * 40)
         P("par reduce(lambda a, b: b, xs[0], xs[(i * 5) % 6] for i in 0..40 by i % 3 in 0..3)",
           [[x for i, x in enumerate(big) if i % 3 == j][-1] for j in range(3)], at)
