@@ -487,7 +487,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
     if (so && !rn->user) line("brt_own_pop(&%s.o);", so);
-    if (tree && rn->user) {
+    if (tree) {
         /* the partial leaf, then the nodes without a partner, right to left */
         rn->filter = fa.filter;
         line("if (%s > 0) {", fa.cnt);
@@ -495,6 +495,8 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         tree_leaf_end(rn, &fa);
         F->ind--;
         line("}");
+    }
+    if (tree && rn->user) {
         line("for (; %s >= 2; %s--) {", fa.sp, fa.sp);
         F->ind++;
         tree_merge(rn, &fa, arena_printf("%s - 2", fa.sp), arena_printf("%s - 1", fa.sp));
@@ -510,12 +512,6 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         return acc;
     }
     if (tree) {
-        rn->filter = fa.filter;
-        line("if (%s > 0) {", fa.cnt);
-        F->ind++;
-        tree_leaf_end(rn, &fa);
-        F->ind--;
-        line("}");
         const char *i = new_temp();
         line("for (int %s = %s - 2; %s >= 0; %s--) {", i, fa.sp, i, i);
         F->ind++;
