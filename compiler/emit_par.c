@@ -827,7 +827,10 @@ const char *emit_listcomp(struct ir_node *rn)
         struct src s = {0};
         if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);
-        const char *out = tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+        /* no filter: as many elements as the source has, room made once */
+        const char *out = rn->nclauses || rn->filter
+                              ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
+                              : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
         struct push_arg pa = {out, false};
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);

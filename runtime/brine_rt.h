@@ -593,6 +593,9 @@ int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
 /* A new array of len elements, all zero (0, 0.0, false; str elements are
  * ""; array elements are empty arrays of their element type). */
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
+/* An empty array with room for n elements (up to a bound): a comprehension
+ * of n elements pushes into it without growing. */
+brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
 /* An array from n values stored contiguously at elems; takes the
  * references they hold. */
 brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems);

@@ -434,6 +434,18 @@ static void zero_fields(const brt_type *t, void *p)
     }
 }
 
+/* An empty array with room for n elements, at most BRT_ROOM_BYTES of them:
+ * a comprehension's result whose length is known. Past that room it grows
+ * as any push does, so an element that panics early (or a count too large
+ * to hold) costs no more than this. */
+#define BRT_ROOM_BYTES ((int64_t)16 << 20)
+brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
+{
+    int64_t es = (int64_t)TYPE_SIZE(elem);
+    int64_t most = es ? BRT_ROOM_BYTES / es : 8;
+    return arr_alloc(elem, 0, n < 0 ? 0 : n < most ? n : most, NULL);
+}
+
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
 {
     if (len < 0)
