@@ -173,13 +173,39 @@ static const char *guard_test(const struct ir_guard *g, const char *lo, const ch
                         g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
 }
 
+/* A guard's base (opt_loops.c: literals, variables, + - *) in C, each
+ * operation tested for overflow into the flag bad instead of panicking. */
+static const char *base_c(struct ir_node *e, const char *bad)
+{
+    if (e->op != IR_BINARY) return emit_expr(e); /* a literal or a variable */
+    const char *f = e->bop == OP_ADD ? "bp_gadd" : e->bop == OP_SUB ? "bp_gsub" : "bp_gmul";
+    return arena_printf("%s(%s, %s, &%s)", f, base_c(e->a, bad), base_c(e->b, bad), bad);
+}
+
+/* The test of loop guard g over lo .. hi (last: hi, or hi - 1 when hi is
+ * not included). A guard of i + base + off first computes base and the
+ * two ends of i + base, before the test, where an overflow fails the guard
+ * (the loop as written then panics where it would). */
+static const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
+                                   bool inclusive)
+{
+    if (!g->base) return guard_test(g, lo, last);
+    const char *bad = new_temp(), *b = new_temp(), *from = new_temp(), *to = new_temp();
+    line("int %s = 0;", bad);
+    line("int64_t %s = %s;", b, base_c(g->base, bad));
+    line("int64_t %s = bp_gadd(%s, %s, &%s);", from, lo, b, bad);
+    if (inclusive) line("int64_t %s = bp_gadd(%s, %s, &%s);", to, hi, b, bad);
+    else line("int64_t %s = bp_gadd(bp_gsub(%s, 1, &%s), %s, &%s);", to, hi, bad, b, bad);
+    return arena_printf("(!%s & %s)", bad, span_test(from, to, g->off, vname(g->arr)));
+}
+
 /* Whether a swapped or jammed nest's inner loop guard g is one the nest
  * needs: of an array read along the inner loop. Its guards of rows and of
  * fixed indices are not: opt_interchange.c proves each such index of the
  * nest by a swap guard, or does not change the nest. */
 static bool nest_needs(const struct ir_guard *g)
 {
-    return !g->rows && !g->fixed;
+    return !g->rows && !g->fixed && !g->base;
 }
 
 /* A swap guard (ir.h) that needs only the outer range: tested before the
@@ -540,7 +566,7 @@ void emit_while(struct ir_node *s)
     bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
             st);
     for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " %s %s", guard_join(i), guard_test(&s->guards[i], lo, last));
+        bprintf(&cond, " %s %s", guard_join(i), loop_guard_test(&s->guards[i], lo, last, n, s->ind_inclusive));
     bputs(&cond, ")");
     two_versions(s, cond.p, lo, n);
     free(cond.p);
@@ -576,7 +602,8 @@ void emit_for_range(struct ir_node *s)
     bprintf(&cond, "%s %s %s", lo, s->iter.inclusive ? ">" : ">=", hi);
     const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
     for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (", guard_test(&s->guards[i], lo, last));
+        bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (",
+                loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
     bputs(&cond, ")");
     two_versions(s, cond.p, lo, hi);
     free(cond.p);

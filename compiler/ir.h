@@ -261,6 +261,10 @@ struct ir_guard {
      * idx_var + off (idx_var NULL: the literal off) instead of i + off. */
     bool fixed;
     struct ir_var *idx_var;
+    /* A loop guard of an index i + base + off (opt_loops.c): base an int
+     * expression of literals and variables the loop does not change (+ - *),
+     * computed in the guard without panicking (an overflow fails it). */
+    struct ir_node *base;
     int64_t off;
     bool rows;
     int64_t row_off;
