@@ -332,6 +332,8 @@ static void elem_cb(struct ir_node *rn, void *p)
     line("%s = 1;", a->kept);
 }
 
+/* An element pushed into the array its comprehension builds (a fresh one,
+ * or a par chunk's own: BRT_COLLECT). */
 struct push_arg { const char *out; bool indirect; };
 static void push_cb(struct ir_node *rn, void *p)
 {
@@ -340,8 +342,8 @@ static void push_cb(struct ir_node *rn, void *p)
     x = take(x, rn->elem_type);
     x = lval(x, rn->elem_type);
     const char *ct = ctype(rn->elem_type);
-    if (a->indirect) line("BRT_PUSH(%s, *%s, %s);", ct, a->out, x);
-    else line("BRT_PUSH(%s, %s, %s);", ct, a->out, x);
+    if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
+    else line("BRT_COLLECT(%s, %s, %s);", ct, a->out, x);
 }
 
 /* par comprehensions without a filter: element k goes to its slot. */

@@ -638,6 +638,21 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
             (slot) = brt_arr_push(push_a_, &push_x_);     \
         }                                                 \
     } while (0)
+/* The push of a comprehension into the array it is building: no one else
+ * holds that array, so only its room is tested. Without BRT_PUSH's atomic
+ * load of the reference count (an acquire: no load after it moves above),
+ * gcc keeps the element's loop-invariant loads (rows, lengths) out of the
+ * loop. */
+#define BRT_COLLECT(ctype, slot, x)                       \
+    do {                                                  \
+        brt_arr *push_a_ = (slot);                        \
+        if (BRT_LIKELY(push_a_->len < push_a_->cap))      \
+            ((ctype *)push_a_->data)[push_a_->len++] = (x); \
+        else {                                            \
+            ctype push_x_ = (x);                          \
+            (slot) = brt_arr_push(push_a_, &push_x_);     \
+        }                                                 \
+    } while (0)
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
 BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
 {
