@@ -610,10 +610,39 @@ void emit_for_range(struct ir_node *s)
     close_views(views);
 }
 
+/* for v in range(lo, hi, step) over int: the values one by one, as
+ * brt_range_step lists them (the same count, the same panic for a zero
+ * step at the range), without the array. A range written in place of a
+ * call (its frames) keeps the array. */
+static bool range_step_loop(struct ir_node *s)
+{
+    struct ir_node *r = s->iter.array;
+    if (r->op != IR_BUILTIN || r->builtin != BI_RANGE_STEP || r->type->elem != ty_int || r->inl) return false;
+    scope_open();
+    const char *lo = tmp(ty_int, "%s", emit_expr(r->kids[0]));
+    const char *hi = emit_expr(r->kids[1]);
+    const char *step = tmp(ty_int, "%s", emit_expr(r->kids[2]));
+    const char *n = tmp(ty_int, "brt_range_step_count(%s, %s, %s, %s)", lo, hi, step, loc_ref(r->loc));
+    scope_close();
+    int views = open_views(s);
+    const char *v = declare_var(s->var, VS_BORROWED);
+    const char *k = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
+    F->ind++;
+    /* between lo and hi: the wrapped sum is the value */
+    line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+    close_views(views);
+    return true;
+}
+
 /* for v in xs: over a snapshot of the array, the variable borrowing each
  * element. */
 void emit_for_array(struct ir_node *s)
 {
+    if (range_step_loop(s)) return;
     struct type *et = s->var->type;
     scope_open();
     const char *a = emit_expr(s->iter.array);

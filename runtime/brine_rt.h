@@ -606,6 +606,10 @@ brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b);
  * and zip(a, b)'s (A, B) tuples of descriptor tt (zip: the shorter length),
  * their fields retained. */
 brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+/* How many values range(lo, hi, step) has; a zero step panics, and so does
+ * a count no array could hold (out of memory), as brt_range_step. A for
+ * loop over the range computes the values one by one from it. */
+int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
 /* the same over t, u64 or i128, with the bounds and step as i128 */
 brt_arr *brt_range_step_wide(const brt_type *t, brt_i128 lo, brt_i128 hi, brt_i128 step, const brt_loc *l);
 brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);

@@ -677,7 +677,7 @@ void brt_env_release(brt_env *e)
  * overflows the type, whatever the step: the last one is the last before
  * hi, never a step past the type's end. A count no array can hold panics
  * "out of memory" at l, as a too-large array does. */
-brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
 {
     if (step == 0)
         brt_panic(l, BRT_RANGE_STEP);
@@ -688,7 +688,16 @@ brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
     uint64_t s = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
     uint64_t n = empty ? 0 : d / s + (d % s != 0);
     if (n > (uint64_t)INT64_MAX)
-        n = (uint64_t)INT64_MAX; /* (2^64 - 1 elements of step 1): out of memory below */
+        n = (uint64_t)INT64_MAX; /* (2^64 - 1 elements of step 1) */
+    /* more than any array could hold: out of memory, in a loop over the
+     * values too (as when the array is built) */
+    size_mul((int64_t)n, sizeof(int64_t), l);
+    return (int64_t)n;
+}
+
+brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+{
+    uint64_t n = (uint64_t)brt_range_step_count(lo, hi, step, l);
     brt_arr *a = arr_alloc(&brt_t_int, (int64_t)n, (int64_t)n, l);
     int64_t *e = a->data;
     for (uint64_t i = 0; i < n; i++)
