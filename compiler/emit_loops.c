@@ -610,45 +610,29 @@ void emit_for_range(struct ir_node *s)
     close_views(views);
 }
 
-/* for v in range(lo, hi, step) over int: the values one by one, as
- * brt_range_step lists them (the same count, the same panic for a zero
- * step at the range), without the array. A range written in place of a
- * call (its frames) keeps the array. */
-static bool range_step_loop(struct ir_node *s)
-{
-    struct ir_node *r = s->iter.array;
-    if (r->op != IR_BUILTIN || r->builtin != BI_RANGE_STEP || r->type->elem != ty_int || r->inl) return false;
-    scope_open();
-    const char *lo = tmp(ty_int, "%s", emit_expr(r->kids[0]));
-    const char *hi = emit_expr(r->kids[1]);
-    const char *step = tmp(ty_int, "%s", emit_expr(r->kids[2]));
-    const char *n = tmp(ty_int, "brt_range_step_count(%s, %s, %s, %s)", lo, hi, step, loc_ref(r->loc));
-    scope_close();
-    int views = open_views(s);
-    const char *v = declare_var(s->var, VS_BORROWED);
-    const char *k = new_temp();
-    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
-    F->ind++;
-    /* between lo and hi: the wrapped sum is the value */
-    line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
-    emit_stmt(s->b);
-    F->ind--;
-    line("}");
-    close_views(views);
-    return true;
-}
-
 /* for v in xs: over a snapshot of the array, the variable borrowing each
- * element. */
+ * element. for v in range(lo, hi, step) over int (not written in place of
+ * a call, whose frames the array's panics name): the values one by one, as
+ * brt_range_step lists them (the same count, the same panics at the
+ * range), without the array. */
 void emit_for_array(struct ir_node *s)
 {
-    if (range_step_loop(s)) return;
     struct type *et = s->var->type;
+    struct ir_node *r = s->iter.array;
+    bool values = r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int && !r->inl;
+    const char *snap = NULL, *lo = NULL, *step = NULL, *n;
     scope_open();
-    const char *a = emit_expr(s->iter.array);
-    a = take(a, s->iter.array->type);
-    const char *snap = declare_extra(s->iter.array->type);
-    line("%s = %s;", snap, a);
+    if (values) {
+        lo = tmp(ty_int, "%s", emit_expr(r->kids[0]));
+        const char *hi = emit_expr(r->kids[1]);
+        step = tmp(ty_int, "%s", emit_expr(r->kids[2]));
+        n = tmp(ty_int, "brt_range_step_count(%s, %s, %s, %s)", lo, hi, step, loc_ref(r->loc));
+    } else {
+        const char *a = take(emit_expr(r), r->type);
+        snap = declare_extra(r->type);
+        line("%s = %s;", snap, a);
+        n = arena_printf("%s->len", snap);
+    }
     scope_close();
     int views = open_views(s);
     /* the loop variable borrows each element: a loop variable cannot be
@@ -656,13 +640,16 @@ void emit_for_array(struct ir_node *s)
      * (a value that escapes is retained where it escapes, by take()) */
     const char *v = declare_var(s->var, VS_BORROWED);
     const char *k = new_temp();
-    line("for (int64_t %s = 0; %s < %s->len; %s++) {", k, k, snap, k);
+    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
-    line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
+    if (values) /* between lo and hi: the wrapped sum is the value */
+        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
+    else
+        line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
     emit_stmt(s->b);
     F->ind--;
     line("}");
-    line("brt_arr_release(%s); %s = NULL;", snap, snap);
-    if (type_is_ref(et)) line("%s = %s;", v, zero_of(et));
+    if (snap) line("brt_arr_release(%s); %s = NULL;", snap, snap);
+    if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));
     close_views(views);
 }
