@@ -30,10 +30,14 @@ static void while_loop(struct ir_node *s)
     line("}");
 }
 
+static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
+                       const char *step);
+
 /* A loop with guards (opt_loops.c), written twice: without the checks they
  * prove when cond holds (tested once, before it), else as written. lo, hi:
- * a range loop's bounds (unused by a while loop). */
-static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi)
+ * a range loop's bounds (unused by a while loop); a loop over range values
+ * (ir_range_values): the first value and the count, and its step. */
+static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi, const char *step)
 {
     line("if (%s) {", cond);
     for (int version = 0; version < 2; version++) {
@@ -41,6 +45,7 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
         struct ir_node *outer = CG->guarded;
         if (version == 0) CG->guarded = s;
         if (s->op == IR_WHILE) while_loop(s);
+        else if (s->op == IR_FOR_ARRAY) array_loop(s, vname(s->var), hi, NULL, lo, step);
         else range_loop(s, lo, hi);
         CG->guarded = outer;
         F->ind--;
@@ -568,7 +573,7 @@ void emit_while(struct ir_node *s)
     for (int i = 0; i < s->nguards; i++)
         bprintf(&cond, " %s %s", guard_join(i), loop_guard_test(&s->guards[i], lo, last, n, s->ind_inclusive));
     bputs(&cond, ")");
-    two_versions(s, cond.p, lo, n);
+    two_versions(s, cond.p, lo, n, NULL);
     free(cond.p);
     close_views(views);
 }
@@ -605,21 +610,39 @@ void emit_for_range(struct ir_node *s)
         bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (",
                 loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
     bputs(&cond, ")");
-    two_versions(s, cond.p, lo, hi);
+    two_versions(s, cond.p, lo, hi, NULL);
     free(cond.p);
     close_views(views);
 }
 
+/* A for-over-array loop's body, as the loop over k < n: v is element k of
+ * the snapshot, or (snap NULL) value k of range(lo, ..., step). */
+static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
+                       const char *step)
+{
+    const char *k = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
+    F->ind++;
+    if (!snap) /* between lo and hi: the wrapped sum is the value */
+        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
+    else
+        line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+}
+
 /* for v in xs: over a snapshot of the array, the variable borrowing each
- * element. for v in range(lo, hi, step) over int (not written in place of
- * a call, whose frames the array's panics name): the values one by one, as
- * brt_range_step lists them (the same count, the same panics at the
- * range), without the array. */
+ * element. for v in range(lo, hi, step) over int (ir_range_values): the
+ * values one by one, as brt_range_step lists them (the same count, the
+ * same panics at the range), without the array; with guards (opt_loops.c),
+ * twice: without their checks when they hold from the first value to the
+ * last, else as written. */
 void emit_for_array(struct ir_node *s)
 {
     struct type *et = s->var->type;
     struct ir_node *r = s->iter.array;
-    bool values = r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int && !r->inl;
+    bool values = ir_range_values(s);
     const char *snap = NULL, *lo = NULL, *step = NULL, *n;
     scope_open();
     if (values) {
@@ -639,16 +662,21 @@ void emit_for_array(struct ir_node *s)
      * assigned, and the snapshot holds the elements for the whole loop
      * (a value that escapes is retained where it escapes, by take()) */
     const char *v = declare_var(s->var, VS_BORROWED);
-    const char *k = new_temp();
-    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
-    F->ind++;
-    if (values) /* between lo and hi: the wrapped sum is the value */
-        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
-    else
-        line("%s = BRT_AT(%s, %s, %s);", v, ctype(et), snap, k);
-    emit_stmt(s->b);
-    F->ind--;
-    line("}");
+    if (values && s->nguards) {
+        /* the values' least and greatest: the first and the last */
+        const char *last = tmp(ty_int, "(int64_t)((uint64_t)%s + (uint64_t)(%s - 1) * (uint64_t)%s)", lo, n, step);
+        const char *a = tmp(ty_int, "%s > 0 ? %s : %s", step, lo, last);
+        const char *z = tmp(ty_int, "%s > 0 ? %s : %s", step, last, lo);
+        struct buf cond = {0};
+        bprintf(&cond, "%s <= 0", n);
+        for (int i = 0; i < s->nguards; i++)
+            bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (", loop_guard_test(&s->guards[i], a, z, z, true));
+        bputs(&cond, ")");
+        two_versions(s, cond.p, lo, n, step);
+        free(cond.p);
+    } else {
+        array_loop(s, v, n, snap, lo, step);
+    }
     if (snap) line("brt_arr_release(%s); %s = NULL;", snap, snap);
     if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));
     close_views(views);

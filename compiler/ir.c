@@ -421,6 +421,13 @@ static bool base_in_scope(struct vstate *st, struct ir_node *n)
            base_in_scope(st, n->a) && base_in_scope(st, n->b);
 }
 
+bool ir_range_values(const struct ir_node *s)
+{
+    const struct ir_node *r = s->iter.array;
+    return s->op == IR_FOR_ARRAY && r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int &&
+           !r->inl;
+}
+
 /* A loop's guards name arrays and indices in scope before it; entering it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
 {
@@ -808,6 +815,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         scope_push(st, s, s->var);
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
+        want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
         loop_enter(st, s);
         st->loops++;
         v_block(st, s->b);

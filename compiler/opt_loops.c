@@ -28,6 +28,9 @@
  *                   change: its guard computes base once, an overflow
  *                   failing it (the loop as written then panics where it
  *                   would), and tests i + base + c over the range.
+ *                   A `for j in range(lo, hi, step)` over int
+ *                   (ir_range_values) is guarded as a range loop: its
+ *                   guards are tested from its first value to its last.
  *                   An innermost `while j <= n` (or `<`) whose body ends
  *                   with `j += s` and assigns j nowhere else, n and s not
  *                   changing in it (variables it never assigns, literals,
@@ -592,6 +595,7 @@ static void guard_loop(struct ir_node *loop, struct body *b)
     if (loop->op == IR_FOR_RANGE && loop->var->type == ty_int && !(b->use[loop->var->id] & U_ASSIGN))
         iv = loop->var;
     if (loop->op == IR_WHILE) iv = induction(loop, &x);
+    if (ir_range_values(loop)) iv = loop->var; /* range(lo, hi, step): its values lie in lo .. hi */
     if (!iv) return;
     x.iv = iv;
     bce_stmt(&x, loop->b);
