@@ -26,7 +26,7 @@
     X(P, tan, 1, 1) X(P, asin, 1, 1) X(P, acos, 1, 1) X(P, atan, 1, 1)        \
     X(P, atan2, 2, 1) X(P, sinh, 1, 1) X(P, cosh, 1, 1) X(P, tanh, 1, 1)      \
     X(P, hypot, 2, 1) X(P, cbrt, 1, 1) X(P, exp2, 1, 1) X(P, expm1, 1, 1)      \
-    X(P, log1p, 1, 1) X(P, erf, 1, 0) X(P, erfc, 1, 0) X(P, gamma, 1, 0)      \
+    X(P, log1p, 1, 1) X(P, erf, 1, 1) X(P, erfc, 1, 1) X(P, gamma, 1, 0)      \
     X(P, lgamma, 1, 0) X(P, fmod, 2, 1)
 
 /* double brt_<name>(double[, double]) */

@@ -8,7 +8,7 @@
  *
  * Each function is a fast path with a proven error bound, a rounding test,
  * and an accurate path (triple-double) for the rare inputs that fail it.
- * Tables and coefficients are tools/gen_crmath.py's. sqrt and the exact functions
+ * Tables and coefficients are tools/gen_crmath.py's and tools/crmath/'s. sqrt and the exact functions
  * (floor ceil round trunc fmod) are the platform's: IEEE 754 and C define
  * them exactly, so they agree everywhere already.
  *
@@ -28,6 +28,7 @@
 #include "atan.h" /* text */
 #include "asin.h" /* text */
 #include "pow.h" /* text */
+#include "erf.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

@@ -96,8 +96,8 @@ static const struct fn FUNCS[] = {
     F2(pow, mpfr_pow, G_POW, 0, 1e300, 1, 2, 0.5)
     F2(hypot, mpfr_hypot, G_ANY, -1e300, 1e300, 0x1p-1022, 0x1p1023)
     F1(cbrt, mpfr_cbrt, -1e300, 1e300, 27, 0x1p-1074, 8)
-    F1(erf, mpfr_erf, -6, 6, 1, 0x1p-26, 5.9)
-    F1(erfc, mpfr_erfc, -6, 28, 1, 0x1p-26, 27.2)
+    F1(erf, mpfr_erf, -6, 6, 1, 0x1p-26, 0.0625, 5.921587195794507, 0x1p-500, 6)
+    F1(erfc, mpfr_erfc, -6, 28, 1, 0.0625, 11, 26.54325845425098, 27.226017111108362, 5.8635847487551676)
     F1(gamma, mp_gamma, -180, 172, 171.6243769563027, 0.5, -0.5)
     F1(lgamma, mp_lgamma, -100, 1e300, 1, 2, 2.5e305)
 };
