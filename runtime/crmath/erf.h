@@ -20,7 +20,7 @@
  * Fast path error (relative): the series and tables' truncation below
  * 2^-75.8, the terms of degree 4 and more (Q: degree 2 and more) evaluated
  * in doubles, whose few roundings of a value below 2^-19.3 of the result
- * give below 2^-70.5, the double-double steps 2^-100; exp(-a^2) 2^-76.5
+ * give below 2^-70.5, the double-double steps (crm_erf_step) 2^-100; exp(-a^2) 2^-76.5
  * (exp.h). So erf below 2^-70.4 for a < 1, erfc below 2^-70.3 for a >= 1;
  * erf = 1 - erfc (erfc <= 0.16 erf) gains, erfc = 1 - erf (erf <= 5.4 erfc
  * on (0, 1)) loses 2.5 bits: 2^-67.9. The rounding tests use 2^-67 (2^-66
@@ -47,15 +47,16 @@
 #include "exp.h" /* text */
 #include "erf_tables.h" /* text */
 
-/* a + t v, any signs and sizes (double-double) */
+/* a + t v as hi + lo, not renormalised (|lo| a few ulps of hi), where
+ * |t v| < |a.hi| (gen_erf.py checks it for every row: |t v| <= 0.99 |a_k|
+ * for k = 3 of erf, 0.031 |a_k| for the others): one exact product, one
+ * fast two-sum, the low parts added (2^-104 relative) */
 CRM_FN crm_dd crm_erf_step(crm_dd a, double t, crm_dd v)
 {
     double pl, e;
     double p = crm_two_prod(v.hi, t, &pl);
-    double s = crm_two_sum(a.hi, p, &e);
-    crm_dd r;
-    r.hi = crm_fast_two_sum(s, e + (a.lo + fma(v.lo, t, pl)), &r.lo);
-    return r;
+    double s = crm_fast_two_sum(a.hi, p, &e);
+    return crm_dd_make(s, (e + pl) + fma(v.lo, t, a.lo));
 }
 
 /* the centre of a's interval (16 per binade) and its row */
