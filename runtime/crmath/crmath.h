@@ -1,8 +1,9 @@
 /*
  * crmath.h: brine's own math functions, brm_<name> for each row of
  * runtime/brine_math.h whose gpu column is 1: correctly rounded to nearest
- * for every binary64 input, so every machine, the GPU included, gives the
- * same bits (docs/stdlib.md). The runtime's brt_<name> (runtime/math.c)
+ * for every binary64 input (gamma and lgamma: within a stated bound of it,
+ * lgamma.h), so every machine, the GPU included, gives the same bits
+ * (docs/stdlib.md). The runtime's brt_<name> (runtime/math.c)
  * and the GPU kernels (runtime-gpu/kernel_prelude.h embeds this text, and
  * each file it includes, whole) call them.
  *
@@ -29,6 +30,7 @@
 #include "asin.h" /* text */
 #include "pow.h" /* text */
 #include "erf.h" /* text */
+#include "lgamma.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);
