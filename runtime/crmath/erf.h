@@ -123,7 +123,9 @@ CRM_FN crm_dd crm_erfc_fast(double a, int *e)
     int j;
     crm_dd E = crm_erfc_expm(s, e, &kd, &j);
     crm_dd G = crm_erfc_g_fast(a);
-    G = crm_dd_add_d_fast(G, -(G.hi * sl)); /* exp(-sl) = 1 - sl */
+    /* exp(-sl) = 1 - sl, folded into G's low part (|G.hi sl| < 2^-43 G:
+     * the product below leaves out G.lo E.lo, below 2^-96 of it) */
+    G.lo = fma(-G.hi, sl, G.lo);
     return crm_dd_mul(E, G);
 }
 
@@ -270,7 +272,7 @@ CRM_FN double brm_erfc(double x)
         y = crm_dd_add_d(crm_dd_make(-c.hi * s, -c.lo * s), 2.0);
         if (CRM_LIKELY(crm_round_test(y.hi, y.lo, 0x1p-67, &out))) return out;
     } else if (CRM_LIKELY(e > -1000)) {
-        if (CRM_LIKELY(crm_round_test(c.hi, c.lo, 0x1p-67, &out))) return crm_ldexp(out, e);
+        if (CRM_LIKELY(crm_round_test(c.hi, c.lo, 0x1p-67, &out))) return out * crm_pow2i(e); /* normal: exact */
     }
     return crm_erfc_slow(x);
 }
