@@ -323,8 +323,9 @@ check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
 
-# The math tables (runtime/crmath/*_data.h, trig_tables.h, asin_tables.h) are
-# what tools/gen_crmath.py and tools/crmath/gen_{trig,asin}.py compute today (mpmath).
+# The math tables (runtime/crmath/*_data.h, trig_tables.h, asin_tables.h,
+# erf_tables.h, lgamma_tables.h) are what tools/gen_crmath.py and
+# tools/crmath/gen_{trig,asin,erf,lgamma}.py compute today (mpmath).
 CRMATH_DATA = exp log cbrt
 check-crmath-data:
 	@set -e; for t in $(CRMATH_DATA); do \
@@ -337,6 +338,12 @@ check-crmath-data:
 	@python3 tools/crmath/gen_asin.py | cmp -s - runtime/crmath/asin_tables.h \
 	    || { echo "runtime/crmath/asin_tables.h differs from tools/crmath/gen_asin.py"; exit 1; }; \
 	echo "crmath tables: asin regenerates identically"
+	@python3 tools/crmath/gen_erf.py | cmp -s - runtime/crmath/erf_tables.h \
+	    || { echo "runtime/crmath/erf_tables.h differs from tools/crmath/gen_erf.py"; exit 1; }; \
+	echo "crmath tables: erf regenerates identically"
+	@python3 tools/crmath/gen_lgamma.py | cmp -s - runtime/crmath/lgamma_tables.h \
+	    || { echo "runtime/crmath/lgamma_tables.h differs from tools/crmath/gen_lgamma.py"; exit 1; }; \
+	echo "crmath tables: lgamma regenerates identically"
 
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)

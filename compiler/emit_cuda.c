@@ -219,7 +219,7 @@ static const char *dbuiltin(struct ir_node *n)
     }
     const char **x = arena_alloc((size_t)(n->nkids + 1) * sizeof *x);
     for (int i = 0; i < n->nkids; i++) x[i] = dex(n->kids[i]);
-    if (builtins[n->builtin].sig == SIG_FLOATS) /* brine's own, correctly rounded (crmath.h) */
+    if (builtins[n->builtin].sig == SIG_FLOATS) /* brine's own, the same bits everywhere (crmath.h) */
         return n->nkids == 2 ? arena_printf("brm_%s(%s, %s)", builtin_name[n->builtin], x[0], x[1])
                              : arena_printf("brm_%s(%s)", builtin_name[n->builtin], x[0]);
     switch (n->builtin) {

@@ -109,7 +109,8 @@ static const int math_arity[] = {
     BRT_MATH(MAR, _)
 #undef MAR
 };
-/* the gpu column: brine's own, correctly rounded function */
+/* the gpu column: brine's own function, the same bits everywhere (correctly
+ * rounded, but gamma and lgamma: within 0.51 ulp) */
 static const int math_own[] = {
 #define MOWN(P, name, arity, gpu) gpu,
     BRT_MATH(MOWN, _)
@@ -134,8 +135,9 @@ static bool builtin_doc(const char *name, char recv, const char **sig, const cha
         if (strcmp(math_names[i], name) == 0) {
             *sig = math_arity[i] == 2 ? arena_printf("%s(x: float, y: float) -> float", name)
                                       : arena_printf("%s(x: float) -> float", name);
-            *doc = math_own[i] ? "A math function on floats, correctly rounded: the same bits on every machine (docs/stdlib.md)."
-                               : "A math function of the C library, on floats (docs/stdlib.md).";
+            *doc = !math_own[i] ? "A math function of the C library, on floats (docs/stdlib.md)."
+                   : strstr(name, "gamma") ? "A math function on floats, within 0.51 ulp of the exact value: the same bits on every machine (docs/stdlib.md)."
+                                           : "A math function on floats, correctly rounded: the same bits on every machine (docs/stdlib.md).";
             return true;
         }
     return false;

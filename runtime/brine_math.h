@@ -5,13 +5,15 @@
  * A row X(P, name, arity, gpu): Brine's `name(x)` (or `name(x, y)`), float
  * arguments, a float result, computed by the runtime's brt_<name> out of
  * line, so that neither C compiler folds or inlines it its own way (math.c
- * expands the definitions from this table). gpu is 1 when the function is
- * correctly rounded on every machine: brine's own brm_<name>
+ * expands the definitions from this table). gpu is 1 when the function
+ * gives the same bits on every machine: brine's own brm_<name>
  * (crmath/crmath.h: sqrt and the exact floor, ceil, round, trunc, fmod
- * are the platform's, which IEEE 754 and C pin down), the same text on the
- * CPU and in GPU kernels, so a kernel may compute it. A row with gpu 0
- * calls libm's <name> and stays on the CPU (its last bit is the platform
- * libm's). P is passed through to X.
+ * are the platform's, which IEEE 754 and C pin down), correctly rounded
+ * (all but gamma and lgamma, which are within a stated bound of it and
+ * use only + - * /, fma and tables), the same text on the CPU and in GPU
+ * kernels, so a kernel may compute it. A row with gpu 0 would call libm's
+ * <name> and stay on the CPU (its last bit the platform libm's); none is
+ * left. P is passed through to X.
  *
  * Adding a function is one row here, its brm_<name> when gpu is 1, its row
  * in tests/math/check_math.c, one golden test, and the docs.
@@ -26,8 +28,8 @@
     X(P, tan, 1, 1) X(P, asin, 1, 1) X(P, acos, 1, 1) X(P, atan, 1, 1)        \
     X(P, atan2, 2, 1) X(P, sinh, 1, 1) X(P, cosh, 1, 1) X(P, tanh, 1, 1)      \
     X(P, hypot, 2, 1) X(P, cbrt, 1, 1) X(P, exp2, 1, 1) X(P, expm1, 1, 1)      \
-    X(P, log1p, 1, 1) X(P, erf, 1, 0) X(P, erfc, 1, 0) X(P, gamma, 1, 0)      \
-    X(P, lgamma, 1, 0) X(P, fmod, 2, 1)
+    X(P, log1p, 1, 1) X(P, erf, 1, 1) X(P, erfc, 1, 1) X(P, gamma, 1, 1)      \
+    X(P, lgamma, 1, 1) X(P, fmod, 2, 1)
 
 /* double brt_<name>(double[, double]) */
 #define BRT_MATH_PARAMS_1 double

@@ -19,9 +19,8 @@
 
 #include <math.h>
 
-/* Brine's gamma is the gamma function, C's tgamma (glibc's own gamma is
- * lgamma's old name). C's round is half away from zero, as Brine's is. */
-#define gamma tgamma
+/* C's round is half away from zero, as Brine's is. (Brine's gamma is the
+ * gamma function, C's tgamma: brm_gamma, crmath/lgamma.h.) */
 #define BRT_MATH_ARGS_1 double x
 #define BRT_MATH_ARGS_2 double x, double y
 #define BRT_MATH_CALL_1 (x)

@@ -1,14 +1,15 @@
 /*
  * crmath.h: brine's own math functions, brm_<name> for each row of
  * runtime/brine_math.h whose gpu column is 1: correctly rounded to nearest
- * for every binary64 input, so every machine, the GPU included, gives the
- * same bits (docs/stdlib.md). The runtime's brt_<name> (runtime/math.c)
+ * for every binary64 input (gamma and lgamma: within a stated bound of it,
+ * lgamma.h), so every machine, the GPU included, gives the same bits
+ * (docs/stdlib.md). The runtime's brt_<name> (runtime/math.c)
  * and the GPU kernels (runtime-gpu/kernel_prelude.h embeds this text, and
  * each file it includes, whole) call them.
  *
  * Each function is a fast path with a proven error bound, a rounding test,
  * and an accurate path (triple-double) for the rare inputs that fail it.
- * Tables and coefficients are tools/gen_crmath.py's. sqrt and the exact functions
+ * Tables and coefficients are tools/gen_crmath.py's and tools/crmath/'s. sqrt and the exact functions
  * (floor ceil round trunc fmod) are the platform's: IEEE 754 and C define
  * them exactly, so they agree everywhere already.
  *
@@ -28,6 +29,8 @@
 #include "atan.h" /* text */
 #include "asin.h" /* text */
 #include "pow.h" /* text */
+#include "erf.h" /* text */
+#include "lgamma.h" /* text */
 
 #ifndef __CUDACC__
 double floor(double);

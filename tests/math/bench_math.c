@@ -36,7 +36,8 @@ static const struct fn FUNCS[] = {
     B1(log10, 1e-300, 1e300) B1(log1p, -0.9, 100) B1(sinh, -20, 20) B1(cosh, -20, 20) B1(tanh, -5, 5)
     B1(cbrt, -1e6, 1e6) B2(hypot, -1e6, 1e6, -1e6, 1e6) B2(pow, 0, 100, -20, 20)
     B1(sin, -10, 10) B1(cos, -10, 10) B1(tan, -10, 10) B1(asin, -1, 1) B1(acos, -1, 1) B1(atan, -100, 100)
-    B2(atan2, -10, 10, -10, 10)
+    B2(atan2, -10, 10, -10, 10) B1(erf, -4, 4) B1(erfc, -3, 10)
+    B1(gamma, -10, 30) B1(lgamma, -10, 100)
 };
 
 static double now(void)

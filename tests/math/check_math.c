@@ -19,8 +19,9 @@
  * same count for the platform libm on the same inputs (for comparison: its
  * mismatches are not failures); -o checks brine's own functions only.
  * Exit 1 when a function whose gpu column in
- * runtime/brine_math.h is 1 (brine's own) has a mismatch, or when a
- * function named is unknown.
+ * runtime/brine_math.h is 1 (brine's own) has a mismatch (for gamma and
+ * lgamma, which are not correctly rounded: an error above their bound in
+ * ulp_bound), or when a function named is unknown.
  *
  * Adding a function: one row of FUNCS.
  */
@@ -96,12 +97,21 @@ static const struct fn FUNCS[] = {
     F2(pow, mpfr_pow, G_POW, 0, 1e300, 1, 2, 0.5)
     F2(hypot, mpfr_hypot, G_ANY, -1e300, 1e300, 0x1p-1022, 0x1p1023)
     F1(cbrt, mpfr_cbrt, -1e300, 1e300, 27, 0x1p-1074, 8)
-    F1(erf, mpfr_erf, -6, 6, 1, 0x1p-26, 5.9)
-    F1(erfc, mpfr_erfc, -6, 28, 1, 0x1p-26, 27.2)
-    F1(gamma, mp_gamma, -180, 172, 171.6243769563027, 0.5, -0.5)
-    F1(lgamma, mp_lgamma, -100, 1e300, 1, 2, 2.5e305)
+    F1(erf, mpfr_erf, -6, 6, 1, 0x1p-26, 0.0625, 5.921587195794507, 0x1p-500, 6)
+    F1(erfc, mpfr_erfc, -6, 28, 1, 0.0625, 11, 26.54325845425098, 27.226017111108362, 5.8635847487551676)
+    F1(gamma, mp_gamma, -200, 172, 171.6243769563027, 0.5, -0.5, 16, -183.5, 1e-308)
+    F1(lgamma, mp_lgamma, -100, 1e300, 1, 2, 2.5e305, 16, 0x1p1000, -2.4570247382208006)
 };
 #define NFUNCS ((int)(sizeof FUNCS / sizeof FUNCS[0]))
+
+/* brine's own functions that are not correctly rounded, and the bound on
+ * their error in ulps that the test holds them to (docs/stdlib.md) */
+static double ulp_bound(const char *name)
+{
+    if (strcmp(name, "gamma") == 0) return 0.502;
+    if (strcmp(name, "lgamma") == 0) return 0.51;
+    return 0;
+}
 
 /* Whether brine_math.h says the function is brine's own (gpu 1). */
 static int own(const char *name)
@@ -213,7 +223,7 @@ static void check1(const struct fn *f, double x, double y, struct tally *t, int 
         t->wrong++;
         double u = ulps(f, x, y, got, want);
         if (u > t->worst) t->worst = u, t->worst_x = x, t->worst_y = y;
-        if (verbose_left > 0 && own(f->name)) {
+        if (verbose_left > 0 && own(f->name) && u > ulp_bound(f->name)) {
             verbose_left--;
             if (f->brt1) printf("  %s(%a) = %a, want %a (%g ulp)\n", f->name, x, got, want, u);
             else printf("  %s(%a, %a) = %a, want %a (%g ulp)\n", f->name, x, y, got, want, u);
@@ -411,7 +421,7 @@ int main(int argc, char **argv)
         if (compare_libm) printf(" %12ld %10.3g", t.libm_wrong, t.libm_worst);
         printf("\n");
         fflush(stdout);
-        if (own(f->name) && t.wrong) failed = 1;
+        if (own(f->name) && t.wrong && (ulp_bound(f->name) == 0 || t.worst > ulp_bound(f->name))) failed = 1;
     }
     for (int a = first; a < argc; a++) {
         int known = 0;
