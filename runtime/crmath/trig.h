@@ -312,7 +312,9 @@ CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
     double rl, rh = crm_two_sum(t1, -ph, &rl);
     rl -= pl + kd * CRM_PI128F_3;
     rh = crm_fast_two_sum(rh, rl, &rl);
-    int k = ((int)(crm_i64)kd + 64 * c) & 255;
+    /* k mod 256: the low bits of kd + 1.5 2^52 (|kd| < 2^46; no conversion
+     * to int64, which SSE and AVX2 vectors lack: lanes.h) */
+    crm_i64 k = (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
     double sh = crm_sin128[k][0], sl = crm_sin128[k][1];
     double ch = crm_sin128[(k + 64) & 255][0], cl = crm_sin128[(k + 64) & 255][1];
     double zl, z = crm_two_prod(rh, rh, &zl);

@@ -1,0 +1,106 @@
+/*
+ * lanes.h: exp, log, sin and cos over a block of CRM_LANES doubles, for
+ * the SIMD lanes of a par sum (compiler/emit_lane.c calls the runtime's
+ * brt_lanes_<name>, runtime/math_lanes.c). Every lane's result is the
+ * bits of the scalar brm_<name>, by construction:
+ *
+ * - each lane runs the scalar function's own fast path (the same
+ *   reduction, table entries, polynomial and rounding test, the same
+ *   operations in the same order: exp.h's crm_exp_fast, log.h's crm_log_s
+ *   and crm_log_combine, trig.h's crm_sincos_dd), with no branch, so gcc
+ *   makes of the loop over the lanes one vector operation per step (table
+ *   reads become gathers); an input the fast path does not cover (NaN,
+ *   infinities, zeros, subnormal or overflowing results, huge sin and cos
+ *   arguments) is replaced by a harmless one and its lane marked;
+ * - the rounding test gives, per lane, whether the fast path's value is
+ *   the correctly rounded one (it is then exactly what the scalar
+ *   function returns: the same operations on the same input);
+ * - every marked lane, and every lane whose test failed (a few in
+ *   100,000), is then computed by the scalar brm_<name>, special cases and
+ *   accurate path included.
+ *
+ * Only the operations the scalar code uses: + - * /, explicit fma
+ * (correctly rounded), integer operations and the exact tables; the
+ * reductions below get the same integers from the bits of the same values
+ * as the scalar code, in ways that vectorize (no 64-bit arithmetic shift or
+ * double-to-int64 conversion: AVX2 has neither).
+ */
+#ifndef CRM_LANES_H
+#define CRM_LANES_H
+
+/* after crmath.h */
+#define CRM_LANES 4
+
+/* exp's lanes: the fast path where 2^-54 <= |x| and -707 < x < 709.7 (the
+ * result is then normal: 2^E with -1021 <= E <= 1023, no overflow) */
+CRM_FN void crm_lanes_exp(const double *restrict x, double *restrict y)
+{
+    crm_u64 bad[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        double xi = x[i];
+        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
+        int in = (ax >= 0x3c90000000000000ULL) & (xi > -707.0) & (xi < 709.7);
+        double rh, rl;
+        double kd = crm_exp_reduce(xi, &rh, &rl);
+        /* k = 128 E + j from kd + 1.5 2^52's low bits (|k| < 2^18) */
+        crm_u64 kb = crm_bits(kd + 6755399441055744.0);
+        crm_i64 j = (crm_i64)(kb & 127);
+        crm_u64 e = ((kb >> 7) + 1023) & 0x7ff; /* E + 1023, E's top bits wrapped away */
+        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
+        int ok = crm_round_test(h, lo, 0x1p-68, &out);
+        y[i] = out * crm_from_bits(e << 52);
+        bad[i] = (crm_u64)(ok & in) ^ 1;
+    }
+    for (int i = 0; i < CRM_LANES; i++)
+        if (bad[i]) y[i] = brm_exp(x[i]);
+}
+
+/* log's lanes: the fast path where x is positive, normal and finite (the
+ * scalar function's reduction of it: crm_log_reduce_bits) */
+CRM_FN void crm_lanes_log(const double *restrict x, double *restrict y)
+{
+    crm_u64 bad[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_u64 b = crm_bits(x[i]);
+        int in = b - 0x0010000000000000ULL < 0x7fe0000000000000ULL;
+        crm_u64 t = b - CRM_LOG_OFF;
+        crm_i64 k = (crm_i64)((t >> 45) & 127);
+        /* e' (t's top 12 bits, signed) as a double, exactly: 2^52 + e' + 2048 less 2^52 + 2048 */
+        double de = crm_from_bits(0x4330000000000000ULL | ((t >> 52) ^ 0x800)) - 4503599627372544.0;
+        double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
+        double r = fma(m, crm_log_t[k][0], -1.0);
+        /* crm_log_combine(CRM_LN, e', S), with e' a double */
+        crm_dd sv = crm_log_s(k, r), s;
+        double l;
+        s.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, sv.hi, &l);
+        s.lo = l + (sv.lo + de * CRM_LOG_LN2_2);
+        double out;
+        int ok = crm_round_test(s.hi, s.lo, 0x1p-64, &out);
+        y[i] = out;
+        bad[i] = (crm_u64)(ok & in) ^ 1;
+    }
+    for (int i = 0; i < CRM_LANES; i++)
+        if (bad[i]) y[i] = brm_log(x[i]);
+}
+
+/* sin's (c = 0) and cos's (c = 1) lanes: crm_sincos's fast path, where
+ * 2^-27 <= |x| < 2^40 */
+CRM_HOT_FN void crm_lanes_sincos(const double *restrict x, double *restrict y, int c)
+{
+    crm_u64 bad[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
+        int in = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
+        double l, e, out, h = crm_sincos_dd(x[i], c, &l, &e);
+        int ok = crm_round_test_abs(h, l, e, &out);
+        y[i] = out;
+        bad[i] = (crm_u64)(ok & in) ^ 1;
+    }
+    for (int i = 0; i < CRM_LANES; i++)
+        if (bad[i]) y[i] = crm_sincos(x[i], c);
+}
+
+CRM_FN void crm_lanes_sin(const double *restrict x, double *restrict y) { crm_lanes_sincos(x, y, 0); }
+CRM_FN void crm_lanes_cos(const double *restrict x, double *restrict y) { crm_lanes_sincos(x, y, 1); }
+
+#endif
