@@ -111,11 +111,12 @@ $(B)/obj/runtime/math_fma.o: runtime/math_fma.c $(RUNTIME_HDR)
 
 # math_lanes_avx2.c: the math lanes (crmath/lanes.h) for x86-64 processors
 # with AVX2 and FMA, vectorized (-O3; -fno-trapping-math changes no value:
-# math_lanes_avx2.c says why); math_lanes.c picks it at run time.
+# math_lanes_avx2.c says why; after -fno-fast-math, which would turn it back
+# off); math_lanes.c picks it at run time.
 MATH_LANES_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-O3 -mavx2 -mfma -fno-trapping-math)
 $(B)/obj/runtime/math_lanes_avx2.o: runtime/math_lanes_avx2.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
-	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_LANES_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math $(MATH_LANES_FLAGS) -fPIC -Iruntime -c -o $@ $<
 
 $(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)
@@ -329,10 +330,11 @@ $(B)/tests/math/check_lanes: tests/math/check_lanes.c $(RTLIB) $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
 
-check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes
+check-math-quick: all $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes
 	$(B)/tests/math/check_math -o -n 100000 -H tests/math/hard.txt
 	$(B)/tests/math/check_math_acc -o -n 10000 -H tests/math/hard.txt
 	$(B)/tests/math/check_lanes -n 100000 -H tests/math/hard.txt
+	tests/math/lanes_emitted.sh $(BRINE)
 
 check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)

@@ -11,7 +11,8 @@
 #include "crmath/crmath.h"
 #include "crmath/lanes.h"
 
-#define BRT_LANES_AVX2(name)                                        \
-    void brt_avx2_lanes_##name(const double *x, double *y);         \
-    void brt_avx2_lanes_##name(const double *x, double *y) { crm_lanes_##name(x, y); }
+/* the lanes the scalar function is left (math_lanes.c computes them) */
+#define BRT_LANES_AVX2(name)                                                \
+    unsigned brt_avx2_lanes_##name(const double *x, double *y);             \
+    unsigned brt_avx2_lanes_##name(const double *x, double *y) { return crm_lanes_##name(x, y); }
 BRT_LANES_MATH(BRT_LANES_AVX2)

@@ -15,9 +15,11 @@
  * - the rounding test gives, per lane, whether the fast path's value is
  *   the correctly rounded one (it is then exactly what the scalar
  *   function returns: the same operations on the same input);
- * - every marked lane, and every lane whose test failed (a few in
- *   100,000), is then computed by the scalar brm_<name>, special cases and
- *   accurate path included.
+ * - crm_lanes_<name> returns the marked lanes and those whose test
+ *   failed (a few in 100,000); the caller computes them with the scalar
+ *   function, special cases and accurate path included.
+ *   (Inlined here, the scalar function would make the vector loop's
+ *   function large, its registers spilled.)
  *
  * Only the operations the scalar code uses: + - * /, explicit fma
  * (correctly rounded), integer operations and the exact tables; the
@@ -29,11 +31,19 @@
 #define CRM_LANES_H
 
 /* after crmath.h */
-#define CRM_LANES 4
+#define CRM_LANES 8 /* brine_math.h's BRT_LANES */
+
+/* The lanes to redo, bit q for lane q, from their flags */
+CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
+{
+    unsigned m = 0;
+    for (int i = 0; i < CRM_LANES; i++) m |= (unsigned)bad[i] << i;
+    return m;
+}
 
 /* exp's lanes: the fast path where 2^-54 <= |x| and -707 < x < 709.7 (the
  * result is then normal: 2^E with -1021 <= E <= 1023, no overflow) */
-CRM_FN void crm_lanes_exp(const double *restrict x, double *restrict y)
+CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
 {
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -51,13 +61,12 @@ CRM_FN void crm_lanes_exp(const double *restrict x, double *restrict y)
         y[i] = out * crm_from_bits(e << 52);
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
-    for (int i = 0; i < CRM_LANES; i++)
-        if (bad[i]) y[i] = brm_exp(x[i]);
+    return crm_lanes_mask(bad);
 }
 
 /* log's lanes: the fast path where x is positive, normal and finite (the
  * scalar function's reduction of it: crm_log_reduce_bits) */
-CRM_FN void crm_lanes_log(const double *restrict x, double *restrict y)
+CRM_FN unsigned crm_lanes_log(const double *restrict x, double *restrict y)
 {
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -79,13 +88,12 @@ CRM_FN void crm_lanes_log(const double *restrict x, double *restrict y)
         y[i] = out;
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
-    for (int i = 0; i < CRM_LANES; i++)
-        if (bad[i]) y[i] = brm_log(x[i]);
+    return crm_lanes_mask(bad);
 }
 
 /* sin's (c = 0) and cos's (c = 1) lanes: crm_sincos's fast path, where
  * 2^-27 <= |x| < 2^40 */
-CRM_HOT_FN void crm_lanes_sincos(const double *restrict x, double *restrict y, int c)
+CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x, double *restrict y, int c)
 {
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -96,11 +104,10 @@ CRM_HOT_FN void crm_lanes_sincos(const double *restrict x, double *restrict y, i
         y[i] = out;
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
-    for (int i = 0; i < CRM_LANES; i++)
-        if (bad[i]) y[i] = crm_sincos(x[i], c);
+    return crm_lanes_mask(bad);
 }
 
-CRM_FN void crm_lanes_sin(const double *restrict x, double *restrict y) { crm_lanes_sincos(x, y, 0); }
-CRM_FN void crm_lanes_cos(const double *restrict x, double *restrict y) { crm_lanes_sincos(x, y, 1); }
+CRM_FN unsigned crm_lanes_sin(const double *restrict x, double *restrict y) { return crm_lanes_sincos(x, y, 0); }
+CRM_FN unsigned crm_lanes_cos(const double *restrict x, double *restrict y) { return crm_lanes_sincos(x, y, 1); }
 
 #endif

@@ -31,25 +31,32 @@
 #include <string.h>
 
 typedef void (*lanes_fn)(const double *, double *);
+/* lanes function fast of name, the lanes it leaves by brm_<name> */
+#define FULL(fast, copy, name)                                                           \
+    static void copy##_##name(const double *x, double *y)                                \
+    {                                                                                    \
+        unsigned m = fast(x, y);                                                         \
+        for (int q = 0; q < BRT_LANES; q++)                                              \
+            if (m >> q & 1) y[q] = brm_##name(x[q]);                                     \
+    }
+#define AVX2(name) unsigned brt_avx2_lanes_##name(const double *x, double *y); FULL(brt_avx2_lanes_##name, avx2, name)
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
-#define AVX2(name) void brt_avx2_lanes_##name(const double *x, double *y);
 BRT_LANES_MATH(AVX2)
 static int has_avx2(void)
 {
     unsigned a, b, c, d;
     return brt_math_has_fma() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 5));
 }
-#define AVX2_FN(name) brt_avx2_lanes_##name
+#define AVX2_FN(name) avx2_##name
 #else
 static int has_avx2(void) { return 0; }
 #define AVX2_FN(name) NULL
 #endif
 
-static void here_exp(const double *x, double *y) { crm_lanes_exp(x, y); }
-static void here_log(const double *x, double *y) { crm_lanes_log(x, y); }
-static void here_sin(const double *x, double *y) { crm_lanes_sin(x, y); }
-static void here_cos(const double *x, double *y) { crm_lanes_cos(x, y); }
+/* lanes.h compiled here */
+#define HERE(name) FULL(crm_lanes_##name, here, name)
+BRT_LANES_MATH(HERE)
 
 /* a function: its scalar reference, its three lanes, a typical range, the
  * lanes' fast-path range (bits of |x|) and its edges */
