@@ -31,7 +31,7 @@
 #define CRM_LANES_H
 
 /* after crmath.h */
-#define CRM_LANES 8 /* brine_math.h's BRT_LANES */
+#define CRM_LANES 32 /* brine_math.h's BRT_LANES */
 
 /* The lanes to redo, bit q for lane q, from their flags */
 CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
