@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/math_lanes/run.py: par sums of sin, cos, exp and log elements (brine's
+"""bench/math_lanes/run.py: par sums of sin, cos, tan, exp, exp2 and log elements (brine's
 math lanes, runtime/math_lanes.c) against the C loop calling glibc.
 
     run.py [--brine BRINE] [--old OTHER_BRINE] [--n N] [--reps R] [--callgrind]
@@ -15,7 +15,7 @@ brine builds must agree bit for bit."""
 import argparse, os, subprocess, sys, tempfile, time, resource
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FUNCS = ["sin", "cos", "exp", "log"]
+FUNCS = ["sin", "cos", "tan", "exp", "exp2", "log"]
 
 
 def run(cmd, threads=1):

@@ -13,6 +13,8 @@ int main(int argc, char **argv)
     if (!strcmp(f, "sin")) for (long i = 0; i < n; i++) s += sin((double)i * h);
     if (!strcmp(f, "cos")) for (long i = 0; i < n; i++) s += cos((double)i * h);
     if (!strcmp(f, "exp")) for (long i = 0; i < n; i++) s += exp((double)i * h);
+    if (!strcmp(f, "exp2")) for (long i = 0; i < n; i++) s += exp2((double)i * h);
+    if (!strcmp(f, "tan")) for (long i = 0; i < n; i++) s += tan((double)i * h);
     if (!strcmp(f, "log")) for (long i = 0; i < n; i++) s += log((double)(i + 1) * h);
     printf("%.17g\n", s);
     return 0;

@@ -1,5 +1,5 @@
 /*
- * lanes.h: exp, log, sin and cos over a block of CRM_LANES doubles, for
+ * lanes.h: exp, exp2, log, sin, cos and tan over a block of CRM_LANES doubles, for
  * the SIMD lanes of a par sum (compiler/emit_lane.c calls the runtime's
  * brt_lanes_<name>, runtime/math_lanes.c). Every lane's result is the
  * bits of the scalar brm_<name>, by construction:
@@ -7,8 +7,9 @@
  * - each lane runs the scalar function's own fast path (the same
  *   reduction, table entries, polynomial and rounding test, the same
  *   operations in the same order: exp.h's crm_exp_fast, log.h's crm_log_s
- *   and crm_log_combine, trig.h's crm_sincos_dd), with no branch, so gcc
- *   makes of the loop over the lanes one vector operation per step (table
+ *   and crm_log_combine, trig.h's crm_sincos_dd and crm_tan_fast), with
+ *   no branch, so gcc makes of the loop over the lanes one vector
+ *   operation per step (table
  *   reads become gathers); an input the fast path does not cover (NaN,
  *   infinities, zeros, subnormal or overflowing results, huge sin and cos
  *   arguments) is replaced by a harmless one and its lane marked;
@@ -64,6 +65,31 @@ CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
     return crm_lanes_mask(bad);
 }
 
+/* exp2's lanes: the fast path where 2^-54 <= |x| < 1020 (as brm_exp2's:
+ * the result is normal) */
+CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
+{
+    crm_u64 bad[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        double xi = x[i];
+        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
+        int in = ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL;
+        double kd = crm_rint(xi * 128);
+        double f = (xi * 128 - kd) * 0x1p-7; /* exact */
+        crm_u64 kb = crm_bits(kd + 6755399441055744.0); /* k = 128 E + j, as in exp's lanes */
+        crm_i64 j = (crm_i64)(kb & 127);
+        crm_u64 e = ((kb >> 7) + 1023) & 0x7ff;
+        double rl;
+        double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
+        rl += f * CRM_LN2_MI;
+        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
+        int ok = crm_round_test(h, lo, 0x1p-68, &out);
+        y[i] = out * crm_from_bits(e << 52);
+        bad[i] = (crm_u64)(ok & in) ^ 1;
+    }
+    return crm_lanes_mask(bad);
+}
+
 /* log's lanes: the fast path where x is positive, normal and finite (the
  * scalar function's reduction of it: crm_log_reduce_bits) */
 CRM_FN unsigned crm_lanes_log(const double *restrict x, double *restrict y)
@@ -101,6 +127,21 @@ CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x, double *restrict 
         int in = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
         double l, e, out, h = crm_sincos_dd(x[i], c, &l, &e);
         int ok = crm_round_test_abs(h, l, e, &out);
+        y[i] = out;
+        bad[i] = (crm_u64)(ok & in) ^ 1;
+    }
+    return crm_lanes_mask(bad);
+}
+
+/* tan's lanes: brm_tan's fast path (crm_tan_fast), where 2^-27 <= |x| < 2^40 */
+CRM_FN unsigned crm_lanes_tan(const double *restrict x, double *restrict y)
+{
+    crm_u64 bad[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
+        int in = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
+        double out;
+        int ok = crm_tan_fast(x[i], &out);
         y[i] = out;
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }

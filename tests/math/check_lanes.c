@@ -4,8 +4,8 @@
  *
  *   check_lanes [-n N] [-s SEED] [-H HARDFILE] [NAME...]
  *
- * For each function with a lanes form (exp, log, sin, cos, or the NAMEs
- * given) it draws N inputs: a third uniform in the bits over all doubles, a
+ * For each function with a lanes form (brine_math.h's BRT_LANES_MATH, or
+ * the NAMEs given) it draws N inputs: a third uniform in the bits over all doubles, a
  * third uniform in value over a typical range, a third uniform in the bits
  * over the range the lanes' fast path covers, and adds the special values,
  * the edges of that range and their neighbours, and the HARDFILE's cases
@@ -71,12 +71,16 @@ struct fn {
 static const struct fn FUNCS[] = {
     {"exp", brm_exp, brt_lanes_exp, AVX2_FN(exp), here_exp, -750, 750, 0x3c90000000000000ULL, 0x4086300000000000ULL,
      {-707.0, 709.7, 0x1p-54, 709.782712893384, -708.3964185322641, -745.1332191019412, 0x1p-1022, 0}},
+    {"exp2", brm_exp2, brt_lanes_exp2, AVX2_FN(exp2), here_exp2, -1100, 1100, 0x3c90000000000000ULL, 0x408fe00000000000ULL,
+     {1020.0, -1020.0, 0x1p-54, 1024.0, -1022.0, -1074.0, 0.5, 0}},
     {"log", brm_log, brt_lanes_log, AVX2_FN(log), here_log, 0, 1e6, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
      {0x1p-1022, 0x1.fffffffffffffp+1023, 1.0, 0x1.6a09e667f3bcdp-1, 0x1.6ap-1, 0x1.02p0, 2.0, 0}},
     {"sin", brm_sin, brt_lanes_sin, AVX2_FN(sin), here_sin, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
      {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+2, 0}},
     {"cos", brm_cos, brt_lanes_cos, AVX2_FN(cos), here_cos, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
      {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+2, 0}},
+    {"tan", brm_tan, brt_lanes_tan, AVX2_FN(tan), here_tan, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
+     {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+0, 0}},
 };
 
 static uint64_t rng_state;
