@@ -11,6 +11,8 @@
 #include "crmath/crmath.h"
 #include "crmath/lanes.h"
 
+_Static_assert(BRT_LANES == CRM_LANES, "brine_math.h's lanes are lanes.h's");
+
 /* the lanes the scalar function is left (math_lanes.c computes them) */
 #define BRT_LANES_AVX2(name)                                                \
     unsigned brt_avx2_lanes_##name(const double *x, double *y);             \

@@ -33,6 +33,7 @@
 
 /* after crmath.h */
 #define CRM_LANES 32 /* brine_math.h's BRT_LANES */
+_Static_assert(CRM_LANES <= 32, "the lanes to redo are one bit each of an unsigned");
 
 /* The lanes to redo, bit q for lane q, from their flags */
 CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
