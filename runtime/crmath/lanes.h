@@ -43,8 +43,21 @@ CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
     return m;
 }
 
+/* 2^E T_j exp(r) for exp and exp2 (crm_exp_fast, its rounding test, the
+ * scaling), k = 128 E + j taken from kd + 1.5 2^52's low bits (|k| < 2^18;
+ * the result normal: -1021 <= E <= 1023); *ok: the test passed */
+CRM_HOT_FN double crm_lanes_exp_scaled(double kd, double rh, double rl, int *ok)
+{
+    crm_u64 kb = crm_bits(kd + 6755399441055744.0);
+    crm_i64 j = (crm_i64)(kb & 127);
+    crm_u64 e = ((kb >> 7) + 1023) & 0x7ff; /* E + 1023, E's top bits wrapped away */
+    double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
+    *ok = crm_round_test(h, lo, 0x1p-68, &out);
+    return out * crm_from_bits(e << 52);
+}
+
 /* exp's lanes: the fast path where 2^-54 <= |x| and -707 < x < 709.7 (the
- * result is then normal: 2^E with -1021 <= E <= 1023, no overflow) */
+ * result is then normal) */
 CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
 {
     crm_u64 bad[CRM_LANES];
@@ -54,13 +67,8 @@ CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
         int in = (ax >= 0x3c90000000000000ULL) & (xi > -707.0) & (xi < 709.7);
         double rh, rl;
         double kd = crm_exp_reduce(xi, &rh, &rl);
-        /* k = 128 E + j from kd + 1.5 2^52's low bits (|k| < 2^18) */
-        crm_u64 kb = crm_bits(kd + 6755399441055744.0);
-        crm_i64 j = (crm_i64)(kb & 127);
-        crm_u64 e = ((kb >> 7) + 1023) & 0x7ff; /* E + 1023, E's top bits wrapped away */
-        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
-        int ok = crm_round_test(h, lo, 0x1p-68, &out);
-        y[i] = out * crm_from_bits(e << 52);
+        int ok;
+        y[i] = crm_lanes_exp_scaled(kd, rh, rl, &ok);
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
     return crm_lanes_mask(bad);
@@ -77,15 +85,11 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
         int in = ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL;
         double kd = crm_rint(xi * 128);
         double f = (xi * 128 - kd) * 0x1p-7; /* exact */
-        crm_u64 kb = crm_bits(kd + 6755399441055744.0); /* k = 128 E + j, as in exp's lanes */
-        crm_i64 j = (crm_i64)(kb & 127);
-        crm_u64 e = ((kb >> 7) + 1023) & 0x7ff;
         double rl;
         double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
         rl += f * CRM_LN2_MI;
-        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
-        int ok = crm_round_test(h, lo, 0x1p-68, &out);
-        y[i] = out * crm_from_bits(e << 52);
+        int ok;
+        y[i] = crm_lanes_exp_scaled(kd, rh, rl, &ok);
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
     return crm_lanes_mask(bad);
