@@ -29,7 +29,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/math_lanes.c runtime/math_lanes_avx2.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -108,6 +108,15 @@ MATH_FMA_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-mfma)
 $(B)/obj/runtime/math_fma.o: runtime/math_fma.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_FMA_FLAGS) -fno-fast-math -fPIC -Iruntime -c -o $@ $<
+
+# math_lanes_avx2.c: the math lanes (crmath/lanes.h) for x86-64 processors
+# with AVX2 and FMA, vectorized (-O3; -fno-trapping-math changes no value:
+# math_lanes_avx2.c says why; after -fno-fast-math, which would turn it back
+# off); math_lanes.c picks it at run time.
+MATH_LANES_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-O3 -mavx2 -mfma -fno-trapping-math)
+$(B)/obj/runtime/math_lanes_avx2.o: runtime/math_lanes_avx2.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math $(MATH_LANES_FLAGS) -fPIC -Iruntime -c -o $@ $<
 
 $(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)
@@ -315,13 +324,22 @@ $(B)/tests/math/check_math_acc: tests/math/check_math.c $(B)/tests/math/acc_math
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(B)/tests/math/acc_math.o $(B)/tests/math/acc_math_fma.o $(RTLIB) -lmpfr -lgmp -ldl -lm -lpthread
 
-check-math-quick: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
+# check_lanes: the math lanes (runtime/math_lanes.c) against the scalar
+# functions, bit for bit (tests/math/check_lanes.c).
+$(B)/tests/math/check_lanes: tests/math/check_lanes.c $(RTLIB) $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -Iruntime -o $@ $< $(RTLIB) -ldl -lm -lpthread
+
+check-math-quick: all $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes
 	$(B)/tests/math/check_math -o -n 100000 -H tests/math/hard.txt
 	$(B)/tests/math/check_math_acc -o -n 10000 -H tests/math/hard.txt
+	$(B)/tests/math/check_lanes -n 100000 -H tests/math/hard.txt
+	tests/math/lanes_emitted.sh $(BRINE)
 
-check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc
+check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes
 	nice -n 10 $(B)/tests/math/check_math -n $(MATH_N) -g -H tests/math/hard.txt -f $(MATH_F32_STRIDE)
 	nice -n 10 $(B)/tests/math/check_math_acc -o -n 1000000 -H tests/math/hard.txt
+	nice -n 10 $(B)/tests/math/check_lanes -n $(MATH_N) -H tests/math/hard.txt
 
 # The math tables (runtime/crmath/*_data.h, trig_tables.h, asin_tables.h,
 # erf_tables.h, lgamma_tables.h) are what tools/gen_crmath.py and

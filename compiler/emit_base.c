@@ -289,7 +289,7 @@ void line(const char *fmt, ...)
     va_end(ap);
 }
 
-const char *new_temp(void) { return arena_printf("t%d", ++CG->ntemps); }
+const char *new_temp(void) { return arena_printf("t%d%s", ++CG->ntemps, CG->temp_sfx ? CG->temp_sfx : ""); }
 
 const char *vname(struct ir_var *v)
 {

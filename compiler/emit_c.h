@@ -30,6 +30,7 @@ struct cgen {
     /* the sections, in the order they are written out */
     struct buf types, strs, locs, globals, protos, aux, fns, fnvals;
     int ntemps, nlocs, nstrs, ntypes, naux;
+    const char *temp_sfx;          /* appended to new temporaries' names (emit_lane.c's staged lanes) */
     struct map loc_ids;            /* place (file, line, col) -> n of L<n> */
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */

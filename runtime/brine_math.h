@@ -36,4 +36,11 @@
 #define BRT_MATH_PARAMS_2 double, double
 #define BRT_MATH_PROTO(P, name, arity, gpu) double brt_##name(BRT_MATH_PARAMS_##arity);
 
+/* The functions with a lanes form: brt_lanes_<name>(x, y) sets y[q] to
+ * brt_<name>(x[q]) for the BRT_LANES lanes q at once, the same bits
+ * (runtime/math_lanes.c); the lane vectoriser calls it (compiler/emit_lane.c). */
+#define BRT_LANES 32
+#define BRT_LANES_MATH(X) X(exp) X(exp2) X(log) X(sin) X(cos) X(tan)
+#define BRT_LANES_PROTO(name) void brt_lanes_##name(const double *x, double *y);
+
 #endif

@@ -821,6 +821,7 @@ void brt_sort_floats(double *x, int64_t n);   /* the float sort in place */
  * BRT_MATH in brine_math.h; out of line so that neither C compiler folds
  * them differently. brt_round rounds half away from zero (C's round). */
 BRT_MATH(BRT_MATH_PROTO, _)
+BRT_LANES_MATH(BRT_LANES_PROTO)
 
 brt_arr *brt_os_args(void);          /* [str], the program's arguments after its name */
 int64_t brt_os_thread_count(void);

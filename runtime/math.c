@@ -28,12 +28,12 @@
 #define BRT_MATH_IMPL_0(name) name
 #define BRT_MATH_IMPL_1(name) brm_##name
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 
 /* 1 when the processor has FMA and the OS saves the AVX registers (the
- * -mfma code is VEX-encoded) */
-static int brt_math_has_fma(void)
+ * -mfma code is VEX-encoded); math_lanes.c asks it too */
+int brt_math_has_fma(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 12)) || !(c & (1u << 27)) || !(c & (1u << 28))) return 0;
@@ -41,6 +41,9 @@ static int brt_math_has_fma(void)
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return (lo & 6) == 6;
 }
+#endif
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__)
 
 /* Per own function: math_fma.c's copy, this file's (brt_plain_<name>), the
  * pointer the calls jump through, and the resolver it starts at. A race

@@ -188,4 +188,7 @@ void brt_sb_debug_str(brt_sb *sb, const char *s, int64_t len);
 void brt_sb_plain(brt_sb *sb, const brt_type *t, const void *valp);
 void brt_sb_reserve(brt_sb *sb, int64_t extra);
 
+/* x86-64: whether the processor has FMA and the OS saves the AVX registers (math.c) */
+int brt_math_has_fma(void);
+
 #endif

@@ -88,7 +88,7 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
  * below 2^-17 (2^-71 each), the table 2^-106; over the result, at least
  * 0.997 th, below (1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.4 (th >= 1). The
  * test's own roundings of lo -+ e (2^-71) fit in the room below 2^-68. */
-CRM_HOT_FN double crm_exp_fast(double rh, double rl, int j, double *lo)
+CRM_HOT_FN double crm_exp_fast(double rh, double rl, crm_i64 j, double *lo)
 {
     double th = crm_exp_t[j][0], tl = crm_exp_t[j][1];
     double zl, z = crm_two_prod(rh, rh, &zl);

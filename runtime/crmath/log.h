@@ -71,7 +71,7 @@ CRM_FN double crm_log1p_tail(double r)
 }
 
 /* S = -log c_i + log1p(r) as a double-double (the fast path; see the top) */
-CRM_FN crm_dd crm_log_s(int i, double r)
+CRM_FN crm_dd crm_log_s(crm_i64 i, double r)
 {
     double s2l;
     double s2 = crm_two_prod(r, r, &s2l);

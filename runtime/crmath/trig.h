@@ -312,7 +312,9 @@ CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
     double rl, rh = crm_two_sum(t1, -ph, &rl);
     rl -= pl + kd * CRM_PI128F_3;
     rh = crm_fast_two_sum(rh, rl, &rl);
-    int k = ((int)(crm_i64)kd + 64 * c) & 255;
+    /* k mod 256: the low bits of kd + 1.5 2^52 (|kd| < 2^46; no conversion
+     * to int64, which SSE and AVX2 vectors lack: lanes.h) */
+    crm_i64 k = (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
     double sh = crm_sin128[k][0], sl = crm_sin128[k][1];
     double ch = crm_sin128[(k + 64) & 255][0], cl = crm_sin128[(k + 64) & 255][1];
     double zl, z = crm_two_prod(rh, rh, &zl);
@@ -351,12 +353,11 @@ CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
  * division's own roundings, with the same margin. The correction l is
  * multiplied by RN(1/d) rather than divided (the two divisions then run
  * side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
- * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin. */
-CRM_FN double brm_tan(double x)
+ * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin.
+ * crm_tan_fast: that fast path and its rounding test (*r, when it passes;
+ * lanes.h's tan runs it too). */
+CRM_HOT_FN int crm_tan_fast(double x, double *r)
 {
-    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (!CRM_LIKELY(ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL))
-        return crm_trig(x, 2);
     double nl, ne, nh = crm_sincos_dd(x, 0, &nl, &ne);
     double dl, de, dh = crm_sincos_dd(x, 1, &dl, &de);
     nh = crm_fast_two_sum(nh, nl, &nl);
@@ -364,8 +365,16 @@ CRM_FN double brm_tan(double x)
     double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
     double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
     double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);
+    return crm_round_test_abs(h, l, e * 1.0000001, r);
+}
+
+CRM_FN double brm_tan(double x)
+{
+    crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
+    if (!CRM_LIKELY(ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL))
+        return crm_trig(x, 2);
     double r;
-    if (CRM_LIKELY(crm_round_test_abs(h, l, e * 1.0000001, &r))) return r;
+    if (CRM_LIKELY(crm_tan_fast(x, &r))) return r;
     return crm_trig_accurate(x, 2);
 }
 
