@@ -632,6 +632,7 @@ static void keyed_folds(void *arg, int64_t t)
  * hands over to the sorted way, whose order is SPEC 15's; each unit's
  * scratch belongs to the run (a panic abandons the task, not the memory). */
 #define ROW_KEYS 32
+#define ROW_KEYS_IDENT 128 /* with the identity: no flags, rows in vector lanes */
 #define KDIR_L2 (1 << 20) /* the stacks' records without a buffer: up to this */
 
 typedef struct unit_job {
@@ -648,16 +649,20 @@ typedef struct unit_job {
 /* A key's stack record (keyed_stacks has the layout) before its first
  * element, whose leaves lie in [a, a + 2^dl) (a aligned): its last leaf
  * a ^ 2^dl, no real leaf, meets the first at level dl, so that push (of
- * nothing) lands in slot dl, outside the levels; the start beside the
- * leaf's value (kpush reads it for an empty pop). kpush may read a slot 0
- * or a value it then does not use, so those bytes are set too. */
+ * nothing) lands in slot dl, outside the levels; slot dl + 1 holds the
+ * start (zero bytes without one): kpush reads it for a pop of no entry.
+ * kpush may read a slot 0 or a value it then does not use, so those
+ * bytes are set too. */
 static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
 {
     int64_t none = a ^ ((int64_t)1 << dl);
-    memset(r, 0, 16 + 3 * vs);
+    memset(r, 0, 16 + 2 * vs);
     memcpy(r, &none, 8);
+    unsigned char *sent = r + 16 + (size_t)(2 + dl) * vs;
     if (start)
-        vcopy(r + 16 + vs, start, vs);
+        vcopy(sent, start, vs);
+    else
+        memset(sent, 0, vs);
 }
 
 /* A key's record (rec_init's a and dl) folded into its value (from its
@@ -674,7 +679,7 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
         return false;
     m &= ((uint64_t)1 << dl) - 1;
     while (m) {
-        unsigned char *slot = acc + (size_t)(2 + __builtin_ctzll(m)) * vs;
+        unsigned char *slot = acc + (size_t)(1 + __builtin_ctzll(m)) * vs;
         m &= m - 1;
         f->combine(f->env, slot, acc);
         vcopy(acc, slot, vs);
@@ -702,10 +707,14 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
             vcopy(ROW(depth) + k * vs, f->start, vs);
     else
         memset(ROW(depth), 0, nk * vs);
+    /* the identity: every key of every row has a value (kleaf sets no flags) */
+    if (f->ident)
+        memset(hs, 1, (size_t)(depth + 1) * nk);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
         memcpy(ROW(sp), ROW(depth), nk * vs);
-        memset(RH(sp), 0, nk);
+        if (!f->ident)
+            memset(RH(sp), 0, nk);
         f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
         lev[sp++] = 0;
         while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
@@ -874,8 +883,9 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * its elements in position order. Tasks of consecutive buckets (4 per
  * thread, one block of records each) then put them onto their keys'
  * stacks (kstk, the combine inlined): a key's record holds its
- * last leaf, a mask of the levels waiting, that leaf's value, the start,
- * and a stack of completed subtrees, one slot per level: two neighbouring leaves a < b of a key meet at level
+ * last leaf, a mask of the levels waiting, that leaf's value, a stack of
+ * completed subtrees, one slot per level, and the start (rec_init): two
+ * neighbouring leaves a < b of a key meet at level
  * h = the highest bit of a ^ b, so a new leaf first folds the pending
  * entries below h (lowest level first: the most recent) into the last
  * leaf's value, which then waits at level h:
@@ -1033,12 +1043,13 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 {
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
-    if (f->par && f->kleaf && nkeys > 0 && nkeys <= ROW_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+    int64_t row_keys = f->ident ? ROW_KEYS_IDENT : ROW_KEYS;
+    if (f->par && f->kleaf && nkeys > 0 && nkeys <= row_keys && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has, false))
         return;
     /* more keys whose records fit the L2 cache, 16 elements a key or more:
      * the elements straight onto the stacks, no buffer */
-    if (f->par && f->kdir && nkeys > ROW_KEYS && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
+    if (f->par && f->kdir && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has, true))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
