@@ -373,7 +373,9 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
     so.o.drop = scan_drop;
     so.s = &s;
     so.out = &out;
-    bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
+    /* the fast way on one thread too: its generated runs of four leaves
+     * cost less than the exact way's leaf at a time */
+    bool fast = f->par && s.nl >= 2 && (brt_pool_threads() == 1 || !brt_pool_nested());
     if (fast && scan_fast(&s)) {
         int64_t total = s.off ? offsets(&s) : n;
         if (f->filtered) {
@@ -653,16 +655,24 @@ typedef struct unit_job {
  * start (zero bytes without one): kpush reads it for a pop of no entry.
  * kpush may read a slot 0 or a value it then does not use, so those
  * bytes are set too. */
-static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+static inline void rec_init_n(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
 {
     int64_t none = a ^ ((int64_t)1 << dl);
     memset(r, 0, 16 + 2 * vs);
     memcpy(r, &none, 8);
     unsigned char *sent = r + 16 + (size_t)(2 + dl) * vs;
     if (start)
-        vcopy(sent, start, vs);
+        memcpy(sent, start, vs);
     else
         memset(sent, 0, vs);
+}
+
+static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+{
+    if (vs == 8)
+        rec_init_n(r, 8, dl, a, start); /* a constant size: stores, no calls */
+    else
+        rec_init_n(r, vs, dl, a, start);
 }
 
 /* A key's record (rec_init's a and dl) folded into its value (from its
@@ -917,33 +927,52 @@ static void kst_count(void *arg, int64_t c)
     kst_job *d = arg;
     const keyed_job *k = d->k;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
+    const int64_t *keys = k->keys;
+    int kbits = d->kbits;
     /* counted in a block of the task's own: the rows of neighbouring
      * chunks share cache lines */
     int64_t *cnt = xcalloc((size_t)d->nb * sizeof *cnt);
     for (int64_t i = lo; i < hi; i++)
-        if (k->keys[i] >= 0)
-            cnt[k->keys[i] >> d->kbits]++;
+        if (keys[i] >= 0)
+            cnt[keys[i] >> kbits]++;
     memcpy(d->cnt + c * d->nb, cnt, (size_t)d->nb * sizeof *cnt);
     free(cnt);
+}
+
+/* Elements [lo, hi) to their buckets' next slots; vs a constant where the
+ * caller can make it one (the copies are then single moves). */
+static inline void scatter_run(kst_job *d, int64_t lo, int64_t hi, int64_t *next, size_t vs)
+{
+    const keyed_job *k = d->k;
+    const int64_t *keys = k->keys;
+    const unsigned char *vals = k->vals;
+    uint64_t *kl = d->kl;
+    unsigned char *out = d->vals;
+    int kbits = d->kbits;
+    uint64_t km = ((uint64_t)1 << kbits) - 1;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t key = keys[i];
+        if (key < 0)
+            continue;
+        int64_t at = next[key >> kbits]++;
+        kl[at] = (uint64_t)i / BRT_LEAF << kbits | ((uint64_t)key & km);
+        memcpy(out + (size_t)at * vs, vals + (size_t)i * vs, vs);
+    }
 }
 
 static void kst_scatter(void *arg, int64_t c)
 {
     kst_job *d = arg;
     const keyed_job *k = d->k;
-    size_t vs = k->vs;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
     int64_t *next = brt_xmalloc((size_t)d->nb * sizeof *next);
     memcpy(next, d->cnt + c * d->nb, (size_t)d->nb * sizeof *next);
-    uint64_t km = ((uint64_t)1 << d->kbits) - 1;
-    for (int64_t i = lo; i < hi; i++) {
-        int64_t key = k->keys[i];
-        if (key < 0)
-            continue;
-        int64_t at = next[key >> d->kbits]++;
-        d->kl[at] = (uint64_t)(i / BRT_LEAF) << d->kbits | ((uint64_t)key & km);
-        vcopy(d->vals + (size_t)at * vs, k->vals + (size_t)i * vs, vs);
-    }
+    if (k->vs == 8)
+        scatter_run(d, lo, hi, next, 8);
+    else if (k->vs == 16)
+        scatter_run(d, lo, hi, next, 16);
+    else
+        scatter_run(d, lo, hi, next, k->vs);
     free(next);
 }
 
