@@ -426,7 +426,8 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
-    if (rn->key) line("for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) keys[i_] = -1;");
+    /* -1: filtered out; one clause without a filter writes every key */
+    if (rn->key && (rn->filter || rn->nclauses)) line("for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) keys[i_] = -1;");
     else line("(void)keys;");
     const char *k = new_temp();
     struct elems_arg ea = {rn, k};
