@@ -300,7 +300,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "{\n    int64_t *last = (int64_t *)r, lp = *last;\n    uint64_t *mask = (uint64_t *)(r + 8);\n"
             "    %s *acc = (%s *)(r + 16), *s = acc + 1;\n"
             "    if (__builtin_expect(lp == leaf, 0)) { bp_comb%d(envp, acc, &x); return; }\n"
-            "    int h = 63 - BRT_CLZ((uint64_t)(lp ^ leaf));\n"
+            "    int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
             "    uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask, m = mk & lowm;\n    %s w = *acc;\n",
             id, ct, ct, ct, ct, id, ct);
     if (sel || ident) {
@@ -416,6 +416,11 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "            o[L * BRT_LEAF + i] = a;\n        }\n    }\n}\n\n",
             id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
     bprintf(aux,
+            "static void bp_lpairs%d(void *envp, const void *child, int64_t cnt, void *parent)\n"
+            "{\n    const %s *c = child;\n    %s *p = parent;\n    for (int64_t j = 0; j < cnt; j++) {\n"
+            "        %s a = c[2 * j];\n        bp_comb%d(envp, &a, &c[2 * j + 1]);\n        p[j] = a;\n    }\n}\n\n",
+            id, ct, ct, ct, id);
+    bprintf(aux,
             "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
             "{\n    const %s *v = vals;\n    %s *a = accs;\n"
             "    for (int64_t i = 0; i < cnt; i++) {\n        int64_t k = keys[i];\n        if (k < 0) continue;\n"
@@ -512,11 +517,11 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
-         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn));
+         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

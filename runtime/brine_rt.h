@@ -944,6 +944,9 @@ typedef struct brt_fold {
      * other; kleaf then sets no flags, and has may be set for a key
      * without an element (which holds the start) */
     bool ident;
+    /* scan: cnt nodes of a level whose children all have a value:
+     * parent[j] = child[2j] op child[2j + 1] (the combine inlined) */
+    void (*lpairs)(void *env, const void *child, int64_t cnt, void *parent);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

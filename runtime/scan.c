@@ -155,7 +155,15 @@ static void phase1(void *arg, int64_t u)
     }
     for (; L < b; L++)
         leaf_value(s, L);
-    for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
+    int k = 1;
+    if (whole == b && b - a == UNIT && f->lpairs)
+        /* a whole unit of whole leaves: every node in it has a value */
+        for (; k < s->nlev && (UNIT >> k) >= 1; k++) {
+            f->lpairs(f->env, s->lv[k - 1] + (size_t)(a >> (k - 1)) * s->vs, UNIT >> k,
+                      s->lv[k] + (size_t)(a >> k) * s->vs);
+            memset(s->lh[k] + (a >> k), 1, (size_t)(UNIT >> k));
+        }
+    for (; k < s->nlev && (UNIT >> k) >= 1; k++)
         for (int64_t j = a >> k; j <= (b - 1) >> k; j++)
             node_value(s, k, j);
 }
@@ -184,10 +192,17 @@ static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char
 {
     const brt_fold *f = s->f;
     size_t vs = s->vs;
+    /* unfiltered, with a start: every node has a value */
+    bool all = !s->kept && f->start;
     for (int64_t L = a; L < b; L++) {
         unsigned char *c = car + (size_t)(L - a) * vs;
         if (L == a) {
             ch[0] = carry_of(s, L, c);
+        } else if (all) {
+            int t = __builtin_ctzll((unsigned long long)L);
+            vcopy(c, car + (size_t)((L & (L - 1)) - a) * vs, vs);
+            ch[L - a] = 1;
+            f->combine(f->env, c, s->lv[t] + (size_t)((L >> t) - 1) * vs);
         } else {
             int64_t prev = L & (L - 1);
             int t = __builtin_ctzll((unsigned long long)L);
