@@ -156,7 +156,17 @@ static void elems_cb(struct ir_node *rn, void *p)
 /* kleaf: each kept element straight into its key's accumulator (no
  * buffer); kmerge: two rows of per-key values merged as the tree's nodes
  * merge. */
-struct kleaf_arg { struct ir_node *rn; int id; const char *pos; };
+struct kleaf_arg { struct ir_node *rn; int id; const char *pos; bool ident; };
+
+/* Whether the reducer's start is its combine's identity, exactly: 0 (0.0)
+ * + v and 1 * v are v, v + 0.0 is v since no sum the tree makes is -0.0
+ * (each leaf starts at 0.0), and false || v, true && v are v. Then a key
+ * without a value may hold the start and be combined like any other. */
+static bool start_ident(struct ir_node *rn)
+{
+    return !rn->user &&
+           (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT || rn->reducer == RED_ANY || rn->reducer == RED_ALL);
+}
 
 static void kleaf_cb(struct ir_node *rn, void *p)
 {
@@ -169,7 +179,12 @@ static void kleaf_cb(struct ir_node *rn, void *p)
     const char *k = new_temp(), *x = new_temp();
     line("int64_t %s = %s;", k, kk);
     line("%s %s = %s;", ct, x, emit_expr(rn->elem));
-    /* a row of all keys: with a start, accs already hold it */
+    /* a row of all keys: with a start, accs already hold it; with the
+     * identity, the flags are not kept (the runtime's ident) */
+    if (a->ident) {
+        line("bp_comb%d(envp, &a_[%s], &%s);", a->id, k, x);
+        return;
+    }
     line("if (st_) { bp_comb%d(envp, &a_[%s], &%s); has[%s] = 1; }", a->id, k, x, k);
     line("else if (has[%s]) bp_comb%d(envp, &a_[%s], &%s);", k, a->id, k, x);
     line("else { has[%s] = 1; a_[%s] = %s; }", k, k, x);
@@ -185,7 +200,7 @@ static void kdir_cb(struct ir_node *rn, void *p)
          kk, kk, loc_ref(rn->by_loc), kk);
     const char *k = new_temp();
     line("int64_t %s = %s;", k, kk);
-    line("bp_kpush%d(envp, R_ + %s * stride, (int64_t)((uint64_t)%s / BRT_LEAF), %s, stv_);", a->id, k, a->pos,
+    line("bp_kpush%d(envp, R_ + %s * stride, (int64_t)((uint64_t)%s / BRT_LEAF), %s, stv_, sent_);", a->id, k, a->pos,
          emit_expr(rn->elem));
 }
 
@@ -227,9 +242,11 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
 {
     const char *ct = ctype(rn->elem_type);
     struct fctx *saved = helper_begin(id, rn);
+    bool ident = start_ident(rn);
     line("%s *a_ = accs;", ct);
     line("const %s *st_ = start;", ct);
-    struct kleaf_arg ka = {rn, id, NULL};
+    line("(void)st_; (void)has;");
+    struct kleaf_arg ka = {rn, id, NULL, ident};
     chunk_loop(rn, s, new_temp(), kleaf_cb, &ka, NULL);
     helper_end(saved, aux,
                arena_printf("static void bp_kleaf%d(void *envp, int64_t lo_, int64_t hi_, void *accs, unsigned char *has, "
@@ -241,13 +258,12 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "{\n    %s *a = l;\n    const %s *b = r;\n    for (int64_t i = 0; i < cnt; i++) {\n",
             id, ct, ct);
     struct type *t = rn->elem_type;
-    bool ident = !rn->user && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT || rn->reducer == RED_ANY ||
-                               rn->reducer == RED_ALL);
     if (ident)
-        /* the start is the identity, and a key without a value holds it: 0
-         * (0.0) + v and 1 * v are v, and v + 0.0 is v, as no sum the tree
-         * makes is -0.0 (each leaf starts at 0.0); no selection needed */
-        bprintf(aux, "        bp_comb%d(envp, &a[i], &b[i]);\n        lh[i] |= rh[i];\n", id);
+        /* a key without a value holds the identity: no selection needed;
+         * the flags in a loop of their own (a store of theirs could be one
+         * of a value's bytes, so one loop would not take vector lanes) */
+        bprintf(aux, "        bp_comb%d(envp, &a[i], &b[i]);\n    }\n    for (int64_t i = 0; i < cnt; i++) {\n"
+                     "        lh[i] |= rh[i];\n", id);
     else if (comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64))
         bprintf(aux, /* selections by masks: no branch on the flags */
                 "        %s c = a[i];\n        bp_comb%d(envp, &c, &b[i]);\n"
@@ -272,19 +288,19 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
      * elements) and kdir (elements evaluated in place). A combine that
      * cannot panic, of 8 bytes, pops up to two waiting entries without a
      * branch (nearly every element's case; the mispredicted loop cost
-     * about a quarter of the time); when the start is the combine's
-     * identity (sum, product, any, all), an empty pop reads the start
-     * beside the leaf's value (the same cache line) instead of selecting
-     * the result. A new
-     * record's last leaf is one whose first meeting is at level dl (its
-     * slot dl takes the meaningless first push) */
+     * about a quarter of the time): a pop of no entry reads slot dl + 1
+     * (the lowest set bit of m | sent, sent = 2^(dl + 1)), which holds the
+     * start: when the start is the combine's identity (sum, product, any,
+     * all), combining it changes nothing; otherwise the result is not
+     * selected. A new record's last leaf is one whose first meeting is at
+     * level dl (its slot dl takes the meaningless first push) */
     bool sel = comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64);
     bprintf(aux,
-            "BRT_INLINE void bp_kpush%d(void *envp, unsigned char *r, int64_t leaf, %s x, %s stv)\n"
+            "BRT_INLINE void bp_kpush%d(void *envp, unsigned char *r, int64_t leaf, %s x, %s stv, uint64_t sent)\n"
             "{\n    int64_t *last = (int64_t *)r, lp = *last;\n    uint64_t *mask = (uint64_t *)(r + 8);\n"
-            "    %s *acc = (%s *)(r + 16), *s = acc + 2;\n"
+            "    %s *acc = (%s *)(r + 16), *s = acc + 1;\n"
             "    if (__builtin_expect(lp == leaf, 0)) { bp_comb%d(envp, acc, &x); return; }\n"
-            "    int h = 63 - BRT_CLZ((uint64_t)(lp ^ leaf));\n"
+            "    int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
             "    uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask, m = mk & lowm;\n    %s w = *acc;\n",
             id, ct, ct, ct, ct, id, ct);
     if (sel || ident) {
@@ -296,20 +312,20 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
                 id);
         if (ident)
             bprintf(aux,
-                    "        %s t = *(m ? s + BRT_CTZ(m) : acc + 1);\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
-                    "        t = *(m2 ? s + BRT_CTZ(m2) : acc + 1);\n        bp_comb%d(envp, &t, &w);\n        w = t;\n",
+                    "        %s t = s[BRT_CTZ(m | sent)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
+                    "        t = s[BRT_CTZ(m2 | sent)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n",
                     ct, id, id);
         else
             bprintf(aux,
                     "        uint64_t tu, wu, sm;\n"
-                    "        %s t = s[m ? BRT_CTZ(m) : 0];\n        bp_comb%d(envp, &t, &w);\n"
+                    "        %s t = s[BRT_CTZ(m | sent)];\n        bp_comb%d(envp, &t, &w);\n"
                     "        sm = -(uint64_t)(m != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
-                    "        t = s[m2 ? BRT_CTZ(m2) : 0];\n        bp_comb%d(envp, &t, &w);\n"
+                    "        t = s[BRT_CTZ(m2 | sent)];\n        bp_comb%d(envp, &t, &w);\n"
                     "        sm = -(uint64_t)(m2 != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n",
                     ct, id, id);
         bputs(aux, "    }\n");
     } else {
-        bprintf(aux, "    while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n", id);
+        bprintf(aux, "    (void)sent;\n    while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n", id);
     }
     bprintf(aux,
             "    s[h] = w;\n    *mask = (mk & ~lowm) | bit;\n    *last = leaf;\n");
@@ -320,19 +336,19 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
     bprintf(aux,
             "static void bp_kstk%d(void *envp, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, "
             "int64_t stride, int dl, const void *start)\n"
-            "{\n    const %s *v = vals;\n    unsigned char *R = recs;\n    %s stv;\n    (void)dl;\n"
+            "{\n    const %s *v = vals;\n    unsigned char *R = recs;\n    %s stv;\n"
             "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
-            "    uint64_t km = ((uint64_t)1 << kbits) - 1;\n"
+            "    uint64_t km = ((uint64_t)1 << kbits) - 1, sent = (uint64_t)1 << (dl + 1);\n"
             "    for (int64_t i = 0; i < cnt; i++)\n"
-            "        bp_kpush%d(envp, R + (int64_t)(kl[i] & km) * stride, (int64_t)(kl[i] >> kbits), v[i], stv);\n}\n\n",
+            "        bp_kpush%d(envp, R + (int64_t)(kl[i] & km) * stride, (int64_t)(kl[i] >> kbits), v[i], stv, sent);\n}\n\n",
             id, ct, ct, id);
     saved = helper_begin(id, rn);
     line("unsigned char *R_ = recs;");
     line("%s stv_;", ct);
-    line("(void)dl;");
+    line("uint64_t sent_ = (uint64_t)1 << (dl + 1);");
     line("memset(&stv_, 0, sizeof stv_);");
     line("if (start) memcpy(&stv_, start, sizeof stv_);");
-    struct kleaf_arg kd = {rn, id, NULL};
+    struct kleaf_arg kd = {rn, id, NULL, ident};
     const char *k = new_temp();
     kd.pos = k;
     chunk_loop(rn, s, k, kdir_cb, &kd, NULL);
@@ -400,6 +416,11 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "            o[L * BRT_LEAF + i] = a;\n        }\n    }\n}\n\n",
             id, ct, ct, ct, ct, ct, ct, id, id, id, id, ct, id);
     bprintf(aux,
+            "static void bp_lpairs%d(void *envp, const void *child, int64_t cnt, void *parent)\n"
+            "{\n    const %s *c = child;\n    %s *p = parent;\n    for (int64_t j = 0; j < cnt; j++) {\n"
+            "        %s a = c[2 * j];\n        bp_comb%d(envp, &a, &c[2 * j + 1]);\n        p[j] = a;\n    }\n}\n\n",
+            id, ct, ct, ct, id);
+    bprintf(aux,
             "static void bp_kacc%d(void *envp, const void *vals, const int64_t *keys, int64_t cnt, void *accs, unsigned char *has, const void *st)\n"
             "{\n    const %s *v = vals;\n    %s *a = accs;\n"
             "    for (int64_t i = 0; i < cnt; i++) {\n        int64_t k = keys[i];\n        if (k < 0) continue;\n"
@@ -410,7 +431,8 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
-    if (rn->key) line("for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) keys[i_] = -1;");
+    /* -1: filtered out; one clause without a filter writes every key */
+    if (rn->key && (rn->filter || rn->nclauses)) line("for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) keys[i_] = -1;");
     else line("(void)keys;");
     const char *k = new_temp();
     struct elems_arg ea = {rn, k};
@@ -495,11 +517,11 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
-         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id);
+         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

@@ -949,9 +949,9 @@ typedef struct brt_fold {
     /* keyed: cnt buffered elements onto per-key stacks, element i of key
      * kl[i] & (2^kbits - 1) (its record: stride bytes from recs) and leaf
      * kl[i] >> kbits, leaves ascending per key; a record holds the key's
-     * last leaf, a mask of stack levels, that leaf's value, the start,
-     * then one value per level 0..dl-1 and a slot dl for the first push
-     * (scan.c's rec_init) */
+     * last leaf, a mask of stack levels, that leaf's value, then one
+     * value per level 0..dl-1, a slot dl for the first push and the start
+     * in slot dl + 1 (scan.c's rec_init) */
     void (*kstk)(void *env, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, int64_t stride,
                  int dl, const void *start);
     /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
@@ -962,6 +962,14 @@ typedef struct brt_fold {
      * (lscans; out may be vals) */
     void (*lfolds)(void *env, const void *vals, int64_t nl, void *lv, const void *start);
     void (*lscans)(void *env, const void *vals, int64_t nl, const void *cars, void *out);
+    /* keyed: the start is the combine's exact identity (sum, product, any,
+     * all): a key without a value may hold it and be combined like any
+     * other; kleaf then sets no flags, and has may be set for a key
+     * without an element (which holds the start) */
+    bool ident;
+    /* scan: cnt nodes of a level whose children all have a value:
+     * parent[j] = child[2j] op child[2j + 1] (the combine inlined) */
+    void (*lpairs)(void *env, const void *child, int64_t cnt, void *parent);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -155,7 +155,15 @@ static void phase1(void *arg, int64_t u)
     }
     for (; L < b; L++)
         leaf_value(s, L);
-    for (int k = 1; k < s->nlev && (UNIT >> k) >= 1; k++)
+    int k = 1;
+    if (whole == b && b - a == UNIT && f->lpairs)
+        /* a whole unit of whole leaves: every node in it has a value */
+        for (; k < s->nlev && (UNIT >> k) >= 1; k++) {
+            f->lpairs(f->env, s->lv[k - 1] + (size_t)(a >> (k - 1)) * s->vs, UNIT >> k,
+                      s->lv[k] + (size_t)(a >> k) * s->vs);
+            memset(s->lh[k] + (a >> k), 1, (size_t)(UNIT >> k));
+        }
+    for (; k < s->nlev && (UNIT >> k) >= 1; k++)
         for (int64_t j = a >> k; j <= (b - 1) >> k; j++)
             node_value(s, k, j);
 }
@@ -184,10 +192,17 @@ static void carries_and_entries(scan_job *s, int64_t a, int64_t b, unsigned char
 {
     const brt_fold *f = s->f;
     size_t vs = s->vs;
+    /* unfiltered, with a start: every node has a value */
+    bool all = !s->kept && f->start;
     for (int64_t L = a; L < b; L++) {
         unsigned char *c = car + (size_t)(L - a) * vs;
         if (L == a) {
             ch[0] = carry_of(s, L, c);
+        } else if (all) {
+            int t = __builtin_ctzll((unsigned long long)L);
+            vcopy(c, car + (size_t)((L & (L - 1)) - a) * vs, vs);
+            ch[L - a] = 1;
+            f->combine(f->env, c, s->lv[t] + (size_t)((L >> t) - 1) * vs);
         } else {
             int64_t prev = L & (L - 1);
             int t = __builtin_ctzll((unsigned long long)L);
@@ -373,7 +388,9 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
     so.o.drop = scan_drop;
     so.s = &s;
     so.out = &out;
-    bool fast = f->par && s.nl >= 2 && brt_pool_threads() > 1 && !brt_pool_nested();
+    /* the fast way on one thread too: its generated runs of four leaves
+     * cost less than the exact way's leaf at a time */
+    bool fast = f->par && s.nl >= 2 && (brt_pool_threads() == 1 || !brt_pool_nested());
     if (fast && scan_fast(&s)) {
         int64_t total = s.off ? offsets(&s) : n;
         if (f->filtered) {
@@ -632,6 +649,7 @@ static void keyed_folds(void *arg, int64_t t)
  * hands over to the sorted way, whose order is SPEC 15's; each unit's
  * scratch belongs to the run (a panic abandons the task, not the memory). */
 #define ROW_KEYS 32
+#define ROW_KEYS_IDENT 128 /* with the identity: no flags, rows in vector lanes */
 #define KDIR_L2 (1 << 20) /* the stacks' records without a buffer: up to this */
 
 typedef struct unit_job {
@@ -648,16 +666,28 @@ typedef struct unit_job {
 /* A key's stack record (keyed_stacks has the layout) before its first
  * element, whose leaves lie in [a, a + 2^dl) (a aligned): its last leaf
  * a ^ 2^dl, no real leaf, meets the first at level dl, so that push (of
- * nothing) lands in slot dl, outside the levels; the start beside the
- * leaf's value (kpush reads it for an empty pop). kpush may read a slot 0
- * or a value it then does not use, so those bytes are set too. */
-static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+ * nothing) lands in slot dl, outside the levels; slot dl + 1 holds the
+ * start (zero bytes without one): kpush reads it for a pop of no entry.
+ * kpush may read a slot 0 or a value it then does not use, so those
+ * bytes are set too. */
+static inline void rec_init_n(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
 {
     int64_t none = a ^ ((int64_t)1 << dl);
-    memset(r, 0, 16 + 3 * vs);
+    memset(r, 0, 16 + 2 * vs);
     memcpy(r, &none, 8);
+    unsigned char *sent = r + 16 + (size_t)(2 + dl) * vs;
     if (start)
-        vcopy(r + 16 + vs, start, vs);
+        memcpy(sent, start, vs);
+    else
+        memset(sent, 0, vs);
+}
+
+static inline void rec_init(unsigned char *r, size_t vs, int dl, int64_t a, const void *start)
+{
+    if (vs == 8)
+        rec_init_n(r, 8, dl, a, start); /* a constant size: stores, no calls */
+    else
+        rec_init_n(r, vs, dl, a, start);
 }
 
 /* A key's record (rec_init's a and dl) folded into its value (from its
@@ -674,7 +704,7 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
         return false;
     m &= ((uint64_t)1 << dl) - 1;
     while (m) {
-        unsigned char *slot = acc + (size_t)(2 + __builtin_ctzll(m)) * vs;
+        unsigned char *slot = acc + (size_t)(1 + __builtin_ctzll(m)) * vs;
         m &= m - 1;
         f->combine(f->env, slot, acc);
         vcopy(acc, slot, vs);
@@ -702,10 +732,14 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
             vcopy(ROW(depth) + k * vs, f->start, vs);
     else
         memset(ROW(depth), 0, nk * vs);
+    /* the identity: every key of every row has a value (kleaf sets no flags) */
+    if (f->ident)
+        memset(hs, 1, (size_t)(depth + 1) * nk);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
         memcpy(ROW(sp), ROW(depth), nk * vs);
-        memset(RH(sp), 0, nk);
+        if (!f->ident)
+            memset(RH(sp), 0, nk);
         f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
         lev[sp++] = 0;
         while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
@@ -874,8 +908,9 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * its elements in position order. Tasks of consecutive buckets (4 per
  * thread, one block of records each) then put them onto their keys'
  * stacks (kstk, the combine inlined): a key's record holds its
- * last leaf, a mask of the levels waiting, that leaf's value, the start,
- * and a stack of completed subtrees, one slot per level: two neighbouring leaves a < b of a key meet at level
+ * last leaf, a mask of the levels waiting, that leaf's value, a stack of
+ * completed subtrees, one slot per level, and the start (rec_init): two
+ * neighbouring leaves a < b of a key meet at level
  * h = the highest bit of a ^ b, so a new leaf first folds the pending
  * entries below h (lowest level first: the most recent) into the last
  * leaf's value, which then waits at level h:
@@ -907,33 +942,52 @@ static void kst_count(void *arg, int64_t c)
     kst_job *d = arg;
     const keyed_job *k = d->k;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
+    const int64_t *keys = k->keys;
+    int kbits = d->kbits;
     /* counted in a block of the task's own: the rows of neighbouring
      * chunks share cache lines */
     int64_t *cnt = xcalloc((size_t)d->nb * sizeof *cnt);
     for (int64_t i = lo; i < hi; i++)
-        if (k->keys[i] >= 0)
-            cnt[k->keys[i] >> d->kbits]++;
+        if (keys[i] >= 0)
+            cnt[keys[i] >> kbits]++;
     memcpy(d->cnt + c * d->nb, cnt, (size_t)d->nb * sizeof *cnt);
     free(cnt);
+}
+
+/* Elements [lo, hi) to their buckets' next slots; vs a constant where the
+ * caller can make it one (the copies are then single moves). */
+static inline void scatter_run(kst_job *d, int64_t lo, int64_t hi, int64_t *next, size_t vs)
+{
+    const keyed_job *k = d->k;
+    const int64_t *keys = k->keys;
+    const unsigned char *vals = k->vals;
+    uint64_t *kl = d->kl;
+    unsigned char *out = d->vals;
+    int kbits = d->kbits;
+    uint64_t km = ((uint64_t)1 << kbits) - 1;
+    for (int64_t i = lo; i < hi; i++) {
+        int64_t key = keys[i];
+        if (key < 0)
+            continue;
+        int64_t at = next[key >> kbits]++;
+        kl[at] = (uint64_t)i / BRT_LEAF << kbits | ((uint64_t)key & km);
+        memcpy(out + (size_t)at * vs, vals + (size_t)i * vs, vs);
+    }
 }
 
 static void kst_scatter(void *arg, int64_t c)
 {
     kst_job *d = arg;
     const keyed_job *k = d->k;
-    size_t vs = k->vs;
     int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
     int64_t *next = brt_xmalloc((size_t)d->nb * sizeof *next);
     memcpy(next, d->cnt + c * d->nb, (size_t)d->nb * sizeof *next);
-    uint64_t km = ((uint64_t)1 << d->kbits) - 1;
-    for (int64_t i = lo; i < hi; i++) {
-        int64_t key = k->keys[i];
-        if (key < 0)
-            continue;
-        int64_t at = next[key >> d->kbits]++;
-        d->kl[at] = (uint64_t)(i / BRT_LEAF) << d->kbits | ((uint64_t)key & km);
-        vcopy(d->vals + (size_t)at * vs, k->vals + (size_t)i * vs, vs);
-    }
+    if (k->vs == 8)
+        scatter_run(d, lo, hi, next, 8);
+    else if (k->vs == 16)
+        scatter_run(d, lo, hi, next, 16);
+    else
+        scatter_run(d, lo, hi, next, k->vs);
     free(next);
 }
 
@@ -1033,12 +1087,13 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
 {
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
-    if (f->par && f->kleaf && nkeys > 0 && nkeys <= ROW_KEYS && f->n > 2 * UNIT * BRT_LEAF &&
+    int64_t row_keys = f->ident ? ROW_KEYS_IDENT : ROW_KEYS;
+    if (f->par && f->kleaf && nkeys > 0 && nkeys <= row_keys && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has, false))
         return;
     /* more keys whose records fit the L2 cache, 16 elements a key or more:
      * the elements straight onto the stacks, no buffer */
-    if (f->par && f->kdir && nkeys > ROW_KEYS && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
+    if (f->par && f->kdir && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has, true))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
