@@ -305,6 +305,7 @@ void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
 void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
+void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);
