@@ -18,8 +18,16 @@
  * and the comprehension [sum(E(j, k) for k in lo .. hi) for j in L .. m]
  * (or product), wherever it stands: `GUARD ? row(...) : as written`, row a
  * function this pass writes (the first two statements above, then `return
- * acc`), called with the values the comprehension reads. Under `--dump=ir:accum`
- * both are the loops that run.
+ * acc`), called with the values the comprehension reads. And where the
+ * accumulator is the element itself,
+ *
+ *   for j in L .. m:                       if GUARD:
+ *       for k in lo .. hi:          =>         for k in lo .. hi:
+ *           y[e][j] = y[e][j] + E(j, k)            for j in L .. m: y[e][j] = y[e][j] + E(j, k)
+ *                                          else: the nest as written
+ *
+ * (e literals or fixed variables, the stored path guarded as E's indices
+ * are, y read nowhere else). Under `--dump=ir:accum` each is the loops that run.
  *
  * Why: when E reads b[k][j], the k loop walks down a column of an array of
  * rows (each element in another block, no stride the hardware can follow);
@@ -315,7 +323,8 @@ static bool bound_ok(struct nest *x, struct ir_node *n)
 static bool nest_ok(struct nest *x)
 {
     if (x->jlo < 0 || !bound_ok(x, x->jhi) || !bound_ok(x, x->klo) || !bound_ok(x, x->khi)) return false;
-    if (x->start->op != IR_FLOAT && !(x->start->op == IR_VAR && x->start->type == ty_float && fixed_var(x, x->start->var)))
+    if (x->start && x->start->op != IR_FLOAT &&
+        !(x->start->op == IR_VAR && x->start->type == ty_float && fixed_var(x, x->start->var)))
         return false;
     for (int i = 0; i < x->nlets; i++)
         if (!elem_ok(x, x->lets[i]->a)) return false;
@@ -453,6 +462,28 @@ static bool leaves(struct ir_node *s, bool in_loop)
     return false;
 }
 
+/* The k body's statements before its last: scalar lets. */
+static bool take_lets(struct nest *x, struct ir_node *kb)
+{
+    for (int i = 0; i + 1 < kb->nkids; i++) {
+        if (kb->kids[i]->op != IR_LET || !scalar(kb->kids[i]->var->type)) return false;
+        x->lets[x->nlets++] = kb->kids[i];
+    }
+    return true;
+}
+
+/* `if GUARD: fast else: loop` */
+static struct ir_node *versioned(struct nest *x, struct ir_node *fast, struct ir_node *loop)
+{
+    struct ir_node *slow = ir_new(IR_BLOCK, loop->loc, ty_void);
+    ir_push_kid(slow, loop);
+    struct ir_node *s = ir_new(IR_IF, loop->loc, ty_void);
+    s->a = guard(x);
+    s->b = fast;
+    s->c = slow;
+    return s;
+}
+
 /* for j: var s = S; for k: (lets) s = s op E; POST  (see the top) */
 static bool statement_nest(struct ir_node *loop, struct nest *x)
 {
@@ -470,11 +501,7 @@ static bool statement_nest(struct ir_node *loop, struct nest *x)
     *x = (struct nest){.j = loop->var, .k = kl->var, .s = let->var, .jlo = (int64_t)loop->iter.lo->ival,
                        .jlo_n = loop->iter.lo, .jhi = loop->iter.hi, .klo = kl->iter.lo, .khi = kl->iter.hi, .body_j = b,
                        .elem = step->a->b, .start = let->a, .bop = step->a->bop};
-    for (int i = 0; i + 1 < kb->nkids; i++) {
-        if (kb->kids[i]->op != IR_LET || !scalar(kb->kids[i]->var->type)) return false;
-        x->lets[x->nlets++] = kb->kids[i];
-    }
-    if (ir_writes(b, loop->var, false) || ir_writes(kl->b, kl->var, false)) return false;
+    if (!take_lets(x, kb) || ir_writes(b, loop->var, false) || ir_writes(kl->b, kl->var, false)) return false;
     for (int i = 2; i < b->nkids; i++)
         if (leaves(b->kids[i], false)) return false;
     /* the bounds and S are read with j out of scope: they may not read it */
@@ -500,13 +527,87 @@ static struct ir_node *rewrite_statement(struct ir_node *loop, struct nest *x)
     for (int i = 2; i < loop->b->nkids; i++) fresh_defs(&r, loop->b->kids[i]);
     for (int i = 2; i < loop->b->nkids; i++) ir_push_kid(post, ir_copy(&r.k, loop->b->kids[i]));
     ir_push_kid(fast, mk_for(j2, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), post));
-    struct ir_node *slow = ir_new(IR_BLOCK, at, ty_void);
-    ir_push_kid(slow, loop);
-    struct ir_node *s = ir_new(IR_IF, at, ty_void);
-    s->a = guard(x);
-    s->b = fast;
-    s->c = slow;
-    return s;
+    return versioned(x, fast, loop);
+}
+
+/* ---- the element form -------------------------------------------------------------- */
+
+/* b, or the one block a block of one block holds */
+static struct ir_node *unblock(struct ir_node *b)
+{
+    while (b && b->op == IR_BLOCK && b->nkids == 1 && b->kids[0]->op == IR_BLOCK) b = b->kids[0];
+    return b;
+}
+
+/* An index of the store: what it stands for when a let of the k body
+ * copies a variable or a literal into it (lowering's copies for `+=`). */
+static struct ir_node *resolved(struct nest *x, struct ir_node *n)
+{
+    if (n->op == IR_VAR)
+        for (int i = 0; i < x->nlets; i++)
+            if (x->lets[i]->var == n->var && (x->lets[i]->a->op == IR_VAR || x->lets[i]->a->op == IR_INT)) return x->lets[i]->a;
+    return n;
+}
+
+/* for j: for k: (lets) y[e..][j] = y[e..][j] op E, each e a literal or a
+ * fixed variable: the accumulator is the element itself, so the new order
+ * is the nest with its loops swapped (the textbook product). The store's
+ * path is guarded as E's indices are; y may not be read otherwise. */
+static bool element_nest(struct ir_node *loop, struct nest *x)
+{
+    if (!loop->iter.is_range || loop->iter.lo->op != IR_INT || loop->var->type != ty_int) return false;
+    struct ir_node *b = unblock(loop->b);
+    if (!b || b->op != IR_BLOCK || b->nkids != 1 || b->kids[0]->op != IR_FOR_RANGE) return false;
+    struct ir_node *kl = b->kids[0], *kb = unblock(kl->b);
+    if (!kl->iter.is_range || !kb || kb->op != IR_BLOCK || kb->nkids < 1 || kb->nkids > MAX_LETS + 1) return false;
+    struct ir_node *st = kb->kids[kb->nkids - 1], *v = st->a;
+    if (st->op != IR_STORE || st->nkids > MAX_DEPTH || v->type != ty_float || v->op != IR_BINARY) return false;
+    if (v->bop != OP_ADD && v->bop != OP_MUL) return false;
+    *x = (struct nest){.j = loop->var, .k = kl->var, .jlo = (int64_t)loop->iter.lo->ival, .jlo_n = loop->iter.lo,
+                       .jhi = loop->iter.hi, .klo = kl->iter.lo, .khi = kl->iter.hi, .body_j = loop->b, .elem = v->b,
+                       .bop = v->bop};
+    if (!take_lets(x, kb) || ir_writes(loop->b, loop->var, false) || ir_writes(kl->b, kl->var, false)) return false;
+    /* the value reads the element it stores: y[same indices] */
+    struct ir_node *r = v->a;
+    for (int i = st->nkids - 1; i >= 0; i--, r = r->a) {
+        struct ir_node *p = st->kids[i];
+        if (r->op != IR_INDEX || p->op == IR_FIELD || r->b->op != p->op) return false;
+        if (p->op == IR_VAR ? r->b->var != p->var : p->op != IR_INT || r->b->ival != p->ival) return false;
+    }
+    if (r->op != IR_VAR || r->var != st->var || x->nchains == MAX_CHAINS) return false;
+    /* the path: fixed indices, then j; guarded as a chain of E */
+    struct ir_node *chain = mk_var(st->var, st->loc);
+    for (int i = 0; i < st->nkids; i++) {
+        struct ir_node *p = resolved(x, st->kids[i]), *n = ir_new(IR_INDEX, p->loc, NULL);
+        bool last = i == st->nkids - 1;
+        if (last ? p->op != IR_VAR || p->var != x->j
+                 : p->op == IR_INT ? (__int128)p->ival < 0 : p->op != IR_VAR || !fixed_var(x, p->var))
+            return false;
+        n->a = chain;
+        n->b = p;
+        chain = n;
+    }
+    for (struct ir_node *n = chain, *o = v->a; n->op == IR_INDEX; n = n->a, o = o->a) n->type = o->type;
+    x->chains[x->nchains++] = chain;
+    if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j)) return false;
+    return nest_ok(x);
+}
+
+/* for k: for j: (lets) y[e..][j] = y[e..][j] op E, behind the guard */
+static struct ir_node *rewrite_element(struct ir_node *loop, struct nest *x)
+{
+    struct ir_node *kl = unblock(loop->b)->kids[0];
+    struct ir_var *j1 = fresh(x->j, IRV_LOCAL), *k1 = fresh(x->k, IRV_LOCAL);
+    struct renames r = {{NULL, renamed, NULL}, {0}, {0}, 0, false};
+    rename_add(&r, x->j, j1);
+    rename_add(&r, x->k, k1);
+    fresh_defs(&r, kl->b);
+    struct ir_node *jloop = mk_for(j1, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), ir_copy(&r.k, kl->b));
+    struct ir_node *kbody = ir_new(IR_BLOCK, loop->loc, ty_void);
+    ir_push_kid(kbody, jloop);
+    struct ir_node *fast = ir_new(IR_BLOCK, loop->loc, ty_void);
+    ir_push_kid(fast, mk_for(k1, ir_copy(NULL, x->klo), ir_copy(NULL, x->khi), kbody));
+    return versioned(x, fast, loop);
 }
 
 /* ---- the comprehension form ---------------------------------------------------------- */
@@ -622,8 +723,10 @@ static void accum_stmt(struct ir_node *s)
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++) {
             struct nest x;
-            if (s->kids[i]->op == IR_FOR_RANGE && statement_nest(s->kids[i], &x)) s->kids[i] = rewrite_statement(s->kids[i], &x);
-            else accum_stmt(s->kids[i]);
+            struct ir_node *k = s->kids[i];
+            if (k->op == IR_FOR_RANGE && statement_nest(k, &x)) s->kids[i] = rewrite_statement(k, &x);
+            else if (k->op == IR_FOR_RANGE && element_nest(k, &x)) s->kids[i] = rewrite_element(k, &x);
+            else accum_stmt(k);
         }
         return;
     case IR_IF:
