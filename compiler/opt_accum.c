@@ -15,10 +15,11 @@
  *                                          else:
  *                                              the nest as written
  *
- * and the comprehension [sum(E(j, k) for k in lo .. hi) for j in L .. m]
- * (or product), wherever it stands: `GUARD ? row(...) : as written`, row a
- * function this pass writes (the first two statements above, then `return
- * acc`), called with the values the comprehension reads. And where the
+ * and the comprehension [P(j, sum(E(j, k) for k in lo .. hi)) for j in L .. m]
+ * (or product; P often nothing), wherever it stands: `GUARD ? row(...) : as
+ * written`, row a function this pass writes (the first two statements
+ * above, then acc[j - L] = P(j, acc[j - L]) for each j, then `return acc`),
+ * called with the values the comprehension reads. And where the
  * accumulator is the element itself,
  *
  *   for j in L .. m:                       if GUARD:
@@ -41,11 +42,12 @@
  * another (j, k) in the new order. E and the k body's lets are pure and
  * cannot panic: float arithmetic and comparisons, int comparisons, int to
  * float conversions, abs, min and max of floats, literals, constants,
- * variables nothing in the nest writes, and indexing. An index is j, k, a
+ * variables nothing in the nest writes, and indexing; so are S and P (run
+ * once per j, before and after all the sums instead of around each). An index is j, k, a
  * literal or such a variable, into a variable's array or a row of it
  * (a[i][k], b[k][j], x[k]); GUARD tests, before the nest, that every index
- * is in range for every j and k the loops take: `len(a[i]) >= hi`, and for a
- * row that depends on k, `all(len(b[k]) >= m for k in lo .. hi)` (a row
+ * is in range for every j and k the loops take (S's and P's for every j even
+ * when the k range is empty): `len(a[i]) >= hi`, and for a row that depends on k, `all(len(b[k]) >= m for k in lo .. hi)` (a row
  * depending on both j and k is refused). When the guard fails, the nest runs
  * as written, so a panic is the same panic at the same place after the same
  * output. The bounds (lo, hi, m) are literals, constants, variables, len of
@@ -81,8 +83,13 @@ struct nest {
     int nlets;
     struct ir_node *elem, *start;
     enum op bop;                  /* OP_ADD, OP_MUL */
-    struct ir_node *chains[MAX_CHAINS]; /* the outermost index of each chain in E */
+    /* the comprehension form's element around the sum, P(j, sum(...)): the
+     * sum read as the variable sum_var (NULL: the element is the sum) */
+    struct ir_node *outside;
+    struct ir_var *sum_var;
+    struct ir_node *chains[MAX_CHAINS]; /* the outermost index of each chain the nest reads */
     int nchains;
+    int nj_chains;                /* chains[0 .. nj_chains): S's and P's, read once per j */
     bool column;                  /* some chain walks a column: b[k][j] */
     bool row_k;                   /* some chain walks a row along k under j: a[j][k] */
 };
@@ -323,9 +330,9 @@ static bool bound_ok(struct nest *x, struct ir_node *n)
 static bool nest_ok(struct nest *x)
 {
     if (x->jlo < 0 || !bound_ok(x, x->jhi) || !bound_ok(x, x->klo) || !bound_ok(x, x->khi)) return false;
-    if (x->start && x->start->op != IR_FLOAT &&
-        !(x->start->op == IR_VAR && x->start->type == ty_float && fixed_var(x, x->start->var)))
-        return false;
+    if (x->start && (x->start->type != ty_float || !elem_ok(x, x->start))) return false;
+    if (x->outside && (x->outside->type != ty_float || !elem_ok(x, x->outside))) return false;
+    x->nj_chains = x->nchains;
     for (int i = 0; i < x->nlets; i++)
         if (!elem_ok(x, x->lets[i]->a)) return false;
     return elem_ok(x, x->elem) && x->column && !x->row_k;
@@ -385,16 +392,21 @@ static struct ir_node *chain_guard(struct nest *x, struct ir_node *chain)
     return g;
 }
 
-/* `L >= m or lo >= hi or (every chain's tests)`: nothing runs, or nothing
- * in E can panic. */
+/* `L >= m or (S's and P's tests and (lo >= hi or E's tests))`: nothing
+ * runs, or nothing that runs can panic (S and P run once per j even when
+ * the k range is empty). */
 static struct ir_node *guard(struct nest *x)
 {
-    struct ir_node *g = NULL;
-    for (int i = 0; i < x->nchains; i++) g = mk_and(g, chain_guard(x, x->chains[i]));
+    struct ir_node *gj = NULL, *gk = NULL;
+    for (int i = 0; i < x->nchains; i++) {
+        struct ir_node *c = chain_guard(x, x->chains[i]);
+        if (i < x->nj_chains) gj = mk_and(gj, c);
+        else gk = mk_and(gk, c);
+    }
     /* lo before hi, j's before k's: the order the nest evaluates them in */
     struct ir_node *none_k = mk_bin(OP_GE, ir_copy(NULL, x->klo), ir_copy(NULL, x->khi), ty_bool);
     struct ir_node *none_j = mk_bin(OP_GE, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), ty_bool);
-    return mk_or(none_j, g ? mk_or(none_k, g) : none_k);
+    return mk_or(none_j, mk_and(gj, gk ? mk_or(none_k, gk) : none_k));
 }
 
 /* ---- the rewritten loops ------------------------------------------------------------ */
@@ -419,13 +431,15 @@ static void accumulate(struct nest *x, struct ir_node *out, struct ir_var *acc, 
     struct ir_node *init = ir_new(IR_LISTCOMP, x->start->loc, acc->type);
     init->elem_type = ty_float;
     init->gen_var = j0;
+    int mark = r->n;
+    rename_add(r, x->j, j0);
     init->elem = ir_copy(&r->k, x->start);
+    r->n = mark;
     init->iter.is_range = true;
     init->iter.lo = ir_copy(&r->k, x->jlo_n);
     init->iter.hi = ir_copy(&r->k, x->jhi);
     ir_push_kid(out, mk_stmt(IR_LET, acc, init, at));
 
-    int mark = r->n;
     rename_add(r, x->j, j1);
     rename_add(r, x->k, k1);
     for (int i = 0; i < x->nlets; i++) fresh_defs(r, x->lets[i]);
@@ -504,8 +518,8 @@ static bool statement_nest(struct ir_node *loop, struct nest *x)
     if (!take_lets(x, kb) || ir_writes(b, loop->var, false) || ir_writes(kl->b, kl->var, false)) return false;
     for (int i = 2; i < b->nkids; i++)
         if (leaves(b->kids[i], false)) return false;
-    /* the bounds and S are read with j out of scope: they may not read it */
-    if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j) || ir_reads(x->start, x->j)) return false;
+    /* the bounds are read with j out of scope: they may not read it */
+    if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j)) return false;
     return nest_ok(x);
 }
 
@@ -574,7 +588,7 @@ static bool element_nest(struct ir_node *loop, struct nest *x)
         if (r->op != IR_INDEX || p->op == IR_FIELD || r->b->op != p->op) return false;
         if (p->op == IR_VAR ? r->b->var != p->var : p->op != IR_INT || r->b->ival != p->ival) return false;
     }
-    if (r->op != IR_VAR || r->var != st->var || x->nchains == MAX_CHAINS) return false;
+    if (r->op != IR_VAR || r->var != st->var) return false;
     /* the path: fixed indices, then j; guarded as a chain of E */
     struct ir_node *chain = mk_var(st->var, st->loc);
     for (int i = 0; i < st->nkids; i++) {
@@ -588,9 +602,9 @@ static bool element_nest(struct ir_node *loop, struct nest *x)
         chain = n;
     }
     for (struct ir_node *n = chain, *o = v->a; n->op == IR_INDEX; n = n->a, o = o->a) n->type = o->type;
-    x->chains[x->nchains++] = chain;
-    if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j)) return false;
-    return nest_ok(x);
+    if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j) || !nest_ok(x) || x->nchains == MAX_CHAINS) return false;
+    x->chains[x->nchains++] = chain; /* stored where E is read: once per (j, k) */
+    return true;
 }
 
 /* for k: for j: (lets) y[e..][j] = y[e..][j] op E, behind the guard */
@@ -612,11 +626,23 @@ static struct ir_node *rewrite_element(struct ir_node *loop, struct nest *x)
 
 /* ---- the comprehension form ---------------------------------------------------------- */
 
-/* [sum(E for k in lo .. hi) for j in L .. m] (or product) */
+/* The generators in n, not looking inside them: their count, and the last. */
+static int generators(struct ir_node *n, struct ir_node **last)
+{
+    if (!n) return 0;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) return *last = n, 1;
+    int c = generators(n->a, last) + generators(n->b, last) + generators(n->c, last);
+    for (int i = 0; i < n->nkids; i++) c += generators(n->kids[i], last);
+    return c;
+}
+
+/* [P(j, sum(E for k in lo .. hi)) for j in L .. m] (or product); P is
+ * often nothing: the element is the sum */
 static bool comprehension_nest(struct ir_node *n, struct nest *x)
 {
     if (n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.lo->op != IR_INT) return false;
-    struct ir_node *e = n->elem;
+    struct ir_node *e = NULL;
+    if (generators(n->elem, &e) != 1) return false;
     if (e->op != IR_REDUCE || e->par || e->world || e->user || e->scan || e->key || e->filter || e->nclauses) return false;
     if (!e->iter.is_range || e->type != ty_float || (e->reducer != RED_SUM && e->reducer != RED_PRODUCT)) return false;
     struct ir_node *start = ir_new(IR_FLOAT, e->loc, ty_float);
@@ -625,6 +651,20 @@ static bool comprehension_nest(struct ir_node *n, struct nest *x)
                        .jhi = n->iter.hi, .klo = e->iter.lo, .khi = e->iter.hi, .elem = e->elem, .start = start,
                        .bop = e->reducer == RED_SUM ? OP_ADD : OP_MUL};
     if (ir_reads(x->klo, x->j) || ir_reads(x->khi, x->j)) return false;
+    if (e != n->elem) {
+        /* P: a copy of the element with the sum read as a variable */
+        struct ir_node saved = *e;
+        x->sum_var = fresh(n->gen_var, IRV_TEMP);
+        x->sum_var->name = "";
+        x->sum_var->type = ty_float;
+        memset(e, 0, sizeof *e);
+        e->op = IR_VAR;
+        e->loc = saved.loc;
+        e->type = ty_float;
+        e->var = x->sum_var;
+        x->outside = ir_copy(NULL, n->elem);
+        *e = saved;
+    }
     return nest_ok(x);
 }
 
@@ -675,6 +715,18 @@ static void rewrite_comprehension(struct ir_node *n, struct nest *x)
     acc->type = n->type;
     g->body = ir_new(IR_BLOCK, n->loc, ty_void);
     accumulate(x, g->body, acc, &r);
+    if (x->outside) {
+        /* for j: let sum = acc[j - L]; acc[j - L] = P */
+        struct ir_var *j2 = fresh(x->j, IRV_LOCAL), *sv = fresh(x->sum_var, IRV_TEMP);
+        rename_add(&r, x->j, j2);
+        rename_add(&r, x->sum_var, sv);
+        struct ir_node *body = ir_new(IR_BLOCK, n->loc, ty_void);
+        ir_push_kid(body, mk_stmt(IR_LET, sv, acc_at(x, acc, j2, n->loc), n->loc));
+        struct ir_node *store = mk_stmt(IR_STORE, acc, ir_copy(&r.k, x->outside), n->loc);
+        ir_push_kid(store, acc_at(x, acc, j2, n->loc)->b);
+        ir_push_kid(body, store);
+        ir_push_kid(g->body, mk_for(j2, ir_copy(&r.k, x->jlo_n), ir_copy(&r.k, x->jhi), body));
+    }
     ir_push_kid(g->body, mk_stmt(IR_RETURN, NULL, mk_var(acc, n->loc), n->loc));
     vec_push(&P->fns, g);
 
