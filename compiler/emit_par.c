@@ -332,6 +332,8 @@ static void elem_cb(struct ir_node *rn, void *p)
     line("%s = 1;", a->kept);
 }
 
+/* An element pushed into the array its comprehension builds (a fresh one,
+ * or a par chunk's own: BRT_COLLECT). */
 struct push_arg { const char *out; bool indirect; };
 static void push_cb(struct ir_node *rn, void *p)
 {
@@ -340,8 +342,8 @@ static void push_cb(struct ir_node *rn, void *p)
     x = take(x, rn->elem_type);
     x = lval(x, rn->elem_type);
     const char *ct = ctype(rn->elem_type);
-    if (a->indirect) line("BRT_PUSH(%s, *%s, %s);", ct, a->out, x);
-    else line("BRT_PUSH(%s, %s, %s);", ct, a->out, x);
+    if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
+    else line("BRT_COLLECT(%s, %s, %s);", ct, a->out, x);
 }
 
 /* par comprehensions without a filter: element k goes to its slot. */
@@ -827,7 +829,10 @@ const char *emit_listcomp(struct ir_node *rn)
         struct src s = {0};
         if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);
-        const char *out = tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+        /* no filter: as many elements as the source has, room made once */
+        const char *out = rn->nclauses || rn->filter
+                              ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
+                              : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
         struct push_arg pa = {out, false};
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);

@@ -208,6 +208,10 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
                 fputs("@", out);
                 if (g->idx_var) dump_var(out, g->idx_var);
             }
+            if (g->base) {
+                fputs("+", out);
+                dump_expr(out, g->base);
+            }
             fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
         }
         fputs("]", out);
@@ -407,6 +411,23 @@ static void v_expr(struct vstate *st, struct ir_node *n);
 static void v_stmt(struct vstate *st, struct ir_node *s);
 static void want(struct vstate *st, struct ir_node *n, bool ok, const char *msg);
 
+/* A guard's base: literals and variables in scope, + - * of them. */
+static bool base_in_scope(struct vstate *st, struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT) return true;
+    if (n->op == IR_VAR) return in_scope(st, n->var);
+    return n->op == IR_BINARY && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) &&
+           base_in_scope(st, n->a) && base_in_scope(st, n->b);
+}
+
+bool ir_range_values(const struct ir_node *s)
+{
+    const struct ir_node *r = s->iter.array;
+    return s->op == IR_FOR_ARRAY && r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int &&
+           !r->inl;
+}
+
 /* A loop's guards name arrays and indices in scope before it; entering it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
 {
@@ -415,6 +436,8 @@ static void loop_enter(struct vstate *st, struct ir_node *l)
         want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
+        want(st, l, !g->base || (!g->fixed && !g->rows && base_in_scope(st, g->base)),
+             "a guard's base reads a variable out of scope, or is not + - * of ints");
     }
     if (st->naround < 64) st->around[st->naround] = l;
     st->naround++;
@@ -792,6 +815,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         scope_push(st, s, s->var);
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
+        want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
         loop_enter(st, s);
         st->loops++;
         v_block(st, s->b);

@@ -261,6 +261,10 @@ struct ir_guard {
      * idx_var + off (idx_var NULL: the literal off) instead of i + off. */
     bool fixed;
     struct ir_var *idx_var;
+    /* A loop guard of an index i + base + off (opt_loops.c): base an int
+     * expression of literals and variables the loop does not change (+ - *),
+     * computed in the guard without panicking (an overflow fails it). */
+    struct ir_node *base;
     int64_t off;
     bool rows;
     int64_t row_off;
@@ -346,6 +350,10 @@ bool ir_reads(struct ir_node *n, struct ir_var *v);
  * (only indexes or measures it), stores over one, or pushes into v
  * (opt_unique.c's hoisting condition and ir_verify's check of it). */
 bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_node **path, int npath);
+/* Whether for-array loop s is over range(lo, hi, step) of ints, not written
+ * in place of a call: the C emitter computes its values one by one
+ * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
+bool ir_range_values(const struct ir_node *s);
 /* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
 bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
 

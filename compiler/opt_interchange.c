@@ -544,6 +544,8 @@ static void try_swap(struct ir_node *outer)
     if (at < 0) return;
     struct ir_node *inner = body->kids[at];
     if (inner->var->type != ty_int) return;
+    for (int i = 0; i < inner->nguards; i++)
+        if (inner->guards[i].base) return; /* i + base: a nest reads no such index */
     struct nest x = {.outer = outer, .inner = inner, .jv = outer->var, .iv = inner->var, .ok = true};
     bool ok = true;
     x.in_prelude = true;

@@ -23,6 +23,14 @@
  *                   0 <= r < len(m) and that row holding i + c. And an
  *                   index the loop does not change, xs[k] or m[r][k]: its
  *                   guard is the one index, tested once.
+ *                   And an index i + base + c (a let too: k = i * n + j),
+ *                   base + - * of literals and variables the loop does not
+ *                   change: its guard computes base once, an overflow
+ *                   failing it (the loop as written then panics where it
+ *                   would), and tests i + base + c over the range.
+ *                   A `for j in range(lo, hi, step)` over int
+ *                   (ir_range_values) is guarded as a range loop: its
+ *                   guards are tested from its first value to its last.
  *                   An innermost `while j <= n` (or `<`) whose body ends
  *                   with `j += s` and assigns j nowhere else, n and s not
  *                   changing in it (variables it never assigns, literals,
@@ -66,6 +74,7 @@ static int *TOUCHED;
 static int64_t *ALIAS;           /* guard_loop's copies of the loop variable and of fixed indices */
 static unsigned char *IS_ALIAS;
 static struct ir_var **FIXED_OF;
+static struct ir_node **BASE_OF;
 
 static void mark(struct body *b, int id, unsigned flags)
 {
@@ -224,15 +233,17 @@ static struct body body_of(struct ir_node *loop)
 #define MAX_GUARDS 16
 #define BIG_OFFSET ((int64_t)1 << 60)
 
-enum { ALIAS_OF_IV = 1, ALIAS_FIXED = 2 };
+enum { ALIAS_OF_IV = 1, ALIAS_FIXED = 2, ALIAS_AFFINE = 3 };
 
 struct bce {
     struct ir_node *loop;
     struct ir_var *iv;       /* the loop's variable (a for) or induction variable (a while) */
     struct body *b;
     int64_t *alias;          /* by var id: the offset of a let copying the loop variable or a fixed index */
-    unsigned char *is_alias; /* by var id: ALIAS_OF_IV, ALIAS_FIXED (of fixed_of[id] + alias[id]) or 0 */
+    unsigned char *is_alias; /* by var id: ALIAS_OF_IV, ALIAS_FIXED (of fixed_of[id] + alias[id]),
+                              * ALIAS_AFFINE (the loop variable + base_of[id] + alias[id]) or 0 */
     struct ir_var **fixed_of;
+    struct ir_node **base_of;
 };
 
 /* n as v + c: a variable v plus or minus literals (v NULL: n is the literal c). */
@@ -320,13 +331,69 @@ static bool fixed_rows(struct bce *x, struct ir_var *m)
     return fixed_length(x, m) && m->type->elem->kind == T_ARRAY && !replaces_rows(x->loop->b, m);
 }
 
+/* Whether n is an int the loop does not change whose evaluation a guard can
+ * repeat without panicking: literals, variables the loop never assigns or
+ * defines, and + - * of those (the guard tests each for overflow). */
+static bool fixed_expr(struct bce *x, struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT) return true;
+    if (n->op == IR_VAR)
+        return n->var != x->iv && !x->is_alias[n->var->id] && !(x->b->use[n->var->id] & (U_ASSIGN | U_DEFINED));
+    return n->op == IR_BINARY && n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) &&
+           fixed_expr(x, n->a) && fixed_expr(x, n->b);
+}
+
+/* n as iv * i + base + off (iv 0 or 1, the loop variable's coefficient;
+ * base NULL or fixed_expr; off a literal). */
+struct affine {
+    int iv;
+    struct ir_node *base;
+    int64_t off;
+};
+
+static struct ir_node *base_of(struct ir_node *a, enum op op, struct ir_node *b, struct loc loc)
+{
+    if (!b) return a;
+    if (!a && op == OP_ADD) return b;
+    if (!a) {
+        a = ir_new(IR_INT, loc, ty_int);
+        a->ival = 0;
+    }
+    struct ir_node *n = ir_new(IR_BINARY, loc, ty_int);
+    n->bop = op;
+    n->optype = ty_int;
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+/* Whether n is affine in the loop variable (i * n + j in a loop over j). */
+static bool affine(struct bce *x, struct ir_node *n, struct affine *r)
+{
+    struct ir_var *v;
+    int64_t k;
+    if (offset_of(x, n, &k)) return *r = (struct affine){1, NULL, k}, true;
+    if (n->type == ty_int && var_plus(n, &v, &k) && !v) return *r = (struct affine){0, NULL, k}, true;
+    if (n->op == IR_VAR && x->is_alias[n->var->id] == ALIAS_AFFINE)
+        return *r = (struct affine){1, x->base_of[n->var->id], x->alias[n->var->id]}, true;
+    if (fixed_expr(x, n)) return *r = (struct affine){0, n, 0}, true;
+    struct affine a, b;
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    if (!affine(x, n->a, &a) || !affine(x, n->b, &b) || (n->bop == OP_SUB && b.iv) || a.iv + b.iv > 1) return false;
+    r->iv = a.iv + b.iv;
+    r->off = n->bop == OP_ADD ? a.off + b.off : a.off - b.off;
+    r->base = base_of(a.base, n->bop, b.base, n->loc);
+    return r->off > -BIG_OFFSET && r->off < BIG_OFFSET;
+}
+
 static bool add_guard(struct bce *x, struct ir_guard g)
 {
     struct ir_node *l = x->loop;
     for (int i = 0; i < l->nguards; i++) {
         struct ir_guard *h = &l->guards[i];
         if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->at_var == g.at_var && h->row_off == g.row_off &&
-            h->fixed == g.fixed && h->idx_var == g.idx_var)
+            h->fixed == g.fixed && h->idx_var == g.idx_var && h->base == g.base)
             return true;
     }
     if (l->nguards == MAX_GUARDS) return false;
@@ -341,6 +408,13 @@ static bool add_guard(struct bce *x, struct ir_guard g)
 static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i)
 {
     if (offset_of(x, i, &g.off)) return add_guard(x, g);
+    struct affine a;
+    if (!g.rows && affine(x, i, &a) && a.iv == 1 && a.base) {
+        /* i + base + c: the guard computes base once */
+        g.base = a.base;
+        g.off = a.off;
+        return add_guard(x, g);
+    }
     g.fixed = true;
     return fixed_index(x, i, &g.idx_var, &g.off) && add_guard(x, g);
 }
@@ -400,6 +474,14 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
             x->is_alias[s->var->id] = ALIAS_FIXED;
             x->fixed_of[s->var->id] = at;
             x->alias[s->var->id] = off;
+        } else if (s->var->type == ty_int && !(x->b->use[s->var->id] & U_ASSIGN)) {
+            /* let k = i * n + j: j + a base the loop does not change */
+            struct affine a;
+            if (affine(x, s->a, &a) && a.iv == 1 && a.base) {
+                x->is_alias[s->var->id] = ALIAS_AFFINE;
+                x->base_of[s->var->id] = a.base;
+                x->alias[s->var->id] = a.off;
+            }
         }
         return;
     case IR_STORE:
@@ -436,6 +518,7 @@ static bool invariant(struct bce *x, struct ir_node *n)
     if (n->type != ty_int) return false;
     if (n->op == IR_INT || n->op == IR_GLOBAL) return true;
     if (n->op == IR_VAR) return !(b->use[n->var->id] & (U_ASSIGN | U_DEFINED));
+    if (n->op == IR_BINARY) return fixed_expr(x, n); /* n - 1 */
     if (n->op != IR_BUILTIN || n->builtin != BI_LEN || n->nkids != 1) return false;
     struct ir_node *a = n->kids[0];
     struct ir_var *at;
@@ -508,10 +591,11 @@ static void guard_loop(struct ir_node *loop, struct body *b)
 {
     if (b->has_loop || b->has_gen) return;
     struct ir_var *iv = NULL;
-    struct bce x = {loop, NULL, b, ALIAS, IS_ALIAS, FIXED_OF};
+    struct bce x = {loop, NULL, b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
     if (loop->op == IR_FOR_RANGE && loop->var->type == ty_int && !(b->use[loop->var->id] & U_ASSIGN))
         iv = loop->var;
     if (loop->op == IR_WHILE) iv = induction(loop, &x);
+    if (ir_range_values(loop)) iv = loop->var; /* range(lo, hi, step): its values lie in lo .. hi */
     if (!iv) return;
     x.iv = iv;
     bce_stmt(&x, loop->b);
@@ -624,6 +708,7 @@ void opt_loops(struct ir_program *ir)
     IS_ALIAS = xmalloc(n);
     memset(IS_ALIAS, 0, n);
     FIXED_OF = xmalloc(n * sizeof *FIXED_OF);
+    BASE_OF = xmalloc(n * sizeof *BASE_OF);
     for (int i = 0; i < ir->fns.len; i++) loops_in(((struct ir_fn *)ir->fns.items[i])->body);
     free(USE);
     free(STORED);
@@ -631,5 +716,6 @@ void opt_loops(struct ir_program *ir)
     free(ALIAS);
     free(IS_ALIAS);
     free(FIXED_OF);
+    free(BASE_OF);
     P = NULL;
 }

@@ -7,7 +7,7 @@
  *   - a let or an assignment sets it to its value's range;
  *   - an if (and a conditional expression, and the right side of and, or)
  *     refines it on each branch by the condition (`i < n`, `x >= 0`,
- *     and, or, not) and joins the branches after; a branch that cannot fall
+ *     `i != 0`, and, or, not) and joins the branches after; a branch that cannot fall
  *     through (return, break, continue, panic) gives nothing to the join, so
  *     a guard `if i >= n: panic(...)` leaves i < n after it;
  *   - a loop forgets what its body assigns, before the body, except a
@@ -28,7 +28,10 @@
  *
  * An interval may also carry an expression the value is below (`below`): a
  * stable one (literals, int variables never assigned, len of arrays never
- * resized), from a range loop's bound, a `<` condition or a let copy. An
+ * resized), from a range loop's bound, a `<` condition or a let copy, with
+ * a gap: v + gap < below. A bound `n - 1` is n with gap 1; `i != n - 2`
+ * where i + 1 < n makes it i + 2 < n; i + c and i - c keep the bound with
+ * the gap less or more c (`xs[i + 1]` in `for i in 0..len(xs) - 1`). An
  * index is inside its array when it is at least 0 and below len of the
  * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
  * the array never assigned or resized in the function (stores keep its
@@ -52,11 +55,13 @@
 struct range {
     __int128 lo, hi; /* lo > hi: no value (the code is never reached) */
     /* NULL, or an expression whose value the variable is below: a stable one
-     * (below), the same wherever it is read in the variable's scope */
+     * (below), the same wherever it is read in the variable's scope; with
+     * gap >= 0: value + gap < below (`i + 1 < n` after `i != n - 1`) */
     struct ir_node *below;
+    __int128 gap;
 };
 
-static const struct range FULL = {INT64_MIN, INT64_MAX, NULL};
+static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0};
 
 static int NV;               /* variables: ids 1..NV */
 static struct range *ENV;    /* by var id: the current range (ints only) */
@@ -68,7 +73,7 @@ static struct range *ENV;    /* by var id: the current range (ints only) */
 static struct range rng(__int128 lo, __int128 hi)
 {
     if (lo > hi) return FULL;
-    return (struct range){lo, hi, NULL};
+    return (struct range){lo, hi, NULL, 0};
 }
 
 static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
@@ -128,6 +133,23 @@ static bool stable(struct ir_node *e)
         return (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && stable(e->a) && stable(e->b);
     default: return false;
     }
+}
+
+/* A stable e as `b - c` (c a literal, 0 <= c < 2^62): b and c; else e, 0. */
+static struct ir_node *below_part(struct ir_node *e, __int128 *c)
+{
+    *c = 0;
+    if (e->op == IR_BINARY && e->bop == OP_SUB && e->b->op == IR_INT && e->b->type == ty_int) {
+        int64_t k = (int64_t)(uint64_t)e->b->ival;
+        if (k >= 0 && k < ((int64_t)1 << 62)) return *c = k, e->a;
+    }
+    return e;
+}
+
+/* r's value is below the stable e: `i < n - 1` is i + 1 < n. */
+static void set_below(struct range *r, struct ir_node *e)
+{
+    r->below = below_part(e, &r->gap);
 }
 
 static bool same(const struct ir_node *a, const struct ir_node *b)
@@ -220,7 +242,7 @@ static void generator(struct ir_node *n)
             struct range lo = expr(its[i]->lo), hi = expr(its[i]->hi);
             if (is_int_var(vars[i])) {
                 ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
-                if (!its[i]->inclusive && stable(its[i]->hi)) ENV[vars[i]->id].below = its[i]->hi;
+                if (!its[i]->inclusive && stable(its[i]->hi)) set_below(&ENV[vars[i]->id], its[i]->hi);
             }
         } else {
             expr(its[i]->array);
@@ -298,7 +320,14 @@ static struct range binary(struct ir_node *n)
     }
     if (!fits(lo) || !fits(hi)) return clamp(lo, hi); /* checked: a value that continues fits */
     if (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) n->no_overflow = true;
-    return rng(lo, hi);
+    struct range r = rng(lo, hi);
+    /* x + c and x - c keep x's bound: (x + c) + (gap - c) < below */
+    const struct range *x = n->bop == OP_ADD && !a.below ? &b : &a, *c = x == &a ? &b : &a;
+    if ((n->bop == OP_ADD || n->bop == OP_SUB) && x->below && c->lo == c->hi && (n->bop == OP_ADD || x == &a)) {
+        __int128 gap = n->bop == OP_ADD ? x->gap - c->lo : x->gap + c->lo;
+        if (gap >= 0 && gap < ((__int128)1 << 64)) r.below = x->below, r.gap = gap;
+    }
+    return r;
 }
 
 /* ---- parameters: the join of the arguments of every call ----------------------- */
@@ -415,6 +444,18 @@ static void meet(struct ir_var *v, __int128 lo, __int128 hi)
     if (r->lo > r->hi) *r = FULL; /* never true here: see rng */
 }
 
+/* v != y (of range r) holds: an end of v's range that is y's one value
+ * goes, and v + gap < below with y = below - (gap + 1) becomes v + gap + 1
+ * < below (`i != n - 1` with i < n: i + 1 < n). */
+static void differs(struct ir_var *v, struct ir_node *y, struct range r)
+{
+    struct range *e = &ENV[v->id];
+    if (r.lo == r.hi && e->lo == r.lo && e->lo < e->hi) e->lo++;
+    else if (r.lo == r.hi && e->hi == r.lo && e->lo < e->hi) e->hi--;
+    __int128 c;
+    if (e->below && stable(y) && same(below_part(y, &c), e->below) && c == e->gap + 1) e->gap = c;
+}
+
 /* x op y holds (ints): narrow the variables among x and y. */
 static void compare(struct ir_node *x, enum op op, struct ir_node *y)
 {
@@ -423,7 +464,7 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     switch (op) {
     case OP_LT:
         if (xv) meet(x->var, INT64_MIN, b.hi - 1);
-        if (xv && stable(y)) ENV[x->var->id].below = y;
+        if (xv && stable(y)) set_below(&ENV[x->var->id], y);
         if (yv) meet(y->var, a.lo + 1, INT64_MAX);
         break;
     case OP_LE:
@@ -435,6 +476,10 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     case OP_EQ:
         if (xv) meet(x->var, b.lo, b.hi);
         if (yv) meet(y->var, a.lo, a.hi);
+        break;
+    case OP_NE:
+        if (xv) differs(x->var, y, b);
+        if (yv) differs(y->var, x, a);
         break;
     default: break;
     }
@@ -603,7 +648,7 @@ static void for_range(struct ir_node *s)
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
     if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
-    if (fixed && !s->iter.inclusive && stable(s->iter.hi)) ENV[s->var->id].below = s->iter.hi;
+    if (fixed && !s->iter.inclusive && stable(s->iter.hi)) set_below(&ENV[s->var->id], s->iter.hi);
     /* a variable the body assigns is forgotten again (loop_head set it) */
     struct range *head = env_copy();
     stmt(s->b);
@@ -618,6 +663,7 @@ static void join_into(struct range *a, const struct range *b)
         if (b[i].lo < a[i].lo) a[i].lo = b[i].lo;
         if (b[i].hi > a[i].hi) a[i].hi = b[i].hi;
         if (!same(a[i].below, b[i].below)) a[i].below = NULL;
+        else if (b[i].gap < a[i].gap) a[i].gap = b[i].gap;
     }
 }
 

@@ -593,6 +593,9 @@ int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
 /* A new array of len elements, all zero (0, 0.0, false; str elements are
  * ""; array elements are empty arrays of their element type). */
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
+/* An empty array with room for n elements (up to a bound): a comprehension
+ * of n elements pushes into it without growing. */
+brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
 /* An array from n values stored contiguously at elems; takes the
  * references they hold. */
 brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems);
@@ -603,6 +606,10 @@ brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b);
  * and zip(a, b)'s (A, B) tuples of descriptor tt (zip: the shorter length),
  * their fields retained. */
 brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+/* How many values range(lo, hi, step) has; a zero step panics, and so does
+ * a count no array could hold (out of memory), as brt_range_step. A for
+ * loop over the range computes the values one by one from it. */
+int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
 /* the same over t, u64 or i128, with the bounds and step as i128 */
 brt_arr *brt_range_step_wide(const brt_type *t, brt_i128 lo, brt_i128 hi, brt_i128 step, const brt_loc *l);
 brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);
@@ -632,6 +639,21 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
             ((ctype *)push_a_->data)[push_a_->len++] = (x); \
         else {                                            \
             ctype push_x_ = (x); /* x itself stays in a register */ \
+            (slot) = brt_arr_push(push_a_, &push_x_);     \
+        }                                                 \
+    } while (0)
+/* The push of a comprehension into the array it is building: no one else
+ * holds that array, so only its room is tested. Without BRT_PUSH's atomic
+ * load of the reference count (an acquire: no load after it moves above),
+ * gcc keeps the element's loop-invariant loads (rows, lengths) out of the
+ * loop. */
+#define BRT_COLLECT(ctype, slot, x)                       \
+    do {                                                  \
+        brt_arr *push_a_ = (slot);                        \
+        if (BRT_LIKELY(push_a_->len < push_a_->cap))      \
+            ((ctype *)push_a_->data)[push_a_->len++] = (x); \
+        else {                                            \
+            ctype push_x_ = (x);                          \
             (slot) = brt_arr_push(push_a_, &push_x_);     \
         }                                                 \
     } while (0)

@@ -434,6 +434,18 @@ static void zero_fields(const brt_type *t, void *p)
     }
 }
 
+/* An empty array with room for n elements, at most BRT_ROOM_BYTES of them:
+ * a comprehension's result whose length is known. Past that room it grows
+ * as any push does, so an element that panics early (or a count too large
+ * to hold) costs no more than this. */
+#define BRT_ROOM_BYTES ((int64_t)16 << 20)
+brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
+{
+    int64_t es = (int64_t)TYPE_SIZE(elem);
+    int64_t most = es ? BRT_ROOM_BYTES / es : 8;
+    return arr_alloc(elem, 0, n < 0 ? 0 : n < most ? n : most, NULL);
+}
+
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
 {
     if (len < 0)
@@ -665,7 +677,7 @@ void brt_env_release(brt_env *e)
  * overflows the type, whatever the step: the last one is the last before
  * hi, never a step past the type's end. A count no array can hold panics
  * "out of memory" at l, as a too-large array does. */
-brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
 {
     if (step == 0)
         brt_panic(l, BRT_RANGE_STEP);
@@ -676,7 +688,16 @@ brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
     uint64_t s = step > 0 ? (uint64_t)step : (uint64_t)0 - (uint64_t)step;
     uint64_t n = empty ? 0 : d / s + (d % s != 0);
     if (n > (uint64_t)INT64_MAX)
-        n = (uint64_t)INT64_MAX; /* (2^64 - 1 elements of step 1): out of memory below */
+        n = (uint64_t)INT64_MAX; /* (2^64 - 1 elements of step 1) */
+    /* more than any array could hold: out of memory, in a loop over the
+     * values too (as when the array is built) */
+    size_mul((int64_t)n, sizeof(int64_t), l);
+    return (int64_t)n;
+}
+
+brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+{
+    uint64_t n = (uint64_t)brt_range_step_count(lo, hi, step, l);
     brt_arr *a = arr_alloc(&brt_t_int, (int64_t)n, (int64_t)n, l);
     int64_t *e = a->data;
     for (uint64_t i = 0; i < n; i++)
