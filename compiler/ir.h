@@ -308,6 +308,13 @@ void opt_inline(struct ir_program *ir); /* opt_inline.c */
 void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
 void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
+void opt_counted(struct ir_program *ir); /* opt_counted.c */
+void opt_accum(struct ir_program *ir);   /* opt_accum.c */
+/* Whether statement s (anything in it) assigns v, pushes to it or changes it
+ * by a method, or (stores) stores into it (opt_counted.c). */
+bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);
+/* Whether statement s reads v, a for loop's bounds included (opt_counted.c). */
+bool ir_stmt_reads(struct ir_node *s, struct ir_var *v);
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */

@@ -27,6 +27,8 @@
     X(unroll, opt_unroll, "comprehensions over a few literal indices written as array literals") \
     X(inline, opt_inline, "calls of small functions written in place")                    \
     X(scalars, opt_scalars, "small arrays and tuples that never escape made scalars")   \
+    X(counted, opt_counted, "while loops counting by one made range loops")              \
+    X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
@@ -44,6 +46,10 @@ static const struct {
     {"inline", "scalars", "a literal a call returns is seen where the call was written in place"},
     {"scalars", "loops", "the elements made scalars are no array reads to guard"},
     {"scalars", "range", "the elements made scalars are lets whose ranges it follows"},
+    {"inline", "counted", "a loop written in place is one to count"},
+    {"counted", "accum", "a while nest counted by one is a range nest to interchange"},
+    {"accum", "unique", "the row of sums is an array the later passes make unique, guard and jam"},
+    {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
     {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by)"},

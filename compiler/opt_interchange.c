@@ -48,11 +48,12 @@
  *     change, proved-safe int arithmetic of those);
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
  *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
- *     or (a swap only) `y[e][j + c] = v` into one row y[e], e a literal or a
- *     variable the nest does not change (or a let copying one), the row made
- *     unique before the nest too (the textbook product c[i][j] += ...: that
- *     row is the one array stored, read only at c[e][j + c] as well), and
- *     nothing else:
+ *     or `y[e][i + c] = v` or (a swap only) `y[e][j + c] = v` into one row
+ *     y[e], e a literal or a variable the nest does not change (or a let
+ *     copying one), the row made unique before the nest too (the textbook
+ *     product c[i][j] += ...: that row is the one array stored, read only
+ *     at c[e][i + c] or c[e][j + c] as well; at i + c, the inner loop's
+ *     guards prove it, as for y[i + c]), and nothing else:
  *     no call, no assignment (no value carried between iterations), no
  *     loop, no output;
  *   - no expression in it can panic: every index is proved in range by a
@@ -372,7 +373,14 @@ static bool row_store(struct nest *x, struct ir_node *s)
     int64_t off;
     if (s->unique_steps < 2 || !scalar(s->a->type) || !pure_expr(x, s->a)) return false;
     struct ir_node *e = fixed_row(x, s->kids[0]);
-    if (!e || linear(x, s->kids[1], &off) != BY_OUTER) return false;
+    int by = e ? linear(x, s->kids[1], &off) : BY_NONE;
+    if (by == BY_INNER) {
+        /* y[e][i + c]: each inner iteration owns its element of the one
+         * row, proved by the inner loop's guards, as y[i + c] is */
+        at_index(x, s->var, e, BY_INNER, off, true);
+        return s->in_range_by == x->inner;
+    }
+    if (by != BY_OUTER) return false;
     at_index(x, s->var, e, BY_OUTER, off, true);
     x->row_stores = true;
     return add_swap_guard(x, s, (struct ir_guard){.arr = s->var, .at = e}) &&

@@ -503,6 +503,7 @@ class Gen:
         # whether to write a form added later (row stores, row nests): its own
         # stream, so a seed's program changes only where one is written
         self.later = random.Random(seed ^ 0x5EED)
+        self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2102,6 +2103,8 @@ class Gen:
                 return st
         if depth > 0 and self.later.random() < 0.04:
             return self.row_nest(depth, in_loop, ret)
+        if self.sums.random() < 0.04:
+            return self.sum_nest()
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -2361,6 +2364,90 @@ class Gen:
                             break
                         except Continue:
                             continue
+        return lines, ex
+
+    def sum_nest(self):
+        """A float sum over k inside a loop over j that reads a column s[k][j]
+        (opt_accum.c runs k outside, into one sum per j, behind a guard): a
+        comprehension of sums with a scale or a term around the sum, an
+        accumulator in for or while loops, or sums into the elements; now and
+        then a row of s one short or the k range past s's end (the guard fails:
+        the nest runs as written and panics where it did), an empty k range."""
+        r = self.r
+        v, src, q, j, k, acc, m = (self.fresh(p) for p in ("v", "s", "q", "j", "k", "a", "m"))
+        cols, srows = r.randint(0, 4), r.randint(0, 4)
+        klo, khi = r.choice([0, 0, 1]), srows + r.choice([0, 0, 0, 1])
+        short = r.randrange(srows) if srows and r.random() < 0.2 else None
+        form = r.randrange(4)
+        around = r.randrange(3)   # form 0: the sum alone, w * sum, sum + w
+        self.scope.append({j: ("int", False)})
+        w = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else \
+            Expr(f"float({j}) * 0.5", 12, lambda env: float(env.look(j)[2]) * 0.5, "float")
+        self.scope.append({k: ("int", False)})
+        # half the time a plain term, which the rewrite takes (a leaf, or j and k)
+        x = self.typed(self.expr("float", 2), "float") if r.random() < 0.5 else \
+            self.leaf("float") if r.random() < 0.5 else \
+            Expr(f"float({j}) * 0.375 - float({k}) * 0.125", 12,
+                 lambda env: float(env.look(j)[2]) * 0.375 - float(env.look(k)[2]) * 0.125, "float")
+        self.scope.pop()
+        self.scope.pop()
+        self.use("sum-nest")
+        cell = f"float({q}2 * 7 + {q}3) * 0.25"
+        width = f"({cols - 1} if {q}2 == {short} else {cols})" if short is not None else f"{cols}"
+        # the j range's end in a let: a literal one is unrolled first (opt_scalars.c)
+        lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{srows}]", f"let {m} = {cols}"]
+        term = f"({x.text}) * {src}[{k}][{j}]"
+        if form == 0:
+            total = f"sum({term} for {k} in {klo}..{khi})"
+            total = [total, f"({w.text}) * {total}", f"{total} + ({w.text})"][around]
+            lines.append(f"let {v}: [float] = [{total} for {j} in 0..{m}]")
+        elif form == 1:
+            lines += [f"var {v}: [float] = [0.0] * {cols}", f"for {j} in 0..{m}:", f"    var {acc} = {w.text}",
+                      f"    for {k} in {klo}..{khi}:", f"        {acc} += {term}", f"    {v}[{j}] = {acc}"]
+        elif form == 2:
+            lines += [f"var {v}: [float] = [0.0] * {cols}", f"var {j} = 0", f"while {j} < {m}:",
+                      f"    var {acc} = {w.text}", f"    var {k} = {klo}", f"    while {k} < {khi}:",
+                      f"        {acc} += {term}", f"        {k} += 1", f"    {v}[{j}] = {acc}", f"    {j} += 1"]
+        else:
+            lines += [f"var {v}: [float] = [0.5] * {cols}", f"for {j} in 0..{m}:",
+                      f"    for {k} in {klo}..{khi}:", f"        {v}[{j}] += {term}"]
+
+        def term_at(env, jv, kv):
+            inner = Env(env)
+            inner.vars[j] = ["int", False, jv]
+            inner.vars[k] = ["int", False, kv]
+            val = x.ev(inner)
+            if kv >= srows:
+                raise Panic(f"index out of bounds: the len is {srows} but the index is {kv}")
+            width = cols - 1 if kv == short else cols
+            if jv >= width:
+                raise Panic(f"index out of bounds: the len is {width} but the index is {jv}")
+            return val * (float(kv * 7 + jv) * 0.25)
+
+        def w_at(env, jv):
+            inner = Env(env)
+            inner.vars[j] = ["int", False, jv]
+            return w.ev(inner)
+
+        def ex(env):
+            out = []
+            for jv in range(cols):
+                if form == 3:
+                    a = 0.5
+                elif form == 0:
+                    a = 0.0
+                    pre = w_at(env, jv) if around == 1 else None
+                else:
+                    a = w_at(env, jv)
+                for kv in range(klo, khi):
+                    a = a + term_at(env, jv, kv)
+                if form == 0 and around == 1:
+                    a = pre * a
+                elif form == 0 and around == 2:
+                    a = a + w_at(env, jv)
+                out.append(a)
+            env.vars[v] = ["[float]", form != 0, out]
+        self.scope[-1][v] = ("[float]", form != 0)
         return lines, ex
 
     def new_stmt(self):
@@ -3352,14 +3439,15 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("fnvals", "unroll", "inline", "scalars", "unique", "loops", "range", "borrow", "interchange")   # compiler/opt.c's table
+OPT_PASSES = ("fnvals", "unroll", "inline", "scalars", "counted", "accum", "unique", "loops", "range", "borrow",
+              "interchange")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by-key", "assert", "world", "counter", "small-aggregate"]
+            "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest"]
 
 
 def classify(problem):
