@@ -124,6 +124,12 @@ check() {
     local want=0
     [ -s "$err" ] && want=101
     [ "$places" != - ] && export BRINE_GPU_TALLY=$WORK/tally.$id
+    # Open MPI's session directory of its own for each run: jobs sharing
+    # /tmp/ompi.HOST.UID race (one job's exit removes the directory while
+    # another's mpirun is making its own inside it: "ORTE_ERROR_LOG ...
+    # session_dir.c", seen once in make check)
+    mkdir -p "$WORK/ompi/$id"
+    export OMPI_MCA_orte_tmpdir_base=$WORK/ompi/$id
     timeout 120 "$@" > "$o" 2> "$e"
     local got=$?
     local ok=1
