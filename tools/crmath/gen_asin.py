@@ -22,28 +22,12 @@ Regenerating gives the same file byte for byte.
 """
 import mpmath
 from mpmath import mp, mpf, binomial
+from mpdouble import split, lit, row
 
 mp.prec = 200
 N = 120
 A = [binomial(2 * n, n) / (mpf(4) ** n * (2 * n + 1)) for n in range(N)]
 H = mpf(2) ** -8  # the largest |x - x0| and |z - z0|
-
-
-def split(v, n):
-    out = []
-    for _ in range(n):
-        d = float(v)  # mpmath -> float rounds to nearest
-        out.append(d)
-        v -= mpf(d)
-    return out
-
-
-def lit(d):
-    return "0x0p+0" if d == 0 else float.hex(d)
-
-
-def row(vals):
-    return "{" + ", ".join(lit(d) for d in vals) + "}"
 
 
 def asin_taylor(x0, k_max):

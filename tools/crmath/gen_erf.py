@@ -31,33 +31,13 @@ budget. Regenerating gives the same file byte for byte.
 """
 import mpmath
 from mpmath import mp, mpf
+from mpdouble import split, lit, row, log2
 
 mp.prec = 400
 ERF_DEG = 10   # degree of the erf polynomials on [1/16, 1)
 ERFC_DEG = 14  # of the G polynomials on [1, 32)
 SMALL_DEG = 7  # of the series in z below 1/16
 TWO_SQRTPI = 2 / mpmath.sqrt(mp.pi)
-
-
-def split(v, n):
-    out = []
-    for _ in range(n):
-        d = float(v)  # mpmath -> float rounds to nearest
-        out.append(d)
-        v -= mpf(d)
-    return out
-
-
-def lit(d):
-    return "0x0p+0" if d == 0 else float.hex(d)
-
-
-def row(vals):
-    return "{" + ", ".join(lit(d) for d in vals) + "}"
-
-
-def log2(v):
-    return float(mpmath.log(v, 2))
 
 
 def erf_taylor(c, nmax):

@@ -33,6 +33,7 @@ the same file byte for byte.
 """
 import mpmath
 from mpmath import mp, mpf
+from mpdouble import split, lit, row, log2
 
 mp.prec = 300
 LG_DEG = 20
@@ -41,27 +42,6 @@ SIN_DEG = 10
 ZERO_DEG = 40
 ZERO_DD = 5  # b1..b5 as double-doubles
 ZERO_N = 18  # the zeros of lgamma in (-n-1, -n), n = 2..ZERO_N
-
-
-def split(v, n):
-    out = []
-    for _ in range(n):
-        d = float(v)
-        out.append(d)
-        v -= mpf(d)
-    return out
-
-
-def lit(d):
-    return "0x0p+0" if d == 0 else float.hex(d)
-
-
-def row(vals):
-    return "{" + ", ".join(lit(d) for d in vals) + "}"
-
-
-def log2(v):
-    return float(mpmath.log(v, 2))
 
 
 def taylor(c, n):

@@ -11,21 +11,13 @@ file byte for byte.
 """
 import mpmath
 from mpmath import mp, mpf
+from mpdouble import split as parts, lit as hexlit
 
 mp.prec = 2000
 
 
-def parts(v, n):
-    out = []
-    for _ in range(n):
-        d = float(v)  # mpmath -> float rounds to nearest
-        out.append(d)
-        v -= mpf(d)
-    return out
-
-
 def lit(d):
-    return "0.0" if d == 0 else float.hex(d)
+    return hexlit(d, "0.0")
 
 
 def td(v):
