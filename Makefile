@@ -350,18 +350,11 @@ check-crmath-data:
 	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
 	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
 	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
-	@python3 tools/crmath/gen_trig.py | cmp -s - runtime/crmath/trig_tables.h \
-	    || { echo "runtime/crmath/trig_tables.h differs from tools/crmath/gen_trig.py"; exit 1; }; \
-	echo "crmath tables: trig regenerates identically"
-	@python3 tools/crmath/gen_asin.py | cmp -s - runtime/crmath/asin_tables.h \
-	    || { echo "runtime/crmath/asin_tables.h differs from tools/crmath/gen_asin.py"; exit 1; }; \
-	echo "crmath tables: asin regenerates identically"
-	@python3 tools/crmath/gen_erf.py | cmp -s - runtime/crmath/erf_tables.h \
-	    || { echo "runtime/crmath/erf_tables.h differs from tools/crmath/gen_erf.py"; exit 1; }; \
-	echo "crmath tables: erf regenerates identically"
-	@python3 tools/crmath/gen_lgamma.py | cmp -s - runtime/crmath/lgamma_tables.h \
-	    || { echo "runtime/crmath/lgamma_tables.h differs from tools/crmath/gen_lgamma.py"; exit 1; }; \
-	echo "crmath tables: lgamma regenerates identically"
+	@set -e; for t in trig asin erf lgamma; do \
+	    python3 tools/crmath/gen_$$t.py | cmp -s - runtime/crmath/$${t}_tables.h \
+	        || { echo "runtime/crmath/$${t}_tables.h differs from tools/crmath/gen_$$t.py"; exit 1; }; \
+	    echo "crmath tables: $$t regenerates identically"; \
+	done
 
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
