@@ -406,6 +406,9 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* default message) and slices x[a:b] (x, a, b; a missing end: len(x))  */           \
     X(BI_ASSERT, "assert", BK_SYNTAX, SIG_OWN, 2, 0)                                       \
     X(BI_SLICE, "[:]", BK_SYNTAX, SIG_OWN, 3, 0)                                           \
+    /* the optimizer's (opt_comploop.c): an array of n scalars, each stored   */           \
+    /* before anything reads it, so left unset; n < 0 is 0                    */           \
+    X(BI_UNSET, "[unset]", BK_SYNTAX, SIG_OWN, 1, 0)                                       \
     X(M_SPLIT, "split", BK_METHOD, SIG_OWN, -1, 0)                                         \
     X(M_STRIP, "strip", BK_METHOD, SIG_OWN, 0, 0)                                          \
     X(M_LINES, "lines", BK_METHOD, SIG_OWN, 0, 0)                                          \

@@ -251,6 +251,7 @@ const char *emit_builtin(struct ir_node *n)
         return tmp_owned(t, "brt_%s_slice(%s, %s, %s, %s)", t0 == ty_str ? "str" : "arr", arg[0], arg[1], hi,
                          loc_ref(n->loc));
     }
+    case BI_UNSET: return tmp_owned(t, "brt_arr_unset(%s, %s, %s)", tdesc(t->elem), arg[0], loc_ref(n->loc));
     case M_SPLIT:
         if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
         return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));

@@ -310,6 +310,13 @@ void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
+void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
+void opt_unswitch(struct ir_program *ir); /* opt_split.c */
+void opt_split(struct ir_program *ir);    /* opt_split.c */
+/* Whether opt_unswitch or opt_split would rewrite loop l (opt_split.c). */
+bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
+/* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
+struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);

@@ -29,6 +29,9 @@
     X(scalars, opt_scalars, "small arrays and tuples that never escape made scalars")   \
     X(counted, opt_counted, "while loops counting by one made range loops")              \
     X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
+    X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
+    X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
+    X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
@@ -49,6 +52,13 @@ static const struct {
     {"inline", "counted", "a loop written in place is one to count"},
     {"counted", "accum", "a while nest counted by one is a range nest to interchange"},
     {"accum", "unique", "the row of sums is an array the later passes make unique, guard and jam"},
+    {"accum", "comploop", "a comprehension of sums is accum's to interchange"},
+    {"counted", "unswitch", "a while loop counted by one is a range loop to unswitch and split"},
+    {"comploop", "unswitch", "a comprehension written as a loop is one to unswitch and split"},
+    {"unswitch", "split", "the conditions the loop cannot change leave first, so the middle folds to no test"},
+    {"split", "loops", "the middle loop, without its tests, is the one to guard"},
+    {"split", "unique", "the loops split are ones to hoist copy-on-write tests out of"},
+    {"split", "range", "the pieces' bounds are ranges the range facts follow"},
     {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},

@@ -596,6 +596,10 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
 /* An empty array with room for n elements (up to a bound): a comprehension
  * of n elements pushes into it without growing. */
 brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
+/* An array of n scalars (n < 0: none) whose values are not set: the
+ * optimizer's, for a loop that stores every element before anything reads
+ * one (compiler/opt_comploop.c). */
+brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l);
 /* An array from n values stored contiguously at elems; takes the
  * references they hold. */
 brt_arr *brt_arr_from(const brt_type *elem, int64_t n, const void *elems);

@@ -446,6 +446,11 @@ brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
     return arr_alloc(elem, 0, n < 0 ? 0 : n < most ? n : most, NULL);
 }
 
+brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l)
+{
+    return arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+}
+
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
 {
     if (len < 0)

@@ -1,0 +1,257 @@
+/*
+ * opt_comploop.c: a comprehension that is the whole value of a statement
+ * (let, assignment, return, push, store) written as a loop, when the loop is
+ * one opt_split.c rewrites (its element tests a condition the loop cannot
+ * change, or one that the first and last iterations settle) or holds such a
+ * comprehension:
+ *
+ *     S([E(j) for j in lo..hi])    =>   let small = 0 <= lo and lo < hi and hi - lo <= ROOM
+ *                                       let t = [D] * (hi - lo if small else 0)
+ *                                       if small:
+ *                                           for j in lo..hi: t[j - lo] = E(j)
+ *                                       else:
+ *                                           t = [E(j) for j in lo..hi]
+ *                                       S(t)
+ *
+ * [D] * n is, for scalars, an array of n values not set ([unset], brt_arr_unset:
+ * the loop stores each before anything can read it, and a panic before
+ * then drops the array unread), for arrays n empty arrays; a let's
+ * variable is t itself, the other statements read t in a block of their own
+ * (t released at its end). lo and hi are literals, variables or len of a
+ * variable: evaluating them again gives the same values and cannot panic.
+ * Element type int, float, bool or an array; no filter, one generator, not
+ * par.
+ *
+ * Why it keeps the program's meaning: the elements are evaluated in the same
+ * order, once each, and stored where the comprehension puts them. A
+ * comprehension makes room for min(count, ROOM) elements before its first
+ * (brt_arr_room: 16 MiB); the loop allocates the whole array first, so it
+ * runs only when that is the same allocation (count <= ROOM elements of at
+ * most 8 bytes), else the comprehension runs as written: an element that
+ * panics early in a huge comprehension panics as before.
+ *
+ * Why: the loop is what unswitch and split rewrite, and the stores into t
+ * are what unique, loops and range make check-free, so the middle of a
+ * stencil's row runs without a branch or a check per element.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+#define ROOM ((int64_t)1 << 21) /* elements: 16 MiB of 8-byte ones, brt_arr_room's most */
+
+static struct ir_program *P;
+
+static struct ir_node *mk_var(struct ir_var *v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_VAR, loc, v->type);
+    n->var = v;
+    return n;
+}
+
+static struct ir_node *mk_int(int64_t v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_INT, loc, ty_int);
+    n->ival = (unsigned __int128)(__int128)v;
+    return n;
+}
+
+static struct ir_node *mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
+{
+    struct ir_node *n = ir_new(IR_BINARY, a->loc, t);
+    n->bop = op;
+    n->optype = a->type;
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+static struct ir_node *mk_and(struct ir_node *a, struct ir_node *b)
+{
+    if (!a) return b;
+    struct ir_node *n = ir_new(IR_AND, a->loc, ty_bool);
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+static struct ir_node *mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc)
+{
+    struct ir_node *s = ir_new(op, loc, ty_void);
+    s->var = v;
+    s->a = a;
+    return s;
+}
+
+static struct ir_var *temp(struct type *t, struct loc loc)
+{
+    struct ir_var *v = arena_alloc(sizeof *v);
+    v->id = ++P->nvars;
+    v->kind = IRV_TEMP;
+    v->name = "";
+    v->type = t;
+    v->loc = loc;
+    return v;
+}
+
+/* The element type's zero, or NULL: not a type taken. */
+static struct ir_node *zero(struct type *t, struct loc loc)
+{
+    struct ir_node *z;
+    if (t == ty_float) {
+        z = ir_new(IR_FLOAT, loc, t);
+        z->fval = 0.0;
+    } else if (t == ty_int) {
+        z = mk_int(0, loc);
+    } else if (t == ty_bool) {
+        z = ir_new(IR_BOOL, loc, t);
+        z->bval = false;
+    } else if (t->kind == T_ARRAY) {
+        z = ir_new(IR_ARRAY, loc, t);
+    } else {
+        return NULL;
+    }
+    return z;
+}
+
+/* A bound evaluated again: the same value, no panic. */
+static bool repeatable(struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    if (n->op == IR_INT || n->op == IR_VAR) return true;
+    return n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR;
+}
+
+static bool taken(struct ir_node *n)
+{
+    if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.inclusive) return false;
+    if (!repeatable(n->iter.lo) || !repeatable(n->iter.hi)) return false;
+    if (n->iter.lo->op == IR_INT && (__int128)n->iter.lo->ival < 0) return false;
+    return zero(n->elem_type, n->loc) != NULL;
+}
+
+static bool comp_block(struct ir_node *b);
+
+/* Statement s (S(comprehension)) as the loop above, or NULL where that would
+ * not pay. */
+static struct ir_node *converted(struct ir_node *s)
+{
+    struct ir_node *lc = s->a;
+    struct loc at = lc->loc;
+    struct ir_node *c = ir_copy_fresh(P, lc); /* the loop's parts; lc stays the fallback */
+    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
+    struct ir_var *t = s->op == IR_LET ? s->var : temp(lc->type, at);
+
+    /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
+    struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
+    struct ir_node *value = c->elem;
+    if (value->op == IR_LISTCOMP) {
+        struct ir_var *e = temp(value->type, value->loc);
+        ir_push_kid(body, mk_stmt(IR_LET, e, value, value->loc));
+        value = mk_var(e, value->loc);
+    }
+    struct ir_node *idx = mk_var(c->gen_var, at);
+    if (!(lo->op == IR_INT && lo->ival == 0)) idx = mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
+    struct ir_node *store = mk_stmt(IR_STORE, t, value, at);
+    ir_push_kid(store, idx);
+    ir_push_kid(body, store);
+    struct ir_node *loop = ir_new(IR_FOR_RANGE, at, ty_void);
+    loop->var = c->gen_var;
+    loop->iter = c->iter;
+    loop->b = body;
+    bool inside = comp_block(body);
+    if (!inside && !opt_split_pays(P, loop)) return NULL;
+
+    struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
+    /* small = 0 <= lo and lo < hi and hi - lo <= ROOM */
+    struct ir_node *nonneg = lo->op == IR_INT ? NULL : mk_bin(OP_LE, mk_int(0, at), ir_copy(NULL, lo), ty_bool);
+    struct ir_node *count = mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    struct ir_node *cond = mk_and(mk_and(nonneg, mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool)),
+                                  mk_bin(OP_LE, count, mk_int(ROOM, at), ty_bool));
+    struct ir_var *small = temp(ty_bool, at);
+    ir_push_kid(out, mk_stmt(IR_LET, small, cond, at));
+    /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
+    struct ir_node *n = ir_new(IR_COND, at, ty_int);
+    n->a = mk_var(small, at);
+    n->b = mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    n->c = mk_int(0, at);
+    struct ir_node *init;
+    if (lc->elem_type->kind == T_ARRAY) {
+        struct ir_node *one = ir_new(IR_ARRAY, at, lc->type);
+        ir_push_kid(one, zero(lc->elem_type, at));
+        init = mk_bin(OP_MUL, one, n, lc->type);
+    } else {
+        init = ir_new(IR_BUILTIN, at, lc->type);
+        init->builtin = BI_UNSET;
+        ir_push_kid(init, n);
+    }
+    ir_push_kid(out, mk_stmt(IR_LET, t, init, at));
+    struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(fast, loop);
+    ir_push_kid(slow, mk_stmt(IR_ASSIGN, t, lc, at));
+    struct ir_node *sw = ir_new(IR_IF, at, ty_void);
+    sw->a = mk_var(small, at);
+    sw->b = fast;
+    sw->c = slow;
+    ir_push_kid(out, sw);
+    if (s->op != IR_LET) {
+        s->a = mk_var(t, at);
+        ir_push_kid(out, s);
+    }
+    return out;
+}
+
+/* Each statement of b that a comprehension is the value of, converted where
+ * it pays; whether any was. */
+static bool comp_stmt(struct ir_node *s);
+
+static bool comp_block(struct ir_node *b)
+{
+    bool any = false;
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i];
+        bool value = s->op == IR_LET || s->op == IR_ASSIGN || s->op == IR_RETURN || s->op == IR_PUSH || s->op == IR_STORE;
+        struct ir_node *r = value && taken(s->a) ? converted(s) : NULL;
+        if (r && s->op == IR_LET) {
+            /* the let's variable stays in b's scope: the statements go in b */
+            struct ir_node **kids = arena_alloc((size_t)(b->nkids + r->nkids) * sizeof *kids);
+            memcpy(kids, b->kids, (size_t)i * sizeof *kids);
+            memcpy(kids + i, r->kids, (size_t)r->nkids * sizeof *kids);
+            memcpy(kids + i + r->nkids, b->kids + i + 1, (size_t)(b->nkids - i - 1) * sizeof *kids);
+            b->kids = kids;
+            b->nkids += r->nkids - 1;
+            i += r->nkids - 1;
+            any = true;
+        } else if (r) {
+            b->kids[i] = r;
+            any = true;
+        } else {
+            any |= comp_stmt(s);
+        }
+    }
+    return any;
+}
+
+static bool comp_stmt(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    switch (s->sop) {
+    case IR_BLOCK: return comp_block(s);
+    case IR_IF: {
+        bool a = comp_stmt(s->b);
+        return comp_stmt(s->c) || a;
+    }
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return comp_stmt(s->b);
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+void opt_comploop(struct ir_program *ir)
+{
+    P = ir;
+    for (int i = 0; i < ir->fns.len; i++) comp_block(((struct ir_fn *)ir->fns.items[i])->body);
+    P = NULL;
+}
