@@ -960,3 +960,47 @@ bool ir_reads(struct ir_node *n, struct ir_var *v)
     return false;
 }
 
+
+/* ---- small builders for the passes -------------------------------------------- */
+
+struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_VAR, loc, v->type);
+    n->var = v;
+    return n;
+}
+
+struct ir_node *ir_mk_int(int64_t v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_INT, loc, ty_int);
+    n->ival = (unsigned __int128)(__int128)v;
+    return n;
+}
+
+struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
+{
+    struct ir_node *n = ir_new(IR_BINARY, a->loc, t);
+    n->bop = op;
+    n->optype = a->type;
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+struct ir_node *ir_mk_and(struct ir_node *a, struct ir_node *b)
+{
+    if (!a) return b;
+    if (!b) return a;
+    struct ir_node *n = ir_new(IR_AND, a->loc, ty_bool);
+    n->a = a;
+    n->b = b;
+    return n;
+}
+
+struct ir_node *ir_mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc)
+{
+    struct ir_node *s = ir_new(op, loc, ty_void);
+    s->var = v;
+    s->a = a;
+    return s;
+}

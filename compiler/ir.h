@@ -324,6 +324,13 @@ bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);
 bool ir_stmt_reads(struct ir_node *s, struct ir_var *v);
 
 /* Helpers shared by lower.c, ir.c and the emitters. */
+/* Small builders for the passes (ir.c): a read of v; an int literal; a op b of
+ * type t (optype a's); a and b (either NULL: the other); statement op of v = a. */
+struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc);
+struct ir_node *ir_mk_int(int64_t v, struct loc loc);
+struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t);
+struct ir_node *ir_mk_and(struct ir_node *a, struct ir_node *b);
+struct ir_node *ir_mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc);
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */
 void ir_push_kid(struct ir_node *n, struct ir_node *kid);
 /* A deep copy of n: every child, a generator's source, element, filter and

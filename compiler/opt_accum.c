@@ -96,39 +96,6 @@ struct nest {
 
 /* ---- small IR builders --------------------------------------------------------- */
 
-static struct ir_node *mk_var(struct ir_var *v, struct loc loc)
-{
-    struct ir_node *n = ir_new(IR_VAR, loc, v->type);
-    n->var = v;
-    return n;
-}
-
-static struct ir_node *mk_int(int64_t v, struct loc loc)
-{
-    struct ir_node *n = ir_new(IR_INT, loc, ty_int);
-    n->ival = (unsigned __int128)(__int128)v;
-    return n;
-}
-
-static struct ir_node *mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
-{
-    struct ir_node *n = ir_new(IR_BINARY, a->loc, t);
-    n->bop = op;
-    n->optype = a->type;
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
-static struct ir_node *mk_and(struct ir_node *a, struct ir_node *b)
-{
-    if (!a) return b;
-    struct ir_node *n = ir_new(IR_AND, a->loc, ty_bool);
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
 static struct ir_node *mk_or(struct ir_node *a, struct ir_node *b)
 {
     struct ir_node *n = ir_new(IR_OR, a->loc, ty_bool);
@@ -143,14 +110,6 @@ static struct ir_node *mk_len(struct ir_node *row)
     n->builtin = BI_LEN;
     ir_push_kid(n, row);
     return n;
-}
-
-static struct ir_node *mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc)
-{
-    struct ir_node *s = ir_new(op, loc, ty_void);
-    s->var = v;
-    s->a = a;
-    return s;
 }
 
 static struct ir_node *mk_for(struct ir_var *v, struct ir_node *lo, struct ir_node *hi, struct ir_node *body)
@@ -346,16 +305,16 @@ static struct ir_node *in_range(struct nest *x, struct ir_node *row, struct ir_n
                                 struct ir_var *qv)
 {
     struct loc at = ix->loc;
-    if (ix->op == IR_INT) return mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool);
+    if (ix->op == IR_INT) return ir_mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool);
     if (q && ix->var == q)
-        return mk_and(mk_bin(OP_LE, mk_int(0, at), mk_var(qv, at), ty_bool), mk_bin(OP_LT, mk_var(qv, at), mk_len(row), ty_bool));
-    if (ix->var == x->j) return mk_bin(OP_LE, ir_copy(NULL, x->jhi), mk_len(row), ty_bool);
+        return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_mk_var(qv, at), ty_bool), ir_mk_bin(OP_LT, ir_mk_var(qv, at), mk_len(row), ty_bool));
+    if (ix->var == x->j) return ir_mk_bin(OP_LE, ir_copy(NULL, x->jhi), mk_len(row), ty_bool);
     if (ix->var == x->k) {
         struct ir_node *lo_ok = x->klo->op == IR_INT && (__int128)x->klo->ival >= 0 ? NULL
-                                : mk_bin(OP_LE, mk_int(0, at), ir_copy(NULL, x->klo), ty_bool);
-        return mk_and(lo_ok, mk_bin(OP_LE, ir_copy(NULL, x->khi), mk_len(row), ty_bool));
+                                : ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, x->klo), ty_bool);
+        return ir_mk_and(lo_ok, ir_mk_bin(OP_LE, ir_copy(NULL, x->khi), mk_len(row), ty_bool));
     }
-    return mk_and(mk_bin(OP_LE, mk_int(0, at), ir_copy(NULL, ix), ty_bool), mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool));
+    return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, ix), ty_bool), ir_mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool));
 }
 
 /* `all(cond for qv in the range of q)` */
@@ -385,7 +344,7 @@ static struct ir_node *chain_guard(struct nest *x, struct ir_node *chain)
         struct renames r = {{NULL, renamed, NULL}, {0}, {0}, 0, false};
         if (q) rename_add(&r, q, qv);
         struct ir_node *cond = in_range(x, ir_copy(&r.k, steps[i]->a), steps[i]->b, q, qv);
-        g = mk_and(g, q ? for_all(x, q, qv, cond) : cond);
+        g = ir_mk_and(g, q ? for_all(x, q, qv, cond) : cond);
         struct ir_node *ix = steps[i]->b;
         if (ix->op == IR_VAR && is_loop_var(x, ix->var)) q = ix->var;
     }
@@ -400,13 +359,13 @@ static struct ir_node *guard(struct nest *x)
     struct ir_node *gj = NULL, *gk = NULL;
     for (int i = 0; i < x->nchains; i++) {
         struct ir_node *c = chain_guard(x, x->chains[i]);
-        if (i < x->nj_chains) gj = mk_and(gj, c);
-        else gk = mk_and(gk, c);
+        if (i < x->nj_chains) gj = ir_mk_and(gj, c);
+        else gk = ir_mk_and(gk, c);
     }
     /* lo before hi, j's before k's: the order the nest evaluates them in */
-    struct ir_node *none_k = mk_bin(OP_GE, ir_copy(NULL, x->klo), ir_copy(NULL, x->khi), ty_bool);
-    struct ir_node *none_j = mk_bin(OP_GE, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), ty_bool);
-    return mk_or(none_j, mk_and(gj, gk ? mk_or(none_k, gk) : none_k));
+    struct ir_node *none_k = ir_mk_bin(OP_GE, ir_copy(NULL, x->klo), ir_copy(NULL, x->khi), ty_bool);
+    struct ir_node *none_j = ir_mk_bin(OP_GE, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), ty_bool);
+    return mk_or(none_j, ir_mk_and(gj, gk ? mk_or(none_k, gk) : none_k));
 }
 
 /* ---- the rewritten loops ------------------------------------------------------------ */
@@ -414,10 +373,10 @@ static struct ir_node *guard(struct nest *x)
 /* acc[j' - L], j' read at loc */
 static struct ir_node *acc_at(struct nest *x, struct ir_var *acc, struct ir_var *jv, struct loc loc)
 {
-    struct ir_node *i = mk_var(jv, loc);
-    if (x->jlo) i = mk_bin(OP_SUB, i, mk_int(x->jlo, loc), ty_int);
+    struct ir_node *i = ir_mk_var(jv, loc);
+    if (x->jlo) i = ir_mk_bin(OP_SUB, i, ir_mk_int(x->jlo, loc), ty_int);
     struct ir_node *n = ir_new(IR_INDEX, loc, ty_float);
-    n->a = mk_var(acc, loc);
+    n->a = ir_mk_var(acc, loc);
     n->b = i;
     return n;
 }
@@ -438,14 +397,14 @@ static void accumulate(struct nest *x, struct ir_node *out, struct ir_var *acc, 
     init->iter.is_range = true;
     init->iter.lo = ir_copy(&r->k, x->jlo_n);
     init->iter.hi = ir_copy(&r->k, x->jhi);
-    ir_push_kid(out, mk_stmt(IR_LET, acc, init, at));
+    ir_push_kid(out, ir_mk_stmt(IR_LET, acc, init, at));
 
     rename_add(r, x->j, j1);
     rename_add(r, x->k, k1);
     for (int i = 0; i < x->nlets; i++) fresh_defs(r, x->lets[i]);
     struct ir_node *inner = ir_new(IR_BLOCK, at, ty_void);
     for (int i = 0; i < x->nlets; i++) ir_push_kid(inner, ir_copy(&r->k, x->lets[i]));
-    struct ir_node *store = mk_stmt(IR_STORE, acc, mk_bin(x->bop, acc_at(x, acc, j1, at), ir_copy(&r->k, x->elem), ty_float), at);
+    struct ir_node *store = ir_mk_stmt(IR_STORE, acc, ir_mk_bin(x->bop, acc_at(x, acc, j1, at), ir_copy(&r->k, x->elem), ty_float), at);
     ir_push_kid(store, acc_at(x, acc, j1, at)->b);
     ir_push_kid(inner, store);
     struct ir_node *jloop = mk_for(j1, ir_copy(&r->k, x->jlo_n), ir_copy(&r->k, x->jhi), inner);
@@ -537,7 +496,7 @@ static struct ir_node *rewrite_statement(struct ir_node *loop, struct nest *x)
     rename_add(&r, x->j, j2);
     rename_add(&r, x->s, s2);
     struct ir_node *post = ir_new(IR_BLOCK, at, ty_void);
-    ir_push_kid(post, mk_stmt(IR_LET, s2, acc_at(x, acc, j2, at), at));
+    ir_push_kid(post, ir_mk_stmt(IR_LET, s2, acc_at(x, acc, j2, at), at));
     for (int i = 2; i < loop->b->nkids; i++) fresh_defs(&r, loop->b->kids[i]);
     for (int i = 2; i < loop->b->nkids; i++) ir_push_kid(post, ir_copy(&r.k, loop->b->kids[i]));
     ir_push_kid(fast, mk_for(j2, ir_copy(NULL, x->jlo_n), ir_copy(NULL, x->jhi), post));
@@ -590,7 +549,7 @@ static bool element_nest(struct ir_node *loop, struct nest *x)
     }
     if (r->op != IR_VAR || r->var != st->var) return false;
     /* the path: fixed indices, then j; guarded as a chain of E */
-    struct ir_node *chain = mk_var(st->var, st->loc);
+    struct ir_node *chain = ir_mk_var(st->var, st->loc);
     for (int i = 0; i < st->nkids; i++) {
         struct ir_node *p = resolved(x, st->kids[i]), *n = ir_new(IR_INDEX, p->loc, NULL);
         bool last = i == st->nkids - 1;
@@ -708,7 +667,7 @@ static void rewrite_comprehension(struct ir_node *n, struct nest *x)
     for (int i = 0; i < nvs; i++) {
         g->params[i] = fresh(vs[i], IRV_PARAM);
         rename_add(&r, vs[i], g->params[i]);
-        ir_push_kid(call, mk_var(vs[i], n->loc));
+        ir_push_kid(call, ir_mk_var(vs[i], n->loc));
     }
     struct ir_var *acc = fresh(x->j, IRV_TEMP);
     acc->name = "";
@@ -721,13 +680,13 @@ static void rewrite_comprehension(struct ir_node *n, struct nest *x)
         rename_add(&r, x->j, j2);
         rename_add(&r, x->sum_var, sv);
         struct ir_node *body = ir_new(IR_BLOCK, n->loc, ty_void);
-        ir_push_kid(body, mk_stmt(IR_LET, sv, acc_at(x, acc, j2, n->loc), n->loc));
-        struct ir_node *store = mk_stmt(IR_STORE, acc, ir_copy(&r.k, x->outside), n->loc);
+        ir_push_kid(body, ir_mk_stmt(IR_LET, sv, acc_at(x, acc, j2, n->loc), n->loc));
+        struct ir_node *store = ir_mk_stmt(IR_STORE, acc, ir_copy(&r.k, x->outside), n->loc);
         ir_push_kid(store, acc_at(x, acc, j2, n->loc)->b);
         ir_push_kid(body, store);
         ir_push_kid(g->body, mk_for(j2, ir_copy(&r.k, x->jlo_n), ir_copy(&r.k, x->jhi), body));
     }
-    ir_push_kid(g->body, mk_stmt(IR_RETURN, NULL, mk_var(acc, n->loc), n->loc));
+    ir_push_kid(g->body, ir_mk_stmt(IR_RETURN, NULL, ir_mk_var(acc, n->loc), n->loc));
     vec_push(&P->fns, g);
 
     struct ir_node *orig = ir_new(IR_LISTCOMP, n->loc, n->type);

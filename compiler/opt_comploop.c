@@ -42,47 +42,6 @@
 
 static struct ir_program *P;
 
-static struct ir_node *mk_var(struct ir_var *v, struct loc loc)
-{
-    struct ir_node *n = ir_new(IR_VAR, loc, v->type);
-    n->var = v;
-    return n;
-}
-
-static struct ir_node *mk_int(int64_t v, struct loc loc)
-{
-    struct ir_node *n = ir_new(IR_INT, loc, ty_int);
-    n->ival = (unsigned __int128)(__int128)v;
-    return n;
-}
-
-static struct ir_node *mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
-{
-    struct ir_node *n = ir_new(IR_BINARY, a->loc, t);
-    n->bop = op;
-    n->optype = a->type;
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
-static struct ir_node *mk_and(struct ir_node *a, struct ir_node *b)
-{
-    if (!a) return b;
-    struct ir_node *n = ir_new(IR_AND, a->loc, ty_bool);
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
-static struct ir_node *mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc)
-{
-    struct ir_node *s = ir_new(op, loc, ty_void);
-    s->var = v;
-    s->a = a;
-    return s;
-}
-
 static struct ir_var *temp(struct type *t, struct loc loc)
 {
     struct ir_var *v = arena_alloc(sizeof *v);
@@ -102,7 +61,7 @@ static struct ir_node *zero(struct type *t, struct loc loc)
         z = ir_new(IR_FLOAT, loc, t);
         z->fval = 0.0;
     } else if (t == ty_int) {
-        z = mk_int(0, loc);
+        z = ir_mk_int(0, loc);
     } else if (t == ty_bool) {
         z = ir_new(IR_BOOL, loc, t);
         z->bval = false;
@@ -147,12 +106,12 @@ static struct ir_node *converted(struct ir_node *s)
     struct ir_node *value = c->elem;
     if (value->op == IR_LISTCOMP) {
         struct ir_var *e = temp(value->type, value->loc);
-        ir_push_kid(body, mk_stmt(IR_LET, e, value, value->loc));
-        value = mk_var(e, value->loc);
+        ir_push_kid(body, ir_mk_stmt(IR_LET, e, value, value->loc));
+        value = ir_mk_var(e, value->loc);
     }
-    struct ir_node *idx = mk_var(c->gen_var, at);
-    if (!(lo->op == IR_INT && lo->ival == 0)) idx = mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
-    struct ir_node *store = mk_stmt(IR_STORE, t, value, at);
+    struct ir_node *idx = ir_mk_var(c->gen_var, at);
+    if (!(lo->op == IR_INT && lo->ival == 0)) idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
+    struct ir_node *store = ir_mk_stmt(IR_STORE, t, value, at);
     ir_push_kid(store, idx);
     ir_push_kid(body, store);
     struct ir_node *loop = ir_new(IR_FOR_RANGE, at, ty_void);
@@ -164,38 +123,38 @@ static struct ir_node *converted(struct ir_node *s)
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     /* small = 0 <= lo and lo < hi and hi - lo <= ROOM */
-    struct ir_node *nonneg = lo->op == IR_INT ? NULL : mk_bin(OP_LE, mk_int(0, at), ir_copy(NULL, lo), ty_bool);
-    struct ir_node *count = mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
-    struct ir_node *cond = mk_and(mk_and(nonneg, mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool)),
-                                  mk_bin(OP_LE, count, mk_int(ROOM, at), ty_bool));
+    struct ir_node *nonneg = lo->op == IR_INT ? NULL : ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, lo), ty_bool);
+    struct ir_node *count = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    struct ir_node *cond = ir_mk_and(ir_mk_and(nonneg, ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool)),
+                                  ir_mk_bin(OP_LE, count, ir_mk_int(ROOM, at), ty_bool));
     struct ir_var *small = temp(ty_bool, at);
-    ir_push_kid(out, mk_stmt(IR_LET, small, cond, at));
+    ir_push_kid(out, ir_mk_stmt(IR_LET, small, cond, at));
     /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
     struct ir_node *n = ir_new(IR_COND, at, ty_int);
-    n->a = mk_var(small, at);
-    n->b = mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
-    n->c = mk_int(0, at);
+    n->a = ir_mk_var(small, at);
+    n->b = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    n->c = ir_mk_int(0, at);
     struct ir_node *init;
     if (lc->elem_type->kind == T_ARRAY) {
         struct ir_node *one = ir_new(IR_ARRAY, at, lc->type);
         ir_push_kid(one, zero(lc->elem_type, at));
-        init = mk_bin(OP_MUL, one, n, lc->type);
+        init = ir_mk_bin(OP_MUL, one, n, lc->type);
     } else {
         init = ir_new(IR_BUILTIN, at, lc->type);
         init->builtin = BI_UNSET;
         ir_push_kid(init, n);
     }
-    ir_push_kid(out, mk_stmt(IR_LET, t, init, at));
+    ir_push_kid(out, ir_mk_stmt(IR_LET, t, init, at));
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
     ir_push_kid(fast, loop);
-    ir_push_kid(slow, mk_stmt(IR_ASSIGN, t, lc, at));
+    ir_push_kid(slow, ir_mk_stmt(IR_ASSIGN, t, lc, at));
     struct ir_node *sw = ir_new(IR_IF, at, ty_void);
-    sw->a = mk_var(small, at);
+    sw->a = ir_mk_var(small, at);
     sw->b = fast;
     sw->c = slow;
     ir_push_kid(out, sw);
     if (s->op != IR_LET) {
-        s->a = mk_var(t, at);
+        s->a = ir_mk_var(t, at);
         ir_push_kid(out, s);
     }
     return out;

@@ -133,33 +133,6 @@ struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n)
 
 /* ---- small builders ------------------------------------------------------------ */
 
-static struct ir_node *mk_int(int64_t v, struct loc loc)
-{
-    struct ir_node *n = ir_new(IR_INT, loc, ty_int);
-    n->ival = (unsigned __int128)(__int128)v;
-    return n;
-}
-
-static struct ir_node *mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
-{
-    struct ir_node *n = ir_new(IR_BINARY, a->loc, t);
-    n->bop = op;
-    n->optype = a->type;
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
-static struct ir_node *mk_and(struct ir_node *a, struct ir_node *b)
-{
-    if (!a) return b;
-    if (!b) return a;
-    struct ir_node *n = ir_new(IR_AND, a->loc, ty_bool);
-    n->a = a;
-    n->b = b;
-    return n;
-}
-
 static struct ir_node *mk_block(struct loc loc)
 {
     return ir_new(IR_BLOCK, loc, ty_void);
@@ -407,8 +380,8 @@ static bool invariant(struct ir_node *l, struct ir_node *n, struct ir_node **saf
         if (v->op != IR_VAR || !invariant(l, v, safe)) return false;
         if (n->bop == OP_SUB) c = -c;
         /* v + c fits: v <= max - c (c > 0), v >= min - c (c < 0) */
-        if (c > 0) *safe = mk_and(*safe, mk_bin(OP_LE, ir_copy(NULL, v), mk_int(INT_MAX64 - c, v->loc), ty_bool));
-        if (c < 0) *safe = mk_and(*safe, mk_bin(OP_GE, ir_copy(NULL, v), mk_int(INT_MIN64 - c, v->loc), ty_bool));
+        if (c > 0) *safe = ir_mk_and(*safe, ir_mk_bin(OP_LE, ir_copy(NULL, v), ir_mk_int(INT_MAX64 - c, v->loc), ty_bool));
+        if (c < 0) *safe = ir_mk_and(*safe, ir_mk_bin(OP_GE, ir_copy(NULL, v), ir_mk_int(INT_MIN64 - c, v->loc), ty_bool));
         return true;
     }
     default: return false;
@@ -614,8 +587,8 @@ static struct ir_node *split(struct ir_node *l)
     struct ir_node *lo = l->iter.lo, *hi = l->iter.hi;
 #define LO ir_copy(NULL, lo)
 #define HI ir_copy(NULL, hi)
-#define PLUS(x, c) mk_bin(OP_ADD, x, mk_int(c, at), ty_int)
-#define MINUS(x, c) mk_bin(OP_SUB, x, mk_int(c, at), ty_int)
+#define PLUS(x, c) ir_mk_bin(OP_ADD, x, ir_mk_int(c, at), ty_int)
+#define MINUS(x, c) ir_mk_bin(OP_SUB, x, ir_mk_int(c, at), ty_int)
     struct ir_node *body = mk_block(at);
     ir_push_kid(body, piece(l, LO, PLUS(LO, 1)));
     /* the terms name l's variable: folded in a copy that still does */
@@ -623,12 +596,12 @@ static struct ir_node *split(struct ir_node *l)
     for (int i = 0; i < d.n; i++) subst(folded->b, d.t[i], d.v[i]);
     fold_stmt(folded->b);
     ir_push_kid(body, piece(folded, PLUS(LO, 1), MINUS(HI, 1)));
-    ir_push_kid(body, mk_if(mk_bin(OP_LT, PLUS(LO, 1), HI, ty_bool), blocked(piece(l, MINUS(HI, 1), HI)), NULL));
+    ir_push_kid(body, mk_if(ir_mk_bin(OP_LT, PLUS(LO, 1), HI, ty_bool), blocked(piece(l, MINUS(HI, 1), HI)), NULL));
 #undef LO
 #undef HI
 #undef PLUS
 #undef MINUS
-    return mk_if(mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool), body, NULL);
+    return mk_if(ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool), body, NULL);
 }
 
 bool opt_split_pays(struct ir_program *ir, struct ir_node *l)
