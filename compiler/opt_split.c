@@ -17,11 +17,12 @@
  *             when a test that cannot panic shows it does not (v <= max - c),
  *             else the loop runs as written. A then has one value for the
  *             whole loop and evaluating it once, first, changes no output and
- *             no panic. Loops are taken innermost first; each loop hoists at
- *             most MAX_UNSWITCH terms, and only a body of at most MAX_BODY
+ *             no panic. Only innermost loops are taken (in an outer loop a
+ *             test runs once per inner loop: not worth a copy); each hoists
+ *             at most MAX_UNSWITCH terms, and only a body of at most MAX_BODY
  *             nodes is copied.
  *
- *   split     Index-set splitting. In `for j in lo..hi` (int, lo and hi
+ *   split     Index-set splitting. In an innermost `for j in lo..hi` (int, lo and hi
  *             literals or variables the body does not write), a term
  *             `j OP e` (OP a comparison; e a literal or lo + c, hi - c, c in
  *             0..3) that has one value for every j of lo + 1 .. hi - 2 (j == 0
@@ -451,9 +452,26 @@ static bool hoistable(struct ir_node *l, struct ir_node *t, void *arg)
     return true;
 }
 
+/* Whether statement s holds a loop. */
+static bool has_loop(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    switch (s->sop) {
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return true;
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (has_loop(s->kids[i])) return true;
+        return false;
+    case IR_IF: return has_loop(s->b) || has_loop(s->c);
+    default: return false;
+    }
+}
+
+/* An innermost range loop of a size to copy: a test in it runs once per
+ * element (in an outer loop, once per inner loop: not worth a copy). */
 static bool loop_shape(struct ir_node *l)
 {
-    return l->op == IR_FOR_RANGE && l->iter.is_range && l->b && ir_size(l->b) <= MAX_BODY;
+    return l->op == IR_FOR_RANGE && l->iter.is_range && l->b && !has_loop(l->b) && ir_size(l->b) <= MAX_BODY;
 }
 
 /* Whether l has a term to hoist: *h. */
