@@ -504,6 +504,7 @@ class Gen:
         # stream, so a seed's program changes only where one is written
         self.later = random.Random(seed ^ 0x5EED)
         self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
+        self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2105,6 +2106,8 @@ class Gen:
             return self.row_nest(depth, in_loop, ret)
         if self.sums.random() < 0.04:
             return self.sum_nest()
+        if self.borders.random() < 0.04:
+            return self.border_nest()
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -2448,6 +2451,58 @@ class Gen:
                 out.append(a)
             env.vars[v] = ["[float]", form != 0, out]
         self.scope[-1][v] = ("[float]", form != 0)
+        return lines, ex
+
+    def border_nest(self):
+        """A stencil with its border in the element (opt_comploop.c writes the
+        comprehension as loops, opt_split.c takes the tests of i out of the
+        loop over j and runs the first and last j apart): a comprehension or
+        for loops with an if, the border test spelled one of three ways, a
+        float term x (any expression: evaluated in the interior only, after
+        the four loads); now and then a row one short (the checked loop then
+        panics at the same element)."""
+        r = self.r
+        v, src, q, i, j, n = (self.fresh(p) for p in ("v", "s", "q", "i", "j", "n"))
+        size = r.randint(0, 5)
+        short = r.randrange(size) if size and r.random() < 0.25 else None
+        form = r.randrange(2)
+        spell = r.randrange(3)
+        x = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else self.leaf("float")
+        self.use("border-nest")
+        cell = f"float(({q}2 * 7 + {q}3 * 3) % 10) * 0.5"
+        width = f"({size - 1} if {q}2 == {short} else {size})" if short is not None else f"{size}"
+        border = [f"{i} == 0 or {j} == 0 or {i} == {n} - 1 or {j} == {n} - 1",
+                  f"{j} < 1 or {i} < 1 or {j} > {n} - 2 or {i} > {n} - 2",
+                  f"{i} == 0 or {i} == {n} - 1 or {j} <= 0 or {j} >= {n} - 1"][spell]
+        inner = f"({src}[{i} - 1][{j}] + {src}[{i} + 1][{j}] + {src}[{i}][{j} - 1] + {src}[{i}][{j} + 1]) * ({x.text})"
+        lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{size}]", f"let {n} = len({src})"]
+        if form == 0:
+            lines.append(f"let {v}: [[float]] = [[{src}[{i}][{j}] if {border} else {inner} for {j} in 0..{n}] for {i} in 0..{n}]")
+        else:
+            lines += [f"var {v}: [[float]] = [[0.0] * {n} for {i} in 0..{n}]", f"for {i} in 0..{n}:",
+                      f"    for {j} in 0..{n}:", f"        if {border}:", f"            {v}[{i}][{j}] = {src}[{i}][{j}]",
+                      f"        else:", f"            {v}[{i}][{j}] = {inner}"]
+        grid = [[float((a * 7 + b * 3) % 10) * 0.5 for b in range(size - 1 if a == short else size)] for a in range(size)]
+
+        def load(a, b):
+            row = grid[a]
+            if b >= len(row):
+                raise Panic(f"index out of bounds: the len is {len(row)} but the index is {b}")
+            return row[b]
+
+        def ex(env):
+            out = []
+            for a in range(size):
+                row = []
+                for b in range(size):
+                    if a == 0 or b == 0 or a == size - 1 or b == size - 1:
+                        row.append(load(a, b))
+                    else:
+                        t = load(a - 1, b) + load(a + 1, b) + load(a, b - 1) + load(a, b + 1)
+                        row.append(t * x.ev(env))
+                out.append(row)
+            env.vars[v] = ["[[float]]", form != 0, out]
+        self.scope[-1][v] = ("[[float]]", form != 0)
         return lines, ex
 
     def new_stmt(self):
@@ -3449,7 +3504,8 @@ THREADS = ("1", "2", "7")
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest"]
+            "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest",
+            "border-nest"]
 
 
 def classify(problem):
