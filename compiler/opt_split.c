@@ -23,7 +23,8 @@
  *             nodes is copied.
  *
  *   split     Index-set splitting. In an innermost `for j in lo..hi` (int, lo and hi
- *             literals or variables the body does not write), a term
+ *             literals, variables the body does not write or len of arrays
+ *             whose length it does not change), a term
  *             `j OP e` (OP a comparison; e a literal or lo + c, hi - c, c in
  *             0..3) that has one value for every j of lo + 1 .. hi - 2 (j == 0
  *             and j == n - 1 in 0..n are false there, j < 1 and j > n - 2
@@ -514,6 +515,13 @@ static bool linear(struct ir_node *l, struct ir_node *n, struct lin *x, bool add
     }
     if (n->op == IR_VAR && n->type == ty_int && fixed_in(l, n->var)) {
         *x = (struct lin){n->var, 0};
+        return true;
+    }
+    /* len(xs) of an array the loop neither assigns, pushes to nor changes by
+     * a method: its symbol is xs (no int variable's) */
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
+        n->kids[0]->type->kind == T_ARRAY && fixed_in(l, n->kids[0]->var)) {
+        *x = (struct lin){n->kids[0]->var, 0};
         return true;
     }
     if (add && n->op == IR_BINARY && n->optype == ty_int && (n->bop == OP_ADD || n->bop == OP_SUB) && small_lit(n->b, &c) &&
