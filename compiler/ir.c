@@ -240,7 +240,8 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         for (int i = 0; i < s->nslots; i++) {
             if (i) fputs(" ", out);
             dump_var(out, s->slots[i].arr);
-            fprintf(out, "%s%+" PRId64, s->slots[i].rows ? "[rows]" : "", s->slots[i].off);
+            fprintf(out, "%s%s%+" PRId64, s->slots[i].rows ? "[rows]" : "", s->slots[i].inner ? "[in]" : "",
+                    s->slots[i].off);
         }
         fputs("]", out);
     }

@@ -275,6 +275,11 @@ struct ir_guard {
     bool outer_rows;
     struct ir_node *at;
     bool at_outer;
+    /* A jam slot of the element y[i + off] (at: y[at][i + off]), i the
+     * inner loop's variable: the one element of y each inner step reads
+     * and stores, kept in a local through that step's copies (loaded
+     * before the first, stored after the last). */
+    bool inner;
 };
 
 struct ir_fn {
