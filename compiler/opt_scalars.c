@@ -92,7 +92,8 @@ static bool only_elements(struct ir_node *n, struct ir_var *v, int count)
     return only_elements(n->elem, v, count) && only_elements(n->filter, v, count) && only_elements(n->key, v, count);
 }
 
-/* Every element read of v in n becomes a read of its scalar. */
+/* Every element read of v in n becomes a read of its scalar (scalars NULL:
+ * v is a tuple now, and v[K] becomes v.K). */
 static void replace_reads(struct ir_node *n, struct ir_var *v, int count, struct ir_var **scalars);
 
 static void replace_iter(struct ir_iter *it, struct ir_var *v, int count, struct ir_var **scalars)
@@ -106,6 +107,13 @@ static void replace_reads(struct ir_node *n, struct ir_var *v, int count, struct
 {
     if (!n) return;
     int k = element_read(n, v, count);
+    if (k >= 0 && !scalars) {
+        n->op = IR_FIELD;
+        n->field = k;
+        n->a->type = v->type;
+        n->b = NULL;
+        return;
+    }
     if (k >= 0) {
         n->op = IR_VAR;
         n->var = scalars[k];
@@ -386,35 +394,6 @@ static struct ir_fn *ret_promote(struct ir_fn *f, int count)
     return g;
 }
 
-/* Every element read v[K] in n becomes a field read v.K (v is a tuple now). */
-static void to_fields(struct ir_node *n, struct ir_var *v, int count)
-{
-    if (!n) return;
-    int k = element_read(n, v, count);
-    if (k >= 0) {
-        n->op = IR_FIELD;
-        n->field = k;
-        n->a->type = v->type;
-        n->b = NULL;
-        return;
-    }
-    to_fields(n->a, v, count);
-    to_fields(n->b, v, count);
-    to_fields(n->c, v, count);
-    for (int i = 0; i < n->nkids; i++) to_fields(n->kids[i], v, count);
-    to_fields(n->iter.lo, v, count);
-    to_fields(n->iter.hi, v, count);
-    to_fields(n->iter.array, v, count);
-    for (int i = 0; i < n->nclauses; i++) {
-        to_fields(n->clauses[i].iter.lo, v, count);
-        to_fields(n->clauses[i].iter.hi, v, count);
-        to_fields(n->clauses[i].iter.array, v, count);
-    }
-    to_fields(n->elem, v, count);
-    to_fields(n->filter, v, count);
-    to_fields(n->key, v, count);
-}
-
 static void returns_node(struct ir_node *n);
 
 /* `let v = f(...)` whose v the rest of block b reads only as v[K] (K a
@@ -432,7 +411,7 @@ static void returns_block(struct ir_node *b)
         s->a->fn = g;
         s->a->type = g->ret;
         s->var->type = g->ret;
-        for (int j = i + 1; j < b->nkids; j++) to_fields(b->kids[j], s->var, count);
+        for (int j = i + 1; j < b->nkids; j++) replace_reads(b->kids[j], s->var, count, NULL);
     }
 }
 
