@@ -555,7 +555,7 @@ static void jam_slots(struct nest *x)
     }
     for (int i = 0; i < x->narrs && !x->ncarried; i++) {
         struct arr_use *u = &x->arrs[i];
-        if (!u->stored || u->by != BY_INNER) continue;
+        if (!u->stored || u->by != BY_INNER || defined_in_nest(x, u->arr)) continue; /* one array for every copy */
         int slot = add_slot(l, (struct ir_guard){.arr = u->arr, .off = u->off, .at = u->row, .inner = true});
         mark_inner(x->inner->b, u->arr, u->row != NULL, slot);
     }
