@@ -261,7 +261,7 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *c = emit_expr(n->a);
         const char *r = new_temp();
         line("%s %s;", ctype(n->type), r);
-        line("if (%s) {", c);
+        line(n->versioned ? "if (bp_opaque(%s)) {" : "if (%s) {", c);
         for (int br = 0; br < 2; br++) {
             F->ind++;
             scope_open();
@@ -707,7 +707,7 @@ static void emit_stmt_here(struct ir_node *s)
         const char *c = emit_expr(s->a);
         c = lval(c, ty_bool);
         scope_close();
-        line("if (%s) {", c);
+        line(s->versioned ? "if (bp_opaque(%s)) {" : "if (%s) {", c);
         F->ind++;
         emit_stmt(s->b);
         F->ind--;

@@ -121,8 +121,9 @@ static void dump_expr(FILE *out, struct ir_node *n)
         if (n->in_bounds) fputs(" in-bounds", out);
         if (n->slot) fputs(" slot", out);
         break;
+    case IR_COND: if (n->versioned) fputs(" versioned", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
-    case IR_OR: case IR_COND: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV:
+    case IR_OR: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV:
         break;
     case IR_FIELD: fprintf(out, " .%d", n->field); break;
     }
@@ -239,7 +240,8 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         for (int i = 0; i < s->nslots; i++) {
             if (i) fputs(" ", out);
             dump_var(out, s->slots[i].arr);
-            fprintf(out, "%s%+" PRId64, s->slots[i].rows ? "[rows]" : "", s->slots[i].off);
+            fprintf(out, "%s%s%+" PRId64, s->slots[i].rows ? "[rows]" : "", s->slots[i].inner ? "[in]" : "",
+                    s->slots[i].off);
         }
         fputs("]", out);
     }
@@ -305,7 +307,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         fputs("\n", out);
         return;
     case IR_IF:
-        fputs("if ", out);
+        fputs(s->versioned ? "if versioned " : "if ", out);
         dump_expr(out, s->a);
         fputs("\n", out);
         dump_stmt(out, s->b, ind + 1);
@@ -538,6 +540,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     if (!n) vfail(st, NULL, "missing expression");
     if (!ir_is_expr(n)) vfail(st, n, "statement in expression position");
     if (!n->type) vfail(st, n, "expression without a type");
+    want(st, n, !n->versioned || n->op == IR_COND, "versioned on an expression other than cond");
     struct type *t = n->type;
     switch (n->eop) {
     case IR_INT: want(st, n, type_is_integer(t), "integer literal of a non-integer type"); return;
@@ -775,6 +778,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
 {
     if (!s) vfail(st, NULL, "missing statement");
     if (ir_is_expr(s)) vfail(st, s, "expression in statement position");
+    want(st, s, !s->versioned || (s->op == IR_IF && s->c), "versioned on a statement other than if-else");
     switch (s->sop) {
     case IR_BLOCK: v_block(st, s); return;
     case IR_LET:

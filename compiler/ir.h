@@ -234,6 +234,10 @@ struct ir_node {
                                   * (int, u64): its amount is in 0..63; IR_CONV int to u64: the
                                   * value is never negative (opt_range.c) */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+    bool versioned;              /* IR_IF, IR_COND whose condition is a guard choosing between a fast copy of a
+                                  * statement and the statement as written (opt_accum.c): the C
+                                  * emitter keeps its value opaque to gcc's jump threading, which
+                                  * would otherwise give a fast loop inside a second entry */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -271,6 +275,11 @@ struct ir_guard {
     bool outer_rows;
     struct ir_node *at;
     bool at_outer;
+    /* A jam slot of the element y[i + off] (at: y[at][i + off]), i the
+     * inner loop's variable: the one element of y each inner step reads
+     * and stores, kept in a local through that step's copies (loaded
+     * before the first, stored after the last). */
+    bool inner;
 };
 
 struct ir_fn {

@@ -452,6 +452,7 @@ static struct ir_node *versioned(struct nest *x, struct ir_node *fast, struct ir
     ir_push_kid(slow, loop);
     struct ir_node *s = ir_new(IR_IF, loop->loc, ty_void);
     s->a = guard(x);
+    s->versioned = true;
     s->b = fast;
     s->c = slow;
     return s;
@@ -693,6 +694,7 @@ static void rewrite_comprehension(struct ir_node *n, struct nest *x)
     *orig = *n;
     struct ir_node *c = ir_new(IR_COND, n->loc, n->type);
     c->a = guard(x);
+    c->versioned = true;
     c->b = call;
     c->c = orig;
     *n = *c;

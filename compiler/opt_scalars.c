@@ -92,7 +92,8 @@ static bool only_elements(struct ir_node *n, struct ir_var *v, int count)
     return only_elements(n->elem, v, count) && only_elements(n->filter, v, count) && only_elements(n->key, v, count);
 }
 
-/* Every element read of v in n becomes a read of its scalar. */
+/* Every element read of v in n becomes a read of its scalar (scalars NULL:
+ * v is a tuple now, and v[K] becomes v.K). */
 static void replace_reads(struct ir_node *n, struct ir_var *v, int count, struct ir_var **scalars);
 
 static void replace_iter(struct ir_iter *it, struct ir_var *v, int count, struct ir_var **scalars)
@@ -106,6 +107,13 @@ static void replace_reads(struct ir_node *n, struct ir_var *v, int count, struct
 {
     if (!n) return;
     int k = element_read(n, v, count);
+    if (k >= 0 && !scalars) {
+        n->op = IR_FIELD;
+        n->field = k;
+        n->a->type = v->type;
+        n->b = NULL;
+        return;
+    }
     if (k >= 0) {
         n->op = IR_VAR;
         n->var = scalars[k];
@@ -317,6 +325,129 @@ static void promote_expr(struct ir_node *n)
     if (n->op == IR_CALL) promote_call(n);
 }
 
+/* ---- return promotion ------------------------------------------------------- */
+
+/* A function whose every return is a small literal, with a copy returning
+ * the literal's elements as a tuple. */
+struct ret_promoted {
+    struct ir_fn *from, *to;
+};
+static struct ret_promoted *rpromos;
+static int nrpromos;
+
+/* Whether every return in statement n returns an array literal, all of the
+ * same element count (*count; 0: none seen yet). */
+static bool literal_returns(struct ir_node *n, int *count)
+{
+    if (!n || ir_is_expr(n)) return true; /* an expression holds no return */
+    if (n->op == IR_RETURN) {
+        if (!n->a || n->a->op != IR_ARRAY || (*count && n->a->nkids != *count)) return false;
+        *count = n->a->nkids;
+        return true;
+    }
+    if (!literal_returns(n->a, count) || !literal_returns(n->b, count) || !literal_returns(n->c, count)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!literal_returns(n->kids[i], count)) return false;
+    return true;
+}
+
+/* The element count of the small array f returns from every return as a
+ * literal (two or more: a tuple has two fields or more), or 0. */
+static int returned_literal(struct ir_fn *f)
+{
+    int count = 0;
+    if (f->has_site || f->is_lambda || f->ret->kind != T_ARRAY) return 0;
+    if (!literal_returns(f->body, &count) || count < 2 || !small_type(f->ret, count)) return 0;
+    return count;
+}
+
+static void ret_done(struct ir_copier *k, struct ir_node *c)
+{
+    struct split_copy *s = (struct split_copy *)k;
+    if (c->op == IR_RETURN && c->a && c->a->op == IR_ARRAY) {
+        c->a->op = IR_TUPLE;
+        c->a->type = s->f->ret;
+    }
+}
+
+/* f's copy returning a tuple of the count elements of its literals: the same
+ * elements evaluated in the same order, nothing built. */
+static struct ir_fn *ret_promote(struct ir_fn *f, int count)
+{
+    for (int i = 0; i < nrpromos; i++)
+        if (rpromos[i].from == f) return rpromos[i].to;
+    struct type **fields = arena_alloc((size_t)count * sizeof *fields);
+    for (int k = 0; k < count; k++) fields[k] = f->ret->elem;
+    struct ir_fn *g = arena_alloc(sizeof *g);
+    *g = *f;
+    g->cname = arena_printf("%s_r%d", f->cname, nrpromos);
+    g->ret = type_tuple(fields, count);
+    g->params = arena_alloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *g->params);
+    struct split_copy s = {{NULL, split_rename, ret_done}, NULL, 0, NULL, g, NULL, NULL, 0};
+    for (int i = 0; i < f->nparams; i++) g->params[i] = split_rename(&s.k, f->params[i]);
+    g->body = ir_copy(&s.k, f->body);
+    free(s.from);
+    free(s.to);
+    vec_push(&P->fns, g);
+    rpromos = xrealloc(rpromos, (size_t)(nrpromos + 1) * sizeof *rpromos);
+    rpromos[nrpromos++] = (struct ret_promoted){f, g};
+    return g;
+}
+
+static void returns_node(struct ir_node *n);
+
+/* `let v = f(...)` whose v the rest of block b reads only as v[K] (K a
+ * literal inside the array) calls f's tuple copy, and v is that tuple. */
+static void returns_block(struct ir_node *b)
+{
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i];
+        if (s->op != IR_LET || !s->a || s->a->op != IR_CALL) continue;
+        int count = returned_literal(s->a->fn);
+        bool ok = count > 0;
+        for (int j = i + 1; ok && j < b->nkids; j++) ok = only_elements(b->kids[j], s->var, count);
+        if (!ok) continue;
+        struct ir_fn *g = ret_promote(s->a->fn, count);
+        s->a->fn = g;
+        s->a->type = g->ret;
+        s->var->type = g->ret;
+        for (int j = i + 1; j < b->nkids; j++) replace_reads(b->kids[j], s->var, count, NULL);
+    }
+}
+
+/* Blocks anywhere in n, and f(...)[K] of such an f: (f's tuple copy).K. */
+static void returns_node(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_BLOCK) returns_block(n);
+    returns_node(n->a);
+    returns_node(n->b);
+    returns_node(n->c);
+    for (int i = 0; i < n->nkids; i++) returns_node(n->kids[i]);
+    returns_node(n->iter.lo);
+    returns_node(n->iter.hi);
+    returns_node(n->iter.array);
+    for (int i = 0; i < n->nclauses; i++) {
+        returns_node(n->clauses[i].iter.lo);
+        returns_node(n->clauses[i].iter.hi);
+        returns_node(n->clauses[i].iter.array);
+    }
+    returns_node(n->elem);
+    returns_node(n->filter);
+    returns_node(n->key);
+    if (n->op == IR_INDEX && n->a->op == IR_CALL && n->b->op == IR_INT) {
+        int count = returned_literal(n->a->fn);
+        if (count > 0 && n->b->ival < (unsigned __int128)count) {
+            struct ir_fn *g = ret_promote(n->a->fn, count);
+            n->a->fn = g;
+            n->a->type = g->ret;
+            n->op = IR_FIELD;
+            n->field = (int)n->b->ival;
+            n->b = NULL;
+        }
+    }
+}
+
 static void scalars_stmt(struct ir_node *s)
 {
     if (!s) return;
@@ -331,6 +462,10 @@ void opt_scalars(struct ir_program *ir)
 {
     P = ir;
     /* the promoted copies are appended: they are visited too */
+    for (int i = 0; i < ir->fns.len; i++) returns_node(((struct ir_fn *)ir->fns.items[i])->body);
+    free(rpromos);
+    rpromos = NULL;
+    nrpromos = 0;
     for (int i = 0; i < ir->fns.len; i++) scalars_stmt(((struct ir_fn *)ir->fns.items[i])->body);
     free(promos);
     promos = NULL;

@@ -520,6 +520,7 @@ class Gen:
         self.impure = set()  # functions that print, directly or through a call
         self.used = set()    # the form families drawn (FAMILIES), for the counts
         self.ignoring = set()  # functions that ignore a parameter
+        self.lit_ret = {}      # functions returning an array literal from their one return: name -> length
         self.in_par = 0      # > 0: generating a par reduction's element
 
     def use(self, family):
@@ -2811,10 +2812,22 @@ class Gen:
             params = [(self.fresh("p"), self.pick_new(lambda x: True, 0.3) or r.choice(SCALARS + ("[int]", "[float]")))
                       for _ in range(r.randint(0, 3))]
             ret = self.pick_new(lambda x: True, 0.3) or r.choice(("int", "float", "str", "bool", "u64", "i128", "[int]"))
+        lit = sig is None and r.random() < 0.2
+        if lit:
+            ret = r.choice(("[int]", "[float]"))
         self.scope = [dict(self.consts), {p: (t, False) for p, t in params}]
         body, bex = self.block(1, False, ret)
         self.fuel = 40
-        e = self.expr(ret, 3)
+        if lit:
+            # `return [E0, E1]`: read by callers only at literal indices, a
+            # copy returns the elements as a tuple (opt_scalars.c)
+            k = r.randint(2, 3)
+            es = [self.typed(self.expr(elem(ret), 2), elem(ret)) for _ in range(k)]
+            e = Expr("[" + ", ".join(x.text for x in es) + "]", 14, lambda env, es=es: [copyv(x.ev(env)) for x in es], ret)
+            if not any("return" in l for l in body):
+                self.lit_ret[name] = k
+        else:
+            e = self.expr(ret, 3)
         self.scope = []
         lines = [f"fn {name}(" + ", ".join(f"{p}: {t}" for p, t in params) + f") -> {ret}:"] + body + [f"    return {e.text}"]
         if sig is not None:
@@ -3408,9 +3421,21 @@ def small_aggregate_stmt(g, depth, in_loop, ret):
     if g.pure or r.random() > 0.5:
         return None
     a, d = g.fresh("a"), g.fresh("d")
-    form = r.randrange(3)
+    calls = sorted(n for n in g.lit_ret if not (g.pure and n in g.impure))
+    form = 3 if calls and r.random() < 0.5 else r.randrange(3)
     g.use("small-aggregate")
-    if form == 0:
+    if form == 3:
+        # `let a = f(..)` of a function returning an array literal
+        name = r.choice(calls)
+        params, ft, _ = g.funcs[name]
+        k, ts = g.lit_ret[name], [elem(ft)] * g.lit_ret[name]
+        args = [g.typed(g.expr(pt, 1), pt) for _, pt in params]
+        text = f"let {a} = {name}(" + ", ".join(x.text for x in args) + ")"
+        funcs = g.funcs
+
+        def make(env):
+            return run_func(funcs, name, [copyv(x.ev(env)) for x in args])
+    elif form == 0:
         et = r.choice(["int", "float", "bool"])
         k = r.randint(1, 4)
         g.scope.append({d: ("int", False)})
