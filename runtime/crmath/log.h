@@ -193,17 +193,17 @@ CRM_COLD_FN double crm_log_accurate(double x, int kind)
 CRM_HOT_FN double crm_log_any(double x, int kind)
 {
     crm_u64 b = crm_bits(x);
-    int sub = 0;
+    double lo, hi;
     /* x <= 0 (-0 included), subnormal, inf, NaN: one unsigned comparison */
-    if (!CRM_LIKELY(b - 0x0010000000000000ULL < 0x7fe0000000000000ULL)) {
+    if (CRM_LIKELY(b - 0x0010000000000000ULL < 0x7fe0000000000000ULL)) {
+        hi = crm_log_fast(b, 0, &lo);
+    } else {
         if ((b << 1) == 0) return -crm_inf();               /* +-0 */
         if (b == 0x7ff0000000000000ULL) return x;           /* +inf */
         if (b > 0x7ff0000000000000ULL && b < 0x8000000000000000ULL) return x + x; /* NaN */
         if (b >= 0x8000000000000000ULL) return crm_nan();   /* x < 0, -inf, -NaN */
-        b = crm_bits(x * 0x1p54);                           /* subnormal */
-        sub = 54;
+        hi = crm_log_fast(crm_bits(x * 0x1p54), 54, &lo);   /* subnormal */
     }
-    double lo, hi = crm_log_fast(b, sub, &lo);
     if (kind != CRM_LN) {
         double ch = kind == CRM_LOG2 ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI;
         double cm = kind == CRM_LOG2 ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
