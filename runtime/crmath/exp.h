@@ -201,7 +201,7 @@ CRM_FN double brm_exp2(double x)
 
 /* expm1(x) as a double-double, -37.5 <= x <= 709, from its reduction: within
  * 2^-69 relative when k = 0, 2^-73 otherwise (see the top) */
-CRM_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
+CRM_HOT_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
 {
     crm_dd p = crm_expm1_poly(rh, rl);
     if (kd == 0) return p;
