@@ -108,10 +108,8 @@ CRM_FN int crm_exponent(double x)
 }
 
 /* sign * (o + s atan(num/den)), num <= den positive doubles with
- * 2^-62 < num/den <= 1, both scaled near 1 (exact operations only);
- * inlined into atan2's two calls, one copy out of line for atan's (where
- * inlining both costs more than the call) */
-CRM_HOT_FN double crm_atan_quot_in(double num, double den, int n, double s, double sign)
+ * 2^-62 < num/den <= 1, both scaled near 1 (exact operations only) */
+CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign)
 {
     double uh = num, ul = 0;
     if (den != 1.0) { /* one division: uh within an ulp or two of num/den, the remainder exact */
@@ -123,11 +121,6 @@ CRM_HOT_FN double crm_atan_quot_in(double num, double den, int n, double s, doub
     if (crm_round_test_abs(h, l, eps * 1.0000001, &r)) return sign * r;
     crm_td u = crm_td_div(crm_td_make(num, 0, 0), crm_td_make(den, 0, 0));
     return sign * crm_td_round(crm_atan_td(u, n, s));
-}
-
-CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign)
-{
-    return crm_atan_quot_in(num, den, n, s, sign);
 }
 
 /* atan(a) for 1 < a < 128 as h + *l, absolute error below 2^-70 (the
@@ -189,8 +182,8 @@ CRM_FN double crm_atan2_finite(double y, double x)
     int e = ey > ex ? ey : ex;
     double ny = crm_ldexp(ay, -e), nx = crm_ldexp(ax, -e); /* exact: the larger in [1, 2) */
     /* o + s atan(u): x > 0: atan(|y/x|) or pi/2 - atan(|x/y|); x < 0: pi - atan(|y/x|) or pi/2 + atan(|x/y|) */
-    if (ny <= nx) return crm_atan_quot_in(ny, nx, x < 0 ? 2 : 0, x < 0 ? -1.0 : 1.0, sign);
-    return crm_atan_quot_in(nx, ny, 1, x < 0 ? 1.0 : -1.0, sign);
+    if (ny <= nx) return crm_atan_quot(ny, nx, x < 0 ? 2 : 0, x < 0 ? -1.0 : 1.0, sign);
+    return crm_atan_quot(nx, ny, 1, x < 0 ? 1.0 : -1.0, sign);
 }
 
 CRM_FN double brm_atan2(double y, double x)

@@ -117,7 +117,7 @@ CRM_FN crm_dd crm_erfc_expm(double s, int *e, double *kd, int *j)
 }
 
 /* erfc(a) = y 2^e, 1 <= a < 27.3, y a double-double (the fast path) */
-CRM_HOT_FN crm_dd crm_erfc_fast(double a, int *e)
+CRM_FN crm_dd crm_erfc_fast(double a, int *e)
 {
     double sl, kd, s = crm_two_prod(a, a, &sl);
     int j;
