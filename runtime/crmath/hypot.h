@@ -137,11 +137,14 @@ CRM_FN double brm_hypot(double x, double y)
         double res = ((sh - r2) - rl) + sl; /* sh - r2: exact */
         double p = crm_from_bits(crm_bits(r) & 0x7ff0000000000000ULL), u = p * 0x1p-52;
         double ru = r * u, t = crm_fabs(res); /* r u exact */
-        if (t < ru * (1.0 - 0x1p-30)) return r;
-        if (t > ru * (1.0 + 0x1p-30) && t < ru * (3.0 - 0x1p-29)) {
-            if (res > 0) return r + u;
-            if (r - u > p) return r - u;
-        }
+        /* r or its neighbour picked without a branch: the neighbour wins
+         * for about one random input in six, and a branch on it, decided
+         * only at the end of the sqrt's chain, costs more than the rest */
+        crm_u64 stay = (crm_u64)0 - (crm_u64)(t < ru * (1.0 - 0x1p-30)); /* all ones or 0 */
+        int move = (t > ru * (1.0 + 0x1p-30)) & (t < ru * (3.0 - 0x1p-29)) & ((res > 0) | (r - u > p));
+        double n = r + crm_from_bits(crm_bits(u) | (crm_bits(res) & 0x8000000000000000ULL)); /* r + u or r - u */
+        double out = crm_from_bits((crm_bits(r) & stay) | (crm_bits(n) & ~stay));
+        if (CRM_LIKELY((int)(stay & 1) | move)) return out;
     }
 #endif
     return crm_hypot_scaled(a, b, bx);
