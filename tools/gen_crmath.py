@@ -116,6 +116,7 @@ def gen_log():
     out = []
     rows = []
     rmax = mpf(0)
+    cs = []
     for i in range(53, 181):
         i %= 128
         lo_m, hi_m = 1 + mpf(i) / 128, 1 + mpf(i + 1) / 128
@@ -131,10 +132,21 @@ def gen_log():
         for m in (lo_m, hi_m):
             rmax = max(rmax, abs(m * c - 1))
         rows.append(c_row([c] + split(-mpmath.log(c), 3)))
+        cs.append(c)
     assert rmax <= mpf(2) ** -7, rmax
     out.append("/* per interval i: c_i, then -log(c_i) as a triple-double (max |r| = %s) */\n"
                % mpmath.nstr(rmax, 6))
     out.append(table("double", "crm_log_t", rows, "c_i, -log c_i", 4))
+    # -log c_i again, for the fast path: Th on the grid of 2^-42 (so that
+    # e LOG_LN2_1 + Th, |e| < 2^11, is a double exactly), Tl the nearest
+    # double to the rest (|Tl| <= 2^-43)
+    rows = []
+    for c in cs:
+        v = -mpmath.log(c)
+        th = mpmath.nint(v * mpf(2) ** 42) / mpf(2) ** 42
+        rows.append(c_row([th, float(v - th)]))
+    out.append("/* per interval i: -log(c_i) = Th + Tl, Th a multiple of 2^-42 */\n")
+    out.append(table("double", "crm_log_h", rows, "Th, Tl", 2))
     l1 = chop(ln2, 42)
     lg = mpmath.log10(2)
     g1 = chop(lg, 42)

@@ -159,13 +159,13 @@ CRM_FN int crm_exp_split(double kd, int *j)
 CRM_FN double brm_exp(double x)
 {
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (ax >= 0x4087500000000000ULL) { /* |x| >= 746, inf, NaN */
-        if (ax > 0x7ff0000000000000ULL) return x + x;
-        if (x > 0) return crm_inf();
-        return 0; /* below 2^-1076 */
+    /* outside 2^-54 <= |x| < 709.75: one unsigned comparison */
+    if (!CRM_LIKELY(ax - 0x3c90000000000000ULL < 0x40862e0000000000ULL - 0x3c90000000000000ULL)) {
+        if (ax > 0x7ff0000000000000ULL) return x + x;   /* NaN */
+        if (x > 709.8) return crm_inf();                 /* above DBL_MAX, +inf */
+        if (x <= -746) return 0;                         /* below 2^-1076, -inf */
+        if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
     }
-    if (x > 709.8) return crm_inf(); /* above DBL_MAX */
-    if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
     double rh, rl;
     double kd = crm_exp_reduce(x, &rh, &rl);
     int j, e = crm_exp_split(kd, &j);
@@ -201,7 +201,7 @@ CRM_FN double brm_exp2(double x)
 
 /* expm1(x) as a double-double, -37.5 <= x <= 709, from its reduction: within
  * 2^-69 relative when k = 0, 2^-73 otherwise (see the top) */
-CRM_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
+CRM_HOT_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
 {
     crm_dd p = crm_expm1_poly(rh, rl);
     if (kd == 0) return p;

@@ -58,7 +58,9 @@ CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, i
         double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
         double f = s * crm_pow2i(-2 * ea);
         double l;
-        double h = crm_two_sum(ya.hi, q * f, &l); /* exact */
+        /* exact by a fast two-sum: |q f| <= 1 <= ya.hi when ea = 0 (a >= 0, so
+         * y = e^a >= 1), else |q f| <= 2^-2 / 0.99 while ya.hi >= 0.99 */
+        double h = crm_fast_two_sum(ya.hi, q * f, &l);
         ya.lo = l + (ya.lo + ql * f);
         ya.hi = h;
     }

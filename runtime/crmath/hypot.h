@@ -37,38 +37,11 @@ CRM_COLD_FN int crm_hypot_cmp(double q, double h, double x, double y)
     return crm_sum_sign(u, 8);
 }
 
-CRM_FN double brm_hypot(double x, double y)
+/* hypot(a, b), a >= b > 2^-60 a, outside the fast path's range or where
+ * its rounding test fails: scaled, then rounded exactly (see the top); out
+ * of line, so the fast path needs no stack frame */
+CRM_COLD_FN double crm_hypot_scaled(double a, double b, crm_u64 bx)
 {
-    crm_u64 bx = crm_bits(x) & 0x7fffffffffffffffULL, by = crm_bits(y) & 0x7fffffffffffffffULL;
-    if (bx >= 0x7ff0000000000000ULL || by >= 0x7ff0000000000000ULL) {
-        if (bx == 0x7ff0000000000000ULL || by == 0x7ff0000000000000ULL) return crm_inf(); /* even with a NaN */
-        return x + y; /* NaN */
-    }
-    crm_u64 mn = bx < by ? bx : by; /* the swap without a branch: |x| < |y| is a coin toss */
-    bx ^= by ^ mn;
-    by = mn;
-    double a = crm_from_bits(bx), b = crm_from_bits(by);
-    if (by == 0) return a;
-    if (b < a * 0x1p-60) return a + b * 0x1p-100; /* a */
-#ifndef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    if (CRM_LIKELY(by >= 0x23d0000000000000ULL && bx < 0x5f30000000000000ULL)) {
-        /* 2^-450 <= b <= a < 2^500: no scaling; S = a^2 + b^2 = sh + sl
-         * within 2^-104 S, r = sqrt(S.hi) rounded, res = S - r^2 within 2^-102 S.
-         * r is the result when |sqrt(S) - r| = |S - r^2| / (sqrt(S) + r) is
-         * below half an ulp u of r: |res| < u r (1 - 2^-30) is enough (the
-         * margin, above 2^-83 S, dwarfs res's error and u/(4r) <= 2^-54) */
-        double al, bl, e;
-        double ah = crm_two_prod(a, a, &al);
-        double bh = crm_two_prod(b, b, &bl);
-        double sh = crm_fast_two_sum(ah, bh, &e), sl = (e + al) + bl; /* ah >= bh */
-        double r = sqrt(sh);
-        double rl;
-        double r2 = crm_two_prod(r, r, &rl);
-        double res = ((sh - r2) - rl) + sl; /* sh - r2: exact */
-        double u = crm_from_bits(crm_bits(r) & 0x7ff0000000000000ULL) * 0x1p-52;
-        if (crm_fabs(res) < r * u * (1.0 - 0x1p-30)) return r;
-    }
-#endif
     /* scale a into [1, 2) (a subnormal or huge: first by 2^600 or 2^-600) */
     int k = 0;
     if (bx < 0x0010000000000000ULL) {
@@ -126,6 +99,55 @@ CRM_FN double brm_hypot(double x, double y)
     if (c == 0) out = crm_rint(0.5 * qg / g) * 2 == qg / g ? qg : nb;
     else out = (h > 0 ? c < 0 : c > 0) ? nb : qg;
     return crm_ldexp(out, k);
+}
+
+CRM_FN double brm_hypot(double x, double y)
+{
+    crm_u64 bx = crm_bits(x) & 0x7fffffffffffffffULL, by = crm_bits(y) & 0x7fffffffffffffffULL;
+    if (bx >= 0x7ff0000000000000ULL || by >= 0x7ff0000000000000ULL) {
+        if (bx == 0x7ff0000000000000ULL || by == 0x7ff0000000000000ULL) return crm_inf(); /* even with a NaN */
+        return x + y; /* NaN */
+    }
+    crm_u64 mn = bx < by ? bx : by; /* the swap without a branch: |x| < |y| is a coin toss */
+    bx ^= by ^ mn;
+    by = mn;
+    double a = crm_from_bits(bx), b = crm_from_bits(by);
+    if (by == 0) return a;
+    if (b < a * 0x1p-60) return a + b * 0x1p-100; /* a */
+#ifndef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    if (CRM_LIKELY(by >= 0x23d0000000000000ULL && bx < 0x5f30000000000000ULL)) {
+        /* 2^-450 <= b <= a < 2^500: no scaling; S = a^2 + b^2 = sh + sl
+         * within 2^-104 S, r = sqrt(S.hi) rounded, res = S - r^2 within
+         * 2^-102 S, and d = sqrt(S) - r = res / (sqrt(S) + r) = res/(2r)
+         * within 2^-52 relative (|d| < u, u = ulp(r) > 2^-53 r).
+         * sqrt(S.hi) is within u/2 of r and sqrt(S) within u/2 of it
+         * (|sl|/(2r) <= 2^-53 sh/(2r)), so sqrt(S) rounds to r (|d| < u/2:
+         * |res| < r u), to r + u (u/2 < d < 3u/2; above r + u the spacing
+         * is u or 2u) or to r - u (the same below, when r - u > 2^E, r's
+         * power of two, so that the spacing there is u too); a margin of
+         * 2^-30 relative, far above res's and the comparisons' roundings,
+         * leaves the inputs near a midpoint to the exact path */
+        double al, bl, e;
+        double ah = crm_two_prod(a, a, &al);
+        double bh = crm_two_prod(b, b, &bl);
+        double sh = crm_fast_two_sum(ah, bh, &e), sl = (e + al) + bl; /* ah >= bh */
+        double r = sqrt(sh);
+        double rl;
+        double r2 = crm_two_prod(r, r, &rl);
+        double res = ((sh - r2) - rl) + sl; /* sh - r2: exact */
+        double p = crm_from_bits(crm_bits(r) & 0x7ff0000000000000ULL), u = p * 0x1p-52;
+        double ru = r * u, t = crm_fabs(res); /* r u exact */
+        /* r or its neighbour picked without a branch: the neighbour wins
+         * for about one random input in six, and a branch on it, decided
+         * only at the end of the sqrt's chain, costs more than the rest */
+        crm_u64 stay = (crm_u64)0 - (crm_u64)(t < ru * (1.0 - 0x1p-30)); /* all ones or 0 */
+        int move = (t > ru * (1.0 + 0x1p-30)) & (t < ru * (3.0 - 0x1p-29)) & ((res > 0) | (r - u > p));
+        double n = r + crm_from_bits(crm_bits(u) | (crm_bits(res) & 0x8000000000000000ULL)); /* r + u or r - u */
+        double out = crm_from_bits((crm_bits(r) & stay) | (crm_bits(n) & ~stay));
+        if (CRM_LIKELY((int)(stay & 1) | move)) return out;
+    }
+#endif
+    return crm_hypot_scaled(a, b, bx);
 }
 
 #endif

@@ -12,8 +12,9 @@
  *   2^-83.4 relative, the terms in doubles (below 2^-12.9 of the result)
  *   below 2^-64 relative.
  * - u >= 16: Stirling, (u - 1/2) log u - u + log(2 pi)/2 + sum B_2k /
- *   (2k (2k-1) u^(2k-1)), k <= 8 (left out: 2^-70.4), log u by log.h's fast
- *   path (absolute error below 2^-73), the products in double-double.
+ *   (2k (2k-1) u^(2k-1)), k <= 8 (left out: 2^-70.4), log u by log.h's
+ *   crm_log_s and crm_log_combine (absolute error below 2^-73), the
+ *   products in double-double.
  * - u < 1/16: lgamma(u) = lgamma(1 + u) - log u, lgamma(1 + u) from the
  *   row at 1 with t = u (exact).
  * - x < 0: lgamma(x) = log(pi) - log|sin(pi x)| - lgamma(1 - x) (the
@@ -57,9 +58,9 @@ CRM_FN crm_dd crm_lg_step(crm_dd a, double t, crm_dd v)
     return crm_dd_make(s, (e + pl) + fma(v.lo, t, a.lo));
 }
 
-/* log x, x > 0 finite, as a double-double (log.h's fast path: absolute
- * error below 2^-73) */
-CRM_FN crm_dd crm_lg_log(double x)
+/* log x, x > 0 finite, as a double-double (log.h's crm_log_s and
+ * crm_log_combine: absolute error below 2^-73); inlined, as the fast path's */
+CRM_HOT_FN crm_dd crm_lg_log(double x)
 {
     int e, i;
     double r;

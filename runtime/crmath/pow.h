@@ -254,7 +254,7 @@ CRM_COLD_FN double crm_pow_slow(double xa, double y, double x, int e, int i, dou
 }
 
 /* |x|^y, xa = |x| positive and finite, y finite and not 0; x for the tests */
-CRM_FN double crm_pow_abs(double xa, double y, double x)
+CRM_HOT_FN double crm_pow_abs(double xa, double y, double x)
 {
     int e, i;
     double r;
