@@ -23,8 +23,8 @@
  * computes the same values). Anything else that could panic, allocate or
  * have an effect keeps the scalar form.
  *
- * Staged float leaves: an element that calls exp, exp2, log, sin, cos or
- * tan (brine_math.h's BRT_LANES_MATH), anywhere in the element (in a call
+ * Staged float leaves: an element that calls exp, exp2, log, log2, log10,
+ * sin, cos or tan (brine_math.h's BRT_LANES_MATH), anywhere in the element (in a call
  * written in place, a branch, the filter), goes BRT_LANES leaves side
  * by side, and each step is cut into stages at those calls: a stage's
  * statements for every lane, then one brt_lanes_<name> call for all the
