@@ -578,20 +578,21 @@ void emit_while(struct ir_node *s)
     close_views(views);
 }
 
-/* for v in lo .. hi: as written, swapped or jammed (opt_interchange.c), or
- * twice behind its guards (opt_loops.c). */
 /* ---- loops that accumulate in lanes ----------------------------------------
  *
- * for i in lo..hi: lets; v = v + E (or v * E), v a float, the loop's body
- * nothing else (no guards, swaps or views), becomes v's sequential sum
- * (product) from its value, whose elements emit_par.c's emit_seq_lanes
- * computes in lanes and adds (multiplies) into v in order: the same left
- * fold on the same values. The last statement may also be `if c: v = v op A
+ * for i in lo..hi (or for x in xs): lets; v = v + E (or v * E), v a float,
+ * the loop's body nothing else (no guards, swaps or views), becomes v's
+ * sequential sum (product) from its value, whose elements emit_par.c's
+ * emit_seq_lanes computes in lanes and adds (multiplies) into v in order:
+ * the same left fold on the same values. The last statement may also be `if c: v = v op A
  * else: v = v op B` (the element c ? A : B), or without the else (c ? A :
  * the identity, -0.0 or 1.0, which leaves every v as it is). The lets are
  * written into the element where they are read, so each must be read at
  * most once and be unable to panic (its place in the order of evaluation
  * then changes nothing); nothing may read v. */
+
+/* An array element type the lanes read (a scalar) */
+static bool lane_source(struct type *t) { return t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool; }
 
 /* Whether n cannot panic (conservative): literals, variables, float
  * arithmetic and comparisons, int comparisons, int operations proved not
@@ -683,6 +684,9 @@ static bool accumulate_in_lanes(struct ir_node *s)
 {
     struct ir_node *b = s->b;
     if (s->nguards || s->swap || s->nviews || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
+    /* over an array: its elements (the loop's snapshot: only v changes);
+     * not range(lo, hi, step), which the loop takes without the array */
+    if (s->op == IR_FOR_ARRAY && (ir_range_values(s) || !lane_source(s->var->type))) return false;
     struct ir_node *last = b->kids[b->nkids - 1], *e;
     struct ir_var *v = NULL;
     enum op op = OP_ADD;
@@ -731,6 +735,8 @@ static bool accumulate_in_lanes(struct ir_node *s)
     return acc != NULL;
 }
 
+/* for v in lo .. hi: as written, swapped or jammed (opt_interchange.c), or
+ * twice behind its guards (opt_loops.c); or accumulated in lanes. */
 void emit_for_range(struct ir_node *s)
 {
     struct type *it = s->iter.lo->type;
@@ -792,6 +798,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
  * last, else as written. */
 void emit_for_array(struct ir_node *s)
 {
+    if (accumulate_in_lanes(s)) return;
     struct type *et = s->var->type;
     struct ir_node *r = s->iter.array;
     bool values = ir_range_values(s);
