@@ -911,7 +911,7 @@ static const char *emit_par_find(struct ir_node *rn)
  * element the lanes take has an effect, and the accumulator is local).
  * The accumulator (returned) starts at start (C text) or the reducer's
  * start value; NULL, nothing emitted: no lanes form. */
-enum { SEQ_BLOCK = 256 };
+enum { SEQ_BLOCK = 64 }; /* two lane blocks a call; emit_quiet.c's LANES_STACK counts its stack */
 const char *emit_seq_lanes(struct ir_node *rn, const char *start)
 {
     if (rn->type != ty_float || rn->par || rn->user || rn->scan || rn->key || rn->world || rn->nclauses ||
@@ -951,13 +951,14 @@ const char *emit_seq_lanes(struct ir_node *rn, const char *start)
     bputs(&CG->aux, aux.p);
     free(aux.p);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
-    if (emit_par_seen) emit_par_seen(rn->loc, true, false);
 
     const char *acc = new_temp();
     line("double %s = %s;", acc, start ? start : start_value(rn->reducer, ty_float));
     struct src s = eval_source(&rn->iter);
     const char *env = env_fill(id, rn, &s);
     const char *g = new_temp(), *c = new_temp(), *q = new_temp(), *v = new_temp(), *hv = new_temp();
+    line("{ /* the buffer in a scope of its own: its stack slots are shared */");
+    F->ind++;
     line("double %s[%d];", v, SEQ_BLOCK);
     line("unsigned char %s[%d];", hv, SEQ_BLOCK);
     line("for (int64_t %s = 0; %s < %s; %s += %d) {", g, g, s.n, g, SEQ_BLOCK);
@@ -966,6 +967,8 @@ const char *emit_seq_lanes(struct ir_node *rn, const char *start)
     line("bp_leaves%d(&%s, %s, %s, %s, %s);", id, env, g, c, v, hv);
     line("for (int64_t %s = 0; %s < %s; %s++)", q, q, c, q);
     line("    if (%s[%s]) %s = %s %s %s[%s];", hv, q, acc, acc, rn->reducer == RED_SUM ? "+" : "*", v, q);
+    F->ind--;
+    line("}");
     F->ind--;
     line("}");
     return acc;
