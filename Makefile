@@ -29,7 +29,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/math_lanes.c runtime/math_lanes_avx2.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/math_lanes.c runtime/math_lanes_avx2.c runtime/math_lanes_avx512.c runtime/reduce.c runtime/scan.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
@@ -117,6 +117,13 @@ MATH_LANES_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-O3 -ma
 $(B)/obj/runtime/math_lanes_avx2.o: runtime/math_lanes_avx2.c $(RUNTIME_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math $(MATH_LANES_FLAGS) -fPIC -Iruntime -c -o $@ $<
+
+# math_lanes_avx512.c: the same for processors with AVX-512 too (math_lanes.c
+# picks it first).
+MATH_LANES512_FLAGS = $(if $(findstring x86_64,$(shell $(CC) -dumpmachine)),-O3 -mavx512f -mavx512dq -mavx512bw -mavx512vl -mavx2 -mfma -fno-trapping-math)
+$(B)/obj/runtime/math_lanes_avx512.o: runtime/math_lanes_avx512.c $(RUNTIME_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(CFLAGS) -fno-fast-math $(MATH_LANES512_FLAGS) -fPIC -Iruntime -c -o $@ $<
 
 $(B)/obj/runtime-gpu/%.o: runtime-gpu/%.c $(RUNTIME_HDR) $(GPU_RT_HDR)
 	@mkdir -p $(@D)

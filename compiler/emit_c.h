@@ -187,6 +187,7 @@ const char *emit_callv(struct ir_node *n); /* IR_CALLV: a call through one */
 /* ---- comprehensions and reductions (emit_par.c) -------------------------- */
 
 const char *emit_reduce(struct ir_node *rn);
+const char *emit_seq_lanes(struct ir_node *rn, const char *start);
 const char *emit_listcomp(struct ir_node *rn);
 
 /* The iteration source evaluated once in the current function: for a range
@@ -206,6 +207,7 @@ struct src {
 };
 const char *start_value(enum reducer r, struct type *t);
 struct fctx *helper_begin(int id, struct ir_node *rn);
+void helper_places(struct fctx *caller);
 /* emit_par.c's pieces that emit_scan.c builds on */
 struct src eval_source(struct ir_iter *it);
 struct src eval_sources(struct ir_node *rn);
@@ -240,5 +242,6 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree); /* tree: the par ord
  * (and emits nothing) when the element, filter or reducer cannot run in
  * lanes. */
 bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out);
+bool emit_lane_elems(struct ir_node *rn, int id, struct src *s, struct buf *out);
 
 #endif

@@ -23,8 +23,8 @@
  * computes the same values). Anything else that could panic, allocate or
  * have an effect keeps the scalar form.
  *
- * Staged float leaves: an element that calls exp, exp2, log, sin, cos or
- * tan (brine_math.h's BRT_LANES_MATH), anywhere in the element (in a call
+ * Staged float leaves: an element that calls exp, exp2, log, log2, log10,
+ * sin, cos or tan (brine_math.h's BRT_LANES_MATH), anywhere in the element (in a call
  * written in place, a branch, the filter), goes BRT_LANES leaves side
  * by side, and each step is cut into stages at those calls: a stage's
  * statements for every lane, then one brt_lanes_<name> call for all the
@@ -33,6 +33,13 @@
  * statements share one scope, their temporaries named per lane (t<n>_<q>).
  * Each leaf still folds its elements in order, so the bits are the scalar
  * fold's.
+ *
+ * Sequential elements (emit_lane_elems, for emit_par.c's sequential float
+ * sums and products and the loops that accumulate one): the same staged
+ * function over leaves of one element each (BRT_LEAF written 1), each leaf
+ * the element's value alone (a sum's leaf starts from -0.0, x + -0.0 being
+ * x for every double; a product's from 1.0), which the caller folds in
+ * order. Its places are its caller's (a par element's only inside one).
  */
 #include "emit_c.h"
 
@@ -136,6 +143,14 @@ struct lanes {
     int nsp;
 };
 static struct lanes *LC;
+/* emit_lane_elems: leaves of one element, each its element's value */
+static bool SEQ;
+
+/* A leaf's start value: a sequential sum's -0.0 (x + -0.0 is x) */
+static const char *leaf_start(struct ir_node *rn, struct type *t)
+{
+    return SEQ && t == ty_float && rn->reducer == RED_SUM ? "bp_f64(0x8000000000000000ULL)" : start_value(rn->reducer, t);
+}
 
 static const char *lane_expr(struct ir_node *n);
 
@@ -809,6 +824,7 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
     lc.staged = staged;
     LC = &lc;
     struct fctx *saved = helper_begin(id, rn);
+    if (SEQ) helper_places(saved); /* the caller's places */
     F->ind = 6;
     /* staged: every lane's statements in one scope, each its own names */
     const char *kn = staged ? "k_[q_]" : "k_";
@@ -987,7 +1003,7 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
         bprintf(out, "                %s acc_[%d];\n                uint64_t ov_[%d];\n", ct, W, W);
         if (!hs_all) bprintf(out, "                int hs_[%d];\n", W);
         bprintf(out, "                for (int q_ = 0; q_ < %d; q_++) {\n", W);
-        bprintf(out, "                    acc_[q_] = %s;\n                    ov_[q_] = 0;\n", start_value(rn->reducer, t));
+        bprintf(out, "                    acc_[q_] = %s;\n                    ov_[q_] = 0;\n", leaf_start(rn, t));
         if (!hs_all) bprintf(out, "                    hs_[q_] = 0;\n");
         bprintf(out, "                }\n");
         bprintf(out, "                int64_t kb_ = (first + g_) * BRT_LEAF;\n");
@@ -1020,7 +1036,7 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
     for (int q = 0; q < W; q++) {
         if (L) bprintf(out, "                int64_t kb_%d = kr_ + %d * BRT_LEAF;\n", q, q);
         else bprintf(out, "                int64_t kb_%d = (first + g_ + %d) * BRT_LEAF;\n", q, q);
-        bprintf(out, "                %s acc_%d = %s;\n", ct, q, start_value(rn->reducer, t));
+        bprintf(out, "                %s acc_%d = %s;\n", ct, q, leaf_start(rn, t));
         if (!hs_all) bprintf(out, "                int hs_%d = 0;\n", q);
         lane_put(out, lc.inits.p, q);
     }
@@ -1079,3 +1095,40 @@ bool emit_lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *out
     return r == 1;
 }
 
+
+/* Sequential elements: bp_leaves<id>(env, first, count, vals, has) over
+ * leaves of one element each (the element first + g alone in vals[g], has[g]
+ * 0 when the filter drops it), staged at the calls of math functions with a
+ * lanes form; its fallback bp_leaves_s<id> (the caller's) takes the same
+ * leaves. Only a float sum or product of one source whose element calls
+ * such a function (without one, lanes of single elements gain nothing). */
+bool emit_lane_elems(struct ir_node *rn, int id, struct src *s, struct buf *out)
+{
+    if (rn->type != ty_float || s->ncl || (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT)) return false;
+    int temps = CG->ntemps;
+    struct buf first = {0}, b = {0};
+    SEQ = true;
+    int r = lane_leaves(rn, id, s, &first, false, false);
+    free(first.p);
+    CG->ntemps = temps;
+    bool ok = r == 3 && lane_leaves(rn, id, s, &b, false, true) == 1;
+    SEQ = false;
+    if (!ok) {
+        CG->ntemps = temps;
+        free(b.p);
+        return false;
+    }
+    /* BRT_LEAF (and only it: no element's text has that name) written 1 */
+    for (const char *p = b.p;;) {
+        const char *m = strstr(p, "BRT_LEAF");
+        if (!m) {
+            bputs(out, p);
+            break;
+        }
+        bputn(out, p, (size_t)(m - p));
+        bputs(out, "1");
+        p = m + 8;
+    }
+    free(b.p);
+    return true;
+}

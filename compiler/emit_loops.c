@@ -623,12 +623,170 @@ void emit_while(struct ir_node *s)
     close_views(views);
 }
 
+/* ---- loops that accumulate in lanes ----------------------------------------
+ *
+ * for i in lo..hi (or for x in xs): lets; v = v + E (or v * E), v a float,
+ * the loop's body nothing else (no guards, swaps or views), becomes v's
+ * sequential sum (product) from its value, whose elements emit_par.c's
+ * emit_seq_lanes computes in lanes and adds (multiplies) into v in order:
+ * the same left fold on the same values. The last statement may also be `if c: v = v op A
+ * else: v = v op B` (the element c ? A : B), or without the else (c ? A :
+ * the identity, -0.0 or 1.0, which leaves every v as it is). The lets are
+ * written into the element where they are read, so each must be read at
+ * most once and be unable to panic (its place in the order of evaluation
+ * then changes nothing); nothing may read v. */
+
+/* An array element type the lanes read (a scalar) */
+static bool lane_source(struct type *t) { return t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool; }
+
+/* Whether n cannot panic (conservative): literals, variables, float
+ * arithmetic and comparisons, int comparisons, int operations proved not
+ * to overflow, int / and % by a constant other than 0 and -1, conversions
+ * of int to float, and/or/not/if-else of such, math builtins with a lanes
+ * form. */
+static bool no_panic(const struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR: return true;
+    case IR_NOT: return no_panic(n->a);
+    case IR_AND: case IR_OR: return no_panic(n->a) && no_panic(n->b);
+    case IR_COND: return no_panic(n->a) && no_panic(n->b) && no_panic(n->c);
+    case IR_UNARY: return n->optype == ty_float && n->bop == OP_NEG && no_panic(n->a);
+    case IR_CONV: return n->type == ty_float && n->a->type == ty_int && no_panic(n->a);
+    case IR_BINARY: {
+        if (!no_panic(n->a) || !no_panic(n->b)) return false;
+        if (n->optype == ty_float)
+            return op_is_compare(n->bop) || n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL || n->bop == OP_DIV;
+        if (n->optype != ty_int) return false;
+        if (op_is_compare(n->bop)) return true;
+        if (n->bop == OP_DIV || n->bop == OP_MOD)
+            return n->b->eop == IR_INT && (int64_t)n->b->ival != 0 && (int64_t)n->b->ival != -1;
+        return n->no_overflow && (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL);
+    }
+    case IR_BUILTIN:
+        if (n->type != ty_float || n->nkids != 1 || n->kids[0]->type != ty_float) return false;
+        switch (n->builtin) {
+#define LANES_MATH_CASE(name) case BI_##name:
+            BRT_LANES_MATH(LANES_MATH_CASE)
+#undef LANES_MATH_CASE
+            return no_panic(n->kids[0]);
+        default: return false;
+        }
+    default: return false;
+    }
+}
+
+/* The lets before the accumulation, written into the element: ir_copy's
+ * read hook (a read of a let's variable becomes a copy of its value) */
+struct lets { struct ir_copier k; struct ir_node **let; int n; };
+static struct ir_node *let_value(struct ir_copier *k, const struct ir_node *r)
+{
+    struct lets *l = (struct lets *)k;
+    for (int i = l->n - 1; i >= 0; i--)
+        if (l->let[i]->var == r->var) {
+            int n = l->n;
+            l->n = i; /* its value reads only the lets before it */
+            struct ir_node *c = ir_copy(k, l->let[i]->a);
+            l->n = n;
+            return c;
+        }
+    return NULL;
+}
+
+/* How many times n reads v */
+static int reads(const struct ir_node *n, const struct ir_var *v)
+{
+    if (!n) return 0;
+    if (n->eop == IR_VAR) return n->var == v;
+    if (!ir_is_expr(n) || n->eop == IR_REDUCE || n->eop == IR_LISTCOMP) return 1000; /* not walked: refused */
+    int c = reads(n->a, v) + reads(n->b, v) + reads(n->c, v);
+    for (int i = 0; i < n->nkids; i++) c += reads(n->kids[i], v);
+    return c;
+}
+
+/* v = v op x: x, else NULL (op: the first one's, then the same) */
+static struct ir_node *accumulated(struct ir_node *a, struct ir_var **v, enum op *op)
+{
+    if (!a || a->op != IR_ASSIGN || a->var->type != ty_float) return NULL;
+    struct ir_node *x = a->a;
+    if (!x || x->op != IR_BINARY || (x->bop != OP_ADD && x->bop != OP_MUL) || x->a->op != IR_VAR || x->a->var != a->var)
+        return NULL;
+    if (*v && (a->var != *v || x->bop != *op)) return NULL;
+    *v = a->var;
+    *op = x->bop;
+    return x->b;
+}
+
+/* the one statement of block b (or b itself) */
+static struct ir_node *only(struct ir_node *b)
+{
+    if (b && b->op == IR_BLOCK) return b->nkids == 1 ? b->kids[0] : NULL;
+    return b;
+}
+
+static bool accumulate_in_lanes(struct ir_node *s)
+{
+    struct ir_node *b = s->b;
+    if (s->nguards || s->swap || s->nviews || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
+    /* over an array: its elements (the loop's snapshot: only v changes);
+     * not range(lo, hi, step), which the loop takes without the array */
+    if (s->op == IR_FOR_ARRAY && (ir_range_values(s) || !lane_source(s->var->type))) return false;
+    struct ir_node *last = b->kids[b->nkids - 1], *e;
+    struct ir_var *v = NULL;
+    enum op op = OP_ADD;
+    if (last->op == IR_IF) {
+        struct ir_node *x = accumulated(only(last->b), &v, &op);
+        struct ir_node *y = last->c ? accumulated(only(last->c), &v, &op) : NULL;
+        if (!x || (last->c && !y)) return false;
+        e = ir_new(IR_COND, last->loc, ty_float);
+        e->a = last->a;
+        e->b = x;
+        if (y) e->c = y;
+        else {
+            e->c = ir_new(IR_FLOAT, last->loc, ty_float);
+            e->c->fval = op == OP_ADD ? -0.0 : 1.0;
+        }
+    } else if (!(e = accumulated(last, &v, &op))) {
+        return false;
+    }
+    /* the lets: each read at most once (by the element or a later let),
+     * none can panic, none reads v */
+    struct ir_node *let[8];
+    int nl = b->nkids - 1;
+    for (int i = 0; i < nl; i++) {
+        let[i] = b->kids[i];
+        if (let[i]->op != IR_LET || !no_panic(let[i]->a) || reads(let[i]->a, v)) return false;
+    }
+    for (int i = 0; i < nl; i++) {
+        int c = reads(e, let[i]->var);
+        for (int j = i + 1; j < nl; j++) c += reads(let[j]->a, let[i]->var);
+        if (c > 1) return false;
+    }
+    struct lets l = {{let_value, NULL, NULL}, let, nl};
+    struct ir_node *rn = ir_new(IR_REDUCE, s->loc, ty_float);
+    rn->reducer = op == OP_ADD ? RED_SUM : RED_PRODUCT;
+    rn->elem_type = ty_float;
+    rn->gen_var = s->var;
+    rn->iter = s->iter;
+    rn->elem = nl ? ir_copy(&l.k, e) : e;
+    ir_free_vars(rn, &rn->caps, &rn->ncaps);
+    for (int i = 0; i < rn->ncaps; i++)
+        if (rn->caps[i] == v) return false;
+    scope_open();
+    const char *acc = emit_seq_lanes(rn, vname(v));
+    if (acc) line("%s = %s;", vname(v), acc);
+    scope_close();
+    return acc != NULL;
+}
+
 /* for v in lo .. hi: as written, swapped or jammed (opt_interchange.c), or
- * twice behind its guards (opt_loops.c). */
+ * twice behind its guards (opt_loops.c); or accumulated in lanes. */
 void emit_for_range(struct ir_node *s)
 {
     struct type *it = s->iter.lo->type;
     if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
+    if (accumulate_in_lanes(s)) return;
     scope_open();
     /* copies: the body may assign the variables the bounds were read from */
     const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
@@ -685,6 +843,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
  * last, else as written. */
 void emit_for_array(struct ir_node *s)
 {
+    if (accumulate_in_lanes(s)) return;
     struct type *et = s->var->type;
     struct ir_node *r = s->iter.array;
     bool values = ir_range_values(s);

@@ -595,6 +595,16 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
     return saved;
 }
 
+/* A helper that runs code of its caller's (a sequential reduction's
+ * elements): its places are the caller's, a par element's frame included
+ * when the caller is one. */
+void helper_places(struct fctx *caller)
+{
+    F->in_helper = caller->in_helper;
+    F->elem_frame = caller->elem_frame;
+    F->elem_span = caller->elem_span;
+}
+
 /* Ends a helper: header + declarations + body + exit releases into out. */
 void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result)
 {
@@ -890,9 +900,85 @@ static const char *emit_par_find(struct ir_node *rn)
     return tmp(ty_bool, "%s %s 0", at, rn->reducer == RED_ANY ? ">=" : "<");
 }
 
+/* A sequential float sum or product of one source whose element calls
+ * math functions with a lanes form (emit_lane.c's emit_lane_elems): the
+ * elements' values computed in lanes, SEQ_BLOCK at a time, by
+ * bp_leaves<id> over leaves of one element each, then added (multiplied)
+ * into the accumulator one by one in the source's order: the left fold's
+ * operations on the same values, the same bits. A lane block that could
+ * panic goes to bp_leaves_s<id>, the element's own code, which panics where
+ * the loop would (the elements before it were folded by nobody, but no
+ * element the lanes take has an effect, and the accumulator is local).
+ * The accumulator (returned) starts at start (C text) or the reducer's
+ * start value; NULL, nothing emitted: no lanes form. */
+enum { SEQ_BLOCK = 64 }; /* two lane blocks a call; emit_quiet.c's LANES_STACK counts its stack */
+const char *emit_seq_lanes(struct ir_node *rn, const char *start)
+{
+    if (rn->type != ty_float || rn->par || rn->user || rn->scan || rn->key || rn->world || rn->nclauses ||
+        (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT))
+        return NULL;
+    struct src shape = {.is_range = rn->iter.is_range};
+    if (shape.is_range) {
+        shape.it = rn->iter.lo->type;
+        if (shape.it != ty_int && shape.it != ty_u64) return NULL;
+    }
+    struct buf aux = {0}, lbuf = {0};
+    int id = par_env(rn, &shape, &aux);
+    if (!emit_lane_elems(rn, id, &shape, &lbuf)) {
+        free(aux.p);
+        return NULL;
+    }
+    /* bp_leaves_s<id>: element first + lf alone, from -0.0 (sum) or 1.0 */
+    struct fctx *saved = helper_begin(id, rn);
+    helper_places(saved);
+    const char *lf = new_temp(), *a = new_temp(), *h = new_temp();
+    line("for (int64_t %s = 0; %s < count; %s++) {", lf, lf, lf);
+    F->ind++;
+    line("double %s = %s;", a, rn->reducer == RED_SUM ? "bp_f64(0x8000000000000000ULL)" : "1.0");
+    line("bool %s = 0;", h);
+    struct fold_arg fa = {.acc = a, .has = h, .L = loc_ref(rn->loc)};
+    source_loop(rn, "env->", "lo", "arr", arena_printf("first + %s", lf), arena_printf("first + %s + 1", lf), shape.is_range,
+                fold_cb, &fa, NULL);
+    line("((double *)vals)[%s] = %s;", lf, a);
+    line("has[%s] = %s;", lf, h);
+    F->ind--;
+    line("}");
+    helper_end(saved, &aux,
+               arena_printf("static BRT_NOINLINE void bp_leaves_s%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id),
+               NULL);
+    bputs(&aux, lbuf.p);
+    free(lbuf.p);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    bprintf(&CG->protos, "struct bp_env%d;\n", id);
+
+    const char *acc = new_temp();
+    line("double %s = %s;", acc, start ? start : start_value(rn->reducer, ty_float));
+    struct src s = eval_source(&rn->iter);
+    const char *env = env_fill(id, rn, &s);
+    const char *g = new_temp(), *c = new_temp(), *q = new_temp(), *v = new_temp(), *hv = new_temp();
+    line("{ /* the buffer in a scope of its own: its stack slots are shared */");
+    F->ind++;
+    line("double %s[%d];", v, SEQ_BLOCK);
+    line("unsigned char %s[%d];", hv, SEQ_BLOCK);
+    line("for (int64_t %s = 0; %s < %s; %s += %d) {", g, g, s.n, g, SEQ_BLOCK);
+    F->ind++;
+    line("int64_t %s = %s - %s < %d ? %s - %s : %d;", c, s.n, g, SEQ_BLOCK, s.n, g, SEQ_BLOCK);
+    line("bp_leaves%d(&%s, %s, %s, %s, %s);", id, env, g, c, v, hv);
+    line("for (int64_t %s = 0; %s < %s; %s++)", q, q, c, q);
+    line("    if (%s[%s]) %s = %s %s %s[%s];", hv, q, acc, acc, rn->reducer == RED_SUM ? "+" : "*", v, q);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+    return acc;
+}
+
 const char *emit_reduce(struct ir_node *rn)
 {
     if (rn->world) CG->uses_world = true;
+    const char *seq = rn->par ? NULL : emit_seq_lanes(rn, NULL);
+    if (seq) return seq;
     if (rn->user || rn->scan || rn->key) return emit_fold(rn);
     if (rn->par && (rn->reducer == RED_ANY || rn->reducer == RED_ALL)) return emit_par_find(rn);
     struct type *t = rn->elem_type;

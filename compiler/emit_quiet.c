@@ -112,10 +112,26 @@ static bool quiet_stmt(struct ir_node *s)
     return false;
 }
 
+/* A for loop that accumulates a math element (in it, or in a function
+ * written in place) may run in lanes (emit_loops.c's
+ * accumulate_in_lanes): its buffer and the lanes functions' frames (about
+ * 2 KiB) are counted as this much. */
+#define LANES_STACK 4096
+static bool calls_lanes_math(struct ir_node *n)
+{
+    if (!n) return false;
+    if ((n->op == IR_BUILTIN && math_fn(n->builtin)) || n->op == IR_CALL) return true;
+    if (calls_lanes_math(n->a) || calls_lanes_math(n->b) || calls_lanes_math(n->c)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (calls_lanes_math(n->kids[i])) return true;
+    return false;
+}
+
 static intptr_t bytes(struct ir_node *n)
 {
     if (!n) return 0;
     intptr_t b = 16;
+    if (n->op == IR_FOR_RANGE && calls_lanes_math(n->b)) b += LANES_STACK;
     if (n->type && n->type != ty_void && n->type->kind == T_TUPLE) {
         size_t s = c_size(n->type, NULL);
         if ((intptr_t)s > b) b = (intptr_t)s;

@@ -40,7 +40,7 @@
  * brt_<name>(x[q]) for the BRT_LANES lanes q at once, the same bits
  * (runtime/math_lanes.c); the lane vectoriser calls it (compiler/emit_lane.c). */
 #define BRT_LANES 32
-#define BRT_LANES_MATH(X) X(exp) X(exp2) X(log) X(sin) X(cos) X(tan)
+#define BRT_LANES_MATH(X) X(exp) X(exp2) X(log) X(log2) X(log10) X(sin) X(cos) X(tan)
 #define BRT_LANES_PROTO(name) void brt_lanes_##name(const double *x, double *y);
 
 #endif

@@ -190,5 +190,7 @@ void brt_sb_reserve(brt_sb *sb, int64_t extra);
 
 /* x86-64: whether the processor has FMA and the OS saves the AVX registers (math.c) */
 int brt_math_has_fma(void);
+/* x86-64: which copy of the math lanes the processor runs: 2 AVX-512, 1 AVX2, 0 none (math_lanes.c) */
+int brt_lanes_level(void);
 
 #endif

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""bench/math_lanes/run.py: par sums of sin, cos, tan, exp, exp2 and log elements (brine's
-math lanes, runtime/math_lanes.c) against the C loop calling glibc.
+"""bench/math_lanes/run.py: par sums of sin, cos, tan, exp, exp2, log, log2 and log10
+elements (brine's math lanes, runtime/math_lanes.c), then a plain sum of sin and a for loop
+accumulating exp (sequential: the math in lanes, the additions in order), against the C
+loop calling glibc.
 
     run.py [--brine BRINE] [--old OTHER_BRINE] [--n N] [--reps R] [--callgrind]
 
@@ -15,7 +17,10 @@ brine builds must agree bit for bit."""
 import argparse, os, subprocess, sys, tempfile, time, resource
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FUNCS = ["sin", "cos", "tan", "exp", "exp2", "log"]
+FUNCS = ["sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10"]
+# the rows: (name, .br file, the C loop's function); after the par sums, a
+# plain sum and a for loop, whose additions stay in order (their math in lanes too)
+ROWS = [(f, f"sum_{f}.br", f) for f in FUNCS] + [("sin, sum", "sum_sin_seq.br", "sin"), ("exp, for loop", "for_exp_seq.br", "exp")]
 
 
 def run(cmd, threads=1):
@@ -52,17 +57,17 @@ def main():
         subprocess.run(["gcc", "-O3", "-march=native", "-ffp-contract=off", "-o", c, os.path.join(HERE, "sums.c"), "-lm"],
                        check=True)
         exe = {}
-        for f in FUNCS:
+        for f, src, _ in ROWS:
             for name, b in builds:
-                exe[f, name] = os.path.join(tmp, f"{f}_{name}")
-                subprocess.run([b, "build", "--release", os.path.join(HERE, f"sum_{f}.br"), "-o", exe[f, name]], check=True)
+                exe[f, name] = os.path.join(tmp, f"{src[:-3]}_{name}")
+                subprocess.run([b, "build", "--release", os.path.join(HERE, src), "-o", exe[f, name]], check=True)
         if a.callgrind:
             n = 1_000_000
             print(f"instructions per element, n = {n}, 1 thread (callgrind)")
             print("| f | C (glibc) | " + " | ".join(name for name, _ in builds) + " |")
             print("|---|" + "---|" * (1 + len(builds)))
-            for f in FUNCS:
-                row = [instructions([c, f, str(n)], tmp) / n]
+            for f, _, cf in ROWS:
+                row = [instructions([c, cf, str(n)], tmp) / n]
                 row += [instructions([exe[f, name], str(n)], tmp) / n for name, _ in builds]
                 print(f"| {f} | " + " | ".join(f"{x:.1f}" for x in row) + " |")
             return
@@ -70,11 +75,11 @@ def main():
         cols = ["C 1t"] + [f"{name} {t}t" for name, _ in builds for t in (1, 2)]
         print("| f | " + " | ".join(cols) + " | speedup 1t | speedup 2t |")
         print("|---|" + "---|" * (len(cols) + 2))
-        for f in FUNCS:
+        for f, _, cf in ROWS:
             best = {}
             sums = set()
             for _ in range(a.reps):
-                _, cpu, _ = run([c, f, str(a.n)])
+                _, cpu, _ = run([c, cf, str(a.n)])
                 best["C", 1] = min(best.get(("C", 1), 1e9), cpu)
                 for name, _ in builds:
                     for t in (1, 2):

@@ -16,6 +16,8 @@ int main(int argc, char **argv)
     if (!strcmp(f, "exp2")) for (long i = 0; i < n; i++) s += exp2((double)i * h);
     if (!strcmp(f, "tan")) for (long i = 0; i < n; i++) s += tan((double)i * h);
     if (!strcmp(f, "log")) for (long i = 0; i < n; i++) s += log((double)(i + 1) * h);
+    if (!strcmp(f, "log2")) for (long i = 0; i < n; i++) s += log2((double)(i + 1) * h);
+    if (!strcmp(f, "log10")) for (long i = 0; i < n; i++) s += log10((double)(i + 1) * h);
     printf("%.17g\n", s);
     return 0;
 }

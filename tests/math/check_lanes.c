@@ -15,8 +15,9 @@
  * lane, so each input meets other neighbours), and every lane's bits must
  * be the scalar brm_<name>'s: through brt_lanes_<name> (the runtime's pick
  * for this processor), through the AVX2 copy directly when the processor
- * has AVX2 and FMA, and through lanes.h compiled here with this file's
- * flags (the portable copy, fma a libm call). Exit 1 on any mismatch.
+ * has AVX2 and FMA, the AVX-512 copy when it has AVX-512 too, and through
+ * lanes.h compiled here with this file's flags (the portable copy, fma a
+ * libm call). Exit 1 on any mismatch.
  */
 #define _GNU_SOURCE
 #include "brine_rt.h"
@@ -49,9 +50,15 @@ static int has_avx2(void)
     return brt_math_has_fma() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & (1u << 5));
 }
 #define AVX2_FN(name) avx2_##name
+#define AVX512(name) unsigned brt_avx512_lanes_##name(const double *x, double *y); FULL(brt_avx512_lanes_##name, avx512, name)
+BRT_LANES_MATH(AVX512)
+static int has_avx512(void) { return brt_lanes_level() == 2; }
+#define AVX512_FN(name) avx512_##name
 #else
 static int has_avx2(void) { return 0; }
+static int has_avx512(void) { return 0; }
 #define AVX2_FN(name) NULL
+#define AVX512_FN(name) NULL
 #endif
 
 /* lanes.h compiled here */
@@ -63,23 +70,27 @@ BRT_LANES_MATH(HERE)
 struct fn {
     const char *name;
     double (*ref)(double);
-    lanes_fn rt, avx2, here;
+    lanes_fn rt, avx2, avx512, here;
     double lo, hi;
     uint64_t in_lo, in_hi;
     double edges[8];
 };
 static const struct fn FUNCS[] = {
-    {"exp", brm_exp, brt_lanes_exp, AVX2_FN(exp), here_exp, -750, 750, 0x3c90000000000000ULL, 0x4086300000000000ULL,
+    {"exp", brm_exp, brt_lanes_exp, AVX2_FN(exp), AVX512_FN(exp), here_exp, -750, 750, 0x3c90000000000000ULL, 0x4086300000000000ULL,
      {-707.0, 709.7, 0x1p-54, 709.782712893384, -708.3964185322641, -745.1332191019412, 0x1p-1022, 0}},
-    {"exp2", brm_exp2, brt_lanes_exp2, AVX2_FN(exp2), here_exp2, -1100, 1100, 0x3c90000000000000ULL, 0x408fe00000000000ULL,
+    {"exp2", brm_exp2, brt_lanes_exp2, AVX2_FN(exp2), AVX512_FN(exp2), here_exp2, -1100, 1100, 0x3c90000000000000ULL, 0x408fe00000000000ULL,
      {1020.0, -1020.0, 0x1p-54, 1024.0, -1022.0, -1074.0, 0.5, 0}},
-    {"log", brm_log, brt_lanes_log, AVX2_FN(log), here_log, 0, 1e6, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
+    {"log", brm_log, brt_lanes_log, AVX2_FN(log), AVX512_FN(log), here_log, 0, 1e6, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
      {0x1p-1022, 0x1.fffffffffffffp+1023, 1.0, 0x1.6a09e667f3bcdp-1, 0x1.6ap-1, 0x1.02p0, 2.0, 0}},
-    {"sin", brm_sin, brt_lanes_sin, AVX2_FN(sin), here_sin, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
+    {"log2", brm_log2, brt_lanes_log2, AVX2_FN(log2), AVX512_FN(log2), here_log2, 0, 1e6, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
+     {0x1p-1022, 0x1.fffffffffffffp+1023, 1.0, 0x1.6a09e667f3bcdp-1, 0x1.6ap-1, 0x1.02p0, 2.0, 0}},
+    {"log10", brm_log10, brt_lanes_log10, AVX2_FN(log10), AVX512_FN(log10), here_log10, 0, 1e6, 0x0010000000000000ULL, 0x7fefffffffffffffULL,
+     {0x1p-1022, 0x1.fffffffffffffp+1023, 1.0, 10.0, 0x1.6ap-1, 1e22, 1e-300, 0}},
+    {"sin", brm_sin, brt_lanes_sin, AVX2_FN(sin), AVX512_FN(sin), here_sin, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
      {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+2, 0}},
-    {"cos", brm_cos, brt_lanes_cos, AVX2_FN(cos), here_cos, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
+    {"cos", brm_cos, brt_lanes_cos, AVX2_FN(cos), AVX512_FN(cos), here_cos, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
      {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+2, 0}},
-    {"tan", brm_tan, brt_lanes_tan, AVX2_FN(tan), here_tan, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
+    {"tan", brm_tan, brt_lanes_tan, AVX2_FN(tan), AVX512_FN(tan), here_tan, -100, 100, 0x3e40000000000000ULL, 0x4270000000000000ULL,
      {0x1p-27, 0x1p40, 0x1p14, 3.141592653589793, 1.5707963267948966, 1e22, 0x1.921fb54442d18p+0, 0}},
 };
 
@@ -181,9 +192,11 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    int avx2 = has_avx2(), fail = 0;
-    printf("lanes of %d; AVX2 copy %s\n", BRT_LANES, avx2 ? "checked" : "not checked (no AVX2 and FMA here)");
-    printf("%-5s %10s %6s %10s %10s %10s   (mismatches)\n", "name", "inputs", "hard", "runtime", "avx2", "portable");
+    int avx2 = has_avx2(), avx512 = has_avx512(), fail = 0;
+    printf("lanes of %d; AVX2 copy %s; AVX-512 copy %s\n", BRT_LANES, avx2 ? "checked" : "not checked (no AVX2 and FMA here)",
+           avx512 ? "checked" : "not checked (no AVX-512 here)");
+    printf("%-5s %10s %6s %10s %10s %10s %10s   (mismatches)\n", "name", "inputs", "hard", "runtime", "avx2", "avx512",
+           "portable");
     for (size_t k = 0; k < sizeof FUNCS / sizeof FUNCS[0]; k++) {
         const struct fn *f = &FUNCS[k];
         if (first < argc) {
@@ -207,16 +220,18 @@ int main(int argc, char **argv)
         double *want = malloc((size_t)p.n * sizeof(double));
         if (!want) abort();
         for (long i = 0; i < p.n; i++) want[i] = f->ref(p.v[i]);
-        long e_rt = 0, e_avx = 0, e_here = 0;
+        long e_rt = 0, e_avx = 0, e_512 = 0, e_here = 0;
         for (int s = 0; s < 2; s++) {
             e_rt += run(f->rt, p.v, want, p.n, s, "runtime", f->name);
             if (avx2) e_avx += run(f->avx2, p.v, want, p.n, s, "avx2", f->name);
+            if (avx512) e_512 += run(f->avx512, p.v, want, p.n, s, "avx512", f->name);
             e_here += run(f->here, p.v, want, p.n, s, "portable", f->name);
         }
-        char av[32] = "-";
+        char av[32] = "-", av5[32] = "-";
         if (avx2) snprintf(av, sizeof av, "%ld", e_avx);
-        printf("%-5s %10ld %6ld %10ld %10s %10ld\n", f->name, p.n, nhard, e_rt, av, e_here);
-        if (e_rt || e_avx || e_here) fail = 1;
+        if (avx512) snprintf(av5, sizeof av5, "%ld", e_512);
+        printf("%-5s %10ld %6ld %10ld %10s %10s %10ld\n", f->name, p.n, nhard, e_rt, av, av5, e_here);
+        if (e_rt || e_avx || e_512 || e_here) fail = 1;
         free(want);
         free(p.v);
     }
