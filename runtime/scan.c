@@ -927,7 +927,7 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * end, and nothing combines while elements are evaluated); a combine's
  * hands over to the sorted way, whose order is SPEC 15's. */
 #define KST_L2 (512 << 10)
-#define KST_EBUF 512 /* elements evaluated at a time */
+#define KST_EBUF 2048 /* elements evaluated at a time */
 
 typedef struct kst_job {
     const brt_fold *f;
