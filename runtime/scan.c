@@ -1039,8 +1039,8 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
         for (int64_t i = d->head[c * d->nb + b]; i >= 0;) {
             unsigned char *blk = kst_blk(d, c, i);
             int64_t *hd = (int64_t *)blk;
-            f->kstk(f->env, blk + 16 + (size_t)d->kblk * 8, (const uint64_t *)(blk + 16), d->kbits, hd[1], recs, d->stride, d->levels,
-                    f->start);
+            f->kstk(f->env, blk + 16 + (size_t)d->kblk * 8, (const uint64_t *)(blk + 16), d->kbits, hd[1], recs,
+                    d->stride, d->levels, f->start);
             i = hd[0];
         }
     for (int64_t j = 0; j < nk; j++) {
@@ -1084,8 +1084,8 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     int levels = bits_for((uint64_t)(nl > 1 ? nl - 1 : 1));
     kst_job d = {.f = f, .n = n, .nkeys = nkeys, .vs = f->vsize, .out = out, .has = has, .levels = levels};
     d.stride = (int64_t)((16 + d.vs * (size_t)(3 + levels) + 15) / 16 * 16);
-    /* KB keys per bucket: their records fit the L2 cache, and
-     * at least 4 buckets per thread while a bucket keeps 64 keys */
+    /* KB keys per bucket: their records fit the L2 cache, and at least 4
+     * buckets per thread while a bucket keeps 64 keys */
     int threads = brt_pool_threads();
     while (((int64_t)2 << d.kbits) * d.stride <= KST_L2 && d.kbits < 20)
         d.kbits++;
