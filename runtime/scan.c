@@ -30,8 +30,9 @@
  * folding its leaves' elements straight into per-key accumulators (kleaf)
  * and combining them as the tree does, a row of all keys at a time; the
  * units' roots then meet level by level. More keys: the elements are
- * evaluated once (key -1: filtered out), cut stably into buckets of keys,
- * and each bucket's elements go onto their keys' stacks of the tree's
+ * evaluated once (key -1: filtered out) by chunks of positions, which
+ * append them stably to lists of blocks per bucket of keys, and each
+ * bucket's elements go onto their keys' stacks of the tree's
  * nodes (two neighbouring leaves a < b of a key meet at the level of the
  * highest bit of a ^ b), one pass with the combine inlined (kstk). A panic
  * in either hands over to the sorted way: the elements sorted stably by
@@ -901,13 +902,15 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 
 /* ---- keyed, by key ranges: a stack per key, no sort ---------------------------------
  *
- * The evaluated elements (by position) are cut into buckets of KB keys (a
- * power of two: KB records fit the L2 cache), stably: each position chunk
- * counts its elements per bucket, then writes each as (leaf << kbits | key
- * in bucket, value) at its bucket's slot for that chunk, so a bucket holds
- * its elements in position order. Tasks of consecutive buckets (4 per
- * thread, one block of records each) then put them onto their keys'
- * stacks (kstk, the combine inlined): a key's record holds its
+ * The elements are cut into buckets of KB keys (a power of two: KB
+ * records fit the L2 cache), stably: each task of
+ * consecutive positions evaluates its elements a few at a time (elems
+ * into a small buffer) and appends each as (leaf << kbits | key in
+ * bucket, value) to its bucket's list of blocks, so the elements are read
+ * and written once, with no buffer of all of them. A bucket's elements in
+ * position order are its lists in task order. Tasks of consecutive
+ * buckets (4 per thread, one block of records each) then put them onto
+ * their keys' stacks (kstk, the combine inlined): a key's record holds its
  * last leaf, a mask of the levels waiting, that leaf's value, a stack of
  * completed subtrees, one slot per level, and the start (rec_init): two
  * neighbouring leaves a < b of a key meet at level
@@ -919,96 +922,131 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  *     at 5: h = 2, slot 2 = v3      at 6: h = 1, slot 1 = v5
  *     at 12: h = 3, slot 3 = v3 . (v5 . v6);  the end: slot 3 . v12
  *
- * The same tree per key as fold_key's, so the same bits; one pass over the
- * elements after the buffer, memory O(n + N). A panic (a combine) hands
- * over to the sorted way, whose order is SPEC 15's. */
+ * The same tree per key as fold_key's, so the same bits; memory O(n + N).
+ * An element's panic is the lowest index's (earlier tasks ran to their
+ * end, and nothing combines while elements are evaluated); a combine's
+ * hands over to the sorted way, whose order is SPEC 15's. */
 #define KST_L2 (512 << 10)
+#define KST_EBUF 2048 /* elements evaluated at a time */
 
 typedef struct kst_job {
-    keyed_job *k;
-    int64_t nb, chunks, chunk, tasks;
+    const brt_fold *f;
+    int64_t n, nkeys, nb, chunks, chunk, tasks, kblk;
     int kbits, levels;
+    size_t vs, bbytes;         /* a block: next, count, kl[kblk], values */
     int64_t stride;
-    int64_t *cnt;        /* chunks x nb: counts, then each chunk's next slot */
-    int64_t *bstart;     /* nb + 1 */
-    uint64_t *kl;        /* leaf << kbits | key - bucket base, by bucket */
-    unsigned char *vals; /* the same order */
-    size_t kl_bytes, vals_bytes;
-    void **recs;         /* per task of buckets */
+    unsigned char *blocks;     /* chunk c's blocks from region_bytes * c */
+    size_t region_bytes;
+    int64_t *head, *tail;      /* chunks x nb: first and last block (-1: none) */
+    void **ebuf;               /* per chunk: elems' buffer */
+    void **recs;               /* per task of buckets */
+    unsigned char *out, *has;
 } kst_job;
 
-static void kst_count(void *arg, int64_t c)
+/* A list's write cursors in its last block (all NULL before the first). */
+typedef struct kst_cur {
+    uint64_t *kl, *end;
+    unsigned char *v;
+} kst_cur;
+
+static inline unsigned char *kst_blk(const kst_job *d, int64_t c, int64_t i)
 {
-    kst_job *d = arg;
-    const keyed_job *k = d->k;
-    int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
-    const int64_t *keys = k->keys;
-    int kbits = d->kbits;
-    /* counted in a block of the task's own: the rows of neighbouring
-     * chunks share cache lines */
-    int64_t *cnt = xcalloc((size_t)d->nb * sizeof *cnt);
-    for (int64_t i = lo; i < hi; i++)
-        if (keys[i] >= 0)
-            cnt[keys[i] >> kbits]++;
-    memcpy(d->cnt + c * d->nb, cnt, (size_t)d->nb * sizeof *cnt);
-    free(cnt);
+    return d->blocks + d->region_bytes * (size_t)c + (size_t)i * d->bbytes;
 }
 
-/* Elements [lo, hi) to their buckets' next slots; vs a constant where the
- * caller can make it one (the copies are then single moves). */
-static inline void scatter_run(kst_job *d, int64_t lo, int64_t hi, int64_t *next, size_t vs)
+/* A new block at the end of chunk c's list of bucket b (its cursors). */
+static void kst_newblk(kst_job *d, int64_t c, int64_t b, int64_t *nblk, kst_cur *w)
 {
-    const keyed_job *k = d->k;
-    const int64_t *keys = k->keys;
-    const unsigned char *vals = k->vals;
-    uint64_t *kl = d->kl;
-    unsigned char *out = d->vals;
+    int64_t nt = (*nblk)++;
+    unsigned char *blk = kst_blk(d, c, nt);
+    int64_t *hd = (int64_t *)blk;
+    hd[0] = -1;
+    int64_t *head = d->head + c * d->nb, *tail = d->tail + c * d->nb;
+    if (tail[b] >= 0) {
+        int64_t *th = (int64_t *)kst_blk(d, c, tail[b]);
+        th[0] = nt;
+        th[1] = d->kblk;
+    } else {
+        head[b] = nt;
+    }
+    tail[b] = nt;
+    w->kl = (uint64_t *)(blk + 16);
+    w->end = w->kl + d->kblk;
+    w->v = blk + 16 + (size_t)d->kblk * 8;
+}
+
+/* Evaluated elements of buffer [0, cnt) (position base + i) appended to
+ * their buckets' lists; vs a constant where the caller can make it one. */
+static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, const int64_t *keys,
+                              const unsigned char *vals, int64_t *nblk, kst_cur *cur, size_t vs)
+{
     int kbits = d->kbits;
     uint64_t km = ((uint64_t)1 << kbits) - 1;
-    for (int64_t i = lo; i < hi; i++) {
+    for (int64_t i = 0; i < cnt; i++) {
         int64_t key = keys[i];
         if (key < 0)
             continue;
-        int64_t at = next[key >> kbits]++;
-        kl[at] = (uint64_t)i / BRT_LEAF << kbits | ((uint64_t)key & km);
-        memcpy(out + (size_t)at * vs, vals + (size_t)i * vs, vs);
+        kst_cur *w = &cur[key >> kbits];
+        if (__builtin_expect(w->kl == w->end, 0))
+            kst_newblk(d, c, key >> kbits, nblk, w);
+        *w->kl++ = (uint64_t)(base + i) / BRT_LEAF << kbits | ((uint64_t)key & km);
+        memcpy(w->v, vals + (size_t)i * vs, vs);
+        w->v += vs;
     }
 }
 
-static void kst_scatter(void *arg, int64_t c)
+/* Chunk c: its elements evaluated and appended to their buckets' lists;
+ * each list's last block then gets its count. */
+static void kst_chunk(void *arg, int64_t c)
 {
     kst_job *d = arg;
-    const keyed_job *k = d->k;
-    int64_t lo = c * d->chunk, hi = lo + d->chunk < k->n ? lo + d->chunk : k->n;
-    int64_t *next = brt_xmalloc((size_t)d->nb * sizeof *next);
-    memcpy(next, d->cnt + c * d->nb, (size_t)d->nb * sizeof *next);
-    if (k->vs == 8)
-        scatter_run(d, lo, hi, next, 8);
-    else if (k->vs == 16)
-        scatter_run(d, lo, hi, next, 16);
-    else
-        scatter_run(d, lo, hi, next, k->vs);
-    free(next);
+    const brt_fold *f = d->f;
+    int64_t lo = c * d->chunk, hi = lo + d->chunk < d->n ? lo + d->chunk : d->n, nblk = 0;
+    size_t vs = d->vs;
+    unsigned char *vals = d->ebuf[c] = brt_xmalloc((size_t)KST_EBUF * (vs + 8) + (size_t)d->nb * sizeof(kst_cur));
+    int64_t *keys = (int64_t *)(vals + (size_t)KST_EBUF * vs);
+    kst_cur *cur = (kst_cur *)(keys + KST_EBUF);
+    memset(cur, 0, (size_t)d->nb * sizeof *cur);
+    for (int64_t s = lo; s < hi; s += KST_EBUF) {
+        int64_t e = s + KST_EBUF < hi ? s + KST_EBUF : hi;
+        f->elems(f->env, s, e, vals, NULL, keys);
+        if (vs == 8)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8);
+        else if (vs == 16)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 16);
+        else
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, vs);
+    }
+    for (int64_t b = 0; b < d->nb; b++) {
+        int64_t t = d->tail[c * d->nb + b];
+        if (t >= 0) {
+            int64_t *th = (int64_t *)kst_blk(d, c, t);
+            th[1] = d->kblk - (cur[b].end - cur[b].kl);
+        }
+    }
 }
 
 /* Bucket b's keys onto their stacks, then their results into out and has;
- * recs: room for a bucket's records. kstk may read a slot 0 or a value it
- * then does not use, so those bytes are set too. */
+ * recs: room for a bucket's records. */
 static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
 {
-    keyed_job *k = d->k;
-    const brt_fold *f = k->f;
-    size_t vs = k->vs;
-    int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < k->nkeys ? kb : k->nkeys - base;
+    const brt_fold *f = d->f;
+    size_t vs = d->vs;
+    int64_t kb = (int64_t)1 << d->kbits, base = b * kb, nk = base + kb < d->nkeys ? kb : d->nkeys - base;
     for (int64_t j = 0; j < nk; j++)
         rec_init(recs + j * d->stride, vs, d->levels, 0, f->start);
-    int64_t a = d->bstart[b];
-    f->kstk(f->env, d->vals + (size_t)a * vs, d->kl + a, d->kbits, d->bstart[b + 1] - a, recs, d->stride, d->levels,
-            f->start);
+    for (int64_t c = 0; c < d->chunks; c++)
+        for (int64_t i = d->head[c * d->nb + b]; i >= 0;) {
+            unsigned char *blk = kst_blk(d, c, i);
+            int64_t *hd = (int64_t *)blk;
+            f->kstk(f->env, blk + 16 + (size_t)d->kblk * 8, (const uint64_t *)(blk + 16), d->kbits, hd[1], recs,
+                    d->stride, d->levels, f->start);
+            i = hd[0];
+        }
     for (int64_t j = 0; j < nk; j++) {
-        unsigned char *o = k->out + (size_t)(base + j) * vs;
-        k->has[base + j] = rec_root(f, recs + j * d->stride, vs, d->levels, 0, o);
-        if (!k->has[base + j] && f->start)
+        unsigned char *o = d->out + (size_t)(base + j) * vs;
+        d->has[base + j] = rec_root(f, recs + j * d->stride, vs, d->levels, 0, o);
+        if (!d->has[base + j] && f->start)
             vcopy(o, f->start, vs);
     }
 }
@@ -1024,62 +1062,66 @@ static void kst_task(void *arg, int64_t t)
         kst_bucket(d, b, recs);
 }
 
-/* The stacks way for the evaluated elements of k; false: a panic (out and
- * has then hold nothing the caller keeps). */
-static bool keyed_stacks(keyed_job *k)
+static void kst_free(kst_job *d)
 {
-    int64_t n = k->n, nl = (n + BRT_LEAF - 1) / BRT_LEAF;
+    for (int64_t c = 0; c < d->chunks; c++)
+        free(d->ebuf[c]);
+    brt_scratch_free(d->blocks, d->region_bytes * (size_t)d->chunks);
+    for (int64_t t = 0; t < d->tasks; t++)
+        free(d->recs[t]);
+    free(d->ebuf);
+    free(d->recs);
+    free(d->head);
+    free(d->tail);
+}
+
+/* The stacks way, elements evaluated here; an element's panic is raised
+ * (the lowest index's); false: a combine panicked, or the sizes do not
+ * fit (out and has then hold nothing the caller keeps). */
+static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
+{
+    int64_t n = f->n, nl = (n + BRT_LEAF - 1) / BRT_LEAF;
     int levels = bits_for((uint64_t)(nl > 1 ? nl - 1 : 1));
-    kst_job d;
-    memset(&d, 0, sizeof d);
-    d.k = k;
-    d.levels = levels;
-    d.stride = (int64_t)((16 + k->vs * (size_t)(3 + levels) + 15) / 16 * 16);
+    kst_job d = {.f = f, .n = n, .nkeys = nkeys, .vs = f->vsize, .out = out, .has = has, .levels = levels};
+    d.stride = (int64_t)((16 + d.vs * (size_t)(3 + levels) + 15) / 16 * 16);
     /* KB keys per bucket: their records fit the L2 cache, and at least 4
      * buckets per thread while a bucket keeps 64 keys */
     int threads = brt_pool_threads();
-    d.kbits = 0;
     while (((int64_t)2 << d.kbits) * d.stride <= KST_L2 && d.kbits < 20)
         d.kbits++;
-    while (d.kbits > 6 && (k->nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits < 4 * threads)
+    while (d.kbits > 6 && (nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits < 4 * threads)
         d.kbits--;
     if (bits_for((uint64_t)nl) + d.kbits > 63)
         return false;
-    d.nb = (k->nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits;
-    d.chunks = n > 65536 ? 4 * (int64_t)threads : 1;
-    d.chunk = n > 0 ? (n + d.chunks - 1) / d.chunks : 1;
+    d.nb = (nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits;
+    bool pool = f->par && threads > 1 && !brt_pool_nested();
+    d.chunks = pool && n > 65536 ? 4 * (int64_t)threads : 1;
+    d.chunk = (n + d.chunks - 1) / d.chunks;
     d.chunks = (n + d.chunk - 1) / d.chunk;
-    d.cnt = xcalloc((size_t)(d.chunks * d.nb) * sizeof *d.cnt);
+    /* blocks small enough that the lists' last, part-filled blocks hold
+     * at most about n / 2 elements' room */
+    d.kblk = 1024;
+    while (d.kblk > 16 && d.chunks * d.nb * d.kblk > n / 2)
+        d.kblk /= 2;
+    d.bbytes = (16 + (size_t)d.kblk * (8 + d.vs) + 63) / 64 * 64;
+    d.region_bytes = (size_t)(d.chunk / d.kblk + d.nb + 1) * d.bbytes;
+    d.blocks = brt_scratch(d.region_bytes * (size_t)d.chunks);
+    d.ebuf = xcalloc((size_t)d.chunks * sizeof *d.ebuf);
+    d.head = brt_xmalloc((size_t)(d.chunks * d.nb) * sizeof *d.head);
+    d.tail = brt_xmalloc((size_t)(d.chunks * d.nb) * sizeof *d.tail);
+    memset(d.head, 0xff, (size_t)(d.chunks * d.nb) * sizeof *d.head);
+    memset(d.tail, 0xff, (size_t)(d.chunks * d.nb) * sizeof *d.tail);
     brt_trap panic;
-    brt_pool_run(d.chunks, kst_count, &d, NULL);
-    d.bstart = brt_xmalloc((size_t)(d.nb + 1) * sizeof *d.bstart);
-    int64_t m = 0;
-    for (int64_t b = 0; b < d.nb; b++) {
-        d.bstart[b] = m;
-        for (int64_t c = 0; c < d.chunks; c++) {
-            int64_t x = d.cnt[c * d.nb + b];
-            d.cnt[c * d.nb + b] = m;
-            m += x;
-        }
+    if (brt_pool_run(d.chunks, kst_chunk, &d, &panic) >= 0) {
+        kst_free(&d);
+        brt_trap_rethrow(&panic);
     }
-    d.bstart[d.nb] = m;
-    d.kl_bytes = (size_t)m * sizeof *d.kl + 1;
-    d.vals_bytes = (size_t)m * k->vs + 1;
-    d.kl = brt_scratch(d.kl_bytes);
-    d.vals = brt_scratch(d.vals_bytes);
-    brt_pool_run(d.chunks, kst_scatter, &d, NULL);
     d.tasks = d.nb < 4 * (int64_t)threads ? d.nb : 4 * (int64_t)threads;
     d.recs = xcalloc((size_t)d.tasks * sizeof *d.recs);
     bool ok = brt_pool_run(d.tasks, kst_task, &d, &panic) < 0;
     if (!ok)
         free(panic.msg);
-    for (int64_t t = 0; t < d.tasks; t++)
-        free(d.recs[t]);
-    free(d.recs);
-    free(d.cnt);
-    free(d.bstart);
-    brt_scratch_free(d.kl, d.kl_bytes);
-    brt_scratch_free(d.vals, d.vals_bytes);
+    kst_free(&d);
     return ok;
 }
 
@@ -1095,6 +1137,9 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
      * the elements straight onto the stacks, no buffer */
     if (f->par && f->kdir && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
         keyed_units(f, nkeys, out, has, true))
+        return;
+    /* more keys: by key ranges, the elements evaluated there */
+    if (f->par && f->kstk && nkeys > 0 && f->n > 0 && keyed_stacks(f, nkeys, out, has))
         return;
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
@@ -1125,11 +1170,6 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
         } else {
             f->elems(f->env, 0, n, k.vals, NULL, k.keys);
         }
-    }
-    if (f->par && f->kstk && nkeys > 0 && keyed_stacks(&k)) {
-        brt_scratch_free(k.vals, k.vals_bytes);
-        brt_scratch_free(k.keys, k.keys_bytes);
-        return;
     }
     keyed_sort(&k);
     int64_t m = nkeys ? k.first[nkeys] : 0;
