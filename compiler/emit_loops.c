@@ -580,15 +580,10 @@ void emit_while(struct ir_node *s)
 
 /* for v in lo .. hi: as written, swapped or jammed (opt_interchange.c), or
  * twice behind its guards (opt_loops.c). */
-void emit_for_range(struct ir_node *s)
+/* A range loop over lo .. hi (C expressions evaluated once): its views
+ * open, then swapped, jammed, in two versions behind its guards, or plain. */
+static void range_versions(struct ir_node *s, const char *lo, const char *hi)
 {
-    struct type *it = s->iter.lo->type;
-    if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
-    scope_open();
-    /* copies: the body may assign the variables the bounds were read from */
-    const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
-    const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
-    scope_close();
     int views = open_views(s);
     if (s->swap) {
         if (s->jam) jammed_nest(s, lo, hi);
@@ -613,6 +608,58 @@ void emit_for_range(struct ir_node *s)
     two_versions(s, cond.p, lo, hi, NULL);
     free(cond.p);
     close_views(views);
+}
+
+/* A loop whose iterations run on the pool (opt_parfor.c): the helper
+ * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
+ * range, exactly as range_versions writes the whole loop (its guards tested
+ * over the chunk); brt_par_for hands it the chunks. Its places are named
+ * by the function, as the sequential loop's are: a panic reads the same. */
+static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
+    for (int i = 0; i < s->ncaps; i++)
+        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    bputs(&aux, "};\n");
+    struct fctx *saved = F;
+    F = fctx_new();
+    F->frame = saved->frame;
+    F->owner = true;
+    bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
+    bputs(&F->decl, "    (void)env;\n    const brt_loc **fp_ = brt_frames_here();\n");
+    for (int i = 0; i < s->ncaps; i++) {
+        struct ir_var *v = s->caps[i];
+        F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
+        bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
+    }
+    debug_line(&F->body, s->loc, true);
+    range_versions(s, "lo_", "hi_");
+    helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    const char *e = new_temp();
+    line("struct bp_env%d %s;", id, e);
+    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
+    line("brt_par_for(%s, %s, &%s, bp_for%d);", lo, hi, e, id);
+}
+
+void emit_for_range(struct ir_node *s)
+{
+    struct type *it = s->iter.lo->type;
+    if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
+    scope_open();
+    /* copies: the body may assign the variables the bounds were read from */
+    const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
+    const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
+    scope_close();
+    /* inside a swapped or jammed nest's inner body the nest's state is the
+     * enclosing function's: such a loop runs as written */
+    if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
+    else range_versions(s, lo, hi);
 }
 
 /* A for-over-array loop's body, as the loop over k < n: v is element k of

@@ -175,7 +175,8 @@ struct ir_node {
      * IR_LISTCOMP (iter, gen_var, elem, filter, caps). */
     struct ir_iter iter;
     enum reducer reducer;
-    bool par;
+    bool par;                   /* IR_REDUCE, IR_LISTCOMP: written par; IR_FOR_RANGE: its iterations
+                                 * run on the pool (opt_parfor.c), capturing caps */
     bool world;                 /* IR_REDUCE: spread over the ranks too (world.sum(gen)) */
     struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
     struct ir_var *gen_var;
@@ -310,6 +311,7 @@ void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
+void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);
