@@ -18,12 +18,18 @@
  *     swapped or jammed nest, and no loop around it is marked;
  *   - its body assigns only variables it defines (an outer `var` keeps its
  *     value in one place), and stores only into arrays it defines (a row
- *     temp) or into an outer array v through a path whose first index is i
- *     (i or a let of it: `c[i][j] = x`, `c[i] = row`, `unique c[i]`), with v
- *     itself already unique (unique_steps, opt_unique.c) so the store never
- *     replaces v; no push into an outer array;
- *   - such a v is read only as v[i]... or len(v): iteration i touches only
- *     slot i of v. Another array cannot share v's array (v is unique: its
+ *     temp) or into an outer array v through a path whose first index is
+ *     iteration i's own slot, with v itself already unique (unique_steps,
+ *     opt_unique.c) so the store never replaces v; no push into an outer
+ *     array. Own slots: i or a let of it (`c[i][j] = x`, `c[i] = row`,
+ *     `unique c[i]`), or a flat row `i * m + j` (or a let of it), j the
+ *     variable of a loop in the body over lo..m or lo..m - d (lo, d literals
+ *     >= 0, m a literal or an outer variable): j < m, so the slots of
+ *     different i lie in different blocks [i*m, i*m + m) (an overflow
+ *     panics before the store: the index is the true product and sum);
+ *   - such a v is read only at its own slots, of one kind (v[i]... or v at
+ *     flat rows of one m), or as len(v): iteration i touches only its own
+ *     slots of v. Another array cannot share v's array (v is unique: its
  *     count is one, and a borrowed let of an outer array is refused), and a
  *     row of v is written in place only when its count is one, so no other
  *     path reads it; a shared row is copied first (counts are atomic, and
@@ -51,8 +57,14 @@
 #include <string.h>
 
 static struct ir_program *P;
-enum { F_DEF = 1, F_IDX = 2, F_ROOT = 4, F_BORROW = 8 };
+enum { F_DEF = 1, F_IDX = 2, F_ROOT = 4, F_BORROW = 8, F_FLAT = 16 };
 static unsigned char *flag; /* by var id */
+/* by var id: an inner range loop's node (its variable's range); a flat
+ * let's multiplier m; a stored array's kind of own slots (0: none seen yet,
+ * K_I: v[i], K_FLAT: flat rows of kmul) */
+static struct ir_node **loop_of, **flat_mul, **kmul;
+enum { K_I = 1, K_FLAT = 2 };
+static unsigned char *kind;
 
 /* ---- the function's borrowed lets ------------------------------------------ */
 
@@ -93,6 +105,7 @@ static void defs(struct ir_node *s)
         return;
     }
     if (s->op == IR_LET || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) flag[s->var->id] |= F_DEF;
+    if (s->op == IR_FOR_RANGE) loop_of[s->var->id] = s;
     if (s->op == IR_FOR_RANGE) defs_expr(s->iter.lo), defs_expr(s->iter.hi);
     if (s->op == IR_FOR_ARRAY) defs_expr(s->iter.array);
     defs_expr(s->a);
@@ -111,12 +124,63 @@ static bool assigned(struct ir_node *s, struct ir_var *v)
     return assigned(s->b, v) || assigned(s->c, v);
 }
 
-/* The lets `let x = i` (lowering's copies of an index) in the body. */
+static bool outer(struct ir_var *v);
+
+/* Whether a and b are the same literal or the same variable. */
+static bool same_leaf(struct ir_node *a, struct ir_node *b)
+{
+    if (a->op == IR_INT && b->op == IR_INT) return a->ival == b->ival && a->type == b->type;
+    return a->op == IR_VAR && b->op == IR_VAR && a->var == b->var;
+}
+
+static bool lit_nonneg(struct ir_node *n)
+{
+    return n->op == IR_INT && n->type == ty_int && (int64_t)n->ival >= 0;
+}
+
+/* Whether n is j, the variable of a loop in the body over lo..m or lo..m - d
+ * (lo, d literals >= 0): always 0 <= j < m. */
+static bool below(struct ir_node *n, struct ir_node *m)
+{
+    if (n->op != IR_VAR || !loop_of[n->var->id]) return false;
+    struct ir_node *l = loop_of[n->var->id];
+    if (l->iter.inclusive || !lit_nonneg(l->iter.lo)) return false;
+    struct ir_node *hi = l->iter.hi;
+    if (hi->op == IR_BINARY && hi->bop == OP_SUB && lit_nonneg(hi->b)) hi = hi->a;
+    return same_leaf(hi, m);
+}
+
+/* The multiplier m of a flat row i * m + j (either order of each operation;
+ * m a literal or an outer variable, j below m), of a let of one, else NULL. */
+static struct ir_node *flat_row(struct ir_node *n)
+{
+    if (n->op == IR_VAR && (flag[n->var->id] & F_FLAT)) return flat_mul[n->var->id];
+    if (n->op != IR_BINARY || n->bop != OP_ADD || n->optype != ty_int) return NULL;
+    for (int side = 0; side < 2; side++) {
+        struct ir_node *p = side ? n->b : n->a, *j = side ? n->a : n->b;
+        if (p->op != IR_BINARY || p->bop != OP_MUL) continue;
+        for (int o = 0; o < 2; o++) {
+            struct ir_node *i = o ? p->b : p->a, *m = o ? p->a : p->b;
+            if (i->op != IR_VAR || !(flag[i->var->id] & F_IDX)) continue;
+            if (!(m->op == IR_INT && m->type == ty_int) && !(m->op == IR_VAR && outer(m->var))) continue;
+            if (below(j, m)) return m;
+        }
+    }
+    return NULL;
+}
+
+/* The lets `let x = i` (lowering's copies of an index) and `let k = i * m + j`
+ * in the body. */
 static void idx_lets(struct ir_node *body, struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return;
     if (s->op == IR_LET && s->a->op == IR_VAR && (flag[s->a->var->id] & F_IDX) && !assigned(body, s->var))
         flag[s->var->id] |= F_IDX;
+    struct ir_node *m;
+    if (s->op == IR_LET && !(flag[s->var->id] & F_IDX) && !assigned(body, s->var) && (m = flat_row(s->a))) {
+        flag[s->var->id] |= F_FLAT;
+        flat_mul[s->var->id] = m;
+    }
     for (int i = 0; i < s->nkids; i++) idx_lets(body, s->kids[i]);
     idx_lets(body, s->b);
     idx_lets(body, s->c);
@@ -132,6 +196,23 @@ static bool is_idx(struct ir_node *n)
 static bool outer(struct ir_var *v)
 {
     return !(flag[v->id] & F_DEF) && !(flag[v->id] & F_IDX);
+}
+
+/* Whether idx is one of iteration i's own slots of the stored array v, of
+ * the one kind v's slots are (the first seen sets it). */
+static bool own_slot(struct ir_var *v, struct ir_node *idx)
+{
+    int k;
+    struct ir_node *m = NULL;
+    if (is_idx(idx)) k = K_I;
+    else if ((m = flat_row(idx))) k = K_FLAT;
+    else return false;
+    if (!kind[v->id]) {
+        kind[v->id] = (unsigned char)k;
+        kmul[v->id] = m;
+        return true;
+    }
+    return kind[v->id] == k && (k == K_I || same_leaf(kmul[v->id], m));
 }
 
 /* The builtins a body may use: values of their arguments, nothing else. */
@@ -165,7 +246,8 @@ static bool ok_expr(struct ir_node *n, bool *work)
         /* a stored array only as v[i] or len(v) (below); a borrowed outer let never */
         return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW)));
     case IR_INDEX:
-        if (n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT)) return is_idx(n->b);
+        if (n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT))
+            return own_slot(n->a->var, n->b) && ok_expr(n->b, work);
         break;
     case IR_BUILTIN:
         if (!plain_builtin(n->builtin)) return false;
@@ -195,14 +277,12 @@ static bool ok_expr(struct ir_node *n, bool *work)
  * or into slot i of an outer array already unique. */
 static bool ok_place(struct ir_node *s, bool *work)
 {
-    int from = 0;
     if (outer(s->var)) {
         if (s->op == IR_PUSH || s->var->type->kind != T_ARRAY || s->unique_steps < 1 || s->nkids < 1
-            || !is_idx(s->kids[0]))
+            || !own_slot(s->var, s->kids[0]))
             return false;
-        from = 1;
     }
-    for (int i = from; i < s->nkids; i++)
+    for (int i = 0; i < s->nkids; i++)
         if (!(s->kids[i]->op == IR_FIELD && !s->kids[i]->a) && !ok_expr(s->kids[i], work)) return false;
     return ok_expr(s->a, work);
 }
@@ -288,7 +368,11 @@ static int by_id(const void *a, const void *b)
 
 static void clear_body_flags(void)
 {
-    for (int i = 0; i <= P->nvars; i++) flag[i] &= F_BORROW;
+    for (int i = 0; i <= P->nvars; i++) {
+        flag[i] &= F_BORROW;
+        loop_of[i] = flat_mul[i] = kmul[i] = NULL;
+        kind[i] = 0;
+    }
 }
 
 /* Whether loop s may run its iterations on the pool; if so, marks it. */
@@ -331,7 +415,12 @@ static void walk(struct ir_node *s, struct ir_node *swap)
 void opt_parfor(struct ir_program *ir)
 {
     P = ir;
-    flag = calloc((size_t)ir->nvars + 1, 1);
+    size_t n = (size_t)ir->nvars + 1;
+    flag = calloc(n, 1);
+    kind = calloc(n, 1);
+    loop_of = calloc(n, sizeof *loop_of);
+    flat_mul = calloc(n, sizeof *flat_mul);
+    kmul = calloc(n, sizeof *kmul);
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
         memset(flag, 0, (size_t)ir->nvars + 1);
@@ -339,5 +428,10 @@ void opt_parfor(struct ir_program *ir)
         walk(f->body, NULL);
     }
     free(flag);
-    flag = NULL;
+    free(kind);
+    free(loop_of);
+    free(flat_mul);
+    free(kmul);
+    flag = kind = NULL;
+    loop_of = flat_mul = kmul = NULL;
 }
