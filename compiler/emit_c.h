@@ -205,6 +205,9 @@ struct src {
     const char *nk;   /* by KEY in 0..N: N, evaluated after the sources */
 };
 const char *start_value(enum reducer r, struct type *t);
+/* A par helper's new context (F) whose captured variables caps are unpacked
+ * from its struct bp_env<id> *env (borrowed); returns the one it replaces. */
+struct fctx *helper_open(int id, struct ir_var **caps, int ncaps);
 struct fctx *helper_begin(int id, struct ir_node *rn);
 /* emit_par.c's pieces that emit_scan.c builds on */
 struct src eval_source(struct ir_iter *it);

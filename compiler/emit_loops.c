@@ -623,18 +623,8 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     for (int i = 0; i < s->ncaps; i++)
         bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
     bputs(&aux, "};\n");
-    struct fctx *saved = F;
-    F = fctx_new();
-    F->frame = saved->frame;
-    F->owner = true;
-    bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
-    bputs(&F->decl, "    (void)env;\n    const brt_loc **fp_ = brt_frames_here();\n");
-    for (int i = 0; i < s->ncaps; i++) {
-        struct ir_var *v = s->caps[i];
-        F->vst[v->id] = VS_BORROWED;
-        debug_note_var(v);
-        bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
-    }
+    struct fctx *saved = helper_open(id, s->caps, s->ncaps);
+    bputs(&F->decl, "    (void)env;\n");
     debug_line(&F->body, s->loc, true);
     range_versions(s, "lo_", "hi_");
     helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
