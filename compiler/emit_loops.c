@@ -614,7 +614,8 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
  * range, exactly as range_versions writes the whole loop (its guards tested
  * over the chunk); brt_par_for hands it the chunks. Its places are named
- * by the function, as the sequential loop's are: a panic reads the same. */
+ * by the function, as the sequential loop's are: a panic reads the same.
+ * When the runtime would not split (one thread), the loop runs as written. */
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     int id = ++CG->naux;
@@ -630,11 +631,21 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
     bputs(&CG->aux, aux.p);
     free(aux.p);
+    /* split only when there are threads to split for: else the loop as
+     * written, in place (the C compiler sees the function's constants) */
+    line("if (brt_par_for_splits(%s, %s)) {", lo, hi);
+    F->ind++;
     const char *e = new_temp();
     line("struct bp_env%d %s;", id, e);
     for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
     line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
     line("brt_par_for(%s, %s, &%s, bp_for%d);", lo, hi, e, id);
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    range_versions(s, lo, hi);
+    F->ind--;
+    line("}");
 }
 
 void emit_for_range(struct ir_node *s)

@@ -1071,19 +1071,23 @@ brt_arr *brt_par_fill(const brt_fill *f)
     return a;
 }
 
+bool brt_par_for_splits(int64_t lo, int64_t hi)
+{
+    /* not for one iteration, one thread, a thread outside the pool, or a
+     * count past INT64_MAX (which no run finishes) */
+    return lo < hi && (uint64_t)hi - (uint64_t)lo >= 2 && (uint64_t)hi - (uint64_t)lo <= INT64_MAX
+           && brt_pool_threads() > 1 && !brt_pool_nested();
+}
+
 void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi))
 {
-    if (lo >= hi)
-        return;
-    uint64_t n = (uint64_t)hi - (uint64_t)lo;
-    /* one thread, one iteration, inside other par work, or a count past
-     * INT64_MAX (which no run finishes): the plain loop */
-    if (n == 1 || n > INT64_MAX || brt_pool_threads() == 1 || brt_pool_nested()) {
-        body(env, lo, hi);
+    if (!brt_par_for_splits(lo, hi)) {
+        if (lo < hi)
+            body(env, lo, hi);
         return;
     }
     brt_self *me = par_enter();
-    par_for(lo, (int64_t)n, env, body);
+    par_for(lo, (int64_t)((uint64_t)hi - (uint64_t)lo), env, body);
     par_leave(me);
 }
 
