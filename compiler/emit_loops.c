@@ -610,12 +610,30 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
     close_views(views);
 }
 
+/* The work of one iteration of a loop on the pool, in IR nodes, each loop
+ * inside (each comprehension or reduction) counted as 16 runs of its body:
+ * a guess, for the grain below. Capped far below overflow. */
+#define PAR_GRAIN 16384 /* the least work in nodes worth a split */
+static int64_t body_cost(struct ir_node *n)
+{
+    if (!n) return 0;
+    int64_t c = 1 + body_cost(n->a) + body_cost(n->c);
+    int64_t inner = body_cost(n->b) + body_cost(n->elem) + body_cost(n->filter);
+    bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
+                || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
+    c += loop ? 16 * inner : inner;
+    for (int i = 0; i < n->nkids; i++) c += body_cost(n->kids[i]);
+    return c < PAR_GRAIN ? c : PAR_GRAIN;
+}
+
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
  * range, exactly as range_versions writes the whole loop (its guards tested
  * over the chunk); brt_par_for hands it the chunks. Its places are named
  * by the function, as the sequential loop's are: a panic reads the same.
- * When the runtime would not split (one thread), the loop runs as written. */
+ * When the runtime would not split (one thread, or fewer iterations than
+ * make PAR_GRAIN nodes of work by body_cost's guess), the loop runs as
+ * written: a small loop in a function called often costs no split. */
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     int id = ++CG->naux;
@@ -633,7 +651,8 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     free(aux.p);
     /* split only when there are threads to split for: else the loop as
      * written, in place (the C compiler sees the function's constants) */
-    line("if (brt_par_for_splits(%s, %s)) {", lo, hi);
+    int64_t cost = body_cost(s->b);
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, (PAR_GRAIN + cost - 1) / cost);
     F->ind++;
     const char *e = new_temp();
     line("struct bp_env%d %s;", id, e);

@@ -1071,17 +1071,17 @@ brt_arr *brt_par_fill(const brt_fill *f)
     return a;
 }
 
-bool brt_par_for_splits(int64_t lo, int64_t hi)
+bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least)
 {
-    /* not for one iteration, one thread, a thread outside the pool, or a
-     * count past INT64_MAX (which no run finishes) */
-    return lo < hi && (uint64_t)hi - (uint64_t)lo >= 2 && (uint64_t)hi - (uint64_t)lo <= INT64_MAX
-           && brt_pool_threads() > 1 && !brt_pool_nested();
+    /* not for fewer than 2 (or least) iterations, one thread, a thread
+     * outside the pool, or a count past INT64_MAX (which no run finishes) */
+    uint64_t n = lo < hi ? (uint64_t)hi - (uint64_t)lo : 0;
+    return n >= 2 && n >= (uint64_t)least && n <= INT64_MAX && brt_pool_threads() > 1 && !brt_pool_nested();
 }
 
 void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi))
 {
-    if (!brt_par_for_splits(lo, hi)) {
+    if (!brt_par_for_splits(lo, hi, 2)) {
         if (lo < hi)
             body(env, lo, hi);
         return;
