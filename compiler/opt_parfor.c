@@ -87,6 +87,14 @@ static void defs_expr(struct ir_node *n)
         for (int i = 0; i < n->nclauses; i++) flag[n->clauses[i].var->id] |= F_DEF;
         if (n->comb_l) flag[n->comb_l->id] |= F_DEF;
         if (n->comb_r) flag[n->comb_r->id] |= F_DEF;
+        defs_expr(n->iter.lo);
+        defs_expr(n->iter.hi);
+        defs_expr(n->iter.array);
+        for (int i = 0; i < n->nclauses; i++) {
+            defs_expr(n->clauses[i].iter.lo);
+            defs_expr(n->clauses[i].iter.hi);
+            defs_expr(n->clauses[i].iter.array);
+        }
         defs_expr(n->elem);
         defs_expr(n->filter);
         defs_expr(n->key);
