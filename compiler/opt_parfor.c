@@ -79,6 +79,15 @@ static void mark_borrows(struct ir_node *s)
 
 /* ---- what the body defines, and the lets of i ------------------------------ */
 
+static void defs_expr(struct ir_node *n);
+
+static void defs_iter(struct ir_iter *it)
+{
+    defs_expr(it->lo);
+    defs_expr(it->hi);
+    defs_expr(it->array);
+}
+
 static void defs_expr(struct ir_node *n)
 {
     if (!n) return;
@@ -87,14 +96,8 @@ static void defs_expr(struct ir_node *n)
         for (int i = 0; i < n->nclauses; i++) flag[n->clauses[i].var->id] |= F_DEF;
         if (n->comb_l) flag[n->comb_l->id] |= F_DEF;
         if (n->comb_r) flag[n->comb_r->id] |= F_DEF;
-        defs_expr(n->iter.lo);
-        defs_expr(n->iter.hi);
-        defs_expr(n->iter.array);
-        for (int i = 0; i < n->nclauses; i++) {
-            defs_expr(n->clauses[i].iter.lo);
-            defs_expr(n->clauses[i].iter.hi);
-            defs_expr(n->clauses[i].iter.array);
-        }
+        defs_iter(&n->iter);
+        for (int i = 0; i < n->nclauses; i++) defs_iter(&n->clauses[i].iter);
         defs_expr(n->elem);
         defs_expr(n->filter);
         defs_expr(n->key);
