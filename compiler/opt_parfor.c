@@ -29,7 +29,10 @@
  *     panics before the store: the index is the true product and sum);
  *   - such a v is read only at its own slots, of one kind (v[i]... or v at
  *     flat rows of one m), or as len(v): iteration i touches only its own
- *     slots of v. Another array cannot share v's array (v is unique: its
+ *     slots of v. Its row is read only through an index or len (v[i][j],
+ *     len(v[i])): a row taken as a value (`var row = out[i]`) is copied
+ *     when stored into, and allocating on every thread costs more than the
+ *     split gains (stencil/rowtemps ran 3x slower at two threads). Another array cannot share v's array (v is unique: its
  *     count is one, and a borrowed let of an outer array is refused), and a
  *     row of v is written in place only when its count is one, so no other
  *     path reads it; a shared row is copied first (counts are atomic, and
@@ -226,6 +229,13 @@ static bool own_slot(struct ir_var *v, struct ir_node *idx)
     return kind[v->id] == k && (k == K_I || same_leaf(kmul[v->id], m));
 }
 
+/* Whether n is v[idx] of a stored outer array v at one of its own slots. */
+static bool root_slot(struct ir_node *n)
+{
+    return n->op == IR_INDEX && n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT)
+           && own_slot(n->a->var, n->b);
+}
+
 /* The builtins a body may use: values of their arguments, nothing else. */
 static bool plain_builtin(enum builtin b)
 {
@@ -257,13 +267,19 @@ static bool ok_expr(struct ir_node *n, bool *work)
         /* a stored array only as v[i] or len(v) (below); a borrowed outer let never */
         return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW)));
     case IR_INDEX:
-        if (n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT))
-            return own_slot(n->a->var, n->b) && ok_expr(n->b, work);
+        /* c[i][j]: an element of the own row; c[i] alone, a reference, is a
+         * row taken as a value (`var row = out[i]`), copied when stored
+         * into: allocation on every thread costs more than the split gains
+         * (stencil/rowtemps: 3x slower at two threads) */
+        if (root_slot(n->a)) return ok_expr(n->a->b, work) && ok_expr(n->b, work);
+        if (root_slot(n)) return !type_is_ref(n->type) && ok_expr(n->b, work);
+        if (n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT)) return false;
         break;
     case IR_BUILTIN:
         if (!plain_builtin(n->builtin)) return false;
         if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && !(flag[n->kids[0]->var->id] & F_BORROW))
             return true;
+        if (n->builtin == BI_LEN && n->nkids == 1 && root_slot(n->kids[0])) return ok_expr(n->kids[0]->b, work);
         break;
     case IR_CALL: case IR_CALLV: case IR_FNVAL: return false;
     case IR_LISTCOMP: case IR_REDUCE:
