@@ -206,6 +206,9 @@ struct src {
     const char *nk;   /* by KEY in 0..N: N, evaluated after the sources */
 };
 const char *start_value(enum reducer r, struct type *t);
+/* A par helper's new context (F) whose captured variables caps are unpacked
+ * from its struct bp_env<id> *env (borrowed); returns the one it replaces. */
+struct fctx *helper_open(int id, struct ir_var **caps, int ncaps);
 struct fctx *helper_begin(int id, struct ir_node *rn);
 void helper_places(struct fctx *caller);
 /* emit_par.c's pieces that emit_scan.c builds on */

@@ -780,18 +780,10 @@ static bool accumulate_in_lanes(struct ir_node *s)
     return acc != NULL;
 }
 
-/* for v in lo .. hi: as written, swapped or jammed (opt_interchange.c), or
- * twice behind its guards (opt_loops.c); or accumulated in lanes. */
-void emit_for_range(struct ir_node *s)
+/* A range loop over lo .. hi (C expressions evaluated once): its views
+ * open, then swapped, jammed, in two versions behind its guards, or plain. */
+static void range_versions(struct ir_node *s, const char *lo, const char *hi)
 {
-    struct type *it = s->iter.lo->type;
-    if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
-    if (accumulate_in_lanes(s)) return;
-    scope_open();
-    /* copies: the body may assign the variables the bounds were read from */
-    const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
-    const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
-    scope_close();
     int views = open_views(s);
     if (s->swap) {
         if (s->jam) jammed_nest(s, lo, hi);
@@ -816,6 +808,81 @@ void emit_for_range(struct ir_node *s)
     two_versions(s, cond.p, lo, hi, NULL);
     free(cond.p);
     close_views(views);
+}
+
+/* The work of one iteration of a loop on the pool, in IR nodes, each loop
+ * inside (each comprehension or reduction) counted as 16 runs of its body:
+ * a guess, for the grain below. Capped far below overflow. */
+#define PAR_GRAIN 16384 /* the least work in nodes worth a split */
+static int64_t body_cost(struct ir_node *n)
+{
+    if (!n) return 0;
+    int64_t c = 1 + body_cost(n->a) + body_cost(n->c);
+    int64_t inner = body_cost(n->b) + body_cost(n->elem) + body_cost(n->filter);
+    bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
+                || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
+    c += loop ? 16 * inner : inner;
+    for (int i = 0; i < n->nkids; i++) c += body_cost(n->kids[i]);
+    return c < PAR_GRAIN ? c : PAR_GRAIN;
+}
+
+/* A loop whose iterations run on the pool (opt_parfor.c): the helper
+ * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
+ * range, exactly as range_versions writes the whole loop (its guards tested
+ * over the chunk); brt_par_for hands it the chunks. Its places are named
+ * by the function, as the sequential loop's are: a panic reads the same.
+ * When the runtime would not split (one thread, or fewer iterations than
+ * make PAR_GRAIN nodes of work by body_cost's guess), the loop runs as
+ * written: a small loop in a function called often costs no split. */
+static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
+    for (int i = 0; i < s->ncaps; i++)
+        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    bputs(&aux, "};\n");
+    struct fctx *saved = helper_open(id, s->caps, s->ncaps);
+    bputs(&F->decl, "    (void)env;\n");
+    debug_line(&F->body, s->loc, true);
+    range_versions(s, "lo_", "hi_");
+    helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    /* split only when there are threads to split for: else the loop as
+     * written, in place (the C compiler sees the function's constants) */
+    int64_t cost = body_cost(s->b);
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, (PAR_GRAIN + cost - 1) / cost);
+    F->ind++;
+    const char *e = new_temp();
+    line("struct bp_env%d %s;", id, e);
+    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
+    line("brt_par_for(%s, %s, &%s, bp_for%d);", lo, hi, e, id);
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    range_versions(s, lo, hi);
+    F->ind--;
+    line("}");
+}
+
+/* for v in lo .. hi: accumulated in lanes, on the pool (par_loop), or as
+ * range_versions writes it. */
+void emit_for_range(struct ir_node *s)
+{
+    struct type *it = s->iter.lo->type;
+    if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
+    if (accumulate_in_lanes(s)) return;
+    scope_open();
+    /* copies: the body may assign the variables the bounds were read from */
+    const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
+    const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
+    scope_close();
+    /* inside a swapped or jammed nest's inner body the nest's state is the
+     * enclosing function's: such a loop runs as written */
+    if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
+    else range_versions(s, lo, hi);
 }
 
 /* A for-over-array loop's body, as the loop over k < n: v is element k of

@@ -569,26 +569,33 @@ const char *env_fill(int id, struct ir_node *rn, struct src *s)
  * unpacked from env (borrowed). */
 void (*emit_par_seen)(struct loc at, bool lanes, bool gpu);
 
-struct fctx *helper_begin(int id, struct ir_node *rn)
+struct fctx *helper_open(int id, struct ir_var **caps, int ncaps)
 {
     struct fctx *saved = F;
     F = fctx_new();
-    /* the call chain: the element's frame, from the slot its starter left free */
+    /* the call chain: from the slot its starter left free */
     F->frame = saved->frame;
-    F->in_helper = true;
     F->owner = true;
-    const struct source *src = source_get(rn->loc.file);
-    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
-                                 src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
-    F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
     bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
     bputs(&F->decl, "    const brt_loc **fp_ = brt_frames_here();\n");
-    for (int i = 0; i < rn->ncaps; i++) {
-        struct ir_var *v = rn->caps[i];
+    for (int i = 0; i < ncaps; i++) {
+        struct ir_var *v = caps[i];
         F->vst[v->id] = VS_BORROWED;
         debug_note_var(v);
         bprintf(&F->decl, "    %s v%d = env->v%d;\n", ctype(v->type), v->id, v->id);
     }
+    return saved;
+}
+
+struct fctx *helper_begin(int id, struct ir_node *rn)
+{
+    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
+    /* the element's places are named by its own frame */
+    F->in_helper = true;
+    const struct source *src = source_get(rn->loc.file);
+    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
+                                 src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
+    F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
     declare_var(rn->gen_var, VS_BORROWED);
     for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
     debug_line(&F->body, rn->loc, true);

@@ -253,6 +253,14 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->op == IR_FOR_RANGE && s->par) {
+        fputs(" par captures[", out);
+        for (int i = 0; i < s->ncaps; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->caps[i]);
+        }
+        fputs("]", out);
+    }
 }
 
 static void dump_stmt(FILE *out, struct ir_node *s, int ind)
@@ -823,6 +831,9 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
+        /* a loop on the pool (opt_parfor.c): over int, its captures in scope */
+        want(st, s, !s->par || (s->op == IR_FOR_RANGE && !s->iter.inclusive && s->var->type == ty_int), "par loop kind");
+        for (int i = 0; s->par && i < s->ncaps; i++) want(st, s, in_scope(st, s->caps[i]), "par loop capture not in scope");
         loop_enter(st, s);
         st->loops++;
         v_block(st, s->b);

@@ -175,7 +175,8 @@ struct ir_node {
      * IR_LISTCOMP (iter, gen_var, elem, filter, caps). */
     struct ir_iter iter;
     enum reducer reducer;
-    bool par;
+    bool par;                   /* IR_REDUCE, IR_LISTCOMP: written par; IR_FOR_RANGE: its iterations
+                                 * run on the pool (opt_parfor.c), capturing caps */
     bool world;                 /* IR_REDUCE: spread over the ranks too (world.sum(gen)) */
     struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
     struct ir_var *gen_var;
@@ -326,6 +327,7 @@ void opt_split(struct ir_program *ir);    /* opt_split.c */
 bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
+void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);

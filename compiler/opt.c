@@ -36,7 +36,8 @@
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
-    X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed")
+    X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
+    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -66,6 +67,9 @@ static const struct {
     {"range", "interchange", "a swap needs int arithmetic proved not to overflow (no_overflow)"},
     {"inline", "range", "a call written in place is code whose ranges the caller's facts prove"},
     {"borrow", "interchange", "a jam allows a row let before the inner loop only when it borrows"},
+    {"unique", "parfor", "an outer array a loop on the pool stores into must already be unique (unique_steps)"},
+    {"borrow", "parfor", "a borrowed let is an alias of an element the loop must not store into"},
+    {"interchange", "parfor", "a nest's inner loop (swap) is written by its nest, never on the pool"},
 };
 
 struct pass {

@@ -1048,6 +1048,16 @@ typedef struct brt_fill {
 } brt_fill;
 brt_arr *brt_par_fill(const brt_fill *f);
 
+/* A range loop lo..hi whose iterations are independent (compiler/
+ * opt_parfor.c): body(env, a, b) runs the iterations a..b-1 in order.
+ * Chunks run on the pool; a panic reports the lowest chunk's, the lowest
+ * iteration's. When brt_par_for_splits(lo, hi, least) is false (one
+ * thread, fewer than 2 or least iterations, a thread outside the pool),
+ * body(env, lo, hi) on the calling thread: the generated C then runs its
+ * own copy of the loop instead. */
+bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least);
+void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi));
+
 /* par any / par all (SPEC 5.3: exactly the sequential result, including which
  * panic comes before the deciding element). body(env, lo, hi) evaluates
  * elements lo..hi-1 in order and returns the index of the first deciding

@@ -856,6 +856,18 @@ static void fill_task(void *arg, int64_t t)
     job->f->fill(job->f->env, lo, hi, job->data);
 }
 
+/* About eight chunks per thread (so a thread that finishes early steals the
+ * rest of the work): the chunk's size, and their count into *ntasks. */
+static int64_t pool_chunk(int64_t n, int threads, int64_t *ntasks)
+{
+    int64_t nt = (int64_t)threads * 8;
+    if (nt > n)
+        nt = n;
+    int64_t chunk = (n + nt - 1) / nt;
+    *ntasks = (n + chunk - 1) / chunk;
+    return chunk;
+}
+
 static brt_arr *par_fill(const brt_fill *f)
 {
     if (f->n <= 0)
@@ -876,11 +888,7 @@ static brt_arr *par_fill(const brt_fill *f)
     if (f->n == 1 || threads == 1 || brt_pool_nested()) {
         f->fill(f->env, 0, f->n, a->data);
     } else {
-        int64_t ntasks = (int64_t)threads * 8;
-        if (ntasks > f->n)
-            ntasks = f->n;
-        int64_t chunk = (f->n + ntasks - 1) / ntasks;
-        ntasks = (f->n + chunk - 1) / chunk;
+        int64_t ntasks, chunk = pool_chunk(f->n, threads, &ntasks);
         struct fill_job job = { f, chunk, a->data };
         brt_trap panic;
         /* Chunks before the lowest one that panicked ran to their end, so
@@ -893,6 +901,32 @@ static brt_arr *par_fill(const brt_fill *f)
     }
     brt_own_pop_rt(&o);
     return a;
+}
+
+/* ---- range loops on the pool (opt_parfor.c) ---------------------------------------- */
+
+struct for_job {
+    void *env;
+    void (*body)(void *env, int64_t lo, int64_t hi);
+    int64_t lo, n, chunk;
+};
+
+static void for_task(void *arg, int64_t t)
+{
+    struct for_job *job = arg;
+    int64_t k = t * job->chunk, end = job->n - k < job->chunk ? job->n : k + job->chunk;
+    job->body(job->env, (int64_t)((uint64_t)job->lo + (uint64_t)k), (int64_t)((uint64_t)job->lo + (uint64_t)end));
+}
+
+static void par_for(int64_t lo, int64_t n, void *env, void (*body)(void *env, int64_t lo, int64_t hi))
+{
+    int64_t ntasks, chunk = pool_chunk(n, brt_pool_threads(), &ntasks);
+    struct for_job job = { env, body, lo, n, chunk };
+    brt_trap panic;
+    /* Chunks before the lowest one that panicked ran to their end, so its
+     * first panic is the lowest iteration's: the sequential loop's. */
+    if (brt_pool_run(ntasks, for_task, &job, &panic) >= 0)
+        brt_trap_rethrow(&panic);
 }
 
 /* ---- par any / par all ------------------------------------------------------------ */
@@ -1035,6 +1069,26 @@ brt_arr *brt_par_fill(const brt_fill *f)
     brt_arr *a = par_fill(f);
     par_leave(me);
     return a;
+}
+
+bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least)
+{
+    /* not for fewer than 2 (or least) iterations, one thread, a thread
+     * outside the pool, or a count past INT64_MAX (which no run finishes) */
+    uint64_t n = lo < hi ? (uint64_t)hi - (uint64_t)lo : 0;
+    return n >= 2 && n >= (uint64_t)least && n <= INT64_MAX && brt_pool_threads() > 1 && !brt_pool_nested();
+}
+
+void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi))
+{
+    if (!brt_par_for_splits(lo, hi, 2)) {
+        if (lo < hi)
+            body(env, lo, hi);
+        return;
+    }
+    brt_self *me = par_enter();
+    par_for(lo, (int64_t)((uint64_t)hi - (uint64_t)lo), env, body);
+    par_leave(me);
 }
 
 int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))

@@ -198,14 +198,15 @@ void brt_retain(void *p)
     if (!p)
         return;
     int64_t *rc = p;
-    if (*rc >= 0)
+    /* a relaxed load (a plain mov): another thread may change the count meanwhile */
+    if (__atomic_load_n(rc, __ATOMIC_RELAXED) >= 0)
         __atomic_fetch_add(rc, 1, __ATOMIC_RELAXED);
 }
 
 /* Returns true when the caller dropped the last reference. */
 static bool drop_ref(int64_t *rc)
 {
-    if (*rc < 0)
+    if (__atomic_load_n(rc, __ATOMIC_RELAXED) < 0)
         return false;
     return __atomic_sub_fetch(rc, 1, __ATOMIC_ACQ_REL) == 0;
 }

@@ -4,9 +4,10 @@
  * and 64 threads; the panic reported is the one a single thread walking the
  * tree in post-order meets first (SPEC 5.3), with element panics and combine
  * overflows injected at random places; par collect and par find give the
- * sequential answer and the lowest-index panic, and so does par fill. Each
- * Test runs in its own process (Criterion forks), so each sets its own
- * BRINE_THREADS. */
+ * sequential answer and the lowest-index panic, and so do par fill and
+ * brt_par_for (range loops on the pool, rows shared by every slot copied
+ * on store). Each Test runs in its own process (Criterion forks), so each
+ * sets its own BRINE_THREADS. */
 #ifdef MINI_CRITERION
 #include "mini_criterion.h"
 #else
@@ -376,3 +377,78 @@ static void fill(const char *threads)
 Test(pool, fill_1_thread) { fill("1"); }
 Test(pool, fill_2_threads) { fill("2"); }
 Test(pool, fill_7_threads) { fill("7"); }
+
+/* ---- range loops on the pool (brt_par_for, compiler/opt_parfor.c) ---- */
+
+static const brt_type t_row = { .kind = BRT_ARR, .elem = &brt_t_float };
+#define FOR_LO (-5000)
+
+struct forenv { int64_t panic_at; int64_t *hits; brt_arr *rows; };
+
+/* Iteration i: counts its visit, and stores into its own slot of rows, every
+ * slot holding the same shared row at first (copied on store: the counts
+ * change on many threads at once, which check-tsan watches). */
+static void for_body(void *envp, int64_t lo, int64_t hi)
+{
+    const struct forenv *e = envp;
+    for (int64_t i = lo; i < hi; i++) {
+        if (i >= e->panic_at && (i - FOR_LO) % 1000 == 7)
+            brt_panic_index(&elem_loc, 3, i - FOR_LO);
+        e->hits[i - FOR_LO]++;
+        brt_arr **slot = &BRT_AT(brt_arr *, e->rows, i - FOR_LO);
+        *slot = brt_arr_unique(*slot);
+        BRT_AT(double, *slot, 0) = (double)i;
+    }
+}
+
+static void run_for(const void *envp)
+{
+    const struct forenv *e = envp;
+    brt_par_for(FOR_LO, FOR_LO + e->rows->len, (void *)e, for_body);
+}
+
+/* n slots holding one row [0.0, 0.5] (returned in *row, one reference kept). */
+static brt_arr *shared_rows(int64_t n, brt_arr **row)
+{
+    *row = brt_arr_new(&brt_t_float, 2);
+    BRT_AT(double, *row, 1) = 0.5;
+    brt_arr *rows = brt_arr_new(&t_row, 0);
+    for (int64_t i = 0; i < n; i++) {
+        brt_retain(*row);
+        rows = brt_arr_push(rows, row);
+    }
+    return rows;
+}
+
+static void par_for_test(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    brt_arr *row;
+    for (int64_t n = 0; n < 30000; n = n * 3 + 1) {
+        brt_arr *rows = shared_rows(n, &row);
+        struct forenv e = { INT64_MAX, calloc((size_t)n + 1, sizeof(int64_t)), rows };
+        run_for(&e);
+        for (int64_t i = 0; i < n; i++) {
+            brt_arr *r = BRT_AT(brt_arr *, rows, i);
+            cr_assert_eq(e.hits[i], 1, "n=%lld i=%lld", (long long)n, (long long)i);
+            cr_assert_eq(r->rc, 1);
+            cr_assert(BRT_AT(double, r, 0) == (double)(i + FOR_LO) && BRT_AT(double, r, 1) == 0.5);
+        }
+        cr_assert_eq(row->rc, 1); /* every slot copied it and let go */
+        brt_arr_release(row);
+        brt_arr_release(rows);
+        free(e.hits);
+    }
+    /* The lowest iteration panics: 7007, 8007, ... (from the range's start) all panic. */
+    brt_arr *rows = shared_rows(29999, &row);
+    struct forenv e = { FOR_LO + 7000, calloc(29999, sizeof(int64_t)), rows };
+    expect_lowest_panic(run_for, &e);
+    brt_arr_release(row);
+    brt_arr_release(rows);
+    free(e.hits);
+}
+
+Test(pool, for_1_thread) { par_for_test("1"); }
+Test(pool, for_2_threads) { par_for_test("2"); }
+Test(pool, for_7_threads) { par_for_test("7"); }

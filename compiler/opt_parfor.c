@@ -1,0 +1,464 @@
+/*
+ * opt_parfor.c: range loops whose iterations are independent, run on the pool.
+ *
+ *   for i in lo..hi:                        for_range i in lo..hi par captures[c a b n]
+ *       unique c[i]                  =>         (the same body)
+ *       for k ..: for j ..: c[i][j] += a[i][k] * b[k][j]
+ *
+ * A marked loop (IR_FOR_RANGE with par set, its captures in caps) is
+ * written by the C emitter (emit_loops.c) as a helper that runs a chunk
+ * lo' .. hi' of the range, exactly as the whole loop would run there (its
+ * guards, swap or jam tested over the chunk), handed to the runtime's
+ * brt_par_for: chunks on the pool, or the whole range on the calling thread
+ * (one thread, a loop inside other par work, one iteration). No value
+ * crosses iterations, so every element gets the same bits in any order, on
+ * any thread. A loop is marked when
+ *
+ *   - it is `for i in lo..hi` over int (not `..=`), not the inner loop of a
+ *     swapped or jammed nest, and no loop around it is marked;
+ *   - its body assigns only variables it defines (an outer `var` keeps its
+ *     value in one place), and stores only into arrays it defines (a row
+ *     temp) or into an outer array v through a path whose first index is
+ *     iteration i's own slot, with v itself already unique (unique_steps,
+ *     opt_unique.c) so the store never replaces v; no push into an outer
+ *     array. Own slots: i or a let of it (`c[i][j] = x`, `c[i] = row`,
+ *     `unique c[i]`), or a flat row `i * m + j` (or a let of it), j the
+ *     variable of a loop in the body over lo..m or lo..m - d (lo, d literals
+ *     >= 0, m a literal or an outer variable): j < m, so the slots of
+ *     different i lie in different blocks [i*m, i*m + m) (an overflow
+ *     panics before the store: the index is the true product and sum);
+ *   - such a v is read only at its own slots, of one kind (v[i]... or v at
+ *     flat rows of one m), or as len(v): iteration i touches only its own
+ *     slots of v. Its row is read only through an index or len (v[i][j],
+ *     len(v[i])): a row taken as a value (`var row = out[i]`) is copied
+ *     when stored into, and allocating on every thread costs more than the
+ *     split gains (stencil/rowtemps ran 3x slower at two threads). Another array cannot share v's array (v is unique: its
+ *     count is one, and a borrowed let of an outer array is refused), and a
+ *     row of v is written in place only when its count is one, so no other
+ *     path reads it; a shared row is copied first (counts are atomic, and
+ *     the test acquires, so a copy finishes before another thread's store
+ *     into the last holder);
+ *   - nothing in it has an effect but those stores: no call (calls left
+ *     after inlining may print or loop), no builtin but len, the
+ *     conversions, abs, min, max, the math functions and the wrapping and
+ *     bit methods, no par construct, no user or keyed reduction; no while
+ *     loop (each iteration ends), no break or return of the loop;
+ *   - it does enough work to pay for the pool: it holds a loop, a
+ *     comprehension or a reduction.
+ *
+ * A panic: each chunk runs its iterations in order and stops at its first
+ * panic; the runtime reports the lowest chunk's, and every chunk below it
+ * ran to its end, so it is the panic of the lowest iteration that panics,
+ * the one the sequential loop meets first. The body prints nothing, so the
+ * output before it is the same; the places are named by the function, as
+ * in the sequential loop. A panic ends the program, so the stores later
+ * iterations made meanwhile are never seen.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct ir_program *P;
+enum { F_DEF = 1, F_IDX = 2, F_ROOT = 4, F_BORROW = 8, F_FLAT = 16 };
+static unsigned char *flag; /* by var id */
+/* by var id: an inner range loop's node (its variable's range); a flat
+ * let's multiplier m; a stored array's kind of own slots (0: none seen yet,
+ * K_I: v[i], K_FLAT: flat rows of kmul) */
+static struct ir_node **loop_of, **flat_mul, **kmul;
+enum { K_I = 1, K_FLAT = 2 };
+static unsigned char *kind;
+
+/* ---- the function's borrowed lets ------------------------------------------ */
+
+static void mark_borrows(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    if (s->op == IR_LET && s->borrow) flag[s->var->id] |= F_BORROW;
+    mark_borrows(s->b);
+    mark_borrows(s->c);
+    for (int i = 0; i < s->nkids; i++) mark_borrows(s->kids[i]);
+}
+
+/* ---- what the body defines, and the lets of i ------------------------------ */
+
+static void defs_expr(struct ir_node *n);
+
+static void defs_iter(struct ir_iter *it)
+{
+    defs_expr(it->lo);
+    defs_expr(it->hi);
+    defs_expr(it->array);
+}
+
+static void defs_expr(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        if (n->gen_var) flag[n->gen_var->id] |= F_DEF;
+        for (int i = 0; i < n->nclauses; i++) flag[n->clauses[i].var->id] |= F_DEF;
+        if (n->comb_l) flag[n->comb_l->id] |= F_DEF;
+        if (n->comb_r) flag[n->comb_r->id] |= F_DEF;
+        defs_iter(&n->iter);
+        for (int i = 0; i < n->nclauses; i++) defs_iter(&n->clauses[i].iter);
+        defs_expr(n->elem);
+        defs_expr(n->filter);
+        defs_expr(n->key);
+    }
+    defs_expr(n->a);
+    defs_expr(n->b);
+    defs_expr(n->c);
+    for (int i = 0; i < n->nkids; i++) defs_expr(n->kids[i]);
+}
+
+static void defs(struct ir_node *s)
+{
+    if (!s) return;
+    if (ir_is_expr(s)) {
+        defs_expr(s);
+        return;
+    }
+    if (s->op == IR_LET || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) flag[s->var->id] |= F_DEF;
+    if (s->op == IR_FOR_RANGE) loop_of[s->var->id] = s;
+    if (s->op == IR_FOR_RANGE) defs_expr(s->iter.lo), defs_expr(s->iter.hi);
+    if (s->op == IR_FOR_ARRAY) defs_expr(s->iter.array);
+    defs_expr(s->a);
+    for (int i = 0; i < s->nkids; i++) defs(s->kids[i]);
+    defs(s->b);
+    defs(s->c);
+}
+
+/* Whether the body assigns v anywhere. */
+static bool assigned(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_ASSIGN && s->var == v) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (assigned(s->kids[i], v)) return true;
+    return assigned(s->b, v) || assigned(s->c, v);
+}
+
+static bool outer(struct ir_var *v);
+
+/* Whether a and b are the same literal or the same variable. */
+static bool same_leaf(struct ir_node *a, struct ir_node *b)
+{
+    if (a->op == IR_INT && b->op == IR_INT) return a->ival == b->ival && a->type == b->type;
+    return a->op == IR_VAR && b->op == IR_VAR && a->var == b->var;
+}
+
+static bool lit_nonneg(struct ir_node *n)
+{
+    return n->op == IR_INT && n->type == ty_int && (int64_t)n->ival >= 0;
+}
+
+/* Whether n is j, the variable of a loop in the body over lo..m or lo..m - d
+ * (lo, d literals >= 0): always 0 <= j < m. */
+static bool below(struct ir_node *n, struct ir_node *m)
+{
+    if (n->op != IR_VAR || !loop_of[n->var->id]) return false;
+    struct ir_node *l = loop_of[n->var->id];
+    if (l->iter.inclusive || !lit_nonneg(l->iter.lo)) return false;
+    struct ir_node *hi = l->iter.hi;
+    if (hi->op == IR_BINARY && hi->bop == OP_SUB && lit_nonneg(hi->b)) hi = hi->a;
+    return same_leaf(hi, m);
+}
+
+/* The multiplier m of a flat row i * m + j (either order of each operation;
+ * m a literal or an outer variable, j below m), of a let of one, else NULL. */
+static struct ir_node *flat_row(struct ir_node *n)
+{
+    if (n->op == IR_VAR && (flag[n->var->id] & F_FLAT)) return flat_mul[n->var->id];
+    if (n->op != IR_BINARY || n->bop != OP_ADD || n->optype != ty_int) return NULL;
+    for (int side = 0; side < 2; side++) {
+        struct ir_node *p = side ? n->b : n->a, *j = side ? n->a : n->b;
+        if (p->op != IR_BINARY || p->bop != OP_MUL) continue;
+        for (int o = 0; o < 2; o++) {
+            struct ir_node *i = o ? p->b : p->a, *m = o ? p->a : p->b;
+            if (i->op != IR_VAR || !(flag[i->var->id] & F_IDX)) continue;
+            if (!(m->op == IR_INT && m->type == ty_int) && !(m->op == IR_VAR && outer(m->var))) continue;
+            if (below(j, m)) return m;
+        }
+    }
+    return NULL;
+}
+
+/* The lets `let x = i` (lowering's copies of an index) and `let k = i * m + j`
+ * in the body. */
+static void idx_lets(struct ir_node *body, struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    if (s->op == IR_LET && s->a->op == IR_VAR && (flag[s->a->var->id] & F_IDX) && !assigned(body, s->var))
+        flag[s->var->id] |= F_IDX;
+    struct ir_node *m;
+    if (s->op == IR_LET && !(flag[s->var->id] & F_IDX) && !assigned(body, s->var) && (m = flat_row(s->a))) {
+        flag[s->var->id] |= F_FLAT;
+        flat_mul[s->var->id] = m;
+    }
+    for (int i = 0; i < s->nkids; i++) idx_lets(body, s->kids[i]);
+    idx_lets(body, s->b);
+    idx_lets(body, s->c);
+}
+
+/* ---- the body's checks ------------------------------------------------------- */
+
+static bool is_idx(struct ir_node *n)
+{
+    return n && n->op == IR_VAR && (flag[n->var->id] & F_IDX);
+}
+
+static bool outer(struct ir_var *v)
+{
+    return !(flag[v->id] & F_DEF) && !(flag[v->id] & F_IDX);
+}
+
+/* Whether idx is one of iteration i's own slots of the stored array v, of
+ * the one kind v's slots are (the first seen sets it). */
+static bool own_slot(struct ir_var *v, struct ir_node *idx)
+{
+    int k;
+    struct ir_node *m = NULL;
+    if (is_idx(idx)) k = K_I;
+    else if ((m = flat_row(idx))) k = K_FLAT;
+    else return false;
+    if (!kind[v->id]) {
+        kind[v->id] = (unsigned char)k;
+        kmul[v->id] = m;
+        return true;
+    }
+    return kind[v->id] == k && (k == K_I || same_leaf(kmul[v->id], m));
+}
+
+/* Whether n is v[idx] of a stored outer array v at one of its own slots. */
+static bool root_slot(struct ir_node *n)
+{
+    return n->op == IR_INDEX && n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT)
+           && own_slot(n->a->var, n->b);
+}
+
+/* The builtins a body may use: values of their arguments, nothing else. */
+static bool plain_builtin(enum builtin b)
+{
+    switch (b) {
+    case BI_LEN: case BI_INT: case BI_FLOAT: case BI_ABS: case BI_MIN2: case BI_MAX2:
+#define X(P_, name, arity, gpu) case BI_##name:
+        BRT_MATH(X, _)
+#undef X
+    case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG: case M_ROTATE_LEFT:
+    case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool ok_expr(struct ir_node *n, bool *work);
+
+static bool ok_iter(struct ir_iter *it, bool *work)
+{
+    return it->is_range ? ok_expr(it->lo, work) && ok_expr(it->hi, work) : ok_expr(it->array, work);
+}
+
+static bool ok_expr(struct ir_node *n, bool *work)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_VAR:
+        /* a stored array only as v[i] or len(v) (below); a borrowed outer let never */
+        return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW)));
+    case IR_INDEX:
+        /* c[i][j]: an element of the own row; c[i] alone, a reference, is a
+         * row taken as a value (`var row = out[i]`), copied when stored
+         * into: allocation on every thread costs more than the split gains
+         * (stencil/rowtemps: 3x slower at two threads) */
+        if (root_slot(n->a)) return ok_expr(n->a->b, work) && ok_expr(n->b, work);
+        if (root_slot(n)) return !type_is_ref(n->type) && ok_expr(n->b, work);
+        if (n->a->op == IR_VAR && outer(n->a->var) && (flag[n->a->var->id] & F_ROOT)) return false;
+        break;
+    case IR_BUILTIN:
+        if (!plain_builtin(n->builtin)) return false;
+        if (n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && !(flag[n->kids[0]->var->id] & F_BORROW))
+            return true;
+        if (n->builtin == BI_LEN && n->nkids == 1 && root_slot(n->kids[0])) return ok_expr(n->kids[0]->b, work);
+        break;
+    case IR_CALL: case IR_CALLV: case IR_FNVAL: return false;
+    case IR_LISTCOMP: case IR_REDUCE:
+        if (n->par || n->world || n->user || n->scan || n->key) return false;
+        *work = true;
+        if (!ok_iter(&n->iter, work) || !ok_expr(n->elem, work) || !ok_expr(n->filter, work)) return false;
+        for (int i = 0; i < n->nclauses; i++)
+            if (!ok_iter(&n->clauses[i].iter, work)) return false;
+        break;
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_UNARY: case IR_NOT:
+    case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_ARRAY: case IR_FSTRING:
+    case IR_TUPLE: case IR_FIELD:
+        break;
+    }
+    if (!ok_expr(n->a, work) || !ok_expr(n->b, work) || !ok_expr(n->c, work)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!ok_expr(n->kids[i], work)) return false;
+    return true;
+}
+
+/* A store, push or unique statement into v: into an array the body defines,
+ * or into slot i of an outer array already unique. */
+static bool ok_place(struct ir_node *s, bool *work)
+{
+    if (outer(s->var)) {
+        if (s->op == IR_PUSH || s->var->type->kind != T_ARRAY || s->unique_steps < 1 || s->nkids < 1
+            || !own_slot(s->var, s->kids[0]))
+            return false;
+    }
+    for (int i = 0; i < s->nkids; i++)
+        if (!(s->kids[i]->op == IR_FIELD && !s->kids[i]->a) && !ok_expr(s->kids[i], work)) return false;
+    return ok_expr(s->a, work);
+}
+
+static bool ok_stmt(struct ir_node *s, int depth, bool *work)
+{
+    if (!s) return true;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!ok_stmt(s->kids[i], depth, work)) return false;
+        return true;
+    case IR_LET: case IR_EXPR: return ok_expr(s->a, work);
+    case IR_ASSIGN: return !outer(s->var) && ok_expr(s->a, work);
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE: return ok_place(s, work);
+    case IR_IF: return ok_expr(s->a, work) && ok_stmt(s->b, depth, work) && ok_stmt(s->c, depth, work);
+    case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        *work = true;
+        return ok_iter(&s->iter, work) && ok_stmt(s->b, depth + 1, work);
+    case IR_CONTINUE: return true;
+    case IR_BREAK: return depth > 0;
+    case IR_WHILE: case IR_RETURN: case IR_UNREACHABLE: return false;
+    }
+    return false;
+}
+
+/* The outer arrays the body stores into. */
+static void roots(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    if ((s->op == IR_STORE || s->op == IR_PUSH || s->op == IR_UNIQUE) && outer(s->var)) flag[s->var->id] |= F_ROOT;
+    for (int i = 0; i < s->nkids; i++) roots(s->kids[i]);
+    roots(s->b);
+    roots(s->c);
+}
+
+/* ---- the captures: what the body reads or stores from outside it ---------- */
+
+struct caps { struct ir_var **v; int n, cap; };
+
+static void cap_add(struct caps *c, struct ir_var *v)
+{
+    if (!v || !outer(v)) return;
+    for (int i = 0; i < c->n; i++)
+        if (c->v[i] == v) return;
+    VEC_GROW(c->v, c->n, c->cap);
+    c->v[c->n++] = v;
+}
+
+static void cap_iter(struct caps *c, struct ir_iter *it);
+
+static void cap_walk(struct caps *c, struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_VAR) cap_add(c, n->var);
+    if (!ir_is_expr(n) && n->sop != IR_LET && n->var) cap_add(c, n->var); /* store, unique, assign roots */
+    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP))) {
+        cap_iter(c, &n->iter);
+        for (int i = 0; i < n->nclauses; i++) cap_iter(c, &n->clauses[i].iter);
+        cap_walk(c, n->elem);
+        cap_walk(c, n->filter);
+    }
+    cap_walk(c, n->a);
+    cap_walk(c, n->b);
+    cap_walk(c, n->c);
+    for (int i = 0; i < n->nkids; i++) cap_walk(c, n->kids[i]);
+}
+
+static void cap_iter(struct caps *c, struct ir_iter *it)
+{
+    cap_walk(c, it->lo);
+    cap_walk(c, it->hi);
+    cap_walk(c, it->array);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const struct ir_var *x = *(struct ir_var *const *)a, *y = *(struct ir_var *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* ---- the loops --------------------------------------------------------------- */
+
+static void clear_body_flags(void)
+{
+    for (int i = 0; i <= P->nvars; i++) {
+        flag[i] &= F_BORROW;
+        loop_of[i] = flat_mul[i] = kmul[i] = NULL;
+        kind[i] = 0;
+    }
+}
+
+/* Whether loop s may run its iterations on the pool; if so, marks it. */
+static bool try_loop(struct ir_node *s)
+{
+    if (s->iter.inclusive || s->iter.lo->type != ty_int || s->var->type != ty_int) return false;
+    clear_body_flags();
+    flag[s->var->id] |= F_IDX;
+    defs(s->b);
+    idx_lets(s->b, s->b);
+    roots(s->b);
+    bool work = false;
+    bool ok = ok_stmt(s->b, 0, &work) && work;
+    if (ok) {
+        struct caps c = {0};
+        cap_walk(&c, s->b);
+        if (c.n) qsort(c.v, (size_t)c.n, sizeof *c.v, by_id);
+        s->caps = arena_alloc(sizeof *s->caps * (size_t)(c.n + 1));
+        if (c.n) memcpy(s->caps, c.v, sizeof *s->caps * (size_t)c.n);
+        s->ncaps = c.n;
+        free(c.v);
+        s->par = true;
+    }
+    clear_body_flags();
+    return ok;
+}
+
+/* The outermost loops of s that may run on the pool (swap: the inner loop of
+ * a swapped or jammed nest, which its nest writes itself). */
+static void walk(struct ir_node *s, struct ir_node *swap)
+{
+    if (!s || ir_is_expr(s)) return;
+    if (s->op == IR_FOR_RANGE && s != swap && try_loop(s)) return;
+    struct ir_node *inner = (s->op == IR_FOR_RANGE) ? s->swap : NULL;
+    for (int i = 0; i < s->nkids; i++) walk(s->kids[i], inner ? inner : swap);
+    walk(s->b, inner ? inner : swap);
+    walk(s->c, swap);
+}
+
+void opt_parfor(struct ir_program *ir)
+{
+    P = ir;
+    size_t n = (size_t)ir->nvars + 1;
+    flag = calloc(n, 1);
+    kind = calloc(n, 1);
+    loop_of = calloc(n, sizeof *loop_of);
+    flat_mul = calloc(n, sizeof *flat_mul);
+    kmul = calloc(n, sizeof *kmul);
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        memset(flag, 0, (size_t)ir->nvars + 1);
+        mark_borrows(f->body);
+        walk(f->body, NULL);
+    }
+    free(flag);
+    free(kind);
+    free(loop_of);
+    free(flat_mul);
+    free(kmul);
+    flag = kind = NULL;
+    loop_of = flat_mul = kmul = NULL;
+}
