@@ -1019,3 +1019,23 @@ struct ir_node *ir_mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct l
     s->a = a;
     return s;
 }
+
+static void each_iter(struct ir_iter *it, void (*f)(struct ir_node *))
+{
+    f(it->lo);
+    f(it->hi);
+    f(it->array);
+}
+
+void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *))
+{
+    f(n->a);
+    f(n->b);
+    f(n->c);
+    for (int i = 0; i < n->nkids; i++) f(n->kids[i]);
+    each_iter(&n->iter, f);
+    for (int i = 0; i < n->nclauses; i++) each_iter(&n->clauses[i].iter, f);
+    f(n->elem);
+    f(n->filter);
+    f(n->key);
+}

@@ -359,6 +359,10 @@ struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+/* Calls f on each direct child of n: a, b, c, the kids, the bounds or array
+ * of its iter and of each clause's, elem, filter and key (a post-order walker
+ * that rewrites in place calls this, then handles n). */
+void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *));
 /* Recomputes every capture list in n (a pass changed which variables are read). */
 void ir_recapture(struct ir_node *n);
 /* Whether n, or anything in it, calls a method that changes the array of

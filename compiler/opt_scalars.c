@@ -514,27 +514,10 @@ static bool small_range(struct ir_node *n, int64_t *lo, int *count)
     return true;
 }
 
-static void unroll_node(struct ir_node *n);
-
-static void unroll_iter(struct ir_iter *it)
-{
-    unroll_node(it->lo);
-    unroll_node(it->hi);
-    unroll_node(it->array);
-}
-
 static void unroll_node(struct ir_node *n)
 {
     if (!n) return;
-    unroll_node(n->a);
-    unroll_node(n->b);
-    unroll_node(n->c);
-    for (int i = 0; i < n->nkids; i++) unroll_node(n->kids[i]);
-    unroll_iter(&n->iter);
-    for (int i = 0; i < n->nclauses; i++) unroll_iter(&n->clauses[i].iter);
-    unroll_node(n->elem);
-    unroll_node(n->filter);
-    unroll_node(n->key);
+    ir_each_child(n, unroll_node);
     int64_t lo;
     int count;
     if (!small_range(n, &lo, &count)) return;

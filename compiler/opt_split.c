@@ -186,28 +186,11 @@ static void become(struct ir_node *n, struct ir_node *with)
     *n = keep;
 }
 
-static void fold_expr(struct ir_node *n);
-
-static void fold_iter(struct ir_iter *it)
-{
-    fold_expr(it->lo);
-    fold_expr(it->hi);
-    fold_expr(it->array);
-}
-
 /* and, or, not and conditional expressions of a literal folded, in place */
 static void fold_expr(struct ir_node *n)
 {
     if (!n) return;
-    fold_expr(n->a);
-    fold_expr(n->b);
-    fold_expr(n->c);
-    for (int i = 0; i < n->nkids; i++) fold_expr(n->kids[i]);
-    fold_iter(&n->iter);
-    for (int i = 0; i < n->nclauses; i++) fold_iter(&n->clauses[i].iter);
-    fold_expr(n->elem);
-    fold_expr(n->filter);
-    fold_expr(n->key);
+    ir_each_child(n, fold_expr);
     if (!ir_is_expr(n)) return;
     switch (n->eop) {
     case IR_NOT:
@@ -260,7 +243,9 @@ static void fold_stmt(struct ir_node *s)
         fold_stmt(s->b);
         return;
     case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        fold_iter(&s->iter);
+        fold_expr(s->iter.lo);
+        fold_expr(s->iter.hi);
+        fold_expr(s->iter.array);
         fold_stmt(s->b);
         return;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
