@@ -172,6 +172,9 @@ void emit_for_range(struct ir_node *s);
 void emit_for_array(struct ir_node *s);
 /* Whether n's bounds check is proved by the guarded loop being written. */
 bool in_guarded_loop(struct ir_node *n);
+/* The least iteration count worth a split on the pool, for a loop or
+ * comprehension whose one iteration is body (opt_parfor.c's marks). */
+int64_t par_least(struct ir_node *body);
 /* The view (data pointer and length in locals) of v held by a loop around. */
 const struct view *view_of_var(struct ir_var *v);
 

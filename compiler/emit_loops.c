@@ -826,6 +826,12 @@ static int64_t body_cost(struct ir_node *n)
     return c < PAR_GRAIN ? c : PAR_GRAIN;
 }
 
+int64_t par_least(struct ir_node *body)
+{
+    int64_t cost = body_cost(body);
+    return (PAR_GRAIN + cost - 1) / cost;
+}
+
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
  * range, exactly as range_versions writes the whole loop (its guards tested
@@ -851,8 +857,7 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     free(aux.p);
     /* split only when there are threads to split for: else the loop as
      * written, in place (the C compiler sees the function's constants) */
-    int64_t cost = body_cost(s->b);
-    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, (PAR_GRAIN + cost - 1) / cost);
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
     F->ind++;
     const char *e = new_temp();
     line("struct bp_env%d %s;", id, e);

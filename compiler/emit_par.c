@@ -14,6 +14,7 @@
  */
 #include "emit_c.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -839,10 +840,56 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
     return tmp_owned(rn->type, "%s(&%s)", runner, c);
 }
 
+/* A comprehension opt_parfor.c put on the pool (one range generator, no
+ * filter): its chunks fill their slots as a par one's do, when the runtime
+ * splits (threads to split for, and enough elements by par_least's guess,
+ * as a marked loop's, but no more than brt_arr_room makes room for); else
+ * the comprehension as written, in place. Its
+ * places are named by the function, as the sequential comprehension's are:
+ * a panic reads the same. */
+static const char *pool_listcomp(struct ir_node *rn)
+{
+    struct src s = eval_sources(rn);
+    struct buf aux = {0};
+    int id = par_env(rn, &s, &aux);
+    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
+    declare_var(rn->gen_var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
+    const char *k = new_temp();
+    struct store_arg sa = {ctype(rn->elem_type), k};
+    chunk_loop(rn, &s, k, store_cb, &sa, NULL);
+    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    /* the fill allocates all n slots first: only as many as the room the
+     * comprehension makes before its first element, so a count too large
+     * to hold fails (or an early element panics) as in order */
+    const char *split = tmp(ty_bool, "brt_par_for_splits(0, %s, %" PRId64 "LL) && %s <= BRT_ROOM_BYTES / (int64_t)sizeof(%s)",
+                            s.n, par_least(rn->elem), s.n, ctype(rn->elem_type));
+    const char *out = tmp_owned(rn->type, "%s ? NULL : brt_arr_room(%s, %s)", split, tdesc(rn->elem_type), s.n);
+    line("if (%s) {", split);
+    F->ind++;
+    const char *env = env_fill(id, rn, &s), *c = new_temp();
+    line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", c, s.n, tdesc(rn->elem_type), env, id);
+    line("%s = brt_par_fill(&%s);", out, c);
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    declare_var(rn->gen_var, VS_BORROWED);
+    struct push_arg pa = {out, false};
+    source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
+    F->ind--;
+    line("}");
+    return out;
+}
+
 const char *emit_listcomp(struct ir_node *rn)
 {
     struct type *t = rn->type;
-    if (!rn->par) {
+    /* inside a swapped or jammed nest's inner body the nest's state is the
+     * enclosing function's: such a comprehension runs as written */
+    if (rn->pool && !CG->slot_names && !CG->swapped_inner) return pool_listcomp(rn);
+    if (!rn->par || rn->pool) {
         struct src s = {0};
         if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);

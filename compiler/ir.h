@@ -177,6 +177,8 @@ struct ir_node {
     enum reducer reducer;
     bool par;                   /* IR_REDUCE, IR_LISTCOMP: written par; IR_FOR_RANGE: its iterations
                                  * run on the pool (opt_parfor.c), capturing caps */
+    bool pool;                  /* IR_LISTCOMP: par set by opt_parfor.c (split only with enough work,
+                                 * its places the function's) */
     bool world;                 /* IR_REDUCE: spread over the ranks too (world.sum(gen)) */
     struct type *elem_type;     /* IR_REDUCE, IR_LISTCOMP: type of elem */
     struct ir_var *gen_var;

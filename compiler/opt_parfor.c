@@ -1,5 +1,6 @@
 /*
- * opt_parfor.c: range loops whose iterations are independent, run on the pool.
+ * opt_parfor.c: range loops and comprehensions whose iterations are independent,
+ * run on the pool.
  *
  *   for i in lo..hi:                        for_range i in lo..hi par captures[c a b n]
  *       unique c[i]                  =>         (the same body)
@@ -45,6 +46,16 @@
  *     loop (each iteration ends), no break or return of the loop;
  *   - it does enough work to pay for the pool: it holds a loop, a
  *     comprehension or a reduction.
+ *
+ * A plain comprehension [E for i in lo..hi] (one range generator over int,
+ * no filter) whose element E passes the same checks, as a body holding one
+ * expression (it stores nothing), is marked par too, with pool set: the
+ * emitter (emit_par.c) fills its slots as a par comprehension's, with the
+ * function's places, when the count pays for E's work, else runs it as
+ * written. The outermost such loop or comprehension is marked, none in a
+ * par construct. A versioned condition (opt_accum.c) is checked by its
+ * guard and its form as written: the fast branch calls the row function
+ * made from that form, which stores only into its own new row.
  *
  * A panic: each chunk runs its iterations in order and stops at its first
  * panic; the runtime reports the lowest chunk's, and every chunk below it
@@ -289,8 +300,14 @@ static bool ok_expr(struct ir_node *n, bool *work)
         for (int i = 0; i < n->nclauses; i++)
             if (!ok_iter(&n->clauses[i].iter, work)) return false;
         break;
+    case IR_COND:
+        /* a versioned one (opt_accum.c): its fast branch is a copy of the
+         * one as written (a call of the row function made from it), which
+         * reads what that reads and stores only into its own new row */
+        if (n->versioned) return ok_expr(n->a, work) && ok_expr(n->c, work);
+        break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_UNARY: case IR_NOT:
-    case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_ARRAY: case IR_FSTRING:
+    case IR_BINARY: case IR_AND: case IR_OR: case IR_CONV: case IR_ARRAY: case IR_FSTRING:
     case IR_TUPLE: case IR_FIELD:
         break;
     }
@@ -427,12 +444,53 @@ static bool try_loop(struct ir_node *s)
     return ok;
 }
 
-/* The outermost loops of s that may run on the pool (swap: the inner loop of
- * a swapped or jammed nest, which its nest writes itself). */
+/* Whether comprehension n may fill its slots on the pool; if so, marks it.
+ * Its element is checked as a loop body holding one expression is: nothing
+ * in it is stored, so it reads what it reads the same on every thread. */
+static bool try_comp(struct ir_node *n)
+{
+    if (n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.lo->type != ty_int
+        || n->gen_var->type != ty_int)
+        return false;
+    clear_body_flags();
+    flag[n->gen_var->id] |= F_IDX;
+    defs_expr(n->elem);
+    bool work = false;
+    bool ok = ok_expr(n->elem, &work) && work;
+    if (ok) {
+        ir_free_vars(n, &n->caps, &n->ncaps);
+        n->par = n->pool = true;
+    }
+    clear_body_flags();
+    return ok;
+}
+
+/* The outermost comprehensions in expression n that may run on the pool
+ * (none in a par construct: its elements run on the pool already). */
+static void walk_expr(struct ir_node *n)
+{
+    if (!n || (n->op == IR_LISTCOMP && try_comp(n))) return;
+    if ((n->op == IR_LISTCOMP || n->op == IR_REDUCE) && n->par) return;
+    ir_each_child(n, walk_expr);
+}
+
+/* The outermost loops and comprehensions of s that may run on the pool
+ * (swap: the inner loop of a swapped or jammed nest, which its nest writes
+ * itself). */
 static void walk(struct ir_node *s, struct ir_node *swap)
 {
-    if (!s || ir_is_expr(s)) return;
+    if (!s) return;
+    if (ir_is_expr(s)) {
+        walk_expr(s);
+        return;
+    }
     if (s->op == IR_FOR_RANGE && s != swap && try_loop(s)) return;
+    walk(s->a, swap);
+    if (s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) {
+        walk(s->iter.lo, swap);
+        walk(s->iter.hi, swap);
+        walk(s->iter.array, swap);
+    }
     struct ir_node *inner = (s->op == IR_FOR_RANGE) ? s->swap : NULL;
     for (int i = 0; i < s->nkids; i++) walk(s->kids[i], inner ? inner : swap);
     walk(s->b, inner ? inner : swap);

@@ -593,8 +593,9 @@ int brt_str_cmp(brt_str *a, brt_str *b); /* bytewise, -1/0/1 */
 /* A new array of len elements, all zero (0, 0.0, false; str elements are
  * ""; array elements are empty arrays of their element type). */
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
-/* An empty array with room for n elements (up to a bound): a comprehension
- * of n elements pushes into it without growing. */
+/* An empty array with room for n elements (up to BRT_ROOM_BYTES of them): a
+ * comprehension of n elements pushes into it without growing. */
+#define BRT_ROOM_BYTES ((int64_t)16 << 20)
 brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
 /* An array of n scalars (n < 0: none) whose values are not set: the
  * optimizer's, for a loop that stores every element before anything reads

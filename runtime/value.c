@@ -435,11 +435,10 @@ static void zero_fields(const brt_type *t, void *p)
     }
 }
 
-/* An empty array with room for n elements, at most BRT_ROOM_BYTES of them:
- * a comprehension's result whose length is known. Past that room it grows
- * as any push does, so an element that panics early (or a count too large
- * to hold) costs no more than this. */
-#define BRT_ROOM_BYTES ((int64_t)16 << 20)
+/* An empty array with room for n elements, at most BRT_ROOM_BYTES of them
+ * (brine_rt.h): a comprehension's result whose length is known. Past that
+ * room it grows as any push does, so an element that panics early (or a
+ * count too large to hold) costs no more than this. */
 brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
 {
     int64_t es = (int64_t)TYPE_SIZE(elem);
