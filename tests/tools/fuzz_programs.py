@@ -505,6 +505,7 @@ class Gen:
         self.later = random.Random(seed ^ 0x5EED)
         self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
+        self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2109,6 +2110,8 @@ class Gen:
             return self.sum_nest()
         if self.borders.random() < 0.04:
             return self.border_nest()
+        if self.pools.random() < 0.04:
+            return self.row_par()
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -2452,6 +2455,56 @@ class Gen:
                 out.append(a)
             env.vars[v] = ["[float]", form != 0, out]
         self.scope[-1][v] = ("[float]", form != 0)
+        return lines, ex
+
+    def row_par(self):
+        """Rows written on the pool (opt_parfor.c): a for loop over 80 rows i,
+        or a comprehension of them, each element a float sum over k of a term
+        x (any expression) times s[i][k]: enough rows and work that the loop
+        splits at 2 and 7 threads. Now and then a row of s one short: the
+        checked chunk panics there, and the lowest row's panic is reported,
+        the one the loop meets in order."""
+        r = self.r
+        v, src, q, i, j, k, acc = (self.fresh(p) for p in ("v", "s", "q", "i", "j", "k", "a"))
+        rows, cols, kn = 80, r.randint(1, 3), r.randint(1, 4)
+        short = r.randrange(rows) if r.random() < 0.25 else None
+        form = r.randrange(2)
+        self.scope.append({i: ("int", False), j: ("int", False), k: ("int", False)})
+        x = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else self.leaf("float")
+        self.scope.pop()
+        self.use("row-par")
+        cell = f"float(({q}2 * 5 + {q}3) % 9) * 0.5"
+        width = f"({kn - 1} if {q}2 == {short} else {kn})" if short is not None else f"{kn}"
+        lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{rows}]"]
+        if form == 0:
+            lines += [f"var {v}: [[float]] = [[0.0] * {cols} for {q}4 in 0..{rows}]", f"for {i} in 0..{rows}:",
+                      f"    for {j} in 0..{cols}:", f"        var {acc} = 0.0",
+                      f"        for {k} in 0..{kn}:", f"            {acc} += ({x.text}) * {src}[{i}][{k}]",
+                      f"        {v}[{i}][{j}] = {acc}"]
+        else:
+            lines.append(f"let {v}: [[float]] = [[sum(({x.text}) * {src}[{i}][{k}] for {k} in 0..{kn}) "
+                         f"for {j} in 0..{cols}] for {i} in 0..{rows}]")
+
+        def ex(env):
+            out = []
+            for iv in range(rows):
+                row = []
+                for jv in range(cols):
+                    a = 0.0
+                    for kv in range(kn):
+                        inner = Env(env)
+                        inner.vars[i] = ["int", False, iv]
+                        inner.vars[j] = ["int", False, jv]
+                        inner.vars[k] = ["int", False, kv]
+                        val = x.ev(inner)
+                        width = kn - 1 if iv == short else kn
+                        if kv >= width:
+                            raise Panic(f"index out of bounds: the len is {width} but the index is {kv}")
+                        a = a + val * (float((iv * 5 + kv) % 9) * 0.5)
+                    row.append(a)
+                out.append(row)
+            env.vars[v] = ["[[float]]", form == 0, out]
+        self.scope[-1][v] = ("[[float]]", form == 0)
         return lines, ex
 
     def border_nest(self):
@@ -3530,7 +3583,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest"]
+            "border-nest", "row-par"]
 
 
 def classify(problem):
