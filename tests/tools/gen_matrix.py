@@ -17,7 +17,8 @@ Each program takes one element type T and an array `xs: [T]` of six values
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
 element stores, reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
-and par comprehensions, par min/max (ordered types), reduce and scan with a
+and par comprehensions, rows written by a for loop and a comprehension on the
+pool, par min/max (ordered types), reduce and scan with a
 user function (and their par forms and by keys for plain types), field stores (structs),
 tuple patterns (tuples), Option, lambda captures, world broadcast/gather
 (one rank; types without function values). A value holding functions is
@@ -479,6 +480,17 @@ def program(t):
     body("    let pc = par [xs[(i * 5) % 6] for i in 0..3000 if i % 7 != 3]")
     pc = [xs[(i * 5) % N] for i in range(3000) if i % 7 != 3]
     PS([("len(pc)", len(pc), INT), ("pc[1234]", pc[1234], t), ("pc[len(pc) - 1]", pc[-1], t)])
+    # a for loop and a plain comprehension on the pool (opt_parfor.c): each
+    # row of T written by its own iteration, rows enough to split over threads
+    body("    var pr = [[xs[0]] * 4 for r in 0..200]")
+    body("    for i in 0..200:")
+    body("        for j in 0..4:")
+    body("            pr[i][j] = xs[(i * 3 + j) % 6]")
+    body("    let pq = [[xs[(i + j * 5) % 6] for j in 0..4] for i in 0..200]")
+    pr = [[xs[(i * 3 + j) % N] for j in range(4)] for i in range(200)]
+    pq = [[xs[(i + j * 5) % N] for j in range(4)] for i in range(200)]
+    PS([("len(pr)", 200, INT), ("pr[137][2]", pr[137][2], t), ("pr[199][3]", pr[199][3], t),
+        ("pq[58][1]", pq[58][1], t), ("pq[199][3]", pq[199][3], t)])
     if t.ordered:
         big = [xs[(i * 11) % N] for i in range(5000)]
         PS([("par min(base()[(i * 11) % 6] for i in 0..5000)", min(big, key=t.key), t),
