@@ -334,14 +334,15 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
     else
         bputs(aux, "    (void)stv;\n    *acc = x;\n}\n\n");
     bprintf(aux,
-            "static void bp_kstk%d(void *envp, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, "
-            "int64_t stride, int dl, const void *start)\n"
-            "{\n    const %s *v = vals;\n    unsigned char *R = recs;\n    %s stv;\n"
+            "static void bp_kstk%d(void *envp, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl, "
+            "const void *start)\n"
+            "{\n    const unsigned char *it = items;\n    unsigned char *R = recs;\n    %s stv;\n"
             "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
             "    uint64_t km = ((uint64_t)1 << kbits) - 1, sent = (uint64_t)1 << (dl + 1);\n"
-            "    for (int64_t i = 0; i < cnt; i++)\n"
-            "        bp_kpush%d(envp, R + (int64_t)(kl[i] & km) * stride, (int64_t)(kl[i] >> kbits), v[i], stv, sent);\n}\n\n",
-            id, ct, ct, id);
+            "    for (int64_t i = 0; i < cnt; i++, it += (8 + sizeof(%s) + 7) / 8 * 8) {\n"
+            "        uint64_t kl;\n        %s v;\n        memcpy(&kl, it, 8);\n        memcpy(&v, it + 8, sizeof v);\n"
+            "        bp_kpush%d(envp, R + (int64_t)(kl & km) * stride, (int64_t)(kl >> kbits), v, stv, sent);\n    }\n}\n\n",
+            id, ct, ct, ct, id);
     saved = helper_begin(id, rn);
     line("unsigned char *R_ = recs;");
     line("%s stv_;", ct);

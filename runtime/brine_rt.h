@@ -951,14 +951,16 @@ typedef struct brt_fold {
     /* not NULL: element k is src[k] (an array's own elements, no filter),
      * read in place without elems */
     const void *src;
-    /* keyed: cnt buffered elements onto per-key stacks, element i of key
-     * kl[i] & (2^kbits - 1) (its record: stride bytes from recs) and leaf
-     * kl[i] >> kbits, leaves ascending per key; a record holds the key's
-     * last leaf, a mask of stack levels, that leaf's value, then one
-     * value per level 0..dl-1, a slot dl for the first push and the start
-     * in slot dl + 1 (scan.c's rec_init) */
-    void (*kstk)(void *env, const void *vals, const uint64_t *kl, int kbits, int64_t cnt, void *recs, int64_t stride,
-                 int dl, const void *start);
+    /* keyed: cnt buffered elements onto per-key stacks; items holds them
+     * one after the other, each a u64 kl then the value, the item padded
+     * to a multiple of 8 bytes: the element's key is kl & (2^kbits - 1)
+     * (its record: stride bytes from recs) and its leaf kl >> kbits,
+     * leaves ascending per key; a record holds the key's last leaf, a
+     * mask of stack levels, that leaf's value, then one value per level
+     * 0..dl-1, a slot dl for the first push and the start in slot dl + 1
+     * (scan.c's rec_init) */
+    void (*kstk)(void *env, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl,
+                 const void *start);
     /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
      * kept one onto its key's stack as kstk does (record key * stride) */
     void (*kdir)(void *env, int64_t lo, int64_t hi, void *recs, int64_t stride, int dl, const void *start);

@@ -928,12 +928,15 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * hands over to the sorted way, whose order is SPEC 15's. */
 #define KST_L2 (512 << 10)
 #define KST_EBUF 2048 /* elements evaluated at a time */
+/* A list's item: its key's record and leaf (u64), then the value, padded
+ * to 8 bytes (kstk reads them so: brine_rt.h) */
+#define KST_ISZ(vs) ((8 + (size_t)(vs) + 7) / 8 * 8)
 
 typedef struct kst_job {
     const brt_fold *f;
     int64_t n, nkeys, nb, chunks, chunk, tasks, kblk;
     int kbits, levels;
-    size_t vs, bbytes;         /* a block: next, count, kl[kblk], values */
+    size_t vs, isz, bbytes;    /* a block: next, count, kblk items (KST_ISZ) */
     int64_t stride;
     unsigned char *blocks;     /* chunk c's blocks from region_bytes * c */
     size_t region_bytes;
@@ -945,8 +948,7 @@ typedef struct kst_job {
 
 /* A list's write cursors in its last block (all NULL before the first). */
 typedef struct kst_cur {
-    uint64_t *kl, *end;
-    unsigned char *v;
+    unsigned char *p, *end;
 } kst_cur;
 
 static inline unsigned char *kst_blk(const kst_job *d, int64_t c, int64_t i)
@@ -970,9 +972,8 @@ static void kst_newblk(kst_job *d, int64_t c, int64_t b, int64_t *nblk, kst_cur 
         head[b] = nt;
     }
     tail[b] = nt;
-    w->kl = (uint64_t *)(blk + 16);
-    w->end = w->kl + d->kblk;
-    w->v = blk + 16 + (size_t)d->kblk * 8;
+    w->p = blk + 16;
+    w->end = w->p + (size_t)d->kblk * d->isz;
 }
 
 /* Evaluated elements of buffer [0, cnt) (position base + i) appended to
@@ -987,11 +988,12 @@ static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, 
         if (key < 0)
             continue;
         kst_cur *w = &cur[key >> kbits];
-        if (__builtin_expect(w->kl == w->end, 0))
+        if (__builtin_expect(w->p == w->end, 0))
             kst_newblk(d, c, key >> kbits, nblk, w);
-        *w->kl++ = (uint64_t)(base + i) / BRT_LEAF << kbits | ((uint64_t)key & km);
-        memcpy(w->v, vals + (size_t)i * vs, vs);
-        w->v += vs;
+        uint64_t kl = (uint64_t)(base + i) / BRT_LEAF << kbits | ((uint64_t)key & km);
+        memcpy(w->p, &kl, 8);
+        memcpy(w->p + 8, vals + (size_t)i * vs, vs);
+        w->p += KST_ISZ(vs);
     }
 }
 
@@ -1021,7 +1023,7 @@ static void kst_chunk(void *arg, int64_t c)
         int64_t t = d->tail[c * d->nb + b];
         if (t >= 0) {
             int64_t *th = (int64_t *)kst_blk(d, c, t);
-            th[1] = d->kblk - (cur[b].end - cur[b].kl);
+            th[1] = d->kblk - (int64_t)((size_t)(cur[b].end - cur[b].p) / d->isz);
         }
     }
 }
@@ -1039,8 +1041,7 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
         for (int64_t i = d->head[c * d->nb + b]; i >= 0;) {
             unsigned char *blk = kst_blk(d, c, i);
             int64_t *hd = (int64_t *)blk;
-            f->kstk(f->env, blk + 16 + (size_t)d->kblk * 8, (const uint64_t *)(blk + 16), d->kbits, hd[1], recs,
-                    d->stride, d->levels, f->start);
+            f->kstk(f->env, blk + 16, d->kbits, hd[1], recs, d->stride, d->levels, f->start);
             i = hd[0];
         }
     for (int64_t j = 0; j < nk; j++) {
@@ -1103,7 +1104,8 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     d.kblk = 1024;
     while (d.kblk > 16 && d.chunks * d.nb * d.kblk > n / 2)
         d.kblk /= 2;
-    d.bbytes = (16 + (size_t)d.kblk * (8 + d.vs) + 63) / 64 * 64;
+    d.isz = KST_ISZ(d.vs);
+    d.bbytes = (16 + (size_t)d.kblk * d.isz + 63) / 64 * 64;
     d.region_bytes = (size_t)(d.chunk / d.kblk + d.nb + 1) * d.bbytes;
     d.blocks = brt_scratch(d.region_bytes * (size_t)d.chunks);
     d.ebuf = xcalloc((size_t)d.chunks * sizeof *d.ebuf);
