@@ -138,14 +138,21 @@ static const char *seq_fold(struct ir_node *rn)
 
 struct elems_arg { struct ir_node *rn; const char *k; };
 
+/* The key's range check (nk >= 0: one unsigned compare), with SPEC 15's
+ * message. */
+static void key_check(struct ir_node *rn, const char *kk)
+{
+    line("if ((uint64_t)(%s) >= (uint64_t)env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
+         "(long long)env->nk0);",
+         kk, loc_ref(rn->by_loc), kk);
+}
+
 static void elems_cb(struct ir_node *rn, void *p)
 {
     struct elems_arg *a = p;
     if (rn->key) {
         const char *kk = emit_expr(rn->key);
-        line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
-             "(long long)env->nk0);",
-             kk, kk, loc_ref(rn->by_loc), kk);
+        key_check(rn, kk);
         line("keys[%s - lo_] = %s;", a->k, kk);
     }
     const char *x = emit_expr(rn->elem);
@@ -173,9 +180,7 @@ static void kleaf_cb(struct ir_node *rn, void *p)
     struct kleaf_arg *a = p;
     const char *ct = ctype(rn->elem_type);
     const char *kk = emit_expr(rn->key);
-    line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
-         "(long long)env->nk0);",
-         kk, kk, loc_ref(rn->by_loc), kk);
+    key_check(rn, kk);
     const char *k = new_temp(), *x = new_temp();
     line("int64_t %s = %s;", k, kk);
     line("%s %s = %s;", ct, x, emit_expr(rn->elem));
@@ -195,9 +200,7 @@ static void kdir_cb(struct ir_node *rn, void *p)
 {
     struct kleaf_arg *a = p;
     const char *kk = emit_expr(rn->key);
-    line("if (%s < 0 || %s >= env->nk) brt_panic_msg(%s, \"key %%lld out of range 0..%%lld\", (long long)%s, "
-         "(long long)env->nk0);",
-         kk, kk, loc_ref(rn->by_loc), kk);
+    key_check(rn, kk);
     const char *k = new_temp();
     line("int64_t %s = %s;", k, kk);
     line("bp_kpush%d(envp, R_ + %s * stride, (int64_t)((uint64_t)%s / BRT_LEAF), %s, stv_, sent_);", a->id, k, a->pos,
