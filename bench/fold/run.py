@@ -7,9 +7,13 @@ plain copy: the bandwidth); par sum(... by k in 0..N) for N = 16, 4096,
 10^6 against a C loop into an array of sums; par reduce with a known f
 against the built-in par sum. Each program times its kernel itself (best
 of REPS after one untimed run); brine and C runs alternate, ROUNDS times,
-and the best is kept. Usage: run.py [BRINE] [--n N] [--reps R] [--rounds K]
+and the best is kept (--median: the median of the rounds). --old OLD: the
+same programs built by another brine too, run in the same rounds (two more
+columns, and brine/old at 2 threads in the note).
+Usage: run.py [BRINE] [--n N] [--reps R] [--rounds K] [--old OLD] [--median]
 """
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,16 +36,29 @@ def run(cmd, threads):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
 
 
+VALUED = ("--n", "--reps", "--rounds", "--old")
+
+
+def positional():
+    args = sys.argv[1:]
+    return [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] not in VALUED)]
+
+
 def main():
-    brine = next((a for a in sys.argv[1:] if not a.startswith("--") and not a.isdigit()), "build/bin/brine")
+    brine = next(iter(positional()), "build/bin/brine")
     n = arg("--n", 10_000_000)
     reps = arg("--reps", 3)
     rounds = arg("--rounds", 2)
+    old = sys.argv[sys.argv.index("--old") + 1] if "--old" in sys.argv else None
+    pick = statistics.median if "--median" in sys.argv else min
     with tempfile.TemporaryDirectory() as tmp:
-        exe = {}
+        exe, oexe = {}, {}
         for p in ("scan_array", "scan_computed", "by_key", "reduce_known"):
             exe[p] = os.path.join(tmp, p)
             subprocess.run([brine, "build", "--release", os.path.join(HERE, p + ".br"), "-o", exe[p]], check=True)
+            if old:
+                oexe[p] = os.path.join(tmp, p + "_old")
+                subprocess.run([old, "build", "--release", os.path.join(HERE, p + ".br"), "-o", oexe[p]], check=True)
         src = os.path.join(HERE, "fold_c.c")
         cflags = ["-O3", "-march=native", "-ffp-contract=off"]
         subprocess.run(["gcc"] + cflags + [src, "-o", os.path.join(tmp, "c_seq")], check=True)
@@ -50,25 +67,37 @@ def main():
         rows = []
 
         def best(cmds):
-            b = [1e18] * len(cmds)
+            got = [[] for _ in cmds]
             for _ in range(rounds):
                 for i, (c, t) in enumerate(cmds):
-                    b[i] = min(b[i], ms(run(c, t)))
-            return b
+                    got[i].append(ms(run(c, t)))
+            return [pick(g) for g in got]
+
+        def with_old(cmds, p, args):
+            """cmds, then the old build's at 1 and 2 threads when --old"""
+            if old:
+                cmds = cmds + [([oexe[p]] + args, 1), ([oexe[p]] + args, 2)]
+            return cmds
+
+        def old_cols(b, k):
+            return (b[k], b[k + 1], "; brine/old at 2t %.2f" % (b[1] / b[k + 1])) if old else (None, None, "")
 
         for label, bexe, mode in (("par scan sum, 10^7 floats in an array", "scan_array", "scan"),
                                   ("par scan sum, 10^7 computed elements", "scan_computed", "scan_computed")):
-            b = best([([exe[bexe], str(n), str(reps)], 1), ([exe[bexe], str(n), str(reps)], 2),
-                      ([cseq, mode, str(n), str(reps)], 1), ([comp, mode, str(n), str(reps)], 2),
-                      ([cseq, "copy", str(n), str(reps)], 1)])
+            b = best(with_old([([exe[bexe], str(n), str(reps)], 1), ([exe[bexe], str(n), str(reps)], 2),
+                               ([cseq, mode, str(n), str(reps)], 1), ([comp, mode, str(n), str(reps)], 2),
+                               ([cseq, "copy", str(n), str(reps)], 1)], bexe, [str(n), str(reps)]))
             gbs = 2 * 8 * n / (b[1] / 1e3) / 1e9
-            rows.append((label, b[0], b[1], b[2], b[3], "%.2fx C loop at 2t; OpenMP 2t %.1f ms; copy %.1f ms; "
-                         "brine 2t moves %.1f GB/s" % (b[2] / b[1], b[3], b[4], gbs)))
+            o1, o2, onote = old_cols(b, 5)
+            rows.append((label, b[0], b[1], b[2], b[3], o1, o2, "%.2fx C loop at 2t; OpenMP 2t %.1f ms; copy %.1f ms; "
+                         "brine 2t moves %.1f GB/s%s" % (b[2] / b[1], b[3], b[4], gbs, onote)))
         for nk in (16, 4096, 1_000_000):
-            b = best([([exe["by_key"], str(n), str(nk), str(reps)], 1), ([exe["by_key"], str(n), str(nk), str(reps)], 2),
-                      ([cseq, "by", str(n), str(nk), str(reps)], 1)])
-            rows.append(("par sum(... by k in 0..%d), 10^7" % nk, b[0], b[1], b[2], None,
-                         "%.2fx the C loop's time at 2t" % (b[1] / b[2])))
+            args = [str(n), str(nk), str(reps)]
+            b = best(with_old([([exe["by_key"]] + args, 1), ([exe["by_key"]] + args, 2),
+                               ([cseq, "by"] + args, 1)], "by_key", args))
+            o1, o2, onote = old_cols(b, 3)
+            rows.append(("par sum(... by k in 0..%d), 10^7" % nk, b[0], b[1], b[2], None, o1, o2,
+                         "%.2fx the C loop's time at 2t%s" % (b[1] / b[2], onote)))
         r1 = [1e18] * 4
         r2 = [1e18] * 4
         for _ in range(rounds):
@@ -76,14 +105,19 @@ def main():
                 v = [float(x) for x in run([exe["reduce_known"], str(n), str(reps)], t).split()[:4]]
                 for i in range(4):
                     r[i] = min(r[i], v[i])
-        rows.append(("par reduce(fadd, 0.0, 1/i) vs par sum", r1[1], r2[1], r1[0], r2[0],
+        rows.append(("par reduce(fadd, 0.0, 1/i) vs par sum", r1[1], r2[1], r1[0], r2[0], None, None,
                      "%.2fx par sum at 2t" % (r2[1] / r2[0])))
-        rows.append(("par reduce(iadd, 0, int) vs par sum", r1[3], r2[3], r1[2], r2[2],
+        rows.append(("par reduce(iadd, 0, int) vs par sum", r1[3], r2[3], r1[2], r2[2], None, None,
                      "%.2fx par sum at 2t" % (r2[3] / r2[2])))
-        print("| workload | brine 1t ms | brine 2t ms | peer 1t ms | peer 2t ms | note |")
-        print("|---|---|---|---|---|---|")
-        for label, a, b2, c, d, note in rows:
-            print("| %s | %.1f | %.1f | %.1f | %s | %s |" % (label, a, b2, c, "-" if d is None else "%.1f" % d, note))
+
+        def cell(v):
+            return "-" if v is None else "%.1f" % v
+        print("| workload | brine 1t ms | brine 2t ms | peer 1t ms | peer 2t ms |%s note |" %
+              (" old 1t ms | old 2t ms |" if old else ""))
+        print("|---|---|---|---|---|%s---|" % ("---|---|" if old else ""))
+        for label, a, b2, c, d, o1, o2, note in rows:
+            olds = " %s | %s |" % (cell(o1), cell(o2)) if old else ""
+            print("| %s | %.1f | %.1f | %.1f | %s |%s %s |" % (label, a, b2, c, cell(d), olds, note))
 
 
 if __name__ == "__main__":
