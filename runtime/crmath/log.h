@@ -82,7 +82,7 @@ CRM_FN double crm_log1p_tail(double r)
  * not cancel, |S| < 0.35), log2 and log10 (S times a double-double
  * constant, 2^-102, then e' log_b 2 added by one fast two-sum: no
  * cancellation). */
-CRM_FN crm_dd crm_log_s(crm_i64 i, double r)
+CRM_FN crm_dd crm_log_s_t(double t1, double t2, double r)
 {
     double s2l;
     double s2 = crm_two_prod(r, r, &s2l);
@@ -91,10 +91,14 @@ CRM_FN crm_dd crm_log_s(crm_i64 i, double r)
     double lo = bl + (-0.5 * s2l + crm_log1p_tail(r));
     double hl;
     crm_dd s;
-    s.hi = crm_fast_two_sum(crm_log_t[i][1], b, &hl); /* |T1| >= 1.94 |b| or T1 = 0 */
-    s.lo = hl + (lo + crm_log_t[i][2]); /* not renormalised: the callers sum on */
+    s.hi = crm_fast_two_sum(t1, b, &hl); /* |T1| >= 1.94 |b| or T1 = 0 */
+    s.lo = hl + (lo + t2); /* not renormalised: the callers sum on */
     return s;
 }
+
+/* the same with -log c_i = T1 + T2 read from the table (lanes.h reads it
+ * for all its lanes at once) */
+CRM_FN crm_dd crm_log_s(crm_i64 i, double r) { return crm_log_s_t(crm_log_t[i][1], crm_log_t[i][2], r); }
 
 /* S as a triple-double (the accurate path) */
 CRM_FN crm_td crm_log_s_td(int i, double r)
