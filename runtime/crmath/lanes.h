@@ -6,8 +6,8 @@
  *
  * - each lane runs the scalar function's own fast path (the same
  *   reduction, table entries, polynomial and rounding test, the same
- *   operations in the same order: exp.h's crm_exp_fast, log.h's crm_log_s
- *   and crm_log_combine, trig.h's crm_sincos_dd and crm_tan_fast), with
+ *   operations in the same order: exp.h's crm_exp_fast_t, log.h's
+ *   crm_log_fast_t, trig.h's crm_sincos_dd_t and crm_tan_fast_t), with
  *   no branch, so gcc makes of the loop over the lanes one vector
  *   operation per step (the table entries are read for all the lanes at
  *   once between two such loops: crm_lanes_gather); an input the fast
@@ -127,26 +127,23 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
 }
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
- * CRM_LOG10): the fast path where x is positive, normal and finite (the
- * scalar function's reduction of it, crm_log_reduce_bits, and its
- * crm_log_combine, e' a double).
+ * CRM_LOG10): the scalar function's own fast path (crm_log_fast_t, then
+ * crm_log_base) where x is positive, normal and finite, e' a double.
  *
- * S's absolute error is below 2^-72.6 (the tail's 5 ulps of r^3/3 <=
- * 2^-22.6, the other roundings below 2^-76). The rounding test takes the
- * smaller of two bounds, each proved:
- * - relative: log.h's 2^-64 where e' = 0, and 2^-70 elsewhere: with e' != 0
- *   the result is at least ln2 - ln(1.4141) > 2^-1.53 (log), 1 - 0.5
- *   (log2: S / ln2 <= 0.5) or log10(2) - 0.1506 > 2^-2.73 (log10), with
- *   S's error divided by 1, ln2 or ln10, so the relative error is below
- *   2^-71.07; the constants' (2^-102) and the test's own roundings
- *   (2^-104) fit in the room;
- * - absolute, every e': S's error times 1, 1/ln2 or 1/ln10, plus the
- *   roundings of the low parts where e' log_b 2 joins (e' LN2_2 or
- *   e' LG2_2 below 2^-32.9 and sums below 2^-22: 2^-76 each), the
- *   constants' (|e'| 2^-98 <= 2^-87.9, and 2^-102 |S / ln b|) and the
- *   test's own roundings (2^-104 |result|, |result| <= 1024): below
- *   2^-72.34 (log), 2^-71.81 (log2), 2^-73.54 (log10); the test uses
- *   2^-72, 1.5 2^-72 and 2^-73.
+ * The rounding test takes the smaller of two bounds, each proved:
+ * - relative: log.h's 2^-64 where e' = 0, and 2^-70 elsewhere (log.h: below
+ *   2^-72 when e' != 0, 2^-104 more for log2 and log10);
+ * - absolute, every e': the tail's 5 ulps of r^3/3 <= 2^-22.6 (2^-72.68),
+ *   the rounding of the last sum into lo (a value below 2^-22.5: 2^-75.5),
+ *   the others in lo (values below 2^-33.7: 2^-86.7 each; below 2^-42.5
+ *   (l1, l2): 2^-95.5), the constants' (|e'| 2^-98 <= 2^-87.9 for LN2_2,
+ *   2^-96 for Tl): below 2^-72.49 for log; for log2 and log10 that error
+ *   times 1/ln b, lo's product by 1/ln b's middle part left out (2^-78.5)
+ *   and two roundings of values below 2^-22 (2^-75 each, times 0.44 for
+ *   log10): below 2^-71.64 (log2) and 2^-73.38 (log10). The test's own
+ *   roundings (2^-53 |lo -+ e| < 2^-94) fit in the room to the bounds it
+ *   uses: 2^-72, 1.5 2^-72 and 2^-73. (Against MPFR on 3 10^6 inputs the
+ *   error stays below 2^-74.1, 2^-73.2 and 2^-74.8.)
  * A lane fails the test with a chance of about twice the bound over the
  * result's ulp: the absolute bound makes it 2^-18 where |log_b x| >= 1/4
  * (the relative one, 2^-10.5 where e' = 0) and smaller still where
@@ -155,12 +152,16 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
  * path): for x in (0, 1], a tenth as many. */
 CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x, double *restrict y, int kind)
 {
-    crm_i64 ix[CRM_LANES];
-    double c[CRM_LANES], t1[CRM_LANES], t2[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) ix[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
-    crm_lanes_gather(&crm_log_t[0][0], ix, c);
-    crm_lanes_gather(&crm_log_t[0][1], ix, t1);
-    crm_lanes_gather(&crm_log_t[0][2], ix, t2);
+    crm_i64 ic[CRM_LANES], ih[CRM_LANES];
+    double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_i64 k = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127);
+        ic[i] = k * 4;
+        ih[i] = k * 2;
+    }
+    crm_lanes_gather(&crm_log_t[0][0], ic, c);
+    crm_lanes_gather(&crm_log_h[0][0], ih, th);
+    crm_lanes_gather(&crm_log_h[0][1], ih, tl);
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -171,30 +172,12 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x, double *restrict y,
         double de = crm_from_bits(0x4330000000000000ULL | ((t >> 52) ^ 0x800)) - 4503599627372544.0;
         double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
         double r = fma(m, c[i], -1.0);
-        /* crm_log_combine(kind, e', S), with e' a double */
-        crm_dd sv = crm_log_s_t(t1[i], t2[i], r), s;
-        double l;
-        if (kind == CRM_LN) {
-            s.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, sv.hi, &l);
-            s.lo = l + (sv.lo + de * CRM_LOG_LN2_2);
-        } else {
-            int two = kind == CRM_LOG2;
-            double ch = two ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI, cm = two ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
-            double pl;
-            double ph = crm_two_prod(sv.hi, ch, &pl);
-            pl = fma(sv.hi, cm, fma(sv.lo, ch, pl));
-            if (two) {
-                s.hi = crm_fast_two_sum(de, ph, &l);
-                s.lo = l + pl;
-            } else {
-                s.hi = crm_fast_two_sum(de * CRM_LOG_LG2_1, ph, &l);
-                s.lo = l + (pl + de * CRM_LOG_LG2_2);
-            }
-        }
+        double lo, hi = crm_log_fast_t(de, r, th[i], tl[i], &lo);
+        hi = crm_log_base(kind, hi, &lo);
         /* the relative bound or the absolute one, the smaller */
-        double rel = crm_fabs(s.hi) * (de == 0 ? 0x1p-64 : 0x1p-70);
+        double rel = crm_fabs(hi) * (de == 0 ? 0x1p-64 : 0x1p-70);
         double out, err = rel < abs ? rel : abs;
-        int ok = crm_round_test_abs(s.hi, s.lo, err, &out);
+        int ok = crm_round_test_abs(hi, lo, err, &out);
         y[i] = out;
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
