@@ -68,62 +68,96 @@ CRM_FN void crm_lanes_gather(const double *tab, const crm_i64 *idx, double *out)
 #endif
 }
 
-/* exp and exp2 from their reductions (kd, rh + rl; in: the lane is in the
- * fast path's range): 2^E T_j exp(r) (crm_exp_fast_t, its rounding test,
- * the scaling), k = 128 E + j taken from kd + 1.5 2^52's low bits (|k| <
- * 2^18; the result normal: -1021 <= E <= 1023) */
-CRM_HOT_FN unsigned crm_lanes_exp_finish(const double *kd, const double *rh, const double *rl, const crm_u64 *in,
-                                         double *restrict y)
+/* xs = x, read 16 bytes at a time: brine's code (compiled for any x86-64
+ * unless --cpu=native) stores x 8 or 16 bytes at a time just before the
+ * call, and a wider read of stores still on their way to the cache waits
+ * for them to get there (no store forwarding); a read within one store
+ * gets its bytes at once. The vectors are put together in registers. */
+CRM_FN void crm_lanes_load(const double *x, double *xs)
 {
-    crm_i64 ix[CRM_LANES];
+#if defined(__AVX512F__)
+    for (int q = 0; q < CRM_LANES; q += 8) {
+        __m512d v = _mm512_castpd128_pd512(_mm_loadu_pd(x + q));
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 2), 1);
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 4), 2);
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 6), 3);
+        _mm512_storeu_pd(xs + q, v);
+    }
+#elif defined(__AVX2__)
+    for (int q = 0; q < CRM_LANES; q += 4)
+        _mm256_storeu_pd(xs + q, _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + q)), _mm_loadu_pd(x + q + 2), 1));
+#else
+    for (int q = 0; q < CRM_LANES; q++) xs[q] = x[q];
+#endif
+}
+
+/* k = 128 E + j from kd + 1.5 2^52's low bits (|k| < 2^18): *ix, j's
+ * row in crm_exp_t, and 2^E (the result normal: -1021 <= E <= 1023) */
+CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
+{
+    crm_u64 kb = crm_bits(kd + 6755399441055744.0);
+    *ix = (crm_i64)(kb & 127) * 3;
+    return crm_from_bits((((kb >> 7) + 1023) & 0x7ff) << 52); /* E's top bits wrapped away */
+}
+
+/* exp and exp2 from their reductions (rh + rl, *ix and 2^E from
+ * crm_lanes_exp_split; in: the lane is in the fast path's range):
+ * 2^E T_j exp(r) (crm_exp_fast_t, its rounding test, the scaling) */
+CRM_HOT_FN unsigned crm_lanes_exp_finish(const double *rh, const double *rl, const crm_i64 *ix, const double *sc,
+                                         const crm_u64 *in, double *restrict y)
+{
     double th[CRM_LANES], tl[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) ix[i] = (crm_i64)(crm_bits(kd[i] + 6755399441055744.0) & 127) * 3;
     crm_lanes_gather(&crm_exp_t[0][0], ix, th);
     crm_lanes_gather(&crm_exp_t[0][1], ix, tl);
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
-        crm_u64 e = ((crm_bits(kd[i] + 6755399441055744.0) >> 7) + 1023) & 0x7ff; /* E + 1023, E's top bits wrapped away */
         double lo, out, h = crm_exp_fast_t(rh[i], rl[i], th[i], tl[i], &lo);
         int ok = crm_round_test(h, lo, 0x1p-68, &out);
-        y[i] = out * crm_from_bits(e << 52);
+        y[i] = out * sc[i];
         bad[i] = ((crm_u64)ok & in[i]) ^ 1;
     }
     return crm_lanes_mask(bad);
 }
 
-/* exp's lanes: the fast path where 2^-54 <= |x| and -707 < x < 709.7 (the
- * result is then normal) */
-CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
+/* exp's lanes: the fast path where 2^-54 <= |x| < 707 (the result is then
+ * normal; 707 <= x < 709.75 goes to the scalar function, as one unsigned
+ * comparison) */
+CRM_FN unsigned crm_lanes_exp(const double *restrict x0, double *restrict y)
 {
-    double kd[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES];
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
+    double rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
+    crm_i64 ix[CRM_LANES];
     crm_u64 in[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
-        double xi = x[i];
-        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
-        in[i] = (ax >= 0x3c90000000000000ULL) & (xi > -707.0) & (xi < 709.7);
-        kd[i] = crm_exp_reduce(xi, &rh[i], &rl[i]);
+        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
+        in[i] = ax - 0x3c90000000000000ULL < 0x4086180000000000ULL - 0x3c90000000000000ULL;
+        sc[i] = crm_lanes_exp_split(crm_exp_reduce(x[i], &rh[i], &rl[i]), &ix[i]);
     }
-    return crm_lanes_exp_finish(kd, rh, rl, in, y);
+    return crm_lanes_exp_finish(rh, rl, ix, sc, in, y);
 }
 
 /* exp2's lanes: the fast path where 2^-54 <= |x| < 1020 (as brm_exp2's:
  * the result is normal) */
-CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
+CRM_FN unsigned crm_lanes_exp2(const double *restrict x0, double *restrict y)
 {
-    double kd[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES];
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
+    double rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
+    crm_i64 ix[CRM_LANES];
     crm_u64 in[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
         double xi = x[i];
         crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
         in[i] = ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL;
-        double k = crm_rint(xi * 128);
-        double f = (xi * 128 - k) * 0x1p-7; /* exact */
+        double kd = crm_rint(xi * 128);
+        double f = (xi * 128 - kd) * 0x1p-7; /* exact */
         double l;
         rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
         rl[i] = l + f * CRM_LN2_MI;
-        kd[i] = k;
+        sc[i] = crm_lanes_exp_split(kd, &ix[i]);
     }
-    return crm_lanes_exp_finish(kd, rh, rl, in, y);
+    return crm_lanes_exp_finish(rh, rl, ix, sc, in, y);
 }
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
@@ -150,8 +184,10 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
  * |log_b x| is large; only where |log_b x| < 2^-8 does the relative one
  * decide. Fewer lanes go to the scalar function (there, the accurate
  * path): for x in (0, 1], a tenth as many. */
-CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x, double *restrict y, int kind)
+CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y, int kind)
 {
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
     crm_i64 ic[CRM_LANES], ih[CRM_LANES];
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -209,8 +245,10 @@ CRM_HOT_FN void crm_lanes_trig_reduce(const double *restrict x, int c, int n, do
 
 /* sin's (c = 0) and cos's (c = 1) lanes: crm_sincos's fast path, where
  * 2^-27 <= |x| < 2^40 */
-CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x, double *restrict y, int c)
+CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x0, double *restrict y, int c)
 {
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
     double rh[CRM_LANES], rl[CRM_LANES], t[4][CRM_LANES];
     crm_u64 in[CRM_LANES], bad[CRM_LANES];
     crm_lanes_trig_reduce(x, c, 2, rh, rl, in, t);
@@ -224,8 +262,10 @@ CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x, double *restrict 
 }
 
 /* tan's lanes: brm_tan's fast path (crm_tan_fast_t), where 2^-27 <= |x| < 2^40 */
-CRM_FN unsigned crm_lanes_tan(const double *restrict x, double *restrict y)
+CRM_FN unsigned crm_lanes_tan(const double *restrict x0, double *restrict y)
 {
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
     double rh[CRM_LANES], rl[CRM_LANES], t[6][CRM_LANES];
     crm_u64 in[CRM_LANES], bad[CRM_LANES];
     crm_lanes_trig_reduce(x, 0, 3, rh, rl, in, t);
