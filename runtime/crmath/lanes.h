@@ -45,7 +45,19 @@ _Static_assert(CRM_LANES <= 32, "the lanes to redo are one bit each of an unsign
 CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
 {
     unsigned m = 0;
+#if defined(__AVX512F__) /* a mask register per vector (gcc's own reduction is a long chain) */
+    for (int i = 0; i < CRM_LANES; i += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(bad + i));
+        m |= (unsigned)_mm512_test_epi64_mask(v, v) << i;
+    }
+#elif defined(__AVX2__) /* the flag to the sign bit, then the signs */
+    for (int i = 0; i < CRM_LANES; i += 4) {
+        __m256i v = _mm256_slli_epi64(_mm256_loadu_si256((const __m256i *)(bad + i)), 63);
+        m |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(v)) << i;
+    }
+#else
     for (int i = 0; i < CRM_LANES; i++) m |= (unsigned)bad[i] << i;
+#endif
     return m;
 }
 
