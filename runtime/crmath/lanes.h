@@ -112,16 +112,37 @@ CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
     return crm_from_bits((((kb >> 7) + 1023) & 0x7ff) << 52); /* E's top bits wrapped away */
 }
 
-/* exp and exp2 from their reductions (rh + rl, *ix and 2^E from
- * crm_lanes_exp_split; in: the lane is in the fast path's range):
- * 2^E T_j exp(r) (crm_exp_fast_t, its rounding test, the scaling) */
-CRM_HOT_FN unsigned crm_lanes_exp_finish(const double *rh, const double *rl, const crm_i64 *ix, const double *sc,
-                                         const crm_u64 *in, double *restrict y)
+/* exp's (two = 0) and exp2's (two = 1) lanes: the fast path where 2^-54
+ * <= |x| < 707 (exp: the result is then normal; 707 <= x < 709.75 goes to
+ * the scalar function, as one unsigned comparison) or < 1020 (exp2, as
+ * brm_exp2's): the reduction (rh + rl, *ix and 2^E by
+ * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_t, its rounding
+ * test, the scaling) */
+CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y, int two)
 {
+    double x[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
+    crm_i64 ix[CRM_LANES];
+    crm_u64 in[CRM_LANES], bad[CRM_LANES];
+    crm_lanes_load(x0, x);
+    crm_u64 top = two ? 0x408fe00000000000ULL : 0x4086180000000000ULL;
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
+        in[i] = ax - 0x3c90000000000000ULL < top - 0x3c90000000000000ULL;
+        double kd;
+        if (two) { /* brm_exp2's reduction */
+            kd = crm_rint(x[i] * 128);
+            double f = (x[i] * 128 - kd) * 0x1p-7; /* exact */
+            double l;
+            rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
+            rl[i] = l + f * CRM_LN2_MI;
+        } else {
+            kd = crm_exp_reduce(x[i], &rh[i], &rl[i]);
+        }
+        sc[i] = crm_lanes_exp_split(kd, &ix[i]);
+    }
     double th[CRM_LANES], tl[CRM_LANES];
     crm_lanes_gather(&crm_exp_t[0][0], ix, th);
     crm_lanes_gather(&crm_exp_t[0][1], ix, tl);
-    crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
         double lo, out, h = crm_exp_fast_t(rh[i], rl[i], th[i], tl[i], &lo);
         int ok = crm_round_test(h, lo, 0x1p-68, &out);
@@ -131,46 +152,8 @@ CRM_HOT_FN unsigned crm_lanes_exp_finish(const double *rh, const double *rl, con
     return crm_lanes_mask(bad);
 }
 
-/* exp's lanes: the fast path where 2^-54 <= |x| < 707 (the result is then
- * normal; 707 <= x < 709.75 goes to the scalar function, as one unsigned
- * comparison) */
-CRM_FN unsigned crm_lanes_exp(const double *restrict x0, double *restrict y)
-{
-    double x[CRM_LANES];
-    crm_lanes_load(x0, x);
-    double rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
-    crm_i64 ix[CRM_LANES];
-    crm_u64 in[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) {
-        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
-        in[i] = ax - 0x3c90000000000000ULL < 0x4086180000000000ULL - 0x3c90000000000000ULL;
-        sc[i] = crm_lanes_exp_split(crm_exp_reduce(x[i], &rh[i], &rl[i]), &ix[i]);
-    }
-    return crm_lanes_exp_finish(rh, rl, ix, sc, in, y);
-}
-
-/* exp2's lanes: the fast path where 2^-54 <= |x| < 1020 (as brm_exp2's:
- * the result is normal) */
-CRM_FN unsigned crm_lanes_exp2(const double *restrict x0, double *restrict y)
-{
-    double x[CRM_LANES];
-    crm_lanes_load(x0, x);
-    double rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
-    crm_i64 ix[CRM_LANES];
-    crm_u64 in[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) {
-        double xi = x[i];
-        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
-        in[i] = ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL;
-        double kd = crm_rint(xi * 128);
-        double f = (xi * 128 - kd) * 0x1p-7; /* exact */
-        double l;
-        rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
-        rl[i] = l + f * CRM_LN2_MI;
-        sc[i] = crm_lanes_exp_split(kd, &ix[i]);
-    }
-    return crm_lanes_exp_finish(rh, rl, ix, sc, in, y);
-}
+CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 0); }
+CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 1); }
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
  * CRM_LOG10): the scalar function's own fast path (crm_log_fast_t, then
