@@ -87,7 +87,7 @@ CRM_FN void crm_lanes_gather(const double *tab, const crm_i64 *idx, double *out)
  * gets its bytes at once. The vectors are put together in registers. */
 CRM_FN void crm_lanes_load(const double *x, double *xs)
 {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
     for (int q = 0; q < CRM_LANES; q += 8) {
         __m512d v = _mm512_castpd128_pd512(_mm_loadu_pd(x + q));
         v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 2), 1);
