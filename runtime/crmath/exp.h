@@ -71,7 +71,7 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
     return p;
 }
 
-/* exp and exp2's own fast path: T_j exp(r) as h + *lo (not renormalized,
+/* exp and exp2's own fast path, T_j = th + tl given: T_j exp(r) as h + *lo (not renormalized,
  * |lo| < 2^-17), relative error below 2^-69.4; the rounding test uses
  * 2^-68. (crm_expm1_poly and crm_exp_scale_table, a double-double to
  * 2^-76.5 for sinh, cosh, tanh and expm1, cost half as much again.)
@@ -88,9 +88,8 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
  * below 2^-17 (2^-71 each), the table 2^-106; over the result, at least
  * 0.997 th, below (1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.4 (th >= 1). The
  * test's own roundings of lo -+ e (2^-71) fit in the room below 2^-68. */
-CRM_HOT_FN double crm_exp_fast(double rh, double rl, crm_i64 j, double *lo)
+CRM_HOT_FN double crm_exp_fast_t(double rh, double rl, double th, double tl, double *lo)
 {
-    double th = crm_exp_t[j][0], tl = crm_exp_t[j][1];
     double zl, z = crm_two_prod(rh, rh, &zl);
     double w = z * rh;
     double bq = fma(z, fma(z, CRM_EXP_C7, fma(rh, CRM_EXP_C6, CRM_EXP_C5)), fma(rh, CRM_EXP_C4, CRM_EXP_C3));
@@ -100,6 +99,13 @@ CRM_HOT_FN double crm_exp_fast(double rh, double rl, crm_i64 j, double *lo)
     double t, s = crm_fast_two_sum(th, a, &t);
     *lo = (t + b) + fma(th, q, fma(tl, rh + q, tl));
     return s;
+}
+
+/* the same with T_j = th + tl read from the table (lanes.h reads it for all
+ * its lanes at once) */
+CRM_HOT_FN double crm_exp_fast(double rh, double rl, crm_i64 j, double *lo)
+{
+    return crm_exp_fast_t(rh, rl, crm_exp_t[j][0], crm_exp_t[j][1], lo);
 }
 
 /* T_j exp(r) = T_j (1 + P) as a double-double, T_j in [1, 2) */

@@ -6,16 +6,19 @@
  *
  * - each lane runs the scalar function's own fast path (the same
  *   reduction, table entries, polynomial and rounding test, the same
- *   operations in the same order: exp.h's crm_exp_fast, log.h's crm_log_s
- *   and crm_log_combine, trig.h's crm_sincos_dd and crm_tan_fast), with
+ *   operations in the same order: exp.h's crm_exp_fast_t, log.h's
+ *   crm_log_fast_t, trig.h's crm_sincos_dd_t and crm_tan_fast_t), with
  *   no branch, so gcc makes of the loop over the lanes one vector
- *   operation per step (table
- *   reads become gathers); an input the fast path does not cover (NaN,
+ *   operation per step (the table entries are read for all the lanes at
+ *   once between two such loops: crm_lanes_gather); an input the fast
+ *   path does not cover (NaN,
  *   infinities, zeros, subnormal or overflowing results, huge sin and cos
  *   arguments) is replaced by a harmless one and its lane marked;
  * - the rounding test gives, per lane, whether the fast path's value is
  *   the correctly rounded one (it is then exactly what the scalar
- *   function returns: the same operations on the same input);
+ *   function returns: the same operations on the same input, or, where
+ *   a lane's test is finer than the scalar one's (log's below), the one
+ *   correctly rounded value the scalar accurate path returns);
  * - crm_lanes_<name> returns the marked lanes and those whose test
  *   failed (a few in 100,000); the caller computes them with the scalar
  *   function, special cases and accurate path included.
@@ -33,114 +36,178 @@
 
 /* after crmath.h */
 #define CRM_LANES 32 /* brine_math.h's BRT_LANES */
+#if defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
 _Static_assert(CRM_LANES <= 32, "the lanes to redo are one bit each of an unsigned");
 
 /* The lanes to redo, bit q for lane q, from their flags */
 CRM_FN unsigned crm_lanes_mask(const crm_u64 *bad)
 {
     unsigned m = 0;
+#if defined(__AVX512F__) /* a mask register per vector (gcc's own reduction is a long chain) */
+    for (int i = 0; i < CRM_LANES; i += 8) {
+        __m512i v = _mm512_loadu_si512((const void *)(bad + i));
+        m |= (unsigned)_mm512_test_epi64_mask(v, v) << i;
+    }
+#elif defined(__AVX2__) /* the flag to the sign bit, then the signs */
+    for (int i = 0; i < CRM_LANES; i += 4) {
+        __m256i v = _mm256_slli_epi64(_mm256_loadu_si256((const __m256i *)(bad + i)), 63);
+        m |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(v)) << i;
+    }
+#else
     for (int i = 0; i < CRM_LANES; i++) m |= (unsigned)bad[i] << i;
+#endif
     return m;
 }
 
-/* 2^E T_j exp(r) for exp and exp2 (crm_exp_fast, its rounding test, the
- * scaling), k = 128 E + j taken from kd + 1.5 2^52's low bits (|k| < 2^18;
- * the result normal: -1021 <= E <= 1023); *ok: the test passed */
-CRM_HOT_FN double crm_lanes_exp_scaled(double kd, double rh, double rl, int *ok)
+/* out[q] = tab[idx[q]] for the lanes: one gather instruction per vector
+ * where the vector unit has it (gcc makes a table read in a vector loop
+ * eight or four scalar loads and the shuffles that put them together,
+ * which cost more than the function's arithmetic); the lanes functions
+ * therefore compute their indexes in one vector loop, read the table here,
+ * and go on in a second loop. */
+CRM_FN void crm_lanes_gather(const double *tab, const crm_i64 *idx, double *out)
+{
+#if defined(__AVX512F__)
+    for (int q = 0; q < CRM_LANES; q += 8)
+        _mm512_storeu_pd(out + q, _mm512_i64gather_pd(_mm512_loadu_si512((const void *)(idx + q)), tab, 8));
+#elif defined(__AVX2__)
+    for (int q = 0; q < CRM_LANES; q += 4)
+        _mm256_storeu_pd(out + q, _mm256_i64gather_pd(tab, _mm256_loadu_si256((const __m256i *)(idx + q)), 8));
+#else
+    for (int q = 0; q < CRM_LANES; q++) out[q] = tab[idx[q]];
+#endif
+}
+
+/* xs = x, read 16 bytes at a time: brine's code (compiled for any x86-64
+ * unless --cpu=native) stores x 8 or 16 bytes at a time just before the
+ * call, and a wider read of stores still on their way to the cache waits
+ * for them to get there (no store forwarding); a read within one store
+ * gets its bytes at once. The vectors are put together in registers. */
+CRM_FN void crm_lanes_load(const double *x, double *xs)
+{
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    for (int q = 0; q < CRM_LANES; q += 8) {
+        __m512d v = _mm512_castpd128_pd512(_mm_loadu_pd(x + q));
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 2), 1);
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 4), 2);
+        v = _mm512_insertf64x2(v, _mm_loadu_pd(x + q + 6), 3);
+        _mm512_storeu_pd(xs + q, v);
+    }
+#elif defined(__AVX2__)
+    for (int q = 0; q < CRM_LANES; q += 4)
+        _mm256_storeu_pd(xs + q, _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + q)), _mm_loadu_pd(x + q + 2), 1));
+#else
+    for (int q = 0; q < CRM_LANES; q++) xs[q] = x[q];
+#endif
+}
+
+/* k = 128 E + j from kd + 1.5 2^52's low bits (|k| < 2^18): *ix, j's
+ * row in crm_exp_t, and 2^E (the result normal: -1021 <= E <= 1023) */
+CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
 {
     crm_u64 kb = crm_bits(kd + 6755399441055744.0);
-    crm_i64 j = (crm_i64)(kb & 127);
-    crm_u64 e = ((kb >> 7) + 1023) & 0x7ff; /* E + 1023, E's top bits wrapped away */
-    double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
-    *ok = crm_round_test(h, lo, 0x1p-68, &out);
-    return out * crm_from_bits(e << 52);
+    *ix = (crm_i64)(kb & 127) * 3;
+    return crm_from_bits((((kb >> 7) + 1023) & 0x7ff) << 52); /* E's top bits wrapped away */
 }
 
-/* exp's lanes: the fast path where 2^-54 <= |x| and -707 < x < 709.7 (the
- * result is then normal) */
-CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y)
+/* exp's (two = 0) and exp2's (two = 1) lanes: the fast path where 2^-54
+ * <= |x| < 707 (exp: the result is then normal; 707 <= x < 709.75 goes to
+ * the scalar function, as one unsigned comparison) or < 1020 (exp2, as
+ * brm_exp2's): the reduction (rh + rl, *ix and 2^E by
+ * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_t, its rounding
+ * test, the scaling) */
+CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y, int two)
 {
-    crm_u64 bad[CRM_LANES];
+    double x[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
+    crm_i64 ix[CRM_LANES];
+    crm_u64 in[CRM_LANES], bad[CRM_LANES];
+    crm_lanes_load(x0, x);
+    crm_u64 top = two ? 0x408fe00000000000ULL : 0x4086180000000000ULL;
     for (int i = 0; i < CRM_LANES; i++) {
-        double xi = x[i];
-        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
-        int in = (ax >= 0x3c90000000000000ULL) & (xi > -707.0) & (xi < 709.7);
-        double rh, rl;
-        double kd = crm_exp_reduce(xi, &rh, &rl);
-        int ok;
-        y[i] = crm_lanes_exp_scaled(kd, rh, rl, &ok);
-        bad[i] = (crm_u64)(ok & in) ^ 1;
+        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
+        in[i] = ax - 0x3c90000000000000ULL < top - 0x3c90000000000000ULL;
+        double kd;
+        if (two) { /* brm_exp2's reduction */
+            kd = crm_rint(x[i] * 128);
+            double f = (x[i] * 128 - kd) * 0x1p-7; /* exact */
+            double l;
+            rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
+            rl[i] = l + f * CRM_LN2_MI;
+        } else {
+            kd = crm_exp_reduce(x[i], &rh[i], &rl[i]);
+        }
+        sc[i] = crm_lanes_exp_split(kd, &ix[i]);
+    }
+    double th[CRM_LANES], tl[CRM_LANES];
+    crm_lanes_gather(&crm_exp_t[0][0], ix, th);
+    crm_lanes_gather(&crm_exp_t[0][1], ix, tl);
+    for (int i = 0; i < CRM_LANES; i++) {
+        double lo, out, h = crm_exp_fast_t(rh[i], rl[i], th[i], tl[i], &lo);
+        int ok = crm_round_test(h, lo, 0x1p-68, &out);
+        y[i] = out * sc[i];
+        bad[i] = ((crm_u64)ok & in[i]) ^ 1;
     }
     return crm_lanes_mask(bad);
 }
 
-/* exp2's lanes: the fast path where 2^-54 <= |x| < 1020 (as brm_exp2's:
- * the result is normal) */
-CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y)
-{
-    crm_u64 bad[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) {
-        double xi = x[i];
-        crm_u64 ax = crm_bits(xi) & 0x7fffffffffffffffULL;
-        int in = ax - 0x3c90000000000000ULL < 0x408fe00000000000ULL - 0x3c90000000000000ULL;
-        double kd = crm_rint(xi * 128);
-        double f = (xi * 128 - kd) * 0x1p-7; /* exact */
-        double rl;
-        double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
-        rl += f * CRM_LN2_MI;
-        int ok;
-        y[i] = crm_lanes_exp_scaled(kd, rh, rl, &ok);
-        bad[i] = (crm_u64)(ok & in) ^ 1;
-    }
-    return crm_lanes_mask(bad);
-}
+CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 0); }
+CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 1); }
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
- * CRM_LOG10): the fast path where x is positive, normal and finite (the
- * scalar function's reduction of it, crm_log_reduce_bits, and its
- * crm_log_combine, e' a double). The rounding test's bound is log.h's
- * 2^-64 where e' = 0 and 2^-70 elsewhere: S's absolute error is below
- * 2^-72.6 (the tail's 5 ulps of r^3/3 <= 2^-22.6, the other roundings below
- * 2^-76), and with e' != 0 the result is at least ln2 - ln(1.4141) >
- * 2^-1.53 (log), 1 - 0.5 (log2: S / ln2 <= 0.5) or log10(2) - 0.1506 >
- * 2^-2.73 (log10), with S's error divided by 1, ln2 or ln10, so the
- * relative error is below 2^-71.07; the constants' (2^-102) and the test's
- * own roundings (2^-104) fit in the room. Fewer lanes go to the scalar
- * function (there, the accurate path): for x in (0, 1], a third as many. */
-CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x, double *restrict y, int kind)
+ * CRM_LOG10): the scalar function's own fast path (crm_log_fast_t, then
+ * crm_log_base) where x is positive, normal and finite, e' a double.
+ *
+ * The rounding test takes the smaller of two bounds, each proved:
+ * - relative: log.h's 2^-64, the scalar function's;
+ * - absolute, every e': the tail's 5 ulps of r^3/3 <= 2^-22.6 (2^-72.68),
+ *   the rounding of the last sum into lo (a value below 2^-22.5: 2^-75.5),
+ *   the others in lo (values below 2^-33.7: 2^-86.7 each; below 2^-42.5
+ *   (l1, l2): 2^-95.5), the constants' (|e'| 2^-98 <= 2^-87.9 for LN2_2,
+ *   2^-96 for Tl): below 2^-72.49 for log; for log2 and log10 that error
+ *   times 1/ln b, lo's product by 1/ln b's middle part left out (2^-78.5)
+ *   and two roundings of values below 2^-22 (2^-75 each, times 0.44 for
+ *   log10): below 2^-71.64 (log2) and 2^-73.38 (log10). The test's own
+ *   roundings (2^-53 |lo -+ e| < 2^-94) fit in the room to the bounds it
+ *   uses: 2^-72, 1.5 2^-72 and 2^-73. (Against MPFR on 3 10^6 inputs the
+ *   error stays below 2^-74.1, 2^-73.2 and 2^-74.8.)
+ * The absolute bound is the smaller one unless |log_b x| < 2^-8 (with
+ * e' != 0, |log_b x| >= 0.15: always). A lane fails the test with a chance
+ * of about twice the bound over the result's ulp: 2^-18 where |log_b x| >=
+ * 1/4 (the relative bound: 2^-10.5), smaller still where |log_b x| is
+ * large. Fewer lanes go to the scalar function (there, the accurate path):
+ * for the x in (0, 1] of bench/math_lanes, a thirteenth as many. */
+CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y, int kind)
 {
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
+    crm_i64 ic[CRM_LANES], ih[CRM_LANES];
+    double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_i64 k = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127);
+        ic[i] = k * 4;
+        ih[i] = k * 2;
+    }
+    crm_lanes_gather(&crm_log_t[0][0], ic, c);
+    crm_lanes_gather(&crm_log_h[0][0], ih, th);
+    crm_lanes_gather(&crm_log_h[0][1], ih, tl);
+    double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
         crm_u64 b = crm_bits(x[i]);
         int in = b - 0x0010000000000000ULL < 0x7fe0000000000000ULL;
         crm_u64 t = b - CRM_LOG_OFF;
-        crm_i64 k = (crm_i64)((t >> 45) & 127);
         /* e' (t's top 12 bits, signed) as a double, exactly: 2^52 + e' + 2048 less 2^52 + 2048 */
         double de = crm_from_bits(0x4330000000000000ULL | ((t >> 52) ^ 0x800)) - 4503599627372544.0;
         double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
-        double r = fma(m, crm_log_t[k][0], -1.0);
-        /* crm_log_combine(kind, e', S), with e' a double */
-        crm_dd sv = crm_log_s(k, r), s;
-        double l;
-        if (kind == CRM_LN) {
-            s.hi = crm_fast_two_sum(de * CRM_LOG_LN2_1, sv.hi, &l);
-            s.lo = l + (sv.lo + de * CRM_LOG_LN2_2);
-        } else {
-            int two = kind == CRM_LOG2;
-            double ch = two ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI, cm = two ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
-            double pl;
-            double ph = crm_two_prod(sv.hi, ch, &pl);
-            pl = fma(sv.hi, cm, fma(sv.lo, ch, pl));
-            if (two) {
-                s.hi = crm_fast_two_sum(de, ph, &l);
-                s.lo = l + pl;
-            } else {
-                s.hi = crm_fast_two_sum(de * CRM_LOG_LG2_1, ph, &l);
-                s.lo = l + (pl + de * CRM_LOG_LG2_2);
-            }
-        }
-        double out;
-        int ok = crm_round_test(s.hi, s.lo, de == 0 ? 0x1p-64 : 0x1p-70, &out);
+        double r = fma(m, c[i], -1.0);
+        double lo, hi = crm_log_fast_t(de, r, th[i], tl[i], &lo);
+        hi = crm_log_base(kind, hi, &lo);
+        /* the relative bound or the absolute one, the smaller */
+        double rel = crm_fabs(hi) * 0x1p-64;
+        double out, err = rel < abs ? rel : abs;
+        int ok = crm_round_test_abs(hi, lo, err, &out);
         y[i] = out;
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
@@ -151,33 +218,56 @@ CRM_FN unsigned crm_lanes_log(const double *restrict x, double *restrict y) { re
 CRM_FN unsigned crm_lanes_log2(const double *restrict x, double *restrict y) { return crm_lanes_logk(x, y, CRM_LOG2); }
 CRM_FN unsigned crm_lanes_log10(const double *restrict x, double *restrict y) { return crm_lanes_logk(x, y, CRM_LOG10); }
 
-/* sin's (c = 0) and cos's (c = 1) lanes: crm_sincos's fast path, where
- * 2^-27 <= |x| < 2^40 */
-CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x, double *restrict y, int c)
+/* crm_sincos_reduce in every lane: rh + rl, the sine's (or cosine's)
+ * index k in crm_sin128 and whether 2^-27 <= |x| < 2^40; t[2m], t[2m + 1]:
+ * the entries k + 64 m, m < n */
+CRM_HOT_FN void crm_lanes_trig_reduce(const double *restrict x, int c, int n, double *rh, double *rl, crm_u64 *in,
+                                      double (*t)[CRM_LANES])
 {
-    crm_u64 bad[CRM_LANES];
+    crm_i64 ix[3][CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
         crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
-        int in = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
-        double l, e, out, h = crm_sincos_dd(x[i], c, &l, &e);
+        in[i] = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
+        crm_i64 k = crm_sincos_reduce(x[i], c, &rh[i], &rl[i]);
+        for (int m = 0; m < n; m++) ix[m][i] = ((k + 64 * m) & 255) * 2;
+    }
+    for (int m = 0; m < n; m++) {
+        crm_lanes_gather(&crm_sin128[0][0], ix[m], t[2 * m]);
+        crm_lanes_gather(&crm_sin128[0][1], ix[m], t[2 * m + 1]);
+    }
+}
+
+/* sin's (c = 0) and cos's (c = 1) lanes: crm_sincos's fast path, where
+ * 2^-27 <= |x| < 2^40 */
+CRM_HOT_FN unsigned crm_lanes_sincos(const double *restrict x0, double *restrict y, int c)
+{
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
+    double rh[CRM_LANES], rl[CRM_LANES], t[4][CRM_LANES];
+    crm_u64 in[CRM_LANES], bad[CRM_LANES];
+    crm_lanes_trig_reduce(x, c, 2, rh, rl, in, t);
+    for (int i = 0; i < CRM_LANES; i++) {
+        double l, e, out, h = crm_sincos_dd_t(rh[i], rl[i], t[0][i], t[1][i], t[2][i], t[3][i], &l, &e);
         int ok = crm_round_test_abs(h, l, e, &out);
         y[i] = out;
-        bad[i] = (crm_u64)(ok & in) ^ 1;
+        bad[i] = ((crm_u64)ok & in[i]) ^ 1;
     }
     return crm_lanes_mask(bad);
 }
 
-/* tan's lanes: brm_tan's fast path (crm_tan_fast), where 2^-27 <= |x| < 2^40 */
-CRM_FN unsigned crm_lanes_tan(const double *restrict x, double *restrict y)
+/* tan's lanes: brm_tan's fast path (crm_tan_fast_t), where 2^-27 <= |x| < 2^40 */
+CRM_FN unsigned crm_lanes_tan(const double *restrict x0, double *restrict y)
 {
-    crm_u64 bad[CRM_LANES];
+    double x[CRM_LANES];
+    crm_lanes_load(x0, x);
+    double rh[CRM_LANES], rl[CRM_LANES], t[6][CRM_LANES];
+    crm_u64 in[CRM_LANES], bad[CRM_LANES];
+    crm_lanes_trig_reduce(x, 0, 3, rh, rl, in, t);
     for (int i = 0; i < CRM_LANES; i++) {
-        crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
-        int in = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
-        double out;
-        int ok = crm_tan_fast(x[i], &out);
+        double out, ti[6] = {t[0][i], t[1][i], t[2][i], t[3][i], t[4][i], t[5][i]};
+        int ok = crm_tan_fast_t(rh[i], rl[i], ti, &out);
         y[i] = out;
-        bad[i] = (crm_u64)(ok & in) ^ 1;
+        bad[i] = ((crm_u64)ok & in[i]) ^ 1;
     }
     return crm_lanes_mask(bad);
 }

@@ -73,8 +73,8 @@ CRM_FN double crm_log1p_tail(double r)
     return r2 * r * q;
 }
 
-/* S = -log c_i + log1p(r) as a double-double, for pow.h, lgamma.h and
- * lanes.h (log's own fast path is crm_log_fast): log1p(r) = r - r^2/2
+/* S = -log c_i + log1p(r) as a double-double, for pow.h and lgamma.h
+ * (log's own fast path is crm_log_fast): log1p(r) = r - r^2/2
  * (exact: two_prod) + r^3 q(r) (crm_log1p_tail: below 2^-73.3 absolute);
  * S's other parts are exact or double-double (2^-104). |S| >= 2^-8 unless
  * c_i = 1, where S = log1p(r) and the tail's error is below 2^-66 |r|: S
@@ -157,10 +157,23 @@ CRM_FN double crm_log_combine_td(int kind, int e, crm_td s)
     return crm_td_round(y);
 }
 
-/* log x = e' ln2 + S as hi + *lo (not renormalised), x's bits b as for
- * crm_log_reduce_bits: the fast path of log, log2, log10 and log1p (see the
- * top): H = e' LN2_1 + Th exact (both multiples of 2^-42, |H| < 2^10),
- * H + r and then - r^2/2 added exactly, the rest in *lo */
+/* log x = e' ln2 + S as hi + *lo (not renormalised), from e', r and
+ * -log c_i = Th + Tl (crm_log_h): the fast path of log, log2, log10 and
+ * log1p (see the top): H = e' LN2_1 + Th exact (both multiples of 2^-42,
+ * |H| < 2^10), H + r and then - r^2/2 added exactly, the rest in *lo */
+CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, double *lo)
+{
+    double h = fma(de, CRM_LOG_LN2_1, th);      /* exact */
+    double l1, h1 = crm_fast_two_sum(h, r, &l1); /* |H| >= 1.94 |r| or H = 0 */
+    double r2 = r * r, r2l = fma(r, r, -r2);
+    double h2 = fma(r2, -0.5, h1);
+    double l2 = fma(r2, -0.5, h1 - h2); /* h1 - h2 exact (Sterbenz), so l2 is h2's error */
+    *lo = ((fma(r2l, -0.5, l1) + l2) + fma(de, CRM_LOG_LN2_2, tl)) + crm_log1p_tail(r);
+    return h2;
+}
+
+/* the same from x's bits: e' (a double), r and the table's Th + Tl (lanes.h
+ * reads them for all its lanes at once) */
 CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
 {
     crm_u64 t = b - CRM_LOG_OFF;
@@ -168,13 +181,7 @@ CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
     double de = (double)(((crm_i64)t >> 52) - sub);
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
     double r = fma(m, crm_log_t[k][0], -1.0);
-    double h = fma(de, CRM_LOG_LN2_1, crm_log_h[k][0]); /* exact */
-    double l1, h1 = crm_fast_two_sum(h, r, &l1);         /* |H| >= 1.94 |r| or H = 0 */
-    double r2 = r * r, r2l = fma(r, r, -r2);
-    double h2 = fma(r2, -0.5, h1);
-    double l2 = fma(r2, -0.5, h1 - h2); /* h1 - h2 exact (Sterbenz), so l2 is h2's error */
-    *lo = ((fma(r2l, -0.5, l1) + l2) + fma(de, CRM_LOG_LN2_2, crm_log_h[k][1])) + crm_log1p_tail(r);
-    return h2;
+    return crm_log_fast_t(de, r, crm_log_h[k][0], crm_log_h[k][1], lo);
 }
 
 /* log, log2 or log10 of x, the accurate path: the reduction again, then
@@ -185,6 +192,19 @@ CRM_COLD_FN double crm_log_accurate(double x, int kind)
     double r;
     crm_log_reduce(x, &e, &i, &r);
     return crm_log_combine_td(kind, e, crm_log_s_td(i, r));
+}
+
+/* hi + *lo = log x to log_b x (b: kind's base) by 1/ln b as a
+ * double-double: ph hi's exact product by the constant's high part, the
+ * rest 2^-104 */
+CRM_HOT_FN double crm_log_base(int kind, double hi, double *lo)
+{
+    if (kind == CRM_LN) return hi;
+    double ch = kind == CRM_LOG2 ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI;
+    double cm = kind == CRM_LOG2 ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
+    double pl, ph = crm_two_prod(hi, ch, &pl);
+    *lo = fma(hi, cm, fma(*lo, ch, pl));
+    return ph;
 }
 
 /* log, log2 or log10 of x: the special cases, then the two paths; log2
@@ -204,13 +224,7 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
         if (b >= 0x8000000000000000ULL) return crm_nan();   /* x < 0, -inf, -NaN */
         hi = crm_log_fast(crm_bits(x * 0x1p54), 54, &lo);   /* subnormal */
     }
-    if (kind != CRM_LN) {
-        double ch = kind == CRM_LOG2 ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI;
-        double cm = kind == CRM_LOG2 ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
-        double pl, ph = crm_two_prod(hi, ch, &pl);
-        lo = fma(hi, cm, fma(lo, ch, pl));
-        hi = ph;
-    }
+    hi = crm_log_base(kind, hi, &lo);
     double out;
     if (CRM_LIKELY(crm_round_test(hi, lo, 0x1p-64, &out))) return out;
     return crm_log_accurate(x, kind);

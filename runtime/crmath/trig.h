@@ -304,19 +304,26 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * vl's rounding 2^-53 |vl| <= 2^-106 |rh| + 2^-55.5 |rh|^3, so in all below
  * |rh| (2^-52 z + 2^-105) + 2^-118; e = |rh| (2^-50 z + 2^-100) + 2^-117
  * leaves room for the test's own roundings of l - e and l + e. */
-CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
+/* crm_sincos_dd's reduction: rh + rl, and k + 64 c mod 256 (the index of
+ * Sh + Sl in crm_sin128; Ch + Cl's is 64 more) */
+CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
 {
     double kd = crm_rint(x * CRM_128PI);
     double t1 = fma(-kd, CRM_PI128F_1, x); /* exact, as in crm_trig */
     double pl, ph = crm_two_prod(kd, CRM_PI128F_2, &pl);
-    double rl, rh = crm_two_sum(t1, -ph, &rl);
-    rl -= pl + kd * CRM_PI128F_3;
-    rh = crm_fast_two_sum(rh, rl, &rl);
+    double l, h = crm_two_sum(t1, -ph, &l);
+    l -= pl + kd * CRM_PI128F_3;
+    *rh = crm_fast_two_sum(h, l, rl);
     /* k mod 256: the low bits of kd + 1.5 2^52 (|kd| < 2^46; no conversion
      * to int64, which SSE and AVX2 vectors lack: lanes.h) */
-    crm_i64 k = (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
-    double sh = crm_sin128[k][0], sl = crm_sin128[k][1];
-    double ch = crm_sin128[(k + 64) & 255][0], cl = crm_sin128[(k + 64) & 255][1];
+    return (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
+}
+
+/* the rest of crm_sincos_dd from the reduction and the table's Sh + Sl and
+ * Ch + Cl (lanes.h reads them for all its lanes at once) */
+CRM_HOT_FN double crm_sincos_dd_t(double rh, double rl, double sh, double sl, double ch, double cl, double *lo,
+                                  double *err)
+{
     double zl, z = crm_two_prod(rh, rh, &zl);
     double ps = fma(z * z, fma(z, crm_invfact[9][0], -crm_invfact[7][0]), fma(z, crm_invfact[5][0], -crm_invfact[3][0]));
     double vl = fma(rh * z, ps, rl);
@@ -331,6 +338,13 @@ CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
     *err = sh == 0 ? crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117 : 0x1p-70;
     *lo = fma(ch, vl, fma(sh, ul, m));
     return s2;
+}
+
+CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
+{
+    double rh, rl;
+    crm_i64 k = crm_sincos_reduce(x, c, &rh, &rl), k64 = (k + 64) & 255;
+    return crm_sincos_dd_t(rh, rl, crm_sin128[k][0], crm_sin128[k][1], crm_sin128[k64][0], crm_sin128[k64][1], lo, err);
 }
 
 CRM_FN double crm_sincos(double x, int c)
@@ -354,18 +368,31 @@ CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
  * multiplied by RN(1/d) rather than divided (the two divisions then run
  * side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
  * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin.
- * crm_tan_fast: that fast path and its rounding test (*r, when it passes;
- * lanes.h's tan runs it too). */
-CRM_HOT_FN int crm_tan_fast(double x, double *r)
+ * crm_tan_fast_t: that fast path and its rounding test (*r, when it passes;
+ * lanes.h's tan runs it too), from crm_sincos_reduce's rh + rl and t, the
+ * table's Sh, Sl, Ch, Cl of the sine (k) and Ch, Cl of the cosine (k + 128). */
+CRM_HOT_FN int crm_tan_fast_t(double rh, double rl, const double *t, double *r)
 {
-    double nl, ne, nh = crm_sincos_dd(x, 0, &nl, &ne);
-    double dl, de, dh = crm_sincos_dd(x, 1, &dl, &de);
+    double nl, ne, nh = crm_sincos_dd_t(rh, rl, t[0], t[1], t[2], t[3], &nl, &ne);
+    double dl, de, dh = crm_sincos_dd_t(rh, rl, t[2], t[3], t[4], t[5], &dl, &de);
     nh = crm_fast_two_sum(nh, nl, &nl);
     dh = crm_fast_two_sum(dh, dl, &dl);
     double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
     double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
     double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);
     return crm_round_test_abs(h, l, e * 1.0000001, r);
+}
+
+/* the same from x: t, crm_sin128's entries k, k + 64 and k + 128 */
+CRM_HOT_FN int crm_tan_fast(double x, double *r)
+{
+    double rh, rl, t[6];
+    crm_i64 k = crm_sincos_reduce(x, 0, &rh, &rl);
+    for (int i = 0; i < 3; i++) {
+        t[2 * i] = crm_sin128[(k + 64 * i) & 255][0];
+        t[2 * i + 1] = crm_sin128[(k + 64 * i) & 255][1];
+    }
+    return crm_tan_fast_t(rh, rl, t, r);
 }
 
 CRM_FN double brm_tan(double x)
