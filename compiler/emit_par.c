@@ -840,7 +840,7 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
     return tmp_owned(rn->type, "%s(&%s)", runner, c);
 }
 
-/* A comprehension opt_parfor.c put on the pool (one range generator, no
+/* A comprehension opt_parfor.c put on the pool (one range or array source, no
  * filter): its chunks fill their slots as a par one's do, when the runtime
  * splits (threads to split for, and enough elements by par_least's guess,
  * as a marked loop's, but no more than brt_arr_room makes room for); else
