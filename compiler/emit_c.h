@@ -221,6 +221,8 @@ void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void 
 void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
                 const char *stop);
 void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
+                   const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                  const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
 void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);

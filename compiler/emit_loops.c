@@ -810,6 +810,37 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
     close_views(views);
 }
 
+/* A sequential generator's loop over its int range (s: its first value and
+ * count, evaluated), written twice when opt_loops.c guarded it: the version
+ * without the guarded bounds checks when every guard holds for each value
+ * the loop takes, lo .. lo + n - 1 (tested once, before it), else the loop
+ * as written, which panics where it would. */
+void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
+                   const char *stop)
+{
+    if (!rn->nguards) {
+        source_loop(rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
+        return;
+    }
+    const char *last = tmp(ty_int, "%s > 0 ? (int64_t)((uint64_t)%s + (uint64_t)(%s - 1)) : %s", s->n, s->lo, s->n, s->lo);
+    struct buf cond = {0};
+    bprintf(&cond, "%s <= 0", s->n);
+    for (int i = 0; i < rn->nguards; i++)
+        bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (", loop_guard_test(&rn->guards[i], s->lo, last, last, true));
+    bputs(&cond, ")");
+    line("if (%s) {", cond.p);
+    free(cond.p);
+    for (int version = 0; version < 2; version++) {
+        F->ind++;
+        struct ir_node *outer = CG->guarded;
+        if (version == 0) CG->guarded = rn;
+        source_loop(rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
+        CG->guarded = outer;
+        F->ind--;
+        line(version == 0 ? "} else {" : "}");
+    }
+}
+
 /* The work of one iteration of a loop on the pool, in IR nodes, each loop
  * inside (each comprehension or reduction) counted as 16 runs of its body:
  * a guess, for the grain below. Capped far below overflow. */

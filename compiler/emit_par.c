@@ -488,7 +488,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), fa.stk, fa.sp);
     }
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
-    else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, fold_cb, &fa, stop);
+    else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
     if (so && !rn->user) line("brt_own_pop(&%s.o);", so);
     if (tree) {
         /* the partial leaf, then the nodes without a partner, right to left */
@@ -840,7 +840,7 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
     return tmp_owned(rn->type, "%s(&%s)", runner, c);
 }
 
-/* A comprehension opt_parfor.c put on the pool (one range generator, no
+/* A comprehension opt_parfor.c put on the pool (one range or array source, no
  * filter): its chunks fill their slots as a par one's do, when the runtime
  * splits (threads to split for, and enough elements by par_least's guess,
  * as a marked loop's, but no more than brt_arr_room makes room for); else
@@ -877,7 +877,7 @@ static const char *pool_listcomp(struct ir_node *rn)
     F->ind++;
     declare_var(rn->gen_var, VS_BORROWED);
     struct push_arg pa = {out, false};
-    source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
+    emit_gen_loop(rn, &s, push_cb, &pa, NULL);
     F->ind--;
     line("}");
     return out;
@@ -899,7 +899,7 @@ const char *emit_listcomp(struct ir_node *rn)
                               : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
         struct push_arg pa = {out, false};
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
-        else source_loop(rn, "", s.lo, s.arr, "0", s.n, s.is_range, push_cb, &pa, NULL);
+        else emit_gen_loop(rn, &s, push_cb, &pa, NULL);
         return out;
     }
     struct src s = eval_sources(rn);

@@ -27,6 +27,7 @@ const char *const ir_op_name[] = {
 /* ---- dump ---------------------------------------------------------------- */
 
 static void dump_expr(FILE *out, struct ir_node *n);
+static void dump_loop_facts(FILE *out, struct ir_node *s);
 
 static void dump_i128(FILE *out, unsigned __int128 v, bool is_signed)
 {
@@ -168,7 +169,9 @@ static void dump_expr(FILE *out, struct ir_node *n)
             if (i) fputs(" ", out);
             dump_var(out, n->caps[i]);
         }
-        fputs("])", out);
+        fputs("]", out);
+        if (n->nguards) dump_loop_facts(out, n); /* its loop's guards (opt_loops.c) */
+        fputs(")", out);
         return;
     }
     if (n->a) { fputs(" ", out); dump_expr(out, n->a); }
@@ -491,6 +494,12 @@ static void v_gen(struct vstate *st, struct ir_node *n)
     st->loops = 0; /* no break/continue inside an element */
     /* captures must be in scope outside, and complete */
     for (int i = 0; i < n->ncaps; i++) want(st, n, in_scope(st, n->caps[i]), "captured variable not in scope");
+    /* guards (opt_loops.c): only on the one sequential loop over an int range
+     * that the emitter writes twice (emit_gen_loop) */
+    want(st, n, !n->nguards || (!n->par && !n->world && !n->user && !n->scan && !n->key && !n->nclauses &&
+                                n->iter.is_range && n->gen_var->type == ty_int),
+         "guards on a generator the emitter does not version");
+    loop_enter(st, n);
     scope_push(st, n, n->gen_var);
     for (int i = 0; i < n->nclauses; i++) {
         struct ir_clause *c = &n->clauses[i];
@@ -518,6 +527,7 @@ static void v_gen(struct vstate *st, struct ir_node *n)
         v_expr(st, n->key);
         want(st, n, n->key->type == ty_int, "key is not int");
     }
+    st->naround--;
     st->nscope = mark;
     if (n->user) {
         want(st, n, n->a && n->a->type == n->elem_type, "start value type");

@@ -203,7 +203,7 @@ struct ir_node {
      * lets the emitter leave out a check that cannot fail. */
     struct ir_node *in_range_by; /* IR_INDEX, IR_STORE (its one index): the IR_FOR_RANGE
                                   * whose guarded version keeps the index inside the array */
-    struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE: the guarded version runs when all hold */
+    struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE, a generator: the guarded version runs when all hold */
     int nguards;
     /* IR_FOR_RANGE (opt_interchange.c): the range loop directly inside it
      * that its swapped version runs outside it (or, jam, around four of its

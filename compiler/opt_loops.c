@@ -39,6 +39,14 @@
  *                   j0, j0 + s, ... up to n: its guards are the same, over
  *                   j0 .. n (n - 1), tested with s >= 0 and n + s without
  *                   overflow, and then j += s cannot overflow either.
+ *                   A comprehension or built-in reduction over an int range
+ *                   (one generator, not par; sum(x[i][k] * y[k] for k in
+ *                   0..d), [xs[i] + xs[i + 1] for i in 0..n]) is the loop
+ *                   the emitter writes for it: its element and filter are an
+ *                   innermost body (no generator inside), guarded the same
+ *                   way, and the emitter writes that loop twice
+ *                   (emit_gen_loop). opt_range.c drops a generator's guards
+ *                   where its ranges prove every index they would.
  *   (overflow checks that ranges prove unnecessary: opt_range.c)
  */
 #include "ir.h"
@@ -611,6 +619,49 @@ static void guard_loop(struct ir_node *loop, struct body *b)
     }
 }
 
+/* ---- bounds: a guarded version of an innermost range generator ----------- */
+
+/* A comprehension or reduction the emitter writes as one sequential loop
+ * over an int range (emit_gen_loop): no clauses, no key, not par, a built-in
+ * reducer. A comprehension parfor later puts on the pool keeps its guards
+ * for its loop as written (the pool's chunks keep their checks). */
+static bool guardable_gen(struct ir_node *n)
+{
+    if (!ir_is_expr(n) || (n->op != IR_REDUCE && n->op != IR_LISTCOMP)) return false;
+    if (n->par || n->world || n->user || n->scan || n->key || n->nclauses || !n->iter.is_range) return false;
+    return n->gen_var->type == ty_int;
+}
+
+/* A generator's element (and filter) is the body of its loop: guarded as an
+ * innermost range loop's body is, when no generator is inside it (an
+ * expression assigns nothing, pushes only through a mutating method, and
+ * stores nothing: the arrays it indexes keep their lengths unless such a
+ * method names them, which use_expr marks). */
+static void guard_gen(struct ir_node *g)
+{
+    struct body b = {USE, STORED, TOUCHED, 0, false, false};
+    use_expr(&b, g->elem);
+    use_expr(&b, g->filter);
+    mark(&b, g->gen_var->id, U_DEFINED);
+    qsort(b.touched, (size_t)b.ntouched, sizeof *b.touched, cmp_id);
+    if (!b.has_gen && !b.has_loop) {
+        struct bce x = {g, g->gen_var, &b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
+        bce_expr(&x, g->elem);
+        bce_expr(&x, g->filter);
+        for (int i = 0; i < b.ntouched; i++) IS_ALIAS[b.touched[i]] = 0;
+    }
+    body_done(&b);
+}
+
+/* Every guardable generator in n, wherever it stands (a let, a loop's
+ * bound, another generator's element). */
+static void gens_in(struct ir_node *n)
+{
+    if (!n) return;
+    if (guardable_gen(n)) guard_gen(n);
+    ir_each_child(n, gens_in);
+}
+
 /* ---- the pass ---------------------------------------------------------------- */
 
 /* ---- views: an array's data and length read once, before the loop --------- */
@@ -709,7 +760,10 @@ void opt_loops(struct ir_program *ir)
     memset(IS_ALIAS, 0, n);
     FIXED_OF = xmalloc(n * sizeof *FIXED_OF);
     BASE_OF = xmalloc(n * sizeof *BASE_OF);
-    for (int i = 0; i < ir->fns.len; i++) loops_in(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->fns.len; i++) {
+        loops_in(((struct ir_fn *)ir->fns.items[i])->body);
+        gens_in(((struct ir_fn *)ir->fns.items[i])->body);
+    }
     free(USE);
     free(STORED);
     free(TOUCHED);

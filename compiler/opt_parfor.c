@@ -41,14 +41,15 @@
  *     into the last holder);
  *   - nothing in it has an effect but those stores: no call (calls left
  *     after inlining may print or loop), no builtin but len, the
- *     conversions, abs, min, max, the math functions and the wrapping and
- *     bit methods, no par construct, no user or keyed reduction; no while
+ *     conversions, abs, min, max, the math functions, the wrapping and
+ *     bit methods and comploop's new rows of unset values, no par construct, no user or keyed reduction; no while
  *     loop (each iteration ends), no break or return of the loop;
  *   - it does enough work to pay for the pool: it holds a loop, a
  *     comprehension or a reduction.
  *
  * A plain comprehension [E for i in lo..hi] (one range generator over int,
- * no filter) whose element E passes the same checks, as a body holding one
+ * no filter), or [E for x in xs] over an array, whose element E passes the
+ * same checks (x a value of the element's own), as a body holding one
  * expression (it stores nothing), is marked par too, with pool set: the
  * emitter (emit_par.c) fills its slots as a par comprehension's, with the
  * function's places, when the count pays for E's work, else runs it as
@@ -257,6 +258,9 @@ static bool plain_builtin(enum builtin b)
 #undef X
     case M_WRAPPING_ADD: case M_WRAPPING_SUB: case M_WRAPPING_MUL: case M_WRAPPING_NEG: case M_ROTATE_LEFT:
     case M_ROTATE_RIGHT: case M_COUNT_ONES: case M_LEADING_ZEROS: case M_TRAILING_ZEROS:
+    /* comploop's row of values not yet set: a new array the body owns
+     * (a let), its size at most brt_arr_room's, like [0.0] * n */
+    case BI_UNSET:
         return true;
     default:
         return false;
@@ -449,11 +453,13 @@ static bool try_loop(struct ir_node *s)
  * in it is stored, so it reads what it reads the same on every thread. */
 static bool try_comp(struct ir_node *n)
 {
-    if (n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.lo->type != ty_int
-        || n->gen_var->type != ty_int)
-        return false;
+    if (n->par || n->filter || n->nclauses) return false;
+    if (n->iter.is_range && (n->iter.lo->type != ty_int || n->gen_var->type != ty_int)) return false;
     clear_body_flags();
-    flag[n->gen_var->id] |= F_IDX;
+    /* over a range, the variable is the element's index; over an array, it
+     * is the element's own value, read from a source evaluated once before
+     * the first element (in order and on the pool alike) and never stored into */
+    flag[n->gen_var->id] |= n->iter.is_range ? F_IDX : F_DEF;
     defs_expr(n->elem);
     bool work = false;
     bool ok = ok_expr(n->elem, &work) && work;

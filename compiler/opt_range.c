@@ -43,7 +43,9 @@
  * 0..63, and on int to u64 conversions of a non-negative value; in_bounds
  * on an index of a variable and a store of one index. Where it cannot
  * prove, the check stays, so every panic stays where and what it is.
- * `--dump=ir:range` shows the marks (no-overflow, in-bounds).
+ * `--dump=ir:range` shows the marks (no-overflow, in-bounds). A generator
+ * whose every index opt_loops.c guarded is in_bounds loses its guards (its
+ * two versions would be one).
  */
 #include "ir.h"
 
@@ -740,6 +742,45 @@ static bool stmt(struct ir_node *s)
 
 #define ROUNDS 3 /* a parameter's range from its callers', this many calls deep */
 
+/* ---- generator guards the ranges made unnecessary ------------------------- */
+
+/* Whether n holds an index that gen's guards prove and no range does. */
+static bool guard_needed(struct ir_node *n, struct ir_node *gen)
+{
+    if (!n) return false;
+    if (n->in_range_by == gen && !n->in_bounds) return true;
+    if (guard_needed(n->a, gen) || guard_needed(n->b, gen) || guard_needed(n->c, gen) ||
+        guard_needed(n->elem, gen) || guard_needed(n->filter, gen))
+        return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (guard_needed(n->kids[i], gen)) return true;
+    return false;
+}
+
+static struct ir_node *DROP; /* the generator whose marks drop_marks clears */
+
+static void drop_marks(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->in_range_by == DROP) n->in_range_by = NULL;
+    ir_each_child(n, drop_marks);
+}
+
+/* A generator opt_loops.c guarded whose every guarded index a range proves
+ * (in_bounds): its second version would be the first, so it has none. */
+static void drop_proved_guards(struct ir_node *n)
+{
+    if (!n) return;
+    if (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP) && n->nguards &&
+        !guard_needed(n->elem, n) && !guard_needed(n->filter, n)) {
+        DROP = n;
+        drop_marks(n->elem);
+        drop_marks(n->filter);
+        n->nguards = 0;
+    }
+    ir_each_child(n, drop_proved_guards);
+}
+
 void opt_range(struct ir_program *ir)
 {
     P = ir;
@@ -782,6 +823,7 @@ void opt_range(struct ir_program *ir)
     }
     for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
     free(prev);
+    for (int i = 0; i < ir->fns.len; i++) drop_proved_guards(((struct ir_fn *)ir->fns.items[i])->body);
     SEEN = NULL;
     free(ENV);
     free(CH);

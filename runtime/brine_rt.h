@@ -150,10 +150,16 @@ BRT_INLINE void brt_stack_check(const brt_loc *loc)
  * generated one-leaf folds choose the calls the runtime samples
  * (brt_unsampled). */
 #define BRT_TCACHE_CLASSES 4
+#define BRT_TCACHE_SIZES 4
 #define BRT_TCACHE_AREA ((uintptr_t)4096)
 typedef struct brt_tcache {
     _Alignas(64) void *head[BRT_TCACHE_CLASSES]; /* a line of its own (os.c) */
     int32_t count[BRT_TCACHE_CLASSES];
+    /* Freed array data of a middle size (value.c): per entry, a list of
+     * buffers of exactly dbytes[e] bytes, dcount[e] of them. */
+    void *dhead[BRT_TCACHE_SIZES];
+    int64_t dbytes[BRT_TCACHE_SIZES];
+    int32_t dcount[BRT_TCACHE_SIZES];
     void *self;
     uint32_t tick;
     /* The call chain's slots (runtime/frames.c): each user function gets

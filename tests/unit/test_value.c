@@ -266,3 +266,45 @@ Test(value, str_append)
     brt_str_release(other);
     brt_str_release(b);
 }
+
+/* Freed data of a middle size (64 < bytes <= 64 KiB) goes onto the thread's
+ * cache and is handed to the next array of exactly that many bytes; a new
+ * array from it still starts as its constructor says (brt_arr_new: zeros),
+ * a push past its room reallocates it, and a size with no entry free is
+ * freed as before. Needs brt_start: the cache is the thread's. */
+Test(value, middle_data_reused)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    brt_arr *a = brt_arr_new(&brt_t_float, 500); /* 4000 bytes */
+    for (int64_t i = 0; i < 500; i++) ((double *)a->data)[i] = 1.5;
+    void *d = a->data;
+    brt_arr_release(a);
+    void *other = malloc(4000); /* malloc's own next 4000 bytes: never the cached ones */
+    cr_assert_neq(other, d);
+    brt_arr *b = brt_arr_new(&brt_t_float, 500);
+    cr_assert_eq(b->data, d, "a freed 4000-byte buffer is the next one of 4000 bytes");
+    free(other);
+    for (int64_t i = 0; i < 500; i++) cr_assert_eq(((double *)b->data)[i], 0.0);
+    double v = 2.5;
+    b = brt_arr_push(b, &v); /* past its room: realloc'ed, a new size */
+    cr_assert_eq(b->len, 501);
+    cr_assert_eq(((double *)b->data)[500], 2.5);
+    brt_arr_release(b);
+    brt_arr *c = brt_arr_new(&brt_t_float, 499);
+    cr_assert_neq(c->data, d, "no buffer of another size");
+    brt_arr_release(c);
+    /* five sizes at once: the four entries take four, the fifth is freed */
+    brt_arr *s[5];
+    for (int k = 0; k < 5; k++) s[k] = brt_arr_new(&brt_t_int, 100 + k);
+    for (int k = 0; k < 5; k++) brt_arr_release(s[k]);
+    for (int k = 0; k < 5; k++) {
+        brt_arr *t = brt_arr_new(&brt_t_int, 100 + k);
+        cr_assert_eq(t->len, 100 + k);
+        for (int64_t i = 0; i < t->len; i++) cr_assert_eq(((int64_t *)t->data)[i], 0);
+        brt_arr_release(t);
+    }
+    /* a big one is never cached: freed at once */
+    brt_arr *big = brt_arr_new(&brt_t_float, 20000);
+    brt_arr_release(big);
+}
