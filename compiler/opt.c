@@ -37,7 +37,8 @@
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
-    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")
+    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")  \
+    X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -70,6 +71,9 @@ static const struct {
     {"unique", "parfor", "an outer array a loop on the pool stores into must already be unique (unique_steps)"},
     {"borrow", "parfor", "a borrowed let is an alias of an element the loop must not store into"},
     {"interchange", "parfor", "a nest's inner loop (swap) is written by its nest, never on the pool"},
+    {"borrow", "move", "a borrowed let owns nothing to move or take"},
+    {"inline", "move", "a call written in place is no call whose arguments a callee owns"},
+    {"parfor", "move", "a loop on the pool runs its body in a helper, whose captures are borrowed"},
 };
 
 struct pass {
