@@ -501,7 +501,8 @@ static void emit_unique(struct ir_node *s)
 
 /* let v = a[k] taking the element out (opt_move.c): a made unique, the
  * slot's value v's own reference, the slot left empty until a store puts
- * a value back. A loop's view of a (opt_loops.c) means a is unique there. */
+ * a value back. A loop's view of a (opt_loops.c) means a is unique there:
+ * so a chunk of a loop on the pool, where a is borrowed, takes through it. */
 static void emit_take(struct ir_node *s)
 {
     struct ir_node *ix = s->a;
@@ -653,7 +654,7 @@ static void emit_stmt_here(struct ir_node *s)
             scope_close();
             return;
         }
-        if (s->take && F->vst[s->a->a->var->id] == VS_OWNED) {
+        if (s->take && (F->vst[s->a->a->var->id] == VS_OWNED || view_of_var(s->a->a->var))) {
             emit_take(s);
             scope_close();
             return;

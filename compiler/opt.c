@@ -37,8 +37,8 @@
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
-    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")  \
-    X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile")
+    X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
+    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -73,7 +73,8 @@ static const struct {
     {"interchange", "parfor", "a nest's inner loop (swap) is written by its nest, never on the pool"},
     {"borrow", "move", "a borrowed let owns nothing to move or take"},
     {"inline", "move", "a call written in place is no call whose arguments a callee owns"},
-    {"parfor", "move", "a loop on the pool runs its body in a helper, whose captures are borrowed"},
+    {"interchange", "move", "a jam keeps a row let before its inner loop only when it borrows, never a take"},
+    {"move", "parfor", "a row taken out of slot i is iteration i's own: the loop may run on the pool"},
 };
 
 struct pass {
