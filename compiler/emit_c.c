@@ -499,23 +499,49 @@ static void emit_unique(struct ir_node *s)
     line("} while (0);");
 }
 
-/* let v = a[k] taking the element out (opt_move.c): a made unique, the
- * slot's value v's own reference, the slot left empty until a store puts
- * a value back. A loop's view of a (opt_loops.c) means a is unique there:
- * so a chunk of a loop on the pool, where a is borrowed, takes through it. */
+/* The variable at the root of an index path a[k0][k1].. (opt_move.c's takes). */
+static struct ir_var *path_root(struct ir_node *n)
+{
+    while (n->op == IR_INDEX) n = n->a;
+    return n->var;
+}
+
+/* Slot steps from p (a pointer to the root variable's array) down the
+ * path n = a[k0]..[kj]: each array on the way made unique (but a, when a
+ * loop's view says it is: root_unique), each index checked in the order
+ * the expression checks them. Returns a pointer to the slot of the last. */
+static const char *take_steps(struct ir_node *n, const char *p, bool root_unique)
+{
+    if (n->op != IR_INDEX) return p;
+    p = take_steps(n->a, p, root_unique);
+    const char *i = emit_expr(n->b), *q = new_temp();
+    if (n->a->op != IR_VAR || !root_unique) line("*%s = brt_arr_unique(*%s);", p, p);
+    line("brt_arr **%s = &BRT_AT(brt_arr *, *%s, brt_idx(*%s, %s, %s));", q, p, p, i, loc_ref(n->loc));
+    return q;
+}
+
+/* let v = a[k0]..[kd] taking the element out (opt_move.c): each array on
+ * the path made unique, the slot's value v's own reference, the slot left
+ * empty until a store puts a value back. A loop's view of a (opt_loops.c)
+ * means a is unique there: so a chunk of a loop on the pool, where a is
+ * borrowed, takes through it. */
 static void emit_take(struct ir_node *s)
 {
     struct ir_node *ix = s->a;
     struct type *et = s->var->type;
-    const char *a = vname(ix->a->var), *L = loc_ref(ix->loc);
-    const char *i = emit_expr(ix->b);
-    const char *slot = new_temp();
-    const struct view *vw = view_of_var(ix->a->var);
+    struct ir_var *root = path_root(ix);
+    const char *L = loc_ref(ix->loc), *slot = new_temp();
+    const struct view *vw = ix->a->op == IR_VAR ? view_of_var(root) : NULL;
     if (vw) {
+        const char *i = emit_expr(ix->b);
         line("%s *%s = &((%s *)%s)[brt_idx_n(%s, %s, %s)];", ctype(et), slot, ctype(et), vw->data, vw->len, i, L);
     } else {
-        line("%s = brt_arr_unique(%s);", a, a);
-        line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), a, a, i, L);
+        const char *p = new_temp();
+        line("brt_arr **%s = &%s;", p, vname(root));
+        p = take_steps(ix->a, p, view_of_var(root) != NULL);
+        const char *i = emit_expr(ix->b);
+        line("*%s = brt_arr_unique(*%s);", p, p);
+        line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(et), slot, ctype(et), p, p, i, L);
     }
     const char *x = tmp(et, "*%s", slot);
     line("*%s = %s;", slot, zero_of(et));
@@ -654,7 +680,7 @@ static void emit_stmt_here(struct ir_node *s)
             scope_close();
             return;
         }
-        if (s->take && (F->vst[s->a->a->var->id] == VS_OWNED || view_of_var(s->a->a->var))) {
+        if (s->take && (F->vst[path_root(s->a)->id] == VS_OWNED || view_of_var(path_root(s->a)))) {
             emit_take(s);
             scope_close();
             return;

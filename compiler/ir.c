@@ -798,8 +798,12 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
     case IR_LET:
         v_expr(st, s->a);
         want(st, s, s->var && s->var->type == s->a->type, "let types");
-        want(st, s, !s->take || (!s->borrow && s->a->op == IR_INDEX && s->a->a->op == IR_VAR),
-             "a take of something other than an element of a variable");
+        if (s->take) {
+            struct ir_node *r = s->a;
+            while (r->op == IR_INDEX) r = r->a;
+            want(st, s, !s->borrow && s->a->op == IR_INDEX && r->op == IR_VAR,
+                 "a take of something other than an element of a variable");
+        }
         scope_push(st, s, s->var);
         return;
     case IR_ASSIGN:

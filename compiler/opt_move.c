@@ -39,9 +39,10 @@
  * trampolines pass borrowed references), not library functions with a
  * caller's site, not main.
  *
- * A take: the let and the store `out[k] = e` are statements of one block,
- * k the same pure index (ir_same_term) whose variables nothing between
- * writes; nothing between mentions out (no read, store, push, unique or
+ * A take: the let of `out[k]` (or of `out[k0]..[kn]`, each array on the
+ * path made unique) and the store `out[k] = e` (the same path) are
+ * statements of one block, each k the same pure index (ir_same_term) whose
+ * variables nothing between writes; nothing between mentions out (no read, store, push, unique or
  * assignment), returns, or breaks or continues out of the block, and
  * something between stores into row (else the let shares as before). The
  * empty slot is never read: a panic between ends the program with its
@@ -308,25 +309,42 @@ static bool index_stays(struct ir_node *k, struct ir_node *s)
     }
 }
 
-/* Kid i of block b: `let row = out[k]` whose row a later `out[k] = e` puts back. */
+/* The indices of n = v[k0][k1].. into ks (outermost first, at most 8) and
+ * its variable into *v; returns their count, 0 when n is no such path. */
+static int index_path(struct ir_node *n, struct ir_node **ks, struct ir_var **v)
+{
+    int d = 0;
+    for (struct ir_node *m = n; m->op == IR_INDEX; m = m->a) d++;
+    if (d > 8) return 0;
+    for (int k = d - 1; k >= 0; k--, n = n->a) ks[k] = n->b;
+    if (n->op != IR_VAR) return 0;
+    *v = n->var;
+    return d;
+}
+
+/* Kid i of block b: `let row = out[k]..` whose row a later `out[k].. = e` puts back. */
 static void try_take(struct ir_node *b, int i)
 {
     struct ir_node *let = b->kids[i];
     if (let->op != IR_LET || let->borrow || !type_is_ref(let->var->type)) return;
-    struct ir_node *ix = let->a;
-    if (ix->op != IR_INDEX || ix->a->op != IR_VAR || !LOCAL[ix->a->var->id]) return;
-    struct ir_var *out = ix->a->var, *row = let->var;
-    if (ir_reads(ix->b, out) || ir_reads(ix->b, row)) return;
+    struct ir_node *ks[8];
+    struct ir_var *out = NULL, *row = let->var;
+    int d = index_path(let->a, ks, &out);
+    if (!d || !LOCAL[out->id]) return;
+    for (int k = 0; k < d; k++)
+        if (ir_reads(ks[k], out) || ir_reads(ks[k], row)) return;
     bool written = false;
     for (int j = i + 1; j < b->nkids; j++) {
         struct ir_node *s = b->kids[j];
-        if (s->op == IR_STORE && s->var == out && s->nkids == 1 && ir_same_term(s->kids[0], ix->b) &&
-            !ir_reads(s->a, out)) {
-            if (!written) return;
-            let->take = true;
+        bool back = s->op == IR_STORE && s->var == out && s->nkids == d && !ir_reads(s->a, out);
+        for (int k = 0; back && k < d; k++) back = ir_same_term(s->kids[k], ks[k]);
+        if (back) {
+            let->take = written;
             return;
         }
-        if (mentions(s, out) || escapes(s, true) || !index_stays(ix->b, s)) return;
+        if (mentions(s, out) || escapes(s, true)) return;
+        for (int k = 0; k < d; k++)
+            if (!index_stays(ks[k], s)) return;
         if (ir_writes(s, row, true)) written = true;
     }
 }
