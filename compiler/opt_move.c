@@ -63,21 +63,26 @@
 
 enum use { USE_NONE, USE_READ, USE_KILL };
 
-/* Whether statement or expression s reads, stores into, pushes to, makes
- * unique, assigns or defines v. */
+/* Whether statement or expression s, or anything in it, reads, stores
+ * into, pushes to, makes unique, assigns or defines v. */
 static bool mentions(struct ir_node *s, struct ir_var *v)
 {
     if (!s) return false;
     if (ir_is_expr(s)) return ir_reads(s, v);
+    if (s->var == v) return true; /* a let, assignment, store, push, unique or loop of v */
     switch (s->sop) {
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE:
-        if (s->var == v) return true;
-        return ir_stmt_reads(s, v);
-    case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        if (s->var == v) return true;
-        return ir_stmt_reads(s, v);
-    case IR_BLOCK: case IR_IF: case IR_WHILE: case IR_EXPR: case IR_RETURN:
-        return ir_stmt_reads(s, v);
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (mentions(s->kids[i], v)) return true;
+        return false;
+    case IR_IF: return ir_reads(s->a, v) || mentions(s->b, v) || mentions(s->c, v);
+    case IR_WHILE: return ir_reads(s->a, v) || mentions(s->b, v);
+    case IR_FOR_RANGE: return ir_reads(s->iter.lo, v) || ir_reads(s->iter.hi, v) || mentions(s->b, v);
+    case IR_FOR_ARRAY: return ir_reads(s->iter.array, v) || mentions(s->b, v);
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+        for (int i = 0; i < s->nkids; i++)
+            if (ir_reads(s->kids[i], v)) return true;
+        return ir_reads(s->a, v);
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
     }
