@@ -58,6 +58,7 @@
 #include "ir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- liveness on the structured IR --------------------------------------------------- */
 
@@ -153,29 +154,27 @@ static void ctx_push(struct ir_node *s, int i)
     CTX[NCTX++] = (struct ctx){s, i};
 }
 
-/* Whether the block defines v (a let of it among its statements). */
-static bool defines(struct ir_node *b, struct ir_var *v)
-{
-    for (int i = 0; i < b->nkids; i++)
-        if (b->kids[i]->op == IR_LET && b->kids[i]->var == v) return true;
-    return false;
-}
+static struct ir_node **DEF_BLOCK; /* by var id: the block whose let defines it (NULL: a parameter) */
+static int *MENTIONS;              /* by var id: the statements and reads that name it, its let aside */
+static int *SEEN;                  /* by var id: those of them the walk has passed (in the program's order) */
 
 /* Whether v may be read after the statement at the top of CTX. */
 static bool live_after(struct ir_var *v)
 {
+    /* named nowhere after it: read again only through the loops around it */
+    bool later = SEEN[v->id] < MENTIONS[v->id];
     bool jumped = false;
     for (int d = NCTX - 1; d >= 0; d--) {
         struct ir_node *n = CTX[d].s;
         switch (n->sop) {
         case IR_BLOCK:
-            for (int j = CTX[d].i + 1; j < n->nkids; j++) {
+            for (int j = CTX[d].i + 1; later && j < n->nkids; j++) {
                 enum use u = first_use(n->kids[j], v, &jumped);
                 if (u == USE_READ) return true;
                 if (u == USE_KILL && !jumped) return false;
                 if (escapes(n->kids[j], false)) jumped = true;
             }
-            if (defines(n, v)) return false; /* its scope ends: a new one each time it is entered */
+            if (DEF_BLOCK[v->id] == n) return false; /* its scope ends: a new one each time it is entered */
             break;
         case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
             /* the next iteration: the condition, then the body from its start */
@@ -200,16 +199,9 @@ static bool live_after(struct ir_var *v)
 static struct ir_program *P;
 static struct ir_fn *FN;
 static unsigned char *LOCAL;   /* by var id: 1 when a let of this function (not borrowed) defines it */
-static bool *USED_AS_VALUE;    /* by fn index: an IR_FNVAL names it */
+static struct map USED_AS_VALUE; /* ir_fn -> non-NULL: an IR_FNVAL names it */
 static bool CHANGED;           /* a parameter became owned this round */
 static bool MARK;              /* the last round: set the moved flags */
-
-static int fn_index(struct ir_fn *f)
-{
-    for (int i = 0; i < P->fns.len; i++)
-        if (P->fns.items[i] == f) return i;
-    return -1;
-}
 
 static int count_reads(struct ir_node *n, struct ir_var *v)
 {
@@ -241,8 +233,7 @@ static bool param_index(struct ir_fn *f, struct ir_var *v, int *at)
 /* Whether f's parameter i may be owned (see the calling convention above). */
 static bool may_own(struct ir_fn *f, int i)
 {
-    int fi = fn_index(f);
-    return f != P->main && !f->is_lambda && !f->has_site && fi >= 0 && !USED_AS_VALUE[fi] &&
+    return f != P->main && !f->is_lambda && !f->has_site && !map_get_ptr(&USED_AS_VALUE, f) &&
            type_is_ref(f->params[i]->type);
 }
 
@@ -356,6 +347,8 @@ static void try_take(struct ir_node *b, int i)
 
 /* ---- the walk ---------------------------------------------------------------------- */
 
+static void count_vars(struct ir_node *s, struct ir_node *b, int *into, bool lets);
+
 static void walk(struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return;
@@ -369,42 +362,71 @@ static void walk(struct ir_node *s)
         }
         return;
     case IR_IF: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        /* the condition, bounds or array and the loop's variable come before the body */
+        count_vars(s->a, NULL, SEEN, false);
+        if (s->op != IR_IF && s->op != IR_WHILE) {
+            count_vars(s->iter.lo, NULL, SEEN, false);
+            count_vars(s->iter.hi, NULL, SEEN, false);
+            count_vars(s->iter.array, NULL, SEEN, false);
+            SEEN[s->var->id]++;
+        }
         ctx_push(s, 0);
         walk(s->b);
         if (s->op == IR_IF) walk(s->c);
         NCTX--;
         return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_RETURN:
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_RETURN: case IR_EXPR:
+        count_vars(s, NULL, SEEN, false);
         if (s->op == IR_LET && s->borrow) return;
-        keepers(s, s->a, true);
-        return;
-    case IR_EXPR:
-        keepers(s, s->a, false);
+        keepers(s, s->a, s->op != IR_EXPR);
         return;
     case IR_UNIQUE: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        count_vars(s, NULL, SEEN, false);
         return;
     }
 }
 
-static void note_locals(struct ir_node *s)
+/* Counts into `into` each variable's mentions in s (reads, and the
+ * statements that name it, its let aside); with lets, notes each let's
+ * variable (LOCAL) and block (DEF_BLOCK, b the block around s). */
+static void count_vars(struct ir_node *s, struct ir_node *b, int *into, bool lets)
 {
-    if (!s || ir_is_expr(s)) return;
-    if (s->op == IR_LET && !s->borrow) LOCAL[s->var->id] = 1;
-    if (s->op == IR_BLOCK)
-        for (int i = 0; i < s->nkids; i++) note_locals(s->kids[i]);
-    if (s->op == IR_IF || s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) {
-        note_locals(s->b);
-        if (s->op == IR_IF) note_locals(s->c);
+    if (!s) return;
+    if (s->op == IR_VAR) into[s->var->id]++;
+    if (s->op == IR_LET && lets) {
+        DEF_BLOCK[s->var->id] = b;
+        if (!s->borrow) LOCAL[s->var->id] = 1;
+    } else if (!ir_is_expr(s) && s->var && s->op != IR_LET) {
+        into[s->var->id]++;
+    }
+    if (s->op == IR_BLOCK) {
+        for (int i = 0; i < s->nkids; i++) count_vars(s->kids[i], s, into, lets);
+        return;
+    }
+    count_vars(s->a, b, into, lets);
+    count_vars(s->b, b, into, lets);
+    count_vars(s->c, b, into, lets);
+    for (int i = 0; i < s->nkids; i++) count_vars(s->kids[i], b, into, lets);
+    if (s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY || s->op == IR_LISTCOMP || s->op == IR_REDUCE) {
+        struct ir_iter *its[1 + 64];
+        int nit = 0;
+        its[nit++] = &s->iter;
+        for (int i = 0; i < s->nclauses && nit < 65; i++) its[nit++] = &s->clauses[i].iter;
+        for (int i = 0; i < nit; i++) {
+            count_vars(its[i]->lo, b, into, lets);
+            count_vars(its[i]->hi, b, into, lets);
+            count_vars(its[i]->array, b, into, lets);
+        }
+        count_vars(s->elem, b, into, lets);
+        count_vars(s->filter, b, into, lets);
+        count_vars(s->key, b, into, lets);
     }
 }
 
 static void note_fnvals(struct ir_node *n)
 {
     if (!n) return;
-    if (n->op == IR_FNVAL) {
-        int fi = fn_index(n->fn);
-        if (fi >= 0) USED_AS_VALUE[fi] = true;
-    }
+    if (n->op == IR_FNVAL) map_put_ptr(&USED_AS_VALUE, n->fn, n->fn);
     ir_each_child(n, note_fnvals);
 }
 
@@ -412,12 +434,14 @@ void opt_move(struct ir_program *ir)
 {
     P = ir;
     LOCAL = arena_alloc((size_t)ir->nvars + 1);
-    USED_AS_VALUE = arena_alloc(((size_t)ir->fns.len + 1) * sizeof *USED_AS_VALUE);
+    DEF_BLOCK = arena_alloc(((size_t)ir->nvars + 1) * sizeof *DEF_BLOCK);
+    MENTIONS = arena_alloc(((size_t)ir->nvars + 1) * sizeof *MENTIONS);
+    SEEN = xmalloc(((size_t)ir->nvars + 1) * sizeof *SEEN);
     for (int i = 0; i < ir->globals.len; i++) note_fnvals(((struct ir_global *)ir->globals.items[i])->init);
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
         note_fnvals(f->body);
-        note_locals(f->body);
+        count_vars(f->body, NULL, MENTIONS, true);
         f->owns = f->nparams ? arena_alloc((size_t)f->nparams * sizeof *f->owns) : NULL;
     }
     /* owned parameters: until no more become owned, then the moves */
@@ -425,10 +449,13 @@ void opt_move(struct ir_program *ir)
         CHANGED = false;
         for (int i = 0; i < ir->fns.len; i++) {
             FN = ir->fns.items[i];
+            memset(SEEN, 0, ((size_t)ir->nvars + 1) * sizeof *SEEN);
             walk(FN->body);
         }
         if (MARK) break;
     }
+    map_free(&USED_AS_VALUE);
+    free(SEEN);
     free(CTX);
     CTX = NULL;
     NCTX = CAPCTX = 0;
