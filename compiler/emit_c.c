@@ -222,6 +222,12 @@ static const char *emit_expr_here(struct ir_node *n)
         return arena_printf("(&S%d)", id);
     }
     case IR_VAR:
+        if (n->moved && F->vst[n->var->id] == VS_OWNED) {
+            /* its last use (opt_move.c): the reference handed over, the variable emptied */
+            const char *x = tmp(n->type, "%s", vname(n->var));
+            line("%s = %s;", vname(n->var), zero_of(n->type));
+            return owned_tmp_(n->type, x);
+        }
         if (F->stmt && n->type->kind == T_ARRAY && stmt_mutates(F->stmt, n->var)) {
             /* the statement also changes this array in place (f(xs, xs.pop())):
              * a reference of its own keeps the value read here */
@@ -281,6 +287,8 @@ static const char *emit_expr_here(struct ir_node *n)
         struct buf args = {0};
         bputs(&args, "");
         for (int i = 0; i < n->nkids; i++) xs[i] = emit_expr(n->kids[i]);
+        for (int i = 0; i < n->nkids; i++) /* a parameter the callee owns gets a +1 reference (opt_move.c) */
+            if (n->fn->owns && n->fn->owns[i]) xs[i] = take(xs[i], n->kids[i]->type);
         for (int i = 0; i < n->nkids; i++) bprintf(&args, "%s%s", i ? ", " : "", xs[i]);
         bool site = n->fn->has_site;
         if (site) {
@@ -491,6 +499,55 @@ static void emit_unique(struct ir_node *s)
     line("} while (0);");
 }
 
+/* The variable at the root of an index path a[k0][k1].. (opt_move.c's takes). */
+static struct ir_var *path_root(struct ir_node *n)
+{
+    while (n->op == IR_INDEX) n = n->a;
+    return n->var;
+}
+
+/* Slot steps from p (a pointer to the root variable's array) down the
+ * path n = a[k0]..[kj]: each array on the way made unique (but a, when a
+ * loop's view says it is: root_unique), each index checked in the order
+ * the expression checks them. Returns a pointer to the slot of the last. */
+static const char *take_steps(struct ir_node *n, const char *p, bool root_unique)
+{
+    if (n->op != IR_INDEX) return p;
+    p = take_steps(n->a, p, root_unique);
+    const char *i = emit_expr(n->b), *q = new_temp();
+    if (n->a->op != IR_VAR || !root_unique) line("*%s = brt_arr_unique(*%s);", p, p);
+    line("brt_arr **%s = &BRT_AT(brt_arr *, *%s, brt_idx(*%s, %s, %s));", q, p, p, i, loc_ref(n->loc));
+    return q;
+}
+
+/* let v = a[k0]..[kd] taking the element out (opt_move.c): each array on
+ * the path made unique, the slot's value v's own reference, the slot left
+ * empty until a store puts a value back. A loop's view of a (opt_loops.c)
+ * means a is unique there: so a chunk of a loop on the pool, where a is
+ * borrowed, takes through it. */
+static void emit_take(struct ir_node *s)
+{
+    struct ir_node *ix = s->a;
+    struct type *et = s->var->type;
+    struct ir_var *root = path_root(ix);
+    const char *L = loc_ref(ix->loc), *slot = new_temp();
+    const struct view *vw = ix->a->op == IR_VAR ? view_of_var(root) : NULL;
+    if (vw) {
+        const char *i = emit_expr(ix->b);
+        line("%s *%s = &((%s *)%s)[brt_idx_n(%s, %s, %s)];", ctype(et), slot, ctype(et), vw->data, vw->len, i, L);
+    } else {
+        const char *p = new_temp();
+        line("brt_arr **%s = &%s;", p, vname(root));
+        p = take_steps(ix->a, p, view_of_var(root) != NULL);
+        const char *i = emit_expr(ix->b);
+        line("*%s = brt_arr_unique(*%s);", p, p);
+        line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(et), slot, ctype(et), p, p, i, L);
+    }
+    const char *x = tmp(et, "*%s", slot);
+    line("*%s = %s;", slot, zero_of(et));
+    assign_var(declare_var(s->var, VS_OWNED), x, et);
+}
+
 /* A format spec as a C string literal, or NULL. */
 static const char *spec_lit(const char *spec)
 {
@@ -620,6 +677,11 @@ static void emit_stmt_here(struct ir_node *s)
             const char *b = emit_expr(s->a->b);
             const char *v = vname(s->var);
             line("%s = brt_arr_extend_take(%s, %s);", v, v, b);
+            scope_close();
+            return;
+        }
+        if (s->take && (F->vst[path_root(s->a)->id] == VS_OWNED || view_of_var(path_root(s->a)))) {
+            emit_take(s);
             scope_close();
             return;
         }

@@ -46,7 +46,14 @@ static void emit_fn(struct ir_fn *f)
     F->frame = frame_name(f);
     F->site = f->has_site;
     F->owner = !quiet_fn(f);
-    for (int i = 0; i < f->nparams; i++) F->vst[f->params[i]->id] = VS_BORROWED;
+    for (int i = 0; i < f->nparams; i++) {
+        F->vst[f->params[i]->id] = VS_BORROWED;
+        if (f->owns && f->owns[i]) { /* its caller handed it over (opt_move.c): released at exit as a local */
+            F->vst[f->params[i]->id] = VS_OWNED;
+            VEC_GROW(F->locals, F->nlocals, F->caplocals);
+            F->locals[F->nlocals++] = f->params[i];
+        }
+    }
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
     debug_line(o, f->loc, true);

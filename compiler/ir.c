@@ -99,7 +99,11 @@ static void dump_expr(FILE *out, struct ir_node *n)
     }
     case IR_BOOL: fputs(n->bval ? "true" : "false", out); return;
     case IR_STR: dump_str(out, n->str, n->slen); return;
-    case IR_VAR: dump_var(out, n->var); return;
+    case IR_VAR:
+        if (n->moved) fputs("(moved ", out);
+        dump_var(out, n->var);
+        if (n->moved) fputs(")", out);
+        return;
     case IR_GLOBAL: fprintf(out, "g%d.%s.%s", n->global->id, n->global->module, n->global->name); return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL:
     case IR_BUILTIN: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
@@ -282,7 +286,8 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:
-        fprintf(out, "%s%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "", s->carried ? " carried" : "");
+        fprintf(out, "%s%s%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "", s->take ? " take" : "",
+                s->carried ? " carried" : "");
         dump_var(out, s->var);
         fprintf(out, ": %s = ", s->var ? type_name(s->var->type) : "?");
         dump_expr(out, s->a);
@@ -368,7 +373,7 @@ void ir_dump(FILE *out, struct ir_program *ir)
         for (int p = 0; p < f->nparams; p++) {
             if (p) fputs(", ", out);
             dump_var(out, f->params[p]);
-            fprintf(out, ": %s", type_name(f->params[p]->type));
+            fprintf(out, ": %s%s", type_name(f->params[p]->type), f->owns && f->owns[p] ? " owned" : "");
         }
         fprintf(out, ") -> %s%s\n", type_name(f->ret), f->has_site ? " [site]" : "");
         dump_stmt(out, f->body, 1);
@@ -568,6 +573,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     case IR_VAR:
         want(st, n, n->var && in_scope(st, n->var), "variable used outside its scope or before definition");
         want(st, n, n->var->type == t, "variable read with a different type");
+        want(st, n, !n->moved || type_is_ref(t), "a move of a value that is not counted");
         return;
     case IR_GLOBAL:
         want(st, n, n->global && n->global->type == t, "global read with a different type");
@@ -802,6 +808,12 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
     case IR_LET:
         v_expr(st, s->a);
         want(st, s, s->var && s->var->type == s->a->type, "let types");
+        if (s->take) {
+            struct ir_node *r = s->a;
+            while (r->op == IR_INDEX) r = r->a;
+            want(st, s, !s->borrow && s->a->op == IR_INDEX && r->op == IR_VAR,
+                 "a take of something other than an element of a variable");
+        }
         scope_push(st, s, s->var);
         return;
     case IR_ASSIGN:

@@ -241,6 +241,10 @@ struct ir_node {
                                   * statement and the statement as written (opt_accum.c): the C
                                   * emitter keeps its value opaque to gcc's jump threading, which
                                   * would otherwise give a fast loop inside a second entry */
+    bool moved;                  /* IR_VAR: the variable's last use, where its value is kept: the read hands
+                                  * its reference over and leaves the variable empty (opt_move.c) */
+    bool take;                   /* IR_LET of an element var[k]: takes it out, leaving the slot empty until
+                                  * a store of var[k] later in the block puts a value back (opt_move.c) */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -301,6 +305,9 @@ struct ir_fn {
      * (an IR_FNVAL of it lists their values), the rest its own. */
     bool is_lambda;
     int ncaps;
+    /* By parameter (NULL: none): the callee owns it (opt_move.c): callers
+     * hand over a +1 reference, and it is released at exit like a local. */
+    bool *owns;
 };
 
 struct ir_program {
@@ -330,6 +337,10 @@ bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
+void opt_move(struct ir_program *ir);    /* opt_move.c */
+/* Whether a and b are the same pure term: literals, variables and the
+ * operators of ints and bools over them (opt_split.c). */
+bool ir_same_term(const struct ir_node *a, const struct ir_node *b);
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);

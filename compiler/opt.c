@@ -37,6 +37,7 @@
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
+    X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
     X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")
 
 /* Which pass must run before which, and why; checked once, before the first
@@ -70,6 +71,10 @@ static const struct {
     {"unique", "parfor", "an outer array a loop on the pool stores into must already be unique (unique_steps)"},
     {"borrow", "parfor", "a borrowed let is an alias of an element the loop must not store into"},
     {"interchange", "parfor", "a nest's inner loop (swap) is written by its nest, never on the pool"},
+    {"borrow", "move", "a borrowed let owns nothing to move or take"},
+    {"inline", "move", "a call written in place is no call whose arguments a callee owns"},
+    {"interchange", "move", "a jam keeps a row let before its inner loop only when it borrows, never a take"},
+    {"move", "parfor", "a row taken out of slot i is iteration i's own: the loop may run on the pool"},
 };
 
 struct pass {

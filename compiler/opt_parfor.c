@@ -33,7 +33,9 @@
  *     slots of v. Its row is read only through an index or len (v[i][j],
  *     len(v[i])): a row taken as a value (`var row = out[i]`) is copied
  *     when stored into, and allocating on every thread costs more than the
- *     split gains (stencil/rowtemps ran 3x slower at two threads). Another array cannot share v's array (v is unique: its
+ *     split gains (stencil/rowtemps ran 3x slower at two threads), unless
+ *     the let takes it (opt_move.c: the slot left empty until stored back,
+ *     the row written in place). Another array cannot share v's array (v is unique: its
  *     count is one, and a borrowed let of an outer array is refused), and a
  *     row of v is written in place only when its count is one, so no other
  *     path reads it; a shared row is copied first (counts are atomic, and
@@ -343,7 +345,12 @@ static bool ok_stmt(struct ir_node *s, int depth, bool *work)
         for (int i = 0; i < s->nkids; i++)
             if (!ok_stmt(s->kids[i], depth, work)) return false;
         return true;
-    case IR_LET: case IR_EXPR: return ok_expr(s->a, work);
+    case IR_LET:
+        /* a row taken out of its own slot (opt_move.c): the iteration's own
+         * until stored back, written in place, no copy */
+        if (s->take && root_slot(s->a)) return ok_expr(s->a->b, work);
+        return ok_expr(s->a, work);
+    case IR_EXPR: return ok_expr(s->a, work);
     case IR_ASSIGN: return !outer(s->var) && ok_expr(s->a, work);
     case IR_STORE: case IR_PUSH: case IR_UNIQUE: return ok_place(s, work);
     case IR_IF: return ok_expr(s->a, work) && ok_stmt(s->b, depth, work) && ok_stmt(s->c, depth, work);

@@ -258,7 +258,7 @@ static void fold_stmt(struct ir_node *s)
 
 /* ---- terms of conditions ---------------------------------------------------------- */
 
-static bool same(const struct ir_node *a, const struct ir_node *b)
+bool ir_same_term(const struct ir_node *a, const struct ir_node *b)
 {
     if (a->op != b->op || a->type != b->type) return false;
     switch (a->eop) {
@@ -267,9 +267,9 @@ static bool same(const struct ir_node *a, const struct ir_node *b)
     case IR_BOOL: return a->bval == b->bval;
     case IR_VAR: return a->var == b->var;
     case IR_GLOBAL: return a->global == b->global;
-    case IR_NOT: return same(a->a, b->a);
-    case IR_AND: case IR_OR: return same(a->a, b->a) && same(a->b, b->b);
-    case IR_BINARY: return a->bop == b->bop && a->optype == b->optype && same(a->a, b->a) && same(a->b, b->b);
+    case IR_NOT: return ir_same_term(a->a, b->a);
+    case IR_AND: case IR_OR: return ir_same_term(a->a, b->a) && ir_same_term(a->b, b->b);
+    case IR_BINARY: return a->bop == b->bop && a->optype == b->optype && ir_same_term(a->a, b->a) && ir_same_term(a->b, b->b);
     default: return false;
     }
 }
@@ -278,7 +278,7 @@ static bool same(const struct ir_node *a, const struct ir_node *b)
 static void subst(struct ir_node *n, const struct ir_node *t, bool v)
 {
     if (!n) return;
-    if (ir_is_expr(n) && same(n, t)) {
+    if (ir_is_expr(n) && ir_same_term(n, t)) {
         struct loc at = n->loc;
         memset(n, 0, sizeof *n);
         n->op = IR_BOOL;

@@ -3575,7 +3575,7 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "unswitch", "split", "unique",
-              "loops", "range", "borrow", "interchange", "parfor")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
