@@ -7,12 +7,13 @@
  *          = E (E + 2) / (2 (E + 1))   for a < 1, E = expm1(a) > 0: no cancellation
  *   tanh a = E2 / (E2 + 2)             E2 = expm1(2a) > 0
  *
- * e^a = y 2^E within 2^-69.4 (exp.h's crm_exp_fast, renormalized), e^-a =
- * 2^-E / y (a double-double reciprocal, 2^-104) on the fast path, from the
- * same reduction with k and r negated on the accurate one; e^-a is left out
+ * e^a = y 2^E within 2^-69.3 (exp.h's crm_exp_fast on crm_exp_reduce_short's
+ * r, renormalized), e^-a = 2^-E / y (a double-double reciprocal, 2^-104) on
+ * the fast path, from the same reduction with k and r negated on the
+ * accurate one; e^-a is left out
  * where it is below 2^-115 of e^a (a > 40) on the fast path, 2^-173
- * (a > 60) on the accurate one. Fast path errors: cosh 2^-69.3, sinh
- * 2^-69 (a >= 1: 2^-69.4 times coth 1 < 1.32) or 2^-67 (a < 1: expm1's
+ * (a > 60) on the accurate one. Fast path errors: cosh 2^-69.2, sinh
+ * 2^-68.9 (a >= 1: 2^-69.3 times coth 1 < 1.32) or 2^-67 (a < 1: expm1's
  * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-68,
  * 2^-68, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
  * double-double division). Accurate paths: the same formulas in
@@ -48,7 +49,7 @@ CRM_FN crm_td crm_exp_td(double a, int *e)
 CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
 {
     double rh, rl, lo;
-    double kd = crm_exp_reduce(a, &rh, &rl);
+    double kd = crm_exp_reduce_short(a, &rh, &rl);
     int j, ea = crm_exp_split(kd, &j);
     crm_dd ya;
     ya.hi = crm_exp_fast(rh, rl, j, &lo);
