@@ -10,10 +10,14 @@
  * e^a = y 2^E within 2^-69.3 (exp.h's crm_exp_fast on crm_exp_reduce_short's
  * r, renormalized), e^-a = 2^-E / y (a double-double reciprocal, 2^-104) on
  * the fast path, from the same reduction with k and r negated on the
- * accurate one; e^-a is left out
- * where it is below 2^-115 of e^a (a > 40) on the fast path, 2^-173
- * (a > 60) on the accurate one. Fast path errors: cosh 2^-69.2, sinh
- * 2^-68.9 (a >= 1: 2^-69.3 times coth 1 < 1.32) or 2^-67 (a < 1: expm1's
+ * accurate one; e^-a is left out where it is below 2^-115 of e^a (a > 40)
+ * on the fast path, 2^-173 (a > 60) on the accurate one. For 6.5 <= a <
+ * 40 the fast path takes e^-a
+ * as 2^-E RN(1/y.hi) into the low part alone: its term is below 2^-18.7 of
+ * the result, 1/y.hi within 2^-52 of 1/y (y renormalized), the fma's
+ * rounding 2^-53 of it: 2^-70.2 more. Fast path errors: cosh 2^-69.2
+ * (2^-68.7 from a = 6.5 on), sinh 2^-68.9 (a >= 1: 2^-69.3 times coth 1 <
+ * 1.32; 2^-68.7 from 6.5 on) or 2^-67 (a < 1: expm1's
  * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-68,
  * 2^-68, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
  * double-double division). Accurate paths: the same formulas in
@@ -54,7 +58,9 @@ CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, i
     crm_dd ya;
     ya.hi = crm_exp_fast(rh, rl, j, &lo);
     ya.hi = crm_fast_two_sum(ya.hi, lo, &ya.lo); /* th >= 1 > |lo| */
-    if (a < 40) { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
+    if (a >= 6.5) { /* the e^-a term f/y below e^-13 y < 2^-18.7 y: f RN(1/y.hi) in the low part */
+        if (a < 40) ya.lo = fma(s * crm_pow2i(-2 * ea), 1.0 / ya.hi, ya.lo);
+    } else { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
         double q = 1.0 / ya.hi;
         double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
         double f = s * crm_pow2i(-2 * ea);
