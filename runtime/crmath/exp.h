@@ -14,7 +14,8 @@
  * 2^-69.4. exp(r) * T_j = th + th P + tl (1 + P) adds below 2^-101, so the
  * result's relative error is below 2^-76.5: the rounding test uses 2^-74.
  * expm1 = (T 2^E - 1) + T 2^E P: 2^-69 relative when k = 0 (test 2^-67),
- * 2^-73 otherwise (|B| <= 4 |result|; test 2^-71).
+ * 2^-73 otherwise (|B| <= 4 |result|; test 2^-71); from |x| = 0.35 on,
+ * exp's own fast path less 1 instead (crm_expm1_big: 2^-66.8, test 2^-66).
  *
  * Accurate path (triple-double): r to 2^-160, exp(r) = sum r^n/n!, n <= 12
  * (truncation 2^-143 relative), Horner in triple-double (2^-148 per
@@ -240,6 +241,27 @@ CRM_HOT_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
     return y;
 }
 
+/* expm1(x) as a double-double for 0.35 <= |x|, -37.5 <= x <= 709, from
+ * exp's own fast path (crm_exp_fast on the short reduction: Y = h + lo
+ * within 2^-69.3): e^x - 1 = (h 2^E - 1) (exact by a two-sum) + lo 2^E
+ * (exact), the low parts' sum rounded once (its terms at most 2^-53 of the
+ * result and 2^-17 of e^x: 2^-70 of e^x), then a fast two-sum. e^x is at
+ * most 3.39 times |e^x - 1| (x >= 0.35; 2.39 for x <= -0.35), so within
+ * (2^-69.3 + 2^-70) 3.39 + 2^-106 < 2^-66.8 relative; the test uses
+ * 2^-66. k, j, E as crm_exp_reduce's (the accurate path's). */
+CRM_HOT_FN crm_dd crm_expm1_big(double x, double *kd, int *j, int *e)
+{
+    double rh, rl, lo;
+    *kd = crm_exp_reduce_short(x, &rh, &rl);
+    *e = crm_exp_split(*kd, j);
+    double h = crm_exp_fast(rh, rl, *j, &lo);
+    double s = crm_pow2i(*e);
+    double a2, a1 = crm_two_sum(h * s, -1.0, &a2);
+    crm_dd y;
+    y.hi = crm_fast_two_sum(a1, a2 + lo * s, &y.lo);
+    return y;
+}
+
 /* the same as a triple-double, within 2^-140 relative */
 CRM_FN crm_td crm_expm1_td(double x, double kd, int j, int e)
 {
@@ -266,12 +288,18 @@ CRM_FN double brm_expm1(double x)
     if (x > 709) return brm_exp(x);
     if (x < -37.5) return -1.0 + 0x1p-100; /* e^x < 2^-54: -1 */
     if (ax < 0x3c90000000000000ULL) return x; /* |x| < 2^-54 */
-    double rh, rl;
-    double kd = crm_exp_reduce(x, &rh, &rl);
-    int j, e = crm_exp_split(kd, &j);
-    crm_dd y = crm_expm1_fast(kd, rh, rl, j, e);
-    double out;
-    if (crm_round_test(y.hi, y.lo, kd == 0 ? 0x1p-67 : 0x1p-71, &out)) return out;
+    double kd, out;
+    int j, e;
+    if (ax >= 0x3fd6666666666666ULL) { /* |x| >= 0.35 */
+        crm_dd y = crm_expm1_big(x, &kd, &j, &e);
+        if (crm_round_test(y.hi, y.lo, 0x1p-66, &out)) return out;
+    } else {
+        double rh, rl;
+        kd = crm_exp_reduce(x, &rh, &rl);
+        e = crm_exp_split(kd, &j);
+        crm_dd y = crm_expm1_fast(kd, rh, rl, j, e);
+        if (crm_round_test(y.hi, y.lo, kd == 0 ? 0x1p-67 : 0x1p-71, &out)) return out;
+    }
     return crm_td_round(crm_expm1_td(x, kd, j, e));
 }
 

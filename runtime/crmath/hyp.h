@@ -18,7 +18,8 @@
  * rounding 2^-53 of it: 2^-70.2 more. Fast path errors: cosh 2^-69.2
  * (2^-68.7 from a = 6.5 on), sinh 2^-68.9 (a >= 1: 2^-69.3 times coth 1 <
  * 1.32; 2^-68.7 from 6.5 on) or 2^-67 (a < 1: expm1's
- * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-68,
+ * 2^-69 three times and a division), tanh 2^-67 (from a = 0.175 on, by
+ * exp.h's crm_expm1_big, 2^-66.8); the tests use 2^-68,
  * 2^-68, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
  * double-double division). Accurate paths: the same formulas in
  * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
@@ -138,15 +139,22 @@ CRM_FN double brm_tanh(double x)
     if (ba > 0x7ff0000000000000ULL) return x + x;
     if (a >= 19.1) return sg * (1.0 - 0x1p-60); /* 1 - 2/(e^2a + 1) > 1 - 2^-54: 1 */
     if (ba < 0x3e40000000000000ULL) return x;   /* a < 2^-27: x - x^3/3 rounds to x */
-    double a2 = 2 * a;
-    double rh, rl;
-    double kd = crm_exp_reduce(a2, &rh, &rl);
-    int j, e = crm_exp_split(kd, &j);
-    crm_dd m = crm_expm1_fast(kd, rh, rl, j, e);
+    double a2 = 2 * a, kd;
+    int j, e;
+    crm_dd m;
+    if (a2 >= 0.35) { /* exp.h's crm_expm1_big: 2^-66.8 */
+        m = crm_expm1_big(a2, &kd, &j, &e);
+    } else {
+        double rh, rl;
+        kd = crm_exp_reduce(a2, &rh, &rl);
+        e = crm_exp_split(kd, &j);
+        m = crm_expm1_fast(kd, rh, rl, j, e);
+    }
     /* E2 / (E2 + 2): d = dh + dl = E2 + 2 within 2^-105, one reciprocal
      * v = 1/dh, q = m.hi v (within 2^-51.4), the remainder m - q d (its
      * fma part within 2^-104 q dh, the rest 2^-104 m.hi) times v: q + ql
-     * within 2^-100 of E2 / d, far below expm1's 2^-68 */
+     * within 2^-100 of E2 / d, far below expm1's 2^-66.8 (the quotient's
+     * relative error is E2's times 2 / (E2 + 2) <= 1) */
     double dl, dh = crm_two_sum(m.hi, 2.0, &dl);
     dl += m.lo;
     double v = 1.0 / dh;
