@@ -210,13 +210,15 @@ CRM_FN double brm_exp2(double x)
         if (x <= -1076) return 0;
         if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
     }
-    double kd = crm_rint(x * 128);
-    double f = (x * 128 - kd) * 0x1p-7; /* exact */
+    /* k = crm_rint(x 128) and f = (x 128 - k) 2^-7 (exact), each one
+     * operation fewer (x 128 is exact); r = f ln2 = rh + rl within 2^-114, rl
+     * f LN2_MI plus rh's error in one rounding */
+    double kd = fma(x, 128.0, 6755399441055744.0) - 6755399441055744.0;
+    double f = fma(-kd, 0x1p-7, x); /* exact */
     int j, e = crm_exp_split(kd, &j);
     if (CRM_LIKELY(e > -1022)) {
-        double rl;
-        double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
-        rl += f * CRM_LN2_MI;
+        double rh = f * CRM_LN2_HI;
+        double rl = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh));
         double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
         if (CRM_LIKELY(crm_round_test(h, lo, 0x1p-68, &out))) return crm_scale_normal(out, e);
     }
