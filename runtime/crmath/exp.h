@@ -54,8 +54,8 @@ CRM_FN double crm_exp_reduce(double x, double *rh, double *rl)
  * rh = x - k S1 is exact by one fma: k S1 is a multiple of ulp(S1) =
  * 2^-60, x one of 2^-61 unless |x| < 2^-9 (then k = 0 and rh = x), and
  * |x - k S1| <= |r| + |k S2| < 2^-8.5, so it is a multiple of 2^-61 below
- * 2^-8 (53 bits). rl = RN(-k S2): |rl| < 2^17.01 2^-62.4 = 2^-45.4 (|x| <
- * 710.5, |k| <= 131202), its rounding 2^-99, S2's truncation (2^-116)
+ * 2^-8 (53 bits). rl = RN(-k S2): |rl| < 2^17.07 2^-62.4 = 2^-45.3 (|x| <
+ * 745.5, |k| <= 137700), its rounding 2^-99, S2's truncation (2^-116)
  * times k 2^-99: rh + rl within 2^-98 of r. (crm_exp_reduce's two-sum
  * costs six operations more on the fast path's chain.) */
 CRM_FN double crm_exp_reduce_short(double x, double *rh, double *rl)
@@ -93,24 +93,24 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
 
 /* exp and exp2's own fast path: T_j exp(r) as h + *lo (not renormalized,
  * |lo| < 2^-17), relative error below 2^-69.3; the rounding test uses
- * 2^-68. r = rh + rl within 2^-98, |rh| <= 2^-8.52, |rl| <= 2^-45.4 (not
+ * 2^-68. r = rh + rl within 2^-98, |rh| <= 2^-8.52, |rl| <= 2^-45.3 (not
  * normalized: crm_exp_reduce_short). (crm_expm1_poly and
  * crm_exp_scale_table, a double-double to 2^-76.5 for sinh, cosh, tanh and
  * expm1, cost half as much again.)
  *
  * exp(r) = 1 + rh + Q, Q = rh^2/2 + rh^3 B(rh) + rl (1 + rh + rh^2/2),
  * B the Taylor series 1/6 + ... + rh^4/7! (truncation r^8/8! < 2^-83.5;
- * rl's terms left out, rl rh^3/6 and rl^2/2, below 2^-73.5): z + zl =
- * rh^2 exactly, v = zl/2 + rl (1 + rh) (|v| < 2^-45.3, its roundings
+ * rl's terms left out, rl rh^3/6 and rl^2/2, below 2^-73.4): z + zl =
+ * rh^2 exactly, v = zl/2 + rl (1 + rh) (|v| < 2^-45.2, its roundings
  * 2^-98), then Q = z (rh B + rl/2) + (z/2 + v). Q's error: two roundings
  * of a value below 2^-18 (2^-72 each), B's roundings times rh z (2^-80),
  * rh B + rl/2's (below 2^-11.1: 2^-64.1 times z, 2^-81.2), rl's terms
- * left out (2^-73.5), the reduction (2^-98): below 2^-70.76 in all.
+ * left out (2^-73.4), the reduction (2^-98): below 2^-70.75 in all.
  * T (1 + rh + Q) = th + th rh + th Q + tl (1 + rh + Q): th + th rh is
  * s + t + b exactly (fma product, then a fast two-sum: th >= 1 > |th rh|),
- * the rest in double: th Q's error th 2^-70.76, two roundings of values
+ * the rest in double: th Q's error th 2^-70.75, two roundings of values
  * below 2^-17 (2^-71 each), the table 2^-106; over the result, at least
- * 0.997 th, below (1.18 1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.3 (th >= 1).
+ * 0.997 th, below (1.19 1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.3 (th >= 1).
  * The test's own roundings of lo -+ e (2^-71) fit in the room below
  * 2^-68. */
 CRM_HOT_FN double crm_exp_fast(double rh, double rl, crm_i64 j, double *lo)
