@@ -31,12 +31,15 @@
 
 /* a + atan t as wh + *wl (not renormalised), a = ah + al a double-double,
  * t = th + tl, |t| <= 2^-7: atan t = th + (tl (1 - th^2) + th z P(z)),
- * z = th^2, P the Taylor series to t^11/11 */
+ * z = th^2, P the Taylor series to t^11/11, by Estrin's scheme with fma
+ * (a chain of three operations; five roundings of terms below 2^-54.5 in
+ * P, times th z) */
 CRM_FN double crm_atan_sum(double ah, double al, double th, double tl, double *wl)
 {
-    double z = th * th;
-    double pz = z * (-0x1.5555555555555p-2 + z * (0x1.999999999999ap-3 + z * (-0x1.2492492492492p-3 + z * (0x1.c71c71c71c71cp-4 + z * -0x1.745d1745d1746p-4))));
-    double tail = tl + (th * pz - tl * z);
+    double z = th * th, z2 = z * z;
+    double p = fma(z2, fma(z2, -0x1.745d1745d1746p-4, fma(z, 0x1.c71c71c71c71cp-4, -0x1.2492492492492p-3)),
+                   fma(z, 0x1.999999999999ap-3, -0x1.5555555555555p-2));
+    double tail = tl + fma(th, z * p, -(tl * z));
     double e1, wh = crm_two_sum(ah, th, &e1);
     *wl = e1 + (al + tail);
     return wh;

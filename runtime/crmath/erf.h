@@ -20,11 +20,11 @@
  * Fast path error (relative): the series and tables' truncation below
  * 2^-75.8, the terms of degree 4 and more (Q: degree 2 and more) evaluated
  * in doubles, whose few roundings of a value below 2^-19.3 of the result
- * give below 2^-70.5, the double-double steps (crm_erf_step) 2^-100; exp(-a^2) 2^-76.5
- * (exp.h). So erf below 2^-70.4 for a < 1, erfc below 2^-70.3 for a >= 1;
- * erf = 1 - erfc (erfc <= 0.16 erf) gains, erfc = 1 - erf (erf <= 5.4 erfc
- * on (0, 1)) loses 2.5 bits: 2^-67.9. The rounding tests use 2^-67 (2^-66
- * for erfc below 1).
+ * give below 2^-70.5, the double-double steps (crm_erf_step) 2^-100; exp(-a^2)
+ * 2^-69.3 (exp.h's crm_exp_fast). So erf below 2^-70.4 for a < 1, erfc below
+ * 2^-68.7 for a >= 1; erf = 1 - erfc (erfc <= 0.16 erf) gains, erfc = 1 - erf
+ * (erf <= 5.4 erfc on (0, 1)) loses 2.5 bits: 2^-67.9. The rounding tests
+ * use 2^-67 (2^-66 for erfc below 1).
  *
  * Accurate path (triple-double, below 2^-135 relative): erf(a), a < 1, by
  * its series at 0, sum (-z)^n / (n! (2n + 1)), an alternating series whose
@@ -107,21 +107,24 @@ CRM_FN crm_dd crm_erfc_g_fast(double a)
     return crm_erf_step(crm_dd_make(g[0], g[1]), t, v);
 }
 
-/* exp(-s) as T 2^e, T a double-double near [0.7, 2), s <= 745.3 */
-CRM_FN crm_dd crm_erfc_expm(double s, int *e, double *kd, int *j)
+/* exp(-s) as T 2^e, T a double-double near [0.7, 2) within 2^-69.3
+ * (exp.h's own fast path, renormalized: th >= 1 > |lo|), s <= 745.3 */
+CRM_FN crm_dd crm_erfc_expm(double s, int *e)
 {
-    double rh, rl;
-    *kd = crm_exp_reduce(-s, &rh, &rl);
-    *e = crm_exp_split(*kd, j);
-    return crm_exp_scale_table(*j, crm_expm1_poly(rh, rl));
+    double rh, rl, lo;
+    int j;
+    *e = crm_exp_split(crm_exp_reduce_short(-s, &rh, &rl), &j);
+    double h = crm_exp_fast(rh, rl, j, &lo);
+    crm_dd t;
+    t.hi = crm_fast_two_sum(h, lo, &t.lo);
+    return t;
 }
 
 /* erfc(a) = y 2^e, 1 <= a < 27.3, y a double-double (the fast path) */
 CRM_FN crm_dd crm_erfc_fast(double a, int *e)
 {
-    double sl, kd, s = crm_two_prod(a, a, &sl);
-    int j;
-    crm_dd E = crm_erfc_expm(s, e, &kd, &j);
+    double sl, s = crm_two_prod(a, a, &sl);
+    crm_dd E = crm_erfc_expm(s, e);
     crm_dd G = crm_erfc_g_fast(a);
     /* exp(-sl) = 1 - sl, folded into G's low part (|G.hi sl| < 2^-43 G:
      * the product below leaves out G.lo E.lo, below 2^-96 of it) */

@@ -14,7 +14,8 @@
  * 2^-69.4. exp(r) * T_j = th + th P + tl (1 + P) adds below 2^-101, so the
  * result's relative error is below 2^-76.5: the rounding test uses 2^-74.
  * expm1 = (T 2^E - 1) + T 2^E P: 2^-69 relative when k = 0 (test 2^-67),
- * 2^-73 otherwise (|B| <= 4 |result|; test 2^-71).
+ * 2^-73 otherwise (|B| <= 4 |result|; test 2^-71); from |x| = 0.35 on,
+ * exp's own fast path less 1 instead (crm_expm1_big: 2^-66.8, test 2^-66).
  *
  * Accurate path (triple-double): r to 2^-160, exp(r) = sum r^n/n!, n <= 12
  * (truncation 2^-143 relative), Horner in triple-double (2^-148 per
@@ -35,7 +36,8 @@
 #define CRM_EXP_C6 0x1.6c16c16c16c17p-10 /* 1/720 */
 #define CRM_EXP_C7 0x1.a01a01a01a01ap-13 /* 1/5040 */
 
-/* The reduction of x for exp: k (as a double, |k| < 2^18) and r = rh + rl. */
+/* The reduction of x for exp: k (as a double, |k| < 2^18) and r = rh + rl
+ * normalized (|rl| <= 2^-62), as expm1's polynomial needs. */
 CRM_FN double crm_exp_reduce(double x, double *rh, double *rl)
 {
     double kd = crm_rint(x * CRM_EXP_INV);
@@ -43,6 +45,24 @@ CRM_FN double crm_exp_reduce(double x, double *rh, double *rl)
     double e;
     *rh = crm_two_sum(t, -(kd * CRM_EXP_L2), &e);
     *rl = e - kd * CRM_EXP_L3;
+    return kd;
+}
+
+/* The same k, and r = rh + rl in three operations, for crm_exp_fast
+ * (exp, cosh, sinh), which takes |rl| up to 2^-45: with S1 = RN(ln2/128) =
+ * LN2_HI 2^-7 and S2 = LN2_MI 2^-7 (ln2/128 - S1 rounded; |S2| < 2^-62.4),
+ * rh = x - k S1 is exact by one fma: k S1 is a multiple of ulp(S1) =
+ * 2^-60, x one of 2^-61 unless |x| < 2^-9 (then k = 0 and rh = x), and
+ * |x - k S1| <= |r| + |k S2| < 2^-8.5, so it is a multiple of 2^-61 below
+ * 2^-8 (53 bits). rl = RN(-k S2): |rl| < 2^17.07 2^-62.4 = 2^-45.3 (|x| <
+ * 745.5, |k| <= 137700), its rounding 2^-99, S2's truncation (2^-116)
+ * times k 2^-99: rh + rl within 2^-98 of r. (crm_exp_reduce's two-sum
+ * costs six operations more on the fast path's chain.) */
+CRM_FN double crm_exp_reduce_short(double x, double *rh, double *rl)
+{
+    double kd = crm_rint(x * CRM_EXP_INV);
+    *rh = fma(-kd, CRM_LN2_HI * 0x1p-7, x); /* exact */
+    *rl = -kd * (CRM_LN2_MI * 0x1p-7);
     return kd;
 }
 
@@ -72,29 +92,33 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
 }
 
 /* exp and exp2's own fast path, T_j = th + tl given: T_j exp(r) as h + *lo (not renormalized,
- * |lo| < 2^-17), relative error below 2^-69.4; the rounding test uses
- * 2^-68. (crm_expm1_poly and crm_exp_scale_table, a double-double to
- * 2^-76.5 for sinh, cosh, tanh and expm1, cost half as much again.)
+ * |lo| < 2^-17), relative error below 2^-69.3; the rounding test uses
+ * 2^-68. r = rh + rl within 2^-98, |rh| <= 2^-8.52, |rl| <= 2^-45.3 (not
+ * normalized: crm_exp_reduce_short). (crm_expm1_poly and
+ * crm_exp_scale_table, a double-double to 2^-76.5 for sinh, cosh, tanh and
+ * expm1, cost half as much again.)
  *
- * exp(r) = 1 + rh + Q, Q = rh^2/2 + rl (1 + rh) + rh^3 B(rh), B the Taylor
- * series 1/6 + ... + rh^4/7! (truncation r^8/8! < 2^-83.5): z + zl = rh^2
- * exactly, v = zl/2 + rl (1 + rh) (|v| < 2^-61), then Q = w B + (z/2 + v),
- * w = RN(z rh). Q's error: two roundings of a value below 2^-18 (2^-72
- * each), w's and B's roundings (2^-80 each), rl rh^2/2 left out (2^-79.5),
- * the reduction (2^-112): below 2^-71 in all.
+ * exp(r) = 1 + rh + Q, Q = rh^2/2 + rh^3 B(rh) + rl (1 + rh + rh^2/2),
+ * B the Taylor series 1/6 + ... + rh^4/7! (truncation r^8/8! < 2^-83.5;
+ * rl's terms left out, rl rh^3/6 and rl^2/2, below 2^-73.4): z + zl =
+ * rh^2 exactly, v = zl/2 + rl (1 + rh) (|v| < 2^-45.2, its roundings
+ * 2^-98), then Q = z (rh B + rl/2) + (z/2 + v). Q's error: two roundings
+ * of a value below 2^-18 (2^-72 each), B's roundings times rh z (2^-80),
+ * rh B + rl/2's (below 2^-11.1: 2^-64.1 times z, 2^-81.2), rl's terms
+ * left out (2^-73.4), the reduction (2^-98): below 2^-70.75 in all.
  * T (1 + rh + Q) = th + th rh + th Q + tl (1 + rh + Q): th + th rh is
  * s + t + b exactly (fma product, then a fast two-sum: th >= 1 > |th rh|),
- * the rest in double: th Q's error th 2^-71, two roundings of values
+ * the rest in double: th Q's error th 2^-70.75, two roundings of values
  * below 2^-17 (2^-71 each), the table 2^-106; over the result, at least
- * 0.997 th, below (1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.4 (th >= 1). The
- * test's own roundings of lo -+ e (2^-71) fit in the room below 2^-68. */
+ * 0.997 th, below (1.19 1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.3 (th >= 1).
+ * The test's own roundings of lo -+ e (2^-71) fit in the room below
+ * 2^-68. */
 CRM_HOT_FN double crm_exp_fast_t(double rh, double rl, double th, double tl, double *lo)
 {
     double zl, z = crm_two_prod(rh, rh, &zl);
-    double w = z * rh;
     double bq = fma(z, fma(z, CRM_EXP_C7, fma(rh, CRM_EXP_C6, CRM_EXP_C5)), fma(rh, CRM_EXP_C4, CRM_EXP_C3));
     double v = fma(0.5, zl, fma(rh, rl, rl));
-    double q = fma(w, bq, fma(0.5, z, v));
+    double q = fma(z, fma(rh, bq, 0.5 * rl), fma(0.5, z, v));
     double b, a = crm_two_prod(th, rh, &b);
     double t, s = crm_fast_two_sum(th, a, &t);
     *lo = (t + b) + fma(th, q, fma(tl, rh + q, tl));
@@ -173,7 +197,7 @@ CRM_FN double brm_exp(double x)
         if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
     }
     double rh, rl;
-    double kd = crm_exp_reduce(x, &rh, &rl);
+    double kd = crm_exp_reduce_short(x, &rh, &rl);
     int j, e = crm_exp_split(kd, &j);
     if (CRM_LIKELY(e > -1022)) {
         double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
@@ -192,13 +216,15 @@ CRM_FN double brm_exp2(double x)
         if (x <= -1076) return 0;
         if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
     }
-    double kd = crm_rint(x * 128);
-    double f = (x * 128 - kd) * 0x1p-7; /* exact */
+    /* k = crm_rint(x 128) and f = (x 128 - k) 2^-7 (exact), each one
+     * operation fewer (x 128 is exact); r = f ln2 = rh + rl within 2^-114, rl
+     * f LN2_MI plus rh's error in one rounding */
+    double kd = fma(x, 128.0, 6755399441055744.0) - 6755399441055744.0;
+    double f = fma(-kd, 0x1p-7, x); /* exact */
     int j, e = crm_exp_split(kd, &j);
     if (CRM_LIKELY(e > -1022)) {
-        double rl;
-        double rh = crm_two_prod(f, CRM_LN2_HI, &rl);
-        rl += f * CRM_LN2_MI;
+        double rh = f * CRM_LN2_HI;
+        double rl = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh));
         double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
         if (CRM_LIKELY(crm_round_test(h, lo, 0x1p-68, &out))) return crm_scale_normal(out, e);
     }
@@ -220,6 +246,27 @@ CRM_HOT_FN crm_dd crm_expm1_fast(double kd, double rh, double rl, int j, int e)
     double h = crm_two_sum(a1, b1 * s, &l);      /* exact */
     crm_dd y;
     y.hi = crm_fast_two_sum(h, l + (a2 + (tl * s + (b2 + th * p.lo + tl * p.hi) * s)), &y.lo);
+    return y;
+}
+
+/* expm1(x) as a double-double for 0.35 <= |x|, -37.5 <= x <= 709, from
+ * exp's own fast path (crm_exp_fast on the short reduction: Y = h + lo
+ * within 2^-69.3): e^x - 1 = (h 2^E - 1) (exact by a two-sum) + lo 2^E
+ * (exact), the low parts' sum rounded once (its terms at most 2^-53 of the
+ * result and 2^-17 of e^x: 2^-70 of e^x), then a fast two-sum. e^x is at
+ * most 3.39 times |e^x - 1| (x >= 0.35; 2.39 for x <= -0.35), so within
+ * (2^-69.3 + 2^-70) 3.39 + 2^-106 < 2^-66.8 relative; the test uses
+ * 2^-66. k, j, E as crm_exp_reduce's (the accurate path's). */
+CRM_HOT_FN crm_dd crm_expm1_big(double x, double *kd, int *j, int *e)
+{
+    double rh, rl, lo;
+    *kd = crm_exp_reduce_short(x, &rh, &rl);
+    *e = crm_exp_split(*kd, j);
+    double h = crm_exp_fast(rh, rl, *j, &lo);
+    double s = crm_pow2i(*e);
+    double a2, a1 = crm_two_sum(h * s, -1.0, &a2);
+    crm_dd y;
+    y.hi = crm_fast_two_sum(a1, a2 + lo * s, &y.lo);
     return y;
 }
 
@@ -249,12 +296,18 @@ CRM_FN double brm_expm1(double x)
     if (x > 709) return brm_exp(x);
     if (x < -37.5) return -1.0 + 0x1p-100; /* e^x < 2^-54: -1 */
     if (ax < 0x3c90000000000000ULL) return x; /* |x| < 2^-54 */
-    double rh, rl;
-    double kd = crm_exp_reduce(x, &rh, &rl);
-    int j, e = crm_exp_split(kd, &j);
-    crm_dd y = crm_expm1_fast(kd, rh, rl, j, e);
-    double out;
-    if (crm_round_test(y.hi, y.lo, kd == 0 ? 0x1p-67 : 0x1p-71, &out)) return out;
+    double kd, out;
+    int j, e;
+    if (ax >= 0x3fd6666666666666ULL) { /* |x| >= 0.35 */
+        crm_dd y = crm_expm1_big(x, &kd, &j, &e);
+        if (crm_round_test(y.hi, y.lo, 0x1p-66, &out)) return out;
+    } else {
+        double rh, rl;
+        kd = crm_exp_reduce(x, &rh, &rl);
+        e = crm_exp_split(kd, &j);
+        crm_dd y = crm_expm1_fast(kd, rh, rl, j, e);
+        if (crm_round_test(y.hi, y.lo, kd == 0 ? 0x1p-67 : 0x1p-71, &out)) return out;
+    }
     return crm_td_round(crm_expm1_td(x, kd, j, e));
 }
 

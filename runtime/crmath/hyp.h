@@ -7,13 +7,19 @@
  *          = E (E + 2) / (2 (E + 1))   for a < 1, E = expm1(a) > 0: no cancellation
  *   tanh a = E2 / (E2 + 2)             E2 = expm1(2a) > 0
  *
- * e^a = y 2^E within 2^-69.4 (exp.h's crm_exp_fast, renormalized), e^-a =
- * 2^-E / y (a double-double reciprocal, 2^-104) on the fast path, from the
- * same reduction with k and r negated on the accurate one; e^-a is left out
- * where it is below 2^-115 of e^a (a > 40) on the fast path, 2^-173
- * (a > 60) on the accurate one. Fast path errors: cosh 2^-69.3, sinh
- * 2^-69 (a >= 1: 2^-69.4 times coth 1 < 1.32) or 2^-67 (a < 1: expm1's
- * 2^-69 three times and a division), tanh 2^-67; the tests use 2^-68,
+ * e^a = y 2^E within 2^-69.3 (exp.h's crm_exp_fast on crm_exp_reduce_short's
+ * r, renormalized), e^-a = 2^-E / y (a double-double reciprocal, 2^-104) on
+ * the fast path, from the same reduction with k and r negated on the
+ * accurate one; e^-a is left out where it is below 2^-115 of e^a (a > 40)
+ * on the fast path, 2^-173 (a > 60) on the accurate one. For 6.5 <= a <
+ * 40 the fast path takes e^-a
+ * as 2^-E RN(1/y.hi) into the low part alone: its term is below 2^-18.7 of
+ * the result, 1/y.hi within 2^-52 of 1/y (y renormalized), the fma's
+ * rounding 2^-53 of it: 2^-70.2 more. Fast path errors: cosh 2^-69.2
+ * (2^-68.7 from a = 6.5 on), sinh 2^-68.9 (a >= 1: 2^-69.3 times coth 1 <
+ * 1.32; 2^-68.7 from 6.5 on) or 2^-67 (a < 1: expm1's
+ * 2^-69 three times and a division), tanh 2^-67 (from a = 0.175 on, by
+ * exp.h's crm_expm1_big, 2^-66.8); the tests use 2^-68,
  * 2^-68, 2^-65 and 2^-65 (tanh's quotient: one reciprocal, no
  * double-double division). Accurate paths: the same formulas in
  * triple-double (exp.h's, 2^-140; a long division, 2^-145), against the
@@ -48,12 +54,14 @@ CRM_FN crm_td crm_exp_td(double a, int *e)
 CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, int *e)
 {
     double rh, rl, lo;
-    double kd = crm_exp_reduce(a, &rh, &rl);
+    double kd = crm_exp_reduce_short(a, &rh, &rl);
     int j, ea = crm_exp_split(kd, &j);
     crm_dd ya;
     ya.hi = crm_exp_fast(rh, rl, j, &lo);
     ya.hi = crm_fast_two_sum(ya.hi, lo, &ya.lo); /* th >= 1 > |lo| */
-    if (a < 40) { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
+    if (a >= 6.5) { /* the e^-a term f/y below e^-13 y < 2^-18.7 y: f RN(1/y.hi) in the low part */
+        if (a < 40) ya.lo = fma(s * crm_pow2i(-2 * ea), 1.0 / ya.hi, ya.lo);
+    } else { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
         double q = 1.0 / ya.hi;
         double ql = (fma(-q, ya.hi, 1.0) - q * ya.lo) * q;
         double f = s * crm_pow2i(-2 * ea);
@@ -131,15 +139,22 @@ CRM_FN double brm_tanh(double x)
     if (ba > 0x7ff0000000000000ULL) return x + x;
     if (a >= 19.1) return sg * (1.0 - 0x1p-60); /* 1 - 2/(e^2a + 1) > 1 - 2^-54: 1 */
     if (ba < 0x3e40000000000000ULL) return x;   /* a < 2^-27: x - x^3/3 rounds to x */
-    double a2 = 2 * a;
-    double rh, rl;
-    double kd = crm_exp_reduce(a2, &rh, &rl);
-    int j, e = crm_exp_split(kd, &j);
-    crm_dd m = crm_expm1_fast(kd, rh, rl, j, e);
+    double a2 = 2 * a, kd;
+    int j, e;
+    crm_dd m;
+    if (a2 >= 0.35) { /* exp.h's crm_expm1_big: 2^-66.8 */
+        m = crm_expm1_big(a2, &kd, &j, &e);
+    } else {
+        double rh, rl;
+        kd = crm_exp_reduce(a2, &rh, &rl);
+        e = crm_exp_split(kd, &j);
+        m = crm_expm1_fast(kd, rh, rl, j, e);
+    }
     /* E2 / (E2 + 2): d = dh + dl = E2 + 2 within 2^-105, one reciprocal
      * v = 1/dh, q = m.hi v (within 2^-51.4), the remainder m - q d (its
      * fma part within 2^-104 q dh, the rest 2^-104 m.hi) times v: q + ql
-     * within 2^-100 of E2 / d, far below expm1's 2^-68 */
+     * within 2^-100 of E2 / d, far below expm1's 2^-66.8 (the quotient's
+     * relative error is E2's times 2 / (E2 + 2) <= 1) */
     double dl, dh = crm_two_sum(m.hi, 2.0, &dl);
     dl += m.lo;
     double v = 1.0 / dh;

@@ -8,17 +8,25 @@
  * log's reduction (log.h: r = m' c_i - 1 exact, |r| <= 2^-7), exp from
  * exp's (exp.h: z = k ln2/128 + r', 2^E T_j exp(r')).
  *
- * 1. Fast (double-double): log1p(r) as r - r^2/2 + r^3/3 - r^4/4 with each
- *    term exact or double-double, and r^5 (1/5 - ...) to r^11 in doubles
- *    (their roundings below 2^-80.3 |r|, the truncation r^12/12 below
- *    2^-80.6 |r|): L = log|x| within 2^-79.4 |r| + 2^-91.9 |L| (the
- *    second term: e' ln2's two parts, ln2's truncation, the table's third
- *    part, the low sums' roundings; |S| >= 2^-7.5 when c_i != 1). z = y L
+ * 1. Fast (double-double): log1p(r) as r - r^2/2 + r^3/3 - r^4/4, the
+ *    first three terms exact or double-double, r^4 = RN(RN(r^2)^2) within
+ *    3 2^-53 (times r^4/4 <= 2^-23 |r|: 2^-74.4 |r|), and r^5 (1/5 - ...)
+ *    to r^11 in doubles (their roundings below 2^-80.3 |r|, the
+ *    truncation r^12/12 below 2^-80.6 |r|): L = log|x| within
+ *    2^-74.3 |r| + 2^-89.2 |L|, its low part below 2^-29.5 |L| (the
+ *    second term: -log c_i = Th + Tl within 2^-97, e' ln2 = e' (LN2_1 +
+ *    LN2_2) within |e'| 2^-98, e' LN2_2 + Tl's rounding, the low sums'
+ *    roundings; |S| >= 2^-7.5 when c_i != 1, |L| >= 0.34 |e'|). z = y L
  *    as a double-double (2^-96 |z|: L's low part is not renormalised),
- *    then exp of it (exp.h's expm1_poly and scale_table: 2^-74 with exp's
- *    margin) on r' = zh - k ln2/128 + zl, renormalised (2^-95). The result's relative error is below
- *    2^-74 + 2^-82.4 + 2^-79.4 |y r| (|z| <= 746): the rounding test uses
- *    that bound, computed per call, so only large |y r| widen it.
+ *    then exp of it by exp's own fast path (exp.h's crm_exp_fast: 2^-69.3)
+ *    on r' = zh - k ln2/128 + zl, normalized (2^-72.9: |zl| < 2^-19.9).
+ *    The result's relative error is below 2^-69.3 + 2^-79.7 + 2^-72.9 +
+ *    2^-74.3 |y r| < 2^-69.1 + 2^-74.3 |y r| (|z| <= 746): the rounding
+ *    test uses 2^-68 + 2^-74.25 |y r|, computed per call, so only large
+ *    |y r| widen it (|y r| < 17 unless |log x| < 0.34). (A
+ *    double-double exp, 2^-74, and r^4 as a double-double cost a seventh
+ *    of the fast path more; the inputs they would keep, about one in
+ *    16,000, cost stage 3.)
  * 2. Exact cases: x^y is never exactly a midpoint between two doubles but
  *    in the cases crm_pow_midpoint finds by integer arithmetic (x's odd
  *    part a 2^k-th power, k <= 5, and a short power of it; or 2^-1075).
@@ -61,37 +69,36 @@ CRM_FN int crm_pow_yint(double y)
 /* log|x| = e' ln2 + S, S = -log c_i + log1p(r), as a double-double (stage 1) */
 CRM_FN crm_dd crm_pow_log(int e, int i, double r)
 {
-    double s2l, t3l, p3l, q4l;
+    double s2l, t3l, p3l;
     double s2 = crm_two_prod(r, r, &s2l);
     double t3 = crm_two_prod(s2, r, &t3l);
     t3l = fma(s2l, r, t3l);                                      /* r^3 = t3 + t3l */
     double p3 = crm_two_prod(t3, crm_log1p_c[2][0], &p3l);
     p3l = fma(t3, crm_log1p_c[2][1], fma(t3l, crm_log1p_c[2][0], p3l)); /* r^3/3 */
-    double q4 = crm_two_prod(s2, s2, &q4l);
-    q4l = fma(2 * s2, s2l, q4l);                                 /* r^4 */
+    double q4 = s2 * s2;                                         /* r^4 within 3 2^-53 */
     /* r^5 (c4 + c5 r + ... + c10 r^6), Estrin */
     double a = fma(r, crm_log1p_c[5][0], crm_log1p_c[4][0]);
     double b = fma(r, crm_log1p_c[7][0], crm_log1p_c[6][0]);
     double c = fma(r, crm_log1p_c[9][0], crm_log1p_c[8][0]);
     double q = fma(s2 * s2, fma(s2, crm_log1p_c[10][0], c), fma(s2, b, a));
     double tail = (q4 * r) * q;
-    /* r - r^2/2 + r^3/3 - r^4/4, each step a fast two-sum (exact: every
-     * term is below the sum before it) */
+    /* r - r^2/2 + r^3/3 - RN(r^4)/4, each step a fast two-sum (exact:
+     * every term is below the sum before it) */
     double al, bl, cl;
     double ah = crm_fast_two_sum(r, -0.5 * s2, &al);
     double bh = crm_fast_two_sum(ah, p3, &bl);
     double ch = crm_fast_two_sum(bh, -0.25 * q4, &cl);
-    double lo = (al + bl) + (cl + ((p3l - 0.5 * s2l) + (tail - 0.25 * q4l)));
-    /* e' LN2_1 + T1 (exact product; |e' ln2| >= 0.69 > 0.35 >= |T1|, or
-     * e' = 0), apart from r's chain, then that plus the chain's sum (|T1|
-     * >= 1.94 |ch|, or T1 = 0, or |e' LN2_1 + T1| >= 0.34 > |ch|): the
-     * result's parts are not renormalised (y's product and exp's
-     * reduction take any low part) */
-    double de = (double)e, hl, l;
-    double h = crm_fast_two_sum(de * CRM_LOG_LN2_1, crm_log_t[i][1], &hl);
+    double lo = (al + bl) + (cl + ((p3l - 0.5 * s2l) + tail));
+    /* H = e' LN2_1 + Th exactly by one fma (log.h's crm_log_fast: both
+     * multiples of 2^-42, |H| < 2^10), apart from r's chain, then H plus
+     * the chain's sum (|H| >= 1.94 |r| >= 1.93 |ch|, or H = 0), e' LN2_2 +
+     * Tl in the low part: the result's parts are not renormalised (y's
+     * product and exp's reduction take any low part) */
+    double de = (double)e, l;
+    double h = fma(de, CRM_LOG_LN2_1, crm_log_h[i][0]); /* exact */
     crm_dd y;
     y.hi = crm_fast_two_sum(h, ch, &l);
-    y.lo = (l + lo) + (hl + (crm_log_t[i][2] + de * CRM_LOG_LN2_2));
+    y.lo = (l + lo) + fma(de, CRM_LOG_LN2_2, crm_log_h[i][1]);
     return y;
 }
 
@@ -269,21 +276,20 @@ CRM_HOT_FN double crm_pow_abs(double xa, double y, double x)
         if (crm_fabs(zh) < 0x1p-55) return 1.0; /* within 2^-54.9 of 1 */
     }
     zl = fma(y, l.lo, zl);
-    /* exp(zh + zl): exp.h's reduction of zh, zl added to r'. |zl| is a few
-     * ulps of zh plus y e' LN2_2 (l.lo is not renormalised), together
-     * below 2^-43 |zh| <= 2^-50 |k| when k != 0: below |k L2| (2^-42.8
-     * |k|), so zl - k L3 goes into -k L2 by a fast two-sum (exact; k = 0
-     * too), apart from zh - k L1 (exact) */
+    /* exp(zh + zl): exp.h's short reduction of zh (crm_exp_reduce_short:
+     * zh - k S1 exact by one fma; k here is zh 128/ln2 rounded once, so
+     * |zh - k ln2/128| <= ln2/256 (1 + 2^-35)), zl - k S2 rounded (|zl| is
+     * half an ulp of zh plus y l.lo, l.lo not being renormalised: below
+     * 2^-29.4 |zh| <= 2^-19.9; the rounding 2^-72.9, S2's truncation k
+     * 2^-116), the two added by a two-sum: r' = rh + rl within 2^-72.9,
+     * |rh| <= ln2/256 + 2^-19.9 < 2^-8.52, |rl| <= 2^-62 */
     double kd = fma(zh, CRM_EXP_INV, 6755399441055744.0) - 6755399441055744.0; /* k: zh 128/ln2 rounded once */
-    double cl, el;
-    double ch = crm_fast_two_sum(-(kd * CRM_EXP_L2), zl - kd * CRM_EXP_L3, &cl);
-    double rh = crm_two_sum(fma(-kd, CRM_EXP_L1, zh), ch, &el);
-    double rl = el + cl;
+    double rl, rh = crm_two_sum(fma(-kd, CRM_LN2_HI * 0x1p-7, zh), fma(-kd, CRM_LN2_MI * 0x1p-7, zl), &rl);
     int j, ee = crm_exp_split(kd, &j);
     double out;
     if (ee > -1022) {
-        crm_dd v = crm_exp_scale_table(j, crm_expm1_poly(rh, rl));
-        if (crm_round_test(v.hi, v.lo, 0x1.1p-74 + 0x1.9p-80 * crm_fabs(y * r), &out)) return crm_scale_normal(out, ee);
+        double lo, h = crm_exp_fast(rh, rl, j, &lo);
+        if (crm_round_test(h, lo, 0x1p-68 + 0x1.ap-75 * crm_fabs(y * r), &out)) return crm_scale_normal(out, ee);
     }
     return crm_pow_slow(xa, y, x, e, i, r);
 }
