@@ -597,6 +597,7 @@ static void emit_stmt_here(struct ir_node *s)
         line("}");
         return;
     case IR_LET: case IR_ASSIGN: {
+        if (s->op == IR_ASSIGN && F->fold && fold_step(s)) return;
         scope_open();
         if (s->op == IR_ASSIGN && s->var->type == ty_str && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
             s->a->a->op == IR_VAR && s->a->a->var == s->var) {

@@ -12,6 +12,7 @@
 #include "emit_c.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -810,26 +811,10 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
     close_views(views);
 }
 
-/* The work of one iteration of a loop on the pool, in IR nodes, each loop
- * inside (each comprehension or reduction) counted as 16 runs of its body:
- * a guess, for the grain below. Capped far below overflow. */
-#define PAR_GRAIN 16384 /* the least work in nodes worth a split */
-static int64_t body_cost(struct ir_node *n)
-{
-    if (!n) return 0;
-    int64_t c = 1 + body_cost(n->a) + body_cost(n->c);
-    int64_t inner = body_cost(n->b) + body_cost(n->elem) + body_cost(n->filter);
-    bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
-                || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
-    c += loop ? 16 * inner : inner;
-    for (int i = 0; i < n->nkids; i++) c += body_cost(n->kids[i]);
-    return c < PAR_GRAIN ? c : PAR_GRAIN;
-}
-
 int64_t par_least(struct ir_node *body)
 {
-    int64_t cost = body_cost(body);
-    return (PAR_GRAIN + cost - 1) / cost;
+    int64_t cost = ir_par_work(body);
+    return (IR_PAR_GRAIN + cost - 1) / cost;
 }
 
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
@@ -838,7 +823,7 @@ int64_t par_least(struct ir_node *body)
  * over the chunk); brt_par_for hands it the chunks. Its places are named
  * by the function, as the sequential loop's are: a panic reads the same.
  * When the runtime would not split (one thread, or fewer iterations than
- * make PAR_GRAIN nodes of work by body_cost's guess), the loop runs as
+ * make IR_PAR_GRAIN nodes of work by ir_par_work's guess), the loop runs as
  * written: a small loop in a function called often costs no split. */
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)
 {
@@ -872,6 +857,158 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     line("}");
 }
 
+/* A fold loop's accumulator f as it starts in each chunk: its fold's
+ * identity (min's +inf: a start no value replaces but by a smaller one,
+ * and NaN never, so a chunk's part is the first of its least values, or
+ * +inf). */
+static const char *fold_start(const struct ir_fold *f)
+{
+    struct type *t = f->var->type;
+    switch (f->kind) {
+    case FOLD_SUM: return "0";
+    case FOLD_OR: return "false";
+    case FOLD_AND: return "true";
+    case FOLD_MIN: return t == ty_float ? float_lit(INFINITY) : t == ty_u64 ? "UINT64_MAX" : "INT64_MAX";
+    case FOLD_MAX: return t == ty_float ? float_lit(-INFINITY) : t == ty_u64 ? "(uint64_t)0" : "INT64_MIN";
+    }
+    return "0";
+}
+
+/* Whether every step of the sum v in s adds a literal >= 0 (a count): its
+ * running values then only grow from 0, their least 0 and their greatest
+ * the last, so a chunk tracks neither. */
+static bool fold_counts(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return true;
+    if (s->op == IR_ASSIGN && s->var == v) {
+        struct ir_node *x = s->a, *e = x->a->op == IR_VAR && x->a->var == v ? x->b : x->a;
+        if (x->bop != OP_ADD || e->op != IR_INT || (int64_t)e->ival < 0) return false;
+    }
+    for (int i = 0; i < s->nkids; i++)
+        if (!fold_counts(s->kids[i], v)) return false;
+    return fold_counts(s->b, v) && fold_counts(s->c, v);
+}
+
+/* In a fold loop's chunk helper (F->fold): an int sum's step `v = v + E`,
+ * `v = E + v` or `v = v - E` as brt_fold_add_i64 / sub, with no panic (the
+ * join tests the sequential loop's overflows); false for any other
+ * statement, written as usual (min, max, or, and: the same code on the
+ * chunk's own start). */
+bool fold_step(struct ir_node *s)
+{
+    struct ir_node *loop = F->fold, *x = s->a;
+    int i = 0;
+    while (i < loop->nfolds && loop->folds[i].var != s->var) i++;
+    if (i == loop->nfolds || loop->folds[i].kind != FOLD_SUM) return false;
+    bool self_first = x->a->op == IR_VAR && x->a->var == s->var;
+    int id = s->var->id;
+    scope_open();
+    const char *e = emit_expr(self_first ? x->b : x->a);
+    if (fold_counts(loop->b, s->var))
+        line("brt_fold_count_i64(&%s, %s, &fo%d);", vname(s->var), e, id);
+    else
+        line("brt_fold_%s_i64(&%s, %s, &fl%d, &fh%d, &fo%d);", x->bop == OP_SUB ? "sub" : "add", vname(s->var), e, id, id, id);
+    scope_close();
+    return true;
+}
+
+/* A loop whose iterations fold into accumulators (opt_parfor.c, folds).
+ * The chunk helper bp_fold<n>(env, part, lo_, hi_) runs the loop over its
+ * chunk as range_versions writes it, each accumulator a local from its
+ * identity (an int sum with its running least and greatest and an overflow
+ * flag), then writes them to part; bp_join<n>(env, part) folds a chunk's
+ * part into env's accumulators, in chunk order (brt_par_fold). When the
+ * split is not taken, a chunk panicked, or a sum may overflow, the loop as
+ * written runs from the start, with the accumulators as they were: the
+ * body stores into no outer array and nothing else in it changes them, so
+ * the values and the first panic are the sequential loop's. */
+static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    int id = ++CG->naux;
+    struct buf aux = {0};
+    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
+    for (int i = 0; i < s->ncaps; i++)
+        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    for (int i = 0; i < s->nfolds; i++)
+        bprintf(&aux, "    %s a%d; /* %s */\n", ctype(s->folds[i].var->type), s->folds[i].var->id, s->folds[i].var->name);
+    bprintf(&aux, "};\nstruct bp_part%d {\n", id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        bprintf(&aux, "    %s a%d;\n", ctype(s->folds[i].var->type), v);
+        if (s->folds[i].kind == FOLD_SUM) bprintf(&aux, "    int64_t lo%d, hi%d;\n    bool ov%d;\n", v, v, v);
+    }
+    bputs(&aux, "};\n");
+    struct fctx *saved = helper_open(id, s->caps, s->ncaps);
+    bputs(&F->decl, "    (void)env;\n");
+    for (int i = 0; i < s->nfolds; i++) {
+        struct ir_var *v = s->folds[i].var;
+        F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
+        bprintf(&F->decl, "    %s v%d = %s;\n", ctype(v->type), v->id, fold_start(&s->folds[i]));
+        if (s->folds[i].kind == FOLD_SUM)
+            bprintf(&F->decl, "    int64_t fl%d = 0, fh%d = 0;\n    bool fo%d = false;\n", v->id, v->id, v->id);
+    }
+    F->fold = s;
+    debug_line(&F->body, s->loc, true);
+    range_versions(s, "lo_", "hi_");
+    line("{");
+    line("    struct bp_part%d *p_ = part_;", id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        line("    p_->a%d = %s;", v, vname(s->folds[i].var));
+        if (s->folds[i].kind == FOLD_SUM && fold_counts(s->b, s->folds[i].var))
+            line("    p_->lo%d = 0; p_->hi%d = %s; p_->ov%d = fo%d;", v, v, vname(s->folds[i].var), v, v);
+        else if (s->folds[i].kind == FOLD_SUM)
+            line("    p_->lo%d = fl%d; p_->hi%d = fh%d; p_->ov%d = fo%d;", v, v, v, v, v, v);
+    }
+    line("}");
+    helper_end(saved, &aux, arena_printf("static void bp_fold%d(void *envp, void *part_, int64_t lo_, int64_t hi_)", id),
+               NULL);
+    /* the join: min and max replace only on strictly smaller or larger, as
+     * the body's min(v, E) and max(v, E) do */
+    bprintf(&aux, "static bool bp_join%d(void *envp, const void *part_) {\n", id);
+    bprintf(&aux, "    struct bp_env%d *env = envp;\n    const struct bp_part%d *p = part_;\n", id, id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        switch (s->folds[i].kind) {
+        case FOLD_SUM:
+            bprintf(&aux, "    if (!brt_fold_join_i64(&env->a%d, p->a%d, p->lo%d, p->hi%d, p->ov%d)) return false;\n", v, v, v,
+                    v, v);
+            break;
+        case FOLD_MIN: bprintf(&aux, "    if (p->a%d < env->a%d) env->a%d = p->a%d;\n", v, v, v, v); break;
+        case FOLD_MAX: bprintf(&aux, "    if (p->a%d > env->a%d) env->a%d = p->a%d;\n", v, v, v, v); break;
+        case FOLD_OR: bprintf(&aux, "    env->a%d = env->a%d || p->a%d;\n", v, v, v); break;
+        case FOLD_AND: bprintf(&aux, "    env->a%d = env->a%d && p->a%d;\n", v, v, v); break;
+        }
+    }
+    bputs(&aux, "    return true;\n}\n\n");
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    const char *seq = new_temp(), *e = new_temp();
+    line("{");
+    F->ind++;
+    line("bool %s = true;", seq);
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
+    F->ind++;
+    line("struct bp_env%d %s;", id, e);
+    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    for (int i = 0; i < s->nfolds; i++) line("%s.a%d = %s;", e, s->folds[i].var->id, vname(s->folds[i].var));
+    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
+    line("if (brt_par_fold(%s, %s, &%s, sizeof(struct bp_part%d), bp_fold%d, bp_join%d)) {", lo, hi, e, id, id, id);
+    for (int i = 0; i < s->nfolds; i++) line("    %s = %s.a%d;", vname(s->folds[i].var), e, s->folds[i].var->id);
+    line("    %s = false;", seq);
+    line("}");
+    F->ind--;
+    line("}");
+    line("if (%s) {", seq);
+    F->ind++;
+    range_versions(s, lo, hi);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+}
+
 /* for v in lo .. hi: accumulated in lanes, on the pool (par_loop), or as
  * range_versions writes it. */
 void emit_for_range(struct ir_node *s)
@@ -886,7 +1023,8 @@ void emit_for_range(struct ir_node *s)
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
+    if (s->par && s->nfolds && !CG->slot_names && !CG->swapped_inner) fold_loop(s, lo, hi);
+    else if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
     else range_versions(s, lo, hi);
 }
 

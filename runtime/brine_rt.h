@@ -1059,6 +1059,52 @@ brt_arr *brt_par_fill(const brt_fill *f);
 bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least);
 void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi));
 
+/* A range loop lo..hi whose iterations fold into accumulators (compiler/
+ * opt_parfor.c, folds): body(env, part, a, b) runs the iterations a..b-1
+ * in order, each accumulator starting from its fold's identity, and writes
+ * its values (size bytes) to part; join(env, part) then folds each chunk's
+ * part into env's accumulators, lowest chunk first, and returns false when
+ * the loop must run again in order (an int sum that leaves the int range).
+ * Returns false also when a chunk panicked (the panic is dropped): the
+ * generated C then runs the loop as written from the start, meeting the
+ * sequential loop's first panic. Called only where brt_par_for_splits holds. */
+bool brt_par_fold(int64_t lo, int64_t hi, void *env, size_t size, void (*body)(void *env, void *part, int64_t lo, int64_t hi),
+                  bool (*join)(void *env, const void *part));
+
+/* An int sum's step in a fold loop's chunk: *acc + b (a - for sub), never a
+ * panic: an overflow sets *ov (the chunk's sum is then useless and the loop
+ * runs again in order); *lo and *hi follow the least and greatest running
+ * value, from the start 0. */
+BRT_INLINE void brt_fold_add_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
+{
+    int64_t r = (int64_t)((uint64_t)*acc + (uint64_t)b);
+    if (BRT_UNLIKELY(BRT_ADD_OVF_I64(*acc, b, r))) *ov = true;
+    *acc = r;
+    *lo = r < *lo ? r : *lo;
+    *hi = r > *hi ? r : *hi;
+}
+BRT_INLINE void brt_fold_sub_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
+{
+    int64_t r = (int64_t)((uint64_t)*acc - (uint64_t)b);
+    if (BRT_UNLIKELY(BRT_SUB_OVF_I64(*acc, b, r))) *ov = true;
+    *acc = r;
+    *lo = r < *lo ? r : *lo;
+    *hi = r > *hi ? r : *hi;
+}
+/* A count's step (b >= 0, every step of the sum so): its running values
+ * only grow from 0, so only the overflow is tracked. */
+BRT_INLINE void brt_fold_count_i64(int64_t *acc, int64_t b, bool *ov)
+{
+    int64_t r = (int64_t)((uint64_t)*acc + (uint64_t)b);
+    if (BRT_UNLIKELY(r < *acc)) *ov = true;
+    *acc = r;
+}
+/* Joins a chunk's int sum (its running values within lo..hi, ov: one left
+ * int) to *acc, the sum of the iterations before it: false when *acc + lo
+ * or *acc + hi leaves int (the sequential loop overflows in this chunk, or
+ * may) or ov; else *acc += sum. */
+bool brt_fold_join_i64(int64_t *acc, int64_t sum, int64_t lo, int64_t hi, bool ov);
+
 /* par any / par all (SPEC 5.3: exactly the sequential result, including which
  * panic comes before the deciding element). body(env, lo, hi) evaluates
  * elements lo..hi-1 in order and returns the index of the first deciding
