@@ -336,9 +336,11 @@ static const char *emit_expr_here(struct ir_node *n)
     case IR_FSTRING: {
         if (n->nkids == 1 && !n->lit[0] && n->kids[0]->type == ty_str && !n->specs[0])
             return emit_expr(n->kids[0]); /* f"{s}" is s */
+        /* built in a buffer on the stack (the heap only when it outgrows
+         * it), so the str made of it is the one allocation */
         const char *sb = new_temp();
-        line("brt_sb %s;", sb);
-        line("brt_sb_init(&%s);", sb);
+        line("char %s_room[128];", sb);
+        line("brt_sb %s = {%s_room, 0, -128};", sb, sb);
         own_sb(sb);
         for (int i = 0; i < n->nkids; i++) {
             struct ir_node *k = n->kids[i];

@@ -219,7 +219,8 @@ brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, con
 brt_str *brt_sb_finish(brt_sb *sb)
 {
     brt_str *s = brt_str_new(sb->buf, sb->len);
-    free(sb->buf);
+    if (sb->cap > 0) /* not the caller's buffer */
+        free(sb->buf);
     brt_sb_init(sb);
     return s;
 }
