@@ -57,6 +57,21 @@
  * guard and its form as written: the fast branch calls the row function
  * made from that form, which stores only into its own new row.
  *
+ * A fold loop: the body may also assign outer variables that are
+ * accumulators (fold_form): int sums, min and max, or and and, one kind per
+ * variable, read nowhere else in the body. Then the body stores into no
+ * outer array (after a panic or a possible overflow the loop runs again in
+ * order from the start, which must change nothing but the accumulators),
+ * no nest in it is swapped, and a body without a loop is work enough when
+ * its ir_par_work is at least FOLD_WORK nodes (a few math calls or random
+ * draws). The loop's folds list them; they are not among its captures. The
+ * emitter (emit_loops.c fold_loop) folds each chunk from the identities and
+ * joins the chunks' parts in order, so the values are the sequential ones;
+ * an int sum is joined only when the sum before the chunk plus the chunk's
+ * least and greatest running value stay in int, else the loop reruns in
+ * order and panics where the sequential loop does. A float sum is never a
+ * fold: a left fold's bits depend on where it is split.
+ *
  * A panic: each chunk runs its iterations in order and stops at its first
  * panic; the runtime reports the lowest chunk's, and every chunk below it
  * ran to its end, so it is the panic of the lowest iteration that panics,
