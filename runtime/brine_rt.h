@@ -691,6 +691,17 @@ int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
  * needs 21 bytes). */
 int brt_format_i64(int64_t v, char *buf);
 int brt_format_u64(uint64_t v, char *buf);
+/* How many bytes brt_format_i64 / brt_format_u64 write (without the NUL). */
+int brt_len_i64(int64_t v);
+int brt_len_u64(uint64_t v);
+/* An f-string whose length is known before its first byte (compiler/
+ * emit_c.c: pieces of literal text, int, u64, bool and str without a
+ * spec): a new str of len bytes (the empty str for 0) with *data where the
+ * bytes go. brt_format_* may write their NUL at the end: the str has a byte
+ * for its own NUL there. */
+brt_str *brt_str_make(int64_t len, char **data);
+/* Writes n bytes at d; returns d + n. */
+char *brt_put_bytes(char *d, const char *bytes, int64_t n);
 
 /* str(x) for any printable value: the text print writes. */
 brt_str *brt_to_str(const brt_type *t, const void *valp);
