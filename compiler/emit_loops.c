@@ -825,13 +825,30 @@ int64_t par_least(struct ir_node *body)
  * When the runtime would not split (one thread, or fewer iterations than
  * make IR_PAR_GRAIN nodes of work by ir_par_work's guess), the loop runs as
  * written: a small loop in a function called often costs no split. */
-static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+/* A loop on the pool's helper family: its number, and the start of
+ * struct bp_env<n> (its captures) in aux, left open for more fields. */
+static int par_env_open(struct ir_node *s, struct buf *aux)
 {
     int id = ++CG->naux;
-    struct buf aux = {0};
-    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
+    bprintf(aux, "struct bp_env%d {\n    char unused_;\n", id);
     for (int i = 0; i < s->ncaps; i++)
-        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+        bprintf(aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    return id;
+}
+
+/* At the loop: its env e with the captures' values, and the helpers' call
+ * chain starting at this frame's free slot. */
+static void par_env_fill(struct ir_node *s, int id, const char *e)
+{
+    line("struct bp_env%d %s;", id, e);
+    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    line("brt_frames_at(%s);", frame_slot());
+}
+
+static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct buf aux = {0};
+    int id = par_env_open(s, &aux);
     bputs(&aux, "};\n");
     struct fctx *saved = helper_open(id, s->caps, s->ncaps);
     bputs(&F->decl, "    (void)env;\n");
@@ -845,9 +862,7 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
     F->ind++;
     const char *e = new_temp();
-    line("struct bp_env%d %s;", id, e);
-    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
-    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
+    par_env_fill(s, id, e);
     line("brt_par_for(%s, %s, &%s, bp_for%d);", lo, hi, e, id);
     F->ind--;
     line("} else {");
@@ -874,19 +889,33 @@ static const char *fold_start(const struct ir_fold *f)
     return "0";
 }
 
-/* Whether every step of the sum v in s adds a literal >= 0 (a count): its
- * running values then only grow from 0, their least 0 and their greatest
- * the last, so a chunk tracks neither. */
-static bool fold_counts(struct ir_node *s, struct ir_var *v)
+/* A count: every step of the sum v in the loop body s adds a literal >= 0
+ * and stands in no loop of s, so it runs at most once an iteration. Its
+ * running values only grow from 0 (their least 0, their greatest the last)
+ * and by at most the sum of its steps' literals an iteration: returns that
+ * sum (at most INT64_MAX), or -1 when v is no count. A chunk of n
+ * iterations then overflows only if n > INT64_MAX / that sum, tested once
+ * before the chunk: its steps are plain adds, no flag and no branch (a step
+ * under a condition the data decides, a Monte Carlo hit, stays a
+ * conditional move). */
+static int64_t fold_count(struct ir_node *s, struct ir_var *v, bool in_loop)
 {
-    if (!s || ir_is_expr(s)) return true;
+    if (!s || ir_is_expr(s)) return 0;
+    int64_t k = 0;
     if (s->op == IR_ASSIGN && s->var == v) {
         struct ir_node *x = s->a, *e = x->a->op == IR_VAR && x->a->var == v ? x->b : x->a;
-        if (x->bop != OP_ADD || e->op != IR_INT || (int64_t)e->ival < 0) return false;
+        if (in_loop || x->bop != OP_ADD || e->op != IR_INT || (int64_t)e->ival < 0) return -1;
+        k = (int64_t)e->ival;
     }
-    for (int i = 0; i < s->nkids; i++)
-        if (!fold_counts(s->kids[i], v)) return false;
-    return fold_counts(s->b, v) && fold_counts(s->c, v);
+    bool loop = s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY || s->op == IR_WHILE;
+    struct ir_node *parts[3] = {s->b, s->c, NULL};
+    for (int i = 0; i < s->nkids + 2; i++) {
+        struct ir_node *p = i < s->nkids ? s->kids[i] : parts[i - s->nkids];
+        int64_t c = fold_count(p, v, in_loop || (loop && p == s->b));
+        if (c < 0) return -1;
+        k = c > INT64_MAX - k ? INT64_MAX : k + c;
+    }
+    return k;
 }
 
 /* In a fold loop's chunk helper (F->fold): an int sum's step `v = v + E`,
@@ -904,8 +933,8 @@ bool fold_step(struct ir_node *s)
     int id = s->var->id;
     scope_open();
     const char *e = emit_expr(self_first ? x->b : x->a);
-    if (fold_counts(loop->b, s->var))
-        line("brt_fold_count_i64(&%s, %s, &fo%d);", vname(s->var), e, id);
+    if (fold_count(loop->b, s->var, false) >= 0)
+        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s);", vname(s->var), vname(s->var), e);
     else
         line("brt_fold_%s_i64(&%s, %s, &fl%d, &fh%d, &fo%d);", x->bop == OP_SUB ? "sub" : "add", vname(s->var), e, id, id, id);
     scope_close();
@@ -924,11 +953,8 @@ bool fold_step(struct ir_node *s)
  * the values and the first panic are the sequential loop's. */
 static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
 {
-    int id = ++CG->naux;
     struct buf aux = {0};
-    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
-    for (int i = 0; i < s->ncaps; i++)
-        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    int id = par_env_open(s, &aux);
     for (int i = 0; i < s->nfolds; i++)
         bprintf(&aux, "    %s a%d; /* %s */\n", ctype(s->folds[i].var->type), s->folds[i].var->id, s->folds[i].var->name);
     bprintf(&aux, "};\nstruct bp_part%d {\n", id);
@@ -945,7 +971,11 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
         F->vst[v->id] = VS_BORROWED;
         debug_note_var(v);
         bprintf(&F->decl, "    %s v%d = %s;\n", ctype(v->type), v->id, fold_start(&s->folds[i]));
-        if (s->folds[i].kind == FOLD_SUM)
+        int64_t k = s->folds[i].kind == FOLD_SUM ? fold_count(s->b, v, false) : -1;
+        if (s->folds[i].kind == FOLD_SUM && k >= 0)
+            bprintf(&F->decl, "    bool fo%d = %s;\n", v->id,
+                    k ? arena_printf("(uint64_t)hi_ - (uint64_t)lo_ > %" PRId64 "ULL", INT64_MAX / k) : "false");
+        else if (s->folds[i].kind == FOLD_SUM)
             bprintf(&F->decl, "    int64_t fl%d = 0, fh%d = 0;\n    bool fo%d = false;\n", v->id, v->id, v->id);
     }
     F->fold = s;
@@ -956,7 +986,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
     for (int i = 0; i < s->nfolds; i++) {
         int v = s->folds[i].var->id;
         line("    p_->a%d = %s;", v, vname(s->folds[i].var));
-        if (s->folds[i].kind == FOLD_SUM && fold_counts(s->b, s->folds[i].var))
+        if (s->folds[i].kind == FOLD_SUM && fold_count(s->b, s->folds[i].var, false) >= 0)
             line("    p_->lo%d = 0; p_->hi%d = %s; p_->ov%d = fo%d;", v, v, vname(s->folds[i].var), v, v);
         else if (s->folds[i].kind == FOLD_SUM)
             line("    p_->lo%d = fl%d; p_->hi%d = fh%d; p_->ov%d = fo%d;", v, v, v, v, v, v);
@@ -990,10 +1020,8 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
     line("bool %s = true;", seq);
     line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
     F->ind++;
-    line("struct bp_env%d %s;", id, e);
-    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    par_env_fill(s, id, e);
     for (int i = 0; i < s->nfolds; i++) line("%s.a%d = %s;", e, s->folds[i].var->id, vname(s->folds[i].var));
-    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
     line("if (brt_par_fold(%s, %s, &%s, sizeof(struct bp_part%d), bp_fold%d, bp_join%d)) {", lo, hi, e, id, id, id);
     for (int i = 0; i < s->nfolds; i++) line("    %s = %s.a%d;", vname(s->folds[i].var), e, s->folds[i].var->id);
     line("    %s = false;", seq);

@@ -1089,7 +1089,7 @@ bool brt_par_fold(int64_t lo, int64_t hi, void *env, size_t size, void (*body)(v
 BRT_INLINE void brt_fold_add_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
 {
     int64_t r = (int64_t)((uint64_t)*acc + (uint64_t)b);
-    if (BRT_UNLIKELY(BRT_ADD_OVF_I64(*acc, b, r))) *ov = true;
+    *ov |= BRT_ADD_OVF_I64(*acc, b, r);
     *acc = r;
     *lo = r < *lo ? r : *lo;
     *hi = r > *hi ? r : *hi;
@@ -1097,18 +1097,10 @@ BRT_INLINE void brt_fold_add_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *
 BRT_INLINE void brt_fold_sub_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
 {
     int64_t r = (int64_t)((uint64_t)*acc - (uint64_t)b);
-    if (BRT_UNLIKELY(BRT_SUB_OVF_I64(*acc, b, r))) *ov = true;
+    *ov |= BRT_SUB_OVF_I64(*acc, b, r);
     *acc = r;
     *lo = r < *lo ? r : *lo;
     *hi = r > *hi ? r : *hi;
-}
-/* A count's step (b >= 0, every step of the sum so): its running values
- * only grow from 0, so only the overflow is tracked. */
-BRT_INLINE void brt_fold_count_i64(int64_t *acc, int64_t b, bool *ov)
-{
-    int64_t r = (int64_t)((uint64_t)*acc + (uint64_t)b);
-    if (BRT_UNLIKELY(r < *acc)) *ov = true;
-    *acc = r;
 }
 /* Joins a chunk's int sum (its running values within lo..hi, ov: one left
  * int) to *acc, the sum of the iterations before it: false when *acc + lo
