@@ -54,6 +54,59 @@ static const char *shift_amount(const char *b, struct type *t)
 }
 
 
+/* Whether every piece of f-string n is literal text or an int, u64, bool or
+ * str without a spec: its length is known before its first byte. */
+static bool fstring_sized(struct ir_node *n)
+{
+    for (int i = 0; i < n->nkids; i++) {
+        struct type *t = n->kids[i]->type;
+        if (!n->lit[i] && (n->specs[i] || !(t == ty_int || t == ty_u64 || t == ty_bool || t == ty_str))) return false;
+    }
+    return true;
+}
+
+/* Such an f-string: its pieces' values in order, their lengths summed, then
+ * one str of that length written in place (a short literal byte by byte). */
+static const char *emit_fstring_sized(struct ir_node *n)
+{
+    const char **x = arena_alloc(sizeof *x * (size_t)n->nkids);
+    struct buf len = {0};
+    size_t lits = 0;
+    for (int i = 0; i < n->nkids; i++) {
+        struct ir_node *k = n->kids[i];
+        if (n->lit[i]) {
+            lits += k->slen;
+            continue;
+        }
+        x[i] = tmp(k->type, "%s", emit_expr(k));
+        if (k->type == ty_str) bprintf(&len, " + %s->len", x[i]);
+        else if (k->type == ty_bool) bprintf(&len, " + (%s ? 4 : 5)", x[i]);
+        else bprintf(&len, " + brt_len_%s(%s)", k->type == ty_int ? "i64" : "u64", x[i]);
+    }
+    const char *d = new_temp();
+    line("char *%s;", d);
+    const char *r = tmp_owned(ty_str, "brt_str_make(%zuLL%s, &%s)", lits, len.p ? len.p : "", d);
+    free(len.p);
+    for (int i = 0; i < n->nkids; i++) {
+        struct ir_node *k = n->kids[i];
+        if (n->lit[i] && k->slen <= 8) {
+            for (size_t j = 0; j < k->slen; j++) line("*%s++ = (char)%d;", d, (int)(signed char)k->str[j]);
+        } else if (n->lit[i]) {
+            struct buf lit = {0};
+            c_string(&lit, k->str, k->slen);
+            line("%s = brt_put_bytes(%s, %s, %zu);", d, d, lit.p, k->slen);
+            free(lit.p);
+        } else if (k->type == ty_str) {
+            line("%s = brt_put_bytes(%s, %s->data, %s->len);", d, d, x[i], x[i]);
+        } else if (k->type == ty_bool) {
+            line("%s = brt_put_bytes(%s, %s ? \"true\" : \"false\", %s ? 4 : 5);", d, d, x[i], x[i]);
+        } else {
+            line("%s += brt_format_%s(%s, %s);", d, k->type == ty_int ? "i64" : "u64", x[i], d);
+        }
+    }
+    return r;
+}
+
 static const char *emit_binary(struct ir_node *n)
 {
     const char *a = emit_expr(n->a);
@@ -344,9 +397,12 @@ static const char *emit_expr_here(struct ir_node *n)
     case IR_FSTRING: {
         if (n->nkids == 1 && !n->lit[0] && n->kids[0]->type == ty_str && !n->specs[0])
             return emit_expr(n->kids[0]); /* f"{s}" is s */
+        if (fstring_sized(n)) return emit_fstring_sized(n);
+        /* built in a buffer on the stack (the heap only when it outgrows
+         * it), so the str made of it is the one allocation */
         const char *sb = new_temp();
-        line("brt_sb %s;", sb);
-        line("brt_sb_init(&%s);", sb);
+        line("char %s_room[128];", sb);
+        line("brt_sb %s = {%s_room, 0, -128};", sb, sb);
         own_sb(sb);
         for (int i = 0; i < n->nkids; i++) {
             struct ir_node *k = n->kids[i];
@@ -654,6 +710,7 @@ static void emit_stmt_here(struct ir_node *s)
         line("}");
         return;
     case IR_LET: case IR_ASSIGN: {
+        if (s->op == IR_ASSIGN && F->fold && fold_step(s)) return;
         scope_open();
         if (s->op == IR_ASSIGN && s->var->type == ty_str && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
             s->a->a->op == IR_VAR && s->a->a->var == s->var) {

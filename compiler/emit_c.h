@@ -111,6 +111,7 @@ struct fctx {
     struct loc elem_span;
     bool in_helper, frame_used;
     int fdepth;
+    struct ir_node *fold;        /* a fold loop's chunk helper: the loop (its sums' steps, fold_step) */
 };
 extern struct fctx *F;
 
@@ -175,6 +176,7 @@ bool in_guarded_loop(struct ir_node *n);
 /* The least iteration count worth a split on the pool, for a loop or
  * comprehension whose one iteration is body (opt_parfor.c's marks). */
 int64_t par_least(struct ir_node *body);
+bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step in its chunk */
 /* The view (data pointer and length in locals) of v held by a loop around. */
 const struct view *view_of_var(struct ir_var *v);
 

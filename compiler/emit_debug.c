@@ -138,6 +138,10 @@ void debug_finish(struct buf *out)
             }
             if (var && CG->var_names && id >= 1 && id <= CG->ir->nvars && CG->var_names[id]) {
                 char *nm = arena_printf("%s_v%ld", CG->var_names[id], id);
+                /* the optimizer's names (p.0, a scalar made of an array's
+                 * element) hold characters no C name may */
+                for (char *d = nm; *d; d++)
+                    if (!ident_char(*d)) *d = '_';
                 put(&r, &lines, nm, strlen(nm));
             } else {
                 put(&r, &lines, p, (size_t)(q - p));

@@ -12,6 +12,7 @@
 #include "emit_c.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -841,26 +842,10 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     }
 }
 
-/* The work of one iteration of a loop on the pool, in IR nodes, each loop
- * inside (each comprehension or reduction) counted as 16 runs of its body:
- * a guess, for the grain below. Capped far below overflow. */
-#define PAR_GRAIN 16384 /* the least work in nodes worth a split */
-static int64_t body_cost(struct ir_node *n)
-{
-    if (!n) return 0;
-    int64_t c = 1 + body_cost(n->a) + body_cost(n->c);
-    int64_t inner = body_cost(n->b) + body_cost(n->elem) + body_cost(n->filter);
-    bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
-                || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
-    c += loop ? 16 * inner : inner;
-    for (int i = 0; i < n->nkids; i++) c += body_cost(n->kids[i]);
-    return c < PAR_GRAIN ? c : PAR_GRAIN;
-}
-
 int64_t par_least(struct ir_node *body)
 {
-    int64_t cost = body_cost(body);
-    return (PAR_GRAIN + cost - 1) / cost;
+    int64_t cost = ir_par_work(body);
+    return (IR_PAR_GRAIN + cost - 1) / cost;
 }
 
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
@@ -869,15 +854,32 @@ int64_t par_least(struct ir_node *body)
  * over the chunk); brt_par_for hands it the chunks. Its places are named
  * by the function, as the sequential loop's are: a panic reads the same.
  * When the runtime would not split (one thread, or fewer iterations than
- * make PAR_GRAIN nodes of work by body_cost's guess), the loop runs as
+ * make IR_PAR_GRAIN nodes of work by ir_par_work's guess), the loop runs as
  * written: a small loop in a function called often costs no split. */
-static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+/* A loop on the pool's helper family: its number, and the start of
+ * struct bp_env<n> (its captures) in aux, left open for more fields. */
+static int par_env_open(struct ir_node *s, struct buf *aux)
 {
     int id = ++CG->naux;
-    struct buf aux = {0};
-    bprintf(&aux, "struct bp_env%d {\n    char unused_;\n", id);
+    bprintf(aux, "struct bp_env%d {\n    char unused_;\n", id);
     for (int i = 0; i < s->ncaps; i++)
-        bprintf(&aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+        bprintf(aux, "    %s v%d; /* %s */\n", ctype(s->caps[i]->type), s->caps[i]->id, s->caps[i]->name);
+    return id;
+}
+
+/* At the loop: its env e with the captures' values, and the helpers' call
+ * chain starting at this frame's free slot. */
+static void par_env_fill(struct ir_node *s, int id, const char *e)
+{
+    line("struct bp_env%d %s;", id, e);
+    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
+    line("brt_frames_at(%s);", frame_slot());
+}
+
+static void par_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct buf aux = {0};
+    int id = par_env_open(s, &aux);
     bputs(&aux, "};\n");
     struct fctx *saved = helper_open(id, s->caps, s->ncaps);
     bputs(&F->decl, "    (void)env;\n");
@@ -891,14 +893,177 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
     F->ind++;
     const char *e = new_temp();
-    line("struct bp_env%d %s;", id, e);
-    for (int i = 0; i < s->ncaps; i++) line("%s.v%d = %s;", e, s->caps[i]->id, vname(s->caps[i]));
-    line("brt_frames_at(%s);", frame_slot()); /* the helper's chain starts at this frame's free slot */
+    par_env_fill(s, id, e);
     line("brt_par_for(%s, %s, &%s, bp_for%d);", lo, hi, e, id);
     F->ind--;
     line("} else {");
     F->ind++;
     range_versions(s, lo, hi);
+    F->ind--;
+    line("}");
+}
+
+/* A fold loop's accumulator f as it starts in each chunk: its fold's
+ * identity (min's +inf: a start no value replaces but by a smaller one,
+ * and NaN never, so a chunk's part is the first of its least values, or
+ * +inf). */
+static const char *fold_start(const struct ir_fold *f)
+{
+    struct type *t = f->var->type;
+    switch (f->kind) {
+    case FOLD_SUM: return "0";
+    case FOLD_OR: return "false";
+    case FOLD_AND: return "true";
+    case FOLD_MIN: return t == ty_float ? float_lit(INFINITY) : t == ty_u64 ? "UINT64_MAX" : "INT64_MAX";
+    case FOLD_MAX: return t == ty_float ? float_lit(-INFINITY) : t == ty_u64 ? "(uint64_t)0" : "INT64_MIN";
+    }
+    return "0";
+}
+
+/* A count: every step of the sum v in the loop body s adds a literal >= 0
+ * and stands in no loop of s, so it runs at most once an iteration. Its
+ * running values only grow from 0 (their least 0, their greatest the last)
+ * and by at most the sum of its steps' literals an iteration: returns that
+ * sum (at most INT64_MAX), or -1 when v is no count. A chunk of n
+ * iterations then overflows only if n > INT64_MAX / that sum, tested once
+ * before the chunk: its steps are plain adds, no flag and no branch (a step
+ * under a condition the data decides, a Monte Carlo hit, stays a
+ * conditional move). */
+static int64_t fold_count(struct ir_node *s, struct ir_var *v, bool in_loop)
+{
+    if (!s || ir_is_expr(s)) return 0;
+    int64_t k = 0;
+    if (s->op == IR_ASSIGN && s->var == v) {
+        struct ir_node *x = s->a, *e = x->a->op == IR_VAR && x->a->var == v ? x->b : x->a;
+        if (in_loop || x->bop != OP_ADD || e->op != IR_INT || (int64_t)e->ival < 0) return -1;
+        k = (int64_t)e->ival;
+    }
+    bool loop = s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY || s->op == IR_WHILE;
+    struct ir_node *parts[3] = {s->b, s->c, NULL};
+    for (int i = 0; i < s->nkids + 2; i++) {
+        struct ir_node *p = i < s->nkids ? s->kids[i] : parts[i - s->nkids];
+        int64_t c = fold_count(p, v, in_loop || (loop && p == s->b));
+        if (c < 0) return -1;
+        k = c > INT64_MAX - k ? INT64_MAX : k + c;
+    }
+    return k;
+}
+
+/* In a fold loop's chunk helper (F->fold): an int sum's step `v = v + E`,
+ * `v = E + v` or `v = v - E` as brt_fold_add_i64 / sub, with no panic (the
+ * join tests the sequential loop's overflows); false for any other
+ * statement, written as usual (min, max, or, and: the same code on the
+ * chunk's own start). */
+bool fold_step(struct ir_node *s)
+{
+    struct ir_node *loop = F->fold, *x = s->a;
+    int i = 0;
+    while (i < loop->nfolds && loop->folds[i].var != s->var) i++;
+    if (i == loop->nfolds || loop->folds[i].kind != FOLD_SUM) return false;
+    bool self_first = x->a->op == IR_VAR && x->a->var == s->var;
+    int id = s->var->id;
+    scope_open();
+    const char *e = emit_expr(self_first ? x->b : x->a);
+    if (fold_count(loop->b, s->var, false) >= 0)
+        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s);", vname(s->var), vname(s->var), e);
+    else
+        line("brt_fold_%s_i64(&%s, %s, &fl%d, &fh%d, &fo%d);", x->bop == OP_SUB ? "sub" : "add", vname(s->var), e, id, id, id);
+    scope_close();
+    return true;
+}
+
+/* A loop whose iterations fold into accumulators (opt_parfor.c, folds).
+ * The chunk helper bp_fold<n>(env, part, lo_, hi_) runs the loop over its
+ * chunk as range_versions writes it, each accumulator a local from its
+ * identity (an int sum with its running least and greatest and an overflow
+ * flag), then writes them to part; bp_join<n>(env, part) folds a chunk's
+ * part into env's accumulators, in chunk order (brt_par_fold). When the
+ * split is not taken, a chunk panicked, or a sum may overflow, the loop as
+ * written runs from the start, with the accumulators as they were: the
+ * body stores into no outer array and nothing else in it changes them, so
+ * the values and the first panic are the sequential loop's. */
+static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct buf aux = {0};
+    int id = par_env_open(s, &aux);
+    for (int i = 0; i < s->nfolds; i++)
+        bprintf(&aux, "    %s a%d; /* %s */\n", ctype(s->folds[i].var->type), s->folds[i].var->id, s->folds[i].var->name);
+    bprintf(&aux, "};\nstruct bp_part%d {\n", id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        bprintf(&aux, "    %s a%d;\n", ctype(s->folds[i].var->type), v);
+        if (s->folds[i].kind == FOLD_SUM) bprintf(&aux, "    int64_t lo%d, hi%d;\n    bool ov%d;\n", v, v, v);
+    }
+    bputs(&aux, "};\n");
+    struct fctx *saved = helper_open(id, s->caps, s->ncaps);
+    bputs(&F->decl, "    (void)env;\n");
+    for (int i = 0; i < s->nfolds; i++) {
+        struct ir_var *v = s->folds[i].var;
+        F->vst[v->id] = VS_BORROWED;
+        debug_note_var(v);
+        bprintf(&F->decl, "    %s v%d = %s;\n", ctype(v->type), v->id, fold_start(&s->folds[i]));
+        int64_t k = s->folds[i].kind == FOLD_SUM ? fold_count(s->b, v, false) : -1;
+        if (s->folds[i].kind == FOLD_SUM && k >= 0)
+            bprintf(&F->decl, "    bool fo%d = %s;\n", v->id,
+                    k ? arena_printf("(uint64_t)hi_ - (uint64_t)lo_ > %" PRId64 "ULL", INT64_MAX / k) : "false");
+        else if (s->folds[i].kind == FOLD_SUM)
+            bprintf(&F->decl, "    int64_t fl%d = 0, fh%d = 0;\n    bool fo%d = false;\n", v->id, v->id, v->id);
+    }
+    F->fold = s;
+    debug_line(&F->body, s->loc, true);
+    range_versions(s, "lo_", "hi_");
+    line("{");
+    line("    struct bp_part%d *p_ = part_;", id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        line("    p_->a%d = %s;", v, vname(s->folds[i].var));
+        if (s->folds[i].kind == FOLD_SUM && fold_count(s->b, s->folds[i].var, false) >= 0)
+            line("    p_->lo%d = 0; p_->hi%d = %s; p_->ov%d = fo%d;", v, v, vname(s->folds[i].var), v, v);
+        else if (s->folds[i].kind == FOLD_SUM)
+            line("    p_->lo%d = fl%d; p_->hi%d = fh%d; p_->ov%d = fo%d;", v, v, v, v, v, v);
+    }
+    line("}");
+    helper_end(saved, &aux, arena_printf("static void bp_fold%d(void *envp, void *part_, int64_t lo_, int64_t hi_)", id),
+               NULL);
+    /* the join: min and max replace only on strictly smaller or larger, as
+     * the body's min(v, E) and max(v, E) do */
+    bprintf(&aux, "static bool bp_join%d(void *envp, const void *part_) {\n", id);
+    bprintf(&aux, "    struct bp_env%d *env = envp;\n    const struct bp_part%d *p = part_;\n", id, id);
+    for (int i = 0; i < s->nfolds; i++) {
+        int v = s->folds[i].var->id;
+        switch (s->folds[i].kind) {
+        case FOLD_SUM:
+            bprintf(&aux, "    if (!brt_fold_join_i64(&env->a%d, p->a%d, p->lo%d, p->hi%d, p->ov%d)) return false;\n", v, v, v,
+                    v, v);
+            break;
+        case FOLD_MIN: bprintf(&aux, "    if (p->a%d < env->a%d) env->a%d = p->a%d;\n", v, v, v, v); break;
+        case FOLD_MAX: bprintf(&aux, "    if (p->a%d > env->a%d) env->a%d = p->a%d;\n", v, v, v, v); break;
+        case FOLD_OR: bprintf(&aux, "    env->a%d = env->a%d || p->a%d;\n", v, v, v); break;
+        case FOLD_AND: bprintf(&aux, "    env->a%d = env->a%d && p->a%d;\n", v, v, v); break;
+        }
+    }
+    bputs(&aux, "    return true;\n}\n\n");
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    const char *seq = new_temp(), *e = new_temp();
+    line("{");
+    F->ind++;
+    line("bool %s = true;", seq);
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
+    F->ind++;
+    par_env_fill(s, id, e);
+    for (int i = 0; i < s->nfolds; i++) line("%s.a%d = %s;", e, s->folds[i].var->id, vname(s->folds[i].var));
+    line("if (brt_par_fold(%s, %s, &%s, sizeof(struct bp_part%d), bp_fold%d, bp_join%d)) {", lo, hi, e, id, id, id);
+    for (int i = 0; i < s->nfolds; i++) line("    %s = %s.a%d;", vname(s->folds[i].var), e, s->folds[i].var->id);
+    line("    %s = false;", seq);
+    line("}");
+    F->ind--;
+    line("}");
+    line("if (%s) {", seq);
+    F->ind++;
+    range_versions(s, lo, hi);
+    F->ind--;
+    line("}");
     F->ind--;
     line("}");
 }
@@ -917,7 +1082,8 @@ void emit_for_range(struct ir_node *s)
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
+    if (s->par && s->nfolds && !CG->slot_names && !CG->swapped_inner) fold_loop(s, lo, hi);
+    else if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
     else range_versions(s, lo, hi);
 }
 

@@ -268,6 +268,16 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->op == IR_FOR_RANGE && s->nfolds) {
+        static const char *const kinds[] = {"sum", "min", "max", "or", "and"};
+        fputs(" folds[", out);
+        for (int i = 0; i < s->nfolds; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->folds[i].var);
+            fprintf(out, ":%s", kinds[s->folds[i].kind]);
+        }
+        fputs("]", out);
+    }
 }
 
 static void dump_stmt(FILE *out, struct ir_node *s, int ind)
@@ -856,6 +866,12 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         /* a loop on the pool (opt_parfor.c): over int, its captures in scope */
         want(st, s, !s->par || (s->op == IR_FOR_RANGE && !s->iter.inclusive && s->var->type == ty_int), "par loop kind");
         for (int i = 0; s->par && i < s->ncaps; i++) want(st, s, in_scope(st, s->caps[i]), "par loop capture not in scope");
+        /* its accumulators: in scope, none captured, each assigned in the body */
+        want(st, s, !s->nfolds || s->par, "folds on a loop not on the pool");
+        for (int i = 0; i < s->nfolds; i++) {
+            want(st, s, in_scope(st, s->folds[i].var), "fold variable not in scope");
+            for (int j = 0; j < s->ncaps; j++) want(st, s, s->caps[j] != s->folds[i].var, "fold variable captured");
+        }
         loop_enter(st, s);
         st->loops++;
         v_block(st, s->b);

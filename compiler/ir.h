@@ -185,6 +185,9 @@ struct ir_node {
     struct ir_node *elem, *filter; /* filter may be NULL */
     struct ir_var **caps;       /* captured variables, ordered by id */
     int ncaps;
+    struct ir_fold *folds;      /* IR_FOR_RANGE par: the outer variables its iterations fold into
+                                 * (opt_parfor.c), not among caps */
+    int nfolds;
     struct ir_clause *clauses;  /* IR_REDUCE, IR_LISTCOMP: the clauses after the first */
     /* IR_REDUCE of SPEC 15. user: reduce(f, start, gen) / scan(f, start, gen),
      * whose combine is c, an expression of comb_l and comb_r (f applied to
@@ -262,6 +265,17 @@ struct ir_node {
  * literal or a variable the nest does not change): 0 <= at < len(arr), and
  * with rows, the one row arr[at] holds i + off over the inner loop's range
  * (at_outer: j + off over the outer loop's). */
+/* An accumulator of a loop on the pool (opt_parfor.c): every assignment of
+ * var in the body is `var = var + E`, `var = E + var` or `var = var - E`
+ * (sum, int), `var = min(var, E)` / max (int, u64; float only with var
+ * first), or `var = var or E` / and, in either order (bool); nothing else
+ * in the body reads var. */
+enum ir_fold_kind { FOLD_SUM, FOLD_MIN, FOLD_MAX, FOLD_OR, FOLD_AND };
+struct ir_fold {
+    struct ir_var *var;
+    enum ir_fold_kind kind;
+};
+
 struct ir_guard {
     struct ir_var *arr;
     /* A loop guard with rows (opt_loops.c): 0 <= at_var + row_off < len(arr)
@@ -341,6 +355,12 @@ void opt_move(struct ir_program *ir);    /* opt_move.c */
 /* Whether a and b are the same pure term: literals, variables and the
  * operators of ints and bools over them (opt_split.c). */
 bool ir_same_term(const struct ir_node *a, const struct ir_node *b);
+/* The least work, in IR nodes, worth a split on the pool; the work of one
+ * iteration of a loop body by ir_par_work's guess; a fold loop with no loop
+ * inside is marked when its body's is at least FOLD_WORK (opt_parfor.c). */
+#define IR_PAR_GRAIN 16384
+#define FOLD_WORK 64
+int64_t ir_par_work(struct ir_node *body);
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);

@@ -60,6 +60,21 @@
  * guard and its form as written: the fast branch calls the row function
  * made from that form, which stores only into its own new row.
  *
+ * A fold loop: the body may also assign outer variables that are
+ * accumulators (fold_form): int sums, min and max, or and and, one kind per
+ * variable, read nowhere else in the body. Then the body stores into no
+ * outer array (after a panic or a possible overflow the loop runs again in
+ * order from the start, which must change nothing but the accumulators),
+ * no nest in it is swapped, and a body without a loop is work enough when
+ * its ir_par_work is at least FOLD_WORK nodes (a few math calls or random
+ * draws). The loop's folds list them; they are not among its captures. The
+ * emitter (emit_loops.c fold_loop) folds each chunk from the identities and
+ * joins the chunks' parts in order, so the values are the sequential ones;
+ * an int sum is joined only when the sum before the chunk plus the chunk's
+ * least and greatest running value stay in int, else the loop reruns in
+ * order and panics where the sequential loop does. A float sum is never a
+ * fold: a left fold's bits depend on where it is split.
+ *
  * A panic: each chunk runs its iterations in order and stops at its first
  * panic; the runtime reports the lowest chunk's, and every chunk below it
  * ran to its end, so it is the panic of the lowest iteration that panics,
@@ -74,7 +89,7 @@
 #include <string.h>
 
 static struct ir_program *P;
-enum { F_DEF = 1, F_IDX = 2, F_ROOT = 4, F_BORROW = 8, F_FLAT = 16 };
+enum { F_DEF = 1, F_IDX = 2, F_ROOT = 4, F_BORROW = 8, F_FLAT = 16, F_FOLD = 32 };
 static unsigned char *flag; /* by var id */
 /* by var id: an inner range loop's node (its variable's range); a flat
  * let's multiplier m; a stored array's kind of own slots (0: none seen yet,
@@ -82,6 +97,9 @@ static unsigned char *flag; /* by var id */
 static struct ir_node **loop_of, **flat_mul, **kmul;
 enum { K_I = 1, K_FLAT = 2 };
 static unsigned char *kind;
+static signed char *fkind; /* by var id: an accumulator's enum ir_fold_kind, -1 none yet */
+static struct ir_fold *folds; /* the loop's accumulators, in the order first assigned */
+static int nfolds, capfolds;
 
 /* ---- the function's borrowed lets ------------------------------------------ */
 
@@ -281,8 +299,9 @@ static bool ok_expr(struct ir_node *n, bool *work)
     if (!n) return true;
     switch (n->eop) {
     case IR_VAR:
-        /* a stored array only as v[i] or len(v) (below); a borrowed outer let never */
-        return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW)));
+        /* a stored array only as v[i] or len(v) (below); a borrowed outer
+         * let never; an accumulator only in its own updates */
+        return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW | F_FOLD)));
     case IR_INDEX:
         /* c[i][j]: an element of the own row; c[i] alone, a reference, is a
          * row taken as a value (`var row = out[i]`), copied when stored
@@ -323,6 +342,92 @@ static bool ok_expr(struct ir_node *n, bool *work)
     return true;
 }
 
+/* ---- accumulators ------------------------------------------------------------ */
+
+static bool is_var(struct ir_node *n, struct ir_var *v)
+{
+    return n && n->op == IR_VAR && n->var == v;
+}
+
+/* The fold `v = x` is (enum ir_fold_kind), its other operand in *e; -1:
+ * none. Each combines exactly and associatively, so chunks folded apart and
+ * joined in order give the sequential value: int sums (overflow tested at
+ * the join, emit_loops.c fold_loop), min and max replacing only on strictly
+ * smaller or larger (with NaN and -0.0 too: the first of the least values
+ * that are not NaN, or a NaN start kept), or and and. min(E, v) replaces v
+ * by an equal or NaN E: only int's equal values are the same bits. A float
+ * sum is not here: a left fold's bits depend on where it is split. */
+static int fold_form(struct ir_var *v, struct ir_node *x, struct ir_node **e)
+{
+    struct type *t = v->type;
+    if (x->type != t) return -1;
+    if (x->op == IR_BINARY && t == ty_int && x->optype == ty_int && (x->bop == OP_ADD || x->bop == OP_SUB)) {
+        if (is_var(x->a, v)) return *e = x->b, FOLD_SUM;
+        if (x->bop == OP_ADD && is_var(x->b, v)) return *e = x->a, FOLD_SUM;
+    }
+    if (x->op == IR_BUILTIN && (x->builtin == BI_MIN2 || x->builtin == BI_MAX2) && x->nkids == 2
+        && (t == ty_int || t == ty_u64 || t == ty_float) && x->kids[0]->type == t && x->kids[1]->type == t) {
+        int k = x->builtin == BI_MIN2 ? FOLD_MIN : FOLD_MAX;
+        if (is_var(x->kids[0], v)) return *e = x->kids[1], k;
+        if (t != ty_float && is_var(x->kids[1], v)) return *e = x->kids[0], k;
+    }
+    if ((x->op == IR_OR || x->op == IR_AND) && t == ty_bool) {
+        int k = x->op == IR_OR ? FOLD_OR : FOLD_AND;
+        if (is_var(x->a, v)) return *e = x->b, k;
+        if (is_var(x->b, v)) return *e = x->a, k;
+    }
+    return -1;
+}
+
+/* The outer variables the body assigns, each an accumulator of one kind
+ * (a sum's + and - are one); false when one is not. */
+static bool fold_vars(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return true;
+    if (s->op == IR_ASSIGN && outer(s->var)) {
+        struct ir_node *e;
+        int k = fold_form(s->var, s->a, &e);
+        int id = s->var->id;
+        if (k < 0 || (fkind[id] >= 0 && fkind[id] != k)) return false;
+        if (fkind[id] < 0) {
+            VEC_GROW(folds, nfolds, capfolds);
+            folds[nfolds++] = (struct ir_fold){s->var, (enum ir_fold_kind)k};
+        }
+        fkind[id] = (signed char)k;
+        flag[id] |= F_FOLD;
+    }
+    for (int i = 0; i < s->nkids; i++)
+        if (!fold_vars(s->kids[i])) return false;
+    return fold_vars(s->b) && fold_vars(s->c);
+}
+
+/* Whether s or a loop in it is a swapped or jammed nest (written by the
+ * nest, not through the body's statements). */
+static bool has_swap(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_FOR_RANGE && s->swap) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (has_swap(s->kids[i])) return true;
+    return has_swap(s->b) || has_swap(s->c);
+}
+
+/* The work of one iteration, in IR nodes, each loop inside (each
+ * comprehension or reduction) counted as 16 runs of its body: a guess, for
+ * the grain (emit_loops.c par_least) and for a fold loop without a loop
+ * inside. Capped far below overflow. */
+int64_t ir_par_work(struct ir_node *n)
+{
+    if (!n) return 0;
+    int64_t c = 1 + ir_par_work(n->a) + ir_par_work(n->c);
+    int64_t inner = ir_par_work(n->b) + ir_par_work(n->elem) + ir_par_work(n->filter);
+    bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
+                || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
+    c += loop ? 16 * inner : inner;
+    for (int i = 0; i < n->nkids; i++) c += ir_par_work(n->kids[i]);
+    return c < IR_PAR_GRAIN ? c : IR_PAR_GRAIN;
+}
+
 /* A store, push or unique statement into v: into an array the body defines,
  * or into slot i of an outer array already unique. */
 static bool ok_place(struct ir_node *s, bool *work)
@@ -351,7 +456,11 @@ static bool ok_stmt(struct ir_node *s, int depth, bool *work)
         if (s->take && root_slot(s->a)) return ok_expr(s->a->b, work);
         return ok_expr(s->a, work);
     case IR_EXPR: return ok_expr(s->a, work);
-    case IR_ASSIGN: return !outer(s->var) && ok_expr(s->a, work);
+    case IR_ASSIGN: {
+        struct ir_node *e;
+        if (!outer(s->var)) return ok_expr(s->a, work);
+        return (flag[s->var->id] & F_FOLD) && fold_form(s->var, s->a, &e) >= 0 && ok_expr(e, work);
+    }
     case IR_STORE: case IR_PUSH: case IR_UNIQUE: return ok_place(s, work);
     case IR_IF: return ok_expr(s->a, work) && ok_stmt(s->b, depth, work) && ok_stmt(s->c, depth, work);
     case IR_FOR_RANGE: case IR_FOR_ARRAY:
@@ -380,7 +489,7 @@ struct caps { struct ir_var **v; int n, cap; };
 
 static void cap_add(struct caps *c, struct ir_var *v)
 {
-    if (!v || !outer(v)) return;
+    if (!v || !outer(v) || (flag[v->id] & F_FOLD)) return;
     for (int i = 0; i < c->n; i++)
         if (c->v[i] == v) return;
     VEC_GROW(c->v, c->n, c->cap);
@@ -427,6 +536,7 @@ static void clear_body_flags(void)
         flag[i] &= F_BORROW;
         loop_of[i] = flat_mul[i] = kmul[i] = NULL;
         kind[i] = 0;
+        fkind[i] = -1;
     }
 }
 
@@ -439,8 +549,24 @@ static bool try_loop(struct ir_node *s)
     defs(s->b);
     idx_lets(s->b, s->b);
     roots(s->b);
+    nfolds = 0;
     bool work = false;
-    bool ok = ok_stmt(s->b, 0, &work) && work;
+    bool ok = fold_vars(s->b) && ok_stmt(s->b, 0, &work);
+    /* a fold loop stores into no outer array (a panic or an overflow
+     * reruns it in order from the start), and a body of straight-line
+     * code with a few math calls or draws in it is work enough */
+    if (ok && nfolds) {
+        for (int i = 0; i <= P->nvars && ok; i++)
+            if (flag[i] & F_ROOT) ok = false;
+        ok = ok && !has_swap(s) && (work || ir_par_work(s->b) >= FOLD_WORK);
+    } else {
+        ok = ok && work;
+    }
+    if (ok && nfolds) {
+        s->folds = arena_alloc(sizeof *s->folds * (size_t)nfolds);
+        memcpy(s->folds, folds, sizeof *s->folds * (size_t)nfolds);
+        s->nfolds = nfolds;
+    }
     if (ok) {
         struct caps c = {0};
         cap_walk(&c, s->b);
@@ -519,6 +645,8 @@ void opt_parfor(struct ir_program *ir)
     loop_of = calloc(n, sizeof *loop_of);
     flat_mul = calloc(n, sizeof *flat_mul);
     kmul = calloc(n, sizeof *kmul);
+    fkind = malloc(n);
+    memset(fkind, -1, n);
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
         memset(flag, 0, (size_t)ir->nvars + 1);
@@ -530,6 +658,11 @@ void opt_parfor(struct ir_program *ir)
     free(loop_of);
     free(flat_mul);
     free(kmul);
+    free(fkind);
+    free(folds);
+    fkind = NULL;
+    folds = NULL;
+    nfolds = capfolds = 0;
     flag = kind = NULL;
     loop_of = flat_mul = kmul = NULL;
 }

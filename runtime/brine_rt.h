@@ -697,6 +697,17 @@ int brt_format_i128(brt_i128 v, char *buf); /* buf needs 48 bytes */
  * needs 21 bytes). */
 int brt_format_i64(int64_t v, char *buf);
 int brt_format_u64(uint64_t v, char *buf);
+/* How many bytes brt_format_i64 / brt_format_u64 write (without the NUL). */
+int brt_len_i64(int64_t v);
+int brt_len_u64(uint64_t v);
+/* An f-string whose length is known before its first byte (compiler/
+ * emit_c.c: pieces of literal text, int, u64, bool and str without a
+ * spec): a new str of len bytes (the empty str for 0) with *data where the
+ * bytes go. brt_format_* may write their NUL at the end: the str has a byte
+ * for its own NUL there. */
+brt_str *brt_str_make(int64_t len, char **data);
+/* Writes n bytes at d; returns d + n. */
+char *brt_put_bytes(char *d, const char *bytes, int64_t n);
 
 /* str(x) for any printable value: the text print writes. */
 brt_str *brt_to_str(const brt_type *t, const void *valp);
@@ -1066,6 +1077,44 @@ brt_arr *brt_par_fill(const brt_fill *f);
  * own copy of the loop instead. */
 bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least);
 void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int64_t lo, int64_t hi));
+
+/* A range loop lo..hi whose iterations fold into accumulators (compiler/
+ * opt_parfor.c, folds): body(env, part, a, b) runs the iterations a..b-1
+ * in order, each accumulator starting from its fold's identity, and writes
+ * its values (size bytes) to part; join(env, part) then folds each chunk's
+ * part into env's accumulators, lowest chunk first, and returns false when
+ * the loop must run again in order (an int sum that leaves the int range).
+ * Returns false also when a chunk panicked (the panic is dropped): the
+ * generated C then runs the loop as written from the start, meeting the
+ * sequential loop's first panic. Called only where brt_par_for_splits holds. */
+bool brt_par_fold(int64_t lo, int64_t hi, void *env, size_t size, void (*body)(void *env, void *part, int64_t lo, int64_t hi),
+                  bool (*join)(void *env, const void *part));
+
+/* An int sum's step in a fold loop's chunk: *acc + b (a - for sub), never a
+ * panic: an overflow sets *ov (the chunk's sum is then useless and the loop
+ * runs again in order); *lo and *hi follow the least and greatest running
+ * value, from the start 0. */
+BRT_INLINE void brt_fold_add_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
+{
+    int64_t r = (int64_t)((uint64_t)*acc + (uint64_t)b);
+    *ov |= BRT_ADD_OVF_I64(*acc, b, r);
+    *acc = r;
+    *lo = r < *lo ? r : *lo;
+    *hi = r > *hi ? r : *hi;
+}
+BRT_INLINE void brt_fold_sub_i64(int64_t *acc, int64_t b, int64_t *lo, int64_t *hi, bool *ov)
+{
+    int64_t r = (int64_t)((uint64_t)*acc - (uint64_t)b);
+    *ov |= BRT_SUB_OVF_I64(*acc, b, r);
+    *acc = r;
+    *lo = r < *lo ? r : *lo;
+    *hi = r > *hi ? r : *hi;
+}
+/* Joins a chunk's int sum (its running values within lo..hi, ov: one left
+ * int) to *acc, the sum of the iterations before it: false when *acc + lo
+ * or *acc + hi leaves int (the sequential loop overflows in this chunk, or
+ * may) or ov; else *acc += sum. */
+bool brt_fold_join_i64(int64_t *acc, int64_t sum, int64_t lo, int64_t hi, bool ov);
 
 /* par any / par all (SPEC 5.3: exactly the sequential result, including which
  * panic comes before the deciding element). body(env, lo, hi) evaluates

@@ -219,7 +219,8 @@ brt_str *brt_str_append_val(brt_str *s, const brt_type *t, const void *valp, con
 brt_str *brt_sb_finish(brt_sb *sb)
 {
     brt_str *s = brt_str_new(sb->buf, sb->len);
-    free(sb->buf);
+    if (sb->cap > 0) /* not the caller's buffer */
+        free(sb->buf);
     brt_sb_init(sb);
     return s;
 }
@@ -465,11 +466,26 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                     "8081828384858687888990919293949596979899";
 
-int brt_format_u64(uint64_t v, char *buf)
+static inline int digits_u64(uint64_t v)
 {
     /* floor(log10(2^bits)) by 1233/4096 ~ log10(2), then one comparison */
     int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-    int n = t + 1 - ((v | 1) < ten_to[t]); /* v | 1: 0 has one digit */
+    return t + 1 - ((v | 1) < ten_to[t]); /* v | 1: 0 has one digit */
+}
+
+int brt_len_u64(uint64_t v)
+{
+    return digits_u64(v);
+}
+
+int brt_len_i64(int64_t v)
+{
+    return v < 0 ? 1 + brt_len_u64(0 - (uint64_t)v) : brt_len_u64((uint64_t)v);
+}
+
+int brt_format_u64(uint64_t v, char *buf)
+{
+    int n = digits_u64(v);
     char *p = buf + n;
     *p = 0;
     while (v >= 100) {

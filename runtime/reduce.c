@@ -929,6 +929,53 @@ static void par_for(int64_t lo, int64_t n, void *env, void (*body)(void *env, in
         brt_trap_rethrow(&panic);
 }
 
+/* ---- fold loops (opt_parfor.c, folds) ------------------------------------------------ */
+
+struct fold_job {
+    void *env;
+    void (*body)(void *env, void *part, int64_t lo, int64_t hi);
+    int64_t lo, n, chunk;
+    char *parts;
+    size_t size;
+};
+
+static void fold_task(void *arg, int64_t t)
+{
+    struct fold_job *job = arg;
+    int64_t k = t * job->chunk, end = job->n - k < job->chunk ? job->n : k + job->chunk;
+    job->body(job->env, job->parts + (size_t)t * job->size, (int64_t)((uint64_t)job->lo + (uint64_t)k),
+              (int64_t)((uint64_t)job->lo + (uint64_t)end));
+}
+
+/* Each chunk folds its own iterations from the identities; the parts are
+ * joined in chunk order, so the values are the sequential loop's. A panic
+ * in any chunk is dropped: the loop runs again in order (the caller), since
+ * an overflow of a sum in a chunk below it may come first. */
+static bool par_fold(int64_t lo, int64_t n, void *env, size_t size, void (*body)(void *env, void *part, int64_t lo, int64_t hi),
+                     bool (*join)(void *env, const void *part))
+{
+    int64_t ntasks, chunk = pool_chunk(n, brt_pool_threads(), &ntasks);
+    char *parts = brt_xmalloc((size_t)ntasks * size);
+    struct fold_job job = { env, body, lo, n, chunk, parts, size };
+    brt_trap panic;
+    bool ok = brt_pool_run(ntasks, fold_task, &job, &panic) < 0;
+    if (!ok)
+        free(panic.msg);
+    for (int64_t t = 0; ok && t < ntasks; t++)
+        ok = join(env, parts + (size_t)t * size);
+    free(parts);
+    return ok;
+}
+
+bool brt_fold_join_i64(int64_t *acc, int64_t sum, int64_t lo, int64_t hi, bool ov)
+{
+    int64_t x;
+    if (ov || __builtin_add_overflow(*acc, lo, &x) || __builtin_add_overflow(*acc, hi, &x))
+        return false;
+    *acc += sum;
+    return true;
+}
+
 /* ---- par any / par all ------------------------------------------------------------ */
 
 #define FIND_CHUNK 2048
@@ -1089,6 +1136,15 @@ void brt_par_for(int64_t lo, int64_t hi, void *env, void (*body)(void *env, int6
     brt_self *me = par_enter();
     par_for(lo, (int64_t)((uint64_t)hi - (uint64_t)lo), env, body);
     par_leave(me);
+}
+
+bool brt_par_fold(int64_t lo, int64_t hi, void *env, size_t size, void (*body)(void *env, void *part, int64_t lo, int64_t hi),
+                  bool (*join)(void *env, const void *part))
+{
+    brt_self *me = par_enter();
+    bool ok = par_fold(lo, (int64_t)((uint64_t)hi - (uint64_t)lo), env, size, body, join);
+    par_leave(me);
+    return ok;
 }
 
 int64_t brt_par_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi))

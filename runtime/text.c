@@ -212,18 +212,24 @@ brt_str *brt_str_join(brt_str *sep, brt_arr *xs)
         brt_retain(e[0]);
         return e[0];
     }
+    /* the lengths summed once, then each piece copied once, into the
+     * result itself */
     int64_t total = 0;
     for (int64_t i = 0; i < xs->len; i++)
         total += e[i]->len + (i ? sep->len : 0);
-    brt_sb sb;
-    brt_sb_init(&sb);
-    brt_sb_reserve(&sb, total);
+    if (total <= 0)
+        return &brt_empty_str;
+    char *d;
+    brt_str *s = brt_str_alloc_bytes(total, &d);
     for (int64_t i = 0; i < xs->len; i++) {
-        if (i)
-            brt_sb_lit(&sb, sep->data, sep->len);
-        brt_sb_lit(&sb, e[i]->data, e[i]->len);
+        if (i && sep->len) {
+            memcpy(d, sep->data, (size_t)sep->len);
+            d += sep->len;
+        }
+        memcpy(d, e[i]->data, (size_t)e[i]->len);
+        d += e[i]->len;
     }
-    return brt_sb_finish(&sb);
+    return s;
 }
 
 BRT_NORETURN void brt_panic_slice(const brt_loc *l, int64_t len, int64_t lo, int64_t hi)

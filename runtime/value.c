@@ -326,6 +326,29 @@ static brt_str *str_alloc(int64_t len, char **data, const brt_loc *l)
     return s;
 }
 
+brt_str *brt_str_alloc_bytes(int64_t len, char **data)
+{
+    return str_alloc(len, data, NULL);
+}
+
+brt_str *brt_str_make(int64_t len, char **data)
+{
+    if (len <= 0) {
+        /* every piece empty: nothing is written at *data */
+        static char none[1];
+        *data = none;
+        return &brt_empty_str;
+    }
+    return str_alloc(len, data, NULL);
+}
+
+char *brt_put_bytes(char *d, const char *bytes, int64_t n)
+{
+    if (n > 0)
+        memcpy(d, bytes, (size_t)n);
+    return d + n;
+}
+
 brt_str *brt_str_concat(brt_str *a, brt_str *b)
 {
     if (b->len == 0) {

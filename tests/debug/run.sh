@@ -106,6 +106,23 @@ check "build -g: same output" [ "$(./depth)" = "$(cat "$HERE/depth.out")" ]
 check "without -g: no OUT.c" [ ! -e plain.c ]
 "$BRINE" build --emit-c depth.br -o plain > /dev/null 2>&1
 check "without -g: no #line" bash -c '! grep -q "^#line" plain.c'
+# the optimizer's names (p.0: an element of a small array made a scalar)
+# become C names too
+cat > scal.br <<'EOF'
+fn point(k: int) -> [float]:
+    return [float(k + d) * 0.5 for d in 0..3]
+
+fn main():
+    var s = 0.0
+    for k in 0..4:
+        let p = point(k)
+        s += p[0] * p[1] + p[2]
+    print(s)
+EOF
+"$BRINE" build -g scal.br -o scal > scal.log 2>&1
+rc=$?
+check "build -g, an array made scalars: exit 0 (got $rc)" [ $rc -eq 0 -a -x scal ]
+check "build -g, an array made scalars: same output" [ "$(./scal 2>&1)" = "12.0" ]
 "$BRINE" build -g --release depth.br -o depthr > buildr.log 2>&1
 rc=$?
 check "build -g --release: exit 0 (got $rc)" [ $rc -eq 0 -a -x depthr -a -f depthr.c ]

@@ -506,6 +506,7 @@ class Gen:
         self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
+        self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2112,6 +2113,8 @@ class Gen:
             return self.border_nest()
         if self.pools.random() < 0.04:
             return self.row_par()
+        if self.folds.random() < 0.04:
+            return self.fold_par()
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -2505,6 +2508,48 @@ class Gen:
                 out.append(row)
             env.vars[v] = ["[[float]]", form == 0, out]
         self.scope[-1][v] = ("[[float]]", form == 0)
+        return lines, ex
+
+    def fold_par(self):
+        """A loop folding into accumulators on the pool (opt_parfor.c, folds):
+        over 300 iterations i, an inner loop over j (work enough to split at 2
+        and 7 threads) steps an int sum by a term of x (any int expression of
+        i and j: its panics are the element panics), keeps an int max and ors
+        a bool. Now and then the sum starts near an end of int, so it
+        overflows at some step in order (often in a late chunk, or after a
+        panic of x): the panic the loop meets first is the one reported."""
+        r = self.r
+        a, m, b, i, j = (self.fresh(p) for p in ("a", "m", "b", "i", "j"))
+        n, jn = 300, r.randint(1, 3)
+        start = r.choice([0, r.randint(-1000, 1000), I64[1] - r.randint(0, 400000), I64[0] + r.randint(1, 400000)])
+        sub = r.random() < 0.3
+        self.scope.append({i: ("int", False), j: ("int", False)})
+        x = self.typed(self.expr("int", 1), "int") if r.random() < 0.7 else self.leaf("int")
+        self.scope.pop()
+        self.use("fold-par")
+        lines = [f"var {a} = {start}", f"var {m} = -1", f"var {b} = false", f"for {i} in 0..{n}:",
+                 f"    for {j} in 0..{jn}:", f"        {a} {'-=' if sub else '+='} ({x.text}) % 1000 + {i} * 3",
+                 f"        {m} = max({m}, ({x.text}) % 50)", f"        {b} = ({x.text}) % 97 == 5 or {b}"]
+
+        def tmod(v, d):
+            return v - d * tdiv(v, d)
+
+        def ex(env):
+            av, mv, bv = start, -1, False
+            for iv in range(n):
+                for jv in range(jn):
+                    inner = Env(env)
+                    inner.vars[i] = ["int", False, iv]
+                    inner.vars[j] = ["int", False, jv]
+                    t = tmod(x.ev(inner), 1000) + iv * 3
+                    av = chk("int", av - t, "subtraction") if sub else chk("int", av + t, "addition")
+                    e = tmod(x.ev(inner), 50)
+                    mv = e if e > mv else mv
+                    bv = tmod(x.ev(inner), 97) == 5 or bv
+            for v, val in ((a, av), (m, mv), (b, bv)):
+                env.vars[v] = ["int" if v != b else "bool", True, val]
+        for v in (a, m, b):
+            self.scope[-1][v] = ("int" if v != b else "bool", True)
         return lines, ex
 
     def border_nest(self):
@@ -3583,7 +3628,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "row-par"]
+            "border-nest", "row-par", "fold-par"]
 
 
 def classify(problem):
