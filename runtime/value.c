@@ -94,6 +94,14 @@ static void *data_at(size_t n, const brt_loc *l)
     void *c = data_get(n);
     if (c)
         return c;
+    if (n > 64 && n < BIG_DATA) {
+        /* on a 64-byte line, as a vector unit reads it best (512-bit loads
+         * and stores that cross two lines cost twice) */
+        void *p = aligned_alloc(64, (n + 63) & ~(size_t)63);
+        if (!p)
+            brt_panic_text(l, "out of memory");
+        return p;
+    }
     if (n < BIG_DATA)
         return xmalloc_at(n, l);
     size_t rounded = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
