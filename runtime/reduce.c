@@ -911,11 +911,20 @@ struct for_job {
     int64_t lo, n, chunk;
 };
 
+/* Task t's iterations of a loop of n from lo cut in chunks: [*a, *b) */
+static void task_bounds(int64_t t, int64_t chunk, int64_t lo, int64_t n, int64_t *a, int64_t *b)
+{
+    int64_t k = t * chunk, end = n - k < chunk ? n : k + chunk;
+    *a = (int64_t)((uint64_t)lo + (uint64_t)k);
+    *b = (int64_t)((uint64_t)lo + (uint64_t)end);
+}
+
 static void for_task(void *arg, int64_t t)
 {
     struct for_job *job = arg;
-    int64_t k = t * job->chunk, end = job->n - k < job->chunk ? job->n : k + job->chunk;
-    job->body(job->env, (int64_t)((uint64_t)job->lo + (uint64_t)k), (int64_t)((uint64_t)job->lo + (uint64_t)end));
+    int64_t a, b;
+    task_bounds(t, job->chunk, job->lo, job->n, &a, &b);
+    job->body(job->env, a, b);
 }
 
 static void par_for(int64_t lo, int64_t n, void *env, void (*body)(void *env, int64_t lo, int64_t hi))
@@ -942,9 +951,9 @@ struct fold_job {
 static void fold_task(void *arg, int64_t t)
 {
     struct fold_job *job = arg;
-    int64_t k = t * job->chunk, end = job->n - k < job->chunk ? job->n : k + job->chunk;
-    job->body(job->env, job->parts + (size_t)t * job->size, (int64_t)((uint64_t)job->lo + (uint64_t)k),
-              (int64_t)((uint64_t)job->lo + (uint64_t)end));
+    int64_t a, b;
+    task_bounds(t, job->chunk, job->lo, job->n, &a, &b);
+    job->body(job->env, job->parts + (size_t)t * job->size, a, b);
 }
 
 /* Each chunk folds its own iterations from the identities; the parts are

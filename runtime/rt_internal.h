@@ -27,7 +27,6 @@ void brt_arr_reserve(brt_arr *a, int64_t cap);
 /* The shared immortal "" (str elements of brt_arr_new, os.getenv misses). */
 extern brt_str brt_empty_str;
 /* A new str of len bytes (len > 0, its NUL written) for the caller to fill in at *data. */
-brt_str *brt_str_alloc_bytes(int64_t len, char **data);
 
 /* ---- panics and traps (panic.c) ------------------------------------------ */
 

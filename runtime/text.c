@@ -217,17 +217,12 @@ brt_str *brt_str_join(brt_str *sep, brt_arr *xs)
     int64_t total = 0;
     for (int64_t i = 0; i < xs->len; i++)
         total += e[i]->len + (i ? sep->len : 0);
-    if (total <= 0)
-        return &brt_empty_str;
     char *d;
-    brt_str *s = brt_str_alloc_bytes(total, &d);
+    brt_str *s = brt_str_make(total, &d);
     for (int64_t i = 0; i < xs->len; i++) {
-        if (i && sep->len) {
-            memcpy(d, sep->data, (size_t)sep->len);
-            d += sep->len;
-        }
-        memcpy(d, e[i]->data, (size_t)e[i]->len);
-        d += e[i]->len;
+        if (i)
+            d = brt_put_bytes(d, sep->data, sep->len);
+        d = brt_put_bytes(d, e[i]->data, e[i]->len);
     }
     return s;
 }

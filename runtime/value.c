@@ -334,11 +334,6 @@ static brt_str *str_alloc(int64_t len, char **data, const brt_loc *l)
     return s;
 }
 
-brt_str *brt_str_alloc_bytes(int64_t len, char **data)
-{
-    return str_alloc(len, data, NULL);
-}
-
 brt_str *brt_str_make(int64_t len, char **data)
 {
     if (len <= 0) {
