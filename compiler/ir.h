@@ -359,7 +359,7 @@ bool ir_same_term(const struct ir_node *a, const struct ir_node *b);
  * iteration of a loop body by ir_par_work's guess; a fold loop with no loop
  * inside is marked when its body's is at least FOLD_WORK (opt_parfor.c). */
 #define IR_PAR_GRAIN 16384
-#define FOLD_WORK 64
+#define FOLD_WORK 24
 int64_t ir_par_work(struct ir_node *body);
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
