@@ -322,6 +322,12 @@ struct ir_fn {
     /* By parameter (NULL: none): the callee owns it (opt_move.c): callers
      * hand over a +1 reference, and it is released at exit like a local. */
     bool *owns;
+    /* Facts of opt_parfor.c (pool_calls): a call of it may run on the pool
+     * (pure: it prints, draws and stores into no array it was handed, and
+     * it ends: no while loop, no recursion, no function value), and its
+     * body's work by ir_par_work's guess (0: not such a function). */
+    bool pool_safe;
+    int64_t pool_work;
 };
 
 struct ir_program {

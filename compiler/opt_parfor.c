@@ -41,8 +41,9 @@
  *     path reads it; a shared row is copied first (counts are atomic, and
  *     the test acquires, so a copy finishes before another thread's store
  *     into the last holder);
- *   - nothing in it has an effect but those stores: no call (calls left
- *     after inlining may print or loop), no builtin but len, the
+ *   - nothing in it has an effect but those stores: no call but of a
+ *     function that may run on the pool (pool_calls below: pure, and it
+ *     ends; a call left after inlining may print or loop), no builtin but len, the
  *     conversions, abs, min, max, the math functions, the wrapping and
  *     bit methods and comploop's new rows of unset values, no par construct, no user or keyed reduction; no while
  *     loop (each iteration ends), no break or return of the loop;
@@ -317,7 +318,13 @@ static bool ok_expr(struct ir_node *n, bool *work)
             return true;
         if (n->builtin == BI_LEN && n->nkids == 1 && root_slot(n->kids[0])) return ok_expr(n->kids[0]->b, work);
         break;
-    case IR_CALL: case IR_CALLV: case IR_FNVAL: return false;
+    case IR_CALL:
+        /* a call of a function that may run on the pool (pool_calls), work
+         * when its body is (a loop in it counts 16 times) */
+        if (!n->fn->pool_safe) return false;
+        if (n->fn->pool_work >= FOLD_WORK) *work = true;
+        break;
+    case IR_CALLV: case IR_FNVAL: return false;
     case IR_LISTCOMP: case IR_REDUCE:
         if (n->par || n->world || n->user || n->scan || n->key) return false;
         *work = true;
@@ -340,6 +347,117 @@ static bool ok_expr(struct ir_node *n, bool *work)
     for (int i = 0; i < n->nkids; i++)
         if (!ok_expr(n->kids[i], work)) return false;
     return true;
+}
+
+/* ---- calls that may run on the pool ------------------------------------------ *
+ *
+ * A function may be called from a body on the pool when a call of it has no
+ * effect but its value and a panic, and always ends: its statements assign
+ * and store only into its own variables (never into an array it was handed:
+ * no store, push or unique of a parameter), it uses the plain builtins only
+ * (no print, draw, panic or assert), calls only such functions (no function
+ * value), has no par construct, user or keyed reduction, and no while loop
+ * (each `for` ends: its range or array is fixed when it starts), and no call
+ * chain from it comes back to it (a recursion may not end). A panic in it is
+ * then one of the body's panics: its chunk stops there, and the lowest
+ * chunk's is reported, with the output before it the sequential run's (the
+ * body printed nothing); no chunk above it can hang, since every call ends.
+ * The fact is computed callee first (depth first over the call graph; a
+ * function met again while its own check runs is on a cycle: refused). */
+
+static struct ir_fn **fn_on_path; /* the functions whose check is running */
+static int npath, cappath;
+static unsigned char *fn_done;    /* by index in P->fns: 1 checked */
+
+static bool pure_stmt(struct ir_node *s);
+static bool fn_safe(struct ir_fn *f);
+
+static bool pure_expr(struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_CALL:
+        if (!fn_safe(n->fn)) return false;
+        break;
+    case IR_CALLV: case IR_FNVAL: return false;
+    case IR_BUILTIN:
+        if (!plain_builtin(n->builtin)) return false;
+        break;
+    case IR_LISTCOMP: case IR_REDUCE:
+        if (n->par || n->world || n->user || n->scan || n->key) return false;
+        if (!pure_expr(n->iter.lo) || !pure_expr(n->iter.hi) || !pure_expr(n->iter.array)) return false;
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            if (!pure_expr(it->lo) || !pure_expr(it->hi) || !pure_expr(it->array)) return false;
+        }
+        if (!pure_expr(n->elem) || !pure_expr(n->filter)) return false;
+        break;
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_UNARY:
+    case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_INDEX:
+    case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
+        break;
+    }
+    if (!pure_expr(n->a) || !pure_expr(n->b) || !pure_expr(n->c)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!pure_expr(n->kids[i])) return false;
+    return true;
+}
+
+static bool pure_stmt(struct ir_node *s)
+{
+    if (!s) return true;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!pure_stmt(s->kids[i])) return false;
+        return true;
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: return pure_expr(s->a);
+    case IR_STORE: case IR_PUSH: case IR_UNIQUE:
+        if (s->var->kind == IRV_PARAM) return false;
+        for (int i = 0; i < s->nkids; i++)
+            if (!(s->kids[i]->op == IR_FIELD && !s->kids[i]->a) && !pure_expr(s->kids[i])) return false;
+        return pure_expr(s->a);
+    case IR_IF: return pure_expr(s->a) && pure_stmt(s->b) && pure_stmt(s->c);
+    case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        if (s->par) return false;
+        return pure_expr(s->iter.lo) && pure_expr(s->iter.hi) && pure_expr(s->iter.array) && pure_stmt(s->b);
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return true;
+    case IR_WHILE: return false;
+    }
+    return false;
+}
+
+static bool fn_safe(struct ir_fn *f)
+{
+    int k = 0;
+    while (k < P->fns.len && P->fns.items[k] != f) k++;
+    if (k < P->fns.len && fn_done[k]) return f->pool_safe;
+    for (int i = 0; i < npath; i++)
+        if (fn_on_path[i] == f) return false; /* a cycle: the check of f refuses it */
+    VEC_GROW(fn_on_path, npath, cappath);
+    fn_on_path[npath++] = f;
+    bool ok = pure_stmt(f->body);
+    npath--;
+    f->pool_safe = ok;
+    f->pool_work = ok ? ir_par_work(f->body) : 0; /* its callees' work known: they were checked first */
+    if (k < P->fns.len) fn_done[k] = 1;
+    return ok;
+}
+
+static void pool_calls(void)
+{
+    fn_done = calloc((size_t)P->fns.len + 1, 1);
+    for (int i = 0; i < P->fns.len; i++) {
+        struct ir_fn *f = P->fns.items[i];
+        f->pool_safe = false;
+        f->pool_work = 0;
+    }
+    for (int i = 0; i < P->fns.len; i++) fn_safe(P->fns.items[i]);
+    free(fn_done);
+    free(fn_on_path);
+    fn_done = NULL;
+    fn_on_path = NULL;
+    npath = cappath = 0;
 }
 
 /* ---- accumulators ------------------------------------------------------------ */
@@ -424,6 +542,7 @@ int64_t ir_par_work(struct ir_node *n)
     bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE
                 || (ir_is_expr(n) && (n->op == IR_LISTCOMP || n->op == IR_REDUCE));
     c += loop ? 16 * inner : inner;
+    if (ir_is_expr(n) && n->op == IR_CALL) c += n->fn->pool_work; /* 0 but for a call the pool may run */
     for (int i = 0; i < n->nkids; i++) c += ir_par_work(n->kids[i]);
     return c < IR_PAR_GRAIN ? c : IR_PAR_GRAIN;
 }
@@ -647,6 +766,7 @@ void opt_parfor(struct ir_program *ir)
     kmul = calloc(n, sizeof *kmul);
     fkind = malloc(n);
     memset(fkind, -1, n);
+    pool_calls();
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
         memset(flag, 0, (size_t)ir->nvars + 1);
