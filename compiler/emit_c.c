@@ -226,6 +226,7 @@ static const char *emit_conv(struct ir_node *n)
 
 const char *math_fn(enum builtin b)
 {
+    if (b == BI_sqrt) return "bp_sqrt"; /* the instruction under gcc and clang (emit_program.c's prelude) */
     switch (b) {
 #define X(P, name, arity, gpu) case BI_##name: return "brt_" #name;
         BRT_MATH(X, _)
