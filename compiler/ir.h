@@ -350,6 +350,17 @@ void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
+void opt_fill(struct ir_program *ir);     /* opt_fill.c */
+/* A fresh compiler temporary of type t (opt_comploop.c). */
+struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc);
+/* Whether int expression n is a bound that evaluated again gives the same
+ * value and cannot panic: a literal, a variable or len of a variable
+ * (opt_comploop.c). */
+bool ir_repeatable(struct ir_node *n);
+/* `0 <= lo and lo < hi and hi - lo <= ROOM` (lo, hi repeatable; ROOM the
+ * elements brt_arr_room makes first, 16 MiB of 8-byte ones): a range whose
+ * array may be allocated whole before its first element (opt_comploop.c). */
+struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc at);
 void opt_unswitch(struct ir_program *ir); /* opt_split.c */
 void opt_split(struct ir_program *ir);    /* opt_split.c */
 /* Whether opt_unswitch or opt_split would rewrite loop l (opt_split.c). */

@@ -42,10 +42,10 @@
 
 static struct ir_program *P;
 
-static struct ir_var *temp(struct type *t, struct loc loc)
+struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc)
 {
     struct ir_var *v = arena_alloc(sizeof *v);
-    v->id = ++P->nvars;
+    v->id = ++ir->nvars;
     v->kind = IRV_TEMP;
     v->name = "";
     v->type = t;
@@ -73,8 +73,15 @@ static struct ir_node *zero(struct type *t, struct loc loc)
     return z;
 }
 
-/* A bound evaluated again: the same value, no panic. */
-static bool repeatable(struct ir_node *n)
+struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc at)
+{
+    struct ir_node *nonneg = lo->op == IR_INT ? NULL : ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, lo), ty_bool);
+    struct ir_node *count = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    return ir_mk_and(ir_mk_and(nonneg, ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool)),
+                     ir_mk_bin(OP_LE, count, ir_mk_int(ROOM, at), ty_bool));
+}
+
+bool ir_repeatable(struct ir_node *n)
 {
     if (n->type != ty_int) return false;
     if (n->op == IR_INT || n->op == IR_VAR) return true;
@@ -84,7 +91,7 @@ static bool repeatable(struct ir_node *n)
 static bool taken(struct ir_node *n)
 {
     if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.inclusive) return false;
-    if (!repeatable(n->iter.lo) || !repeatable(n->iter.hi)) return false;
+    if (!ir_repeatable(n->iter.lo) || !ir_repeatable(n->iter.hi)) return false;
     if (n->iter.lo->op == IR_INT && (__int128)n->iter.lo->ival < 0) return false;
     return zero(n->elem_type, n->loc) != NULL;
 }
@@ -99,13 +106,13 @@ static struct ir_node *converted(struct ir_node *s)
     struct loc at = lc->loc;
     struct ir_node *c = ir_copy_fresh(P, lc); /* the loop's parts; lc stays the fallback */
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
-    struct ir_var *t = s->op == IR_LET ? s->var : temp(lc->type, at);
+    struct ir_var *t = s->op == IR_LET ? s->var : ir_new_temp(P, lc->type, at);
 
     /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
     struct ir_node *value = c->elem;
     if (value->op == IR_LISTCOMP) {
-        struct ir_var *e = temp(value->type, value->loc);
+        struct ir_var *e = ir_new_temp(P, value->type, value->loc);
         ir_push_kid(body, ir_mk_stmt(IR_LET, e, value, value->loc));
         value = ir_mk_var(e, value->loc);
     }
@@ -122,13 +129,8 @@ static struct ir_node *converted(struct ir_node *s)
     if (!inside && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
-    /* small = 0 <= lo and lo < hi and hi - lo <= ROOM */
-    struct ir_node *nonneg = lo->op == IR_INT ? NULL : ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, lo), ty_bool);
-    struct ir_node *count = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
-    struct ir_node *cond = ir_mk_and(ir_mk_and(nonneg, ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool)),
-                                  ir_mk_bin(OP_LE, count, ir_mk_int(ROOM, at), ty_bool));
-    struct ir_var *small = temp(ty_bool, at);
-    ir_push_kid(out, ir_mk_stmt(IR_LET, small, cond, at));
+    struct ir_var *small = ir_new_temp(P, ty_bool, at);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
     /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
     struct ir_node *n = ir_new(IR_COND, at, ty_int);
     n->a = ir_mk_var(small, at);

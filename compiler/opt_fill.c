@@ -1,0 +1,180 @@
+/*
+ * opt_fill.c: a range loop that pushes one value per iteration into an
+ * array empty when it starts fills the array by index instead:
+ *
+ *     var out = []                     var out = []
+ *     ...                              ...
+ *     for i in lo..hi:           =>    let small = 0 <= lo and lo < hi and hi - lo <= ROOM
+ *         S                            if small:
+ *         out.push(E)                      out = [D] * (hi - lo)
+ *                                          for i in lo..hi:
+ *                                              S
+ *                                              out[i - lo] = E
+ *                                      else:
+ *                                          (the loop as written)
+ *
+ * when the push is the body's last statement, nothing else in the body
+ * (S, E) or between the `var out = []` and the loop names out, and the body
+ * has no return and no break or continue of the loop (each iteration ends
+ * at its push: iteration i's value is element i - lo). lo and hi are
+ * literals, variables or len of a variable (ir_repeatable:
+ * evaluated again, the same values, no panic); the element type int,
+ * float, bool (D: values not yet set, brt_arr_unset) or an array (D: []).
+ *
+ * Why it keeps the program's meaning: the iterations run in the same order
+ * and store what they pushed, where the push put it, so after the loop out
+ * is the same array. A panic in iteration i ends the program with out
+ * unread (its later slots not set). As in comploop, the array is allocated
+ * before the first iteration only when the count fits in the room a
+ * comprehension makes first (ROOM elements: 16 MiB), else the loop runs as
+ * written, growing out as it goes.
+ *
+ * Why: a push per element calls the runtime and grows the array; a store is
+ * one instruction that the later passes make check-free (unique, loops,
+ * range), and a loop storing into its own slot i runs on the pool (parfor):
+ * rows built by pushing run as the comprehension that builds them does.
+ */
+#include "ir.h"
+
+#include <string.h>
+
+static struct ir_program *P;
+
+/* Whether n (an expression or a statement, anything in it) names v. */
+static bool names(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return false;
+    if (n->var == v && (!ir_is_expr(n) || n->op == IR_VAR)) return true;
+    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP))) {
+        if (names(n->iter.lo, v) || names(n->iter.hi, v) || names(n->iter.array, v)) return true;
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            if (names(it->lo, v) || names(it->hi, v) || names(it->array, v)) return true;
+        }
+        if (names(n->elem, v) || names(n->filter, v) || names(n->key, v)) return true;
+    }
+    if (names(n->a, v) || names(n->b, v) || names(n->c, v)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (names(n->kids[i], v)) return true;
+    return false;
+}
+
+/* Whether statement s leaves the loop's iteration early: a return
+ * anywhere, a break or continue of the loop itself (depth 0). */
+static bool leaves(struct ir_node *s, int depth)
+{
+    if (!s || ir_is_expr(s)) return false;
+    switch (s->sop) {
+    case IR_RETURN: return true;
+    case IR_BREAK: case IR_CONTINUE: return depth == 0;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return leaves(s->b, depth + 1);
+    case IR_IF: return leaves(s->b, depth) || leaves(s->c, depth);
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (leaves(s->kids[i], depth)) return true;
+        return false;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+/* The loop l (in a block, after `var out = []` and statements that do not
+ * name out) pushing into out as its body's last statement, as above; NULL
+ * when it is not such a loop. */
+static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
+{
+    struct ir_node *body = l->b;
+    if (l->iter.inclusive || !ir_repeatable(l->iter.lo) || !ir_repeatable(l->iter.hi)) return NULL;
+    if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
+    if (names(l->iter.lo, out) || names(l->iter.hi, out)) return NULL;
+    if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
+    struct ir_node *push = body->kids[body->nkids - 1];
+    if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
+    if (names(push->a, out) || leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
+    for (int i = 0; i < body->nkids - 1; i++)
+        if (names(body->kids[i], out)) return NULL;
+
+    struct loc at = l->loc;
+    struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
+    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
+    struct ir_node *cb = c->b, *cpush = cb->kids[cb->nkids - 1];
+    struct ir_node *idx = ir_mk_var(c->var, at);
+    if (!(lo->op == IR_INT && lo->ival == 0)) idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
+    struct ir_node *store = ir_mk_stmt(IR_STORE, out, cpush->a, cpush->loc);
+    ir_push_kid(store, idx);
+    cb->kids[cb->nkids - 1] = store;
+
+    struct ir_node *res = ir_new(IR_BLOCK, l->loc, ty_void);
+    struct ir_var *small = ir_new_temp(P, ty_bool, at);
+    ir_push_kid(res, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
+    /* out = [D] * (hi - lo): scalars unset, each stored before it is read */
+    struct ir_node *n = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
+    struct ir_node *init;
+    if (out->type->elem->kind == T_ARRAY) {
+        struct ir_node *one = ir_new(IR_ARRAY, at, out->type);
+        ir_push_kid(one, ir_new(IR_ARRAY, at, out->type->elem));
+        init = ir_mk_bin(OP_MUL, one, n, out->type);
+    } else {
+        init = ir_new(IR_BUILTIN, at, out->type);
+        init->builtin = BI_UNSET;
+        ir_push_kid(init, n);
+    }
+    struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(fast, ir_mk_stmt(IR_ASSIGN, out, init, at));
+    ir_push_kid(fast, c);
+    ir_push_kid(slow, l);
+    struct ir_node *sw = ir_new(IR_IF, at, ty_void);
+    sw->a = ir_mk_var(small, at);
+    sw->b = fast;
+    sw->c = slow;
+    ir_push_kid(res, sw);
+    return res;
+}
+
+static bool elem_taken(struct type *t)
+{
+    return t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_float || t->elem == ty_bool || t->elem->kind == T_ARRAY);
+}
+
+static void fill_stmt(struct ir_node *s);
+
+/* The loops of block b, inner ones first, then each `var out = []` of b
+ * followed by a loop filling out. */
+static void fill_block(struct ir_node *b)
+{
+    for (int i = 0; i < b->nkids; i++) fill_stmt(b->kids[i]);
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i];
+        if (s->op != IR_LET || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type)) continue;
+        for (int j = i + 1; j < b->nkids; j++) {
+            struct ir_node *l = b->kids[j];
+            struct ir_node *r = l->op == IR_FOR_RANGE ? filled(l, s->var) : NULL;
+            if (r) {
+                b->kids[j] = r;
+                break;
+            }
+            if (names(l, s->var)) break;
+        }
+    }
+}
+
+static void fill_stmt(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK: fill_block(s); return;
+    case IR_IF: fill_stmt(s->b); fill_stmt(s->c); return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: fill_stmt(s->b); return;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+void opt_fill(struct ir_program *ir)
+{
+    P = ir;
+    for (int i = 0; i < ir->fns.len; i++) fill_block(((struct ir_fn *)ir->fns.items[i])->body);
+    P = NULL;
+}
