@@ -163,14 +163,17 @@ def gen_log():
 
 @generator("cbrt")
 def gen_cbrt():
-    """cbrt: a degree-6 polynomial close to cbrt(z) on [1, 8] (a Chebyshev
-    fit, error about 2^-9.5), the start of two Halley steps."""
+    """cbrt: a degree-6 polynomial close to cbrt(m) on [1, 2] (a Chebyshev
+    fit, error about 2^-22), times cbrt(2^i), i = 0, 1, 2 (rounded): the
+    start of one Halley step."""
     mp.dps = 40
-    p, err = mpmath.chebyfit(lambda z: mpmath.cbrt(z), [1, 8], 7, error=True)
+    p, err = mpmath.chebyfit(lambda z: mpmath.cbrt(z), [1, 2], 7, error=True)
     mp.prec = 400
     rows = ["%s" % float(c).hex() for c in p]
     body = table("double", "crm_cbrt_p", rows,
-                 "cbrt(z) ~ sum p[i] z^(6-i) on [1, 8], error %s" % mpmath.nstr(err, 3))
+                 "cbrt(m) ~ sum p[i] m^(6-i) on [1, 2], error 2^%s" % mpmath.nstr(mpmath.log(err, 2), 4))
+    body += table("double", "crm_cbrt_r", [hexd(split(mpmath.cbrt(mpf(2) ** i), 1)[0]) for i in range(3)],
+                  "cbrt(2^i), rounded")
     return header("cbrt", "the cube root's start", body)
 
 

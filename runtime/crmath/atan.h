@@ -31,16 +31,17 @@
 
 /* a + atan t as wh + *wl (not renormalised), a = ah + al a double-double,
  * t = th + tl, |t| <= 2^-7: atan t = th + (tl (1 - th^2) + th z P(z)),
- * z = th^2, P the Taylor series to t^11/11, by Estrin's scheme with fma
- * (a chain of three operations; five roundings of terms below 2^-54.5 in
- * P, times th z) */
+ * z = th^2, P the Taylor series to t^9/9 (truncation t^11/11 <= 2^-80.4,
+ * and 2^-73.4 |t| where the result is atan t itself), by Estrin's scheme
+ * with fma (a chain of two operations; four roundings of terms below
+ * 2^-54.5 in P, times th z). ah + th exactly by a fast two-sum: ah is 0 or atan(c)
+ * with c >= 1/64, above 2^-7 >= |th| */
 CRM_FN double crm_atan_sum(double ah, double al, double th, double tl, double *wl)
 {
     double z = th * th, z2 = z * z;
-    double p = fma(z2, fma(z2, -0x1.745d1745d1746p-4, fma(z, 0x1.c71c71c71c71cp-4, -0x1.2492492492492p-3)),
-                   fma(z, 0x1.999999999999ap-3, -0x1.5555555555555p-2));
+    double p = fma(z2, fma(z, 0x1.c71c71c71c71cp-4, -0x1.2492492492492p-3), fma(z, 0x1.999999999999ap-3, -0x1.5555555555555p-2));
     double tail = tl + fma(th, z * p, -(tl * z));
-    double e1, wh = crm_two_sum(ah, th, &e1);
+    double e1, wh = crm_fast_two_sum(ah, th, &e1);
     *wl = e1 + (al + tail);
     return wh;
 }
@@ -111,7 +112,8 @@ CRM_FN int crm_exponent(double x)
 }
 
 /* sign * (o + s atan(num/den)), num <= den positive doubles with
- * 2^-62 < num/den <= 1, both scaled near 1 (exact operations only) */
+ * 2^-62 < num/den <= 1, both in [2^-500, 2^501) (scaled there by exact
+ * operations if need be) */
 CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign)
 {
     double uh = num, ul = 0;
@@ -130,13 +132,17 @@ CRM_FN double crm_atan_quot(double num, double den, int n, double s, double sign
  * analysis of crm_atan_fast, the result above pi/4), with one division:
  * c from a's exponent e and its top 6 - e fraction bits (the middle of
  * its interval, crm_atanbig's entry), so that |1/c - 1/a| <= 2^-7, and
- * t = (a - c)/(1 + a c), |t| <= 2^-7; a - c is exact (one binade). */
+ * t = (a - c)/(1 + a c), |t| <= 2^-7; a - c is exact (one binade). h +
+ * *l is left unnormalized (|l| < 2^-22.5): the rounding test's RN(l -+ e)
+ * are within 2^-75.5 of l -+ e, inside the room between the error (2^-71)
+ * and e = 2^-70. */
 CRM_FN double crm_atan_big(double a, double *l)
 {
     crm_u64 b = crm_bits(a);
     int e = (int)(b >> 52) - 1023, m = 6 - e;
+    crm_u64 low = ((crm_u64)1 << (52 - m)) - 1; /* the fraction bits below the top m */
     int i = (int)((b >> (52 - m)) & ((1ULL << m) - 1));
-    double c = crm_pow2i(e) * (1.0 + (i + 0.5) * crm_pow2i(-m));
+    double c = crm_from_bits((b & ~low) | ((low + 1) >> 1)); /* 2^e (1 + (i + 1/2) 2^-m) */
     int k = 128 - (2 << m) + i;
     double nh = a - c;
     double pl, ph = crm_two_prod(a, c, &pl);
@@ -144,8 +150,7 @@ CRM_FN double crm_atan_big(double a, double *l)
     dl += pl;
     double inv = 1.0 / dh, th = nh * inv;
     double tl = (fma(-th, dh, nh) - th * dl) * inv;
-    double wl, wh = crm_atan_sum(crm_atanbig[k][0], crm_atanbig[k][1], th, tl, &wl);
-    return crm_fast_two_sum(wh, wl, l);
+    return crm_atan_sum(crm_atanbig[k][0], crm_atanbig[k][1], th, tl, l);
 }
 
 CRM_FN double brm_atan(double x)
@@ -171,6 +176,14 @@ CRM_FN double crm_atan2_finite(double y, double x)
 {
     double sign = y < 0 ? -1.0 : 1.0;
     double ay = crm_fabs(y), ax = crm_fabs(x);
+    /* both in [2^-500, 2^501) and their exponents at most 60 apart (the
+     * common case): the quotient of the two unscaled is as good (its
+     * remainder by fma is exact: no underflow), no scaling */
+    int by = (int)(crm_bits(ay) >> 52) - 523, bx = (int)(crm_bits(ax) >> 52) - 523;
+    if (CRM_LIKELY((unsigned)by < 1001u && (unsigned)bx < 1001u && (unsigned)(by - bx + 60) <= 120u)) {
+        if (ay <= ax) return crm_atan_quot(ay, ax, x < 0 ? 2 : 0, x < 0 ? -1.0 : 1.0, sign);
+        return crm_atan_quot(ax, ay, 1, x < 0 ? 1.0 : -1.0, sign);
+    }
     int ey = crm_exponent(ay), ex = crm_exponent(ax);
     if (ey - ex > 60) /* |y/x| > 2^60: pi/2 -+ |x/y| rounds to pi/2 */
         return sign * CRM_PI2_RN;

@@ -4,8 +4,8 @@
  *
  * x >= y >= 0 after abs and swap. When y < 2^-60 x, hypot = x (x^2 + y^2
  * is within 2^-121 x^2 of x^2). In the middle of the range the fast path
- * needs neither scaling nor division: sqrt(x^2 + y^2) rounded, kept when
- * the exact residual shows it within half an ulp with room. Otherwise both are scaled by 2^-k so x is
+ * needs no scaling: r = sqrt(x^2 + y^2) rounded, corrected by the exact
+ * residual over 2r and rounded once where a rounding test passes. Otherwise both are scaled by 2^-k so x is
  * in [1, 2) (exact: y stays above 2^-61); x^2 and y^2 are exact
  * double-doubles, their sum S a double-double within 2^-104, and
  * R = sqrt(S) + (S - sqrt(S)^2) / (2 sqrt(S)) is within 2^-100 of
@@ -117,34 +117,28 @@ CRM_FN double brm_hypot(double x, double y)
 #ifndef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
     if (CRM_LIKELY(by >= 0x23d0000000000000ULL && bx < 0x5f30000000000000ULL)) {
         /* 2^-450 <= b <= a < 2^500: no scaling; S = a^2 + b^2 = sh + sl
-         * within 2^-104 S, r = sqrt(S.hi) rounded, res = S - r^2 within
-         * 2^-102 S, and d = sqrt(S) - r = res / (sqrt(S) + r) = res/(2r)
-         * within 2^-52 relative (|d| < u, u = ulp(r) > 2^-53 r).
-         * sqrt(S.hi) is within u/2 of r and sqrt(S) within u/2 of it
-         * (|sl|/(2r) <= 2^-53 sh/(2r)), so sqrt(S) rounds to r (|d| < u/2:
-         * |res| < r u), to r + u (u/2 < d < 3u/2; above r + u the spacing
-         * is u or 2u) or to r - u (the same below, when r - u > 2^E, r's
-         * power of two, so that the spacing there is u too); a margin of
-         * 2^-30 relative, far above res's and the comparisons' roundings,
-         * leaves the inputs near a midpoint to the exact path */
+         * within 2^-104 S (two exact products, a fast two-sum, sl's two
+         * roundings 2^-105 S each), r = sqrt(sh) rounded, res = S - r^2:
+         * sh - r^2 is a double and fma gives it exactly (the remainder of
+         * a correctly rounded square root is representable: Boldo and
+         * Daumas 2003; sh >= 2^-900, no underflow), plus sl rounded once:
+         * within 2^-102 S. sqrt(sh) is within u/2 of r (u = ulp(r) <=
+         * 2^-52 r) and sqrt(S) within 2^-54 r of sqrt(sh), so |sqrt(S) - r|
+         * <= u and sqrt(S) = r + D, D = res / (sqrt(S) + r) = res / (2r (1 +
+         * t)), |t| <= 2^-53. d = res / (2r) rounded is within (2^-102 S) /
+         * (2r) + 2^-53 |D| + 2^-53 |d| <= (2^-103 + 2^-104.4 + 2^-104.4) r
+         * < 2^-102 r of D (|D| <= u); the rounding test with 2^-90 (its own
+         * roundings near 2^-105 r) keeps r + d rounded once when no
+         * rounding boundary lies within 2^-90 r of it, and leaves the rest
+         * (about 2^-37 of random inputs) to the exact path. */
         double al, bl, e;
         double ah = crm_two_prod(a, a, &al);
         double bh = crm_two_prod(b, b, &bl);
         double sh = crm_fast_two_sum(ah, bh, &e), sl = (e + al) + bl; /* ah >= bh */
         double r = sqrt(sh);
-        double rl;
-        double r2 = crm_two_prod(r, r, &rl);
-        double res = ((sh - r2) - rl) + sl; /* sh - r2: exact */
-        double p = crm_from_bits(crm_bits(r) & 0x7ff0000000000000ULL), u = p * 0x1p-52;
-        double ru = r * u, t = crm_fabs(res); /* r u exact */
-        /* r or its neighbour picked without a branch: the neighbour wins
-         * for about one random input in six, and a branch on it, decided
-         * only at the end of the sqrt's chain, costs more than the rest */
-        crm_u64 stay = (crm_u64)0 - (crm_u64)(t < ru * (1.0 - 0x1p-30)); /* all ones or 0 */
-        int move = (t > ru * (1.0 + 0x1p-30)) & (t < ru * (3.0 - 0x1p-29)) & ((res > 0) | (r - u > p));
-        double n = r + crm_from_bits(crm_bits(u) | (crm_bits(res) & 0x8000000000000000ULL)); /* r + u or r - u */
-        double out = crm_from_bits((crm_bits(r) & stay) | (crm_bits(n) & ~stay));
-        if (CRM_LIKELY((int)(stay & 1) | move)) return out;
+        double res = fma(-r, r, sh) + sl; /* sh - r^2 exact */
+        double d = res / (r + r), out;
+        if (CRM_LIKELY(crm_round_test(r, d, 0x1p-90, &out))) return out;
     }
 #endif
     return crm_hypot_scaled(a, b, bx);

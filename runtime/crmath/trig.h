@@ -359,24 +359,58 @@ CRM_FN double crm_sincos(double x, int c)
 
 CRM_FN double brm_sin(double x) { return crm_sincos(x, 0); }
 CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
-/* tan x = sin x / cos x for 2^-27 <= |x| < 2^40 (the rest out of line): both
- * by crm_sincos_dd (one reduction, shared once inlined), each normalized
- * by a fast two-sum (|lo| < 2^-21.5 < |h| / 2^14: both are at least
- * sin(pi/256) - 2^-21 in size, or relative when Sh is 0), then divided as
- * crm_trig divides: within (en + |t| ed) / |d| plus 2^-98 |t| for the
- * division's own roundings, with the same margin. The correction l is
- * multiplied by RN(1/d) rather than divided (the two divisions then run
- * side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
+/* tan x for 2^-27 <= |x| < 2^40 (the rest out of line), from the reduction
+ * x = k pi/128 + r of crm_sincos_reduce, S and C the sine and cosine of
+ * k pi/128 (crm_sin128: Sh + Sl, Ch + Cl) and tau = tan r: dividing sin x
+ * = S cos r + C sin r and cos x = C cos r - S sin r by cos r,
+ *
+ *   tan x = N / D,  N = S + C tau,  D = C - S tau,
+ *
+ * one series (tan r) instead of two (sin r, cos r - 1), one exact product
+ * each. tau = rh + tl, tl = rl (1 + z) + rh z P(z), z = RN(rh^2), P the
+ * Taylor series 1/3 + 2z/15 + ... to r^11 (crm_tan_c; truncation
+ * 2^-90.3); |rh| <= 2^-6.32 (crm_sincos_dd's analysis), |tl| < 2^-20.5.
+ * tl's error, absolute: z's rounding and rh z's (2^-73.6 each, times
+ * P <= 0.334), P's three roundings near 1/3 (2^-53.4 times |rh z| <=
+ * 2^-19: 2^-72.4), tl's own (2^-73.6), rl's terms left out (2^-84):
+ * below 2^-71.2. N = Sh + Ch rh exactly (two-prod, then a fast two-sum:
+ * |Sh| >= sin(pi/128) > 1.9 |rh| or Sh = 0) plus Sl + Cl rh + Ch tl
+ * (Cl tl left out: 2^-74.6; two roundings of at most 2^-73.5): within
+ * 2^-70.6 in all, and D the same, so both are within e = 2^-70 (as
+ * crm_sincos_dd's). N is sin x / cos r, at least sin(pi/256) in size when
+ * Sh is not 0, as D is cos x / cos r when Ch is not 0. When Sh is 0 (k = 0
+ * or 128: Sl = Cl = 0, Ch = +-1) N is +-(rh + tl) exactly as computed, and
+ * its error relative: each item above is below 2^-53.4 |rh| z or 2^-106
+ * |rh|, in all |rh| (2^-52.2 z + 2^-106), inside crm_sincos_dd's relative
+ * e, |rh| (2^-50 z + 2^-100) + 2^-117 (the reduction's 2^-118); D the same
+ * when Ch is 0. Both normalized by a fast two-sum (|lo| < 2^-20 is below
+ * |h| / 2^6: |h| >= sin(pi/256) - 2^-21, or |h| >= |rh| > 3 |tl|), then
+ * divided as crm_trig divides: within (en + |t| ed) / |d| plus 2^-98 |t|
+ * for the division's own roundings, with the same margin. The correction l
+ * is multiplied by RN(1/d) rather than divided (the two divisions then
+ * run side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
  * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin.
  * crm_tan_fast_t: that fast path and its rounding test (*r, when it passes;
  * lanes.h's tan runs it too), from crm_sincos_reduce's rh + rl and t, the
- * table's Sh, Sl, Ch, Cl of the sine (k) and Ch, Cl of the cosine (k + 128). */
+ * table's Sh, Sl, Ch, Cl of the sine (k) (t[4] and t[5], the cosine's
+ * entry k + 128, are not read). */
 CRM_HOT_FN int crm_tan_fast_t(double rh, double rl, const double *t, double *r)
 {
-    double nl, ne, nh = crm_sincos_dd_t(rh, rl, t[0], t[1], t[2], t[3], &nl, &ne);
-    double dl, de, dh = crm_sincos_dd_t(rh, rl, t[2], t[3], t[4], t[5], &dl, &de);
-    nh = crm_fast_two_sum(nh, nl, &nl);
-    dh = crm_fast_two_sum(dh, dl, &dl);
+    const double *c = crm_tan_c;
+    double z = rh * rh, z2 = z * z;
+    double p = fma(z2, fma(z2, c[4], fma(z, c[3], c[2])), fma(z, c[1], c[0]));
+    double tl = fma(rh * z, p, fma(rl, z, rl));
+    double sh = t[0], sl = t[1], ch = t[2], cl = t[3];
+    double pn, nh = crm_two_prod(ch, rh, &pn);
+    double en, ns = crm_fast_two_sum(sh, nh, &en);
+    double nl = (en + pn) + fma(ch, tl, fma(cl, rh, sl));
+    double pd, dh = crm_two_prod(-sh, rh, &pd);
+    double ed, ds = crm_fast_two_sum(ch, dh, &ed);
+    double dl = (ed + pd) + fma(-sh, tl, fma(-sl, rh, cl));
+    double rel = crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117;
+    double ne = sh == 0 ? rel : 0x1p-70, de = ch == 0 ? rel : 0x1p-70;
+    nh = crm_fast_two_sum(ns, nl, &nl);
+    dh = crm_fast_two_sum(ds, dl, &dl);
     double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
     double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
     double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);

@@ -615,4 +615,7 @@ CRM_TABLE double crm_invfact[25][3] = {
     {0x1.f2cf01972f578p-80, -0x1.9ada5fcc1ab14p-135, 0x1.440ce7fd610dcp-189},
 };
 
+/* tan r = r + sum c[i] r^(2i + 3), i = 0..4 (Taylor: 1/3, 2/15, 17/315, ...), rounded */
+CRM_TABLE double crm_tan_c[5] = {0x1.5555555555555p-2, 0x1.1111111111111p-3, 0x1.ba1ba1ba1ba1cp-5, 0x1.664f4882c10fap-6, 0x1.226e355e6c23dp-7};
+
 #endif

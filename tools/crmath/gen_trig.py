@@ -108,6 +108,10 @@ def main():
     for n in range(25):
         print("    %s," % td(1 / mpmath.factorial(n)))
     print("};\n")
+    # tan's Taylor series after r: tan r = r + sum c_i r^(2i+3), rounded doubles
+    tc = mpmath.taylor(mpmath.tan, 0, 11)
+    print("/* tan r = r + sum c[i] r^(2i + 3), i = 0..4 (Taylor: 1/3, 2/15, 17/315, ...), rounded */")
+    print("CRM_TABLE double crm_tan_c[5] = {%s};\n" % ", ".join(lit(float(tc[2 * i + 3])) for i in range(5)))
     print("#endif")
 
 
