@@ -1087,18 +1087,36 @@ void emit_for_range(struct ir_node *s)
     else range_versions(s, lo, hi);
 }
 
-/* A for-over-array loop's body, as the loop over k < n: v is element k of
- * the snapshot, or (snap NULL) value k of range(lo, ..., step). */
+/* A for-over-array loop's body: v is element k < n of the snapshot, or
+ * (snap NULL) each of the n values of range(lo, ..., step) in turn. */
 static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
                        const char *step)
 {
     const char *k = new_temp();
+    if (!snap) {
+        /* the values themselves count: u runs from lo by step (wrapping
+         * in uint64_t) until e, the value n steps on. The n values lie
+         * between lo and hi, (n - 1) * |step| < 2^64 apart, so none before
+         * the n-th step is e: one induction variable, as C's j += i, where
+         * a count k beside v = lo + k * step kept two. The step is in the
+         * test, so a continue takes it too. */
+        const char *e = new_temp();
+        line("if (%s > 0) {", n);
+        F->ind++;
+        line("uint64_t %s = (uint64_t)%s, %s = (uint64_t)%s + (uint64_t)%s * (uint64_t)%s;", k, lo, e, lo, n, step);
+        line("do {");
+        F->ind++;
+        line("%s = (int64_t)%s;", v, k);
+        emit_stmt(s->b);
+        F->ind--;
+        line("} while ((%s += (uint64_t)%s) != %s);", k, step, e);
+        F->ind--;
+        line("}");
+        return;
+    }
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
-    if (!snap) /* between lo and hi: the wrapped sum is the value */
-        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
-    else
-        line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
+    line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
     emit_stmt(s->b);
     F->ind--;
     line("}");
