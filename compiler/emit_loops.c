@@ -64,20 +64,37 @@ bool in_guarded_loop(struct ir_node *n)
 
 /* The arrays a loop views (opt_loops.c); returns the views' mark for
  * close_views. */
+static void open_view(struct ir_var *a)
+{
+    const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
+    line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
+    line("int64_t %s = %s->len;", n, vname(a));
+    CG->views[CG->nviews++] = (struct view){a, d, n, F};
+}
+
 static int open_views(struct ir_node *loop)
 {
     int mark = CG->nviews;
-    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) {
-        struct ir_var *a = loop->views[i];
-        const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
-        line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
-        line("int64_t %s = %s->len;", n, vname(a));
-        CG->views[CG->nviews++] = (struct view){a, d, n, F};
-    }
+    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) open_view(loop->views[i]);
     return mark;
 }
 
-static void close_views(int mark) { CG->nviews = mark; }
+void close_views(int mark) { CG->nviews = mark; }
+
+/* The arrays a comprehension or reduction run on this thread captures:
+ * its element and filter cannot assign a variable, so each one's data and
+ * length are read once, before the loop. A push into the array being built
+ * is a store gcc cannot tell from them: it read them again at every
+ * element (the sieve's [k for k in 2..n + 1 if not composite[k]]). */
+int open_cap_views(struct ir_node *rn)
+{
+    int mark = CG->nviews;
+    for (int i = 0; i < rn->ncaps && CG->nviews < 64; i++) {
+        struct ir_var *a = rn->caps[i];
+        if (a->type->kind == T_ARRAY && !view_of_var(a)) open_view(a);
+    }
+    return mark;
+}
 
 const struct view *view_of_var(struct ir_var *v)
 {
