@@ -179,6 +179,8 @@ int64_t par_least(struct ir_node *body);
 bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step in its chunk */
 /* The view (data pointer and length in locals) of v held by a loop around. */
 const struct view *view_of_var(struct ir_var *v);
+int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
+void close_views(int mark);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 

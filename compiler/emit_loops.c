@@ -64,20 +64,37 @@ bool in_guarded_loop(struct ir_node *n)
 
 /* The arrays a loop views (opt_loops.c); returns the views' mark for
  * close_views. */
+static void open_view(struct ir_var *a)
+{
+    const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
+    line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
+    line("int64_t %s = %s->len;", n, vname(a));
+    CG->views[CG->nviews++] = (struct view){a, d, n, F};
+}
+
 static int open_views(struct ir_node *loop)
 {
     int mark = CG->nviews;
-    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) {
-        struct ir_var *a = loop->views[i];
-        const char *ct = ctype(a->type->elem), *d = new_temp(), *n = new_temp();
-        line("%s *%s = (%s *)%s->data;", ct, d, ct, vname(a));
-        line("int64_t %s = %s->len;", n, vname(a));
-        CG->views[CG->nviews++] = (struct view){a, d, n, F};
-    }
+    for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) open_view(loop->views[i]);
     return mark;
 }
 
-static void close_views(int mark) { CG->nviews = mark; }
+void close_views(int mark) { CG->nviews = mark; }
+
+/* The arrays a comprehension or reduction run on this thread captures:
+ * its element and filter cannot assign a variable, so each one's data and
+ * length are read once, before the loop. A push into the array being built
+ * is a store gcc cannot tell from them: it read them again at every
+ * element (the sieve's [k for k in 2..n + 1 if not composite[k]]). */
+int open_cap_views(struct ir_node *rn)
+{
+    int mark = CG->nviews;
+    for (int i = 0; i < rn->ncaps && CG->nviews < 64; i++) {
+        struct ir_var *a = rn->caps[i];
+        if (a->type->kind == T_ARRAY && !view_of_var(a)) open_view(a);
+    }
+    return mark;
+}
 
 const struct view *view_of_var(struct ir_var *v)
 {
@@ -1087,18 +1104,36 @@ void emit_for_range(struct ir_node *s)
     else range_versions(s, lo, hi);
 }
 
-/* A for-over-array loop's body, as the loop over k < n: v is element k of
- * the snapshot, or (snap NULL) value k of range(lo, ..., step). */
+/* A for-over-array loop's body: v is element k < n of the snapshot, or
+ * (snap NULL) each of the n values of range(lo, ..., step) in turn. */
 static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
                        const char *step)
 {
     const char *k = new_temp();
+    if (!snap) {
+        /* the values themselves count: u runs from lo by step (wrapping
+         * in uint64_t) until e, the value n steps on. The n values lie
+         * between lo and hi, (n - 1) * |step| < 2^64 apart, so none before
+         * the n-th step is e: one induction variable, as C's j += i, where
+         * a count k beside v = lo + k * step kept two. The step is in the
+         * test, so a continue takes it too. */
+        const char *e = new_temp();
+        line("if (%s > 0) {", n);
+        F->ind++;
+        line("uint64_t %s = (uint64_t)%s, %s = (uint64_t)%s + (uint64_t)%s * (uint64_t)%s;", k, lo, e, lo, n, step);
+        line("do {");
+        F->ind++;
+        line("%s = (int64_t)%s;", v, k);
+        emit_stmt(s->b);
+        F->ind--;
+        line("} while ((%s += (uint64_t)%s) != %s);", k, step, e);
+        F->ind--;
+        line("}");
+        return;
+    }
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
-    if (!snap) /* between lo and hi: the wrapped sum is the value */
-        line("%s = (int64_t)((uint64_t)%s + (uint64_t)%s * (uint64_t)%s);", v, lo, k, step);
-    else
-        line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
+    line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
     emit_stmt(s->b);
     F->ind--;
     line("}");

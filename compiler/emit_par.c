@@ -487,8 +487,10 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         line("brt_vals_owner %s;", so);
         line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), fa.stk, fa.sp);
     }
+    int views = open_cap_views(rn);
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
+    close_views(views);
     if (so && !rn->user) line("brt_own_pop(&%s.o);", so);
     if (tree) {
         /* the partial leaf, then the nodes without a partner, right to left */
@@ -898,8 +900,10 @@ const char *emit_listcomp(struct ir_node *rn)
                               ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
                               : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
         struct push_arg pa = {out, false};
+        int views = open_cap_views(rn);
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else emit_gen_loop(rn, &s, push_cb, &pa, NULL);
+        close_views(views);
         return out;
     }
     struct src s = eval_sources(rn);

@@ -23,6 +23,7 @@
 /* The passes, in the order they run: the name (--opt=-NAME, --dump=ir:NAME
  * prints the IR after it), the function, and what it does. */
 #define OPT_PASSES(X)                                                                      \
+    X(consts, opt_consts, "module constants with a literal value read as that literal")   \
     X(fnvals, opt_fnvals, "calls through known function values made direct")              \
     X(unroll, opt_unroll, "comprehensions over a few literal indices written as array literals") \
     X(inline, opt_inline, "calls of small functions written in place")                    \
@@ -47,6 +48,7 @@
 static const struct {
     const char *before, *after, *why;
 } pass_order[] = {
+    {"consts", "inline", "a literal written in place is what an inlined body folds"},
     {"fnvals", "inline", "a call made direct is one the inliner can write in place"},
     {"unroll", "inline", "a function returning a small comprehension is small once it is a literal"},
     {"inline", "scalars", "a literal a call returns is seen where the call was written in place"},

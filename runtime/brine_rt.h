@@ -620,7 +620,19 @@ brt_arr *brt_range_step(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
 /* How many values range(lo, hi, step) has; a zero step panics, and so does
  * a count no array could hold (out of memory), as brt_range_step. A for
  * loop over the range computes the values one by one from it. */
-int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+int64_t brt_range_step_count_any(int64_t lo, int64_t hi, int64_t step, const brt_loc *l);
+/* The same, a positive step's count written in place (a loop over
+ * range(i * i, n + 1, i) counts once per i): the rest, a panic included,
+ * out of line. Below INT64_MAX / 16, the count fits any array. */
+BRT_INLINE int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+{
+    if (step > 0) {
+        if (hi <= lo) return 0;
+        uint64_t d = (uint64_t)hi - (uint64_t)lo, n = d / (uint64_t)step + (d % (uint64_t)step != 0);
+        if (n <= (uint64_t)INT64_MAX / 16) return (int64_t)n;
+    }
+    return brt_range_step_count_any(lo, hi, step, l);
+}
 /* the same over t, u64 or i128, with the bounds and step as i128 */
 brt_arr *brt_range_step_wide(const brt_type *t, brt_i128 lo, brt_i128 hi, brt_i128 step, const brt_loc *l);
 brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);

@@ -775,7 +775,7 @@ void brt_env_release(brt_env *e)
  * overflows the type, whatever the step: the last one is the last before
  * hi, never a step past the type's end. A count no array can hold panics
  * "out of memory" at l, as a too-large array does. */
-int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
+int64_t brt_range_step_count_any(int64_t lo, int64_t hi, int64_t step, const brt_loc *l)
 {
     if (step == 0)
         brt_panic(l, BRT_RANGE_STEP);
