@@ -308,15 +308,23 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * Sh + Sl in crm_sin128; Ch + Cl's is 64 more) */
 CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
 {
-    double kd = crm_rint(x * CRM_128PI);
+    /* kd = crm_rint(x 128/pi), kb = kd + 1.5 2^52 exactly */
+    double kb = x * CRM_128PI + 6755399441055744.0, kd = kb - 6755399441055744.0;
     double t1 = fma(-kd, CRM_PI128F_1, x); /* exact, as in crm_trig */
     double pl, ph = crm_two_prod(kd, CRM_PI128F_2, &pl);
-    double l, h = crm_two_sum(t1, -ph, &l);
-    l -= pl + kd * CRM_PI128F_3;
+    /* t1 - ph exactly, by a fast two-sum: when kd != 0, |x| >= pi/256 and
+     * t1 (|t1| < 2^-6) is a multiple of 2^-59 (ulp(x) and P1's last bit,
+     * 2^-55), while |ph| < 2^-14.5 has ulp(ph) <= 2^-67 = u; if |t1| >=
+     * |ph| the usual condition holds, and otherwise s = RN(t1 - ph) is a
+     * multiple of u, |s - t1| <= |ph| + u <= 2^53 u and the error below u
+     * are multiples of u: exact (the same s and error as crm_trig's
+     * two-sum) */
+    double l, h = crm_fast_two_sum(t1, -ph, &l);
+    l -= fma(kd, CRM_PI128F_3, pl); /* one rounding where crm_trig has two */
     *rh = crm_fast_two_sum(h, l, rl);
-    /* k mod 256: the low bits of kd + 1.5 2^52 (|kd| < 2^46; no conversion
-     * to int64, which SSE and AVX2 vectors lack: lanes.h) */
-    return (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
+    /* k mod 256: the low bits of kb (|kd| < 2^46; no conversion to int64,
+     * which SSE and AVX2 vectors lack: lanes.h) */
+    return (crm_i64)((crm_bits(kb) + 64 * (crm_u64)c) & 255);
 }
 
 /* the rest of crm_sincos_dd from the reduction and the table's Sh + Sl and
@@ -364,10 +372,15 @@ CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
  * by a fast two-sum (|lo| < 2^-21.5 < |h| / 2^14: both are at least
  * sin(pi/256) - 2^-21 in size, or relative when Sh is 0), then divided as
  * crm_trig divides: within (en + |t| ed) / |d| plus 2^-98 |t| for the
- * division's own roundings, with the same margin. The correction l is
- * multiplied by RN(1/d) rather than divided (the two divisions then run
- * side by side): two more roundings of at most 2^-53 |l| < 2^-104 |t|,
- * inside the 2^-98 |t|; and e's 1/|d| rounded, inside the margin.
+ * division's own roundings, with the same margin. One division: the
+ * quotient is h = RN(nh RN(1/dh)), within 2^-52 |t| of nh / dh, and
+ * n/d = h + (n - h d)/d holds for any h, so h's own error only makes the
+ * correction l larger: |nh - h dh| <= 2^-52 |nh|, now rounded by the fma
+ * (2^-105 |t| after the division), |l| <= 2^-51 |t|, and its roundings
+ * (r2's two, the sum's, the product by RN(1/dh), that reciprocal's own
+ * error and dl left out of the divisor) below 2^-104 |t| each: in all
+ * below 2^-101 |t|, inside the 2^-98 |t|; e's 1/|d| rounded, and the test's
+ * own roundings of l -+ e (2^-53 |l| + 2^-53 e), inside the margin.
  * crm_tan_fast_t: that fast path and its rounding test (*r, when it passes;
  * lanes.h's tan runs it too), from crm_sincos_reduce's rh + rl and t, the
  * table's Sh, Sl, Ch, Cl of the sine (k) and Ch, Cl of the cosine (k + 128). */
@@ -377,7 +390,7 @@ CRM_HOT_FN int crm_tan_fast_t(double rh, double rl, const double *t, double *r)
     double dl, de, dh = crm_sincos_dd_t(rh, rl, t[2], t[3], t[4], t[5], &dl, &de);
     nh = crm_fast_two_sum(nh, nl, &nl);
     dh = crm_fast_two_sum(dh, dl, &dl);
-    double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
+    double inv = 1.0 / dh, h = nh * inv;
     double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
     double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);
     return crm_round_test_abs(h, l, e * 1.0000001, r);
