@@ -308,15 +308,23 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * Sh + Sl in crm_sin128; Ch + Cl's is 64 more) */
 CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
 {
-    double kd = crm_rint(x * CRM_128PI);
+    /* kd = crm_rint(x 128/pi), kb = kd + 1.5 2^52 exactly */
+    double kb = x * CRM_128PI + 6755399441055744.0, kd = kb - 6755399441055744.0;
     double t1 = fma(-kd, CRM_PI128F_1, x); /* exact, as in crm_trig */
     double pl, ph = crm_two_prod(kd, CRM_PI128F_2, &pl);
-    double l, h = crm_two_sum(t1, -ph, &l);
-    l -= pl + kd * CRM_PI128F_3;
+    /* t1 - ph exactly, by a fast two-sum: when kd != 0, |x| >= pi/256 and
+     * t1 (|t1| < 2^-6) is a multiple of 2^-59 (ulp(x) and P1's last bit,
+     * 2^-55), while |ph| < 2^-14.5 has ulp(ph) <= 2^-67 = u; if |t1| >=
+     * |ph| the usual condition holds, and otherwise s = RN(t1 - ph) is a
+     * multiple of u, |s - t1| <= |ph| + u <= 2^53 u and the error below u
+     * are multiples of u: exact (the same s and error as crm_trig's
+     * two-sum) */
+    double l, h = crm_fast_two_sum(t1, -ph, &l);
+    l -= fma(kd, CRM_PI128F_3, pl); /* one rounding where crm_trig has two */
     *rh = crm_fast_two_sum(h, l, rl);
-    /* k mod 256: the low bits of kd + 1.5 2^52 (|kd| < 2^46; no conversion
-     * to int64, which SSE and AVX2 vectors lack: lanes.h) */
-    return (crm_i64)((crm_bits(kd + 6755399441055744.0) + 64 * (crm_u64)c) & 255);
+    /* k mod 256: the low bits of kb (|kd| < 2^46; no conversion to int64,
+     * which SSE and AVX2 vectors lack: lanes.h) */
+    return (crm_i64)((crm_bits(kb) + 64 * (crm_u64)c) & 255);
 }
 
 /* the rest of crm_sincos_dd from the reduction and the table's Sh + Sl and
