@@ -499,6 +499,7 @@ const char *emit_fold(struct ir_node *rn)
      * thread (the runtime's slots hold plain values) */
     if (rn->par && rn->user && !rn->scan && !rn->key && !rn->world && type_is_ref(t)) return emit_seq_reduce(rn, true);
     if (!rn->key && (!rn->par || (rn->scan && type_is_ref(t)))) return seq_fold(rn);
+    if (rn->key && type_is_ref(t) && !rn->world) return emit_keyed_ref(rn);
     if (type_is_ref(t)) internal_error("emit: a keyed or par fold of %s", type_name(t));
     const char *ct = ctype(t);
     const char *st = fold_start(rn);
