@@ -237,7 +237,9 @@ size_t c_size(struct type *t, size_t *align);
 /* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */
 
 const char *emit_fold(struct ir_node *rn);
-const char *emit_keyed_ref(struct ir_node *rn); /* emit_keyref.c: keyed forms of counted values */
+/* emit_keyref.c: keyed reductions and par scan(f, ...) of counted values */
+const char *emit_keyed_ref(struct ir_node *rn);
+const char *emit_scan_ref(struct ir_node *rn);
 /* acc = the reduction's combine of acc and b (emit_scan.c) */
 void combine_into(struct ir_node *rn, const char *acc, const char *b);
 /* A par reduction on the runtime's tree of values up to 16 bytes

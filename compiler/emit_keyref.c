@@ -213,3 +213,178 @@ const char *emit_keyed_ref(struct ir_node *rn)
     if (so) line("brt_own_pop(&%s.o);", so);
     return a.res;
 }
+
+/* ---- par scan(f, start, gen) of values holding references --------------------- */
+
+struct sref_arg {
+    struct ir_node *rn;
+    const char *st;                 /* start (owned) */
+    const char *vals, *kl;          /* kept values and their leaves */
+    const char *lv, *lh, *nv, *nh;  /* leaves' values and flags; complete nodes above them */
+    const char *cnt;                /* elements of the open leaf */
+    struct ir_node *filter;
+};
+
+/* Node (k, j)'s value and flag: a leaf's for k = 0, else the complete
+ * nodes' (pushed as they complete: node (k, j) completes with leaf L =
+ * (j + 1) 2^k - 1, after L - popcount(L) nodes of the leaves before). */
+static void node_ref(const struct sref_arg *a, const char *k, const char *j, const char **v, const char **h)
+{
+    struct type *t = a->rn->elem_type;
+    const char *L = tmp(ty_int, "((%s + 1) << %s) - 1", j, k);
+    const char *i = tmp(ty_int, "%s == 0 ? %s : %s - brt_count_ones_u64((uint64_t)%s) + %s - 1", k, j, L, L, k);
+    *v = arena_printf("((%s *)(%s == 0 ? %s : %s)->data)[%s]", ctype(t), k, a->lv, a->nv, i);
+    *h = arena_printf("((bool *)(%s == 0 ? %s : %s)->data)[%s]", k, a->lh, a->nh, i);
+}
+
+/* dst (a value of its own, flag dh) merged with (v, h): a side without a
+ * value lets the other through. */
+static void merge_ref(struct ir_node *rn, const char *dst, const char *dh, const char *v, const char *h)
+{
+    struct type *t = rn->elem_type;
+    line("if (%s) {", h);
+    F->ind++;
+    line("if (!%s) { %s(%s); %s(%s); %s = %s; %s = 1; }", dh, retain_fn(t), v, release_fn(t), dst, dst, v, dh);
+    line("else {");
+    F->ind++;
+    scope_open();
+    combine_into(rn, dst, v);
+    scope_close();
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+}
+
+/* A copy of (v, h) pushed onto (arr, flags). */
+static void push_copy(struct type *t, const char *arr, const char *flags, const char *v, const char *h)
+{
+    line("%s(%s); BRT_PUSH(%s, %s, %s); BRT_PUSH(bool, %s, %s);", retain_fn(t), v, ctype(t), arr, v, flags, h);
+}
+
+/* The open leaf is complete: the nodes it completes, bottom up. */
+static void leaf_done(struct sref_arg *a)
+{
+    struct ir_node *rn = a->rn;
+    struct type *t = rn->elem_type;
+    const char *L = tmp(ty_int, "%s->len - 1", a->lv), *k = new_temp();
+    line("for (int64_t %s = 1; ((%s + 1) & (((int64_t)1 << %s) - 1)) == 0; %s++) {", k, L, k, k);
+    F->ind++;
+    const char *j = tmp(ty_int, "%s >> %s", L, k), *km = tmp(ty_int, "%s - 1", k);
+    const char *lv, *lh, *rv, *rh;
+    node_ref(a, km, arena_printf("2 * %s", j), &lv, &lh);
+    node_ref(a, km, arena_printf("2 * %s + 1", j), &rv, &rh);
+    push_copy(t, a->nv, a->nh, lv, lh);
+    merge_ref(rn, arena_printf("((%s *)%s->data)[%s->len - 1]", ctype(t), a->nv, a->nv),
+              arena_printf("((bool *)%s->data)[%s->len - 1]", a->nh, a->nh), rv, rh);
+    F->ind--;
+    line("}");
+}
+
+static void scan_ref_cb(struct ir_node *rn, void *p)
+{
+    struct sref_arg *a = p;
+    struct type *t = rn->elem_type;
+    line("if (%s == BRT_LEAF) { %s = 0;", a->cnt, a->cnt);
+    F->ind++;
+    leaf_done(a);
+    F->ind--;
+    line("}");
+    line("if (%s++ == 0) { %s(%s); BRT_PUSH(%s, %s, %s); BRT_PUSH(bool, %s, 0); }", a->cnt, retain_fn(t), a->st, ctype(t),
+         a->lv, a->st, a->lh);
+    if (a->filter) {
+        line("if (%s) {", emit_expr(a->filter));
+        F->ind++;
+        scope_open();
+    }
+    const char *x = take(emit_expr(rn->elem), t);
+    line("BRT_PUSH(%s, %s, %s); BRT_PUSH(int64_t, %s, %s->len - 1);", ctype(t), a->vals, x, a->kl, a->lv);
+    const char *acc = arena_printf("((%s *)%s->data)[%s->len - 1]", ctype(t), a->lv, a->lv);
+    scope_open();
+    combine_into(rn, acc, arena_printf("((%s *)%s->data)[%s->len - 1]", ctype(t), a->vals, a->vals));
+    scope_close();
+    line("((bool *)%s->data)[%s->len - 1] = 1;", a->lh, a->lh);
+    if (a->filter) {
+        scope_close();
+        F->ind--;
+        line("}");
+    }
+}
+
+const char *emit_scan_ref(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    const char *ct = ctype(t);
+    struct type *at = type_array(t), *bt = type_array(ty_bool);
+    struct sref_arg a = {.rn = rn};
+    a.st = tmp(t, "%s", take(emit_expr(rn->a), t));
+    own(a.st, t);
+    struct src s = eval_source(&rn->iter);
+    declare_var(rn->gen_var, VS_BORROWED);
+    a.vals = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t));
+    a.kl = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, 0)");
+    a.lv = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t));
+    a.lh = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
+    a.nv = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t));
+    a.nh = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
+    a.cnt = new_temp();
+    line("int64_t %s = 0;", a.cnt);
+    /* phase 1: the elements and the complete nodes, in post-order */
+    a.filter = rn->filter;
+    rn->filter = NULL;
+    gen_loops(rn, &s, scan_ref_cb, &a);
+    rn->filter = a.filter;
+    line("if (%s > 0) {", a.cnt);
+    F->ind++;
+    leaf_done(&a);
+    F->ind--;
+    line("}");
+    const char *nl = tmp(ty_int, "%s->len", a.lv);
+    /* the right spine: the complete subtrees of nl's binary digits, folded
+     * from the right (only its combines' panics matter) */
+    const char *sv = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t)), *sh = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
+    const char *b = new_temp(), *p = new_temp();
+    line("int64_t %s = 0;", p);
+    line("for (int %s = 62; %s >= 0; %s--) {", b, b, b);
+    F->ind++;
+    line("if (!((%s >> %s) & 1)) continue;", nl, b);
+    const char *v, *h;
+    node_ref(&a, b, arena_printf("(%s >> %s)", p, b), &v, &h);
+    push_copy(t, sv, sh, v, h);
+    line("%s += (int64_t)1 << %s;", p, b);
+    F->ind--;
+    line("}");
+    const char *i = new_temp();
+    line("for (int64_t %s = %s->len - 2; %s >= 0; %s--) {", i, sv, i, i);
+    F->ind++;
+    merge_ref(rn, arena_printf("((%s *)%s->data)[%s]", ct, sv, i), arena_printf("((bool *)%s->data)[%s]", sh, i),
+              arena_printf("((%s *)%s->data)[%s + 1]", ct, sv, i), arena_printf("((bool *)%s->data)[%s + 1]", sh, i));
+    F->ind--;
+    line("}");
+    /* the carries, L ascending: L's with its lowest 1 bit cleared, merged
+     * with the node that covers the next 2^bit leaves */
+    const char *car = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t)), *ch = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
+    const char *L = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", L, L, nl, L);
+    F->ind++;
+    line("if (%s == 0) { %s(%s); BRT_PUSH(%s, %s, %s); BRT_PUSH(bool, %s, 1); continue; }", L, retain_fn(t), a.st, ct, car,
+         a.st, ch);
+    const char *prev = tmp(ty_int, "%s & (%s - 1)", L, L), *tz = tmp(ty_int, "(int64_t)BRT_CTZ((uint64_t)%s)", L);
+    push_copy(t, car, ch, arena_printf("((%s *)%s->data)[%s]", ct, car, prev), arena_printf("((bool *)%s->data)[%s]", ch, prev));
+    node_ref(&a, tz, arena_printf("(%s >> %s) - 1", L, tz), &v, &h);
+    merge_ref(rn, arena_printf("((%s *)%s->data)[%s]", ct, car, L), arena_printf("((bool *)%s->data)[%s]", ch, L), v, h);
+    F->ind--;
+    line("}");
+    /* the entries in index order, each leaf's running value in its carry's slot */
+    const char *out = tmp_owned(rn->type, "brt_arr_room(%s, %s->len)", tdesc(t), a.vals);
+    line("for (int64_t %s = 0; %s < %s->len; %s++) {", i, i, a.vals, i);
+    F->ind++;
+    const char *run = arena_printf("((%s *)%s->data)[((int64_t *)%s->data)[%s]]", ct, car, a.kl, i);
+    scope_open();
+    combine_into(rn, run, arena_printf("((%s *)%s->data)[%s]", ct, a.vals, i));
+    scope_close();
+    line("%s(%s); BRT_PUSH(%s, %s, %s);", retain_fn(t), run, ct, out, run);
+    F->ind--;
+    line("}");
+    return out;
+}
