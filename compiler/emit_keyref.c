@@ -97,6 +97,19 @@ static void gen_loops(struct ir_node *rn, struct src *s, void (*cb)(struct ir_no
     else emit_gen_loop(rn, s, cb, arg, NULL);
 }
 
+/* The loops with a counter of the elements, kept or not (each counts for
+ * its leaf): the callback tests the filter (saved in *filter). */
+static void counted_loops(struct ir_node *rn, struct src *s, const char **cnt, struct ir_node **filter,
+                          void (*cb)(struct ir_node *, void *), void *arg)
+{
+    *cnt = new_temp();
+    line("int64_t %s = 0;", *cnt);
+    *filter = rn->filter;
+    rn->filter = NULL;
+    gen_loops(rn, s, cb, arg);
+    rn->filter = *filter;
+}
+
 /* stk[top - 1] = stk[top - 1] op stk[top], stk[top] released, top-- . */
 static void stack_merge(struct ir_node *rn, const char *stk, const char *sp)
 {
@@ -135,12 +148,7 @@ const char *emit_keyed_ref(struct ir_node *rn)
     }
     a.vals = tmp_owned(type_array(t), "brt_arr_new(%s, 0)", tdesc(t));
     a.kp = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, 0)");
-    a.pos = new_temp();
-    line("int64_t %s = 0;", a.pos);
-    a.filter = rn->filter;
-    rn->filter = NULL;
-    gen_loops(rn, &s, par_key_cb, &a);
-    rn->filter = a.filter;
+    counted_loops(rn, &s, &a.pos, &a.filter, par_key_cb, &a);
     /* the order by key: nk + 1 firsts, then the elements' indices */
     const char *m = tmp(ty_int, "%s->len", a.vals);
     const char *ord = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, %s + 1 + %s)", a.nk, m);
@@ -327,13 +335,8 @@ const char *emit_scan_ref(struct ir_node *rn)
     a.lh = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
     a.nv = tmp_owned(at, "brt_arr_new(%s, 0)", tdesc(t));
     a.nh = tmp_owned(bt, "brt_arr_new(&brt_t_bool, 0)");
-    a.cnt = new_temp();
-    line("int64_t %s = 0;", a.cnt);
     /* phase 1: the elements and the complete nodes, in post-order */
-    a.filter = rn->filter;
-    rn->filter = NULL;
-    gen_loops(rn, &s, scan_ref_cb, &a);
-    rn->filter = a.filter;
+    counted_loops(rn, &s, &a.cnt, &a.filter, scan_ref_cb, &a);
     line("if (%s > 0) {", a.cnt);
     F->ind++;
     leaf_done(&a);
