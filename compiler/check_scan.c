@@ -37,10 +37,6 @@ struct type *keyed_result(struct node *n, enum reducer r, bool user, struct type
 {
     struct gen *g = n->u.reduce.gen;
     bool opt = !user && (r == RED_MIN || r == RED_MAX);
-    if (type_is_ref(et))
-        error_at(g->by_loc, "a keyed reduction combines plain values (numbers, bools, and tuples and structs of them); "
-                            "%s holds text or an array",
-                 tn(et));
     struct type *rt = user ? et : (r == RED_ANY || r == RED_ALL) ? ty_bool : et;
     if (opt) {
         if (hint && hint->kind == T_ARRAY && hint->elem == et)
@@ -100,16 +96,8 @@ struct type *check_user_reduce(struct node *n, bool scan, struct type *hint)
         check_lambda(f, type_fn(ps, 2, t));
         f->type = type_fn(ps, 2, t);
     }
-    /* par reduce of str, arrays and what holds them runs in the tree's
-     * order on the calling thread; par scan still needs plain values */
-    if (par && scan && type_is_ref(t))
-        error_at(n->loc, "'par %s' combines plain values (numbers, bools, and tuples and structs of them); %s holds "
-                         "text or an array: drop 'par' to fold left to right",
-                 name, tn(t));
-    if (keyed && type_is_ref(t))
-        error_at(g->by_loc, "a keyed reduction combines plain values (numbers, bools, and tuples and structs of them); "
-                            "%s holds text or an array",
-                 tn(t));
+    /* par reduce and par scan of str, arrays and what holds them run in the
+     * tree's order on the calling thread (emit_keyref.c) */
     if (scan && keyed)
         error_at(g->by_loc, "'by' is not part of a scan: a scan gives one entry per element; a keyed reduction is "
                             "reduce(f, start, x for x in xs by k in 0..n)");

@@ -225,6 +225,7 @@ void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void 
 void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
                 const char *stop);
 void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
+void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
@@ -238,6 +239,9 @@ size_t c_size(struct type *t, size_t *align);
 /* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */
 
 const char *emit_fold(struct ir_node *rn);
+/* emit_keyref.c: keyed reductions and par scan(f, ...) of counted values */
+const char *emit_keyed_ref(struct ir_node *rn);
+const char *emit_scan_ref(struct ir_node *rn);
 /* acc = the reduction's combine of acc and b (emit_scan.c) */
 void combine_into(struct ir_node *rn, const char *acc, const char *b);
 /* A par reduction on the runtime's tree of values up to 16 bytes

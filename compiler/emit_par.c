@@ -427,6 +427,19 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
     if (c > 0) scope_close();
 }
 
+/* seq_loops with the first clause's source s evaluated by the caller (before
+ * what the caller evaluates next). */
+void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg)
+{
+    const char *k = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, s->n, k);
+    F->ind++;
+    set_var(rn->gen_var, "", s->lo, s->arr, k, s->is_range);
+    seq_loops(rn, 1, elem, arg, NULL);
+    F->ind--;
+    line("}");
+}
+
 /* A loop over k in [from, to) of the source, running body per element. */
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                         const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg,

@@ -1012,6 +1012,9 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
 /* by KEY in 0..nkeys: out (nkeys values) and has (nkeys flags: whether the
  * key had an element; a key without one holds the start value). */
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has);
+/* A keyed reduction of counted values: m (key, position) pairs in kp sorted
+ * stably by key into out (nkeys + 1 firsts, then m indices; scan.c). */
+void brt_key_order(const int64_t *kp, int64_t m, int64_t nkeys, int64_t *out);
 /* par reduce(f, start, gen): the tree's value into out; false: no element
  * was kept (the caller gives start). */
 bool brt_fold_reduce(const brt_fold *f, void *out);

@@ -1195,6 +1195,27 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
     brt_scratch_free(k.spk, k.spk_bytes);
 }
 
+/* The order of a keyed reduction of counted values (compiler/emit_keyref.c):
+ * kp holds m (key, position) pairs, keys in 0..nkeys; out gets nkeys + 1
+ * firsts (key j's elements are out[nkeys + 1 + out[j] .. out[j + 1]]), then
+ * the m indices sorted stably by key: a counting sort, O(m + nkeys). */
+void brt_key_order(const int64_t *kp, int64_t m, int64_t nkeys, int64_t *out)
+{
+    int64_t *first = out, *ord = out + nkeys + 1;
+    memset(first, 0, (size_t)(nkeys + 1) * sizeof *first);
+    for (int64_t i = 0; i < m; i++)
+        first[kp[2 * i] + 1]++;
+    for (int64_t j = 0; j < nkeys; j++)
+        first[j + 1] += first[j];
+    /* first[j] is key j's next slot while they are placed, then its first
+     * again: shifted down by one place */
+    for (int64_t i = 0; i < m; i++)
+        ord[first[kp[2 * i]]++] = i;
+    for (int64_t j = nkeys; j > 0; j--)
+        first[j] = first[j - 1];
+    first[0] = 0;
+}
+
 /* ---- par reduce(f, start, gen) ------------------------------------------------------
  *
  * The tree of SPEC 5.2 with f as the combine. Phase 1 (tasks of UNIT

@@ -39,10 +39,14 @@ def fmt(v):
         return repr(v)
     if isinstance(v, list):
         return "[" + ", ".join(fmt(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return '("%s", %d)' % v
     return str(v)
 
 
 def some(v):
+    if isinstance(v, str):
+        return 'Some("%s")' % v
     return "None" if v is None else "Some(%s)" % fmt(v)
 
 
@@ -129,6 +133,17 @@ def expect_int(xs, ms, ks, nk):
     digits = [(str(int(math.fmod(x, 10))), x) for x in xs]  # % truncates
     r = red(R.par_reduce(lambda a, b: (a[0] + b[0], wrap(wrap(a[1] * 3) + b[1])), ("", 1), digits))
     out.append('("%s", %d)' % r)
+    # scans and keys of values holding references
+    ps = [(str(x), x) if x is not FILTERED else x for x in f]
+    strs = [p if p is FILTERED else p[0] for p in ps]
+
+    def tmix(a, b):
+        return (b[0], wrap(wrap(a[1] * 3) + b[1]))
+    out.append(fmt(R.par_scan(tmix, ("s", 7), ps)))
+    out.append(fmt(R.keyed(tmix, ("s", 7), ps, ks, nk, True)))
+    out.append(fmt(R.keyed(tmix, ("s", 7), ps, ks, nk, False)))
+    out.append(fopt(R.keyed(fmin, None, strs, ks, nk, True)))
+    out.append(fopt(R.keyed(fmax, None, [str(x) for x in xs], ks, nk, False)))
     return out
 
 

@@ -2058,11 +2058,16 @@ class Gen:
     def comprehension(self, t, d):
         et = elem(t)
         is_par = self.r.random() < 0.5
-        if et in ("int", "float") and self.r.random() < 0.1:
+        if et in ("int", "float", "str") and self.r.random() < 0.1:
             return by_key_expr(self, t, d, is_par)
         gtext, each, _ = self.generator(et, d, is_par)
         if is_par:
             self.use("par")
+        if et == "str" and self.r.random() < 0.15:
+            # scan(f, start, gen) of text (values holding references): f's
+            # parentheses show the tree of a par scan
+            return Expr(("par " if is_par else "") + f'scan(lambda a, b: "(" + a + b + ")", "s", {gtext})', 14,
+                        lambda env: scan_model(None, et, is_par, each(env), (wrap_op, "s")), t)
         if et in ("int", "float") and self.r.random() < 0.25:
             # scan sum / min / max (SPEC 15): the running values
             red = self.r.choice(["sum", "min", "max"])
@@ -3070,12 +3075,13 @@ def fold_model(op, start, is_par, thunks):
     return v if has else start
 
 
-def scan_model(red, t, is_par, thunks):
+def scan_model(red, t, is_par, thunks, user=None):
     """scan sum/min/max (SPEC 15): the nodes in post-order, the carries for
-    each leaf ascending, then the entries."""
+    each leaf ascending, then the entries. user: (f, start) of scan(f,
+    start, gen)."""
     def op(a, b):
-        return combine(red, t, a, b)
-    start = START["sum"][t] if red == "sum" else None
+        return user[0](a, b) if user else combine(red, t, a, b)
+    start = user[1] if user else START["sum"][t] if red == "sum" else None
     if not is_par:
         out, acc = [], start
         for th in thunks:
@@ -3235,8 +3241,15 @@ def generate(seed):
 
 BY_KEY_RESULT = {"[int]": ("int", ["sum", "product"]), "[float]": ("float", ["sum", "product"]),
                  "[u64]": ("u64", ["sum"]), "[i128]": ("i128", ["sum", "product"]), "[bool]": ("bool", ["any", "all"]),
-                 "[Option[int]]": ("int", ["min", "max"]), "[Option[float]]": ("float", ["min", "max"])}
-# (a keyed reduction combines plain values: no str)
+                 "[Option[int]]": ("int", ["min", "max"]), "[Option[float]]": ("float", ["min", "max"]),
+                 "[Option[str]]": ("str", ["min", "max"]), "[str]": ("str", ["wrap"])}
+# "wrap": reduce(lambda a, b: "(" + a + b + ")", "", GEN by ...), text whose
+# parentheses show each key's tree (values holding references, SPEC 15)
+WRAP_TEXT = 'reduce(lambda a, b: "(" + a + b + ")", "", '
+
+
+def wrap_op(a, b):
+    return "(" + a + b + ")"
 
 
 def by_key_expr(g, t, d, is_par=None):
@@ -3252,7 +3265,7 @@ def by_key_expr(g, t, d, is_par=None):
     index's panic), then each key's tree over all the places (SPEC 5.2, 5.3),
     keys ascending."""
     r = g.r
-    if t in ("[int]", "[float]") and r.random() < 0.4:
+    if t in ("[int]", "[float]", "[str]") and r.random() < 0.4:
         # min/max by key, each None replaced: [o.unwrap_or(D) for o in ...]
         inner = by_key_expr(g, "[Option[%s]]" % elem(t), d, is_par)
         dflt = g.leaf(elem(t))
@@ -3269,7 +3282,8 @@ def by_key_expr(g, t, d, is_par=None):
     g.use("by-key")
     if is_par:
         g.use("par")
-    start = START.get(red, {}).get(et, red == "all")
+    start = "" if red == "wrap" else START.get(red, {}).get(et, red == "all")
+    head = WRAP_TEXT if red == "wrap" else red + "("
     if nk and r.random() < 0.5:
         spill = r.choice([1, 2]) if r.random() < 0.1 else 0
         gtext, each, weak = g.generator(et, d, is_par, key_n=nk, key_spill=spill)
@@ -3287,7 +3301,7 @@ def by_key_expr(g, t, d, is_par=None):
                 if fold:
                     fold(kv[0], val)
             return out
-        return Expr(("par " if is_par else "") + f"{red}({gtext})", 14,
+        return Expr(("par " if is_par else "") + f"{head}{gtext})", 14,
                     lambda env: by_key_model(red, et, is_par, nk, start, gen_elements, env), t, weak=weak)
     lo = r.randint(0, 6)
     n = r.choice([0, 1, 5, 16, 17, 33, r.randint(0, 70)])
@@ -3305,7 +3319,7 @@ def by_key_expr(g, t, d, is_par=None):
     g.pure -= 1
     g.scope.pop()
     mid, mark = g.mark()
-    text = (("par " if is_par else "") + f"{red}({e.text} for {v} in {lo}..{lo + n}"
+    text = (("par " if is_par else "") + f"{head}{e.text} for {v} in {lo}..{lo + n}"
             + (f" if {par(cond, 2)}" if cond else "") + f" {mark}by {ktext} in 0..{nk})")
 
     def elements(env, fold):
@@ -3336,7 +3350,9 @@ def by_key_model(red, et, is_par, nk, start, elements, env):
         acc = [None] * max(nk, 0)
 
         def fold(k, val):
-            if red in ("any", "all"):
+            if red == "wrap":
+                acc[k] = wrap_op(start if acc[k] is None else acc[k], val)
+            elif red in ("any", "all"):
                 acc[k] = (val if acc[k] is None else (acc[k] or val if red == "any" else acc[k] and val))
             else:
                 acc[k] = val if acc[k] is None and red in ("min", "max") else combine(
@@ -3349,6 +3365,8 @@ def by_key_model(red, et, is_par, nk, start, elements, env):
             th = [(lambda kept=kept, k=k, val=val: (kept and k == j, val)) for kept, k, val in els]
             if red in ("min", "max") and not any(kept and k == j for kept, k, _ in els):
                 acc.append(None)
+            elif red == "wrap":
+                acc.append(fold_model(wrap_op, start, True, th))
             else:
                 acc.append(reduce_model(red, et, True, th))
     if red in ("min", "max"):

@@ -19,7 +19,7 @@ element stores, reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
 and par comprehensions, rows written by a for loop and a comprehension on the
 pool, par min/max (ordered types), reduce and scan with a
-user function (and their par forms and by keys for plain types), field stores (structs),
+user function (and their par forms and by keys), field stores (structs),
 tuple patterns (tuples), Option, lambda captures, world broadcast/gather
 (one rank; types without function values). A value holding functions is
 printed through what they return for 3 (`show`). A case is one printed line.
@@ -338,18 +338,6 @@ def structs_of(t, acc):
 
 # ---- one program per element type ----------------------------------------------
 
-def plain(t):
-    """Whether values of t hold no references (numbers, bools, and tuples,
-    structs and Options of them): the par forms of reduce, scan and by."""
-    if isinstance(t, Scalar):
-        return t.name != "str"
-    if isinstance(t, (Tup, Struct)):
-        return all(plain(f) for f in t.fields)
-    if isinstance(t, Opt):
-        return plain(t.elem)
-    return False
-
-
 def bool_s(b):
     return "true" if b else "false"
 
@@ -458,19 +446,25 @@ def program(t):
             acc = x if t.key(x) < t.key(acc) else acc
             run.append(acc)
         PA("scan(lambda a, b: b if b < a else a, base()[0], xs)", run)
-    # par reduce takes every type (values holding references: the tree's
-    # order on the calling thread)
+    # par reduce, par scan and by take every type (values holding
+    # references: the tree's order on the calling thread)
     big = [xs[(i * 5) % N] for i in range(40)]
     P("par reduce(lambda a, b: b, xs[1], xs[(i * 5) % 6] for i in 0..40)", big[-1], t)
     P("par reduce(lambda a, b: a, xs[2], xs[i % 6] for i in 0..40 if i < 0)", xs[2], t)
     P("par reduce(lambda a, b: a, xs[2], xs[i % 6] for i in 0..40 if i > 20)", xs[2], t)
-    if plain(t):
-        PA("par scan(lambda a, b: a, xs[4], xs[(i * 5) % 6] for i in 0..40)", [xs[4]] * 40)
-        P("par reduce(lambda a, b: b, xs[0], xs[(i * 5) % 6] for i in 0..40 by i % 3 in 0..3)",
-          [[x for i, x in enumerate(big) if i % 3 == j][-1] for j in range(3)], at)
-        if t.ordered:
-            P("par min(xs[(i * 5) % 6] for i in 0..40 by i % 4 in 0..4)",
-              [Some(min([x for i, x in enumerate(big) if i % 4 == j], key=t.key)) for j in range(4)], Arr(Opt(t)))
+    PA("par scan(lambda a, b: a, xs[4], xs[(i * 5) % 6] for i in 0..40)", [xs[4]] * 40)
+    PA("par scan(lambda a, b: b, xs[4], xs[(i * 5) % 6] for i in 0..40 if i % 9 != 2)",
+       [x for i, x in enumerate(big) if i % 9 != 2])
+    last_by = [[x for i, x in enumerate(big) if i % 3 == j][-1] for j in range(3)]
+    P("par reduce(lambda a, b: b, xs[0], xs[(i * 5) % 6] for i in 0..40 by i % 3 in 0..3)", last_by, at)
+    P("reduce(lambda a, b: b, xs[0], xs[(i * 5) % 6] for i in 0..40 by i % 3 in 0..3)", last_by, at)
+    P("par reduce(lambda a, b: a, xs[5], xs[i % 6] for i in 0..40 if i > 20 by i % 2 in 0..3)", [xs[5]] * 3, at)
+    if t.ordered:
+        P("par min(xs[(i * 5) % 6] for i in 0..40 by i % 4 in 0..4)",
+          [Some(min([x for i, x in enumerate(big) if i % 4 == j], key=t.key)) for j in range(4)], Arr(Opt(t)))
+        P("max(xs[(i * 5) % 6] for i in 0..40 if i % 4 != 3 by i % 4 in 0..4)",
+          [Some(max([x for i, x in enumerate(big) if i % 4 == j], key=t.key)) for j in range(3)] + [None],
+          Arr(Opt(t)))
     PA("[x for x in xs]", xs)
     PA("[xs[i] for i in 0..6 if i % 2 == 0]", xs[0::2])
     PA("[y for y in base()[1:] if true]", xs[1:])
