@@ -603,9 +603,10 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
  * comprehension of n elements pushes into it without growing. */
 #define BRT_ROOM_BYTES ((int64_t)16 << 20)
 brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
-/* An array of n scalars (n < 0: none) whose values are not set: the
+/* An array of n elements (n < 0: none) whose values are not set: the
  * optimizer's, for a loop that stores every element before anything reads
- * one (compiler/opt_comploop.c). */
+ * one (compiler/opt_comploop.c). Scalars are left as they are; elements
+ * that hold a reference are null, which a release accepts. */
 brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l);
 /* An array from n values stored contiguously at elems; takes the
  * references they hold. */

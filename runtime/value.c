@@ -541,7 +541,10 @@ brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
 
 brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l)
 {
-    return arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+    brt_arr *a = arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+    if (brt_type_owns(elem) && a->len)
+        memset(a->data, 0, (size_t)a->len * TYPE_SIZE(elem)); /* null: released as nothing */
+    return a;
 }
 
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
