@@ -141,7 +141,8 @@ BRT_INLINE void brt_stack_check(const brt_loc *loc)
         brt_stack_check_slow(sp, loc);
 }
 
-/* A thread's own words, touched only by it: no lock, no atomics, no TLS.
+/* A thread's own words, touched only by it (but remote, below): no lock,
+ * no atomics, no TLS.
  * brt_tcache_here finds the calling thread's from sp (layout: os.c): the
  * main thread's is a global; a pool worker's sits in the top
  * BRT_TCACHE_AREA bytes of its stack block. NULL before brt_start. Free
@@ -170,6 +171,13 @@ typedef struct brt_tcache {
     const brt_loc **fbase, **ftop;
     /* The owners on this thread's stack, innermost first (brt_owner). */
     struct brt_owner *owners;
+    /* This thread's number in value.c's table of caches (0: none), which
+     * array blocks record as their owner. */
+    uint32_t slot;
+    /* The one field other threads write: array data this thread allocated
+     * and another freed, pushed with a CAS, taken whole with an exchange
+     * (value.c); its own line, so pushes miss no other field. */
+    _Alignas(64) void *remote;
 } brt_tcache;
 /* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
 #if BRT_GCC
