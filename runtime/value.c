@@ -39,13 +39,15 @@
  * comprehension: 500 rows of 4000 bytes a step) gets the same rows back
  * without a malloc and a free each.
  *
- * Data handed back. Such data is kept by the thread that allocated it: an
- * array's block records its allocating thread (arr_block.owner, a slot in
- * the table of caches: main 1, pool worker id + 1), and a thread that frees
- * data another thread allocated pushes it onto that thread's hand-back list
- * (brt_tcache.remote) instead of its own cache. The allocating thread takes
- * the whole list when its own has no buffer of the size it needs, sorting it
- * onto its lists (or free() where they are full). So rows that pool tasks
+ * Handed back. Such data, and array blocks, are kept by the thread that
+ * allocated them: an array's block records its allocating thread
+ * (arr_block.owner, a slot in the table of caches: main 1, pool worker
+ * id + 1), and a thread that frees a block or data another thread allocated
+ * pushes it onto that thread's hand-back list (brt_tcache.remote; word 1
+ * tells a block's class from a buffer's size) instead of its own cache. The
+ * allocating thread takes the whole list when its own has nothing of the
+ * class or size it needs, sorting it onto its lists (or free() where they
+ * are full). So rows that pool tasks
  * made and the main thread drops (a comprehension of rows on the pool
  * replacing a grid each step) come back to the core that wrote them, still
  * in its cache, instead of piling up on the main thread while each worker
@@ -53,8 +55,8 @@
  * pushed (its array's count reached zero through an acq_rel decrement);
  * producers push with a release CAS, the owner takes the whole list with an
  * acquire exchange, so there is no ABA (nobody pops one node) and the
- * owner sees the links and sizes written into the buffers (words 0 and 1;
- * every cached buffer has more than 64 bytes). A slot's entry is written
+ * owner sees the links and tags written into the nodes (words 0 and 1;
+ * a block has 48 bytes at least, a cached buffer more than 64). A slot's entry is written
  * once, by its thread before it allocates anything, so a block's owner is
  * always registered; workers never exit, so the list outlives every push.
  * A thread keeps what was handed back until its next miss: no more than it
@@ -201,10 +203,47 @@ static int class_of(size_t bytes)
 #define BLOCK_CACHE 1
 #endif
 
+/* The caches by slot (brt_tcache.slot): 1 is the main thread's, id + 1 a
+ * pool worker's. An entry is written once, before its thread allocates
+ * anything, and read only for a block that thread allocated (so after it). */
+#define SLOTS 256
+static brt_tcache *slots[SLOTS] = { [1] = &brt_tc_main };
+
+void brt_tcache_register(brt_tcache *tc, int id)
+{
+    if (id + 1 < SLOTS && id >= 0) {
+        tc->slot = (uint32_t)(id + 1);
+        __atomic_store_n(&slots[id + 1], tc, __ATOMIC_RELEASE);
+    }
+}
+
+/* The cache of the thread that allocated what records owner, when that is
+ * another thread than tc's. */
+static brt_tcache *owner_cache(brt_tcache *tc, uint32_t owner)
+{
+    return owner && owner != tc->slot && owner < SLOTS ? __atomic_load_n(&slots[owner], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* node onto to's hand-back list; tag: a data buffer's size (more than 64)
+ * or an array block's class (less than BRT_TCACHE_CLASSES). */
+static void hand_back(brt_tcache *to, void *node, size_t tag)
+{
+    void **n = node;
+    n[1] = (void *)tag;
+    void *head = __atomic_load_n((void **)&to->remote, __ATOMIC_RELAXED);
+    do
+        n[0] = head;
+    while (!__atomic_compare_exchange_n((void **)&to->remote, &head, node, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static void remote_drain(brt_tcache *tc);
+
 static brt_arr *block_get(int cls)
 {
     brt_tcache *tc = BLOCK_CACHE ? brt_tcache_here() : NULL;
     arr_block *b;
+    if (tc && !tc->head[cls] && __atomic_load_n((void **)&tc->remote, __ATOMIC_RELAXED))
+        remote_drain(tc);
     if (tc && tc->head[cls]) {
         b = tc->head[cls];
         tc->head[cls] = *(void **)&b->a; /* the link is kept where rc goes */
@@ -222,6 +261,11 @@ static void block_put(brt_arr *a)
     arr_block *b = (arr_block *)((char *)a - offsetof(arr_block, a));
     int cls = (int)b->cls;
     brt_tcache *tc = BLOCK_CACHE ? brt_tcache_here() : NULL;
+    brt_tcache *to = tc ? owner_cache(tc, b->owner) : NULL;
+    if (to) {
+        hand_back(to, b, (size_t)cls);
+        return;
+    }
     if (tc && tc->count[cls] < CACHE_MAX) {
         *(void **)&b->a = tc->head[cls];
         tc->head[cls] = b;
@@ -244,20 +288,6 @@ static bool is_inline(const brt_arr *a)
 static bool data_cached(size_t bytes)
 {
     return BLOCK_CACHE && bytes > 64 && bytes <= DATA_MAX;
-}
-
-/* The caches by slot (brt_tcache.slot): 1 is the main thread's, id + 1 a
- * pool worker's. An entry is written once, before its thread allocates
- * anything, and read only for a block that thread allocated (so after it). */
-#define SLOTS 256
-static brt_tcache *slots[SLOTS] = { [1] = &brt_tc_main };
-
-void brt_tcache_register(brt_tcache *tc, int id)
-{
-    if (id + 1 < SLOTS && id >= 0) {
-        tc->slot = (uint32_t)(id + 1);
-        __atomic_store_n(&slots[id + 1], tc, __ATOMIC_RELEASE);
-    }
 }
 
 /* p (bytes bytes) onto tc's lists when its size has an entry (or a free
@@ -289,9 +319,20 @@ static void remote_drain(brt_tcache *tc)
     void **n = __atomic_exchange_n((void **)&tc->remote, NULL, __ATOMIC_ACQUIRE);
     while (n) {
         void **next = n[0];
-        size_t bytes = (size_t)n[1];
-        if (!data_keep(tc, n, bytes))
+        size_t tag = (size_t)n[1];
+        if (tag < BRT_TCACHE_CLASSES) {
+            arr_block *b = (arr_block *)n;
+            b->cls = (int32_t)tag;
+            if (tc->count[tag] < CACHE_MAX) {
+                *(void **)&b->a = tc->head[tag];
+                tc->head[tag] = b;
+                tc->count[tag]++;
+            } else {
+                free(b);
+            }
+        } else if (!data_keep(tc, n, tag)) {
             free(n);
+        }
         n = next;
     }
 }
@@ -328,14 +369,9 @@ static void data_put(void *p, size_t bytes, uint32_t owner)
         free(p);
         return;
     }
-    brt_tcache *to = owner && owner != tc->slot && owner < SLOTS ? __atomic_load_n(&slots[owner], __ATOMIC_ACQUIRE) : NULL;
+    brt_tcache *to = owner_cache(tc, owner);
     if (to) {
-        void **n = p;
-        n[1] = (void *)bytes;
-        void *head = __atomic_load_n((void **)&to->remote, __ATOMIC_RELAXED);
-        do
-            n[0] = head;
-        while (!__atomic_compare_exchange_n((void **)&to->remote, &head, p, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+        hand_back(to, p, bytes);
         return;
     }
     if (!data_keep(tc, p, bytes))

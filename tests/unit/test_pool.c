@@ -453,9 +453,10 @@ Test(pool, for_1_thread) { par_for_test("1"); }
 Test(pool, for_2_threads) { par_for_test("2"); }
 Test(pool, for_7_threads) { par_for_test("7"); }
 
-/* Array data handed back: rows allocated by pool tasks and released by the
- * main thread go back to the thread that allocated each (value.c), so the
- * next rows a thread allocates are its own, never another thread's (before,
+/* Array data and blocks handed back: rows allocated by pool tasks and
+ * released by the main thread go back to the thread that allocated each
+ * (value.c), so the next rows a thread allocates are its own, never another
+ * thread's (before,
  * the main thread's cache kept them all and handed workers' rows to main).
  * Under ThreadSanitizer (make check-tsan) this also checks the hand-back's
  * CAS and exchange for races. */
@@ -489,11 +490,14 @@ static void handback_test(const char *threads)
         for (int t = 0; t < HB_TASKS; t++) brt_arr_release(before.a[t]); /* all on main */
         cr_assert_eq(brt_pool_run(HB_TASKS, handback_task, &after, NULL), -1);
         for (int t = 0; t < HB_TASKS; t++) {
-            for (int k = 0; k < HB_TASKS; k++)
+            for (int k = 0; k < HB_TASKS; k++) {
                 if (after.data[t] == before.data[k]) {
                     cr_assert_eq(after.tc[t], before.tc[k], "round %d: a row went to another thread", round);
                     reused++;
                 }
+                if (after.a[t] == before.a[k])
+                    cr_assert_eq(after.tc[t], before.tc[k], "round %d: a block went to another thread", round);
+            }
             brt_arr_release(after.a[t]);
         }
     }
