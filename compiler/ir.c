@@ -687,8 +687,9 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     }
     case IR_BUILTIN:
         want(st, n, n->builtin != BI_NONE && n->builtin != M_PUSH, "builtin");
-        if (n->builtin == BI_UNSET) /* unset values: only scalars, which hold no reference to release */
-            want(st, n, t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_float || t->elem == ty_bool) &&
+        if (n->builtin == BI_UNSET) /* unset values: scalars, or null rows (a release accepts null) */
+            want(st, n, t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_float || t->elem == ty_bool ||
+                                               t->elem->kind == T_ARRAY) &&
                             n->nkids == 1 && n->kids[0]->type == ty_int, "unset array type");
         for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
         return;

@@ -13,9 +13,11 @@
  *                                           t = [E(j) for j in lo..hi]
  *                                       S(t)
  *
- * [D] * n is, for scalars, an array of n values not set ([unset], brt_arr_unset:
- * the loop stores each before anything can read it, and a panic before
- * then drops the array unread), for arrays n empty arrays; a let's
+ * [D] * n is an array of n values not set ([unset], brt_arr_unset: the loop
+ * stores each before anything can read it, and a panic before then drops
+ * the array unread); rows not set are null, which a release accepts, not n
+ * references to one shared empty row (whose count every thread that
+ * stores a row on the pool would decrement: one contended line); a let's
  * variable is t itself, the other statements read t in a block of their own
  * (t released at its end). lo and hi are literals, variables or len of a
  * variable: evaluating them again gives the same values and cannot panic.
@@ -53,24 +55,10 @@ struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc
     return v;
 }
 
-/* The element type's zero, or NULL: not a type taken. */
-static struct ir_node *zero(struct type *t, struct loc loc)
+/* An element type [unset] makes: a scalar, or a row (null until stored). */
+static bool unset_elem(struct type *t)
 {
-    struct ir_node *z;
-    if (t == ty_float) {
-        z = ir_new(IR_FLOAT, loc, t);
-        z->fval = 0.0;
-    } else if (t == ty_int) {
-        z = ir_mk_int(0, loc);
-    } else if (t == ty_bool) {
-        z = ir_new(IR_BOOL, loc, t);
-        z->bval = false;
-    } else if (t->kind == T_ARRAY) {
-        z = ir_new(IR_ARRAY, loc, t);
-    } else {
-        return NULL;
-    }
-    return z;
+    return t == ty_float || t == ty_int || t == ty_bool || t->kind == T_ARRAY;
 }
 
 struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc at)
@@ -93,7 +81,7 @@ static bool taken(struct ir_node *n)
     if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.inclusive) return false;
     if (!ir_repeatable(n->iter.lo) || !ir_repeatable(n->iter.hi)) return false;
     if (n->iter.lo->op == IR_INT && (__int128)n->iter.lo->ival < 0) return false;
-    return zero(n->elem_type, n->loc) != NULL;
+    return unset_elem(n->elem_type);
 }
 
 static bool comp_block(struct ir_node *b);
@@ -136,16 +124,9 @@ static struct ir_node *converted(struct ir_node *s)
     n->a = ir_mk_var(small, at);
     n->b = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
     n->c = ir_mk_int(0, at);
-    struct ir_node *init;
-    if (lc->elem_type->kind == T_ARRAY) {
-        struct ir_node *one = ir_new(IR_ARRAY, at, lc->type);
-        ir_push_kid(one, zero(lc->elem_type, at));
-        init = ir_mk_bin(OP_MUL, one, n, lc->type);
-    } else {
-        init = ir_new(IR_BUILTIN, at, lc->type);
-        init->builtin = BI_UNSET;
-        ir_push_kid(init, n);
-    }
+    struct ir_node *init = ir_new(IR_BUILTIN, at, lc->type);
+    init->builtin = BI_UNSET;
+    ir_push_kid(init, n);
     ir_push_kid(out, ir_mk_stmt(IR_LET, t, init, at));
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
     ir_push_kid(fast, loop);

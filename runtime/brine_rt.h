@@ -141,7 +141,8 @@ BRT_INLINE void brt_stack_check(const brt_loc *loc)
         brt_stack_check_slow(sp, loc);
 }
 
-/* A thread's own words, touched only by it: no lock, no atomics, no TLS.
+/* A thread's own words, touched only by it (but remote, below): no lock,
+ * no atomics, no TLS.
  * brt_tcache_here finds the calling thread's from sp (layout: os.c): the
  * main thread's is a global; a pool worker's sits in the top
  * BRT_TCACHE_AREA bytes of its stack block. NULL before brt_start. Free
@@ -170,6 +171,13 @@ typedef struct brt_tcache {
     const brt_loc **fbase, **ftop;
     /* The owners on this thread's stack, innermost first (brt_owner). */
     struct brt_owner *owners;
+    /* This thread's number in value.c's table of caches (0: none), which
+     * array blocks record as their owner. */
+    uint32_t slot;
+    /* The one field other threads write: array data this thread allocated
+     * and another freed, pushed with a CAS, taken whole with an exchange
+     * (value.c); its own line, so pushes miss no other field. */
+    _Alignas(64) void *remote;
 } brt_tcache;
 /* hidden: reached PC-relative, not through the GOT of the -fPIC archive */
 #if BRT_GCC
@@ -603,9 +611,10 @@ brt_arr *brt_arr_new(const brt_type *elem, int64_t len);
  * comprehension of n elements pushes into it without growing. */
 #define BRT_ROOM_BYTES ((int64_t)16 << 20)
 brt_arr *brt_arr_room(const brt_type *elem, int64_t n);
-/* An array of n scalars (n < 0: none) whose values are not set: the
+/* An array of n elements (n < 0: none) whose values are not set: the
  * optimizer's, for a loop that stores every element before anything reads
- * one (compiler/opt_comploop.c). */
+ * one (compiler/opt_comploop.c). Scalars are left as they are; elements
+ * that hold a reference are null, which a release accepts. */
 brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l);
 /* An array from n values stored contiguously at elems; takes the
  * references they hold. */

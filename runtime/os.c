@@ -79,7 +79,7 @@ static uintptr_t main_lo, main_hi; /* main thread: sp in [main_lo, main_hi) is f
 
 uintptr_t brt_tc_main_lo, brt_tc_main_hi; /* the main stack's whole extent; 0, 0 before brt_start */
 uintptr_t brt_tc_block;                   /* a worker's block base, mod the span */
-brt_tcache brt_tc_main; /* brt_tcache is a cache line, aligned */
+brt_tcache brt_tc_main = { .slot = 1 }; /* aligned to a cache line; slot: value.c */
 
 /* The main thread's stack as [lo, hi), with the margin already added. */
 static void main_stack(uintptr_t *lo, uintptr_t *hi)

@@ -217,8 +217,10 @@ static void *worker_main(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof allowed_cpus, &allowed_cpus);
     pthread_setspecific(pool.self, self);
     brt_tcache *tc = brt_tcache_here();
-    if (tc)
+    if (tc) {
         tc->self = self;
+        brt_tcache_register(tc, self->id);
+    }
     brt_frames_init(tc, BRT_STACK_SPAN); /* the call chain's slots (frames.c) */
     atomic_fetch_add(&pool.searching, 1);
     int spins = 0;

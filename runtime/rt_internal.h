@@ -87,7 +87,10 @@ bool brt_stack_attr(pthread_attr_t *attr);
 void brt_stack_attr_destroy(pthread_attr_t *attr, bool unused);
 
 /* The per-thread caches (brt_tcache, brt_tcache_here) are in brine_rt.h:
- * the generated code reaches its thread's sampling tick there too. */
+ * the generated code reaches its thread's sampling tick there too. A pool
+ * worker numbered id enters its cache in value.c's table before it runs a
+ * task (the main thread's is there from the start). */
+void brt_tcache_register(brt_tcache *tc, int id);
 
 /* Values of BRINE_GPU (SPEC section 8). */
 enum brt_gpu_mode { BRT_GPU_OFF, BRT_GPU_ON, BRT_GPU_AUTO };

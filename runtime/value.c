@@ -38,6 +38,29 @@
  * new grid of rows each step and drops the last one (a stencil written as a
  * comprehension: 500 rows of 4000 bytes a step) gets the same rows back
  * without a malloc and a free each.
+ *
+ * Handed back. Such data, and array blocks, are kept by the thread that
+ * allocated them: an array's block records its allocating thread
+ * (arr_block.owner, a slot in the table of caches: main 1, pool worker
+ * id + 1), and a thread that frees a block or data another thread allocated
+ * pushes it onto that thread's hand-back list (brt_tcache.remote; word 1
+ * tells a block's class from a buffer's size) instead of its own cache. The
+ * allocating thread takes the whole list when its own has nothing of the
+ * class or size it needs, sorting it onto its lists (or free() where they
+ * are full). So rows that pool tasks
+ * made and the main thread drops (a comprehension of rows on the pool
+ * replacing a grid each step) come back to the core that wrote them, still
+ * in its cache, instead of piling up on the main thread while each worker
+ * mallocs fresh ones. Thread safety: the buffer is unreachable when it is
+ * pushed (its array's count reached zero through an acq_rel decrement);
+ * producers push with a release CAS, the owner takes the whole list with an
+ * acquire exchange, so there is no ABA (nobody pops one node) and the
+ * owner sees the links and tags written into the nodes (words 0 and 1;
+ * a block has 48 bytes at least, a cached buffer more than 64). A slot's entry is written
+ * once, by its thread before it allocates anything, so a block's owner is
+ * always registered; workers never exit, so the list outlives every push.
+ * A thread keeps what was handed back until its next miss: no more than it
+ * allocated itself. Under AddressSanitizer nothing is cached or handed back.
  */
 #include "rt_internal.h"
 
@@ -159,7 +182,8 @@ static size_t size_mul(int64_t n, size_t size, const brt_loc *l)
 /* A block: the class, the header, then class_room[class] bytes of data. The
  * header is 40 bytes, so data past it is 16-aligned like malloc's. */
 typedef struct arr_block {
-    int64_t cls;
+    int32_t cls;
+    uint32_t owner; /* the allocating thread's slot (0: none) */
     brt_arr a;
 } arr_block;
 static const size_t class_room[BRT_TCACHE_CLASSES] = { 0, 16, 32, 64 };
@@ -179,10 +203,47 @@ static int class_of(size_t bytes)
 #define BLOCK_CACHE 1
 #endif
 
+/* The caches by slot (brt_tcache.slot): 1 is the main thread's, id + 1 a
+ * pool worker's. An entry is written once, before its thread allocates
+ * anything, and read only for a block that thread allocated (so after it). */
+#define SLOTS 256
+static brt_tcache *slots[SLOTS] = { [1] = &brt_tc_main };
+
+void brt_tcache_register(brt_tcache *tc, int id)
+{
+    if (id + 1 < SLOTS && id >= 0) {
+        tc->slot = (uint32_t)(id + 1);
+        __atomic_store_n(&slots[id + 1], tc, __ATOMIC_RELEASE);
+    }
+}
+
+/* The cache of the thread that allocated what records owner, when that is
+ * another thread than tc's. */
+static brt_tcache *owner_cache(brt_tcache *tc, uint32_t owner)
+{
+    return owner && owner != tc->slot && owner < SLOTS ? __atomic_load_n(&slots[owner], __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* node onto to's hand-back list; tag: a data buffer's size (more than 64)
+ * or an array block's class (less than BRT_TCACHE_CLASSES). */
+static void hand_back(brt_tcache *to, void *node, size_t tag)
+{
+    void **n = node;
+    n[1] = (void *)tag;
+    void *head = __atomic_load_n((void **)&to->remote, __ATOMIC_RELAXED);
+    do
+        n[0] = head;
+    while (!__atomic_compare_exchange_n((void **)&to->remote, &head, node, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+static void remote_drain(brt_tcache *tc);
+
 static brt_arr *block_get(int cls)
 {
     brt_tcache *tc = BLOCK_CACHE ? brt_tcache_here() : NULL;
     arr_block *b;
+    if (tc && !tc->head[cls] && __atomic_load_n((void **)&tc->remote, __ATOMIC_RELAXED))
+        remote_drain(tc);
     if (tc && tc->head[cls]) {
         b = tc->head[cls];
         tc->head[cls] = *(void **)&b->a; /* the link is kept where rc goes */
@@ -191,6 +252,7 @@ static brt_arr *block_get(int cls)
         b = brt_xmalloc(sizeof *b + class_room[cls]);
         b->cls = cls;
     }
+    b->owner = tc ? tc->slot : 0;
     return &b->a;
 }
 
@@ -199,6 +261,11 @@ static void block_put(brt_arr *a)
     arr_block *b = (arr_block *)((char *)a - offsetof(arr_block, a));
     int cls = (int)b->cls;
     brt_tcache *tc = BLOCK_CACHE ? brt_tcache_here() : NULL;
+    brt_tcache *to = tc ? owner_cache(tc, b->owner) : NULL;
+    if (to) {
+        hand_back(to, b, (size_t)cls);
+        return;
+    }
     if (tc && tc->count[cls] < CACHE_MAX) {
         *(void **)&b->a = tc->head[cls];
         tc->head[cls] = b;
@@ -223,46 +290,92 @@ static bool data_cached(size_t bytes)
     return BLOCK_CACHE && bytes > 64 && bytes <= DATA_MAX;
 }
 
+/* p (bytes bytes) onto tc's lists when its size has an entry (or a free
+ * one) with room: whether it went. */
+static bool data_keep(brt_tcache *tc, void *p, size_t bytes)
+{
+    int free_e = -1;
+    for (int e = 0; e < BRT_TCACHE_SIZES; e++) {
+        if (tc->dbytes[e] == (int64_t)bytes) {
+            free_e = e;
+            break;
+        }
+        if (free_e < 0 && tc->dcount[e] == 0)
+            free_e = e;
+    }
+    if (free_e < 0 || (size_t)(tc->dcount[free_e] + 1) * bytes > DATA_KEEP)
+        return false;
+    tc->dbytes[free_e] = (int64_t)bytes;
+    *(void **)p = tc->dhead[free_e];
+    tc->dhead[free_e] = p;
+    tc->dcount[free_e]++;
+    return true;
+}
+
+/* The buffers other threads handed back (tc->remote) onto tc's lists, or
+ * to free() where they have no room. */
+static void remote_drain(brt_tcache *tc)
+{
+    void **n = __atomic_exchange_n((void **)&tc->remote, NULL, __ATOMIC_ACQUIRE);
+    while (n) {
+        void **next = n[0];
+        size_t tag = (size_t)n[1];
+        if (tag < BRT_TCACHE_CLASSES) {
+            arr_block *b = (arr_block *)n;
+            b->cls = (int32_t)tag;
+            if (tc->count[tag] < CACHE_MAX) {
+                *(void **)&b->a = tc->head[tag];
+                tc->head[tag] = b;
+                tc->count[tag]++;
+            } else {
+                free(b);
+            }
+        } else if (!data_keep(tc, n, tag)) {
+            free(n);
+        }
+        n = next;
+    }
+}
+
 /* A cached buffer of exactly bytes bytes, or NULL. */
 static void *data_get(size_t bytes)
 {
     brt_tcache *tc = data_cached(bytes) ? brt_tcache_here() : NULL;
     if (!tc)
         return NULL;
-    for (int e = 0; e < BRT_TCACHE_SIZES; e++)
-        if (tc->dbytes[e] == (int64_t)bytes && tc->dhead[e]) {
-            void *p = tc->dhead[e];
-            tc->dhead[e] = *(void **)p;
-            tc->dcount[e]--;
-            return p;
-        }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int e = 0; e < BRT_TCACHE_SIZES; e++)
+            if (tc->dbytes[e] == (int64_t)bytes && tc->dhead[e]) {
+                void *p = tc->dhead[e];
+                tc->dhead[e] = *(void **)p;
+                tc->dcount[e]--;
+                return p;
+            }
+        if (pass || !__atomic_load_n((void **)&tc->remote, __ATOMIC_RELAXED))
+            break;
+        remote_drain(tc);
+    }
     return NULL;
 }
 
-/* Frees p, the data of bytes bytes of an array: onto this thread's cache
- * when its size has an entry (or a free one) with room. */
-static void data_put(void *p, size_t bytes)
+/* Frees p, the data of bytes bytes of an array whose block records owner:
+ * back to the thread that allocated it when that is another one (its cache
+ * holds it, in its core's cache still), else onto this thread's cache when
+ * its size has room, else free(). */
+static void data_put(void *p, size_t bytes, uint32_t owner)
 {
     brt_tcache *tc = p && data_cached(bytes) ? brt_tcache_here() : NULL;
-    if (tc) {
-        int free_e = -1;
-        for (int e = 0; e < BRT_TCACHE_SIZES; e++) {
-            if (tc->dbytes[e] == (int64_t)bytes) {
-                free_e = e;
-                break;
-            }
-            if (free_e < 0 && tc->dcount[e] == 0)
-                free_e = e;
-        }
-        if (free_e >= 0 && (size_t)(tc->dcount[free_e] + 1) * bytes <= DATA_KEEP) {
-            tc->dbytes[free_e] = (int64_t)bytes;
-            *(void **)p = tc->dhead[free_e];
-            tc->dhead[free_e] = p;
-            tc->dcount[free_e]++;
-            return;
-        }
+    if (!tc) {
+        free(p);
+        return;
     }
-    free(p);
+    brt_tcache *to = owner_cache(tc, owner);
+    if (to) {
+        hand_back(to, p, bytes);
+        return;
+    }
+    if (!data_keep(tc, p, bytes))
+        free(p);
 }
 
 /* ---- reference counts --------------------------------------------------------- */
@@ -299,7 +412,8 @@ void brt_arr_release(brt_arr *a)
     if (brt_type_owns(a->elem))
         brt_release_n(a->elem, a->data, a->len);
     if (!is_inline(a))
-        data_put(a->data, (size_t)a->cap * TYPE_SIZE(a->elem));
+        data_put(a->data, (size_t)a->cap * TYPE_SIZE(a->elem),
+                 ((arr_block *)((char *)a - offsetof(arr_block, a)))->owner);
     block_put(a);
 }
 
@@ -541,7 +655,10 @@ brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
 
 brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l)
 {
-    return arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+    brt_arr *a = arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+    if (brt_type_owns(elem) && a->len)
+        memset(a->data, 0, (size_t)a->len * TYPE_SIZE(elem)); /* null: released as nothing */
+    return a;
 }
 
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)

@@ -452,3 +452,58 @@ static void par_for_test(const char *threads)
 Test(pool, for_1_thread) { par_for_test("1"); }
 Test(pool, for_2_threads) { par_for_test("2"); }
 Test(pool, for_7_threads) { par_for_test("7"); }
+
+/* Array data and blocks handed back: rows allocated by pool tasks and
+ * released by the main thread go back to the thread that allocated each
+ * (value.c), so the next rows a thread allocates are its own, never another
+ * thread's (before,
+ * the main thread's cache kept them all and handed workers' rows to main).
+ * Under ThreadSanitizer (make check-tsan) this also checks the hand-back's
+ * CAS and exchange for races. */
+#define HB_TASKS 64
+struct handback {
+    brt_arr *a[HB_TASKS];
+    brt_tcache *tc[HB_TASKS];
+    void *data[HB_TASKS];
+};
+
+static void handback_task(void *arg, int64_t t)
+{
+    struct handback *h = arg;
+    h->a[t] = brt_arr_new(&brt_t_float, 500); /* 4000 bytes: a cached size */
+    h->tc[t] = brt_tcache_here();
+    h->data[t] = h->a[t]->data;
+    for (int64_t i = 0; i < 500; i++) {
+        cr_assert(((double *)h->a[t]->data)[i] == 0.0);
+        ((double *)h->a[t]->data)[i] = (double)t;
+    }
+}
+
+static void handback_test(const char *threads)
+{
+    setenv("BRINE_THREADS", threads, 1);
+    brt_start(0, NULL);
+    static struct handback before, after;
+    int64_t reused = 0;
+    for (int round = 0; round < 50; round++) {
+        cr_assert_eq(brt_pool_run(HB_TASKS, handback_task, &before, NULL), -1);
+        for (int t = 0; t < HB_TASKS; t++) brt_arr_release(before.a[t]); /* all on main */
+        cr_assert_eq(brt_pool_run(HB_TASKS, handback_task, &after, NULL), -1);
+        for (int t = 0; t < HB_TASKS; t++) {
+            for (int k = 0; k < HB_TASKS; k++) {
+                if (after.data[t] == before.data[k]) {
+                    cr_assert_eq(after.tc[t], before.tc[k], "round %d: a row went to another thread", round);
+                    reused++;
+                }
+                if (after.a[t] == before.a[k])
+                    cr_assert_eq(after.tc[t], before.tc[k], "round %d: a block went to another thread", round);
+            }
+            brt_arr_release(after.a[t]);
+        }
+    }
+    cr_assert(reused > 0);
+}
+
+Test(pool, handback_1_thread) { handback_test("1"); }
+Test(pool, handback_2_threads) { handback_test("2"); }
+Test(pool, handback_7_threads) { handback_test("7"); }
