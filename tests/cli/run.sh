@@ -500,4 +500,63 @@ for bad in "--opt=" "--opt=all," "--opt"; do
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
 done
 
+# ---- in-order float folds: BP_FOLD on the accumulator, nowhere else ----------
+# A sequential float fold (s += e in a for or while loop, s = e * s, a sum
+# comprehension) gets BP_FOLD after each step: with AVX-512 gcc would make it
+# a fold-left reduction in 512-bit vectors, slower than the scalar loop.
+mkdir -p fo
+cat > fo/f.br <<'EOB'
+fn dot(x: [float], y: [float]) -> float:
+    var s = 0.0
+    for i in 0..len(x):
+        s += x[i] * y[i]
+    return s
+
+fn prod(x: [float]) -> float:
+    var p = 1.0
+    var i = 0
+    while i < len(x):
+        p = x[i] * p
+        i += 1
+    return p
+
+fn twice(x: [float]) -> [float]:
+    var out = x
+    var n = 0
+    for i in 0..len(x):
+        out[i] = x[i] * 2.0
+        n += i
+    return out
+
+fn main():
+    let x = [float(i) * 0.5 for i in 0..100]
+    var d = 0.0
+    for v in x:
+        d = d - v * 0.25
+    print(dot(x, x), prod(x), sum(twice(x)), d, sum(v * v for v in x))
+EOB
+"$BRINE" build --release --cpu=native --emit-c fo/f.br -o fo/f > fo.log 2>&1
+check "fold: builds with --emit-c" [ $? -eq 0 -a -s fo/f.c ]
+fnbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" fo/f.c; }
+check "fold: for s += e (dot)" [ "$(fnbody bf_main_dot | grep -c 'BP_FOLD(')" -ge 1 ]
+check "fold: while p = e * p (prod)" [ "$(fnbody bf_main_prod | grep -c 'BP_FOLD(')" -ge 1 ]
+check "fold: d = d - e and a sum comprehension (main)" [ "$(fnbody bf_main_main | grep -c 'BP_FOLD(')" -ge 2 ]
+check "fold: none on a float map or an int sum (twice)" [ "$(fnbody bf_main_twice | grep -c 'BP_FOLD(')" -eq 0 ]
+check "fold: BP_FOLD only for gcc/clang with AVX-512" \
+    grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX512F__)$' fo/f.c
+# Where cc is a gcc that builds AVX-512 code: no 512-bit vectors in dot (each
+# function on its own: no inlining; without BP_FOLD gcc 12 uses zmm there).
+fo_cc() { cc -std=gnu11 -O2 -fvect-cost-model=dynamic -ffp-contract=off -fno-math-errno -w \
+    -march=x86-64-v4 -mprefer-vector-width=512 -fno-inline -fno-ipa-sra -fno-ipa-cp \
+    -I"$(dirname "$(command -v "$BRINE")")/../lib/brine/include" "$@"; }
+if fo_cc -S -x c /dev/null -o /dev/null 2>/dev/null && ! cc -dM -E -x c /dev/null | grep -q __clang__; then
+    fo_cc -S fo/f.c -o fo/f.s > fo.log 2>&1
+    fo_fn() { sed -n "/^$1:/,/\.cfi_endproc/p" fo/f.s; }
+    check "fold: gcc -march=x86-64-v4 compiles it" [ -s fo/f.s ]
+    check "fold: dot uses no zmm" [ "$(fo_fn bf_main_dot | grep -c ret)" -ge 1 -a "$(fo_fn bf_main_dot | grep -c zmm)" -eq 0 ]
+fi
+./fo/f > fo.got 2>&1
+"$BRINE" run --opt=none fo/f.br > fo.want 2>&1
+check "fold: the same output as --opt=none" same fo.got fo.want
+
 harness_finish
