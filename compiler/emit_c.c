@@ -694,12 +694,19 @@ static void emit_stmt_here(struct ir_node *s);
 /* Whether float expression x is v combined by +, - and * with other values
  * (s = s + e, s = e * s, s = (s + a) + b): v = x is a step of an in-order
  * fold of v. */
-static bool float_fold_of(struct ir_node *x, struct ir_var *v)
+bool float_fold_of(struct ir_node *x, struct ir_var *v)
 {
     if (x->op == IR_VAR) return x->var == v;
     if (x->op != IR_BINARY || x->optype != ty_float) return false;
     if (x->bop != OP_ADD && x->bop != OP_SUB && x->bop != OP_MUL) return false;
     return float_fold_of(x->a, v) || float_fold_of(x->b, v);
+}
+
+/* After a step of an in-order float fold of acc: the barrier, unless the
+ * function is one of BP_FOLD256's (emit_program.c: fold_only). */
+void fold_barrier(const char *acc)
+{
+    if (!F->fold256) line("BP_FOLD(%s);", acc);
 }
 
 void emit_stmt(struct ir_node *s)
@@ -765,7 +772,7 @@ static void emit_stmt_here(struct ir_node *s)
         const char *v = s->op == IR_LET ? declare_var(s->var, VS_OWNED) : vname(s->var);
         assign_var(v, x, s->var->type);
         if (s->op == IR_ASSIGN && s->var->type == ty_float && s->a->op == IR_BINARY && float_fold_of(s->a, s->var))
-            line("BP_FOLD(%s);", v); /* an in-order float fold step (emit_program.c's prelude) */
+            fold_barrier(v); /* an in-order float fold step (emit_program.c's prelude) */
         scope_close();
         return;
     }

@@ -112,7 +112,12 @@ struct fctx {
     bool in_helper, frame_used;
     int fdepth;
     struct ir_node *fold;        /* a fold loop's chunk helper: the loop (its sums' steps, fold_step) */
+    bool fold256;                /* BP_FOLD256: its folds' steps without BP_FOLD (emit_program.c) */
 };
+/* In-order float folds (emit_c.c): whether x is v combined with other values
+ * by + - * (v = x is a step of a fold of v), and the barrier after a step. */
+bool float_fold_of(struct ir_node *x, struct ir_var *v);
+void fold_barrier(const char *acc);
 extern struct fctx *F;
 
 /* Code that cannot panic writes no slot of the call chain, and such a

@@ -145,8 +145,10 @@ const char *start_value(enum reducer r, struct type *t)
 static void fold_arith(enum reducer r, struct type *t, const char *acc, const char *x, const char *L)
 {
     const char *op = r == RED_SUM ? "add" : "mul";
-    if (t == ty_float) line("%s = %s %s %s; BP_FOLD(%s);", acc, acc, r == RED_SUM ? "+" : "*", x, acc);
-    else line("%s = brt_%s_%s(%s, %s, %s);", acc, op, num_suffix(t), acc, x, L);
+    if (t == ty_float) {
+        line("%s = %s %s %s;", acc, acc, r == RED_SUM ? "+" : "*", x);
+        fold_barrier(acc);
+    } else line("%s = brt_%s_%s(%s, %s, %s);", acc, op, num_suffix(t), acc, x, L);
 }
 
 /* The condition "x is strictly smaller (larger) than acc". */

@@ -49,8 +49,10 @@ void combine_into(struct ir_node *rn, const char *acc, const char *b)
     }
     switch (rn->reducer) {
     case RED_SUM: case RED_PRODUCT:
-        if (t == ty_float) line("%s = %s %s %s; BP_FOLD(%s);", acc, acc, rn->reducer == RED_SUM ? "+" : "*", b, acc);
-        else line("%s = brt_%s_%s(%s, %s, %s);", acc, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), acc, b, L);
+        if (t == ty_float) {
+            line("%s = %s %s %s;", acc, acc, rn->reducer == RED_SUM ? "+" : "*", b);
+            fold_barrier(acc);
+        } else line("%s = brt_%s_%s(%s, %s, %s);", acc, rn->reducer == RED_SUM ? "add" : "mul", num_suffix(t), acc, b, L);
         return;
     case RED_MIN: case RED_MAX:
         if (type_is_ref(t))

@@ -538,12 +538,19 @@ EOB
 "$BRINE" build --release --cpu=native --emit-c fo/f.br -o fo/f > fo.log 2>&1
 check "fold: builds with --emit-c" [ $? -eq 0 -a -s fo/f.c ]
 fnbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" fo/f.c; }
-check "fold: for s += e (dot)" [ "$(fnbody bf_main_dot | grep -c 'BP_FOLD(')" -ge 1 ]
-check "fold: while p = e * p (prod)" [ "$(fnbody bf_main_prod | grep -c 'BP_FOLD(')" -ge 1 ]
-check "fold: d = d - e and a sum comprehension (main)" [ "$(fnbody bf_main_main | grep -c 'BP_FOLD(')" -ge 2 ]
-check "fold: none on a float map or an int sum (twice)" [ "$(fnbody bf_main_twice | grep -c 'BP_FOLD(')" -eq 0 ]
+# A function whose innermost loops are all such folds is BP_FOLD256 instead
+# (gcc's fold-left in 256-bit vectors), its steps without BP_FOLD.
+fnhead() { grep "^static .*$1(.*)\$" fo/f.c; }
+check "fold: for s += e (dot) is BP_FOLD256" [ "$(fnhead bf_main_dot | grep -c BP_FOLD256)" -eq 1 -a \
+    "$(fnbody bf_main_dot | grep -c 'BP_FOLD(')" -eq 0 ]
+check "fold: while p = e * p (prod) is BP_FOLD256" [ "$(fnhead bf_main_prod | grep -c BP_FOLD256)" -eq 1 ]
+check "fold: d = d - e and a sum comprehension beside other loops (main)" \
+    [ "$(fnbody bf_main_main | grep -c 'BP_FOLD(')" -ge 2 -a "$(fnhead bf_main_main | grep -c BP_FOLD256)" -eq 0 ]
+check "fold: none on a float map or an int sum (twice)" [ "$(fnbody bf_main_twice | grep -c 'BP_FOLD')" -eq 0 ]
 check "fold: BP_FOLD only for gcc/clang with AVX-512" \
     grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX512F__)$' fo/f.c
+check "fold: BP_FOLD256 only for gcc with AVX-512" \
+    grep -q '^#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__AVX512F__)$' fo/f.c
 # Where cc is a gcc that builds AVX-512 code: no 512-bit vectors in dot (each
 # function on its own: no inlining; without BP_FOLD gcc 12 uses zmm there).
 fo_cc() { cc -std=gnu11 -O2 -fvect-cost-model=dynamic -ffp-contract=off -fno-math-errno -w \
