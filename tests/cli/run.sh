@@ -561,6 +561,9 @@ if fo_cc -S -x c /dev/null -o /dev/null 2>/dev/null && ! cc -dM -E -x c /dev/nul
     fo_fn() { sed -n "/^$1:/,/\.cfi_endproc/p" fo/f.s; }
     check "fold: gcc -march=x86-64-v4 compiles it" [ -s fo/f.s ]
     check "fold: dot uses no zmm" [ "$(fo_fn bf_main_dot | grep -c ret)" -ge 1 -a "$(fo_fn bf_main_dot | grep -c zmm)" -eq 0 ]
+    # BP_FOLD256 functions stay out of line (inlined, main's 512-bit width would be theirs)
+    fo_cc -finline -finline-functions -finline-small-functions -S fo/f.c -o fo/f2.s > fo.log 2>&1
+    check "fold: dot and prod are never inlined" [ "$(grep -cE '^bf_main_(dot|prod)[.:]' fo/f2.s)" -eq 2 ]
 fi
 ./fo/f > fo.got 2>&1
 "$BRINE" run --opt=none fo/f.br > fo.want 2>&1
