@@ -139,14 +139,15 @@ def gen_log():
     out.append(table("double", "crm_log_t", rows, "c_i, -log c_i", 4))
     # -log c_i again, for the fast path: Th on the grid of 2^-42 (so that
     # e LOG_LN2_1 + Th, |e| < 2^11, is a double exactly), Tl the nearest
-    # double to the rest (|Tl| <= 2^-43)
+    # double to the rest (|Tl| <= 2^-43); then c_i again and a zero, so
+    # that the fast path reads one 32-byte row (one index, one line)
     rows = []
     for c in cs:
         v = -mpmath.log(c)
         th = mpmath.nint(v * mpf(2) ** 42) / mpf(2) ** 42
-        rows.append(c_row([th, float(v - th)]))
-    out.append("/* per interval i: -log(c_i) = Th + Tl, Th a multiple of 2^-42 */\n")
-    out.append(table("double", "crm_log_h", rows, "Th, Tl", 2))
+        rows.append(c_row([th, float(v - th), c, 0]))
+    out.append("/* per interval i: -log(c_i) = Th + Tl, Th a multiple of 2^-42; c_i; 0 */\n")
+    out.append(table("double", "crm_log_h", rows, "Th, Tl, c_i, 0", 4))
     l1 = chop(ln2, 42)
     lg = mpmath.log10(2)
     g1 = chop(lg, 42)

@@ -206,6 +206,31 @@ CRM_FN double brm_exp(double x)
     return crm_exp_slow(x, kd, j, e, 0);
 }
 
+/* exp2 of x, 2^-54 <= |x| < 1076, past the special cases; edge: whether
+ * |x| may be 1020 or more. k = crm_rint(x 128) and f = (x 128 - k) 2^-7
+ * (exact), each one operation fewer (x 128 is exact); r = f ln2 = rh + rl
+ * within 2^-114, rl f LN2_MI plus rh's error in one rounding. For |x| <
+ * 1020, |k| <= 1020 128, so -1020 <= E <= 1020 and out 2^E (out in [0.5,
+ * 4)) is normal: one exact product, no test on E (crm_scale_normal's test
+ * for E = 1024 and the subnormal one only where edge) */
+CRM_HOT_FN double crm_exp2_core(double x, int edge)
+{
+    double kd = fma(x, 128.0, 6755399441055744.0) - 6755399441055744.0;
+    double f = fma(-kd, 0x1p-7, x); /* exact */
+    int j, e = crm_exp_split(kd, &j);
+    if (!edge || e > -1022) {
+        double rh = f * CRM_LN2_HI;
+        double rl = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh));
+        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
+        if (CRM_LIKELY(crm_round_test(h, lo, 0x1p-68, &out)))
+            return edge ? crm_scale_normal(out, e) : out * crm_pow2i(e);
+    }
+    return crm_exp_slow(x, kd, j, e, 1);
+}
+
+/* exp2 where 1020 <= |x| < 1076 (2^E not normal, or 2^1024), out of line */
+CRM_COLD_FN double crm_exp2_edge(double x) { return crm_exp2_core(x, 1); }
+
 CRM_FN double brm_exp2(double x)
 {
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
@@ -215,20 +240,9 @@ CRM_FN double brm_exp2(double x)
         if (x >= 1024) return crm_inf();
         if (x <= -1076) return 0;
         if (ax < 0x3c90000000000000ULL) return 1.0 + x; /* |x| < 2^-54 */
+        return crm_exp2_edge(x);
     }
-    /* k = crm_rint(x 128) and f = (x 128 - k) 2^-7 (exact), each one
-     * operation fewer (x 128 is exact); r = f ln2 = rh + rl within 2^-114, rl
-     * f LN2_MI plus rh's error in one rounding */
-    double kd = fma(x, 128.0, 6755399441055744.0) - 6755399441055744.0;
-    double f = fma(-kd, 0x1p-7, x); /* exact */
-    int j, e = crm_exp_split(kd, &j);
-    if (CRM_LIKELY(e > -1022)) {
-        double rh = f * CRM_LN2_HI;
-        double rl = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh));
-        double lo, out, h = crm_exp_fast(rh, rl, j, &lo);
-        if (CRM_LIKELY(crm_round_test(h, lo, 0x1p-68, &out))) return crm_scale_normal(out, e);
-    }
-    return crm_exp_slow(x, kd, j, e, 1);
+    return crm_exp2_core(x, 0);
 }
 
 /* expm1(x) as a double-double, -37.5 <= x <= 709, from its reduction: within

@@ -182,14 +182,11 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
 {
     double x[CRM_LANES];
     crm_lanes_load(x0, x);
-    crm_i64 ic[CRM_LANES], ih[CRM_LANES];
+    crm_i64 ih[CRM_LANES]; /* crm_log_h's rows: Th, Tl, c_i, 0 */
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) {
-        crm_i64 k = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127);
-        ic[i] = k * 4;
-        ih[i] = k * 2;
-    }
-    crm_lanes_gather(&crm_log_t[0][0], ic, c);
+    for (int i = 0; i < CRM_LANES; i++)
+        ih[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
+    crm_lanes_gather(&crm_log_h[0][2], ih, c);
     crm_lanes_gather(&crm_log_h[0][0], ih, th);
     crm_lanes_gather(&crm_log_h[0][1], ih, tl);
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;

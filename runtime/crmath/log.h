@@ -48,7 +48,7 @@ CRM_FN double crm_log_reduce_bits(crm_u64 b, int sub, int *e, int *i, double *r)
     *e = (int)((crm_i64)t >> 52) - sub;
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
     *i = k;
-    *r = fma(m, crm_log_t[k][0], -1.0);
+    *r = fma(m, crm_log_h[k][2], -1.0); /* c_i, in the fast path's row */
     return m;
 }
 
@@ -180,8 +180,9 @@ CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
     crm_i64 k = (crm_i64)((t >> 45) & 127);
     double de = (double)(((crm_i64)t >> 52) - sub);
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
-    double r = fma(m, crm_log_t[k][0], -1.0);
-    return crm_log_fast_t(de, r, crm_log_h[k][0], crm_log_h[k][1], lo);
+    const double *row = crm_log_h[k]; /* c_i, Th, Tl in one row: one index */
+    double r = fma(m, row[2], -1.0);
+    return crm_log_fast_t(de, r, row[0], row[1], lo);
 }
 
 /* log, log2 or log10 of x, the accurate path: the reduction again, then

@@ -66,8 +66,9 @@ CRM_FN int crm_pow_yint(double y)
     return (m >> f) & 1 ? 1 : 2;
 }
 
-/* log|x| = e' ln2 + S, S = -log c_i + log1p(r), as a double-double (stage 1) */
-CRM_FN crm_dd crm_pow_log(int e, int i, double r)
+/* log|x| = e' ln2 + S, S = -log c_i + log1p(r), as a double-double (stage 1;
+ * inlined: gcc called it, a call, a spill of y and its reload per pow) */
+CRM_HOT_FN crm_dd crm_pow_log(int e, int i, double r)
 {
     double s2l, t3l, p3l;
     double s2 = crm_two_prod(r, r, &s2l);
