@@ -495,9 +495,10 @@ const char *emit_fold(struct ir_node *rn)
         if (alike) rn->reducer = red;
         return emit_par_reduce(rn, alike);
     }
-    /* par reduce of values holding references: the tree's order on this
-     * thread (the runtime's slots hold plain values) */
-    if (rn->par && rn->user && !rn->scan && !rn->key && !rn->world && type_is_ref(t)) return emit_seq_reduce(rn, true);
+    /* par and world reduce of values holding references: the tree's order
+     * on this thread (the runtime's slots hold plain values; a world rank
+     * its share's blocks) */
+    if (rn->par && rn->user && !rn->scan && !rn->key && type_is_ref(t)) return emit_seq_reduce(rn, true);
     /* par scan(f, ...) of values holding references: the tree's order here
      * (a min/max scan's entries are the left fold's, the same bits) */
     if (rn->scan && rn->par && rn->user && type_is_ref(t)) return emit_scan_ref(rn);
