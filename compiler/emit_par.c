@@ -352,6 +352,7 @@ static void fold_cb(struct ir_node *rn, void *p)
     if (a->wpass) { /* another rank's block: counted, not evaluated */
         line("if (%s) {", a->wmine);
         F->ind++;
+        scope_open();
     }
     if (a->filter) {
         const char *f = emit_expr(a->filter);
@@ -366,6 +367,7 @@ static void fold_cb(struct ir_node *rn, void *p)
         line("}");
     }
     if (a->wpass) {
+        scope_close();
         F->ind--;
         line("}");
     }
@@ -517,10 +519,10 @@ static void world_reset(struct ir_node *rn, struct fold_arg *a)
 static const char *world_share_begin(struct ir_node *rn, struct fold_arg *a)
 {
     a->wpass = new_temp(), a->wleaf = new_temp(), a->wmine = new_temp();
-    a->wroots = new_temp(), a->whas = new_temp();
     CG->uses_world = CG->uses_setjmp = true;
     line("volatile int %s = brt_world_size() == 1; int64_t %s = 0; bool %s = 1;", a->wpass, a->wleaf, a->wmine);
-    line("brt_arr *%s = brt_arr_new(%s, 0), *%s = brt_arr_new(&brt_t_bool, 0);", a->wroots, tdesc(rn->elem_type), a->whas);
+    a->wroots = tmp_owned(type_array(rn->elem_type), "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+    a->whas = tmp_owned(type_array(ty_bool), "brt_arr_new(&brt_t_bool, 0)");
     const char *again = new_temp();
     line("%s:", again);
     line("if (%s == 0) {", a->wpass);
@@ -574,7 +576,6 @@ static void world_share_end(struct ir_node *rn, struct fold_arg *a, const char *
     line("}");
     F->ind--;
     line("}");
-    line("brt_arr_release(%s); brt_arr_release(%s);", a->wroots, a->whas);
 }
 
 /* A built-in reduction folded on the calling thread: left to right, or

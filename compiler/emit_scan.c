@@ -503,7 +503,7 @@ const char *emit_fold(struct ir_node *rn)
      * (a min/max scan's entries are the left fold's, the same bits) */
     if (rn->scan && rn->par && rn->user && type_is_ref(t)) return emit_scan_ref(rn);
     if (!rn->key && (!rn->par || (rn->scan && type_is_ref(t)))) return seq_fold(rn);
-    if (rn->key && type_is_ref(t) && !rn->world) return emit_keyed_ref(rn);
+    if (rn->key && type_is_ref(t)) return emit_keyed_ref(rn);
     if (type_is_ref(t)) internal_error("emit: a keyed or par fold of %s", type_name(t));
     const char *ct = ctype(t);
     const char *st = fold_start(rn);

@@ -1069,6 +1069,10 @@ void *brt_world_share_begin(const brt_loc *loc);
 bool brt_world_share_end(bool panicked, const brt_loc *loc);
 void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t nblocks);
 void brt_world_alone(void);
+/* The same for world.reduce(f, start, gen by ...): this rank's roots (vals)
+ * with their (key, block's first position) pairs (kp) replaced by every
+ * rank's, ordered by key, then position. */
+void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp);
 /* A panic every rank meets at once (world.min of an empty generator):
  * written once, by rank 0, without the rank prefix. */
 BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);

@@ -747,6 +747,77 @@ void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t n
 }
 
 void brt_world_alone(void) { W.together = false; }
+/* Orders the roots by (key, position): every block's position differs. */
+static int kroot_cmp(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] != b[1] ? (a[1] < b[1] ? -1 : 1) : 0;
+}
+
+void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp)
+{
+    W.together = true; /* the top's combines are every rank's */
+    if (W.size == 1)
+        return;
+    brt_sb sb = {0};
+    const brt_arr *v = *vals, *k = *kp;
+    size_t es = brt_type_size(t);
+    put(&sb, &v->len, sizeof v->len);
+    for (int64_t i = 0; i < v->len; i++) {
+        put(&sb, (const int64_t *)k->data + 2 * i, 2 * sizeof(int64_t));
+        encode(&sb, t, (const char *)v->data + (size_t)i * es);
+    }
+    int64_t len = sb.len, *lens = gather_bytes(&len, sizeof len), most = 0;
+    for (int q = 0; q < W.size; q++)
+        most = lens[q] > most ? lens[q] : most;
+    if (most * W.size > 0x7fffffff)
+        brt_panic_text(NULL, "world.reduce: the roots of the ranks' shares are over 2 GiB");
+    brt_sb_reserve(&sb, most - len + 1);
+    char *all = brt_xmalloc((size_t)(most * W.size) + 1);
+    W.allgather(sb.buf, (int)most, W.byte, all, (int)most, W.byte, W.comm);
+    int64_t m = 0;
+    for (int q = 0; q < W.size; q++) {
+        int64_t c;
+        memcpy(&c, all + q * most, sizeof c);
+        m += c;
+    }
+    /* (key, position, index) triples sorted, the values decoded in place */
+    int64_t *tri = brt_xmalloc(sizeof *tri * 3 * (size_t)m + 1);
+    char *ve = brt_xmalloc(es * (size_t)m + 1);
+    int64_t i = 0;
+    for (int q = 0; q < W.size; q++) {
+        const char *p = all + q * most;
+        int64_t c;
+        memcpy(&c, p, sizeof c);
+        p += sizeof c;
+        for (int64_t e = 0; e < c; e++, i++) {
+            memcpy(&tri[3 * i], p, 2 * sizeof(int64_t));
+            p += 2 * sizeof(int64_t);
+            tri[3 * i + 2] = i;
+            decode(&p, t, ve + (size_t)i * es);
+        }
+    }
+    qsort(tri, (size_t)m, 3 * sizeof *tri, kroot_cmp);
+    char *vs = brt_xmalloc(es * (size_t)m + 1);
+    int64_t *ks = brt_xmalloc(sizeof *ks * 2 * (size_t)m + 1);
+    for (i = 0; i < m; i++) {
+        memcpy(vs + (size_t)i * es, ve + (size_t)tri[3 * i + 2] * es, es);
+        ks[2 * i] = tri[3 * i];
+        ks[2 * i + 1] = tri[3 * i + 1];
+    }
+    brt_arr_release(*vals);
+    brt_arr_release(*kp);
+    *vals = brt_arr_from(t, m, vs);
+    *kp = brt_arr_from(&brt_t_int, 2 * m, ks);
+    free(vs);
+    free(ks);
+    free(ve);
+    free(tri);
+    free(all);
+    free(lens);
+    free(sb.buf);
+}
+
 
 /* ---- world.sum(... by KEY in 0..N) and the other keyed reductions --------
  *
