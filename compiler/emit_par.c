@@ -288,6 +288,17 @@ static void tree_merge(struct ir_node *rn, struct fold_arg *a, const char *i, co
     line("}");
 }
 
+/* The subtree just pushed merges with those of its level below it. */
+static void merge_equal(struct ir_node *rn, struct fold_arg *a)
+{
+    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
+    F->ind++;
+    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
+    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
+    F->ind--;
+    line("}");
+}
+
 /* A world block's leaves are on the stack: the rank's own block folds from
  * the right into its root, kept; another rank's (start's copies) is dropped. */
 static void world_block_end(struct ir_node *rn, struct fold_arg *a)
@@ -319,12 +330,7 @@ static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
         line("%s = (%s)%s; %s = 0; %s = 0;", a->acc, ctype(rn->elem_type), start_value(rn->reducer, rn->elem_type), a->has,
              a->cnt);
     }
-    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
-    F->ind++;
-    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
-    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
-    F->ind--;
-    line("}");
+    merge_equal(rn, a);
     if (!a->wpass) return;
     line("%s++;", a->wleaf);
     line("if (%s == 0 && (%s & %d) == 0) {", a->wpass, a->wleaf, (1 << WORLD_BLOCK) - 1);
@@ -566,12 +572,7 @@ static void world_share_end(struct ir_node *rn, struct fold_arg *a, const char *
     F->ind++;
     line("%s[%s] = ((%s *)%s->data)[%s]; %s(%s[%s]); %s[%s] = ((bool *)%s->data)[%s]; %s[%s] = 0; %s++;", a->stk, a->sp,
          ctype(t), a->wroots, b, retain_fn(t), a->stk, a->sp, a->sh, a->sp, a->whas, b, a->lv, a->sp, a->sp);
-    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
-    F->ind++;
-    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
-    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
-    F->ind--;
-    line("}");
+    merge_equal(rn, a);
     F->ind--;
     line("}");
     F->ind--;

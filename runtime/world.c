@@ -703,6 +703,24 @@ bool brt_world_share_end(bool panicked, const brt_loc *loc)
     _exit(101);
 }
 
+/* Every rank's encoded roots (sb, freed here), each in a slot of *most
+ * bytes, in rank order. */
+static char *gather_roots(brt_sb *sb, int64_t *most)
+{
+    int64_t len = sb->len, *lens = gather_bytes(&len, sizeof len);
+    *most = 0;
+    for (int q = 0; q < W.size; q++)
+        *most = lens[q] > *most ? lens[q] : *most;
+    free(lens);
+    if (*most * W.size > 0x7fffffff)
+        brt_panic_text(NULL, "world.reduce: the roots of the ranks' shares are over 2 GiB");
+    brt_sb_reserve(sb, *most - len + 1);
+    char *all = brt_xmalloc((size_t)(*most * W.size) + 1);
+    W.allgather(sb->buf, (int)*most, W.byte, all, (int)*most, W.byte, W.comm);
+    free(sb->buf);
+    return all;
+}
+
 void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t nblocks)
 {
     W.together = true; /* the top's combines are every rank's */
@@ -715,14 +733,8 @@ void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t n
         put(&sb, (const bool *)h->data + i, 1);
         encode(&sb, t, (const char *)v->data + (size_t)i * es);
     }
-    int64_t len = sb.len, *lens = gather_bytes(&len, sizeof len), most = 0;
-    for (int q = 0; q < W.size; q++)
-        most = lens[q] > most ? lens[q] : most;
-    if (most * W.size > 0x7fffffff)
-        brt_panic_text(NULL, "world.reduce: the roots of the ranks' shares are over 2 GiB");
-    brt_sb_reserve(&sb, most - len + 1);
-    char *all = brt_xmalloc((size_t)(most * W.size) + 1);
-    W.allgather(sb.buf, (int)most, W.byte, all, (int)most, W.byte, W.comm);
+    int64_t most;
+    char *all = gather_roots(&sb, &most);
     const char **at = brt_xmalloc(sizeof *at * (size_t)W.size);
     for (int q = 0; q < W.size; q++)
         at[q] = all + q * most;
@@ -742,8 +754,6 @@ void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t n
     free(he);
     free(at);
     free(all);
-    free(lens);
-    free(sb.buf);
 }
 
 void brt_world_alone(void) { W.together = false; }
@@ -767,14 +777,8 @@ void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp)
         put(&sb, (const int64_t *)k->data + 2 * i, 2 * sizeof(int64_t));
         encode(&sb, t, (const char *)v->data + (size_t)i * es);
     }
-    int64_t len = sb.len, *lens = gather_bytes(&len, sizeof len), most = 0;
-    for (int q = 0; q < W.size; q++)
-        most = lens[q] > most ? lens[q] : most;
-    if (most * W.size > 0x7fffffff)
-        brt_panic_text(NULL, "world.reduce: the roots of the ranks' shares are over 2 GiB");
-    brt_sb_reserve(&sb, most - len + 1);
-    char *all = brt_xmalloc((size_t)(most * W.size) + 1);
-    W.allgather(sb.buf, (int)most, W.byte, all, (int)most, W.byte, W.comm);
+    int64_t most;
+    char *all = gather_roots(&sb, &most);
     int64_t m = 0;
     for (int q = 0; q < W.size; q++) {
         int64_t c;
@@ -814,8 +818,6 @@ void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp)
     free(ve);
     free(tri);
     free(all);
-    free(lens);
-    free(sb.buf);
 }
 
 
