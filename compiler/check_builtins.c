@@ -581,10 +581,6 @@ struct type *check_world(struct node *n, const char *member, struct type *hint)
         n->u.call.par = true;
         struct type *t = check_user_reduce(n, false, hint);
         n->u.reduce.world = true;
-        if (type_is_ref(n->u.reduce.elem_type))
-            error_at(n->loc, "'world.reduce' combines plain values (numbers, bools, and tuples and structs of them); %s "
-                             "holds text or an array: reduce on one rank, or use 'par reduce'",
-                     tn(n->u.reduce.elem_type));
         return t;
     }
     if (g) {

@@ -47,6 +47,7 @@ struct cgen {
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
+    bool uses_setjmp;              /* a world.reduce traps its rank's share: <setjmp.h> */
     const char **var_names;        /* -g: by var id, the Brine name (emit_debug.c) */
     struct map quiet;              /* ir_fn -> whether it can panic (emit_quiet.c) */
     struct map recursive;          /* ir_fn -> whether it is on a cycle of calls (emit_quiet.c) */

@@ -29,12 +29,16 @@
 
 #include <string.h>
 
+/* world blocks of 2^WORLD_BLOCK leaves, block b evaluated by rank b % R (as emit_par.c's) */
+#define WORLD_BLOCK 6
+
 struct kref_arg {
     struct ir_node *rn;
     const char *res, *nk, *nk0; /* result array; key count (>= 0), N as written */
     bool opt;                   /* min/max: the result's entries are Options */
     const char *vals, *kp, *pos; /* par: kept values, (key, position) pairs, the element counter */
     struct ir_node *filter;     /* par: tested after counting the element */
+    const char *wpass, *wroots, *wkp; /* world: the pass; this rank's roots and their (key, position) pairs */
 };
 
 static const char *key_of(struct ir_node *rn, const struct kref_arg *a)
@@ -74,6 +78,11 @@ static void par_key_cb(struct ir_node *rn, void *p)
     struct kref_arg *a = p;
     struct type *t = rn->elem_type;
     const char *pos = tmp(ty_int, "%s++", a->pos);
+    if (a->wpass) { /* world: another rank's block is counted, not evaluated */
+        line("if (%s != 0 || (%s / BRT_LEAF >> %d) %% brt_world_size() == brt_world_rank()) {", a->wpass, pos, WORLD_BLOCK);
+        F->ind++;
+        scope_open();
+    }
     if (a->filter) {
         line("if (%s) {", emit_expr(a->filter));
         F->ind++;
@@ -84,6 +93,11 @@ static void par_key_cb(struct ir_node *rn, void *p)
     line("BRT_PUSH(%s, %s, %s);", ctype(t), a->vals, x);
     line("BRT_PUSH(int64_t, %s, %s); BRT_PUSH(int64_t, %s, %s);", a->kp, k, a->kp, pos);
     if (a->filter) {
+        scope_close();
+        F->ind--;
+        line("}");
+    }
+    if (a->wpass) {
         scope_close();
         F->ind--;
         line("}");
@@ -120,6 +134,140 @@ static void stack_merge(struct ir_node *rn, const char *stk, const char *sp)
     line("%s(%s[%s - 1]); %s--;", release_fn(t), stk, sp, sp);
 }
 
+/* The stack of one key's subtrees (kpass): values, levels, top. */
+struct kstack { const char *stk, *lv, *sp; };
+
+/* The stack folded from the right into stk[0], left there (sp 1). */
+static void stack_fold(struct ir_node *rn, const struct kstack *k)
+{
+    line("while (%s >= 2) {", k->sp);
+    F->ind++;
+    stack_merge(rn, k->stk, k->sp);
+    F->ind--;
+    line("}");
+}
+
+/* world, a rank's share: key j's subtree of the block blk (stack folded)
+ * kept as a root (key, the block's first position, value). */
+static void root_out(struct ir_node *rn, const struct kref_arg *a, const struct kstack *k, const char *j, const char *blk)
+{
+    stack_fold(rn, k);
+    line("BRT_COLLECT(%s, %s, %s[0]); BRT_COLLECT(int64_t, %s, %s); BRT_COLLECT(int64_t, %s, (%s << %d) * BRT_LEAF); %s = 0;",
+         ctype(rn->elem_type), a->wroots, k->stk, a->wkp, j, a->wkp, blk, WORLD_BLOCK, k->sp);
+}
+
+/* Per key ascending, its values (vals, in the order ord gives, positions
+ * in kp) over the one tree: elements (roots false: a leaf folds from
+ * start, or min/max from its first element; in a world rank's share each
+ * block's subtree is kept as a root instead of the key's result), or the
+ * world's roots (roots true: each a block's complete subtree). */
+static void kpass(struct ir_node *rn, const struct kref_arg *a, const struct kstack *k, const char *st, const char *vals,
+                  const char *kp, const char *ord, bool roots)
+{
+    struct type *t = rn->elem_type, *rt = rn->type->elem;
+    const char *ct = ctype(t), *stk = k->stk, *lv = k->lv, *sp = k->sp;
+    bool share = a->wpass && !roots;
+    const char *O = arena_printf("((int64_t *)%s->data)", ord), *KP = arena_printf("((int64_t *)%s->data)", kp);
+    const char *j = new_temp(), *q = new_temp(), *cl = new_temp(), *leaf = new_temp(), *x = new_temp();
+    const char *blk = share ? new_temp() : NULL;
+    line("for (int64_t %s = 0; %s < %s; %s++) {", j, j, a->nk, j);
+    F->ind++;
+    line("int64_t %s = 0;", cl);
+    if (share) line("int64_t %s = 0;", blk);
+    line("for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", q, O, j, q, O, j, q);
+    F->ind++;
+    line("int64_t %s = %s[%s + 1 + %s];", x, O, a->nk, q);
+    line("int64_t %s = %s[2 * %s + 1] / BRT_LEAF;", leaf, KP, x);
+    if (share) {
+        line("if (%s == 0 && %s > 0 && (%s >> %d) != %s) {", a->wpass, sp, leaf, WORLD_BLOCK, blk);
+        F->ind++;
+        root_out(rn, a, k, j, blk);
+        F->ind--;
+        line("}");
+        line("%s = %s >> %d;", blk, leaf, WORLD_BLOCK);
+    }
+    const char *xv = arena_printf("((%s *)%s->data)[%s]", ct, vals, x);
+    const char *top = arena_printf("%s[%s - 1]", stk, sp);
+    line("if (%s > 0 && %s == %s) {", sp, leaf, cl);
+    F->ind++;
+    scope_open();
+    combine_into(rn, top, xv);
+    scope_close();
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    /* the open leaf waits at the level where it meets this one, after the
+     * subtrees below that level have folded into it (the most recent first) */
+    line("if (%s > 0) {", sp);
+    F->ind++;
+    const char *h = tmp(ty_int, "63 ^ BRT_CLZ((uint64_t)(%s ^ %s))", cl, leaf);
+    line("while (%s >= 2 && %s[%s - 2] < %s) {", sp, lv, sp, h);
+    F->ind++;
+    stack_merge(rn, stk, sp);
+    F->ind--;
+    line("}");
+    line("%s[%s - 1] = (int)%s;", lv, sp, h);
+    F->ind--;
+    line("}");
+    if (st && !roots) {
+        line("%s(%s); %s[%s] = %s; %s[%s] = -1; %s++;", retain_fn(t), st, stk, sp, st, lv, sp, sp);
+        scope_open();
+        combine_into(rn, top, xv);
+        scope_close();
+    } else {
+        line("%s(%s); %s[%s] = %s; %s[%s] = -1; %s++;", retain_fn(t), xv, stk, sp, xv, lv, sp, sp);
+    }
+    line("%s = %s;", cl, leaf);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+    if (share) {
+        line("if (%s == 0) {", a->wpass);
+        F->ind++;
+        line("if (%s) {", sp);
+        F->ind++;
+        root_out(rn, a, k, j, blk);
+        F->ind--;
+        line("}");
+        line("continue;");
+        F->ind--;
+        line("}");
+    }
+    /* the right spine, from the right */
+    stack_fold(rn, k);
+    const char *slot = arena_printf("((%s *)%s->data)[%s]", ctype(rt), a->res, j);
+    if (a->opt)
+        line("if (%s) { %s(%s.f1); %s.f1 = %s[0]; %s.f0 = 1; %s = 0; }", sp, release_fn(t), slot, slot, stk, slot, sp);
+    else
+        line("if (%s) { %s(%s); %s = %s[0]; %s = 0; }", sp, release_fn(t), slot, slot, stk, sp);
+    F->ind--;
+    line("}");
+}
+
+/* world.reduce(f, start, gen by ...) of values holding references: the
+ * pass (emit_par.c's world_share_begin: 0 a rank's share under the
+ * runtime's trap, 1 one rank alone, 2 rank 0's whole run after a share
+ * panicked) and the label to come back to. */
+static const char *kworld_begin(struct kref_arg *a, const struct kstack *k)
+{
+    a->wpass = new_temp();
+    CG->uses_world = CG->uses_setjmp = true;
+    line("volatile int %s = brt_world_size() == 1;", a->wpass);
+    const char *again = new_temp();
+    line("%s:", again);
+    line("if (%s == 0) {", a->wpass);
+    F->ind++;
+    line("if (setjmp(*(jmp_buf *)brt_world_share_begin(%s))) {", loc_ref(a->rn->loc));
+    line("    brt_world_share_end(1, %s); /* returns on rank 0 only */", loc_ref(a->rn->loc));
+    line("    %s = 2; %s = 0;", a->wpass, k->sp);
+    line("    goto %s;", again);
+    line("}");
+    F->ind--;
+    line("}");
+    return again;
+}
+
 const char *emit_keyed_ref(struct ir_node *rn)
 {
     struct type *t = rn->elem_type, *rt = rn->type->elem;
@@ -146,6 +294,19 @@ const char *emit_keyed_ref(struct ir_node *rn)
         gen_loops(rn, &s, seq_key_cb, &a);
         return a.res;
     }
+    struct kstack k = {new_temp(), new_temp(), new_temp()};
+    line("%s %s[66]; int %s[66]; int %s = 0;", ct, k.stk, k.lv, k.sp);
+    const char *so = NULL;
+    if (F->owner) {
+        so = new_temp();
+        line("brt_vals_owner %s;", so);
+        line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), k.stk, k.sp);
+    }
+    const char *again = rn->world ? kworld_begin(&a, &k) : NULL;
+    if (again) {
+        a.wroots = tmp_owned(type_array(t), "brt_arr_new(%s, 0)", tdesc(t));
+        a.wkp = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, 0)");
+    }
     a.vals = tmp_owned(type_array(t), "brt_arr_new(%s, 0)", tdesc(t));
     a.kp = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, 0)");
     counted_loops(rn, &s, &a.pos, &a.filter, par_key_cb, &a);
@@ -153,71 +314,25 @@ const char *emit_keyed_ref(struct ir_node *rn)
     const char *m = tmp(ty_int, "%s->len", a.vals);
     const char *ord = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, %s + 1 + %s)", a.nk, m);
     line("brt_key_order((const int64_t *)%s->data, %s, %s, (int64_t *)%s->data);", a.kp, m, a.nk, ord);
-    const char *stk = new_temp(), *lv = new_temp(), *sp = new_temp(), *so = NULL;
-    line("%s %s[66]; int %s[66]; int %s = 0;", ct, stk, lv, sp);
-    if (F->owner) {
-        so = new_temp();
-        line("brt_vals_owner %s;", so);
-        line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), stk, sp);
-    }
-    const char *O = arena_printf("((int64_t *)%s->data)", ord), *KP = arena_printf("((int64_t *)%s->data)", a.kp);
-    const char *q = new_temp(), *cl = new_temp(), *leaf = new_temp(), *x = new_temp();
-    line("for (int64_t %s = 0; %s < %s; %s++) {", j, j, a.nk, j);
-    F->ind++;
-    line("int64_t %s = 0;", cl);
-    line("for (int64_t %s = %s[%s]; %s < %s[%s + 1]; %s++) {", q, O, j, q, O, j, q);
-    F->ind++;
-    line("int64_t %s = %s[%s + 1 + %s];", x, O, a.nk, q);
-    line("int64_t %s = %s[2 * %s + 1] / BRT_LEAF;", leaf, KP, x);
-    const char *xv = arena_printf("((%s *)%s->data)[%s]", ct, a.vals, x);
-    const char *top = arena_printf("%s[%s - 1]", stk, sp);
-    line("if (%s > 0 && %s == %s) {", sp, leaf, cl);
-    F->ind++;
-    scope_open();
-    combine_into(rn, top, xv);
-    scope_close();
-    F->ind--;
-    line("} else {");
-    F->ind++;
-    /* the open leaf waits at the level where it meets this one, after the
-     * subtrees below that level have folded into it (the most recent first) */
-    line("if (%s > 0) {", sp);
-    F->ind++;
-    const char *h = tmp(ty_int, "63 ^ BRT_CLZ((uint64_t)(%s ^ %s))", cl, leaf);
-    line("while (%s >= 2 && %s[%s - 2] < %s) {", sp, lv, sp, h);
-    F->ind++;
-    stack_merge(rn, stk, sp);
-    F->ind--;
-    line("}");
-    line("%s[%s - 1] = (int)%s;", lv, sp, h);
-    F->ind--;
-    line("}");
-    if (st) {
-        line("%s(%s); %s[%s] = %s; %s[%s] = -1; %s++;", retain_fn(t), st, stk, sp, st, lv, sp, sp);
+    kpass(rn, &a, &k, st, a.vals, a.kp, ord, false);
+    if (again) {
+        /* the ranks' roots, ordered by (key, position), as the top of each key's tree */
+        const char *L = loc_ref(rn->loc);
+        line("if (%s == 0) {", a.wpass);
+        F->ind++;
         scope_open();
-        combine_into(rn, top, xv);
+        line("if (brt_world_share_end(0, %s)) { %s = 2; %s = 0; goto %s; }", L, a.wpass, k.sp, again);
+        line("brt_world_keyed_roots(%s, &%s, &%s);", tdesc(t), a.wroots, a.wkp);
+        const char *rm = tmp(ty_int, "%s->len", a.wroots);
+        const char *rord = tmp_owned(type_array(ty_int), "brt_arr_new(&brt_t_int, %s + 1 + %s)", a.nk, rm);
+        line("brt_key_order((const int64_t *)%s->data, %s, %s, (int64_t *)%s->data);", a.wkp, rm, a.nk, rord);
+        kpass(rn, &a, &k, st, a.wroots, a.wkp, rord, true);
+        line("brt_world_alone();");
         scope_close();
-    } else {
-        line("%s(%s); %s[%s] = %s; %s[%s] = -1; %s++;", retain_fn(t), xv, stk, sp, xv, lv, sp, sp);
+        F->ind--;
+        line("}");
+        line("if (%s == 2) brt_panic_text(%s, \"world: a rank's share of this reduction panicked\");", a.wpass, L);
     }
-    line("%s = %s;", cl, leaf);
-    F->ind--;
-    line("}");
-    F->ind--;
-    line("}");
-    /* the right spine, from the right */
-    line("while (%s >= 2) {", sp);
-    F->ind++;
-    stack_merge(rn, stk, sp);
-    F->ind--;
-    line("}");
-    const char *slot = arena_printf("((%s *)%s->data)[%s]", ctype(rt), a.res, j);
-    if (a.opt)
-        line("if (%s) { %s(%s.f1); %s.f1 = %s[0]; %s.f0 = 1; %s = 0; }", sp, release_fn(t), slot, slot, stk, slot, sp);
-    else
-        line("if (%s) { %s(%s); %s = %s[0]; %s = 0; }", sp, release_fn(t), slot, slot, stk, sp);
-    F->ind--;
-    line("}");
     if (so) line("brt_own_pop(&%s.o);", so);
     return a.res;
 }

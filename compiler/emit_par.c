@@ -236,7 +236,19 @@ size_t c_size(struct type *t, size_t *align)
     return n;
 }
 
-struct fold_arg { const char *acc, *has, *stop, *L; const char *cnt, *stk, *sh, *lv, *sp, *st; struct ir_node *filter; };
+struct fold_arg {
+    const char *acc, *has, *stop, *L;
+    const char *cnt, *stk, *sh, *lv, *sp, *st;
+    struct ir_node *filter;
+    /* world.reduce of values holding references: the pass (0: this rank's
+     * share, 1: one rank alone, 2: rank 0's whole run after a share
+     * panicked), the leaves ended, whether this block is the rank's, the
+     * roots of its blocks and their flags */
+    const char *wpass, *wleaf, *wmine, *wroots, *whas;
+};
+
+/* world blocks of 2^WORLD_BLOCK leaves, block b evaluated by rank b % R */
+#define WORLD_BLOCK 6
 
 /* Tree order on the calling thread (SPEC 5.2), for par min/max and par
  * reduce(f, start, gen) of values the runtime's nodes cannot hold (over 16
@@ -278,6 +290,37 @@ static void tree_merge(struct ir_node *rn, struct fold_arg *a, const char *i, co
     line("}");
 }
 
+/* The subtree just pushed merges with those of its level below it. */
+static void merge_equal(struct ir_node *rn, struct fold_arg *a)
+{
+    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
+    F->ind++;
+    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
+    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
+    F->ind--;
+    line("}");
+}
+
+/* A world block's leaves are on the stack: the rank's own block folds from
+ * the right into its root, kept; another rank's (start's copies) is dropped. */
+static void world_block_end(struct ir_node *rn, struct fold_arg *a)
+{
+    struct type *t = rn->elem_type;
+    line("if (%s) {", a->wmine);
+    F->ind++;
+    line("for (; %s >= 2; %s--) {", a->sp, a->sp);
+    F->ind++;
+    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
+    F->ind--;
+    line("}");
+    line("BRT_COLLECT(%s, %s, %s[0]); BRT_COLLECT(bool, %s, %s[0]); %s = 0;", ctype(t), a->wroots, a->stk, a->whas, a->sh,
+         a->sp);
+    F->ind--;
+    line("} else {");
+    line("    while (%s > 0) { %s--; %s(%s[%s]); }", a->sp, a->sp, release_fn(t), a->stk, a->sp);
+    line("}");
+}
+
 /* The leaf in acc/has is complete: push it (level 0) and merge equal levels. */
 static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
 {
@@ -289,10 +332,13 @@ static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
         line("%s = (%s)%s; %s = 0; %s = 0;", a->acc, ctype(rn->elem_type), start_value(rn->reducer, rn->elem_type), a->has,
              a->cnt);
     }
-    line("while (%s >= 2 && %s[%s - 1] == %s[%s - 2]) {", a->sp, a->lv, a->sp, a->lv, a->sp);
+    merge_equal(rn, a);
+    if (!a->wpass) return;
+    line("%s++;", a->wleaf);
+    line("if (%s == 0 && (%s & %d) == 0) {", a->wpass, a->wleaf, (1 << WORLD_BLOCK) - 1);
     F->ind++;
-    tree_merge(rn, a, arena_printf("%s - 2", a->sp), arena_printf("%s - 1", a->sp));
-    line("%s[%s - 2]++; %s--;", a->lv, a->sp, a->sp);
+    world_block_end(rn, a);
+    line("%s = (%s >> %d) %% brt_world_size() == brt_world_rank();", a->wmine, a->wleaf, WORLD_BLOCK);
     F->ind--;
     line("}");
 }
@@ -311,6 +357,11 @@ static void fold_cb(struct ir_node *rn, void *p)
     F->ind--;
     line("}");
     line("%s++;", a->cnt);
+    if (a->wpass) { /* another rank's block: counted, not evaluated */
+        line("if (%s) {", a->wmine);
+        F->ind++;
+        scope_open();
+    }
     if (a->filter) {
         const char *f = emit_expr(a->filter);
         line("if (%s) {", f);
@@ -320,6 +371,11 @@ static void fold_cb(struct ir_node *rn, void *p)
     fold_elem(rn, a->acc, a->has, a->stop, a->L);
     scope_close();
     if (a->filter) {
+        F->ind--;
+        line("}");
+    }
+    if (a->wpass) {
+        scope_close();
         F->ind--;
         line("}");
     }
@@ -457,6 +513,74 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
     line("}");
 }
 
+/* world.reduce of values holding references (the top of world.c's
+ * comment on it): one rank alone runs the tree as one process (pass 1);
+ * else its share runs under the runtime's trap (pass 0), and if any rank's
+ * share panicked, rank 0 comes back to the label returned and runs the
+ * whole tree (pass 2), which panics as one process does. */
+static void world_reset(struct ir_node *rn, struct fold_arg *a)
+{
+    line("%s = %s; %s(%s); %s = 0; %s = 0; %s = 0; %s = 0; %s = 1;", a->acc, a->st, retain_fn(rn->elem_type), a->acc, a->has,
+         a->sp, a->cnt, a->wleaf, a->wmine);
+}
+
+static const char *world_share_begin(struct ir_node *rn, struct fold_arg *a)
+{
+    a->wpass = new_temp(), a->wleaf = new_temp(), a->wmine = new_temp();
+    CG->uses_world = CG->uses_setjmp = true;
+    line("volatile int %s = brt_world_size() == 1; int64_t %s = 0; bool %s = 1;", a->wpass, a->wleaf, a->wmine);
+    a->wroots = tmp_owned(type_array(rn->elem_type), "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
+    a->whas = tmp_owned(type_array(ty_bool), "brt_arr_new(&brt_t_bool, 0)");
+    const char *again = new_temp();
+    line("%s:", again);
+    line("if (%s == 0) {", a->wpass);
+    F->ind++;
+    line("%s = brt_world_rank() == 0;", a->wmine);
+    line("if (setjmp(*(jmp_buf *)brt_world_share_begin(%s))) {", a->L);
+    F->ind++;
+    line("brt_world_share_end(1, %s); /* returns on rank 0 only */", a->L);
+    line("%s = 2;", a->wpass);
+    world_reset(rn, a);
+    line("goto %s;", again);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+    return again;
+}
+
+/* This rank's last block, the ranks' roots met, pushed as the tree's top. */
+static void world_share_end(struct ir_node *rn, struct fold_arg *a, const char *again)
+{
+    struct type *t = rn->elem_type;
+    line("if (%s == 0) {", a->wpass);
+    F->ind++;
+    line("if (%s > 0) {", a->sp);
+    F->ind++;
+    world_block_end(rn, a);
+    F->ind--;
+    line("}");
+    line("if (brt_world_share_end(0, %s)) {", a->L);
+    F->ind++;
+    line("%s = 2;", a->wpass);
+    world_reset(rn, a);
+    line("goto %s;", again);
+    F->ind--;
+    line("}");
+    const char *nb = tmp(ty_int, "(%s + %d) >> %d", a->wleaf, (1 << WORLD_BLOCK) - 1, WORLD_BLOCK);
+    line("brt_world_roots(%s, &%s, &%s, %s);", tdesc(t), a->wroots, a->whas, nb);
+    const char *b = new_temp();
+    line("for (int64_t %s = 0; %s < %s; %s++) {", b, b, nb, b);
+    F->ind++;
+    line("%s[%s] = ((%s *)%s->data)[%s]; %s(%s[%s]); %s[%s] = ((bool *)%s->data)[%s]; %s[%s] = 0; %s++;", a->stk, a->sp,
+         ctype(t), a->wroots, b, retain_fn(t), a->stk, a->sp, a->sh, a->sp, a->whas, b, a->lv, a->sp, a->sp);
+    merge_equal(rn, a);
+    F->ind--;
+    line("}");
+    F->ind--;
+    line("}");
+}
+
 /* A built-in reduction folded on the calling thread: left to right, or
  * (tree) in the par tree's order with a stack of finished subtrees. Also
  * par reduce(f, start, gen) of values holding references (tree): each leaf
@@ -502,6 +626,8 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         line("brt_vals_owner %s;", so);
         line("brt_own_vals(&%s, %s, %s, &%s);", so, tdesc(t), fa.stk, fa.sp);
     }
+    const char *again = NULL;
+    if (tree && rn->world) again = world_share_begin(rn, &fa);
     int views = open_cap_views(rn);
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
@@ -516,6 +642,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         F->ind--;
         line("}");
     }
+    if (again) world_share_end(rn, &fa, again);
     if (tree && rn->user) {
         line("for (; %s >= 2; %s--) {", fa.sp, fa.sp);
         F->ind++;
@@ -529,6 +656,10 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         else
             line("if (%s > 0 && %s[0]) %s = %s[0];", fa.sp, fa.sh, acc, fa.stk);
         if (so) line("brt_own_pop(&%s.o);", so);
+        if (again) {
+            line("if (%s == 2) brt_panic_text(%s, \"world: a rank's share of this reduction panicked\");", fa.wpass, L);
+            line("if (%s == 0) brt_world_alone();", fa.wpass);
+        }
         return acc;
     }
     if (tree) {

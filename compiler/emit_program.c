@@ -337,6 +337,8 @@ struct emit_result emit_program(struct ir_program *ir)
 
     struct buf out = {0};
     bputs(&out, prelude);
+    /* world.reduce of values holding references traps its rank's share */
+    if (cg.uses_setjmp) bputs(&out, "#include <setjmp.h>\n");
     /* a big program: the release build compiles it as two parts at once
      * (emit_result.parts); the mark says so to a reader of the C */
     int parts = cg.aux.len >= SPLIT_MIN && cg.fns.len >= SPLIT_MIN ? 2 : 1;

@@ -497,14 +497,15 @@ const char *emit_fold(struct ir_node *rn)
         if (alike) rn->reducer = red;
         return emit_par_reduce(rn, alike);
     }
-    /* par reduce of values holding references: the tree's order on this
-     * thread (the runtime's slots hold plain values) */
-    if (rn->par && rn->user && !rn->scan && !rn->key && !rn->world && type_is_ref(t)) return emit_seq_reduce(rn, true);
+    /* par and world reduce of values holding references: the tree's order
+     * on this thread (the runtime's slots hold plain values; a world rank
+     * its share's blocks) */
+    if (rn->par && rn->user && !rn->scan && !rn->key && type_is_ref(t)) return emit_seq_reduce(rn, true);
     /* par scan(f, ...) of values holding references: the tree's order here
      * (a min/max scan's entries are the left fold's, the same bits) */
     if (rn->scan && rn->par && rn->user && type_is_ref(t)) return emit_scan_ref(rn);
     if (!rn->key && (!rn->par || (rn->scan && type_is_ref(t)))) return seq_fold(rn);
-    if (rn->key && type_is_ref(t) && !rn->world) return emit_keyed_ref(rn);
+    if (rn->key && type_is_ref(t)) return emit_keyed_ref(rn);
     if (type_is_ref(t)) internal_error("emit: a keyed or par fold of %s", type_name(t));
     const char *ct = ctype(t);
     const char *st = fold_start(rn);

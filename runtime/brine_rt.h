@@ -1065,6 +1065,23 @@ bool brt_world_reduce_tree(const brt_reduce *r, brt_gpu_fn gpu, void *out);
 /* brt_par_find spread over the ranks, with the same result and panic. */
 int64_t brt_world_find(int64_t n, void *env, int64_t (*body)(void *env, int64_t lo, int64_t hi),
                        const brt_loc *loc);
+/* world.reduce(f, start, gen) of values holding references (world.c): the
+ * generated code runs its rank's share under the trap whose jmp_buf
+ * brt_world_share_begin returns (setjmp it at once), then calls
+ * brt_world_share_end with whether it panicked (the trap fired): true on
+ * rank 0 when any share panicked (it runs the whole reduction alone, then
+ * panics), false when none did; the other ranks end with the panic. Then
+ * brt_world_roots replaces this rank's block roots (vals, has) by all
+ * nblocks blocks' (block b is rank b % R's), every rank alike, and from
+ * there a panic is every rank's until brt_world_alone. */
+void *brt_world_share_begin(const brt_loc *loc);
+bool brt_world_share_end(bool panicked, const brt_loc *loc);
+void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t nblocks);
+void brt_world_alone(void);
+/* The same for world.reduce(f, start, gen by ...): this rank's roots (vals)
+ * with their (key, block's first position) pairs (kp) replaced by every
+ * rank's, ordered by key, then position. */
+void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp);
 /* A panic every rank meets at once (world.min of an empty generator):
  * written once, by rank 0, without the rank prefix. */
 BRT_NORETURN void brt_world_panic(const brt_loc *loc, brt_panic_kind kind);

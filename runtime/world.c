@@ -654,6 +654,173 @@ bool brt_world_reduce_tree(const brt_reduce *r, brt_gpu_fn gpu, void *out)
     return has;
 }
 
+/* ---- world.reduce(f, start, gen) of values holding references ----------------
+ *
+ * The generated code folds the elements in the tree's order on the calling
+ * thread (emit_par.c, emit_seq_reduce), in blocks of BRT_WBLOCK leaves: a
+ * rank evaluates the elements of blocks b with b % R == rank only (the
+ * others' leaves are counted, their elements skipped) and keeps each of its
+ * blocks' root, folded from the right inside the block. Its share runs
+ * under a trap (brt_world_share_begin / _end): if any rank's share
+ * panicked, rank 0 runs the whole reduction alone, as one process, and
+ * writes its panic. Otherwise the roots travel to every rank, serialised as
+ * world.gather's values are (brt_world_roots), and every rank folds them as
+ * the top of the one tree: the same bits on every rank and every R. */
+
+static brt_trap *share_trap, *share_outer;
+
+void *brt_world_share_begin(const brt_loc *loc)
+{
+    outside_par("reduce", loc);
+    if (share_trap)
+        brt_panic_text(loc, "world.reduce cannot run inside the function of another world.reduce");
+    share_trap = brt_xmalloc(sizeof *share_trap);
+    memset(share_trap, 0, sizeof *share_trap);
+    share_outer = brt_trap_get();
+    brt_trap_set(share_trap);
+    return share_trap->jb;
+}
+
+bool brt_world_share_end(bool panicked, const brt_loc *loc)
+{
+    (void)loc;
+    brt_trap_set(share_outer);
+    free(share_trap->msg);
+    free(share_trap);
+    share_trap = NULL;
+    int32_t mine = panicked, *all = gather_bytes(&mine, sizeof mine);
+    bool any = false;
+    for (int q = 0; q < W.size; q++)
+        any |= all[q] != 0;
+    free(all);
+    if (!any)
+        return false;
+    W.together = true; /* rank 0 writes the one-process panic */
+    if (W.rank == 0)
+        return true;
+    brt_flush_quiet();
+    brt_world_panic_end();
+    _exit(101);
+}
+
+/* Every rank's encoded roots (sb, freed here), each in a slot of *most
+ * bytes, in rank order. */
+static char *gather_roots(brt_sb *sb, int64_t *most)
+{
+    int64_t len = sb->len, *lens = gather_bytes(&len, sizeof len);
+    *most = 0;
+    for (int q = 0; q < W.size; q++)
+        *most = lens[q] > *most ? lens[q] : *most;
+    free(lens);
+    if (*most * W.size > 0x7fffffff)
+        brt_panic_text(NULL, "world.reduce: the roots of the ranks' shares are over 2 GiB");
+    brt_sb_reserve(sb, *most - len + 1);
+    char *all = brt_xmalloc((size_t)(*most * W.size) + 1);
+    W.allgather(sb->buf, (int)*most, W.byte, all, (int)*most, W.byte, W.comm);
+    free(sb->buf);
+    return all;
+}
+
+void brt_world_roots(const brt_type *t, brt_arr **vals, brt_arr **has, int64_t nblocks)
+{
+    W.together = true; /* the top's combines are every rank's */
+    if (W.size == 1)
+        return;
+    brt_sb sb = {0};
+    const brt_arr *v = *vals, *h = *has;
+    size_t es = brt_type_size(t);
+    for (int64_t i = 0; i < v->len; i++) {
+        put(&sb, (const bool *)h->data + i, 1);
+        encode(&sb, t, (const char *)v->data + (size_t)i * es);
+    }
+    int64_t most;
+    char *all = gather_roots(&sb, &most);
+    const char **at = brt_xmalloc(sizeof *at * (size_t)W.size);
+    for (int q = 0; q < W.size; q++)
+        at[q] = all + q * most;
+    char *ve = brt_xmalloc(es * (size_t)nblocks + 1);
+    bool *he = brt_xmalloc((size_t)nblocks + 1);
+    for (int64_t b = 0; b < nblocks; b++) { /* block b is rank b % R's */
+        const char **p = &at[b % W.size];
+        memcpy(&he[b], *p, 1);
+        *p += 1;
+        decode(p, t, ve + (size_t)b * es);
+    }
+    brt_arr_release(*vals);
+    brt_arr_release(*has);
+    *vals = brt_arr_from(t, nblocks, ve);
+    *has = brt_arr_from(&brt_t_bool, nblocks, he);
+    free(ve);
+    free(he);
+    free(at);
+    free(all);
+}
+
+void brt_world_alone(void) { W.together = false; }
+/* Orders the roots by (key, position): every block's position differs. */
+static int kroot_cmp(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] != b[1] ? (a[1] < b[1] ? -1 : 1) : 0;
+}
+
+void brt_world_keyed_roots(const brt_type *t, brt_arr **vals, brt_arr **kp)
+{
+    W.together = true; /* the top's combines are every rank's */
+    if (W.size == 1)
+        return;
+    brt_sb sb = {0};
+    const brt_arr *v = *vals, *k = *kp;
+    size_t es = brt_type_size(t);
+    put(&sb, &v->len, sizeof v->len);
+    for (int64_t i = 0; i < v->len; i++) {
+        put(&sb, (const int64_t *)k->data + 2 * i, 2 * sizeof(int64_t));
+        encode(&sb, t, (const char *)v->data + (size_t)i * es);
+    }
+    int64_t most;
+    char *all = gather_roots(&sb, &most);
+    int64_t m = 0;
+    for (int q = 0; q < W.size; q++) {
+        int64_t c;
+        memcpy(&c, all + q * most, sizeof c);
+        m += c;
+    }
+    /* (key, position, index) triples sorted, the values decoded in place */
+    int64_t *tri = brt_xmalloc(sizeof *tri * 3 * (size_t)m + 1);
+    char *ve = brt_xmalloc(es * (size_t)m + 1);
+    int64_t i = 0;
+    for (int q = 0; q < W.size; q++) {
+        const char *p = all + q * most;
+        int64_t c;
+        memcpy(&c, p, sizeof c);
+        p += sizeof c;
+        for (int64_t e = 0; e < c; e++, i++) {
+            memcpy(&tri[3 * i], p, 2 * sizeof(int64_t));
+            p += 2 * sizeof(int64_t);
+            tri[3 * i + 2] = i;
+            decode(&p, t, ve + (size_t)i * es);
+        }
+    }
+    qsort(tri, (size_t)m, 3 * sizeof *tri, kroot_cmp);
+    char *vs = brt_xmalloc(es * (size_t)m + 1);
+    int64_t *ks = brt_xmalloc(sizeof *ks * 2 * (size_t)m + 1);
+    for (i = 0; i < m; i++) {
+        memcpy(vs + (size_t)i * es, ve + (size_t)tri[3 * i + 2] * es, es);
+        ks[2 * i] = tri[3 * i];
+        ks[2 * i + 1] = tri[3 * i + 1];
+    }
+    brt_arr_release(*vals);
+    brt_arr_release(*kp);
+    *vals = brt_arr_from(t, m, vs);
+    *kp = brt_arr_from(&brt_t_int, 2 * m, ks);
+    free(vs);
+    free(ks);
+    free(ve);
+    free(tri);
+    free(all);
+}
+
+
 /* ---- world.sum(... by KEY in 0..N) and the other keyed reductions --------
  *
  * Each rank computes its aligned blocks of leaves (brt_world_blocks), each
