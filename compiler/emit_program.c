@@ -111,8 +111,12 @@ static void emit_fn(struct ir_fn *f)
     emit_block_stmts(f->body);
     struct buf *o = &CG->fns;
     debug_line(o, f->loc, true);
-    bprintf(o, "/* %s.%s */\nstatic %s%s%s\n{\n", f->module, f->name, fn_recursive(f) ? "BRT_NOINLINE " : "",
-            F->fold256 ? "BP_FOLD256 " : "", fn_header(f)); /* a recursion's frames are C frames (emit_quiet.c) */
+    /* a recursion's frames are C frames (emit_quiet.c); a function called
+     * from a body the pool may run is called from its two copies (ir.h:
+     * twice_called); BP_FOLD256: in-order float folds at 256 bits */
+    const char *hint = fn_recursive(f) ? "BRT_NOINLINE " : f->twice_called ? "inline " : "";
+    bprintf(o, "/* %s.%s */\nstatic %s%s%s\n{\n", f->module, f->name, hint, F->fold256 ? "BP_FOLD256 " : "",
+            fn_header(f));
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
     if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */

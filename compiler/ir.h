@@ -328,6 +328,12 @@ struct ir_fn {
      * body's work by ir_par_work's guess (0: not such a function). */
     bool pool_safe;
     int64_t pool_work;
+    /* Called from a loop or comprehension that opt_parfor.c marked: the
+     * emitter writes that body twice (the pool's helper and the in-order
+     * path), so the C function gets two callers and loses gcc's inlining of
+     * a function called once; it is written `inline` (a hint: gcc still
+     * weighs its size) to keep a small one inlined in both. */
+    bool twice_called;
 };
 
 struct ir_program {

@@ -451,6 +451,7 @@ static void pool_calls(void)
         struct ir_fn *f = P->fns.items[i];
         f->pool_safe = false;
         f->pool_work = 0;
+        f->twice_called = false;
     }
     for (int i = 0; i < P->fns.len; i++) fn_safe(P->fns.items[i]);
     free(fn_done);
@@ -659,6 +660,15 @@ static void clear_body_flags(void)
     }
 }
 
+/* The functions called in a marked body: its C is written twice (ir.h:
+ * twice_called). */
+static void mark_calls(struct ir_node *n)
+{
+    if (!n) return;
+    if (ir_is_expr(n) && n->op == IR_CALL) n->fn->twice_called = true;
+    ir_each_child(n, mark_calls);
+}
+
 /* Whether loop s may run its iterations on the pool; if so, marks it. */
 static bool try_loop(struct ir_node *s)
 {
@@ -695,6 +705,7 @@ static bool try_loop(struct ir_node *s)
         s->ncaps = c.n;
         free(c.v);
         s->par = true;
+        mark_calls(s->b);
     }
     clear_body_flags();
     return ok;
@@ -718,6 +729,7 @@ static bool try_comp(struct ir_node *n)
     if (ok) {
         ir_free_vars(n, &n->caps, &n->ncaps);
         n->par = n->pool = true;
+        mark_calls(n->elem);
     }
     clear_body_flags();
     return ok;

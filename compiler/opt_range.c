@@ -35,7 +35,10 @@
  * index is inside its array when it is at least 0 and below len of the
  * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
  * the array never assigned or resized in the function (stores keep its
- * length).
+ * length). An array that is (a row fill makes with `[unset] * n`, a
+ * `v = [x] * n`) has that length from the assignment on, until a push, a
+ * mutating method, another assignment, a loop head whose body may do one,
+ * or a join of branches that disagree (range.len).
  *
  * What it proves, it marks (the emitters print plain C): no_overflow on int
  * + - * and negation whose result fits int64, on / and % by a positive
@@ -61,12 +64,18 @@ struct range {
      * gap >= 0: value + gap < below (`i + 1 < n` after `i != n - 1`) */
     struct ir_node *below;
     __int128 gap;
+    /* An array variable (not fixed_array): a stable expression its length
+     * equals here, set where it is assigned `[unset](e)` (fill's new row)
+     * or `[x] * e`, forgotten where it may be assigned or resized again
+     * (a push, a mutating method, a loop's head for what the body changes,
+     * a join of two branches that disagree). */
+    struct ir_node *len;
 };
 
-static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0};
+static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
 
 static int NV;               /* variables: ids 1..NV */
-static struct range *ENV;    /* by var id: the current range (ints only) */
+static struct range *ENV;    /* by var id: the current range (ints), or length (arrays: len) */
 
 /* Every range kept has lo <= hi. An empty one (a loop over 1..1, a branch
  * the facts rule out) belongs to code that never runs, where any range is
@@ -75,7 +84,7 @@ static struct range *ENV;    /* by var id: the current range (ints only) */
 static struct range rng(__int128 lo, __int128 hi)
 {
     if (lo > hi) return FULL;
-    return (struct range){lo, hi, NULL, 0};
+    return (struct range){lo, hi, NULL, 0, NULL};
 }
 
 static bool fits(__int128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
@@ -92,31 +101,36 @@ static unsigned char *ASSIGNED; /* assigned somewhere in it (int or array), or a
 static struct ir_node **LENOF;  /* an array never assigned or resized: an expression its length equals */
 static struct ir_var **EQLEN;   /* an int let never assigned: the array whose length it is */
 
-static void note_changes(struct ir_node *n)
+/* f of each variable n assigns, or whose array's length it may change. */
+static void each_change(struct ir_node *n, void (*f)(struct ir_var *))
 {
     if (!n) return;
-    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) ASSIGNED[n->var->id] = 1;
+    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) f(n->var);
     if (n->op == IR_BUILTIN && builtin_mutates(n->builtin) && n->nkids) {
         struct ir_node *root = n->kids[0];
         while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
-        if (root->op == IR_VAR) ASSIGNED[root->var->id] = 1;
+        if (root->op == IR_VAR) f(root->var);
     }
-    note_changes(n->a);
-    note_changes(n->b);
-    note_changes(n->c);
-    for (int i = 0; i < n->nkids; i++) note_changes(n->kids[i]);
-    note_changes(n->iter.lo);
-    note_changes(n->iter.hi);
-    note_changes(n->iter.array);
-    note_changes(n->elem);
-    note_changes(n->filter);
-    note_changes(n->key);
+    each_change(n->a, f);
+    each_change(n->b, f);
+    each_change(n->c, f);
+    for (int i = 0; i < n->nkids; i++) each_change(n->kids[i], f);
+    each_change(n->iter.lo, f);
+    each_change(n->iter.hi, f);
+    each_change(n->iter.array, f);
+    each_change(n->elem, f);
+    each_change(n->filter, f);
+    each_change(n->key, f);
     for (int i = 0; i < n->nclauses; i++) {
-        note_changes(n->clauses[i].iter.lo);
-        note_changes(n->clauses[i].iter.hi);
-        note_changes(n->clauses[i].iter.array);
+        each_change(n->clauses[i].iter.lo, f);
+        each_change(n->clauses[i].iter.hi, f);
+        each_change(n->clauses[i].iter.array, f);
     }
 }
+
+static void mark_assigned(struct ir_var *v) { ASSIGNED[v->id] = 1; }
+
+static void note_changes(struct ir_node *n) { each_change(n, mark_assigned); }
 
 static bool fixed_array(struct ir_var *v) { return v->type->kind == T_ARRAY && !ASSIGNED[v->id]; }
 
@@ -170,7 +184,16 @@ static bool same(const struct ir_node *a, const struct ir_node *b)
 /* Whether every value of i (range r) indexes array v: 0 <= i < len(v). */
 static bool inside(struct ir_var *v, struct range r)
 {
-    if (r.lo < 0 || !fixed_array(v)) return false;
+    if (r.lo < 0) return false;
+    if (!fixed_array(v)) {
+        /* its length here (range.len): e, or below = n - c with i + c < n */
+        struct ir_node *len = v->type->kind == T_ARRAY ? ENV[v->id].len : NULL;
+        __int128 c;
+        if (!len) return false;
+        if (len->op == IR_INT) return r.hi < (__int128)(int64_t)(uint64_t)len->ival;
+        struct ir_node *n = below_part(len, &c);
+        return r.below && same(r.below, n) && r.gap >= c;
+    }
     struct ir_node *len = LENOF[v->id], *b = r.below;
     if (len && len->op == IR_INT && r.hi < (__int128)(int64_t)(uint64_t)len->ival) return true;
     if (!b) return false;
@@ -200,6 +223,17 @@ static void note_let(struct ir_var *v, struct ir_node *e)
         LENOF[v->id] = k;
     }
 }
+
+/* An array's length after `v = e` (range.len), if e makes it stable. */
+static struct ir_node *made_len(struct ir_node *e)
+{
+    if (!e) return NULL;
+    if (e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 && stable(e->kids[0])) return e->kids[0];
+    if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b)) return e->b;
+    return NULL;
+}
+
+static void forget_len(struct ir_var *v) { ENV[v->id].len = NULL; }
 
 static struct range *env_copy(void)
 {
@@ -577,6 +611,7 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
 {
     int *ids = NULL, cap = 0;
     *nids = 0;
+    each_change(body, forget_len);
     changes(body, 0, &ids, nids, &cap);
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
@@ -641,6 +676,8 @@ static __int128 while_trips(struct ir_node *s)
 static void for_range(struct ir_node *s)
 {
     struct range lo = expr(s->iter.lo), hi = expr(s->iter.hi);
+    each_change(s->iter.lo, forget_len);
+    each_change(s->iter.hi, forget_len);
     __int128 last = s->iter.inclusive ? hi.hi : hi.hi - 1;
     __int128 trips = last - lo.lo + 1;
     if (trips < 0) trips = 0;
@@ -666,6 +703,7 @@ static void join_into(struct range *a, const struct range *b)
         if (b[i].hi > a[i].hi) a[i].hi = b[i].hi;
         if (!same(a[i].below, b[i].below)) a[i].below = NULL;
         else if (b[i].gap < a[i].gap) a[i].gap = b[i].gap;
+        if (!same(a[i].len, b[i].len)) a[i].len = NULL;
     }
 }
 
@@ -681,7 +719,9 @@ static bool stmt(struct ir_node *s)
         return true;
     case IR_LET: case IR_ASSIGN: {
         struct range r = expr(s->a);
+        each_change(s->a, forget_len);
         if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (s->var->type->kind == T_ARRAY) ENV[s->var->id].len = made_len(s->a);
         if (s->op == IR_LET) note_let(s->var, s->a);
         return true;
     }
@@ -689,16 +729,19 @@ static bool stmt(struct ir_node *s)
         struct range i = FULL;
         for (int k = 0; k < s->nkids; k++) i = expr(s->kids[k]);
         expr(s->a);
+        each_change(s, forget_len);
         if (s->op == IR_STORE && s->nkids == 1 && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
         return true;
     }
     case IR_EXPR:
         expr(s->a);
+        each_change(s->a, forget_len);
         return !(s->a && s->a->op == IR_BUILTIN && s->a->builtin == BI_PANIC);
     case IR_RETURN: expr(s->a); return false;
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return false;
     case IR_IF: {
         expr(s->a);
+        each_change(s->a, forget_len);
         struct range *before = env_copy();
         refine(s->a, true);
         bool ft = stmt(s->b);
@@ -714,6 +757,7 @@ static bool stmt(struct ir_node *s)
     }
     case IR_WHILE: {
         int n;
+        each_change(s->a, forget_len);
         free(loop_head(s->b, while_trips(s), &n));
         expr(s->a);
         struct range *head = env_copy();
@@ -727,6 +771,7 @@ static bool stmt(struct ir_node *s)
     case IR_FOR_RANGE: for_range(s); return true;
     case IR_FOR_ARRAY: {
         expr(s->iter.array);
+        each_change(s->iter.array, forget_len);
         int n;
         free(loop_head(s->b, -1, &n));
         struct range *head = env_copy();
