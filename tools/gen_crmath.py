@@ -151,8 +151,9 @@ def gen_log():
     # lowest 2^-8), for the AVX-512 lanes' lookup in registers (lanes.h)
     c8 = [int(c * 256) for c in cs]
     assert all(c * 256 == v and 0 < v < 2 ** 16 for c, v in zip(cs, c8))
-    out.append("/* per interval i: c_i 2^8, an integer */\n")
+    out.append("/* per interval i: c_i 2^8, an integer (not in the GPU prelude: no lanes there) */\n#ifndef __CUDACC__\n")
     out.append(table("unsigned short", "crm_log_c8", [str(v) for v in c8], "256 c_i"))
+    out.append("#endif\n")
     l1 = chop(ln2, 42)
     lg = mpmath.log10(2)
     g1 = chop(lg, 42)

@@ -264,7 +264,8 @@ CRM_TABLE double crm_log_h[128][2] = {
     {0x1.57bf753c8d000p-2, 0x1.fadedee5d40efp-46},
     {0x1.5d5bddf596000p-2, -0x1.a0b2a08a465dcp-47},
 };
-/* per interval i: c_i 2^8, an integer */
+/* per interval i: c_i 2^8, an integer (not in the GPU prelude: no lanes there) */
+#ifndef __CUDACC__
 /* 256 c_i */
 CRM_TABLE unsigned short crm_log_c8[128] = {
     362,
@@ -396,6 +397,7 @@ CRM_TABLE unsigned short crm_log_c8[128] = {
     183,
     182,
 };
+#endif
 /* ln2 = LOG_LN2_1 (42 bits: e LOG_LN2_1 is exact) + LOG_LN2_2; log10(2) the same */
 #define CRM_LOG_LN2_1 0x1.62e42fefa3800p-1
 #define CRM_LOG_LN2_2 0x1.ef35793c76730p-45
