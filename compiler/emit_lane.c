@@ -947,6 +947,10 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
     bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
     int W = lane_width(rn, wide, staged);
     const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
+    /* math lanes: an AVX2 copy of the caller too (the prelude's
+     * BP_LANE_CLONES), its 32 inputs, sums and counters four to an
+     * operation around every brt_lanes_<name> call */
+    if (lc.nvec > 0) bputs(out, "BP_LANE_CLONES\n");
     bputs(out, hdr);
     bputs(out, " {\n");
     if (F->decl.p) bputs(out, F->decl.p);

@@ -215,6 +215,15 @@ static const char *prelude =
     " * -DBP_PART=1 main, the functions and the first par helpers, with\n"
     " * -DBP_PART=2 the other par helpers (and a copy of the static functions\n"
     " * they call). */\n"
+    "/* Math lanes' leaves (emit_lane.c): a copy for AVX2 besides the\n"
+    " * generic one, picked at load time (no other rounding: no FMA, no\n"
+    " * contraction). Only on the definition: a declaration with it would\n"
+    " * ask for the other part's local copies. */\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__x86_64__) && defined(__ELF__) && !defined(__AVX2__)\n"
+    "#define BP_LANE_CLONES __attribute__((target_clones(\"avx2\", \"default\")))\n"
+    "#else\n"
+    "#define BP_LANE_CLONES\n"
+    "#endif\n"
     "#ifndef BP_PART\n"
     "#define BP_PAR static\n"
     "#define BP_GLOB static\n"
@@ -272,7 +281,10 @@ static void part_helpers(struct buf *out, const char *aux, size_t fns_len)
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (!in_fn && part == 1 && (double)done >= to_part1 && strncmp(p, "struct bp_env", 13) == 0) part = 2;
-        if (!in_fn && helper_header(p, n)) {
+        if (!in_fn && n == 14 && strncmp(p, "BP_LANE_CLONES", 14) == 0) {
+            /* the next definition's attribute, not its declaration's */
+            bprintf(out, "#if BP_PART != %d\nBP_LANE_CLONES\n#endif\n", 3 - part);
+        } else if (!in_fn && helper_header(p, n)) {
             bool brace = n > 2 && strncmp(p + n - 2, " {", 2) == 0;
             /* "static inline" loses its inline too: a C99 inline definition
              * gives no symbol, so a call gcc does not inline, or one from

@@ -148,6 +148,13 @@ def gen_log():
         rows.append(c_row([th, float(v - th), c, 0]))
     out.append("/* per interval i: -log(c_i) = Th + Tl, Th a multiple of 2^-42; c_i; 0 */\n")
     out.append(table("double", "crm_log_h", rows, "Th, Tl, c_i, 0", 4))
+    # c_i again as the integer 256 c_i (181..363: 8 significant bits, the
+    # lowest 2^-8), for the AVX-512 lanes' lookup in registers (lanes.h)
+    c8 = [int(c * 256) for c in cs]
+    assert all(c * 256 == v and 0 < v < 2 ** 16 for c, v in zip(cs, c8))
+    out.append("/* per interval i: c_i 2^8, an integer (not in the GPU prelude: no lanes there) */\n#ifndef __CUDACC__\n")
+    out.append(table("unsigned short", "crm_log_c8", [str(v) for v in c8], "256 c_i"))
+    out.append("#endif\n")
     l1 = chop(ln2, 42)
     lg = mpmath.log10(2)
     g1 = chop(lg, 42)

@@ -80,6 +80,29 @@ CRM_FN void crm_lanes_gather(const double *tab, const crm_i64 *idx, double *out)
 #endif
 }
 
+/* c[q] = log's c_k (crm_log_h[k][2]) for k = idx[q] / 4: with AVX-512 BW
+ * and DQ from 256 c_k (crm_log_c8, an integer) found by two word permutes
+ * of the table in registers, a blend and an exact conversion and scaling:
+ * r = m c - 1 starts the polynomial, and a gather's latency there held up
+ * every lane; elsewhere a gather. */
+CRM_FN void crm_lanes_log_c(const crm_i64 *idx, double *c)
+{
+#if defined(__AVX512BW__) && defined(__AVX512DQ__)
+    const __m512i t0 = _mm512_loadu_si512((const void *)crm_log_c8), t1 = _mm512_loadu_si512((const void *)(crm_log_c8 + 32));
+    const __m512i t2 = _mm512_loadu_si512((const void *)(crm_log_c8 + 64)), t3 = _mm512_loadu_si512((const void *)(crm_log_c8 + 96));
+    for (int q = 0; q < CRM_LANES; q += 8) {
+        /* k in each lane's low word (bits 0-5: the word of t0:t1 or t2:t3), 0 in the others */
+        __m512i k = _mm512_srli_epi64(_mm512_loadu_si512((const void *)(idx + q)), 2);
+        __m512i lo = _mm512_permutex2var_epi16(t0, k, t1), hi = _mm512_permutex2var_epi16(t2, k, t3);
+        __m512i v = _mm512_mask_blend_epi64(_mm512_test_epi64_mask(k, _mm512_set1_epi64(64)), lo, hi);
+        v = _mm512_and_si512(v, _mm512_set1_epi64(0xffff));
+        _mm512_storeu_pd(c + q, _mm512_mul_pd(_mm512_cvtepi64_pd(v), _mm512_set1_pd(0x1p-8)));
+    }
+#else
+    crm_lanes_gather(&crm_log_h[0][2], idx, c);
+#endif
+}
+
 /* xs = x, read 16 bytes at a time: brine's code (compiled for any x86-64
  * unless --cpu=native) stores x 8 or 16 bytes at a time just before the
  * call, and a wider read of stores still on their way to the cache waits
@@ -186,7 +209,7 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++)
         ih[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
-    crm_lanes_gather(&crm_log_h[0][2], ih, c);
+    crm_lanes_log_c(ih, c);
     crm_lanes_gather(&crm_log_h[0][0], ih, th);
     crm_lanes_gather(&crm_log_h[0][1], ih, tl);
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
