@@ -714,6 +714,15 @@ static bool try_loop(struct ir_node *s)
 /* Whether comprehension n may fill its slots on the pool; if so, marks it.
  * Its element is checked as a loop body holding one expression is: nothing
  * in it is stored, so it reads what it reads the same on every thread. */
+static struct ir_node *UNGUARD; /* the generator whose guard marks unguard clears */
+
+static void unguard(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->in_range_by == UNGUARD) n->in_range_by = NULL;
+    ir_each_child(n, unguard);
+}
+
 static bool try_comp(struct ir_node *n)
 {
     if (n->par || n->filter || n->nclauses) return false;
@@ -730,6 +739,12 @@ static bool try_comp(struct ir_node *n)
         ir_free_vars(n, &n->caps, &n->ncaps);
         n->par = n->pool = true;
         mark_calls(n->elem);
+        /* opt_loops.c's guards version only the sequential loop
+         * (emit_gen_loop): on the pool each chunk keeps its checks, so the
+         * indexes the guards covered are checked again */
+        UNGUARD = n;
+        unguard(n->elem);
+        n->nguards = 0;
     }
     clear_body_flags();
     return ok;
