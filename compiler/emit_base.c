@@ -353,6 +353,15 @@ void scope_close(void)
     F->nown = mark;
 }
 
+/* The end of a block the emitter opened with its own scope: the scope's
+ * releases, then the brace. */
+void block_close(void)
+{
+    scope_close();
+    F->ind--;
+    line("}");
+}
+
 /* An f-string's builder (brt_sb), whose buffer a panic between its init and
  * its finish frees (t NULL: nothing to release at the scope's end, where
  * brt_sb_finish has emptied it). */

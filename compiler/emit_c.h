@@ -144,6 +144,7 @@ const char *declare_var(struct ir_var *v, int state);
 const char *declare_extra(struct type *t);
 void scope_open(void);
 void scope_close(void);
+void block_close(void);
 /* The owner's declarations, push and variables' cells (after the
  * function's declarations), and its pop (before the exit's releases). */
 void own_record(struct buf *o);

@@ -93,14 +93,10 @@ static void par_key_cb(struct ir_node *rn, void *p)
     line("BRT_PUSH(%s, %s, %s);", ctype(t), a->vals, x);
     line("BRT_PUSH(int64_t, %s, %s); BRT_PUSH(int64_t, %s, %s);", a->kp, k, a->kp, pos);
     if (a->filter) {
-        scope_close();
-        F->ind--;
-        line("}");
+        block_close();
     }
     if (a->wpass) {
-        scope_close();
-        F->ind--;
-        line("}");
+        block_close();
     }
 }
 
@@ -328,9 +324,7 @@ const char *emit_keyed_ref(struct ir_node *rn)
         line("brt_key_order((const int64_t *)%s->data, %s, %s, (int64_t *)%s->data);", a.wkp, rm, a.nk, rord);
         kpass(rn, &a, &k, st, a.wroots, a.wkp, rord, true);
         line("brt_world_alone();");
-        scope_close();
-        F->ind--;
-        line("}");
+        block_close();
         line("if (%s == 2) brt_panic_text(%s, \"world: a rank's share of this reduction panicked\");", a.wpass, L);
     }
     if (so) line("brt_own_pop(&%s.o);", so);
@@ -372,9 +366,7 @@ static void merge_ref(struct ir_node *rn, const char *dst, const char *dh, const
     F->ind++;
     scope_open();
     combine_into(rn, dst, v);
-    scope_close();
-    F->ind--;
-    line("}");
+    block_close();
     F->ind--;
     line("}");
 }
@@ -428,9 +420,7 @@ static void scan_ref_cb(struct ir_node *rn, void *p)
     scope_close();
     line("((bool *)%s->data)[%s->len - 1] = 1;", a->lh, a->lh);
     if (a->filter) {
-        scope_close();
-        F->ind--;
-        line("}");
+        block_close();
     }
 }
 

@@ -375,9 +375,7 @@ static void fold_cb(struct ir_node *rn, void *p)
         line("}");
     }
     if (a->wpass) {
-        scope_close();
-        F->ind--;
-        line("}");
+        block_close();
     }
 }
 
