@@ -206,10 +206,11 @@ static void scalars_block(struct ir_node *b)
 
 /* ---- argument promotion ------------------------------------------------------ */
 
-/* A function with its aggregate parameter `param` split in scalars. */
+/* A function with its aggregate parameter `param` split in `count` scalars
+ * (an array parameter takes literals of any length: one copy per length). */
 struct promoted {
     struct ir_fn *from, *to;
-    int param;
+    int param, count;
 };
 static struct promoted *promos;
 static int npromos;
@@ -251,7 +252,7 @@ static void split_done(struct ir_copier *k, struct ir_node *c)
 static struct ir_fn *promote(struct ir_fn *f, int param, int count)
 {
     for (int i = 0; i < npromos; i++)
-        if (promos[i].from == f && promos[i].param == param) return promos[i].to;
+        if (promos[i].from == f && promos[i].param == param && promos[i].count == count) return promos[i].to;
     struct ir_var *v = f->params[param];
     struct ir_fn *g = arena_alloc(sizeof *g);
     *g = *f;
@@ -273,7 +274,7 @@ static struct ir_fn *promote(struct ir_fn *f, int param, int count)
     free(s.to);
     vec_push(&P->fns, g);
     promos = xrealloc(promos, (size_t)(npromos + 1) * sizeof *promos);
-    promos[npromos++] = (struct promoted){f, g, param};
+    promos[npromos++] = (struct promoted){f, g, param, count};
     return g;
 }
 

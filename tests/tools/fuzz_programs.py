@@ -507,6 +507,9 @@ class Gen:
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
+        self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
+        self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
+        self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
         self.scope = []      # generation-time view: list of dicts name -> (type, mutable)
@@ -2120,6 +2123,14 @@ class Gen:
             return self.row_par()
         if self.folds.random() < 0.04:
             return self.fold_par()
+        if self.fills.random() < 0.04:
+            st = fill_loop(self)
+            if st is not None:
+                return st
+        if self.calls.random() < 0.05:
+            st = pool_call(self)
+            if st is not None:
+                return st
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
@@ -3193,6 +3204,7 @@ def generate(seed):
             break
         saved_out = len(root.out)
         saved_used = set(g.used)
+        saved_top = len(g.top)
         ls, ex = g.stmt(2, False)
         Env.steps = 0
         try:
@@ -3207,15 +3219,18 @@ def generate(seed):
             root.vars = saved_vars
             del root.out[saved_out:]
             g.used = saved_used
+            del g.top[saved_top:]
             continue
         except (RecursionError, TooBig):
             g.scope[-1] = saved_scope
             root.vars = saved_vars
             del root.out[saved_out:]
             g.used = saved_used
+            del g.top[saved_top:]
             continue
         body.append(ls)
     lines = [f"import {m}" for m in sorted(g.imports)] + ([""] if g.imports else []) + lines
+    lines += g.top
     lines.append("fn main():")
     for ls in body:
         lines.extend("    " + l for l in ls)
@@ -3635,6 +3650,292 @@ def world_expr(g, t, d):
 FORM_HOOKS["expr"].append((0.015, world_expr))
 
 
+# ---- forms of the fill, consts and parfor (pool_calls) passes ------------------------
+# Each is drawn from a stream of its own (Gen.fills, Gen.calls), so a seed's
+# program changes only where one is written. A form may write module
+# constants and helper functions (Gen.top, before main; generate() drops
+# those of a statement it does not keep).
+
+def top_const(g, text):
+    """A module constant `let N = text` written before main: its name."""
+    name = g.fresh("N")
+    g.top.append(f"let {name} = {text}")
+    return name
+
+
+def fill_loop(g):
+    """An array written by a loop over i: pushed to from empty in a range
+    loop (opt_fill.c fills it by index), stored into at i after `[D] * n`,
+    pushed to in a stepped range or in a while loop with one induction
+    variable (opt_counted.c), or a (par) comprehension; the end of the range a
+    literal, a module constant (opt_consts.c), a let, or len of `[x] * n`. The
+    element is any expression of i, now and then combined with a read of a
+    captured array one element short (a panic at the last i) or with a
+    module constant. The array is printed (not in pure code: a fn value's body)."""
+    r = g.r
+    if g.pure:
+        return None
+    v, i, b, m, c = (g.fresh(p) for p in ("v", "i", "b", "m", "c"))
+    et = r.choice(["int", "float", "float", "bool"])
+    t = f"[{et}]"
+    n = r.randint(0, 12)
+    lo = r.choice([0, 0, 0, 1, 2])
+    step = r.choice([2, 3])
+    form = r.randrange(6)   # push, store at i, stepped push, while push, comprehension, par comprehension
+    lines = []
+    bound = r.randrange(4)
+    if bound == 0:
+        hi = str(n)
+    elif bound == 1:
+        hi = top_const(g, str(n))
+        g.use("const-bound")
+    elif bound == 2:
+        lines.append(f"let {m} = {n}")
+        hi = m
+    else:
+        x0 = {"int": "7", "float": "0.5", "bool": "true"}[et]
+        lines.append(f"let {b} = [{x0}] * {n}")
+        hi = f"len({b})"
+    g.use("fill")
+    g.scope.append({i: ("int", False)})
+    if form == 5:
+        g.pure += 1
+    x = g.typed(g.expr(et, 2), et)
+    if form == 5:
+        g.pure -= 1
+    g.scope.pop()
+    # the element: x, or x combined with a captured array's c[i] or a constant
+    cap = None
+    kc = None
+    how = r.randrange(3) if et != "bool" else r.randrange(2)
+    text = x.text
+    if how == 1:
+        clen = max(0, n - r.choice([0, 0, 0, 1]))
+        cap = [{"int": lambda: r.randint(-9, 9), "float": lambda: r.choice([0.5, -1.25, 3.0, 1e300, 0.1]),
+                "bool": lambda: r.random() < 0.5}[et]() for _ in range(clen)]
+        lines.append(f"let {c}: {t} = [" + ", ".join(show(et, y) for y in cap) + "]")
+        op = {"int": "+", "float": "*", "bool": "!="}[et]
+        text = f"({x.text}) {op} {c}[{i}]"
+    elif how == 2:
+        kc = r.choice([3, -2, 4611686018427387903]) if et == "int" else r.choice([0.25, -3.5, 1e308])
+        kname = top_const(g, show(et, kc))
+        g.use("const-bound")
+        text = f"({x.text}) + {kname}"
+    D = {"int": 0, "float": 0.0, "bool": False}[et]
+    if form == 0:
+        lines += [f"var {v}: {t} = []", f"for {i} in {lo}..{hi}:", f"    {v}.push({text})"]
+    elif form == 1:
+        lines += [f"var {v} = [{show(et, D)}] * {hi}", f"for {i} in {lo}..{hi}:", f"    {v}[{i}] = {text}"]
+    elif form == 2:
+        lines += [f"var {v}: {t} = []", f"for {i} in range({lo}, {hi}, {step}):", f"    {v}.push({text})"]
+    elif form == 3:
+        lines += [f"var {v}: {t} = []", f"var {i} = {lo}", f"while {i} < {hi}:", f"    {v}.push({text})",
+                  f"    {i} += {step}"]
+    else:
+        lines.append(f"let {v} = {'par ' if form == 5 else ''}[{text} for {i} in {lo}..{hi}]")
+    lines.append(f"print({v})")
+    idx = range(lo, n, step) if form in (2, 3) else range(lo, n)
+    xe = x.ev
+
+    def ex(env):
+        out = [D] * n if form == 1 else []
+        for iv in idx:
+            sub = Env(env)
+            sub.vars[i] = ["int", False, iv]
+            val = copyv(xe(sub))
+            if cap is not None:
+                if iv >= len(cap):
+                    raise Panic(f"index out of bounds: the len is {len(cap)} but the index is {iv}")
+                val = {"int": lambda a, y: chk("int", a + y, "addition"), "float": f_mul,
+                       "bool": lambda a, y: a != y}[et](val, cap[iv])
+            elif kc is not None:
+                val = chk("int", val + kc, "addition") if et == "int" else val + kc
+            if form == 1:
+                out[iv] = val
+            else:
+                out.append(val)
+        env.vars[v] = [t, form < 4, out]
+        if form == 3:
+            env.vars[i] = ["int", True, idx[-1] + step if len(idx) else lo]
+        env_out(env).append(show(t, out) + "\n")
+    g.scope[-1][v] = (t, form < 4)
+    if form == 3:
+        g.scope[-1][i] = ("int", True)
+    return lines, ex
+
+
+# the helper kinds: pool-safe (a loop, a local array pushed to) and refused
+# by opt_parfor.c's pool_calls (prints, recurses, takes a function value, a
+# while loop that counted leaves)
+HELPER_KINDS = ["loop", "loop", "push", "print", "recurse", "fnval", "while"]
+
+
+def pool_helper(g, et, kind):
+    """fn h(i: int, xs: [et][, f: fn(int) -> et]) -> et: a loop over k in
+    0..K adding xs[i % M + k] * X (X any pure expression of i, k and xs), as
+    the kind says. Its lines go to Gen.top; returns (name, model(i, xs, f))."""
+    r = g.r
+    h, pi, pxs, pk, pf, acc, ys = (g.fresh(p) for p in ("h", "p", "p", "k", "p", "a", "y"))
+    K, M = r.randint(1, 4), r.randint(1, 5)
+    if et == "int":
+        start = r.choice([0, 7, -5, I64[1] - r.randint(0, 50), I64[0] + r.randint(0, 50)])
+    else:
+        start = r.choice([0.0, 0.5, -2.25, 1e308])
+    saved, g.scope = g.scope, [dict(g.consts), {pi: ("int", False), pk: ("int", False), pxs: (f"[{et}]", False)}]
+    g.pure += 1
+    g.fuel = 12
+    c = r.random()   # mostly plain (the helper then runs on the pool), now and then anything
+    x = g.typed(g.expr(et, 1), et) if c < 0.5 else g.leaf(et) if c < 0.8 else g.typed(g.expr(et, 2), et)
+    g.pure -= 1
+    g.scope = saved
+    term = f"{pxs}[{pi} % {M} + {pk}] * ({x.text})"
+    params = f"{pi}: int, {pxs}: [{et}]" + (f", {pf}: fn(int) -> {et}" if kind == "fnval" else "")
+    lines = [f"fn {h}({params}) -> {et}:"]
+    if kind == "print":
+        lines.append(f"    print({pi})")
+    if kind == "push":
+        lines += [f"    var {ys}: [{et}] = []", f"    for {pk} in 0..{K}:", f"        {ys}.push({term})",
+                  f"    return {ys}[{pi} % {K}]"]
+    else:
+        lines.append(f"    var {acc}: {et} = {show(et, start)}")
+        if kind == "while":
+            lines += [f"    var {pk} = 0", f"    while {pk} * {pk} < {K * K}:", f"        {acc} += {term}",
+                      f"        {pk} += 1"]
+        else:
+            lines += [f"    for {pk} in 0..{K}:", f"        {acc} += {term}"]
+        if kind == "recurse":
+            lines += [f"    if {pi} % 3 == 0:", f"        return {acc}", f"    return {acc} + {h}({pi} - 1, {pxs})"]
+        elif kind == "fnval":
+            lines.append(f"    return {acc} + {pf}({pi})")
+        else:
+            lines.append(f"    return {acc}")
+    g.top += lines + [""]
+    xe = x.ev
+
+    def add(a, y):
+        return chk("int", a + y, "addition") if et == "int" else a + y
+
+    def model(iv, xs, f=None):
+        if kind == "print":
+            env_out(GLOBAL[0]).append(f"{iv}\n")
+        vals = []
+        for kv in range(K):
+            env = Env(GLOBAL[0])
+            env.vars.update({pi: ["int", False, iv], pk: ["int", False, kv], pxs: [f"[{et}]", False, xs]})
+            j = iv % M + kv
+            if j >= len(xs):
+                raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {j}")
+            xv = xe(env)
+            vals.append(chk("int", xs[j] * xv, "multiplication") if et == "int" else f_mul(xs[j], xv))
+        if kind == "push":
+            return vals[iv % K]
+        a = start
+        for y in vals:
+            a = add(a, y)
+        if kind == "recurse" and iv % 3 != 0:
+            return add(a, model(iv - 1, xs))
+        if kind == "fnval":
+            return add(a, f(iv))
+        return a
+    return h, model, K, M
+
+
+def pool_call(g):
+    """Calls of a helper function over i in 0..N where opt_parfor.c may put
+    them on the pool: a comprehension, a loop storing into its own slot, a
+    fold loop (int sum and max), a par comprehension, a par sum; the helper
+    pool-safe or not (HELPER_KINDS). N is small or large enough to split at 2
+    and 7 threads; xs is now and then one short for the helper's last read
+    (an index panic inside the helper at some i), an int helper starts now and
+    then near an end of int (an overflow), and the element may read a
+    captured array one short too."""
+    r = g.r
+    if g.pure:
+        return None
+    et = r.choice(["int", "float"])
+    kind = r.choice(HELPER_KINDS)
+    form = r.randrange(5)
+    if kind == "print" and form >= 3:
+        form = r.randrange(3)   # a par element prints nothing
+    t = f"[{et}]"
+    h, model, K, M = pool_helper(g, et, kind)
+    g.use("pool-call" if kind in ("loop", "push") else "pool-refused")
+    v, i, xs, ys, s, mx = (g.fresh(p) for p in ("v", "i", "x", "y", "s", "m"))
+    N = r.choice([0, 5, 40, 300, 300])
+    L = M + K - 1 - (1 if r.random() < 0.2 else 0)
+    xv = [r.randint(-20, 20) if et == "int" else r.choice([0.5, -1.5, 2.0, 0.1, 3.25, -0.0]) for _ in range(L)]
+    lines = [f"let {xs}: {t} = [" + ", ".join(show(et, y) for y in xv) + "]"]
+    fl = None
+    fargs = ""
+    if kind == "fnval":
+        if et == "int":
+            mul = r.choice([2, 3, -1])
+            fl, fargs = (lambda a, mul=mul: chk("int", a * mul, "multiplication")), f", lambda q: q * {mul}"
+        else:
+            fl, fargs = (lambda a: float(a) * 0.5), ", lambda q: float(q) * 0.5"
+    call = f"{h}({i}, {xs}{fargs})"
+    yv = None
+    if r.random() < 0.3:
+        yv = [r.randint(-9, 9) if et == "int" else r.choice([1.0, -0.5, 2.5]) for _ in range(N - (1 if r.random() < 0.3 else 0))]
+        lines.append(f"let {ys}: {t} = [" + ", ".join(show(et, y) for y in yv) + "]" if yv else f"let {ys}: {t} = []")
+        call = f"{call} + {ys}[{i}]"
+    start = r.choice([0, 3, I64[1] - r.randint(0, 3000)]) if et == "int" else 0.0
+    if form == 0:
+        lines.append(f"let {v} = [{call} for {i} in 0..{N}]")
+    elif form == 1:
+        lines += [f"var {v} = [{show(et, 0 if et == 'int' else 0.0)}] * {N}", f"for {i} in 0..{N}:", f"    {v}[{i}] = {call}"]
+    elif form == 2:
+        lines += [f"var {s}: {et} = {show(et, start)}", f"var {mx}: {et} = {show(et, start)}", f"for {i} in 0..{N}:",
+                  f"    {s} += {call}", f"    {mx} = max({mx}, {call})"]
+    elif form == 3:
+        lines.append(f"let {v} = par [{call} for {i} in 0..{N}]")
+    else:
+        lines.append(f"let {s} = par sum({call} for {i} in 0..{N})")
+
+    def elem_at(iv):
+        a = model(iv, xv, fl)
+        if yv is not None:
+            if iv >= len(yv):
+                raise Panic(f"index out of bounds: the len is {len(yv)} but the index is {iv}")
+            a = chk("int", a + yv[iv], "addition") if et == "int" else a + yv[iv]
+        return a
+
+    if form == 2:
+        lines.append(f"print({s}, {mx})")
+    elif form == 4:
+        lines.append(f"print({s})")
+    else:
+        lines.append(f"print({v})")
+
+    def ex(env):
+        if form == 2:
+            sv, mv = start, start
+            for iv in range(N):
+                e = elem_at(iv)
+                sv = chk("int", sv + e, "addition") if et == "int" else sv + e
+                e = elem_at(iv)
+                mv = e if e > mv else mv
+            env.vars[s] = [et, True, sv]
+            env.vars[mx] = [et, True, mv]
+            env_out(env).append(f"{show(et, sv)} {show(et, mv)}\n")
+        elif form == 4:
+            sv = reduce_model("sum", et, True, [lambda iv=iv: (True, elem_at(iv)) for iv in range(N)])
+            env.vars[s] = [et, False, sv]
+            env_out(env).append(show(et, sv) + "\n")
+        else:
+            out = [elem_at(iv) for iv in range(N)]
+            env.vars[v] = [t, form == 1, out]
+            env_out(env).append(show(t, out) + "\n")
+    if form == 2:
+        g.scope[-1][s] = (et, True)
+        g.scope[-1][mx] = (et, True)
+    elif form == 4:
+        g.scope[-1][s] = (et, False)
+    else:
+        g.scope[-1][v] = (t, form == 1)
+    return lines, ex
+
+
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
@@ -3646,7 +3947,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "row-par", "fold-par"]
+            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused"]
 
 
 def classify(problem):
