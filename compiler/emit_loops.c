@@ -148,9 +148,10 @@ static void range_end(void)
 /* Writes BP_UNROLL before the loop about to open over it when its trip
  * count is a constant from 2 to IR_SHORT_TRIPS (literal int bounds: written
  * so, or made so by opt_range.c) and its body (body, body2: statements or a
- * generator's element and filter) holds no loop: gcc then writes every
- * step in place (no counter, no branch; a row's loads hoisted where it
- * can). The steps and their order are the loop's, so every bit is. */
+ * generator's element and filter) holds no loop and no call: gcc then
+ * writes every step in place (no counter, no branch; a row's loads
+ * hoisted where it can). The steps and their order are the loop's, so
+ * every bit is. */
 void unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
 {
     if (loop->nguards && CG->guarded != loop) return; /* the checked copy: it runs rarely */
@@ -159,7 +160,7 @@ void unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node 
         return;
     __int128 n = (__int128)(int64_t)(uint64_t)it->hi->ival - (__int128)(int64_t)(uint64_t)it->lo->ival
                  + (it->inclusive ? 1 : 0);
-    if (n >= 2 && n <= IR_SHORT_TRIPS && !ir_has_loop(body) && !ir_has_loop(body2)) line("BP_UNROLL");
+    if (n >= 2 && n <= IR_SHORT_TRIPS && !ir_loops_or_calls(body) && !ir_loops_or_calls(body2)) line("BP_UNROLL");
 }
 
 static void range_loop(struct ir_node *s, const char *lo, const char *hi)

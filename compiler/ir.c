@@ -1029,14 +1029,14 @@ static void find_loop(struct ir_node *n)
 {
     if (!n || LOOPY) return;
     if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE || n->op == IR_REDUCE
-        || n->op == IR_LISTCOMP) {
+        || n->op == IR_LISTCOMP || n->op == IR_CALL || n->op == IR_CALLV) {
         LOOPY = true;
         return;
     }
     ir_each_child(n, find_loop);
 }
 
-bool ir_has_loop(struct ir_node *n)
+bool ir_loops_or_calls(struct ir_node *n)
 {
     LOOPY = false;
     find_loop(n);

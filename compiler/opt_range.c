@@ -100,7 +100,7 @@ static void short_bounds(struct ir_iter *it, struct range lo, struct range hi, s
 {
     if (!OWN_ROUND || it->lo->type != ty_int || lo.lo != lo.hi || hi.lo != hi.hi) return;
     __int128 n = hi.lo - lo.lo + (it->inclusive ? 1 : 0);
-    if (n < 2 || n > IR_SHORT_TRIPS || ir_has_loop(body) || ir_has_loop(body2)) return;
+    if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return;
     note_bound(it->lo, lo);
     note_bound(it->hi, hi);
 }
