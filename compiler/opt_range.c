@@ -80,15 +80,16 @@ struct range {
 static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
 
 /* Range bounds read from a variable of one value, rewritten as literals
- * when the walk is done (literal_bounds). */
+ * when the walk is done (literal_bounds): pairs of the bound's place (a
+ * struct ir_node **) and its literal. */
 static struct vec BOUNDS;
 static bool OWN_ROUND; /* the first round: parameters know nothing of their callers */
 
-static void note_bound(struct ir_node *e, struct range r)
+static void note_bound(struct ir_node **place, struct range r)
 {
-    if (e->op == IR_VAR) {
-        e->ival = (unsigned __int128)r.lo; /* the value, kept until the rewrite */
-        vec_push(&BOUNDS, e);
+    if ((*place)->op == IR_VAR) {
+        vec_push(&BOUNDS, place);
+        vec_push(&BOUNDS, ir_mk_int((int64_t)r.lo, (*place)->loc));
     }
 }
 
@@ -101,19 +102,18 @@ static void short_bounds(struct ir_iter *it, struct range lo, struct range hi, s
     if (!OWN_ROUND || it->lo->type != ty_int || lo.lo != lo.hi || hi.lo != hi.hi) return;
     __int128 n = hi.lo - lo.lo + (it->inclusive ? 1 : 0);
     if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return;
-    note_bound(it->lo, lo);
-    note_bound(it->hi, hi);
+    note_bound(&it->lo, lo);
+    note_bound(&it->hi, hi);
 }
 
 static void literal_bounds(void)
 {
-    for (int i = 0; i < BOUNDS.len; i++) {
-        struct ir_node *e = BOUNDS.items[i];
-        if (e->op != IR_VAR) continue;
-        int64_t v = (int64_t)(uint64_t)e->ival;
-        e->op = IR_INT;
-        e->var = NULL;
-        e->ival = (unsigned __int128)(__int128)v;
+    /* the bound's place changes, not its node: whatever else may point at
+     * the node (a guard, another pass's expression) still reads the
+     * variable, wherever it is */
+    for (int i = 0; i + 1 < BOUNDS.len; i += 2) {
+        struct ir_node **place = BOUNDS.items[i];
+        if ((*place)->op == IR_VAR) *place = BOUNDS.items[i + 1];
     }
     BOUNDS = (struct vec){0}; /* arena memory */
 }
