@@ -235,6 +235,7 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
 void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
+void unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2);
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                  const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
 void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);

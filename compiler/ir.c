@@ -1024,6 +1024,25 @@ struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc)
     return n;
 }
 
+static bool LOOPY;
+static void find_loop(struct ir_node *n)
+{
+    if (!n || LOOPY) return;
+    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE || n->op == IR_REDUCE
+        || n->op == IR_LISTCOMP || n->op == IR_CALL || n->op == IR_CALLV) {
+        LOOPY = true;
+        return;
+    }
+    ir_each_child(n, find_loop);
+}
+
+bool ir_loops_or_calls(struct ir_node *n)
+{
+    LOOPY = false;
+    find_loop(n);
+    return LOOPY;
+}
+
 struct ir_node *ir_mk_int(int64_t v, struct loc loc)
 {
     struct ir_node *n = ir_new(IR_INT, loc, ty_int);

@@ -358,6 +358,13 @@ void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
+/* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
+ * statements, or a generator's element and filter) with no loop and no
+ * call inside (ir_loops_or_calls: a callee may loop, and gcc may write it
+ * in place). opt_range.c writes the bounds of a short loop that it
+ * proves constant as literals; the C emitter has gcc unroll it whole. */
+enum { IR_SHORT_TRIPS = 16 };
+bool ir_loops_or_calls(struct ir_node *n); /* ir.c: n holds a loop, a generator, a comprehension or a call */
 /* A fresh compiler temporary of type t (opt_comploop.c). */
 struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc);
 /* Whether int expression n is a bound that evaluated again gives the same

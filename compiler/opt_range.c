@@ -46,9 +46,14 @@
  * 0..63, and on int to u64 conversions of a non-negative value; in_bounds
  * on an index of a variable and a store of one index. Where it cannot
  * prove, the check stays, so every panic stays where and what it is.
- * `--dump=ir:range` shows the marks (no-overflow, in-bounds). A generator
- * whose every index opt_loops.c guarded is in_bounds loses its guards (its
- * two versions would be one).
+ * `--dump=ir:range` shows the marks (no-overflow, in-bounds). The bounds
+ * of a short loop (ir.h: at most IR_SHORT_TRIPS steps, no loop inside)
+ * that read int variables of one value each become those literals (`let d
+ * = 16` ... `for k in 0..d` is `0..16`), after the walk, so that no proof
+ * made with the variables is lost: the C compiler then knows the trip
+ * count, in the pool's helpers too, and unrolls the loop (emit_loops.c).
+ * A generator whose every index opt_loops.c guarded is in_bounds loses its
+ * guards (its two versions would be one).
  */
 #include "ir.h"
 
@@ -73,6 +78,45 @@ struct range {
 };
 
 static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
+
+/* Range bounds read from a variable of one value, rewritten as literals
+ * when the walk is done (literal_bounds): pairs of the bound's place (a
+ * struct ir_node **) and its literal. */
+static struct vec BOUNDS;
+static bool OWN_ROUND; /* the first round: parameters know nothing of their callers */
+
+static void note_bound(struct ir_node **place, struct range r)
+{
+    if ((*place)->op == IR_VAR) {
+        vec_push(&BOUNDS, place);
+        vec_push(&BOUNDS, ir_mk_int((int64_t)r.lo, (*place)->loc));
+    }
+}
+
+/* A short loop's (ir.h) bounds of one value each, from the function's own
+ * code (the first round, before the callers' arguments: a function's C is
+ * the same whoever calls it): noted for literal_bounds. */
+static void short_bounds(struct ir_iter *it, struct range lo, struct range hi, struct ir_node *body,
+                         struct ir_node *body2)
+{
+    if (!OWN_ROUND || it->lo->type != ty_int || lo.lo != lo.hi || hi.lo != hi.hi) return;
+    __int128 n = hi.lo - lo.lo + (it->inclusive ? 1 : 0);
+    if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return;
+    note_bound(&it->lo, lo);
+    note_bound(&it->hi, hi);
+}
+
+static void literal_bounds(void)
+{
+    /* the bound's place changes, not its node: whatever else may point at
+     * the node (a guard, another pass's expression) still reads the
+     * variable, wherever it is */
+    for (int i = 0; i + 1 < BOUNDS.len; i += 2) {
+        struct ir_node **place = BOUNDS.items[i];
+        if ((*place)->op == IR_VAR) *place = BOUNDS.items[i + 1];
+    }
+    BOUNDS = (struct vec){0}; /* arena memory */
+}
 
 static int NV;               /* variables: ids 1..NV */
 static struct range *ENV;    /* by var id: the current range (ints), or length (arrays: len) */
@@ -276,6 +320,7 @@ static void generator(struct ir_node *n)
     for (int i = 0; i < m; i++) {
         if (its[i]->is_range) {
             struct range lo = expr(its[i]->lo), hi = expr(its[i]->hi);
+            if (m == 1) short_bounds(its[i], lo, hi, n->elem, n->filter);
             if (is_int_var(vars[i])) {
                 ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
                 if (!its[i]->inclusive && stable(its[i]->hi)) set_below(&ENV[vars[i]->id], its[i]->hi);
@@ -676,6 +721,7 @@ static __int128 while_trips(struct ir_node *s)
 static void for_range(struct ir_node *s)
 {
     struct range lo = expr(s->iter.lo), hi = expr(s->iter.hi);
+    short_bounds(&s->iter, lo, hi, s->b, NULL);
     each_change(s->iter.lo, forget_len);
     each_change(s->iter.hi, forget_len);
     __int128 last = s->iter.inclusive ? hi.hi : hi.hi - 1;
@@ -880,6 +926,7 @@ void opt_range(struct ir_program *ir)
     /* each round is sound: its parameters' ranges hold every argument the
      * round before saw (itself sound), so its marks are too */
     for (int round = 0; round < ROUNDS; round++) {
+        OWN_ROUND = round == 0;
         SEEN = xmalloc(sizeof *SEEN * nf);
         memset(SEEN, 0, sizeof *SEEN * nf);
         for (int i = 0; i < ir->fns.len; i++) {
@@ -905,6 +952,7 @@ void opt_range(struct ir_program *ir)
     for (int i = 0; i < ir->fns.len; i++) free(prev[i].arg);
     free(prev);
     for (int i = 0; i < ir->fns.len; i++) drop_proved_guards(((struct ir_fn *)ir->fns.items[i])->body);
+    literal_bounds();
     SEEN = NULL;
     free(ENV);
     free(CH);

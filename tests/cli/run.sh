@@ -569,4 +569,49 @@ fi
 "$BRINE" run --opt=none fo/f.br > fo.want 2>&1
 check "fold: the same output as --opt=none" same fo.got fo.want
 
+# ---- short loops: bounds as literals, unrolled whole by gcc -----------------
+# A loop of 2 to 16 steps with no loop or call inside whose bounds are lets
+# of one value (opt_range.c) gets BP_UNROLL (emit_loops.c); a longer one, one
+# with a loop or a call inside, or one whose bound is a parameter (whatever
+# its callers pass) does not.
+mkdir -p un
+cat > un/u.br <<'EOB'
+fn part(v: [float], n: int) -> float:
+    var s = 0.0
+    for k in 0..n:
+        s += v[k]
+    return s
+
+fn main():
+    let d = 16
+    let e = d + 1
+    let x = [float(i) * 0.5 for i in 0..40]
+    var s = 0.0
+    for k in 0..d:
+        s += x[k]
+    var t = 0.0
+    for k in 0..e:
+        t += x[k]
+    var w = 0
+    for i in 0..4:
+        for k in 0..=3:
+            w += i * k
+    var c = 0.0
+    for k in 0..d:
+        c += part(x, k)
+    print(s, t, w, c, sum(x[k] * x[k] for k in 0..d), part(x, 4))
+EOB
+"$BRINE" build --release --emit-c un/u.br -o un/u > un.log 2>&1
+check "unroll: builds with --emit-c" [ $? -eq 0 -a -s un/u.c ]
+unbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" un/u.c; }
+check "unroll: 0..d, 0..=3 and the sum over 0..d (d = 16) unrolled; 0..d + 1, the nest's outer loop and calls not" \
+    [ "$(unbody bf_main_main | grep -c '^ *BP_UNROLL$')" -eq 3 ]
+check "unroll: bounds of a short loop as literals" [ "$(unbody bf_main_main | grep -cE '= 16LL;$|< 16LL \?')" -eq 3 ]
+check "unroll: never for a parameter's bound" [ "$(unbody bf_main_part | grep -c BP_UNROLL)" -eq 0 ]
+check "unroll: BP_UNROLL only for gcc" \
+    grep -q '^#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__)$' un/u.c
+./un/u > un.got 2>&1
+"$BRINE" run --opt=none un/u.br > un.want 2>&1
+check "unroll: the same output as --opt=none" same un.got un.want
+
 harness_finish
