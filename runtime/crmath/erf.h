@@ -68,7 +68,7 @@ CRM_FN double crm_erf_centre(double a, crm_u64 base, int *i)
 }
 
 /* erf(a), 2^-500 <= a < 1, as a double-double (the fast path) */
-CRM_FN crm_dd crm_erf_fast(double a)
+CRM_HOT_FN crm_dd crm_erf_fast(double a)
 {
     if (a < 0.0625) {
         const double *C = crm_erf_c0;
@@ -92,7 +92,7 @@ CRM_FN crm_dd crm_erf_fast(double a)
 }
 
 /* G(a), 1 <= a < 32, as a double-double (the fast path) */
-CRM_FN crm_dd crm_erfc_g_fast(double a)
+CRM_HOT_FN crm_dd crm_erfc_g_fast(double a)
 {
     int i;
     double t = a - crm_erf_centre(a, 0x3ff0000000000000ULL, &i); /* exact */
@@ -109,7 +109,7 @@ CRM_FN crm_dd crm_erfc_g_fast(double a)
 
 /* exp(-s) as T 2^e, T a double-double near [0.7, 2) within 2^-69.3
  * (exp.h's own fast path, renormalized: th >= 1 > |lo|), s <= 745.3 */
-CRM_FN crm_dd crm_erfc_expm(double s, int *e)
+CRM_HOT_FN crm_dd crm_erfc_expm(double s, int *e)
 {
     double rh, rl, lo;
     int j;
@@ -121,7 +121,7 @@ CRM_FN crm_dd crm_erfc_expm(double s, int *e)
 }
 
 /* erfc(a) = y 2^e, 1 <= a < 27.3, y a double-double (the fast path) */
-CRM_FN crm_dd crm_erfc_fast(double a, int *e)
+CRM_HOT_FN crm_dd crm_erfc_fast(double a, int *e)
 {
     double sl, s = crm_two_prod(a, a, &sl);
     crm_dd E = crm_erfc_expm(s, e);
