@@ -63,7 +63,7 @@ CRM_HOT_FN double crm_asin_fast(double a, double *l)
 CRM_HOT_FN double crm_acos_near1(double a, double *l)
 {
     double z = 1.0 - a, z2 = z + z;
-    double s = sqrt(z2);
+    double s = crm_sqrt(z2);
     double sl = fma(-s, s, z2) / (s + s);
     double t = fma(z, 128.0, CRM_ASIN_BIG), jd = t - CRM_ASIN_BIG;
     const double *c = crm_asin_t2[(int)crm_bits(t)];
