@@ -61,9 +61,10 @@ CRM_HOT_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l
     double c = j * 0.015625, th = uh, tl = ul;
     if (j) { /* t = (u - c)/(1 + u c); uh - c is exact (within 2^-7 of c, c a multiple of 2^-6) */
         double nl, nh = crm_two_sum(uh - c, ul, &nl);
-        double pl, ph = crm_two_prod(c, uh, &pl);
-        double dl, dh = crm_fast_two_sum(1.0, ph, &dl);
-        dl += pl + c * ul;
+        /* 1 + c uh by an fma, its error by a second (1 - dh exact: dh in
+         * [1, 2]), within 2^-106 */
+        double dh = fma(c, uh, 1.0);
+        double dl = fma(c, uh, 1.0 - dh) + c * ul;
         /* one division: th = nh/dh, then the remainder (exact by fma) over dh */
         double inv = 1.0 / dh;
         th = nh * inv;
