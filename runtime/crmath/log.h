@@ -207,7 +207,7 @@ CRM_HOT_FN double crm_log_base(int kind, double hi, double *lo)
     double ch = kind == CRM_LOG2 ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI;
     double cm = kind == CRM_LOG2 ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
     double pl, ph = crm_two_prod(hi, ch, &pl);
-    *lo = fma(hi, cm, fma(*lo, ch, pl));
+    *lo = fma(*lo, ch, fma(hi, cm, pl)); /* lo, the last part ready, last */
     return ph;
 }
 
