@@ -75,8 +75,10 @@ CRM_HOT_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l
     if (!n) {
         h = crm_fast_two_sum(wh, wl, l);
     } else {
+        /* |oh| >= pi/2 > 0.79 > |wh| (atan u <= pi/4 and wl's few ulps):
+         * a fast two-sum is exact */
         double oh = n * CRM_PI2_HI, ol = n * CRM_PI2_MI;
-        double e2, rh = crm_two_sum(oh, s * wh, &e2);
+        double e2, rh = crm_fast_two_sum(oh, s * wh, &e2);
         h = crm_fast_two_sum(rh, e2 + (ol + s * wl), l);
     }
     *eps = j || n ? 0x1p-70 : 0x1p-64 * crm_fabs(h);
