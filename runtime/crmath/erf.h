@@ -235,6 +235,17 @@ CRM_COLD_FN double crm_erfc_slow(double x)
     return crm_round_scaled(c.hi, c.mi, c.lo, e);
 }
 
+/* k + y, k = 1 or 2 and |y.hi| <= 0.85 (erf below 1, erfc from 1 on: at
+ * most 0.16): k + y.hi by a fast two-sum (exact), the low parts added once
+ * (below 2^-51: 2^-104, 2^-101.3 of a result >= 0.157) and not
+ * renormalised (the rounding test takes any low part); a two-sum and a
+ * renormalisation fewer than crm_dd_add_d */
+CRM_FN crm_dd crm_erf_add_k(double k, crm_dd y)
+{
+    double e, h = crm_fast_two_sum(k, y.hi, &e);
+    return crm_dd_make(h, e + y.lo);
+}
+
 CRM_FN double brm_erf(double x)
 {
     double a = crm_fabs(x);
@@ -254,7 +265,7 @@ CRM_FN double brm_erf(double x)
         int e;
         crm_dd c = crm_erfc_fast(a, &e);
         double s = crm_pow2i(e);
-        y = crm_dd_add_d(crm_dd_make(-c.hi * s, -c.lo * s), 1.0);
+        y = crm_erf_add_k(1.0, crm_dd_make(-c.hi * s, -c.lo * s));
     }
     double out;
     if (CRM_LIKELY(crm_round_test(y.hi, y.lo, 0x1p-67, &out))) return sign * out;
@@ -274,7 +285,7 @@ CRM_FN double brm_erfc(double x)
     if (a < 1) {
         y = crm_erf_fast(a);
         if (x > 0) y = crm_dd_neg(y);
-        y = crm_dd_add_d(y, 1.0);
+        y = crm_erf_add_k(1.0, y);
         if (CRM_LIKELY(crm_round_test(y.hi, y.lo, 0x1p-66, &out))) return out;
         return crm_erfc_slow(x);
     }
@@ -283,7 +294,7 @@ CRM_FN double brm_erfc(double x)
     crm_dd c = crm_erfc_fast(a, &e);
     if (x < 0) {
         double s = crm_pow2i(e);
-        y = crm_dd_add_d(crm_dd_make(-c.hi * s, -c.lo * s), 2.0);
+        y = crm_erf_add_k(2.0, crm_dd_make(-c.hi * s, -c.lo * s));
         if (CRM_LIKELY(crm_round_test(y.hi, y.lo, 0x1p-67, &out))) return out;
     } else if (CRM_LIKELY(e > -1000)) {
         if (CRM_LIKELY(crm_round_test(c.hi, c.lo, 0x1p-67, &out))) return out * crm_pow2i(e); /* normal: exact */
