@@ -13,7 +13,7 @@
  *   five roundings: below 2^-67.3 a.
  * - 2^-7 <= a < 0.5: x0 = j/128 the nearest, h = a - x0 exact (Sterbenz),
  *   |h| <= 2^-8; asin a = c0 + c1 h + h^2 Q(h), c0 and c1 double-doubles
- *   (2^-106), c1h h exact (two-prod), Q of degree 7 in doubles (Estrin).
+ *   (2^-106), c0 + c1h h and its error by two fma's (2^-106), Q of degree 7 in doubles (Estrin).
  *   The generator checks the truncation (2^-75.8 asin a) and that the
  *   terms from h^2 on are below 2^-16.4 asin a: their roundings (h^2, Q, the
  *   product, four additions into l) stay below 2^-66 asin a.
@@ -53,9 +53,12 @@ CRM_HOT_FN double crm_asin_fast(double a, double *l)
     double h2 = h * h, h4 = h2 * h2;
     double q = fma(h4, fma(h2, fma(h, c[11], c[10]), fma(h, c[9], c[8])),
                    fma(h2, fma(h, c[7], c[6]), fma(h, c[5], c[4])));
-    double pl, ph = crm_two_prod(c[2], h, &pl);
-    double e, hi = crm_fast_two_sum(c[0], ph, &e); /* |c0| >= asin 2^-7 > 1.16 * 2^-8 >= |ph| */
-    *l = e + (c[1] + (pl + fma(c[3], h, h2 * q)));
+    /* c0 + c1h h rounded by an fma, its error by a second, within 2^-53
+     * of it (2^-106 asin a): c0 - hi is exact (Sterbenz: for j = 1, h >= 0;
+     * for j >= 2, |c1h h| <= 1.16 2^-8 <= c0/2) */
+    double hi = fma(c[2], h, c[0]);
+    double e = fma(c[2], h, c[0] - hi);
+    *l = e + (c[1] + fma(c[3], h, h2 * q));
     return hi;
 }
 
@@ -63,16 +66,18 @@ CRM_HOT_FN double crm_asin_fast(double a, double *l)
 CRM_HOT_FN double crm_acos_near1(double a, double *l)
 {
     double z = 1.0 - a, z2 = z + z;
-    double s = sqrt(z2);
+    double s = crm_sqrt(z2);
     double sl = fma(-s, s, z2) / (s + s);
     double t = fma(z, 128.0, CRM_ASIN_BIG), jd = t - CRM_ASIN_BIG;
     const double *c = crm_asin_t2[(int)crm_bits(t)];
     double h = fma(jd, -0.0078125, z);
     double h2 = h * h;
     double q = fma(h2 * h2, fma(h, c[9], c[8]), fma(h2, fma(h, c[7], c[6]), fma(h, c[5], c[4])));
-    double pl, ph = crm_two_prod(c[2], h, &pl);
-    double e, fh = crm_fast_two_sum(c[0], ph, &e); /* F0 >= 1 > |ph| */
-    double fl = e + (c[1] + (pl + fma(c[3], h, h2 * q)));
+    /* F0 + c1h h and its error by two fma's, as crm_asin_fast (F0 - fh
+     * exact: F0 >= 1 and |c1h h| < 2^-10) */
+    double fh = fma(c[2], h, c[0]);
+    double e = fma(c[2], h, c[0] - fh);
+    double fl = e + (c[1] + fma(c[3], h, h2 * q));
     double rl, rh = crm_two_prod(s, fh, &rl);
     *l = rl + fma(s, fl, sl * fh);
     return rh;

@@ -61,9 +61,10 @@ CRM_HOT_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l
     double c = j * 0.015625, th = uh, tl = ul;
     if (j) { /* t = (u - c)/(1 + u c); uh - c is exact (within 2^-7 of c, c a multiple of 2^-6) */
         double nl, nh = crm_two_sum(uh - c, ul, &nl);
-        double pl, ph = crm_two_prod(c, uh, &pl);
-        double dl, dh = crm_fast_two_sum(1.0, ph, &dl);
-        dl += pl + c * ul;
+        /* 1 + c uh by an fma, its error by a second (1 - dh exact: dh in
+         * [1, 2]), within 2^-106 */
+        double dh = fma(c, uh, 1.0);
+        double dl = fma(c, uh, 1.0 - dh) + c * ul;
         /* one division: th = nh/dh, then the remainder (exact by fma) over dh */
         double inv = 1.0 / dh;
         th = nh * inv;
@@ -74,8 +75,10 @@ CRM_HOT_FN double crm_atan_fast(double uh, double ul, int n, double s, double *l
     if (!n) {
         h = crm_fast_two_sum(wh, wl, l);
     } else {
+        /* |oh| >= pi/2 > 0.79 > |wh| (atan u <= pi/4 and wl's few ulps):
+         * a fast two-sum is exact */
         double oh = n * CRM_PI2_HI, ol = n * CRM_PI2_MI;
-        double e2, rh = crm_two_sum(oh, s * wh, &e2);
+        double e2, rh = crm_fast_two_sum(oh, s * wh, &e2);
         h = crm_fast_two_sum(rh, e2 + (ol + s * wl), l);
     }
     *eps = j || n ? 0x1p-70 : 0x1p-64 * crm_fabs(h);

@@ -56,6 +56,22 @@ double fma(double, double, double);
 double sqrt(double);
 #endif
 
+/* sqrt, correctly rounded (IEEE 754) everywhere. gcc's sqrt keeps a test
+ * and a libm call for a negative argument (errno), and with it a stack
+ * frame on the fast path that calls it; every caller here passes x >= 0,
+ * so on x86-64 gcc and clang take the instruction itself (SSE2's sqrtsd,
+ * the same bits). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__SSE2__) && !defined(__TINYC__) && !defined(__CUDACC__)
+typedef double crm_v2d __attribute__((vector_size(16)));
+CRM_FN double crm_sqrt(double x)
+{
+    crm_v2d v = {x, 0};
+    return __builtin_ia32_sqrtsd(v)[0];
+}
+#else
+CRM_FN double crm_sqrt(double x) { return sqrt(x); }
+#endif
+
 typedef unsigned long long crm_u64;
 typedef long long crm_i64;
 

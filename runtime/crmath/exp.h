@@ -106,8 +106,10 @@ CRM_FN crm_dd crm_expm1_poly(double rh, double rl)
  * of a value below 2^-18 (2^-72 each), B's roundings times rh z (2^-80),
  * rh B + rl/2's (below 2^-11.1: 2^-64.1 times z, 2^-81.2), rl's terms
  * left out (2^-73.4), the reduction (2^-98): below 2^-70.75 in all.
- * T (1 + rh + Q) = th + th rh + th Q + tl (1 + rh + Q): th + th rh is
- * s + t + b exactly (fma product, then a fast two-sum: th >= 1 > |th rh|),
+ * T (1 + rh + Q) = th + th rh + th Q + tl (1 + rh + Q): s = RN(th + th
+ * rh) by one fma, its error th + th rh - s (at most ulp(s)/2 <= 2^-52,
+ * s < 2.02) by a second fma, RN(th rh + (th - s)), th - s exact
+ * (Sterbenz: s is within 2^-8.5 of th relative): t within 2^-105 of it;
  * the rest in double: th Q's error th 2^-70.75, two roundings of values
  * below 2^-17 (2^-71 each), the table 2^-106; over the result, at least
  * 0.997 th, below (1.19 1.01 + 2/th) 2^-71 / 0.997 <= 2^-69.3 (th >= 1).
@@ -119,9 +121,9 @@ CRM_HOT_FN double crm_exp_fast_t(double rh, double rl, double th, double tl, dou
     double bq = fma(z, fma(z, CRM_EXP_C7, fma(rh, CRM_EXP_C6, CRM_EXP_C5)), fma(rh, CRM_EXP_C4, CRM_EXP_C3));
     double v = fma(0.5, zl, fma(rh, rl, rl));
     double q = fma(z, fma(rh, bq, 0.5 * rl), fma(0.5, z, v));
-    double b, a = crm_two_prod(th, rh, &b);
-    double t, s = crm_fast_two_sum(th, a, &t);
-    *lo = (t + b) + fma(th, q, fma(tl, rh + q, tl));
+    double s = fma(th, rh, th);
+    double t = fma(th, rh, th - s); /* th - s exact */
+    *lo = t + fma(th, q, fma(tl, rh + q, tl));
     return s;
 }
 

@@ -62,7 +62,7 @@ CRM_COLD_FN double crm_hypot_scaled(double a, double b, crm_u64 bx)
     double ah = crm_two_prod(a, a, &al);
     double bh = crm_two_prod(b, b, &bl);
     crm_dd sq = crm_dd_add(crm_dd_make(ah, al), crm_dd_make(bh, bl));
-    double r = sqrt(sq.hi);
+    double r = crm_sqrt(sq.hi);
     double rl;
     double r2 = crm_two_prod(r, r, &rl);
     double corr = ((sq.hi - r2) - rl + sq.lo) / (2 * r); /* sq.hi - r2: exact */
@@ -135,7 +135,7 @@ CRM_FN double brm_hypot(double x, double y)
         double ah = crm_two_prod(a, a, &al);
         double bh = crm_two_prod(b, b, &bl);
         double sh = crm_fast_two_sum(ah, bh, &e), sl = (e + al) + bl; /* ah >= bh */
-        double r = sqrt(sh);
+        double r = crm_sqrt(sh);
         double res = fma(-r, r, sh) + sl; /* sh - r^2 exact */
         double d = res / (r + r), out;
         if (CRM_LIKELY(crm_round_test(r, d, 0x1p-90, &out))) return out;

@@ -187,10 +187,10 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { r
  * - absolute, every e': the tail's 5 ulps of r^3/3 <= 2^-22.6 (2^-72.68),
  *   the rounding of the last sum into lo (a value below 2^-22.5: 2^-75.5),
  *   the others in lo (values below 2^-33.7: 2^-86.7 each; below 2^-42.5
- *   (l1, l2): 2^-95.5), the constants' (|e'| 2^-98 <= 2^-87.9 for LN2_2,
+ *   (l1, and pl, within 2^-114 of its value): 2^-95.5), the constants' (|e'| 2^-98 <= 2^-87.9 for LN2_2,
  *   2^-96 for Tl): below 2^-72.49 for log; for log2 and log10 that error
  *   times 1/ln b, lo's product by 1/ln b's middle part left out (2^-78.5)
- *   and two roundings of values below 2^-22 (2^-75 each, times 0.44 for
+ *   and at most two roundings of values below 2^-22 (2^-75 each, times 0.44 for
  *   log10): below 2^-71.64 (log2) and 2^-73.38 (log10). The test's own
  *   roundings (2^-53 |lo -+ e| < 2^-94) fit in the room to the bounds it
  *   uses: 2^-72, 1.5 2^-72 and 2^-73. (Against MPFR on 3 10^6 inputs the

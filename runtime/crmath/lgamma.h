@@ -50,7 +50,7 @@
 #define CRM_LGAMMA_ONE 64 /* the row of [1, 1 + 1/16), centred at 1 */
 
 /* a + t v as hi + lo, not renormalised: any signs and sizes */
-CRM_FN crm_dd crm_lg_step(crm_dd a, double t, crm_dd v)
+CRM_HOT_FN crm_dd crm_lg_step(crm_dd a, double t, crm_dd v)
 {
     double pl, e;
     double p = crm_two_prod(v.hi, t, &pl);
@@ -71,7 +71,7 @@ CRM_HOT_FN crm_dd crm_lg_log(double x)
 /* lgamma(c + t) from row i, |t| within the row's interval; *psi gets
  * lgamma'(c + t) within 2^-14 |lgamma'| (for a low part of the argument:
  * psi ul then errs by 2^-67) */
-CRM_FN crm_dd crm_lg_row(int i, double t, double *psi)
+CRM_HOT_FN crm_dd crm_lg_row(int i, double t, double *psi)
 {
     const double *A = crm_lgamma_t[i];
     double t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
@@ -88,8 +88,20 @@ CRM_FN crm_dd crm_lg_row(int i, double t, double *psi)
 }
 
 /* lgamma(u + ul), u >= 1/16 finite, |ul| <= ulp(u)/2, as a double-double
- * scaled by 2^-16 when u >= 2^1000 (*big set), so that it cannot overflow */
-CRM_FN crm_dd crm_lg_pos(double u, double ul, int *big)
+ * scaled by 2^-16 when u >= 2^1000 (*big set), so that it cannot overflow;
+ * with_ul 0 (a constant where inlined: the terms of ul are left out, not
+ * multiplied by 0) when ul is 0.
+ *
+ * Stirling for u >= 16, R = (u - 1/2) L - u + K0 + C, L = log u, K0 =
+ * log(2 pi)/2, C = (1/u)(1/12 + w Q(w)) <= 2^-7.5: P = u - 1/2 exact
+ * (m + ml: a fast two-sum, u >= 1/2), PL by crm_dd_mul (2^-103); then
+ * -u, K0 and C's high part added each by an exact fast two-sum (PL >=
+ * u (log 16 - 1/32) > 2.7 u, so |PL - u| >= 1.6 u >= 25 > K0 > C), their
+ * errors and the low parts summed in doubles (a handful of terms each
+ * below ulp(PL.hi) <= 2^-52 PL, and PL <= 1.6 R: below 2^-100 R) and
+ * renormalised once. So R's error is L's (2^-73 absolute, times P <= R
+ * / 1.8) and C's (the series, 2^-70.4): below 2^-70 R. */
+CRM_HOT_FN crm_dd crm_lg_pos(double u, double ul, int with_ul, int *big)
 {
     *big = 0;
     if (u < 16) {
@@ -97,30 +109,36 @@ CRM_FN crm_dd crm_lg_pos(double u, double ul, int *big)
         int i = (int)((b - 0x3fb0000000000000ULL) >> 48);
         double psi;
         crm_dd y = crm_lg_row(i, u - crm_lgamma_t[i][0], &psi); /* exact */
-        return crm_dd_add_d(y, psi * ul);
+        return with_ul ? crm_dd_add_d(y, psi * ul) : y;
     }
     const double *K = crm_lgamma_st;
     double sc = 1;
     if (u >= 0x1p1000) sc = 0x1p-16, *big = 1;
     crm_dd L = crm_lg_log(u);
-    /* (u - 1/2) L - u, scaled */
-    double ml, m = crm_two_sum(u * sc, -0.5 * sc, &ml);
-    crm_dd y = crm_dd_add_d(crm_dd_mul(crm_dd_make(m, ml), L), -u * sc);
-    /* log(2 pi)/2 + (1/u) (1/12 + w Q(w)), w = 1/u^2; 1/u = q1 + q2 */
+    /* (u - 1/2) L, scaled */
+    double ml, m = crm_fast_two_sum(u * sc, -0.5 * sc, &ml);
+    crm_dd pl = crm_dd_mul(crm_dd_make(m, ml), L);
+    /* (1/u) (1/12 + w Q(w)), w = 1/u^2; 1/u = q1 + q2: the remainder 1 -
+     * q1 u exact by fma, times q1 (not divided by u: q1 is within 2^-53 of
+     * 1/u, so q2 within 2^-52 of itself, 2^-105 of q1) */
     double q1 = 1 / u;
-    double q2 = fma(-q1, u, 1.0) / u;
+    double q2 = fma(-q1, u, 1.0) * q1;
     double w = q1 * q1;
     double tail = w * fma(w, fma(w, fma(w, fma(w, fma(w, fma(w, K[10], K[9]), K[8]), K[7]), K[6]), K[5]), K[4]);
     double cl, c = crm_two_prod(q1, K[2], &cl);
     cl += q2 * K[2] + q1 * (K[3] + tail);
-    crm_dd s = crm_dd_add(crm_dd_make(K[0], K[1]), crm_dd_make(c, cl));
-    /* psi(u) ul = (L - 1/(2u) - 1/(12 u^2)) ul (next: 1/(120 u^4)) */
-    s = crm_dd_add_d(s, (L.hi - q1 * fma(q1, K[2], 0.5)) * ul);
-    return crm_dd_add(y, crm_dd_make(s.hi * sc, s.lo * sc));
+    if (with_ul) /* psi(u) ul = (L - 1/(2u) - 1/(12 u^2)) ul (next: 1/(120 u^4)), about 2^-53 R at most */
+        cl += (L.hi - q1 * fma(q1, K[2], 0.5)) * ul;
+    double l1, h1 = crm_fast_two_sum(pl.hi, -u * sc, &l1);
+    double l2, h2 = crm_fast_two_sum(h1, K[0] * sc, &l2);
+    double l3, h3 = crm_fast_two_sum(h2, c * sc, &l3);
+    crm_dd y;
+    y.hi = crm_fast_two_sum(h3, (pl.lo + l1) + (l2 + l3) + (K[1] + cl) * sc, &y.lo);
+    return y;
 }
 
 /* sin(pi s), 0 < s <= 1/2 exact, as a double-double (2^-66 relative) */
-CRM_FN crm_dd crm_lg_sinpi(double s)
+CRM_HOT_FN crm_dd crm_lg_sinpi(double s)
 {
     int cosine = s > 0.25;
     double v = cosine ? 0.5 - s : s; /* exact */
@@ -162,7 +180,7 @@ CRM_COLD_FN crm_dd crm_lg_zero(const double *Z, double x)
 
 /* lgamma(x), x finite, not 0 or a negative integer, as a double-double
  * (scaled by 2^-16 when *big); *neg set when gamma(x) < 0 */
-CRM_FN crm_dd crm_lg(double x, int *big, int *neg)
+CRM_HOT_FN crm_dd crm_lg(double x, int *big, int *neg)
 {
     double a = crm_fabs(x);
     *neg = 0;
@@ -174,7 +192,7 @@ CRM_FN crm_dd crm_lg(double x, int *big, int *neg)
         *neg = x < 0;
         return crm_dd_add(y, crm_dd_neg(crm_lg_log(a)));
     }
-    if (x > 0) return crm_lg_pos(x, 0, big);
+    if (x > 0) return crm_lg_pos(x, 0, 0, big);
     /* the reflection: log(pi) - log sin(pi s) - lgamma(1 + a) */
     crm_i64 fa = (crm_i64)a;      /* floor(a), a < 2^52 */
     double r = a - (double)fa;    /* exact, in (0, 1) */
@@ -189,7 +207,7 @@ CRM_FN crm_dd crm_lg(double x, int *big, int *neg)
     crm_dd ls = crm_dd_add_d(crm_lg_log(sn.hi), sn.lo / sn.hi);
     double ul, u = crm_two_sum(1.0, a, &ul);
     int b2;
-    crm_dd g = crm_lg_pos(u, ul, &b2);
+    crm_dd g = crm_lg_pos(u, ul, 1, &b2);
     crm_dd y = crm_dd_add(crm_dd_make(crm_log_pi[0], crm_log_pi[1]), crm_dd_neg(ls));
     return crm_dd_add(y, crm_dd_neg(g));
 }

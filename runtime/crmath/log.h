@@ -10,10 +10,10 @@
  * log x = e' ln2 + S, S = log m' = -log c_i + log1p(r).
  *
  * Fast path (crm_log_fast): H = e' LN2_1 + Th exactly (LN2_1 and Th, the
- * high part of -log c_i, are multiples of 2^-42, |H| < 2^10), then H + r
- * by a fast two-sum (|H| >= 1.94 |r| or H = 0) and - r^2/2 (r^2 rounded;
- * its error r2l exact by fma) by an fma and its exact error (Sterbenz:
- * r^2/2 <= |H + r|/128); the low parts, Tl + e' LN2_2 (2^-85) and r^3 q(r)
+ * high part of -log c_i, are multiples of 2^-42, |H| < 2^10), then H +
+ * (r - r^2/2): r - r^2/2 by an fma and its error by a second (within
+ * 2^-114), H + that by a fast two-sum (|H| >= 1.94 |r| or H = 0); the low
+ * parts, Tl + e' LN2_2 (2^-85) and r^3 q(r)
  * (q of degree 7 in doubles, Estrin with fma: truncation r^11/11 <=
  * 2^-80.5, 5 ulps of r^3/3) added in doubles. Relative error: below
  * 2^-72 when e' != 0 (|log x| >= 0.34), 2^-67.8 when c_i != 1 (|S| >=
@@ -163,13 +163,16 @@ CRM_FN double crm_log_combine_td(int kind, int e, crm_td s)
  * |H| < 2^10), H + r and then - r^2/2 added exactly, the rest in *lo */
 CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, double *lo)
 {
-    double h = fma(de, CRM_LOG_LN2_1, th);      /* exact */
-    double l1, h1 = crm_fast_two_sum(h, r, &l1); /* |H| >= 1.94 |r| or H = 0 */
-    double r2 = r * r, r2l = fma(r, r, -r2);
-    double h2 = fma(r2, -0.5, h1);
-    double l2 = fma(r2, -0.5, h1 - h2); /* h1 - h2 exact (Sterbenz), so l2 is h2's error */
-    *lo = ((fma(r2l, -0.5, l1) + l2) + fma(de, CRM_LOG_LN2_2, tl)) + crm_log1p_tail(r);
-    return h2;
+    double h = fma(de, CRM_LOG_LN2_1, th); /* exact */
+    /* r - r^2/2 = p + pl: p by one fma (-r/2 exact), pl its error by a
+     * second, r - p exact (Sterbenz: |r| <= 2^-7), within 2^-53 of it
+     * (2^-114); then H + p by a fast two-sum (|H| >= 1.94 |r| >= |p| or H
+     * = 0): the same sum as H + r, then - r^2/2 each added exactly */
+    double hr = -0.5 * r;
+    double p = fma(hr, r, r), pl = fma(hr, r, r - p);
+    double l1, h1 = crm_fast_two_sum(h, p, &l1);
+    *lo = ((l1 + pl) + fma(de, CRM_LOG_LN2_2, tl)) + crm_log1p_tail(r);
+    return h1;
 }
 
 /* the same from x's bits: e' (a double), r and the table's Th + Tl (lanes.h
@@ -204,7 +207,7 @@ CRM_HOT_FN double crm_log_base(int kind, double hi, double *lo)
     double ch = kind == CRM_LOG2 ? CRM_LOG_INVLN2_HI : CRM_LOG_INVLN10_HI;
     double cm = kind == CRM_LOG2 ? CRM_LOG_INVLN2_MI : CRM_LOG_INVLN10_MI;
     double pl, ph = crm_two_prod(hi, ch, &pl);
-    *lo = fma(hi, cm, fma(*lo, ch, pl));
+    *lo = fma(*lo, ch, fma(hi, cm, pl)); /* lo, the last part ready, last */
     return ph;
 }
 

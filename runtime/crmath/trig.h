@@ -282,10 +282,16 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * where uh = -z/2, z = RN(rh^2) = rh^2 - zl exactly, so U = uh + ul with
  * ul = -zl/2 - rh rl + z^2 (1/24 - z/720 + z^2/8!) (|ul| < 2^-29.8), and
  * V = rh + vl, vl = rl + rh z (-1/6 + z/5! - z^2/7! + z^3/9!) (|vl| < 2^-21.5).
- * cos x is the same sum at k + 64. The three big terms are added exactly
- * (products by fma, then two fast two-sums: |Sh| >= sin(pi/128) > 1.9 rho
- * when Sh is not 0, so each sum's first operand is the larger) into h, the
- * tail in double is *lo, and h + *lo is left unnormalized: the rounding
+ * cos x is the same sum at k + 64. The three big terms are added into h
+ * by two fma's, s = RN(Sh + Ch rh) and h = RN(s + Sh uh), each one's error
+ * by a second fma, RN(Ch rh + (Sh - s)) and RN(Sh uh + (s - h)), within
+ * 2^-53 of it (below ulp/2 <= 2^-53, so 2^-106 each), the differences
+ * exact: Sh - s by Sterbenz for |Sh| >= sin(2 pi/128) > 3.9 rho, and for
+ * |Sh| = sin(pi/128) in [2^-6, 2^-5) because |s| >= sin(pi/128) - rho >
+ * 2^-7, so Sh and s are multiples of 2^-59 and |Sh - s| <= rho < 2^-6;
+ * when Sh is 0, Ch = +-1 and s = +-rh, h = s exactly, both errors 0;
+ * s - h by Sterbenz (|Sh uh| <= 2^-13.6 |Sh|). The tail in double is
+ * *lo, and h + *lo is left unnormalized: the rounding
  * test's RN(lo - e) and RN(lo + e) are within 2^-75 (2^-53 |lo| + e
  * relative), inside the room between the bound and e.
  *
@@ -338,11 +344,9 @@ CRM_HOT_FN double crm_sincos_dd_t(double rh, double rl, double sh, double sl, do
     double pc = fma(z, fma(z, crm_invfact[8][0], -crm_invfact[6][0]), crm_invfact[4][0]);
     double ul = fma(z * z, pc, fma(-rh, rl, -0.5 * zl));
     double uh = -0.5 * z;
-    double e1, a1 = crm_two_prod(ch, rh, &e1);
-    double e2, b1 = crm_two_prod(sh, uh, &e2);
-    double t, s = crm_fast_two_sum(sh, a1, &t);
-    double u, s2 = crm_fast_two_sum(s, b1, &u);
-    double m = ((t + u) + (e1 + e2)) + fma(cl, rh, fma(sl, uh, sl));
+    double s = fma(ch, rh, sh), t = fma(ch, rh, sh - s); /* sh - s exact (see above) */
+    double s2 = fma(sh, uh, s), u = fma(sh, uh, s - s2);  /* s - s2 exact */
+    double m = (t + u) + fma(cl, rh, fma(sl, uh, sl));
     *err = sh == 0 ? crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117 : 0x1p-70;
     *lo = fma(ch, vl, fma(sh, ul, m));
     return s2;
@@ -381,10 +385,10 @@ CRM_FN double brm_cos(double x) { return crm_sincos(x, 1); }
  * tl's error, absolute: z's rounding and rh z's (2^-73.6 each, times
  * P <= 0.334), P's three roundings near 1/3 (2^-53.4 times |rh z| <=
  * 2^-19: 2^-72.4), tl's own (2^-73.6), rl's terms left out (2^-84):
- * below 2^-71.2. N = Sh + Ch rh exactly (two-prod, then a fast two-sum:
- * |Sh| >= sin(pi/128) > 1.9 |rh| or Sh = 0) plus Sl + Cl rh + Ch tl
- * (Cl tl left out: 2^-74.6; two roundings of at most 2^-73.5): within
- * 2^-70.6 in all, and D the same, so both are within e = 2^-70 (as
+ * below 2^-71.2. N = Sh + Ch rh rounded by an fma and its error by a
+ * second, within 2^-106 (exact when Sh = 0; crm_sincos_dd_t's proof) plus
+ * Sl + Cl rh + Ch tl (Cl tl left out: 2^-74.6; two roundings of at most
+ * 2^-73.5): within 2^-70.6 in all, and D the same, so both are within e = 2^-70 (as
  * crm_sincos_dd's). N is sin x / cos r, at least sin(pi/256) in size when
  * Sh is not 0, as D is cos x / cos r when Ch is not 0. When Sh is 0 (k = 0
  * or 128: Sl = Cl = 0, Ch = +-1) N is +-(rh + tl) exactly as computed, and
@@ -409,16 +413,14 @@ CRM_HOT_FN int crm_tan_fast_t(double rh, double rl, const double *t, double *r)
     double p = fma(z2, fma(z2, c[4], fma(z, c[3], c[2])), fma(z, c[1], c[0]));
     double tl = fma(rh * z, p, fma(rl, z, rl));
     double sh = t[0], sl = t[1], ch = t[2], cl = t[3];
-    double pn, nh = crm_two_prod(ch, rh, &pn);
-    double en, ns = crm_fast_two_sum(sh, nh, &en);
-    double nl = (en + pn) + fma(ch, tl, fma(cl, rh, sl));
-    double pd, dh = crm_two_prod(-sh, rh, &pd);
-    double ed, ds = crm_fast_two_sum(ch, dh, &ed);
-    double dl = (ed + pd) + fma(-sh, tl, fma(-sl, rh, cl));
+    double ns = fma(ch, rh, sh), en = fma(ch, rh, sh - ns); /* sh - ns exact, as in crm_sincos_dd_t */
+    double nl = en + fma(ch, tl, fma(cl, rh, sl));
+    double ds = fma(-sh, rh, ch), ed = fma(-sh, rh, ch - ds); /* ch - ds exact, the same way */
+    double dl = ed + fma(-sh, tl, fma(-sl, rh, cl));
     double rel = crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117;
     double ne = sh == 0 ? rel : 0x1p-70, de = ch == 0 ? rel : 0x1p-70;
-    nh = crm_fast_two_sum(ns, nl, &nl);
-    dh = crm_fast_two_sum(ds, dl, &dl);
+    double nh = crm_fast_two_sum(ns, nl, &nl);
+    double dh = crm_fast_two_sum(ds, dl, &dl);
     double h = nh / dh, inv = 1.0 / dh; /* the two divisions side by side */
     double l = (fma(-h, dh, nh) + (nl - h * dl)) * inv;
     double e = (ne + crm_fabs(h) * de) * crm_fabs(inv) + 0x1p-98 * crm_fabs(h);
