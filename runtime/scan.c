@@ -903,7 +903,7 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 /* ---- keyed, by key ranges: a stack per key, no sort ---------------------------------
  *
  * The elements are cut into buckets of KB keys (a power of two: KB
- * records fit the L2 cache), stably: each task of
+ * records fit the L1 cache, or the L2: keyed_stacks), stably: each task of
  * consecutive positions evaluates its elements a few at a time (elems
  * into a small buffer) and appends each as (leaf << kbits | key in
  * bucket, value) to its bucket's list of blocks, so the elements are read
@@ -926,6 +926,8 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
  * An element's panic is the lowest index's (earlier tasks ran to their
  * end, and nothing combines while elements are evaluated); a combine's
  * hands over to the sorted way, whose order is SPEC 15's. */
+#define KST_L1 (32 << 10)
+#define KST_BIGBLK 512 /* items */
 #define KST_L2 (512 << 10)
 #define KST_EBUF 2048 /* elements evaluated at a time */
 /* A list's item: its key's record and leaf (u64), then the value, padded
@@ -991,9 +993,11 @@ static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, 
         if (__builtin_expect(w->p == w->end, 0))
             kst_newblk(d, c, key >> kbits, nblk, w);
         uint64_t kl = (uint64_t)(base + i) / BRT_LEAF << kbits | ((uint64_t)key & km);
-        memcpy(w->p, &kl, 8);
-        memcpy(w->p + 8, vals + (size_t)i * vs, vs);
-        w->p += KST_ISZ(vs);
+        /* the cursor in a register: a store through w->p may alias w */
+        unsigned char *p = w->p;
+        w->p = p + KST_ISZ(vs);
+        memcpy(p, &kl, 8);
+        memcpy(p + 8, vals + (size_t)i * vs, vs);
     }
 }
 
@@ -1028,6 +1032,12 @@ static void kst_chunk(void *arg, int64_t c)
     }
 }
 
+static inline void kst_prefetch(const unsigned char *blk)
+{
+    for (int l = 0; l < 4; l++)
+        __builtin_prefetch(blk + 64 * l);
+}
+
 /* Bucket b's keys onto their stacks, then their results into out and has;
  * recs: room for a bucket's records. */
 static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
@@ -1040,9 +1050,16 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
     for (int64_t c = 0; c < d->chunks; c++)
         for (int64_t i = d->head[c * d->nb + b]; i >= 0;) {
             unsigned char *blk = kst_blk(d, c, i);
-            int64_t *hd = (int64_t *)blk;
+            int64_t *hd = (int64_t *)blk, nx = hd[0];
+            /* the next block's first lines asked for now: a list is a
+             * chain of blocks far apart, each a miss the chain would
+             * otherwise wait for */
+            if (nx >= 0)
+                kst_prefetch(kst_blk(d, c, nx));
+            else if (c + 1 < d->chunks && d->head[(c + 1) * d->nb + b] >= 0)
+                kst_prefetch(kst_blk(d, c + 1, d->head[(c + 1) * d->nb + b]));
             f->kstk(f->env, blk + 16, d->kbits, hd[1], recs, d->stride, d->levels, f->start);
-            i = hd[0];
+            i = nx;
         }
     for (int64_t j = 0; j < nk; j++) {
         unsigned char *o = d->out + (size_t)(base + j) * vs;
@@ -1085,20 +1102,26 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     int levels = bits_for((uint64_t)(nl > 1 ? nl - 1 : 1));
     kst_job d = {.f = f, .n = n, .nkeys = nkeys, .vs = f->vsize, .out = out, .has = has, .levels = levels};
     d.stride = (int64_t)((16 + d.vs * (size_t)(3 + levels) + 15) / 16 * 16);
-    /* KB keys per bucket: their records fit the L2 cache, and at least 4
-     * buckets per thread while a bucket keeps 64 keys */
+    /* KB keys per bucket: their records fit the L1 cache (a push then
+     * finds its record there) where the lists' blocks can stay large (512
+     * items: with more buckets per chunk, smaller blocks cost more than
+     * the L1 saves), else the L2 cache; and at least 4 buckets per thread
+     * while a bucket keeps 64 keys */
     int threads = brt_pool_threads();
-    while (((int64_t)2 << d.kbits) * d.stride <= KST_L2 && d.kbits < 20)
+    bool pool = f->par && threads > 1 && !brt_pool_nested();
+    d.chunks = pool && n > 65536 ? 4 * (int64_t)threads : 1;
+    d.chunk = (n + d.chunks - 1) / d.chunks;
+    d.chunks = (n + d.chunk - 1) / d.chunk;
+    while (((int64_t)2 << d.kbits) * d.stride <= KST_L1 && d.kbits < 20)
         d.kbits++;
+    if (d.chunks * ((nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits) * KST_BIGBLK > n / 2)
+        while (((int64_t)2 << d.kbits) * d.stride <= KST_L2 && d.kbits < 20)
+            d.kbits++;
     while (d.kbits > 6 && (nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits < 4 * threads)
         d.kbits--;
     if (bits_for((uint64_t)nl) + d.kbits > 63)
         return false;
     d.nb = (nkeys + ((int64_t)1 << d.kbits) - 1) >> d.kbits;
-    bool pool = f->par && threads > 1 && !brt_pool_nested();
-    d.chunks = pool && n > 65536 ? 4 * (int64_t)threads : 1;
-    d.chunk = (n + d.chunks - 1) / d.chunks;
-    d.chunks = (n + d.chunk - 1) / d.chunk;
     /* blocks small enough that the lists' last, part-filled blocks hold
      * at most about n / 2 elements' room */
     d.kblk = 1024;
