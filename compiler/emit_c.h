@@ -118,6 +118,9 @@ struct fctx {
 /* In-order float folds (emit_c.c): whether x is v combined with other values
  * by + - * (v = x is a step of a fold of v), and the barrier after a step. */
 bool float_fold_of(struct ir_node *x, struct ir_var *v);
+/* emit_program.c: BP_FOLD_LOOP (unrolled) before a loop with no loop
+ * inside whose steps fold a float in order with BP_FOLD. */
+void fold_unroll(struct ir_node *loop);
 void fold_barrier(const char *acc);
 extern struct fctx *F;
 

@@ -145,6 +145,7 @@ static void range_end(void)
 
 static void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
+    fold_unroll(s);
     range_head(s, lo, hi);
     emit_stmt(s->b);
     range_end();
@@ -1131,6 +1132,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
         line("}");
         return;
     }
+    fold_unroll(s);
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
     line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);

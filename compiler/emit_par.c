@@ -473,6 +473,7 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
     if (c > 0) declare_var(v, VS_BORROWED);
     struct src s = eval_source(c == 0 ? &rn->iter : &rn->clauses[c - 1].iter);
     const char *k = new_temp();
+    if (c == rn->nclauses) fold_unroll(rn);
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, s.n, k);
     F->ind++;
     set_var(v, "", s.lo, s.arr, k, s.is_range);
@@ -502,6 +503,7 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
                         const char *stop)
 {
     const char *k = new_temp();
+    fold_unroll(rn);
     line("for (int64_t %s = %s; %s < %s; %s++) {", k, from, k, to, k);
     F->ind++;
     set_gen_var(rn, pre, lo, arr, k, is_range);
