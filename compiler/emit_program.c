@@ -92,19 +92,29 @@ static void fo_scan(struct ir_node *n)
     fo_loop = outer || inner || loop;
 }
 
+/* fo_find_loop: a loop, a call or a builtin but len in n (fo_loop) */
 static void fo_find_loop(struct ir_node *n)
 {
     if (!n || fo_loop) return;
-    if (fo_is_loop(n)) fo_loop = true;
+    if (fo_is_loop(n) || n->op == IR_CALL || n->op == IR_CALLV || (n->op == IR_BUILTIN && n->builtin != BI_LEN))
+        fo_loop = true;
     else ir_each_child(n, fo_find_loop);
 }
 
-/* inorder_fold_loop: whether loop n has no loop inside and each of its
- * steps folds a float in order (a par reduction: each leaf's loop). */
+/* inorder_fold_loop: whether loop n folds a float in order in each step
+ * (a par reduction: each leaf's loop) with only loads and arithmetic
+ * beside it: no loop, call or builtin but len in a step (its source may
+ * be anything), so the chain of adds is what bounds it. */
 static bool inorder_fold_loop(struct ir_node *n)
 {
     fo_loop = false;
-    ir_each_child(n, fo_find_loop);
+    if (n->op == IR_REDUCE) { /* each step: the element and the filter */
+        fo_find_loop(n->elem);
+        fo_find_loop(n->filter);
+    } else {
+        fo_find_loop(n->b);
+        if (n->op == IR_WHILE) fo_find_loop(n->a);
+    }
     return !fo_loop && fo_folds_float(n);
 }
 
