@@ -214,6 +214,23 @@ static void break_sets(struct ir_node *s, struct ir_var *i, struct ir_var *t)
     }
 }
 
+/* A block that starts with `let lo = i` (lo a new temporary, *lo). */
+static struct ir_node *start_block(struct ir_node *loop, struct ir_var *i, struct ir_var **lo)
+{
+    struct ir_var *t = arena_alloc(sizeof *t);
+    *t = *i;
+    t->id = ++P->nvars;
+    t->kind = IRV_TEMP;
+    t->name = "";
+    struct ir_node *out = ir_new(IR_BLOCK, loop->loc, ty_void);
+    struct ir_node *let = ir_new(IR_LET, loop->loc, ty_void);
+    let->var = t;
+    let->a = var_read(i, loop->loc);
+    ir_push_kid(out, let);
+    *lo = t;
+    return out;
+}
+
 /* `while i <= n` (no break) as `for t in lo ..= n` (f, lo the value i has
  * before it, which the body no longer changes), then, when it ran,
  * `i = n` and the loop's own step: i ends at n + 1 as before, and when n
@@ -221,16 +238,8 @@ static void break_sets(struct ir_node *s, struct ir_var *i, struct ir_var *t)
  * step, as the while loop's does. */
 static struct ir_node *inclusive(struct ir_node *loop, struct ir_node *f, struct ir_var *i)
 {
-    struct ir_var *lo = arena_alloc(sizeof *lo);
-    *lo = *i;
-    lo->id = ++P->nvars;
-    lo->kind = IRV_TEMP;
-    lo->name = "";
-    struct ir_node *out = ir_new(IR_BLOCK, loop->loc, ty_void);
-    struct ir_node *let = ir_new(IR_LET, loop->loc, ty_void);
-    let->var = lo;
-    let->a = var_read(i, loop->loc);
-    ir_push_kid(out, let);
+    struct ir_var *lo;
+    struct ir_node *out = start_block(loop, i, &lo);
     f->iter.inclusive = true;
     f->iter.lo = var_read(lo, loop->loc);
     ir_push_kid(out, f);
@@ -287,16 +296,8 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     }
     /* i is seen after the loop: it ends at n, or where a break left it */
     break_sets(body, i, t);
-    struct ir_var *lo = arena_alloc(sizeof *lo);
-    *lo = *i;
-    lo->id = ++P->nvars;
-    lo->kind = IRV_TEMP;
-    lo->name = "";
-    struct ir_node *out = ir_new(IR_BLOCK, loop->loc, ty_void);
-    struct ir_node *let = ir_new(IR_LET, loop->loc, ty_void);
-    let->var = lo;
-    let->a = var_read(i, loop->loc);
-    ir_push_kid(out, let);
+    struct ir_var *lo;
+    struct ir_node *out = start_block(loop, i, &lo);
     struct ir_node *at_end = ir_new(IR_IF, loop->loc, ty_void);
     at_end->a = ir_copy(NULL, loop->a);
     at_end->b = ir_new(IR_BLOCK, loop->loc, ty_void);
