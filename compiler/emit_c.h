@@ -118,6 +118,9 @@ struct fctx {
 /* In-order float folds (emit_c.c): whether x is v combined with other values
  * by + - * (v = x is a step of a fold of v), and the barrier after a step. */
 bool float_fold_of(struct ir_node *x, struct ir_var *v);
+/* emit_program.c: BP_FOLD_LOOP (unrolled) before a loop with no loop
+ * inside whose steps fold a float in order with BP_FOLD. */
+void fold_unroll(struct ir_node *loop);
 void fold_barrier(const char *acc);
 extern struct fctx *F;
 
@@ -235,7 +238,7 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
 void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
-void unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2);
+bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2);
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                  const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
 void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);

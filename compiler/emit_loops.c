@@ -151,21 +151,23 @@ static void range_end(void)
  * generator's element and filter) holds no loop and no call: gcc then
  * writes every step in place (no counter, no branch; a row's loads
  * hoisted where it can). The steps and their order are the loop's, so
- * every bit is. */
-void unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
+ * every bit is. Whether it wrote the hint (else fold_unroll may). */
+bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
 {
-    if (loop->nguards && CG->guarded != loop) return; /* the checked copy: it runs rarely */
+    if (loop->nguards && CG->guarded != loop) return false; /* the checked copy: it runs rarely */
     if (!it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT || it->lo->type != ty_int
         || it->hi->type != ty_int)
-        return;
+        return false;
     __int128 n = (__int128)(int64_t)(uint64_t)it->hi->ival - (__int128)(int64_t)(uint64_t)it->lo->ival
                  + (it->inclusive ? 1 : 0);
-    if (n >= 2 && n <= IR_SHORT_TRIPS && !ir_loops_or_calls(body) && !ir_loops_or_calls(body2)) line("BP_UNROLL");
+    if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return false;
+    line("BP_UNROLL");
+    return true;
 }
 
 static void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
-    unroll_hint(s, &s->iter, s->b, NULL);
+    if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
     range_head(s, lo, hi);
     emit_stmt(s->b);
     range_end();
@@ -1152,6 +1154,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
         line("}");
         return;
     }
+    fold_unroll(s);
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
     line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);

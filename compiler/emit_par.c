@@ -473,7 +473,8 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
     if (c > 0) declare_var(v, VS_BORROWED);
     struct src s = eval_source(c == 0 ? &rn->iter : &rn->clauses[c - 1].iter);
     const char *k = new_temp();
-    if (c == rn->nclauses) unroll_hint(rn, c == 0 ? &rn->iter : &rn->clauses[c - 1].iter, rn->elem, rn->filter);
+    if (c == rn->nclauses && !unroll_hint(rn, c == 0 ? &rn->iter : &rn->clauses[c - 1].iter, rn->elem, rn->filter))
+        fold_unroll(rn);
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, s.n, k);
     F->ind++;
     set_var(v, "", s.lo, s.arr, k, s.is_range);
@@ -503,7 +504,8 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
                         const char *stop)
 {
     const char *k = new_temp();
-    if (!rn->nclauses && strcmp(from, "0") == 0) unroll_hint(rn, &rn->iter, rn->elem, rn->filter); /* the whole source */
+    if (!(!rn->nclauses && strcmp(from, "0") == 0 && unroll_hint(rn, &rn->iter, rn->elem, rn->filter))) /* the whole source */
+        fold_unroll(rn);
     line("for (int64_t %s = %s; %s < %s; %s++) {", k, from, k, to, k);
     F->ind++;
     set_gen_var(rn, pre, lo, arr, k, is_range);

@@ -59,6 +59,24 @@ static void fo_find_step(struct ir_node *n)
     ir_each_child(n, fo_find_step);
 }
 
+static bool fo_is_loop(struct ir_node *n)
+{
+    return n->op == IR_WHILE || n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_REDUCE ||
+           n->op == IR_LISTCOMP;
+}
+
+/* Whether loop n's steps fold a float in order: a sum or product of floats,
+ * or a statement loop assigning a float a step of its own fold. */
+static bool fo_folds_float(struct ir_node *n)
+{
+    if (n->op == IR_REDUCE)
+        return !n->user && n->elem_type == ty_float && (n->reducer == RED_SUM || n->reducer == RED_PRODUCT);
+    if (n->op == IR_LISTCOMP || n->par) return false;
+    fo_step = false;
+    fo_find_step(n);
+    return fo_step;
+}
+
 static void fo_scan(struct ir_node *n)
 {
     if (!n) return;
@@ -66,23 +84,45 @@ static void fo_scan(struct ir_node *n)
     fo_loop = false;
     ir_each_child(n, fo_scan);
     bool inner = fo_loop;
-    bool loop = n->op == IR_WHILE || n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_REDUCE ||
-                n->op == IR_LISTCOMP;
+    bool loop = fo_is_loop(n);
     if (loop && !inner) {
-        bool fold;
-        if (n->op == IR_REDUCE)
-            fold = !n->par && !n->user && n->elem_type == ty_float && (n->reducer == RED_SUM || n->reducer == RED_PRODUCT);
-        else if (n->op == IR_LISTCOMP || n->par)
-            fold = false;
-        else {
-            fo_step = false;
-            fo_find_step(n);
-            fold = fo_step;
-        }
-        if (fold) fo_folds++;
+        if (!n->par && fo_folds_float(n)) fo_folds++;
         else fo_others++;
     }
     fo_loop = outer || inner || loop;
+}
+
+/* fo_find_loop: a loop, a call or a builtin but len in n (fo_loop) */
+static void fo_find_loop(struct ir_node *n)
+{
+    if (!n || fo_loop) return;
+    if (fo_is_loop(n) || n->op == IR_CALL || n->op == IR_CALLV || (n->op == IR_BUILTIN && n->builtin != BI_LEN))
+        fo_loop = true;
+    else ir_each_child(n, fo_find_loop);
+}
+
+/* inorder_fold_loop: whether loop n folds a float in order in each step
+ * (a par reduction: each leaf's loop) with only loads and arithmetic
+ * beside it: no loop, call or builtin but len in a step (its source may
+ * be anything), so the chain of adds is what bounds it. */
+static bool inorder_fold_loop(struct ir_node *n)
+{
+    fo_loop = false;
+    if (n->op == IR_REDUCE) { /* each step: the element and the filter */
+        fo_find_loop(n->elem);
+        fo_find_loop(n->filter);
+    } else {
+        fo_find_loop(n->b);
+        if (n->op == IR_WHILE) fo_find_loop(n->a);
+    }
+    return !fo_loop && fo_folds_float(n);
+}
+
+/* Before a loop of inorder_fold_loop's whose steps carry BP_FOLD: unrolled
+ * (the prelude's BP_FOLD_LOOP). */
+void fold_unroll(struct ir_node *loop)
+{
+    if (!F->fold256 && inorder_fold_loop(loop)) line("BP_FOLD_LOOP");
 }
 
 static bool fold_only(struct ir_fn *f)
@@ -164,6 +204,14 @@ static const char *prelude =
     "#define BP_FOLD(x) __asm__(\"\" : \"+x\"(x))\n"
     "#else\n"
     "#define BP_FOLD(x) ((void)0)\n"
+    "#endif\n"
+    "/* The loop of such a fold's steps: unrolled by eight, one chain of adds in\n"
+    " * order still, the loop's own instructions paid once per eight steps (as\n"
+    " * LLVM unrolls it: numba's loop). */\n"
+    "#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX512F__)\n"
+    "#define BP_FOLD_LOOP _Pragma(\"GCC unroll 8\")\n"
+    "#else\n"
+    "#define BP_FOLD_LOOP\n"
     "#endif\n"
     "/* A function whose innermost loops all fold a float in order: gcc's\n"
     " * fold-left in 256-bit vectors (the products four at a time) beats the\n"

@@ -20,6 +20,11 @@
  *     per test: the same value, and if it panics (an overflow) the first
  *     evaluation panics in both forms, at the same place.
  *
+ * `while i <= n` (no `break` of it) is `for i' in lo ..= n` the same way;
+ * after it, when it ran, i = n and the loop's own step: i ends at n + 1,
+ * and the step's overflow when n is the largest int panics where it did,
+ * after the last iteration.
+ *
  * The step cannot overflow: i < n before it. The range loop's variable is a
  * fresh one; reads of i in the body read it. i itself ends where the while
  * loop leaves it: when nothing reads i after the loop (it is defined in the
@@ -144,7 +149,9 @@ static bool is_one(struct ir_node *n)
 static struct ir_var *counted(struct ir_node *loop)
 {
     struct ir_node *c = loop->a, *body = loop->b;
-    if (c->op != IR_BINARY || c->bop != OP_LT || c->optype != ty_int || c->a->op != IR_VAR) return NULL;
+    if (c->op != IR_BINARY || (c->bop != OP_LT && c->bop != OP_LE) || c->optype != ty_int || c->a->op != IR_VAR)
+        return NULL;
+    if (c->bop == OP_LE && jumps(body, false)) return NULL;
     struct ir_var *i = c->a->var;
     if (!body || body->op != IR_BLOCK || body->nkids == 0) return NULL;
     struct ir_node *last = body->kids[body->nkids - 1];
@@ -207,6 +214,44 @@ static void break_sets(struct ir_node *s, struct ir_var *i, struct ir_var *t)
     }
 }
 
+/* A block that starts with `let lo = i` (lo a new temporary, *lo). */
+static struct ir_node *start_block(struct ir_node *loop, struct ir_var *i, struct ir_var **lo)
+{
+    struct ir_var *t = arena_alloc(sizeof *t);
+    *t = *i;
+    t->id = ++P->nvars;
+    t->kind = IRV_TEMP;
+    t->name = "";
+    struct ir_node *out = ir_new(IR_BLOCK, loop->loc, ty_void);
+    struct ir_node *let = ir_new(IR_LET, loop->loc, ty_void);
+    let->var = t;
+    let->a = var_read(i, loop->loc);
+    ir_push_kid(out, let);
+    *lo = t;
+    return out;
+}
+
+/* `while i <= n` (no break) as `for t in lo ..= n` (f, lo the value i has
+ * before it, which the body no longer changes), then, when it ran,
+ * `i = n` and the loop's own step: i ends at n + 1 as before, and when n
+ * is the largest int the step's overflow panics after the last body, at the
+ * step, as the while loop's does. */
+static struct ir_node *inclusive(struct ir_node *loop, struct ir_node *f, struct ir_var *i)
+{
+    struct ir_var *lo;
+    struct ir_node *out = start_block(loop, i, &lo);
+    f->iter.inclusive = true;
+    f->iter.lo = var_read(lo, loop->loc);
+    ir_push_kid(out, f);
+    struct ir_node *ran = ir_new(IR_IF, loop->loc, ty_void);
+    ran->a = ir_mk_bin(OP_LE, var_read(lo, loop->loc), ir_copy(NULL, loop->a->b), ty_bool);
+    ran->b = ir_new(IR_BLOCK, loop->loc, ty_void);
+    ir_push_kid(ran->b, assign(i, ir_copy(NULL, loop->a->b), loop->loc));
+    ir_push_kid(ran->b, ir_copy(NULL, loop->b->kids[loop->b->nkids - 1]));
+    ir_push_kid(out, ran);
+    return out;
+}
+
 /* The statement that replaces while loop `loop`, kids[w] of block blk, or
  * NULL when the rewrite took a statement out of blk before the loop (the
  * loop is then kids[w - 1]). */
@@ -234,6 +279,7 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     f->iter.is_range = true;
     f->iter.hi = loop->a->b;
     f->iter.lo = var_read(i, loop->a->a->loc);
+    if (loop->a->bop == OP_LE) return inclusive(loop, f, i);
     if (dead) {
         struct ir_node *d = blk->kids[def];
         bool untouched = d->a->op == IR_INT;
@@ -250,16 +296,8 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     }
     /* i is seen after the loop: it ends at n, or where a break left it */
     break_sets(body, i, t);
-    struct ir_var *lo = arena_alloc(sizeof *lo);
-    *lo = *i;
-    lo->id = ++P->nvars;
-    lo->kind = IRV_TEMP;
-    lo->name = "";
-    struct ir_node *out = ir_new(IR_BLOCK, loop->loc, ty_void);
-    struct ir_node *let = ir_new(IR_LET, loop->loc, ty_void);
-    let->var = lo;
-    let->a = var_read(i, loop->loc);
-    ir_push_kid(out, let);
+    struct ir_var *lo;
+    struct ir_node *out = start_block(loop, i, &lo);
     struct ir_node *at_end = ir_new(IR_IF, loop->loc, ty_void);
     at_end->a = ir_copy(NULL, loop->a);
     at_end->b = ir_new(IR_BLOCK, loop->loc, ty_void);

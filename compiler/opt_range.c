@@ -212,6 +212,21 @@ static void set_below(struct range *r, struct ir_node *e)
     r->below = below_part(e, &r->gap);
 }
 
+/* r's value is at most the stable e: below e + 1 (`i <= n - 1` is i < n;
+ * `i <= n` is i < n + 1, the length `[x] * (n + 1)` made). */
+static void set_at_most(struct range *r, struct ir_node *e)
+{
+    __int128 c;
+    struct ir_node *b = below_part(e, &c);
+    if (c >= 1) {
+        r->below = b;
+        r->gap = c - 1;
+        return;
+    }
+    r->below = ir_mk_bin(OP_ADD, e, ir_mk_int(1, e->loc), ty_int);
+    r->gap = 0;
+}
+
 static bool same(const struct ir_node *a, const struct ir_node *b)
 {
     if (a == b) return true;
@@ -323,7 +338,8 @@ static void generator(struct ir_node *n)
             if (m == 1) short_bounds(its[i], lo, hi, n->elem, n->filter);
             if (is_int_var(vars[i])) {
                 ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
-                if (!its[i]->inclusive && stable(its[i]->hi)) set_below(&ENV[vars[i]->id], its[i]->hi);
+                if (stable(its[i]->hi))
+                    (its[i]->inclusive ? set_at_most : set_below)(&ENV[vars[i]->id], its[i]->hi);
             }
         } else {
             expr(its[i]->array);
@@ -550,6 +566,7 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
         break;
     case OP_LE:
         if (xv) meet(x->var, INT64_MIN, b.hi);
+        if (xv && stable(y)) set_at_most(&ENV[x->var->id], y);
         if (yv) meet(y->var, a.lo, INT64_MAX);
         break;
     case OP_GT: compare(y, OP_LT, x); break;
@@ -724,6 +741,15 @@ static void for_range(struct ir_node *s)
     short_bounds(&s->iter, lo, hi, s->b, NULL);
     each_change(s->iter.lo, forget_len);
     each_change(s->iter.hi, forget_len);
+    if (s->iter.inclusive && s->iter.lo->type == ty_int && s->iter.hi->type == ty_int && hi.hi < INT64_MAX) {
+        /* lo ..= hi below the largest int: lo .. hi + 1, C's plain loop (the
+         * inclusive one keeps a flag so as never to step past hi) */
+        struct ir_node *h = ir_mk_bin(OP_ADD, s->iter.hi, ir_mk_int(1, s->iter.hi->loc), ty_int);
+        h->no_overflow = true;
+        s->iter.hi = h;
+        s->iter.inclusive = false;
+        hi.lo++, hi.hi++;
+    }
     __int128 last = s->iter.inclusive ? hi.hi : hi.hi - 1;
     __int128 trips = last - lo.lo + 1;
     if (trips < 0) trips = 0;
@@ -733,7 +759,7 @@ static void for_range(struct ir_node *s)
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
     if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
-    if (fixed && !s->iter.inclusive && stable(s->iter.hi)) set_below(&ENV[s->var->id], s->iter.hi);
+    if (fixed && stable(s->iter.hi)) (s->iter.inclusive ? set_at_most : set_below)(&ENV[s->var->id], s->iter.hi);
     /* a variable the body assigns is forgotten again (loop_head set it) */
     struct range *head = env_copy();
     stmt(s->b);

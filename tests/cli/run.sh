@@ -533,7 +533,10 @@ fn main():
     var d = 0.0
     for v in x:
         d = d - v * 0.25
-    print(dot(x, x), prod(x), sum(twice(x)), d, sum(v * v for v in x))
+    var w = 0.0
+    for v in x:
+        w += sqrt(v)
+    print(dot(x, x), prod(x), sum(twice(x)), d, sum(v * v for v in x), w)
 EOB
 "$BRINE" build --release --cpu=native --emit-c fo/f.br -o fo/f > fo.log 2>&1
 check "fold: builds with --emit-c" [ $? -eq 0 -a -s fo/f.c ]
@@ -547,6 +550,14 @@ check "fold: while p = e * p (prod) is BP_FOLD256" [ "$(fnhead bf_main_prod | gr
 check "fold: d = d - e and a sum comprehension beside other loops (main)" \
     [ "$(fnbody bf_main_main | grep -c 'BP_FOLD(')" -ge 2 -a "$(fnhead bf_main_main | grep -c BP_FOLD256)" -eq 0 ]
 check "fold: none on a float map or an int sum (twice)" [ "$(fnbody bf_main_twice | grep -c 'BP_FOLD')" -eq 0 ]
+# Such a fold's loop with BP_FOLD steps is unrolled (BP_FOLD_LOOP: the loop's
+# own instructions once per eight steps); not a BP_FOLD256 function's, not
+# another loop, not one whose step calls a function (w += sqrt(v)).
+check "fold: BP_FOLD_LOOP before main's three fold loops, not the sqrt one" \
+    [ "$(fnbody bf_main_main | grep -c '^ *BP_FOLD_LOOP$')" -eq 3 -a "$(fnbody bf_main_main | grep -c 'BP_FOLD(')" -ge 4 ]
+check "fold: no BP_FOLD_LOOP in dot, prod (BP_FOLD256) or twice" \
+    [ "$(fnbody 'bf_main_\(dot\|prod\|twice\)' | grep -c 'BP_FOLD_LOOP')" -eq 0 ]
+check "fold: BP_FOLD_LOOP is gcc's unroll by eight" grep -q '^#define BP_FOLD_LOOP _Pragma("GCC unroll 8")$' fo/f.c
 check "fold: BP_FOLD only for gcc/clang with AVX-512" \
     grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX512F__)$' fo/f.c
 check "fold: BP_FOLD256 only for gcc with AVX-512" \
@@ -561,6 +572,7 @@ if fo_cc -S -x c /dev/null -o /dev/null 2>/dev/null && ! cc -dM -E -x c /dev/nul
     fo_fn() { sed -n "/^$1:/,/\.cfi_endproc/p" fo/f.s; }
     check "fold: gcc -march=x86-64-v4 compiles it" [ -s fo/f.s ]
     check "fold: dot uses no zmm" [ "$(fo_fn bf_main_dot | grep -c ret)" -ge 1 -a "$(fo_fn bf_main_dot | grep -c zmm)" -eq 0 ]
+    check "fold: main's d = d - e loop unrolled (eight subtractions or more)" [ "$(fo_fn bf_main_main | grep -c vsubsd)" -ge 8 ]
     # BP_FOLD256 functions stay out of line (inlined, main's 512-bit width would be theirs)
     fo_cc -finline -finline-functions -finline-small-functions -S fo/f.c -o fo/f2.s > fo.log 2>&1
     check "fold: dot and prod are never inlined" [ "$(grep -cE '^bf_main_(dot|prod)[.:]' fo/f2.s)" -eq 2 ]

@@ -2181,6 +2181,22 @@ class Gen:
                 elif els:
                     els[1](env)
             return lines, ex
+        if c == 14 and depth > 0 and r.random() < 0.3:
+            # a while loop counting to an inclusive bound, its step last (no
+            # break or continue of it: opt_counted's `while i <= n`)
+            v = self.fresh("w")
+            n = r.randint(-1, 5)
+            self.scope.append({})
+            body, bex = self.block(depth - 1, False, ret)
+            self.scope.pop()
+            lines = [f"var {v} = 0", f"while {v} <= {n}:"] + body + [f"    {v} += 1"]
+
+            def ex(env):
+                env.vars[v] = ["int", True, 0]
+                while env.vars[v][2] <= n:
+                    bex(env)
+                    env.vars[v][2] += 1
+            return lines, ex
         if c == 14 and depth > 0:
             # a counted while loop
             v = self.fresh("w")
