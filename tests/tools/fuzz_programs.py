@@ -3637,7 +3637,7 @@ FORM_HOOKS["expr"].append((0.015, world_expr))
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
