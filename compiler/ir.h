@@ -352,6 +352,7 @@ void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */
 void opt_fnvals(struct ir_program *ir); /* opt_fnvals.c */
 void opt_consts(struct ir_program *ir); /* opt_consts.c */
+void opt_iters(struct ir_program *ir);  /* opt_iters.c */
 void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */

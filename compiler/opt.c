@@ -24,6 +24,7 @@
  * prints the IR after it), the function, and what it does. */
 #define OPT_PASSES(X)                                                                      \
     X(consts, opt_consts, "module constants with a literal value read as that literal")   \
+    X(iters, opt_iters, "loops and generators over enumerate and zip of arrays run over the index range") \
     X(fnvals, opt_fnvals, "calls through known function values made direct")              \
     X(unroll, opt_unroll, "comprehensions over a few literal indices written as array literals") \
     X(inline, opt_inline, "calls of small functions written in place")                    \
@@ -49,6 +50,9 @@ static const struct {
     const char *before, *after, *why;
 } pass_order[] = {
     {"consts", "inline", "a literal written in place is what an inlined body folds"},
+    {"iters", "inline", "a helper's loop over enumerate or zip runs over its range before it is written in place"},
+    {"iters", "scalars", "the (index, element) tuple a rewritten loop binds is one to make two values"},
+    {"iters", "loops", "the element reads a rewritten loop makes are ones to guard"},
     {"fnvals", "inline", "a call made direct is one the inliner can write in place"},
     {"unroll", "inline", "a function returning a small comprehension is small once it is a literal"},
     {"inline", "scalars", "a literal a call returns is seen where the call was written in place"},

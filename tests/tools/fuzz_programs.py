@@ -3954,7 +3954,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 

@@ -1,0 +1,186 @@
+/*
+ * opt_iters.c: the `iters` pass: a loop or a generator over `enumerate(xs)`
+ * or `zip(xs, ys)` of arrays runs over the index range instead of over the
+ * array of tuples those builtins build.
+ *
+ * As lowered, `for (i, v) in enumerate(xs)` first builds the whole array of
+ * (index, element) tuples (retaining every element), then walks it: a
+ * second array as large as xs, written and read once, for every loop. Here
+ *
+ *     for t in enumerate(A): body            for t in zip(A, B): body
+ *
+ * become
+ *
+ *     let a = A                              let a = A; let b = B
+ *     for i in 0..len(a):                    for i in 0..min(len(a), len(b)):
+ *         let e = a[i]                           let e = a[i]; let f = b[i]
+ *         body                                   body
+ *
+ * with t.0 read as i and t.1 as e (t.0 as e and t.1 as f), t itself as the
+ * tuple (i, e) ((e, f)), the capture lists in the body recomputed. A source
+ * that is a variable the body does not change is read as it is; any other
+ * is held in a temporary, a reference to the value the loop started with,
+ * so a body that changes the variable copies it on its first write and the
+ * loop still walks the snapshot, as before. In a generator (the first clause of a
+ * comprehension or reduction, not spread over world ranks) whose sources are
+ * variables, the clause runs over the range and each read of its variable
+ * becomes the tuple (a field of it, that element), the capture lists
+ * recomputed. Neither builtin can panic, an index below the length cannot
+ * fail, and the elements are visited in the same order, so the program's
+ * output and panics are unchanged.
+ */
+#include "ir.h"
+
+static struct ir_program *P;
+
+/* The rewritten clause's variable and its parts: (i, a[i]) or (a[i], b[i]);
+ * in a loop, the elements are read once, into lets (elems). */
+static struct ir_var *tuple_var, *index_var, *srcs[2], *elems[2];
+static bool is_zip;
+
+static bool iter_call(const struct ir_node *n)
+{
+    return n && n->op == IR_BUILTIN && (n->builtin == BI_ENUMERATE || n->builtin == BI_ZIP) &&
+           n->nkids == (n->builtin == BI_ZIP ? 2 : 1);
+}
+
+static struct ir_node *elem_of(struct ir_var *a, struct loc at)
+{
+    struct ir_node *x = ir_new(IR_INDEX, at, a->type->elem);
+    x->a = ir_mk_var(a, at);
+    x->b = ir_mk_var(index_var, at);
+    return x;
+}
+
+/* Field k of the tuple the clause's variable holds. */
+static struct ir_node *part(int k, struct loc at)
+{
+    if (!is_zip && k == 0) return ir_mk_var(index_var, at);
+    if (elems[k]) return ir_mk_var(elems[k], at);
+    return elem_of(srcs[is_zip ? k : 0], at);
+}
+
+static struct ir_node *whole(struct loc at)
+{
+    struct ir_node *t = ir_new(IR_TUPLE, at, tuple_var->type);
+    ir_push_kid(t, part(0, at));
+    ir_push_kid(t, part(1, at));
+    return t;
+}
+
+/* The range's end: len(a), or min(len(a), len(b)). */
+static struct ir_node *count(struct loc at)
+{
+    struct ir_node *n[2];
+    for (int k = 0; k < (is_zip ? 2 : 1); k++) {
+        n[k] = ir_new(IR_BUILTIN, at, ty_int);
+        n[k]->builtin = BI_LEN;
+        ir_push_kid(n[k], ir_mk_var(srcs[k], at));
+    }
+    if (!is_zip) return n[0];
+    struct ir_node *m = ir_new(IR_BUILTIN, at, ty_int);
+    m->builtin = BI_MIN2;
+    ir_push_kid(m, n[0]);
+    ir_push_kid(m, n[1]);
+    return m;
+}
+
+static void set_range(struct ir_iter *it, struct loc at)
+{
+    *it = (struct ir_iter){0};
+    it->is_range = true;
+    it->lo = ir_mk_int(0, at);
+    it->hi = count(at);
+}
+
+/* Each read of the clause's variable in n becomes its tuple; a field of it,
+ * that part. */
+static void subst(struct ir_node *n)
+{
+    if (!n) return;
+    struct ir_node *r = NULL;
+    if (n->op == IR_FIELD && n->a && n->a->op == IR_VAR && n->a->var == tuple_var) r = part(n->field, n->loc);
+    else if (n->op == IR_VAR && n->var == tuple_var) r = whole(n->loc);
+    if (!r) {
+        ir_each_child(n, subst);
+        return;
+    }
+    struct loc at = n->loc;
+    *n = *r;
+    n->loc = at;
+}
+
+static void take_call(struct ir_node *call, struct ir_var *v)
+{
+    tuple_var = v;
+    is_zip = call->builtin == BI_ZIP;
+    index_var = ir_new_temp(P, ty_int, call->loc);
+    elems[0] = elems[1] = NULL;
+}
+
+/* for t in enumerate(..) / zip(..): body, rewritten in place (the node
+ * becomes the block above). */
+static void rewrite_for(struct ir_node *s)
+{
+    struct ir_node *call = s->iter.array, *body = s->b;
+    struct loc at = s->loc;
+    take_call(call, s->var);
+    struct ir_node *out = ir_new(IR_BLOCK, at, ty_void);
+    for (int k = 0; k < call->nkids; k++) {
+        struct ir_node *src = call->kids[k];
+        if (src->op == IR_VAR && !ir_writes(body, src->var, true)) {
+            srcs[k] = src->var;
+            continue;
+        }
+        srcs[k] = ir_new_temp(P, src->type, src->loc);
+        ir_push_kid(out, ir_mk_stmt(IR_LET, srcs[k], src, src->loc));
+    }
+    struct ir_node *loop = ir_new(IR_FOR_RANGE, at, ty_void);
+    loop->var = index_var;
+    set_range(&loop->iter, call->loc);
+    loop->b = ir_new(IR_BLOCK, body->loc, ty_void);
+    for (int k = is_zip ? 0 : 1; k < 2; k++) {
+        struct ir_var *src = srcs[is_zip ? k : 0];
+        struct ir_node *x = elem_of(src, call->loc);
+        elems[k] = ir_new_temp(P, src->type->elem, call->loc);
+        ir_push_kid(loop->b, ir_mk_stmt(IR_LET, elems[k], x, call->loc));
+    }
+    subst(body);
+    ir_recapture(body);
+    if (body->op == IR_BLOCK)
+        for (int k = 0; k < body->nkids; k++) ir_push_kid(loop->b, body->kids[k]);
+    else
+        ir_push_kid(loop->b, body);
+    ir_push_kid(out, loop);
+    *s = *out;
+}
+
+/* A generator's first clause over enumerate/zip of variables. */
+static void rewrite_gen(struct ir_node *g)
+{
+    struct ir_node *call = g->iter.array;
+    for (int k = 0; k < call->nkids; k++)
+        if (call->kids[k]->op != IR_VAR) return;
+    take_call(call, g->gen_var);
+    for (int k = 0; k < call->nkids; k++) srcs[k] = call->kids[k]->var;
+    ir_each_child(g, subst); /* element, filter, key, later clauses; nothing else names the variable */
+    g->gen_var = index_var;
+    set_range(&g->iter, call->loc);
+    ir_recapture(g);
+}
+
+static void walk(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, walk);
+    if (n->op == IR_FOR_ARRAY && iter_call(n->iter.array)) rewrite_for(n);
+    else if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && !n->world && !n->iter.is_range && iter_call(n->iter.array))
+        rewrite_gen(n);
+}
+
+void opt_iters(struct ir_program *ir)
+{
+    P = ir;
+    for (int i = 0; i < ir->fns.len; i++) walk(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->globals.len; i++) walk(((struct ir_global *)ir->globals.items[i])->init);
+}
