@@ -744,8 +744,13 @@ static void for_range(struct ir_node *s)
     if (s->iter.inclusive && s->iter.lo->type == ty_int && s->iter.hi->type == ty_int && hi.hi < INT64_MAX) {
         /* lo ..= hi below the largest int: lo .. hi + 1, C's plain loop (the
          * inclusive one keeps a flag so as never to step past hi) */
-        struct ir_node *h = ir_mk_bin(OP_ADD, s->iter.hi, ir_mk_int(1, s->iter.hi->loc), ty_int);
-        h->no_overflow = true;
+        struct ir_node *h;
+        if (s->iter.hi->op == IR_INT) { /* a literal (short_bounds' too): its successor, so still literal */
+            h = ir_mk_int(s->iter.hi->ival + 1, s->iter.hi->loc);
+        } else {
+            h = ir_mk_bin(OP_ADD, s->iter.hi, ir_mk_int(1, s->iter.hi->loc), ty_int);
+            h->no_overflow = true;
+        }
         s->iter.hi = h;
         s->iter.inclusive = false;
         hi.lo++, hi.hi++;
