@@ -21,10 +21,10 @@
  * (S = log1p(r), every error relative to r^2 or r^3); measured against
  * MPFR on 4 10^6 inputs in these regions: 2^-66.7 at worst. log10
  * multiplies it by 1/ln 10 as a double-double (2^-104 more); log2 sums in
- * base 2 from its own table (crm_log2_fast, its bounds there); log1p adds
+ * base 2 from its own table (crm_log2_fast_t, its bounds there); log1p adds
  * ul/u (see brm_log1p). The rounding test uses 2^-64 relative (log1p), or
  * the smaller of that and an absolute bound (log, log2, log10: lanes.h and
- * crm_log2_fast derive them), which is far tighter where |log_b x| is
+ * crm_log2_fast_t derive them), which is far tighter where |log_b x| is
  * large, so that far fewer inputs take the accurate path.
  *
  * Accurate path (triple-double): -log c_i to 2^-160, log1p(r) = sum
@@ -218,6 +218,19 @@ CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
  *   2^-15.5 |r| (2^-68.5 |Y| each): below 2^-65.6 |Y|; in the interval
  *   below ([1 - 2^-7, 1 - 2^-8), c_i = 129/128), |r| <= 2^-8 and every
  *   error is below 2^-76 against |Y| >= 2^-7.4. The test uses 2^-64. */
+CRM_HOT_FN double crm_log2_fast_t(double de, double r, double t2h, double t2l, double *lo)
+{
+    double h = de + t2h; /* exact */
+    double hr = -0.5 * r;
+    double p = fma(hr, r, r), pl = fma(hr, r, r - p);
+    double ph = p * CRM_LOG_INVLN2_HI, phl = fma(p, CRM_LOG_INVLN2_HI, -ph);
+    double l1, h1 = crm_fast_two_sum(h, ph, &l1);
+    *lo = (l1 + phl) + fma(CRM_LOG_INVLN2_HI, pl + crm_log1p_tail(r), fma(p, CRM_LOG_INVLN2_MI, t2l));
+    return h1;
+}
+
+/* the same from x's bits (lanes.h reads the table rows for all its lanes
+ * at once and calls crm_log2_fast_t) */
 CRM_HOT_FN double crm_log2_fast(crm_u64 b, int sub, double *lo)
 {
     crm_u64 t = b - CRM_LOG_OFF;
@@ -225,14 +238,7 @@ CRM_HOT_FN double crm_log2_fast(crm_u64 b, int sub, double *lo)
     double de = (double)(((crm_i64)t >> 52) - sub);
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
     double r = fma(m, crm_log_h[k][2], -1.0);
-    const double *t2 = crm_log2_h[k];
-    double h = de + t2[0]; /* exact */
-    double hr = -0.5 * r;
-    double p = fma(hr, r, r), pl = fma(hr, r, r - p);
-    double ph = p * CRM_LOG_INVLN2_HI, phl = fma(p, CRM_LOG_INVLN2_HI, -ph);
-    double l1, h1 = crm_fast_two_sum(h, ph, &l1);
-    *lo = (l1 + phl) + fma(CRM_LOG_INVLN2_HI, pl + crm_log1p_tail(r), fma(p, CRM_LOG_INVLN2_MI, t2[1]));
-    return h1;
+    return crm_log2_fast_t(de, r, crm_log2_h[k][0], crm_log2_h[k][1], lo);
 }
 
 /* log, log2 or log10 of x, the accurate path: the reduction again, then
@@ -279,7 +285,7 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
     }
     if (kind == CRM_LOG10) hi = crm_log_base(kind, hi, &lo);
     /* the smaller of two proved bounds (lanes.h's for log and log10,
-     * crm_log2_fast's for log2): 2^-64 |hi|, and an absolute one, the
+     * crm_log2_fast_t's for log2): 2^-64 |hi|, and an absolute one, the
      * smaller unless |log_b x| < 2^-8 (so e' = 0): far fewer inputs fail
      * the test where |log_b x| is large, and the accurate path costs a
      * thousand times the fast one */
