@@ -179,18 +179,6 @@ CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, doub
     return h1;
 }
 
-/* the same from x's bits: e' (a double), r and the table's Th + Tl (lanes.h
- * reads them for all its lanes at once) */
-CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
-{
-    crm_u64 t = b - CRM_LOG_OFF;
-    crm_i64 k = (crm_i64)((t >> 45) & 127);
-    double de = (double)(((crm_i64)t >> 52) - sub);
-    double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
-    const double *row = crm_log_h[k]; /* c_i, Th, Tl in one row: one index */
-    double r = fma(m, row[2], -1.0);
-    return crm_log_fast_t(de, r, row[0], row[1], lo);
-}
 
 /* log2 x = e' + T2 + log1p(r)/ln2 as hi + *lo (not renormalised), from
  * x's bits, with -log2 c_i = T2h + T2l (crm_log2_h; T2h a multiple of
@@ -229,17 +217,22 @@ CRM_HOT_FN double crm_log2_fast_t(double de, double r, double t2h, double t2l, d
     return h1;
 }
 
-/* the same from x's bits (lanes.h reads the table rows for all its lanes
- * at once and calls crm_log2_fast_t) */
-CRM_HOT_FN double crm_log2_fast(crm_u64 b, int sub, double *lo)
+/* crm_log_fast_t (log, log10, log1p) or, for log2, crm_log2_fast_t from
+ * x's bits: e' (a double), r and the table's row (lanes.h reads the rows
+ * for all its lanes at once and calls the two directly) */
+CRM_HOT_FN double crm_log_fast_k(crm_u64 b, int sub, int kind, double *lo)
 {
     crm_u64 t = b - CRM_LOG_OFF;
     crm_i64 k = (crm_i64)((t >> 45) & 127);
     double de = (double)(((crm_i64)t >> 52) - sub);
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
-    double r = fma(m, crm_log_h[k][2], -1.0);
-    return crm_log2_fast_t(de, r, crm_log2_h[k][0], crm_log2_h[k][1], lo);
+    const double *row = crm_log_h[k]; /* c_i, Th, Tl in one row: one index */
+    double r = fma(m, row[2], -1.0);
+    if (kind == CRM_LOG2) return crm_log2_fast_t(de, r, crm_log2_h[k][0], crm_log2_h[k][1], lo);
+    return crm_log_fast_t(de, r, row[0], row[1], lo);
 }
+
+CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo) { return crm_log_fast_k(b, sub, CRM_LN, lo); }
 
 /* log, log2 or log10 of x, the accurate path: the reduction again, then
  * triple-double */
@@ -273,15 +266,13 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
     double lo, hi;
     /* x <= 0 (-0 included), subnormal, inf, NaN: one unsigned comparison */
     if (CRM_LIKELY(b - 0x0010000000000000ULL < 0x7fe0000000000000ULL)) {
-        if (kind == CRM_LOG2) hi = crm_log2_fast(b, 0, &lo);
-        else hi = crm_log_fast(b, 0, &lo);
+        hi = crm_log_fast_k(b, 0, kind, &lo);
     } else {
         if ((b << 1) == 0) return -crm_inf();               /* +-0 */
         if (b == 0x7ff0000000000000ULL) return x;           /* +inf */
         if (b > 0x7ff0000000000000ULL && b < 0x8000000000000000ULL) return x + x; /* NaN */
         if (b >= 0x8000000000000000ULL) return crm_nan();   /* x < 0, -inf, -NaN */
-        if (kind == CRM_LOG2) hi = crm_log2_fast(crm_bits(x * 0x1p54), 54, &lo); /* subnormal */
-        else hi = crm_log_fast(crm_bits(x * 0x1p54), 54, &lo);
+        hi = crm_log_fast_k(crm_bits(x * 0x1p54), 54, kind, &lo); /* subnormal */
     }
     if (kind == CRM_LOG10) hi = crm_log_base(kind, hi, &lo);
     /* the smaller of two proved bounds (lanes.h's for log and log10,
