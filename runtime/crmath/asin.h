@@ -48,7 +48,7 @@ CRM_HOT_FN double crm_asin_fast(double a, double *l)
         return crm_fast_two_sum(a, (a * w) * q, l);
     }
     double t = fma(a, 128.0, CRM_ASIN_BIG), jd = t - CRM_ASIN_BIG; /* j = rint(128 a) */
-    const double *c = crm_asin_t1[(int)crm_bits(t) - 1];
+    const double *c = crm_asin_t1[(crm_bits(t) & 127) - 1]; /* 1 <= j <= 64: t's low bits, no sign extension */
     double h = fma(jd, -0.0078125, a);
     double h2 = h * h, h4 = h2 * h2;
     double q = fma(h4, fma(h2, fma(h, c[11], c[10]), fma(h, c[9], c[8])),
@@ -69,7 +69,7 @@ CRM_HOT_FN double crm_acos_near1(double a, double *l)
     double s = crm_sqrt(z2);
     double sl = fma(-s, s, z2) / (s + s);
     double t = fma(z, 128.0, CRM_ASIN_BIG), jd = t - CRM_ASIN_BIG;
-    const double *c = crm_asin_t2[(int)crm_bits(t)];
+    const double *c = crm_asin_t2[crm_bits(t) & 127]; /* 0 <= j <= 64 */
     double h = fma(jd, -0.0078125, z);
     double h2 = h * h;
     double q = fma(h2 * h2, fma(h, c[9], c[8]), fma(h2, fma(h, c[7], c[6]), fma(h, c[5], c[4])));
@@ -107,7 +107,7 @@ CRM_FN double brm_asin(double x)
         double cl, ch = crm_acos_near1(a, &cl);
         h = crm_asin_from(CRM_PI2_HI, CRM_PI2_MI, ch, cl, &l);
     }
-    if (crm_round_test(h, l, 0x1p-64, &r)) return x < 0 ? -r : r;
+    if (crm_round_test(h, l, 0x1p-64, &r)) return crm_from_bits(crm_bits(r) | (crm_bits(x) & 0x8000000000000000ULL)); /* r >= 0: x's sign */
     return crm_asincos(x, 0);
 }
 

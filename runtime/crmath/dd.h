@@ -252,6 +252,17 @@ CRM_FN int crm_round_test(double hi, double lo, double eps, double *out)
     return a == b;
 }
 
+/* whether h + l, known within e, rounds to one double: it is *out */
+CRM_FN int crm_round_test_abs(double h, double l, double e, double *out)
+{
+    double a = h + (l - e), b = h + (l + e);
+    *out = a;
+#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
+    return 0;
+#endif
+    return a == b;
+}
+
 /* y * 2^e, y in [0.5, 4), e in [-1021, 1024]: exact unless it overflows */
 CRM_FN double crm_scale_normal(double y, int e)
 {

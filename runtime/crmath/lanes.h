@@ -180,7 +180,9 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { r
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
  * CRM_LOG10): the scalar function's own fast path (crm_log_fast_t, then
- * crm_log_base) where x is positive, normal and finite, e' a double.
+ * crm_log_base; log2: crm_log2_fast_t) where x is positive, normal and
+ * finite, e' a double, and its own test (crm_log_any's: log2's bounds are
+ * derived at crm_log2_fast_t, log's and log10's here).
  *
  * The rounding test takes the smaller of two bounds, each proved:
  * - relative: log.h's 2^-64, the scalar function's;
@@ -188,13 +190,14 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { r
  *   the rounding of the last sum into lo (a value below 2^-22.5: 2^-75.5),
  *   the others in lo (values below 2^-33.7: 2^-86.7 each; below 2^-42.5
  *   (l1, and pl, within 2^-114 of its value): 2^-95.5), the constants' (|e'| 2^-98 <= 2^-87.9 for LN2_2,
- *   2^-96 for Tl): below 2^-72.49 for log; for log2 and log10 that error
- *   times 1/ln b, lo's product by 1/ln b's middle part left out (2^-78.5)
- *   and at most two roundings of values below 2^-22 (2^-75 each, times 0.44 for
- *   log10): below 2^-71.64 (log2) and 2^-73.38 (log10). The test's own
- *   roundings (2^-53 |lo -+ e| < 2^-94) fit in the room to the bounds it
- *   uses: 2^-72, 1.5 2^-72 and 2^-73. (Against MPFR on 3 10^6 inputs the
- *   error stays below 2^-74.1, 2^-73.2 and 2^-74.8.)
+ *   2^-96 for Tl): below 2^-72.49 for log; for log10 that error times
+ *   1/ln 10, lo's product by 1/ln 10's middle part left out (2^-78.5)
+ *   and at most two roundings of values below 2^-22 (2^-75 each, times
+ *   0.44): below 2^-73.38; log2's, below 2^-71.65, at crm_log2_fast_t. The
+ *   test's own roundings (2^-53 |lo -+ e| < 2^-94) fit in the room to the
+ *   bounds it uses: 2^-72, 1.5 2^-72 (log2) and 2^-73. (Against MPFR on 3
+ *   10^6 inputs the error stays below 2^-74.1 and 2^-74.8 for log and
+ *   log10; log2's, 2^-73.04.)
  * The absolute bound is the smaller one unless |log_b x| < 2^-8 (with
  * e' != 0, |log_b x| >= 0.15: always). A lane fails the test with a chance
  * of about twice the bound over the result's ulp: 2^-18 where |log_b x| >=
@@ -205,13 +208,18 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
 {
     double x[CRM_LANES];
     crm_lanes_load(x0, x);
-    crm_i64 ih[CRM_LANES]; /* crm_log_h's rows: Th, Tl, c_i, 0 */
+    /* crm_log_h's rows (Th, Tl, c_i, 0), and for log2 crm_log2_h's (T2h, T2l) */
+    crm_i64 ih[CRM_LANES], it[CRM_LANES];
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++)
-        ih[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
+    for (int i = 0; i < CRM_LANES; i++) {
+        crm_i64 k = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127);
+        ih[i] = k * 4;
+        it[i] = kind == CRM_LOG2 ? k * 2 : k * 4;
+    }
     crm_lanes_log_c(ih, c);
-    crm_lanes_gather(&crm_log_h[0][0], ih, th);
-    crm_lanes_gather(&crm_log_h[0][1], ih, tl);
+    const double *tab = kind == CRM_LOG2 ? &crm_log2_h[0][0] : &crm_log_h[0][0];
+    crm_lanes_gather(tab, it, th);
+    crm_lanes_gather(tab + 1, it, tl);
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -222,8 +230,13 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
         double de = crm_from_bits(0x4330000000000000ULL | ((t >> 52) ^ 0x800)) - 4503599627372544.0;
         double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
         double r = fma(m, c[i], -1.0);
-        double lo, hi = crm_log_fast_t(de, r, th[i], tl[i], &lo);
-        hi = crm_log_base(kind, hi, &lo);
+        double lo, hi;
+        if (kind == CRM_LOG2) {
+            hi = crm_log2_fast_t(de, r, th[i], tl[i], &lo);
+        } else {
+            hi = crm_log_fast_t(de, r, th[i], tl[i], &lo);
+            hi = crm_log_base(kind, hi, &lo);
+        }
         /* the relative bound or the absolute one, the smaller */
         double rel = crm_fabs(hi) * 0x1p-64;
         double out, err = rel < abs ? rel : abs;

@@ -19,9 +19,13 @@
  * 2^-72 when e' != 0 (|log x| >= 0.34), 2^-67.8 when c_i != 1 (|S| >=
  * 2^-8, and |r| is small where |S| is: bounded interval by interval), 2^-66 when c_i = 1
  * (S = log1p(r), every error relative to r^2 or r^3); measured against
- * MPFR on 4 10^6 inputs in these regions: 2^-66.7 at worst. log2 and
- * log10 multiply it by 1/ln b as a double-double (2^-104 more), log1p
- * adds ul/u (see brm_log1p); the rounding test uses 2^-64.
+ * MPFR on 4 10^6 inputs in these regions: 2^-66.7 at worst. log10
+ * multiplies it by 1/ln 10 as a double-double (2^-104 more); log2 sums in
+ * base 2 from its own table (crm_log2_fast_t, its bounds there); log1p adds
+ * ul/u (see brm_log1p). The rounding test uses 2^-64 relative (log1p), or
+ * the smaller of that and an absolute bound (log, log2, log10: lanes.h and
+ * crm_log2_fast_t derive them), which is far tighter where |log_b x| is
+ * large, so that far fewer inputs take the accurate path.
  *
  * Accurate path (triple-double): -log c_i to 2^-160, log1p(r) = sum
  * (-1)^(n+1) r^n/n, n <= 20 (truncation 2^-147), Horner with r exact: below
@@ -175,9 +179,48 @@ CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, doub
     return h1;
 }
 
-/* the same from x's bits: e' (a double), r and the table's Th + Tl (lanes.h
- * reads them for all its lanes at once) */
-CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
+
+/* log2 x = e' + T2 + log1p(r)/ln2 as hi + *lo (not renormalised), from
+ * x's bits, with -log2 c_i = T2h + T2l (crm_log2_h; T2h a multiple of
+ * 2^-42, T2l within 2^-96) and 1/ln2 = L = LH + LM (within 2^-108 L): the
+ * table and the sum in base 2, so no double-double product by 1/ln2 on
+ * the chain (crm_log_base's, log10's). H = e' + T2h exactly (|H| < 2^11,
+ * a multiple of 2^-42); r - r^2/2 = p + pl as crm_log_fast_t's (within
+ * 2^-114); p LH = ph + phl exactly (one product, its error by an fma);
+ * H + ph by a fast two-sum (|H| >= 1.94 |r| / ln2 >= |ph| or H = 0: the
+ * condition of log's sum, both sides over ln2); the rest, l1 + phl + LH
+ * (pl + r^3 q(r)) + (p LM + T2l), in doubles.
+ *
+ * Error bounds for crm_log_any's test (Y = log2 x):
+ * - absolute, every x: the tail's 5 ulps of r^3/3 (values below 2^-22.5:
+ *   2^-72.68) and pl + tail's rounding (2^-76), both times LH (2^-72.0);
+ *   the fma by LH and the last sum round values below 2^-21.9 (2^-75
+ *   each); p LM + T2l, l1 + phl and their sum values below 2^-41.9
+ *   (|l1| <= 2^-43: |h1| < 2^11; 2^-95 each); the truncation r^11/11, T2l's
+ *   and LM's (below 2^-79): below 2^-71.65 in all. The test uses 1.5
+ *   2^-72 (2^-71.41).
+ * - relative, needed only where it is the smaller, |Y| < 1.5 2^-8 (x in
+ *   (0.9959, 1.0041), e' = 0): where c_i = 1 (H = 0, so l1 = 0 and T2l =
+ *   0), every term is relative to |r| and |Y| >= 1.43 |r|: the tail's 5
+ *   ulps of r^3/3 (2^-66.3 |Y|), three roundings of values below 1.443
+ *   2^-15.5 |r| (2^-68.5 |Y| each): below 2^-65.6 |Y|; in the interval
+ *   below ([1 - 2^-7, 1 - 2^-8), c_i = 129/128), |r| <= 2^-8 and every
+ *   error is below 2^-76 against |Y| >= 2^-7.4. The test uses 2^-64. */
+CRM_HOT_FN double crm_log2_fast_t(double de, double r, double t2h, double t2l, double *lo)
+{
+    double h = de + t2h; /* exact */
+    double hr = -0.5 * r;
+    double p = fma(hr, r, r), pl = fma(hr, r, r - p);
+    double ph = p * CRM_LOG_INVLN2_HI, phl = fma(p, CRM_LOG_INVLN2_HI, -ph);
+    double l1, h1 = crm_fast_two_sum(h, ph, &l1);
+    *lo = (l1 + phl) + fma(CRM_LOG_INVLN2_HI, pl + crm_log1p_tail(r), fma(p, CRM_LOG_INVLN2_MI, t2l));
+    return h1;
+}
+
+/* crm_log_fast_t (log, log10, log1p) or, for log2, crm_log2_fast_t from
+ * x's bits: e' (a double), r and the table's row (lanes.h reads the rows
+ * for all its lanes at once and calls the two directly) */
+CRM_HOT_FN double crm_log_fast_k(crm_u64 b, int sub, int kind, double *lo)
 {
     crm_u64 t = b - CRM_LOG_OFF;
     crm_i64 k = (crm_i64)((t >> 45) & 127);
@@ -185,8 +228,11 @@ CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo)
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
     const double *row = crm_log_h[k]; /* c_i, Th, Tl in one row: one index */
     double r = fma(m, row[2], -1.0);
+    if (kind == CRM_LOG2) return crm_log2_fast_t(de, r, crm_log2_h[k][0], crm_log2_h[k][1], lo);
     return crm_log_fast_t(de, r, row[0], row[1], lo);
 }
+
+CRM_HOT_FN double crm_log_fast(crm_u64 b, int sub, double *lo) { return crm_log_fast_k(b, sub, CRM_LN, lo); }
 
 /* log, log2 or log10 of x, the accurate path: the reduction again, then
  * triple-double */
@@ -220,17 +266,23 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
     double lo, hi;
     /* x <= 0 (-0 included), subnormal, inf, NaN: one unsigned comparison */
     if (CRM_LIKELY(b - 0x0010000000000000ULL < 0x7fe0000000000000ULL)) {
-        hi = crm_log_fast(b, 0, &lo);
+        hi = crm_log_fast_k(b, 0, kind, &lo);
     } else {
         if ((b << 1) == 0) return -crm_inf();               /* +-0 */
         if (b == 0x7ff0000000000000ULL) return x;           /* +inf */
         if (b > 0x7ff0000000000000ULL && b < 0x8000000000000000ULL) return x + x; /* NaN */
         if (b >= 0x8000000000000000ULL) return crm_nan();   /* x < 0, -inf, -NaN */
-        hi = crm_log_fast(crm_bits(x * 0x1p54), 54, &lo);   /* subnormal */
+        hi = crm_log_fast_k(crm_bits(x * 0x1p54), 54, kind, &lo); /* subnormal */
     }
-    hi = crm_log_base(kind, hi, &lo);
-    double out;
-    if (CRM_LIKELY(crm_round_test(hi, lo, 0x1p-64, &out))) return out;
+    if (kind == CRM_LOG10) hi = crm_log_base(kind, hi, &lo);
+    /* the smaller of two proved bounds (lanes.h's for log and log10,
+     * crm_log2_fast_t's for log2): 2^-64 |hi|, and an absolute one, the
+     * smaller unless |log_b x| < 2^-8 (so e' = 0): far fewer inputs fail
+     * the test where |log_b x| is large, and the accurate path costs a
+     * thousand times the fast one */
+    double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
+    double out, err = crm_fabs(hi) * 0x1p-64;
+    if (CRM_LIKELY(crm_round_test_abs(hi, lo, err < abs ? err : abs, &out))) return out;
     return crm_log_accurate(x, kind);
 }
 

@@ -112,17 +112,6 @@ CRM_FN int crm_reduce_ph(double x, crm_td *r)
     return (int)(k & 255);
 }
 
-/* whether h + l, known within e, rounds to one double: it is *out */
-CRM_FN int crm_round_test_abs(double h, double l, double e, double *out)
-{
-    double a = h + (l - e), b = h + (l + e);
-    *out = a;
-#ifdef CRM_TEST_ACCURATE /* tests/math: every input takes the accurate path */
-    return 0;
-#endif
-    return a == b;
-}
-
 /* ---- accurate path -------------------------------------------------------- */
 
 /* sin(j pi/128) for j = 0..64 */
