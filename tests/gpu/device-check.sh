@@ -21,7 +21,8 @@
 #    device (the tally);
 # 7. the golden suite with BRINE_GPU=on (dev builds only where libtcc works
 #    on that machine), against the expected output, counting the reductions
-#    that ran on the device; then with off, if time is left.
+#    that ran on the device; then with off, if time is left
+#    (DEVICE_CHECK_THREADS: the BRINE_THREADS counts, default 1,16).
 # Targets on an H200: every result bit-identical to the CPU; W1's kernel at
 # >= 80% of the copy bandwidth. Exit 0 when the bits all match (the
 # bandwidth target is reported, not enforced).
@@ -162,7 +163,7 @@ dirs=$(ls -d tests/golden/*/ | grep -v '/gpu/$')
 for mode in on off; do
     left=$(( ${DEVICE_CHECK_BUDGET:-420} - ($(date +%s) - t_start) ))
     if [ $left -lt 30 ]; then echo "BRINE_GPU=$mode: skipped (${left} s left)"; continue; fi
-    out=$(BRINE_GPU=$mode BRINE_GPU_TALLY="$T/tally.$mode" timeout $left "$B" test $dirs $builds --threads 1,16 -j "$J" 2>&1)
+    out=$(BRINE_GPU=$mode BRINE_GPU_TALLY="$T/tally.$mode" timeout $left "$B" test $dirs $builds --threads "${DEVICE_CHECK_THREADS:-1,16}" -j "$J" 2>&1)
     rc=$?
     [ $rc = 124 ] && echo "BRINE_GPU=$mode: stopped after $left s: $(echo "$out" | grep -c '^ok') tests passed before"
     echo "BRINE_GPU=$mode: $(echo "$out" | tail -n 1)"
