@@ -148,8 +148,12 @@ const char *emit_builtin(struct ir_node *n)
             else if (i) line("brt_print_sep();");
             print_value(xs[i], n->kids[i]->type);
         }
-        if (n->field) line("brt_print_str(%s);", xs[nv + 1]);
-        else line("brt_print_end();");
+        if (n->field) {
+            line("brt_print_str(%s);", xs[nv + 1]);
+            line("brt_print_done();");
+        } else {
+            line("brt_print_end();");
+        }
         return "";
     }
     if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);

@@ -734,7 +734,9 @@ char *brt_put_bytes(char *d, const char *bytes, int64_t n);
 brt_str *brt_to_str(const brt_type *t, const void *valp);
 
 /* print: stdout is buffered by the runtime; flushed at exit and before a
- * panic. print(a, b) emits at(place) val(a) sep() val(b) end(). Thread-safe.
+ * panic. print(a, b) emits at(place) val(a) sep() val(b) end(); with end=E,
+ * ... str(E) done(). Thread-safe, and each print's line is written whole:
+ * at() takes stdout for the calling thread, end() and done() give it back.
  * brt_print_at records the print's place: a failed write panics there (at
  * the last print run when the final flush fails). */
 void brt_print_at(const brt_loc *loc);
@@ -746,7 +748,8 @@ void brt_print_bool(bool v);
 void brt_print_str(brt_str *s);
 void brt_print_val(const brt_type *t, const void *valp); /* any type, arrays too */
 void brt_print_sep(void);
-void brt_print_end(void);   /* newline */
+void brt_print_end(void);   /* newline, then done */
+void brt_print_done(void);  /* the print is over: stdout back to the other threads */
 void brt_flush(void); /* a failed write is a panic: "cannot write to stdout: ..." */
 
 /* f-strings: a growable byte buffer (cap < 0: buf is the caller's buffer

@@ -3,9 +3,15 @@
  *
  * stdio is not used for stdout: one 64 KiB buffer behind a mutex, written
  * with write(2) when full, at brt_finish, os.exit and before a panic message
- * (panic.c calls brt_flush). Each brt_print_* call is atomic; a whole print
- * line from several par tasks may interleave, which is the nature of output
- * from parallel code.
+ * (panic.c calls brt_flush). A print is atomic: brt_print_at takes the
+ * mutex and marks the calling thread its owner, the pieces go into the
+ * buffer without locking again, and brt_print_end / brt_print_done give it
+ * back. So lines printed by par elements on several threads come out in
+ * some order, each one whole, as Rust's println! does (the order between
+ * threads is the nature of output from parallel code), and a print takes
+ * the mutex once, not once per piece. A piece called outside a print (the
+ * unit tests) locks for itself; a flush or panic inside a print (a failed
+ * write) finds the mutex its own and does not wait for it.
  *
  * A write that fails (a full disk, /dev/full, EPIPE with SIGPIPE ignored) is
  * a panic "cannot write to stdout: <strerror>", so output is never lost
@@ -22,6 +28,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +38,7 @@
 
 static struct {
     pthread_mutex_t lock;
+    uintptr_t owner; /* the thread inside a print (holding lock), or 0 */
     bool broken; /* a write failed: output is dropped from now on */
     size_t len;
     char buf[OUT_CAP];
@@ -81,9 +89,28 @@ static int put_locked(const char *p, size_t n)
 /* The place of the last print run (NULL before the first). */
 static const brt_loc *print_place;
 
+/* Whether the calling thread is inside a print (so holds the mutex). Only
+ * the owner stores its own id, so no other thread can read it as theirs. */
+static bool print_mine(void)
+{
+    return __atomic_load_n(&out.owner, __ATOMIC_RELAXED) == (uintptr_t)pthread_self();
+}
+
 void brt_print_at(const brt_loc *loc)
 {
     __atomic_store_n(&print_place, loc, __ATOMIC_RELAXED);
+    if (!print_mine()) {
+        pthread_mutex_lock(&out.lock);
+        __atomic_store_n(&out.owner, (uintptr_t)pthread_self(), __ATOMIC_RELAXED);
+    }
+}
+
+void brt_print_done(void)
+{
+    if (print_mine()) {
+        __atomic_store_n(&out.owner, 0, __ATOMIC_RELAXED);
+        pthread_mutex_unlock(&out.lock);
+    }
 }
 
 /* Lock not held: the panic flushes stdout itself. */
@@ -96,6 +123,14 @@ static void check_write(int err)
 
 void brt_out_write(const char *p, size_t n)
 {
+    if (print_mine()) {
+        int err = put_locked(p, n);
+        if (err) {
+            brt_print_done(); /* the panic's flush takes the mutex */
+            check_write(err);
+        }
+        return;
+    }
     pthread_mutex_lock(&out.lock);
     int err = put_locked(p, n);
     pthread_mutex_unlock(&out.lock);
@@ -104,9 +139,12 @@ void brt_out_write(const char *p, size_t n)
 
 int brt_flush_quiet(void)
 {
-    pthread_mutex_lock(&out.lock);
+    bool held = print_mine();
+    if (!held)
+        pthread_mutex_lock(&out.lock);
     int err = flush_locked();
-    pthread_mutex_unlock(&out.lock);
+    if (!held)
+        pthread_mutex_unlock(&out.lock);
     return err;
 }
 
@@ -179,4 +217,5 @@ void brt_print_sep(void)
 void brt_print_end(void)
 {
     brt_out_write("\n", 1);
+    brt_print_done();
 }
