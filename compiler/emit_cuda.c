@@ -10,6 +10,14 @@
  * locals, if/while/for-over-a-range; no recursion). panic() in a library
  * function only raises the flag. i128, strings, arrays other than those
  * reads, allocation, printing and the other math functions stay on the CPU.
+ * par reduce(f, start, gen) of int/u64/float (SPEC 15) is eligible when
+ * its elements are and f's combine (rn->c, f applied to comb_l and comb_r,
+ * resolved by the optimizer) reads only those two: brk_op runs in the tree
+ * without the reduction's environment, so no captured value, array or
+ * global there (nor in the functions it calls, which are generated first
+ * for that reason). start is evaluated on the host and is a slot; the
+ * leaves fold from it (BRK_START), nodes combine as f(left, right), the
+ * host gives start when no node has a value (emit_par_reduce).
  * Deciding is generating: the generator walks the IR and gives up on the
  * first thing it cannot translate. A generator with several clauses (each
  * a range or such an array, none reading another's variable) runs as one
@@ -20,9 +28,10 @@
  * a flag instead of panicking; a CPU shim under #ifndef __CUDACC__ so that
  * gcc runs the very same text, see docs/gpu.md), the environment read from
  * an array of 8-byte slots, the device functions, brk_elem (filter and
- * element of index k), brk_op (the combine of SPEC 5.2/5.5), and two fixed
- * kernels: brk_leaves (block b folds leaves [256b, 256b+256), each thread one
- * leaf left to right, then combines them level by level in shared memory)
+ * element of index k), brk_op (the combine of SPEC 5.2/5.5, or reduce's f),
+ * and two fixed kernels: brk_leaves (block b folds leaves [256b, 256b+256),
+ * each thread one leaf left to right, then combines them level by level in
+ * shared memory)
  * and brk_combine (256 nodes of one level into one node of a level 8 higher,
  * by the same rule). A missing node (past the end, or a leaf the filter
  * emptied) has no value and its partner moves up, exactly as 5.2 says.
@@ -59,6 +68,9 @@ struct kctx {
     struct ir_global **globals;
     int nglobals, capglobals;
     unsigned char *cused; /* several clauses: whether brk_elem reads clause c's variable */
+    /* generating reduce's f (brk_op) and what it calls: no environment
+     * there, so no captured values, arrays or globals */
+    bool in_op;
 };
 static struct kctx *K;
 
@@ -127,7 +139,7 @@ static bool is_cap(struct ir_var *v)
 
 static const char *global_ref(struct ir_global *g)
 {
-    if (!dtype(g->type)) return fail();
+    if (!dtype(g->type) || K->in_op) return fail();
     for (int i = 0; i < K->nglobals; i++)
         if (K->globals[i] == g) return arena_printf("E->g%d", g->id);
     VEC_GROW(K->globals, K->nglobals, K->capglobals);
@@ -141,6 +153,11 @@ static const char *device_fn(struct ir_fn *f);
 static const char *var_ref(struct ir_var *v)
 {
     if (!dtype(v->type)) return fail();
+    if (!D && K->in_op) { /* brk_op: f's two operands */
+        if (v == K->rn->comb_l) return "a";
+        if (v == K->rn->comb_r) return "b";
+        return fail();
+    }
     if (!D) {
         /* brk_elem: a clause's variable, or a captured scalar */
         for (int c = 0; c <= K->rn->nclauses; c++)
@@ -157,7 +174,7 @@ static const char *var_ref(struct ir_var *v)
 /* A captured numeric array named by an IR_VAR (brk_elem only). */
 static struct ir_var *cap_array(struct ir_node *a)
 {
-    if (D || a->op != IR_VAR || !is_cap(a->var) || !is_num_array(a->var->type)) return NULL;
+    if (D || K->in_op || a->op != IR_VAR || !is_cap(a->var) || !is_num_array(a->var->type)) return NULL;
     return a->var;
 }
 
@@ -282,7 +299,8 @@ static const char *dex(struct ir_node *n)
         if (n->type != ty_void && !dtype(n->type)) return fail();
         const char *name = device_fn(n->fn);
         struct buf args = {0};
-        bputs(&args, "E, st_");
+        /* brk_op has no environment; its functions read none */
+        bputs(&args, !D && K->in_op ? "(const struct brk_env *)0, st_" : "E, st_");
         for (int i = 0; i < n->nkids; i++) bprintf(&args, ", %s", dex(n->kids[i]));
         const char *r = arena_printf("%s(%s)", name, args.p);
         free(args.p);
@@ -495,13 +513,28 @@ void emit_cuda_fixed(struct buf *out)
     bputs(out, "\n");
 }
 
+/* The combine of a built-in reducer, of a and b. */
+static const char *builtin_op(enum reducer r, struct type *t)
+{
+    switch (r) {
+    case RED_SUM: return t == ty_float ? "a + b" : arena_printf("brk_add_%s(st_, a, b)", sfx(t));
+    case RED_PRODUCT: return t == ty_float ? "a * b" : arena_printf("brk_mul_%s(st_, a, b)", sfx(t));
+    case RED_MIN: return "b < a ? b : a";
+    case RED_MAX: return "b > a ? b : a";
+    case RED_ANY: case RED_ALL: break;
+    }
+    internal_error("emit_cuda: no device combine for %s", reducer_name[r]);
+}
+
 /* ---- one reduction ------------------------------------------------------------ */
 
 const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux)
 {
     *aux = NULL;
-    if (!rn->par || rn->op != IR_REDUCE || rn->user) return NULL;
-    if (rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN && rn->reducer != RED_MAX)
+    if (!rn->par || rn->op != IR_REDUCE || rn->scan || rn->key) return NULL;
+    /* reduce(f, start, gen): f's combine is brk_op (below) */
+    if (!rn->user && rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN &&
+        rn->reducer != RED_MAX)
         return NULL;
     struct type *t = rn->elem_type;
     if (t != ty_int && t != ty_u64 && t != ty_float) return NULL;
@@ -527,6 +560,14 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     if (L) k.cused = calloc((size_t)L + 1, 1);
     K = &k;
     D = NULL;
+    /* f first: the device functions it makes read no environment, so the
+     * elements may call them too */
+    const char *comb = NULL;
+    if (rn->user) {
+        k.in_op = true;
+        comb = dex(rn->c);
+        k.in_op = false;
+    }
     const char *filter = rn->filter ? dex(rn->filter) : NULL;
     const char *elem = dex(rn->elem);
     K = NULL;
@@ -544,14 +585,18 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     const char *file = src && src->name ? src->name : "?";
     struct buf cu = {0};
     bprintf(&cu, "/* brine kernel: %s:%d:%d %s %s of %s. Generated by brine " BRINE_VERSION ". */\n", file,
-              rn->loc.line, rn->loc.col, rn->world ? "world" : "par", reducer_name[rn->reducer], type_name(t));
+              rn->loc.line, rn->loc.col, rn->world ? "world" : "par", rn->user ? "reduce" : reducer_name[rn->reducer],
+              type_name(t));
     size_t head_len = cu.len;
     bputn(&cu, brine_kernel_prelude, brine_kernel_prelude_len);
     bprintf(&cu, "typedef %s BRK_T;\ntypedef %s BRK_GT;\n", T, GT);
     bprintf(&cu, "#define BRK_ARRAY %d\n#define BRK_MINMAX %d\n", arr_src,
-              rn->reducer == RED_MIN || rn->reducer == RED_MAX);
-    bprintf(&cu, "#define BRK_START %s\n",
-              rn->reducer == RED_PRODUCT ? (t == ty_float ? "1.0" : "1") : (t == ty_float ? "0.0" : "0"));
+              !rn->user && (rn->reducer == RED_MIN || rn->reducer == RED_MAX));
+    if (rn->user) /* the host's start value, a slot; see brk_op */
+        bputs(&cu, "#define BRK_START (E.st)\n");
+    else
+        bprintf(&cu, "#define BRK_START %s\n",
+                  rn->reducer == RED_PRODUCT ? (t == ty_float ? "1.0" : "1") : (t == ty_float ? "0.0" : "0"));
     if (L)
         /* the flat position: lo is 0, or a world block's first element */
         bputs(&cu, "#define BRK_RANGE_AT(lo, k) ((long long)(lo) + (long long)(k))\n");
@@ -628,6 +673,12 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
         bprintf(&host, "    s[%d].%s = g%d;\n", ns, slot_member(g->type), g->id);
         ns++;
     }
+    if (rn->user) {
+        bprintf(&env, "    %s st; /* reduce's start */\n", T);
+        bprintf(&load, "    E->st = A[%d].%s;\n", ns, slot_member(t));
+        bprintf(&host, "    s[%d].%s = env->st_;\n", ns, slot_member(t));
+        ns++;
+    }
     bputs(&env, "};\n");
     bputs(&load, "}\n\n");
     bputs(&cu, env.p);
@@ -666,21 +717,17 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
     bprintf(&cu, "    *x_ = %s;\n    return 1;\n}\n\n", elem);
 
     /* brk_op: the combine (and the fold of one element) */
-    bputs(&cu, "BRK_FN BRK_T brk_op(int *st_, BRK_T a, BRK_T b)\n{\n    (void)st_;\n");
-    switch (rn->reducer) {
-    case RED_SUM:
-        if (t == ty_float) bputs(&cu, "    return a + b;\n");
-        else bprintf(&cu, "    return brk_add_%s(st_, a, b);\n", sfx(t));
-        break;
-    case RED_PRODUCT:
-        if (t == ty_float) bputs(&cu, "    return a * b;\n");
-        else bprintf(&cu, "    return brk_mul_%s(st_, a, b);\n", sfx(t));
-        break;
-    case RED_MIN: bputs(&cu, "    return b < a ? b : a;\n"); break;
-    case RED_MAX: bputs(&cu, "    return b > a ? b : a;\n"); break;
-    case RED_ANY: case RED_ALL: break;
+    bputs(&cu, "BRK_FN BRK_T brk_op(int *st_, BRK_T a, BRK_T b)\n{\n");
+    if (rn->user) {
+        /* f(a, b), which reads a and b alone: no environment */
+        bprintf(&cu, "    (void)st_;\n    return %s;\n}\n\n", comb);
+        /* BRK_START is E.st: brk_leaves' own E; in brk_combine this empty
+         * one, the value of a node without a value, never combined */
+        bputs(&cu, "/* brk_combine's placeholder for a node without a value (BRK_START) */\n"
+                   "__device__ static struct brk_env E;\n\n");
+    } else {
+        bprintf(&cu, "    (void)st_;\n    return %s;\n}\n\n", builtin_op(rn->reducer, t));
     }
-    bputs(&cu, "}\n\n");
     size_t mid_end = cu.len;
     bputn(&cu, brine_kernel_tree, brine_kernel_tree_len);
 
