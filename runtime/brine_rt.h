@@ -161,6 +161,10 @@ typedef struct brt_tcache {
     void *dhead[BRT_TCACHE_SIZES];
     int64_t dbytes[BRT_TCACHE_SIZES];
     int32_t dcount[BRT_TCACHE_SIZES];
+    /* The last big array data this thread freed (value.c: more than the
+     * middle sizes, at most BIG_KEEP bytes), bigbytes bytes, or NULL. */
+    void *big;
+    int64_t bigbytes;
     void *self;
     uint32_t tick;
     /* The call chain's slots (runtime/frames.c): each user function gets
