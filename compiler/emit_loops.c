@@ -1127,8 +1127,8 @@ void emit_for_range(struct ir_node *s)
     else range_versions(s, lo, hi);
 }
 
-/* A for-over-array loop's body: v is element k < n of the snapshot, or
- * (snap NULL) each of the n values of range(lo, ..., step) in turn. */
+/* A for-over-array loop's body: v is element k < n of the snapshot's data
+ * (snap), or (snap NULL) each of the n values of range(lo, ..., step). */
 static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
                        const char *step)
 {
@@ -1157,7 +1157,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
     fold_unroll(s);
     line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
     F->ind++;
-    line("%s = BRT_AT(%s, %s, %s);", v, ctype(s->var->type), snap, k);
+    line("%s = %s[%s];", v, snap, k);
     emit_stmt(s->b);
     F->ind--;
     line("}");
@@ -1175,7 +1175,7 @@ void emit_for_array(struct ir_node *s)
     struct type *et = s->var->type;
     struct ir_node *r = s->iter.array;
     bool values = ir_range_values(s);
-    const char *snap = NULL, *lo = NULL, *step = NULL, *n;
+    const char *snap = NULL, *lo = NULL, *step = NULL, *n = NULL;
     scope_open();
     if (values) {
         lo = tmp(ty_int, "%s", emit_expr(r->kids[0]));
@@ -1186,9 +1186,14 @@ void emit_for_array(struct ir_node *s)
         const char *a = take(emit_expr(r), r->type);
         snap = declare_extra(r->type);
         line("%s = %s;", snap, a);
-        n = arena_printf("%s->len", snap);
     }
     scope_close();
+    /* the snapshot's reference keeps its length and data fixed (a store or
+     * push to the variable copies first): read once, not after each store
+     * of the body into memory of their type (counts[b] += 1 into an [int]) */
+    const char *data = snap ? new_temp() : NULL;
+    if (snap) n = tmp(ty_int, "%s->len", snap);
+    if (snap) line("%s *%s = (%s *)%s->data;", ctype(et), data, ctype(et), snap);
     int views = open_views(s);
     /* the loop variable borrows each element: a loop variable cannot be
      * assigned, and the snapshot holds the elements for the whole loop
@@ -1207,7 +1212,7 @@ void emit_for_array(struct ir_node *s)
         two_versions(s, cond.p, lo, n, step);
         free(cond.p);
     } else {
-        array_loop(s, v, n, snap, lo, step);
+        array_loop(s, v, n, data, lo, step);
     }
     if (snap) line("brt_arr_release(%s); %s = NULL;", snap, snap);
     if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));

@@ -161,6 +161,10 @@ typedef struct brt_tcache {
     void *dhead[BRT_TCACHE_SIZES];
     int64_t dbytes[BRT_TCACHE_SIZES];
     int32_t dcount[BRT_TCACHE_SIZES];
+    /* The last big array data this thread freed (value.c: more than the
+     * middle sizes, at most BIG_KEEP bytes), bigbytes bytes, or NULL. */
+    void *big;
+    int64_t bigbytes;
     void *self;
     uint32_t tick;
     /* The call chain's slots (runtime/frames.c): each user function gets
@@ -674,6 +678,17 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
             (slot) = brt_arr_push(push_a_, &push_x_);     \
         }                                                 \
     } while (0)
+/* Whether a holds the only reference (rc 1: not shared, not immortal), an
+ * acquire load as in brt_arr_push_fits: an array a comprehension over it
+ * may write in place (emit_c.c: map_in_place). */
+BRT_INLINE bool brt_arr_sole(const brt_arr *a)
+{
+#if BRT_GCC
+    return __atomic_load_n(&a->rc, __ATOMIC_ACQUIRE) == 1;
+#else
+    return *(const volatile int64_t *)&a->rc == 1;
+#endif
+}
 /* The push of a comprehension into the array it is building: no one else
  * holds that array, so only its room is tested. Without BRT_PUSH's atomic
  * load of the reference count (an acquire: no load after it moves above),

@@ -37,7 +37,8 @@
  * DATA_KEEP bytes of each, the rest back to free()). A program that builds a
  * new grid of rows each step and drops the last one (a stencil written as a
  * comprehension: 500 rows of 4000 bytes a step) gets the same rows back
- * without a malloc and a free each.
+ * without a malloc and a free each. Bigger data: the thread keeps the last
+ * buffer freed (big_keep, below).
  *
  * Handed back. Such data, and array blocks, are kept by the thread that
  * allocated them: an array's block records its allocating thread
@@ -111,10 +112,13 @@ static void *xmalloc_at(size_t n, const brt_loc *l)
 #define HUGE_PAGE ((size_t)2 << 20)
 
 static void *data_get(size_t bytes);
+static void *big_get(size_t bytes);
 
 static void *data_at(size_t n, const brt_loc *l)
 {
     void *c = data_get(n);
+    if (!c)
+        c = big_get(n);
     if (c)
         return c;
     if (n > 64 && n < BIG_DATA) {
@@ -358,6 +362,44 @@ static void *data_get(size_t bytes)
     return NULL;
 }
 
+/* Big data (more than DATA_MAX, at most BIG_KEEP bytes): the thread keeps
+ * the last buffer it freed, and an array of exactly that size takes it
+ * back. A loop that builds an array of the same size on each pass and
+ * drops the last one (ps = [move(p) for p in ps], a row of bins per pass)
+ * writes the buffer it just freed, still in the core's caches, instead of
+ * fresh pages from the kernel: glibc returned the freed top of its heap or
+ * the mapping each time, and each pass faulted its pages in again
+ * (particles/comp_move: 516 faults a step, sys time twice the user time).
+ * One buffer per thread, the newest: the one before it goes to free(). An
+ * array of up to twice the size takes it too (the array's cap stays what
+ * it asked for, and so does the size it frees): a comprehension of more
+ * than BRT_ROOM_BYTES starts at that room and grows by realloc, which
+ * keeps a buffer in place while it fits (histogram/ints_main: 4 * 10^6
+ * bins a pass). */
+#define BIG_KEEP ((size_t)64 << 20)
+
+static void *big_get(size_t bytes)
+{
+    brt_tcache *tc = BLOCK_CACHE && bytes > DATA_MAX ? brt_tcache_here() : NULL;
+    if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || tc->bigbytes / 2 > (int64_t)bytes)
+        return NULL;
+    void *p = tc->big;
+    tc->big = NULL;
+    return p;
+}
+
+/* Whether p (bytes bytes, big) stays as this thread's kept buffer. */
+static bool big_keep(void *p, size_t bytes)
+{
+    brt_tcache *tc = BLOCK_CACHE && bytes > DATA_MAX && bytes <= BIG_KEEP ? brt_tcache_here() : NULL;
+    if (!tc)
+        return false;
+    free(tc->big);
+    tc->big = p;
+    tc->bigbytes = (int64_t)bytes;
+    return true;
+}
+
 /* Frees p, the data of bytes bytes of an array whose block records owner:
  * back to the thread that allocated it when that is another one (its cache
  * holds it, in its core's cache still), else onto this thread's cache when
@@ -366,7 +408,8 @@ static void data_put(void *p, size_t bytes, uint32_t owner)
 {
     brt_tcache *tc = p && data_cached(bytes) ? brt_tcache_here() : NULL;
     if (!tc) {
-        free(p);
+        if (!p || !big_keep(p, bytes))
+            free(p);
         return;
     }
     brt_tcache *to = owner_cache(tc, owner);

@@ -304,7 +304,49 @@ Test(value, middle_data_reused)
         for (int64_t i = 0; i < t->len; i++) cr_assert_eq(((int64_t *)t->data)[i], 0);
         brt_arr_release(t);
     }
-    /* a big one is never cached: freed at once */
+    /* a big one is not on these lists (big_data_reused below) */
     brt_arr *big = brt_arr_new(&brt_t_float, 20000);
     brt_arr_release(big);
+}
+
+/* Freed big data (more than 64 KiB, at most 64 MiB): the thread keeps the
+ * last buffer freed, and the next array with room for at least half of it
+ * takes it (its cap as it asked, its elements as its constructor says);
+ * the one kept before is freed. */
+Test(value, big_data_reused)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    brt_arr *a = brt_arr_room(&brt_t_float, 100000); /* 800,000 bytes */
+    for (int64_t i = 0; i < 100000; i++) BRT_COLLECT(double, a, 1.5);
+    void *d = a->data;
+    brt_arr_release(a);
+    void *other = malloc(800000);
+    cr_assert_neq(other, d);
+    brt_arr *z = brt_arr_new(&brt_t_float, 100000);
+    cr_assert_eq(z->data, d, "the freed 800,000-byte buffer is the next one of that size");
+    for (int64_t i = 0; i < 100000; i++) cr_assert_eq(((double *)z->data)[i], 0.0, "zeros as brt_arr_new says");
+    brt_arr_release(z);
+    brt_arr *b = brt_arr_room(&brt_t_float, 100000);
+    cr_assert_eq(b->data, d);
+    cr_assert_eq(b->cap, 100000);
+    brt_arr_release(b);
+    brt_arr *h = brt_arr_room(&brt_t_float, 50000); /* half: takes it, cap as asked */
+    cr_assert_eq(h->data, d);
+    cr_assert_eq(h->cap, 50000);
+    for (int64_t i = 0; i < 50001; i++) BRT_COLLECT(double, h, (double)i); /* past its cap: realloc */
+    cr_assert_eq(h->len, 50001);
+    cr_assert_eq(((double *)h->data)[50000], 50000.0);
+    brt_arr_release(h);
+    void *hd = NULL;
+    brt_arr *q = brt_arr_room(&brt_t_float, 30000); /* under half of what is kept: its own */
+    hd = q->data;
+    brt_arr *r = brt_arr_room(&brt_t_float, 100000);
+    cr_assert_neq(r->data, hd);
+    brt_arr_release(q); /* kept */
+    brt_arr_release(r); /* kept; q's freed */
+    brt_arr *q2 = brt_arr_room(&brt_t_float, 30000);
+    cr_assert_neq(q2->data, hd, "only the newest is kept");
+    brt_arr_release(q2);
+    free(other);
 }
