@@ -118,6 +118,26 @@ static bool inorder_fold_loop(struct ir_node *n)
     return !fo_loop && fo_folds_float(n);
 }
 
+/* Writes BP_UNROLL before the loop about to open over it when its trip
+ * count is a constant from 2 to IR_SHORT_TRIPS (literal int bounds: written
+ * so, or made so by opt_range.c) and its body (body, body2: statements or a
+ * generator's element and filter) holds no loop and no call: gcc then
+ * writes every step in place (no counter, no branch; a row's loads
+ * hoisted where it can). The steps and their order are the loop's, so
+ * every bit is. Whether it wrote the hint (else fold_unroll may). */
+bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
+{
+    if (loop->nguards && CG->guarded != loop) return false; /* the checked copy: it runs rarely */
+    if (!it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT || it->lo->type != ty_int
+        || it->hi->type != ty_int)
+        return false;
+    __int128 n = (__int128)(int64_t)(uint64_t)it->hi->ival - (__int128)(int64_t)(uint64_t)it->lo->ival
+                 + (it->inclusive ? 1 : 0);
+    if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return false;
+    line("BP_UNROLL");
+    return true;
+}
+
 /* Before a loop of inorder_fold_loop's whose steps carry BP_FOLD: unrolled
  * (the prelude's BP_FOLD_LOOP). */
 void fold_unroll(struct ir_node *loop)
@@ -222,7 +242,7 @@ static const char *prelude =
     "#else\n"
     "#define BP_FOLD256\n"
     "#endif\n"
-    "/* Before a short innermost loop of a constant trip count (emit_loops.c:\n"
+    "/* Before a short innermost loop of a constant trip count (emit_program.c:\n"
     " * unroll_hint): gcc -O2 keeps it rolled, a compare and branch per\n"
     " * element; unrolled whole, its steps run as written, in order. */\n"
     "#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__)\n"
