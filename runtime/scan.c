@@ -771,6 +771,10 @@ static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
     int64_t hi = b * BRT_LEAF < d->n ? b * BRT_LEAF : d->n;
     f->kdir(f->env, a * BRT_LEAF, hi, recs, d->stride, d->ulev, f->start);
     unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
+    if (f->kroots) {
+        f->kroots(f->env, recs, d->stride, (int64_t)nk, d->ulev, a, root, rh, f->start);
+        return;
+    }
     for (size_t k = 0; k < nk; k++) {
         rh[k] = rec_root(f, recs + k * (size_t)d->stride, vs, d->ulev, a, root + k * vs);
         /* a key without a value holds the start (kmerge combines it
@@ -1061,6 +1065,10 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
             f->kstk(f->env, blk + 16, d->kbits, hd[1], recs, d->stride, d->levels, f->start);
             i = nx;
         }
+    if (f->kroots) {
+        f->kroots(f->env, recs, d->stride, nk, d->levels, 0, d->out + (size_t)base * vs, d->has + base, f->start);
+        return;
+    }
     for (int64_t j = 0; j < nk; j++) {
         unsigned char *o = d->out + (size_t)(base + j) * vs;
         d->has[base + j] = rec_root(f, recs + j * d->stride, vs, d->levels, 0, o);
