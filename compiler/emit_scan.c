@@ -14,9 +14,11 @@
  * bp_kleaf<n> (elements straight into per-key accumulators) and
  * bp_kmerge<n> (two rows of per-key values merged, by masks when the
  * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
- * stacks of the tree's nodes). A par reduce whose f is float addition from 0.0
- * (or multiplication from 1.0) is exactly par sum (product), and is
- * emitted as one.
+ * stacks of the tree's nodes), bp_kdir<n> (the same from the elements'
+ * evaluation) and bp_kroots<n> (each key's stack folded into its
+ * result). A par reduce whose f is float addition from 0.0 (or
+ * multiplication from 1.0) is exactly par sum (product), and is emitted
+ * as one.
  */
 #include "emit_c.h"
 
@@ -352,6 +354,24 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "        uint64_t kl;\n        %s v;\n        memcpy(&kl, it, 8);\n        memcpy(&v, it + 8, sizeof v);\n"
             "        bp_kpush%d(envp, R + (int64_t)(kl & km) * stride, (int64_t)(kl >> kbits), v, stv, sent);\n    }\n}\n\n",
             id, ct, ct, ct, id);
+    /* kroots: the records folded as rec_root does (runtime/scan.c), the
+     * waiting entries from the lowest level (the most recent) */
+    bprintf(aux,
+            "static void bp_kroots%d(void *envp, const void *recs, int64_t stride, int64_t cnt, int dl, int64_t a, "
+            "void *out, unsigned char *has, const void *start)\n"
+            "{\n    %s *o = out;\n    int64_t none = a ^ ((int64_t)1 << dl);\n"
+            "    uint64_t lm = ((uint64_t)1 << dl) - 1;\n"
+            "    for (int64_t j = 0; j < cnt; j++) {\n"
+            "        const unsigned char *r = (const unsigned char *)recs + j * stride;\n"
+            "        int64_t last;\n        uint64_t m;\n        memcpy(&last, r, 8);\n        memcpy(&m, r + 8, 8);\n"
+            "        if (last == none) {\n            has[j] = 0;\n"
+            "            if (start) memcpy(&o[j], start, sizeof *o); else memset(&o[j], 0, sizeof *o);\n"
+            "            continue;\n        }\n"
+            "        const %s *s = (const %s *)(r + 16) + 1;\n        %s w = *(const %s *)(r + 16);\n"
+            "        for (m &= lm; m; m &= m - 1) {\n            %s t = s[BRT_CTZ(m)];\n"
+            "            bp_comb%d(envp, &t, &w);\n            w = t;\n        }\n"
+            "        o[j] = w;\n        has[j] = 1;\n    }\n}\n\n",
+            id, ct, ct, ct, ct, ct, ct, id);
     saved = helper_begin(id, rn);
     line("unsigned char *R_ = recs;");
     line("%s stv_;", ct);
@@ -532,11 +552,12 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
-         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id);
+         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id,
+         rn->key ? arena_printf("bp_kroots%d", id) : "NULL");
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

@@ -1033,6 +1033,11 @@ typedef struct brt_fold {
     /* scan: cnt nodes of a level whose children all have a value:
      * parent[j] = child[2j] op child[2j + 1] (the combine inlined) */
     void (*lpairs)(void *env, const void *child, int64_t cnt, void *parent);
+    /* keyed: cnt stack records (stride bytes apart, rec_init's dl and a)
+     * folded into out[0..cnt) and has[0..cnt) (the combine inlined); a key
+     * without an element gets has 0 and the start (zero bytes without one) */
+    void (*kroots)(void *env, const void *recs, int64_t stride, int64_t cnt, int dl, int64_t a, void *out,
+                   unsigned char *has, const void *start);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -771,6 +771,10 @@ static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
     int64_t hi = b * BRT_LEAF < d->n ? b * BRT_LEAF : d->n;
     f->kdir(f->env, a * BRT_LEAF, hi, recs, d->stride, d->ulev, f->start);
     unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
+    if (f->kroots) {
+        f->kroots(f->env, recs, d->stride, (int64_t)nk, d->ulev, a, root, rh, f->start);
+        return;
+    }
     for (size_t k = 0; k < nk; k++) {
         rh[k] = rec_root(f, recs + k * (size_t)d->stride, vs, d->ulev, a, root + k * vs);
         /* a key without a value holds the start (kmerge combines it
@@ -978,26 +982,32 @@ static void kst_newblk(kst_job *d, int64_t c, int64_t b, int64_t *nblk, kst_cur 
     w->end = w->p + (size_t)d->kblk * d->isz;
 }
 
-/* Evaluated elements of buffer [0, cnt) (position base + i) appended to
- * their buckets' lists; vs a constant where the caller can make it one. */
+/* Evaluated elements of buffer [0, cnt) (position base + i, base a
+ * multiple of BRT_LEAF) appended to their buckets' lists, a leaf at a
+ * time (its leaf's bits made once); vs and filtered (whether a key may be
+ * -1) constants where the caller can make them so. */
 static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, const int64_t *keys,
-                              const unsigned char *vals, int64_t *nblk, kst_cur *cur, size_t vs)
+                              const unsigned char *vals, int64_t *nblk, kst_cur *cur, size_t vs, bool filtered)
 {
     int kbits = d->kbits;
     uint64_t km = ((uint64_t)1 << kbits) - 1;
-    for (int64_t i = 0; i < cnt; i++) {
-        int64_t key = keys[i];
-        if (key < 0)
-            continue;
-        kst_cur *w = &cur[key >> kbits];
-        if (__builtin_expect(w->p == w->end, 0))
-            kst_newblk(d, c, key >> kbits, nblk, w);
-        uint64_t kl = (uint64_t)(base + i) / BRT_LEAF << kbits | ((uint64_t)key & km);
-        /* the cursor in a register: a store through w->p may alias w */
-        unsigned char *p = w->p;
-        w->p = p + KST_ISZ(vs);
-        memcpy(p, &kl, 8);
-        memcpy(p + 8, vals + (size_t)i * vs, vs);
+    for (int64_t g = 0; g < cnt; g += BRT_LEAF) {
+        uint64_t lk = (uint64_t)(base + g) / BRT_LEAF << kbits;
+        int64_t ge = g + BRT_LEAF < cnt ? g + BRT_LEAF : cnt;
+        for (int64_t i = g; i < ge; i++) {
+            int64_t key = keys[i];
+            if (filtered && key < 0)
+                continue;
+            kst_cur *w = &cur[key >> kbits];
+            if (__builtin_expect(w->p == w->end, 0))
+                kst_newblk(d, c, key >> kbits, nblk, w);
+            uint64_t kl = lk | ((uint64_t)key & km);
+            /* the cursor in a register: a store through w->p may alias w */
+            unsigned char *p = w->p;
+            w->p = p + KST_ISZ(vs);
+            memcpy(p, &kl, 8);
+            memcpy(p + 8, vals + (size_t)i * vs, vs);
+        }
     }
 }
 
@@ -1016,12 +1026,14 @@ static void kst_chunk(void *arg, int64_t c)
     for (int64_t s = lo; s < hi; s += KST_EBUF) {
         int64_t e = s + KST_EBUF < hi ? s + KST_EBUF : hi;
         f->elems(f->env, s, e, vals, NULL, keys);
-        if (vs == 8)
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8);
+        if (vs == 8 && !f->filtered)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, false);
+        else if (vs == 8)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, true);
         else if (vs == 16)
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 16);
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 16, true);
         else
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, vs);
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, vs, true);
     }
     for (int64_t b = 0; b < d->nb; b++) {
         int64_t t = d->tail[c * d->nb + b];
@@ -1061,6 +1073,10 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
             f->kstk(f->env, blk + 16, d->kbits, hd[1], recs, d->stride, d->levels, f->start);
             i = nx;
         }
+    if (f->kroots) {
+        f->kroots(f->env, recs, d->stride, nk, d->levels, 0, d->out + (size_t)base * vs, d->has + base, f->start);
+        return;
+    }
     for (int64_t j = 0; j < nk; j++) {
         unsigned char *o = d->out + (size_t)(base + j) * vs;
         d->has[base + j] = rec_root(f, recs + j * d->stride, vs, d->levels, 0, o);
@@ -1110,7 +1126,8 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     int threads = brt_pool_threads();
     bool pool = f->par && threads > 1 && !brt_pool_nested();
     d.chunks = pool && n > 65536 ? 4 * (int64_t)threads : 1;
-    d.chunk = (n + d.chunks - 1) / d.chunks;
+    /* chunks of whole leaves: kst_append makes each leaf's bits once */
+    d.chunk = ((n + d.chunks - 1) / d.chunks + BRT_LEAF - 1) / BRT_LEAF * BRT_LEAF;
     d.chunks = (n + d.chunk - 1) / d.chunk;
     while (((int64_t)2 << d.kbits) * d.stride <= KST_L1 && d.kbits < 20)
         d.kbits++;

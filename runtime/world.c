@@ -962,6 +962,7 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.src = NULL;
             sub.kstk = NULL;
             sub.kdir = NULL;
+            sub.kroots = NULL;
             sub.lfolds = NULL;
             sub.lscans = NULL;
             sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;

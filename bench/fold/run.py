@@ -10,7 +10,9 @@ of REPS after one untimed run); brine and C runs alternate, ROUNDS times,
 and the best is kept (--median: the median of the rounds). --old OLD: the
 same programs built by another brine too, run in the same rounds (two more
 columns, and brine/old at 2 threads in the note).
-Usage: run.py [BRINE] [--n N] [--reps R] [--rounds K] [--old OLD] [--median]
+--only GROUPS: only these rows, comma-separated: scan (the two scans), by
+(the keyed sums), reduce (par reduce against par sum).
+Usage: run.py [BRINE] [--n N] [--reps R] [--rounds K] [--old OLD] [--median] [--only GROUPS]
 """
 import os
 import statistics
@@ -36,7 +38,8 @@ def run(cmd, threads):
     return subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
 
 
-VALUED = ("--n", "--reps", "--rounds", "--old")
+VALUED = ("--n", "--reps", "--rounds", "--old", "--only")
+GROUPS = ("scan", "by", "reduce")
 
 
 def positional():
@@ -45,6 +48,13 @@ def positional():
 
 
 def main():
+    if "--help" in sys.argv or "-h" in sys.argv:
+        print(__doc__.strip())
+        return
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else list(GROUPS)
+    for g in only:
+        if g not in GROUPS:
+            sys.exit("run.py: --only takes %s, not %r" % (", ".join(GROUPS), g))
     brine = next(iter(positional()), "build/bin/brine")
     n = arg("--n", 10_000_000)
     reps = arg("--reps", 3)
@@ -82,8 +92,9 @@ def main():
         def old_cols(b, k):
             return (b[k], b[k + 1], "; brine/old at 2t %.2f" % (b[1] / b[k + 1])) if old else (None, None, "")
 
-        for label, bexe, mode in (("par scan sum, 10^7 floats in an array", "scan_array", "scan"),
-                                  ("par scan sum, 10^7 computed elements", "scan_computed", "scan_computed")):
+        scans = (("par scan sum, 10^7 floats in an array", "scan_array", "scan"),
+                 ("par scan sum, 10^7 computed elements", "scan_computed", "scan_computed"))
+        for label, bexe, mode in scans if "scan" in only else ():
             b = best(with_old([([exe[bexe], str(n), str(reps)], 1), ([exe[bexe], str(n), str(reps)], 2),
                                ([cseq, mode, str(n), str(reps)], 1), ([comp, mode, str(n), str(reps)], 2),
                                ([cseq, "copy", str(n), str(reps)], 1)], bexe, [str(n), str(reps)]))
@@ -91,7 +102,7 @@ def main():
             o1, o2, onote = old_cols(b, 5)
             rows.append((label, b[0], b[1], b[2], b[3], o1, o2, "%.2fx C loop at 2t; OpenMP 2t %.1f ms; copy %.1f ms; "
                          "brine 2t moves %.1f GB/s%s" % (b[2] / b[1], b[3], b[4], gbs, onote)))
-        for nk in (16, 4096, 1_000_000):
+        for nk in (16, 4096, 1_000_000) if "by" in only else ():
             args = [str(n), str(nk), str(reps)]
             b = best(with_old([([exe["by_key"]] + args, 1), ([exe["by_key"]] + args, 2),
                                ([cseq, "by"] + args, 1)], "by_key", args))
@@ -100,15 +111,16 @@ def main():
                          "%.2fx the C loop's time at 2t%s" % (b[1] / b[2], onote)))
         r1 = [1e18] * 4
         r2 = [1e18] * 4
-        for _ in range(rounds):
+        for _ in range(rounds if "reduce" in only else 0):
             for t, r in ((1, r1), (2, r2)):
                 v = [float(x) for x in run([exe["reduce_known"], str(n), str(reps)], t).split()[:4]]
                 for i in range(4):
                     r[i] = min(r[i], v[i])
-        rows.append(("par reduce(fadd, 0.0, 1/i) vs par sum", r1[1], r2[1], r1[0], r2[0], None, None,
-                     "%.2fx par sum at 2t" % (r2[1] / r2[0])))
-        rows.append(("par reduce(iadd, 0, int) vs par sum", r1[3], r2[3], r1[2], r2[2], None, None,
-                     "%.2fx par sum at 2t" % (r2[3] / r2[2])))
+        if "reduce" in only:
+            rows.append(("par reduce(fadd, 0.0, 1/i) vs par sum", r1[1], r2[1], r1[0], r2[0], None, None,
+                         "%.2fx par sum at 2t" % (r2[1] / r2[0])))
+            rows.append(("par reduce(iadd, 0, int) vs par sum", r1[3], r2[3], r1[2], r2[2], None, None,
+                         "%.2fx par sum at 2t" % (r2[3] / r2[2])))
 
         def cell(v):
             return "-" if v is None else "%.1f" % v
