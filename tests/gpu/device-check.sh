@@ -167,7 +167,7 @@ for mode in on off; do
     rc=$?
     [ $rc = 124 ] && echo "BRINE_GPU=$mode: stopped after $left s: $(echo "$out" | grep -c '^ok') tests passed before"
     echo "BRINE_GPU=$mode: $(echo "$out" | tail -n 1)"
-    echo "$out" | grep -v '^ok' | grep -v '^  ' | head -n 40
+    echo "$out" | grep -v '^ok' | head -n 60
     [ $rc = 124 ] || echo "$out" | tail -n 1 | grep -q ' 0 failed' || bad "golden suite with BRINE_GPU=$mode"
     if [ $mode = on ]; then
         n=$(cat "$T/tally.on" 2>/dev/null | wc -l)
