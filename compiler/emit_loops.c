@@ -1170,8 +1170,10 @@ void emit_for_array(struct ir_node *s)
      * push to the variable copies first): read once, not after each store
      * of the body into memory of their type (counts[b] += 1 into an [int]) */
     const char *data = snap ? new_temp() : NULL;
-    if (snap) n = tmp(ty_int, "%s->len", snap);
-    if (snap) line("%s *%s = (%s *)%s->data;", ctype(et), data, ctype(et), snap);
+    if (snap) {
+        n = tmp(ty_int, "%s->len", snap);
+        line("%s *%s = (%s *)%s->data;", ctype(et), data, ctype(et), snap);
+    }
     int views = open_views(s);
     /* the loop variable borrows each element: a loop variable cannot be
      * assigned, and the snapshot holds the elements for the whole loop

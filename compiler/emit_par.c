@@ -504,8 +504,8 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
                         const char *stop)
 {
     const char *k = new_temp();
-    if (!(!rn->nclauses && strcmp(from, "0") == 0 && unroll_hint(rn, &rn->iter, rn->elem, rn->filter))) /* the whole source */
-        fold_unroll(rn);
+    bool whole = !rn->nclauses && strcmp(from, "0") == 0; /* the whole source, not a leaf's part */
+    if (!whole || !unroll_hint(rn, &rn->iter, rn->elem, rn->filter)) fold_unroll(rn);
     line("for (int64_t %s = %s; %s < %s; %s++) {", k, from, k, to, k);
     F->ind++;
     set_gen_var(rn, pre, lo, arr, k, is_range);
