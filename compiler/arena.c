@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static _Noreturn void out_of_memory(size_t size)
 {
@@ -36,13 +37,33 @@ void *xrealloc(void *p, size_t size)
     return q;
 }
 
-/* Chunks of 1 MiB; anything larger than a quarter chunk gets its own block
- * so a few big strings do not waste the rest of a chunk. */
-#define CHUNK_SIZE (1u << 20)
+/* Chunks of 2 MiB, each its own mapping aligned to 2 MiB and offered to the
+ * kernel as one huge page: a big program (or the language server's analysis
+ * of one) touches tens of MiB, and one fault per 2 MiB instead of one per
+ * 4 KiB is a quarter of its time. Fresh mappings start zeroed, so
+ * arena_alloc need not clear. Anything larger than a quarter chunk gets its
+ * own block so a few big strings do not waste the rest of a chunk. */
+#define CHUNK_SIZE (2u << 20)
 #define ALIGN 16
 
 static char *chunk_ptr;
 static size_t chunk_left;
+
+static char *new_chunk(void)
+{
+    /* twice the size, then the aligned 2 MiB in the middle kept */
+    char *m = mmap(NULL, 2 * CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        out_of_memory(CHUNK_SIZE);
+    char *p = (char *)(((uintptr_t)m + CHUNK_SIZE - 1) & ~(uintptr_t)(CHUNK_SIZE - 1));
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    munmap(p + CHUNK_SIZE, (size_t)(m + CHUNK_SIZE - p));
+#ifdef MADV_HUGEPAGE
+    madvise(p, CHUNK_SIZE, MADV_HUGEPAGE);
+#endif
+    return p;
+}
 
 void *arena_alloc(size_t size)
 {
@@ -55,10 +76,7 @@ void *arena_alloc(size_t size)
         return p;
     }
     if (size > chunk_left) {
-        /* calloc: chunks start zeroed, so arena_alloc need not clear. */
-        chunk_ptr = calloc(1, CHUNK_SIZE);
-        if (!chunk_ptr)
-            out_of_memory(CHUNK_SIZE);
+        chunk_ptr = new_chunk();
         chunk_left = CHUNK_SIZE;
     }
     void *p = chunk_ptr;
@@ -138,6 +156,20 @@ void bputn(struct buf *b, const char *s, size_t n)
 void bputs(struct buf *b, const char *s)
 {
     bputn(b, s, strlen(s));
+}
+
+/* A decimal integer, without printf: the language server's index writes
+ * hundreds of thousands of them per analysis. */
+void bput_int(struct buf *b, long v)
+{
+    char tmp[24], *q = tmp + sizeof tmp;
+    unsigned long u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+    do
+        *--q = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--q = '-';
+    bputn(b, q, (size_t)(tmp + sizeof tmp - q));
 }
 
 void bprintf(struct buf *b, const char *fmt, ...)

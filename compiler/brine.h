@@ -48,6 +48,7 @@ struct buf {
 };
 void bputn(struct buf *b, const char *s, size_t n);
 void bputs(struct buf *b, const char *s);
+void bput_int(struct buf *b, long v);
 void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The one growth policy for arrays: the capacity after cap that holds need
@@ -163,6 +164,7 @@ struct source {
     size_t len;
     int *line_starts;  /* offset of each line's first byte */
     int nlines;
+    bool ascii;        /* no byte above 0x7f: a byte column is a character column */
 };
 
 int source_add(const char *name, const char *text, size_t len); /* -> file id */

@@ -58,7 +58,9 @@ int source_add(const char *name, const char *text, size_t len)
     int *starts = NULL;
     VEC_GROW(starts, n, cap);
     starts[n++] = 0;
+    unsigned char high = 0;
     for (size_t i = 0; i < len; i++) {
+        high |= (unsigned char)copy[i];
         if (copy[i] == '\n' && i + 1 < len) {
             VEC_GROW(starts, n, cap);
             starts[n++] = (int)(i + 1);
@@ -70,6 +72,7 @@ int source_add(const char *name, const char *text, size_t len)
     s->len = len;
     s->line_starts = starts;
     s->nlines = n;
+    s->ascii = high < 0x80;
     return nsources++;
 }
 

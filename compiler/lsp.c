@@ -221,6 +221,10 @@ static struct json *run_child(struct doc *d, child_job job, const char **why, st
             if (null > 2)
                 close(null);
         }
+        /* The heap's free blocks are the server's pages, shared since the
+         * fork: writing one copies it. The child's big buffers take fresh
+         * mappings instead (zeroed pages, grown by mremap). */
+        mallopt(M_MMAP_THRESHOLD, 64 << 10);
         job(d->path, d->text, d->len, p[1]);
         _exit(0);
     }

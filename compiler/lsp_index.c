@@ -37,6 +37,13 @@ static int u16col(int file, int line, int col)
     const struct source *s = source_get(file);
     if (line < 1 || line > s->nlines || col < 1)
         return 0;
+    if (s->ascii) { /* one UTF-16 unit per byte, up to the line's end */
+        int end = line < s->nlines ? s->line_starts[line] - 1 : (int)s->len; /* at the '\n' or the end */
+        if (line == s->nlines && end > s->line_starts[line - 1] && s->text[end - 1] == '\n')
+            end--;
+        int n = end - s->line_starts[line - 1];
+        return col - 1 < n ? col - 1 : n;
+    }
     const unsigned char *p = (const unsigned char *)s->text + s->line_starts[line - 1];
     const unsigned char *end = (const unsigned char *)s->text + s->len;
     int n = 0;
@@ -49,10 +56,23 @@ static int u16col(int file, int line, int col)
     return n;
 }
 
+/* "LINE,COL,END_LINE,END_COL" of l: 0-based lines, UTF-16 columns */
+static void put_ints4(struct buf *b, struct loc l)
+{
+    int v[4] = {l.line > 0 ? l.line - 1 : 0, u16col(l.file, l.line, l.col), l.end_line > 0 ? l.end_line - 1 : 0,
+                u16col(l.file, l.end_line, l.end_col)};
+    for (int i = 0; i < 4; i++) {
+        if (i)
+            bputn(b, ",", 1);
+        bput_int(b, v[i]);
+    }
+}
+
 static void put_loc(struct buf *b, struct loc l)
 {
-    bprintf(b, "[%d,%d,%d,%d]", l.line > 0 ? l.line - 1 : 0, u16col(l.file, l.line, l.col),
-            l.end_line > 0 ? l.end_line - 1 : 0, u16col(l.file, l.end_line, l.end_col));
+    bputn(b, "[", 1);
+    put_ints4(b, l);
+    bputn(b, "]", 1);
 }
 
 /* The comment lines directly above line (1-based) of file, without '#'. */
@@ -143,7 +163,9 @@ static int add_sym(const void *key, size_t klen, const char *name, char kind, st
     struct buf *b = &A_syms;
     bputs(b, id ? ",[" : "[");
     json_put_str(b, name);
-    bprintf(b, ",\"%c\",", kind);
+    char k[4] = {',', '"', kind, '"'};
+    bputn(b, k, 4);
+    bputn(b, ",", 1);
     json_put_str(b, t ? type_name(t) : "");
     bputs(b, ",");
     json_put_str(b, detail ? detail : name);
@@ -155,16 +177,18 @@ static int add_sym(const void *key, size_t klen, const char *name, char kind, st
     if (has_loc && at.file >= 0) {
         bputs(b, ",");
         json_put_str(b, uri_of(at.file));
-        bprintf(b, ",%d,%d,%d,%d", at.line > 0 ? at.line - 1 : 0, u16col(at.file, at.line, at.col),
-                at.end_line > 0 ? at.end_line - 1 : 0, u16col(at.file, at.end_line, at.end_col));
+        bputn(b, ",", 1);
+        put_ints4(b, at);
     } else {
         bputs(b, ",null,-1,-1,-1,-1");
     }
-    if (scoped && A_scope0 >= 0)
-        bprintf(b, ",%d,%d", A_scope0, A_scope1);
-    else
-        bputs(b, ",-1,-1");
-    bprintf(b, ",%d,", parent);
+    bputn(b, ",", 1);
+    bput_int(b, scoped && A_scope0 >= 0 ? A_scope0 : -1);
+    bputn(b, ",", 1);
+    bput_int(b, scoped && A_scope0 >= 0 ? A_scope1 : -1);
+    bputn(b, ",", 1);
+    bput_int(b, parent);
+    bputn(b, ",", 1);
     if (module)
         json_put_str(b, module);
     else
@@ -196,6 +220,11 @@ static int sym_index(struct sym *s)
 {
     if (!s)
         return -1;
+    if (s->kind != SYM_MODULE) { /* seen before: every use after the first is a lookup, no detail built */
+        int id = (int)(intptr_t)map_get(&A_ids, &s, sizeof s);
+        if (id)
+            return id - 1;
+    }
     const char *detail = s->name;
     const char *doc = NULL;
     char kind = 'v';
@@ -639,8 +668,14 @@ static _Noreturn void finish_analysis(void)
     put_diags(&b);
     if (A_prog) {
         index_program();
-        bprintf(&b, ",\"ast\":true,\"syms\":[%s],\"par\":[%s],\"bodies\":[%s]", A_syms.p ? A_syms.p : "",
-                A_par.p ? A_par.p : "", A_bodies.p ? A_bodies.p : "");
+        /* the parts as they are: bprintf would copy these hundreds of KiB twice */
+        bputs(&b, ",\"ast\":true,\"syms\":[");
+        bputn(&b, A_syms.p ? A_syms.p : "", A_syms.len);
+        bputs(&b, "],\"par\":[");
+        bputn(&b, A_par.p ? A_par.p : "", A_par.len);
+        bputs(&b, "],\"bodies\":[");
+        bputn(&b, A_bodies.p ? A_bodies.p : "", A_bodies.len);
+        bputs(&b, "]");
     } else {
         bputs(&b, ",\"ast\":false");
     }
@@ -722,7 +757,9 @@ static void par_pipeline(void)
     emit_par_seen = par_seen;
     emit_program(ir);
     struct buf b = {0};
-    bprintf(&b, "{\"par\":[%s]}", A_par.p ? A_par.p : "");
+    bputs(&b, "{\"par\":[");
+    bputn(&b, A_par.p ? A_par.p : "", A_par.len);
+    bputs(&b, "]}");
     write_all(A_fd, b.p, b.len);
     _exit(0);
 }
