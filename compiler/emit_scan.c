@@ -16,7 +16,9 @@
  * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
  * stacks of the tree's nodes), bp_kdir<n> (the same from the elements'
  * evaluation) and bp_kroots<n> (each key's stack folded into its
- * result). A par reduce whose f is float addition from 0.0 (or
+ * result); those whose result the order cannot change also get bp_kfree<n>
+ * (elements straight into a task's own per-key accumulators, unchecked,
+ * with a guard: runtime/keyfree.c). A par reduce whose f is float addition from 0.0 (or
  * multiplication from 1.0) is exactly par sum (product), and is emitted
  * as one.
  */
