@@ -91,25 +91,6 @@ static void free_merge(void *arg, int64_t c)
         f->kmerge(f->env, d->acc[0] + at, d->has[0] + lo, d->acc[t] + at, d->has[t] + lo, cnt);
 }
 
-/* The one task on the calling thread (the sequential form, or one thread);
- * false: a panic. */
-static bool free_here(free_job *d)
-{
-    brt_trap trap, *outer = brt_trap_get();
-    trap.panicked = 0;
-    trap.msg = NULL;
-    brt_trap_set(&trap);
-    volatile bool ok = true;
-    if (setjmp(trap.jb) == 0) {
-        free_task(d, 0);
-    } else {
-        ok = false;
-        free(trap.msg);
-    }
-    brt_trap_set(outer);
-    return ok;
-}
-
 /* Whether the tasks' guards add up to at most kguard_max. */
 static bool free_guard(const free_job *d)
 {
@@ -125,12 +106,7 @@ bool brt_keyed_free(const brt_fold *f, int64_t nkeys, void *out, unsigned char *
 {
     if (!f->kfree || nkeys <= 0 || f->n <= 0 || (f->start && !f->ident))
         return false;
-    free_job d;
-    memset(&d, 0, sizeof d);
-    d.f = f;
-    d.n = f->n;
-    d.nkeys = nkeys;
-    d.vs = f->vsize;
+    free_job d = {.f = f, .n = f->n, .nkeys = nkeys, .vs = f->vsize};
     bool pool = f->par && brt_pool_threads() > 1 && !brt_pool_nested();
     int64_t tasks = pool ? brt_pool_threads() : 1;
     if (tasks > d.n / FREE_ELEMS)
@@ -149,15 +125,8 @@ bool brt_keyed_free(const brt_fold *f, int64_t nkeys, void *out, unsigned char *
     d.ok = zeroed(tasks, 1);
     d.acc[0] = out;
     d.has[0] = has;
-    bool ok;
-    if (tasks == 1) {
-        ok = free_here(&d);
-    } else {
-        brt_trap panic;
-        ok = brt_pool_run(tasks, free_task, &d, &panic) < 0;
-        if (!ok)
-            free(panic.msg);
-    }
+    /* one task runs on the calling thread, under the pool's trap too */
+    bool ok = brt_pool_run(tasks, free_task, &d, NULL) < 0;
     ok = ok && (!f->kguard_max || free_guard(&d));
     /* the guard held: no merge can overflow, so none panics (nor can min,
      * max, any, all) */
