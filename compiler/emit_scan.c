@@ -16,7 +16,9 @@
  * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
  * stacks of the tree's nodes), bp_kdir<n> (the same from the elements'
  * evaluation) and bp_kroots<n> (each key's stack folded into its
- * result). A par reduce whose f is float addition from 0.0 (or
+ * result); those whose result the order cannot change also get bp_kfree<n>
+ * (elements straight into a task's own per-key accumulators, unchecked,
+ * with a guard: runtime/keyfree.c). A par reduce whose f is float addition from 0.0 (or
  * multiplication from 1.0) is exactly par sum (product), and is emitted
  * as one.
  */
@@ -389,6 +391,119 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
                NULL);
 }
 
+/* ---- keyed, in any order (runtime/keyfree.c) -----------------------------------
+ *
+ * A keyed reduction whose result the order of its combines cannot change:
+ * min and max of integers, any and all (exact, never a panic), and int and
+ * u64 sums, whose guard (the sum of |v| over all the elements fits) proves
+ * that no combine of the tree overflows. bp_kfree<n> folds elements straight
+ * into per-key accumulators with no check; the runtime hands over to the
+ * ordered ways when an element panics or the guard fails, evaluating the
+ * elements again, so the elements, keys and filter must have no effect. */
+enum free_kind { FREE_NONE, FREE_SUM, FREE_BEST, FREE_BOOL };
+
+static enum free_kind free_kind(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    enum free_kind k = FREE_NONE;
+    if (!rn->key || rn->user || rn->scan) return FREE_NONE;
+    switch (rn->reducer) {
+    case RED_SUM: k = t == ty_int || t == ty_u64 ? FREE_SUM : FREE_NONE; break;
+    case RED_MIN: case RED_MAX: k = t == ty_int || t == ty_u64 || t == ty_i128 ? FREE_BEST : FREE_NONE; break;
+    case RED_ANY: case RED_ALL: k = t == ty_bool ? FREE_BOOL : FREE_NONE; break;
+    case RED_PRODUCT: break; /* a partial product may overflow where the whole does not (a 0 later) */
+    }
+    if (!ir_effect_free(rn->elem) || !ir_effect_free(rn->key) || !ir_effect_free(rn->filter)) return FREE_NONE;
+    return k;
+}
+
+/* The accumulators' start: the combine's identity. */
+static const char *free_ident(struct ir_node *rn)
+{
+    struct type *t = rn->elem_type;
+    bool min = rn->reducer == RED_MIN;
+    switch (rn->reducer) {
+    case RED_SUM: return "0";
+    case RED_ANY: return "false";
+    case RED_ALL: return "true";
+    case RED_MIN: case RED_MAX:
+        if (t == ty_int) return min ? "INT64_MAX" : "INT64_MIN";
+        if (t == ty_u64) return min ? "UINT64_MAX" : "0";
+        return min ? "brt_i128_make(UINT64_MAX, (uint64_t)INT64_MAX)" : "brt_i128_make(0, (uint64_t)1 << 63)";
+    case RED_PRODUCT: break;
+    }
+    internal_error("emit: the identity of an order-free keyed reduction");
+}
+
+/* A sum of a constant c >= 0: its guard is c times the positions (at least
+ * the kept elements), with no step per element. */
+static bool free_const(struct ir_node *rn)
+{
+    return rn->elem->op == IR_INT && (rn->elem_type == ty_u64 || (int64_t)rn->elem->ival >= 0);
+}
+
+static void kfree_cb(struct ir_node *rn, void *p)
+{
+    enum free_kind fk = *(enum free_kind *)p;
+    struct type *t = rn->elem_type;
+    const char *kk = emit_expr(rn->key);
+    key_check(rn, kk);
+    const char *k = new_temp(), *x = new_temp();
+    line("int64_t %s = %s;", k, kk);
+    line("%s %s = %s;", ctype(t), x, emit_expr(rn->elem));
+    switch (fk) {
+    case FREE_SUM:
+        if (t == ty_u64) {
+            line("ka_[%s] += %s;", k, x);
+            if (free_const(rn)) return;
+            line("kg_ += %s;", x);
+            line("ko_ |= kg_ < %s;", x); /* a carry: the sum of all is over 2^64 - 1 */
+            return;
+        }
+        line("ka_[%s] = (int64_t)((uint64_t)ka_[%s] + (uint64_t)%s);", k, k, x);
+        if (free_const(rn)) return; /* the guard: the constant times the positions, after the loop */
+        /* kg_ below 2^63 before each step, so a step cannot wrap; ko_ keeps
+         * the top bit of every kg_ */
+        line("{ uint64_t km_ = (uint64_t)(%s >> 63); kg_ += ((uint64_t)%s ^ km_) - km_; }", x, x);
+        line("ko_ |= kg_;");
+        return;
+    case FREE_BEST:
+        line("ka_[%s] = %s ? %s : ka_[%s];", k, better(rn->reducer, t, x, arena_printf("ka_[%s]", k)), x, k);
+        line("kh_[%s] = 1;", k);
+        return;
+    case FREE_BOOL:
+        line("ka_[%s] = ka_[%s] %s %s;", k, k, rn->reducer == RED_ANY ? "|" : "&", x);
+        return;
+    case FREE_NONE: break;
+    }
+    internal_error("emit: kfree of no kind");
+}
+
+static void kfree_helper(struct ir_node *rn, int id, struct src *s, struct buf *aux, enum free_kind fk)
+{
+    struct fctx *saved = helper_begin(id, rn);
+    line("%s *ka_ = accs;", ctype(rn->elem_type));
+    line("unsigned char *kh_ = has;");
+    line("uint64_t kg_ = 0, ko_ = 0;");
+    line("(void)kh_; (void)ko_;");
+    chunk_loop(rn, s, new_temp(), kfree_cb, &fk, NULL);
+    if (fk == FREE_SUM && free_const(rn)) {
+        line("{ uint64_t kc_ = (uint64_t)%s, kn_ = (uint64_t)(hi_ - lo_);", emit_expr(rn->elem));
+        line("  kg_ = kc_ * kn_; ko_ = kn_ && kc_ > UINT64_MAX / kn_ ? %s : 0; }",
+             rn->elem_type == ty_u64 ? "1" : "(uint64_t)1 << 63");
+    }
+    line("*guard = kg_;");
+    const char *ok = fk != FREE_SUM ? "true" : rn->elem_type == ty_u64 ? "ko_ == 0" : "(ko_ >> 63) == 0";
+    /* restrict: the accumulators and flags are the task's own (a store
+     * through them changes nothing the elements read, so the loop keeps
+     * env's fields and the arrays' data in registers) */
+    helper_end(saved, aux,
+               arena_printf("static bool bp_kfree%d(void *envp, int64_t lo_, int64_t hi_, void *restrict accs, "
+                            "unsigned char *restrict has, uint64_t *guard)",
+                            id),
+               ok);
+}
+
 /* The four helpers of reduction id into aux. */
 static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
 {
@@ -458,6 +573,7 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
             id, ct, ct, ct, id);
     if (rn->key) kleaf_helpers(rn, id, s, aux);
+    if (free_kind(rn)) kfree_helper(rn, id, s, aux, free_kind(rn));
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");
@@ -548,16 +664,21 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     const char *fd = new_temp();
+    enum free_kind fk = free_kind(rn);
+    const char *kid = fk ? new_temp() : NULL;
+    if (fk) line("%s %s = %s;", ct, kid, free_ident(rn));
+    const char *guard_max = fk != FREE_SUM ? "0" : t == ty_u64 ? "UINT64_MAX" : "(uint64_t)INT64_MAX";
     /* the elements are an array's own: the runtime reads them in place */
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s, %s, %s%s, %s};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
          rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id,
-         rn->key ? arena_printf("bp_kroots%d", id) : "NULL");
+         rn->key ? arena_printf("bp_kroots%d", id) : "NULL", fk ? arena_printf("bp_kfree%d", id) : "NULL",
+         fk ? "&" : "NULL", fk ? kid : "", guard_max);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

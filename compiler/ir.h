@@ -383,6 +383,9 @@ bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
+/* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
+ * facts: calls of functions it found pure). */
+bool ir_effect_free(const struct ir_node *n);
 void opt_move(struct ir_program *ir);    /* opt_move.c */
 /* Whether a and b are the same pure term: literals, variables and the
  * operators of ints and bools over them (opt_split.c). */

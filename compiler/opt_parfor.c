@@ -372,12 +372,14 @@ static unsigned char *fn_done;    /* by index in P->fns: 1 checked */
 static bool pure_stmt(struct ir_node *s);
 static bool fn_safe(struct ir_fn *f);
 
-static bool pure_expr(struct ir_node *n)
+/* settled: the calls' facts are known (after pool_calls: pool_safe), not
+ * being computed (fn_safe). */
+static bool effect_free(const struct ir_node *n, bool settled)
 {
     if (!n) return true;
     switch (n->eop) {
     case IR_CALL:
-        if (!fn_safe(n->fn)) return false;
+        if (!(settled ? n->fn->pool_safe : fn_safe(n->fn))) return false;
         break;
     case IR_CALLV: case IR_FNVAL: return false;
     case IR_BUILTIN:
@@ -385,22 +387,39 @@ static bool pure_expr(struct ir_node *n)
         break;
     case IR_LISTCOMP: case IR_REDUCE:
         if (n->par || n->world || n->user || n->scan || n->key) return false;
-        if (!pure_expr(n->iter.lo) || !pure_expr(n->iter.hi) || !pure_expr(n->iter.array)) return false;
+        if (!effect_free(n->iter.lo, settled) || !effect_free(n->iter.hi, settled) ||
+            !effect_free(n->iter.array, settled))
+            return false;
         for (int i = 0; i < n->nclauses; i++) {
-            struct ir_iter *it = &n->clauses[i].iter;
-            if (!pure_expr(it->lo) || !pure_expr(it->hi) || !pure_expr(it->array)) return false;
+            const struct ir_iter *it = &n->clauses[i].iter;
+            if (!effect_free(it->lo, settled) || !effect_free(it->hi, settled) || !effect_free(it->array, settled))
+                return false;
         }
-        if (!pure_expr(n->elem) || !pure_expr(n->filter)) return false;
+        if (!effect_free(n->elem, settled) || !effect_free(n->filter, settled)) return false;
         break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_UNARY:
     case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_INDEX:
     case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
         break;
     }
-    if (!pure_expr(n->a) || !pure_expr(n->b) || !pure_expr(n->c)) return false;
+    if (!effect_free(n->a, settled) || !effect_free(n->b, settled) || !effect_free(n->c, settled)) return false;
     for (int i = 0; i < n->nkids; i++)
-        if (!pure_expr(n->kids[i])) return false;
+        if (!effect_free(n->kids[i], settled)) return false;
     return true;
+}
+
+static bool pure_expr(struct ir_node *n)
+{
+    return effect_free(n, false);
+}
+
+/* Whether evaluating n has no effect but its value and a panic, by the
+ * facts pool_calls left (without this pass no call qualifies): the
+ * emitters' test for code they may evaluate twice (a keyed reduction's
+ * order-free way hands over to the ordered one, emit_scan.c). */
+bool ir_effect_free(const struct ir_node *n)
+{
+    return effect_free(n, true);
 }
 
 static bool pure_stmt(struct ir_node *s)

@@ -1038,6 +1038,17 @@ typedef struct brt_fold {
      * without an element gets has 0 and the start (zero bytes without one) */
     void (*kroots)(void *env, const void *recs, int64_t stride, int64_t cnt, int dl, int64_t a, void *out,
                    unsigned char *has, const void *start);
+    /* keyed, a combine whose result cannot depend on the order (keyfree.c):
+     * evaluates elements lo..hi-1 and combines each kept one into
+     * accs[key] unchecked, setting has[key] unless ident; with kguard_max,
+     * *guard gets the sum of |v| over them (at most 2^63 - 1 for int,
+     * 2^64 - 1 for u64; false: it was more). The accumulators start at
+     * kident (for ident, the start). NULL: no such way. */
+    bool (*kfree)(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, uint64_t *guard);
+    const void *kident;
+    /* 0: no guard (min, max, any, all); else the largest sum of |v| over all
+     * elements for which no combine of the tree can overflow */
+    uint64_t kguard_max;
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

@@ -151,6 +151,11 @@ void brt_frames_unwind(const void *mark);
  * orders); 0 turns it off. */
 void brt_pool_chaos(uint64_t seed);
 
+/* brt_keyed_run's order-free way (keyfree.c); false: not taken, or an
+ * element panicked or the guard overflowed (out and has then hold nothing
+ * the caller keeps: the ordered ways run). */
+bool brt_keyed_free(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has);
+
 /* ---- several processes (world.c) ------------------------------------------ */
 
 /* What a panic writes before "panic: ": "" (one process, or a panic every

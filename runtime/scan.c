@@ -41,6 +41,8 @@
  * same stack, in the order SPEC 15 names. Memory O(n + N); one pass, never
  * N.
  * Sequential keyed reductions fold each key left to right instead.
+ * Integer min, max and sums whose guard holds, any and all, go first to
+ * keyfree.c: their results do not depend on the order.
  */
 #include "rt_internal.h"
 
@@ -1169,6 +1171,9 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
+    /* a result the order cannot change: in any order (keyfree.c) */
+    if (brt_keyed_free(f, nkeys, out, has))
+        return;
     if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
         return;
     int64_t row_keys = f->ident ? ROW_KEYS_IDENT : ROW_KEYS;

@@ -867,6 +867,12 @@ static void kshift_kacc(void *env, const void *vals, const int64_t *keys, int64_
     s->f->kacc(s->f->env, vals, keys, cnt, accs, has, start);
 }
 
+static bool kshift_kfree(void *env, int64_t lo, int64_t hi, void *accs, unsigned char *has, uint64_t *guard)
+{
+    struct kshift *s = env;
+    return s->f->kfree(s->f->env, s->base + lo, s->base + hi, accs, has, guard);
+}
+
 static void kshift_kmerge(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt)
 {
     struct kshift *s = env;
@@ -963,6 +969,7 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.kstk = NULL;
             sub.kdir = NULL;
             sub.kroots = NULL;
+            sub.kfree = f->kfree ? kshift_kfree : NULL;
             sub.lfolds = NULL;
             sub.lscans = NULL;
             sub.n = ((int64_t)1 << level[i]) * BRT_LEAF;

@@ -1,6 +1,6 @@
 /* The C peers of bench/fold/run.py: a sequential loop and a two-pass
  * OpenMP scan (built with -fopenmp), a plain copy for the bandwidth, and
- * a loop into an array of sums. Every output array is allocated per
+ * a loop into an array of sums (by: of doubles, by_int: of longs). Every output array is allocated per
  * repetition, as brine's are. Usage: fold_c MODE N [NKEYS] REPS. */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,10 +32,11 @@ int main(int argc, char **argv)
     long nk = argc > 4 ? atol(argv[3]) : 16;
     int reps = atoi(argv[argc - 1]);
     double *x = malloc((size_t)n * sizeof *x);
-    long *k = malloc((size_t)n * sizeof *k);
+    long *k = malloc((size_t)n * sizeof *k), *v = malloc((size_t)n * sizeof *v);
     for (long i = 0; i < n; i++) {
         x[i] = 1.0 / (double)(i + 1);
         k[i] = (long)(mix((uint64_t)i * 0x9E3779B97F4A7C15ULL) % (uint64_t)nk);
+        v[i] = (long)(mix((uint64_t)i + 7) % 2001) - 1000;
     }
     double best = 1e9, chk = 0;
     for (int r = 0; r <= reps; r++) {
@@ -78,6 +79,12 @@ int main(int argc, char **argv)
             memcpy(o, x, (size_t)n * sizeof *o);
             chk = o[n - 1];
             free(o);
+        } else if (!strcmp(mode, "by_int")) {
+            long *s = calloc((size_t)nk, sizeof *s);
+            for (long i = 0; i < n; i++)
+                s[k[i]] += v[i];
+            chk = (double)s[nk - 1];
+            free(s);
         } else { /* by */
             double *s = calloc((size_t)nk, sizeof *s);
             for (long i = 0; i < n; i++)

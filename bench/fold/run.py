@@ -4,14 +4,16 @@
 Rows: par scan sum of 10^7 floats in an array and of 10^7 computed
 elements against a sequential C loop and a two-pass OpenMP scan (and a
 plain copy: the bandwidth); par sum(... by k in 0..N) for N = 16, 4096,
-10^6 against a C loop into an array of sums; par reduce with a known f
+10^6 against a C loop into an array of sums, of floats (by) and of ints
+(by_int: in any order, runtime/keyfree.c); par reduce with a known f
 against the built-in par sum. Each program times its kernel itself (best
 of REPS after one untimed run); brine and C runs alternate, ROUNDS times,
 and the best is kept (--median: the median of the rounds). --old OLD: the
 same programs built by another brine too, run in the same rounds (two more
 columns, and brine/old at 2 threads in the note).
 --only GROUPS: only these rows, comma-separated: scan (the two scans), by
-(the keyed sums), reduce (par reduce against par sum).
+(the keyed float sums), by_int (the keyed int sums), reduce (par reduce
+against par sum).
 Usage: run.py [BRINE] [--n N] [--reps R] [--rounds K] [--old OLD] [--median] [--only GROUPS]
 """
 import os
@@ -39,7 +41,7 @@ def run(cmd, threads):
 
 
 VALUED = ("--n", "--reps", "--rounds", "--old", "--only")
-GROUPS = ("scan", "by", "reduce")
+GROUPS = ("scan", "by", "by_int", "reduce")
 
 
 def positional():
@@ -63,7 +65,7 @@ def main():
     pick = statistics.median if "--median" in sys.argv else min
     with tempfile.TemporaryDirectory() as tmp:
         exe, oexe = {}, {}
-        for p in ("scan_array", "scan_computed", "by_key", "reduce_known"):
+        for p in ("scan_array", "scan_computed", "by_key", "by_key_int", "reduce_known"):
             exe[p] = os.path.join(tmp, p)
             subprocess.run([brine, "build", "--release", os.path.join(HERE, p + ".br"), "-o", exe[p]], check=True)
             if old:
@@ -102,13 +104,16 @@ def main():
             o1, o2, onote = old_cols(b, 5)
             rows.append((label, b[0], b[1], b[2], b[3], o1, o2, "%.2fx C loop at 2t; OpenMP 2t %.1f ms; copy %.1f ms; "
                          "brine 2t moves %.1f GB/s%s" % (b[2] / b[1], b[3], b[4], gbs, onote)))
-        for nk in (16, 4096, 1_000_000) if "by" in only else ():
-            args = [str(n), str(nk), str(reps)]
-            b = best(with_old([([exe["by_key"]] + args, 1), ([exe["by_key"]] + args, 2),
-                               ([cseq, "by"] + args, 1)], "by_key", args))
-            o1, o2, onote = old_cols(b, 3)
-            rows.append(("par sum(... by k in 0..%d), 10^7" % nk, b[0], b[1], b[2], None, o1, o2,
-                         "%.2fx the C loop's time at 2t%s" % (b[1] / b[2], onote)))
+        keyed = (("by", "by_key", "par sum(... by k in 0..%d), 10^7"),
+                 ("by_int", "by_key_int", "par sum(int ... by k in 0..%d), 10^7"))
+        for mode, bexe, label in keyed:
+            for nk in (16, 4096, 1_000_000) if mode in only else ():
+                args = [str(n), str(nk), str(reps)]
+                b = best(with_old([([exe[bexe]] + args, 1), ([exe[bexe]] + args, 2),
+                                   ([cseq, mode] + args, 1)], bexe, args))
+                o1, o2, onote = old_cols(b, 3)
+                rows.append((label % nk, b[0], b[1], b[2], None, o1, o2,
+                             "%.2fx the C loop's time at 1t, %.2fx at 2t%s" % (b[0] / b[2], b[1] / b[2], onote)))
         r1 = [1e18] * 4
         r2 = [1e18] * 4
         for _ in range(rounds if "reduce" in only else 0):

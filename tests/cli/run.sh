@@ -626,4 +626,37 @@ check "unroll: BP_UNROLL only for gcc" \
 "$BRINE" run --opt=none un/u.br > un.want 2>&1
 check "unroll: the same output as --opt=none" same un.got un.want
 
+# ---- keyed reductions in any order: bp_kfree where the order cannot show -----
+# A keyed int or u64 sum, integer min/max, any and all get the order-free
+# helper (runtime/keyfree.c); a float sum, an int product, a user reducer
+# and an element with an effect (its function prints: the ordered way may
+# evaluate it again) do not.
+mkdir -p kf
+cat > kf/k.br <<'EOB'
+fn loud(i: int) -> int:
+    print(i)
+    return i
+
+fn main():
+    let xs = [float(i % 10) / 10.0 for i in 0..100]
+    let a = par sum(1 for x in xs by int(x * 4.0) in 0..4)
+    let b = sum(u64(i) for i in 0..100 by i % 3 in 0..3)
+    let c = par min(i - 50 for i in 0..100 by i % 5 in 0..5)
+    let d = par any(x > 0.5 for x in xs by int(x * 2.0) in 0..2)
+    let e = par sum(x for x in xs by int(x * 4.0) in 0..4)
+    let f = par product(i % 3 + 1 for i in 0..10 by i % 2 in 0..2)
+    let g = par reduce(lambda p, q: p + q, 0, i for i in 0..10 by i % 2 in 0..2)
+    let h = par sum(loud(i) for i in 0..3 by i % 2 in 0..2)
+    print(a, b, c, d, e, f, g, h)
+EOB
+"$BRINE" build --release --emit-c kf/k.br -o kf/k > kf.log 2>&1
+check "kfree: builds with --emit-c" [ $? -eq 0 -a -s kf/k.c ]
+check "kfree: four keyed reductions get bp_kfree (int sum, u64 sum, min, any)" \
+    [ "$(grep -c '^BP_PAR bool bp_kfree[0-9]*(' kf/k.c)" -eq 4 ]
+check "kfree: passed to the runtime four times, NULL four times" \
+    [ "$(grep -c 'bp_kfree[0-9]*, &' kf/k.c)" -eq 4 -a "$(grep -c 'bp_kroots[0-9]*, NULL, NULL' kf/k.c)" -eq 4 ]
+./kf/k > kf.got 2>&1
+"$BRINE" run --opt=none kf/k.br > kf.want 2>&1
+check "kfree: the same output as --opt=none" same kf.got kf.want
+
 harness_finish

@@ -3408,6 +3408,95 @@ def by_key_model(red, et, is_par, nk, start, elements, env):
 FORM_HOOKS["expr"].append((0.05, by_key_expr))
 
 
+def by_key_big_expr(g, t, d):
+    """`[par] RED(VAL for i in LO..LO+N [if i % Q != S] by KEY in 0..NK)` of
+    ints or u64 with up to 70000 elements (several of the runtime's tasks at
+    7 threads: the order-free way, runtime/keyfree.c): VAL is now and then
+    a big value (up to 2^63 - 1) of either sign, so that a key's sum
+    overflows in its tree, or only the guard (the sum of |v| over all the
+    elements) does and the ordered way answers, or nothing does; KEY now
+    and then leaves 0..NK (a panic at the `by`). The model folds each key
+    over the tree of its own leaves (SPEC 5.2; keys ascending after every
+    element), or left to right in index order (sequential)."""
+    kinds = {"[int]": ("int", ["sum"]), "[u64]": ("u64", ["sum"]), "[Option[int]]": ("int", ["min", "max"])}
+    if t not in kinds or not g.big_ok():
+        return None
+    r = g.r
+    et, reds = kinds[t]
+    red = r.choice(reds)
+    is_par = r.random() < 0.7
+    g.use("by-key-big")
+    if is_par:
+        g.use("par")
+    n = r.choice([0, 17, 100, 3000, 20000, 40000, 70000])
+    lo = r.randint(0, 3)
+    nk = r.choice([0, 1, 2, 5, 16, 64, 1000]) if r.random() < 0.97 else 0
+    big = r.choice([1 << 40, 1 << 58, 1 << 61, 1 << 62, 3 << 61, (1 << 63) - 1] + ([1 << 63, (1 << 64) - 1] if et == "u64" else []))
+    p1, r1 = r.choice([2, 3, 7, 1000, 9973]), r.randint(0, 1)
+    p2, r2 = r.choice([2, 5, 1001, 7919]), r.randint(0, 1)
+    c, e, f = r.randint(1, 9999), r.randint(1, 500), r.randint(0, 250) if et == "int" else 0
+    v = g.fresh("i")
+    if et == "int":
+        vtext = f"{big} if {v} % {p1} == {r1} else -{big} if {v} % {p2} == {r2} else {v} * {c} % {e} - {f}"
+
+        def val(x):
+            return big if x % p1 == r1 else -big if x % p2 == r2 else x * c % e - f
+    else:
+        vtext = f"u64({big}) if {v} % {p1} == {r1} else u64({v} * {c} % {e})"
+
+        def val(x):
+            return big if x % p1 == r1 else x * c % e
+    q, s0 = r.choice([0, 0, 2, 3]), r.randint(0, 1)
+    ka, kb, blk = r.randint(1, 99), r.randint(0, 9), r.choice([1, 1, 16, 100])
+    m = nk + (r.choice([1, 2]) if r.random() < 0.1 else 0)
+    ktext = f"({v} / {blk} * {ka} + {kb}) % {m}" if m else "0"
+    mid, mark = g.mark()
+    text = (("par " if is_par else "") + f"{red}({vtext} for {v} in {lo}..{lo + n}"
+            + (f" if {v} % {q} != {s0}" if q else "") + f" {mark}by {ktext} in 0..{nk})")
+
+    def model(env):
+        keys = {}
+        acc = {}
+        for x in range(lo, lo + n):
+            if q and x % q == s0:
+                continue
+            k = (x // blk * ka + kb) % m if m else 0
+            if not 0 <= k < nk:
+                raise Panic(f"key {k} out of range 0..{nk}", mid)
+            if is_par:
+                keys.setdefault(k, []).append((x - lo, val(x)))
+            else:
+                acc[k] = val(x) if k not in acc and red != "sum" else combine(red, et, acc.get(k, 0), val(x))
+        if is_par:
+            for k in sorted(keys):
+                acc[k] = key_tree(red, et, keys[k])
+        if red == "sum":
+            return [acc.get(k, 0) for k in range(nk)]
+        return [Opt(acc[k]) if k in acc else None for k in range(nk)]
+    return Expr(text, 14, model, t)
+
+
+def key_tree(red, et, items):
+    """One key's value over the tree of SPEC 5.2: items (place, value) in
+    place order; each leaf of 16 places folds from the start (min/max: its
+    first value), nodes combine left . right, a node without a value lets
+    the other through."""
+    leaves = {}
+    for at, x in items:
+        lf = at // 16
+        leaves[lf] = x if lf not in leaves and red != "sum" else combine(red, et, leaves.get(lf, 0), x)
+    level = sorted(leaves.items())
+    while len(level) > 1:
+        up = {}
+        for j, x in level:
+            up[j // 2] = combine(red, et, up[j // 2], x) if j // 2 in up else x
+        level = sorted(up.items())
+    return level[0][1]
+
+
+FORM_HOOKS["expr"].append((0.03, by_key_big_expr))
+
+
 # ---- SPEC 11 and 14: the rest of the math functions; assert and panic ----------
 
 def c_math(name):
@@ -3962,7 +4051,7 @@ THREADS = ("1", "2", "7")
 # statement it kept drew that form.
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
-            "row-store", "by-key", "assert", "world", "counter", "small-aggregate", "sum-nest",
+            "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused"]
 
 
