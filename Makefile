@@ -371,7 +371,22 @@ $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
 bench-math: $(B)/tests/math/bench_math
 	$(B)/tests/math/bench_math
 
-.PHONY: check-math check-math-quick check-crmath-data bench-math
+# The same with a third side, the math of git revision OLD (default HEAD:
+# the working tree's change against it), in the same process and rotation,
+# medians of BENCH_REPS (tests/math/bench_side.c): `make bench-math-ab
+# OLD=main BENCH_REPS=21`.
+OLD ?= HEAD
+BENCH_REPS ?= 21
+bench-math-ab: $(RTLIB) $(RUNTIME_HDR)
+	rm -rf $(B)/bench-old && mkdir -p $(B)/bench-old $(B)/tests/math
+	git archive $(OLD) runtime | tar -x -C $(B)/bench-old
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_FMA_FLAGS) -DSIDE=old -I$(B)/bench-old/runtime -c -o $(B)/tests/math/bench_old.o tests/math/bench_side.c
+	$(CC) $(BASEFLAGS) $(CFLAGS) $(MATH_FMA_FLAGS) -DSIDE=new -Iruntime -c -o $(B)/tests/math/bench_new.o tests/math/bench_side.c
+	$(CC) $(BASEFLAGS) $(CFLAGS) -DBENCH_AB -Iruntime -o $(B)/tests/math/bench_math_ab tests/math/bench_math.c \
+	    $(B)/tests/math/bench_old.o $(B)/tests/math/bench_new.o $(RTLIB) -ldl -lm -lpthread
+	$(B)/tests/math/bench_math_ab -n 400000 -r $(BENCH_REPS)
+
+.PHONY: check-math check-math-quick check-crmath-data bench-math bench-math-ab
 
 check: all check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"

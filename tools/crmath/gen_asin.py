@@ -12,6 +12,12 @@ From the series asin t = sum_n A_n t^(2n+1), A_n = C(2n, n) / (4^n (2n + 1))
 - crm_asin_t1: per x0 = j/128, j = 1..64, the Taylor coefficients of asin
   at x0 (binomial expansion of the series): c0 and c1 as double-doubles,
   c2..c9 as doubles;
+- crm_asin_t1's rows 64..128: per x0 = j/256, j = 128..192, the same for 0.5 <= a < 0.75
+  (half the step: |h| <= 2^-9, as far from the pole at 1 relative to the
+  distance as t1's last row), from the recurrence of asin's derivative
+  g = (1 - x^2)^(-1/2), (1 - x^2) g' = x g: g_(m+1) = ((2m + 1) x0 g_m +
+  m g_(m-1)) / ((m + 1) (1 - x0^2)), c_k = g_(k-1) / k (exact arithmetic
+  at 200 bits: the series converges too slowly there);
 - crm_asin_t2: per z0 = j/128, j = 0..64, those of F(z) = asin(sqrt(z/2)) /
   sqrt(z/2) = sum A_n (z/2)^n at z0: F0 and c1 as double-doubles, c2..c7 as
   doubles (acos a = sqrt(2z) F(z), z = 1 - a).
@@ -34,6 +40,16 @@ def asin_taylor(x0, k_max):
     """asin(x0 + h) = sum_k c_k h^k, k < k_max"""
     return [sum(A[n] * binomial(2 * n + 1, k) * x0 ** (2 * n + 1 - k) for n in range(N) if 2 * n + 1 >= k)
             for k in range(k_max)]
+
+
+def asin_taylor_rec(x0, k_max):
+    """asin(x0 + h) = sum_k c_k h^k, k < k_max, by the recurrence of g = asin'"""
+    u = 1 - x0 * x0
+    g = [1 / mpmath.sqrt(u)]
+    g.append(x0 * g[0] / u)
+    for m in range(1, k_max):
+        g.append(((2 * m + 1) * x0 * g[m] + m * g[m - 1]) / ((m + 1) * u))
+    return [mpmath.asin(x0)] + [g[k - 1] / k for k in range(1, k_max)]
 
 
 def f_taylor(z0, k_max):
@@ -74,8 +90,24 @@ def main():
         rho = max(rho, log2(sum(abs(c[k]) * H ** k for k in range(2, 10)) / low))
         rows.append(row(split(c[0], 2) + split(c[1], 2) + [float(v) for v in c[2:10]]))
     assert trunc < -75 and rho < -16, (trunc, rho)
-    emit("crm_asin_t1", "asin at x0 = j/128 + h, j = 1..64: c0, c1 (double-doubles), c2..c9; truncation below\n"
-         " * 2^%.1f asin(x), the terms from h^2 on below 2^%.1f asin(x)" % (trunc, rho), rows, 12)
+    comment1 = ("rows 0..63: asin at x0 = j/128 + h, j = 1..64: c0, c1 (double-doubles), c2..c9; truncation\n"
+                " * below 2^%.1f asin(x), the terms from h^2 on below 2^%.1f asin(x)" % (trunc, rho))
+    rows1 = rows
+
+    # t3: the same as t1, for 0.5 <= a < 0.75 at half the step; the recurrence agrees with the series at 0.5
+    h3 = H / 2
+    assert max(abs(u - v) for u, v in zip(asin_taylor(mpf(1) / 2, 12), asin_taylor_rec(mpf(1) / 2, 12))) < mpf(2) ** -150
+    rows, trunc, rho = [], -1e9, -1e9
+    for j in range(128, 193):
+        x0 = mpf(j) / 256
+        c = asin_taylor_rec(x0, 30)
+        low = mpmath.asin(max(x0 - h3, mpf(1) / 2))
+        trunc = max(trunc, log2(sum(abs(c[k]) * h3 ** k for k in range(10, 30)) / low))
+        rho = max(rho, log2(sum(abs(c[k]) * h3 ** k for k in range(2, 10)) / low))
+        rows.append(row(split(c[0], 2) + split(c[1], 2) + [float(v) for v in c[2:10]]))
+    assert trunc < -75 and rho < -16, (trunc, rho)
+    emit("crm_asin_t1", comment1 + ";\n * rows 64..128: at x0 = j/256 + h, j = 128..192 (0.5 <= a < 0.75), the same; truncation\n"
+         " * below 2^%.1f asin(x), the terms from h^2 on below 2^%.1f asin(x)" % (trunc, rho), rows1 + rows, 12)
 
     # t2: F >= 1, so absolute is relative
     rows, trunc, rho = [], -1e9, -1e9
