@@ -3748,7 +3748,15 @@ def fill_loop(g):
         g.use("const-bound")
         text = f"({x.text}) + {kname}"
     D = {"int": 0, "float": 0.0, "bool": False}[et]
-    if form == 0:
+    # a push loop over an array of the indices (chosen from the values drawn:
+    # each seed's stream stays as it was)
+    over_array = (n + lo) % 2 == 1
+    w, q = g.fresh("w"), g.fresh("q")
+    if form == 0 and over_array:
+        # over an array variable of the indices: opt_fill.c fills it by index too
+        lines += [f"let {w}: [int] = [{q} for {q} in {lo}..{hi}]", f"var {v}: {t} = []", f"for {i} in {w}:",
+                  f"    {v}.push({text})"]
+    elif form == 0:
         lines += [f"var {v}: {t} = []", f"for {i} in {lo}..{hi}:", f"    {v}.push({text})"]
     elif form == 1:
         lines += [f"var {v} = [{show(et, D)}] * {hi}", f"for {i} in {lo}..{hi}:", f"    {v}[{i}] = {text}"]
