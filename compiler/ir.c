@@ -996,6 +996,20 @@ int ir_size(const struct ir_node *n)
     return k;
 }
 
+bool ir_float_math(const struct ir_node *n)
+{
+    if (n->op != IR_BUILTIN || n->type != ty_float) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (n->kids[i]->type != ty_float) return false;
+    switch (n->builtin) {
+    case BI_ABS: case BI_MIN2: case BI_MAX2:
+    BI_MATH_CASES
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool ir_reads(struct ir_node *n, struct ir_var *v)
 {
     if (!n) return false;

@@ -438,6 +438,11 @@ void ir_recapture(struct ir_node *n);
 bool ir_mutates(struct ir_node *n, struct ir_var *v);
 /* The number of nodes in n: an expression's or a statement's size. */
 int ir_size(const struct ir_node *n);
+/* Whether n is a builtin of float arguments with a float result that has no
+ * effect and cannot panic: abs, min and max of floats and the math functions
+ * (sqrt, exp, ...: IEEE gives NaN or an infinity, never a panic); its value
+ * depends on its arguments alone, so it may run at another time. */
+bool ir_float_math(const struct ir_node *n);
 /* Whether n, or anything in it, reads variable v. */
 bool ir_reads(struct ir_node *n, struct ir_var *v);
 /* Whether statement s, run any number of times, keeps unique the arrays

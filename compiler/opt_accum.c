@@ -41,7 +41,8 @@
  * float reductions are taken: an int sum's overflow check would fire at
  * another (j, k) in the new order. E and the k body's lets are pure and
  * cannot panic: float arithmetic and comparisons, int comparisons, int to
- * float conversions, abs, min and max of floats, literals, constants,
+ * float conversions, abs, min and max of floats and the math functions
+ * (sqrt, exp, ...: ir_float_math), literals, constants,
  * variables nothing in the nest writes, and indexing; so are S and P (run
  * once per j, before and after all the sums instead of around each). An index is j, k, a
  * literal or such a variable, into a variable's array or a row of it
@@ -250,7 +251,7 @@ static bool elem_ok(struct nest *x, struct ir_node *n)
     case IR_COND: return elem_ok(x, n->a) && elem_ok(x, n->b) && elem_ok(x, n->c);
     case IR_CONV: return n->type == ty_float && (n->optype == ty_int || n->optype == ty_float) && elem_ok(x, n->a);
     case IR_BUILTIN:
-        if (n->type != ty_float || (n->builtin != BI_ABS && n->builtin != BI_MIN2 && n->builtin != BI_MAX2)) return false;
+        if (!ir_float_math(n)) return false;
         for (int i = 0; i < n->nkids; i++)
             if (!elem_ok(x, n->kids[i])) return false;
         return true;

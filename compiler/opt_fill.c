@@ -20,6 +20,10 @@
  * literals, variables or len of a variable (ir_repeatable:
  * evaluated again, the same values, no panic); the element type int,
  * float, bool (D: values not yet set, brt_arr_unset) or an array (D: []).
+ * `out = []` assigned, not declared, is the same start. A loop `for x in
+ * xs` over an array variable xs that the body does not change is the loop
+ * `for k in 0..len(xs): let x = xs[k]; ...` (the same elements in the same
+ * order, each read below the length: no panic) and is filled the same way.
  *
  * Why it keeps the program's meaning: the iterations run in the same order
  * and store what they pushed, where the push put it, so after the loop out
@@ -79,15 +83,49 @@ static bool leaves(struct ir_node *s, int depth)
     return false;
 }
 
+/* `for v in xs: B` (xs a variable B does not change, so xs is the array
+ * the loop walks) as `for k in 0..len(xs): let v = xs[k]; B`: the same
+ * elements in the same order, each read below the length (no panic). */
+static struct ir_node *by_index(struct ir_node *l)
+{
+    struct loc at = l->loc;
+    struct ir_node *xs = l->iter.array;
+    struct ir_var *k = ir_new_temp(P, ty_int, at);
+    struct ir_node *len = ir_new(IR_BUILTIN, at, ty_int);
+    len->builtin = BI_LEN;
+    ir_push_kid(len, ir_copy(NULL, xs));
+    struct ir_node *elem = ir_new(IR_INDEX, at, l->var->type);
+    elem->a = ir_copy(NULL, xs);
+    elem->b = ir_mk_var(k, at);
+    struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(body, ir_mk_stmt(IR_LET, l->var, elem, at));
+    for (int i = 0; i < l->b->nkids; i++) ir_push_kid(body, l->b->kids[i]);
+    struct ir_node *r = ir_new(IR_FOR_RANGE, at, ty_void);
+    r->var = k;
+    r->iter.is_range = true;
+    r->iter.lo = ir_mk_int(0, at);
+    r->iter.hi = len;
+    r->b = body;
+    return r;
+}
+
 /* The loop l (in a block, after `var out = []` and statements that do not
  * name out) pushing into out as its body's last statement, as above; NULL
- * when it is not such a loop. */
+ * when it is not such a loop. A loop over an array variable that its body
+ * does not change runs over its index range (by_index). */
 static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
 {
     struct ir_node *body = l->b;
-    if (l->iter.inclusive || !ir_repeatable(l->iter.lo) || !ir_repeatable(l->iter.hi)) return NULL;
-    if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
-    if (names(l->iter.lo, out) || names(l->iter.hi, out)) return NULL;
+    if (l->par) return NULL;
+    if (l->op == IR_FOR_ARRAY) {
+        struct ir_node *xs = l->iter.array;
+        if (xs->op != IR_VAR || xs->var == out || !body || ir_writes(body, xs->var, true) || ir_mutates(body, xs->var))
+            return NULL;
+    } else {
+        if (l->iter.inclusive || !ir_repeatable(l->iter.lo) || !ir_repeatable(l->iter.hi)) return NULL;
+        if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
+        if (names(l->iter.lo, out) || names(l->iter.hi, out)) return NULL;
+    }
     if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
     struct ir_node *push = body->kids[body->nkids - 1];
     if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
@@ -97,6 +135,7 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
 
     struct loc at = l->loc;
     struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
+    if (c->op == IR_FOR_ARRAY) c = by_index(c);
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_node *cb = c->b, *cpush = cb->kids[cb->nkids - 1];
     struct ir_node *idx = ir_mk_var(c->var, at);
@@ -146,10 +185,11 @@ static void fill_block(struct ir_node *b)
     for (int i = 0; i < b->nkids; i++) fill_stmt(b->kids[i]);
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i];
-        if (s->op != IR_LET || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type)) continue;
+        if ((s->op != IR_LET && s->op != IR_ASSIGN) || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type))
+            continue;
         for (int j = i + 1; j < b->nkids; j++) {
             struct ir_node *l = b->kids[j];
-            struct ir_node *r = l->op == IR_FOR_RANGE ? filled(l, s->var) : NULL;
+            struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, s->var) : NULL;
             if (r) {
                 b->kids[j] = r;
                 break;

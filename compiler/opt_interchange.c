@@ -59,7 +59,9 @@
  *   - no expression in it can panic: every index is proved in range by a
  *     guard (the inner loop's, over i, or this pass's, over j and over the
  *     rows' lengths), int arithmetic is proved not to overflow (no_overflow)
- *     or cannot (comparisons, bits), float arithmetic never panics;
+ *     or cannot (comparisons, bits), float arithmetic never panics, nor do
+ *     abs, min, max and the math functions of floats (ir_float_math: sqrt,
+ *     exp, ..., values of their arguments alone, as + and * are);
  *   - every stored array is read and written only at y[i + c], one c, or
  *     only at y[j + c]: each value of that loop variable owns one element,
  *     which gets the same operations in the same order (the other
@@ -321,7 +323,10 @@ static bool pure_expr(struct nest *x, struct ir_node *n)
             read_odd(x, n->kids[0]->var);
             return x->ok;
         }
-        return false;
+        if (!ir_float_math(n)) return false; /* sqrt, abs, min, max, ... of floats */
+        for (int i = 0; i < n->nkids; i++)
+            if (!pure_expr(x, n->kids[i])) return false;
+        return true;
     case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
     case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         return false;
@@ -428,7 +433,7 @@ static bool body_stmt(struct nest *x, struct ir_node *s)
 }
 
 /* Whether a statement after the inner loop only computes and stores (no
- * call, no output), checked as written, into arrays the rest of the nest
+ * call but the math of floats, no output: `dist[i][j] = sqrt(s)`), checked as written, into arrays the rest of the nest
  * does not use, reading none it stores: then running it for four outer
  * iterations after their four inner loops, in order, is running it after
  * each one's. */
@@ -447,8 +452,11 @@ static bool quiet_expr(struct nest *x, struct ir_node *n)
         return quiet_expr(x, n->a) && quiet_expr(x, n->b);
     }
     case IR_BUILTIN:
-        if (n->builtin != BI_LEN || n->nkids != 1) return false;
-        return quiet_expr(x, n->kids[0]);
+        if (n->builtin == BI_LEN && n->nkids == 1) return quiet_expr(x, n->kids[0]);
+        if (!ir_float_math(n)) return false; /* sqrt(s), abs(s), ...: a value, no panic */
+        for (int i = 0; i < n->nkids; i++)
+            if (!quiet_expr(x, n->kids[i])) return false;
+        return true;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
         return quiet_expr(x, n->a) && quiet_expr(x, n->b) && quiet_expr(x, n->c);
     case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:

@@ -2422,6 +2422,10 @@ class Gen:
         short = r.randrange(srows) if srows and r.random() < 0.2 else None
         form = r.randrange(4)
         around = r.randrange(3)   # form 0: the sum alone, w * sum, sum + w
+        # forms 0 (the sum alone) and 1: now and then sqrt(abs(...)) around the
+        # sum, and abs around the term (math of floats: no effect, no panic);
+        # chosen from the values drawn, so each seed's stream stays as it was
+        root, absterm = (cols * 5 + srows) % 3 == 1, (cols + klo + srows) % 4 == 2
         self.scope.append({j: ("int", False)})
         w = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else \
             Expr(f"float({j}) * 0.5", 12, lambda env: float(env.look(j)[2]) * 0.5, "float")
@@ -2439,13 +2443,18 @@ class Gen:
         # the j range's end in a let: a literal one is unrolled first (opt_scalars.c)
         lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{srows}]", f"let {m} = {cols}"]
         term = f"({x.text}) * {src}[{k}][{j}]"
+        if absterm:
+            term = f"abs({term})"
+        root = root and (form == 1 or (form == 0 and around == 0))
         if form == 0:
             total = f"sum({term} for {k} in {klo}..{khi})"
             total = [total, f"({w.text}) * {total}", f"{total} + ({w.text})"][around]
+            total = f"sqrt(abs({total}))" if root else total
             lines.append(f"let {v}: [float] = [{total} for {j} in 0..{m}]")
         elif form == 1:
+            kept = f"sqrt(abs({acc}))" if root else acc
             lines += [f"var {v}: [float] = [0.0] * {cols}", f"for {j} in 0..{m}:", f"    var {acc} = {w.text}",
-                      f"    for {k} in {klo}..{khi}:", f"        {acc} += {term}", f"    {v}[{j}] = {acc}"]
+                      f"    for {k} in {klo}..{khi}:", f"        {acc} += {term}", f"    {v}[{j}] = {kept}"]
         elif form == 2:
             lines += [f"var {v}: [float] = [0.0] * {cols}", f"var {j} = 0", f"while {j} < {m}:",
                       f"    var {acc} = {w.text}", f"    var {k} = {klo}", f"    while {k} < {khi}:",
@@ -2464,7 +2473,8 @@ class Gen:
             width = cols - 1 if kv == short else cols
             if jv >= width:
                 raise Panic(f"index out of bounds: the len is {width} but the index is {jv}")
-            return val * (float(kv * 7 + jv) * 0.25)
+            t = val * (float(kv * 7 + jv) * 0.25)
+            return abs(t) if absterm else t
 
         def w_at(env, jv):
             inner = Env(env)
@@ -2487,7 +2497,7 @@ class Gen:
                     a = pre * a
                 elif form == 0 and around == 2:
                     a = a + w_at(env, jv)
-                out.append(a)
+                out.append(c_sqrt(abs(a)) if root else a)
             env.vars[v] = ["[float]", form != 0, out]
         self.scope[-1][v] = ("[float]", form != 0)
         return lines, ex
@@ -3827,7 +3837,15 @@ def fill_loop(g):
         g.use("const-bound")
         text = f"({x.text}) + {kname}"
     D = {"int": 0, "float": 0.0, "bool": False}[et]
-    if form == 0:
+    # a push loop over an array of the indices (chosen from the values drawn:
+    # each seed's stream stays as it was)
+    over_array = (n + lo) % 2 == 1
+    w, q = g.fresh("w"), g.fresh("q")
+    if form == 0 and over_array:
+        # over an array variable of the indices: opt_fill.c fills it by index too
+        lines += [f"let {w}: [int] = [{q} for {q} in {lo}..{hi}]", f"var {v}: {t} = []", f"for {i} in {w}:",
+                  f"    {v}.push({text})"]
+    elif form == 0:
         lines += [f"var {v}: {t} = []", f"for {i} in {lo}..{hi}:", f"    {v}.push({text})"]
     elif form == 1:
         lines += [f"var {v} = [{show(et, D)}] * {hi}", f"for {i} in {lo}..{hi}:", f"    {v}[{i}] = {text}"]
