@@ -22,7 +22,13 @@
  * (t released at its end). lo and hi are literals, variables or len of a
  * variable: evaluating them again gives the same values and cannot panic.
  * Element type int, float, bool or an array; no filter, one generator, not
- * par.
+ * par. Also taken where the element is a float sum or product over a range
+ * (no filter, one clause) alone or inside float arithmetic and the math of
+ * floats (nothing that can panic, so the fold may be evaluated first):
+ * the fold is written `let s = 0.0 (1.0); for k in lo..hi: s = s op E`, a
+ * left fold from the same start (the same bits), and the element reads s;
+ * the loop nest is then one that interchange jams (four or eight j at a
+ * time, each sum a chain of its own).
  *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
@@ -86,6 +92,58 @@ static bool taken(struct ir_node *n)
 
 static bool comp_block(struct ir_node *b);
 
+/* A float sum or product over a range (no filter, one clause, not par): a
+ * left fold from 0.0 or 1.0, as `var s = 0.0; for k in lo..hi: s = s + E`. */
+static bool float_fold(struct ir_node *n)
+{
+    return n->op == IR_REDUCE && n->type == ty_float && (n->reducer == RED_SUM || n->reducer == RED_PRODUCT) &&
+           !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses && n->iter.is_range;
+}
+
+/* Whether n, the element around its fold, is float arithmetic and the math
+ * of floats over that fold, literals and variables: nothing that can panic
+ * or has an effect, so the fold may run first. The fold is *fold. */
+static bool around_fold(struct ir_node *n, struct ir_node **fold)
+{
+    if (float_fold(n)) {
+        if (*fold) return false;
+        *fold = n;
+        return true;
+    }
+    switch (n->eop) {
+    case IR_FLOAT: case IR_INT: case IR_GLOBAL: case IR_VAR: return true;
+    case IR_UNARY: return n->optype == ty_float && around_fold(n->a, fold);
+    case IR_BINARY: return n->optype == ty_float && !op_is_compare(n->bop) && around_fold(n->a, fold) && around_fold(n->b, fold);
+    case IR_CONV: return n->type == ty_float && n->optype == ty_float && around_fold(n->a, fold);
+    case IR_BUILTIN:
+        if (!ir_float_math(n)) return false;
+        for (int i = 0; i < n->nkids; i++)
+            if (!around_fold(n->kids[i], fold)) return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* The statements of `t[j - lo] = P(fold)` with the fold as a loop into a
+ * variable (body gets them): `var s = S; for k in lo..hi: s = s op E`, then
+ * the store of P with the fold read as s. */
+static struct ir_node *fold_as_loop(struct ir_node *body, struct ir_node *fold)
+{
+    struct loc at = fold->loc;
+    struct ir_var *s = ir_new_temp(P, ty_float, at);
+    struct ir_node *start = ir_new(IR_FLOAT, at, ty_float);
+    start->fval = fold->reducer == RED_SUM ? 0.0 : 1.0;
+    ir_push_kid(body, ir_mk_stmt(IR_LET, s, start, at));
+    struct ir_node *kb = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(kb, ir_mk_stmt(IR_ASSIGN, s, ir_mk_bin(fold->reducer == RED_SUM ? OP_ADD : OP_MUL, ir_mk_var(s, at), fold->elem, ty_float), at));
+    struct ir_node *kl = ir_new(IR_FOR_RANGE, at, ty_void);
+    kl->var = fold->gen_var;
+    kl->iter = fold->iter;
+    kl->b = kb;
+    ir_push_kid(body, kl);
+    return ir_mk_var(s, at);
+}
+
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
  * not pay. */
 static struct ir_node *converted(struct ir_node *s)
@@ -98,8 +156,14 @@ static struct ir_node *converted(struct ir_node *s)
 
     /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
-    struct ir_node *value = c->elem;
-    if (value->op == IR_LISTCOMP) {
+    struct ir_node *value = c->elem, *fold = NULL;
+    bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
+    if (folds) {
+        /* the element's one fold as a loop, the element around it read after */
+        struct ir_node *s = fold_as_loop(body, fold);
+        if (value == fold) value = s;
+        else *fold = *s;
+    } else if (value->op == IR_LISTCOMP) {
         struct ir_var *e = ir_new_temp(P, value->type, value->loc);
         ir_push_kid(body, ir_mk_stmt(IR_LET, e, value, value->loc));
         value = ir_mk_var(e, value->loc);
@@ -114,7 +178,7 @@ static struct ir_node *converted(struct ir_node *s)
     loop->iter = c->iter;
     loop->b = body;
     bool inside = comp_block(body);
-    if (!inside && !opt_split_pays(P, loop)) return NULL;
+    if (!inside && !folds && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);

@@ -2426,6 +2426,10 @@ class Gen:
         # sum, and abs around the term (math of floats: no effect, no panic);
         # chosen from the values drawn, so each seed's stream stays as it was
         root, absterm = (cols * 5 + srows) % 3 == 1, (cols + klo + srows) % 4 == 2
+        # form 0 now and then reads s[k][min(j, 1000)] (the same element): accum
+        # refuses that index, so comploop writes the comprehension and its
+        # sum as loops instead
+        clamp = (cols + srows + klo) % 3 == 2
         self.scope.append({j: ("int", False)})
         w = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else \
             Expr(f"float({j}) * 0.5", 12, lambda env: float(env.look(j)[2]) * 0.5, "float")
@@ -2443,6 +2447,8 @@ class Gen:
         # the j range's end in a let: a literal one is unrolled first (opt_scalars.c)
         lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{srows}]", f"let {m} = {cols}"]
         term = f"({x.text}) * {src}[{k}][{j}]"
+        if clamp and form == 0:
+            term = f"({x.text}) * {src}[{k}][min({j}, 1000)]"
         if absterm:
             term = f"abs({term})"
         root = root and (form == 1 or (form == 0 and around == 0))
