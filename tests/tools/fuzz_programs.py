@@ -2323,6 +2323,8 @@ class Gen:
             cell = f"{q}2 * 7 + {q}3" if et == "int" else f"float({q}2 * 7 + {q}3) * 0.25"
             lines.append(f"let {src}: {t} = [[{cell} for {q}3 in 0..{cols}] for {q}2 in 0..{srows}]")
             xtext = f"{par(x, 10)} + {src}[{k}][{j}]"
+        elif other is not None or fixed is not None:
+            xtext = par(x, 10)   # a term of the sum below: `a << b` or `a | b` in parentheses
         else:
             xtext = x.text
         if other is not None:
