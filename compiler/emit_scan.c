@@ -573,7 +573,8 @@ static void fold_helpers(struct ir_node *rn, int id, struct src *s, struct buf *
             "            a[k] = *(const %s *)st;\n        }\n        bp_comb%d(envp, &a[k], &v[i]);\n    }\n}\n\n",
             id, ct, ct, ct, id);
     if (rn->key) kleaf_helpers(rn, id, s, aux);
-    if (free_kind(rn)) kfree_helper(rn, id, s, aux, free_kind(rn));
+    enum free_kind fk = free_kind(rn);
+    if (fk) kfree_helper(rn, id, s, aux, fk);
     /* the elements */
     saved = helper_begin(id, rn);
     line("if (kept) for (int64_t i_ = 0; i_ < hi_ - lo_; i_++) kept[i_] = 0;");

@@ -40,13 +40,6 @@ typedef struct free_job {
     unsigned char *ok;
 } free_job;
 
-static void *zeroed(int64_t cnt, size_t size)
-{
-    void *p = brt_xmalloc((size_t)cnt * size);
-    memset(p, 0, (size_t)cnt * size);
-    return p;
-}
-
 /* An array of nkeys accumulators at the start kident, and its flags. */
 static void free_init(const brt_fold *f, unsigned char *acc, unsigned char *has, int64_t nkeys)
 {
@@ -119,10 +112,10 @@ bool brt_keyed_free(const brt_fold *f, int64_t nkeys, void *out, unsigned char *
         tasks = 1 + (int64_t)(budget / per);
     d.tasks = tasks;
     d.chunk = (d.n + tasks - 1) / tasks;
-    d.acc = zeroed(tasks, sizeof *d.acc);
-    d.has = zeroed(tasks, sizeof *d.has);
-    d.guard = zeroed(tasks, sizeof *d.guard);
-    d.ok = zeroed(tasks, 1);
+    d.acc = brt_xcalloc((size_t)tasks * sizeof *d.acc);
+    d.has = brt_xcalloc((size_t)tasks * sizeof *d.has);
+    d.guard = brt_xcalloc((size_t)tasks * sizeof *d.guard);
+    d.ok = brt_xcalloc((size_t)tasks);
     d.acc[0] = out;
     d.has[0] = has;
     /* one task runs on the calling thread, under the pool's trap too */

@@ -11,6 +11,7 @@
 /* malloc/realloc that never return NULL: out of memory is a panic without a
  * place ("panic: out of memory", exit 101). */
 void *brt_xmalloc(size_t n);
+void *brt_xcalloc(size_t n); /* n zero bytes (at least one) */
 void *brt_xrealloc(void *p, size_t n);
 /* Scratch for a big temporary (sort.c): in 2 MiB pages where the kernel
  * offers them; given back with brt_scratch_free (its size), which keeps a

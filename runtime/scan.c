@@ -63,13 +63,6 @@ static inline void vcopy(void *d, const void *src, size_t vs)
         memcpy(d, src, vs);
 }
 
-static void *xcalloc(size_t n)
-{
-    void *p = brt_xmalloc(n ? n : 1);
-    memset(p, 0, n ? n : 1);
-    return p;
-}
-
 /* dst = dst op src, a side without a value letting the other through. */
 static void merge(const brt_fold *f, unsigned char *dst, unsigned char *dh, const unsigned char *src, bool sh)
 {
@@ -372,7 +365,7 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem)
     }
     for (int k = 0; k < s.nlev; k++) {
         s.lv[k] = brt_xmalloc((size_t)s.lcount[k] * s.vs);
-        s.lh[k] = xcalloc((size_t)s.lcount[k]);
+        s.lh[k] = brt_xcalloc((size_t)s.lcount[k]);
     }
     brt_arr *out = NULL;
     if (f->filtered) {
@@ -549,7 +542,7 @@ static void keyed_sort(keyed_job *k)
     size_t vs = k->vs;
     for (int64_t i = 0; i < n; i++)
         m += k->keys[i] >= 0;
-    k->first = xcalloc((size_t)(nkeys + 1) * sizeof *k->first);
+    k->first = brt_xcalloc((size_t)(nkeys + 1) * sizeof *k->first);
     int pb = bits_for((uint64_t)(n > 0 ? n - 1 : 0)), kb = bits_for((uint64_t)(nkeys > 0 ? nkeys - 1 : 0));
     if (pb + kb <= 64) {
         k->pmask = pb == 64 ? ~(uint64_t)0 : ((uint64_t)1 << pb) - 1;
@@ -827,7 +820,7 @@ static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
     size_t vs = d.vs, nk = (size_t)nkeys;
     d.roots = brt_xmalloc((size_t)d.units * nk * vs + 1);
     d.rhas = brt_xmalloc((size_t)d.units * nk + 1);
-    d.scratch = xcalloc((size_t)d.units * sizeof *d.scratch);
+    d.scratch = brt_xcalloc((size_t)d.units * sizeof *d.scratch);
     brt_trap panic;
     volatile bool ok = brt_pool_run(d.units, unit_task, &d, &panic) < 0;
     for (int64_t u = 0; u < d.units; u++)
@@ -1150,7 +1143,7 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     d.bbytes = (16 + (size_t)d.kblk * d.isz + 63) / 64 * 64;
     d.region_bytes = (size_t)(d.chunk / d.kblk + d.nb + 1) * d.bbytes;
     d.blocks = brt_scratch(d.region_bytes * (size_t)d.chunks);
-    d.ebuf = xcalloc((size_t)d.chunks * sizeof *d.ebuf);
+    d.ebuf = brt_xcalloc((size_t)d.chunks * sizeof *d.ebuf);
     d.head = brt_xmalloc((size_t)(d.chunks * d.nb) * sizeof *d.head);
     d.tail = brt_xmalloc((size_t)(d.chunks * d.nb) * sizeof *d.tail);
     memset(d.head, 0xff, (size_t)(d.chunks * d.nb) * sizeof *d.head);
@@ -1161,7 +1154,7 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
         brt_trap_rethrow(&panic);
     }
     d.tasks = d.nb < 4 * (int64_t)threads ? d.nb : 4 * (int64_t)threads;
-    d.recs = xcalloc((size_t)d.tasks * sizeof *d.recs);
+    d.recs = brt_xcalloc((size_t)d.tasks * sizeof *d.recs);
     bool ok = brt_pool_run(d.tasks, kst_task, &d, &panic) < 0;
     if (!ok)
         free(panic.msg);

@@ -94,6 +94,14 @@ void *brt_xmalloc(size_t n)
     return p;
 }
 
+void *brt_xcalloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+
 /* brt_xmalloc for a size the program computed ([x] * n, s * n): a failure
  * is the user's, reported at their place. */
 static void *xmalloc_at(size_t n, const brt_loc *l)
