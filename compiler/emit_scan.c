@@ -662,8 +662,14 @@ const char *emit_fold(struct ir_node *rn)
     fold_helpers(rn, id, &s, &aux);
     bputs(&CG->aux, aux.p);
     free(aux.p);
+    /* a par scan may run on the GPU (emit_cuda.c): bp_gpu<id> tries it and
+     * else runs brt_scan_run */
+    char *gpu_aux = NULL;
+    const char *gpu = rn->scan ? emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux) : NULL;
+    if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
+    if (gpu && rn->user) line("%s.st_ = %s;", env, stv); /* the kernel's start value */
     const char *fd = new_temp();
     enum free_kind fk = free_kind(rn);
     const char *kid = fk ? new_temp() : NULL;
@@ -698,6 +704,7 @@ const char *emit_fold(struct ir_node *rn)
              hs, j, ctype(rt), res, j, ctype(rt), res, j, ct, vals, j);
         return res;
     }
+    if (gpu) return tmp_owned(rn->type, "%s(&%s, &%s, %s, %s)", gpu, env, fd, tdesc(t), loc_ref(rn->loc));
     if (rn->scan) return tmp_owned(rn->type, "brt_scan_run(&%s, %s)", fd, tdesc(t));
     const char *res = new_temp();
     line("%s %s;", ct, res);

@@ -178,49 +178,63 @@ typedef struct run_result {
 
 #define MAX_BUFS 16
 
+/* The device buffers of one run, freed together. */
+typedef struct dev_bufs {
+    gpu_ptr p[MAX_BUFS];
+    int n;
+} dev_bufs;
+
+static bool buf_alloc(dev_bufs *b, gpu_ptr *p, size_t bytes)
+{
+    if (b->n == MAX_BUFS || !dev->alloc(p, bytes ? bytes : 8))
+        return false;
+    b->p[b->n++] = *p;
+    return true;
+}
+
+static void bufs_free(dev_bufs *b)
+{
+    for (int i = 0; i < b->n; i++)
+        dev->free(b->p[i]);
+    b->n = 0;
+}
+
+/* The captured arrays to the device, then the slots, pointing at their
+ * copies, into *dslots; a zeroed flag into *flag. */
+static bool stage_inputs(dev_bufs *b, const brt_gpu_slot *slots, int nslots, const brt_gpu_copy *copies, int ncopies,
+                         gpu_ptr *dslots, gpu_ptr *flag, double *mb)
+{
+    bool ok = true;
+    brt_gpu_slot *ds = brt_xmalloc((size_t)nslots * sizeof *ds);
+    memcpy(ds, slots, (size_t)nslots * sizeof *ds);
+    for (int i = 0; i < ncopies && ok; i++) {
+        size_t bytes = (size_t)copies[i].bytes;
+        gpu_ptr p = 0;
+        ok = buf_alloc(b, &p, bytes) && (!bytes || dev->h2d(p, slots[copies[i].slot].p, bytes));
+        ds[copies[i].slot].u = p;
+        *mb += (double)bytes / 1e6;
+    }
+    ok = ok && buf_alloc(b, dslots, (size_t)nslots * 8) && buf_alloc(b, flag, 8) &&
+         dev->h2d(*dslots, ds, (size_t)nslots * 8) && dev->zero(*flag, 8);
+    free(ds);
+    return ok;
+}
+
 static void run_device(const brt_gpu_kernel *k, kstate *ks, const brt_reduce *r, brt_gpu_slot *slots, int nslots,
                        const brt_gpu_copy *copies, int ncopies, run_result *res)
 {
     memset(res, 0, sizeof *res);
-    gpu_ptr bufs[MAX_BUFS];
-    int nbufs = 0;
-    bool ok = true;
+    dev_bufs bufs = {0};
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
     int64_t blocks = (nleaves + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
     int64_t blocks2 = (blocks + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
     size_t vs = 8;
     double t0 = brt_gpu_now_ms();
 
-    /* arrays, then the slots that point at them */
-    brt_gpu_slot *ds = brt_xmalloc((size_t)nslots * sizeof *ds);
-    memcpy(ds, slots, (size_t)nslots * sizeof *ds);
-    for (int i = 0; i < ncopies && ok; i++) {
-        size_t bytes = (size_t)copies[i].bytes;
-        gpu_ptr p = 0;
-        ok = nbufs < MAX_BUFS - 6 && dev->alloc(&p, bytes ? bytes : 8);
-        if (!ok)
-            break;
-        bufs[nbufs++] = p;
-        if (bytes)
-            ok = dev->h2d(p, slots[copies[i].slot].p, bytes);
-        ds[copies[i].slot].u = p;
-        res->mb += (double)bytes / 1e6;
-    }
     gpu_ptr dslots = 0, va = 0, ha = 0, vb = 0, hb = 0, flag = 0;
-    if (ok && (ok = dev->alloc(&dslots, (size_t)nslots * 8)))
-        bufs[nbufs++] = dslots;
-    if (ok && (ok = dev->alloc(&va, (size_t)blocks * vs)))
-        bufs[nbufs++] = va;
-    if (ok && (ok = dev->alloc(&ha, (size_t)blocks)))
-        bufs[nbufs++] = ha;
-    if (ok && (ok = dev->alloc(&vb, (size_t)blocks2 * vs)))
-        bufs[nbufs++] = vb;
-    if (ok && (ok = dev->alloc(&hb, (size_t)blocks2)))
-        bufs[nbufs++] = hb;
-    if (ok && (ok = dev->alloc(&flag, 8)))
-        bufs[nbufs++] = flag;
-    ok = ok && dev->h2d(dslots, ds, (size_t)nslots * 8) && dev->zero(flag, 8) && dev->sync();
-    free(ds);
+    bool ok = stage_inputs(&bufs, slots, nslots, copies, ncopies, &dslots, &flag, &res->mb) &&
+              buf_alloc(&bufs, &va, (size_t)blocks * vs) && buf_alloc(&bufs, &ha, (size_t)blocks) &&
+              buf_alloc(&bufs, &vb, (size_t)blocks2 * vs) && buf_alloc(&bufs, &hb, (size_t)blocks2) && dev->sync();
     double t1 = brt_gpu_now_ms();
 
     /* the leaves and their block subtrees, then 256 nodes at a time */
@@ -241,8 +255,7 @@ static void run_device(const brt_gpu_kernel *k, kstate *ks, const brt_reduce *r,
     unsigned char h = 0;
     ok = ok && dev->d2h(&fl, flag, 4) && dev->d2h(res->val, in_v, vs) && dev->d2h(&h, in_h, 1);
     double t3 = brt_gpu_now_ms();
-    for (int i = 0; i < nbufs; i++)
-        dev->free(bufs[i]);
+    bufs_free(&bufs);
     res->ok = ok;
     res->flagged = fl != 0;
     res->has = h != 0;
@@ -261,13 +274,9 @@ static void run_device(const brt_gpu_kernel *k, kstate *ks, const brt_reduce *r,
 #define SMALL_READY ((int64_t)1 << 15)
 #define SMALL_UNTRIED ((int64_t)1 << 20)
 
-/* CPU milliseconds for the whole reduction from a timed sample of its
- * leaves on this thread; < 0 when the sample panicked. */
-static double cpu_estimate(const brt_reduce *r)
+/* Milliseconds that run(arg) takes on this thread; < 0 when it panicked. */
+static double timed(void (*run)(void *), void *arg)
 {
-    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
-    int64_t m = nleaves < SAMPLE_LEAVES ? nleaves : SAMPLE_LEAVES;
-    unsigned char val[16], has;
     brt_trap trap;
     memset(&trap, 0, sizeof trap);
     brt_trap *saved = brt_trap_get();
@@ -275,8 +284,7 @@ static double cpu_estimate(const brt_reduce *r)
     double t0 = 0, t1 = 0;
     if (setjmp(trap.jb) == 0) {
         t0 = brt_gpu_now_ms();
-        for (int64_t q = 0; q < m; q++)
-            r->leaves(r->env, q, 1, val, &has);
+        run(arg);
         t1 = brt_gpu_now_ms();
     }
     brt_trap_set(saved);
@@ -284,30 +292,100 @@ static double cpu_estimate(const brt_reduce *r)
         free(trap.msg);
         return -1;
     }
-    int64_t done = m * BRT_LEAF < r->n ? m * BRT_LEAF : r->n;
-    double per = (t1 - t0) / (double)(done ? done : 1);
-    int64_t th = brt_os_thread_count();
-    return per * (double)r->n / (double)(th > 0 ? th : 1);
+    return t1 - t0;
 }
 
-static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_copy *copies, int ncopies)
+/* The whole run's CPU milliseconds from a sample of `done` of its n
+ * elements that took ms on this thread, shared by the pool's threads. */
+static double scaled(double ms, int64_t done, int64_t n)
+{
+    if (ms < 0)
+        return -1;
+    double per = ms / (double)(done ? done : 1);
+    int64_t th = brt_os_thread_count();
+    return per * (double)n / (double)(th > 0 ? th : 1);
+}
+
+static void sample_leaves(void *arg)
+{
+    const brt_reduce *r = arg;
+    int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t m = nleaves < SAMPLE_LEAVES ? nleaves : SAMPLE_LEAVES;
+    unsigned char val[16], has;
+    for (int64_t q = 0; q < m; q++)
+        r->leaves(r->env, q, 1, val, &has);
+}
+
+/* CPU milliseconds for the whole reduction from a timed sample of its
+ * leaves on this thread; < 0 when the sample panicked. */
+static double cpu_estimate(const brt_reduce *r)
+{
+    int64_t m = r->n < SAMPLE_LEAVES * BRT_LEAF ? r->n : SAMPLE_LEAVES * BRT_LEAF;
+    return scaled(timed(sample_leaves, (void *)r), m, r->n);
+}
+
+/* A scan's sample: its first elements evaluated, folded by leaves and
+ * scanned from the leaves' folds, as the CPU's two phases do. */
+typedef struct scan_sample {
+    const brt_fold *f;
+    int64_t m;
+    unsigned char *vals, *kept, *out;
+} scan_sample;
+
+static void sample_scan(void *arg)
+{
+    scan_sample *ss = arg;
+    const brt_fold *f = ss->f;
+    size_t vs = f->vsize;
+    unsigned char acc[16];
+    f->elems(f->env, 0, ss->m, ss->vals, ss->kept, NULL);
+    for (int64_t lo = 0; lo < ss->m; lo += BRT_LEAF) {
+        int64_t cnt = ss->m - lo < BRT_LEAF ? ss->m - lo : BRT_LEAF;
+        const unsigned char *kp = ss->kept ? ss->kept + lo : NULL;
+        if (f->start)
+            memcpy(acc, f->start, vs);
+        f->lfold(f->env, ss->vals + (size_t)lo * vs, kp, cnt, acc, f->start != NULL);
+        f->lscan(f->env, ss->vals + (size_t)lo * vs, kp, cnt, acc, true, ss->out + (size_t)lo * vs);
+    }
+}
+
+static double cpu_scan_estimate(const brt_fold *f)
+{
+    scan_sample ss = {f, f->n < SAMPLE_LEAVES * BRT_LEAF ? f->n : SAMPLE_LEAVES * BRT_LEAF, NULL, NULL, NULL};
+    ss.vals = brt_xmalloc((size_t)ss.m * f->vsize);
+    ss.out = brt_xmalloc((size_t)ss.m * f->vsize);
+    ss.kept = f->filtered ? brt_xmalloc((size_t)ss.m) : NULL;
+    double ms = timed(sample_scan, &ss);
+    free(ss.vals);
+    free(ss.out);
+    free(ss.kept);
+    return scaled(ms, ss.m, f->n);
+}
+
+/* The device's milliseconds for n elements in `launches` kernels with
+ * `bytes` over the bus. */
+static double gpu_estimate_ms(const kstate *ks, int64_t n, int launches, double bytes)
 {
     double ms = 0;
     if (dev_state != DEV_READY)
         ms += EST_INIT_MS;
     if (!ks->loaded)
         ms += EST_COMPILE_MS;
+    ms += EST_LAUNCH_MS * launches + bytes / EST_BUS_BYTES_PER_MS;
+    ms += (double)n * (ks->dev_ns_per_elem > 0 ? ks->dev_ns_per_elem : EST_DEV_NS_PER_ELEM) * 1e-6;
+    return ms;
+}
+
+static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_copy *copies, int ncopies)
+{
     int64_t nleaves = (r->n + BRT_LEAF - 1) / BRT_LEAF;
     int launches = 1;
     for (int64_t c = (nleaves + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK; c > 1; c = (c + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK)
         launches++;
-    ms += EST_LAUNCH_MS * launches;
     double bytes = 0;
     for (int i = 0; i < ncopies; i++)
         bytes += (double)copies[i].bytes;
-    ms += bytes / EST_BUS_BYTES_PER_MS;
-    ms += (double)r->n * (ks->dev_ns_per_elem > 0 ? ks->dev_ns_per_elem : EST_DEV_NS_PER_ELEM) * 1e-6;
-    return ms;
+    return gpu_estimate_ms(ks, r->n, launches, bytes);
 }
 
 /* ---- the entry point ------------------------------------------------------------ */
@@ -420,4 +498,146 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first,
     if (res.has)
         memcpy(out, res.val, r->vsize);
     return res.has;
+}
+
+/* ---- a par scan on the device (SPEC 15) ---------------------------------------- */
+
+/* The scan's kernels (kernel_scan.h): the leaves, levels 1 .. K - 1 of the
+ * nodes (K the bit length of nleaves - 1: the carries' levels), the counts
+ * made offsets here, then the entries; NULL when the device failed or
+ * flagged (res says which). */
+static brt_arr *run_scan_device(const kstate *ks, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
+                                int nslots, const brt_gpu_copy *copies, int ncopies, run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    dev_bufs bufs = {0};
+    size_t vs = f->vsize;
+    int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    int K = 0;
+    while (K < 62 && ((int64_t)1 << K) < nl)
+        K++;
+    int64_t nodes = 0; /* levels 0 .. K - 1 */
+    for (int i = 0; i < K || i == 0; i++)
+        nodes += (nl + ((int64_t)1 << i) - 1) >> i;
+    double t0 = brt_gpu_now_ms();
+    gpu_scan_args a = {0};
+    a.nleaves = nl;
+    bool ok = stage_inputs(&bufs, slots, nslots, copies, ncopies, &a.slots, &a.flag, &res->mb) &&
+              buf_alloc(&bufs, &a.vals, (size_t)nodes * vs) && buf_alloc(&bufs, &a.has, (size_t)nodes) &&
+              buf_alloc(&bufs, &a.offs, (size_t)nl * 8) && dev->sync();
+    double t1 = brt_gpu_now_ms(), tk = 0;
+    int64_t grid = (nl + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
+    ok = ok && dev->scan(&ks->mod, GPU_SCAN_LEAVES, grid, &a);
+    gpu_scan_args lv = a;
+    for (int k = 1; ok && k < K; k++) {
+        lv.count = (nl + ((int64_t)1 << (k - 1)) - 1) >> (k - 1); /* the level below */
+        ok = dev->scan(&ks->mod, GPU_SCAN_LEVEL, ((lv.count + 1) / 2 + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK, &lv);
+        lv.vals += (gpu_ptr)((size_t)lv.count * vs);
+        lv.has += (gpu_ptr)lv.count;
+    }
+    ok = ok && dev->sync();
+    tk += brt_gpu_now_ms() - t1;
+    /* each leaf's first entry */
+    int64_t *off = ok ? brt_xmalloc((size_t)nl * 8) : NULL, total = 0;
+    ok = ok && dev->d2h(off, a.offs, (size_t)nl * 8);
+    for (int64_t L = 0; ok && L < nl; L++) {
+        int64_t c = off[L];
+        off[L] = total;
+        total += c;
+    }
+    ok = ok && dev->h2d(a.offs, off, (size_t)nl * 8) && buf_alloc(&bufs, &a.out, (size_t)total * vs);
+    free(off);
+    double t2 = brt_gpu_now_ms();
+    ok = ok && dev->scan(&ks->mod, GPU_SCAN_ENTRIES, grid, &a) && dev->sync();
+    double t3 = brt_gpu_now_ms();
+    tk += t3 - t2;
+    int32_t fl = 0;
+    ok = ok && dev->d2h(&fl, a.flag, 4);
+    brt_arr *arr = NULL;
+    if (ok && !fl) {
+        arr = brt_arr_new(elem, total);
+        ok = dev->d2h(arr->data, a.out, (size_t)total * vs);
+        if (!ok) {
+            brt_arr_release(arr);
+            arr = NULL;
+        }
+    }
+    bufs_free(&bufs);
+    res->ok = ok;
+    res->flagged = fl != 0;
+    res->kernel_ms = tk;
+    res->copy_ms = brt_gpu_now_ms() - t0 - tk;
+    return arr;
+}
+
+brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
+                      int nslots, const brt_gpu_copy *copies, int ncopies, const brt_loc *loc)
+{
+    enum brt_gpu_mode mode = brt_gpu_mode();
+    if (mode == BRT_GPU_OFF || f->n <= 0)
+        return NULL;
+    if (mode == BRT_GPU_AUTO && !logging() &&
+        (f->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+        return NULL;
+    char w[512], why[160] = "";
+    pthread_mutex_lock(&gpu_lock);
+    kstate *ks = kernel_state(k);
+    double cpu_ms = 0;
+    if (mode == BRT_GPU_AUTO) {
+        if (dev_state == DEV_UNAVAILABLE) {
+            snprintf(why, sizeof why, "gpu unavailable");
+        } else {
+            /* the inputs in, the counts out and back as offsets, the entries out */
+            int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+            double bytes = (double)nl * 16 + (double)f->n * (double)f->vsize;
+            for (int i = 0; i < ncopies; i++)
+                bytes += (double)copies[i].bytes;
+            int launches = 2;
+            for (int64_t c = nl; c > 1; c = (c + 1) / 2)
+                launches++;
+            double gpu_ms = gpu_estimate_ms(ks, f->n, launches, bytes);
+            if (f->n < (dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED) && !logging()) {
+                pthread_mutex_unlock(&gpu_lock);
+                return NULL;
+            }
+            cpu_ms = cpu_scan_estimate(f);
+            if (cpu_ms < 0)
+                snprintf(why, sizeof why, "an element panics");
+            else if (gpu_ms >= cpu_ms)
+                snprintf(why, sizeof why, "gpu estimate %.3f ms > cpu estimate %.3f ms", gpu_ms, cpu_ms);
+        }
+    }
+    if (!why[0] && (!device_ready() || !kernel_loaded(k, ks, loc)))
+        snprintf(why, sizeof why, "gpu unavailable");
+    if (why[0]) {
+        pthread_mutex_unlock(&gpu_lock);
+        if (logging())
+            say("%s par scan n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n, why);
+        return NULL;
+    }
+    run_result res;
+    double t0 = brt_gpu_now_ms();
+    brt_arr *arr = run_scan_device(ks, f, elem, slots, nslots, copies, ncopies, &res);
+    double total = brt_gpu_now_ms() - t0;
+    if (arr)
+        ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)f->n;
+    const char *tally = getenv("BRINE_GPU_TALLY");
+    pthread_mutex_unlock(&gpu_lock);
+    if (!arr) {
+        if (logging())
+            say("%s par scan n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n,
+                res.ok && res.flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
+        return NULL;
+    }
+    if (tally && *tally) {
+        FILE *tf = fopen(tally, "a");
+        if (tf) {
+            fprintf(tf, "%s n=%lld scan\n", where(loc, w, sizeof w), (long long)f->n);
+            fclose(tf);
+        }
+    }
+    if (logging())
+        say("%s par scan n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
+            where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
+    return arr;
 }

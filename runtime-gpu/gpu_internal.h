@@ -21,13 +21,23 @@
 #define BRT_NVRTC_NOPTIONS 5
 
 /* A module: the two kernels of one reduction (emit_cuda.c's brk_leaves and
- * brk_combine). */
+ * brk_combine), and a scan's three more (kernel_scan.h; NULL in other
+ * modules). */
+enum gpu_scan_kernel { GPU_SCAN_LEAVES, GPU_SCAN_LEVEL, GPU_SCAN_ENTRIES };
 typedef struct gpu_module {
     void *handle;
     void *leaves, *combine;
+    void *scan[3]; /* by enum gpu_scan_kernel */
 } gpu_module;
 
 typedef uint64_t gpu_ptr; /* a device address (CUdeviceptr) */
+
+/* The parameters every scan kernel takes, in its order (kernel_scan.h). */
+typedef struct gpu_scan_args {
+    gpu_ptr slots;
+    int64_t nleaves, count;
+    gpu_ptr vals, has, offs, out, flag;
+} gpu_scan_args;
 
 typedef struct gpu_device {
     char name[256];
@@ -45,6 +55,8 @@ typedef struct gpu_device {
     /* brk_combine<<<grid, 256>>>(count, in, inh, vals, has, flag) */
     bool (*combine)(const gpu_module *m, int64_t grid, int64_t count, gpu_ptr in, gpu_ptr inh, gpu_ptr vals,
                     gpu_ptr has, gpu_ptr flag);
+    /* a scan kernel<<<grid, 256>>>(the args, in their order) */
+    bool (*scan)(const gpu_module *m, enum gpu_scan_kernel which, int64_t grid, const gpu_scan_args *a);
     bool (*sync)(void);
     /* Makes the device current on the calling thread. */
     void (*bind)(void);

@@ -1238,5 +1238,11 @@ extern bool brt_gpu_forced;
  * tree. */
 bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *part, int64_t first, brt_gpu_slot *slots,
                     int nslots, const brt_gpu_copy *copies, int ncopies, void *out);
+/* A par scan's entries (SPEC 15) computed on the GPU when BRINE_GPU says so
+ * and a device is usable; NULL otherwise, or when the device flags an
+ * overflow or an element panic: the caller then runs brt_scan_run, which
+ * gives the same entries, or the panic SPEC 15 names. */
+brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
+                      int nslots, const brt_gpu_copy *copies, int ncopies, const brt_loc *loc);
 
 #endif
