@@ -619,7 +619,7 @@ static bool builtin_alike(struct ir_node *rn, enum reducer *red)
 static bool on_reduce_tree(struct ir_node *rn)
 {
     struct type *t = rn->elem_type;
-    if (!rn->user || !rn->par || rn->scan || rn->key || rn->world || type_is_ref(t)) return false;
+    if (!rn->user || !rn->par || rn->scan || rn->key || type_is_ref(t)) return false;
     if (t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool) return true;
     return t->kind == T_TUPLE && c_size(t, NULL) <= 16;
 }

@@ -62,7 +62,7 @@ for name in sizes arrays fnvals clauses mathfns trig reducers scans; do
     fi
     # reducers.br, scans.br: every reduction in them is eligible, so each place ran on the shim
     if [ $name = reducers ] || [ $name = scans ]; then
-        for l in $(grep -n '^[^#]*par \(reduce\|sum\|scan\)' "$HERE/progs/$name.br" | cut -d: -f1); do
+        for l in $(grep -n '^[^#]*\(par \|world\.\)\(reduce\|sum\|scan\)' "$HERE/progs/$name.br" | cut -d: -f1); do
             grep -q "$name\.br:$l:" "$T/$name.tally" || bad "shim: $name.br line $l never ran on the shim"
         done
     fi
