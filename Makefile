@@ -220,7 +220,13 @@ check-fold: all
 	python3 tests/tools/fold_check.py $(BRINE) 400 1
 	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release
 
-.PHONY: check-fold
+# Not part of check (the shim compiles each kernel with $$CC: ~15 min on 2
+# cores): the same model comparison with every eligible reduce and scan run by
+# the GPU kernels on the CPU shim (docs/gpu.md).
+check-fold-gpu: all
+	XDG_CACHE_HOME=$(B)/shim-cache BRINE_GPU=on BRINE_GPU_SHIM=1 python3 tests/tools/fold_check.py $(BRINE) 80 3
+
+.PHONY: check-fold check-fold-gpu
 
 # The examples and docs/tutorial.md's commands print what they say.
 check-examples: all
