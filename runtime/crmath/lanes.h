@@ -108,7 +108,7 @@ CRM_FN void crm_lanes_gather2(const double *tab, const crm_i64 *idx, double *out
 }
 
 /* out0[q], out1[q], out2[q] = the first three entries of the 4-double row
- * at tab + idx[q] (32-byte aligned rows): with AVX2 (and not AVX-512) the
+ * at tab + idx[q] (rows of four doubles): with AVX2 (and not AVX-512) the
  * four rows loaded whole and transposed (four unpacks, three lane
  * permutes), not three gathers; elsewhere three gathers. */
 CRM_FN void crm_lanes_gather3(const double *tab, const crm_i64 *idx, double *out0, double *out1, double *out2)
@@ -257,19 +257,16 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
 {
     double x[CRM_LANES];
     crm_lanes_load(x0, x);
-    /* crm_log_h's rows (Th, Tl, c_i, 0), and for log2 crm_log2_h's (T2h, T2l) */
-    crm_i64 ih[CRM_LANES], it[CRM_LANES];
+    /* crm_log_h's rows (Th, Tl, c_i, 0), for log2 crm_log2_h's (T2h, T2l, c_i, 0) */
+    crm_i64 ih[CRM_LANES];
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
-    for (int i = 0; i < CRM_LANES; i++) {
-        crm_i64 k = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127);
-        ih[i] = k * 4;
-        it[i] = kind == CRM_LOG2 ? k * 2 : k * 4;
-    }
-    if (CRM_LANES_ROW_LOADS && kind != CRM_LOG2) { /* one row of crm_log_h holds all three */
-        crm_lanes_gather3(&crm_log_h[0][0], ih, th, tl, c);
-    } else { /* log2: T2h and T2l from crm_log2_h */
+    for (int i = 0; i < CRM_LANES; i++) ih[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
+    const double *tab = kind == CRM_LOG2 ? &crm_log2_h[0][0] : &crm_log_h[0][0];
+    if (CRM_LANES_ROW_LOADS) { /* one row holds all three */
+        crm_lanes_gather3(tab, ih, th, tl, c);
+    } else {
         crm_lanes_log_c(ih, c);
-        crm_lanes_gather2(kind == CRM_LOG2 ? &crm_log2_h[0][0] : &crm_log_h[0][0], it, th, tl);
+        crm_lanes_gather2(tab, ih, th, tl);
     }
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
     crm_u64 bad[CRM_LANES];
