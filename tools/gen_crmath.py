@@ -149,14 +149,15 @@ def gen_log():
     out.append("/* per interval i: -log(c_i) = Th + Tl, Th a multiple of 2^-42; c_i; 0 */\n")
     out.append(table("double", "crm_log_h", rows, "Th, Tl, c_i, 0", 4))
     # -log2 c_i the same way, for log2's fast path (log.h's crm_log2_fast:
-    # e + T2h, |e| < 2^11, is a double exactly)
+    # e + T2h, |e| < 2^11, is a double exactly); c_i and a zero again, so
+    # that log2 too reads one 32-byte row
     rows = []
     for c in cs:
         v = -mpmath.log(c, 2)
         th = mpmath.nint(v * mpf(2) ** 42) / mpf(2) ** 42
-        rows.append(c_row([th, float(v - th)]))
-    out.append("/* per interval i: -log2(c_i) = T2h + T2l, T2h a multiple of 2^-42 */\n")
-    out.append(table("double", "crm_log2_h", rows, "T2h, T2l", 2))
+        rows.append(c_row([th, float(v - th), c, 0]))
+    out.append("/* per interval i: -log2(c_i) = T2h + T2l, T2h a multiple of 2^-42; c_i; 0 */\n")
+    out.append(table("double", "crm_log2_h", rows, "T2h, T2l, c_i, 0", 4))
     # c_i again as the integer 256 c_i (181..363: 8 significant bits, the
     # lowest 2^-8), for the AVX-512 lanes' lookup in registers (lanes.h)
     c8 = [int(c * 256) for c in cs]

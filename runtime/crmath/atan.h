@@ -163,7 +163,7 @@ CRM_FN double brm_atan(double x)
     if (ax > 0x7ff0000000000000ULL) return x + x; /* NaN */
     if (ax >= 0x4350000000000000ULL) return sign * CRM_PI2_RN; /* |x| >= 2^54, inf: pi/2 - 1/|x| rounds to pi/2 */
     if (ax < 0x3e40000000000000ULL) return x; /* |x| < 2^-27: x - x^3/3 rounds to x */
-    double a = crm_fabs(x);
+    double a = crm_from_bits(ax); /* |x|: its bits are at hand */
     if (a <= 1.0) return crm_atan_quot(a, 1.0, 0, 1.0, sign);
     if (a < 128.0) {
         double l, r, h = crm_atan_big(a, &l);

@@ -181,7 +181,7 @@ CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, doub
 
 
 /* log2 x = e' + T2 + log1p(r)/ln2 as hi + *lo (not renormalised), from
- * x's bits, with -log2 c_i = T2h + T2l (crm_log2_h; T2h a multiple of
+ * x's bits, with -log2 c_i = T2h + T2l (crm_log2_h, c_i in the same row; T2h a multiple of
  * 2^-42, T2l within 2^-96) and 1/ln2 = L = LH + LM (within 2^-108 L): the
  * table and the sum in base 2, so no double-double product by 1/ln2 on
  * the chain (crm_log_base's, log10's). H = e' + T2h exactly (|H| < 2^11,
@@ -226,9 +226,10 @@ CRM_HOT_FN double crm_log_fast_k(crm_u64 b, int sub, int kind, double *lo)
     crm_i64 k = (crm_i64)((t >> 45) & 127);
     double de = (double)(((crm_i64)t >> 52) - sub);
     double m = crm_from_bits(b - (t & 0xfff0000000000000ULL));
-    const double *row = crm_log_h[k]; /* c_i, Th, Tl in one row: one index */
+    /* Th, Tl (log2: T2h, T2l) and c_i in one row: one index, one line */
+    const double *row = kind == CRM_LOG2 ? crm_log2_h[k] : crm_log_h[k];
     double r = fma(m, row[2], -1.0);
-    if (kind == CRM_LOG2) return crm_log2_fast_t(de, r, crm_log2_h[k][0], crm_log2_h[k][1], lo);
+    if (kind == CRM_LOG2) return crm_log2_fast_t(de, r, row[0], row[1], lo);
     return crm_log_fast_t(de, r, row[0], row[1], lo);
 }
 
