@@ -215,10 +215,12 @@ check-fmt: all
 	tests/fmt/repo.sh $(BRINE)
 
 # reduce, scan and by against the Python model (tests/tools/fold_ref.py):
-# random cases bit for bit at 1, 2 and 7 threads, dev and release (~20 s)
+# random cases bit for bit at 1, 2 and 7 threads, dev and release, and
+# cases of 2,048+ keys (the blocks way) by the sparse keyed model (~1 min)
 check-fold: all
 	python3 tests/tools/fold_check.py $(BRINE) 400 1
 	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release
+	python3 tests/tools/fold_check.py $(BRINE) 10 3 --blocks --release
 
 # Not part of check (the shim compiles each kernel with $$CC: ~15 min on 2
 # cores): the same model comparison with every eligible reduce and scan run by

@@ -247,6 +247,75 @@ static bool comb_total(struct ir_node *rn)
     return t == ty_float || t == ty_bool || rn->reducer == RED_MIN || rn->reducer == RED_MAX;
 }
 
+/* A leaf's value from its first element x into acc: x itself (min, max) or
+ * the start combined with it, as kpush makes it. */
+static void leaf_start(struct buf *aux, bool first_is_x, int id, const char *ind)
+{
+    if (first_is_x)
+        bprintf(aux, "%sacc = x;\n", ind);
+    else
+        bprintf(aux, "%sacc = stv;\n%sbp_comb%d(envp, &acc, &x);\n", ind, ind, id);
+}
+
+/* kfold: each key's sorted items folded by kpush's rule, the record's last
+ * leaf, mask and value in locals (unit_blocks, runtime/scan.c). sel, ident:
+ * as kpush's. */
+static void kfold_helper(struct ir_node *rn, int id, bool sel, bool ident, struct buf *aux)
+{
+    const char *ct = ctype(rn->elem_type);
+    bool first_is_x = !rn->user && (rn->reducer == RED_MIN || rn->reducer == RED_MAX);
+    bprintf(aux,
+            "static void bp_kfold%d(void *envp, const void *items, const uint32_t *ends, int64_t cnt, void *out, "
+            "unsigned char *has, const void *start)\n"
+            "{\n    const size_t isz = (8 + sizeof(%s) + 7) / 8 * 8;\n    %s *o = out, stv, s[64], acc, x;\n"
+            "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
+            "    s[63] = stv;\n    const unsigned char *p = items;\n    uint32_t st = 0;\n"
+            "    for (int64_t k = 0; k < cnt; st = ends[k], k++) {\n"
+            "        if (ends[k] == st) { has[k] = 0; o[k] = stv; continue; }\n"
+            "        int64_t lp, leaf;\n        memcpy(&lp, p, 8);\n        memcpy(&x, p + 8, sizeof x);\n",
+            id, ct, ct);
+    leaf_start(aux, first_is_x, id, "        ");
+    bprintf(aux,
+            "        uint64_t mk = 0;\n"
+            "        for (uint32_t i = st + 1; i < ends[k]; i++) {\n"
+            "            p += isz;\n            memcpy(&leaf, p, 8);\n            memcpy(&x, p + 8, sizeof x);\n"
+            "            if (leaf == lp) { bp_comb%d(envp, &acc, &x); continue; }\n"
+            "            int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
+            "            uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, m = mk & lowm;\n",
+            id);
+    /* up to three pops without a branch, as kpush (slot 63, never a level
+     * of a block, holds the start for a pop of no entry) */
+    if (sel || ident) {
+        bprintf(aux,
+                "            uint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1), sent = (uint64_t)1 << 63;\n"
+                "            if (__builtin_expect((m3 & (m3 - 1)) != 0, 0)) {\n"
+                "                for (; m; m &= m - 1) { int b = BRT_CTZ(m); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n"
+                "            } else {\n                %s t;\n",
+                id, ct);
+        const char *pops[3] = {"m", "m2", "m3"};
+        for (int i = 0; i < 3; i++) {
+            bprintf(aux, "                t = s[BRT_CTZ(%s | sent)];\n                bp_comb%d(envp, &t, &acc);\n", pops[i], id);
+            if (ident)
+                bputs(aux, "                acc = t;\n");
+            else
+                bprintf(aux,
+                        "                { uint64_t tu, au, sm = -(uint64_t)(%s != 0); memcpy(&tu, &t, 8); memcpy(&au, &acc, 8);\n"
+                        "                  au = (tu & sm) | (au & ~sm); memcpy(&acc, &au, 8); }\n",
+                        pops[i]);
+        }
+        bputs(aux, "            }\n");
+    } else {
+        bprintf(aux, "            for (; m; m &= m - 1) { int b = BRT_CTZ(m); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n", id);
+    }
+    bputs(aux, "            s[h] = acc;\n            mk = (mk & ~lowm) | bit;\n            lp = leaf;\n");
+    leaf_start(aux, first_is_x, id, "            ");
+    bprintf(aux,
+            "        }\n"
+            "        for (; mk; mk &= mk - 1) { int b = BRT_CTZ(mk); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n"
+            "        o[k] = acc;\n        has[k] = 1;\n        p += isz;\n    }\n}\n\n",
+            id);
+}
+
 static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
 {
     const char *ct = ctype(rn->elem_type);
@@ -374,6 +443,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "            bp_comb%d(envp, &t, &w);\n            w = t;\n        }\n"
             "        o[j] = w;\n        has[j] = 1;\n    }\n}\n\n",
             id, ct, ct, ct, ct, ct, ct, id);
+    kfold_helper(rn, id, sel, ident, aux);
     saved = helper_begin(id, rn);
     line("unsigned char *R_ = recs;");
     line("%s stv_;", ct);
@@ -679,13 +749,13 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s, %s, %s%s, %s};",
+         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s, %s, %s%s, %s, %s};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
          rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id,
          rn->key ? arena_printf("bp_kroots%d", id) : "NULL", fk ? arena_printf("bp_kfree%d", id) : "NULL",
-         fk ? "&" : "NULL", fk ? kid : "", guard_max);
+         fk ? "&" : "NULL", fk ? kid : "", guard_max, rn->key ? arena_printf("bp_kfold%d", id) : "NULL");
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;

@@ -1049,6 +1049,13 @@ typedef struct brt_fold {
     /* 0: no guard (min, max, any, all); else the largest sum of |v| over all
      * elements for which no combine of the tree can overflow */
     uint64_t kguard_max;
+    /* keyed: cnt keys' items (kstk's layout, kl the leaf) sorted by key,
+     * leaves ascending within a key, key k's from ends[k - 1] (0 for k = 0)
+     * to ends[k]: each key's folded over the one tree as kstk and kroots
+     * would (the combine inlined, the stack in the frame) into out[k] and
+     * has[k] (a key without an item: has 0, the start or zero bytes) */
+    void (*kfold)(void *env, const void *items, const uint32_t *ends, int64_t cnt, void *out, unsigned char *has,
+                  const void *start);
 } brt_fold;
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);

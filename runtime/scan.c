@@ -46,6 +46,7 @@
  */
 #include "rt_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -647,6 +648,14 @@ static void keyed_folds(void *arg, int64_t t)
 #define ROW_KEYS 32
 #define ROW_KEYS_IDENT 128 /* with the identity: no flags, rows in vector lanes */
 #define KDIR_L2 (1 << 20) /* the stacks' records without a buffer: up to this */
+#define BLK_ELEMS 8 /* blocks: elements a key in a block, at least */
+#define BLK_KEYS_MIN 2048 /* blocks: from this many keys */
+#define BLK_KEYS (1 << 14) /* blocks: up to this many keys */
+
+/* How a unit computes its roots: rows of all keys (few keys), a stack
+ * per key fed straight from the elements (kdir), or blocks sorted by key
+ * (unit_blocks). */
+enum unit_kind { UNIT_ROWS, UNIT_STACKS, UNIT_BLOCKS };
 
 typedef struct unit_job {
     const brt_fold *f;
@@ -655,8 +664,9 @@ typedef struct unit_job {
     size_t vs;
     unsigned char *roots, *rhas; /* units x nkeys */
     void **scratch;              /* per unit */
-    bool stacks;                 /* a stack per key (kdir), not rows */
+    enum unit_kind kind;
     int64_t stride;              /* stacks: bytes per key's record */
+    int blev;                    /* blocks: log2(leaves per block) */
 } unit_job;
 
 /* A key's stack record (keyed_stacks has the layout) before its first
@@ -709,6 +719,37 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
     return true;
 }
 
+/* A unit's binary counter of rows of all keys (unit_rows: one a leaf,
+ * unit_blocks: one a block): row *sp, just filled, merges with the rows of
+ * its level (kmerge); done: the right spine from the right into row 0. */
+typedef struct row_stack {
+    unsigned char *rows, *hs; /* row i: rows + i * nk * vs, flags hs + i * nk */
+    size_t nk, vs;
+    int lev[MAX_LEV + 2], sp;
+} row_stack;
+
+#define ROW(r, i) ((r)->rows + (size_t)(i) * (r)->nk * (r)->vs)
+#define RH(r, i) ((r)->hs + (size_t)(i) * (r)->nk)
+
+static void rows_push(const brt_fold *f, row_stack *r)
+{
+    int64_t nk = (int64_t)r->nk;
+    r->lev[r->sp++] = 0;
+    while (r->sp >= 2 && r->lev[r->sp - 1] == r->lev[r->sp - 2]) {
+        f->kmerge(f->env, ROW(r, r->sp - 2), RH(r, r->sp - 2), ROW(r, r->sp - 1), RH(r, r->sp - 1), nk);
+        r->lev[r->sp - 2]++;
+        r->sp--;
+    }
+}
+
+static void rows_done(const brt_fold *f, row_stack *r, unsigned char *root, unsigned char *rh)
+{
+    for (int i = r->sp - 2; i >= 0; i--)
+        f->kmerge(f->env, ROW(r, i), RH(r, i), ROW(r, i + 1), RH(r, i + 1), (int64_t)r->nk);
+    memcpy(root, ROW(r, 0), r->nk * r->vs);
+    memcpy(rh, RH(r, 0), r->nk);
+}
+
 /* Few keys: rows of all keys as a binary counter over the unit's leaves. */
 static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
@@ -716,41 +757,49 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
     size_t vs = d->vs, nk = (size_t)d->nkeys;
     int depth = d->ulev + 2;
     /* depth rows and, after them, a fresh leaf's row */
-    unsigned char *rows = d->scratch[u] = brt_xmalloc((size_t)(depth + 1) * nk * (vs + 1));
-    unsigned char *hs = rows + (size_t)(depth + 1) * nk * vs;
-    int lev[MAX_LEV + 2], sp = 0;
-#define ROW(i) (rows + (size_t)(i) * nk * vs)
-#define RH(i) (hs + (size_t)(i) * nk)
+    row_stack r = {.rows = d->scratch[u] = brt_xmalloc((size_t)(depth + 1) * nk * (vs + 1)), .nk = nk, .vs = vs};
+    r.hs = r.rows + (size_t)(depth + 1) * nk * vs;
     /* a leaf's row starts at the start value (kleaf then combines into
      * every key without a test), or zero (min/max: the first value) */
     if (f->start)
         for (size_t k = 0; k < nk; k++)
-            vcopy(ROW(depth) + k * vs, f->start, vs);
+            vcopy(ROW(&r, depth) + k * vs, f->start, vs);
     else
-        memset(ROW(depth), 0, nk * vs);
+        memset(ROW(&r, depth), 0, nk * vs);
     /* the identity: every key of every row has a value (kleaf sets no flags) */
     if (f->ident)
-        memset(hs, 1, (size_t)(depth + 1) * nk);
+        memset(r.hs, 1, (size_t)(depth + 1) * nk);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        memcpy(ROW(sp), ROW(depth), nk * vs);
+        memcpy(ROW(&r, r.sp), ROW(&r, depth), nk * vs);
         if (!f->ident)
-            memset(RH(sp), 0, nk);
-        f->kleaf(f->env, lo, hi, ROW(sp), RH(sp), f->start);
-        lev[sp++] = 0;
-        while (sp >= 2 && lev[sp - 1] == lev[sp - 2]) {
-            f->kmerge(f->env, ROW(sp - 2), RH(sp - 2), ROW(sp - 1), RH(sp - 1), (int64_t)nk);
-            lev[sp - 2]++;
-            sp--;
+            memset(RH(&r, r.sp), 0, nk);
+        f->kleaf(f->env, lo, hi, ROW(&r, r.sp), RH(&r, r.sp), f->start);
+        rows_push(f, &r);
+    }
+    rows_done(f, &r, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
+}
+
+/* cnt records (rec_init's dl and a) folded into root and rh: kroots, or
+ * rec_root for each; a key without a value holds the start (kmerge
+ * combines it unselected when the start is the identity), or zero bytes. */
+static void recs_roots(const brt_fold *f, unsigned char *recs, int64_t stride, size_t cnt, int dl, int64_t a,
+                       unsigned char *root, unsigned char *rh)
+{
+    size_t vs = f->vsize;
+    if (f->kroots) {
+        f->kroots(f->env, recs, stride, (int64_t)cnt, dl, a, root, rh, f->start);
+        return;
+    }
+    for (size_t k = 0; k < cnt; k++) {
+        rh[k] = rec_root(f, recs + k * (size_t)stride, vs, dl, a, root + k * vs);
+        if (!rh[k]) {
+            if (f->start)
+                vcopy(root + k * vs, f->start, vs);
+            else
+                memset(root + k * vs, 0, vs);
         }
     }
-    /* the right spine, from the right */
-    for (int i = sp - 2; i >= 0; i--)
-        f->kmerge(f->env, ROW(i), RH(i), ROW(i + 1), RH(i + 1), (int64_t)nk);
-    memcpy(d->roots + (size_t)u * nk * vs, ROW(0), nk * vs);
-    memcpy(d->rhas + (size_t)u * nk, RH(0), nk);
-#undef ROW
-#undef RH
 }
 
 /* More keys: each element straight onto its key's stack (kdir); the
@@ -765,37 +814,99 @@ static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
         rec_init(recs + k * (size_t)d->stride, vs, d->ulev, a, f->start);
     int64_t hi = b * BRT_LEAF < d->n ? b * BRT_LEAF : d->n;
     f->kdir(f->env, a * BRT_LEAF, hi, recs, d->stride, d->ulev, f->start);
-    unsigned char *root = d->roots + (size_t)u * nk * vs, *rh = d->rhas + (size_t)u * nk;
-    if (f->kroots) {
-        f->kroots(f->env, recs, d->stride, (int64_t)nk, d->ulev, a, root, rh, f->start);
-        return;
-    }
+    recs_roots(f, recs, d->stride, nk, d->ulev, a, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
+}
+
+/* A list's item: its key's record and leaf (u64), then the value, padded
+ * to 8 bytes (kstk reads them so: brine_rt.h) */
+#define KST_ISZ(vs) ((8 + (size_t)(vs) + 7) / 8 * 8)
+
+/* A block's kept elements (vals, keys; key -1: filtered out) sorted
+ * stably by key into items (KST_ISZ each: the leaf in the block, then the
+ * value); ends[k]: the end of key k's. vs a constant where the caller can
+ * make it one. */
+static inline void blk_sort(const unsigned char *vals, const int64_t *keys, int64_t cnt, uint32_t *ends, size_t nk,
+                            unsigned char *items, size_t vs)
+{
+    memset(ends, 0, nk * sizeof *ends);
+    for (int64_t i = 0; i < cnt; i++)
+        if (keys[i] >= 0)
+            ends[keys[i]]++;
+    uint32_t sum = 0;
     for (size_t k = 0; k < nk; k++) {
-        rh[k] = rec_root(f, recs + k * (size_t)d->stride, vs, d->ulev, a, root + k * vs);
-        /* a key without a value holds the start (kmerge combines it
-         * unselected when the start is the identity), or zero bytes */
-        if (!rh[k]) {
-            if (f->start)
-                vcopy(root + k * vs, f->start, vs);
-            else
-                memset(root + k * vs, 0, vs);
-        }
+        uint32_t c = ends[k];
+        ends[k] = sum;
+        sum += c;
     }
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t key = keys[i];
+        if (key < 0)
+            continue;
+        unsigned char *p = items + (size_t)ends[key]++ * KST_ISZ(vs);
+        uint64_t leaf = (uint64_t)i / BRT_LEAF;
+        memcpy(p, &leaf, 8);
+        memcpy(p + 8, vals + (size_t)i * vs, vs);
+    }
+}
+
+/* Many keys: a unit of aligned blocks of 2^blev leaves, each a subtree of
+ * the one tree holding about BLK_ELEMS elements a key. A block's elements
+ * are evaluated into a buffer (elems), sorted stably by key (a counting
+ * sort: items of the leaf in the block and the value), and each key's
+ * items folded by kfold over the block's subtree, the stack in locals (no
+ * record to load and store per element, as kdir and kstk have, a cache
+ * miss each with many keys): a row of all keys, each the node at level
+ * blev; the rows then meet as unit_rows' leaves' do (kmerge, a binary
+ * counter of the unit's blocks). The same tree per key, so the same bits;
+ * O(nkeys) a block besides the elements. */
+static void unit_blocks(unit_job *d, int64_t u, int64_t a, int64_t b)
+{
+    const brt_fold *f = d->f;
+    size_t vs = d->vs, nk = (size_t)d->nkeys, isz = KST_ISZ(vs);
+    int64_t bleaves = (int64_t)1 << d->blev, be = bleaves * BRT_LEAF;
+    int depth = d->ulev - d->blev + 2;
+    /* items | keys | rows | flags | vals | ends, each 16-aligned */
+    size_t items_b = (size_t)be * isz, keys_b = (size_t)be * 8;
+    size_t rows_b = ((size_t)(depth + 1) * nk * vs + 15) / 16 * 16, hs_b = ((size_t)(depth + 1) * nk + 15) / 16 * 16;
+    size_t vals_b = ((size_t)be * vs + 15) / 16 * 16;
+    unsigned char *items = d->scratch[u] = brt_xmalloc(items_b + keys_b + rows_b + hs_b + vals_b + nk * 4);
+    int64_t *keys = (int64_t *)(items + items_b);
+    row_stack r = {.rows = items + items_b + keys_b, .nk = nk, .vs = vs};
+    r.hs = r.rows + rows_b;
+    unsigned char *vals = r.hs + hs_b;
+    uint32_t *ends = (uint32_t *)(vals + vals_b);
+    for (int64_t B = a; B < b; B += bleaves) {
+        int64_t lo = B * BRT_LEAF, hi = lo + be < d->n ? lo + be : d->n;
+        f->elems(f->env, lo, hi, vals, NULL, keys);
+        if (vs == 8)
+            blk_sort(vals, keys, hi - lo, ends, nk, items, 8);
+        else
+            blk_sort(vals, keys, hi - lo, ends, nk, items, vs);
+        f->kfold(f->env, items, ends, (int64_t)nk, ROW(&r, r.sp), RH(&r, r.sp), f->start);
+        rows_push(f, &r);
+    }
+    rows_done(f, &r, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
+    /* done: the memory goes now (a panic leaves it to keyed_units) */
+    free(items);
+    d->scratch[u] = NULL;
 }
 
 static void unit_task(void *arg, int64_t u)
 {
     unit_job *d = arg;
     int64_t a = u * d->ul, b = a + d->ul < d->nl ? a + d->ul : d->nl;
-    if (d->stacks)
+    if (d->kind == UNIT_STACKS)
         unit_stacks(d, u, a, b);
+    else if (d->kind == UNIT_BLOCKS)
+        unit_blocks(d, u, a, b);
     else
         unit_rows(d, u, a, b);
 }
 
-/* The rows way for up to ROW_KEYS keys, or the stacks way (kdir) for more;
- * false: a panic (nothing written). */
-static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, bool stacks)
+/* The rows way for up to ROW_KEYS keys, the stacks way (kdir) or the
+ * blocks way for more; false: a panic, or the sizes do not fit (nothing
+ * written). */
+static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, enum unit_kind kind)
 {
     unit_job d;
     memset(&d, 0, sizeof d);
@@ -803,17 +914,21 @@ static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
     d.n = f->n;
     d.nkeys = nkeys;
     d.vs = f->vsize;
-    d.stacks = stacks;
+    d.kind = kind;
     d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
     d.ul = UNIT;
     d.ulev = 8;
+    d.blev = 4;
+    while (((int64_t)BRT_LEAF << d.blev) < BLK_ELEMS * nkeys)
+        d.blev++;
     int64_t want = (int64_t)brt_pool_threads() * 8;
     /* stacks: a unit's records cost about one element a key, so a unit
-     * holds at least 16 elements a key */
-    while ((d.nl / d.ul > want || (stacks && d.ul < nkeys)) && d.ulev < 40)
+     * holds at least 16 elements a key; blocks: a unit holds a block */
+    while ((d.nl / d.ul > want || (kind == UNIT_STACKS && d.ul < nkeys) || (kind == UNIT_BLOCKS && d.ulev < d.blev)) &&
+           d.ulev < 40)
         d.ul *= 2, d.ulev++;
     d.stride = (int64_t)((16 + d.vs * (size_t)(3 + d.ulev) + 15) / 16 * 16);
-    if (stacks && nkeys * d.stride > KDIR_L2)
+    if (kind == UNIT_STACKS && nkeys * d.stride > KDIR_L2)
         return false;
 
     d.units = (d.nl + d.ul - 1) / d.ul;
@@ -929,10 +1044,6 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 #define KST_BIGBLK 512 /* items */
 #define KST_L2 (512 << 10)
 #define KST_EBUF 2048 /* elements evaluated at a time */
-/* A list's item: its key's record and leaf (u64), then the value, padded
- * to 8 bytes (kstk reads them so: brine_rt.h) */
-#define KST_ISZ(vs) ((8 + (size_t)(vs) + 7) / 8 * 8)
-
 typedef struct kst_job {
     const brt_fold *f;
     int64_t n, nkeys, nb, chunks, chunk, tasks, kblk;
@@ -1162,25 +1273,54 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     return ok;
 }
 
+/* BRINE_KEYED_TRACE set: the way a keyed reduction took, a line on
+ * stderr (tests show with it which way ran; the bits are the same
+ * whichever). */
+static void keyed_trace(const char *way)
+{
+    if (getenv("BRINE_KEYED_TRACE"))
+        fprintf(stderr, "brine: keyed: %s\n", way);
+}
+
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
     /* a result the order cannot change: in any order (keyfree.c) */
-    if (brt_keyed_free(f, nkeys, out, has))
+    if (brt_keyed_free(f, nkeys, out, has)) {
+        keyed_trace("any order");
         return;
-    if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has))
+    }
+    if (f->kacc && nkeys > 0 && !f->par && keyed_linear(f, nkeys, out, has)) {
+        keyed_trace("linear");
         return;
+    }
     int64_t row_keys = f->ident ? ROW_KEYS_IDENT : ROW_KEYS;
     if (f->par && f->kleaf && nkeys > 0 && nkeys <= row_keys && f->n > 2 * UNIT * BRT_LEAF &&
-        keyed_units(f, nkeys, out, has, false))
+        keyed_units(f, nkeys, out, has, UNIT_ROWS)) {
+        keyed_trace("rows");
         return;
-    /* more keys whose records fit the L2 cache, 16 elements a key or more:
-     * the elements straight onto the stacks, no buffer */
-    if (f->par && f->kdir && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF &&
-        keyed_units(f, nkeys, out, has, true))
+    }
+    /* more keys, 16 elements a key or more: blocks sorted by key from
+     * BLK_KEYS_MIN keys (below, the stacks' records fit the L1 or L2 cache
+     * and kdir is as fast), up to BLK_KEYS (beyond, a block's buffers
+     * leave the L2 cache and the buckets of keyed_stacks are faster) */
+    bool dense = f->par && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF;
+    if (dense && f->kfold && nkeys >= BLK_KEYS_MIN && nkeys <= BLK_KEYS &&
+        keyed_units(f, nkeys, out, has, UNIT_BLOCKS)) {
+        keyed_trace("blocks");
         return;
+    }
+    /* records that fit the L2 cache: the elements straight onto the
+     * stacks, no buffer */
+    if (dense && f->kdir && keyed_units(f, nkeys, out, has, UNIT_STACKS)) {
+        keyed_trace("stacks");
+        return;
+    }
     /* more keys: by key ranges, the elements evaluated there */
-    if (f->par && f->kstk && nkeys > 0 && f->n > 0 && keyed_stacks(f, nkeys, out, has))
+    if (f->par && f->kstk && nkeys > 0 && f->n > 0 && keyed_stacks(f, nkeys, out, has)) {
+        keyed_trace("buckets");
         return;
+    }
+    keyed_trace("sorted");
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
         nkeys = 0;

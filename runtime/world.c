@@ -969,6 +969,7 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.kstk = NULL;
             sub.kdir = NULL;
             sub.kroots = NULL;
+            sub.kfold = NULL;
             sub.kfree = f->kfree ? kshift_kfree : NULL;
             sub.lfolds = NULL;
             sub.lscans = NULL;

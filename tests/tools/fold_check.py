@@ -5,7 +5,10 @@ Builds tests/fold/fold_cases.br once (dev, and with --release a release
 build too), feeds it CASES random cases (sizes at the leaf and unit edges,
 filters, NaN, -0.0, inf, keys at the edges) and compares every printed line
 with the model, bit for bit (the text of a float is its shortest repr), at
-each BRINE_THREADS. Usage: fold_check.py BRINE [CASES] [SEED] [--release]
+each BRINE_THREADS. --blocks: only cases of 2,048 to 3,000 keys (the
+blocks way), the keyed forms by fold_ref's keyed_sparse (checked first
+against keyed on small cases). Usage: fold_check.py BRINE [CASES] [SEED]
+[--release] [--blocks]
 """
 import math
 import os
@@ -163,6 +166,33 @@ def rand_float(rng):
     return rng.uniform(-1000.0, 1000.0)
 
 
+def blocks_case(rng):
+    """2,048 to 3,000 keys, 16 elements a key or more (the blocks way of
+    runtime/scan.c), the last 5 keys without an element"""
+    nk = rng.choice([2048, 2049, 2500, 3000])
+    n = 16 * nk + rng.choice([0, 1, 15, 16, 17, rng.randint(0, 3000)])
+    kind = "F" if rng.random() < 0.6 else "I"
+    xs = [rand_float(rng) for _ in range(n)] if kind == "F" else [rng.randint(-1000, 1000) for _ in range(n)]
+    p = rng.choice([0.0, 0.3, 0.9, 1.0])
+    ms = [1 if rng.random() < p else 0 for _ in range(n)]
+    ks = [rng.randrange(nk - 5) for _ in range(n)]
+    ks[0], ks[-1] = 0, nk - 6
+    return kind, nk, xs, ms, ks
+
+
+def sparse_agrees(rng):
+    """keyed_sparse against keyed on small random cases: how many differ"""
+    bad = 0
+    for _ in range(200):
+        n, nk = rng.randint(0, 700), rng.randint(1, 40)
+        xs = [rand_float(rng) if rng.random() > 0.2 else FILTERED for _ in range(n)]
+        ks = [rng.randrange(nk) for _ in range(n)]
+        for op, st in ((fadd, 0.0), (mix, 0.0), (fmin, None), (first_nan, None)):
+            for par in (True, False):
+                bad += repr(R.keyed(op, st, xs, ks, nk, par)) != repr(R.keyed_sparse(op, st, xs, ks, nk, par))
+    return bad
+
+
 def case(rng, big):
     n = rng.choice(SIZES) if not big else rng.randint(4000, 50000)
     if not big and rng.random() < 0.3:
@@ -197,7 +227,15 @@ def main():
     ncases = int(args[1]) if len(args) > 1 else 400
     seed = int(args[2]) if len(args) > 2 else 1
     rng = random.Random(seed)
-    cases = [case(rng, i % 50 == 49) for i in range(ncases)]
+    if "--blocks" in sys.argv:
+        bad = sparse_agrees(rng)
+        if bad:
+            print("fold_check: keyed_sparse differs from keyed in %d results" % bad)
+            return 1
+        R.keyed = R.keyed_sparse
+        cases = [blocks_case(rng) for _ in range(ncases)]
+    else:
+        cases = [case(rng, i % 50 == 49) for i in range(ncases)]
     data = "".join(text(*c) for c in cases)
     want = []
     for kind, nk, xs, ms, ks in cases:
