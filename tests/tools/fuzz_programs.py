@@ -65,6 +65,9 @@ FORM_HOOKS = {"expr": [], "stmt": []}
 # Put in every generated name (v{P}5, f{P}3, S{P}1): fuzz_campaign.py sets it
 # to build several programs as one without a clash; "" changes nothing.
 NAME_PREFIX = [""]
+# Names a generated variable must not take: the types that are also
+# conversion functions (a loop variable i128 hides i128(...) in its scope).
+TYPE_NAMES = {"i128", "u64"}
 
 
 class Panic(Exception):
@@ -541,7 +544,10 @@ class Gen:
     # -- names --
     def fresh(self, p="v"):
         self.n += 1
-        return f"{p}{NAME_PREFIX[0]}{self.n}"
+        name = f"{p}{NAME_PREFIX[0]}{self.n}"
+        if name in TYPE_NAMES:  # i128 as a variable would hide the conversion i128(...)
+            return self.fresh(p)
+        return name
 
     def visible(self, pred):
         seen = {}
