@@ -704,6 +704,28 @@ BRT_INLINE bool brt_arr_sole(const brt_arr *a)
             (slot) = brt_arr_push(push_a_, &push_x_);     \
         }                                                 \
     } while (0)
+/* A comprehension's cursor: the fresh array slot's data, length and room in
+ * locals (the compiler keeps them in registers; BRT_COLLECT reloads them
+ * from the array after every element store of the same type). For
+ * elements that own nothing: until BRT_CURSOR_END the array's len is
+ * stale, so a panic meanwhile frees it as if empty. */
+#define BRT_CURSOR(ctype, cur, slot)                    \
+    ctype *cur##_d = (ctype *)(slot)->data;             \
+    int64_t cur##_n = (slot)->len, cur##_c = (slot)->cap
+#define BRT_CURSOR_PUSH(ctype, slot, cur, x)            \
+    do {                                                \
+        if (BRT_LIKELY(cur##_n < cur##_c))              \
+            cur##_d[cur##_n++] = (x);                   \
+        else {                                          \
+            ctype push_x_ = (x);                        \
+            (slot)->len = cur##_n;                      \
+            (slot) = brt_arr_push((slot), &push_x_);    \
+            cur##_d = (ctype *)(slot)->data;            \
+            cur##_n = (slot)->len;                      \
+            cur##_c = (slot)->cap;                      \
+        }                                               \
+    } while (0)
+#define BRT_CURSOR_END(slot, cur) ((slot)->len = cur##_n)
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
 BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)
 {
