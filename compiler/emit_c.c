@@ -505,10 +505,17 @@ static const char *path_step(struct ir_node *s, int i, const char *p, struct typ
     const char *q = new_temp();
     if (is_field_step(k)) {
         line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
+    } else if (i == 0 && L && s->unique_steps >= 1 && view_of_var(s->var)) {
+        /* the variable's array, unique, through the loop's view of it;
+         * its one index checked unless the loop's guard or a range proves it */
+        const struct view *vw = view_of_var(s->var);
+        const char *at = in_guarded_loop(s) ? idx : arena_printf("brt_idx_n(%s, %s, %s)", vw->len, idx, L);
+        line("%s *%s = &%s[%s];", ctype(nt), q, vw->data, at);
     } else {
         if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
         if (!L) line("if ((uint64_t)%s >= (uint64_t)(*%s)->len) break;", idx, p);
-        const char *at = L ? arena_printf("brt_idx(*%s, %s, %s)", p, idx, L) : idx;
+        bool proved = L && i == 0 && in_guarded_loop(s); /* a store's one index (ir_store_one_index) */
+        const char *at = L && !proved ? arena_printf("brt_idx(*%s, %s, %s)", p, idx, L) : idx;
         line("%s *%s = &BRT_AT(%s, *%s, %s);", ctype(nt), q, ctype(nt), p, at);
     }
     *t = nt;

@@ -390,8 +390,9 @@ static void elem_cb(struct ir_node *rn, void *p)
 }
 
 /* An element pushed into the array its comprehension builds (a fresh one,
- * or a par chunk's own: BRT_COLLECT). */
-struct push_arg { const char *out; bool indirect; };
+ * or a par chunk's own: BRT_COLLECT). cur: the fresh array's cursor
+ * (open_cursor), or NULL. */
+struct push_arg { const char *out; bool indirect; const char *cur; };
 static void push_cb(struct ir_node *rn, void *p)
 {
     struct push_arg *a = p;
@@ -399,8 +400,25 @@ static void push_cb(struct ir_node *rn, void *p)
     x = take(x, rn->elem_type);
     x = lval(x, rn->elem_type);
     const char *ct = ctype(rn->elem_type);
-    if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
+    if (a->cur) line("BRT_CURSOR_PUSH(%s, %s, %s, %s);", ct, a->out, a->cur, x);
+    else if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
     else line("BRT_COLLECT(%s, %s, %s);", ct, a->out, x);
+}
+
+/* A sequential comprehension of values that own nothing (numbers, bools,
+ * structs and tuples of them) keeps the fresh array out's data, length and
+ * room in locals while it runs (brine_rt.h BRT_CURSOR): a store of each
+ * element is a store, not three loads of the array's header that any
+ * store of the element's type might have changed. Its length is written
+ * back when the loop ends; a panic before that frees out as empty, which
+ * releases nothing that an element owns, as they own nothing. Returns the
+ * cursor's name, or NULL (elements that own: BRT_COLLECT). */
+static const char *open_cursor(struct ir_node *rn, const char *out)
+{
+    if (type_is_ref(rn->elem_type)) return NULL;
+    const char *cur = new_temp();
+    line("BRT_CURSOR(%s, %s, %s);", ctype(rn->elem_type), cur, out);
+    return cur;
 }
 
 /* par comprehensions without a filter: element k goes to its slot. */
@@ -1026,8 +1044,9 @@ static const char *pool_listcomp(struct ir_node *rn)
     line("} else {");
     F->ind++;
     declare_var(rn->gen_var, VS_BORROWED);
-    struct push_arg pa = {out, false};
+    struct push_arg pa = {out, false, open_cursor(rn, out)};
     emit_gen_loop(rn, &s, push_cb, &pa, NULL);
+    if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
     F->ind--;
     line("}");
     return out;
@@ -1047,11 +1066,12 @@ const char *emit_listcomp(struct ir_node *rn)
         const char *out = rn->nclauses || rn->filter
                               ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
                               : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
-        struct push_arg pa = {out, false};
+        struct push_arg pa = {out, false, open_cursor(rn, out)};
         int views = open_cap_views(rn);
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else emit_gen_loop(rn, &s, push_cb, &pa, NULL);
         close_views(views);
+        if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
         return out;
     }
     struct src s = eval_sources(rn);
@@ -1066,7 +1086,7 @@ const char *emit_listcomp(struct ir_node *rn)
         helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
         return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
     }
-    struct push_arg pa = {"out", true};
+    struct push_arg pa = {"out", true, NULL};
     if (s.ncl) flat_loop(rn, &s, "lo_", "hi_", push_cb, &pa, NULL, NULL);
     else source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);

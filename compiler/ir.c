@@ -449,6 +449,14 @@ static bool base_in_scope(struct vstate *st, struct ir_node *n)
            base_in_scope(st, n->a) && base_in_scope(st, n->b);
 }
 
+bool ir_store_one_index(const struct ir_node *s)
+{
+    if (s->op != IR_STORE || s->nkids < 1 || (s->kids[0]->op == IR_FIELD && !s->kids[0]->a)) return false;
+    for (int i = 1; i < s->nkids; i++)
+        if (s->kids[i]->op != IR_FIELD || s->kids[i]->a) return false;
+    return true;
+}
+
 bool ir_range_values(const struct ir_node *s)
 {
     const struct ir_node *r = s->iter.array;

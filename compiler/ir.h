@@ -458,5 +458,9 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
 bool ir_range_values(const struct ir_node *s);
 /* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
 bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
+/* Whether store s reaches its slot through one index and then only field
+ * steps (xs[i] = v, ps[i].x = v, ps[i].at.x = v): its in_range_by and
+ * in_bounds speak of that index. */
+bool ir_store_one_index(const struct ir_node *s);
 
 #endif

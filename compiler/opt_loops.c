@@ -8,7 +8,9 @@
  *                   every xs[i + c] (c a literal; i or a `let` copy of it)
  *                   of an array whose length the loop cannot change (no
  *                   assignment or push of it) becomes a guard 0 <= i + c <
- *                   len(xs). The emitter writes the loop twice: a version
+ *                   len(xs); a store's too when fields follow the index
+ *                   (ps[i].at.x = v: ir_store_one_index). The emitter
+ *                   writes the loop twice: a version
  *                   without those bounds checks, taken when every guard holds
  *                   for the whole range (tested once, before the loop), and
  *                   the loop as it was otherwise. An index that goes out of
@@ -495,7 +497,7 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
     case IR_STORE:
         bce_expr(x, s->a);
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
-        if (s->nkids == 1 && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
+        if (ir_store_one_index(s) && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
             s->in_range_by = x->loop;
         else if (s->nkids == 2 && s->kids[0]->op != IR_FIELD && s->kids[1]->op != IR_FIELD &&
                  row_guard(x, s->var, s->kids[0], s->kids[1]))

@@ -804,10 +804,13 @@ static bool stmt(struct ir_node *s)
     }
     case IR_STORE: case IR_PUSH: case IR_UNIQUE: {
         struct range i = FULL;
-        for (int k = 0; k < s->nkids; k++) i = expr(s->kids[k]);
+        for (int k = 0; k < s->nkids; k++) {
+            struct range r = expr(s->kids[k]);
+            if (k == 0) i = r;
+        }
         expr(s->a);
         each_change(s, forget_len);
-        if (s->op == IR_STORE && s->nkids == 1 && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
+        if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
         return true;
     }
     case IR_EXPR:

@@ -2734,7 +2734,10 @@ class Gen:
             name, st, inarr = r.choice(cands)
             i = r.randrange(len(STRUCTS[st]))
             fname, ft = STRUCTS[st][i]
-            k = r.choice([0, 0, 1, 2, -1])
+            # the index a literal or, now and then, an int let or loop variable
+            # (xs[i].f = v in a loop: its guard proves i, opt_loops.c)
+            ints = [n for n, _ in self.visible(lambda v: v[0] == "int" and not v[1])]
+            k = r.choice(ints) if inarr and ints and r.random() < 0.4 else r.choice([0, 0, 1, 2, -1])
             op = r.choice(["+", "-"]) if ft in ("int", "float") and r.random() < 0.4 else ""
             e = self.expr(ft, 2)
             ee = e.ev
@@ -2743,9 +2746,10 @@ class Gen:
                 v = copyv(ee(env))
                 s = env.look(name)[2]
                 if inarr:
-                    if not 0 <= k < len(s):
-                        raise Panic(f"index out of bounds: the len is {len(s)} but the index is {k}")
-                    s = s[k]
+                    k_at = env.look(k)[2] if isinstance(k, str) else k
+                    if not 0 <= k_at < len(s):
+                        raise Panic(f"index out of bounds: the len is {len(s)} but the index is {k_at}")
+                    s = s[k_at]
                 if op == "+":
                     v = chk(ft, s.f[i] + v, "addition") if ft == "int" else s.f[i] + v
                 elif op == "-":
