@@ -268,8 +268,17 @@ def fmt_float(x):
 DEBUG_ESC = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
 
 
+def charge(n):
+    """Counts n units of the model's work; too much makes the statement TooBig
+    (a string that doubles in a loop, then shown, would take the model hours)."""
+    Env.steps += n
+    if Env.steps > 300_000:
+        raise TooBig()
+
+
 def debug_str(s):
     """A string as Rust's Debug quotes it (SPEC 6.2: strings inside arrays)."""
+    charge(len(s) >> 3)
     out = ['"']
     for ch in s:
         if ch in DEBUG_ESC:
@@ -283,6 +292,8 @@ def debug_str(s):
 
 
 def show(t, v, inner=False):
+    if isinstance(v, (str, list)):
+        charge(len(v) >> 3)
     if t == "float":
         return fmt_float(v)
     if t == "bool":
