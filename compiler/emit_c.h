@@ -3,9 +3,10 @@
  *
  *   emit_c.c     the program, functions, statements, expressions and
  *                ownership (the scalar C); emit_program() is its door
- *   emit_par.c   comprehensions and reductions: the sequential loops, and
- *                the par helpers (environment, leaves, combine, fold) that
- *                the runtime's pool and tree call
+ *   emit_par.c   reductions: the sequential loops, and the par helpers
+ *                (environment, leaves, combine, fold) that the runtime's
+ *                pool and tree call
+ *   emit_listcomp.c  array comprehensions, sequential, par and on the pool
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
@@ -205,7 +206,7 @@ const char *emit_callv(struct ir_node *n); /* IR_CALLV: a call through one */
 
 const char *emit_reduce(struct ir_node *rn);
 const char *emit_seq_lanes(struct ir_node *rn, const char *start);
-const char *emit_listcomp(struct ir_node *rn);
+const char *emit_listcomp(struct ir_node *rn); /* emit_listcomp.c */
 
 /* The iteration source evaluated once in the current function: for a range
  * its bounds and its element count (without overflow: at most INT64_MAX),
@@ -234,6 +235,10 @@ struct src eval_sources(struct ir_node *rn);
 void iteration(struct ir_node *rn, void (*elem)(struct ir_node *, void *), void *arg);
 void chunk_loop(struct ir_node *rn, struct src *s, const char *k, void (*elem)(struct ir_node *, void *), void *arg,
                 const char *stop);
+/* A par helper's loop over the flat positions [from, to) of a generator
+ * with several clauses (kout: the position's name, or NULL). */
+void flat_loop(struct ir_node *rn, struct src *s, const char *from, const char *to,
+               void (*elem)(struct ir_node *, void *), void *arg, const char *stop, const char *kout);
 void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);
 void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,

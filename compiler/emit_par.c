@@ -1,5 +1,5 @@
 /*
- * emit_par.c: comprehensions and reductions, the C emitter's second room
+ * emit_par.c: reductions, the C emitter's second room
  * (emit_c.h).
  *
  * Sequential ones are loops in the enclosing function. A par reduction
@@ -8,9 +8,8 @@
  * right from the start value, in SIMD lanes when emit_lane.c can), the
  * combine bp_combine<n> and the chunk fold bp_fold<n>, handed to the
  * runtime's fixed tree (brt_reduce_tree) or, when eligible, first to the
- * GPU (emit_cuda.c). par comprehensions fill their slots in place
- * (bp_fill<n>) or, with a filter, collect per-chunk pieces (bp_body<n>);
- * par any/all find the first deciding index (bp_find<n>).
+ * GPU (emit_cuda.c). par any/all find the first deciding index
+ * (bp_find<n>). Comprehensions are emit_listcomp.c's, on the loops here.
  */
 #include "emit_c.h"
 
@@ -389,53 +388,11 @@ static void elem_cb(struct ir_node *rn, void *p)
     line("%s = 1;", a->kept);
 }
 
-/* An element pushed into the array its comprehension builds (a fresh one,
- * or a par chunk's own: BRT_COLLECT). cur: the fresh array's cursor
- * (open_cursor), or NULL. */
-struct push_arg { const char *out; bool indirect; const char *cur; };
-static void push_cb(struct ir_node *rn, void *p)
-{
-    struct push_arg *a = p;
-    const char *x = emit_expr(rn->elem);
-    x = take(x, rn->elem_type);
-    x = lval(x, rn->elem_type);
-    const char *ct = ctype(rn->elem_type);
-    if (a->cur) line("BRT_CURSOR_PUSH(%s, %s, %s, %s);", ct, a->out, a->cur, x);
-    else if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
-    else line("BRT_COLLECT(%s, %s, %s);", ct, a->out, x);
-}
-
-/* A sequential comprehension of values that own nothing (numbers, bools,
- * structs and tuples of them) keeps the fresh array out's data, length and
- * room in locals while it runs (brine_rt.h BRT_CURSOR): a store of each
- * element is a store, not three loads of the array's header that any
- * store of the element's type might have changed. Its length is written
- * back when the loop ends; a panic before that frees out as empty, which
- * releases nothing that an element owns, as they own nothing. Returns the
- * cursor's name, or NULL (elements that own: BRT_COLLECT). */
-static const char *open_cursor(struct ir_node *rn, const char *out)
-{
-    if (type_is_ref(rn->elem_type)) return NULL;
-    const char *cur = new_temp();
-    line("BRT_CURSOR(%s, %s, %s);", ctype(rn->elem_type), cur, out);
-    return cur;
-}
-
-/* par comprehensions without a filter: element k goes to its slot. */
-struct store_arg { const char *ct, *k; };
-static void store_cb(struct ir_node *rn, void *p)
-{
-    struct store_arg *a = p;
-    const char *x = emit_expr(rn->elem);
-    x = take(x, rn->elem_type);
-    line("((%s *)data_)[%s] = %s;", a->ct, a->k, x);
-}
-
 /* A par helper's loop over the flat positions [from, to) of a generator
  * with several clauses: one division per call to find the first
  * position's digits, then the digits step as an odometer (no division per
  * element). */
-static void flat_loop(struct ir_node *rn, struct src *s, const char *from, const char *to,
+void flat_loop(struct ir_node *rn, struct src *s, const char *from, const char *to,
                       void (*elem)(struct ir_node *, void *), void *arg, const char *stop, const char *kout)
 {
     line("if (%s < %s) {", from, to);
@@ -994,103 +951,6 @@ const char *emit_par_reduce(struct ir_node *rn, bool lanes)
     else
         line("if (!%s) %s = %s;", got, res, ustart ? ustart : start_value(rn->reducer, t));
     return res;
-}
-
-/* The call of a par comprehension's helper (its text in aux) on the pool:
- * struct = {n, element type, env, helper}; runner(&struct) is the array. */
-static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, struct buf *aux, const char *strct,
-                                     const char *helper, const char *runner)
-{
-    bputs(&CG->aux, aux->p);
-    const char *env = env_fill(id, rn, s);
-    const char *c = new_temp();
-    line("%s %s = {%s, %s, &%s, %s%d};", strct, c, s->n, tdesc(rn->elem_type), env, helper, id);
-    return tmp_owned(rn->type, "%s(&%s)", runner, c);
-}
-
-/* A comprehension opt_parfor.c put on the pool (one range or array source, no
- * filter): its chunks fill their slots as a par one's do, when the runtime
- * splits (threads to split for, and enough elements by par_least's guess,
- * as a marked loop's, but no more than brt_arr_room makes room for); else
- * the comprehension as written, in place. Its
- * places are named by the function, as the sequential comprehension's are:
- * a panic reads the same. */
-static const char *pool_listcomp(struct ir_node *rn)
-{
-    struct src s = eval_sources(rn);
-    struct buf aux = {0};
-    int id = par_env(rn, &s, &aux);
-    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
-    declare_var(rn->gen_var, VS_BORROWED);
-    debug_line(&F->body, rn->loc, true);
-    const char *k = new_temp();
-    struct store_arg sa = {ctype(rn->elem_type), k};
-    chunk_loop(rn, &s, k, store_cb, &sa, NULL);
-    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-    bputs(&CG->aux, aux.p);
-    free(aux.p);
-    /* the fill allocates all n slots first: only as many as the room the
-     * comprehension makes before its first element, so a count too large
-     * to hold fails (or an early element panics) as in order */
-    const char *split = tmp(ty_bool, "brt_par_for_splits(0, %s, %" PRId64 "LL) && %s <= BRT_ROOM_BYTES / (int64_t)sizeof(%s)",
-                            s.n, par_least(rn->elem), s.n, ctype(rn->elem_type));
-    const char *out = tmp_owned(rn->type, "%s ? NULL : brt_arr_room(%s, %s)", split, tdesc(rn->elem_type), s.n);
-    line("if (%s) {", split);
-    F->ind++;
-    const char *env = env_fill(id, rn, &s), *c = new_temp();
-    line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", c, s.n, tdesc(rn->elem_type), env, id);
-    line("%s = brt_par_fill(&%s);", out, c);
-    F->ind--;
-    line("} else {");
-    F->ind++;
-    declare_var(rn->gen_var, VS_BORROWED);
-    struct push_arg pa = {out, false, open_cursor(rn, out)};
-    emit_gen_loop(rn, &s, push_cb, &pa, NULL);
-    if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
-    F->ind--;
-    line("}");
-    return out;
-}
-
-const char *emit_listcomp(struct ir_node *rn)
-{
-    struct type *t = rn->type;
-    /* inside a swapped or jammed nest's inner body the nest's state is the
-     * enclosing function's: such a comprehension runs as written */
-    if (rn->pool && !CG->slot_names && !CG->swapped_inner) return pool_listcomp(rn);
-    if (!rn->par || rn->pool) {
-        struct src s = {0};
-        if (!rn->nclauses) s = eval_source(&rn->iter);
-        declare_var(rn->gen_var, VS_BORROWED);
-        /* no filter: as many elements as the source has, room made once */
-        const char *out = rn->nclauses || rn->filter
-                              ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
-                              : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
-        struct push_arg pa = {out, false, open_cursor(rn, out)};
-        int views = open_cap_views(rn);
-        if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
-        else emit_gen_loop(rn, &s, push_cb, &pa, NULL);
-        close_views(views);
-        if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
-        return out;
-    }
-    struct src s = eval_sources(rn);
-    struct buf aux = {0};
-    int id = par_env(rn, &s, &aux);
-    struct fctx *saved = helper_begin(id, rn);
-    if (!rn->filter) {
-        /* no filter: every element has its slot, filled in place */
-        const char *k = new_temp();
-        struct store_arg sa = {ctype(rn->elem_type), k};
-        chunk_loop(rn, &s, k, store_cb, &sa, NULL);
-        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-        return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
-    }
-    struct push_arg pa = {"out", true, NULL};
-    if (s.ncl) flat_loop(rn, &s, "lo_", "hi_", push_cb, &pa, NULL, NULL);
-    else source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
-    helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);
-    return par_comprehension(rn, &s, id, &aux, "brt_collect", "bp_body", "brt_par_collect");
 }
 
 /* par any / par all: bp_find<n>(env, lo, hi) evaluates elements lo..hi-1 in
