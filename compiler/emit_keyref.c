@@ -16,7 +16,7 @@
  *   one tree: each leaf folds from start (min/max: its first element), two
  *   neighbouring leaves a < b of the key meet at level highbit(a ^ b), and
  *   a stack holds the subtrees waiting (levels falling to the top, the open
- *   leaf on top), as runtime/scan.c's records do for plain values;
+ *   leaf on top), as runtime/keyed.c's records do for plain values;
  * - `par scan`, on the calling thread: the elements and the complete
  *   nodes in post-order (a stack of subtrees over the leaves, every
  *   complete node kept by level), the right spine's combines, each leaf's

@@ -5,8 +5,8 @@
  * Sequential reduce and scan are loops in the enclosing function (any
  * type), the combine written in place: f's call, which the optimizer made
  * direct and inlined when f is known, or the built-in reducer's operation.
- * par reduce, par scan and every keyed reduction go to runtime/scan.c
- * (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
+ * par reduce, par scan and every keyed reduction go to runtime/scan.c and
+ * keyed.c (brt_fold_reduce, brt_scan_run, brt_keyed_run) through four helpers
  * beside the function: bp_elems<n> (elements into slots, with the filter
  * and the key), bp_comb<n> (the combine), and bp_lfold<n> / bp_lscan<n>
  * (runs of values folded with the combine inlined; bp_lfolds<n> and
@@ -258,7 +258,7 @@ static void leaf_start(struct buf *aux, bool first_is_x, int id, const char *ind
 }
 
 /* kfold: each key's sorted items folded by kpush's rule, the record's last
- * leaf, mask and value in locals (unit_blocks, runtime/scan.c). sel, ident:
+ * leaf, mask and value in locals (unit_blocks, runtime/keyed.c). sel, ident:
  * as kpush's. */
 static void kfold_helper(struct ir_node *rn, int id, bool sel, bool ident, struct buf *aux)
 {
@@ -361,7 +361,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
                 "        bp_comb%d(envp, &a[i], &b[i]);\n",
                 id);
     bputs(aux, "    }\n}\n\n");
-    /* kpush: one kept element onto its key's stack (runtime/scan.c's
+    /* kpush: one kept element onto its key's stack (runtime/keyed.c's
      * keyed_stacks has the record and the rule), for kstk (buffered
      * elements) and kdir (elements evaluated in place). A combine that
      * cannot panic, of 8 bytes, pops up to three waiting entries without a
@@ -425,7 +425,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "        uint64_t kl;\n        %s v;\n        memcpy(&kl, it, 8);\n        memcpy(&v, it + 8, sizeof v);\n"
             "        bp_kpush%d(envp, R + (int64_t)(kl & km) * stride, (int64_t)(kl >> kbits), v, stv, sent);\n    }\n}\n\n",
             id, ct, ct, ct, id);
-    /* kroots: the records folded as rec_root does (runtime/scan.c), the
+    /* kroots: the records folded as rec_root does (runtime/keyed.c), the
      * waiting entries from the lowest level (the most recent) */
     bprintf(aux,
             "static void bp_kroots%d(void *envp, const void *recs, int64_t stride, int64_t cnt, int dl, int64_t a, "

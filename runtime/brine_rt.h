@@ -1011,7 +1011,7 @@ bool brt_reduce_tree(const brt_reduce *r, void *out);
  * the bigger piece), and no thread is looking for work now. */
 bool brt_reduce_inline(void);
 
-/* ---- scans and keyed reductions (SPEC 15; scan.c) -------------------------- */
+/* ---- scans and keyed reductions (SPEC 15; scan.c, keyed.c) ----------------- */
 
 /* A scan or keyed reduction over n elements of vsize bytes (no references).
  * The generated C provides:
@@ -1060,7 +1060,7 @@ typedef struct brt_fold {
      * leaves ascending per key; a record holds the key's last leaf, a
      * mask of stack levels, that leaf's value, then one value per level
      * 0..dl-1, a slot dl for the first push and the start in slot dl + 1
-     * (scan.c's rec_init) */
+     * (keyed.c's rec_init) */
     void (*kstk)(void *env, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl,
                  const void *start);
     /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
@@ -1109,7 +1109,7 @@ brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
  * key had an element; a key without one holds the start value). */
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has);
 /* A keyed reduction of counted values: m (key, position) pairs in kp sorted
- * stably by key into out (nkeys + 1 firsts, then m indices; scan.c). */
+ * stably by key into out (nkeys + 1 firsts, then m indices; keyed.c). */
 void brt_key_order(const int64_t *kp, int64_t m, int64_t nkeys, int64_t *out);
 /* par reduce(f, start, gen): the tree's value into out; false: no element
  * was kept (the caller gives start). */

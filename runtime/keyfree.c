@@ -18,7 +18,7 @@
  * the pool when there are many). The arrays are bounded (64 MiB, and a few
  * times the elements' bytes): fewer tasks, else one. A panic in an element
  * (a key out of range, a conversion) or a guard that overflows hands over
- * to the ordered ways (scan.c), which evaluate the elements again and panic
+ * to the ordered ways (keyed.c), which evaluate the elements again and panic
  * or answer as SPEC 15 says; so the compiler offers kfree only for elements
  * without effects (ir_effect_free).
  */

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <setjmp.h>
+#include <string.h>
 
 /* ---- memory (value.c) ---------------------------------------------------- */
 
@@ -202,5 +203,17 @@ void brt_sb_reserve(brt_sb *sb, int64_t extra);
 int brt_math_has_fma(void);
 /* x86-64: which copy of the math lanes the processor runs: 2 AVX-512, 1 AVX2, 0 none (math_lanes.c) */
 int brt_lanes_level(void);
+
+/* A value copy (scan.c, keyed.c); the common sizes as constants, which
+ * the C compiler inlines. */
+static inline void brt_vcopy(void *d, const void *src, size_t vs)
+{
+    if (vs == 8)
+        memcpy(d, src, 8);
+    else if (vs == 16)
+        memcpy(d, src, 16);
+    else
+        memcpy(d, src, vs);
+}
 
 #endif
