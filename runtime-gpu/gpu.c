@@ -100,6 +100,20 @@ static const char *where(const brt_loc *l, char *buf, size_t n)
     return buf;
 }
 
+/* BRINE_GPU_TALLY, a test hook: a line per device run appended to path
+ * (when set), "FILE:LINE:COL n=N" and tail. */
+static void tally_line(const char *path, const brt_loc *loc, int64_t n, const char *tail)
+{
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "a");
+    if (!f)
+        return;
+    char w[512];
+    fprintf(f, "%s n=%lld%s\n", where(loc, w, sizeof w), (long long)n, tail);
+    fclose(f);
+}
+
 /* ---- the device --------------------------------------------------------------- */
 
 /* Opens the device once (under gpu_lock). */
@@ -471,7 +485,7 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first,
     double total = brt_gpu_now_ms() - t0;
     if (res.ok && !res.flagged && r->n > 0)
         ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)r->n;
-    const char *tally = getenv("BRINE_GPU_TALLY"); /* test hook: one line per device run */
+    const char *tally = getenv("BRINE_GPU_TALLY");
     pthread_mutex_unlock(&gpu_lock);
 
     if (!res.ok || res.flagged) {
@@ -480,18 +494,11 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first,
                 res.ok ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
         return brt_reduce_tree(r, out);
     }
-    if (tally && *tally) {
-        FILE *f = fopen(tally, "a");
-        if (f) {
-            /* a part of a tree (a world share's block): where it starts */
-            if (first > 0)
-                fprintf(f, "%s n=%lld first=%lld\n", where(r->loc, w, sizeof w), (long long)r->n,
-                        (long long)first);
-            else
-                fprintf(f, "%s n=%lld\n", where(r->loc, w, sizeof w), (long long)r->n);
-            fclose(f);
-        }
-    }
+    /* a part of a tree (a world share's block): where it starts */
+    char tail[40] = "";
+    if (first > 0)
+        snprintf(tail, sizeof tail, " first=%lld", (long long)first);
+    tally_line(tally, r->loc, r->n, tail);
     if (logging())
         say("%s par reduction n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
             where(r->loc, w, sizeof w), (long long)r->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
@@ -629,13 +636,7 @@ brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type
                 res.ok && res.flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
         return NULL;
     }
-    if (tally && *tally) {
-        FILE *tf = fopen(tally, "a");
-        if (tf) {
-            fprintf(tf, "%s n=%lld scan\n", where(loc, w, sizeof w), (long long)f->n);
-            fclose(tf);
-        }
-    }
+    tally_line(tally, loc, f->n, " scan");
     if (logging())
         say("%s par scan n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
             where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
