@@ -45,7 +45,8 @@ COMPILER_HDR += compiler/emit_cuda.h
 # compiler as strings (tools/embed.c: reduce_shape.h's #defines in place of
 # the prelude's #include), so gcc, the shim's C compiler and NVRTC read one
 # text although NVRTC has no include path.
-KERNEL_TEXT = runtime-gpu/kernel_prelude.h runtime-gpu/kernel_tree.h runtime-gpu/kernel_scan.h
+KERNEL_TEXT = runtime-gpu/kernel_prelude.h runtime-gpu/kernel_tree.h runtime-gpu/kernel_scan.h \
+              runtime-gpu/kernel_keyed.h
 COMPILER_OBJ += $(B)/obj/gen/kernel_prelude.o
 GPU_RT_SRC = runtime-gpu/gpu.c runtime-gpu/gpu_util.c runtime-gpu/cuda.c runtime-gpu/shim.c
 GPU_RT_HDR = runtime-gpu/gpu_internal.h
@@ -74,7 +75,8 @@ $(B)/gen/kernel_prelude.c: $(B)/tools/embed $(KERNEL_TEXT) runtime/reduce_shape.
 	@mkdir -p $(@D)
 	$(B)/tools/embed brine_kernel_prelude runtime-gpu/kernel_prelude.h \
 	                 brine_kernel_tree runtime-gpu/kernel_tree.h \
-	                 brine_kernel_scan runtime-gpu/kernel_scan.h > $@.tmp && mv $@.tmp $@
+	                 brine_kernel_scan runtime-gpu/kernel_scan.h \
+	                 brine_kernel_keyed runtime-gpu/kernel_keyed.h > $@.tmp && mv $@.tmp $@
 
 # brine -V: the commit brine is built from. Written on every make, replaced
 # only when its text changes (a new HEAD), so only cli.o is rebuilt then.

@@ -732,10 +732,10 @@ const char *emit_fold(struct ir_node *rn)
     fold_helpers(rn, id, &s, &aux);
     bputs(&CG->aux, aux.p);
     free(aux.p);
-    /* a par scan may run on the GPU (emit_cuda.c): bp_gpu<id> tries it and
-     * else runs brt_scan_run */
+    /* a par scan or keyed reduction may run on the GPU (emit_cuda.c):
+     * bp_gpu<id> tries it, and else the CPU runs it */
     char *gpu_aux = NULL;
-    const char *gpu = rn->scan ? emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux) : NULL;
+    const char *gpu = rn->scan || rn->key ? emit_cuda_reduce(rn, id, &CG->kernels, &CG->nkernels, &gpu_aux) : NULL;
     if (gpu_aux) bputs(&CG->aux, gpu_aux), free(gpu_aux);
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
@@ -764,6 +764,9 @@ const char *emit_fold(struct ir_node *rn)
         if (rn->world)
             line("brt_world_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data, %s);", fd, nk, vals, hs,
                  loc_ref(rn->loc));
+        else if (gpu)
+            line("if (!%s(&%s, &%s, %s->data, (unsigned char *)%s->data, %s)) brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);",
+                 gpu, env, fd, vals, hs, loc_ref(rn->loc), fd, nk, vals, hs);
         else
             line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
         if (rt == t) return vals;

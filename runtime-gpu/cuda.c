@@ -143,12 +143,12 @@ static bool dev_combine(const gpu_module *m, int64_t grid, int64_t count, gpu_pt
     return launch(m->combine, grid, params);
 }
 
-static bool dev_scan(const gpu_module *m, enum gpu_scan_kernel which, int64_t grid, const gpu_scan_args *a)
+static bool dev_aux(const gpu_module *m, enum gpu_aux_kernel which, int64_t grid, const gpu_aux_args *a)
 {
     long long nl = a->nleaves, c = a->count;
     gpu_ptr slots = a->slots, vals = a->vals, has = a->has, offs = a->offs, out = a->out, flag = a->flag;
     void *params[] = {&slots, &nl, &c, &vals, &has, &offs, &out, &flag};
-    return m->scan[which] && launch(m->scan[which], grid, params);
+    return m->aux[which] && launch(m->aux[which], grid, params);
 }
 
 static char *xstrdup_printf(const char *fmt, const char *a, const char *b)
@@ -254,11 +254,10 @@ static bool dev_load(const char *src, size_t len, gpu_module *m, char **why)
     m->handle = mod;
     m->leaves = fl;
     m->combine = fc;
-    /* a scan's module has three more (absent: NULL) */
-    static const char *const scan_names[3] = {"brk_scan_leaves", "brk_scan_level", "brk_scan_entries"};
-    for (int i = 0; i < 3; i++) {
+    /* a scan's or keyed reduction's module has more (absent: NULL) */
+    for (int i = 0; i < GPU_NAUX; i++) {
         CUfunction f = NULL;
-        m->scan[i] = cu_ok(cu.ModuleGetFunction(&f, mod, scan_names[i])) ? f : NULL;
+        m->aux[i] = cu_ok(cu.ModuleGetFunction(&f, mod, brt_gpu_aux_names[i])) ? f : NULL;
     }
     return true;
 }
@@ -331,7 +330,7 @@ const gpu_device *brt_gpu_cuda_open(char *why, size_t whylen)
     the_dev.zero = dev_zero;
     the_dev.leaves = dev_leaves;
     the_dev.combine = dev_combine;
-    the_dev.scan = dev_scan;
+    the_dev.aux = dev_aux;
     the_dev.sync = dev_sync;
     the_dev.bind = dev_bind;
     return &the_dev;

@@ -527,18 +527,18 @@ static brt_arr *run_scan_device(const kstate *ks, const brt_fold *f, const brt_t
     for (int i = 0; i < K || i == 0; i++)
         nodes += (nl + ((int64_t)1 << i) - 1) >> i;
     double t0 = brt_gpu_now_ms();
-    gpu_scan_args a = {0};
+    gpu_aux_args a = {0};
     a.nleaves = nl;
     bool ok = stage_inputs(&bufs, slots, nslots, copies, ncopies, &a.slots, &a.flag, &res->mb) &&
               buf_alloc(&bufs, &a.vals, (size_t)nodes * vs) && buf_alloc(&bufs, &a.has, (size_t)nodes) &&
               buf_alloc(&bufs, &a.offs, (size_t)nl * 8) && dev->sync();
     double t1 = brt_gpu_now_ms(), tk = 0;
     int64_t grid = (nl + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK;
-    ok = ok && dev->scan(&ks->mod, GPU_SCAN_LEAVES, grid, &a);
-    gpu_scan_args lv = a;
+    ok = ok && dev->aux(&ks->mod, GPU_SCAN_LEAVES, grid, &a);
+    gpu_aux_args lv = a;
     for (int k = 1; ok && k < K; k++) {
         lv.count = (nl + ((int64_t)1 << (k - 1)) - 1) >> (k - 1); /* the level below */
-        ok = dev->scan(&ks->mod, GPU_SCAN_LEVEL, ((lv.count + 1) / 2 + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK, &lv);
+        ok = dev->aux(&ks->mod, GPU_SCAN_LEVEL, ((lv.count + 1) / 2 + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK, &lv);
         lv.vals += (gpu_ptr)((size_t)lv.count * vs);
         lv.has += (gpu_ptr)lv.count;
     }
@@ -555,7 +555,7 @@ static brt_arr *run_scan_device(const kstate *ks, const brt_fold *f, const brt_t
     ok = ok && dev->h2d(a.offs, off, (size_t)nl * 8) && buf_alloc(&bufs, &a.out, (size_t)total * vs);
     free(off);
     double t2 = brt_gpu_now_ms();
-    ok = ok && dev->scan(&ks->mod, GPU_SCAN_ENTRIES, grid, &a) && dev->sync();
+    ok = ok && dev->aux(&ks->mod, GPU_SCAN_ENTRIES, grid, &a) && dev->sync();
     double t3 = brt_gpu_now_ms();
     tk += t3 - t2;
     int32_t fl = 0;
@@ -641,4 +641,183 @@ brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type
         say("%s par scan n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
             where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
     return arr;
+}
+
+/* ---- a keyed reduction on the device (SPEC 15) ---------------------------------- */
+
+/* One entry of a node's list (kernel_keyed.h's brk_kv). */
+typedef struct gpu_kv {
+    int64_t k;
+    unsigned char v[8];
+} gpu_kv;
+
+/* kernel_keyed.h's brk_by_cap: the most entries a node of level h holds. */
+static int64_t by_cap(int64_t nk, int h)
+{
+    int64_t c = (int64_t)BRT_LEAF << (h < 40 ? h : 40);
+    return c < nk ? c : nk;
+}
+
+/* The keyed kernels: each leaf's list, then level after level of merged
+ * lists to the root, whose entries fill out and has (a key without an
+ * element keeps what the caller put there). false when the device failed
+ * or flagged (res says which). */
+static bool run_keyed_device(const kstate *ks, const brt_fold *f, int64_t nk, const brt_gpu_slot *slots, int nslots,
+                             const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has,
+                             run_result *res)
+{
+    memset(res, 0, sizeof *res);
+    dev_bufs bufs = {0};
+    int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    /* the biggest level's entries, and all levels' lengths */
+    int64_t maxent = 0, lens = 0;
+    int h = 0;
+    for (int64_t c = nl;; c = (c + 1) / 2, h++) {
+        int64_t e = c * by_cap(nk, h);
+        maxent = e > maxent ? e : maxent;
+        lens += c;
+        if (c == 1)
+            break;
+    }
+    double t0 = brt_gpu_now_ms();
+    gpu_aux_args a = {0};
+    gpu_ptr other = 0;
+    a.nleaves = nl;
+    bool ok = stage_inputs(&bufs, slots, nslots, copies, ncopies, &a.slots, &a.flag, &res->mb) &&
+              buf_alloc(&bufs, &a.out, (size_t)maxent * sizeof(gpu_kv)) &&
+              buf_alloc(&bufs, &other, (size_t)maxent * sizeof(gpu_kv)) &&
+              buf_alloc(&bufs, &a.offs, (size_t)lens * 8) && dev->sync();
+    double t1 = brt_gpu_now_ms();
+    ok = ok && dev->aux(&ks->mod, GPU_BY_LEAVES, (nl + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK, &a);
+    /* each level reads the one below from vals and its lengths from offs */
+    for (a.count = nl; ok && a.count > 1; a.count = (a.count + 1) / 2) {
+        a.vals = a.out;
+        a.out = other;
+        other = a.vals;
+        ok = dev->aux(&ks->mod, GPU_BY_LEVEL, ((a.count + 1) / 2 + BRT_GPU_BLOCK - 1) / BRT_GPU_BLOCK, &a);
+        a.offs += (gpu_ptr)(a.count * 8);
+    }
+    ok = ok && dev->sync();
+    double t2 = brt_gpu_now_ms();
+    int32_t fl = 0;
+    int64_t m = 0;
+    ok = ok && dev->d2h(&fl, a.flag, 4) && dev->d2h(&m, a.offs, 8);
+    gpu_kv *root = NULL;
+    if (ok && !fl && m > 0) {
+        root = brt_xmalloc((size_t)m * sizeof *root);
+        ok = dev->d2h(root, a.out, (size_t)m * sizeof *root);
+    }
+    bufs_free(&bufs);
+    if (ok && !fl) {
+        for (int64_t i = 0; i < m; i++) {
+            memcpy((unsigned char *)out + (size_t)root[i].k * f->vsize, root[i].v, f->vsize);
+            has[root[i].k] = 1;
+        }
+    }
+    free(root);
+    res->ok = ok;
+    res->flagged = fl != 0;
+    res->kernel_ms = t2 - t1;
+    res->copy_ms = brt_gpu_now_ms() - t0 - res->kernel_ms;
+    return ok && !fl;
+}
+
+/* A keyed reduction's sample: its first elements and keys evaluated,
+ * twice their time the CPU's estimate (the keyed ways fold each element
+ * about once more). */
+static void sample_keyed(void *arg)
+{
+    scan_sample *ss = arg;
+    const brt_fold *f = ss->f;
+    f->elems(f->env, 0, ss->m, ss->vals, NULL, (int64_t *)(void *)ss->out);
+}
+
+static double cpu_keyed_estimate(const brt_fold *f)
+{
+    scan_sample ss = {f, f->n < SAMPLE_LEAVES * BRT_LEAF ? f->n : SAMPLE_LEAVES * BRT_LEAF, NULL, NULL, NULL};
+    ss.vals = brt_xmalloc((size_t)ss.m * f->vsize);
+    ss.out = brt_xmalloc((size_t)ss.m * 8);
+    double ms = timed(sample_keyed, &ss);
+    free(ss.vals);
+    free(ss.out);
+    return ms < 0 ? ms : 2 * scaled(ms, ss.m, f->n);
+}
+
+bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, const brt_gpu_slot *slots, int nslots,
+                   const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has, const brt_loc *loc)
+{
+    enum brt_gpu_mode mode = brt_gpu_mode();
+    if (mode == BRT_GPU_OFF || f->n <= 0 || nkeys <= 0 || f->vsize > 8)
+        return false;
+    if (mode == BRT_GPU_AUTO && !logging() &&
+        (f->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+        return false;
+    char w[512], why[160] = "";
+    pthread_mutex_lock(&gpu_lock);
+    kstate *ks = kernel_state(k);
+    double cpu_ms = 0;
+    if (mode == BRT_GPU_AUTO) {
+        if (dev_state == DEV_UNAVAILABLE) {
+            snprintf(why, sizeof why, "gpu unavailable");
+        } else {
+            /* the inputs in, the root's list back; each level a launch, and
+             * its longest merge (a thread's, ~5 ns an entry) on top */
+            int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+            double bytes = (double)nkeys * 16;
+            for (int i = 0; i < ncopies; i++)
+                bytes += (double)copies[i].bytes;
+            int launches = 1, h = 0;
+            double serial_ms = 0;
+            for (int64_t c = nl; c > 1; c = (c + 1) / 2, h++) {
+                launches++;
+                serial_ms += 2.0 * (double)by_cap(nkeys, h + 1) * 5e-6;
+            }
+            double gpu_ms = gpu_estimate_ms(ks, f->n, launches, bytes) + serial_ms;
+            if (f->n < (dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED) && !logging()) {
+                pthread_mutex_unlock(&gpu_lock);
+                return false;
+            }
+            cpu_ms = cpu_keyed_estimate(f);
+            if (cpu_ms < 0)
+                snprintf(why, sizeof why, "an element panics");
+            else if (gpu_ms >= cpu_ms)
+                snprintf(why, sizeof why, "gpu estimate %.3f ms > cpu estimate %.3f ms", gpu_ms, cpu_ms);
+        }
+    }
+    if (!why[0] && (!device_ready() || !kernel_loaded(k, ks, loc)))
+        snprintf(why, sizeof why, "gpu unavailable");
+    if (why[0]) {
+        pthread_mutex_unlock(&gpu_lock);
+        if (logging())
+            say("%s par reduction by key n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n, why);
+        return false;
+    }
+    /* a key without an element holds the start (zero bytes for min/max) */
+    for (int64_t j = 0; j < nkeys; j++) {
+        if (f->start)
+            memcpy((unsigned char *)out + (size_t)j * f->vsize, f->start, f->vsize);
+        else
+            memset((unsigned char *)out + (size_t)j * f->vsize, 0, f->vsize);
+    }
+    memset(has, 0, (size_t)nkeys);
+    run_result res;
+    double t0 = brt_gpu_now_ms();
+    bool done = run_keyed_device(ks, f, nkeys, slots, nslots, copies, ncopies, out, has, &res);
+    double total = brt_gpu_now_ms() - t0;
+    if (done)
+        ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)f->n;
+    const char *tally = getenv("BRINE_GPU_TALLY");
+    pthread_mutex_unlock(&gpu_lock);
+    if (!done) {
+        if (logging())
+            say("%s par reduction by key n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n,
+                res.ok && res.flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
+        return false;
+    }
+    tally_line(tally, loc, f->n, " by");
+    if (logging())
+        say("%s par reduction by key n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate "
+            "%.3f ms)",
+            where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
+    return true;
 }

@@ -21,23 +21,27 @@
 #define BRT_NVRTC_NOPTIONS 5
 
 /* A module: the two kernels of one reduction (emit_cuda.c's brk_leaves and
- * brk_combine), and a scan's three more (kernel_scan.h; NULL in other
- * modules). */
-enum gpu_scan_kernel { GPU_SCAN_LEAVES, GPU_SCAN_LEVEL, GPU_SCAN_ENTRIES };
+ * brk_combine), and a scan's three more (kernel_scan.h) or a keyed
+ * reduction's two (kernel_keyed.h), NULL in other modules: the "aux"
+ * kernels, which all take gpu_aux_args. */
+enum gpu_aux_kernel { GPU_SCAN_LEAVES, GPU_SCAN_LEVEL, GPU_SCAN_ENTRIES, GPU_BY_LEAVES, GPU_BY_LEVEL, GPU_NAUX };
+/* their names in a module, by enum gpu_aux_kernel (gpu_util.c) */
+extern const char *const brt_gpu_aux_names[GPU_NAUX];
 typedef struct gpu_module {
     void *handle;
     void *leaves, *combine;
-    void *scan[3]; /* by enum gpu_scan_kernel */
+    void *aux[GPU_NAUX]; /* by enum gpu_aux_kernel */
 } gpu_module;
 
 typedef uint64_t gpu_ptr; /* a device address (CUdeviceptr) */
 
-/* The parameters every scan kernel takes, in its order (kernel_scan.h). */
-typedef struct gpu_scan_args {
+/* The parameters every aux kernel takes, in its order (kernel_scan.h,
+ * kernel_keyed.h say what each means to them). */
+typedef struct gpu_aux_args {
     gpu_ptr slots;
     int64_t nleaves, count;
     gpu_ptr vals, has, offs, out, flag;
-} gpu_scan_args;
+} gpu_aux_args;
 
 typedef struct gpu_device {
     char name[256];
@@ -55,8 +59,9 @@ typedef struct gpu_device {
     /* brk_combine<<<grid, 256>>>(count, in, inh, vals, has, flag) */
     bool (*combine)(const gpu_module *m, int64_t grid, int64_t count, gpu_ptr in, gpu_ptr inh, gpu_ptr vals,
                     gpu_ptr has, gpu_ptr flag);
-    /* a scan kernel<<<grid, 256>>>(the args, in their order) */
-    bool (*scan)(const gpu_module *m, enum gpu_scan_kernel which, int64_t grid, const gpu_scan_args *a);
+    /* an aux kernel<<<grid, 256>>>(the args, in their order); false when
+     * the module lacks it */
+    bool (*aux)(const gpu_module *m, enum gpu_aux_kernel which, int64_t grid, const gpu_aux_args *a);
     bool (*sync)(void);
     /* Makes the device current on the calling thread. */
     void (*bind)(void);

@@ -9,7 +9,8 @@
  * and shim.c, use only these helpers and that interface, never gpu.c. A
  * device compiles a kernel once and caches the result (a CUBIN, a shared
  * object) under brt_gpu_cache_dir(), named by brt_gpu_hash() of everything
- * the result depends on.
+ * the result depends on. Both devices find a module's aux kernels by the
+ * names below.
  */
 #define _GNU_SOURCE
 #include "gpu_internal.h"
@@ -21,6 +22,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+const char *const brt_gpu_aux_names[GPU_NAUX] = {
+    [GPU_SCAN_LEAVES] = "brk_scan_leaves", [GPU_SCAN_LEVEL] = "brk_scan_level",
+    [GPU_SCAN_ENTRIES] = "brk_scan_entries", [GPU_BY_LEAVES] = "brk_by_leaves",
+    [GPU_BY_LEVEL] = "brk_by_level",
+};
 
 double brt_gpu_now_ms(void)
 {

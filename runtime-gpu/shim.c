@@ -34,7 +34,7 @@ extern char **environ;
 typedef void (*leaves_fn)(const void *, long long, void *, unsigned char *, int *);
 typedef void (*combine_fn)(long long, const void *, const unsigned char *, void *, unsigned char *, int *);
 typedef void (*block_fn)(long long);
-typedef void (*scan_fn)(const void *, long long, long long, void *, unsigned char *, long long *, void *, int *);
+typedef void (*aux_fn)(const void *, long long, long long, void *, unsigned char *, long long *, void *, int *);
 
 /* handle -> its brk_shim_block */
 typedef struct shim_mod {
@@ -95,10 +95,10 @@ static bool sh_combine(const gpu_module *m, int64_t grid, int64_t count, gpu_ptr
     return true;
 }
 
-static bool sh_scan(const gpu_module *m, enum gpu_scan_kernel which, int64_t grid, const gpu_scan_args *a)
+static bool sh_aux(const gpu_module *m, enum gpu_aux_kernel which, int64_t grid, const gpu_aux_args *a)
 {
     const shim_mod *sm = m->handle;
-    scan_fn f = (scan_fn)m->scan[which];
+    aux_fn f = (aux_fn)m->aux[which];
     if (!f)
         return false;
     for (int64_t b = 0; b < grid; b++) {
@@ -252,9 +252,8 @@ static bool sh_load(const char *src, size_t len, gpu_module *m, char **why)
     m->handle = sm;
     m->leaves = dlsym(h, "brk_leaves");
     m->combine = dlsym(h, "brk_combine");
-    m->scan[GPU_SCAN_LEAVES] = dlsym(h, "brk_scan_leaves"); /* a scan's module only */
-    m->scan[GPU_SCAN_LEVEL] = dlsym(h, "brk_scan_level");
-    m->scan[GPU_SCAN_ENTRIES] = dlsym(h, "brk_scan_entries");
+    for (int i = 0; i < GPU_NAUX; i++) /* a scan's or keyed reduction's module only */
+        m->aux[i] = dlsym(h, brt_gpu_aux_names[i]);
     if (!sm->block || !m->leaves || !m->combine) {
         *why = dupf("%s lacks the kernels", so);
         return false;
@@ -275,7 +274,7 @@ const gpu_device *brt_gpu_shim_open(char *why, size_t whylen)
     shim_dev.zero = sh_zero;
     shim_dev.leaves = sh_leaves;
     shim_dev.combine = sh_combine;
-    shim_dev.scan = sh_scan;
+    shim_dev.aux = sh_aux;
     shim_dev.sync = sh_sync;
     shim_dev.bind = sh_bind;
     return &shim_dev;

@@ -1297,5 +1297,13 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *part, int64_t fir
  * gives the same entries, or the panic SPEC 15 names. */
 brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
                       int nslots, const brt_gpu_copy *copies, int ncopies, const brt_loc *loc);
+/* A keyed reduction (by KEY in 0..nkeys, SPEC 15) computed on the GPU
+ * when BRINE_GPU says so and a device is usable: true with out and has
+ * filled as brt_keyed_run fills them; false otherwise, or when the device
+ * flags a key out of range, an overflow or an element panic: the caller
+ * then runs brt_keyed_run, which gives the same results, or the panic
+ * SPEC 15 names. */
+bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, const brt_gpu_slot *slots, int nslots,
+                   const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has, const brt_loc *loc);
 
 #endif

@@ -8,7 +8,8 @@
 # 1. builds brine (make; the existing build/ if make fails), the
 #    copy-bandwidth probe, and finds libnvrtc;
 # 2. opens the device (BRINE_GPU_LOG's "ready in N ms");
-# 3. tests/gpu/progs (sizes, arrays, fnvals, clauses, mathfns, trig, reducers, scans, panics),
+# 3. tests/gpu/progs (sizes, arrays, fnvals, clauses, mathfns, trig, reducers, scans, keyed,
+#    panics),
 #    release builds, BRINE_GPU=on vs off: the same bytes and status;
 # 4. measures the device's copy bandwidth (1 GiB device-to-device copy);
 # 5. runs W1 (sum of 10^8 floats), W2 (harmonic, n = 10^9) and W3 (a
@@ -74,14 +75,14 @@ if grep -q 'unavailable\|internal error' "$T/probe.err"; then
 fi
 
 say "tests/gpu/progs: on vs off"
-for p in sizes arrays fnvals clauses mathfns trig reducers scans; do
+for p in sizes arrays fnvals clauses mathfns trig reducers scans keyed; do
     "$B" build tests/gpu/progs/$p.br --release -o "$T/$p" || { bad "build $p"; continue; }
     BRINE_GPU=off "$T/$p" > "$T/$p.off" 2>&1
     BRINE_GPU=on "$T/$p" > "$T/$p.on" 2>&1
     if cmp -s "$T/$p.off" "$T/$p.on"; then echo "$p: identical"; else diff "$T/$p.off" "$T/$p.on" | head; bad "$p differs"; fi
 done
 "$B" build tests/gpu/progs/panics.br --release -o "$T/panics"
-for c in 0 1 2 3 4 5 6 7 8 9 10; do
+for c in 0 1 2 3 4 5 6 7 8 9 10 11 12 13; do
     BRINE_GPU=off "$T/panics" $c > "$T/p.off" 2>&1; a=$?
     BRINE_GPU=on "$T/panics" $c > "$T/p.on" 2>&1; b=$?
     if cmp -s "$T/p.off" "$T/p.on" && [ $a = $b ]; then echo "panics $c: identical ($(head -n 1 "$T/p.off"))"; else bad "panics $c differs"; cat "$T/p.on"; fi
