@@ -507,6 +507,85 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first,
     return res.has;
 }
 
+/* ---- scans and keyed reductions: the decision and the report ------------------- */
+
+/* What one scan or keyed reduction offers the device: its name in the
+ * log, its element count, and its two estimates for auto. */
+typedef struct gpu_offer {
+    const char *what;
+    int64_t n;
+    double (*gpu_ms)(const kstate *ks, const void *arg);
+    double (*cpu_ms)(const void *arg); /* < 0: an element panicked */
+    const void *arg;
+    const brt_loc *loc;
+} gpu_offer;
+
+/* Whether the offer runs on the device (BRINE_GPU, the estimates): true
+ * with gpu_lock held, *ksp the loaded kernel and *cpu_ms the CPU's estimate
+ * (0 unless auto); false with the lock released and the reason logged. */
+static bool gpu_take(const brt_gpu_kernel *k, const gpu_offer *o, kstate **ksp, double *cpu_ms)
+{
+    enum brt_gpu_mode mode = brt_gpu_mode();
+    *cpu_ms = 0;
+    if (mode == BRT_GPU_OFF || o->n <= 0)
+        return false;
+    if (mode == BRT_GPU_AUTO && !logging() &&
+        (o->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+        return false;
+    char w[512], why[160] = "";
+    pthread_mutex_lock(&gpu_lock);
+    kstate *ks = kernel_state(k);
+    if (mode == BRT_GPU_AUTO) {
+        if (dev_state == DEV_UNAVAILABLE) {
+            snprintf(why, sizeof why, "gpu unavailable");
+        } else {
+            double gpu_ms = o->gpu_ms(ks, o->arg);
+            if (o->n < (dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED) && !logging()) {
+                pthread_mutex_unlock(&gpu_lock);
+                return false;
+            }
+            *cpu_ms = o->cpu_ms(o->arg);
+            if (*cpu_ms < 0)
+                snprintf(why, sizeof why, "an element panics");
+            else if (gpu_ms >= *cpu_ms)
+                snprintf(why, sizeof why, "gpu estimate %.3f ms > cpu estimate %.3f ms", gpu_ms, *cpu_ms);
+        }
+    }
+    if (!why[0] && (!device_ready() || !kernel_loaded(k, ks, o->loc)))
+        snprintf(why, sizeof why, "gpu unavailable");
+    if (why[0]) {
+        pthread_mutex_unlock(&gpu_lock);
+        if (logging())
+            say("%s %s n=%lld -> cpu (%s)", where(o->loc, w, sizeof w), o->what, (long long)o->n, why);
+        return false;
+    }
+    *ksp = ks;
+    return true;
+}
+
+/* After a device run of the offer (done: its result is taken): the
+ * device's time per element learned, gpu_lock released, the run reported
+ * (the log, the tally with tail). */
+static void gpu_ran(const gpu_offer *o, kstate *ks, bool done, const run_result *res, double total, double cpu_ms,
+                    const char *tail)
+{
+    char w[512];
+    if (done)
+        ks->dev_ns_per_elem = res->kernel_ms * 1e6 / (double)o->n;
+    const char *tally = getenv("BRINE_GPU_TALLY");
+    pthread_mutex_unlock(&gpu_lock);
+    if (!done) {
+        if (logging())
+            say("%s %s n=%lld -> cpu (%s)", where(o->loc, w, sizeof w), o->what, (long long)o->n,
+                res->ok && res->flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
+        return;
+    }
+    tally_line(tally, o->loc, o->n, tail);
+    if (logging())
+        say("%s %s n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
+            where(o->loc, w, sizeof w), o->what, (long long)o->n, total, res->kernel_ms, res->copy_ms, res->mb, cpu_ms);
+}
+
 /* ---- a par scan on the device (SPEC 15) ---------------------------------------- */
 
 /* The scan's kernels (kernel_scan.h): the leaves, levels 1 .. K - 1 of the
@@ -577,69 +656,45 @@ static brt_arr *run_scan_device(const kstate *ks, const brt_fold *f, const brt_t
     return arr;
 }
 
+/* a scan's device estimate: the inputs in, the counts out and back as
+ * offsets, the entries out; a launch per level */
+typedef struct scan_offer {
+    const brt_fold *f;
+    const brt_gpu_copy *copies;
+    int ncopies;
+} scan_offer;
+
+static double scan_gpu_ms(const kstate *ks, const void *arg)
+{
+    const scan_offer *so = arg;
+    int64_t nl = (so->f->n + BRT_LEAF - 1) / BRT_LEAF;
+    double bytes = (double)nl * 16 + (double)so->f->n * (double)so->f->vsize;
+    for (int i = 0; i < so->ncopies; i++)
+        bytes += (double)so->copies[i].bytes;
+    int launches = 2;
+    for (int64_t c = nl; c > 1; c = (c + 1) / 2)
+        launches++;
+    return gpu_estimate_ms(ks, so->f->n, launches, bytes);
+}
+
+static double scan_cpu_ms(const void *arg)
+{
+    return cpu_scan_estimate(((const scan_offer *)arg)->f);
+}
+
 brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
                       int nslots, const brt_gpu_copy *copies, int ncopies, const brt_loc *loc)
 {
-    enum brt_gpu_mode mode = brt_gpu_mode();
-    if (mode == BRT_GPU_OFF || f->n <= 0)
+    scan_offer so = {f, copies, ncopies};
+    gpu_offer o = {"par scan", f->n, scan_gpu_ms, scan_cpu_ms, &so, loc};
+    kstate *ks;
+    double cpu_ms;
+    if (!gpu_take(k, &o, &ks, &cpu_ms))
         return NULL;
-    if (mode == BRT_GPU_AUTO && !logging() &&
-        (f->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
-        return NULL;
-    char w[512], why[160] = "";
-    pthread_mutex_lock(&gpu_lock);
-    kstate *ks = kernel_state(k);
-    double cpu_ms = 0;
-    if (mode == BRT_GPU_AUTO) {
-        if (dev_state == DEV_UNAVAILABLE) {
-            snprintf(why, sizeof why, "gpu unavailable");
-        } else {
-            /* the inputs in, the counts out and back as offsets, the entries out */
-            int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
-            double bytes = (double)nl * 16 + (double)f->n * (double)f->vsize;
-            for (int i = 0; i < ncopies; i++)
-                bytes += (double)copies[i].bytes;
-            int launches = 2;
-            for (int64_t c = nl; c > 1; c = (c + 1) / 2)
-                launches++;
-            double gpu_ms = gpu_estimate_ms(ks, f->n, launches, bytes);
-            if (f->n < (dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED) && !logging()) {
-                pthread_mutex_unlock(&gpu_lock);
-                return NULL;
-            }
-            cpu_ms = cpu_scan_estimate(f);
-            if (cpu_ms < 0)
-                snprintf(why, sizeof why, "an element panics");
-            else if (gpu_ms >= cpu_ms)
-                snprintf(why, sizeof why, "gpu estimate %.3f ms > cpu estimate %.3f ms", gpu_ms, cpu_ms);
-        }
-    }
-    if (!why[0] && (!device_ready() || !kernel_loaded(k, ks, loc)))
-        snprintf(why, sizeof why, "gpu unavailable");
-    if (why[0]) {
-        pthread_mutex_unlock(&gpu_lock);
-        if (logging())
-            say("%s par scan n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n, why);
-        return NULL;
-    }
     run_result res;
     double t0 = brt_gpu_now_ms();
     brt_arr *arr = run_scan_device(ks, f, elem, slots, nslots, copies, ncopies, &res);
-    double total = brt_gpu_now_ms() - t0;
-    if (arr)
-        ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)f->n;
-    const char *tally = getenv("BRINE_GPU_TALLY");
-    pthread_mutex_unlock(&gpu_lock);
-    if (!arr) {
-        if (logging())
-            say("%s par scan n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n,
-                res.ok && res.flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
-        return NULL;
-    }
-    tally_line(tally, loc, f->n, " scan");
-    if (logging())
-        say("%s par scan n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate %.3f ms)",
-            where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
+    gpu_ran(&o, ks, arr != NULL, &res, brt_gpu_now_ms() - t0, cpu_ms, " scan");
     return arr;
 }
 
@@ -743,55 +798,48 @@ static double cpu_keyed_estimate(const brt_fold *f)
     return ms < 0 ? ms : 2 * scaled(ms, ss.m, f->n);
 }
 
+/* a keyed reduction's device estimate: the inputs in, the root's list
+ * back; each level a launch, and its longest merge (a thread's, ~5 ns an
+ * entry) on top */
+typedef struct keyed_offer {
+    const brt_fold *f;
+    int64_t nkeys;
+    const brt_gpu_copy *copies;
+    int ncopies;
+} keyed_offer;
+
+static double keyed_gpu_ms(const kstate *ks, const void *arg)
+{
+    const keyed_offer *ko = arg;
+    int64_t nl = (ko->f->n + BRT_LEAF - 1) / BRT_LEAF;
+    double bytes = (double)ko->nkeys * 16;
+    for (int i = 0; i < ko->ncopies; i++)
+        bytes += (double)ko->copies[i].bytes;
+    int launches = 1, h = 0;
+    double serial_ms = 0;
+    for (int64_t c = nl; c > 1; c = (c + 1) / 2, h++) {
+        launches++;
+        serial_ms += 2.0 * (double)by_cap(ko->nkeys, h + 1) * 5e-6;
+    }
+    return gpu_estimate_ms(ks, ko->f->n, launches, bytes) + serial_ms;
+}
+
+static double keyed_cpu_ms(const void *arg)
+{
+    return cpu_keyed_estimate(((const keyed_offer *)arg)->f);
+}
+
 bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, const brt_gpu_slot *slots, int nslots,
                    const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has, const brt_loc *loc)
 {
-    enum brt_gpu_mode mode = brt_gpu_mode();
-    if (mode == BRT_GPU_OFF || f->n <= 0 || nkeys <= 0 || f->vsize > 8)
+    if (nkeys <= 0 || f->vsize > 8)
         return false;
-    if (mode == BRT_GPU_AUTO && !logging() &&
-        (f->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+    keyed_offer ko = {f, nkeys, copies, ncopies};
+    gpu_offer o = {"par reduction by key", f->n, keyed_gpu_ms, keyed_cpu_ms, &ko, loc};
+    kstate *ks;
+    double cpu_ms;
+    if (!gpu_take(k, &o, &ks, &cpu_ms))
         return false;
-    char w[512], why[160] = "";
-    pthread_mutex_lock(&gpu_lock);
-    kstate *ks = kernel_state(k);
-    double cpu_ms = 0;
-    if (mode == BRT_GPU_AUTO) {
-        if (dev_state == DEV_UNAVAILABLE) {
-            snprintf(why, sizeof why, "gpu unavailable");
-        } else {
-            /* the inputs in, the root's list back; each level a launch, and
-             * its longest merge (a thread's, ~5 ns an entry) on top */
-            int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
-            double bytes = (double)nkeys * 16;
-            for (int i = 0; i < ncopies; i++)
-                bytes += (double)copies[i].bytes;
-            int launches = 1, h = 0;
-            double serial_ms = 0;
-            for (int64_t c = nl; c > 1; c = (c + 1) / 2, h++) {
-                launches++;
-                serial_ms += 2.0 * (double)by_cap(nkeys, h + 1) * 5e-6;
-            }
-            double gpu_ms = gpu_estimate_ms(ks, f->n, launches, bytes) + serial_ms;
-            if (f->n < (dev_state == DEV_READY ? SMALL_READY : SMALL_UNTRIED) && !logging()) {
-                pthread_mutex_unlock(&gpu_lock);
-                return false;
-            }
-            cpu_ms = cpu_keyed_estimate(f);
-            if (cpu_ms < 0)
-                snprintf(why, sizeof why, "an element panics");
-            else if (gpu_ms >= cpu_ms)
-                snprintf(why, sizeof why, "gpu estimate %.3f ms > cpu estimate %.3f ms", gpu_ms, cpu_ms);
-        }
-    }
-    if (!why[0] && (!device_ready() || !kernel_loaded(k, ks, loc)))
-        snprintf(why, sizeof why, "gpu unavailable");
-    if (why[0]) {
-        pthread_mutex_unlock(&gpu_lock);
-        if (logging())
-            say("%s par reduction by key n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n, why);
-        return false;
-    }
     /* a key without an element holds the start (zero bytes for min/max) */
     for (int64_t j = 0; j < nkeys; j++) {
         if (f->start)
@@ -803,21 +851,6 @@ bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, co
     run_result res;
     double t0 = brt_gpu_now_ms();
     bool done = run_keyed_device(ks, f, nkeys, slots, nslots, copies, ncopies, out, has, &res);
-    double total = brt_gpu_now_ms() - t0;
-    if (done)
-        ks->dev_ns_per_elem = res.kernel_ms * 1e6 / (double)f->n;
-    const char *tally = getenv("BRINE_GPU_TALLY");
-    pthread_mutex_unlock(&gpu_lock);
-    if (!done) {
-        if (logging())
-            say("%s par reduction by key n=%lld -> cpu (%s)", where(loc, w, sizeof w), (long long)f->n,
-                res.ok && res.flagged ? "the gpu flagged an overflow or a panic; the cpu re-runs it" : "a gpu error");
-        return false;
-    }
-    tally_line(tally, loc, f->n, " by");
-    if (logging())
-        say("%s par reduction by key n=%lld -> gpu %.3f ms (kernels %.3f ms, copies %.3f ms, %.1f MB; cpu estimate "
-            "%.3f ms)",
-            where(loc, w, sizeof w), (long long)f->n, total, res.kernel_ms, res.copy_ms, res.mb, cpu_ms);
-    return true;
+    gpu_ran(&o, ks, done, &res, brt_gpu_now_ms() - t0, cpu_ms, " by");
+    return done;
 }

@@ -57,14 +57,9 @@ BRK_KERNEL brk_by_leaves(const brk_slot *A, long long nleaves, long long count, 
             long long b = leaf * BRK_LEAF;
             int m = E.n - b < BRK_LEAF ? (int)(E.n - b) : BRK_LEAF;
             for (int j = 0; j < m && !st; j++) {
-#if BRK_ARRAY
-                BRK_GT g = E.arr[b + j];
-#else
-                BRK_GT g = BRK_RANGE_AT(E.lo, b + j);
-#endif
                 long long key = 0;
                 BRK_T x;
-                if (!brk_elem_key(&E, g, &key, &x, &st) || st)
+                if (!brk_elem_key(&E, brk_gen(&E, b + j), &key, &x, &st) || st)
                     continue;
                 if ((unsigned long long)key >= (unsigned long long)E.nk) {
                     st = 1;

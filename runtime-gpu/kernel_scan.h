@@ -43,13 +43,8 @@ BRK_FN int brk_leaf_run(const struct brk_env *E, long long leaf, BRK_T *acc, uns
     int m = E->n - b < BRK_LEAF ? (int)(E->n - b) : BRK_LEAF;
     int c = 0;
     for (int j = 0; j < m && !*st; j++) {
-#if BRK_ARRAY
-        BRK_GT g = E->arr[b + j];
-#else
-        BRK_GT g = BRK_RANGE_AT(E->lo, b + j);
-#endif
         BRK_T x;
-        if (brk_elem(E, g, &x, st)) {
+        if (brk_elem(E, brk_gen(E, b + j), &x, st)) {
 #if BRK_MINMAX
             *acc = *h ? brk_op(st, *acc, x) : x;
 #else

@@ -15,6 +15,17 @@
  * runs it on the CPU shim).
  */
 
+/* The generator's value number k (from 0): the source array's element, or
+ * the range's (with clauses: the flat position). */
+BRK_FN BRK_GT brk_gen(const struct brk_env *E, long long k)
+{
+#if BRK_ARRAY
+    return E->arr[k];
+#else
+    return BRK_RANGE_AT(E->lo, k);
+#endif
+}
+
 /* left = left op right; a side without a value lets the other move up. */
 BRK_FN void brk_merge(int *st, BRK_T *lv, unsigned char *lh, BRK_T rv, unsigned char rh)
 {
