@@ -533,9 +533,10 @@ static const char *builtin_op(enum reducer r, struct type *t)
 const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, int *nkernels, char **aux)
 {
     *aux = NULL;
-    /* a par scan too (kernel_scan.h) and a keyed reduction (kernel_keyed.h),
-     * not world ones (ranks compute those shares on the CPU) */
-    if (!rn->par || rn->op != IR_REDUCE || ((rn->scan || rn->key) && rn->world)) return NULL;
+    /* a par scan too (kernel_scan.h), not a world one (ranks scan on the
+     * CPU), and a keyed reduction (kernel_keyed.h), world ones too (each
+     * rank's blocks) */
+    if (!rn->par || rn->op != IR_REDUCE || (rn->scan && rn->world)) return NULL;
     /* reduce(f, start, gen): f's combine is brk_op (below) */
     if (!rn->user && rn->reducer != RED_SUM && rn->reducer != RED_PRODUCT && rn->reducer != RED_MIN &&
         rn->reducer != RED_MAX)
@@ -782,8 +783,10 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
         /* the entries from the device, or else from the CPU */
         bprintf(&c, "static brt_arr *bp_gpu%d(void *envp, const brt_fold *f, const brt_type *elem, const brt_loc *loc)\n{\n", id);
     else if (key)
-        /* true: the device filled out and has; else the CPU is to */
-        bprintf(&c, "static bool bp_gpu%d(void *envp, const brt_fold *f, void *out, unsigned char *has, const brt_loc *loc)\n{\n", id);
+        /* brt_fold.gpu's, and the place: true when the device filled out
+         * and has (elements base .. base + n - 1); else the CPU is to */
+        bprintf(&c, "static bool bp_gpu%d(void *envp, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys, void *out, "
+                    "unsigned char *has, const brt_loc *loc)\n{\n", id);
     else
         bprintf(&c, "static bool bp_gpu%d(void *envp, const brt_reduce *part, int64_t first, void *out)\n{\n", id);
     bprintf(&c, "    struct bp_env%d *env = envp;\n    brt_gpu_slot s[%d];\n    brt_gpu_copy c[%d];\n", id, ns,
@@ -794,7 +797,8 @@ const char *emit_cuda_reduce(struct ir_node *rn, int id, struct buf *sources, in
                     "    return a ? a : brt_scan_run(f, elem);\n}\n\n",
                 id, ns, ncopies);
     else if (key)
-        bprintf(&c, "    return brt_gpu_keyed(&bp_gk%d, f, env->nk, s, %d, c, %d, out, has, loc);\n}\n\n", id, ns, ncopies);
+        bprintf(&c, "    return brt_gpu_keyed(&bp_gk%d, f, base, n, nkeys, s, %d, c, %d, out, has, loc);\n}\n\n", id, ns,
+                ncopies);
     else
         bprintf(&c, "    return brt_gpu_reduce(&bp_gk%d, part, first, s, %d, c, %d, out);\n}\n\n", id, ns, ncopies);
     *aux = c.p;

@@ -740,6 +740,14 @@ const char *emit_fold(struct ir_node *rn)
     bprintf(&CG->protos, "struct bp_env%d;\n", id);
     const char *env = env_fill(id, rn, &s);
     if (gpu && rn->user) line("%s.st_ = %s;", env, stv); /* the kernel's start value */
+    if (gpu && rn->key) {
+        /* brt_fold.gpu: the device's way, with the place (set apart: it
+         * stays the struct's last member) */
+        bprintf(&CG->aux,
+                "static bool bp_kgpu%d(void *envp, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys, void *out, "
+                "unsigned char *has)\n{\n    return %s(envp, f, base, n, nkeys, out, has, %s);\n}\n\n",
+                id, gpu, loc_ref(rn->loc));
+    }
     const char *fd = new_temp();
     enum free_kind fk = free_kind(rn);
     const char *kid = fk ? new_temp() : NULL;
@@ -756,6 +764,7 @@ const char *emit_fold(struct ir_node *rn)
          rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id,
          rn->key ? arena_printf("bp_kroots%d", id) : "NULL", fk ? arena_printf("bp_kfree%d", id) : "NULL",
          fk ? "&" : "NULL", fk ? kid : "", guard_max, rn->key ? arena_printf("bp_kfold%d", id) : "NULL");
+    if (gpu && rn->key) line("%s.gpu = bp_kgpu%d;", fd, id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);
         struct type *rt = rn->type->elem;
@@ -764,9 +773,6 @@ const char *emit_fold(struct ir_node *rn)
         if (rn->world)
             line("brt_world_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data, %s);", fd, nk, vals, hs,
                  loc_ref(rn->loc));
-        else if (gpu)
-            line("if (!%s(&%s, &%s, %s->data, (unsigned char *)%s->data, %s)) brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);",
-                 gpu, env, fd, vals, hs, loc_ref(rn->loc), fd, nk, vals, hs);
         else
             line("brt_keyed_run(&%s, %s, %s->data, (unsigned char *)%s->data);", fd, nk, vals, hs);
         if (rt == t) return vals;

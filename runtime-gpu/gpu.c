@@ -404,16 +404,16 @@ static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_
 
 /* ---- the entry point ------------------------------------------------------------ */
 
-/* The slots of the whole reduction made the slots of r, its leaves [first,
- * ...) renumbered from 0 (brt_gpu_reduce): n is r's, the range starts
+/* The slots of the whole reduction made the slots of its n elements from
+ * leaf first on, renumbered from 0 (brt_gpu_reduce, brt_gpu_keyed): the range starts
  * first * BRT_LEAF elements later (the kernel's BRK_RANGE_AT wraps like this
  * addition), or the source array does, and only r's part of it is copied
  * (its elements are 8 bytes, [int], [u64] or [float]). */
-static void part_slots(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first, brt_gpu_slot *slots,
-                       brt_gpu_copy *copies, int ncopies)
+static void part_slots(const brt_gpu_kernel *k, int64_t n, int64_t first, brt_gpu_slot *slots, brt_gpu_copy *copies,
+                       int ncopies)
 {
     int64_t e0 = first * BRT_LEAF;
-    slots[0].i = r->n;
+    slots[0].i = n;
     if (!k->array) {
         slots[1].u += (uint64_t)e0;
         return;
@@ -421,7 +421,7 @@ static void part_slots(const brt_gpu_kernel *k, const brt_reduce *r, int64_t fir
     slots[1].p = (const char *)slots[1].p + e0 * 8;
     for (int i = 0; i < ncopies; i++)
         if (copies[i].slot == 1)
-            copies[i].bytes = r->n * 8;
+            copies[i].bytes = n * 8;
 }
 
 bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first, brt_gpu_slot *slots, int nslots,
@@ -438,7 +438,7 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first,
         return brt_reduce_tree(r, out);
     brt_gpu_copy copies[ncopies > 0 ? ncopies : 1];
     memcpy(copies, whole_copies, (size_t)ncopies * sizeof *copies);
-    part_slots(k, r, first, slots, copies, ncopies);
+    part_slots(k, r->n, first, slots, copies, ncopies);
     char w[512];
     pthread_mutex_lock(&gpu_lock);
     kstate *ks = kernel_state(k);
@@ -717,13 +717,13 @@ static int64_t by_cap(int64_t nk, int h)
  * lists to the root, whose entries fill out and has (a key without an
  * element keeps what the caller put there). false when the device failed
  * or flagged (res says which). */
-static bool run_keyed_device(const kstate *ks, const brt_fold *f, int64_t nk, const brt_gpu_slot *slots, int nslots,
-                             const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has,
+static bool run_keyed_device(const kstate *ks, const brt_fold *f, int64_t n, int64_t nk, const brt_gpu_slot *slots,
+                             int nslots, const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has,
                              run_result *res)
 {
     memset(res, 0, sizeof *res);
     dev_bufs bufs = {0};
-    int64_t nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t nl = (n + BRT_LEAF - 1) / BRT_LEAF;
     /* the biggest level's entries, and all levels' lengths */
     int64_t maxent = 0, lens = 0;
     int h = 0;
@@ -803,7 +803,7 @@ static double cpu_keyed_estimate(const brt_fold *f)
  * entry) on top */
 typedef struct keyed_offer {
     const brt_fold *f;
-    int64_t nkeys;
+    int64_t n, nkeys;
     const brt_gpu_copy *copies;
     int ncopies;
 } keyed_offer;
@@ -811,7 +811,7 @@ typedef struct keyed_offer {
 static double keyed_gpu_ms(const kstate *ks, const void *arg)
 {
     const keyed_offer *ko = arg;
-    int64_t nl = (ko->f->n + BRT_LEAF - 1) / BRT_LEAF;
+    int64_t nl = (ko->n + BRT_LEAF - 1) / BRT_LEAF;
     double bytes = (double)ko->nkeys * 16;
     for (int i = 0; i < ko->ncopies; i++)
         bytes += (double)ko->copies[i].bytes;
@@ -821,21 +821,30 @@ static double keyed_gpu_ms(const kstate *ks, const void *arg)
         launches++;
         serial_ms += 2.0 * (double)by_cap(ko->nkeys, h + 1) * 5e-6;
     }
-    return gpu_estimate_ms(ks, ko->f->n, launches, bytes) + serial_ms;
+    return gpu_estimate_ms(ks, ko->n, launches, bytes) + serial_ms;
 }
 
 static double keyed_cpu_ms(const void *arg)
 {
-    return cpu_keyed_estimate(((const keyed_offer *)arg)->f);
+    const keyed_offer *ko = arg;
+    double ms = cpu_keyed_estimate(ko->f);
+    return ms < 0 || ko->f->n <= 0 ? ms : ms * (double)ko->n / (double)ko->f->n;
 }
 
-bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, const brt_gpu_slot *slots, int nslots,
-                   const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has, const brt_loc *loc)
+bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys,
+                   const brt_gpu_slot *whole_slots, int nslots, const brt_gpu_copy *whole_copies, int ncopies, void *out,
+                   unsigned char *has, const brt_loc *loc)
 {
-    if (nkeys <= 0 || f->vsize > 8)
+    if (nkeys <= 0 || f->vsize > 8 || base % BRT_LEAF != 0)
         return false;
-    keyed_offer ko = {f, nkeys, copies, ncopies};
-    gpu_offer o = {"par reduction by key", f->n, keyed_gpu_ms, keyed_cpu_ms, &ko, loc};
+    /* the block's slots: its n elements from base */
+    brt_gpu_slot slots[nslots > 0 ? nslots : 1];
+    brt_gpu_copy copies[ncopies > 0 ? ncopies : 1];
+    memcpy(slots, whole_slots, (size_t)nslots * sizeof *slots);
+    memcpy(copies, whole_copies, (size_t)ncopies * sizeof *copies);
+    part_slots(k, n, base / BRT_LEAF, slots, copies, ncopies);
+    keyed_offer ko = {f, n, nkeys, copies, ncopies};
+    gpu_offer o = {"par reduction by key", n, keyed_gpu_ms, keyed_cpu_ms, &ko, loc};
     kstate *ks;
     double cpu_ms;
     if (!gpu_take(k, &o, &ks, &cpu_ms))
@@ -850,7 +859,10 @@ bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, co
     memset(has, 0, (size_t)nkeys);
     run_result res;
     double t0 = brt_gpu_now_ms();
-    bool done = run_keyed_device(ks, f, nkeys, slots, nslots, copies, ncopies, out, has, &res);
-    gpu_ran(&o, ks, done, &res, brt_gpu_now_ms() - t0, cpu_ms, " by");
+    bool done = run_keyed_device(ks, f, n, nkeys, slots, nslots, copies, ncopies, out, has, &res);
+    char tail[48] = " by";
+    if (base > 0) /* a part of the tree (a world share's block): where it starts */
+        snprintf(tail, sizeof tail, " by first=%lld", (long long)(base / BRT_LEAF));
+    gpu_ran(&o, ks, done, &res, brt_gpu_now_ms() - t0, cpu_ms, tail);
     return done;
 }

@@ -1027,7 +1027,8 @@ bool brt_reduce_inline(void);
  *     kept value's running result to out, one after another.
  * start: the start value (NULL: min/max, from the first element). par: the
  * tree of SPEC 5.2 and the pool; else the sequential definition. */
-typedef struct brt_fold {
+typedef struct brt_fold brt_fold;
+struct brt_fold {
     int64_t n;
     size_t vsize;
     void *env;
@@ -1102,7 +1103,13 @@ typedef struct brt_fold {
      * has[k] (a key without an item: has 0, the start or zero bytes) */
     void (*kfold)(void *env, const void *items, const uint32_t *ends, int64_t cnt, void *out, unsigned char *has,
                   const void *start);
-} brt_fold;
+    /* keyed, NULL or the GPU's way (compiler/emit_cuda.c): elements base ..
+     * base + n - 1 (base a multiple of the leaf, the block aligned in the
+     * tree) as brt_keyed_run computes them into out and has, on the device
+     * when BRINE_GPU says so; false: not there (the CPU's ways then run).
+     * Set apart from the initializer, so it stays last. */
+    bool (*gpu)(void *env, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys, void *out, unsigned char *has);
+};
 /* par scan: the array of running values of elem type (SPEC 15). */
 brt_arr *brt_scan_run(const brt_fold *f, const brt_type *elem);
 /* by KEY in 0..nkeys: out (nkeys values) and has (nkeys flags: whether the
@@ -1297,13 +1304,15 @@ bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *part, int64_t fir
  * gives the same entries, or the panic SPEC 15 names. */
 brt_arr *brt_gpu_scan(const brt_gpu_kernel *k, const brt_fold *f, const brt_type *elem, const brt_gpu_slot *slots,
                       int nslots, const brt_gpu_copy *copies, int ncopies, const brt_loc *loc);
-/* A keyed reduction (by KEY in 0..nkeys, SPEC 15) computed on the GPU
- * when BRINE_GPU says so and a device is usable: true with out and has
- * filled as brt_keyed_run fills them; false otherwise, or when the device
+/* A keyed reduction (by KEY in 0..nkeys, SPEC 15), or its elements base ..
+ * base + n - 1 (an aligned block of leaves: a world rank's share), computed
+ * on the GPU when BRINE_GPU says so and a device is usable: true with out
+ * and has filled as brt_keyed_run fills them; false otherwise, or when the device
  * flags a key out of range, an overflow or an element panic: the caller
  * then runs brt_keyed_run, which gives the same results, or the panic
  * SPEC 15 names. */
-bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t nkeys, const brt_gpu_slot *slots, int nslots,
-                   const brt_gpu_copy *copies, int ncopies, void *out, unsigned char *has, const brt_loc *loc);
+bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys,
+                   const brt_gpu_slot *slots, int nslots, const brt_gpu_copy *copies, int ncopies, void *out,
+                   unsigned char *has, const brt_loc *loc);
 
 #endif

@@ -887,6 +887,9 @@ static void keyed_trace(const char *way)
 
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
 {
+    /* eligible elements: perhaps on the GPU (runtime-gpu/gpu.c) */
+    if (f->gpu && f->gpu(f->env, f, 0, f->n, nkeys, out, has))
+        return;
     /* a result the order cannot change: in any order (keyfree.c) */
     if (brt_keyed_free(f, nkeys, out, has)) {
         keyed_trace("any order");

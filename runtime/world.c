@@ -873,6 +873,14 @@ static bool kshift_kfree(void *env, int64_t lo, int64_t hi, void *accs, unsigned
     return s->f->kfree(s->f->env, s->base + lo, s->base + hi, accs, has, guard);
 }
 
+static bool kshift_gpu(void *env, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys, void *out,
+                       unsigned char *has)
+{
+    (void)f;
+    struct kshift *s = env;
+    return s->f->gpu(s->f->env, s->f, s->base + base, n, nkeys, out, has);
+}
+
 static void kshift_kmerge(void *env, void *l, unsigned char *lh, const void *r, const unsigned char *rh, int64_t cnt)
 {
     struct kshift *s = env;
@@ -959,6 +967,7 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             brt_fold sub = *f;
             sub.env = &ks;
             sub.elems = kshift_elems;
+            sub.gpu = f->gpu ? kshift_gpu : NULL; /* the rank's block on the device */
             sub.kleaf = f->kleaf ? kshift_kleaf : NULL;
             sub.combine = kshift_combine;
             sub.lfold = kshift_lfold;
