@@ -16,7 +16,7 @@
 #    midpoint rule of sin, n = 10^8) on the GPU and on the CPU, and prints
 #    the kernel ms, the fraction of the copy bandwidth W1's kernel reaches,
 #    and whether the bits match the CPU's;
-# 6. world programs (tests/world/reduce_*.br, examples/world_dot.br,
+# 6. world programs (tests/world/reduce_*.br, fold_split.br: keyed blocks, examples/world_dot.br,
 #    examples/world_montecarlo.br) under an MPI launcher at -n 2 (in one
 #    process when none is installed), on vs off, each rank's blocks on the
 #    device (the tally);
@@ -135,7 +135,7 @@ for c in mpirun.openmpi mpiexec.mpich mpirun mpiexec; do
     break
 done
 [ -n "$MPI" ] || echo "no MPI launcher: world programs in one process only"
-for src in tests/world/reduce_float.br tests/world/reduce_int.br tests/world/reduce_elem_panic.br \
+for src in tests/world/reduce_float.br tests/world/reduce_int.br tests/world/reduce_elem_panic.br tests/world/fold_split.br \
            examples/world_dot.br examples/world_montecarlo.br; do
     w=$(basename "$src" .br)
     (cd "$(dirname "$src")" && "$B" build "$w.br" --release -o "$T/$w") || { bad "build $w"; continue; }
