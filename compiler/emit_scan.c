@@ -351,20 +351,27 @@ static void kstamp_helpers(struct ir_node *rn, int id, struct src *s, struct buf
             "        if (lp == leaf) { bp_comb%d(envp, &a[k], &x); continue; }\n"
             "        uint64_t *mask = (uint64_t *)(R + k * stride);\n        %s *s = (%s *)(R + k * stride + 16);\n"
             "        int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
-            "        uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask, m = mk & lowm;\n"
-            "        if (!mk) fix[nf++] = (uint32_t)k;\n        %s w = a[k], acc;\n",
-            id, ct, ct, ct, id, ct, ct, ct);
-    emit_pops(aux, rn, id, "        ");
-    bputs(aux, "        s[h] = w;\n        *mask = (mk & ~lowm) | bit;\n        ll[k] = leaf;\n");
+            "        uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask;\n"
+            "        %s acc;\n"
+            /* the key's first collision in the block (most): its first
+             * leaf's value waits, nothing to pop */
+            "        if (!mk) {\n            fix[nf++] = (uint32_t)k;\n            s[h] = a[k];\n            *mask = bit;\n"
+            "        } else {\n            uint64_t m = mk & lowm;\n            %s w = a[k];\n",
+            id, ct, ct, ct, id, ct, ct, ct, ct);
+    emit_pops(aux, rn, id, "            ");
+    bputs(aux, "            s[h] = w;\n            *mask = (mk & ~lowm) | bit;\n        }\n        ll[k] = leaf;\n");
     leaf_start(aux, first_is_x, id, "        ");
     bputs(aux, "        a[k] = acc;\n");
+    /* each key with waiting entries (at least one) folded into its row's
+     * value */
     bprintf(aux,
             "    }\n    for (int64_t i = 0; i < nf; i++) {\n        int64_t k = fix[i];\n"
-            "        uint64_t *mask = (uint64_t *)(R + k * stride);\n        const %s *s = (const %s *)(R + k * stride + 16);\n"
-            "        %s w = a[k];\n"
-            "        for (uint64_t m = *mask; m; m &= m - 1) { %s t = s[BRT_CTZ(m)]; bp_comb%d(envp, &t, &w); w = t; }\n"
+            "        uint64_t *mask = (uint64_t *)(R + k * stride), m = *mask;\n"
+            "        const %s *s = (const %s *)(R + k * stride + 16);\n"
+            "        %s w = a[k], t = s[BRT_CTZ(m)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
+            "        for (m &= m - 1; m; m &= m - 1) { t = s[BRT_CTZ(m)]; bp_comb%d(envp, &t, &w); w = t; }\n"
             "        a[k] = w;\n        *mask = 0;\n    }\n}\n\n",
-            ct, ct, ct, ct, id);
+            ct, ct, ct, id, id);
 }
 
 static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
