@@ -218,7 +218,7 @@ check-fmt: all
 
 # reduce, scan and by against the Python model (tests/tools/fold_ref.py):
 # random cases bit for bit at 1, 2 and 7 threads, dev and release, and
-# cases of 2,048+ keys (the blocks way) by the sparse keyed model (~1 min)
+# cases of 33 to 3,000 keys (the stamps way) by the sparse keyed model (~1 min)
 check-fold: all
 	python3 tests/tools/fold_check.py $(BRINE) 400 1
 	python3 tests/tools/fold_check.py $(BRINE) 150 2 --release

@@ -13,10 +13,11 @@
  * bp_lscans<n> four whole leaves side by side); keyed ones also get
  * bp_kleaf<n> (elements straight into per-key accumulators) and
  * bp_kmerge<n> (two rows of per-key values merged, by masks when the
- * combine cannot panic) and bp_kstk<n> (buffered elements onto per-key
- * stacks of the tree's nodes), bp_kdir<n> (the same from the elements'
- * evaluation) and bp_kroots<n> (each key's stack folded into its
- * result); those whose result the order cannot change also get bp_kfree<n>
+ * combine cannot panic), bp_kstamp<n> and bp_kcoll<n> (a block's elements
+ * into its row of all keys, a key's later leaves in the block onto its
+ * stack), bp_kstk<n> (buffered elements onto per-key stacks of the tree's
+ * nodes) and bp_kroots<n> (each key's stack folded into its result);
+ * those whose result the order cannot change also get bp_kfree<n>
  * (elements straight into a task's own per-key accumulators, unchecked,
  * with a guard: runtime/keyfree.c). A par reduce whose f is float addition from 0.0 (or
  * multiplication from 1.0) is exactly par sum (product), and is emitted
@@ -201,18 +202,6 @@ static void kleaf_cb(struct ir_node *rn, void *p)
     line("else { has[%s] = 1; a_[%s] = %s; }", k, k, x);
 }
 
-/* kdir: each kept element straight onto its key's stack (bp_kpush). */
-static void kdir_cb(struct ir_node *rn, void *p)
-{
-    struct kleaf_arg *a = p;
-    const char *kk = emit_expr(rn->key);
-    key_check(rn, kk);
-    const char *k = new_temp();
-    line("int64_t %s = %s;", k, kk);
-    line("bp_kpush%d(envp, R_ + %s * stride, (int64_t)((uint64_t)%s / BRT_LEAF), %s, stv_, sent_);", a->id, k, a->pos,
-         emit_expr(rn->elem));
-}
-
 /* Whether the combine can neither panic nor do anything but compute: float
  * and bool arithmetic, comparisons and selections of its operands and
  * constants. Then kmerge computes it for every key and keeps the ones it
@@ -247,6 +236,47 @@ static bool comb_total(struct ir_node *rn)
     return t == ty_float || t == ty_bool || rn->reducer == RED_MIN || rn->reducer == RED_MAX;
 }
 
+/* The waiting entries of a stack below a new leaf's level folded into w,
+ * the lowest level (the most recent) first: locals m (their levels'
+ * mask), s (the slots), w and sent (a slot above the levels that holds
+ * the start). A combine that cannot panic, of 8 bytes, pops up to three
+ * entries without a branch (nearly every element's case; the mispredicted
+ * loop cost about a quarter of the time with two, and a third pop takes 8%
+ * off 4,096 keys' time): a pop of no entry reads the slot of sent, which
+ * holds the start: when the start is the combine's identity (sum,
+ * product, any, all), combining it changes nothing; otherwise the result
+ * is not selected. ind: the indent. */
+static void emit_pops(struct buf *aux, struct ir_node *rn, int id, const char *ind)
+{
+    const char *ct = ctype(rn->elem_type);
+    struct type *t = rn->elem_type;
+    bool ident = start_ident(rn), sel = comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64);
+    if (!sel && !ident) {
+        bprintf(aux, "%s(void)sent;\n%swhile (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n",
+                ind, ind, id);
+        return;
+    }
+    bprintf(aux,
+            "%suint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1);\n"
+            "%sif (__builtin_expect((m3 & (m3 - 1)) != 0, 0)) {\n"
+            "%s    while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n"
+            "%s} else {\n%s    %s t;\n",
+            ind, ind, ind, id, ind, ind, ct);
+    if (!ident) bprintf(aux, "%s    uint64_t tu, wu, sm;\n", ind);
+    const char *pops[3] = {"m", "m2", "m3"};
+    for (int i = 0; i < 3; i++) {
+        bprintf(aux, "%s    t = s[BRT_CTZ(%s | sent)];\n%s    bp_comb%d(envp, &t, &w);\n", ind, pops[i], ind, id);
+        if (ident)
+            bprintf(aux, "%s    w = t;\n", ind);
+        else
+            bprintf(aux,
+                    "%s    sm = -(uint64_t)(%s != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); "
+                    "memcpy(&w, &wu, 8);\n",
+                    ind, pops[i]);
+    }
+    bprintf(aux, "%s}\n", ind);
+}
+
 /* A leaf's value from its first element x into acc: x itself (min, max) or
  * the start combined with it, as kpush makes it. */
 static void leaf_start(struct buf *aux, bool first_is_x, int id, const char *ind)
@@ -257,63 +287,91 @@ static void leaf_start(struct buf *aux, bool first_is_x, int id, const char *ind
         bprintf(aux, "%sacc = stv;\n%sbp_comb%d(envp, &acc, &x);\n", ind, ind, id);
 }
 
-/* kfold: each key's sorted items folded by kpush's rule, the record's last
- * leaf, mask and value in locals (unit_blocks, runtime/keyed.c). sel, ident:
- * as kpush's. */
-static void kfold_helper(struct ir_node *rn, int id, bool sel, bool ident, struct buf *aux)
+/* kstamp: a block's elements (runtime/keyed.c's unit_stamps) into its row
+ * of all keys: an element of its key's last leaf or of the key's first
+ * leaf in the block folded into the row (the start there), as a C loop's
+ * s[k] += x; one of a later leaf of its key in the block appended to the
+ * collisions (kcoll). */
+struct kstamp_arg { struct ir_node *rn; int id; const char *pos; bool first_is_x, ident; };
+
+static void kstamp_cb(struct ir_node *rn, void *p)
+{
+    struct kstamp_arg *a = p;
+    const char *kk = emit_expr(rn->key);
+    key_check(rn, kk);
+    const char *k = new_temp(), *x = new_temp(), *lp = new_temp(), *lf = new_temp();
+    line("int64_t %s = %s;", k, kk);
+    line("%s %s = %s;", ctype(rn->elem_type), x, emit_expr(rn->elem));
+    line("uint32_t %s = ll_[%s], %s = (uint32_t)((uint64_t)%s / BRT_LEAF);", lp, k, lf, a->pos);
+    line("if ((uint32_t)(%s ^ %s) - 1 < bm_) { cp_[2 * nc_] = (uint32_t)(%s - lo_); cp_[2 * nc_ + 1] = (uint32_t)%s; "
+         "cv_[nc_++] = %s; }",
+         lp, lf, a->pos, k, x);
+    /* the flags' stores only without the identity (a byte's store could
+     * be any value's: the loop would load the sources' places again) */
+    const char *hs = a->ident ? "" : arena_printf(" has[%s] = 1;", k);
+    if (a->first_is_x)
+        line("else { if (%s == %s) bp_comb%d(envp, &a_[%s], &%s); else a_[%s] = %s; ll_[%s] = %s;%s }", lp, lf, a->id, k,
+             x, k, x, k, lf, hs);
+    else
+        line("else { bp_comb%d(envp, &a_[%s], &%s); ll_[%s] = %s;%s }", a->id, k, x, k, lf, hs);
+}
+
+/* kstamp and kcoll: a block's collisions, in position order, onto their
+ * keys' stacks (a record: the mask of waiting levels, then a slot per
+ * level of the block and the start above them), the key's last leaf and
+ * value in ll and the row, as kpush's rule; then each key with waiting
+ * entries folded into its row's value. */
+static void kstamp_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
 {
     const char *ct = ctype(rn->elem_type);
     bool first_is_x = !rn->user && (rn->reducer == RED_MIN || rn->reducer == RED_MAX);
+    struct fctx *saved = helper_begin(id, rn);
+    line("%s *a_ = row, *cv_ = cv;", ct);
+    line("uint32_t bm_ = ((uint32_t)1 << blev) - 1;");
+    line("int64_t nc_ = 0;");
+    line("(void)has;");
+    struct kstamp_arg ka = {rn, id, NULL, first_is_x, start_ident(rn)};
+    ka.pos = new_temp();
+    chunk_loop(rn, s, ka.pos, kstamp_cb, &ka, NULL);
+    helper_end(saved, aux,
+               arena_printf("static int64_t bp_kstamp%d(void *envp, int64_t lo_, int64_t hi_, void *row, unsigned char *has, "
+                            "uint32_t *ll_, int blev, uint32_t *cp_, void *cv)",
+                            id),
+               "nc_");
     bprintf(aux,
-            "static void bp_kfold%d(void *envp, const void *items, const uint32_t *ends, int64_t cnt, void *out, "
-            "unsigned char *has, const void *start)\n"
-            "{\n    const size_t isz = (8 + sizeof(%s) + 7) / 8 * 8;\n    %s *o = out, stv, s[64], acc, x;\n"
+            "static void bp_kcoll%d(void *envp, int64_t lo, const uint32_t *cp, const void *cv, int64_t nc, void *row, "
+            "uint32_t *ll, void *recs, int64_t stride, int blev, uint32_t *fix, const void *start)\n"
+            "{\n    %s *a = row, stv;\n    const %s *xv = cv;\n    unsigned char *R = recs;\n"
             "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
-            "    s[63] = stv;\n    const unsigned char *p = items;\n    uint32_t st = 0;\n"
-            "    for (int64_t k = 0; k < cnt; st = ends[k], k++) {\n"
-            "        if (ends[k] == st) { has[k] = 0; o[k] = stv; continue; }\n"
-            "        int64_t lp, leaf;\n        memcpy(&lp, p, 8);\n        memcpy(&x, p + 8, sizeof x);\n",
-            id, ct, ct);
+            "    uint64_t sent = (uint64_t)1 << blev;\n    int64_t nf = 0;\n"
+            "    for (int64_t c = 0; c < nc; c++) {\n"
+            "        int64_t k = cp[2 * c + 1];\n"
+            "        uint32_t leaf = (uint32_t)((uint64_t)(lo + cp[2 * c]) / BRT_LEAF), lp = ll[k];\n"
+            "        %s x = xv[c];\n"
+            "        if (lp == leaf) { bp_comb%d(envp, &a[k], &x); continue; }\n"
+            "        uint64_t *mask = (uint64_t *)(R + k * stride);\n        %s *s = (%s *)(R + k * stride + 16);\n"
+            "        int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
+            "        uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask;\n"
+            "        %s acc;\n"
+            /* the key's first collision in the block (most): its first
+             * leaf's value waits, nothing to pop */
+            "        if (!mk) {\n            fix[nf++] = (uint32_t)k;\n            s[h] = a[k];\n            *mask = bit;\n"
+            "        } else {\n            uint64_t m = mk & lowm;\n            %s w = a[k];\n",
+            id, ct, ct, ct, id, ct, ct, ct, ct);
+    emit_pops(aux, rn, id, "            ");
+    bputs(aux, "            s[h] = w;\n            *mask = (mk & ~lowm) | bit;\n        }\n        ll[k] = leaf;\n");
     leaf_start(aux, first_is_x, id, "        ");
+    bputs(aux, "        a[k] = acc;\n");
+    /* each key with waiting entries (at least one) folded into its row's
+     * value */
     bprintf(aux,
-            "        uint64_t mk = 0;\n"
-            "        for (uint32_t i = st + 1; i < ends[k]; i++) {\n"
-            "            p += isz;\n            memcpy(&leaf, p, 8);\n            memcpy(&x, p + 8, sizeof x);\n"
-            "            if (leaf == lp) { bp_comb%d(envp, &acc, &x); continue; }\n"
-            "            int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
-            "            uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, m = mk & lowm;\n",
-            id);
-    /* up to three pops without a branch, as kpush (slot 63, never a level
-     * of a block, holds the start for a pop of no entry) */
-    if (sel || ident) {
-        bprintf(aux,
-                "            uint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1), sent = (uint64_t)1 << 63;\n"
-                "            if (__builtin_expect((m3 & (m3 - 1)) != 0, 0)) {\n"
-                "                for (; m; m &= m - 1) { int b = BRT_CTZ(m); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n"
-                "            } else {\n                %s t;\n",
-                id, ct);
-        const char *pops[3] = {"m", "m2", "m3"};
-        for (int i = 0; i < 3; i++) {
-            bprintf(aux, "                t = s[BRT_CTZ(%s | sent)];\n                bp_comb%d(envp, &t, &acc);\n", pops[i], id);
-            if (ident)
-                bputs(aux, "                acc = t;\n");
-            else
-                bprintf(aux,
-                        "                { uint64_t tu, au, sm = -(uint64_t)(%s != 0); memcpy(&tu, &t, 8); memcpy(&au, &acc, 8);\n"
-                        "                  au = (tu & sm) | (au & ~sm); memcpy(&acc, &au, 8); }\n",
-                        pops[i]);
-        }
-        bputs(aux, "            }\n");
-    } else {
-        bprintf(aux, "            for (; m; m &= m - 1) { int b = BRT_CTZ(m); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n", id);
-    }
-    bputs(aux, "            s[h] = acc;\n            mk = (mk & ~lowm) | bit;\n            lp = leaf;\n");
-    leaf_start(aux, first_is_x, id, "            ");
-    bprintf(aux,
-            "        }\n"
-            "        for (; mk; mk &= mk - 1) { int b = BRT_CTZ(mk); bp_comb%d(envp, &s[b], &acc); acc = s[b]; }\n"
-            "        o[k] = acc;\n        has[k] = 1;\n        p += isz;\n    }\n}\n\n",
-            id);
+            "    }\n    for (int64_t i = 0; i < nf; i++) {\n        int64_t k = fix[i];\n"
+            "        uint64_t *mask = (uint64_t *)(R + k * stride), m = *mask;\n"
+            "        const %s *s = (const %s *)(R + k * stride + 16);\n"
+            "        %s w = a[k], t = s[BRT_CTZ(m)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
+            "        for (m &= m - 1; m; m &= m - 1) { t = s[BRT_CTZ(m)]; bp_comb%d(envp, &t, &w); w = t; }\n"
+            "        a[k] = w;\n        *mask = 0;\n    }\n}\n\n",
+            ct, ct, ct, id, id);
 }
 
 static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf *aux)
@@ -361,19 +419,11 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
                 "        bp_comb%d(envp, &a[i], &b[i]);\n",
                 id);
     bputs(aux, "    }\n}\n\n");
-    /* kpush: one kept element onto its key's stack (runtime/keyed.c's
-     * keyed_stacks has the record and the rule), for kstk (buffered
-     * elements) and kdir (elements evaluated in place). A combine that
-     * cannot panic, of 8 bytes, pops up to three waiting entries without a
-     * branch (nearly every element's case; the mispredicted loop cost
-     * about a quarter of the time with two, and a third pop takes 8% off
-     * 4,096 keys' time): a pop of no entry reads slot dl + 1
-     * (the lowest set bit of m | sent, sent = 2^(dl + 1)), which holds the
-     * start: when the start is the combine's identity (sum, product, any,
-     * all), combining it changes nothing; otherwise the result is not
-     * selected. A new record's last leaf is one whose first meeting is at
-     * level dl (its slot dl takes the meaningless first push) */
-    bool sel = comb_total(rn) && (t == ty_float || t == ty_int || t == ty_u64);
+    /* kpush: one buffered element onto its key's stack, for kstk
+     * (runtime/keyed.c's keyed_stacks has the record and the rule); its
+     * pops (emit_pops) read slot dl + 1 for no entry (sent = 2^(dl + 1)).
+     * A new record's last leaf is one whose first meeting is at level dl
+     * (its slot dl takes the meaningless first push) */
     bprintf(aux,
             "BRT_INLINE void bp_kpush%d(void *envp, unsigned char *r, int64_t leaf, %s x, %s stv, uint64_t sent)\n"
             "{\n    int64_t *last = (int64_t *)r, lp = *last;\n    uint64_t *mask = (uint64_t *)(r + 8);\n"
@@ -382,33 +432,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "    int h = 63 ^ BRT_CLZ((uint64_t)(lp ^ leaf));\n"
             "    uint64_t bit = (uint64_t)1 << h, lowm = bit - 1, mk = *mask, m = mk & lowm;\n    %s w = *acc;\n",
             id, ct, ct, ct, ct, id, ct);
-    if (sel || ident) {
-        bprintf(aux,
-                "    uint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1);\n"
-                "    if (__builtin_expect((m3 & (m3 - 1)) != 0, 0)) {\n"
-                "        while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n"
-                "    } else {\n",
-                id);
-        if (ident)
-            bprintf(aux,
-                    "        %s t = s[BRT_CTZ(m | sent)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
-                    "        t = s[BRT_CTZ(m2 | sent)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n"
-                    "        t = s[BRT_CTZ(m3 | sent)];\n        bp_comb%d(envp, &t, &w);\n        w = t;\n",
-                    ct, id, id, id);
-        else
-            bprintf(aux,
-                    "        uint64_t tu, wu, sm;\n"
-                    "        %s t = s[BRT_CTZ(m | sent)];\n        bp_comb%d(envp, &t, &w);\n"
-                    "        sm = -(uint64_t)(m != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
-                    "        t = s[BRT_CTZ(m2 | sent)];\n        bp_comb%d(envp, &t, &w);\n"
-                    "        sm = -(uint64_t)(m2 != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n"
-                    "        t = s[BRT_CTZ(m3 | sent)];\n        bp_comb%d(envp, &t, &w);\n"
-                    "        sm = -(uint64_t)(m3 != 0); memcpy(&tu, &t, 8); memcpy(&wu, &w, 8); wu = (tu & sm) | (wu & ~sm); memcpy(&w, &wu, 8);\n",
-                    ct, id, id, id);
-        bputs(aux, "    }\n");
-    } else {
-        bprintf(aux, "    (void)sent;\n    while (m) { int b = BRT_CTZ(m); m &= m - 1; bp_comb%d(envp, &s[b], &w); w = s[b]; }\n", id);
-    }
+    emit_pops(aux, rn, id, "    ");
     bprintf(aux,
             "    s[h] = w;\n    *mask = (mk & ~lowm) | bit;\n    *last = leaf;\n");
     if (rn->user || (rn->reducer != RED_MIN && rn->reducer != RED_MAX))
@@ -443,22 +467,7 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
             "            bp_comb%d(envp, &t, &w);\n            w = t;\n        }\n"
             "        o[j] = w;\n        has[j] = 1;\n    }\n}\n\n",
             id, ct, ct, ct, ct, ct, ct, id);
-    kfold_helper(rn, id, sel, ident, aux);
-    saved = helper_begin(id, rn);
-    line("unsigned char *R_ = recs;");
-    line("%s stv_;", ct);
-    line("uint64_t sent_ = (uint64_t)1 << (dl + 1);");
-    line("memset(&stv_, 0, sizeof stv_);");
-    line("if (start) memcpy(&stv_, start, sizeof stv_);");
-    struct kleaf_arg kd = {rn, id, NULL, ident};
-    const char *k = new_temp();
-    kd.pos = k;
-    chunk_loop(rn, s, k, kdir_cb, &kd, NULL);
-    helper_end(saved, aux,
-               arena_printf("static void bp_kdir%d(void *envp, int64_t lo_, int64_t hi_, void *recs, int64_t stride, int dl, "
-                            "const void *start)",
-                            id),
-               NULL);
+    kstamp_helpers(rn, id, s, aux);
 }
 
 /* ---- keyed, in any order (runtime/keyfree.c) -----------------------------------
@@ -757,13 +766,14 @@ const char *emit_fold(struct ir_node *rn)
     bool own = !rn->nclauses && !s.is_range && !rn->filter && !rn->key && rn->elem->op == IR_VAR &&
                rn->elem->var == rn->gen_var;
     line("brt_fold %s = {%s, sizeof(%s), &%s, %s%s, %d, %d, bp_elems%d, bp_comb%d, bp_lfold%d, bp_lscan%d, bp_kacc%d, %s, %s, "
-         "%s, %s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s, %s, %s%s, %s, %s};",
+         "%s, %s, bp_lfolds%d, bp_lscans%d, %d, bp_lpairs%d, %s, %s, %s%s, %s, %s, %s};",
          fd, s.n, ct, env, stv ? "&" : "NULL", stv ? stv : "", rn->par, rn->filter != NULL, id, id, id, id, id,
          rn->key ? arena_printf("bp_kleaf%d", id) : "NULL", rn->key ? arena_printf("bp_kmerge%d", id) : "NULL",
          own ? arena_printf("%s->data", s.arr) : "NULL", rn->key ? arena_printf("bp_kstk%d", id) : "NULL",
-         rn->key ? arena_printf("bp_kdir%d", id) : "NULL", id, id, rn->key && start_ident(rn), id,
+         id, id, rn->key && start_ident(rn), id,
          rn->key ? arena_printf("bp_kroots%d", id) : "NULL", fk ? arena_printf("bp_kfree%d", id) : "NULL",
-         fk ? "&" : "NULL", fk ? kid : "", guard_max, rn->key ? arena_printf("bp_kfold%d", id) : "NULL");
+         fk ? "&" : "NULL", fk ? kid : "", guard_max, rn->key ? arena_printf("bp_kstamp%d", id) : "NULL",
+         rn->key ? arena_printf("bp_kcoll%d", id) : "NULL");
     if (gpu && rn->key) line("%s.gpu = bp_kgpu%d;", fd, id);
     if (rn->key) {
         const char *nk = arena_printf("%s.nk", env);

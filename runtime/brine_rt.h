@@ -1064,9 +1064,6 @@ struct brt_fold {
      * (keyed.c's rec_init) */
     void (*kstk)(void *env, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl,
                  const void *start);
-    /* keyed, without the buffers: evaluates elements lo..hi-1 and puts each
-     * kept one onto its key's stack as kstk does (record key * stride) */
-    void (*kdir)(void *env, int64_t lo, int64_t hi, void *recs, int64_t stride, int dl, const void *start);
     /* nl whole leaves of 16 unfiltered values from start: their folds into
      * lv (lfolds), or their running values from carries cars into out
      * (lscans; out may be vals) */
@@ -1096,13 +1093,25 @@ struct brt_fold {
     /* 0: no guard (min, max, any, all); else the largest sum of |v| over all
      * elements for which no combine of the tree can overflow */
     uint64_t kguard_max;
-    /* keyed: cnt keys' items (kstk's layout, kl the leaf) sorted by key,
-     * leaves ascending within a key, key k's from ends[k - 1] (0 for k = 0)
-     * to ends[k]: each key's folded over the one tree as kstk and kroots
-     * would (the combine inlined, the stack in the frame) into out[k] and
-     * has[k] (a key without an item: has 0, the start or zero bytes) */
-    void (*kfold)(void *env, const void *items, const uint32_t *ends, int64_t cnt, void *out, unsigned char *has,
-                  const void *start);
+    /* keyed, a block of 2^blev leaves by stamps (keyed.c's unit_stamps):
+     * kstamp evaluates elements lo..hi-1 (lo the block's first position)
+     * and folds each kept one whose key's last leaf ll[key] (leaves as
+     * uint32, all of one unit) is its own leaf or lies before the block
+     * into row[key] (the start there for a key without an element yet: a
+     * new leaf combines onto it; without a start, a key's first element
+     * is its value), setting ll[key] to its leaf and has[key] unless
+     * ident; the others (a later leaf of its key in the block: collisions)
+     * go in position order to cp (pairs: position - lo, key) and cv (the
+     * value); returns how many. kcoll then puts the collisions onto their
+     * keys' stacks (records of stride bytes: a u64 mask of waiting levels,
+     * from byte 16 a slot per level 0..blev-1 and the start in slot blev;
+     * masks 0 before and after), their last leaf in ll and value in row,
+     * and folds each key that had one into row[key]; fix: room for nc
+     * keys */
+    int64_t (*kstamp)(void *env, int64_t lo, int64_t hi, void *row, unsigned char *has, uint32_t *ll, int blev,
+                      uint32_t *cp, void *cv);
+    void (*kcoll)(void *env, int64_t lo, const uint32_t *cp, const void *cv, int64_t nc, void *row, uint32_t *ll,
+                  void *recs, int64_t stride, int blev, uint32_t *fix, const void *start);
     /* keyed, NULL or the GPU's way (compiler/emit_cuda.c): elements base ..
      * base + n - 1 (base a multiple of the leaf, the block aligned in the
      * tree) as brt_keyed_run computes them into out and has, on the device

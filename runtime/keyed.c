@@ -3,30 +3,32 @@
  * SPEC 5.2: key j's result is the reduction of the elements whose key is
  * j, each key's elements combining in the one tree over all positions.
  * The generated C evaluates the elements and folds them with the combine
- * inlined (brt_fold's kleaf, kmerge, kstk, kdir, kfold, kroots); this file
- * picks a way by the number of keys and elements and runs it on the pool.
+ * inlined (brt_fold's kleaf, kmerge, kstamp, kcoll, kstk, kroots); this
+ * file picks a way by the number of keys and elements and runs it on the
+ * pool.
  *
  * Up to ROW_KEYS keys: aligned units of leaves on the pool, each
  * folding its leaves' elements straight into per-key accumulators (kleaf)
  * and combining them as the tree does, a row of all keys at a time; the
- * units' roots then meet level by level. More keys: the elements are
- * evaluated once (key -1: filtered out) by chunks of positions, which
+ * units' roots then meet level by level. Up to STAMP_KEYS keys with 16
+ * elements a key or more: the same units cut into aligned blocks of
+ * leaves, each block's elements folded straight into its row of all keys
+ * where a key's first leaf in the block takes them (kstamp), the few
+ * others onto per-key stacks (kcoll), the blocks' rows then merged as the
+ * leaves' rows are (unit_stamps). More keys: the elements are evaluated
+ * once (key -1: filtered out) by chunks of positions, which
  * append them stably to lists of blocks per bucket of keys, and each
  * bucket's elements go onto their keys' stacks of the tree's
  * nodes (two neighbouring leaves a < b of a key meet at the level of the
  * highest bit of a ^ b), one pass with the combine inlined (kstk). A panic
- * in either hands over to the sorted way: the elements sorted stably by
- * key (an LSD radix sort of key << pb | position, the values moved beside
- * them), each key folding its own elements over the one tree with the
- * same stack, in the order SPEC 15 names. Memory O(n + N); one pass, never
- * N.
+ * in any of them hands over to the sorted way: the elements sorted stably
+ * by key (an LSD radix sort of key << pb | position, the values moved
+ * beside them), each key folding its own elements over the one tree with
+ * the same stack, in the order SPEC 15 names. Memory O(n + N); one pass,
+ * never N.
  * Sequential keyed reductions fold each key left to right instead.
  * Integer min, max and sums whose guard holds, any and all, go first to
  * keyfree.c: their results do not depend on the order.
- * From BLK_KEYS_MIN to BLK_KEYS keys with enough elements a key: aligned
- * blocks of leaves, each block's elements sorted by key in the caches and
- * each key's run folded over the block's subtree (kfold), the blocks'
- * rows then merged as the rows way merges its units' (unit_blocks).
  */
 #include "rt_internal.h"
 
@@ -250,15 +252,12 @@ static void keyed_folds(void *arg, int64_t t)
  * scratch belongs to the run (a panic abandons the task, not the memory). */
 #define ROW_KEYS 32
 #define ROW_KEYS_IDENT 128 /* with the identity: no flags, rows in vector lanes */
-#define KDIR_L2 (1 << 20) /* the stacks' records without a buffer: up to this */
-#define BLK_ELEMS 8 /* blocks: elements a key in a block, at least */
-#define BLK_KEYS_MIN 2048 /* blocks: from this many keys */
-#define BLK_KEYS (1 << 14) /* blocks: up to this many keys */
+#define STAMP_KEYS (1 << 14) /* stamps: up to this many keys */
+#define STAMP_DIV 4 /* stamps: keys an element of a block, at least */
 
-/* How a unit computes its roots: rows of all keys (few keys), a stack
- * per key fed straight from the elements (kdir), or blocks sorted by key
- * (unit_blocks). */
-enum unit_kind { UNIT_ROWS, UNIT_STACKS, UNIT_BLOCKS };
+/* How a unit computes its roots: rows of all keys (few keys), or blocks
+ * of leaves by stamps (more). */
+enum unit_kind { UNIT_ROWS, UNIT_STAMPS };
 
 typedef struct unit_job {
     const brt_fold *f;
@@ -268,8 +267,8 @@ typedef struct unit_job {
     unsigned char *roots, *rhas; /* units x nkeys */
     void **scratch;              /* per unit */
     enum unit_kind kind;
-    int64_t stride;              /* stacks: bytes per key's record */
-    int blev;                    /* blocks: log2(leaves per block) */
+    int64_t stride;              /* stamps: bytes per key's record */
+    int blev;                    /* stamps: log2(leaves per block) */
 } unit_job;
 
 /* A key's stack record (keyed_stacks has the layout) before its first
@@ -323,7 +322,7 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
 }
 
 /* A unit's binary counter of rows of all keys (unit_rows: one a leaf,
- * unit_blocks: one a block): row *sp, just filled, merges with the rows of
+ * unit_stamps: one a block): row *sp, just filled, merges with the rows of
  * its level (kmerge); done: the right spine from the right into row 0. */
 typedef struct row_stack {
     unsigned char *rows, *hs; /* row i: rows + i * nk * vs, flags hs + i * nk */
@@ -353,6 +352,29 @@ static void rows_done(const brt_fold *f, row_stack *r, unsigned char *root, unsi
     memcpy(rh, RH(r, 0), r->nk);
 }
 
+/* Row depth (after the stack's rows) made a fresh leaf's or block's row:
+ * the start value for every key (kleaf and kstamp then combine into it
+ * without a test), or zero (min/max: the first value); with the identity
+ * every key of every row has a value (no flags kept). */
+static void rows_template(const brt_fold *f, row_stack *r, int depth)
+{
+    if (f->start)
+        for (size_t k = 0; k < r->nk; k++)
+            brt_vcopy(ROW(r, depth) + k * r->vs, f->start, r->vs);
+    else
+        memset(ROW(r, depth), 0, r->nk * r->vs);
+    if (f->ident)
+        memset(r->hs, 1, (size_t)(depth + 1) * r->nk);
+}
+
+/* The stack's next row, fresh (rows_template's, its flags clear) */
+static inline void rows_fresh(const brt_fold *f, row_stack *r, int depth)
+{
+    memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
+    if (!f->ident)
+        memset(RH(r, r->sp), 0, r->nk);
+}
+
 /* Few keys: rows of all keys as a binary counter over the unit's leaves. */
 static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
@@ -362,135 +384,66 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
     /* depth rows and, after them, a fresh leaf's row */
     row_stack r = {.rows = d->scratch[u] = brt_xmalloc((size_t)(depth + 1) * nk * (vs + 1)), .nk = nk, .vs = vs};
     r.hs = r.rows + (size_t)(depth + 1) * nk * vs;
-    /* a leaf's row starts at the start value (kleaf then combines into
-     * every key without a test), or zero (min/max: the first value) */
-    if (f->start)
-        for (size_t k = 0; k < nk; k++)
-            brt_vcopy(ROW(&r, depth) + k * vs, f->start, vs);
-    else
-        memset(ROW(&r, depth), 0, nk * vs);
-    /* the identity: every key of every row has a value (kleaf sets no flags) */
-    if (f->ident)
-        memset(r.hs, 1, (size_t)(depth + 1) * nk);
+    rows_template(f, &r, depth);
     for (int64_t L = a; L < b; L++) {
         int64_t lo = L * BRT_LEAF, hi = lo + BRT_LEAF < d->n ? lo + BRT_LEAF : d->n;
-        memcpy(ROW(&r, r.sp), ROW(&r, depth), nk * vs);
-        if (!f->ident)
-            memset(RH(&r, r.sp), 0, nk);
+        rows_fresh(f, &r, depth);
         f->kleaf(f->env, lo, hi, ROW(&r, r.sp), RH(&r, r.sp), f->start);
         rows_push(f, &r);
     }
     rows_done(f, &r, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
 }
 
-/* cnt records (rec_init's dl and a) folded into root and rh: kroots, or
- * rec_root for each; a key without a value holds the start (kmerge
- * combines it unselected when the start is the identity), or zero bytes. */
-static void recs_roots(const brt_fold *f, unsigned char *recs, int64_t stride, size_t cnt, int dl, int64_t a,
-                       unsigned char *root, unsigned char *rh)
-{
-    size_t vs = f->vsize;
-    if (f->kroots) {
-        f->kroots(f->env, recs, stride, (int64_t)cnt, dl, a, root, rh, f->start);
-        return;
-    }
-    for (size_t k = 0; k < cnt; k++) {
-        rh[k] = rec_root(f, recs + k * (size_t)stride, vs, dl, a, root + k * vs);
-        if (!rh[k]) {
-            if (f->start)
-                brt_vcopy(root + k * vs, f->start, vs);
-            else
-                memset(root + k * vs, 0, vs);
-        }
-    }
-}
-
-/* More keys: each element straight onto its key's stack (kdir); the
- * unit's root per key is its record folded. The unit is an aligned subtree
- * of 2^ulev leaves, so a record needs ulev levels. */
-static void unit_stacks(unit_job *d, int64_t u, int64_t a, int64_t b)
-{
-    const brt_fold *f = d->f;
-    size_t vs = d->vs, nk = (size_t)d->nkeys;
-    unsigned char *recs = d->scratch[u] = brt_xmalloc(nk * (size_t)d->stride);
-    for (size_t k = 0; k < nk; k++)
-        rec_init(recs + k * (size_t)d->stride, vs, d->ulev, a, f->start);
-    int64_t hi = b * BRT_LEAF < d->n ? b * BRT_LEAF : d->n;
-    f->kdir(f->env, a * BRT_LEAF, hi, recs, d->stride, d->ulev, f->start);
-    recs_roots(f, recs, d->stride, nk, d->ulev, a, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
-}
-
 /* A list's item: its key's record and leaf (u64), then the value, padded
  * to 8 bytes (kstk reads them so: brine_rt.h) */
 #define KST_ISZ(vs) ((8 + (size_t)(vs) + 7) / 8 * 8)
 
-/* A block's kept elements (vals, keys; key -1: filtered out) sorted
- * stably by key into items (KST_ISZ each: the leaf in the block, then the
- * value); ends[k]: the end of key k's. vs a constant where the caller can
- * make it one. */
-static inline void blk_sort(const unsigned char *vals, const int64_t *keys, int64_t cnt, uint32_t *ends, size_t nk,
-                            unsigned char *items, size_t vs)
-{
-    memset(ends, 0, nk * sizeof *ends);
-    for (int64_t i = 0; i < cnt; i++)
-        if (keys[i] >= 0)
-            ends[keys[i]]++;
-    uint32_t sum = 0;
-    for (size_t k = 0; k < nk; k++) {
-        uint32_t c = ends[k];
-        ends[k] = sum;
-        sum += c;
-    }
-    for (int64_t i = 0; i < cnt; i++) {
-        int64_t key = keys[i];
-        if (key < 0)
-            continue;
-        unsigned char *p = items + (size_t)ends[key]++ * KST_ISZ(vs);
-        uint64_t leaf = (uint64_t)i / BRT_LEAF;
-        memcpy(p, &leaf, 8);
-        memcpy(p + 8, vals + (size_t)i * vs, vs);
-    }
-}
-
-/* Many keys: a unit of aligned blocks of 2^blev leaves, each a subtree of
- * the one tree holding about BLK_ELEMS elements a key. A block's elements
- * are evaluated into a buffer (elems), sorted stably by key (a counting
- * sort: items of the leaf in the block and the value), and each key's
- * items folded by kfold over the block's subtree, the stack in locals (no
- * record to load and store per element, as kdir and kstk have, a cache
- * miss each with many keys): a row of all keys, each the node at level
- * blev; the rows then meet as unit_rows' leaves' do (kmerge, a binary
- * counter of the unit's blocks). The same tree per key, so the same bits;
- * O(nkeys) a block besides the elements. */
-static void unit_blocks(unit_job *d, int64_t u, int64_t a, int64_t b)
+/* Many keys, by stamps: a unit of aligned blocks of 2^blev leaves, each
+ * a subtree of the one tree holding about a quarter of an element a key.
+ * kstamp evaluates a block's elements and folds each one of its key's
+ * first leaf in the block straight into the block's row of all keys, as a
+ * C loop's s[k] += x (ll[k], the key's last leaf, tells: a leaf before the
+ * block, or this one); the few others (a later leaf of a key already in
+ * the block) are collected, and kcoll puts them onto their keys' stacks
+ * (kpush's rule, records of the block's levels) and folds those keys'
+ * stacks into the row. The rows then meet as unit_rows' leaves' do
+ * (kmerge, a binary counter of the unit's blocks). The same tree per key,
+ * so the same bits; O(nkeys) a block besides the elements. */
+static void unit_stamps(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
     const brt_fold *f = d->f;
-    size_t vs = d->vs, nk = (size_t)d->nkeys, isz = KST_ISZ(vs);
+    size_t vs = d->vs, nk = (size_t)d->nkeys, stride = (size_t)d->stride;
     int64_t bleaves = (int64_t)1 << d->blev, be = bleaves * BRT_LEAF;
     int depth = d->ulev - d->blev + 2;
-    /* items | keys | rows | flags | vals | ends, each 16-aligned */
-    size_t items_b = (size_t)be * isz, keys_b = (size_t)be * 8;
+    /* rows | flags | ll | records | cp | cv | fix, each 16-aligned */
     size_t rows_b = ((size_t)(depth + 1) * nk * vs + 15) / 16 * 16, hs_b = ((size_t)(depth + 1) * nk + 15) / 16 * 16;
-    size_t vals_b = ((size_t)be * vs + 15) / 16 * 16;
-    unsigned char *items = d->scratch[u] = brt_xmalloc(items_b + keys_b + rows_b + hs_b + vals_b + nk * 4);
-    int64_t *keys = (int64_t *)(items + items_b);
-    row_stack r = {.rows = items + items_b + keys_b, .nk = nk, .vs = vs};
-    r.hs = r.rows + rows_b;
-    unsigned char *vals = r.hs + hs_b;
-    uint32_t *ends = (uint32_t *)(vals + vals_b);
+    size_t ll_b = (nk * 4 + 15) / 16 * 16, recs_b = nk * stride, cp_b = (size_t)be * 8;
+    size_t cv_b = ((size_t)be * vs + 15) / 16 * 16;
+    unsigned char *rows = d->scratch[u] = brt_xmalloc(rows_b + hs_b + ll_b + recs_b + cp_b + cv_b + nk * 4);
+    row_stack r = {.rows = rows, .hs = rows + rows_b, .nk = nk, .vs = vs};
+    uint32_t *ll = (uint32_t *)(r.hs + hs_b), *cp = (uint32_t *)((unsigned char *)ll + ll_b + recs_b);
+    unsigned char *recs = (unsigned char *)ll + ll_b, *cv = (unsigned char *)cp + cp_b;
+    uint32_t *fix = (uint32_t *)(cv + cv_b);
+    /* a leaf outside the unit (leaves as uint32: the unit's differ in
+     * their low ulev <= 31 bits only): no key's last leaf lies in a block */
+    uint32_t none = (uint32_t)(a ^ ((int64_t)1 << d->ulev));
+    for (size_t k = 0; k < nk; k++)
+        ll[k] = none;
+    memset(recs, 0, recs_b);
+    if (f->start)
+        for (size_t k = 0; k < nk; k++)
+            brt_vcopy(recs + k * stride + 16 + (size_t)d->blev * vs, f->start, vs);
+    rows_template(f, &r, depth);
     for (int64_t B = a; B < b; B += bleaves) {
         int64_t lo = B * BRT_LEAF, hi = lo + be < d->n ? lo + be : d->n;
-        f->elems(f->env, lo, hi, vals, NULL, keys);
-        if (vs == 8)
-            blk_sort(vals, keys, hi - lo, ends, nk, items, 8);
-        else
-            blk_sort(vals, keys, hi - lo, ends, nk, items, vs);
-        f->kfold(f->env, items, ends, (int64_t)nk, ROW(&r, r.sp), RH(&r, r.sp), f->start);
+        rows_fresh(f, &r, depth);
+        int64_t nc = f->kstamp(f->env, lo, hi, ROW(&r, r.sp), RH(&r, r.sp), ll, d->blev, cp, cv);
+        if (nc)
+            f->kcoll(f->env, lo, cp, cv, nc, ROW(&r, r.sp), ll, recs, d->stride, d->blev, fix, f->start);
         rows_push(f, &r);
     }
     rows_done(f, &r, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
-    /* done: the memory goes now (a panic leaves it to keyed_units) */
-    free(items);
+    free(rows);
     d->scratch[u] = NULL;
 }
 
@@ -498,17 +451,14 @@ static void unit_task(void *arg, int64_t u)
 {
     unit_job *d = arg;
     int64_t a = u * d->ul, b = a + d->ul < d->nl ? a + d->ul : d->nl;
-    if (d->kind == UNIT_STACKS)
-        unit_stacks(d, u, a, b);
-    else if (d->kind == UNIT_BLOCKS)
-        unit_blocks(d, u, a, b);
+    if (d->kind == UNIT_STAMPS)
+        unit_stamps(d, u, a, b);
     else
         unit_rows(d, u, a, b);
 }
 
-/* The rows way for up to ROW_KEYS keys, the stacks way (kdir) or the
- * blocks way for more; false: a panic, or the sizes do not fit (nothing
- * written). */
+/* The rows way for up to ROW_KEYS keys or the stamps way for more;
+ * false: a panic, or the sizes do not fit (nothing written). */
 static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has, enum unit_kind kind)
 {
     unit_job d;
@@ -521,17 +471,18 @@ static bool keyed_units(const brt_fold *f, int64_t nkeys, void *out, unsigned ch
     d.nl = (f->n + BRT_LEAF - 1) / BRT_LEAF;
     d.ul = UNIT;
     d.ulev = 8;
-    d.blev = 4;
-    while (((int64_t)BRT_LEAF << d.blev) < BLK_ELEMS * nkeys)
+    /* stamps: blocks of 2^blev leaves, STAMP_DIV keys an element or more */
+    while (((int64_t)BRT_LEAF << d.blev) * STAMP_DIV < nkeys)
         d.blev++;
     int64_t want = (int64_t)brt_pool_threads() * 8;
-    /* stacks: a unit's records cost about one element a key, so a unit
-     * holds at least 16 elements a key; blocks: a unit holds a block */
-    while ((d.nl / d.ul > want || (kind == UNIT_STACKS && d.ul < nkeys) || (kind == UNIT_BLOCKS && d.ulev < d.blev)) &&
+    /* stamps: a unit holds a block, and 4 elements a key (its records and
+     * last leaves are set up once a unit) */
+    while ((d.nl / d.ul > want || (kind == UNIT_STAMPS && (d.ulev < d.blev || d.ul * BRT_LEAF < 4 * nkeys))) &&
            d.ulev < 40)
         d.ul *= 2, d.ulev++;
-    d.stride = (int64_t)((16 + d.vs * (size_t)(3 + d.ulev) + 15) / 16 * 16);
-    if (kind == UNIT_STACKS && nkeys * d.stride > KDIR_L2)
+    d.stride = (int64_t)((16 + d.vs * (size_t)(1 + d.blev) + 15) / 16 * 16);
+    /* stamps: a unit's leaves as uint32 */
+    if (kind == UNIT_STAMPS && d.ulev > 31)
         return false;
 
     d.units = (d.nl + d.ul - 1) / d.ul;
@@ -905,20 +856,12 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
         keyed_trace("rows");
         return;
     }
-    /* more keys, 16 elements a key or more: blocks sorted by key from
-     * BLK_KEYS_MIN keys (below, the stacks' records fit the L1 or L2 cache
-     * and kdir is as fast), up to BLK_KEYS (beyond, a block's buffers
-     * leave the L2 cache and the buckets of keyed_stacks are faster) */
+    /* more keys, up to STAMP_KEYS (beyond, the rows of all keys leave the
+     * L2 cache and the buckets of keyed_stacks are faster), 16 elements a
+     * key or more: blocks of leaves by stamps */
     bool dense = f->par && nkeys > row_keys && f->n >= 16 * nkeys && f->n > 2 * UNIT * BRT_LEAF;
-    if (dense && f->kfold && nkeys >= BLK_KEYS_MIN && nkeys <= BLK_KEYS &&
-        keyed_units(f, nkeys, out, has, UNIT_BLOCKS)) {
-        keyed_trace("blocks");
-        return;
-    }
-    /* records that fit the L2 cache: the elements straight onto the
-     * stacks, no buffer */
-    if (dense && f->kdir && keyed_units(f, nkeys, out, has, UNIT_STACKS)) {
-        keyed_trace("stacks");
+    if (dense && f->kstamp && nkeys <= STAMP_KEYS && keyed_units(f, nkeys, out, has, UNIT_STAMPS)) {
+        keyed_trace("stamps");
         return;
     }
     /* more keys: by key ranges, the elements evaluated there */

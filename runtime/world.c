@@ -976,9 +976,9 @@ static void world_rows(const brt_fold *f, bool keyed, int64_t nkeys, void *out, 
             sub.kmerge = f->kmerge ? kshift_kmerge : NULL;
             sub.src = NULL;
             sub.kstk = NULL;
-            sub.kdir = NULL;
             sub.kroots = NULL;
-            sub.kfold = NULL;
+            sub.kstamp = NULL;
+            sub.kcoll = NULL;
             sub.kfree = f->kfree ? kshift_kfree : NULL;
             sub.lfolds = NULL;
             sub.lscans = NULL;

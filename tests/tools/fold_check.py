@@ -5,9 +5,9 @@ Builds tests/fold/fold_cases.br once (dev, and with --release a release
 build too), feeds it CASES random cases (sizes at the leaf and unit edges,
 filters, NaN, -0.0, inf, keys at the edges) and compares every printed line
 with the model, bit for bit (the text of a float is its shortest repr), at
-each BRINE_THREADS. --blocks: only cases of 2,048 to 3,000 keys (the
-blocks way), the keyed forms by fold_ref's keyed_sparse (checked first
-against keyed on small cases). Usage: fold_check.py BRINE [CASES] [SEED]
+each BRINE_THREADS. --blocks: only cases of 33 to 3,000 keys and 16
+elements a key or more (the stamps way, runtime/keyed.c), the keyed forms
+by fold_ref's keyed_sparse (checked first against keyed on small cases). Usage: fold_check.py BRINE [CASES] [SEED]
 [--release] [--blocks]
 """
 import math
@@ -167,10 +167,11 @@ def rand_float(rng):
 
 
 def blocks_case(rng):
-    """2,048 to 3,000 keys, 16 elements a key or more (the blocks way of
-    runtime/scan.c), the last 5 keys without an element"""
-    nk = rng.choice([2048, 2049, 2500, 3000])
-    n = 16 * nk + rng.choice([0, 1, 15, 16, 17, rng.randint(0, 3000)])
+    """33 to 3,000 keys, 16 elements a key or more and more than 8,192 (the
+    stamps way of runtime/keyed.c; sum and product from 129 keys), the last
+    5 keys without an element"""
+    nk = rng.choice([33, 100, 128, 129, 300, 1000, 2048, 2049, 2500, 3000])
+    n = max(16 * nk, 8193) + rng.choice([0, 1, 15, 16, 17, rng.randint(0, 3000)])
     kind = "F" if rng.random() < 0.6 else "I"
     xs = [rand_float(rng) for _ in range(n)] if kind == "F" else [rng.randint(-1000, 1000) for _ in range(n)]
     p = rng.choice([0.0, 0.3, 0.9, 1.0])
