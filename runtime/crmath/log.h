@@ -276,14 +276,18 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
         hi = crm_log_fast_k(crm_bits(x * 0x1p54), 54, kind, &lo); /* subnormal */
     }
     if (kind == CRM_LOG10) hi = crm_log_base(kind, hi, &lo);
-    /* the smaller of two proved bounds (lanes.h's for log and log10,
-     * crm_log2_fast_t's for log2): 2^-64 |hi|, and an absolute one, the
-     * smaller unless |log_b x| < 2^-8 (so e' = 0): far fewer inputs fail
-     * the test where |log_b x| is large, and the accurate path costs a
-     * thousand times the fast one */
+    /* two proved bounds (lanes.h's for log and log10, crm_log2_fast_t's
+     * for log2): an absolute one, tried first, and 2^-64 |hi|, the smaller
+     * only where |log_b x| < 2^-8 (so e' = 0), tried there when the first
+     * fails: far fewer inputs fail than with the relative bound alone
+     * where |log_b x| is large (the accurate path costs a thousand times
+     * the fast one), and the common path has no minimum of the two to
+     * compute (bench-math-ab: log2 3%, log 4-10% less time) */
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
-    double out, err = crm_fabs(hi) * 0x1p-64;
-    if (CRM_LIKELY(crm_round_test_abs(hi, lo, err < abs ? err : abs, &out))) return out;
+    double out;
+    if (CRM_LIKELY(crm_round_test_abs(hi, lo, abs, &out))) return out;
+    double err = crm_fabs(hi) * 0x1p-64;
+    if (err < abs && crm_round_test_abs(hi, lo, err, &out)) return out;
     return crm_log_accurate(x, kind);
 }
 
