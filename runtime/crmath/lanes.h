@@ -249,11 +249,10 @@ CRM_HOT_FN crm_v4 crm_v4_log2_fast_t(crm_v4 de, crm_v4 r, crm_v4 t2h, crm_v4 t2l
     crm_v4 h = _mm256_add_pd(de, t2h);
     crm_v4 hr = _mm256_mul_pd(CRM_V4(-0.5), r);
     crm_v4 p = _mm256_fmadd_pd(hr, r, r), pl = _mm256_fmadd_pd(hr, r, _mm256_sub_pd(r, p));
-    crm_v4 ph = _mm256_mul_pd(p, CRM_V4(CRM_LOG_INVLN2_HI)), phl = _mm256_fmsub_pd(p, CRM_V4(CRM_LOG_INVLN2_HI), ph);
-    crm_v4 h1 = _mm256_add_pd(h, ph), l1 = _mm256_sub_pd(ph, _mm256_sub_pd(h1, h));
-    *lo = _mm256_add_pd(_mm256_add_pd(l1, phl),
-                        _mm256_fmadd_pd(CRM_V4(CRM_LOG_INVLN2_HI), _mm256_add_pd(pl, crm_v4_log1p_tail(r)),
-                                        _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_MI), t2l)));
+    crm_v4 h1 = _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_HI), h);
+    crm_v4 l1 = _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_HI), _mm256_sub_pd(h, h1));
+    *lo = _mm256_add_pd(l1, _mm256_fmadd_pd(CRM_V4(CRM_LOG_INVLN2_HI), _mm256_add_pd(pl, crm_v4_log1p_tail(r)),
+                                            _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_MI), t2l)));
     return h1;
 }
 
