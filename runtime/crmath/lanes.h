@@ -165,9 +165,10 @@ CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
 /* exp's (two = 0) and exp2's (two = 1) lanes: the fast path where 2^-54
  * <= |x| < 707 (exp: the result is then normal; 707 <= x < 709.75 goes to
  * the scalar function, as one unsigned comparison) or < 1020 (exp2, as
- * brm_exp2's): the reduction (rh + rl, *ix and 2^E by
- * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_t, its rounding
- * test, the scaling) */
+ * brm_exp2's): the reduction (rh + rl: exp's by brm_exp's own
+ * crm_exp_reduce_short, two operations after k, not crm_exp_reduce's
+ * normalised ten; *ix and 2^E by crm_lanes_exp_split), then 2^E T_j
+ * exp(r) (crm_exp_fast_t, its rounding test, the scaling) */
 CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y, int two)
 {
     double x[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
@@ -186,7 +187,7 @@ CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y
             rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
             rl[i] = l + f * CRM_LN2_MI;
         } else {
-            kd = crm_exp_reduce(x[i], &rh[i], &rl[i]);
+            kd = crm_exp_reduce_short(x[i], &rh[i], &rl[i]); /* brm_exp's */
         }
         sc[i] = crm_lanes_exp_split(kd, &ix[i]);
     }
