@@ -167,8 +167,9 @@ CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
  * the scalar function, as one unsigned comparison) or < 1020 (exp2, as
  * brm_exp2's): the reduction (rh + rl: exp's by brm_exp's own
  * crm_exp_reduce_short, two operations after k, not crm_exp_reduce's
- * normalised ten; *ix and 2^E by crm_lanes_exp_split), then 2^E T_j
- * exp(r) (crm_exp_fast_t, its rounding test, the scaling) */
+ * normalised ten; exp2's by brm_exp2's; *ix and 2^E by
+ * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_tk, exp2's in
+ * its lean form as brm_exp2's, the rounding test, the scaling) */
 CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y, int two)
 {
     double x[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
@@ -180,12 +181,11 @@ CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y
         crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
         in[i] = ax - 0x3c90000000000000ULL < top - 0x3c90000000000000ULL;
         double kd;
-        if (two) { /* brm_exp2's reduction */
-            kd = crm_rint(x[i] * 128);
-            double f = (x[i] * 128 - kd) * 0x1p-7; /* exact */
-            double l;
-            rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
-            rl[i] = l + f * CRM_LN2_MI;
+        if (two) { /* brm_exp2's reduction (crm_exp2_core's): |rl| <= 2^-61.6 */
+            kd = fma(x[i], 128.0, 6755399441055744.0) - 6755399441055744.0;
+            double f = fma(-kd, 0x1p-7, x[i]); /* exact */
+            rh[i] = f * CRM_LN2_HI;
+            rl[i] = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh[i]));
         } else {
             kd = crm_exp_reduce_short(x[i], &rh[i], &rl[i]); /* brm_exp's */
         }
@@ -194,7 +194,7 @@ CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y
     double th[CRM_LANES], tl[CRM_LANES];
     crm_lanes_gather2(&crm_exp_t[0][0], ix, th, tl);
     for (int i = 0; i < CRM_LANES; i++) {
-        double lo, out, h = crm_exp_fast_t(rh[i], rl[i], th[i], tl[i], &lo);
+        double lo, out, h = crm_exp_fast_tk(rh[i], rl[i], th[i], tl[i], &lo, two); /* exp2: the lean form, as brm_exp2 */
         int ok = crm_round_test(h, lo, 0x1p-68, &out);
         y[i] = out * sc[i];
         bad[i] = ((crm_u64)ok & in[i]) ^ 1;
