@@ -10,8 +10,9 @@
  *   crm_log_fast_t, trig.h's crm_sincos_dd_t and crm_tan_fast_t), with
  *   no branch, so gcc makes of the loop over the lanes one vector
  *   operation per step (the table entries are read for all the lanes at
- *   once between two such loops: crm_lanes_gather); an input the fast
- *   path does not cover (NaN,
+ *   once between two such loops: crm_lanes_gather; log's, log2's and
+ *   log10's AVX2 copy is written in vector operations, the same ones,
+ *   crm_lanes_log_v4); an input the fast path does not cover (NaN,
  *   infinities, zeros, subnormal or overflowing results, huge sin and cos
  *   arguments) is replaced by a harmless one and its lane marked;
  * - the rounding test gives, per lane, whether the fast path's value is
