@@ -10,8 +10,9 @@
  *   crm_log_fast_t, trig.h's crm_sincos_dd_t and crm_tan_fast_t), with
  *   no branch, so gcc makes of the loop over the lanes one vector
  *   operation per step (the table entries are read for all the lanes at
- *   once between two such loops: crm_lanes_gather); an input the fast
- *   path does not cover (NaN,
+ *   once between two such loops: crm_lanes_gather; log's, log2's and
+ *   log10's AVX2 copy is written in vector operations, the same ones,
+ *   crm_lanes_log_v4); an input the fast path does not cover (NaN,
  *   infinities, zeros, subnormal or overflowing results, huge sin and cos
  *   arguments) is replaced by a harmless one and its lane marked;
  * - the rounding test gives, per lane, whether the fast path's value is
@@ -107,29 +108,6 @@ CRM_FN void crm_lanes_gather2(const double *tab, const crm_i64 *idx, double *out
 #endif
 }
 
-/* out0[q], out1[q], out2[q] = the first three entries of the 4-double row
- * at tab + idx[q] (rows of four doubles): with AVX2 (and not AVX-512) the
- * four rows loaded whole and transposed (four unpacks, three lane
- * permutes), not three gathers; elsewhere three gathers. */
-CRM_FN void crm_lanes_gather3(const double *tab, const crm_i64 *idx, double *out0, double *out1, double *out2)
-{
-#if CRM_LANES_ROW_LOADS
-    for (int q = 0; q < CRM_LANES; q += 4) {
-        __m256d r0 = _mm256_loadu_pd(tab + idx[q]), r1 = _mm256_loadu_pd(tab + idx[q + 1]);
-        __m256d r2 = _mm256_loadu_pd(tab + idx[q + 2]), r3 = _mm256_loadu_pd(tab + idx[q + 3]);
-        __m256d a = _mm256_unpacklo_pd(r0, r1), b = _mm256_unpackhi_pd(r0, r1); /* (e0 0, e0 1, e2 0, e2 1), (e1.., e3..) */
-        __m256d c = _mm256_unpacklo_pd(r2, r3), d = _mm256_unpackhi_pd(r2, r3);
-        _mm256_storeu_pd(out0 + q, _mm256_permute2f128_pd(a, c, 0x20));
-        _mm256_storeu_pd(out1 + q, _mm256_permute2f128_pd(b, d, 0x20));
-        _mm256_storeu_pd(out2 + q, _mm256_permute2f128_pd(a, c, 0x31));
-    }
-#else
-    crm_lanes_gather(tab, idx, out0);
-    crm_lanes_gather(tab + 1, idx, out1);
-    crm_lanes_gather(tab + 2, idx, out2);
-#endif
-}
-
 /* c[q] = log's c_k (crm_log_h[k][2]) for k = idx[q] / 4: with AVX-512 BW
  * and DQ from 256 c_k (crm_log_c8, an integer) found by two word permutes
  * of the table in registers, a blend and an exact conversion and scaling:
@@ -188,9 +166,11 @@ CRM_HOT_FN double crm_lanes_exp_split(double kd, crm_i64 *ix)
 /* exp's (two = 0) and exp2's (two = 1) lanes: the fast path where 2^-54
  * <= |x| < 707 (exp: the result is then normal; 707 <= x < 709.75 goes to
  * the scalar function, as one unsigned comparison) or < 1020 (exp2, as
- * brm_exp2's): the reduction (rh + rl, *ix and 2^E by
- * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_t, its rounding
- * test, the scaling) */
+ * brm_exp2's): the reduction (rh + rl: exp's by brm_exp's own
+ * crm_exp_reduce_short, two operations after k, not crm_exp_reduce's
+ * normalised ten; exp2's by brm_exp2's; *ix and 2^E by
+ * crm_lanes_exp_split), then 2^E T_j exp(r) (crm_exp_fast_tk, exp2's in
+ * its lean form as brm_exp2's, the rounding test, the scaling) */
 CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y, int two)
 {
     double x[CRM_LANES], rh[CRM_LANES], rl[CRM_LANES], sc[CRM_LANES];
@@ -202,21 +182,20 @@ CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y
         crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
         in[i] = ax - 0x3c90000000000000ULL < top - 0x3c90000000000000ULL;
         double kd;
-        if (two) { /* brm_exp2's reduction */
-            kd = crm_rint(x[i] * 128);
-            double f = (x[i] * 128 - kd) * 0x1p-7; /* exact */
-            double l;
-            rh[i] = crm_two_prod(f, CRM_LN2_HI, &l);
-            rl[i] = l + f * CRM_LN2_MI;
+        if (two) { /* brm_exp2's reduction (crm_exp2_core's): |rl| <= 2^-61.6 */
+            kd = fma(x[i], 128.0, 6755399441055744.0) - 6755399441055744.0;
+            double f = fma(-kd, 0x1p-7, x[i]); /* exact */
+            rh[i] = f * CRM_LN2_HI;
+            rl[i] = fma(f, CRM_LN2_MI, fma(f, CRM_LN2_HI, -rh[i]));
         } else {
-            kd = crm_exp_reduce(x[i], &rh[i], &rl[i]);
+            kd = crm_exp_reduce_short(x[i], &rh[i], &rl[i]); /* brm_exp's */
         }
         sc[i] = crm_lanes_exp_split(kd, &ix[i]);
     }
     double th[CRM_LANES], tl[CRM_LANES];
     crm_lanes_gather2(&crm_exp_t[0][0], ix, th, tl);
     for (int i = 0; i < CRM_LANES; i++) {
-        double lo, out, h = crm_exp_fast_t(rh[i], rl[i], th[i], tl[i], &lo);
+        double lo, out, h = crm_exp_fast_tk(rh[i], rl[i], th[i], tl[i], &lo, two); /* exp2: the lean form, as brm_exp2 */
         int ok = crm_round_test(h, lo, 0x1p-68, &out);
         y[i] = out * sc[i];
         bad[i] = ((crm_u64)ok & in[i]) ^ 1;
@@ -226,6 +205,125 @@ CRM_HOT_FN unsigned crm_lanes_expk(const double *restrict x0, double *restrict y
 
 CRM_FN unsigned crm_lanes_exp(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 0); }
 CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { return crm_lanes_expk(x, y, 1); }
+
+#if CRM_LANES_ROW_LOADS
+/* log's, log2's and log10's lanes with AVX2 (and not AVX-512), written
+ * in vectors of four lanes: crm_lanes_logk's loops below, as gcc compiles
+ * them, reload constants on every vector for want of registers, transpose
+ * the rows in a loop of their own and turn each lane's flag into the mask
+ * in another (bench/math_lanes's par sum of log at one thread: 11% less
+ * time here, for about as many instructions). The same operations in the same order as
+ * crm_log_fast_t, crm_log2_fast_t, crm_log1p_tail, crm_log_base and
+ * crm_round_test_abs, one vector operation for each of theirs (so the
+ * same bits); the range test as one signed comparison. Two loops: the
+ * reductions and table rows of all eight vectors (with e''s terms H and
+ * e' LN2_2 + Tl, and the range test as a mask of bits: three vectors kept
+ * a vector, not five; 5% less time), then the polynomials and tests (one
+ * loop doing both for one vector at a time ran 15% slower than the
+ * arrays: each vector's chain from x to the mask was too long for the
+ * processor to overlap enough vectors). */
+typedef __m256d crm_v4;
+#define CRM_V4(c) _mm256_set1_pd(c)
+#define CRM_V4I(c) _mm256_set1_epi64x((long long)(c))
+
+CRM_HOT_FN crm_v4 crm_v4_log1p_tail(crm_v4 r)
+{
+    crm_v4 r2 = _mm256_mul_pd(r, r);
+    crm_v4 a = _mm256_fmadd_pd(r, CRM_V4(crm_log1p_c[3][0]), CRM_V4(crm_log1p_c[2][0]));
+    crm_v4 b = _mm256_fmadd_pd(r, CRM_V4(crm_log1p_c[5][0]), CRM_V4(crm_log1p_c[4][0]));
+    crm_v4 c = _mm256_fmadd_pd(r, CRM_V4(crm_log1p_c[7][0]), CRM_V4(crm_log1p_c[6][0]));
+    crm_v4 d = _mm256_fmadd_pd(r, CRM_V4(crm_log1p_c[9][0]), CRM_V4(crm_log1p_c[8][0]));
+    crm_v4 q = _mm256_fmadd_pd(_mm256_mul_pd(r2, r2), _mm256_fmadd_pd(r2, d, c), _mm256_fmadd_pd(r2, b, a));
+    return _mm256_mul_pd(_mm256_mul_pd(r2, r), q);
+}
+
+/* crm_log_fast_t from r, h = e' LN2_1 + Th (exact) and g = e' LN2_2 + Tl,
+ * which crm_lanes_log_v4's first loop computes */
+CRM_HOT_FN crm_v4 crm_v4_log_fast_t(crm_v4 r, crm_v4 h, crm_v4 g, crm_v4 *lo)
+{
+    crm_v4 hr = _mm256_mul_pd(CRM_V4(-0.5), r);
+    crm_v4 p = _mm256_fmadd_pd(hr, r, r), pl = _mm256_fmadd_pd(hr, r, _mm256_sub_pd(r, p));
+    crm_v4 h1 = _mm256_add_pd(h, p), l1 = _mm256_sub_pd(p, _mm256_sub_pd(h1, h));
+    *lo = _mm256_add_pd(_mm256_add_pd(_mm256_add_pd(l1, pl), g), crm_v4_log1p_tail(r));
+    return h1;
+}
+
+/* crm_log2_fast_t from r, h = e' + T2h (exact) and T2l */
+CRM_HOT_FN crm_v4 crm_v4_log2_fast_t(crm_v4 r, crm_v4 h, crm_v4 t2l, crm_v4 *lo)
+{
+    crm_v4 hr = _mm256_mul_pd(CRM_V4(-0.5), r);
+    crm_v4 p = _mm256_fmadd_pd(hr, r, r), pl = _mm256_fmadd_pd(hr, r, _mm256_sub_pd(r, p));
+    crm_v4 h1 = _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_HI), h);
+    crm_v4 l1 = _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_HI), _mm256_sub_pd(h, h1));
+    *lo = _mm256_add_pd(l1, _mm256_fmadd_pd(CRM_V4(CRM_LOG_INVLN2_HI), _mm256_add_pd(pl, crm_v4_log1p_tail(r)),
+                                            _mm256_fmadd_pd(p, CRM_V4(CRM_LOG_INVLN2_MI), t2l)));
+    return h1;
+}
+
+CRM_HOT_FN unsigned crm_lanes_log_v4(const double *restrict x0, double *restrict y, int kind)
+{
+    const double *tab = kind == CRM_LOG2 ? &crm_log2_h[0][0] : &crm_log_h[0][0];
+    /* first every vector's reduction and rows (independent of each other,
+     * so the table loads of later vectors overlap; one loop over both
+     * halves held too long a chain of dependent operations per vector for
+     * the processor to overlap enough of them), then the polynomial */
+    crm_v4 rs[CRM_LANES / 4], hs[CRM_LANES / 4], gs[CRM_LANES / 4];
+    unsigned in = 0; /* the lanes the fast path covers */
+    for (int v = 0; v < CRM_LANES / 4; v++) {
+        const double *xq = x0 + 4 * v;
+        __m256i b = _mm256_castpd_si256(_mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(xq)), _mm_loadu_pd(xq + 2), 1));
+        __m256i t = _mm256_sub_epi64(b, CRM_V4I(CRM_LOG_OFF));
+        __m256i k = _mm256_and_si256(_mm256_srli_epi64(t, 43), CRM_V4I(127 << 2)); /* the row, times 4 */
+        /* the four rows (Th, Tl, c_i, 0), transposed */
+        __m128i klo = _mm256_castsi256_si128(k), khi = _mm256_extracti128_si256(k, 1);
+        crm_v4 r0 = _mm256_loadu_pd(tab + _mm_cvtsi128_si64(klo)), r1 = _mm256_loadu_pd(tab + _mm_extract_epi64(klo, 1));
+        crm_v4 r2 = _mm256_loadu_pd(tab + _mm_cvtsi128_si64(khi)), r3 = _mm256_loadu_pd(tab + _mm_extract_epi64(khi, 1));
+        crm_v4 ua = _mm256_unpacklo_pd(r0, r1), ub = _mm256_unpackhi_pd(r0, r1);
+        crm_v4 uc = _mm256_unpacklo_pd(r2, r3), ud = _mm256_unpackhi_pd(r2, r3);
+        crm_v4 th = _mm256_permute2f128_pd(ua, uc, 0x20), tl = _mm256_permute2f128_pd(ub, ud, 0x20);
+        crm_v4 c = _mm256_permute2f128_pd(ua, uc, 0x31);
+        /* e' as a double (2^52 + e' + 2048 less 2^52 + 2048), m', r */
+        crm_v4 de = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_xor_si256(_mm256_srli_epi64(t, 52), CRM_V4I(0x4330000000000800ULL))),
+                                  CRM_V4(4503599627372544.0));
+        if (kind == CRM_LOG2) {
+            hs[v] = _mm256_add_pd(de, th);
+            gs[v] = tl;
+        } else {
+            hs[v] = _mm256_fmadd_pd(de, CRM_V4(CRM_LOG_LN2_1), th);
+            gs[v] = _mm256_fmadd_pd(de, CRM_V4(CRM_LOG_LN2_2), tl);
+        }
+        crm_v4 m = _mm256_castsi256_pd(_mm256_sub_epi64(b, _mm256_and_si256(t, CRM_V4I(0xfff0000000000000ULL))));
+        rs[v] = _mm256_fmadd_pd(m, c, CRM_V4(-1.0));
+        /* x positive, normal and finite: b - 2^52 < 0x7fe0... unsigned, as signed with 2^63 added to both sides */
+        __m256i inv = _mm256_cmpgt_epi64(CRM_V4I(0xffe0000000000000ULL), _mm256_add_epi64(b, CRM_V4I(0x7ff0000000000000ULL)));
+        in |= (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(inv)) << 4 * v;
+    }
+    double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
+    unsigned good = 0;
+    for (int v = 0; v < CRM_LANES / 4; v++) {
+        crm_v4 lo, hi;
+        if (kind == CRM_LOG2)
+            hi = crm_v4_log2_fast_t(rs[v], hs[v], gs[v], &lo);
+        else
+            hi = crm_v4_log_fast_t(rs[v], hs[v], gs[v], &lo);
+        if (kind == CRM_LOG10) { /* crm_log_base */
+            crm_v4 ph = _mm256_mul_pd(hi, CRM_V4(CRM_LOG_INVLN10_HI));
+            crm_v4 pl = _mm256_fmsub_pd(hi, CRM_V4(CRM_LOG_INVLN10_HI), ph);
+            lo = _mm256_fmadd_pd(lo, CRM_V4(CRM_LOG_INVLN10_HI), _mm256_fmadd_pd(hi, CRM_V4(CRM_LOG_INVLN10_MI), pl));
+            hi = ph;
+        }
+        /* the smaller bound (min: rel < abs ? rel : abs), crm_round_test_abs */
+        crm_v4 rel = _mm256_mul_pd(_mm256_andnot_pd(CRM_V4(-0.0), hi), CRM_V4(0x1p-64));
+        crm_v4 err = _mm256_min_pd(rel, CRM_V4(abs));
+        crm_v4 out = _mm256_add_pd(hi, _mm256_sub_pd(lo, err)), out2 = _mm256_add_pd(hi, _mm256_add_pd(lo, err));
+        _mm256_storeu_pd(y + 4 * v, out);
+#ifndef CRM_TEST_ACCURATE
+        good |= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(out, out2, _CMP_EQ_OQ)) << 4 * v;
+#endif
+    }
+    return ~(good & in);
+}
+#endif
 
 /* log's, log2's and log10's lanes (kind: log.h's CRM_LN, CRM_LOG2,
  * CRM_LOG10): the scalar function's own fast path (crm_log_fast_t, then
@@ -255,6 +353,9 @@ CRM_FN unsigned crm_lanes_exp2(const double *restrict x, double *restrict y) { r
  * for the x in (0, 1] of bench/math_lanes, a thirteenth as many. */
 CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y, int kind)
 {
+#if CRM_LANES_ROW_LOADS
+    return crm_lanes_log_v4(x0, y, kind);
+#else
     double x[CRM_LANES];
     crm_lanes_load(x0, x);
     /* crm_log_h's rows (Th, Tl, c_i, 0), for log2 crm_log2_h's (T2h, T2l, c_i, 0) */
@@ -262,12 +363,8 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
     double c[CRM_LANES], th[CRM_LANES], tl[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) ih[i] = (crm_i64)(((crm_bits(x[i]) - CRM_LOG_OFF) >> 45) & 127) * 4;
     const double *tab = kind == CRM_LOG2 ? &crm_log2_h[0][0] : &crm_log_h[0][0];
-    if (CRM_LANES_ROW_LOADS) { /* one row holds all three */
-        crm_lanes_gather3(tab, ih, th, tl, c);
-    } else {
-        crm_lanes_log_c(ih, c);
-        crm_lanes_gather2(tab, ih, th, tl);
-    }
+    crm_lanes_log_c(ih, c);
+    crm_lanes_gather2(tab, ih, th, tl);
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
     crm_u64 bad[CRM_LANES];
     for (int i = 0; i < CRM_LANES; i++) {
@@ -293,6 +390,7 @@ CRM_HOT_FN unsigned crm_lanes_logk(const double *restrict x0, double *restrict y
         bad[i] = (crm_u64)(ok & in) ^ 1;
     }
     return crm_lanes_mask(bad);
+#endif
 }
 
 CRM_FN unsigned crm_lanes_log(const double *restrict x, double *restrict y) { return crm_lanes_logk(x, y, CRM_LN); }

@@ -186,21 +186,27 @@ CRM_HOT_FN double crm_log_fast_t(double de, double r, double th, double tl, doub
  * table and the sum in base 2, so no double-double product by 1/ln2 on
  * the chain (crm_log_base's, log10's). H = e' + T2h exactly (|H| < 2^11,
  * a multiple of 2^-42); r - r^2/2 = p + pl as crm_log_fast_t's (within
- * 2^-114); p LH = ph + phl exactly (one product, its error by an fma);
- * H + ph by a fast two-sum (|H| >= 1.94 |r| / ln2 >= |ph| or H = 0: the
- * condition of log's sum, both sides over ln2); the rest, l1 + phl + LH
- * (pl + r^3 q(r)) + (p LM + T2l), in doubles.
+ * 2^-114); H + p LH = h1 + l1: h1 by one fma, l1 = RN(p LH + (H - h1)) by
+ * a second, H - h1 exact: where H and p have the same sign |h1| >= |H|
+ * (so H - h1 is a multiple of ulp(H) below |H|), else |p LH| < |H| / 2
+ * (Sterbenz), as the table's intervals give: |p LH| <= 0.515 |H| at most
+ * (the interval [0.98828125, 0.9921875), where p and H have the same
+ * sign; with opposite signs 0.497 |H|; e' != 0: |H| >= 1/2, |p LH| <
+ * 2^-6.4), or H = 0. p LH + H - h1, the fma's error, is at most half an
+ * ulp of h1 (<= 2^-43: |h1| < 2^11), so l1 is within 2^-96 of it (exactly
+ * it where H = 0: a product's error). (A product p LH and its error, then a
+ * fast two-sum with H, cost three operations more on the chain.) The
+ * rest, l1 + LH (pl + r^3 q(r)) + (p LM + T2l), in doubles.
  *
  * Error bounds for crm_log_any's test (Y = log2 x):
  * - absolute, every x: the tail's 5 ulps of r^3/3 (values below 2^-22.5:
  *   2^-72.68) and pl + tail's rounding (2^-76), both times LH (2^-72.0);
  *   the fma by LH and the last sum round values below 2^-21.9 (2^-75
- *   each); p LM + T2l, l1 + phl and their sum values below 2^-41.9
- *   (|l1| <= 2^-43: |h1| < 2^11; 2^-95 each); the truncation r^11/11, T2l's
- *   and LM's (below 2^-79): below 2^-71.65 in all. The test uses 1.5
- *   2^-72 (2^-71.41).
+ *   each); l1 (2^-96) and p LM + T2l (values below 2^-41.9, 2^-95); the
+ *   truncation r^11/11, T2l's and LM's (below 2^-79): below 2^-71.65 in
+ *   all. The test uses 1.5 2^-72 (2^-71.41).
  * - relative, needed only where it is the smaller, |Y| < 1.5 2^-8 (x in
- *   (0.9959, 1.0041), e' = 0): where c_i = 1 (H = 0, so l1 = 0 and T2l =
+ *   (0.9959, 1.0041), e' = 0): where c_i = 1 (H = 0, so l1 is exact and T2l =
  *   0), every term is relative to |r| and |Y| >= 1.43 |r|: the tail's 5
  *   ulps of r^3/3 (2^-66.3 |Y|), three roundings of values below 1.443
  *   2^-15.5 |r| (2^-68.5 |Y| each): below 2^-65.6 |Y|; in the interval
@@ -211,9 +217,9 @@ CRM_HOT_FN double crm_log2_fast_t(double de, double r, double t2h, double t2l, d
     double h = de + t2h; /* exact */
     double hr = -0.5 * r;
     double p = fma(hr, r, r), pl = fma(hr, r, r - p);
-    double ph = p * CRM_LOG_INVLN2_HI, phl = fma(p, CRM_LOG_INVLN2_HI, -ph);
-    double l1, h1 = crm_fast_two_sum(h, ph, &l1);
-    *lo = (l1 + phl) + fma(CRM_LOG_INVLN2_HI, pl + crm_log1p_tail(r), fma(p, CRM_LOG_INVLN2_MI, t2l));
+    double h1 = fma(p, CRM_LOG_INVLN2_HI, h);
+    double l1 = fma(p, CRM_LOG_INVLN2_HI, h - h1); /* h - h1 exact */
+    *lo = l1 + fma(CRM_LOG_INVLN2_HI, pl + crm_log1p_tail(r), fma(p, CRM_LOG_INVLN2_MI, t2l));
     return h1;
 }
 
@@ -276,14 +282,18 @@ CRM_HOT_FN double crm_log_any(double x, int kind)
         hi = crm_log_fast_k(crm_bits(x * 0x1p54), 54, kind, &lo); /* subnormal */
     }
     if (kind == CRM_LOG10) hi = crm_log_base(kind, hi, &lo);
-    /* the smaller of two proved bounds (lanes.h's for log and log10,
-     * crm_log2_fast_t's for log2): 2^-64 |hi|, and an absolute one, the
-     * smaller unless |log_b x| < 2^-8 (so e' = 0): far fewer inputs fail
-     * the test where |log_b x| is large, and the accurate path costs a
-     * thousand times the fast one */
+    /* two proved bounds (lanes.h's for log and log10, crm_log2_fast_t's
+     * for log2): an absolute one, tried first, and 2^-64 |hi|, the smaller
+     * only where |log_b x| < 2^-8 (so e' = 0), tried there when the first
+     * fails: far fewer inputs fail than with the relative bound alone
+     * where |log_b x| is large (the accurate path costs a thousand times
+     * the fast one), and the common path has no minimum of the two to
+     * compute (bench-math-ab: log2 3%, log 4-10% less time) */
     double abs = kind == CRM_LN ? 0x1p-72 : kind == CRM_LOG2 ? 0x1.8p-72 : 0x1p-73;
-    double out, err = crm_fabs(hi) * 0x1p-64;
-    if (CRM_LIKELY(crm_round_test_abs(hi, lo, err < abs ? err : abs, &out))) return out;
+    double out;
+    if (CRM_LIKELY(crm_round_test_abs(hi, lo, abs, &out))) return out;
+    double err = crm_fabs(hi) * 0x1p-64;
+    if (err < abs && crm_round_test_abs(hi, lo, err, &out)) return out;
     return crm_log_accurate(x, kind);
 }
 

@@ -18,12 +18,17 @@
  *    LN2_2) within |e'| 2^-98, e' LN2_2 + Tl's rounding, the low sums'
  *    roundings; |S| >= 2^-7.5 when c_i != 1, |L| >= 0.34 |e'|). z = y L
  *    as a double-double (2^-96 |z|: L's low part is not renormalised),
- *    then exp of it by exp's own fast path (exp.h's crm_exp_fast: 2^-69.3)
- *    on r' = zh - k ln2/128 + zl, normalized (2^-72.9: |zl| < 2^-19.9).
- *    The result's relative error is below 2^-69.3 + 2^-79.7 + 2^-72.9 +
- *    2^-74.3 |y r| < 2^-69.1 + 2^-74.3 |y r| (|z| <= 746): the rounding
- *    test uses 2^-68 + 2^-74.25 |y r|, computed per call, so only large
- *    |y r| widen it (|y r| < 17 unless |log x| < 0.34). (A
+ *    then exp of it by exp's own fast path in its lean form (exp.h's
+ *    crm_exp_fast_tk, as exp2's: 2^-68.38 where |rl| <= 2^-61.6) on r' =
+ *    zh - k ln2/128 + zl, normalized (2^-72.9: |zl| < 2^-19.9; |rl| <=
+ *    2^-62). The result's relative error is below 2^-68.38 + 2^-79.7 +
+ *    2^-72.9 + 2^-74.3 |y r| < 2^-68.32 + 2^-74.3 |y r| (|z| <= 746): the
+ *    rounding test uses 2^-68 + 2^-74.25 |y r|, computed per call, so only
+ *    large |y r| widen it (|y r| < 17 unless |log x| < 0.34); the room
+ *    left, 2^-70.3, holds the test's own roundings of lo -+ e (2^-71:
+ *    |lo -+ e| < 2^-17). (The full form, 2^-69.3, costs four operations
+ *    more, about a tenth of pow's time, and fails the same test no less
+ *    often. A
  *    double-double exp, 2^-74, and r^4 as a double-double cost a seventh
  *    of the fast path more; the inputs they would keep, about one in
  *    16,000, cost stage 3.)
@@ -289,7 +294,7 @@ CRM_HOT_FN double crm_pow_abs(double xa, double y, double x)
     int j, ee = crm_exp_split(kd, &j);
     double out;
     if (ee > -1022) {
-        double lo, h = crm_exp_fast(rh, rl, j, &lo);
+        double lo, h = crm_exp_fast_tk(rh, rl, crm_exp_t[j][0], crm_exp_t[j][1], &lo, 1); /* lean: |rl| <= 2^-62 */
         if (crm_round_test(h, lo, 0x1p-68 + 0x1.ap-75 * crm_fabs(y * r), &out)) return crm_scale_normal(out, ee);
     }
     return crm_pow_slow(xa, y, x, e, i, r);
