@@ -368,7 +368,7 @@ static void rows_template(const brt_fold *f, row_stack *r, int depth)
 }
 
 /* The stack's next row, fresh (rows_template's, its flags clear) */
-static void rows_fresh(const brt_fold *f, row_stack *r, int depth)
+static inline void rows_fresh(const brt_fold *f, row_stack *r, int depth)
 {
     memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
     if (!f->ident)
