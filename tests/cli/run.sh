@@ -659,4 +659,33 @@ check "kfree: passed to the runtime four times, NULL four times" \
 "$BRINE" run --opt=none kf/k.br > kf.want 2>&1
 check "kfree: the same output as --opt=none" same kf.got kf.want
 
+# ---- field stores down a path stay one C lvalue ------------------------------
+# ps[i].x = v in a loop: the slot written as ps_data[i].f0 = v, not through a
+# pointer to it (gcc vectorizes the first and not the second); the checked
+# copy of the loop too, its index checked in the lvalue.
+mkdir -p fp
+cat > fp/f.br <<'EOB'
+struct P:
+    x: float
+    vx: float
+
+fn main():
+    var ps = [P(float(i) * 0.1, 1.0 - float(i) * 0.05) for i in 0..40]
+    for s in 0..30:
+        for i in 0..len(ps):
+            ps[i].x += ps[i].vx * 0.25
+            if ps[i].x < 0.0 or ps[i].x > 1.0:
+                ps[i].vx = -ps[i].vx
+    print(ps[3], ps[39])
+EOB
+"$BRINE" build --release --emit-c fp/f.br -o fp/f > fp.log 2>&1
+check "field store: builds with --emit-c" [ $? -eq 0 -a -s fp/f.c ]
+fpbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" fp/f.c; }
+check "field store: no pointer to a field taken" [ "$(fpbody | grep -cE '^ *double \*t[0-9]+ = &')" -eq 0 ]
+check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loop" \
+    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 4 ]
+./fp/f > fp.got 2>&1
+"$BRINE" run --opt=none fp/f.br > fp.want 2>&1
+check "field store: the same output as --opt=none" same fp.got fp.want
+
 harness_finish
