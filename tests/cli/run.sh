@@ -688,4 +688,27 @@ check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the 
 "$BRINE" run --opt=none fp/f.br > fp.want 2>&1
 check "field store: the same output as --opt=none" same fp.got fp.want
 
+# ---- xs = [par] [e for i in 0..len(xs)], e reading xs[i]: slots in place ------
+# When xs alone holds its array, element i is stored into slot i (a par one
+# by brt_par_fill_into); an element that reads another slot gets a new array.
+mkdir -p mi
+cat > mi/m.br <<'EOB'
+fn main():
+    var xs = [float(i) for i in 0..50]
+    var rs = [i for i in 0..9]
+    for s in 0..4:
+        xs = par [xs[i] * 0.5 + float(len(xs)) for i in 0..len(xs)]
+        rs = [rs[i] * 3 - s for i in 0..len(rs)]
+        rs = [rs[len(rs) - 1 - i] for i in 0..len(rs)]
+    print(xs[0], xs[49], rs)
+EOB
+"$BRINE" build --release --emit-c mi/m.br -o mi/m > mi.log 2>&1
+check "map in place: builds with --emit-c" [ $? -eq 0 -a -s mi/m.c ]
+mibody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/m.c; }
+check "map in place: the par one filled into xs, the sequential one into rs, the reversal not" \
+    [ "$(mibody | grep -c 'brt_par_fill_into(')" -eq 1 -a "$(mibody | grep -c 'if (brt_arr_sole(')" -eq 2 ]
+./mi/m > mi.got 2>&1
+"$BRINE" run --opt=none mi/m.br > mi.want 2>&1
+check "map in place: the same output as --opt=none" same mi.got mi.want
+
 harness_finish
