@@ -717,19 +717,19 @@ void fold_barrier(const char *acc)
 }
 
 /* xs = [e for x in xs], where e does not read xs, or xs = [e for i in
- * 0..len(xs)], where e reads xs only as xs[i] and len(xs); the elements hold no
- * reference and xs is this function's own variable: when xs holds the only
- * reference (rc 1) and the comprehension would run here (not split on the
- * pool), element k is computed from x = xs[k] (or xs[k] itself) and stored
- * back into slot k. Slot k is read before it is written and e reads no
- * other slot, so each slot gets the value the new array would have held,
- * in the same order, without a second array (particles/comp_move: one
- * stream of 3.2 MB a step instead of two). A par comprehension (as
- * written par) fills the slots on the pool the same way: each chunk reads
- * and writes only its own slots (particles/par_comp). Else the
- * comprehension and the assignment as written. A panic in e ends the
- * program at the same element, with the same message: the slots already
- * written are never read. */
+ * 0..len(xs)], where e reads xs only as xs[i] and len(xs); the elements
+ * hold no reference and xs is this function's own variable: when xs holds
+ * the only reference (rc 1), element k is computed from x = xs[k] (or
+ * xs[k] itself) and stored back into slot k. Slot k is read before it is
+ * written and e reads no other slot, so each slot gets the value the new
+ * array would have held, in the same order, without a second array
+ * (particles/comp_move: one stream of 3.2 MB a step instead of two). A par
+ * comprehension (as written par, or one opt_parfor.c put on the pool, when
+ * the runtime splits it) fills the slots on the pool the same way: each
+ * chunk reads and writes only its own slots (brt_par_fill_into;
+ * particles/par_comp). Else the comprehension and the assignment as
+ * written. A panic in e ends the program at the same element, with the
+ * same message: the slots already written are never read. */
 struct map_arg { const char *d, *k; };
 static void map_store_cb(struct ir_node *rn, void *p)
 {
@@ -759,16 +759,24 @@ static bool map_in_place(struct ir_node *s)
         return false;
     const char *v = vname(s->var), *ct = ctype(c->elem_type);
     bool on_pool = c->pool && !CG->slot_names && !CG->swapped_inner; /* emit_listcomp's test for the pool */
-    if (on_pool)
-        line("if (brt_arr_sole(%s) && !(brt_par_for_splits(0, %s->len, %" PRId64 "LL) && %s->len <= BRT_ROOM_BYTES / (int64_t)sizeof(%s))) {",
-             v, v, par_least(c->elem), v, ct);
-    else
-        line("if (brt_arr_sole(%s)) {", v);
+    line("if (brt_arr_sole(%s)) {", v);
     F->ind++;
     scope_open();
     if (c->par && !c->pool) {
-        emit_par_fill_into(c, v);
+        emit_fill_into(c, v);
     } else {
+        if (on_pool) {
+            /* split on the pool when emit_listcomp would (no room to make) */
+            line("if (brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, par_least(c->elem));
+            F->ind++;
+            scope_open();
+            emit_fill_into(c, v);
+            scope_close();
+            F->ind--;
+            line("} else {");
+            F->ind++;
+            scope_open();
+        }
         struct src src = eval_source(&c->iter);
         declare_var(c->gen_var, VS_BORROWED);
         struct map_arg ma = {new_temp(), new_temp()};
@@ -777,6 +785,11 @@ static bool map_in_place(struct ir_node *s)
         int views = open_cap_views(c);
         emit_gen_loop(c, &src, map_store_cb, &ma, NULL);
         close_views(views);
+        if (on_pool) {
+            scope_close();
+            F->ind--;
+            line("}");
+        }
     }
     scope_close();
     F->ind--;

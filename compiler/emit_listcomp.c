@@ -70,6 +70,24 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
     return tmp_owned(rn->type, "%s(&%s)", runner, c);
 }
 
+/* The helper bp_fill<id> of a comprehension on the pool: its chunks fill
+ * their slots, its places named by the function. */
+static int pool_fill_helper(struct ir_node *rn, struct src *s)
+{
+    struct buf aux = {0};
+    int id = par_env(rn, s, &aux);
+    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
+    declare_var(rn->gen_var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
+    const char *k = new_temp();
+    struct store_arg sa = {ctype(rn->elem_type), k};
+    chunk_loop(rn, s, k, store_cb, &sa, NULL);
+    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    return id;
+}
+
 /* A comprehension opt_parfor.c put on the pool (one range or array source, no
  * filter): its chunks fill their slots as a par one's do, when the runtime
  * splits (threads to split for, and enough elements by par_least's guess,
@@ -80,17 +98,7 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
 static const char *pool_listcomp(struct ir_node *rn)
 {
     struct src s = eval_sources(rn);
-    struct buf aux = {0};
-    int id = par_env(rn, &s, &aux);
-    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
-    declare_var(rn->gen_var, VS_BORROWED);
-    debug_line(&F->body, rn->loc, true);
-    const char *k = new_temp();
-    struct store_arg sa = {ctype(rn->elem_type), k};
-    chunk_loop(rn, &s, k, store_cb, &sa, NULL);
-    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-    bputs(&CG->aux, aux.p);
-    free(aux.p);
+    int id = pool_fill_helper(rn, &s);
     /* the fill allocates all n slots first: only as many as the room the
      * comprehension makes before its first element, so a count too large
      * to hold fails (or an early element panics) as in order */
@@ -137,9 +145,17 @@ static const char *par_fill(struct ir_node *rn, const char *into)
     return into;
 }
 
-void emit_par_fill_into(struct ir_node *rn, const char *into)
+void emit_fill_into(struct ir_node *rn, const char *into)
 {
-    par_fill(rn, into);
+    if (!rn->pool) {
+        par_fill(rn, into);
+        return;
+    }
+    struct src s = eval_sources(rn);
+    int id = pool_fill_helper(rn, &s);
+    const char *env = env_fill(id, rn, &s), *c = new_temp();
+    line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", c, s.n, tdesc(rn->elem_type), env, id);
+    line("brt_par_fill_into(&%s, %s);", c, into);
 }
 
 const char *emit_listcomp(struct ir_node *rn)

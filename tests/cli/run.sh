@@ -711,4 +711,27 @@ check "map in place: the par one filled into xs, the sequential one into rs, the
 "$BRINE" run --opt=none mi/m.br > mi.want 2>&1
 check "map in place: the same output as --opt=none" same mi.got mi.want
 
+# xs = [e for x in xs] on the pool (enough work an element): when the
+# runtime splits it, filled into xs too.
+cat > mi/p.br <<'EOB'
+fn f(x: float) -> float:
+    var y = x
+    for k in 0..8:
+        y = y * 0.5 + float(k)
+    return y
+
+fn main():
+    var xs = [float(i) for i in 0..5000]
+    for s in 0..3:
+        xs = [f(x) for x in xs]
+    print(xs[0], xs[4999])
+EOB
+"$BRINE" build --release --emit-c mi/p.br -o mi/p > mi.log 2>&1
+check "map in place on the pool: builds with --emit-c" [ $? -eq 0 -a -s mi/p.c ]
+check "map in place on the pool: split into xs when sole" \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
+BRINE_THREADS=4 ./mi/p > mi.got 2>&1
+"$BRINE" run --opt=none mi/p.br > mi.want 2>&1
+check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
+
 harness_finish
