@@ -493,38 +493,40 @@ static bool is_field_step(struct ir_node *k)
     return k->op == IR_FIELD && !k->a;
 }
 
-/* Step i of s's path from the pointer p (to a value of type *t): a field of
- * the struct p points at, or an element of the array, made unique first
+/* Step i of s's path from the C lvalue lv (of a value of type *t): a field
+ * of the struct lv is, or an element of the array, made unique first
  * unless the step is among s's unique_steps. idx is the index's C, checked
  * against the length at L, or (L NULL) leaving the enclosing do-while when
- * out of range. Returns the new pointer; *t becomes its type. */
-static const char *path_step(struct ir_node *s, int i, const char *p, struct type **t, const char *idx, const char *L)
+ * out of range. Returns the new lvalue; *t becomes its type. A field, and
+ * an element through a loop's view, stay one lvalue expression
+ * (ps[i].vx = e, not a pointer to it stored through): gcc vectorizes a
+ * loop of such stores, and of stores through the pointers not at all
+ * (particles/inplace_main: 33 -> 13 ms). */
+static const char *path_step(struct ir_node *s, int i, const char *lv, struct type **t, const char *idx, const char *L)
 {
     struct ir_node *k = s->kids[i];
     struct type *nt = is_field_step(k) ? k->type : (*t)->elem;
-    const char *q = new_temp();
-    if (is_field_step(k)) {
-        line("%s *%s = &%s->f%d;", ctype(nt), q, p, k->field);
-    } else if (i == 0 && L && s->unique_steps >= 1 && view_of_var(s->var)) {
+    *t = nt;
+    if (is_field_step(k)) return arena_printf("%s.f%d", lv, k->field);
+    if (i == 0 && L && s->unique_steps >= 1 && view_of_var(s->var)) {
         /* the variable's array, unique, through the loop's view of it;
          * its one index checked unless the loop's guard or a range proves it */
         const struct view *vw = view_of_var(s->var);
         const char *at = in_guarded_loop(s) ? idx : arena_printf("brt_idx_n(%s, %s, %s)", vw->len, idx, L);
-        line("%s *%s = &%s[%s];", ctype(nt), q, vw->data, at);
-    } else {
-        if (i >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
-        if (!L) line("if ((uint64_t)%s >= (uint64_t)(*%s)->len) break;", idx, p);
-        bool proved = L && i == 0 && in_guarded_loop(s); /* a store's one index (ir_store_one_index) */
-        const char *at = L && !proved ? arena_printf("brt_idx(*%s, %s, %s)", p, idx, L) : idx;
-        line("%s *%s = &BRT_AT(%s, *%s, %s);", ctype(nt), q, ctype(nt), p, at);
+        return arena_printf("%s[%s]", vw->data, at);
     }
-    *t = nt;
-    return q;
+    if (i >= s->unique_steps) line("%s = brt_arr_unique(%s);", lv, lv);
+    if (!L) line("if ((uint64_t)%s >= (uint64_t)(%s)->len) break;", idx, lv);
+    bool proved = L && i == 0 && in_guarded_loop(s); /* a store's one index (ir_store_one_index) */
+    const char *at = L && !proved ? arena_printf("brt_idx(%s, %s, %s)", lv, idx, L) : idx;
+    const char *q = new_temp();
+    line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(nt), q, ctype(nt), lv, at);
+    return arena_printf("(*%s)", q);
 }
 
 /* A store or push whose path has field steps (s.lo = v, segs[i].lo = v,
- * s.xs.push(v)): a pointer walks the path, each array on it made unique
- * before its slot is taken, each field a member of the struct pointed at. */
+ * s.xs.push(v)): the path walked from the variable, each array on it made
+ * unique before its slot is taken, each field a member of the struct. */
 static void store_path(struct ir_node *s, const char **idx, const char *x, const char *L)
 {
     struct type *t = s->var->type;
@@ -532,18 +534,17 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     const char *val = new_temp();
     line("%s %s = %s;", ctype(s->a->type), val, x);
     x = val;
-    const char *p = new_temp();
-    line("%s *%s = &%s;", ctype(t), p, vname(s->var));
-    for (int i = 0; i < s->nkids; i++) p = path_step(s, i, p, &t, idx[i], L);
+    const char *lv = vname(s->var);
+    for (int i = 0; i < s->nkids; i++) lv = path_step(s, i, lv, &t, idx[i], L);
     if (s->op == IR_PUSH) {
-        line("BRT_PUSH(%s, *%s, %s);", ctype(s->a->type), p, x);
+        line("BRT_PUSH(%s, %s, %s);", ctype(s->a->type), lv, x);
     } else if (type_is_ref(t)) {
         const char *old = new_temp();
-        line("%s %s = *%s;", ctype(t), old, p);
-        line("*%s = %s;", p, x);
+        line("%s %s = %s;", ctype(t), old, lv);
+        line("%s = %s;", lv, x);
         line("%s(%s);", release_fn(t), old);
     } else {
-        line("*%s = %s;", p, x);
+        line("%s = %s;", lv, x);
     }
 }
 
@@ -552,13 +553,12 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
 static void emit_unique(struct ir_node *s)
 {
     struct type *t = s->var->type;
-    const char *p = new_temp();
-    line("%s *%s = &%s;", ctype(t), p, vname(s->var));
+    const char *lv = vname(s->var);
     line("do {");
     F->ind++;
     for (int i = 0; i < s->nkids; i++)
-        p = path_step(s, i, p, &t, is_field_step(s->kids[i]) ? NULL : emit_expr(s->kids[i]), NULL);
-    if (s->nkids >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", p, p);
+        lv = path_step(s, i, lv, &t, is_field_step(s->kids[i]) ? NULL : emit_expr(s->kids[i]), NULL);
+    if (s->nkids >= s->unique_steps) line("%s = brt_arr_unique(%s);", lv, lv);
     F->ind--;
     line("} while (0);");
 }
@@ -716,16 +716,20 @@ void fold_barrier(const char *acc)
     if (!F->fold256) line("BP_FOLD(%s);", acc);
 }
 
-/* xs = [e for x in xs], where e does not read xs, the elements hold no
- * reference and xs is this function's own variable: when xs holds the only
- * reference (rc 1) and the comprehension would run here (not split on the
- * pool), element k is computed from x = xs[k] and stored back into slot k.
- * x is read before its slot is written and e reads no other slot, so each
- * slot gets the value the new array would have held, in the same order,
- * without a second array (particles/comp_move: one stream of 3.2 MB a step
- * instead of two). Else the comprehension and the assignment as written. A
- * panic in e ends the program at the same element, with the same message:
- * the slots already written are never read. */
+/* xs = [e for x in xs], where e does not read xs, or xs = [e for i in
+ * 0..len(xs)], where e reads xs only as xs[i] and len(xs); the elements
+ * hold no reference and xs is this function's own variable: when xs holds
+ * the only reference (rc 1), element k is computed from x = xs[k] (or
+ * xs[k] itself) and stored back into slot k. Slot k is read before it is
+ * written and e reads no other slot, so each slot gets the value the new
+ * array would have held, in the same order, without a second array
+ * (particles/comp_move: one stream of 3.2 MB a step instead of two). A par
+ * comprehension (as written par, or one opt_parfor.c put on the pool, when
+ * the runtime splits it) fills the slots on the pool the same way: each
+ * chunk reads and writes only its own slots (brt_par_fill_into;
+ * particles/par_comp). Else the comprehension and the assignment as
+ * written. A panic in e ends the program at the same element, with the
+ * same message: the slots already written are never read. */
 struct map_arg { const char *d, *k; };
 static void map_store_cb(struct ir_node *rn, void *p)
 {
@@ -734,29 +738,59 @@ static void map_store_cb(struct ir_node *rn, void *p)
     line("%s[%s++] = %s;", a->d, a->k, x);
 }
 
+/* Whether c's source is xs's own slots, in order: for x in xs, with e not
+ * reading xs, or for i in 0..len(xs), with e reading xs only as xs[i] (and
+ * its length, which stays). */
+static bool maps_slots_of(struct ir_node *c, struct ir_var *xs)
+{
+    struct ir_iter *it = &c->iter;
+    if (!it->is_range)
+        return it->array->op == IR_VAR && it->array->var == xs && !ir_reads(c->elem, xs);
+    return !it->inclusive && it->lo->op == IR_INT && it->lo->ival == 0 && it->hi->op == IR_BUILTIN &&
+           it->hi->builtin == BI_LEN && it->hi->nkids == 1 && it->hi->kids[0]->op == IR_VAR &&
+           it->hi->kids[0]->var == xs && !ir_reads_except_at(c->elem, xs, c->gen_var);
+}
+
 static bool map_in_place(struct ir_node *s)
 {
     struct ir_node *c = s->a;
-    if (c->op != IR_LISTCOMP || (c->par && !c->pool) || c->nclauses || c->filter || c->iter.is_range ||
-        c->iter.array->op != IR_VAR || c->iter.array->var != s->var || F->vst[s->var->id] != VS_OWNED ||
-        type_is_ref(c->elem_type) || ir_reads(c->elem, s->var))
+    if (c->op != IR_LISTCOMP || c->nclauses || c->filter || F->vst[s->var->id] != VS_OWNED ||
+        type_is_ref(c->elem_type) || !maps_slots_of(c, s->var))
         return false;
     const char *v = vname(s->var), *ct = ctype(c->elem_type);
-    if (c->pool && !CG->slot_names && !CG->swapped_inner) /* emit_listcomp's test for the pool, negated */
-        line("if (brt_arr_sole(%s) && !(brt_par_for_splits(0, %s->len, %" PRId64 "LL) && %s->len <= BRT_ROOM_BYTES / (int64_t)sizeof(%s))) {",
-             v, v, par_least(c->elem), v, ct);
-    else
-        line("if (brt_arr_sole(%s)) {", v);
+    bool on_pool = c->pool && !CG->slot_names && !CG->swapped_inner; /* emit_listcomp's test for the pool */
+    line("if (brt_arr_sole(%s)) {", v);
     F->ind++;
     scope_open();
-    struct src src = eval_source(&c->iter);
-    declare_var(c->gen_var, VS_BORROWED);
-    struct map_arg ma = {new_temp(), new_temp()};
-    line("%s *%s = (%s *)%s->data;", ct, ma.d, ct, v);
-    line("int64_t %s = 0;", ma.k);
-    int views = open_cap_views(c);
-    emit_gen_loop(c, &src, map_store_cb, &ma, NULL);
-    close_views(views);
+    if (c->par && !c->pool) {
+        emit_fill_into(c, v);
+    } else {
+        if (on_pool) {
+            /* split on the pool when emit_listcomp would (no room to make) */
+            line("if (brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, par_least(c->elem));
+            F->ind++;
+            scope_open();
+            emit_fill_into(c, v);
+            scope_close();
+            F->ind--;
+            line("} else {");
+            F->ind++;
+            scope_open();
+        }
+        struct src src = eval_source(&c->iter);
+        declare_var(c->gen_var, VS_BORROWED);
+        struct map_arg ma = {new_temp(), new_temp()};
+        line("%s *%s = (%s *)%s->data;", ct, ma.d, ct, v);
+        line("int64_t %s = 0;", ma.k);
+        int views = open_cap_views(c);
+        emit_gen_loop(c, &src, map_store_cb, &ma, NULL);
+        close_views(views);
+        if (on_pool) {
+            scope_close();
+            F->ind--;
+            line("}");
+        }
+    }
     scope_close();
     F->ind--;
     line("} else {");

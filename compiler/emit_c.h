@@ -207,6 +207,9 @@ const char *emit_callv(struct ir_node *n); /* IR_CALLV: a call through one */
 const char *emit_reduce(struct ir_node *rn);
 const char *emit_seq_lanes(struct ir_node *rn, const char *start);
 const char *emit_listcomp(struct ir_node *rn); /* emit_listcomp.c */
+/* A par comprehension, or one on the pool, without a filter, filled into
+ * the array into: its elements stored into into's own slots (map_in_place). */
+void emit_fill_into(struct ir_node *rn, const char *into);
 
 /* The iteration source evaluated once in the current function: for a range
  * its bounds and its element count (without overflow: at most INT64_MAX),

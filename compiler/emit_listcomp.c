@@ -70,6 +70,24 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
     return tmp_owned(rn->type, "%s(&%s)", runner, c);
 }
 
+/* The helper bp_fill<id> of a comprehension on the pool: its chunks fill
+ * their slots, its places named by the function. */
+static int pool_fill_helper(struct ir_node *rn, struct src *s)
+{
+    struct buf aux = {0};
+    int id = par_env(rn, s, &aux);
+    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
+    declare_var(rn->gen_var, VS_BORROWED);
+    debug_line(&F->body, rn->loc, true);
+    const char *k = new_temp();
+    struct store_arg sa = {ctype(rn->elem_type), k};
+    chunk_loop(rn, s, k, store_cb, &sa, NULL);
+    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    return id;
+}
+
 /* A comprehension opt_parfor.c put on the pool (one range or array source, no
  * filter): its chunks fill their slots as a par one's do, when the runtime
  * splits (threads to split for, and enough elements by par_least's guess,
@@ -80,17 +98,7 @@ static const char *par_comprehension(struct ir_node *rn, struct src *s, int id, 
 static const char *pool_listcomp(struct ir_node *rn)
 {
     struct src s = eval_sources(rn);
-    struct buf aux = {0};
-    int id = par_env(rn, &s, &aux);
-    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
-    declare_var(rn->gen_var, VS_BORROWED);
-    debug_line(&F->body, rn->loc, true);
-    const char *k = new_temp();
-    struct store_arg sa = {ctype(rn->elem_type), k};
-    chunk_loop(rn, &s, k, store_cb, &sa, NULL);
-    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-    bputs(&CG->aux, aux.p);
-    free(aux.p);
+    int id = pool_fill_helper(rn, &s);
     /* the fill allocates all n slots first: only as many as the room the
      * comprehension makes before its first element, so a count too large
      * to hold fails (or an early element panics) as in order */
@@ -112,6 +120,42 @@ static const char *pool_listcomp(struct ir_node *rn)
     F->ind--;
     line("}");
     return out;
+}
+
+/* A par comprehension without a filter: every element has its slot,
+ * filled by the helper's chunks on the pool; into a fresh array, or (into
+ * not NULL) into the array into names, which it alone holds, as long as
+ * the comprehension (emit_c.c: map_in_place). */
+static const char *par_fill(struct ir_node *rn, const char *into)
+{
+    struct src s = eval_sources(rn);
+    struct buf aux = {0};
+    int id = par_env(rn, &s, &aux);
+    struct fctx *saved = helper_begin(id, rn);
+    const char *k = new_temp();
+    struct store_arg sa = {ctype(rn->elem_type), k};
+    chunk_loop(rn, &s, k, store_cb, &sa, NULL);
+    helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
+    if (!into) return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
+    bputs(&CG->aux, aux.p);
+    free(aux.p);
+    const char *env = env_fill(id, rn, &s), *c = new_temp();
+    line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", c, s.n, tdesc(rn->elem_type), env, id);
+    line("brt_par_fill_into(&%s, %s);", c, into);
+    return into;
+}
+
+void emit_fill_into(struct ir_node *rn, const char *into)
+{
+    if (!rn->pool) {
+        par_fill(rn, into);
+        return;
+    }
+    struct src s = eval_sources(rn);
+    int id = pool_fill_helper(rn, &s);
+    const char *env = env_fill(id, rn, &s), *c = new_temp();
+    line("brt_fill %s = {%s, %s, &%s, bp_fill%d};", c, s.n, tdesc(rn->elem_type), env, id);
+    line("brt_par_fill_into(&%s, %s);", c, into);
 }
 
 const char *emit_listcomp(struct ir_node *rn)
@@ -136,18 +180,11 @@ const char *emit_listcomp(struct ir_node *rn)
         if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
         return out;
     }
+    if (!rn->filter) return par_fill(rn, NULL);
     struct src s = eval_sources(rn);
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
-    if (!rn->filter) {
-        /* no filter: every element has its slot, filled in place */
-        const char *k = new_temp();
-        struct store_arg sa = {ctype(rn->elem_type), k};
-        chunk_loop(rn, &s, k, store_cb, &sa, NULL);
-        helper_end(saved, &aux, arena_printf("static void bp_fill%d(void *envp, int64_t lo_, int64_t hi_, void *data_)", id), NULL);
-        return par_comprehension(rn, &s, id, &aux, "brt_fill", "bp_fill", "brt_par_fill");
-    }
     struct push_arg pa = {"out", true, NULL};
     if (s.ncl) flat_loop(rn, &s, "lo_", "hi_", push_cb, &pa, NULL, NULL);
     else source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);

@@ -1037,6 +1037,28 @@ bool ir_reads(struct ir_node *n, struct ir_var *v)
 }
 
 
+bool ir_reads_except_at(struct ir_node *n, struct ir_var *v, struct ir_var *i)
+{
+    if (!n) return false;
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && n->a->var == v && n->b->op == IR_VAR && n->b->var == i) return false;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR) return false;
+    if (n->op == IR_VAR) return n->var == v;
+    if (ir_reads_except_at(n->a, v, i) || ir_reads_except_at(n->b, v, i) || ir_reads_except_at(n->c, v, i)) return true;
+    for (int k = 0; k < n->nkids; k++)
+        if (ir_reads_except_at(n->kids[k], v, i)) return true;
+    if (n->op == IR_REDUCE || n->op == IR_LISTCOMP) {
+        for (int k = 0; k < n->nclauses; k++) {
+            struct ir_iter *it = &n->clauses[k].iter;
+            if (ir_reads_except_at(it->lo, v, i) || ir_reads_except_at(it->hi, v, i) || ir_reads_except_at(it->array, v, i))
+                return true;
+        }
+        return ir_reads_except_at(n->iter.lo, v, i) || ir_reads_except_at(n->iter.hi, v, i) ||
+               ir_reads_except_at(n->iter.array, v, i) || ir_reads_except_at(n->elem, v, i) ||
+               ir_reads_except_at(n->filter, v, i) || ir_reads_except_at(n->key, v, i);
+    }
+    return false;
+}
+
 /* ---- small builders for the passes -------------------------------------------- */
 
 struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc)

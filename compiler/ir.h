@@ -445,6 +445,9 @@ int ir_size(const struct ir_node *n);
 bool ir_float_math(const struct ir_node *n);
 /* Whether n, or anything in it, reads variable v. */
 bool ir_reads(struct ir_node *n, struct ir_var *v);
+/* Whether n reads v other than as the element v[i] (i a variable) or its
+ * length. */
+bool ir_reads_except_at(struct ir_node *n, struct ir_var *v, struct ir_var *i);
 /* Whether statement s, run any number of times, keeps unique the arrays
  * that the first `steps` steps of any path from v reach into (v itself, v[i],
  * v[i][j], ... any indices; a field step's struct counts as a step): it never

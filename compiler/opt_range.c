@@ -38,7 +38,10 @@
  * length). An array that is (a row fill makes with `[unset] * n`, a
  * `v = [x] * n`) has that length from the assignment on, until a push, a
  * mutating method, another assignment, a loop head whose body may do one,
- * or a join of branches that disagree (range.len).
+ * or a join of branches that disagree (range.len). Inside a comprehension
+ * no variable changes: a generator's bound (`for i in 0..len(xs)`) holds
+ * its variable below it while the comprehension runs, even where the
+ * function assigns or resizes xs elsewhere, so xs[i] there is inside.
  *
  * What it proves, it marks (the emitters print plain C): no_overflow on int
  * + - * and negation whose result fits int64, on / and % by a positive
@@ -245,6 +248,10 @@ static bool inside(struct ir_var *v, struct range r)
 {
     if (r.lo < 0) return false;
     if (!fixed_array(v)) {
+        /* i + c < len(v), c >= 0: a generator's frozen bound (generator) */
+        struct ir_node *b = r.below;
+        if (b && b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR && b->kids[0]->var == v)
+            return true;
         /* its length here (range.len): e, or below = n - c with i + c < n */
         struct ir_node *len = v->type->kind == T_ARRAY ? ENV[v->id].len : NULL;
         __int128 c;
@@ -319,8 +326,27 @@ static void kids(struct ir_node *n)
     for (int i = 0; i < n->nkids; i++) expr(n->kids[i]);
 }
 
+/* Whether e, an int of literals, variables and lengths of array variables
+ * by + - *, has one value while a comprehension runs: its element and
+ * filter assign no variable and change no array (the checker refuses
+ * both), so a bound `len(xs)` read anywhere in it is the same. */
+static bool frozen(struct ir_node *e)
+{
+    if (!e || e->type != ty_int) return false;
+    switch (e->eop) {
+    case IR_INT: case IR_VAR: return true;
+    case IR_BUILTIN: return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR;
+    case IR_BINARY: return (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && frozen(e->a) && frozen(e->b);
+    default: return false;
+    }
+}
+
 /* A generator's clauses: each variable's range from its range source, for
- * the element and filter (they assign nothing). */
+ * the element and filter (they assign nothing). A range clause's bound
+ * holds its variable below even when it is not stable in the function
+ * (frozen): `par [f(ps[i]) for i in 0..len(ps)]` in a loop that assigns
+ * ps. Such a bound lives only while the generator's variables have their
+ * ranges (reset at its end), so inside() may trust a len(xs) it meets. */
 static void generator(struct ir_node *n)
 {
     struct ir_iter *its[64];
@@ -338,7 +364,7 @@ static void generator(struct ir_node *n)
             if (m == 1) short_bounds(its[i], lo, hi, n->elem, n->filter);
             if (is_int_var(vars[i])) {
                 ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
-                if (stable(its[i]->hi))
+                if (stable(its[i]->hi) || frozen(its[i]->hi))
                     (its[i]->inclusive ? set_at_most : set_below)(&ENV[vars[i]->id], its[i]->hi);
             }
         } else {

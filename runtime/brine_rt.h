@@ -1211,6 +1211,11 @@ typedef struct brt_fill {
     void (*fill)(void *env, int64_t lo, int64_t hi, void *data);
 } brt_fill;
 brt_arr *brt_par_fill(const brt_fill *f);
+/* The same fill into a's own slots (a->len == f->n), the caller's array
+ * that it alone holds: each element k may read a's slot k, and no other,
+ * before its value is stored there (emit_c.c: map_in_place). Elements own
+ * nothing: an old value is overwritten, not released. */
+void brt_par_fill_into(const brt_fill *f, brt_arr *a);
 
 /* A range loop lo..hi whose iterations are independent (compiler/
  * opt_parfor.c): body(env, a, b) runs the iterations a..b-1 in order.

@@ -868,6 +868,22 @@ static int64_t pool_chunk(int64_t n, int threads, int64_t *ntasks)
     return chunk;
 }
 
+/* Runs f's chunks into data (f->n slots): on the pool when it splits. A
+ * panic comes back as the lowest chunk's; false then, with *panic set
+ * (chunks before the lowest one that panicked ran to their end, so its
+ * first panic is the lowest index's: SPEC 5.4). */
+static bool fill_run(const brt_fill *f, void *data, brt_trap *panic)
+{
+    int threads = brt_pool_threads();
+    if (f->n == 1 || threads == 1 || brt_pool_nested()) {
+        f->fill(f->env, 0, f->n, data);
+        return true;
+    }
+    int64_t ntasks, chunk = pool_chunk(f->n, threads, &ntasks);
+    struct fill_job job = { f, chunk, data };
+    return brt_pool_run(ntasks, fill_task, &job, panic) < 0;
+}
+
 static brt_arr *par_fill(const brt_fill *f)
 {
     if (f->n <= 0)
@@ -884,20 +900,11 @@ static brt_arr *par_fill(const brt_fill *f)
     brt_owner o;
     brt_cell cell = { &a, &arr_any };
     brt_own_push_rt(&o, &cell, 1);
-    int threads = brt_pool_threads();
-    if (f->n == 1 || threads == 1 || brt_pool_nested()) {
-        f->fill(f->env, 0, f->n, a->data);
-    } else {
-        int64_t ntasks, chunk = pool_chunk(f->n, threads, &ntasks);
-        struct fill_job job = { f, chunk, a->data };
-        brt_trap panic;
-        /* Chunks before the lowest one that panicked ran to their end, so
-         * its first panic is the lowest index's (SPEC 5.4). */
-        if (brt_pool_run(ntasks, fill_task, &job, &panic) >= 0) {
-            brt_own_pop_rt(&o);
-            brt_arr_release(a);
-            brt_trap_rethrow(&panic);
-        }
+    brt_trap panic;
+    if (!fill_run(f, a->data, &panic)) {
+        brt_own_pop_rt(&o);
+        brt_arr_release(a);
+        brt_trap_rethrow(&panic);
     }
     brt_own_pop_rt(&o);
     return a;
@@ -1125,6 +1132,18 @@ brt_arr *brt_par_fill(const brt_fill *f)
     brt_arr *a = par_fill(f);
     par_leave(me);
     return a;
+}
+
+void brt_par_fill_into(const brt_fill *f, brt_arr *a)
+{
+    if (f->n <= 0)
+        return;
+    brt_self *me = par_enter();
+    brt_trap panic;
+    bool done = fill_run(f, a->data, &panic);
+    par_leave(me);
+    if (!done)
+        brt_trap_rethrow(&panic);
 }
 
 bool brt_par_for_splits(int64_t lo, int64_t hi, int64_t least)

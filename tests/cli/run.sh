@@ -659,4 +659,79 @@ check "kfree: passed to the runtime four times, NULL four times" \
 "$BRINE" run --opt=none kf/k.br > kf.want 2>&1
 check "kfree: the same output as --opt=none" same kf.got kf.want
 
+# ---- field stores down a path stay one C lvalue ------------------------------
+# ps[i].x = v in a loop: the slot written as ps_data[i].f0 = v, not through a
+# pointer to it (gcc vectorizes the first and not the second); the checked
+# copy of the loop too, its index checked in the lvalue.
+mkdir -p fp
+cat > fp/f.br <<'EOB'
+struct P:
+    x: float
+    vx: float
+
+fn main():
+    var ps = [P(float(i) * 0.1, 1.0 - float(i) * 0.05) for i in 0..40]
+    for s in 0..30:
+        for i in 0..len(ps):
+            ps[i].x += ps[i].vx * 0.25
+            if ps[i].x < 0.0 or ps[i].x > 1.0:
+                ps[i].vx = -ps[i].vx
+    print(ps[3], ps[39])
+EOB
+"$BRINE" build --release --emit-c fp/f.br -o fp/f > fp.log 2>&1
+check "field store: builds with --emit-c" [ $? -eq 0 -a -s fp/f.c ]
+fpbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" fp/f.c; }
+check "field store: no pointer to a field taken" [ "$(fpbody | grep -cE '^ *double \*t[0-9]+ = &')" -eq 0 ]
+check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loop" \
+    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 4 ]
+./fp/f > fp.got 2>&1
+"$BRINE" run --opt=none fp/f.br > fp.want 2>&1
+check "field store: the same output as --opt=none" same fp.got fp.want
+
+# ---- xs = [par] [e for i in 0..len(xs)], e reading xs[i]: slots in place ------
+# When xs alone holds its array, element i is stored into slot i (a par one
+# by brt_par_fill_into); an element that reads another slot gets a new array.
+mkdir -p mi
+cat > mi/m.br <<'EOB'
+fn main():
+    var xs = [float(i) for i in 0..50]
+    var rs = [i for i in 0..9]
+    for s in 0..4:
+        xs = par [xs[i] * 0.5 + float(len(xs)) for i in 0..len(xs)]
+        rs = [rs[i] * 3 - s for i in 0..len(rs)]
+        rs = [rs[len(rs) - 1 - i] for i in 0..len(rs)]
+    print(xs[0], xs[49], rs)
+EOB
+"$BRINE" build --release --emit-c mi/m.br -o mi/m > mi.log 2>&1
+check "map in place: builds with --emit-c" [ $? -eq 0 -a -s mi/m.c ]
+mibody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/m.c; }
+check "map in place: the par one filled into xs, the sequential one into rs, the reversal not" \
+    [ "$(mibody | grep -c 'brt_par_fill_into(')" -eq 1 -a "$(mibody | grep -c 'if (brt_arr_sole(')" -eq 2 ]
+./mi/m > mi.got 2>&1
+"$BRINE" run --opt=none mi/m.br > mi.want 2>&1
+check "map in place: the same output as --opt=none" same mi.got mi.want
+
+# xs = [e for x in xs] on the pool (enough work an element): when the
+# runtime splits it, filled into xs too.
+cat > mi/p.br <<'EOB'
+fn f(x: float) -> float:
+    var y = x
+    for k in 0..8:
+        y = y * 0.5 + float(k)
+    return y
+
+fn main():
+    var xs = [float(i) for i in 0..5000]
+    for s in 0..3:
+        xs = [f(x) for x in xs]
+    print(xs[0], xs[4999])
+EOB
+"$BRINE" build --release --emit-c mi/p.br -o mi/p > mi.log 2>&1
+check "map in place on the pool: builds with --emit-c" [ $? -eq 0 -a -s mi/p.c ]
+check "map in place on the pool: split into xs when sole" \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
+BRINE_THREADS=4 ./mi/p > mi.got 2>&1
+"$BRINE" run --opt=none mi/p.br > mi.want 2>&1
+check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
+
 harness_finish

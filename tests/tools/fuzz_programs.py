@@ -522,6 +522,7 @@ class Gen:
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
+        self.maps = random.Random(seed ^ 0x3A95)    # whether to write a map of an array's own slots (map_self)
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
@@ -2140,6 +2141,10 @@ class Gen:
             return self.row_par()
         if self.folds.random() < 0.04:
             return self.fold_par()
+        if self.maps.random() < 0.03:
+            st = map_self(self)
+            if st is not None:
+                return st
         if self.fills.random() < 0.04:
             st = fill_loop(self)
             if st is not None:
@@ -3916,6 +3921,71 @@ def fill_loop(g):
     return lines, ex
 
 
+def map_self(g):
+    """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
+    i in 0..len(a)]` (E any expression of i; it may read a too), then a
+    printed: each element from its own slot, which the compiler may write in
+    place when a alone holds the array (emit_c.c map_in_place); now and then
+    a copy kept before, printed after. Every element from the old array, in
+    index order; the first (par: the lowest index's) panic."""
+    r = g.r
+    if g.pure:
+        return None
+    a, d, s, i, keep = (g.fresh(p) for p in ("a", "d", "s", "i", "k"))
+    et = r.choice(["int", "float"])
+    t = f"[{et}]"
+    n = r.choice([0, 1, 3, 8, 17, r.randint(0, 40)])
+    x0 = r.choice([-3, 0, 2, 7]) if et == "int" else r.choice([-1.5, 0.0, 0.25, 3.0])
+    steps = r.randint(1, 3)
+    is_par = r.random() < 0.5
+    kept = r.random() < 0.25
+    op = r.choice(["+", "-", "*"])
+    g.use("map-self")
+    if is_par:
+        g.use("par")
+    g.scope.append({a: (t, False), i: ("int", False)})
+    g.pure += 1
+    g.in_par += is_par
+    e = g.typed(g.expr(et, 2), et)
+    g.in_par -= is_par
+    g.pure -= 1
+    g.scope.pop()
+    conv = f"float({d})" if et == "float" else d
+    lines = [f"var {a}: {t} = [{show(et, x0)} + {conv} for {d} in 0..{n}]"]
+    if kept:
+        lines.append(f"let {keep} = {a}")
+    lines += [f"for {s} in 0..{steps}:",
+              f"    {a} = {'par ' if is_par else ''}[{a}[{i}] {op} {par(e, 12)} for {i} in 0..len({a})]",
+              f"print({a}{', ' + keep if kept else ''})"]
+    what = {"+": "addition", "-": "subtraction", "*": "multiplication"}[op]
+
+    def ex(env):
+        cur = [x0 + (float(k) if et == "float" else k) for k in range(n)]
+        first = list(cur)
+        for _ in range(steps):
+            sub0 = Env(env)
+            sub0.vars[a] = [t, True, cur]
+            out = []
+            for k in range(len(cur)):
+                sub = Env(sub0)
+                sub.vars[i] = ["int", False, k]
+                y = e.ev(sub)
+                if et == "int":
+                    v = chk("int", {"+": cur[k] + y, "-": cur[k] - y, "*": cur[k] * y}[op], what)
+                else:
+                    v = {"+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": f_mul}[op](cur[k], y)
+                out.append(v)
+            cur = out
+        env.vars[a] = [t, True, cur]
+        if kept:
+            env.vars[keep] = [t, False, first]
+        env_out(env).append(show(t, cur) + (" " + show(t, first) if kept else "") + "\n")
+    g.scope[-1][a] = (t, True)
+    if kept:
+        g.scope[-1][keep] = (t, False)
+    return lines, ex
+
+
 # the helper kinds: pool-safe (a loop, a local array pushed to) and refused
 # by opt_parfor.c's pool_calls (prints, recurses, takes a function value, a
 # while loop that counted leaves)
@@ -4099,7 +4169,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused"]
+            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self"]
 
 
 def classify(problem):
