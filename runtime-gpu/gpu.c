@@ -402,6 +402,20 @@ static double gpu_estimate(const brt_reduce *r, const kstate *ks, const brt_gpu_
     return gpu_estimate_ms(ks, r->n, launches, bytes);
 }
 
+/* The refusals decided without the lock (brt_gpu_reduce, gpu_take,
+ * brt_gpu_keyed before it stages a block's slots): off, nothing to do, or
+ * auto and a run too small ever to pay for a launch (a par reduction in a
+ * hot loop, or nested in par elements on every worker) or no device at
+ * all. */
+static bool gpu_declined(int64_t n)
+{
+    enum brt_gpu_mode mode = brt_gpu_mode();
+    if (mode == BRT_GPU_OFF || n <= 0)
+        return true;
+    return mode == BRT_GPU_AUTO && !logging() &&
+           (n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE);
+}
+
 /* ---- the entry point ------------------------------------------------------------ */
 
 /* The slots of the whole reduction made the slots of its n elements from
@@ -427,15 +441,9 @@ static void part_slots(const brt_gpu_kernel *k, int64_t n, int64_t first, brt_gp
 bool brt_gpu_reduce(const brt_gpu_kernel *k, const brt_reduce *r, int64_t first, brt_gpu_slot *slots, int nslots,
                     const brt_gpu_copy *whole_copies, int ncopies, void *out)
 {
+    if (gpu_declined(r->n))
+        return brt_reduce_tree(r, out);
     enum brt_gpu_mode mode = brt_gpu_mode();
-    if (mode == BRT_GPU_OFF || r->n <= 0)
-        return brt_reduce_tree(r, out);
-    /* The common case of auto, decided without the lock: a reduction too
-     * small to ever pay for a launch (a par sum in a hot loop, or nested in
-     * par elements on every worker), or no device at all. */
-    if (mode == BRT_GPU_AUTO && !logging() &&
-        (r->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
-        return brt_reduce_tree(r, out);
     brt_gpu_copy copies[ncopies > 0 ? ncopies : 1];
     memcpy(copies, whole_copies, (size_t)ncopies * sizeof *copies);
     part_slots(k, r->n, first, slots, copies, ncopies);
@@ -527,10 +535,7 @@ static bool gpu_take(const brt_gpu_kernel *k, const gpu_offer *o, kstate **ksp, 
 {
     enum brt_gpu_mode mode = brt_gpu_mode();
     *cpu_ms = 0;
-    if (mode == BRT_GPU_OFF || o->n <= 0)
-        return false;
-    if (mode == BRT_GPU_AUTO && !logging() &&
-        (o->n < SMALL_READY || __atomic_load_n(&dev_state, __ATOMIC_ACQUIRE) == DEV_UNAVAILABLE))
+    if (gpu_declined(o->n))
         return false;
     char w[512], why[160] = "";
     pthread_mutex_lock(&gpu_lock);
@@ -777,25 +782,18 @@ static bool run_keyed_device(const kstate *ks, const brt_fold *f, int64_t n, int
     return ok && !fl;
 }
 
-/* A keyed reduction's sample: its first elements and keys evaluated,
- * twice their time the CPU's estimate (the keyed ways fold each element
- * about once more). */
+/* A keyed reduction's sample: its first m elements and keys evaluated */
+typedef struct keyed_sample {
+    const brt_fold *f;
+    int64_t m;
+    void *vals;
+    int64_t *keys;
+} keyed_sample;
+
 static void sample_keyed(void *arg)
 {
-    scan_sample *ss = arg;
-    const brt_fold *f = ss->f;
-    f->elems(f->env, 0, ss->m, ss->vals, NULL, (int64_t *)(void *)ss->out);
-}
-
-static double cpu_keyed_estimate(const brt_fold *f)
-{
-    scan_sample ss = {f, f->n < SAMPLE_LEAVES * BRT_LEAF ? f->n : SAMPLE_LEAVES * BRT_LEAF, NULL, NULL, NULL};
-    ss.vals = brt_xmalloc((size_t)ss.m * f->vsize);
-    ss.out = brt_xmalloc((size_t)ss.m * 8);
-    double ms = timed(sample_keyed, &ss);
-    free(ss.vals);
-    free(ss.out);
-    return ms < 0 ? ms : 2 * scaled(ms, ss.m, f->n);
+    keyed_sample *ks = arg;
+    ks->f->elems(ks->f->env, 0, ks->m, ks->vals, NULL, ks->keys);
 }
 
 /* a keyed reduction's device estimate: the inputs in, the root's list
@@ -824,18 +822,26 @@ static double keyed_gpu_ms(const kstate *ks, const void *arg)
     return gpu_estimate_ms(ks, ko->n, launches, bytes) + serial_ms;
 }
 
+/* the CPU's estimate: twice the sample's time (the keyed ways fold each
+ * element about once more), for the offer's n elements */
 static double keyed_cpu_ms(const void *arg)
 {
     const keyed_offer *ko = arg;
-    double ms = cpu_keyed_estimate(ko->f);
-    return ms < 0 || ko->f->n <= 0 ? ms : ms * (double)ko->n / (double)ko->f->n;
+    const brt_fold *f = ko->f;
+    keyed_sample ks = {f, f->n < SAMPLE_LEAVES * BRT_LEAF ? f->n : SAMPLE_LEAVES * BRT_LEAF, NULL, NULL};
+    ks.vals = brt_xmalloc((size_t)ks.m * f->vsize);
+    ks.keys = brt_xmalloc((size_t)ks.m * sizeof *ks.keys);
+    double ms = timed(sample_keyed, &ks);
+    free(ks.vals);
+    free(ks.keys);
+    return ms < 0 ? ms : 2 * scaled(ms, ks.m, ko->n);
 }
 
 bool brt_gpu_keyed(const brt_gpu_kernel *k, const brt_fold *f, int64_t base, int64_t n, int64_t nkeys,
                    const brt_gpu_slot *whole_slots, int nslots, const brt_gpu_copy *whole_copies, int ncopies, void *out,
                    unsigned char *has, const brt_loc *loc)
 {
-    if (nkeys <= 0 || f->vsize > 8 || base % BRT_LEAF != 0)
+    if (nkeys <= 0 || f->vsize > 8 || base % BRT_LEAF != 0 || gpu_declined(n))
         return false;
     /* the block's slots: its n elements from base */
     brt_gpu_slot slots[nslots > 0 ? nslots : 1];
