@@ -64,8 +64,9 @@ CRM_HOT_FN int crm_cosh_sinh_fast(double a, double s, double eps, double *out, i
          * test's bound 2^-68 |h| (h within 2^-17 of y) still exceeds the
          * error (2^-68.7 |y|) by 2^-69.4 |y|, more than the test's own
          * roundings of lo -+ e (|lo| < 2^-17 |h|: 2^-70 |h|) */
-        ya.hi = h, ya.lo = lo;
-        if (a < 40) ya.lo = fma(s * crm_pow2i(-2 * ea), 1.0 / (h + lo), lo);
+        int n = -2 * ea;
+        ya.hi = h;
+        ya.lo = fma(s * crm_pow2i(n < -1000 ? -1000 : n), 1.0 / (h + lo), lo);
     } else { /* e^-a = 2^-ea / y: q + ql = 1/y within 2^-104 (1 - q y.hi is exact) */
         ya.hi = crm_fast_two_sum(h, lo, &ya.lo); /* th >= 1 > |lo| */
         double q = 1.0 / ya.hi;
@@ -98,11 +99,12 @@ CRM_FN double brm_cosh(double x)
 {
     double a = crm_fabs(x);
     crm_u64 ba = crm_bits(a);
-    if (ba >= 0x408633ce8fb9f87eULL) { /* a >= 710.4758600739439 (cosh > DBL_MAX), inf, NaN */
-        if (ba > 0x7ff0000000000000ULL) return x + x;
-        return crm_inf();
+    /* outside 2^-27 <= a < 710.4758600739439: one unsigned comparison */
+    if (!CRM_LIKELY(ba - 0x3e40000000000000ULL < 0x408633ce8fb9f87eULL - 0x3e40000000000000ULL)) {
+        if (ba < 0x3e40000000000000ULL) return 1.0 + a * a; /* a < 2^-27: 1 */
+        if (ba > 0x7ff0000000000000ULL) return x + x;       /* NaN */
+        return crm_inf();                                    /* cosh > DBL_MAX, inf */
     }
-    if (ba < 0x3e40000000000000ULL) return 1.0 + a * a; /* a < 2^-27: 1 */
     double out;
     int e;
     if (CRM_LIKELY(crm_cosh_sinh_fast(a, 1.0, 0x1p-68, &out, &e))) return crm_scale_normal(out, e);
