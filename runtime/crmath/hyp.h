@@ -10,9 +10,10 @@
  * e^a = y 2^E within 2^-69.3 (exp.h's crm_exp_fast on crm_exp_reduce_short's
  * r, renormalized), e^-a = 2^-E / y (a double-double reciprocal, 2^-104) on
  * the fast path, from the same reduction with k and r negated on the
- * accurate one; e^-a is left out where it is below 2^-115 of e^a (a > 40)
- * on the fast path, 2^-173 (a > 60) on the accurate one. For 6.5 <= a <
- * 40 the fast path takes e^-a
+ * accurate one; e^-a is left out where it is below 2^-173 of e^a (a > 60)
+ * on the accurate one; the fast path's scale 2^-2E is clamped at 2^-1000
+ * (a > 346: e^-a then adds far below 2^-900 of e^a, no branch on a). For
+ * a >= 6.5 the fast path takes e^-a
  * as 2^-E RN(1/y.hi) into the low part alone: its term is below 2^-18.7 of
  * the result, 1/y.hi within 2^-52 of 1/y (y renormalized), the fma's
  * rounding 2^-53 of it: 2^-70.2 more. Fast path errors: cosh 2^-69.2
