@@ -7,6 +7,7 @@
  *                (environment, leaves, combine, fold) that the runtime's
  *                pool and tree call
  *   emit_listcomp.c  array comprehensions, sequential, par and on the pool
+ *   emit_guards.c    loop guards' tests; nests tested outside their outer loop
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
@@ -40,6 +41,7 @@ struct cgen {
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
+    struct ir_node *guards_tested; /* an inner loop whose guards hoisted_versions tested: its fast copy next */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
@@ -192,6 +194,24 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 void close_views(int mark);
+/* A range loop over lo .. hi as written (its views and versions aside). */
+void range_loop(struct ir_node *s, const char *lo, const char *hi);
+
+/* ---- guard tests (emit_guards.c) ------------------------------------------ */
+
+/* What joins guard test i to the ones before it. */
+const char *guard_join(int i);
+/* The test that i + off stays in arr for every i in lo .. last. */
+const char *span_test(const char *lo, const char *last, int64_t off, const char *arr);
+/* The test of loop guard g over lo .. last (hi: the bound, inclusive or not). */
+const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
+                            bool inclusive);
+/* The test that range loop s's guards hold over lo .. hi, empty or (nonempty)
+ * not; free .p after. */
+struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, bool nonempty);
+/* A guards_outside loop written as two nests behind its inner loop's guards;
+ * false when it is not one to write so here. */
+bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 
