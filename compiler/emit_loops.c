@@ -763,7 +763,8 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
             CG->guarded = s, CG->guards_tested = NULL;
             line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
         }
-        if (!s->guards_outside || !hoisted_versions(s, lo, hi)) range_loop(s, lo, hi);
+        if (!(s->guards_outside && hoisted_versions(s, lo, hi)) && (s->nguards || !map_steps(s, lo, hi)))
+            range_loop(s, lo, hi);
         CG->guarded = outer;
         close_views(views);
         return;

@@ -23,6 +23,9 @@
 # and no .out); an unknown `# WORD:` directive fails its test; an unexpected
 # exit status is reported with the status; diffs are unified and minimal.
 #
+# The steps of a map in place (a loop whose whole body is xs = [e for x in
+# xs]) test xs once, before the loop, and run each step as a plain loop.
+#
 # `--cpu=native` reaches the C compiler as -march=native (with contraction
 # still off), only with --release, and changes no output (the goldens check
 # that at scale: make check-native).
@@ -735,5 +738,12 @@ check "map in place on the pool: split into xs when sole" \
 BRINE_THREADS=4 ./mi/p > mi.got 2>&1
 "$BRINE" run --opt=none mi/p.br > mi.want 2>&1
 check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
+# the steps of such a map (the loop's whole body) test the array once, before
+# the loop, and run each step as a plain loop over a copy of its header
+check "map in place steps: one test before the steps, each step a plain loop" \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'if (brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(')" -eq 1 -a \
+      "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'BP_ASSUME(')" -eq 1 ]
+./mi/p > mi.got 2>&1
+check "map in place steps: the same output at one thread" same mi.got mi.want
 
 harness_finish

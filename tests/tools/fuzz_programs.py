@@ -3976,8 +3976,9 @@ def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
     printed: each element from its own slot, which the compiler may write in
-    place when a alone holds the array (emit_c.c map_in_place); now and then
-    a copy kept before, printed after. Every element from the old array, in
+    place when a alone holds the array (emit_maps.c: emit_map_in_place; the
+    loop of steps tested once, before it: map_steps); now and then a copy
+    kept before, printed after. Every element from the old array, in
     index order; the first (par: the lowest index's) panic."""
     r = g.r
     if g.pure:
