@@ -235,8 +235,15 @@ void backend_release_build(const char *c_path, const char *out_path, bool native
     /* -fno-math-errno: sqrt (bp_sqrt) is its instruction with no call
      * after a negative argument to set errno, which brine never reads;
      * no result changes. */
-    static const char *const flags[] = {"-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-ffp-contract=off",
-                                        "-fno-fast-math", "-fno-math-errno", "-w"};
+    /* -floop-unroll-and-jam (on at -O3): a nest of two loops whose outer
+     * iterations touch the same elements in the same order (200 steps over
+     * an array of particles) runs two outer iterations in one inner loop,
+     * each element loaded and stored once for both: gcc does it only where
+     * its dependence analysis proves each element's operations keep their
+     * order, so every result keeps its bits (particles/inplace_main: 16.8
+     * -> 12.7 ms, the C 12.8). */
+    static const char *const flags[] = {"-std=gnu11", "-O2", "-fvect-cost-model=dynamic", "-floop-unroll-and-jam",
+                                        "-ffp-contract=off", "-fno-fast-math", "-fno-math-errno", "-w"};
     /* brine build -g without --release: -O0, every variable and line where it was */
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         argv[n++] = (char *)(debug == CC_DEBUG_O0 && strcmp(flags[i], "-O2") == 0 ? "-O0" : flags[i]);

@@ -448,7 +448,7 @@ static const char *emit_expr_here(struct ir_node *n)
 /* ---- statements ------------------------------------------------------------ */
 
 /* Assigns the +1 value x to the variable (the old value released after). */
-static void assign_var(const char *v, const char *x, struct type *t)
+void assign_var(const char *v, const char *x, struct type *t)
 {
     if (type_is_ref(t)) {
         const char *old = new_temp();
@@ -716,93 +716,6 @@ void fold_barrier(const char *acc)
     if (!F->fold256) line("BP_FOLD(%s);", acc);
 }
 
-/* xs = [e for x in xs], where e does not read xs, or xs = [e for i in
- * 0..len(xs)], where e reads xs only as xs[i] and len(xs); the elements
- * hold no reference and xs is this function's own variable: when xs holds
- * the only reference (rc 1), element k is computed from x = xs[k] (or
- * xs[k] itself) and stored back into slot k. Slot k is read before it is
- * written and e reads no other slot, so each slot gets the value the new
- * array would have held, in the same order, without a second array
- * (particles/comp_move: one stream of 3.2 MB a step instead of two). A par
- * comprehension (as written par, or one opt_parfor.c put on the pool, when
- * the runtime splits it) fills the slots on the pool the same way: each
- * chunk reads and writes only its own slots (brt_par_fill_into;
- * particles/par_comp). Else the comprehension and the assignment as
- * written. A panic in e ends the program at the same element, with the
- * same message: the slots already written are never read. */
-struct map_arg { const char *d, *k; };
-static void map_store_cb(struct ir_node *rn, void *p)
-{
-    struct map_arg *a = p;
-    const char *x = emit_expr(rn->elem);
-    line("%s[%s++] = %s;", a->d, a->k, x);
-}
-
-/* Whether c's source is xs's own slots, in order: for x in xs, with e not
- * reading xs, or for i in 0..len(xs), with e reading xs only as xs[i] (and
- * its length, which stays). */
-static bool maps_slots_of(struct ir_node *c, struct ir_var *xs)
-{
-    struct ir_iter *it = &c->iter;
-    if (!it->is_range)
-        return it->array->op == IR_VAR && it->array->var == xs && !ir_reads(c->elem, xs);
-    return !it->inclusive && it->lo->op == IR_INT && it->lo->ival == 0 && it->hi->op == IR_BUILTIN &&
-           it->hi->builtin == BI_LEN && it->hi->nkids == 1 && it->hi->kids[0]->op == IR_VAR &&
-           it->hi->kids[0]->var == xs && !ir_reads_except_at(c->elem, xs, c->gen_var);
-}
-
-static bool map_in_place(struct ir_node *s)
-{
-    struct ir_node *c = s->a;
-    if (c->op != IR_LISTCOMP || c->nclauses || c->filter || F->vst[s->var->id] != VS_OWNED ||
-        type_is_ref(c->elem_type) || !maps_slots_of(c, s->var))
-        return false;
-    const char *v = vname(s->var), *ct = ctype(c->elem_type);
-    bool on_pool = c->pool && !CG->slot_names && !CG->swapped_inner; /* emit_listcomp's test for the pool */
-    line("if (brt_arr_sole(%s)) {", v);
-    F->ind++;
-    scope_open();
-    if (c->par && !c->pool) {
-        emit_fill_into(c, v);
-    } else {
-        if (on_pool) {
-            /* split on the pool when emit_listcomp would (no room to make) */
-            line("if (brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, par_least(c->elem));
-            F->ind++;
-            scope_open();
-            emit_fill_into(c, v);
-            scope_close();
-            F->ind--;
-            line("} else {");
-            F->ind++;
-            scope_open();
-        }
-        struct src src = eval_source(&c->iter);
-        declare_var(c->gen_var, VS_BORROWED);
-        struct map_arg ma = {new_temp(), new_temp()};
-        line("%s *%s = (%s *)%s->data;", ct, ma.d, ct, v);
-        line("int64_t %s = 0;", ma.k);
-        int views = open_cap_views(c);
-        emit_gen_loop(c, &src, map_store_cb, &ma, NULL);
-        close_views(views);
-        if (on_pool) {
-            scope_close();
-            F->ind--;
-            line("}");
-        }
-    }
-    scope_close();
-    F->ind--;
-    line("} else {");
-    F->ind++;
-    scope_open();
-    assign_var(v, take(emit_expr(c), c->type), s->var->type);
-    scope_close();
-    F->ind--;
-    line("}");
-    return true;
-}
-
 void emit_stmt(struct ir_node *s)
 {
     struct ir_node *outer = F->stmt;
@@ -850,7 +763,7 @@ static void emit_stmt_here(struct ir_node *s)
             scope_close();
             return;
         }
-        if (s->op == IR_ASSIGN && map_in_place(s)) {
+        if (s->op == IR_ASSIGN && emit_map_in_place(s)) {
             scope_close();
             return;
         }

@@ -7,6 +7,9 @@
  *                (environment, leaves, combine, fold) that the runtime's
  *                pool and tree call
  *   emit_listcomp.c  array comprehensions, sequential, par and on the pool
+ *   emit_guards.c    loop guards' tests; nests tested outside their outer loop
+ *   emit_maps.c  comprehensions mapping an array into its own slots, and the
+ *                steps of such maps
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
@@ -40,6 +43,9 @@ struct cgen {
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
+    struct ir_node *guards_tested; /* an inner loop whose guards hoisted_versions tested: its fast copy next */
+    struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
+    const char *map_header;        /* and the copy of its array's header it reads */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
@@ -157,6 +163,8 @@ void own(const char *name, struct type *t);
 /* An f-string builder (brt_sb) a panic before its finish must free. */
 void own_sb(const char *sb);
 const char *take(const char *x, struct type *t);
+/* Assigns the +1 value x to the variable v of type t (the old value released after). */
+void assign_var(const char *v, const char *x, struct type *t);
 const char *lval(const char *x, struct type *t);
 /* A temporary holding a new value of type t computed by the C expression. */
 const char *tmp(struct type *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -192,6 +200,33 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 void close_views(int mark);
+/* ---- in-place maps (emit_maps.c) ----------------------------------------- */
+
+/* xs = [e for x in xs] (or for i in 0..len(xs)) written into xs's own slots
+ * when it holds the only reference; false when s is not such a statement. */
+bool emit_map_in_place(struct ir_node *s);
+/* A range loop over lo .. hi whose whole body is such a map, written twice
+ * behind one test of its slots before it; false when it is not one. */
+bool map_steps(struct ir_node *s, const char *lo, const char *hi);
+
+/* A range loop over lo .. hi as written (its views and versions aside). */
+void range_loop(struct ir_node *s, const char *lo, const char *hi);
+
+/* ---- guard tests (emit_guards.c) ------------------------------------------ */
+
+/* What joins guard test i to the ones before it. */
+const char *guard_join(int i);
+/* The test that i + off stays in arr for every i in lo .. last. */
+const char *span_test(const char *lo, const char *last, int64_t off, const char *arr);
+/* The test of loop guard g over lo .. last (hi: the bound, inclusive or not). */
+const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
+                            bool inclusive);
+/* The test that range loop s's guards hold over lo .. hi, empty or (nonempty)
+ * not; free .p after. */
+struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, bool nonempty);
+/* A guards_outside loop written as two nests behind its inner loop's guards;
+ * false when it is not one to write so here. */
+bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 

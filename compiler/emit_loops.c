@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void range_loop(struct ir_node *s, const char *lo, const char *hi);
 
 static void while_loop(struct ir_node *s)
 {
@@ -143,7 +142,7 @@ static void range_end(void)
     line("}");
 }
 
-static void range_loop(struct ir_node *s, const char *lo, const char *hi)
+void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
     range_head(s, lo, hi);
@@ -168,59 +167,6 @@ static void inner_bounds(struct ir_node *in, const char *ilo, const char *ihi)
     line("%s = %s;", ilo, emit_expr(in->iter.lo));
     line("%s = %s;", ihi, emit_expr(in->iter.hi));
     scope_close();
-}
-
-/* What joins loop guard i (i > 0) to the ones before it: `&`, not `&&`.
- * Each guard_test stands alone (a row's test reads the row only once its
- * index is tested inside it), so all may be evaluated; with one branch per
- * guard gcc's jump threading copied the loop's first test into the
- * branches and gave the fast loop a second entry, which it then never
- * vectorized (stencil/swap_main: 1,025M instructions, 634M joined). */
-static const char *guard_join(int i)
-{
-    return i ? "&" : "&&";
-}
-
-/* The guard test that i + off stays in arr for every i in lo .. last. */
-static const char *span_test(const char *lo, const char *last, int64_t off, const char *arr)
-{
-    return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, off, arr);
-}
-
-/* The test of a loop guard (opt_loops.c) over lo .. last: an array's, or a
- * row's (the row's index tested first). */
-static const char *guard_test(const struct ir_guard *g, const char *lo, const char *last)
-{
-    if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
-    if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
-    return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
-                        g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
-}
-
-/* A guard's base (opt_loops.c: literals, variables, + - *) in C, each
- * operation tested for overflow into the flag bad instead of panicking. */
-static const char *base_c(struct ir_node *e, const char *bad)
-{
-    if (e->op != IR_BINARY) return emit_expr(e); /* a literal or a variable */
-    const char *f = e->bop == OP_ADD ? "bp_gadd" : e->bop == OP_SUB ? "bp_gsub" : "bp_gmul";
-    return arena_printf("%s(%s, %s, &%s)", f, base_c(e->a, bad), base_c(e->b, bad), bad);
-}
-
-/* The test of loop guard g over lo .. hi (last: hi, or hi - 1 when hi is
- * not included). A guard of i + base + off first computes base and the
- * two ends of i + base, before the test, where an overflow fails the guard
- * (the loop as written then panics where it would). */
-static const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
-                                   bool inclusive)
-{
-    if (!g->base) return guard_test(g, lo, last);
-    const char *bad = new_temp(), *b = new_temp(), *from = new_temp(), *to = new_temp();
-    line("int %s = 0;", bad);
-    line("int64_t %s = %s;", b, base_c(g->base, bad));
-    line("int64_t %s = bp_gadd(%s, %s, &%s);", from, lo, b, bad);
-    if (inclusive) line("int64_t %s = bp_gadd(%s, %s, &%s);", to, hi, b, bad);
-    else line("int64_t %s = bp_gadd(bp_gsub(%s, 1, &%s), %s, &%s);", to, hi, bad, b, bad);
-    return arena_printf("(!%s & %s)", bad, span_test(from, to, g->off, vname(g->arr)));
 }
 
 /* Whether a swapped or jammed nest's inner loop guard g is one the nest
@@ -810,20 +756,22 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
         close_views(views);
         return;
     }
-    if (!s->nguards) {
-        range_loop(s, lo, hi);
+    if (!s->nguards || CG->guards_tested == s) {
+        /* no guards, or tested outside the loop around (hoisted_versions) */
+        struct ir_node *outer = CG->guarded;
+        if (s->nguards) {
+            CG->guarded = s, CG->guards_tested = NULL;
+            line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
+        }
+        if (!(s->guards_outside && hoisted_versions(s, lo, hi)) && (s->nguards || !map_steps(s, lo, hi)))
+            range_loop(s, lo, hi);
+        CG->guarded = outer;
         close_views(views);
         return;
     }
     /* the version without the guarded bounds checks, when every guard
      * holds for all of lo .. hi (opt_loops.c), else the loop as written */
-    struct buf cond = {0};
-    bprintf(&cond, "%s %s %s", lo, s->iter.inclusive ? ">" : ">=", hi);
-    const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
-    for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (",
-                loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
-    bputs(&cond, ")");
+    struct buf cond = range_guard_cond(s, lo, hi, false);
     two_versions(s, cond.p, lo, hi, NULL);
     free(cond.p);
     close_views(views);

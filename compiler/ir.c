@@ -224,6 +224,7 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->guards_outside) fputs(" guards-outside", out);
     if (s->swap) {
         fputs(s->jam ? " jam[" : " swap[", out);
         for (int i = 0; i < s->nswap_guards; i++) {
@@ -455,6 +456,14 @@ bool ir_store_one_index(const struct ir_node *s)
     for (int i = 1; i < s->nkids; i++)
         if (s->kids[i]->op != IR_FIELD || s->kids[i]->a) return false;
     return true;
+}
+
+struct ir_node *ir_guards_outside_of(const struct ir_node *s)
+{
+    if (s->op != IR_FOR_RANGE) return NULL;
+    struct ir_node *b = s->b;
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    return b && b->op == IR_FOR_RANGE ? b : NULL;
 }
 
 bool ir_range_values(const struct ir_node *s)
@@ -872,6 +881,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
+        want(st, s, !s->guards_outside || ir_guards_outside_of(s), "guards outside a loop whose body is not one range loop");
         /* a loop on the pool (opt_parfor.c): over int, its captures in scope */
         want(st, s, !s->par || (s->op == IR_FOR_RANGE && !s->iter.inclusive && s->var->type == ty_int), "par loop kind");
         for (int i = 0; s->par && i < s->ncaps; i++) want(st, s, in_scope(st, s->caps[i]), "par loop capture not in scope");

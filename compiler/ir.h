@@ -221,6 +221,10 @@ struct ir_node {
     int slot;                    /* IR_INDEX, IR_STORE: 1 + its element's (its row's) index in the jam's slots */
     struct ir_guard *swap_guards;
     int nswap_guards;
+    /* IR_FOR_RANGE (opt_loops.c): its body is one guarded range loop whose
+     * bounds and guards it cannot change: they are tested once, before it,
+     * and the whole nest written twice (emit_loops.c: hoisted_versions) */
+    bool guards_outside;
     /* IR_WHILE with guards: the induction they were proved for, `while
      * ind_var < ind_bound` (<= when ind_inclusive) whose body ends with
      * `ind_var = ind_var + ind_step`; bound and step do not change in it */
@@ -459,6 +463,12 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
  * in place of a call: the C emitter computes its values one by one
  * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
 bool ir_range_values(const struct ir_node *s);
+/* The range loop that is range loop s's whole body (blocks of one statement
+ * looked through), or NULL. Its guards, if any, are what guards_outside
+ * tests before s, unless a later pass swapped the nest, put a loop on the
+ * pool or dropped every guard (opt_range.c): then the nest is written as
+ * that pass says. */
+struct ir_node *ir_guards_outside_of(const struct ir_node *s);
 /* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
 bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
 /* Whether store s reaches its slot through one index and then only field

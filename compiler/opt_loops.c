@@ -621,6 +621,44 @@ static void guard_loop(struct ir_node *loop, struct body *b)
     }
 }
 
+/* ---- bounds: an inner loop's guards tested outside the loop around ------- */
+
+/* A bound of the inner loop that the guard test before the outer loop can
+ * read without panicking and that keeps its value through it: a literal, a
+ * constant, a variable it never assigns, len of an array whose length it
+ * cannot change. */
+static bool outside_bound(struct bce *x, struct ir_node *n)
+{
+    if (n->op == IR_BINARY) return false; /* it might overflow where the loop never runs */
+    if (n->op == IR_BUILTIN && (n->nkids != 1 || n->kids[0]->op != IR_VAR)) return false;
+    return invariant(x, n);
+}
+
+/* Whether guard g names only what outer loop x cannot change. */
+static bool outside_guard(struct bce *x, const struct ir_guard *g)
+{
+    if (!(g->rows ? fixed_rows(x, g->arr) : fixed_length(x, g->arr))) return false;
+    struct ir_var *vs[2] = {g->at_var, g->idx_var};
+    for (int i = 0; i < 2; i++)
+        if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
+    return !g->base || fixed_expr(x, g->base);
+}
+
+/* guards_outside (ir.h): range loop s whose whole body is one guarded
+ * range loop, its bounds and guards reading nothing s changes. The guards
+ * then hold at every entry of the inner loop when they hold before s. */
+static void guard_outside(struct ir_node *s)
+{
+    struct ir_node *in = ir_guards_outside_of(s);
+    if (!in || !in->nguards) return;
+    struct body b = body_of(s);
+    struct bce x = {s, s->var, &b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
+    bool ok = outside_bound(&x, in->iter.lo) && outside_bound(&x, in->iter.hi);
+    for (int i = 0; ok && i < in->nguards; i++) ok = outside_guard(&x, &in->guards[i]);
+    s->guards_outside = ok;
+    body_done(&b);
+}
+
 /* ---- bounds: a guarded version of an innermost range generator ----------- */
 
 /* A comprehension or reduction the emitter writes as one sequential loop
@@ -740,6 +778,7 @@ static void loops_in(struct ir_node *s)
         for (int i = 0; i < s->nviews && nviewed < 256; i++) viewed[nviewed++] = s->views[i];
         loops_in(s->b);
         nviewed = mark;
+        guard_outside(s);
         return;
     }
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:

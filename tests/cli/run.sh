@@ -23,6 +23,9 @@
 # and no .out); an unknown `# WORD:` directive fails its test; an unexpected
 # exit status is reported with the status; diffs are unified and minimal.
 #
+# The steps of a map in place (a loop whose whole body is xs = [e for x in
+# xs]) test xs once, before the loop, and run each step as a plain loop.
+#
 # `--cpu=native` reaches the C compiler as -march=native (with contraction
 # still off), only with --release, and changes no output (the goldens check
 # that at scale: make check-native).
@@ -662,7 +665,9 @@ check "kfree: the same output as --opt=none" same kf.got kf.want
 # ---- field stores down a path stay one C lvalue ------------------------------
 # ps[i].x = v in a loop: the slot written as ps_data[i].f0 = v, not through a
 # pointer to it (gcc vectorizes the first and not the second); the checked
-# copy of the loop too, its index checked in the lvalue.
+# copy of the loop too, its index checked in the lvalue. The loop over s
+# tests the inner loop's guards before it (guards_outside): three copies of
+# the inner loop, the unchecked nest's and the nest as written's two.
 mkdir -p fp
 cat > fp/f.br <<'EOB'
 struct P:
@@ -682,8 +687,8 @@ EOB
 check "field store: builds with --emit-c" [ $? -eq 0 -a -s fp/f.c ]
 fpbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" fp/f.c; }
 check "field store: no pointer to a field taken" [ "$(fpbody | grep -cE '^ *double \*t[0-9]+ = &')" -eq 0 ]
-check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loop" \
-    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 4 ]
+check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loops" \
+    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 6 ]
 ./fp/f > fp.got 2>&1
 "$BRINE" run --opt=none fp/f.br > fp.want 2>&1
 check "field store: the same output as --opt=none" same fp.got fp.want
@@ -733,5 +738,12 @@ check "map in place on the pool: split into xs when sole" \
 BRINE_THREADS=4 ./mi/p > mi.got 2>&1
 "$BRINE" run --opt=none mi/p.br > mi.want 2>&1
 check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
+# the steps of such a map (the loop's whole body) test the array once, before
+# the loop, and run each step as a plain loop over a copy of its header
+check "map in place steps: one test before the steps, each step a plain loop" \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'if (brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(')" -eq 1 -a \
+      "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'BP_ASSUME(')" -eq 1 ]
+./mi/p > mi.got 2>&1
+check "map in place steps: the same output at one thread" same mi.got mi.want
 
 harness_finish

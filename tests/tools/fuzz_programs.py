@@ -519,6 +519,7 @@ class Gen:
         self.later = random.Random(seed ^ 0x5EED)
         self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
+        self.steps = random.Random(seed ^ 0x57E)  # whether to write a step nest (step_nest)
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
@@ -2137,6 +2138,8 @@ class Gen:
             return self.sum_nest()
         if self.borders.random() < 0.04:
             return self.border_nest()
+        if self.steps.random() < 0.04:
+            return self.step_nest()
         if self.pools.random() < 0.04:
             return self.row_par()
         if self.folds.random() < 0.04:
@@ -2674,6 +2677,54 @@ class Gen:
                 out.append(row)
             env.vars[v] = ["[[float]]", form != 0, out]
         self.scope[-1][v] = ("[[float]]", form != 0)
+        return lines, ex
+
+    def step_nest(self):
+        """Steps over an array updated in place, `for s in 0..k: for i in 0..n:
+        v[i + off] op= ...` (opt_loops.c tests the inner loop's guards once,
+        before the outer loop: guards_outside), of ints or floats, the bound a
+        literal, a let or len(v); now and then one past the end (the nest runs
+        as written and panics at the first step's last index), no steps, an
+        empty array."""
+        r = self.r
+        v, q, st, i, n = (self.fresh(p) for p in ("v", "q", "s", "i", "n"))
+        size, steps, off = r.randint(0, 5), r.choice([0, 1, 2, 3, 4]), r.choice([0, 0, 1])
+        past = r.random() < 0.2
+        hi = max(size - off, 0) + (1 if past else 0)
+        flt = r.random() < 0.5
+        bound = r.randrange(3)
+        self.use("step-nest")
+        t = "[float]" if flt else "[int]"
+        init = f"float(({q} * 7) % 10) * 0.5" if flt else f"({q} * 7) % 10"
+        lines = [f"var {v}: {t} = [{init} for {q} in 0..{size}]"]
+        if bound == 1:
+            lines.append(f"let {n} = {hi}")
+            hs = n
+        elif bound == 2 and not past:
+            hs = f"len({v}) - {off}" if off else f"len({v})"
+        else:
+            hs = str(hi)
+        at = f"{i} + {off}" if off else i
+        if flt:
+            upd = f"{v}[{at}] = {v}[{at}] * 0.5 + float({st}) - {v}[{i}] * 0.25"
+        else:
+            upd = f"{v}[{at}] += {v}[{i}] % 3 + {st}"
+        lines += [f"for {st} in 0..{steps}:", f"    for {i} in 0..{hs}:", f"        {upd}"]
+        if bound == 2 and not past and off and size < off:
+            hi = 0  # len(v) - off < 0: an empty range
+
+        def ex(env):
+            a = [float((k * 7) % 10) * 0.5 if flt else (k * 7) % 10 for k in range(size)]
+            for s_ in range(steps):
+                for k in range(hi):
+                    if k + off >= size:
+                        raise Panic(f"index out of bounds: the len is {size} but the index is {k + off}")
+                    if flt:
+                        a[k + off] = a[k + off] * 0.5 + float(s_) - a[k] * 0.25
+                    else:
+                        a[k + off] += a[k] % 3 + s_
+            env.vars[v] = [t, True, a]
+        self.scope[-1][v] = (t, True)
         return lines, ex
 
     def new_stmt(self):
@@ -3925,8 +3976,9 @@ def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
     printed: each element from its own slot, which the compiler may write in
-    place when a alone holds the array (emit_c.c map_in_place); now and then
-    a copy kept before, printed after. Every element from the old array, in
+    place when a alone holds the array (emit_maps.c: emit_map_in_place; the
+    loop of steps tested once, before it: map_steps); now and then a copy
+    kept before, printed after. Every element from the old array, in
     index order; the first (par: the lowest index's) panic."""
     r = g.r
     if g.pure:
@@ -4169,7 +4221,8 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self"]
+            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
+            "step-nest"]
 
 
 def classify(problem):

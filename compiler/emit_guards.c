@@ -1,0 +1,115 @@
+/*
+ * emit_guards.c: the tests of loop guards (opt_loops.c), and the nests whose
+ * inner loop's guards are tested once, before the outer loop.
+ *
+ * A guarded loop runs without the checks its guards prove when the guards
+ * hold over its whole range, tested before it (emit_loops.c writes the two
+ * versions). A range loop whose body is one guarded range loop that it
+ * cannot change (ir.h: guards_outside) tests the inner loop's guards once,
+ * before itself, and is written twice (hoisted_versions): with every inner
+ * iteration unchecked, else as written. The nest that runs is then a plain
+ * nest of two loops, which gcc can unroll and jam (the outer loop's
+ * iterations two at a time in one inner loop: each element loaded once for
+ * two steps).
+ */
+#include "emit_c.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* What joins loop guard i (i > 0) to the ones before it: `&`, not `&&`.
+ * Each guard_test stands alone (a row's test reads the row only once its
+ * index is tested inside it), so all may be evaluated; with one branch per
+ * guard gcc's jump threading copied the loop's first test into the
+ * branches and gave the fast loop a second entry, which it then never
+ * vectorized (stencil/swap_main: 1,025M instructions, 634M joined). */
+const char *guard_join(int i)
+{
+    return i ? "&" : "&&";
+}
+
+/* The guard test that i + off stays in arr for every i in lo .. last. */
+const char *span_test(const char *lo, const char *last, int64_t off, const char *arr)
+{
+    return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, off, arr);
+}
+
+/* The test of a loop guard (opt_loops.c) over lo .. last: an array's, or a
+ * row's (the row's index tested first). */
+static const char *guard_test(const struct ir_guard *g, const char *lo, const char *last)
+{
+    if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
+    if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
+    return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
+                        g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
+}
+
+/* A guard's base (opt_loops.c: literals, variables, + - *) in C, each
+ * operation tested for overflow into the flag bad instead of panicking. */
+static const char *base_c(struct ir_node *e, const char *bad)
+{
+    if (e->op != IR_BINARY) return emit_expr(e); /* a literal or a variable */
+    const char *f = e->bop == OP_ADD ? "bp_gadd" : e->bop == OP_SUB ? "bp_gsub" : "bp_gmul";
+    return arena_printf("%s(%s, %s, &%s)", f, base_c(e->a, bad), base_c(e->b, bad), bad);
+}
+
+/* The test of loop guard g over lo .. hi (last: hi, or hi - 1 when hi is
+ * not included). A guard of i + base + off first computes base and the
+ * two ends of i + base, before the test, where an overflow fails the guard
+ * (the loop as written then panics where it would). */
+const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
+                                   bool inclusive)
+{
+    if (!g->base) return guard_test(g, lo, last);
+    const char *bad = new_temp(), *b = new_temp(), *from = new_temp(), *to = new_temp();
+    line("int %s = 0;", bad);
+    line("int64_t %s = %s;", b, base_c(g->base, bad));
+    line("int64_t %s = bp_gadd(%s, %s, &%s);", from, lo, b, bad);
+    if (inclusive) line("int64_t %s = bp_gadd(%s, %s, &%s);", to, hi, b, bad);
+    else line("int64_t %s = bp_gadd(bp_gsub(%s, 1, &%s), %s, &%s);", to, hi, bad, b, bad);
+    return arena_printf("(!%s & %s)", bad, span_test(from, to, g->off, vname(g->arr)));
+}
+
+/* The test that a range loop's guards hold over lo .. hi (C expressions
+ * evaluated once): empty, or (nonempty: not empty, and) every guard
+ * holding; the caller frees .p. */
+struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, bool nonempty)
+{
+    struct buf cond = {0};
+    const char *empty = s->iter.inclusive ? ">" : ">=", *some = s->iter.inclusive ? "<=" : "<";
+    bprintf(&cond, "%s %s %s", lo, nonempty ? some : empty, hi);
+    const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
+    for (int i = 0; i < s->nguards; i++)
+        bprintf(&cond, " %s %s", i ? guard_join(i) : nonempty ? "&& (" : "|| (",
+                loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
+    bputs(&cond, ")");
+    return cond;
+}
+
+/* Outer loop s over lo .. hi (guards_outside): its inner loop's bounds and
+ * guards tested once, before it (they read nothing s changes), then the
+ * nest with the inner loop unchecked, else the nest as written. The first
+ * nest also needs an inner loop that runs: gcc jams no nest whose inner
+ * loop might not (BP_ASSUME in range_versions tells it). */
+bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct ir_node *in = ir_guards_outside_of(s);
+    if (!in || !in->nguards || in->par || in->swap || CG->guards_tested) return false;
+    struct type *it = in->iter.lo->type;
+    scope_open();
+    const char *ilo = tmp(it, "%s", emit_expr(in->iter.lo));
+    const char *ihi = tmp(it, "%s", emit_expr(in->iter.hi));
+    scope_close();
+    struct buf cond = range_guard_cond(in, ilo, ihi, true);
+    line("if (%s) {", cond.p);
+    free(cond.p);
+    for (int version = 0; version < 2; version++) {
+        F->ind++;
+        CG->guards_tested = version == 0 ? in : NULL;
+        range_loop(s, lo, hi);
+        CG->guards_tested = NULL;
+        F->ind--;
+        line(version == 0 ? "} else {" : "}");
+    }
+    return true;
+}
