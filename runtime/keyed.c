@@ -327,6 +327,7 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
 typedef struct row_stack {
     unsigned char *rows, *hs; /* row i: rows + i * nk * vs, flags hs + i * nk */
     size_t nk, vs;
+    bool zero;                /* the fresh row's bytes all zero (rows_template) */
     int lev[MAX_LEV + 2], sp;
 } row_stack;
 
@@ -358,7 +359,10 @@ static void rows_done(const brt_fold *f, row_stack *r, unsigned char *root, unsi
  * every key of every row has a value (no flags kept). */
 static void rows_template(const brt_fold *f, row_stack *r, int depth)
 {
-    if (f->start)
+    r->zero = true;
+    for (size_t i = 0; f->start && i < r->vs; i++)
+        r->zero = r->zero && ((const unsigned char *)f->start)[i] == 0;
+    if (f->start && !r->zero)
         for (size_t k = 0; k < r->nk; k++)
             brt_vcopy(ROW(r, depth) + k * r->vs, f->start, r->vs);
     else
@@ -367,10 +371,16 @@ static void rows_template(const brt_fold *f, row_stack *r, int depth)
         memset(r->hs, 1, (size_t)(depth + 1) * r->nk);
 }
 
-/* The stack's next row, fresh (rows_template's, its flags clear) */
+/* The stack's next row, fresh (rows_template's, its flags clear): zero
+ * bytes written, not copied, where they are (a sum's 0.0, min and max):
+ * a block's row of 4,096 floats is 32 KB, about 8% of the stamps way's
+ * time copied */
 static inline void rows_fresh(const brt_fold *f, row_stack *r, int depth)
 {
-    memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
+    if (r->zero)
+        memset(ROW(r, r->sp), 0, r->nk * r->vs);
+    else
+        memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
     if (!f->ident)
         memset(RH(r, r->sp), 0, r->nk);
 }
