@@ -440,15 +440,22 @@ static void kleaf_helpers(struct ir_node *rn, int id, struct src *s, struct buf 
     else
         bputs(aux, "    (void)stv;\n    *acc = x;\n}\n\n");
     bprintf(aux,
-            "static void bp_kstk%d(void *envp, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl, "
-            "const void *start)\n"
+            "static void bp_kstk%d(void *envp, const void *items, int kbits, bool narrow, int64_t cnt, void *recs, "
+            "int64_t stride, int dl, const void *start)\n"
             "{\n    const unsigned char *it = items;\n    unsigned char *R = recs;\n    %s stv;\n"
             "    memset(&stv, 0, sizeof stv);\n    if (start) memcpy(&stv, start, sizeof stv);\n"
-            "    uint64_t km = ((uint64_t)1 << kbits) - 1, sent = (uint64_t)1 << (dl + 1);\n"
-            "    for (int64_t i = 0; i < cnt; i++, it += (8 + sizeof(%s) + 7) / 8 * 8) {\n"
-            "        uint64_t kl;\n        %s v;\n        memcpy(&kl, it, 8);\n        memcpy(&v, it + 8, sizeof v);\n"
-            "        bp_kpush%d(envp, R + (int64_t)(kl & km) * stride, (int64_t)(kl >> kbits), v, stv, sent);\n    }\n}\n\n",
-            id, ct, ct, ct, id);
+            "    uint64_t km = ((uint64_t)1 << kbits) - 1, sent = (uint64_t)1 << (dl + 1);\n",
+            id, ct);
+    /* the items' two forms (brine_rt.h): a u32 or u64 kl, then the value */
+    for (int narrow = 1; narrow >= 0; narrow--)
+        bprintf(aux,
+                "    %sfor (int64_t i = 0; i < cnt; i++, it += %s) {\n"
+                "        %s kl;\n        %s v;\n        memcpy(&kl, it, %d);\n        memcpy(&v, it + %d, sizeof v);\n"
+                "        bp_kpush%d(envp, R + (int64_t)(kl & km) * stride, (int64_t)(kl >> kbits), v, stv, sent);\n    }\n",
+                narrow ? "if (narrow)\n        " : "else\n        ",
+                narrow ? arena_printf("4 + sizeof(%s)", ct) : arena_printf("(8 + sizeof(%s) + 7) / 8 * 8", ct),
+                narrow ? "uint32_t" : "uint64_t", ct, narrow ? 4 : 8, narrow ? 4 : 8, id);
+    bputs(aux, "}\n\n");
     /* kroots: the records folded as rec_root does (runtime/keyed.c), the
      * waiting entries from the lowest level (the most recent) */
     bprintf(aux,

@@ -1056,14 +1056,15 @@ struct brt_fold {
     const void *src;
     /* keyed: cnt buffered elements onto per-key stacks; items holds them
      * one after the other, each a u64 kl then the value, the item padded
-     * to a multiple of 8 bytes: the element's key is kl & (2^kbits - 1)
+     * to a multiple of 8 bytes (narrow: a u32 kl then the value, 4 + its
+     * size bytes, unaligned): the element's key is kl & (2^kbits - 1)
      * (its record: stride bytes from recs) and its leaf kl >> kbits,
      * leaves ascending per key; a record holds the key's last leaf, a
      * mask of stack levels, that leaf's value, then one value per level
      * 0..dl-1, a slot dl for the first push and the start in slot dl + 1
      * (keyed.c's rec_init) */
-    void (*kstk)(void *env, const void *items, int kbits, int64_t cnt, void *recs, int64_t stride, int dl,
-                 const void *start);
+    void (*kstk)(void *env, const void *items, int kbits, bool narrow, int64_t cnt, void *recs, int64_t stride,
+                 int dl, const void *start);
     /* nl whole leaves of 16 unfiltered values from start: their folds into
      * lv (lfolds), or their running values from carries cars into out
      * (lscans; out may be vals) */

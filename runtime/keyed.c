@@ -327,6 +327,7 @@ static inline bool rec_root(const brt_fold *f, unsigned char *r, size_t vs, int 
 typedef struct row_stack {
     unsigned char *rows, *hs; /* row i: rows + i * nk * vs, flags hs + i * nk */
     size_t nk, vs;
+    bool zero;                /* the fresh row's bytes all zero (rows_template) */
     int lev[MAX_LEV + 2], sp;
 } row_stack;
 
@@ -358,7 +359,10 @@ static void rows_done(const brt_fold *f, row_stack *r, unsigned char *root, unsi
  * every key of every row has a value (no flags kept). */
 static void rows_template(const brt_fold *f, row_stack *r, int depth)
 {
-    if (f->start)
+    r->zero = true;
+    for (size_t i = 0; f->start && i < r->vs; i++)
+        r->zero = r->zero && ((const unsigned char *)f->start)[i] == 0;
+    if (f->start && !r->zero)
         for (size_t k = 0; k < r->nk; k++)
             brt_vcopy(ROW(r, depth) + k * r->vs, f->start, r->vs);
     else
@@ -367,10 +371,16 @@ static void rows_template(const brt_fold *f, row_stack *r, int depth)
         memset(r->hs, 1, (size_t)(depth + 1) * r->nk);
 }
 
-/* The stack's next row, fresh (rows_template's, its flags clear) */
+/* The stack's next row, fresh (rows_template's, its flags clear): zero
+ * bytes written, not copied, where they are (a sum's 0.0, min and max):
+ * a block's row of 4,096 floats is 32 KB, about 8% of the stamps way's
+ * time copied */
 static inline void rows_fresh(const brt_fold *f, row_stack *r, int depth)
 {
-    memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
+    if (r->zero)
+        memset(ROW(r, r->sp), 0, r->nk * r->vs);
+    else
+        memcpy(ROW(r, r->sp), ROW(r, depth), r->nk * r->vs);
     if (!f->ident)
         memset(RH(r, r->sp), 0, r->nk);
 }
@@ -394,9 +404,6 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
     rows_done(f, &r, d->roots + (size_t)u * nk * vs, d->rhas + (size_t)u * nk);
 }
 
-/* A list's item: its key's record and leaf (u64), then the value, padded
- * to 8 bytes (kstk reads them so: brine_rt.h) */
-#define KST_ISZ(vs) ((8 + (size_t)(vs) + 7) / 8 * 8)
 
 /* Many keys, by stamps: a unit of aligned blocks of 2^blev leaves, each
  * a subtree of the one tree holding about a quarter of an element a key.
@@ -568,6 +575,15 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     return ok;
 }
 
+/* BRINE_KEYED_TRACE set: the way a keyed reduction took, a line on
+ * stderr (tests show with it which way ran; the bits are the same
+ * whichever). */
+static void keyed_trace(const char *way)
+{
+    if (getenv("BRINE_KEYED_TRACE"))
+        fprintf(stderr, "brine: keyed: %s\n", way);
+}
+
 /* ---- keyed, by key ranges: a stack per key, no sort ---------------------------------
  *
  * The elements are cut into buckets of KB keys (a power of two: KB
@@ -598,10 +614,17 @@ static bool keyed_linear(const brt_fold *f, int64_t nkeys, void *out, unsigned c
 #define KST_BIGBLK 512 /* items */
 #define KST_L2 (512 << 10)
 #define KST_EBUF 2048 /* elements evaluated at a time */
+/* A list's item: its key in the bucket and leaf, leaf << kbits | key, then
+ * the value (kstk reads them so: brine_rt.h): narrow, where the leaves'
+ * and keys' bits fit 32, a u32 and the value unpadded (12 bytes for a
+ * float: a quarter less to write and read again than 16), else a u64 and
+ * the value padded to 8 bytes. */
+#define KST_ISZ(vs, narrow) ((narrow) ? 4 + (size_t)(vs) : (8 + (size_t)(vs) + 7) / 8 * 8)
 typedef struct kst_job {
     const brt_fold *f;
     int64_t n, nkeys, nb, chunks, chunk, tasks, kblk;
     int kbits, levels;
+    bool narrow;               /* items with a u32 leaf and key (KST_ISZ) */
     size_t vs, isz, bbytes;    /* a block: next, count, kblk items (KST_ISZ) */
     int64_t stride;
     unsigned char *blocks;     /* chunk c's blocks from region_bytes * c */
@@ -644,10 +667,12 @@ static void kst_newblk(kst_job *d, int64_t c, int64_t b, int64_t *nblk, kst_cur 
 
 /* Evaluated elements of buffer [0, cnt) (position base + i, base a
  * multiple of BRT_LEAF) appended to their buckets' lists, a leaf at a
- * time (its leaf's bits made once); vs and filtered (whether a key may be
- * -1) constants where the caller can make them so. */
+ * time (its leaf's bits made once); vs, filtered (whether a key may be
+ * -1) and narrow (the items' form) constants where the caller can make
+ * them so. */
 static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, const int64_t *keys,
-                              const unsigned char *vals, int64_t *nblk, kst_cur *cur, size_t vs, bool filtered)
+                              const unsigned char *vals, int64_t *nblk, kst_cur *cur, size_t vs, bool filtered,
+                              bool narrow)
 {
     int kbits = d->kbits;
     uint64_t km = ((uint64_t)1 << kbits) - 1;
@@ -664,9 +689,20 @@ static inline void kst_append(kst_job *d, int64_t c, int64_t base, int64_t cnt, 
             uint64_t kl = lk | ((uint64_t)key & km);
             /* the cursor in a register: a store through w->p may alias w */
             unsigned char *p = w->p;
-            w->p = p + KST_ISZ(vs);
-            memcpy(p, &kl, 8);
-            memcpy(p + 8, vals + (size_t)i * vs, vs);
+            /* the list's next line asked for, to be written: hundreds of
+             * lists are written at once, each store to a new line waited
+             * for its read (the appends' largest cost); the list's next
+             * item comes some hundreds of elements later */
+            __builtin_prefetch(p + 64, 1);
+            w->p = p + KST_ISZ(vs, narrow);
+            if (narrow) {
+                uint32_t kn = (uint32_t)kl;
+                memcpy(p, &kn, 4);
+                memcpy(p + 4, vals + (size_t)i * vs, vs);
+            } else {
+                memcpy(p, &kl, 8);
+                memcpy(p + 8, vals + (size_t)i * vs, vs);
+            }
         }
     }
 }
@@ -686,14 +722,16 @@ static void kst_chunk(void *arg, int64_t c)
     for (int64_t s = lo; s < hi; s += KST_EBUF) {
         int64_t e = s + KST_EBUF < hi ? s + KST_EBUF : hi;
         f->elems(f->env, s, e, vals, NULL, keys);
-        if (vs == 8 && !f->filtered)
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, false);
+        if (vs == 8 && !f->filtered && d->narrow)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, false, true);
+        else if (vs == 8 && d->narrow)
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, true, true);
         else if (vs == 8)
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, true);
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 8, true, false);
         else if (vs == 16)
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 16, true);
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, 16, true, d->narrow);
         else
-            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, vs, true);
+            kst_append(d, c, s, e - s, keys, vals, &nblk, cur, vs, true, d->narrow);
     }
     for (int64_t b = 0; b < d->nb; b++) {
         int64_t t = d->tail[c * d->nb + b];
@@ -730,7 +768,7 @@ static void kst_bucket(kst_job *d, int64_t b, unsigned char *recs)
                 kst_prefetch(kst_blk(d, c, nx));
             else if (c + 1 < d->chunks && d->head[(c + 1) * d->nb + b] >= 0)
                 kst_prefetch(kst_blk(d, c + 1, d->head[(c + 1) * d->nb + b]));
-            f->kstk(f->env, blk + 16, d->kbits, hd[1], recs, d->stride, d->levels, f->start);
+            f->kstk(f->env, blk + 16, d->kbits, d->narrow, hd[1], recs, d->stride, d->levels, f->start);
             i = nx;
         }
     if (f->kroots) {
@@ -804,7 +842,10 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     d.kblk = 1024;
     while (d.kblk > 16 && d.chunks * d.nb * d.kblk > n / 2)
         d.kblk /= 2;
-    d.isz = KST_ISZ(d.vs);
+    /* narrow items where the leaves' and keys' bits fit 32
+     * (BRINE_KEYED_WIDE, a test hook: never) */
+    d.narrow = bits_for((uint64_t)nl) + d.kbits <= 32 && !getenv("BRINE_KEYED_WIDE");
+    d.isz = KST_ISZ(d.vs, d.narrow);
     d.bbytes = (16 + (size_t)d.kblk * d.isz + 63) / 64 * 64;
     d.region_bytes = (size_t)(d.chunk / d.kblk + d.nb + 1) * d.bbytes;
     d.blocks = brt_scratch(d.region_bytes * (size_t)d.chunks);
@@ -824,16 +865,9 @@ static bool keyed_stacks(const brt_fold *f, int64_t nkeys, void *out, unsigned c
     if (!ok)
         free(panic.msg);
     kst_free(&d);
+    if (ok)
+        keyed_trace(d.narrow ? "buckets" : "buckets, wide items");
     return ok;
-}
-
-/* BRINE_KEYED_TRACE set: the way a keyed reduction took, a line on
- * stderr (tests show with it which way ran; the bits are the same
- * whichever). */
-static void keyed_trace(const char *way)
-{
-    if (getenv("BRINE_KEYED_TRACE"))
-        fprintf(stderr, "brine: keyed: %s\n", way);
 }
 
 void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *has)
@@ -864,11 +898,9 @@ void brt_keyed_run(const brt_fold *f, int64_t nkeys, void *out, unsigned char *h
         keyed_trace("stamps");
         return;
     }
-    /* more keys: by key ranges, the elements evaluated there */
-    if (f->par && f->kstk && nkeys > 0 && f->n > 0 && keyed_stacks(f, nkeys, out, has)) {
-        keyed_trace("buckets");
+    /* more keys: by key ranges, the elements evaluated there (it traces) */
+    if (f->par && f->kstk && nkeys > 0 && f->n > 0 && keyed_stacks(f, nkeys, out, has))
         return;
-    }
     keyed_trace("sorted");
     int64_t n = f->n > 0 ? f->n : 0;
     if (nkeys < 0)
