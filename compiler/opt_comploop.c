@@ -30,6 +30,14 @@
  * the loop nest is then one that interchange jams (four or eight j at a
  * time, each sum a chain of its own).
  *
+ * A comprehension over the rows of an array variable, [E(x) for x in xs], is
+ * the loop `for j in 0..len(xs): let x = xs[j]; t[j] = E(x)` (an expression
+ * cannot assign xs: the same elements in the same order). Where E reads
+ * len(x) (a zip's range), that is read as l = len(xs[0]) and `small` also
+ * tests that every row has length l (all(len(xs[q]) == l ...), no panic), so
+ * the inner loop's bound is the same for every j and interchange jams it;
+ * rows of different lengths run the comprehension as written.
+ *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
  * comprehension makes room for min(count, ROOM) elements before its first
@@ -84,7 +92,9 @@ bool ir_repeatable(struct ir_node *n)
 
 static bool taken(struct ir_node *n)
 {
-    if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.inclusive) return false;
+    if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || n->iter.inclusive) return false;
+    if (!n->iter.is_range) /* an array variable (an element changes no variable: no xs.pop() there) */
+        return n->iter.array->op == IR_VAR && unset_elem(n->elem_type);
     if (!ir_repeatable(n->iter.lo) || !ir_repeatable(n->iter.hi)) return false;
     if (n->iter.lo->op == IR_INT && (__int128)n->iter.lo->ival < 0) return false;
     return unset_elem(n->elem_type);
@@ -144,6 +154,61 @@ static struct ir_node *fold_as_loop(struct ir_node *body, struct ir_node *fold)
     return ir_mk_var(s, at);
 }
 
+/* Every len(x) in n (x the variable) replaced by a read of l; how many. */
+static int len_as(struct ir_node *n, struct ir_var *x, struct ir_var *l)
+{
+    if (!n) return 0;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == x) {
+        *n = *ir_mk_var(l, n->loc);
+        return 1;
+    }
+    int c = len_as(n->a, x, l) + len_as(n->b, x, l) + len_as(n->c, x, l) + len_as(n->elem, x, l) +
+            len_as(n->filter, x, l) + len_as(n->key, x, l) + len_as(n->iter.lo, x, l) + len_as(n->iter.hi, x, l) +
+            len_as(n->iter.array, x, l);
+    for (int i = 0; i < n->nkids; i++) c += len_as(n->kids[i], x, l);
+    for (int i = 0; i < n->nclauses; i++)
+        c += len_as(n->clauses[i].iter.lo, x, l) + len_as(n->clauses[i].iter.hi, x, l) + len_as(n->clauses[i].iter.array, x, l);
+    return c;
+}
+
+/* xs[i] for an int node i */
+static struct ir_node *elem_at(struct ir_node *xs, struct ir_node *i)
+{
+    struct ir_node *x = ir_new(IR_INDEX, i->loc, xs->type->elem);
+    x->a = ir_copy(NULL, xs);
+    x->b = i;
+    return x;
+}
+
+static struct ir_node *len_of(struct ir_node *a)
+{
+    struct ir_node *n = ir_new(IR_BUILTIN, a->loc, ty_int);
+    n->builtin = BI_LEN;
+    ir_push_kid(n, a);
+    return n;
+}
+
+/* `let l = len(xs[0]) if 0 < len(xs) else 0` into out, and the test that
+ * every row of xs has that length: all(len(xs[q]) == l for q in 0..len(xs)).
+ * Neither can panic (every index is below len(xs)). */
+static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struct ir_var *l)
+{
+    struct loc at = xs->loc;
+    struct ir_node *first = ir_new(IR_COND, at, ty_int);
+    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), len_of(ir_copy(NULL, xs)), ty_bool);
+    first->b = len_of(elem_at(xs, ir_mk_int(0, at)));
+    first->c = ir_mk_int(0, at);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, l, first, at));
+    struct ir_var *q = ir_new_temp(P, ty_int, at);
+    struct ir_node *all = ir_new(IR_REDUCE, at, ty_bool);
+    all->reducer = RED_ALL;
+    all->elem_type = ty_bool;
+    all->gen_var = q;
+    all->elem = ir_mk_bin(OP_EQ, len_of(elem_at(xs, ir_mk_var(q, at))), ir_mk_var(l, at), ty_bool);
+    all->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = len_of(ir_copy(NULL, xs))};
+    return all;
+}
+
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
  * not pay. */
 static struct ir_node *converted(struct ir_node *s)
@@ -151,11 +216,30 @@ static struct ir_node *converted(struct ir_node *s)
     struct ir_node *lc = s->a;
     struct loc at = lc->loc;
     struct ir_node *c = ir_copy_fresh(P, lc); /* the loop's parts; lc stays the fallback */
-    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_var *t = s->op == IR_LET ? s->var : ir_new_temp(P, lc->type, at);
 
     /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
+    struct ir_node *xs = NULL, *alike = NULL;
+    struct ir_var *rowlen = NULL;
+    if (!c->iter.is_range) {
+        /* [E(x) for x in xs], xs a variable (an expression cannot assign it):
+         * for j in 0..len(xs): let x = xs[j]; t[j] = E(x), the same elements
+         * in the same order */
+        xs = c->iter.array;
+        struct ir_node *x = elem_at(xs, ir_mk_var(ir_new_temp(P, ty_int, at), at));
+        ir_push_kid(body, ir_mk_stmt(IR_LET, c->gen_var, x, at));
+        /* E reading len(x) (a zip's range, `for k in 0..len(x)`): when every
+         * row of xs has one length l, len(x) is l, which the loop does not
+         * change, so the nest is one interchange jams; else as written */
+        if (x->type->kind == T_ARRAY) {
+            rowlen = ir_new_temp(P, ty_int, at);
+            if (!len_as(c->elem, c->gen_var, rowlen)) rowlen = NULL;
+        }
+        c->gen_var = x->b->var;
+        c->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = len_of(ir_copy(NULL, xs))};
+    }
+    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_node *value = c->elem, *fold = NULL;
     bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
     if (folds) {
@@ -182,7 +266,8 @@ static struct ir_node *converted(struct ir_node *s)
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
-    ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
+    if (rowlen) alike = rows_alike(out, xs, rowlen);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_mk_and(ir_fits_room(lo, hi, at), alike), at));
     /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
     struct ir_node *n = ir_new(IR_COND, at, ty_int);
     n->a = ir_mk_var(small, at);
