@@ -38,6 +38,20 @@
  * the inner loop's bound is the same for every j and interchange jams it;
  * rows of different lengths run the comprehension as written.
  *
+ * A call the element makes every time (not under a branch of a cond, an and
+ * or an or, nor in a comprehension's element) of a function whose call has
+ * no effect and always ends (opt_parfor.c's pool_safe: no output, no draw,
+ * no store into an array it was handed, no while loop, no recursion, no
+ * function value), with a scalar result and arguments that the loop does
+ * not change (variables other than its own, literals, indexing, fields and
+ * arithmetic of those: the same values when evaluated again), gives every
+ * element the first element's value. The loop's first iteration runs as
+ * written (its panics first, at their places, the call among them), then
+ * `let h = call` (evaluated again: no effect, no panic, the same value),
+ * then the other iterations read h: norm(a[i]) in [dot(a[i], a[j]) /
+ * (norm(a[i]) * norm(a[j])) for j in 0..m] is computed once per row. Such
+ * a call makes the conversion pay by itself.
+ *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
  * comprehension makes room for min(count, ROOM) elements before its first
@@ -180,14 +194,6 @@ static struct ir_node *elem_at(struct ir_node *xs, struct ir_node *i)
     return x;
 }
 
-static struct ir_node *len_of(struct ir_node *a)
-{
-    struct ir_node *n = ir_new(IR_BUILTIN, a->loc, ty_int);
-    n->builtin = BI_LEN;
-    ir_push_kid(n, a);
-    return n;
-}
-
 /* `let l = len(xs[0]) if 0 < len(xs) else 0` into out, and the test that
  * every row of xs has that length: all(len(xs[q]) == l for q in 0..len(xs)).
  * Neither can panic (every index is below len(xs)). */
@@ -195,8 +201,8 @@ static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struc
 {
     struct loc at = xs->loc;
     struct ir_node *first = ir_new(IR_COND, at, ty_int);
-    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), len_of(ir_copy(NULL, xs)), ty_bool);
-    first->b = len_of(elem_at(xs, ir_mk_int(0, at)));
+    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), ir_mk_len(ir_copy(NULL, xs)), ty_bool);
+    first->b = ir_mk_len(elem_at(xs, ir_mk_int(0, at)));
     first->c = ir_mk_int(0, at);
     ir_push_kid(out, ir_mk_stmt(IR_LET, l, first, at));
     struct ir_var *q = ir_new_temp(P, ty_int, at);
@@ -204,9 +210,77 @@ static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struc
     all->reducer = RED_ALL;
     all->elem_type = ty_bool;
     all->gen_var = q;
-    all->elem = ir_mk_bin(OP_EQ, len_of(elem_at(xs, ir_mk_var(q, at))), ir_mk_var(l, at), ty_bool);
-    all->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = len_of(ir_copy(NULL, xs))};
+    all->elem = ir_mk_bin(OP_EQ, ir_mk_len(elem_at(xs, ir_mk_var(q, at))), ir_mk_var(l, at), ty_bool);
+    all->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
     return all;
+}
+
+/* An argument evaluated again gives the same value and cannot panic (it did
+ * not the first time): variables other than the loop's, literals,
+ * constants, indexing, fields and arithmetic of those. */
+static bool plain_term(struct ir_node *n, struct ir_var *j, struct ir_var *x)
+{
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_GLOBAL: return true;
+    case IR_VAR: return n->var != j && n->var != x;
+    case IR_INDEX: case IR_BINARY: return plain_term(n->a, j, x) && plain_term(n->b, j, x);
+    case IR_FIELD: case IR_UNARY: case IR_NOT: case IR_CONV: return plain_term(n->a, j, x);
+    default: return false;
+    }
+}
+
+/* The calls every evaluation of n makes (none under a branch of a cond, an
+ * and or an or, nor in a comprehension's element) of a function whose call
+ * has no effect and always ends (pool_safe), of a scalar result, with plain
+ * arguments that read neither j nor x: each element's call gives the first
+ * one's value. At most MAX_CACHED, into out from nout; the new count. */
+#define MAX_CACHED 4
+static int cached_calls(struct ir_node *n, struct ir_var *j, struct ir_var *x, struct ir_node **out, int nout)
+{
+    if (!n || nout == MAX_CACHED) return nout;
+    switch (n->eop) {
+    case IR_CALL: {
+        bool ok = n->fn->pool_safe && (n->type == ty_float || n->type == ty_int || n->type == ty_bool);
+        for (int i = 0; ok && i < n->nkids; i++) ok = plain_term(n->kids[i], j, x);
+        if (ok) {
+            out[nout] = n;
+            return nout + 1;
+        }
+        break;
+    }
+    case IR_AND: case IR_OR: case IR_COND: return cached_calls(n->a, j, x, out, nout);
+    case IR_LISTCOMP: case IR_REDUCE:
+        nout = cached_calls(n->iter.lo, j, x, out, nout);
+        nout = cached_calls(n->iter.hi, j, x, out, nout);
+        return cached_calls(n->iter.array, j, x, out, nout);
+    default: break;
+    }
+    nout = cached_calls(n->a, j, x, out, nout);
+    nout = cached_calls(n->b, j, x, out, nout);
+    nout = cached_calls(n->c, j, x, out, nout);
+    for (int i = 0; i < n->nkids; i++) nout = cached_calls(n->kids[i], j, x, out, nout);
+    return nout;
+}
+
+/* The fast branch's loop with its first iteration apart, then each cached
+ * call's value in a let (its second evaluation: no panic, no effect, the
+ * first's value), read by the iterations after it:
+ *   for j in lo..lo + 1: B;  let h = C;  for j in lo + 1..hi: B(C read as h)
+ * (lo < hi in the fast branch: lo + 1 cannot overflow). */
+static void peeled(struct ir_node *fast, struct ir_node *loop, struct ir_node **calls, int ncalls)
+{
+    struct loc at = loop->loc;
+    struct ir_node *first = ir_copy_fresh(P, loop), *next = ir_mk_bin(OP_ADD, ir_copy(NULL, loop->iter.lo), ir_mk_int(1, at), ty_int);
+    next->no_overflow = true;
+    first->iter.hi = next;
+    ir_push_kid(fast, first);
+    for (int i = 0; i < ncalls; i++) {
+        struct ir_var *h = ir_new_temp(P, calls[i]->type, at);
+        ir_push_kid(fast, ir_mk_stmt(IR_LET, h, ir_copy(NULL, calls[i]), at));
+        *calls[i] = *ir_mk_var(h, calls[i]->loc);
+    }
+    loop->iter.lo = ir_copy(NULL, next);
+    ir_push_kid(fast, loop);
 }
 
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
@@ -221,7 +295,7 @@ static struct ir_node *converted(struct ir_node *s)
     /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
     struct ir_node *xs = NULL, *alike = NULL;
-    struct ir_var *rowlen = NULL;
+    struct ir_var *rowlen = NULL, *xv = NULL;
     if (!c->iter.is_range) {
         /* [E(x) for x in xs], xs a variable (an expression cannot assign it):
          * for j in 0..len(xs): let x = xs[j]; t[j] = E(x), the same elements
@@ -229,6 +303,7 @@ static struct ir_node *converted(struct ir_node *s)
         xs = c->iter.array;
         struct ir_node *x = elem_at(xs, ir_mk_var(ir_new_temp(P, ty_int, at), at));
         ir_push_kid(body, ir_mk_stmt(IR_LET, c->gen_var, x, at));
+        xv = c->gen_var;
         /* E reading len(x) (a zip's range, `for k in 0..len(x)`): when every
          * row of xs has one length l, len(x) is l, which the loop does not
          * change, so the nest is one interchange jams; else as written */
@@ -237,9 +312,12 @@ static struct ir_node *converted(struct ir_node *s)
             if (!len_as(c->elem, c->gen_var, rowlen)) rowlen = NULL;
         }
         c->gen_var = x->b->var;
-        c->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = len_of(ir_copy(NULL, xs))};
+        c->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
     }
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
+    struct ir_node *calls[MAX_CACHED];
+    int ncalls = hi->op == IR_INT && lo->op == IR_INT && hi->ival - lo->ival < 2 ? 0
+                 : cached_calls(c->elem, c->gen_var, xv, calls, 0);
     struct ir_node *value = c->elem, *fold = NULL;
     bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
     if (folds) {
@@ -262,7 +340,7 @@ static struct ir_node *converted(struct ir_node *s)
     loop->iter = c->iter;
     loop->b = body;
     bool inside = comp_block(body);
-    if (!inside && !folds && !opt_split_pays(P, loop)) return NULL;
+    if (!inside && !folds && !ncalls && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -278,7 +356,8 @@ static struct ir_node *converted(struct ir_node *s)
     ir_push_kid(init, n);
     ir_push_kid(out, ir_mk_stmt(IR_LET, t, init, at));
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
-    ir_push_kid(fast, loop);
+    if (ncalls) peeled(fast, loop, calls, ncalls);
+    else ir_push_kid(fast, loop);
     ir_push_kid(slow, ir_mk_stmt(IR_ASSIGN, t, lc, at));
     struct ir_node *sw = ir_new(IR_IF, at, ty_void);
     sw->a = ir_mk_var(small, at);
@@ -343,6 +422,8 @@ static bool comp_stmt(struct ir_node *s)
 void opt_comploop(struct ir_program *ir)
 {
     P = ir;
+    ir_pure_calls(ir, true);
     for (int i = 0; i < ir->fns.len; i++) comp_block(((struct ir_fn *)ir->fns.items[i])->body);
+    ir_pure_calls(ir, false);
     P = NULL;
 }
