@@ -50,7 +50,14 @@
  * `let h = call` (evaluated again: no effect, no panic, the same value),
  * then the other iterations read h: norm(a[i]) in [dot(a[i], a[j]) /
  * (norm(a[i]) * norm(a[j])) for j in 0..m] is computed once per row. Such
- * a call makes the conversion pay by itself.
+ * a call makes the conversion pay by itself. One level up, where the
+ * element is itself a comprehension [E(i, j) for j in lo2..hi2] whose bounds
+ * the outer loop does not change, a call of E of that kind whose arguments
+ * read j (and not i) gives every outer iteration the same value per j: the
+ * outer loop's first iteration runs as written (every such call of the range
+ * made, in order), then `let T = [call(j) for j in lo2..hi2]` (evaluated
+ * again), and the other iterations read T[j - lo2]: norm(a[j]) once per
+ * column, as a C programmer computes the norms first.
  *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
@@ -233,33 +240,76 @@ static bool plain_term(struct ir_node *n, struct ir_var *j, struct ir_var *x)
  * and or an or, nor in a comprehension's element) of a function whose call
  * has no effect and always ends (pool_safe), of a scalar result, with plain
  * arguments that read neither j nor x: each element's call gives the first
- * one's value. At most MAX_CACHED, into out from nout; the new count. */
+ * one's value. With by (a table's calls): the arguments read by too, and
+ * so give one value per value of by. At most MAX_CACHED, into out from
+ * nout; the new count. */
 #define MAX_CACHED 4
-static int cached_calls(struct ir_node *n, struct ir_var *j, struct ir_var *x, struct ir_node **out, int nout)
+static int cached_calls(struct ir_node *n, struct ir_var *j, struct ir_var *x, struct ir_var *by, struct ir_node **out,
+                        int nout)
 {
     if (!n || nout == MAX_CACHED) return nout;
     switch (n->eop) {
     case IR_CALL: {
-        bool ok = n->fn->pool_safe && (n->type == ty_float || n->type == ty_int || n->type == ty_bool);
-        for (int i = 0; ok && i < n->nkids; i++) ok = plain_term(n->kids[i], j, x);
-        if (ok) {
+        bool ok = n->fn->pool_safe && (n->type == ty_float || n->type == ty_int || n->type == ty_bool), reads = false;
+        for (int i = 0; ok && i < n->nkids; i++) {
+            ok = plain_term(n->kids[i], j, x);
+            reads |= by && ir_reads(n->kids[i], by);
+        }
+        if (ok && reads == !!by) {
             out[nout] = n;
             return nout + 1;
         }
         break;
     }
-    case IR_AND: case IR_OR: case IR_COND: return cached_calls(n->a, j, x, out, nout);
+    case IR_AND: case IR_OR: case IR_COND: return cached_calls(n->a, j, x, by, out, nout);
     case IR_LISTCOMP: case IR_REDUCE:
-        nout = cached_calls(n->iter.lo, j, x, out, nout);
-        nout = cached_calls(n->iter.hi, j, x, out, nout);
-        return cached_calls(n->iter.array, j, x, out, nout);
+        nout = cached_calls(n->iter.lo, j, x, by, out, nout);
+        nout = cached_calls(n->iter.hi, j, x, by, out, nout);
+        return cached_calls(n->iter.array, j, x, by, out, nout);
     default: break;
     }
-    nout = cached_calls(n->a, j, x, out, nout);
-    nout = cached_calls(n->b, j, x, out, nout);
-    nout = cached_calls(n->c, j, x, out, nout);
-    for (int i = 0; i < n->nkids; i++) nout = cached_calls(n->kids[i], j, x, out, nout);
+    nout = cached_calls(n->a, j, x, by, out, nout);
+    nout = cached_calls(n->b, j, x, by, out, nout);
+    nout = cached_calls(n->c, j, x, by, out, nout);
+    for (int i = 0; i < n->nkids; i++) nout = cached_calls(n->kids[i], j, x, by, out, nout);
     return nout;
+}
+
+/* The calls of the element [E(j) for j in lo2..hi2] of the comprehension c
+ * (the whole element: every iteration evaluates it, over the same range, its
+ * bounds plain terms c's loop does not change) that read j but neither c's
+ * variable nor x (cached_calls with by = j): each gives one value per j,
+ * the same in every iteration of c. */
+static int table_calls(struct ir_node *c, struct ir_var *x, struct ir_node **out)
+{
+    struct ir_node *in = c->elem;
+    if (in->op != IR_LISTCOMP || in->par || in->filter || in->nclauses || !in->iter.is_range || in->iter.inclusive) return 0;
+    if (!plain_term(in->iter.lo, c->gen_var, x) || !plain_term(in->iter.hi, c->gen_var, x)) return 0;
+    return cached_calls(in->elem, c->gen_var, x, in->gen_var, out, 0);
+}
+
+/* For each table call C(j) of the comprehension in (the element of the loop
+ * being converted): `let T = [C(j') for j' in lo2..hi2]` into lets, and C(j)
+ * read as T[j - lo2] in the loop (the iterations after its first, which
+ * evaluated every C(j) of the range as written: evaluated again, no effect,
+ * no panic, the same values). */
+static void tabled(struct ir_node *lets, struct ir_node *in, struct ir_node **calls, int ncalls)
+{
+    for (int i = 0; i < ncalls; i++) {
+        struct ir_node *c = calls[i], *t = ir_new(IR_LISTCOMP, c->loc, type_array(c->type));
+        t->elem_type = c->type;
+        t->gen_var = in->gen_var;
+        t->elem = ir_copy(NULL, c);
+        t->iter = (struct ir_iter){.is_range = true, .lo = ir_copy(NULL, in->iter.lo), .hi = ir_copy(NULL, in->iter.hi)};
+        t = ir_copy_fresh(P, t); /* its own variable for j */
+        ir_recapture(t);
+        struct ir_var *tv = ir_new_temp(P, t->type, c->loc);
+        ir_push_kid(lets, ir_mk_stmt(IR_LET, tv, t, c->loc));
+        struct ir_node *at = ir_new(IR_INDEX, c->loc, c->type), *j = ir_mk_var(in->gen_var, c->loc);
+        at->a = ir_mk_var(tv, c->loc);
+        at->b = in->iter.lo->op == IR_INT && in->iter.lo->ival == 0 ? j : ir_mk_bin(OP_SUB, j, ir_copy(NULL, in->iter.lo), ty_int);
+        *c = *at;
+    }
 }
 
 /* The fast branch's loop with its first iteration apart, then each cached
@@ -267,20 +317,29 @@ static int cached_calls(struct ir_node *n, struct ir_var *j, struct ir_var *x, s
  * first's value), read by the iterations after it:
  *   for j in lo..lo + 1: B;  let h = C;  for j in lo + 1..hi: B(C read as h)
  * (lo < hi in the fast branch: lo + 1 cannot overflow). */
-static void peeled(struct ir_node *fast, struct ir_node *loop, struct ir_node **calls, int ncalls)
+static void peeled(struct ir_node *fast, struct ir_node *first, struct ir_node *loop, struct ir_node **calls, int ncalls,
+                   struct ir_node *tables)
 {
     struct loc at = loop->loc;
-    struct ir_node *first = ir_copy_fresh(P, loop), *next = ir_mk_bin(OP_ADD, ir_copy(NULL, loop->iter.lo), ir_mk_int(1, at), ty_int);
-    next->no_overflow = true;
-    first->iter.hi = next;
     ir_push_kid(fast, first);
     for (int i = 0; i < ncalls; i++) {
         struct ir_var *h = ir_new_temp(P, calls[i]->type, at);
         ir_push_kid(fast, ir_mk_stmt(IR_LET, h, ir_copy(NULL, calls[i]), at));
         *calls[i] = *ir_mk_var(h, calls[i]->loc);
     }
-    loop->iter.lo = ir_copy(NULL, next);
+    for (int i = 0; i < tables->nkids; i++) ir_push_kid(fast, tables->kids[i]);
+    loop->iter.lo = ir_copy(NULL, first->iter.hi);
     ir_push_kid(fast, loop);
+}
+
+/* The loop's first iteration, a copy: for j in lo..lo + 1 (lo < hi where
+ * it runs: lo + 1 cannot overflow). */
+static struct ir_node *first_iteration(struct ir_node *loop)
+{
+    struct ir_node *first = ir_copy_fresh(P, loop);
+    first->iter.hi = ir_mk_bin(OP_ADD, ir_copy(NULL, loop->iter.lo), ir_mk_int(1, loop->loc), ty_int);
+    first->iter.hi->no_overflow = true;
+    return first;
 }
 
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
@@ -316,8 +375,10 @@ static struct ir_node *converted(struct ir_node *s)
     }
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_node *calls[MAX_CACHED];
-    int ncalls = hi->op == IR_INT && lo->op == IR_INT && hi->ival - lo->ival < 2 ? 0
-                 : cached_calls(c->elem, c->gen_var, xv, calls, 0);
+    bool few = hi->op == IR_INT && lo->op == IR_INT && hi->ival - lo->ival < 2;
+    int ncalls = few ? 0 : cached_calls(c->elem, c->gen_var, xv, NULL, calls, 0);
+    struct ir_node *tcalls[MAX_CACHED], *tables = ir_new(IR_BLOCK, at, ty_void), *inner = c->elem;
+    int ntables = few ? 0 : table_calls(c, xv, tcalls);
     struct ir_node *value = c->elem, *fold = NULL;
     bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
     if (folds) {
@@ -339,8 +400,15 @@ static struct ir_node *converted(struct ir_node *s)
     loop->var = c->gen_var;
     loop->iter = c->iter;
     loop->b = body;
+    /* the first iteration apart, as written, where calls are cached */
+    struct ir_node *first = ncalls || ntables ? first_iteration(loop) : NULL;
+    if (ntables) {
+        tabled(tables, inner, tcalls, ntables);
+        ir_recapture(loop->b);
+    }
     bool inside = comp_block(body);
-    if (!inside && !folds && !ncalls && !opt_split_pays(P, loop)) return NULL;
+    if (first) comp_block(first->b);
+    if (!inside && !folds && !first && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -356,7 +424,7 @@ static struct ir_node *converted(struct ir_node *s)
     ir_push_kid(init, n);
     ir_push_kid(out, ir_mk_stmt(IR_LET, t, init, at));
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
-    if (ncalls) peeled(fast, loop, calls, ncalls);
+    if (first) peeled(fast, first, loop, calls, ncalls, tables);
     else ir_push_kid(fast, loop);
     ir_push_kid(slow, ir_mk_stmt(IR_ASSIGN, t, lc, at));
     struct ir_node *sw = ir_new(IR_IF, at, ty_void);
