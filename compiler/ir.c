@@ -1114,6 +1114,14 @@ struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, stru
     return n;
 }
 
+struct ir_node *ir_mk_len(struct ir_node *a)
+{
+    struct ir_node *n = ir_new(IR_BUILTIN, a->loc, ty_int);
+    n->builtin = BI_LEN;
+    ir_push_kid(n, a);
+    return n;
+}
+
 struct ir_node *ir_mk_and(struct ir_node *a, struct ir_node *b)
 {
     if (!a) return b;

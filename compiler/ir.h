@@ -390,6 +390,8 @@ void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
  * facts: calls of functions it found pure). */
 bool ir_effect_free(const struct ir_node *n);
+/* Sets (set) or clears every function's pool_safe facts (opt_parfor.c). */
+void ir_pure_calls(struct ir_program *ir, bool set);
 void opt_move(struct ir_program *ir);    /* opt_move.c */
 /* Whether a and b are the same pure term: literals, variables and the
  * operators of ints and bools over them (opt_split.c). */
@@ -413,6 +415,7 @@ struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc);
 struct ir_node *ir_mk_int(int64_t v, struct loc loc);
 struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t);
 struct ir_node *ir_mk_and(struct ir_node *a, struct ir_node *b);
+struct ir_node *ir_mk_len(struct ir_node *a); /* len(a) */
 struct ir_node *ir_mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc);
 struct ir_node *ir_new(int op, struct loc loc, struct type *type); /* op: an ir_expr_op or ir_stmt_op */
 void ir_push_kid(struct ir_node *n, struct ir_node *kid);

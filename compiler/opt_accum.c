@@ -105,14 +105,6 @@ static struct ir_node *mk_or(struct ir_node *a, struct ir_node *b)
     return n;
 }
 
-static struct ir_node *mk_len(struct ir_node *row)
-{
-    struct ir_node *n = ir_new(IR_BUILTIN, row->loc, ty_int);
-    n->builtin = BI_LEN;
-    ir_push_kid(n, row);
-    return n;
-}
-
 static struct ir_node *mk_for(struct ir_var *v, struct ir_node *lo, struct ir_node *hi, struct ir_node *body)
 {
     struct ir_node *f = ir_new(IR_FOR_RANGE, lo->loc, ty_void);
@@ -306,16 +298,16 @@ static struct ir_node *in_range(struct nest *x, struct ir_node *row, struct ir_n
                                 struct ir_var *qv)
 {
     struct loc at = ix->loc;
-    if (ix->op == IR_INT) return ir_mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool);
+    if (ix->op == IR_INT) return ir_mk_bin(OP_LT, ir_copy(NULL, ix), ir_mk_len(row), ty_bool);
     if (q && ix->var == q)
-        return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_mk_var(qv, at), ty_bool), ir_mk_bin(OP_LT, ir_mk_var(qv, at), mk_len(row), ty_bool));
-    if (ix->var == x->j) return ir_mk_bin(OP_LE, ir_copy(NULL, x->jhi), mk_len(row), ty_bool);
+        return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_mk_var(qv, at), ty_bool), ir_mk_bin(OP_LT, ir_mk_var(qv, at), ir_mk_len(row), ty_bool));
+    if (ix->var == x->j) return ir_mk_bin(OP_LE, ir_copy(NULL, x->jhi), ir_mk_len(row), ty_bool);
     if (ix->var == x->k) {
         struct ir_node *lo_ok = x->klo->op == IR_INT && (__int128)x->klo->ival >= 0 ? NULL
                                 : ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, x->klo), ty_bool);
-        return ir_mk_and(lo_ok, ir_mk_bin(OP_LE, ir_copy(NULL, x->khi), mk_len(row), ty_bool));
+        return ir_mk_and(lo_ok, ir_mk_bin(OP_LE, ir_copy(NULL, x->khi), ir_mk_len(row), ty_bool));
     }
-    return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, ix), ty_bool), ir_mk_bin(OP_LT, ir_copy(NULL, ix), mk_len(row), ty_bool));
+    return ir_mk_and(ir_mk_bin(OP_LE, ir_mk_int(0, at), ir_copy(NULL, ix), ty_bool), ir_mk_bin(OP_LT, ir_copy(NULL, ix), ir_mk_len(row), ty_bool));
 }
 
 /* `all(cond for qv in the range of q)` */

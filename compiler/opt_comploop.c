@@ -30,6 +30,35 @@
  * the loop nest is then one that interchange jams (four or eight j at a
  * time, each sum a chain of its own).
  *
+ * A comprehension over the rows of an array variable, [E(x) for x in xs], is
+ * the loop `for j in 0..len(xs): let x = xs[j]; t[j] = E(x)` (an expression
+ * cannot assign xs: the same elements in the same order). Where E reads
+ * len(x) (a zip's range), that is read as l = len(xs[0]) and `small` also
+ * tests that every row has length l (all(len(xs[q]) == l ...), no panic), so
+ * the inner loop's bound is the same for every j and interchange jams it;
+ * rows of different lengths run the comprehension as written.
+ *
+ * A call the element makes every time (not under a branch of a cond, an and
+ * or an or, nor in a comprehension's element) of a function whose call has
+ * no effect and always ends (opt_parfor.c's pool_safe: no output, no draw,
+ * no store into an array it was handed, no while loop, no recursion, no
+ * function value), with a scalar result and arguments that the loop does
+ * not change (variables other than its own, literals, indexing, fields and
+ * arithmetic of those: the same values when evaluated again), gives every
+ * element the first element's value. The loop's first iteration runs as
+ * written (its panics first, at their places, the call among them), then
+ * `let h = call` (evaluated again: no effect, no panic, the same value),
+ * then the other iterations read h: norm(a[i]) in [dot(a[i], a[j]) /
+ * (norm(a[i]) * norm(a[j])) for j in 0..m] is computed once per row. Such
+ * a call makes the conversion pay by itself. One level up, where the
+ * element is itself a comprehension [E(i, j) for j in lo2..hi2] whose bounds
+ * the outer loop does not change, a call of E of that kind whose arguments
+ * read j (and not i) gives every outer iteration the same value per j: the
+ * outer loop's first iteration runs as written (every such call of the range
+ * made, in order), then `let T = [call(j) for j in lo2..hi2]` (evaluated
+ * again), and the other iterations read T[j - lo2]: norm(a[j]) once per
+ * column, as a C programmer computes the norms first.
+ *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
  * comprehension makes room for min(count, ROOM) elements before its first
@@ -84,7 +113,9 @@ bool ir_repeatable(struct ir_node *n)
 
 static bool taken(struct ir_node *n)
 {
-    if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || !n->iter.is_range || n->iter.inclusive) return false;
+    if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || n->iter.inclusive) return false;
+    if (!n->iter.is_range) /* an array variable (an element changes no variable: no xs.pop() there) */
+        return n->iter.array->op == IR_VAR && unset_elem(n->elem_type);
     if (!ir_repeatable(n->iter.lo) || !ir_repeatable(n->iter.hi)) return false;
     if (n->iter.lo->op == IR_INT && (__int128)n->iter.lo->ival < 0) return false;
     return unset_elem(n->elem_type);
@@ -144,6 +175,173 @@ static struct ir_node *fold_as_loop(struct ir_node *body, struct ir_node *fold)
     return ir_mk_var(s, at);
 }
 
+/* Every len(x) in n (x the variable) replaced by a read of l; how many. */
+static int len_as(struct ir_node *n, struct ir_var *x, struct ir_var *l)
+{
+    if (!n) return 0;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == x) {
+        *n = *ir_mk_var(l, n->loc);
+        return 1;
+    }
+    int c = len_as(n->a, x, l) + len_as(n->b, x, l) + len_as(n->c, x, l) + len_as(n->elem, x, l) +
+            len_as(n->filter, x, l) + len_as(n->key, x, l) + len_as(n->iter.lo, x, l) + len_as(n->iter.hi, x, l) +
+            len_as(n->iter.array, x, l);
+    for (int i = 0; i < n->nkids; i++) c += len_as(n->kids[i], x, l);
+    for (int i = 0; i < n->nclauses; i++)
+        c += len_as(n->clauses[i].iter.lo, x, l) + len_as(n->clauses[i].iter.hi, x, l) + len_as(n->clauses[i].iter.array, x, l);
+    return c;
+}
+
+/* xs[i] for an int node i */
+static struct ir_node *elem_at(struct ir_node *xs, struct ir_node *i)
+{
+    struct ir_node *x = ir_new(IR_INDEX, i->loc, xs->type->elem);
+    x->a = ir_copy(NULL, xs);
+    x->b = i;
+    return x;
+}
+
+/* `let l = len(xs[0]) if 0 < len(xs) else 0` into out, and the test that
+ * every row of xs has that length: all(len(xs[q]) == l for q in 0..len(xs)).
+ * Neither can panic (every index is below len(xs)). */
+static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struct ir_var *l)
+{
+    struct loc at = xs->loc;
+    struct ir_node *first = ir_new(IR_COND, at, ty_int);
+    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), ir_mk_len(ir_copy(NULL, xs)), ty_bool);
+    first->b = ir_mk_len(elem_at(xs, ir_mk_int(0, at)));
+    first->c = ir_mk_int(0, at);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, l, first, at));
+    struct ir_var *q = ir_new_temp(P, ty_int, at);
+    struct ir_node *all = ir_new(IR_REDUCE, at, ty_bool);
+    all->reducer = RED_ALL;
+    all->elem_type = ty_bool;
+    all->gen_var = q;
+    all->elem = ir_mk_bin(OP_EQ, ir_mk_len(elem_at(xs, ir_mk_var(q, at))), ir_mk_var(l, at), ty_bool);
+    all->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
+    return all;
+}
+
+/* An argument evaluated again gives the same value and cannot panic (it did
+ * not the first time): variables other than the loop's, literals,
+ * constants, indexing, fields and arithmetic of those. */
+static bool plain_term(struct ir_node *n, struct ir_var *j, struct ir_var *x)
+{
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_GLOBAL: return true;
+    case IR_VAR: return n->var != j && n->var != x;
+    case IR_INDEX: case IR_BINARY: return plain_term(n->a, j, x) && plain_term(n->b, j, x);
+    case IR_FIELD: case IR_UNARY: case IR_NOT: case IR_CONV: return plain_term(n->a, j, x);
+    default: return false;
+    }
+}
+
+/* The calls every evaluation of n makes (none under a branch of a cond, an
+ * and or an or, nor in a comprehension's element) of a function whose call
+ * has no effect and always ends (pool_safe), of a scalar result, with plain
+ * arguments that read neither j nor x: each element's call gives the first
+ * one's value. With by (a table's calls): the arguments read by too, and
+ * so give one value per value of by. At most MAX_CACHED, into out from
+ * nout; the new count. */
+#define MAX_CACHED 4
+static int cached_calls(struct ir_node *n, struct ir_var *j, struct ir_var *x, struct ir_var *by, struct ir_node **out,
+                        int nout)
+{
+    if (!n || nout == MAX_CACHED) return nout;
+    switch (n->eop) {
+    case IR_CALL: {
+        bool ok = n->fn->pool_safe && (n->type == ty_float || n->type == ty_int || n->type == ty_bool), reads = false;
+        for (int i = 0; ok && i < n->nkids; i++) {
+            ok = plain_term(n->kids[i], j, x);
+            reads |= by && ir_reads(n->kids[i], by);
+        }
+        if (ok && reads == !!by) {
+            out[nout] = n;
+            return nout + 1;
+        }
+        break;
+    }
+    case IR_AND: case IR_OR: case IR_COND: return cached_calls(n->a, j, x, by, out, nout);
+    case IR_LISTCOMP: case IR_REDUCE:
+        nout = cached_calls(n->iter.lo, j, x, by, out, nout);
+        nout = cached_calls(n->iter.hi, j, x, by, out, nout);
+        return cached_calls(n->iter.array, j, x, by, out, nout);
+    default: break;
+    }
+    nout = cached_calls(n->a, j, x, by, out, nout);
+    nout = cached_calls(n->b, j, x, by, out, nout);
+    nout = cached_calls(n->c, j, x, by, out, nout);
+    for (int i = 0; i < n->nkids; i++) nout = cached_calls(n->kids[i], j, x, by, out, nout);
+    return nout;
+}
+
+/* The calls of the element [E(j) for j in lo2..hi2] of the comprehension c
+ * (the whole element: every iteration evaluates it, over the same range, its
+ * bounds plain terms c's loop does not change) that read j but neither c's
+ * variable nor x (cached_calls with by = j): each gives one value per j,
+ * the same in every iteration of c. */
+static int table_calls(struct ir_node *c, struct ir_var *x, struct ir_node **out)
+{
+    struct ir_node *in = c->elem;
+    if (in->op != IR_LISTCOMP || in->par || in->filter || in->nclauses || !in->iter.is_range || in->iter.inclusive) return 0;
+    if (!plain_term(in->iter.lo, c->gen_var, x) || !plain_term(in->iter.hi, c->gen_var, x)) return 0;
+    return cached_calls(in->elem, c->gen_var, x, in->gen_var, out, 0);
+}
+
+/* For each table call C(j) of the comprehension in (the element of the loop
+ * being converted): `let T = [C(j') for j' in lo2..hi2]` into lets, and C(j)
+ * read as T[j - lo2] in the loop (the iterations after its first, which
+ * evaluated every C(j) of the range as written: evaluated again, no effect,
+ * no panic, the same values). */
+static void tabled(struct ir_node *lets, struct ir_node *in, struct ir_node **calls, int ncalls)
+{
+    for (int i = 0; i < ncalls; i++) {
+        struct ir_node *c = calls[i], *t = ir_new(IR_LISTCOMP, c->loc, type_array(c->type));
+        t->elem_type = c->type;
+        t->gen_var = in->gen_var;
+        t->elem = ir_copy(NULL, c);
+        t->iter = (struct ir_iter){.is_range = true, .lo = ir_copy(NULL, in->iter.lo), .hi = ir_copy(NULL, in->iter.hi)};
+        t = ir_copy_fresh(P, t); /* its own variable for j */
+        ir_recapture(t);
+        struct ir_var *tv = ir_new_temp(P, t->type, c->loc);
+        ir_push_kid(lets, ir_mk_stmt(IR_LET, tv, t, c->loc));
+        struct ir_node *at = ir_new(IR_INDEX, c->loc, c->type), *j = ir_mk_var(in->gen_var, c->loc);
+        at->a = ir_mk_var(tv, c->loc);
+        at->b = in->iter.lo->op == IR_INT && in->iter.lo->ival == 0 ? j : ir_mk_bin(OP_SUB, j, ir_copy(NULL, in->iter.lo), ty_int);
+        *c = *at;
+    }
+}
+
+/* The fast branch's loop with its first iteration apart, then each cached
+ * call's value in a let (its second evaluation: no panic, no effect, the
+ * first's value), read by the iterations after it:
+ *   for j in lo..lo + 1: B;  let h = C;  for j in lo + 1..hi: B(C read as h)
+ * (lo < hi in the fast branch: lo + 1 cannot overflow). */
+static void peeled(struct ir_node *fast, struct ir_node *first, struct ir_node *loop, struct ir_node **calls, int ncalls,
+                   struct ir_node *tables)
+{
+    struct loc at = loop->loc;
+    ir_push_kid(fast, first);
+    for (int i = 0; i < ncalls; i++) {
+        struct ir_var *h = ir_new_temp(P, calls[i]->type, at);
+        ir_push_kid(fast, ir_mk_stmt(IR_LET, h, ir_copy(NULL, calls[i]), at));
+        *calls[i] = *ir_mk_var(h, calls[i]->loc);
+    }
+    for (int i = 0; i < tables->nkids; i++) ir_push_kid(fast, tables->kids[i]);
+    loop->iter.lo = ir_copy(NULL, first->iter.hi);
+    ir_push_kid(fast, loop);
+}
+
+/* The loop's first iteration, a copy: for j in lo..lo + 1 (lo < hi where
+ * it runs: lo + 1 cannot overflow). */
+static struct ir_node *first_iteration(struct ir_node *loop)
+{
+    struct ir_node *first = ir_copy_fresh(P, loop);
+    first->iter.hi = ir_mk_bin(OP_ADD, ir_copy(NULL, loop->iter.lo), ir_mk_int(1, loop->loc), ty_int);
+    first->iter.hi->no_overflow = true;
+    return first;
+}
+
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
  * not pay. */
 static struct ir_node *converted(struct ir_node *s)
@@ -151,11 +349,36 @@ static struct ir_node *converted(struct ir_node *s)
     struct ir_node *lc = s->a;
     struct loc at = lc->loc;
     struct ir_node *c = ir_copy_fresh(P, lc); /* the loop's parts; lc stays the fallback */
-    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_var *t = s->op == IR_LET ? s->var : ir_new_temp(P, lc->type, at);
 
     /* for j in lo..hi: t[j - lo] = E  (a comprehension E through a let of its own) */
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
+    struct ir_node *xs = NULL, *alike = NULL;
+    struct ir_var *rowlen = NULL, *xv = NULL;
+    if (!c->iter.is_range) {
+        /* [E(x) for x in xs], xs a variable (an expression cannot assign it):
+         * for j in 0..len(xs): let x = xs[j]; t[j] = E(x), the same elements
+         * in the same order */
+        xs = c->iter.array;
+        struct ir_node *x = elem_at(xs, ir_mk_var(ir_new_temp(P, ty_int, at), at));
+        ir_push_kid(body, ir_mk_stmt(IR_LET, c->gen_var, x, at));
+        xv = c->gen_var;
+        /* E reading len(x) (a zip's range, `for k in 0..len(x)`): when every
+         * row of xs has one length l, len(x) is l, which the loop does not
+         * change, so the nest is one interchange jams; else as written */
+        if (x->type->kind == T_ARRAY) {
+            rowlen = ir_new_temp(P, ty_int, at);
+            if (!len_as(c->elem, c->gen_var, rowlen)) rowlen = NULL;
+        }
+        c->gen_var = x->b->var;
+        c->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
+    }
+    struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
+    struct ir_node *calls[MAX_CACHED];
+    bool few = hi->op == IR_INT && lo->op == IR_INT && hi->ival - lo->ival < 2;
+    int ncalls = few ? 0 : cached_calls(c->elem, c->gen_var, xv, NULL, calls, 0);
+    struct ir_node *tcalls[MAX_CACHED], *tables = ir_new(IR_BLOCK, at, ty_void), *inner = c->elem;
+    int ntables = few ? 0 : table_calls(c, xv, tcalls);
     struct ir_node *value = c->elem, *fold = NULL;
     bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
     if (folds) {
@@ -177,12 +400,20 @@ static struct ir_node *converted(struct ir_node *s)
     loop->var = c->gen_var;
     loop->iter = c->iter;
     loop->b = body;
+    /* the first iteration apart, as written, where calls are cached */
+    struct ir_node *first = ncalls || ntables ? first_iteration(loop) : NULL;
+    if (ntables) {
+        tabled(tables, inner, tcalls, ntables);
+        ir_recapture(loop->b);
+    }
     bool inside = comp_block(body);
-    if (!inside && !folds && !opt_split_pays(P, loop)) return NULL;
+    if (first) comp_block(first->b);
+    if (!inside && !folds && !first && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
-    ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
+    if (rowlen) alike = rows_alike(out, xs, rowlen);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_mk_and(ir_fits_room(lo, hi, at), alike), at));
     /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
     struct ir_node *n = ir_new(IR_COND, at, ty_int);
     n->a = ir_mk_var(small, at);
@@ -193,7 +424,8 @@ static struct ir_node *converted(struct ir_node *s)
     ir_push_kid(init, n);
     ir_push_kid(out, ir_mk_stmt(IR_LET, t, init, at));
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
-    ir_push_kid(fast, loop);
+    if (first) peeled(fast, first, loop, calls, ncalls, tables);
+    else ir_push_kid(fast, loop);
     ir_push_kid(slow, ir_mk_stmt(IR_ASSIGN, t, lc, at));
     struct ir_node *sw = ir_new(IR_IF, at, ty_void);
     sw->a = ir_mk_var(small, at);
@@ -258,6 +490,8 @@ static bool comp_stmt(struct ir_node *s)
 void opt_comploop(struct ir_program *ir)
 {
     P = ir;
+    ir_pure_calls(ir, true);
     for (int i = 0; i < ir->fns.len; i++) comp_block(((struct ir_fn *)ir->fns.items[i])->body);
+    ir_pure_calls(ir, false);
     P = NULL;
 }

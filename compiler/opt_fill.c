@@ -91,9 +91,7 @@ static struct ir_node *by_index(struct ir_node *l)
     struct loc at = l->loc;
     struct ir_node *xs = l->iter.array;
     struct ir_var *k = ir_new_temp(P, ty_int, at);
-    struct ir_node *len = ir_new(IR_BUILTIN, at, ty_int);
-    len->builtin = BI_LEN;
-    ir_push_kid(len, ir_copy(NULL, xs));
+    struct ir_node *len = ir_mk_len(ir_copy(NULL, xs));
     struct ir_node *elem = ir_new(IR_INDEX, at, l->var->type);
     elem->a = ir_copy(NULL, xs);
     elem->b = ir_mk_var(k, at);

@@ -45,7 +45,7 @@
  *   - the outer body is pure scalar lets, then the inner loop; the inner
  *     loop's bounds do not change in the nest (literals, constants,
  *     variables the nest does not write, len of an array it does not
- *     change, proved-safe int arithmetic of those);
+ *     change, proved-safe int arithmetic and min of those);
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
  *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
  *     or `y[e][i + c] = v` or (a swap only) `y[e][j + c] = v` into one row
@@ -494,6 +494,8 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
     case IR_BUILTIN:
         /* the nest pushes to no array and assigns no variable; a row a let
          * of the nest names is another array each outer iteration */
+        if (n->builtin == BI_MIN2) /* of ints: no panic */
+            return n->type == ty_int && invariant_bound(x, n->kids[0]) && invariant_bound(x, n->kids[1]);
         return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
                !defined_in_nest(x, n->kids[0]->var);
     case IR_BINARY:

@@ -480,6 +480,24 @@ static void pool_calls(void)
     npath = cappath = 0;
 }
 
+/* The pool_safe facts of every function, for a pass before this one
+ * (opt_comploop.c: a call it may evaluate again); set: false clears them,
+ * as they were before (this pass computes them again). */
+void ir_pure_calls(struct ir_program *ir, bool set)
+{
+    P = ir;
+    if (set) {
+        pool_calls();
+    } else {
+        for (int i = 0; i < ir->fns.len; i++) {
+            struct ir_fn *f = ir->fns.items[i];
+            f->pool_safe = false;
+            f->pool_work = 0;
+        }
+    }
+    P = NULL;
+}
+
 /* ---- accumulators ------------------------------------------------------------ */
 
 static bool is_var(struct ir_node *n, struct ir_var *v)

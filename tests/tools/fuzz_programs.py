@@ -525,6 +525,7 @@ class Gen:
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
         self.maps = random.Random(seed ^ 0x3A95)    # whether to write a map of an array's own slots (map_self)
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
+        self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2154,6 +2155,10 @@ class Gen:
                 return st
         if self.calls.random() < 0.05:
             st = pool_call(self)
+            if st is not None:
+                return st
+        if self.zips.random() < 0.04:
+            st = row_zip(self)
             if st is not None:
                 return st
         for p, hook in FORM_HOOKS["stmt"]:
@@ -4038,6 +4043,66 @@ def map_self(g):
     return lines, ex
 
 
+def row_zip(g):
+    """`[[sum(x * y for (x, y) in zip(r, c)) for c in S] for r in T]` and its
+    neighbours: comprehensions over the rows of arrays (opt_comploop.c writes
+    them as index loops; where the element reads len(c), every row of S having
+    one length lets interchange jam the sums). Forms: the zip sum; the sum
+    over k in 0..len(c) of r[k] * c[k] (r shorter than a c: an index panic at
+    r[k], the first in order); the zip sum plus 0.5; a row in a loop over T,
+    printed. Now and then a row of S one short (the rows differ: the
+    comprehension as written), no rows at all, or rows of no elements."""
+    r = g.r
+    if g.pure:
+        return None
+    v, s, t, q, x, y, k, c, w = (g.fresh(p) for p in ("v", "s", "t", "q", "x", "y", "k", "c", "w"))
+    srows, scols = r.choice([0, 1, 3, 5, r.randint(0, 9)]), r.choice([0, 1, 2, 4, r.randint(0, 6)])
+    trows, tcols = r.choice([0, 1, 2, 4]), r.choice([scols, scols, max(scols - 1, 0), scols + 1])
+    short = r.randrange(srows) if srows and r.random() < 0.25 else None
+    form = r.randrange(4)
+    g.use("row-zip")
+    g.use("enumerate/zip")
+    width = f"({scols - 1} if {q}2 == {short} else {scols})" if short is not None else f"{scols}"
+    lines = [f"let {s}: [[float]] = [[float(({q}2 * 7 + {q}3 * 3) % 10) * 0.5 - 2.0 for {q}3 in 0..{width}] for {q}2 in 0..{srows}]",
+             f"let {t}: [[float]] = [[float(({q}4 * 5 + {q}5) % 7) * 0.25 + 0.5 for {q}5 in 0..{tcols}] for {q}4 in 0..{trows}]"]
+    zsum = f"sum({x} * {y} for ({x}, {y}) in zip({w}, {c}))"
+    ksum = f"sum({w}[{k}] * {c}[{k}] for {k} in 0..len({c}))"
+    elem = [zsum, ksum, f"{zsum} + 0.5", zsum][form]
+    if form == 3:
+        lines += [f"for {w} in {t}:", f"    let {v} = [{elem} for {c} in {s}]", f"    print({v})"]
+    else:
+        lines += [f"let {v} = [[{elem} for {c} in {s}] for {w} in {t}]", f"print({v})"]
+    srows_w = [(scols - 1 if i == short else scols) for i in range(srows)]
+
+    def ex(env):
+        sv = [[float((i * 7 + j * 3) % 10) * 0.5 - 2.0 for j in range(srows_w[i])] for i in range(srows)]
+        tv = [[float((i * 5 + j) % 7) * 0.25 + 0.5 for j in range(tcols)] for i in range(trows)]
+        env.vars[s] = ["[[float]]", False, sv]
+        env.vars[t] = ["[[float]]", False, tv]
+        out = []
+        for wr in tv:
+            row = []
+            for cr in sv:
+                a = 0.0
+                n = len(cr) if form == 1 else min(len(wr), len(cr))
+                for kv in range(n):
+                    if kv >= len(wr):
+                        raise Panic(f"index out of bounds: the len is {len(wr)} but the index is {kv}")
+                    a = f_add(a, f_mul(wr[kv], cr[kv]))
+                row.append(f_add(a, 0.5) if form == 2 else a)
+            if form == 3:
+                env_out(env).append(show("[float]", row) + "\n")
+            out.append(row)
+        if form != 3:
+            env.vars[v] = ["[[float]]", False, out]
+            env_out(env).append(show("[[float]]", out) + "\n")
+    if form != 3:
+        g.scope[-1][v] = ("[[float]]", False)
+    g.scope[-1][s] = ("[[float]]", False)
+    g.scope[-1][t] = ("[[float]]", False)
+    return lines, ex
+
+
 # the helper kinds: pool-safe (a loop, a local array pushed to) and refused
 # by opt_parfor.c's pool_calls (prints, recurses, takes a function value, a
 # while loop that counted leaves)
@@ -4222,7 +4287,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest"]
+            "step-nest", "row-zip"]
 
 
 def classify(problem):
