@@ -1,6 +1,7 @@
 /* Program start and the environment (SPEC 8), the stack guard (deep
  * recursion ends in "panic: stack overflow", never SIGSEGV), os.*. */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,4 +152,34 @@ Test(start, os_functions)
     cr_assert_eq(r.status, 254);
     cr_assert_str_eq(r.out, "[\"a b\", \"\", \"c\"]\nv=1 0\ntrue\n");
     cr_assert_str_eq(r.err, "");
+}
+
+/* The heap's policy (os.c): 16 MiB of rows freed, the heap keeps its top
+ * for the next ones (glibc alone gives back all but 128 KiB); a user's
+ * GLIBC_TUNABLES leaves glibc's own policy. Prints the kept top in MiB. */
+static void heap_kept(void *arg)
+{
+    if (arg) setenv("GLIBC_TUNABLES", "glibc.malloc.check=0", 1); else unsetenv("GLIBC_TUNABLES");
+    unsetenv("MALLOC_TRIM_THRESHOLD_");
+    unsetenv("MALLOC_MMAP_THRESHOLD_");
+    unsetenv("MALLOC_TOP_PAD_");
+    char *argv[] = {"prog", NULL};
+    brt_start(1, argv);
+    enum { N = 4096 };
+    static void *rows[N];
+    for (int i = 0; i < N; i++) rows[i] = malloc(4000);
+    for (int i = N - 1; i >= 0; i--) free(rows[i]);
+    brt_print_int((int64_t)(mallinfo2().keepcost >> 20));
+    brt_print_end();
+    _exit(brt_finish());
+}
+
+Test(start, heap_keeps_freed_top)
+{
+    struct child_result r = run_child(heap_kept, NULL);
+    cr_assert_eq(r.status, 0);
+    cr_expect_geq(atoi(r.out), 15, "kept %s MiB", r.out);
+    r = run_child(heap_kept, "tunables");
+    cr_assert_eq(r.status, 0);
+    cr_expect_lt(atoi(r.out), 1, "kept %s MiB with GLIBC_TUNABLES set", r.out);
 }
