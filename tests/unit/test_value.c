@@ -344,14 +344,16 @@ Test(value, big_data_reused)
     brt_arr *r = brt_arr_room(&brt_t_float, 100000);
     cr_assert_neq(r->data, hd);
     brt_arr_release(q); /* kept */
+    void *rd = r->data;
     brt_arr_release(r); /* kept; q's freed */
-    /* q's buffer went back to malloc, which may hand it out again (the heap
-     * keeps freed memory: os.c): a plain malloc of its size takes it first,
-     * so q2 gets it only if the runtime had kept it */
-    void *probe = malloc(30000 * sizeof(double));
-    brt_arr *q2 = brt_arr_room(&brt_t_float, 30000);
-    cr_assert_neq(q2->data, hd, "only the newest is kept");
+    /* the thread's cache holds r's buffer alone (q's went back to malloc,
+     * which may well hand the same address out again: the heap keeps freed
+     * memory, os.c) */
+    cr_assert_eq(brt_tcache_here()->big, rd, "only the newest is kept");
+    cr_assert_eq(brt_tcache_here()->bigbytes, 100000 * (int64_t)sizeof(double));
+    brt_arr *q2 = brt_arr_room(&brt_t_float, 30000); /* under half of it: not taken */
+    cr_assert_neq(q2->data, rd);
+    cr_assert_eq(brt_tcache_here()->big, rd);
     brt_arr_release(q2);
-    free(probe);
     free(other);
 }
