@@ -578,7 +578,8 @@ if fo_cc -S -x c /dev/null -o /dev/null 2>/dev/null && ! cc -dM -E -x c /dev/nul
     check "fold: main's d = d - e loop unrolled (eight subtractions or more)" [ "$(fo_fn bf_main_main | grep -c vsubsd)" -ge 8 ]
     # BP_FOLD256 functions stay out of line (inlined, main's 512-bit width would be theirs)
     fo_cc -finline -finline-functions -finline-small-functions -S fo/f.c -o fo/f2.s > fo.log 2>&1
-    check "fold: dot and prod are never inlined" [ "$(grep -cE '^bf_main_(dot|prod)[.:]' fo/f2.s)" -eq 2 ]
+    # (a .cold part, the panic paths gcc moves out since panics are cold, is not a copy)
+    check "fold: dot and prod are never inlined" [ "$(grep -E '^bf_main_(dot|prod)[.:]' fo/f2.s | grep -cv '\.cold')" -eq 2 ]
 fi
 ./fo/f > fo.got 2>&1
 "$BRINE" run --opt=none fo/f.br > fo.want 2>&1
