@@ -18,8 +18,8 @@ table: medians, brine/C and brine/numba at 1 and 2 threads, then the geometric m
 worst row of each ratio column. Where the peer is sequential, its 2-thread time is its
 1-thread time.
 
-    bench/variants.py [--brine build/bin/brine] [--old OTHER_BRINE] [--reps 5] [--only matmul,sieve/count_main]
-                      [--cpu native|generic]
+    bench/variants.py [--brine build/bin/brine] [--old OTHER_BRINE] [--reps 5] [--rounds 1]
+                      [--only matmul,sieve/count_main] [--cpu native|generic]
 
 --old adds two columns: each variant built by another brine (a build of the commit before a
 change), run at 1 thread in the same run, and brine/old: a change's effect, side by side.
@@ -34,9 +34,12 @@ tolerance, or `# bench: order-float` (the variant, as written, sums in another o
 a work list's running total against the C recursion's tree), with the same tolerance. Brine at
 2 threads must print what it printed at 1. Any failure is marked in the note column and makes
 the script exit 1 after the table. Timings on the shared 2-core VMs are noisy: read ratios from
-one run, never across runs.
+one run, never across runs. --rounds R runs every program of a kernel R times, interleaved (C,
+numba, each variant at 1 and 2 threads, then again), and takes the median of the R medians:
+a burst of load on the host (which the 2-thread rows feel most) then spoils one round, not the
+row.
 """
-import argparse, glob, math, os, shutil, subprocess, sys, tempfile
+import argparse, glob, math, os, shutil, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import measure, print_table  # noqa: E402
@@ -114,6 +117,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--brine", default=os.path.join(ROOT, "build/bin/brine"))
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds per kernel; the median of theirs")
     ap.add_argument("--cpu", default="native", choices=["native", "generic"],
                     help="brine's --cpu for its release builds (native: as the C's -march=native)")
     ap.add_argument("--old", help="another brine to compare with, at 1 thread (columns old 1t ms, brine/old)")
@@ -135,45 +139,63 @@ def main():
     rows, ratios, failed = [], {c: [] for c in ratio_cols}, False
 
     for key, c, nb, brs in kernels(only):
+        # build everything first, then measure in interleaved rounds
         exe = os.path.join(tmp, key + "_c")
         subprocess.run(["gcc", *CFLAGS, "-I", PEERS, c, "-o", exe, "-lm"], check=True)
-        c1 = measure([exe], reps, out_path)
-        c2 = c1
+        runs = {"c1": ([exe], reps)}
         with open(c) as f:
             if "#pragma omp" in f.read():
                 subprocess.run(["gcc", *CFLAGS, "-fopenmp", "-I", PEERS, c, "-o", exe + "_omp", "-lm"], check=True)
-                c2 = measure([exe + "_omp"], {**reps, "OMP_NUM_THREADS": "2"}, out_path)
-        n1 = n2 = (None, ["-"], None)
+                runs["c2"] = ([exe + "_omp"], {**reps, "OMP_NUM_THREADS": "2"})
         if numba and nb:
-            n1 = measure([py, nb], {**reps, "NUMBA_NUM_THREADS": "1"}, out_path)
-            n2 = n1
+            runs["n1"] = ([py, nb], {**reps, "NUMBA_NUM_THREADS": "1"})
             with open(nb) as f:
                 if "prange" in f.read():
-                    n2 = measure([py, nb], {**reps, "NUMBA_NUM_THREADS": "2"}, out_path)
-            if n1[0] is not None and not same(c1[1], n1[1], True):
-                print(f"  ({key}: numba's result differs from C's: {n1[1]} vs {c1[1]})", file=sys.stderr)
+                    runs["n2"] = ([py, nb], {**reps, "NUMBA_NUM_THREADS": "2"})
+        built = []
         for br in brs:
             name = f"{key}/{os.path.basename(br)[:-3]}"
-            with open(br) as f:
-                text = f.read()
-            tolerant = ("par-float" if PAR_FLOAT in text else "libm" if LIBM_FLOAT in text
-                        else "order" if ORDER_FLOAT in text else None)
             bexe = os.path.join(tmp, name.replace("/", "_"))
             b = subprocess.run([a.brine, "build", "--release", f"--cpu={a.cpu}", br, "-o", bexe],
                                capture_output=True, text=True)
-            notes = []
-            b1 = b2 = o1 = (None, ["-"], None)
             if a.old:
                 ob = subprocess.run([a.old, "build", "--release", f"--cpu={a.cpu}", br, "-o", bexe + "_old"],
                                     capture_output=True, text=True)
                 if ob.returncode == 0:
-                    o1 = measure([bexe + "_old"], {**reps, "BRINE_GPU": "off", "BRINE_THREADS": "1"}, out_path)
+                    runs[name + " o1"] = ([bexe + "_old"], {**reps, "BRINE_GPU": "off", "BRINE_THREADS": "1"})
+            if b.returncode == 0:
+                env = {**reps, "BRINE_GPU": "off"}
+                runs[name + " b1"] = ([bexe], {**env, "BRINE_THREADS": "1"})
+                runs[name + " b2"] = ([bexe], {**env, "BRINE_THREADS": "2"})
+            built.append((br, name, b))
+        got = {k: [] for k in runs}
+        for _ in range(max(1, a.rounds)):
+            for k, (cmd, env) in runs.items():
+                got[k].append(measure(cmd, env, out_path))
+
+        def med(k, fallback=(None, ["-"], None)):
+            """a run's median time over the rounds (None if any round failed), its last result"""
+            if k not in got:
+                return fallback
+            ts = [g[0] for g in got[k]]
+            return (None if None in ts else statistics.median(ts)), got[k][-1][1], None
+        c1 = med("c1")
+        c2 = med("c2", c1)
+        n1 = med("n1")
+        n2 = med("n2", n1)
+        if n1[0] is not None and not same(c1[1], n1[1], True):
+            print(f"  ({key}: numba's result differs from C's: {n1[1]} vs {c1[1]})", file=sys.stderr)
+        for br, name, b in built:
+            with open(br) as f:
+                text = f.read()
+            tolerant = ("par-float" if PAR_FLOAT in text else "libm" if LIBM_FLOAT in text
+                        else "order" if ORDER_FLOAT in text else None)
+            notes = []
+            o1 = med(name + " o1")
+            b1, b2 = med(name + " b1"), med(name + " b2")
             if b.returncode != 0:
                 notes.append("BUILD FAILED: " + (b.stderr.strip().splitlines() or ["?"])[0][:60])
             else:
-                env = {**reps, "BRINE_GPU": "off"}
-                b1 = measure([bexe], {**env, "BRINE_THREADS": "1"}, out_path)
-                b2 = measure([bexe], {**env, "BRINE_THREADS": "2"}, out_path)
                 if b1[0] is None or not same(c1[1], b1[1], tolerant):
                     notes.append(f"MISMATCH: C {' '.join(c1[1])}, brine {' '.join(b1[1])}")
                 elif b2[1] != b1[1]:
@@ -204,7 +226,7 @@ def main():
             worst[col] = f"{v:.2f}"
             worst_names.append(f"{heads[col]}: {name}")
     table = rows + [geo, worst]
-    print(f"medians of {a.reps} reps, brine --release --cpu={a.cpu}")
+    print(f"medians of {a.reps} reps (the median of {max(1, a.rounds)} interleaved rounds), brine --release --cpu={a.cpu}")
     print_table(heads, table)
     print("worst rows: " + "; ".join(worst_names))
     shutil.rmtree(tmp)
