@@ -598,8 +598,10 @@ void emit_while(struct ir_node *s)
  * else: v = v op B` (the element c ? A : B), or without the else (c ? A :
  * the identity, -0.0 or 1.0, which leaves every v as it is). The lets are
  * written into the element where they are read, so each must be read at
- * most once and be unable to panic (its place in the order of evaluation
- * then changes nothing); nothing may read v. */
+ * most once on any path through it (an if-else expression runs one
+ * branch: a let read in each is computed once) and be unable to panic
+ * (its place in the order of evaluation then changes nothing); nothing may
+ * read v. */
 
 /* An array element type the lanes read (a scalar) */
 static bool lane_source(struct type *t) { return t == ty_int || t == ty_u64 || t == ty_float || t == ty_bool; }
@@ -659,12 +661,18 @@ static struct ir_node *let_value(struct ir_copier *k, const struct ir_node *r)
     return NULL;
 }
 
-/* How many times n reads v */
+/* How many times n reads v on one path through it: an if-else
+ * expression runs one of its branches (`s += 4.0 * sin(x)` in one branch
+ * and `s += 2.0 * sin(x)` in the other read x once) */
 static int reads(const struct ir_node *n, const struct ir_var *v)
 {
     if (!n) return 0;
     if (n->eop == IR_VAR) return n->var == v;
     if (!ir_is_expr(n) || n->eop == IR_REDUCE || n->eop == IR_LISTCOMP) return 1000; /* not walked: refused */
+    if (n->eop == IR_COND) {
+        int b = reads(n->b, v), c = reads(n->c, v);
+        return reads(n->a, v) + (b > c ? b : c);
+    }
     int c = reads(n->a, v) + reads(n->b, v) + reads(n->c, v);
     for (int i = 0; i < n->nkids; i++) c += reads(n->kids[i], v);
     return c;
@@ -715,7 +723,7 @@ static bool accumulate_in_lanes(struct ir_node *s)
     } else if (!(e = accumulated(last, &v, &op))) {
         return false;
     }
-    /* the lets: each read at most once (by the element or a later let),
+    /* the lets: each read at most once on a path (by the element or a later let),
      * none can panic, none reads v */
     struct ir_node *let[8];
     int nl = b->nkids - 1;
