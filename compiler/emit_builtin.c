@@ -115,7 +115,7 @@ static const char *emit_io_builtin(struct ir_node *n)
     case M_POP: case M_REMOVE: {
         const char *r = new_temp();
         line("%s %s;", ctype(et), r);
-        if (b == M_POP) line("brt_arr_pop(%s, &%s, %s);", slot, r, L);
+        if (b == M_POP) line("BRT_POP(%s, %s, %s, %s);", ctype(et), slot, r, L);
         else line("brt_arr_remove(%s, %s, &%s, %s);", slot, arg[1], r, L);
         own(r, et);
         return r;

@@ -723,6 +723,20 @@ BRT_INLINE bool brt_arr_sole(const brt_arr *a)
     return *(const volatile int64_t *)&a->rc == 1;
 #endif
 }
+/* The pop the generated C writes: out = slot.pop() for an element of C
+ * type ctype, slotp the array's place (its reference moves to out). The
+ * common case (not empty, the only reference) takes the last element
+ * inline; the copy on write and the panic of an empty array stay in
+ * brt_arr_pop (a work list popped per step: 12% of adaptive/worklist's
+ * time was the call, its size lookup and its memcpy). */
+#define BRT_POP(ctype, slotp, out, l)                                              \
+    do {                                                                           \
+        brt_arr **pop_s_ = (slotp), *pop_a_ = *pop_s_;                             \
+        if (BRT_LIKELY(pop_a_->len > 0 && brt_arr_sole(pop_a_)))                   \
+            (out) = ((ctype *)pop_a_->data)[--pop_a_->len];                        \
+        else                                                                       \
+            brt_arr_pop(pop_s_, &(out), (l));                                      \
+    } while (0)
 /* The push of a comprehension into the array it is building: no one else
  * holds that array, so only its room is tested. Without BRT_PUSH's atomic
  * load of the reference count (an acquire: no load after it moves above),

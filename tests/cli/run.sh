@@ -630,6 +630,36 @@ check "unroll: BP_UNROLL only for gcc" \
 "$BRINE" run --opt=none un/u.br > un.want 2>&1
 check "unroll: the same output as --opt=none" same un.got un.want
 
+# ---- pops: the last element taken inline where the array is its own --------
+# xs.pop() is BRT_POP (runtime/brine_rt.h): not empty and the only reference,
+# the element moves out inline; a shared array (copied first) and an empty
+# one (a panic) go to brt_arr_pop, with the same results as --opt=none.
+mkdir -p pp
+cat > pp/p.br <<'EOB'
+fn main():
+    var work = [(1.5, "a"), (2.5, "b"), (3.5, "c")]
+    let keep = work
+    var total = 0.0
+    var names = ""
+    while len(work) > 0:
+        let (x, s) = work.pop()
+        total += x
+        names = names + s
+        if x > 3.0:
+            work.push((0.25, "d"))
+    print(total, names, len(keep), keep[2].1)
+    var e: [int] = []
+    print(e.pop())
+EOB
+"$BRINE" build --emit-c pp/p.br -o pp/p > pp.log 2>&1
+check "pop: builds with --emit-c" [ $? -eq 0 -a -s pp/p.c ]
+check "pop: both pops written as BRT_POP" [ "$(grep -c 'BRT_POP(' pp/p.c)" -eq 2 ]
+./pp/p > pp.got 2>&1
+"$BRINE" run --opt=none pp/p.br > pp.want 2>&1
+check "pop: the same output and panic as --opt=none" same pp.got pp.want
+check "pop: the shared array kept its elements, the empty one panicked" \
+    grep -q "^7.75 cdba 3 c$" pp.got
+
 # ---- keyed reductions in any order: bp_kfree where the order cannot show -----
 # A keyed int or u64 sum, integer min/max, any and all get the order-free
 # helper (runtime/keyfree.c); a float sum, an int product, a user reducer
