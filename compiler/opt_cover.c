@@ -21,7 +21,8 @@
  *
  * The cover: a store reached from the block through blocks and range loops
  * only (no while: it runs on every iteration; a box that both branches of
- * an if store counts, whichever branch runs), each loop running
+ * an if store, the same elements on each iteration of the loops around the
+ * if, counts, whichever branch runs), each loop running
  * every iteration (no break, continue or return in its body), stores into a
  * box: in each dimension the store's index is k + c for a loop variable k
  * (another dimension's index does not use k) of a loop `for k in lo..hi`,
@@ -62,6 +63,7 @@ struct lin {
 struct box {
     struct lin lo[MAXDIM], hi[MAXDIM];
     bool all[MAXDIM];
+    struct ir_var *by[MAXDIM]; /* the loop variable a dimension's index is k + c of (NULL: one index) */
 };
 
 /* The cover being built for one array. */
@@ -213,7 +215,7 @@ static void store_box(struct cover *c, struct ir_node *s)
             struct lin lo, hi;
             for (int e = 0; e < d; e++)
                 if (used[e] == loop->var) return; /* a diagonal, no box */
-            used[d] = loop->var;
+            used[d] = b.by[d] = loop->var;
             if (!linear(loop->iter.lo, &lo) || !linear(loop->iter.hi, &hi) || !steady(&lo) || !steady(&hi)) return;
             if (loop->iter.inclusive) hi.c += 1;
             b.lo[d] = (struct lin){lo.base, lo.c + x.c};
@@ -239,11 +241,28 @@ static bool same_lin(const struct lin *a, const struct lin *b)
     return same_base(a->base, b->base) && a->c == b->c;
 }
 
-static bool same_box(const struct box *a, const struct box *b, int dims)
+/* The loop variable v when one of the loops around an if (c->loops[0..outer-1]) is its loop, else NULL. */
+static struct ir_var *outer_var(const struct cover *c, int outer, struct ir_var *v)
 {
-    for (int d = 0; d < dims; d++)
-        if (a->all[d] != b->all[d] || (!a->all[d] && (!same_lin(&a->lo[d], &b->lo[d]) || !same_lin(&a->hi[d], &b->hi[d]))))
-            return false;
+    for (int i = 0; i < outer; i++)
+        if (c->loops[i]->var == v) return v;
+    return NULL;
+}
+
+/* Whether the two branches of an if store boxes a and b into the same
+ * elements on each iteration of the loops around it (the first outer of
+ * c->loops): the same ends, and a dimension indexed by one of those loops'
+ * variables k is k + c in both (h[k][j] over j in one branch and h[j][k]
+ * in the other store the same box, but a row in one iteration and a
+ * column in the next would miss elements). */
+static bool same_box(const struct cover *c, int outer, const struct box *a, const struct box *b)
+{
+    for (int d = 0; d < c->dims; d++) {
+        if (a->all[d] != b->all[d]) return false;
+        if (a->all[d]) continue;
+        if (!same_lin(&a->lo[d], &b->lo[d]) || !same_lin(&a->hi[d], &b->hi[d])) return false;
+        if (outer_var(c, outer, a->by[d]) != outer_var(c, outer, b->by[d])) return false;
+    }
     return true;
 }
 
@@ -272,7 +291,7 @@ static void collect(struct cover *c, struct ir_node *s)
             collect(&other, s->c);
             for (int i = 0; i < then.nboxes; i++)
                 for (int k = 0; k < other.nboxes; k++)
-                    if (same_box(&then.boxes[i], &other.boxes[k], c->dims)) {
+                    if (same_box(c, c->nloops, &then.boxes[i], &other.boxes[k])) {
                         if (c->nboxes < MAXBOX) c->boxes[c->nboxes++] = then.boxes[i];
                         else c->overflow = true;
                         break;
