@@ -363,6 +363,11 @@ void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
+void opt_cover(struct ir_program *ir);    /* opt_cover.c */
+/* Whether statement s leaves a loop's iteration early: a return anywhere, a
+ * break or continue of the loop whose body s is in (depth 0; a loop inside s
+ * adds one) (opt_fill.c). */
+bool ir_leaves(struct ir_node *s, int depth);
 /* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
  * statements, or a generator's element and filter) with no loop and no
  * call inside (ir_loops_or_calls: a callee may loop, and gcc may write it

@@ -33,6 +33,7 @@
     X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
     X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
     X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index") \
+    X(cover, opt_cover, "fresh arrays whose every element the next statements store made without their fill") \
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
@@ -66,6 +67,8 @@ static const struct {
     {"comploop", "unswitch", "a comprehension written as a loop is one to unswitch and split"},
     {"counted", "fill", "a while loop counted by one is a range loop whose pushes fill by index"},
     {"fill", "unique", "a loop's stores into the array it fills are ones to make unique before it"},
+    {"counted", "cover", "a while loop counted by one is a range loop whose stores make a box"},
+    {"cover", "unswitch", "a loop unswitch or split copies is no longer one loop whose stores make a box"},
     {"unswitch", "split", "the conditions the loop cannot change leave first, so the middle folds to no test"},
     {"split", "loops", "the middle loop, without its tests, is the one to guard"},
     {"split", "unique", "the loops split are ones to hoist copy-on-write tests out of"},

@@ -63,19 +63,18 @@ static bool names(struct ir_node *n, struct ir_var *v)
     return false;
 }
 
-/* Whether statement s leaves the loop's iteration early: a return
- * anywhere, a break or continue of the loop itself (depth 0). */
-static bool leaves(struct ir_node *s, int depth)
+/* (ir.h) */
+bool ir_leaves(struct ir_node *s, int depth)
 {
     if (!s || ir_is_expr(s)) return false;
     switch (s->sop) {
     case IR_RETURN: return true;
     case IR_BREAK: case IR_CONTINUE: return depth == 0;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return leaves(s->b, depth + 1);
-    case IR_IF: return leaves(s->b, depth) || leaves(s->c, depth);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return ir_leaves(s->b, depth + 1);
+    case IR_IF: return ir_leaves(s->b, depth) || ir_leaves(s->c, depth);
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
-            if (leaves(s->kids[i], depth)) return true;
+            if (ir_leaves(s->kids[i], depth)) return true;
         return false;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_UNREACHABLE:
         return false;
@@ -127,7 +126,7 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
     if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
     struct ir_node *push = body->kids[body->nkids - 1];
     if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
-    if (names(push->a, out) || leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
+    if (names(push->a, out) || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
     for (int i = 0; i < body->nkids - 1; i++)
         if (names(body->kids[i], out)) return NULL;
 

@@ -684,9 +684,6 @@ BRT_INLINE int64_t brt_range_step_count(int64_t lo, int64_t hi, int64_t step, co
 brt_arr *brt_range_step_wide(const brt_type *t, brt_i128 lo, brt_i128 hi, brt_i128 step, const brt_loc *l);
 brt_arr *brt_enumerate(const brt_type *tt, const brt_arr *a);
 brt_arr *brt_zip(const brt_type *tt, const brt_arr *a, const brt_arr *b);
-/* Copy on write: takes a (a var's reference) and returns an array with
- * rc == 1 holding the same elements; the caller stores it back in the var. */
-brt_arr *brt_arr_unique(brt_arr *a);
 /* xs.push(v): takes a and the reference held by *elem; returns the new owner. */
 brt_arr *brt_arr_push(brt_arr *a, const void *elem);
 /* Whether a push can write in place: the only reference, and room left. */
@@ -737,6 +734,16 @@ BRT_INLINE bool brt_arr_sole(const brt_arr *a)
         else                                                                       \
             brt_arr_pop(pop_s_, &(out), (l));                                      \
     } while (0)
+/* Copy on write: takes a (a var's reference) and returns an array with
+ * rc == 1 holding the same elements; the caller stores it back in the var.
+ * The test is inline (a row made unique per iteration of a loop over rows,
+ * h[k][0] = x, costs no call when it is, as it almost always is, already
+ * unique); the copy is brt_arr_unique_copy. */
+brt_arr *brt_arr_unique_copy(brt_arr *a);
+BRT_INLINE brt_arr *brt_arr_unique(brt_arr *a)
+{
+    return BRT_LIKELY(brt_arr_sole(a)) ? a : brt_arr_unique_copy(a);
+}
 /* The push of a comprehension into the array it is building: no one else
  * holds that array, so only its room is tested. Without BRT_PUSH's atomic
  * load of the reference count (an acquire: no load after it moves above),

@@ -821,7 +821,7 @@ brt_arr *brt_arr_concat(brt_arr *a, brt_arr *b)
     return r;
 }
 
-brt_arr *brt_arr_unique(brt_arr *a)
+brt_arr *brt_arr_unique_copy(brt_arr *a)
 {
     if (__atomic_load_n(&a->rc, __ATOMIC_ACQUIRE) == 1)
         return a;

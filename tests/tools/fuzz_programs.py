@@ -519,6 +519,7 @@ class Gen:
         self.later = random.Random(seed ^ 0x5EED)
         self.sums = random.Random(seed ^ 0xACC)   # whether to write a sum nest (sum_nest)
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
+        self.covers = random.Random(seed ^ 0xC0E)   # a border nest's fresh grid stored by two loops (border_nest)
         self.steps = random.Random(seed ^ 0x57E)  # whether to write a step nest (step_nest)
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
@@ -2639,12 +2640,19 @@ class Gen:
         for loops with an if, the border test spelled one of three ways, a
         float term x (any expression: evaluated in the interior only, after
         the four loads); now and then a row one short (the checked loop then
-        panics at the same element)."""
+        panics at the same element); or (form 2, its own stream) a fresh zero
+        grid whose border one loop over k stores and whose interior a nest
+        stores (opt_cover.c makes it unset), now and then with the last
+        column's store left out (its zeros stay)."""
         r = self.r
         v, src, q, i, j, n = (self.fresh(p) for p in ("v", "s", "q", "i", "j", "n"))
         size = r.randint(0, 5)
         short = r.randrange(size) if size and r.random() < 0.25 else None
         form = r.randrange(2)
+        if form == 1 and self.covers.random() < 0.5:
+            form = 2
+            self.use("cover-grid")
+        no_last = form == 2 and self.covers.random() < 0.25
         spell = r.randrange(3)
         x = self.typed(self.expr("float", 1), "float") if r.random() < 0.5 else self.leaf("float")
         self.use("border-nest")
@@ -2657,10 +2665,18 @@ class Gen:
         lines = [f"let {src}: [[float]] = [[{cell} for {q}3 in 0..{width}] for {q}2 in 0..{size}]", f"let {n} = len({src})"]
         if form == 0:
             lines.append(f"let {v}: [[float]] = [[{src}[{i}][{j}] if {border} else {inner} for {j} in 0..{n}] for {i} in 0..{n}]")
-        else:
+        elif form == 1:
             lines += [f"var {v}: [[float]] = [[0.0] * {n} for {i} in 0..{n}]", f"for {i} in 0..{n}:",
                       f"    for {j} in 0..{n}:", f"        if {border}:", f"            {v}[{i}][{j}] = {src}[{i}][{j}]",
                       f"        else:", f"            {v}[{i}][{j}] = {inner}"]
+        else:
+            k = self.fresh("k")
+            lines += [f"var {v}: [[float]] = [[0.0] * {n} for {i} in 0..{n}]", f"for {k} in 0..{n}:",
+                      f"    {v}[0][{k}] = {src}[0][{k}]", f"    {v}[{n} - 1][{k}] = {src}[{n} - 1][{k}]",
+                      f"    {v}[{k}][0] = {src}[{k}][0]"]
+            if not no_last:
+                lines.append(f"    {v}[{k}][{n} - 1] = {src}[{k}][{n} - 1]")
+            lines += [f"for {i} in 1..{n} - 1:", f"    for {j} in 1..{n} - 1:", f"        {v}[{i}][{j}] = {inner}"]
         grid = [[float((a * 7 + b * 3) % 10) * 0.5 for b in range(size - 1 if a == short else size)] for a in range(size)]
 
         def load(a, b):
@@ -2669,7 +2685,24 @@ class Gen:
                 raise Panic(f"index out of bounds: the len is {len(row)} but the index is {b}")
             return row[b]
 
+        def ex_stored(env):
+            # form 2 in its own order: the border loop, then the interior nest
+            out = [[0.0] * size for a in range(size)]
+            for k in range(size):
+                out[0][k] = load(0, k)
+                out[size - 1][k] = load(size - 1, k)
+                out[k][0] = load(k, 0)
+                if not no_last:
+                    out[k][size - 1] = load(k, size - 1)
+            for a in range(1, size - 1):
+                for b in range(1, size - 1):
+                    t = load(a - 1, b) + load(a + 1, b) + load(a, b - 1) + load(a, b + 1)
+                    out[a][b] = t * x.ev(env)
+            env.vars[v] = ["[[float]]", True, out]
+
         def ex(env):
+            if form == 2:
+                return ex_stored(env)
             out = []
             for a in range(size):
                 row = []
@@ -4277,7 +4310,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "cover", "unswitch", "split", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
@@ -4286,7 +4319,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
+            "border-nest", "cover-grid", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
             "step-nest", "row-zip"]
 
 
