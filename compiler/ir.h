@@ -252,6 +252,10 @@ struct ir_node {
                                   * its reference over and leaves the variable empty (opt_move.c) */
     bool take;                   /* IR_LET of an element var[k]: takes it out, leaving the slot empty until
                                   * a store of var[k] later in the block puts a value back (opt_move.c) */
+    bool fused;                  /* IR_BLOCK (opt_fuse.c): a region whose last statement is `if not covered:
+                                  * let t = [E for x in xs]` (a comprehension as written, its result
+                                  * dropped); the emitter traps the statements before it, and on a
+                                  * panic runs that comprehension first (its panic, if it has one) */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -363,6 +367,7 @@ void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
+void opt_fuse(struct ir_program *ir);     /* opt_fuse.c */
 /* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
  * statements, or a generator's element and filter) with no loop and no
  * call inside (ir_loops_or_calls: a callee may loop, and gcc may write it

@@ -33,6 +33,7 @@
     X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
     X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
     X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index") \
+    X(fuse, opt_fuse, "comprehensions a loop reads element by element computed where it reads them") \
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
@@ -65,6 +66,8 @@ static const struct {
     {"counted", "unswitch", "a while loop counted by one is a range loop to unswitch and split"},
     {"comploop", "unswitch", "a comprehension written as a loop is one to unswitch and split"},
     {"counted", "fill", "a while loop counted by one is a range loop whose pushes fill by index"},
+    {"comploop", "fuse", "a comprehension comploop writes as a loop is built, not fused"},
+    {"fuse", "loops", "the fused loop's reads of the source are ones to guard"},
     {"fill", "unique", "a loop's stores into the array it fills are ones to make unique before it"},
     {"unswitch", "split", "the conditions the loop cannot change leave first, so the middle folds to no test"},
     {"split", "loops", "the middle loop, without its tests, is the one to guard"},
