@@ -729,6 +729,10 @@ static void emit_stmt_here(struct ir_node *s)
 {
     switch (s->sop) {
     case IR_BLOCK:
+        if (s->fused) {
+            emit_fused(s);
+            return;
+        }
         line("{");
         F->ind++;
         emit_block_stmts(s);

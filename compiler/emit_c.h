@@ -177,6 +177,7 @@ void emit_stmt(struct ir_node *s);
 /* A block's statements, then its lets released early (copy-on-write sees
  * the true reference counts). */
 void emit_block_stmts(struct ir_node *b);
+void emit_fused(struct ir_node *s); /* emit_fuse.c: a fused region under its trap */
 /* The name of f's frame record in a panic's call chain (emit_program.c). */
 const char *frame_name(struct ir_fn *f);
 /* Whether statement s changes array variable v (a method in place). */

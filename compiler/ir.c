@@ -293,7 +293,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
     }
     switch (s->sop) {
     case IR_BLOCK:
-        fputs("block\n", out);
+        fputs(s->fused ? "block fused\n" : "block\n", out);
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:

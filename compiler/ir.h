@@ -252,6 +252,10 @@ struct ir_node {
                                   * its reference over and leaves the variable empty (opt_move.c) */
     bool take;                   /* IR_LET of an element var[k]: takes it out, leaving the slot empty until
                                   * a store of var[k] later in the block puts a value back (opt_move.c) */
+    bool fused;                  /* IR_BLOCK (opt_fuse.c): a region whose last statement is `if not covered:
+                                  * let t = [E for x in xs]` (a comprehension as written, its result
+                                  * dropped); the emitter traps the statements before it, and on a
+                                  * panic runs that comprehension first (its panic, if it has one) */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -368,6 +372,7 @@ void opt_cover(struct ir_program *ir);    /* opt_cover.c */
  * break or continue of the loop whose body s is in (depth 0; a loop inside s
  * adds one) (opt_fill.c). */
 bool ir_leaves(struct ir_node *s, int depth);
+void opt_fuse(struct ir_program *ir);     /* opt_fuse.c */
 /* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
  * statements, or a generator's element and filter) with no loop and no
  * call inside (ir_loops_or_calls: a callee may loop, and gcc may write it

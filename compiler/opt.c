@@ -34,6 +34,7 @@
     X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
     X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index") \
     X(cover, opt_cover, "fresh arrays whose every element the next statements store made without their fill") \
+    X(fuse, opt_fuse, "comprehensions a loop reads element by element computed where it reads them") \
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
@@ -66,6 +67,8 @@ static const struct {
     {"counted", "unswitch", "a while loop counted by one is a range loop to unswitch and split"},
     {"comploop", "unswitch", "a comprehension written as a loop is one to unswitch and split"},
     {"counted", "fill", "a while loop counted by one is a range loop whose pushes fill by index"},
+    {"comploop", "fuse", "a comprehension comploop writes as a loop is built, not fused"},
+    {"fuse", "loops", "the fused loop's reads of the source are ones to guard"},
     {"fill", "unique", "a loop's stores into the array it fills are ones to make unique before it"},
     {"counted", "cover", "a while loop counted by one is a range loop whose stores make a box"},
     {"cover", "unswitch", "a loop unswitch or split copies is no longer one loop whose stores make a box"},

@@ -25,6 +25,7 @@
 #ifndef BRINE_RT_H
 #define BRINE_RT_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,6 +112,44 @@ typedef enum brt_panic_kind {
 BRT_NORETURN void brt_panic(const brt_loc *loc, brt_panic_kind kind);
 BRT_NORETURN void brt_panic_msg(const brt_loc *loc, const char *fmt, ...);
 BRT_NORETURN void brt_panic_index(const brt_loc *loc, int64_t len, int64_t index);
+
+/* A trap catches panics on one thread: while one is installed, brt_panic
+ * records the message and place into it and longjmps to jb instead of
+ * exiting. The pool (pool.c) installs one per task so that the caller can
+ * pick the panic SPEC 5.3 reports. Traps nest: save brt_trap_get(), install
+ * yours, restore the saved one afterwards. */
+typedef struct brt_trap {
+    jmp_buf jb;
+    int panicked;
+    const brt_loc *loc; /* NULL: a panic without a place */
+    char *msg;          /* malloc'ed message, without "panic: " (its call chain after the text: panic.c) */
+    const brt_loc **fbase; /* the thread's ftop when it was installed: the trapped code's first slot */
+    struct brt_owner *owners; /* the thread's owners then: a panic releases those pushed since */
+    int running;              /* and its count of par work open (brt_self.running) */
+} brt_trap;
+
+/* A fused region (opt_fuse.c): statements that read an array's elements
+ * computed in place of the comprehension that built it, whose panics must
+ * come after every panic that comprehension would have raised first. The
+ * generated code installs a trap over the region, its chain starting at
+ * the function's own slot fp:
+ *
+ *     brt_region r; brt_region_enter(&r, fp);
+ *     if (setjmp(r.trap.jb)) { brt_region_caught(&r); CHECK; brt_region_rethrow(&r); }
+ *     REGION; brt_region_leave(&r);
+ *
+ * CHECK (the comprehension as written, its result dropped) raises its own
+ * first panic if it has one; else the region's panic is reported as it was
+ * raised, its place and call chain unchanged. */
+typedef struct brt_region {
+    brt_trap trap;
+    brt_trap *outer;
+    const brt_loc **ftop; /* the thread's ftop before the region */
+} brt_region;
+void brt_region_enter(brt_region *r, const brt_loc **fp);
+void brt_region_leave(brt_region *r);  /* the region ended: the outer trap and ftop back */
+void brt_region_caught(brt_region *r); /* after the longjmp: the same, the panic kept */
+BRT_NORETURN void brt_region_rethrow(brt_region *r);
 
 /* ---- program start and end ------------------------------------------- */
 

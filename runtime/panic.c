@@ -231,3 +231,36 @@ BRT_NORETURN void brt_trap_rethrow(const brt_trap *t)
     bool chained = chain_of(t->msg, &c);
     panic_final(t->loc, t->msg ? t->msg : "panic", chained ? &c : NULL, t->msg);
 }
+
+/* A fused region's trap (brine_rt.h, opt_fuse.c): installed with the
+ * chain's first slot at the function's own, so a trapped panic records the
+ * frames from there and its rethrow appends the thread's outer ones. */
+void brt_region_enter(brt_region *r, const brt_loc **fp)
+{
+    brt_tcache *tc = brt_tcache_here();
+    r->ftop = tc ? tc->ftop : NULL;
+    if (tc)
+        tc->ftop = fp;
+    r->outer = brt_trap_get();
+    r->trap.panicked = 0;
+    r->trap.msg = NULL;
+    brt_trap_set(&r->trap);
+}
+
+void brt_region_leave(brt_region *r)
+{
+    brt_trap_set(r->outer);
+    brt_tcache *tc = brt_tcache_here();
+    if (tc)
+        tc->ftop = r->ftop;
+}
+
+void brt_region_caught(brt_region *r)
+{
+    brt_region_leave(r);
+}
+
+BRT_NORETURN void brt_region_rethrow(brt_region *r)
+{
+    brt_trap_rethrow(&r->trap);
+}

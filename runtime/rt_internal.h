@@ -32,20 +32,7 @@ extern brt_str brt_empty_str;
 
 /* ---- panics and traps (panic.c) ------------------------------------------ */
 
-/* A trap catches panics on one thread: while one is installed, brt_panic
- * records the message and place into it and longjmps to jb instead of
- * exiting. The pool (pool.c) installs one per task so that the caller can
- * pick the panic SPEC 5.3 reports. Traps nest: save brt_trap_get(), install
- * yours, restore the saved one afterwards. */
-typedef struct brt_trap {
-    jmp_buf jb;
-    int panicked;
-    const brt_loc *loc; /* NULL: a panic without a place */
-    char *msg;          /* malloc'ed message, without "panic: " (its call chain after the text: panic.c) */
-    const brt_loc **fbase; /* the thread's ftop when it was installed: the trapped code's first slot */
-    struct brt_owner *owners; /* the thread's owners then: a panic releases those pushed since */
-    int running;              /* and its count of par work open (brt_self.running) */
-} brt_trap;
+/* brt_trap (a trap that catches panics on one thread): brine_rt.h. */
 
 /* Call chains (frames.c): the first and last KEEP frames pushed (innermost
  * first) and how many. */

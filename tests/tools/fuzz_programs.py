@@ -524,6 +524,7 @@ class Gen:
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
+        self.fuses = random.Random(seed ^ 0xF05E)   # whether to write a comprehension a loop reads (fuse_loop)
         self.maps = random.Random(seed ^ 0x3A95)    # whether to write a map of an array's own slots (map_self)
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
         self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
@@ -2152,6 +2153,10 @@ class Gen:
                 return st
         if self.fills.random() < 0.04:
             st = fill_loop(self)
+            if st is not None:
+                return st
+        if self.fuses.random() < 0.03:
+            st = fuse_loop(self)
             if st is not None:
                 return st
         if self.calls.random() < 0.05:
@@ -4010,6 +4015,68 @@ def fill_loop(g):
     return lines, ex
 
 
+def fuse_loop(g):
+    """`let b = [E(x) for x in src]` of a float array (now and then a NaN or
+    1e300 among its values: a conversion that panics), read only as b[i] by a
+    range loop over lo..hi (hi now and then past the end: a panic at the
+    read), counting into bins (one out of range: the loop's panic) or summing,
+    with lets and an assignment between: opt_fuse.c computes b[i] where the
+    loop reads it, and the first panic stays the comprehension's."""
+    r = g.r
+    if g.pure:
+        return None
+    src, b, acc, seen, i, x = (g.fresh(p) for p in ("s", "b", "a", "n", "i", "x"))
+    n = r.randint(0, 9)
+    vals = [r.choice([0.1, 0.5, 0.99, 1.5, 2.25, -0.5, 3.75, 0.0]) for _ in range(n)]
+    texts = [repr(v) for v in vals]
+    if n and r.random() < 0.3:
+        k = r.randrange(n)
+        texts[k], vals[k] = r.choice([("0.0 / 0.0", math.nan), ("1e300", 1e300), ("-1e300", -1e300)])
+    kb = r.choice([2, 4, 8])
+    form = r.randrange(3)  # counts of int bins, a sum of ints, a sum of floats
+    lo = r.choice([0, 0, 0, 1])
+    hi_n = r.choice([n, n, max(0, n - 2), n + 1])
+    hi = f"len({src})" if hi_n == n and r.random() < 0.5 else str(hi_n)
+    g.use("fuse")
+    lines = [f"let {src}: [float] = [" + ", ".join(texts) + "]"]
+    if form == 0:
+        lines += [f"let {b} = [int({x} * {kb}.0) for {x} in {src}]", f"var {acc} = [0] * {kb}", f"var {seen} = 0",
+                  f"{seen} = {seen} + {lo}", f"for {i} in {lo}..{hi}:", f"    {acc}[{b}[{i}]] += 1",
+                  f"print({acc}, {seen})"]
+    elif form == 1:
+        lines += [f"let {b} = [int({x} * {kb}.0) - 1 for {x} in {src}]", f"var {acc} = 0",
+                  f"for {i} in {lo}..{hi}:", f"    {acc} += {b}[{i}] * 3", f"print({acc})"]
+    else:
+        lines += [f"let {b} = [{x} * {x} + 0.5 for {x} in {src}]", f"var {acc} = 0.0",
+                  f"for {i} in {lo}..{hi}:", f"    let {seen} = {b}[{i}]", f"    {acc} = {acc} + {seen}",
+                  f"print({acc})"]
+
+    def ex(env):
+        if form == 2:
+            bv = [v * v + 0.5 for v in vals]
+        else:
+            bv = [float_to_int("int", v * kb) for v in vals]
+            if form == 1:
+                bv = [chk("int", v - 1, "subtraction") for v in bv]
+        counts, total = [0] * kb, (0.0 if form == 2 else 0)
+        for iv in range(lo, hi_n):
+            if iv >= n:
+                raise Panic(f"index out of bounds: the len is {n} but the index is {iv}")
+            if form == 0:
+                if not 0 <= bv[iv] < kb:
+                    raise Panic(f"index out of bounds: the len is {kb} but the index is {bv[iv]}")
+                counts[bv[iv]] += 1
+            elif form == 1:
+                total = chk("int", total + chk("int", bv[iv] * 3, "multiplication"), "addition")
+            else:
+                total = total + bv[iv]
+        if form == 0:
+            env_out(env).append(show("[int]", counts) + " " + show("int", lo) + "\n")
+        else:
+            env_out(env).append(show("float" if form == 2 else "int", total) + "\n")
+    return lines, ex
+
+
 def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
@@ -4310,7 +4377,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "cover", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
@@ -4320,7 +4387,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip"]
+            "step-nest", "row-zip", "fuse"]
 
 
 def classify(problem):
