@@ -176,6 +176,24 @@ static bool elem_taken(struct type *t)
 
 static void fill_stmt(struct ir_node *s);
 
+/* The statement *sp, after `var out = []` and statements that do not name
+ * out: a loop filling out is replaced by its filled form; a block is looked
+ * into (a scope: its statements run in order, after the ones before it, as
+ * the loop over enumerate or zip that iters wraps in one). True when *sp or
+ * a statement in it names out (the search ends there). */
+static bool fill_first(struct ir_node **sp, struct ir_var *out)
+{
+    struct ir_node *l = *sp;
+    if (l->op == IR_BLOCK) {
+        for (int k = 0; k < l->nkids; k++)
+            if (fill_first(&l->kids[k], out)) return true;
+        return false;
+    }
+    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out) : NULL;
+    if (r) *sp = r;
+    return r || names(l, out);
+}
+
 /* The loops of block b, inner ones first, then each `var out = []` of b
  * followed by a loop filling out. */
 static void fill_block(struct ir_node *b)
@@ -185,15 +203,8 @@ static void fill_block(struct ir_node *b)
         struct ir_node *s = b->kids[i];
         if ((s->op != IR_LET && s->op != IR_ASSIGN) || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type))
             continue;
-        for (int j = i + 1; j < b->nkids; j++) {
-            struct ir_node *l = b->kids[j];
-            struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, s->var) : NULL;
-            if (r) {
-                b->kids[j] = r;
-                break;
-            }
-            if (names(l, s->var)) break;
-        }
+        for (int j = i + 1; j < b->nkids; j++)
+            if (fill_first(&b->kids[j], s->var)) break;
     }
 }
 
