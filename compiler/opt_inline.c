@@ -26,8 +26,9 @@
  *
  * A call in a loop, with any arguments, of a function whose body is such
  * an expression or a few statements (lets, assignments and ifs of plain
- * values) then `return EXPR`, is written as statements before its
- * statement when the statement evaluates it first (everything evaluated
+ * values, range loops of those) then `return EXPR`, is written as
+ * statements before its statement (a store's value is evaluated before its
+ * indices, so a store too) when the statement evaluates it first (everything evaluated
  * before it is inert: it does nothing and cannot fail): each argument
  * bound to a fresh let, in order (a variable or literal argument used as it
  * is), the body with fresh variables, the result in a fresh let the
@@ -303,18 +304,22 @@ static bool assigns(struct ir_node *s, struct ir_var *v)
 }
 
 /* A statement of a body written in place: a let or an assignment of a
- * plain value, or an if of those. */
+ * plain value, an if of those, or a range loop of those (`for k in
+ * 0..len(u): s += u[k] * v[k]`: it ends, and its variable is a fresh one
+ * in the copy, as the lets' are). */
 static bool simple_stmt(struct ir_node *s)
 {
     if (!s) return true;
     switch (s->sop) {
     case IR_LET: case IR_ASSIGN: return plain(s->var->type) && copyable(s->a);
     case IR_IF: return copyable(s->a) && simple_stmt(s->b) && simple_stmt(s->c);
+    case IR_FOR_RANGE:
+        return !s->par && copyable(s->iter.lo) && copyable(s->iter.hi) && simple_stmt(s->b);
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
             if (!simple_stmt(s->kids[i])) return false;
         return true;
-    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY:
     case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
         return false;
     }
@@ -444,6 +449,10 @@ static void frame_stmt(struct ir_node *s, struct ir_inline *ctx, struct ir_inlin
 {
     if (!s) return;
     if (s->a) s->a->inl = chain_cat(ctx, chain_cat(call, s->a->inl));
+    if (s->op == IR_FOR_RANGE) {
+        s->iter.lo->inl = chain_cat(ctx, chain_cat(call, s->iter.lo->inl));
+        s->iter.hi->inl = chain_cat(ctx, chain_cat(call, s->iter.hi->inl));
+    }
     frame_stmt(s->b, ctx, call);
     frame_stmt(s->c, ctx, call);
     for (int i = 0; i < s->nkids; i++) frame_stmt(s->kids[i], ctx, call);
@@ -519,11 +528,12 @@ static struct ir_node **stmt_leading(struct ir_node *s, struct ir_inline **ctx)
     struct ir_node **r = NULL;
     *ctx = NULL;
     switch (s->sop) {
-    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: return leading(&s->a, ctx);
+    /* a store evaluates its value first, then the indices (SPEC 2) */
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: case IR_STORE: return leading(&s->a, ctx);
     case IR_FOR_RANGE:
         if (!(r = leading(&s->iter.lo, ctx)) && inert(s->iter.lo)) r = leading(&s->iter.hi, ctx);
         return r;
-    case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
+    case IR_BLOCK: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
         return NULL;
     }
