@@ -59,6 +59,13 @@
  * again), and the other iterations read T[j - lo2]: norm(a[j]) once per
  * column, as a C programmer computes the norms first.
  *
+ * A call of a function holding a range loop, one that opt_inline.c writes
+ * in place in a loop (`dot(a[i], a[j])`), evaluated first by the loop's
+ * store, is written in place in the loop here too (ir_inline_loop_calls:
+ * inline ran before the comprehension was a loop): its rows in lets, its
+ * sum and loop, then the store, a nest interchange jams. Such a call makes
+ * the conversion pay by itself.
+ *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
  * comprehension makes room for min(count, ROOM) elements before its first
@@ -78,6 +85,7 @@
 #define ROOM ((int64_t)1 << 21) /* elements: 16 MiB of 8-byte ones, brt_arr_room's most */
 
 static struct ir_program *P;
+static struct ir_fn *FN; /* the function being rewritten */
 
 struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc)
 {
@@ -406,9 +414,13 @@ static struct ir_node *converted(struct ir_node *s)
         tabled(tables, inner, tcalls, ntables);
         ir_recapture(loop->b);
     }
+    /* a call of a function holding a loop, written in place: the nest is
+     * then one interchange jams */
+    bool inlined = ir_inline_loop_calls(P, FN, body) > 0;
+    if (first && inlined) ir_inline_loop_calls(P, FN, first->b);
     bool inside = comp_block(body);
     if (first) comp_block(first->b);
-    if (!inside && !folds && !first && !opt_split_pays(P, loop)) return NULL;
+    if (!inside && !folds && !first && !inlined && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -491,7 +503,11 @@ void opt_comploop(struct ir_program *ir)
 {
     P = ir;
     ir_pure_calls(ir, true);
-    for (int i = 0; i < ir->fns.len; i++) comp_block(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->fns.len; i++) {
+        FN = ir->fns.items[i];
+        comp_block(FN->body);
+    }
+    FN = NULL;
     ir_pure_calls(ir, false);
     P = NULL;
 }

@@ -344,6 +344,16 @@ static bool hoistable(struct ir_fn *f)
 }
 
 static int loops; /* the loops around the statement being rewritten */
+static bool only_loops; /* ir_inline_loop_calls: only functions holding a loop */
+
+static bool holds_loop(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_FOR_RANGE) return true;
+    for (int i = 0; i < s->nkids; i++)
+        if (holds_loop(s->kids[i])) return true;
+    return holds_loop(s->b) || holds_loop(s->c);
+}
 
 /* A call worth writing as statements: one in a loop (elsewhere the call
  * costs little and the copy only grows the code) that the in-place rewrite
@@ -351,6 +361,7 @@ static int loops; /* the loops around the statement being rewritten */
 static bool wants_hoist(struct ir_node *n)
 {
     if (n->op != IR_CALL || !loops || !hoistable(n->fn)) return false;
+    if (only_loops) return holds_loop(n->fn->body);
     if (!result_expr(n->fn)) return true;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return true;
@@ -577,6 +588,29 @@ static void hoist_block(struct ir_node *b, int depth)
     }
     b->kids = out->kids;
     b->nkids = out->nkids;
+}
+
+/* A comprehension opt_comploop.c writes as a loop (after this pass): the
+ * calls of functions holding a loop that its body's statements evaluate
+ * first, written in place here as in any loop, so that the nest they make
+ * is one interchange jams (dist(x[i], x[j]) in [[...] for j] for i]). */
+int ir_inline_loop_calls(struct ir_program *ir, struct ir_fn *f, struct ir_node *b)
+{
+    P = ir;
+    current = f;
+    is_recursive = xmalloc((size_t)ir->fns.len + 1);
+    memset(is_recursive, 0, (size_t)ir->fns.len + 1);
+    inlined = hoisted = 0;
+    loops = 1;
+    only_loops = true;
+    hoist_block(b, 0);
+    only_loops = false;
+    loops = 0;
+    free(is_recursive);
+    is_recursive = NULL;
+    current = NULL;
+    P = NULL;
+    return inlined;
 }
 
 void opt_inline(struct ir_program *ir)
