@@ -390,6 +390,19 @@ bool ir_repeatable(struct ir_node *n);
  * elements brt_arr_room makes first, 16 MiB of 8-byte ones): a range whose
  * array may be allocated whole before its first element (opt_comploop.c). */
 struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc at);
+/* Whether n is float arithmetic and the math of floats over one float sum
+ * or product over a range (no filter, one clause, not par: *fold, NULL if
+ * none), literals and variables: nothing that can panic or has an effect,
+ * so the fold may run first (opt_comploop.c). */
+bool ir_around_fold(struct ir_node *n, struct ir_node **fold);
+/* Such a fold as `var s = 0.0 (1.0); for k in lo..hi: s = s op E` appended
+ * to body (a left fold from the same start: the same bits); a read of s
+ * (opt_comploop.c). */
+struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, struct ir_node *fold);
+/* The calls of functions holding a loop that the statements of block b (a
+ * loop's body in f) evaluate first, written in place as opt_inline.c writes
+ * a call in a loop; how many (opt_inline.c, for opt_comploop.c). */
+int ir_inline_loop_calls(struct ir_program *ir, struct ir_fn *f, struct ir_node *b);
 void opt_unswitch(struct ir_program *ir); /* opt_split.c */
 void opt_split(struct ir_program *ir);    /* opt_split.c */
 /* Whether opt_unswitch or opt_split would rewrite loop l (opt_split.c). */

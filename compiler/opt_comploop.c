@@ -59,6 +59,13 @@
  * again), and the other iterations read T[j - lo2]: norm(a[j]) once per
  * column, as a C programmer computes the norms first.
  *
+ * A call of a function holding a range loop, one that opt_inline.c writes
+ * in place in a loop (`dot(a[i], a[j])`), evaluated first by the loop's
+ * store, is written in place in the loop here too (ir_inline_loop_calls:
+ * inline ran before the comprehension was a loop): its rows in lets, its
+ * sum and loop, then the store, a nest interchange jams. Such a call makes
+ * the conversion pay by itself.
+ *
  * Why it keeps the program's meaning: the elements are evaluated in the same
  * order, once each, and stored where the comprehension puts them. A
  * comprehension makes room for min(count, ROOM) elements before its first
@@ -78,6 +85,7 @@
 #define ROOM ((int64_t)1 << 21) /* elements: 16 MiB of 8-byte ones, brt_arr_room's most */
 
 static struct ir_program *P;
+static struct ir_fn *FN; /* the function being rewritten */
 
 struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc)
 {
@@ -131,10 +139,8 @@ static bool float_fold(struct ir_node *n)
            !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses && n->iter.is_range;
 }
 
-/* Whether n, the element around its fold, is float arithmetic and the math
- * of floats over that fold, literals and variables: nothing that can panic
- * or has an effect, so the fold may run first. The fold is *fold. */
-static bool around_fold(struct ir_node *n, struct ir_node **fold)
+/* Whether n, an element around its fold, may run the fold first (ir.h). */
+bool ir_around_fold(struct ir_node *n, struct ir_node **fold)
 {
     if (float_fold(n)) {
         if (*fold) return false;
@@ -143,25 +149,23 @@ static bool around_fold(struct ir_node *n, struct ir_node **fold)
     }
     switch (n->eop) {
     case IR_FLOAT: case IR_INT: case IR_GLOBAL: case IR_VAR: return true;
-    case IR_UNARY: return n->optype == ty_float && around_fold(n->a, fold);
-    case IR_BINARY: return n->optype == ty_float && !op_is_compare(n->bop) && around_fold(n->a, fold) && around_fold(n->b, fold);
-    case IR_CONV: return n->type == ty_float && n->optype == ty_float && around_fold(n->a, fold);
+    case IR_UNARY: return n->optype == ty_float && ir_around_fold(n->a, fold);
+    case IR_BINARY: return n->optype == ty_float && !op_is_compare(n->bop) && ir_around_fold(n->a, fold) && ir_around_fold(n->b, fold);
+    case IR_CONV: return n->type == ty_float && n->optype == ty_float && ir_around_fold(n->a, fold);
     case IR_BUILTIN:
         if (!ir_float_math(n)) return false;
         for (int i = 0; i < n->nkids; i++)
-            if (!around_fold(n->kids[i], fold)) return false;
+            if (!ir_around_fold(n->kids[i], fold)) return false;
         return true;
     default: return false;
     }
 }
 
-/* The statements of `t[j - lo] = P(fold)` with the fold as a loop into a
- * variable (body gets them): `var s = S; for k in lo..hi: s = s op E`, then
- * the store of P with the fold read as s. */
-static struct ir_node *fold_as_loop(struct ir_node *body, struct ir_node *fold)
+/* A fold as a loop into a variable (ir.h). */
+struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, struct ir_node *fold)
 {
     struct loc at = fold->loc;
-    struct ir_var *s = ir_new_temp(P, ty_float, at);
+    struct ir_var *s = ir_new_temp(ir, ty_float, at);
     struct ir_node *start = ir_new(IR_FLOAT, at, ty_float);
     start->fval = fold->reducer == RED_SUM ? 0.0 : 1.0;
     ir_push_kid(body, ir_mk_stmt(IR_LET, s, start, at));
@@ -380,10 +384,10 @@ static struct ir_node *converted(struct ir_node *s)
     struct ir_node *tcalls[MAX_CACHED], *tables = ir_new(IR_BLOCK, at, ty_void), *inner = c->elem;
     int ntables = few ? 0 : table_calls(c, xv, tcalls);
     struct ir_node *value = c->elem, *fold = NULL;
-    bool folds = value->type == ty_float && around_fold(value, &fold) && fold;
+    bool folds = value->type == ty_float && ir_around_fold(value, &fold) && fold;
     if (folds) {
         /* the element's one fold as a loop, the element around it read after */
-        struct ir_node *s = fold_as_loop(body, fold);
+        struct ir_node *s = ir_fold_as_loop(P, body, fold);
         if (value == fold) value = s;
         else *fold = *s;
     } else if (value->op == IR_LISTCOMP) {
@@ -406,9 +410,13 @@ static struct ir_node *converted(struct ir_node *s)
         tabled(tables, inner, tcalls, ntables);
         ir_recapture(loop->b);
     }
+    /* a call of a function holding a loop, written in place: the nest is
+     * then one interchange jams */
+    bool inlined = ir_inline_loop_calls(P, FN, body) > 0;
+    if (first && inlined) ir_inline_loop_calls(P, FN, first->b);
     bool inside = comp_block(body);
     if (first) comp_block(first->b);
-    if (!inside && !folds && !first && !opt_split_pays(P, loop)) return NULL;
+    if (!inside && !folds && !first && !inlined && !opt_split_pays(P, loop)) return NULL;
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -491,7 +499,11 @@ void opt_comploop(struct ir_program *ir)
 {
     P = ir;
     ir_pure_calls(ir, true);
-    for (int i = 0; i < ir->fns.len; i++) comp_block(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->fns.len; i++) {
+        FN = ir->fns.items[i];
+        comp_block(FN->body);
+    }
+    FN = NULL;
     ir_pure_calls(ir, false);
     P = NULL;
 }

@@ -13,8 +13,10 @@
  *                                      else:
  *                                          (the loop as written)
  *
- * when the push is the body's last statement, nothing else in the body
- * (S, E) or between the `var out = []` and the loop names out, and the body
+ * when the push is the body's last statement (or that of a last statement
+ * that is a block: a row comploop wrote as loops before it), nothing else
+ * in the body (S, E) or between the `var out = []` and the loop names out,
+ * and the body
  * has no return and no break or continue of the loop (each iteration ends
  * at its push: iteration i's value is element i - lo). lo and hi are
  * literals, variables or len of a variable (ir_repeatable:
@@ -106,6 +108,15 @@ static struct ir_node *by_index(struct ir_node *l)
     return r;
 }
 
+/* The slot of the last statement of block b, looked for in a last
+ * statement that is a block (a comprehension comploop wrote as a loop
+ * before the push that reads it). */
+static struct ir_node **last_push(struct ir_node *b)
+{
+    while (b->kids[b->nkids - 1]->op == IR_BLOCK && b->kids[b->nkids - 1]->nkids) b = b->kids[b->nkids - 1];
+    return &b->kids[b->nkids - 1];
+}
+
 /* The loop l (in a block, after `var out = []` and statements that do not
  * name out) pushing into out as its body's last statement, as above; NULL
  * when it is not such a loop. A loop over an array variable that its body
@@ -124,22 +135,23 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
         if (names(l->iter.lo, out) || names(l->iter.hi, out)) return NULL;
     }
     if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
-    struct ir_node *push = body->kids[body->nkids - 1];
+    struct ir_node *push = *last_push(body);
     if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
     if (names(push->a, out) || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
-    for (int i = 0; i < body->nkids - 1; i++)
-        if (names(body->kids[i], out)) return NULL;
+    for (struct ir_node *b = body; b != push; b = b->kids[b->nkids - 1])
+        for (int i = 0; i < b->nkids - 1; i++)
+            if (names(b->kids[i], out)) return NULL;
 
     struct loc at = l->loc;
     struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
     if (c->op == IR_FOR_ARRAY) c = by_index(c);
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
-    struct ir_node *cb = c->b, *cpush = cb->kids[cb->nkids - 1];
+    struct ir_node **cslot = last_push(c->b), *cpush = *cslot;
     struct ir_node *idx = ir_mk_var(c->var, at);
     if (!(lo->op == IR_INT && lo->ival == 0)) idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
     struct ir_node *store = ir_mk_stmt(IR_STORE, out, cpush->a, cpush->loc);
     ir_push_kid(store, idx);
-    cb->kids[cb->nkids - 1] = store;
+    *cslot = store;
 
     struct ir_node *res = ir_new(IR_BLOCK, l->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -175,6 +187,24 @@ static bool elem_taken(struct type *t)
 
 static void fill_stmt(struct ir_node *s);
 
+/* The statement *sp, after `var out = []` and statements that do not name
+ * out: a loop filling out is replaced by its filled form; a block is looked
+ * into (a scope: its statements run in order, after the ones before it, as
+ * the loop over enumerate or zip that iters wraps in one). True when *sp or
+ * a statement in it names out (the search ends there). */
+static bool fill_first(struct ir_node **sp, struct ir_var *out)
+{
+    struct ir_node *l = *sp;
+    if (l->op == IR_BLOCK) {
+        for (int k = 0; k < l->nkids; k++)
+            if (fill_first(&l->kids[k], out)) return true;
+        return false;
+    }
+    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out) : NULL;
+    if (r) *sp = r;
+    return r || names(l, out);
+}
+
 /* The loops of block b, inner ones first, then each `var out = []` of b
  * followed by a loop filling out. */
 static void fill_block(struct ir_node *b)
@@ -184,15 +214,8 @@ static void fill_block(struct ir_node *b)
         struct ir_node *s = b->kids[i];
         if ((s->op != IR_LET && s->op != IR_ASSIGN) || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type))
             continue;
-        for (int j = i + 1; j < b->nkids; j++) {
-            struct ir_node *l = b->kids[j];
-            struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, s->var) : NULL;
-            if (r) {
-                b->kids[j] = r;
-                break;
-            }
-            if (names(l, s->var)) break;
-        }
+        for (int j = i + 1; j < b->nkids; j++)
+            if (fill_first(&b->kids[j], s->var)) break;
     }
 }
 

@@ -26,8 +26,11 @@
  *
  * A call in a loop, with any arguments, of a function whose body is such
  * an expression or a few statements (lets, assignments and ifs of plain
- * values) then `return EXPR`, is written as statements before its
- * statement when the statement evaluates it first (everything evaluated
+ * values, range loops of those) then `return EXPR` (EXPR may be float
+ * arithmetic over one float sum or product over a range, written first as
+ * a loop from the same start: the same bits), is written as
+ * statements before its statement (a store's value is evaluated before its
+ * indices, so a store too) when the statement evaluates it first (everything evaluated
  * before it is inert: it does nothing and cannot fail): each argument
  * bound to a fresh let, in order (a variable or literal argument used as it
  * is), the body with fresh variables, the result in a fresh let the
@@ -56,6 +59,17 @@ static bool copyable(struct ir_node *n)
     for (int i = 0; i < n->nkids; i++)
         if (!copyable(n->kids[i])) return false;
     return true;
+}
+
+/* Whether result expression e, written as statements, may be copied: as
+ * it is, or with its one float sum or product over a range written as a
+ * loop first (folded_result), around it float arithmetic that cannot panic. */
+static bool copyable_result(struct ir_node *e)
+{
+    struct ir_node *fold = NULL;
+    if (copyable(e)) return true;
+    return e->type == ty_float && ir_around_fold(e, &fold) && fold && copyable(fold->iter.lo) &&
+           copyable(fold->iter.hi) && copyable(fold->elem);
 }
 
 /* f's result as one expression, or NULL. */
@@ -291,6 +305,21 @@ static bool inert(struct ir_node *n)
     return false;
 }
 
+/* Whether evaluating n changes no array (it may panic): variables,
+ * literals, indexing, fields, len and arithmetic of those. An argument
+ * that does something else (xs.pop()) binds the array arguments before it. */
+static bool reads_only(struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: return true;
+    case IR_INDEX: case IR_BINARY: case IR_UNARY: case IR_NOT: case IR_CONV: case IR_FIELD:
+        return reads_only(n->a) && reads_only(n->b);
+    case IR_BUILTIN: return n->builtin == BI_LEN && n->nkids == 1 && reads_only(n->kids[0]);
+    default: return false;
+    }
+}
+
 /* Whether s assigns v. */
 static bool assigns(struct ir_node *s, struct ir_var *v)
 {
@@ -303,18 +332,22 @@ static bool assigns(struct ir_node *s, struct ir_var *v)
 }
 
 /* A statement of a body written in place: a let or an assignment of a
- * plain value, or an if of those. */
+ * plain value, an if of those, or a range loop of those (`for k in
+ * 0..len(u): s += u[k] * v[k]`: it ends, and its variable is a fresh one
+ * in the copy, as the lets' are). */
 static bool simple_stmt(struct ir_node *s)
 {
     if (!s) return true;
     switch (s->sop) {
     case IR_LET: case IR_ASSIGN: return plain(s->var->type) && copyable(s->a);
     case IR_IF: return copyable(s->a) && simple_stmt(s->b) && simple_stmt(s->c);
+    case IR_FOR_RANGE:
+        return !s->par && copyable(s->iter.lo) && copyable(s->iter.hi) && simple_stmt(s->b);
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
             if (!simple_stmt(s->kids[i])) return false;
         return true;
-    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY:
     case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
         return false;
     }
@@ -328,17 +361,28 @@ static bool hoistable(struct ir_fn *f)
 {
     if (f == current || f->ret == ty_void || !plain(f->ret) || fn_recursive(f)) return false;
     struct ir_node *e = result_expr(f);
-    if (e) return ir_size(e) <= MAX_NODES && copyable(e);
+    if (e) return ir_size(e) <= MAX_NODES && copyable_result(e);
     struct ir_node *b = f->body;
     if (!b || b->op != IR_BLOCK || b->nkids < 2 || ir_size(b) > MAX_BODY) return false;
     struct ir_node *last = b->kids[b->nkids - 1];
-    if (last->op != IR_RETURN || !last->a || !copyable(last->a)) return false;
+    if (last->op != IR_RETURN || !last->a || !copyable_result(last->a)) return false;
     for (int i = 0; i + 1 < b->nkids; i++)
         if (!simple_stmt(b->kids[i])) return false;
     return true;
 }
 
 static int loops; /* the loops around the statement being rewritten */
+static bool only_loops; /* ir_inline_loop_calls: only functions holding a loop */
+
+static bool holds_loop(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if (s->op == IR_FOR_RANGE) return true;
+    if (s->op == IR_RETURN && !copyable(s->a)) return true; /* a fold, written as a loop */
+    for (int i = 0; i < s->nkids; i++)
+        if (holds_loop(s->kids[i])) return true;
+    return holds_loop(s->b) || holds_loop(s->c);
+}
 
 /* A call worth writing as statements: one in a loop (elsewhere the call
  * costs little and the copy only grows the code) that the in-place rewrite
@@ -346,7 +390,8 @@ static int loops; /* the loops around the statement being rewritten */
 static bool wants_hoist(struct ir_node *n)
 {
     if (n->op != IR_CALL || !loops || !hoistable(n->fn)) return false;
-    if (!result_expr(n->fn)) return true;
+    if (only_loops) return holds_loop(n->fn->body);
+    if (!result_expr(n->fn) || !copyable(result_expr(n->fn))) return true;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return true;
     return false;
@@ -444,6 +489,10 @@ static void frame_stmt(struct ir_node *s, struct ir_inline *ctx, struct ir_inlin
 {
     if (!s) return;
     if (s->a) s->a->inl = chain_cat(ctx, chain_cat(call, s->a->inl));
+    if (s->op == IR_FOR_RANGE) {
+        s->iter.lo->inl = chain_cat(ctx, chain_cat(call, s->iter.lo->inl));
+        s->iter.hi->inl = chain_cat(ctx, chain_cat(call, s->iter.hi->inl));
+    }
     frame_stmt(s->b, ctx, call);
     frame_stmt(s->c, ctx, call);
     for (int i = 0; i < s->nkids; i++) frame_stmt(s->kids[i], ctx, call);
@@ -459,6 +508,24 @@ static struct ir_node *let_of(struct ir_var *v, struct ir_node *value)
 
 static void hoist_block(struct ir_node *b, int depth);
 
+/* A copied result r whose float sum or product over a range is evaluated
+ * first (copyable_result): the fold written as `var s = 0.0 (1.0); for k in
+ * lo..hi: s = s op E` (a left fold from the same start: the same bits; k
+ * the copy's fresh variable) into `into`, with the call's frames, and r
+ * reading s. */
+static struct ir_node *folded_result(struct ir_node *r, struct ir_inline *ctx, struct ir_inline *in,
+                                     struct ir_node *into)
+{
+    struct ir_node *fold = NULL;
+    if (copyable(r) || !ir_around_fold(r, &fold) || !fold) return r;
+    int n = into->nkids;
+    struct ir_node *read = ir_fold_as_loop(P, into, fold);
+    for (int i = n; i < into->nkids; i++) frame_stmt(into->kids[i], ctx, in);
+    if (fold == r) return read;
+    *fold = *read;
+    return r;
+}
+
 /* Writes the call at *slot (in a statement of current) as statements,
  * appended to out: its arguments bound in order, its body with fresh
  * variables, its result in a fresh let that *slot then reads. */
@@ -471,7 +538,7 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
     /* an argument that does something (xs.pop()) may change an array read
      * by a variable argument before it: such a variable is bound too */
     bool effects = false;
-    for (int i = 0; i < f->nparams; i++) effects = effects || (!trivial(c->kids[i]) && !inert(c->kids[i]));
+    for (int i = 0; i < f->nparams; i++) effects = effects || !reads_only(c->kids[i]);
     for (int i = 0; i < f->nparams; i++) {
         struct ir_node *arg = c->kids[i];
         if (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type))) {
@@ -498,6 +565,7 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
         }
         r = ir_copy(&h.s.k, b->kids[b->nkids - 1]->a);
     }
+    r = folded_result(r, ctx, in, into);
     r->inl = chain_cat(ctx, chain_cat(in, r->inl));
     struct ir_var tv = {0, IRV_LOCAL, "", f->ret, c->loc};
     struct ir_var *t = fresh_var(&tv);
@@ -519,11 +587,12 @@ static struct ir_node **stmt_leading(struct ir_node *s, struct ir_inline **ctx)
     struct ir_node **r = NULL;
     *ctx = NULL;
     switch (s->sop) {
-    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: return leading(&s->a, ctx);
+    /* a store evaluates its value first, then the indices (SPEC 2) */
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: case IR_STORE: return leading(&s->a, ctx);
     case IR_FOR_RANGE:
         if (!(r = leading(&s->iter.lo, ctx)) && inert(s->iter.lo)) r = leading(&s->iter.hi, ctx);
         return r;
-    case IR_BLOCK: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
+    case IR_BLOCK: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
         return NULL;
     }
@@ -567,6 +636,29 @@ static void hoist_block(struct ir_node *b, int depth)
     }
     b->kids = out->kids;
     b->nkids = out->nkids;
+}
+
+/* A comprehension opt_comploop.c writes as a loop (after this pass): the
+ * calls of functions holding a loop that its body's statements evaluate
+ * first, written in place here as in any loop, so that the nest they make
+ * is one interchange jams (dist(x[i], x[j]) in [[...] for j] for i]). */
+int ir_inline_loop_calls(struct ir_program *ir, struct ir_fn *f, struct ir_node *b)
+{
+    P = ir;
+    current = f;
+    is_recursive = xmalloc((size_t)ir->fns.len + 1);
+    memset(is_recursive, 0, (size_t)ir->fns.len + 1);
+    inlined = hoisted = 0;
+    loops = 1;
+    only_loops = true;
+    hoist_block(b, 0);
+    only_loops = false;
+    loops = 0;
+    free(is_recursive);
+    is_recursive = NULL;
+    current = NULL;
+    P = NULL;
+    return inlined;
 }
 
 void opt_inline(struct ir_program *ir)

@@ -31,7 +31,10 @@
  * sums into y[k] become four independent chains. Every element still gets
  * its operations in k order. Lets before the inner loop may here also name
  * a row, `let bk = b[k]`, when opt_borrow made it a borrow (this pass runs
- * after it).
+ * after it), or a row the nest does not change, `let u = a[i]` (a helper's
+ * parameter written in place: cosine(a[i], a[j])), its index tested before
+ * the nest and a stored nowhere in it; an inner bound len(u) is then read
+ * once, as len(a[i]), before the lets.
  *
  * The facts it records (ir.h): the outer loop's `swap` (the inner loop),
  * `jam` (the second order instead of the first) and its `swap_guards`, and
@@ -121,6 +124,8 @@ struct nest {
     int64_t row_offs[MAX_PROVED];
     bool in_prelude;                  /* in the lets before the inner loop */
     int row_lets;                     /* lets before it that borrow a row: let r = b[j + c] */
+    struct ir_node *fixed_lets[MAX_LETS]; /* of those, the ones of a row the nest does not change: let u = a[e] */
+    int nfixed_lets;
     int nprelude;                     /* defined[0 .. nprelude): the lets before the inner loop */
     struct ir_var *carried[MAX_LETS]; /* of those, the ones the inner loop assigns */
     int ncarried;
@@ -335,14 +340,27 @@ static bool pure_expr(struct nest *x, struct ir_node *n)
 }
 
 /* let r = b[j + c] before the inner loop, borrowed (opt_borrow.c): the row
- * lives as long as b, which the nest does not change. */
+ * lives as long as b, which the nest does not change. Or let u = a[e], e a
+ * fixed row (a helper's `u` written in place: cosine(a[i], a[j])): the same
+ * row in every outer iteration, proved in range before the nest; a is then
+ * stored nowhere in the nest (odd), so the row and its length stay. */
 static bool row_let(struct nest *x, struct ir_node *s)
 {
     int64_t off;
     struct ir_node *n = s->a;
     if (!x->in_prelude || !s->borrow || s->var->type->kind != T_ARRAY || n->op != IR_INDEX || n->a->op != IR_VAR)
         return false;
-    if (linear(x, n->b, &off) != BY_OUTER || x->ndefined == MAX_LETS) return false;
+    if (x->ndefined == MAX_LETS) return false;
+    struct ir_node *e = fixed_row(x, n->b);
+    if (e && (e->op == IR_INT || e->op == IR_VAR)) {
+        read_odd(x, n->a->var);
+        if (!add_swap_guard(x, n, (struct ir_guard){.arr = n->a->var, .at = e})) return false;
+        x->defined[x->ndefined++] = s->var;
+        x->fixed_lets[x->nfixed_lets++] = s;
+        x->row_lets++;
+        return true;
+    }
+    if (linear(x, n->b, &off) != BY_OUTER) return false;
     at_index(x, n->a->var, NULL, BY_OUTER, off, false);
     if (!add_swap_guard(x, n, (struct ir_guard){.arr = n->a->var, .off = off})) return false;
     x->defined[x->ndefined++] = s->var;
@@ -484,6 +502,34 @@ static bool trailing_stmt(struct nest *x, struct ir_node *s)
     return true;
 }
 
+/* The let u = a[e] of a fixed row that n reads (u), or NULL. */
+static struct ir_node *fixed_let(struct nest *x, struct ir_node *n)
+{
+    for (int i = 0; n->op == IR_VAR && i < x->nfixed_lets; i++)
+        if (x->fixed_lets[i]->var == n->var) return x->fixed_lets[i];
+    return NULL;
+}
+
+/* The inner bounds are read once, before the lets of the first outer
+ * iteration: len(u) of a fixed row's let u is read as len(a[e]), the same
+ * row (e proved in range by the swap guard; as written, the let read it
+ * first). */
+static void bound_rows(struct nest *x, struct ir_node *n)
+{
+    if (!n) return;
+    struct ir_node *let;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && (let = fixed_let(x, n->kids[0]))) {
+        struct ir_node *row = ir_copy(NULL, let->a);
+        row->b = ir_copy(NULL, fixed_row(x, let->a->b));
+        row->in_range_by = x->outer;
+        n->kids[0] = row;
+        return;
+    }
+    bound_rows(x, n->a);
+    bound_rows(x, n->b);
+    for (int i = 0; i < n->nkids; i++) bound_rows(x, n->kids[i]);
+}
+
 /* Whether a bound of the inner loop keeps its value through the nest (the
  * swapped version reads it once, where the first outer iteration would). */
 static bool invariant_bound(struct nest *x, struct ir_node *n)
@@ -496,6 +542,7 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
          * of the nest names is another array each outer iteration */
         if (n->builtin == BI_MIN2) /* of ints: no panic */
             return n->type == ty_int && invariant_bound(x, n->kids[0]) && invariant_bound(x, n->kids[1]);
+        if (n->builtin == BI_LEN && n->nkids == 1 && fixed_let(x, n->kids[0])) return true;
         return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
                !defined_in_nest(x, n->kids[0]->var);
     case IR_BINARY:
@@ -615,6 +662,8 @@ static void try_swap(struct ir_node *outer)
     outer->jam = jam;
     for (int i = 0; i < x.nproved; i++) x.proved[i]->in_range_by = outer;
     if (jam) jam_slots(&x);
+    bound_rows(&x, inner->iter.lo);
+    bound_rows(&x, inner->iter.hi);
     for (int i = 0; i < at; i++)
         for (int c = 0; c < x.ncarried; c++)
             if (body->kids[i]->var == x.carried[c]) body->kids[i]->carried = true;

@@ -3970,8 +3970,10 @@ def fill_loop(g):
     over_array = (n + lo) % 2 == 1
     w, q = g.fresh("w"), g.fresh("q")
     if form == 0 and over_array:
-        # over an array variable of the indices: opt_fill.c fills it by index too
-        lines += [f"let {w}: [int] = [{q} for {q} in {lo}..{hi}]", f"var {v}: {t} = []", f"for {i} in {w}:",
+        # over an array variable of the indices, or over its enumerate (a range
+        # loop in a block of its own): opt_fill.c fills it by index too
+        walk = f"({q}, {i}) in enumerate({w})" if step == 3 else f"{i} in {w}"
+        lines += [f"let {w}: [int] = [{q} for {q} in {lo}..{hi}]", f"var {v}: {t} = []", f"for {walk}:",
                   f"    {v}.push({text})"]
     elif form == 0:
         lines += [f"var {v}: {t} = []", f"for {i} in {lo}..{hi}:", f"    {v}.push({text})"]
