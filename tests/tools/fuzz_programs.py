@@ -3457,8 +3457,8 @@ def by_key_expr(g, t, d, is_par=None):
         spill = r.choice([1, 2]) if r.random() < 0.1 else 0
         gtext, each, weak = g.generator(et, d, is_par, key_n=nk, key_spill=spill)
 
-        def gen_elements(env, fold):
-            """Each element's (kept, key, value) in order; fold(key, value) as it comes (sequential)."""
+        def gen_elements(env):
+            """Each element's (kept, key, value) in order."""
             out = []
             for th in each(env):
                 kept, kv = th()
@@ -3467,8 +3467,6 @@ def by_key_expr(g, t, d, is_par=None):
                     continue
                 val = copyv(kv[1])
                 out.append((True, kv[0], val))
-                if fold:
-                    fold(kv[0], val)
             return out
         return Expr(("par " if is_par else "") + f"{head}{gtext})", 14,
                     lambda env: by_key_model(red, et, is_par, nk, start, gen_elements, env), t, weak=weak)
@@ -3491,8 +3489,8 @@ def by_key_expr(g, t, d, is_par=None):
     text = (("par " if is_par else "") + f"{head}{e.text} for {v} in {lo}..{lo + n}"
             + (f" if {par(cond, 2)}" if cond else "") + f" {mark}by {ktext} in 0..{nk})")
 
-    def elements(env, fold):
-        """Each element's (kept, key, value) in order; fold(key, value) as it comes (sequential)."""
+    def elements(env):
+        """Each element's (kept, key, value) in order."""
         out = []
         for x in range(lo, lo + n):
             sub = Env(env)
@@ -3505,16 +3503,17 @@ def by_key_expr(g, t, d, is_par=None):
                 raise Panic(f"key {k} out of range 0..{nk}", mid)
             val = copyv(e.ev(sub))
             out.append((True, k, val))
-            if fold:
-                fold(k, val)
         return out
 
     return Expr(text, 14, lambda env: by_key_model(red, et, is_par, nk, start, elements, env), t)
 
 
 def by_key_model(red, et, is_par, nk, start, elements, env):
-    """The N results of a reduction by key whose elements(env, fold) gives
-    each element's (kept, key, value) in order."""
+    """The N results of a reduction by key whose elements(env) gives
+    each element's (kept, key, value) in order. Every element first (an
+    element's panic, a key out of range included, at the lowest index wins
+    over any combine's), then the combines: sequential, each key's left fold
+    in index order; par, each key's tree."""
     if not is_par:
         acc = [None] * max(nk, 0)
 
@@ -3526,9 +3525,11 @@ def by_key_model(red, et, is_par, nk, start, elements, env):
             else:
                 acc[k] = val if acc[k] is None and red in ("min", "max") else combine(
                     red, et, start if acc[k] is None else acc[k], val)
-        elements(env, fold)
+        for kept, k, val in elements(env):
+            if kept:
+                fold(k, val)
     else:
-        els = elements(env, None)
+        els = elements(env)
         acc = []
         for j in range(max(nk, 0)):
             th = [(lambda kept=kept, k=k, val=val: (kept and k == j, val)) for kept, k, val in els]
@@ -3555,7 +3556,8 @@ def by_key_big_expr(g, t, d):
     elements) does and the ordered way answers, or nothing does; KEY now
     and then leaves 0..NK (a panic at the `by`). The model folds each key
     over the tree of its own leaves (SPEC 5.2; keys ascending after every
-    element), or left to right in index order (sequential)."""
+    element), or left to right in index order (sequential); every key is
+    checked before any combine (an element's panic comes first)."""
     kinds = {"[int]": ("int", ["sum"]), "[u64]": ("u64", ["sum"]), "[Option[int]]": ("int", ["min", "max"])}
     if t not in kinds or not g.big_ok():
         return None
@@ -3601,13 +3603,15 @@ def by_key_big_expr(g, t, d):
             k = (x // blk * ka + kb) % m if m else 0
             if not 0 <= k < nk:
                 raise Panic(f"key {k} out of range 0..{nk}", mid)
+            keys.setdefault(k, []).append((x - lo, val(x)))
+        # every key checked first (its panic, at the lowest index, wins over
+        # any combine's), then each key's tree (par) or left fold (sequential)
+        for k in sorted(keys):
             if is_par:
-                keys.setdefault(k, []).append((x - lo, val(x)))
-            else:
-                acc[k] = val(x) if k not in acc and red != "sum" else combine(red, et, acc.get(k, 0), val(x))
-        if is_par:
-            for k in sorted(keys):
                 acc[k] = key_tree(red, et, keys[k])
+                continue
+            for _, y in keys[k]:
+                acc[k] = y if k not in acc and red != "sum" else combine(red, et, acc.get(k, 0), y)
         if red == "sum":
             return [acc.get(k, 0) for k in range(nk)]
         return [Opt(acc[k]) if k in acc else None for k in range(nk)]
