@@ -132,6 +132,11 @@ check() {
     export OMPI_MCA_orte_tmpdir_base=$WORK/ompi/$id
     timeout 120 "$@" > "$o" 2> "$e"
     local got=$?
+    # Open MPI's launcher's own libevent warning when a rank's pipes close
+    # while it watches them (a rank that panics, the others taken down):
+    # "[warn] Epoll MOD(1) on fd 28 failed. ... Bad file descriptor", seen
+    # once in make check; the launcher's noise, not the program's output
+    sed -i '/^\[warn\] Epoll [A-Z]*([0-9]*) on fd [0-9]* failed\./d' "$e"
     local ok=1
     cmp -s "$o" "$out" || ok=0
     if [ -e "$err" ]; then cmp -s "$e" "$err" || ok=0; else [ -s "$e" ] && ok=0; fi
