@@ -466,6 +466,22 @@ struct ir_node *ir_guards_outside_of(const struct ir_node *s)
     return b && b->op == IR_FOR_RANGE ? b : NULL;
 }
 
+void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b))
+{
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK: block_fn(s); return;
+    case IR_IF:
+        ir_stmt_blocks(s->b, block_fn);
+        ir_stmt_blocks(s->c, block_fn);
+        return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: ir_stmt_blocks(s->b, block_fn); return;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
 bool ir_range_values(const struct ir_node *s)
 {
     const struct ir_node *r = s->iter.array;

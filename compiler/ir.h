@@ -368,6 +368,11 @@ void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
 void opt_cover(struct ir_program *ir);    /* opt_cover.c */
+/* The blocks statement s reaches through statements (an if's branches, a
+ * loop's body), not through expressions: block_fn(b) for each, which walks
+ * on into b's statements with ir_stmt_blocks (the passes that rewrite a
+ * block's statements: counted, fill, cover, fuse). */
+void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b));
 /* Whether statement s leaves a loop's iteration early: a return anywhere, a
  * break or continue of the loop whose body s is in (depth 0; a loop inside s
  * adds one) (opt_fill.c). */

@@ -308,13 +308,12 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     return out;
 }
 
-static void counted_stmt(struct ir_node *s);
 
 static void counted_block(struct ir_node *blk)
 {
     for (int k = 0; k < blk->nkids; k++) {
         struct ir_node *s = blk->kids[k];
-        counted_stmt(s); /* inner loops first: an outer body then ends with its step still */
+        ir_stmt_blocks(s, counted_block); /* inner loops first: an outer body then ends with its step still */
         struct ir_var *i = s->op == IR_WHILE ? counted(s) : NULL;
         if (!i) continue;
         struct ir_node *r = rewrite(blk, k, s, i);
@@ -323,25 +322,9 @@ static void counted_block(struct ir_node *blk)
     }
 }
 
-static void counted_stmt(struct ir_node *s)
-{
-    if (!s || ir_is_expr(s)) return;
-    switch (s->sop) {
-    case IR_BLOCK: counted_block(s); return;
-    case IR_IF:
-        counted_stmt(s->b);
-        counted_stmt(s->c);
-        return;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: counted_stmt(s->b); return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
-    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
-        return;
-    }
-}
-
 void opt_counted(struct ir_program *ir)
 {
     P = ir;
-    for (int i = 0; i < ir->fns.len; i++) counted_stmt(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->fns.len; i++) ir_stmt_blocks(((struct ir_fn *)ir->fns.items[i])->body, counted_block);
     P = NULL;
 }

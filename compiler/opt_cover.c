@@ -453,30 +453,16 @@ static void try_cover(struct ir_node *b, int i)
     }
 }
 
-static void cover_stmt(struct ir_node *s);
 
 static void cover_block(struct ir_node *b)
 {
-    for (int i = 0; i < b->nkids; i++) cover_stmt(b->kids[i]);
+    for (int i = 0; i < b->nkids; i++) ir_stmt_blocks(b->kids[i], cover_block);
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i];
         if ((s->op == IR_LET || s->op == IR_ASSIGN) && s->a && s->var->type->kind == T_ARRAY) try_cover(b, i);
     }
     window = NULL;
     nwindow = 0;
-}
-
-static void cover_stmt(struct ir_node *s)
-{
-    if (!s || ir_is_expr(s)) return;
-    switch (s->sop) {
-    case IR_BLOCK: cover_block(s); return;
-    case IR_IF: cover_stmt(s->b); cover_stmt(s->c); return;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: cover_stmt(s->b); return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
-    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
-        return;
-    }
 }
 
 void opt_cover(struct ir_program *ir)

@@ -185,7 +185,6 @@ static bool elem_taken(struct type *t)
     return t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_float || t->elem == ty_bool || t->elem->kind == T_ARRAY);
 }
 
-static void fill_stmt(struct ir_node *s);
 
 /* The statement *sp, after `var out = []` and statements that do not name
  * out: a loop filling out is replaced by its filled form; a block is looked
@@ -209,26 +208,13 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
  * followed by a loop filling out. */
 static void fill_block(struct ir_node *b)
 {
-    for (int i = 0; i < b->nkids; i++) fill_stmt(b->kids[i]);
+    for (int i = 0; i < b->nkids; i++) ir_stmt_blocks(b->kids[i], fill_block);
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i];
         if ((s->op != IR_LET && s->op != IR_ASSIGN) || !s->a || s->a->op != IR_ARRAY || s->a->nkids || !elem_taken(s->var->type))
             continue;
         for (int j = i + 1; j < b->nkids; j++)
             if (fill_first(&b->kids[j], s->var)) break;
-    }
-}
-
-static void fill_stmt(struct ir_node *s)
-{
-    if (!s || ir_is_expr(s)) return;
-    switch (s->sop) {
-    case IR_BLOCK: fill_block(s); return;
-    case IR_IF: fill_stmt(s->b); fill_stmt(s->c); return;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: fill_stmt(s->b); return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
-    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
-        return;
     }
 }
 

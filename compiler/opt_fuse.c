@@ -346,26 +346,12 @@ static bool fuse_at(struct ir_node *b, int i)
     return true;
 }
 
-static void fuse_stmt(struct ir_node *s);
 
 static void fuse_block(struct ir_node *b)
 {
-    for (int i = 0; i < b->nkids; i++) fuse_stmt(b->kids[i]);
+    for (int i = 0; i < b->nkids; i++) ir_stmt_blocks(b->kids[i], fuse_block);
     for (int i = 0; i < b->nkids; i++)
         if (b->kids[i]->op == IR_LET) fuse_at(b, i);
-}
-
-static void fuse_stmt(struct ir_node *s)
-{
-    if (!s || ir_is_expr(s)) return;
-    switch (s->sop) {
-    case IR_BLOCK: fuse_block(s); return;
-    case IR_IF: fuse_stmt(s->b); fuse_stmt(s->c); return;
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: fuse_stmt(s->b); return;
-    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
-    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
-        return;
-    }
 }
 
 void opt_fuse(struct ir_program *ir)
