@@ -308,7 +308,6 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     return out;
 }
 
-
 static void counted_block(struct ir_node *blk)
 {
     for (int k = 0; k < blk->nkids; k++) {
