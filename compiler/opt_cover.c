@@ -159,22 +159,23 @@ static struct ir_node *unfilled(struct ir_node *e, struct cover *c, int d)
     return e;
 }
 
+/* Whether statement s defines v: a let or a loop of it anywhere in s. */
+static bool defines(struct ir_node *s, struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if ((s->op == IR_LET || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) && s->var == v) return true;
+    for (int i = 0; s->op == IR_BLOCK && i < s->nkids; i++)
+        if (defines(s->kids[i], v)) return true;
+    if (s->op == IR_IF) return defines(s->b, v) || defines(s->c, v);
+    if (s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) return defines(s->b, v);
+    return false;
+}
+
 /* Whether statement s defines or changes v: a let or loop of it, an
- * assignment, a push, a method that changes it. */
+ * assignment, a push, a method that changes it (ir_writes walks s once). */
 static bool changes(struct ir_node *s, struct ir_var *v)
 {
-    if (!s || ir_is_expr(s)) return s && ir_mutates(s, v);
-    if ((s->op == IR_LET || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) && s->var == v) return true;
-    if (ir_writes(s, v, false)) return true;
-    if (s->op == IR_BLOCK) {
-        for (int i = 0; i < s->nkids; i++)
-            if (changes(s->kids[i], v)) return true;
-    } else if (s->op == IR_IF) {
-        return changes(s->b, v) || changes(s->c, v);
-    } else if (s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) {
-        return changes(s->b, v);
-    }
-    return false;
+    return ir_writes(s, v, false) || defines(s, v);
 }
 
 /* The statements after the array, for the bases' check. */
