@@ -1044,6 +1044,28 @@ bool ir_float_math(const struct ir_node *n)
     }
 }
 
+int ir_mentions(struct ir_node *n, struct ir_var *v)
+{
+    if (!n) return 0;
+    int c = n->var == v && (!ir_is_expr(n) || n->op == IR_VAR);
+    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP))) {
+        c += ir_mentions(n->iter.lo, v) + ir_mentions(n->iter.hi, v) + ir_mentions(n->iter.array, v);
+        for (int i = 0; i < n->nclauses; i++) {
+            struct ir_iter *it = &n->clauses[i].iter;
+            c += ir_mentions(it->lo, v) + ir_mentions(it->hi, v) + ir_mentions(it->array, v);
+        }
+        c += ir_mentions(n->elem, v) + ir_mentions(n->filter, v) + ir_mentions(n->key, v);
+    }
+    c += ir_mentions(n->a, v) + ir_mentions(n->b, v) + ir_mentions(n->c, v);
+    for (int i = 0; i < n->nkids; i++) c += ir_mentions(n->kids[i], v);
+    return c;
+}
+
+bool ir_names(struct ir_node *n, struct ir_var *v)
+{
+    return ir_mentions(n, v) > 0;
+}
+
 bool ir_reads(struct ir_node *n, struct ir_var *v)
 {
     if (!n) return false;

@@ -373,6 +373,11 @@ void opt_cover(struct ir_program *ir);    /* opt_cover.c */
  * on into b's statements with ir_stmt_blocks (the passes that rewrite a
  * block's statements: counted, fill, cover, fuse). */
 void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b));
+/* How many times n (an expression or a statement, anything in it: a
+ * variable read, a let, assignment, store or push of it, a loop's variable)
+ * names v; ir_names: at least once (opt_fill.c, opt_fuse.c). */
+int ir_mentions(struct ir_node *n, struct ir_var *v);
+bool ir_names(struct ir_node *n, struct ir_var *v);
 /* Whether statement s leaves a loop's iteration early: a return anywhere, a
  * break or continue of the loop whose body s is in (depth 0; a loop inside s
  * adds one) (opt_fill.c). */

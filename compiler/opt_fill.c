@@ -46,25 +46,6 @@
 
 static struct ir_program *P;
 
-/* Whether n (an expression or a statement, anything in it) names v. */
-static bool names(struct ir_node *n, struct ir_var *v)
-{
-    if (!n) return false;
-    if (n->var == v && (!ir_is_expr(n) || n->op == IR_VAR)) return true;
-    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP))) {
-        if (names(n->iter.lo, v) || names(n->iter.hi, v) || names(n->iter.array, v)) return true;
-        for (int i = 0; i < n->nclauses; i++) {
-            struct ir_iter *it = &n->clauses[i].iter;
-            if (names(it->lo, v) || names(it->hi, v) || names(it->array, v)) return true;
-        }
-        if (names(n->elem, v) || names(n->filter, v) || names(n->key, v)) return true;
-    }
-    if (names(n->a, v) || names(n->b, v) || names(n->c, v)) return true;
-    for (int i = 0; i < n->nkids; i++)
-        if (names(n->kids[i], v)) return true;
-    return false;
-}
-
 /* (ir.h) */
 bool ir_leaves(struct ir_node *s, int depth)
 {
@@ -132,15 +113,15 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
     } else {
         if (l->iter.inclusive || !ir_repeatable(l->iter.lo) || !ir_repeatable(l->iter.hi)) return NULL;
         if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
-        if (names(l->iter.lo, out) || names(l->iter.hi, out)) return NULL;
+        if (ir_names(l->iter.lo, out) || ir_names(l->iter.hi, out)) return NULL;
     }
     if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
     struct ir_node *push = *last_push(body);
     if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
-    if (names(push->a, out) || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
+    if (ir_names(push->a, out) || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
     for (struct ir_node *b = body; b != push; b = b->kids[b->nkids - 1])
         for (int i = 0; i < b->nkids - 1; i++)
-            if (names(b->kids[i], out)) return NULL;
+            if (ir_names(b->kids[i], out)) return NULL;
 
     struct loc at = l->loc;
     struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
@@ -201,7 +182,7 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
     }
     struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out) : NULL;
     if (r) *sp = r;
-    return r || names(l, out);
+    return r || ir_names(l, out);
 }
 
 /* The loops of block b, inner ones first, then each `var out = []` of b

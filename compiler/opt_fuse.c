@@ -56,29 +56,6 @@
 
 static struct ir_program *P;
 
-/* How many times n (an expression or a statement, anything in it) names v. */
-static int mentions(struct ir_node *n, struct ir_var *v)
-{
-    if (!n) return 0;
-    int c = n->var == v && (!ir_is_expr(n) || n->op == IR_VAR);
-    if (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || (ir_is_expr(n) && (n->op == IR_REDUCE || n->op == IR_LISTCOMP))) {
-        c += mentions(n->iter.lo, v) + mentions(n->iter.hi, v) + mentions(n->iter.array, v);
-        for (int i = 0; i < n->nclauses; i++) {
-            struct ir_iter *it = &n->clauses[i].iter;
-            c += mentions(it->lo, v) + mentions(it->hi, v) + mentions(it->array, v);
-        }
-        c += mentions(n->elem, v) + mentions(n->filter, v) + mentions(n->key, v);
-    }
-    c += mentions(n->a, v) + mentions(n->b, v) + mentions(n->c, v);
-    for (int i = 0; i < n->nkids; i++) c += mentions(n->kids[i], v);
-    return c;
-}
-
-static bool names(struct ir_node *n, struct ir_var *v)
-{
-    return mentions(n, v) > 0;
-}
-
 /* An expression of the region: no effect, no loop, no call. */
 static bool quiet(struct ir_node *n)
 {
@@ -266,7 +243,7 @@ static bool fuse_at(struct ir_node *b, int i)
      * naming a): lets that cannot panic, of variables no statement before
      * them there assigns, run before the region; the others in it */
     int j = i + 1;
-    while (j < b->nkids && !names(b->kids[j], a)) {
+    while (j < b->nkids && !ir_names(b->kids[j], a)) {
         struct ir_node *s = b->kids[j];
         if (s->op == IR_LET ? !hoistable(b, i + 1, j) : !region_stmt(s)) return false;
         j++;
@@ -288,11 +265,11 @@ static bool fuse_at(struct ir_node *b, int i)
         l = c;
     }
     if (l->op != IR_FOR_RANGE || l->par || l->iter.inclusive || !l->b || !ir_repeatable(l->iter.lo) ||
-        !ir_repeatable(l->iter.hi) || names(l->iter.lo, a) || names(l->iter.hi, a) || !region_stmt(l->b) ||
+        !ir_repeatable(l->iter.hi) || ir_names(l->iter.lo, a) || ir_names(l->iter.hi, a) || !region_stmt(l->b) ||
         ir_writes(l->b, l->var, false))
         return false;
     for (int k = j + 1; k < b->nkids; k++)
-        if (names(b->kids[k], a)) return false;
+        if (ir_names(b->kids[k], a)) return false;
     /* the bounds, evaluated again after the loop, the same values */
     for (int s = i + 1; s <= j; s++) {
         struct ir_node *bounds[2] = {l->iter.lo, l->iter.hi};
@@ -306,7 +283,7 @@ static bool fuse_at(struct ir_node *b, int i)
     struct ir_node *at = every_read(l->b, a, l->var);
     if (!at) return false;
     /* and a is named nowhere else in the loop (a generator's element, say) */
-    if (mentions(l, a) != 1) return false;
+    if (ir_mentions(l, a) != 1) return false;
 
     struct loc where = let->loc;
     /* the check: the comprehension as written, its result dropped */
