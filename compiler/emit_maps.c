@@ -37,25 +37,12 @@ static void map_store_cb(struct ir_node *rn, void *p)
     line("%s[%s++] = %s;", a->d, a->k, x);
 }
 
-/* Whether c's source is xs's own slots, in order: for x in xs, with e not
- * reading xs, or for i in 0..len(xs), with e reading xs only as xs[i] (and
- * its length, which stays). */
-static bool maps_slots_of(struct ir_node *c, struct ir_var *xs)
-{
-    struct ir_iter *it = &c->iter;
-    if (!it->is_range)
-        return it->array->op == IR_VAR && it->array->var == xs && !ir_reads(c->elem, xs);
-    return !it->inclusive && it->lo->op == IR_INT && it->lo->ival == 0 && it->hi->op == IR_BUILTIN &&
-           it->hi->builtin == BI_LEN && it->hi->nkids == 1 && it->hi->kids[0]->op == IR_VAR &&
-           it->hi->kids[0]->var == xs && !ir_reads_except_at(c->elem, xs, c->gen_var);
-}
-
 /* Whether assignment s is such a map (an IR_ASSIGN, or any other statement: no). */
 static bool is_map(struct ir_node *s)
 {
     struct ir_node *c = s->a;
     return s->op == IR_ASSIGN && c->op == IR_LISTCOMP && !c->nclauses && !c->filter &&
-           F->vst[s->var->id] == VS_OWNED && !type_is_ref(c->elem_type) && maps_slots_of(c, s->var);
+           F->vst[s->var->id] == VS_OWNED && !type_is_ref(c->elem_type) && ir_maps_own_slots(c, s->var);
 }
 
 /* The map's sequential loop, each element stored back into its slot of

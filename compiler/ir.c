@@ -1044,6 +1044,19 @@ bool ir_float_math(const struct ir_node *n)
     }
 }
 
+/* Whether c's source is xs's own slots, in order: for x in xs, with e not
+ * reading xs, or for i in 0..len(xs), with e reading xs only as xs[i] (and
+ * its length, which stays). */
+bool ir_maps_own_slots(struct ir_node *c, struct ir_var *xs)
+{
+    struct ir_iter *it = &c->iter;
+    if (!it->is_range)
+        return it->array->op == IR_VAR && it->array->var == xs && !ir_reads(c->elem, xs);
+    return !it->inclusive && it->lo->op == IR_INT && it->lo->ival == 0 && it->hi->op == IR_BUILTIN &&
+           it->hi->builtin == BI_LEN && it->hi->nkids == 1 && it->hi->kids[0]->op == IR_VAR &&
+           it->hi->kids[0]->var == xs && !ir_reads_except_at(c->elem, xs, c->gen_var);
+}
+
 int ir_mentions(struct ir_node *n, struct ir_var *v)
 {
     if (!n) return 0;

@@ -377,6 +377,11 @@ void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b));
  * variable read, a let, assignment, store or push of it, a loop's variable)
  * names v; ir_names: at least once (opt_fill.c, opt_fuse.c). */
 int ir_mentions(struct ir_node *n, struct ir_var *v);
+/* Whether comprehension c maps xs's own slots in order: for x in xs, its
+ * element not reading xs, or for i in 0..len(xs), reading xs only as xs[i]
+ * (and its length): xs = c can be written into xs's slots (emit_maps.c),
+ * which comploop then leaves alone. */
+bool ir_maps_own_slots(struct ir_node *c, struct ir_var *xs);
 bool ir_names(struct ir_node *n, struct ir_var *v);
 /* Whether statement s leaves a loop's iteration early: a return anywhere, a
  * break or continue of the loop whose body s is in (depth 0; a loop inside s

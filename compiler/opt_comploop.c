@@ -346,15 +346,12 @@ static struct ir_node *first_iteration(struct ir_node *loop)
     return first;
 }
 
-/* Whether s is xs = [E for x in xs] or xs = [E for i in 0..len(xs)] of
- * scalar elements: a map the C emitter writes into xs's own slots. */
+/* Whether s is xs = [E for x in xs] (or over 0..len(xs)) of scalar
+ * elements that the C emitter writes into xs's own slots. */
 static bool maps_own_slots(struct ir_node *s, struct ir_node *lc)
 {
-    if (s->op != IR_ASSIGN || type_is_ref(lc->elem_type) || lc->nclauses || lc->filter) return false;
-    struct ir_iter *it = &lc->iter;
-    if (!it->is_range) return it->array->op == IR_VAR && it->array->var == s->var;
-    return it->hi->op == IR_BUILTIN && it->hi->builtin == BI_LEN && it->hi->nkids == 1 && it->hi->kids[0]->op == IR_VAR &&
-           it->hi->kids[0]->var == s->var;
+    return s->op == IR_ASSIGN && !type_is_ref(lc->elem_type) && !lc->nclauses && !lc->filter &&
+           ir_maps_own_slots(lc, s->var);
 }
 
 /* Statement s (S(comprehension)) as the loop above, or NULL where that would
