@@ -4263,7 +4263,10 @@ def pool_helper(g, et, kind):
     def model(iv, xs, f=None):
         if kind == "print":
             env_out(GLOBAL[0]).append(f"{iv}\n")
+        # each step reads, multiplies and then adds (a push loop pushes):
+        # an overflow of an early step's addition beats a later step's panic
         vals = []
+        a = start
         for kv in range(K):
             env = Env(GLOBAL[0])
             env.vars.update({pi: ["int", False, iv], pk: ["int", False, kv], pxs: [f"[{et}]", False, xs]})
@@ -4271,12 +4274,13 @@ def pool_helper(g, et, kind):
             if j >= len(xs):
                 raise Panic(f"index out of bounds: the len is {len(xs)} but the index is {j}")
             xv = xe(env)
-            vals.append(chk("int", xs[j] * xv, "multiplication") if et == "int" else f_mul(xs[j], xv))
+            y = chk("int", xs[j] * xv, "multiplication") if et == "int" else f_mul(xs[j], xv)
+            if kind == "push":
+                vals.append(y)
+            else:
+                a = add(a, y)
         if kind == "push":
             return vals[iv % K]
-        a = start
-        for y in vals:
-            a = add(a, y)
         if kind == "recurse" and iv % 3 != 0:
             return add(a, model(iv - 1, xs))
         if kind == "fnval":
