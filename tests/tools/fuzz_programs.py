@@ -33,6 +33,7 @@ import math
 import os
 import random
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -4508,6 +4509,9 @@ def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
             for th, v in res.items():
                 results[("--opt=" + spec, th)] = v
     problems += judge_runs(list(results.items()), out, panic, place)
+    # its builds are done with (a finding keeps its source under --keep):
+    # a long run holds one program's binaries at a time, not all of them
+    shutil.rmtree(d, ignore_errors=True)
     return problems, src, out, (panic, place), nvar
 
 
