@@ -415,7 +415,16 @@ static void unit_rows(unit_job *d, int64_t u, int64_t a, int64_t b)
  * (kpush's rule, records of the block's levels) and folds those keys'
  * stacks into the row. The rows then meet as unit_rows' leaves' do
  * (kmerge, a binary counter of the unit's blocks). The same tree per key,
- * so the same bits; O(nkeys) a block besides the elements. */
+ * so the same bits; O(nkeys) a block besides the elements.
+ * Measured against it (standalone C, 10^7 random floats, 4,096 keys, one
+ * thread, the same bits): every element pushed onto its key's stack (a
+ * record of the key's last leaf, its waiting levels and their slots, in
+ * units of 2^12 leaves; up to three pops without a branch) takes 1.5x
+ * this way's time, 2.4x with a loop of pops; a stable counting sort of
+ * each 16,384 positions by key, then each key's run folded, 1.9x (its sort
+ * alone 0.85x); rows merged by lists of the keys each touched rather than
+ * in full, 2x. This way's own floor, the stamp step without collisions or
+ * merges, is about 3x a C loop's s[k] += x. */
 static void unit_stamps(unit_job *d, int64_t u, int64_t a, int64_t b)
 {
     const brt_fold *f = d->f;
