@@ -18,8 +18,10 @@
 
 /* An element pushed into the array its comprehension builds (a fresh one,
  * or a par chunk's own: BRT_COLLECT). cur: the fresh array's cursor
- * (open_cursor), or NULL. */
-struct push_arg { const char *out; bool indirect; const char *cur; };
+ * (open_cursor), or NULL. room: the array has room for every element the
+ * loop can push (room_loops), so a push is a store (BRT_CURSOR_PUT) with
+ * no test of the room left, and the loop is one gcc can vectorize. */
+struct push_arg { const char *out; bool indirect; const char *cur; bool room; };
 static void push_cb(struct ir_node *rn, void *p)
 {
     struct push_arg *a = p;
@@ -27,7 +29,8 @@ static void push_cb(struct ir_node *rn, void *p)
     x = take(x, rn->elem_type);
     x = lval(x, rn->elem_type);
     const char *ct = ctype(rn->elem_type);
-    if (a->cur) line("BRT_CURSOR_PUSH(%s, %s, %s, %s);", ct, a->out, a->cur, x);
+    if (a->cur && a->room) line("BRT_CURSOR_PUT(%s, %s);", a->cur, x);
+    else if (a->cur) line("BRT_CURSOR_PUSH(%s, %s, %s, %s);", ct, a->out, a->cur, x);
     else if (a->indirect) line("BRT_COLLECT(%s, *%s, %s);", ct, a->out, x);
     else line("BRT_COLLECT(%s, %s, %s);", ct, a->out, x);
 }
@@ -46,6 +49,32 @@ static const char *open_cursor(struct ir_node *rn, const char *out)
     const char *cur = new_temp();
     line("BRT_CURSOR(%s, %s, %s);", ctype(rn->elem_type), cur, out);
     return cur;
+}
+
+/* The loop of a comprehension over one source without a filter into out,
+ * made by brt_arr_room for its count s->n: twice when its elements own
+ * nothing, the first storing each element (room for all of them: the count
+ * is at most the room brt_arr_room makes, BRT_ROOM_BYTES), the second
+ * pushing as written (a count past that room grows the array as it goes). */
+static void room_loops(struct ir_node *rn, const struct src *s, const char *out)
+{
+    struct push_arg pa = {out, false, open_cursor(rn, out), false};
+    if (pa.cur) {
+        line("if (%s <= %s_c) {", s->n, pa.cur);
+        F->ind++;
+        pa.room = true;
+        emit_gen_loop(rn, s, push_cb, &pa, NULL);
+        pa.room = false;
+        F->ind--;
+        line("} else {");
+        F->ind++;
+    }
+    emit_gen_loop(rn, s, push_cb, &pa, NULL);
+    if (pa.cur) {
+        F->ind--;
+        line("}");
+        line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
+    }
 }
 
 /* par comprehensions without a filter: element k goes to its slot. */
@@ -114,9 +143,7 @@ static const char *pool_listcomp(struct ir_node *rn)
     line("} else {");
     F->ind++;
     declare_var(rn->gen_var, VS_BORROWED);
-    struct push_arg pa = {out, false, open_cursor(rn, out)};
-    emit_gen_loop(rn, &s, push_cb, &pa, NULL);
-    if (pa.cur) line("BRT_CURSOR_END(%s, %s);", out, pa.cur);
+    room_loops(rn, &s, out);
     F->ind--;
     line("}");
     return out;
@@ -172,8 +199,13 @@ const char *emit_listcomp(struct ir_node *rn)
         const char *out = rn->nclauses || rn->filter
                               ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
                               : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
-        struct push_arg pa = {out, false, open_cursor(rn, out)};
         int views = open_cap_views(rn);
+        if (!rn->nclauses && !rn->filter) {
+            room_loops(rn, &s, out);
+            close_views(views);
+            return out;
+        }
+        struct push_arg pa = {out, false, open_cursor(rn, out), false};
         if (rn->nclauses) seq_loops(rn, 0, push_cb, &pa, NULL);
         else emit_gen_loop(rn, &s, push_cb, &pa, NULL);
         close_views(views);
@@ -185,7 +217,7 @@ const char *emit_listcomp(struct ir_node *rn)
     struct buf aux = {0};
     int id = par_env(rn, &s, &aux);
     struct fctx *saved = helper_begin(id, rn);
-    struct push_arg pa = {"out", true, NULL};
+    struct push_arg pa = {"out", true, NULL, false};
     if (s.ncl) flat_loop(rn, &s, "lo_", "hi_", push_cb, &pa, NULL, NULL);
     else source_loop(rn, "env->", "lo", "arr", "lo_", "hi_", s.is_range, push_cb, &pa, NULL);
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);

@@ -819,6 +819,8 @@ BRT_INLINE brt_arr *brt_arr_unique(brt_arr *a)
             cur##_c = (slot)->cap;                      \
         }                                               \
     } while (0)
+/* A push into room made for every element (brt_arr_room of the count). */
+#define BRT_CURSOR_PUT(cur, x) (cur##_d[cur##_n++] = (x))
 #define BRT_CURSOR_END(slot, cur) ((slot)->len = cur##_n)
 /* Bounds check: returns i, or panics "index out of bounds: the len is 3 but the index is 5". */
 BRT_INLINE int64_t brt_idx(const brt_arr *a, int64_t i, const brt_loc *l)

@@ -660,6 +660,42 @@ check "pop: the same output and panic as --opt=none" same pp.got pp.want
 check "pop: the shared array kept its elements, the empty one panicked" \
     grep -q "^7.75 cdba 3 c$" pp.got
 
+# ---- comprehensions into room made for every element: a store, no test -----
+# A comprehension over one source without a filter makes room for all its
+# elements first, so each element is stored (BRT_CURSOR_PUT: a loop gcc can
+# vectorize); a filter or a second clause pushes (BRT_CURSOR_PUSH). A panic
+# in an element leaves the output and message of --opt=none.
+mkdir -p cp
+cat > cp/c.br <<'EOB'
+fn axpy(a: float, x: [float], y: [float]) -> [float]:
+    return [y[k] + a * x[k] for k in 0..len(x)]
+
+fn scale(a: float, x: [float]) -> [float]:
+    return [a * v for v in x]
+
+fn kept(x: [float]) -> [float]:
+    return [v for v in x if v > 0.0]
+
+fn pairs(n: int) -> [int]:
+    return [i * j for i in 0..n for j in 0..i]
+
+fn main():
+    let x = [1.0, -2.0, 3.0]
+    print(axpy(2.0, x, x), scale(0.5, x), kept(x), pairs(4))
+    print(axpy(1.0, x + x, x))
+EOB
+"$BRINE" build --release --emit-c cp/c.br -o cp/c > cp.log 2>&1
+check "room: builds with --emit-c" [ $? -eq 0 -a -s cp/c.c ]
+cpbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" cp/c.c; }
+check "room: axpy's and scale's comprehensions store while the room holds them" \
+    [ "$(cpbody bf_main_axpy | grep -c 'BRT_CURSOR_PUT(')" -ge 1 -a "$(cpbody bf_main_scale | grep -c 'BRT_CURSOR_PUT(')" -ge 1 ]
+check "room: a filter and a second clause push" \
+    [ "$(cpbody 'bf_main_\(kept\|pairs\)' | grep -c 'BRT_CURSOR_PUT(')" -eq 0 -a "$(cpbody 'bf_main_\(kept\|pairs\)' | grep -c 'BRT_CURSOR_PUSH(')" -eq 2 ]
+./cp/c > cp.got 2>&1
+"$BRINE" run --opt=none cp/c.br > cp.want 2>&1
+check "room: the same output and panic as --opt=none" same cp.got cp.want
+check "room: the index panic after the first line" grep -q "index out of bounds: the len is 3 but the index is 3" cp.got
+
 # ---- keyed reductions in any order: bp_kfree where the order cannot show -----
 # A keyed int or u64 sum, integer min/max, any and all get the order-free
 # helper (runtime/keyfree.c); a float sum, an int product, a user reducer
