@@ -18,7 +18,14 @@
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
  *     refines its body, and `while k < n` whose body increases k by s >= 1
  *     at its top level (and nowhere else; no continue) runs at most
- *     (n - k) / s + 1 times, which bounds its counters too;
+ *     (n - k) / s + 1 times, which bounds its counters too; a for over an
+ *     array runs at most MAX_LEN times;
+ *   - an [int] array variable has one interval for all its elements (its
+ *     range's lo and hi): a literal of literals or `[literals] * n` sets it,
+ *     a store joins the stored value's range, an element read gives it, a
+ *     push, a mutating method or an assignment forgets it, and a loop whose
+ *     stores into it are all `a[k] = a[j] + c` (c >= 0: a literal or a let of
+ *     one) treats it as a counter (`counts[b] += 1` over xs: below len(xs));
  * A function's int parameters start as the join of the arguments its calls
  * pass (calls in functions and in the constants' initialisers; never when
  * it is used as a value), from the round before: three rounds reach three
@@ -72,6 +79,7 @@ struct range {
      * gap >= 0: value + gap < below (`i + 1 < n` after `i != n - 1`) */
     struct ir_node *below;
     __int128 gap;
+    /* An [int] array variable: lo and hi hold every element's range. */
     /* An array variable (not fixed_array): a stable expression its length
      * equals here, set where it is assigned `[unset](e)` (fill's new row)
      * or `[x] * e`, forgotten where it may be assigned or resized again
@@ -299,7 +307,15 @@ static struct ir_node *made_len(struct ir_node *e)
     return NULL;
 }
 
-static void forget_len(struct ir_var *v) { ENV[v->id].len = NULL; }
+static bool is_int_array(struct ir_var *v) { return v && v->type->kind == T_ARRAY && v->type->elem == ty_int; }
+
+/* What a push, a mutating method or an assignment may change: the length,
+ * and an [int] array's elements. */
+static void forget_len(struct ir_var *v)
+{
+    ENV[v->id].len = NULL;
+    if (is_int_array(v)) ENV[v->id].lo = INT64_MIN, ENV[v->id].hi = INT64_MAX;
+}
 
 static struct range *env_copy(void)
 {
@@ -547,6 +563,8 @@ static struct range expr(struct ir_node *n)
         expr(n->a);
         struct range i = expr(n->b);
         if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) n->in_bounds = true;
+        if (n->a->op == IR_VAR && is_int_array(n->a->var) && n->type == ty_int)
+            return rng(ENV[n->a->var->id].lo, ENV[n->a->var->id].hi);
         return FULL;
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
@@ -648,21 +666,41 @@ struct change {
 
 static struct change *CH;    /* by var id, for the loop being entered */
 
-/* c when n is `v + c` or `c + v` with c a non-negative literal, else -1. */
+static __int128 *LETLIT; /* by var id: an int let never assigned, of a literal >= 0: it; else -1 */
+
+/* c's value when it is a literal, or a let of one (LETLIT), and at least 0; else -1. */
+static __int128 step_of(struct ir_node *c)
+{
+    if (c->op == IR_VAR && is_int_var(c->var) && !ASSIGNED[c->var->id]) return LETLIT[c->var->id];
+    if (c->op != IR_INT || c->type != ty_int) return -1;
+    __int128 k = (int64_t)(uint64_t)c->ival;
+    return k >= 0 ? k : -1;
+}
+
+/* Whether x reads v: v itself, or an element of the [int] array v. */
+static bool reads_of(struct ir_node *x, struct ir_var *v)
+{
+    if (x->op == IR_VAR) return x->var == v && is_int_var(v);
+    return x->op == IR_INDEX && x->a->op == IR_VAR && x->a->var == v && is_int_array(v);
+}
+
+/* c when n is `v + c` or `c + v` with c a non-negative literal (or a let of
+ * one), else -1; for an [int] array v, `v[j] + c`: a store v[k] = v[j] + c
+ * raises no element above the largest one by more than c. */
 static __int128 increase(struct ir_node *n, struct ir_var *v)
 {
     if (!n || n->op != IR_BINARY || n->bop != OP_ADD || n->optype != ty_int) return -1;
     struct ir_node *x = n->a, *c = n->b;
-    if (c->op == IR_VAR) x = n->b, c = n->a;
-    if (x->op != IR_VAR || x->var != v || c->op != IR_INT) return -1;
-    __int128 k = (int64_t)(uint64_t)c->ival;
-    return k >= 0 ? k : -1;
+    if (!reads_of(x, v)) x = n->b, c = n->a;
+    if (!reads_of(x, v)) return -1;
+    return step_of(c);
 }
 
 static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap)
 {
     if (!s || ir_is_expr(s)) return;
-    if (s->op == IR_ASSIGN && is_int_var(s->var)) {
+    if (s->op == IR_LET && is_int_var(s->var) && !ASSIGNED[s->var->id]) LETLIT[s->var->id] = step_of(s->a);
+    if ((s->op == IR_ASSIGN && is_int_var(s->var)) || (s->op == IR_STORE && is_int_array(s->var))) {
         struct change *c = &CH[s->var->id];
         if (!c->assigned) {
             VEC_GROW(*ids, *nids, *cap);
@@ -703,13 +741,14 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
     changes(body, 0, &ids, nids, &cap);
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
-        struct range *r = &ENV[ids[i]];
+        struct range *r = &ENV[ids[i]], was = *r;
         if (c->counter && !c->nested && trips >= 0 && trips < ((__int128)1 << 64) && c->step < ((__int128)1 << 40))
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
             *r = clamp(r->lo, INT64_MAX);
         else
             *r = FULL;
+        if (was.len) r->len = was.len; /* an array's stores keep its length */
         *c = (struct change){0};
     }
     return ids;
@@ -810,6 +849,23 @@ static void join_into(struct range *a, const struct range *b)
     }
 }
 
+/* The range of every element of the [int] array e makes: a literal's (of
+ * literals), `[literals] * n`'s, another [int] variable's; else FULL. */
+static struct range elements(struct ir_node *e)
+{
+    if (e->op == IR_VAR) return is_int_array(e->var) ? rng(ENV[e->var->id].lo, ENV[e->var->id].hi) : FULL;
+    if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY) e = e->a;
+    if (e->op != IR_ARRAY || e->nkids == 0) return FULL;
+    __int128 lo = INT64_MAX, hi = INT64_MIN;
+    for (int i = 0; i < e->nkids; i++) {
+        if (e->kids[i]->op != IR_INT || e->kids[i]->type != ty_int) return FULL;
+        __int128 k = (int64_t)(uint64_t)e->kids[i]->ival;
+        if (k < lo) lo = k;
+        if (k > hi) hi = k;
+    }
+    return rng(lo, hi);
+}
+
 /* Walks s from ENV; returns whether it can fall through (ENV then holds
  * after it). */
 static bool stmt(struct ir_node *s)
@@ -824,8 +880,13 @@ static bool stmt(struct ir_node *s)
         struct range r = expr(s->a);
         each_change(s->a, forget_len);
         if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (is_int_array(s->var)) {
+            struct range e = elements(s->a);
+            ENV[s->var->id].lo = e.lo, ENV[s->var->id].hi = e.hi;
+        }
         if (s->var->type->kind == T_ARRAY) ENV[s->var->id].len = made_len(s->a);
         if (s->op == IR_LET) note_let(s->var, s->a);
+        if (s->op == IR_LET && is_int_var(s->var) && !ASSIGNED[s->var->id]) LETLIT[s->var->id] = step_of(s->a);
         return true;
     }
     case IR_STORE: case IR_PUSH: case IR_UNIQUE: {
@@ -834,9 +895,14 @@ static bool stmt(struct ir_node *s)
             struct range r = expr(s->kids[k]);
             if (k == 0) i = r;
         }
-        expr(s->a);
+        struct range v = expr(s->a);
         each_change(s, forget_len);
         if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
+        if (s->op == IR_STORE && is_int_array(s->var)) {
+            struct range *e = &ENV[s->var->id];
+            if (!ir_store_one_index(s)) v = FULL;
+            e->lo = v.lo < e->lo ? v.lo : e->lo, e->hi = v.hi > e->hi ? v.hi : e->hi;
+        }
         return true;
     }
     case IR_EXPR:
@@ -879,7 +945,7 @@ static bool stmt(struct ir_node *s)
         expr(s->iter.array);
         each_change(s->iter.array, forget_len);
         int n;
-        free(loop_head(s->b, -1, &n));
+        free(loop_head(s->b, MAX_LEN, &n)); /* an array's elements: at most MAX_LEN */
         struct range *head = env_copy();
         if (is_int_var(s->var)) ENV[s->var->id] = FULL;
         stmt(s->b);
@@ -943,6 +1009,7 @@ static void reset_id(int id)
     ASSIGNED[id] = 0;
     LENOF[id] = NULL;
     EQLEN[id] = NULL;
+    LETLIT[id] = -1;
 }
 
 static void reset_var(struct ir_var *v)
@@ -981,6 +1048,7 @@ void opt_range(struct ir_program *ir)
     ASSIGNED = xmalloc((size_t)NV + 2);
     LENOF = xmalloc(sizeof *LENOF * (size_t)(NV + 2));
     EQLEN = xmalloc(sizeof *EQLEN * (size_t)(NV + 2));
+    LETLIT = xmalloc(sizeof *LETLIT * (size_t)(NV + 2));
     size_t nf = (size_t)ir->fns.len + 1;
     struct params *prev = NULL;
     /* each round is sound: its parameters' ranges hold every argument the
@@ -1019,6 +1087,7 @@ void opt_range(struct ir_program *ir)
     free(ASSIGNED);
     free(LENOF);
     free(EQLEN);
+    free(LETLIT);
     ENV = NULL;
     CH = NULL;
     P = NULL;

@@ -91,25 +91,32 @@ void brt_retain_n(const brt_type *t, const void *p, int64_t n)
     }
 }
 
+/* The elements go last first. The thread caches (value.c) hand out the
+ * buffer freed last first, so a grid of rows dropped and built again with
+ * the same shape (h = a new grid each sweep, g = h) gets row i's buffer
+ * back as its row i, still in the caches of the core that wrote row i
+ * (when the pool splits the rows the same way each time); dropped first to
+ * last, row i came back as row n - 1 - i, written by the other core
+ * (stencil/new_grid_main at 2 threads). Nothing observes the order. */
 void brt_release_n(const brt_type *t, void *p, int64_t n)
 {
     switch (t->kind) {
     case BRT_STR: {
         brt_str **e = p;
-        for (int64_t i = 0; i < n; i++)
+        for (int64_t i = n - 1; i >= 0; i--)
             brt_str_release(e[i]);
         return;
     }
     case BRT_ARR: {
         brt_arr **e = p;
-        for (int64_t i = 0; i < n; i++)
+        for (int64_t i = n - 1; i >= 0; i--)
             brt_arr_release(e[i]);
         return;
     }
     case BRT_TUPLE: case BRT_FN:
         if (brt_type_owns(t)) {
             size_t es = value_size(t);
-            for (int64_t i = 0; i < n; i++)
+            for (int64_t i = n - 1; i >= 0; i--)
                 brt_release_val(t, (char *)p + (size_t)i * es);
         }
         return;

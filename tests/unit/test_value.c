@@ -309,6 +309,27 @@ Test(value, middle_data_reused)
     brt_arr_release(big);
 }
 
+/* A grid of rows dropped and built again with the same shape gets row i's
+ * buffer back as its row i (the rows are dropped last first onto the
+ * thread's last-in-first-out cache), so a pool that splits the rows the
+ * same way each sweep writes each row on the core that wrote it before. */
+Test(value, grid_rows_come_back_in_place)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    enum { ROWS = 8 };
+    brt_arr *g = brt_arr_room(&T_arr_float, ROWS);
+    for (int i = 0; i < ROWS; i++) BRT_COLLECT(brt_arr *, g, brt_arr_new(&brt_t_float, 500));
+    void *was[ROWS];
+    for (int i = 0; i < ROWS; i++) was[i] = ((brt_arr **)g->data)[i]->data;
+    brt_arr_release(g);
+    brt_arr *h = brt_arr_room(&T_arr_float, ROWS);
+    for (int i = 0; i < ROWS; i++) BRT_COLLECT(brt_arr *, h, brt_arr_new(&brt_t_float, 500));
+    for (int i = 0; i < ROWS; i++)
+        cr_assert_eq(((brt_arr **)h->data)[i]->data, was[i], "row %d's buffer is the old row %d's", i, i);
+    brt_arr_release(h);
+}
+
 /* Freed big data (more than 64 KiB, at most 64 MiB): the thread keeps the
  * last buffer freed, and the next array with room for at least half of it
  * takes it (its cap as it asked, its elements as its constructor says);
