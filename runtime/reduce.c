@@ -828,6 +828,7 @@ static brt_arr *par_collect(const brt_collect *c)
         out = brt_arr_unique(out);
         brt_arr_reserve(out, total);
         for (int64_t t = 1; t < ntasks; t++) {
+            if (!parts[t]->len) continue; /* an empty part may have no data (memcpy of NULL) */
             memcpy((char *)out->data + (size_t)out->len * size, parts[t]->data,
                    (size_t)parts[t]->len * size);
             out->len += parts[t]->len;
