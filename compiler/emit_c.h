@@ -12,6 +12,7 @@
  *                steps of such maps
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
+ *   emit_jam.c   a jammed nest's dot-like sums as 4-lane vectors (AVX)
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
  *   emit_fnval.c function values: trampolines, lambdas' captures, calls
  *                through a value
@@ -201,6 +202,12 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 void close_views(int mark);
+/* ---- a jammed nest's dot-like inner loop in vectors (emit_jam.c) -------- */
+
+/* When it fits, writes "#if BP_VDOT", the vector loop, "#else" and returns
+ * true: the caller writes the scalar loop, then "#endif". */
+bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
+                    const char **saved, const struct view *views);
 /* ---- in-place maps (emit_maps.c) ----------------------------------------- */
 
 /* xs = [e for x in xs] (or for i in 0..len(xs)) written into xs's own slots

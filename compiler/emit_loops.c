@@ -493,6 +493,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     bool inner_slots = false;
     for (int i = 0; i < s->nslots; i++)
         inner_slots |= s->slots[i].inner;
+    bool vdot = sums && !lanes && emit_vdot_loop(s, b, nlets, jam, ilo, ihi, saved, views);
     if (inner_slots) {
         line("#ifndef __AVX__");
         line("#pragma GCC unroll 2");
@@ -531,6 +532,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     for (int i = 0; i < s->nslots; i++)
         if (s->slots[i].inner) line("*%s = %s;", inner_at[i], inner[i]);
     range_end();
+    if (vdot) line("#endif");
     for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++)
             if (!s->slots[i].rows && !s->slots[i].inner) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
