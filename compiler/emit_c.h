@@ -207,7 +207,7 @@ void close_views(int mark);
 /* When it fits, writes "#if BP_VDOT", the vector loop, "#else" and returns
  * true: the caller writes the scalar loop, then "#endif". */
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
-                    const char **saved, const struct view *views);
+                    const char **saved, const struct view *views, const char **slots);
 /* ---- in-place maps (emit_maps.c) ----------------------------------------- */
 
 /* xs = [e for x in xs] (or for i in 0..len(xs)) written into xs's own slots

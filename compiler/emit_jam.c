@@ -29,13 +29,15 @@
  * iteration (turned), or a value the same in every lane (broadcast). */
 struct vleaf {
     struct ir_node *n;
-    int view;     /* turned: the inner loop's view of the row, else -1 */
+    int view;     /* turned: the inner loop's view of the row (a let's), else -1 */
+    int slot;     /* turned: the jam's slot of the row (bt[j][k]: the data of bt[j]), else -1 */
     int same_let; /* broadcast of a let's row the same in every lane: its view, else -1 */
 };
 
 struct vdot {
     struct ir_node *s, *in, *b;
     int nlets, jam;
+    const char **slots;    /* each outer iteration's slots (jammed_nest), nslots per iteration */
     int acc;               /* the carried let E adds into */
     struct ir_node *e;     /* E */
     bool e_first;          /* E + acc (else acc + E or acc - E) */
@@ -43,6 +45,11 @@ struct vdot {
     struct vleaf leaves[16];
     int nleaves;
 };
+
+static bool turned(const struct vleaf *l)
+{
+    return l->view >= 0 || l->slot >= 0;
+}
 
 static int let_index(struct ir_node *b, int nlets, struct ir_var *v)
 {
@@ -71,20 +78,37 @@ static bool same_in_lanes(struct ir_node *n, struct vdot *d)
     }
 }
 
+/* Whether row expression r (a[i], a[i][m]) is the same in every lane and
+ * cannot panic: indexing of variables the group does not change, each index
+ * proved in range. */
+static bool fixed_row(struct ir_node *r, struct vdot *d)
+{
+    if (r->op == IR_VAR) return r->var != d->s->var && r->var != d->in->var && let_index(d->b, d->nlets, r->var) < 0;
+    return r->op == IR_INDEX && !r->slot && in_guarded_loop(r) && fixed_row(r->a, d) &&
+           (r->b->op == IR_INT || fixed_row(r->b, d));
+}
+
 static bool leaf_fits(struct ir_node *n, struct vdot *d)
 {
     if (d->nleaves == (int)(sizeof d->leaves / sizeof d->leaves[0])) return false;
     struct vleaf *l = &d->leaves[d->nleaves];
-    *l = (struct vleaf){n, -1, -1};
+    *l = (struct vleaf){n, -1, -1, -1};
     if (n->op == IR_FLOAT) return ++d->nleaves, true;
     if (n->op == IR_VAR) {
         /* a float the nest does not assign: not its variables, not a let */
         if (n->var == d->s->var || n->var == d->in->var || let_index(d->b, d->nlets, n->var) >= 0) return false;
         return ++d->nleaves, true;
     }
-    if (n->op != IR_INDEX || n->slot || n->a->op != IR_VAR || n->b->op != IR_VAR || n->b->var != d->in->var ||
-        !in_guarded_loop(n))
+    if (n->op != IR_INDEX || n->slot || n->b->op != IR_VAR || n->b->var != d->in->var || !in_guarded_loop(n))
         return false;
+    if (n->a->op == IR_INDEX && n->a->slot) {
+        /* bt[j][k]: the row's data a slot of each outer iteration */
+        struct ir_guard *g = &d->s->slots[n->a->slot - 1];
+        if (!g->rows || g->inner) return false;
+        l->slot = n->a->slot - 1;
+        return ++d->nleaves, true;
+    }
+    if (n->a->op != IR_VAR) return fixed_row(n->a, d) && ++d->nleaves;
     int let = let_index(d->b, d->nlets, n->a->var);
     if (let >= 0) {
         int w = inner_view(d->in, n->a->var);
@@ -150,7 +174,7 @@ static void broadcasts(struct vdot *d, const char *k, const struct view *views, 
     line("%s = %s;", vname(d->in->var), k);
     for (int l = 0; l < d->nleaves; l++) {
         struct vleaf *lf = &d->leaves[l];
-        if (lf->view >= 0) continue;
+        if (turned(lf)) continue;
         const char *x = lf->same_let >= 0 ? arena_printf("%s[%s]", views[lf->same_let].data, k) : emit_expr(lf->n);
         names[l] = new_temp();
         line("bp_v4d %s = bp_v4_splat(%s);", names[l], x);
@@ -167,11 +191,13 @@ static void vsteps(struct vdot *d, const char **accs, const char **names, int gr
     }
 }
 
-/* Lane u's data pointer of the inner loop's view w. */
-static const char *lane_data(struct vdot *d, const struct view *views, int u, int w)
+/* Lane u's data pointer of turned leaf l's row. */
+static const char *lane_data(struct vdot *d, const struct view *views, int u, const struct vleaf *l)
 {
-    return views[u * d->in->nviews + w].data;
+    if (l->slot >= 0) return d->slots[u * d->s->nslots + l->slot];
+    return views[u * d->in->nviews + l->view].data;
 }
+
 
 /* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
  * lets (the carried sum among them) as jammed_nest keeps them, views: each
@@ -201,13 +227,13 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     const char **second = arena_alloc((size_t)(groups * nl + 1) * sizeof *second);
     for (int l = 0; l < nl; l++) {
         struct vleaf *lf = &d->leaves[l];
-        if (lf->view < 0) continue;
+        if (!turned(lf)) continue;
         for (int g = 0; g < groups; g++) {
             const char *c0 = names[g * nl + l] = new_temp(), *c1 = second[g * nl + l] = new_temp();
             line("bp_v4d %s, %s;", c0, c1);
-            line("bp_v4_cols2(%s, %s, %s, %s, %s, &%s, &%s);", lane_data(d, views, g * 4, lf->view),
-                 lane_data(d, views, g * 4 + 1, lf->view), lane_data(d, views, g * 4 + 2, lf->view),
-                 lane_data(d, views, g * 4 + 3, lf->view), k, c0, c1);
+            line("bp_v4_cols2(%s, %s, %s, %s, %s, &%s, &%s);", lane_data(d, views, g * 4, lf),
+                 lane_data(d, views, g * 4 + 1, lf), lane_data(d, views, g * 4 + 2, lf),
+                 lane_data(d, views, g * 4 + 3, lf), k, c0, c1);
         }
     }
     for (int step = 0; step < 2; step++) {
@@ -216,7 +242,7 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
         broadcasts(d, step ? arena_printf("%s + 1", k) : k, views, at);
         for (int g = 1; g < groups; g++)
             for (int l = 0; l < nl; l++)
-                if (d->leaves[l].view < 0) at[g * nl + l] = at[l];
+                if (!turned(&d->leaves[l])) at[g * nl + l] = at[l];
         vsteps(d, accs, at, groups);
         scope_close();
     }
@@ -230,14 +256,14 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     for (int l = 0; l < nl; l++) {
         struct vleaf *lf = &d->leaves[l];
         for (int g = 0; g < groups; g++) {
-            if (lf->view < 0) {
+            if (!turned(lf)) {
                 names[g * nl + l] = names[l];
                 continue;
             }
             names[g * nl + l] = new_temp();
-            line("bp_v4d %s = {%s[%s], %s[%s], %s[%s], %s[%s]};", names[g * nl + l], lane_data(d, views, g * 4, lf->view), k,
-                 lane_data(d, views, g * 4 + 1, lf->view), k, lane_data(d, views, g * 4 + 2, lf->view), k,
-                 lane_data(d, views, g * 4 + 3, lf->view), k);
+            line("bp_v4d %s = {%s[%s], %s[%s], %s[%s], %s[%s]};", names[g * nl + l], lane_data(d, views, g * 4, lf), k,
+                 lane_data(d, views, g * 4 + 1, lf), k, lane_data(d, views, g * 4 + 2, lf), k,
+                 lane_data(d, views, g * 4 + 3, lf), k);
         }
     }
     vsteps(d, accs, names, groups);
@@ -251,9 +277,9 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
 }
 
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
-                    const char **saved, const struct view *views)
+                    const char **saved, const struct view *views, const char **slots)
 {
-    struct vdot d = {.s = s, .in = s->swap, .b = b, .nlets = nlets, .jam = jam};
+    struct vdot d = {.s = s, .in = s->swap, .b = b, .nlets = nlets, .jam = jam, .slots = slots};
     if (!vdot_fits(&d)) return false;
     line("#if BP_VDOT");
     vdot_loop(&d, ilo, ihi, saved, views);

@@ -493,7 +493,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     bool inner_slots = false;
     for (int i = 0; i < s->nslots; i++)
         inner_slots |= s->slots[i].inner;
-    bool vdot = sums && !lanes && emit_vdot_loop(s, b, nlets, jam, ilo, ihi, saved, views);
+    bool vdot = sums && !lanes && emit_vdot_loop(s, b, nlets, jam, ilo, ihi, saved, views, slots);
     if (inner_slots) {
         line("#ifndef __AVX__");
         line("#pragma GCC unroll 2");
