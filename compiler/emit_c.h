@@ -204,6 +204,10 @@ int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after
 void close_views(int mark);
 /* ---- a jammed nest's dot-like inner loop in vectors (emit_jam.c) -------- */
 
+/* Whether a jammed nest's sums are such: its groups then run VDOT_JAM outer
+ * iterations (three vectors of four sums). */
+enum { VDOT_JAM = 12 };
+bool emit_vdot_fits(struct ir_node *s, struct ir_node *b, int nlets);
 /* When it fits, writes "#if BP_VDOT", the vector loop, "#else" and returns
  * true: the caller writes the scalar loop, then "#endif". */
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,

@@ -378,6 +378,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
     CG->guarded = s;
     CG->swapped_inner = in;
+    if (sums && emit_vdot_fits(s, b, nlets)) jam = VDOT_JAM;
     const char *v = declare_var(s->var, VS_OWNED);
     line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, jam, k, jam);
     F->ind++;

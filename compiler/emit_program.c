@@ -258,7 +258,7 @@ static const char *prelude =
     "#else\n"
     "#define BP_ASSUME(c) ((void)0)\n"
     "#endif\n"
-    "/* A jammed nest's dot-like inner loop (emit_jam.c): eight sums as two\n"
+    "/* A jammed nest's dot-like inner loop (emit_jam.c): twelve sums as three\n"
     " * vectors of four, the rows each sum reads turned two steps at a time.\n"
     " * Lane-wise + - * /, in order per lane: the scalar loop's bits. */\n"
     "#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX__) && (defined(__clang__) || __GNUC__ >= 12)\n"
