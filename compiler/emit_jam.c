@@ -235,7 +235,9 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     /* the inner loop's views of arrays that are no let's (a let's are per lane) */
     int mark = CG->nviews;
     for (int w = 0; w < d->in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[w];
-    /* two steps at a time: the turned rows' two vectors per group */
+    /* two steps at a time: the turned rows' two vectors per group (an empty
+     * range may have lo > hi: the group's guards pass it, nothing is read) */
+    line("if (%s < %s)", k, ihi);
     line("for (; (uint64_t)%s - (uint64_t)%s >= 2; %s += 2) {", ihi, k, k);
     F->ind++;
     const char **second = arena_alloc((size_t)(groups * nl + 1) * sizeof *second);
