@@ -1,5 +1,7 @@
 /*
- * emit_jam.c: a jammed nest's dot-like inner loop in vectors.
+ * emit_jam.c: the inner loop of a nest emit_loops.c jams (jammed_nest):
+ * one scalar copy of its body per outer iteration (emit_jam_copy), or a
+ * dot-like sum's steps in vectors.
  *
  * A nest that opt_interchange.c jams with sums (emit_loops.c: jammed_nest)
  * runs eight outer iterations u at a time inside one inner loop over k,
@@ -163,6 +165,25 @@ static bool vdot_fits(struct vdot *d)
     for (int l = 0; l < d->nleaves; l++)
         if (turned(&d->leaves[l])) return true;
     return false;
+}
+
+/* One copy of a jammed nest's inner body, for the outer iteration at ko:
+ * the lets' values (and the carried sums) from and back to lets, the slots'
+ * locals slot_names, the inner loop's views. */
+void emit_jam_copy(struct ir_node *in, struct ir_node *b, int nlets, const char *v, const char *ko, const char **lets,
+                   const char **slot_names, const struct view *views)
+{
+    line("%s = %s;", v, ko);
+    for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), lets[i]);
+    int mark = CG->nviews;
+    for (int w = 0; w < in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[w];
+    CG->slot_names = slot_names;
+    emit_stmt(in->b);
+    CG->slot_names = NULL;
+    close_views(mark);
+    /* the accumulators this iteration carries to the next step */
+    for (int i = 0; i < nlets; i++)
+        if (b->kids[i]->carried) line("%s = %s;", lets[i], vname(b->kids[i]->var));
 }
 
 bool emit_vdot_fits(struct ir_node *s, struct ir_node *b, int nlets)
