@@ -609,6 +609,16 @@ fn dots(a: [[float]], bt: [[float]]) -> [[float]]:
 fn prods(a: [[float]], bt: [[float]], n: int) -> [[float]]:
     return [[sum(a[i][k] * bt[j][k] for k in 0..n) for j in 0..len(bt)] for i in 0..len(a)]
 
+fn loops(a: [[float]], bt: [[float]]) -> [[float]]:
+    var c = [[0.0] * len(bt) for i in 0..len(a)]
+    for i in 0..len(a):
+        for j in 0..len(bt):
+            var s = 0.0
+            for k in 0..len(a[i]):
+                s += a[i][k] * bt[j][k]
+            c[i][j] = s
+    return c
+
 fn idots(a: [[int]], bt: [[int]]) -> [[int]]:
     return [[sum(row[k] * col[k] for k in 0..len(col)) for col in bt] for row in a]
 
@@ -620,6 +630,7 @@ fn main():
     let bt = [[float(j * k) * 0.25 for k in 0..9] for j in 0..21]
     print(dots(a, bt))
     print(prods(a, bt, 9))
+    print(loops(a, bt))
     print(idots([[i + k for k in 0..9] for i in 0..3], [[j - k for k in 0..9] for j in 0..21]))
     print(roots(a, bt))
 EOB
@@ -631,6 +642,8 @@ check "vdot: dot(a[i], bt[j]) runs as vectors, bt[j] turned, a[i] broadcast" \
       "$(vdbody bf_main_dots | grep -c 'bp_v4_splat(')" -ge 2 ]
 check "vdot: a[i][k] * bt[j][k] indexed in place runs as vectors, bt[j]'s slots turned" \
     [ "$(vdbody bf_main_prods | grep -c 'bp_v4_cols2(')" -ge 2 ]
+check "vdot: a loop nest over k in 0..len(a[i]) (the bound read once: jammed) runs as vectors" \
+    [ "$(vdbody bf_main_loops | grep -c 'bp_v4_cols2(')" -ge 2 ]
 check "vdot: not an int sum, nor one that calls sqrt" \
     [ "$(vdbody 'bf_main_\(idots\|roots\)' | grep -c 'BP_VDOT')" -eq 0 ]
 check "vdot: only gcc 12 or clang with AVX" \
