@@ -12,6 +12,8 @@
  *                steps of such maps
  *   emit_lane.c  the lane vectoriser: par leaves folded side by side in
  *                SIMD lanes, with a scalar fallback for flagged blocks
+ *   emit_jam.c   a jammed nest's inner loop: a scalar copy per outer
+ *                iteration, or dot-like sums as 4-lane vectors (AVX)
  *   emit_cuda.c  GPU kernels (emit_cuda.h), called by emit_par.c
  *   emit_fnval.c function values: trampolines, lambdas' captures, calls
  *                through a value
@@ -201,6 +203,21 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 void close_views(int mark);
+/* ---- a jammed nest's inner loop (emit_jam.c) ----------------------------- */
+
+/* One copy of the inner body in of a jammed nest (block b, nlets lets
+ * before in), for the outer iteration at ko (the outer variable v). */
+void emit_jam_copy(struct ir_node *in, struct ir_node *b, int nlets, const char *v, const char *ko, const char **lets,
+                   const char **slot_names, const struct view *views);
+
+/* Whether a jammed nest's sums are such: its groups then run VDOT_JAM outer
+ * iterations (three vectors of four sums). */
+enum { VDOT_JAM = 12 };
+bool emit_vdot_fits(struct ir_node *s, struct ir_node *b, int nlets);
+/* When it fits, writes "#if BP_VDOT", the vector loop, "#else" and returns
+ * true: the caller writes the scalar loop, then "#endif". */
+bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
+                    const char **saved, const struct view *views, const char **slots);
 /* ---- in-place maps (emit_maps.c) ----------------------------------------- */
 
 /* xs = [e for x in xs] (or for i in 0..len(xs)) written into xs's own slots

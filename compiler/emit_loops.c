@@ -304,25 +304,6 @@ static const char *inner_elem(struct ir_guard *g, const char *j)
     return arena_printf("BRT_AT(%s, %s, %s)", ct, row, i);
 }
 
-/* One copy of a jammed nest's inner body, for the outer iteration at ko:
- * the lets' values (and the carried sums) from and back to lets, the slots'
- * locals slot_names, the inner loop's views. */
-static void jam_copy(struct ir_node *in, struct ir_node *b, int nlets, const char *v, const char *ko, const char **lets,
-                     const char **slot_names, const struct view *views)
-{
-    line("%s = %s;", v, ko);
-    for (int i = 0; i < nlets; i++) line("%s = %s;", vname(b->kids[i]->var), lets[i]);
-    int mark = CG->nviews;
-    for (int w = 0; w < in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[w];
-    CG->slot_names = slot_names;
-    emit_stmt(in->b);
-    CG->slot_names = NULL;
-    close_views(mark);
-    /* the accumulators this iteration carries to the next step */
-    for (int i = 0; i < nlets; i++)
-        if (b->kids[i]->carried) line("%s = %s;", lets[i], vname(b->kids[i]->var));
-}
-
 /* A nest opt_interchange.c jams: JAM outer iterations at a time inside one
  * inner loop, without bounds checks, while JAM of them remain and the inner
  * loop's guards hold for each; from the first group where they do not (and
@@ -378,6 +359,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
     CG->guarded = s;
     CG->swapped_inner = in;
+    if (sums && emit_vdot_fits(s, b, nlets)) jam = VDOT_JAM;
     const char *v = declare_var(s->var, VS_OWNED);
     line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, jam, k, jam);
     F->ind++;
@@ -493,6 +475,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     bool inner_slots = false;
     for (int i = 0; i < s->nslots; i++)
         inner_slots |= s->slots[i].inner;
+    bool vdot = sums && !lanes && emit_vdot_loop(s, b, nlets, jam, ilo, ihi, saved, views, slots);
     if (inner_slots) {
         line("#ifndef __AVX__");
         line("#pragma GCC unroll 2");
@@ -521,16 +504,17 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         F->ind++;
         const char **names = arena_alloc((size_t)(nlets + s->nslots + 1) * sizeof *names);
         for (int i = 0; i < nlets + s->nslots; i++) names[i] = arena_printf("%s[%s]", lane_arr[i], q);
-        jam_copy(in, b, nlets, v, arena_printf("%s + %s", k, q), names, s->nslots ? names + nlets : NULL, views);
+        emit_jam_copy(in, b, nlets, v, arena_printf("%s + %s", k, q), names, s->nslots ? names + nlets : NULL, views);
         F->ind--;
         line("}");
     }
     for (int u = 0; u < jam && !lanes; u++)
-        jam_copy(in, b, nlets, v, arena_printf("%s + %d", k, u), &saved[u * nlets], s->nslots ? &slots[u * s->nslots] : NULL,
+        emit_jam_copy(in, b, nlets, v, arena_printf("%s + %d", k, u), &saved[u * nlets], s->nslots ? &slots[u * s->nslots] : NULL,
                  &views[u * in->nviews]);
     for (int i = 0; i < s->nslots; i++)
         if (s->slots[i].inner) line("*%s = %s;", inner_at[i], inner[i]);
     range_end();
+    if (vdot) line("#endif");
     for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++)
             if (!s->slots[i].rows && !s->slots[i].inner) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);

@@ -48,7 +48,8 @@
  *   - the outer body is pure scalar lets, then the inner loop; the inner
  *     loop's bounds do not change in the nest (literals, constants,
  *     variables the nest does not write, len of an array it does not
- *     change, proved-safe int arithmetic and min of those);
+ *     change or of its row a[e], e fixed, proved-safe int arithmetic and
+ *     min of those);
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
  *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
  *     or `y[e][i + c] = v` or (a swap only) `y[e][j + c] = v` into one row
@@ -530,6 +531,19 @@ static void bound_rows(struct nest *x, struct ir_node *n)
     for (int i = 0; i < n->nkids; i++) bound_rows(x, n->kids[i]);
 }
 
+/* len(a[e]) as an inner bound, e a literal or a variable the nest does not
+ * define (not a let's copy: the bound is read before the lets), a an array
+ * no let names and the nest stores nowhere (odd): the same row all through
+ * it (for i: for j: for k in 0..len(a[i]): ... a[i][k] * bt[j][k]). */
+static bool fixed_row_len(struct nest *x, struct ir_node *r)
+{
+    if (r->op != IR_INDEX || r->a->op != IR_VAR || r->a->var->type->kind != T_ARRAY || defined_in_nest(x, r->a->var) ||
+        !fixed_index(x, r->b))
+        return false;
+    read_odd(x, r->a->var);
+    return x->ok;
+}
+
 /* Whether a bound of the inner loop keeps its value through the nest (the
  * swapped version reads it once, where the first outer iteration would). */
 static bool invariant_bound(struct nest *x, struct ir_node *n)
@@ -542,7 +556,8 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
          * of the nest names is another array each outer iteration */
         if (n->builtin == BI_MIN2) /* of ints: no panic */
             return n->type == ty_int && invariant_bound(x, n->kids[0]) && invariant_bound(x, n->kids[1]);
-        if (n->builtin == BI_LEN && n->nkids == 1 && fixed_let(x, n->kids[0])) return true;
+        if (n->builtin == BI_LEN && n->nkids == 1 && (fixed_let(x, n->kids[0]) || fixed_row_len(x, n->kids[0])))
+            return true;
         return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
                !defined_in_nest(x, n->kids[0]->var);
     case IR_BINARY:

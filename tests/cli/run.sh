@@ -585,6 +585,73 @@ fi
 "$BRINE" run --opt=none fo/f.br > fo.want 2>&1
 check "fold: the same output as --opt=none" same fo.got fo.want
 
+# ---- a jammed nest's dot-like sums in vectors (emit_jam.c) ------------------
+# c[i][j] = a fold over k of E(a[i][k], bt[j][k]), rows that differ per j: the
+# eight sums of a jammed group as two 4-lane vectors with AVX (BP_VDOT), the
+# rows turned two steps at a time (bp_v4_cols2), the scalar copies without;
+# a row the same in every lane (x = a[i]) is a broadcast, not turned. Not an
+# int sum (its products are checked), not a sum whose step calls a function.
+mkdir -p vd
+cat > vd/v.br <<'EOB'
+fn dot(x: [float], y: [float]) -> float:
+    var s = 0.0
+    for k in 0..len(x):
+        s += x[k] * y[k]
+    return s
+
+fn dots(a: [[float]], bt: [[float]]) -> [[float]]:
+    var c = [[0.0] * len(bt) for i in 0..len(a)]
+    for i in 0..len(a):
+        for j in 0..len(bt):
+            c[i][j] = dot(a[i], bt[j])
+    return c
+
+fn prods(a: [[float]], bt: [[float]], n: int) -> [[float]]:
+    return [[sum(a[i][k] * bt[j][k] for k in 0..n) for j in 0..len(bt)] for i in 0..len(a)]
+
+fn loops(a: [[float]], bt: [[float]]) -> [[float]]:
+    var c = [[0.0] * len(bt) for i in 0..len(a)]
+    for i in 0..len(a):
+        for j in 0..len(bt):
+            var s = 0.0
+            for k in 0..len(a[i]):
+                s += a[i][k] * bt[j][k]
+            c[i][j] = s
+    return c
+
+fn idots(a: [[int]], bt: [[int]]) -> [[int]]:
+    return [[sum(row[k] * col[k] for k in 0..len(col)) for col in bt] for row in a]
+
+fn roots(a: [[float]], bt: [[float]]) -> [[float]]:
+    return [[sum(sqrt(row[k] * col[k]) for k in 0..len(col)) for col in bt] for row in a]
+
+fn main():
+    let a = [[float(i + k) * 0.5 for k in 0..9] for i in 0..3]
+    let bt = [[float(j * k) * 0.25 for k in 0..9] for j in 0..21]
+    print(dots(a, bt))
+    print(prods(a, bt, 9))
+    print(loops(a, bt))
+    print(idots([[i + k for k in 0..9] for i in 0..3], [[j - k for k in 0..9] for j in 0..21]))
+    print(roots(a, bt))
+EOB
+"$BRINE" build --release --cpu=native --emit-c vd/v.br -o vd/v > vd.log 2>&1
+check "vdot: builds with --emit-c" [ $? -eq 0 -a -s vd/v.c ]
+vdbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" vd/v.c; }
+check "vdot: dot(a[i], bt[j]) runs as vectors, bt[j] turned, a[i] broadcast" \
+    [ "$(vdbody bf_main_dots | grep -c '#if BP_VDOT')" -ge 1 -a "$(vdbody bf_main_dots | grep -c 'bp_v4_cols2(')" -ge 2 -a \
+      "$(vdbody bf_main_dots | grep -c 'bp_v4_splat(')" -ge 2 ]
+check "vdot: a[i][k] * bt[j][k] indexed in place runs as vectors, bt[j]'s slots turned" \
+    [ "$(vdbody bf_main_prods | grep -c 'bp_v4_cols2(')" -ge 2 ]
+check "vdot: a loop nest over k in 0..len(a[i]) (the bound read once: jammed) runs as vectors" \
+    [ "$(vdbody bf_main_loops | grep -c 'bp_v4_cols2(')" -ge 2 ]
+check "vdot: not an int sum, nor one that calls sqrt" \
+    [ "$(vdbody 'bf_main_\(idots\|roots\)' | grep -c 'BP_VDOT')" -eq 0 ]
+check "vdot: only gcc 12 or clang with AVX" \
+    grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX__) && (defined(__clang__) || __GNUC__ >= 12)$' vd/v.c
+./vd/v > vd.got 2>&1
+"$BRINE" run --opt=none vd/v.br > vd.want 2>&1
+check "vdot: the same output as --opt=none" same vd.got vd.want
+
 # ---- short loops: bounds as literals, unrolled whole by gcc -----------------
 # A loop of 2 to 16 steps with no loop or call inside whose bounds are lets
 # of one value (opt_range.c) gets BP_UNROLL (emit_loops.c); a longer one, one
