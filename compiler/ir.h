@@ -504,6 +504,12 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
  * in place of a call: the C emitter computes its values one by one
  * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
 bool ir_range_values(const struct ir_node *s);
+/* Whether for-array loop s reads its array from a variable, not as its last
+ * use (moved), that its body never assigns, stores into, pushes into or
+ * changes by a method (a unique statement comes only before a loop that
+ * stores): the variable holds the array, its length and its elements for
+ * the whole loop, so the C emitter takes no snapshot of it (emit_loops.c). */
+bool ir_source_held(struct ir_node *s);
 /* The range loop that is range loop s's whole body (blocks of one statement
  * looked through), or NULL. Its guards, if any, are what guards_outside
  * tests before s, unless a later pass swapped the nest, put a loop on the
