@@ -387,6 +387,11 @@ bool ir_names(struct ir_node *n, struct ir_var *v);
  * break or continue of the loop whose body s is in (depth 0; a loop inside s
  * adds one) (opt_fill.c). */
 bool ir_leaves(struct ir_node *s, int depth);
+/* For-array loop s over a variable its body never writes (ir_writes),
+ * rewritten in place as `for k in 0..len(xs): let v = xs[k]; body` (k a
+ * fresh temporary): the same elements in the same order, none of the reads
+ * out of range (opt_iters.c, for opt_inline.c). */
+void ir_each_by_index(struct ir_program *ir, struct ir_node *s);
 void opt_fuse(struct ir_program *ir);     /* opt_fuse.c */
 /* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
  * statements, or a generator's element and filter) with no loop and no

@@ -801,7 +801,10 @@ fn grows(xs: [int]) -> int:
 
 fn main():
     let cs = [1.0, -0.5, 0.25]
-    print(horner(cs, 2.0), grows([1, 2, 3]))
+    var total = 0.0
+    for x in [0.5, 1.5]:
+        total += horner(cs, x)
+    print(horner(cs, 2.0), grows([1, 2, 3]), total)
 EOB
 "$BRINE" build --release --emit-c fe/f.br -o fe/f > fe.log 2>&1
 check "for-each held: builds with --emit-c" [ $? -eq 0 -a -s fe/f.c ]
@@ -810,6 +813,10 @@ check "for-each held: horner's loop over its parameter retains nothing, pushes n
     [ "$(febody bf_main_horner | grep -c 'brt_retain\|brt_own_push\|brt_arr_release')" -eq 0 ]
 check "for-each held: a loop whose body pushes into its array keeps its snapshot" \
     [ "$(febody bf_main_grows | grep -c 'brt_retain(')" -ge 1 ]
+# in a loop, such a helper is written in place as a range loop over the
+# array (opt_inline.c)
+check "for-each held: the helper written in place in main's loop" \
+    [ "$("$BRINE" --dump=ir:inline fe/f.br | grep -c 'call bf_main_horner')" -eq 1 ]
 ./fe/f > fe.got 2>&1
 "$BRINE" run --opt=none fe/f.br > fe.want 2>&1
 check "for-each held: the same output as --opt=none" same fe.got fe.want
