@@ -26,7 +26,8 @@
  *
  * A call in a loop, with any arguments, of a function whose body is such
  * an expression or a few statements (lets, assignments and ifs of plain
- * values, range loops of those) then `return EXPR` (EXPR may be float
+ * values, range loops of those, loops over an array its body leaves alone,
+ * copied as range loops: by_index) then `return EXPR` (EXPR may be float
  * arithmetic over one float sum or product over a range, written first as
  * a loop from the same start: the same bits), is written as
  * statements before its statement (a store's value is evaluated before its

@@ -51,8 +51,9 @@
  * prove, the check stays, so every panic stays where and what it is.
  * `--dump=ir:range` shows the marks (no-overflow, in-bounds). The bounds
  * of a short loop (ir.h: at most IR_SHORT_TRIPS steps, no loop inside)
- * that read int variables of one value each become those literals (`let d
- * = 16` ... `for k in 0..d` is `0..16`), after the walk, so that no proof
+ * that read int variables of one value each, or the length of an array a
+ * let made of a literal (or [x] * k) that nothing resizes, become those
+ * literals (`let d = 16` ... `for k in 0..d` is `0..16`), after the walk, so that no proof
  * made with the variables is lost: the C compiler then knows the trip
  * count, in the pool's helpers too, and unrolls the loop (emit_loops.c).
  * A generator whose every index opt_loops.c guarded is in_bounds loses its
@@ -88,9 +89,15 @@ static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
 static struct vec BOUNDS;
 static bool OWN_ROUND; /* the first round: parameters know nothing of their callers */
 
+/* A bound read from variables: a variable, or len of an array variable. */
+static bool read_bound(const struct ir_node *b)
+{
+    return b->op == IR_VAR || (b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR);
+}
+
 static void note_bound(struct ir_node **place, struct range r)
 {
-    if ((*place)->op == IR_VAR) {
+    if (read_bound(*place)) {
         vec_push(&BOUNDS, place);
         vec_push(&BOUNDS, ir_mk_int((int64_t)r.lo, (*place)->loc));
     }
@@ -116,7 +123,7 @@ static void literal_bounds(void)
      * variable, wherever it is */
     for (int i = 0; i + 1 < BOUNDS.len; i += 2) {
         struct ir_node **place = BOUNDS.items[i];
-        if ((*place)->op == IR_VAR) *place = BOUNDS.items[i + 1];
+        if (read_bound(*place)) *place = BOUNDS.items[i + 1];
     }
     BOUNDS = (struct vec){0}; /* arena memory */
 }
@@ -508,7 +515,12 @@ static struct range expr(struct ir_node *n)
     }
     case IR_BUILTIN:
         kids(n);
-        if (n->builtin == BI_LEN) return rng(0, MAX_LEN);
+        if (n->builtin == BI_LEN) {
+            /* an array never resized, made by a let of a literal or [x] * k: that many */
+            struct ir_node *a = n->kids[0], *k = a->op == IR_VAR && fixed_array(a->var) ? LENOF[a->var->id] : NULL;
+            int64_t m = k && k->op == IR_INT && (int64_t)k->ival > 0 ? (int64_t)k->ival : 0;
+            return k && k->op == IR_INT ? rng(m, m) : rng(0, MAX_LEN);
+        }
         return FULL;
     case IR_UNARY: {
         struct range a = expr(n->a);

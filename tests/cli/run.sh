@@ -814,9 +814,12 @@ check "for-each held: horner's loop over its parameter retains nothing, pushes n
 check "for-each held: a loop whose body pushes into its array keeps its snapshot" \
     [ "$(febody bf_main_grows | grep -c 'brt_retain(')" -ge 1 ]
 # in a loop, such a helper is written in place as a range loop over the
-# array (opt_inline.c)
+# array (opt_inline.c), whose bound, the length of a let of a literal that
+# nothing resizes, is that literal (opt_range.c)
 check "for-each held: the helper written in place in main's loop" \
     [ "$("$BRINE" --dump=ir:inline fe/f.br | grep -c 'call bf_main_horner')" -eq 1 ]
+check "for-each held: its loop runs over 0..3, the literal's length" \
+    [ "$("$BRINE" --dump=ir:range fe/f.br | grep -c 'for_range v[0-9]*: int in 0:int .. 3:int')" -eq 1 ]
 ./fe/f > fe.got 2>&1
 "$BRINE" run --opt=none fe/f.br > fe.want 2>&1
 check "for-each held: the same output as --opt=none" same fe.got fe.want
