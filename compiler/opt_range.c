@@ -12,7 +12,8 @@
  *     a guard `if i >= n: panic(...)` leaves i < n after it;
  *   - a loop forgets what its body assigns, before the body, except a
  *     counter: a variable the body only increases (`v = v + c`, c >= 0) keeps
- *     its lower bound, and when no increase sits in an inner loop, a range
+ *     its lower bound (one it only decreases, `v = v - c`, its upper bound
+ *     and what it is below), and when no increase sits in an inner loop, a range
  *     loop of T iterations adds at most T times the increases to its upper
  *     bound (`hits += 1` counted at most once per iteration); a `for i in
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
@@ -654,6 +655,7 @@ static void refine(struct ir_node *c, bool truth)
 struct change {
     bool assigned;
     bool counter;      /* every assignment is v = v + c with 0 <= c */
+    bool down;         /* every assignment is v = v - c with 0 <= c */
     bool nested;       /* one of them sits in a loop inside the body */
     __int128 step;     /* the sum of the c's */
 };
@@ -671,6 +673,13 @@ static __int128 increase(struct ir_node *n, struct ir_var *v)
     return k >= 0 ? k : -1;
 }
 
+/* Whether n is `v - c` with c a non-negative literal. */
+static bool decrease(struct ir_node *n, struct ir_var *v)
+{
+    if (!n || n->op != IR_BINARY || n->bop != OP_SUB || n->optype != ty_int) return false;
+    return n->a->op == IR_VAR && n->a->var == v && n->b->op == IR_INT && (int64_t)n->b->ival >= 0;
+}
+
 static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap)
 {
     if (!s || ir_is_expr(s)) return;
@@ -679,8 +688,9 @@ static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap
         if (!c->assigned) {
             VEC_GROW(*ids, *nids, *cap);
             (*ids)[(*nids)++] = s->var->id;
-            c->assigned = c->counter = true;
+            c->assigned = c->counter = c->down = true;
         }
+        if (!decrease(s->a, s->var)) c->down = false;
         __int128 k = increase(s->a, s->var);
         if (k < 0) c->counter = false;
         else if (c->step < ((__int128)1 << 64)) c->step += k;
@@ -720,6 +730,8 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
             *r = clamp(r->lo, INT64_MAX);
+        else if (c->down)
+            r->lo = INT64_MIN; /* its upper bound and what it is below hold */
         else
             *r = FULL;
         *c = (struct change){0};
