@@ -823,7 +823,7 @@ check "for-each held: its loop runs over 0..3, the literal's length" \
 # abs of a float is gcc's own (one andpd) in a release build, the union
 # elsewhere (tcc): the same bits (tests/golden/float/abs_sign_bit)
 check "abs: __builtin_fabs for gcc only" \
-    grep -A1 -x '#if defined(__GNUC__) && !defined(__TINYC__)' fe/f.c | grep -qx '#define bp_fabs(x) __builtin_fabs(x)'
+    [ "$(grep -A1 -x '#if defined(__GNUC__) && !defined(__TINYC__)' fe/f.c | grep -cx '#define bp_fabs(x) __builtin_fabs(x)')" -eq 1 ]
 ./fe/f > fe.got 2>&1
 "$BRINE" run --opt=none fe/f.br > fe.want 2>&1
 check "for-each held: the same output as --opt=none" same fe.got fe.want
