@@ -304,6 +304,8 @@ static struct ir_node *made_len(struct ir_node *e)
     if (!e) return NULL;
     if (e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 && stable(e->kids[0])) return e->kids[0];
     if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b)) return e->b;
+    /* a copy of an array never resized whose length a let made known (a = xs) */
+    if (e->op == IR_VAR && fixed_array(e->var)) return LENOF[e->var->id];
     return NULL;
 }
 
