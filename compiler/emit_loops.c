@@ -1081,18 +1081,18 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
     line("}");
 }
 
-/* for v in xs: over a snapshot of the array, the variable borrowing each
- * element. for v in range(lo, hi, step) over int (ir_range_values): the
- * values one by one, as brt_range_step lists them (the same count, the
- * same panics at the range), without the array; with guards (opt_loops.c),
- * twice: without their checks when they hold from the first value to the
- * last, else as written. */
+/* for v in xs: over a snapshot of the array (none where the variable holds
+ * it: ir_source_held), the variable borrowing each element. for v in
+ * range(lo, hi, step) over int (ir_range_values): the values one by one, as
+ * brt_range_step lists them (the same count, the same panics at the range),
+ * without the array; with guards (opt_loops.c), twice: without their checks
+ * when they hold from the first value to the last, else as written. */
 void emit_for_array(struct ir_node *s)
 {
     if (accumulate_in_lanes(s)) return;
     struct type *et = s->var->type;
     struct ir_node *r = s->iter.array;
-    bool values = ir_range_values(s);
+    bool values = ir_range_values(s), held = ir_source_held(s);
     const char *snap = NULL, *lo = NULL, *step = NULL, *n = NULL;
     scope_open();
     if (values) {
@@ -1101,9 +1101,9 @@ void emit_for_array(struct ir_node *s)
         step = tmp(ty_int, "%s", emit_expr(r->kids[2]));
         n = tmp(ty_int, "brt_range_step_count(%s, %s, %s, %s)", lo, hi, step, loc_ref(r->loc));
     } else {
-        const char *a = take(emit_expr(r), r->type);
-        snap = declare_extra(r->type);
-        line("%s = %s;", snap, a);
+        const char *a = held ? NULL : take(emit_expr(r), r->type);
+        snap = held ? vname(r->var) : declare_extra(r->type);
+        if (!held) line("%s = %s;", snap, a);
     }
     scope_close();
     /* the snapshot's reference keeps its length and data fixed (a store or
@@ -1134,7 +1134,7 @@ void emit_for_array(struct ir_node *s)
     } else {
         array_loop(s, v, n, data, lo, step);
     }
-    if (snap) line("brt_arr_release(%s); %s = NULL;", snap, snap);
+    if (snap && !held) line("brt_arr_release(%s); %s = NULL;", snap, snap);
     if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));
     close_views(views);
 }

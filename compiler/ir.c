@@ -489,6 +489,12 @@ bool ir_range_values(const struct ir_node *s)
            !r->inl;
 }
 
+bool ir_source_held(struct ir_node *s)
+{
+    struct ir_node *r = s->iter.array;
+    return s->op == IR_FOR_ARRAY && r->op == IR_VAR && !r->moved && !ir_writes(s->b, r->var, true);
+}
+
 /* A loop's guards name arrays and indices in scope before it; entering it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
 {

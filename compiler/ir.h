@@ -387,6 +387,11 @@ bool ir_names(struct ir_node *n, struct ir_var *v);
  * break or continue of the loop whose body s is in (depth 0; a loop inside s
  * adds one) (opt_fill.c). */
 bool ir_leaves(struct ir_node *s, int depth);
+/* For-array loop s over a variable its body never writes (ir_writes),
+ * rewritten in place as `for k in 0..len(xs): let v = xs[k]; body` (k a
+ * fresh temporary): the same elements in the same order, none of the reads
+ * out of range (opt_iters.c, for opt_inline.c). */
+void ir_each_by_index(struct ir_program *ir, struct ir_node *s);
 void opt_fuse(struct ir_program *ir);     /* opt_fuse.c */
 /* A short loop: a range of 2 to IR_SHORT_TRIPS steps, its body (a loop's
  * statements, or a generator's element and filter) with no loop and no
@@ -504,6 +509,12 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
  * in place of a call: the C emitter computes its values one by one
  * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
 bool ir_range_values(const struct ir_node *s);
+/* Whether for-array loop s reads its array from a variable, not as its last
+ * use (moved), that its body never assigns, stores into, pushes into or
+ * changes by a method (a unique statement comes only before a loop that
+ * stores): the variable holds the array, its length and its elements for
+ * the whole loop, so the C emitter takes no snapshot of it (emit_loops.c). */
+bool ir_source_held(struct ir_node *s);
 /* The range loop that is range loop s's whole body (blocks of one statement
  * looked through), or NULL. Its guards, if any, are what guards_outside
  * tests before s, unless a later pass swapped the nest, put a loop on the

@@ -26,7 +26,8 @@
  *
  * A call in a loop, with any arguments, of a function whose body is such
  * an expression or a few statements (lets, assignments and ifs of plain
- * values, range loops of those) then `return EXPR` (EXPR may be float
+ * values, range loops of those, loops over an array its body leaves alone,
+ * copied as range loops: by_index) then `return EXPR` (EXPR may be float
  * arithmetic over one float sum or product over a range, written first as
  * a loop from the same start: the same bits), is written as
  * statements before its statement (a store's value is evaluated before its
@@ -331,10 +332,28 @@ static bool assigns(struct ir_node *s, struct ir_var *v)
     return false;
 }
 
+/* A loop `for c in cs` of plain elements over a variable its body leaves
+ * alone: the copy runs it as the range loop `for k in 0..len(cs): let c =
+ * cs[k]` (ir_each_by_index), the same elements in the same order. */
+static bool by_index(struct ir_node *s)
+{
+    struct ir_node *a = s->iter.array;
+    return !s->par && a->op == IR_VAR && plain(s->var->type) && !ir_writes(s->b, a->var, true);
+}
+
+static void each_by_index(struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    if (s->op == IR_FOR_ARRAY) ir_each_by_index(P, s);
+    each_by_index(s->b);
+    each_by_index(s->c);
+    for (int i = 0; i < s->nkids; i++) each_by_index(s->kids[i]);
+}
+
 /* A statement of a body written in place: a let or an assignment of a
  * plain value, an if of those, or a range loop of those (`for k in
  * 0..len(u): s += u[k] * v[k]`: it ends, and its variable is a fresh one
- * in the copy, as the lets' are). */
+ * in the copy, as the lets' are), or a loop over an array (by_index). */
 static bool simple_stmt(struct ir_node *s)
 {
     if (!s) return true;
@@ -343,12 +362,13 @@ static bool simple_stmt(struct ir_node *s)
     case IR_IF: return copyable(s->a) && simple_stmt(s->b) && simple_stmt(s->c);
     case IR_FOR_RANGE:
         return !s->par && copyable(s->iter.lo) && copyable(s->iter.hi) && simple_stmt(s->b);
+    case IR_FOR_ARRAY: return by_index(s) && simple_stmt(s->b);
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
             if (!simple_stmt(s->kids[i])) return false;
         return true;
-    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY:
-    case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
+    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_BREAK: case IR_CONTINUE:
+    case IR_RETURN: case IR_UNREACHABLE:
         return false;
     }
     return false;
@@ -377,7 +397,7 @@ static bool only_loops; /* ir_inline_loop_calls: only functions holding a loop *
 static bool holds_loop(struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return false;
-    if (s->op == IR_FOR_RANGE) return true;
+    if (s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) return true;
     if (s->op == IR_RETURN && !copyable(s->a)) return true; /* a fold, written as a loop */
     for (int i = 0; i < s->nkids; i++)
         if (holds_loop(s->kids[i])) return true;
@@ -560,6 +580,7 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
         struct ir_node *b = f->body;
         for (int i = 0; i + 1 < b->nkids; i++) {
             struct ir_node *s = ir_copy(&h.s.k, b->kids[i]);
+            each_by_index(s);
             frame_stmt(s, ctx, in);
             ir_push_kid(into, s);
         }

@@ -169,6 +169,21 @@ static void rewrite_gen(struct ir_node *g)
     ir_recapture(g);
 }
 
+void ir_each_by_index(struct ir_program *ir, struct ir_node *s)
+{
+    struct ir_node *src = s->iter.array, *body = ir_new(IR_BLOCK, s->b->loc, ty_void);
+    struct ir_var *k = ir_new_temp(ir, ty_int, src->loc);
+    struct ir_node *x = ir_new(IR_INDEX, src->loc, src->type->elem);
+    x->a = ir_copy(NULL, src);
+    x->b = ir_mk_var(k, src->loc);
+    ir_push_kid(body, ir_mk_stmt(IR_LET, s->var, x, src->loc));
+    ir_push_kid(body, s->b);
+    s->op = IR_FOR_RANGE;
+    s->var = k;
+    s->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, src->loc), .hi = ir_mk_len(src)};
+    s->b = body;
+}
+
 static void walk(struct ir_node *n)
 {
     if (!n) return;

@@ -12,7 +12,8 @@
  *     a guard `if i >= n: panic(...)` leaves i < n after it;
  *   - a loop forgets what its body assigns, before the body, except a
  *     counter: a variable the body only increases (`v = v + c`, c >= 0) keeps
- *     its lower bound, and when no increase sits in an inner loop, a range
+ *     its lower bound (one it only decreases, `v = v - c`, its upper bound
+ *     and what it is below), and when no increase sits in an inner loop, a range
  *     loop of T iterations adds at most T times the increases to its upper
  *     bound (`hits += 1` counted at most once per iteration); a `for i in
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
@@ -58,8 +59,9 @@
  * prove, the check stays, so every panic stays where and what it is.
  * `--dump=ir:range` shows the marks (no-overflow, in-bounds). The bounds
  * of a short loop (ir.h: at most IR_SHORT_TRIPS steps, no loop inside)
- * that read int variables of one value each become those literals (`let d
- * = 16` ... `for k in 0..d` is `0..16`), after the walk, so that no proof
+ * that read int variables of one value each, or the length of an array a
+ * let made of a literal (or [x] * k) that nothing resizes, become those
+ * literals (`let d = 16` ... `for k in 0..d` is `0..16`), after the walk, so that no proof
  * made with the variables is lost: the C compiler then knows the trip
  * count, in the pool's helpers too, and unrolls the loop (emit_loops.c).
  * A generator whose every index opt_loops.c guarded is in_bounds loses its
@@ -96,9 +98,15 @@ static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
 static struct vec BOUNDS;
 static bool OWN_ROUND; /* the first round: parameters know nothing of their callers */
 
+/* A bound read from variables: a variable, or len of an array variable. */
+static bool read_bound(const struct ir_node *b)
+{
+    return b->op == IR_VAR || (b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR);
+}
+
 static void note_bound(struct ir_node **place, struct range r)
 {
-    if ((*place)->op == IR_VAR) {
+    if (read_bound(*place)) {
         vec_push(&BOUNDS, place);
         vec_push(&BOUNDS, ir_mk_int((int64_t)r.lo, (*place)->loc));
     }
@@ -124,7 +132,7 @@ static void literal_bounds(void)
      * variable, wherever it is */
     for (int i = 0; i + 1 < BOUNDS.len; i += 2) {
         struct ir_node **place = BOUNDS.items[i];
-        if ((*place)->op == IR_VAR) *place = BOUNDS.items[i + 1];
+        if (read_bound(*place)) *place = BOUNDS.items[i + 1];
     }
     BOUNDS = (struct vec){0}; /* arena memory */
 }
@@ -304,6 +312,8 @@ static struct ir_node *made_len(struct ir_node *e)
     if (!e) return NULL;
     if (e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 && stable(e->kids[0])) return e->kids[0];
     if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b)) return e->b;
+    /* a copy of an array never resized whose length a let made known (a = xs) */
+    if (e->op == IR_VAR && fixed_array(e->var)) return LENOF[e->var->id];
     return NULL;
 }
 
@@ -524,7 +534,12 @@ static struct range expr(struct ir_node *n)
     }
     case IR_BUILTIN:
         kids(n);
-        if (n->builtin == BI_LEN) return rng(0, MAX_LEN);
+        if (n->builtin == BI_LEN) {
+            /* an array never resized, made by a let of a literal or [x] * k: that many */
+            struct ir_node *a = n->kids[0], *k = a->op == IR_VAR && fixed_array(a->var) ? LENOF[a->var->id] : NULL;
+            int64_t m = k && k->op == IR_INT && (int64_t)k->ival > 0 ? (int64_t)k->ival : 0;
+            return k && k->op == IR_INT ? rng(m, m) : rng(0, MAX_LEN);
+        }
         return FULL;
     case IR_UNARY: {
         struct range a = expr(n->a);
@@ -660,6 +675,7 @@ static void refine(struct ir_node *c, bool truth)
 struct change {
     bool assigned;
     bool counter;      /* every assignment is v = v + c with 0 <= c */
+    bool down;         /* every assignment is v = v - c with 0 <= c */
     bool nested;       /* one of them sits in a loop inside the body */
     __int128 step;     /* the sum of the c's */
 };
@@ -696,6 +712,13 @@ static __int128 increase(struct ir_node *n, struct ir_var *v)
     return step_of(c);
 }
 
+/* Whether n is `v - c` with c a non-negative literal. */
+static bool decrease(struct ir_node *n, struct ir_var *v)
+{
+    if (!n || n->op != IR_BINARY || n->bop != OP_SUB || n->optype != ty_int) return false;
+    return n->a->op == IR_VAR && n->a->var == v && n->b->op == IR_INT && (int64_t)n->b->ival >= 0;
+}
+
 static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap)
 {
     if (!s || ir_is_expr(s)) return;
@@ -705,8 +728,9 @@ static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap
         if (!c->assigned) {
             VEC_GROW(*ids, *nids, *cap);
             (*ids)[(*nids)++] = s->var->id;
-            c->assigned = c->counter = true;
+            c->assigned = c->counter = c->down = true;
         }
+        if (!decrease(s->a, s->var)) c->down = false;
         __int128 k = increase(s->a, s->var);
         if (k < 0) c->counter = false;
         else if (c->step < ((__int128)1 << 64)) c->step += k;
@@ -746,6 +770,8 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
             *r = clamp(r->lo, INT64_MAX);
+        else if (c->down)
+            r->lo = INT64_MIN; /* its upper bound and what it is below hold */
         else
             *r = FULL;
         if (was.len) r->len = was.len; /* an array's stores keep its length */

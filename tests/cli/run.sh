@@ -880,4 +880,55 @@ check "map in place steps: one test before the steps, each step a plain loop" \
 ./mi/p > mi.got 2>&1
 check "map in place steps: the same output at one thread" same mi.got mi.want
 
+# ---- for-each loops over a variable the body leaves alone: no snapshot -----
+# `for c in cs` reads cs's length and data once; where the body cannot
+# change cs (no assignment, store, push or pop of it) the variable holds the
+# array for the whole loop: no retain and release of a snapshot, and so no
+# ownership frame in a helper that loops over its parameter. A body that
+# pushes into the array keeps the snapshot (the loop walks the old value).
+mkdir -p fe
+cat > fe/f.br <<'EOB'
+fn horner(cs: [float], x: float) -> float:
+    var y = 0.0
+    for c in cs:
+        y = y * x + c
+    return y
+
+fn grows(xs: [int]) -> int:
+    var ys = xs
+    var n = 0
+    for y in ys:
+        ys.push(y)
+        n += y
+    return n + len(ys)
+
+fn main():
+    let cs = [1.0, -0.5, 0.25]
+    var total = 0.0
+    for x in [0.5, 1.5]:
+        total += horner(cs, x)
+    print(horner(cs, 2.0), grows([1, 2, 3]), total)
+EOB
+"$BRINE" build --release --emit-c fe/f.br -o fe/f > fe.log 2>&1
+check "for-each held: builds with --emit-c" [ $? -eq 0 -a -s fe/f.c ]
+febody() { sed -n "/^static .*$1(.*)\$/,/^}/p" fe/f.c; }
+check "for-each held: horner's loop over its parameter retains nothing, pushes no owner frame" \
+    [ "$(febody bf_main_horner | grep -c 'brt_retain\|brt_own_push\|brt_arr_release')" -eq 0 ]
+check "for-each held: a loop whose body pushes into its array keeps its snapshot" \
+    [ "$(febody bf_main_grows | grep -c 'brt_retain(')" -ge 1 ]
+# in a loop, such a helper is written in place as a range loop over the
+# array (opt_inline.c), whose bound, the length of a let of a literal that
+# nothing resizes, is that literal (opt_range.c)
+check "for-each held: the helper written in place in main's loop" \
+    [ "$("$BRINE" --dump=ir:inline fe/f.br | grep -c 'call bf_main_horner')" -eq 1 ]
+check "for-each held: its loop runs over 0..3, the literal's length" \
+    [ "$("$BRINE" --dump=ir:range fe/f.br | grep -c 'for_range v[0-9]*: int in 0:int .. 3:int')" -eq 1 ]
+# abs of a float is gcc's own (one andpd) in a release build, the union
+# elsewhere (tcc): the same bits (tests/golden/float/abs_sign_bit)
+check "abs: __builtin_fabs for gcc only" \
+    [ "$(grep -A1 -x '#if defined(__GNUC__) && !defined(__TINYC__)' fe/f.c | grep -cx '#define bp_fabs(x) __builtin_fabs(x)')" -eq 1 ]
+./fe/f > fe.got 2>&1
+"$BRINE" run --opt=none fe/f.br > fe.want 2>&1
+check "for-each held: the same output as --opt=none" same fe.got fe.want
+
 harness_finish
