@@ -242,7 +242,7 @@ static const char *emit_expr_here(struct ir_node *n);
  * inside named by the function they came from. */
 const char *emit_expr(struct ir_node *n)
 {
-    if (!n->inl || !F || quiet_expr(n)) return emit_expr_here(n);
+    if (!n->inl || !F || quiet_here(n)) return emit_expr_here(n);
     const char *frame = F->frame;
     bool in_helper = F->in_helper;
     int depth = F->fdepth;

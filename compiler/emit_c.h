@@ -136,6 +136,8 @@ extern struct fctx *F;
 /* Code that cannot panic writes no slot of the call chain, and such a
  * function no stack check (emit_quiet.c). */
 bool quiet_expr(struct ir_node *n);
+/* The same, where it is being written: an element read proved in range there is quiet too. */
+bool quiet_here(struct ir_node *n);
 bool quiet_fn(struct ir_fn *f);
 /* Whether f is on a cycle of calls: its C is never written in place (BRT_NOINLINE). */
 bool fn_recursive(struct ir_fn *f);

@@ -12,6 +12,9 @@
  *     functions, the wrapping and bit methods, tuples and their fields,
  *     integer arithmetic, shifts and conversions the optimizer proved
  *     cannot fail, and calls of quiet functions;
+ *     and, where it is written (quiet_here: the stores around an expression
+ *     written in place of a call), an element read that the loop version
+ *     being written proves in range (in_guarded_loop, a jam's slot);
  *   - a quiet function: one whose every statement is quiet (no store into
  *     an array, no push, no par construct, no call of another kind), which
  *     calls no function that is not quiet, and is not recursive.
@@ -41,15 +44,30 @@ enum { Q_UNKNOWN, Q_VISITING, Q_LOUD, Q_QUIET };
 static intptr_t bytes(struct ir_node *n);
 static intptr_t fn_cost(struct ir_fn *f);
 
-static bool quiet_kids(struct ir_node *n)
+static bool quiet_in(struct ir_node *n, bool here);
+
+static bool quiet_kids(struct ir_node *n, bool here)
 {
-    if (!quiet_expr(n->a) || !quiet_expr(n->b) || !quiet_expr(n->c)) return false;
+    if (!quiet_in(n->a, here) || !quiet_in(n->b, here) || !quiet_in(n->c, here)) return false;
     for (int i = 0; i < n->nkids; i++)
-        if (!quiet_expr(n->kids[i])) return false;
+        if (!quiet_in(n->kids[i], here)) return false;
     return true;
 }
 
 bool quiet_expr(struct ir_node *n)
+{
+    return quiet_in(n, false);
+}
+
+/* here: also an element read whose index the code being written proves
+ * (the guarded version of its loop, a jam's slot: in_guarded_loop), which
+ * holds only where it is emitted, never for a whole function. */
+bool quiet_here(struct ir_node *n)
+{
+    return quiet_in(n, true);
+}
+
+static bool quiet_in(struct ir_node *n, bool here)
 {
     if (!n) return true;
     switch (n->eop) {
@@ -84,11 +102,14 @@ bool quiet_expr(struct ir_node *n)
         }
         break;
     case IR_CALL: if (!quiet_fn(n->fn)) return false; break;
-    case IR_STR: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
+    case IR_INDEX:
+        if (!here || !(in_guarded_loop(n) || (n->slot && CG->slot_names))) return false;
+        break;
+    case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
     case IR_FNVAL: case IR_CALLV:
         return false;
     }
-    return quiet_kids(n);
+    return quiet_kids(n, here);
 }
 
 static bool quiet_stmt(struct ir_node *s)
