@@ -196,11 +196,11 @@ const char *emit_listcomp(struct ir_node *rn)
         if (!rn->nclauses) s = eval_source(&rn->iter);
         declare_var(rn->gen_var, VS_BORROWED);
         /* no filter: as many elements as the source has, room made once */
-        const char *out = rn->nclauses || rn->filter
-                              ? tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type))
-                              : tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n);
+        bool room = !rn->nclauses && !rn->filter;
+        const char *out = room ? tmp_owned(t, "brt_arr_room(%s, %s)", tdesc(rn->elem_type), s.n)
+                               : tmp_owned(t, "brt_arr_new(%s, 0)", tdesc(rn->elem_type));
         int views = open_cap_views(rn);
-        if (!rn->nclauses && !rn->filter) {
+        if (room) {
             room_loops(rn, &s, out);
             close_views(views);
             return out;
