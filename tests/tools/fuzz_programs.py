@@ -529,6 +529,7 @@ class Gen:
         self.maps = random.Random(seed ^ 0x3A95)    # whether to write a map of an array's own slots (map_self)
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
         self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
+        self.eaches = random.Random(seed ^ 0xEAC4)  # whether a loop helper walks its array by element (pool_helper)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2761,6 +2762,10 @@ class Gen:
             a = [float((k * 7) % 10) * 0.5 if flt else (k * 7) % 10 for k in range(size)]
             for s_ in range(steps):
                 for k in range(hi):
+                    # `v[i + off] += v[i] % 3 + s` reads v[i] first (the value
+                    # before the target's index); the float form reads v[i + off] first
+                    if not flt and k >= size:
+                        raise Panic(f"index out of bounds: the len is {size} but the index is {k}")
                     if k + off >= size:
                         raise Panic(f"index out of bounds: the len is {size} but the index is {k + off}")
                     if flt:
@@ -4244,7 +4249,11 @@ def pool_helper(g, et, kind):
                   f"    return {ys}[{pi} % {K}]"]
     else:
         lines.append(f"    var {acc}: {et} = {show(et, start)}")
-        if kind == "while":
+        if kind == "each":
+            # every element by a for-each loop, its position counted in pk
+            lines += [f"    var {pk} = 0", f"    for {ys} in {pxs}:", f"        {acc} += {ys} * ({x.text})",
+                      f"        {pk} += 1"]
+        elif kind == "while":
             lines += [f"    var {pk} = 0", f"    while {pk} * {pk} < {K * K}:", f"        {acc} += {term}",
                       f"        {pk} += 1"]
         else:
@@ -4268,6 +4277,13 @@ def pool_helper(g, et, kind):
         # an overflow of an early step's addition beats a later step's panic
         vals = []
         a = start
+        if kind == "each":
+            for kv, y in enumerate(xs):
+                env = Env(GLOBAL[0])
+                env.vars.update({pi: ["int", False, iv], pk: ["int", False, kv], pxs: [f"[{et}]", False, xs]})
+                xv = xe(env)
+                a = add(a, chk("int", y * xv, "multiplication") if et == "int" else f_mul(y, xv))
+            return a
         for kv in range(K):
             env = Env(GLOBAL[0])
             env.vars.update({pi: ["int", False, iv], pk: ["int", False, kv], pxs: [f"[{et}]", False, xs]})
@@ -4304,12 +4320,14 @@ def pool_call(g):
         return None
     et = r.choice(["int", "float"])
     kind = r.choice(HELPER_KINDS)
+    if kind == "loop" and g.eaches.random() < 0.4:
+        kind = "each"   # a for-each loop over the array (opt_inline.c writes it in place by index)
     form = r.randrange(5)
     if kind == "print" and form >= 3:
         form = r.randrange(3)   # a par element prints nothing
     t = f"[{et}]"
     h, model, K, M = pool_helper(g, et, kind)
-    g.use("pool-call" if kind in ("loop", "push") else "pool-refused")
+    g.use("pool-call" if kind in ("loop", "push", "each") else "pool-refused")
     v, i, xs, ys, s, mx = (g.fresh(p) for p in ("v", "i", "x", "y", "s", "m"))
     N = r.choice([0, 5, 40, 300, 300])
     L = M + K - 1 - (1 if r.random() < 0.2 else 0)
