@@ -48,7 +48,9 @@
  *     bit methods and comploop's new rows of unset values, no par construct, no user or keyed reduction; no while
  *     loop (each iteration ends), no break or return of the loop;
  *   - it does enough work to pay for the pool: it holds a loop, a
- *     comprehension or a reduction.
+ *     comprehension or a reduction, or its straight-line body is at least
+ *     FOLD_WORK nodes; and a count known as a literal (too_few) is enough
+ *     for the runtime ever to split it.
  *
  * A plain comprehension [E for i in lo..hi] (one range generator over int,
  * no filter), or [E for x in xs] over an array, whose element E passes the
@@ -706,10 +708,40 @@ static void mark_calls(struct ir_node *n)
     ir_each_child(n, mark_calls);
 }
 
+/* Whether n is the int literal c, or c more than term t (`t + c`, `c + t`). */
+static bool lit_past(const struct ir_node *n, const struct ir_node *t, __int128 *c)
+{
+    if (n->op == IR_INT && (!t || t->op == IR_INT)) {
+        *c = (__int128)n->ival - (t ? (__int128)t->ival : 0);
+        return true;
+    }
+    if (!t || n->op != IR_BINARY || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    if (n->b->op == IR_INT && ir_same_term(n->a, t)) {
+        *c = n->bop == OP_ADD ? (__int128)n->b->ival : -(__int128)n->b->ival;
+        return true;
+    }
+    if (n->bop == OP_ADD && n->a->op == IR_INT && ir_same_term(n->b, t)) {
+        *c = (__int128)n->a->ival;
+        return true;
+    }
+    return false;
+}
+
+/* Whether range it runs too few iterations for the pool ever to split
+ * body (brt_par_for_splits with par_least's count): its count is a
+ * literal (`0..4`, `lo..lo + 1`, `m - 1..m`) below that. */
+static bool too_few(struct ir_iter *it, struct ir_node *body)
+{
+    __int128 c, d;
+    bool known = lit_past(it->hi, it->lo, &c) || (lit_past(it->lo, it->hi, &d) && (c = -d, true));
+    return known && c * ir_par_work(body) < IR_PAR_GRAIN;
+}
+
 /* Whether loop s may run its iterations on the pool; if so, marks it. */
 static bool try_loop(struct ir_node *s)
 {
     if (s->iter.inclusive || s->iter.lo->type != ty_int || s->var->type != ty_int) return false;
+    if (too_few(&s->iter, s->b)) return false;
     clear_body_flags();
     flag[s->var->id] |= F_IDX;
     defs(s->b);
@@ -726,7 +758,7 @@ static bool try_loop(struct ir_node *s)
             if (flag[i] & F_ROOT) ok = false;
         ok = ok && !has_swap(s) && (work || ir_par_work(s->b) >= FOLD_WORK);
     } else {
-        ok = ok && work;
+        ok = ok && (work || ir_par_work(s->b) >= FOLD_WORK);
     }
     if (ok && nfolds) {
         s->folds = arena_alloc(sizeof *s->folds * (size_t)nfolds);
