@@ -406,6 +406,11 @@ struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc
  * value and cannot panic: a literal, a variable or len of a variable
  * (opt_comploop.c). */
 bool ir_repeatable(struct ir_node *n);
+/* Whether int expression n is such a bound or a sum or difference of them
+ * (`n - 1`, `len(a) + k`): evaluated again with its variables unchanged it
+ * gives the same value, and it panics (an overflow) only where its first
+ * evaluation already did. */
+bool ir_repeatable_sum(struct ir_node *n);
 /* `0 <= lo and lo < hi and hi - lo <= ROOM` (lo, hi repeatable; ROOM the
  * elements brt_arr_room makes first, 16 MiB of 8-byte ones): a range whose
  * array may be allocated whole before its first element (opt_comploop.c). */

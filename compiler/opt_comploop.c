@@ -119,6 +119,13 @@ bool ir_repeatable(struct ir_node *n)
     return n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR;
 }
 
+bool ir_repeatable_sum(struct ir_node *n)
+{
+    if (n->op == IR_BINARY && (n->bop == OP_ADD || n->bop == OP_SUB) && n->optype == ty_int)
+        return ir_repeatable_sum(n->a) && ir_repeatable_sum(n->b);
+    return ir_repeatable(n);
+}
+
 static bool taken(struct ir_node *n)
 {
     if (!n || n->op != IR_LISTCOMP || n->par || n->filter || n->nclauses || n->iter.inclusive) return false;

@@ -35,6 +35,13 @@
  * comprehension makes first (ROOM elements: 16 MiB), else the loop runs as
  * written, growing out as it goes.
  *
+ * Bounds may be sums of those (ir_repeatable_sum: `1..n - 1`). After the
+ * empty starts are taken (fill_block), a loop pushing into an array not
+ * known to be empty (`var h = [g[0]]`, `var out = xs`, an array an outer
+ * loop keeps growing) is filled the same way (grow_block): `let off =
+ * len(out) - lo; out.extend([D] * (hi - lo))` and `out[i + off] = E`, the
+ * slots its pushes fill (extend copies a shared array as the push would).
+ *
  * Why: a push per element calls the runtime and grows the array; a store is
  * one instruction that the later passes make check-free (unique, loops,
  * range), and a loop storing into its own slot i runs on the pool (parfor):
@@ -102,7 +109,7 @@ static struct ir_node **last_push(struct ir_node *b)
  * name out) pushing into out as its body's last statement, as above; NULL
  * when it is not such a loop. A loop over an array variable that its body
  * does not change runs over its index range (by_index). */
-static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
+static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
 {
     struct ir_node *body = l->b;
     if (l->par) return NULL;
@@ -111,7 +118,7 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
         if (xs->op != IR_VAR || xs->var == out || !body || ir_writes(body, xs->var, true) || ir_mutates(body, xs->var))
             return NULL;
     } else {
-        if (l->iter.inclusive || !ir_repeatable(l->iter.lo) || !ir_repeatable(l->iter.hi)) return NULL;
+        if (l->iter.inclusive || !ir_repeatable_sum(l->iter.lo) || !ir_repeatable_sum(l->iter.hi)) return NULL;
         if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
         if (ir_names(l->iter.lo, out) || ir_names(l->iter.hi, out)) return NULL;
     }
@@ -128,8 +135,18 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
     if (c->op == IR_FOR_ARRAY) c = by_index(c);
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_node **cslot = last_push(c->b), *cpush = *cslot;
+    struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
+    bool from0 = lo->op == IR_INT && lo->ival == 0;
+    /* iteration i's slot: i - lo, or (out not empty) i + off, off = len(out) - lo */
     struct ir_node *idx = ir_mk_var(c->var, at);
-    if (!(lo->op == IR_INT && lo->ival == 0)) idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
+    if (!empty) {
+        struct ir_var *off = ir_new_temp(P, ty_int, at);
+        struct ir_node *base = ir_mk_len(ir_mk_var(out, at));
+        ir_push_kid(fast, ir_mk_stmt(IR_LET, off, from0 ? base : ir_mk_bin(OP_SUB, base, ir_copy(NULL, lo), ty_int), at));
+        idx = ir_mk_bin(OP_ADD, idx, ir_mk_var(off, at), ty_int);
+    } else if (!from0) {
+        idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
+    }
     struct ir_node *store = ir_mk_stmt(IR_STORE, out, cpush->a, cpush->loc);
     ir_push_kid(store, idx);
     *cslot = store;
@@ -137,7 +154,8 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
     struct ir_node *res = ir_new(IR_BLOCK, l->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
     ir_push_kid(res, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
-    /* out = [D] * (hi - lo): scalars unset, each stored before it is read */
+    /* [D] * (hi - lo): scalars unset, each stored before it is read; out
+     * is that array (empty before), or grows by it */
     struct ir_node *n = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
     struct ir_node *init;
     if (out->type->elem->kind == T_ARRAY) {
@@ -149,8 +167,15 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out)
         init->builtin = BI_UNSET;
         ir_push_kid(init, n);
     }
-    struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
-    ir_push_kid(fast, ir_mk_stmt(IR_ASSIGN, out, init, at));
+    if (empty) {
+        ir_push_kid(fast, ir_mk_stmt(IR_ASSIGN, out, init, at));
+    } else {
+        struct ir_node *grow = ir_new(IR_BUILTIN, at, ty_void);
+        grow->builtin = M_EXTEND;
+        ir_push_kid(grow, ir_mk_var(out, at));
+        ir_push_kid(grow, init);
+        ir_push_kid(fast, ir_mk_stmt(IR_EXPR, NULL, grow, at));
+    }
     ir_push_kid(fast, c);
     ir_push_kid(slow, l);
     struct ir_node *sw = ir_new(IR_IF, at, ty_void);
@@ -180,9 +205,22 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
             if (fill_first(&l->kids[k], out)) return true;
         return false;
     }
-    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out) : NULL;
+    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out, true) : NULL;
     if (r) *sp = r;
     return r || ir_names(l, out);
+}
+
+/* The array a loop's body pushes into as its last statement, where that
+ * array is no variable of the body's own; NULL if none. */
+static struct ir_var *pushed(struct ir_node *l)
+{
+    if ((l->op != IR_FOR_RANGE && l->op != IR_FOR_ARRAY) || !l->b || l->b->op != IR_BLOCK || !l->b->nkids) return NULL;
+    struct ir_node *push = *last_push(l->b);
+    if (push->op != IR_PUSH || !elem_taken(push->var->type)) return NULL;
+    for (struct ir_node *b = l->b; b != push; b = b->kids[b->nkids - 1])
+        for (int i = 0; i < b->nkids - 1; i++)
+            if (ir_names(b->kids[i], push->var)) return NULL;
+    return push->var;
 }
 
 /* The loops of block b, inner ones first, then each `var out = []` of b
@@ -199,9 +237,42 @@ static void fill_block(struct ir_node *b)
     }
 }
 
+/* Whether s is `if small: (out made or grown; the loop storing) else: (the
+ * loop as written)` that filled wrote: its count does not fit the room
+ * when the second branch runs. */
+static bool fill_switch(struct ir_node *s)
+{
+    if (s->op != IR_IF || s->a->op != IR_VAR || !s->c || s->c->op != IR_BLOCK || s->c->nkids != 1) return false;
+    struct ir_var *out = pushed(s->c->kids[0]);
+    if (!out || !s->b || s->b->op != IR_BLOCK || !s->b->nkids) return false;
+    struct ir_node *first = s->b->kids[0];
+    if (first->op == IR_LET) first = s->b->nkids > 1 ? s->b->kids[1] : first; /* off = len(out) - lo */
+    return (first->op == IR_ASSIGN && first->var == out) ||
+           (first->op == IR_EXPR && first->a->op == IR_BUILTIN && first->a->builtin == M_EXTEND &&
+            first->a->kids[0]->op == IR_VAR && first->a->kids[0]->var == out);
+}
+
+/* After fill_block: each loop of block b, inner ones first, pushing into
+ * an array not known to be empty when it starts: it grows the array by
+ * its count first and stores at len(out) before it + i - lo. */
+static void grow_block(struct ir_node *b)
+{
+    for (int i = 0; i < b->nkids; i++) {
+        if (fill_switch(b->kids[i])) grow_block(b->kids[i]->b); /* the loop as written stays so */
+        else ir_stmt_blocks(b->kids[i], grow_block);
+    }
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_var *out = pushed(b->kids[i]);
+        struct ir_node *r = out ? filled(b->kids[i], out, false) : NULL;
+        if (r) b->kids[i] = r;
+    }
+}
+
 void opt_fill(struct ir_program *ir)
 {
     P = ir;
     for (int i = 0; i < ir->fns.len; i++) fill_block(((struct ir_fn *)ir->fns.items[i])->body);
+    for (int i = 0; i < ir->fns.len; i++) grow_block(((struct ir_fn *)ir->fns.items[i])->body);
+
     P = NULL;
 }

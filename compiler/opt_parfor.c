@@ -27,9 +27,11 @@
  *     variable of a loop in the body over lo..m or lo..m - d (lo, d literals
  *     >= 0, m a literal or an outer variable): j < m, so the slots of
  *     different i lie in different blocks [i*m, i*m + m) (an overflow
- *     panics before the store: the index is the true product and sum);
+ *     panics before the store: the index is the true product and sum),
+ *     or i shifted by a literal or outer variable c (`i + c`, `c + i`,
+ *     `i - c`: fill's growing stores, `v[i - 3] = ...`);
  *   - such a v is read only at its own slots, of one kind (v[i]... or v at
- *     flat rows of one m), or as len(v): iteration i touches only its own
+ *     flat rows of one m, or at one shift), or as len(v): iteration i touches only its own
  *     slots of v. Its row is read only through an index or len (v[i][j],
  *     len(v[i])): a row taken as a value (`var row = out[i]`) is copied
  *     when stored into, and allocating on every thread costs more than the
@@ -98,7 +100,7 @@ static unsigned char *flag; /* by var id */
  * let's multiplier m; a stored array's kind of own slots (0: none seen yet,
  * K_I: v[i], K_FLAT: flat rows of kmul) */
 static struct ir_node **loop_of, **flat_mul, **kmul;
-enum { K_I = 1, K_FLAT = 2 };
+enum { K_I = 1, K_FLAT = 2, K_ADD = 3, K_SUB = 4 };
 static unsigned char *kind;
 static signed char *fkind; /* by var id: an accumulator's enum ir_fold_kind, -1 none yet */
 static struct ir_fold *folds; /* the loop's accumulators, in the order first assigned */
@@ -247,15 +249,35 @@ static bool outer(struct ir_var *v)
     return !(flag[v->id] & F_DEF) && !(flag[v->id] & F_IDX);
 }
 
+/* Whether n is a literal int or an outer variable: the same in every iteration. */
+static bool fixed_leaf(struct ir_node *n)
+{
+    return (n->op == IR_INT && n->type == ty_int) || (n->op == IR_VAR && n->type == ty_int && outer(n->var));
+}
+
+/* The kind of slot idx is of iteration i, and its c: i (K_I), i + c or
+ * c + i (K_ADD), i - c (K_SUB) with c fixed_leaf (distinct i, distinct
+ * slots: an overflow panics before the store), a flat row (K_FLAT, c its
+ * multiplier); 0: none. */
+static int slot_kind(struct ir_node *idx, struct ir_node **c)
+{
+    *c = NULL;
+    if (is_idx(idx)) return K_I;
+    if ((*c = flat_row(idx))) return K_FLAT;
+    if (idx->op != IR_BINARY || idx->optype != ty_int || (idx->bop != OP_ADD && idx->bop != OP_SUB)) return 0;
+    if (is_idx(idx->a) && fixed_leaf(idx->b)) *c = idx->b;
+    else if (idx->bop == OP_ADD && is_idx(idx->b) && fixed_leaf(idx->a)) *c = idx->a;
+    else return 0;
+    return idx->bop == OP_ADD ? K_ADD : K_SUB;
+}
+
 /* Whether idx is one of iteration i's own slots of the stored array v, of
  * the one kind v's slots are (the first seen sets it). */
 static bool own_slot(struct ir_var *v, struct ir_node *idx)
 {
-    int k;
-    struct ir_node *m = NULL;
-    if (is_idx(idx)) k = K_I;
-    else if ((m = flat_row(idx))) k = K_FLAT;
-    else return false;
+    struct ir_node *m;
+    int k = slot_kind(idx, &m);
+    if (!k) return false;
     if (!kind[v->id]) {
         kind[v->id] = (unsigned char)k;
         kmul[v->id] = m;

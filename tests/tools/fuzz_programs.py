@@ -530,6 +530,7 @@ class Gen:
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
         self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
         self.eaches = random.Random(seed ^ 0xEAC4)  # whether a loop helper walks its array by element (pool_helper)
+        self.grows = random.Random(seed ^ 0x6A0E)   # a fill loop's push onto a non-empty array, its bound a sum (fill_loop)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -3986,7 +3987,20 @@ def fill_loop(g):
         lines += [f"let {w}: [int] = [{q} for {q} in {lo}..{hi}]", f"var {v}: {t} = []", f"for {walk}:",
                   f"    {v}.push({text})"]
     elif form == 0:
-        lines += [f"var {v}: {t} = []", f"for {i} in {lo}..{hi}:", f"    {v}.push({text})"]
+        # now and then onto an array not empty (a literal of one or two
+        # values), the bound a sum (hi - 1, hi + 1): opt_fill.c grows it
+        # and stores at len + i - lo
+        gr = g.grows
+        if gr.random() < 0.5:
+            prefix = [{"int": lambda: gr.randint(-9, 9), "float": lambda: gr.choice([0.5, -2.0, 1e300]),
+                       "bool": lambda: gr.random() < 0.5}[et]() for _ in range(gr.randint(1, 2))]
+            shift = gr.choice([-1, 1, 0])
+            g.use("fill-grow")
+        else:
+            prefix, shift = [], 0
+        hi_s = hi if shift == 0 else f"{hi} {'+' if shift > 0 else '-'} 1"
+        start = "[" + ", ".join(show(et, y) for y in prefix) + "]"
+        lines += [f"var {v}: {t} = {start}", f"for {i} in {lo}..{hi_s}:", f"    {v}.push({text})"]
     elif form == 1:
         lines += [f"var {v} = [{show(et, D)}] * {hi}", f"for {i} in {lo}..{hi}:", f"    {v}[{i}] = {text}"]
     elif form == 2:
@@ -3997,11 +4011,13 @@ def fill_loop(g):
     else:
         lines.append(f"let {v} = {'par ' if form == 5 else ''}[{text} for {i} in {lo}..{hi}]")
     lines.append(f"print({v})")
-    idx = range(lo, n, step) if form in (2, 3) else range(lo, n)
+    if form != 0 or over_array:
+        prefix, shift = [], 0
+    idx = range(lo, n, step) if form in (2, 3) else range(lo, n + shift)
     xe = x.ev
 
     def ex(env):
-        out = [D] * n if form == 1 else []
+        out = [D] * n if form == 1 else list(prefix)
         for iv in idx:
             sub = Env(env)
             sub.vars[i] = ["int", False, iv]
@@ -4415,7 +4431,7 @@ THREADS = ("1", "2", "7")
 FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-clause", "enumerate/zip",
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
-            "border-nest", "cover-grid", "row-par", "fold-par", "fill", "const-bound", "pool-call", "pool-refused", "map-self",
+            "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
             "step-nest", "row-zip", "fuse"]
 
 
