@@ -10,7 +10,9 @@
  * iteration unchecked, else as written. The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
- * two steps).
+ * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
+ * each row on the way only after testing its index (bp_row_at, NULL when
+ * out of range), so a ragged array fails the test and never faults it.
  */
 #include "emit_c.h"
 
@@ -40,8 +42,19 @@ static const char *guard_test(const struct ir_guard *g, const char *lo, const ch
 {
     if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
     if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
-    return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
-                        g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
+    if (!g->npath)
+        return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
+                            g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
+    /* a path: each row on the way selected only once its index is tested
+     * (NULL when not: the test fails) */
+    const char *row = vname(g->arr), *at = g->at_var ? vname(g->at_var) : "0";
+    int64_t off = g->row_off;
+    for (int k = 0; k < g->npath; k++) {
+        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, at, off);
+        at = g->path_vars[k] ? vname(g->path_vars[k]) : "0";
+        off = g->path_offs[k];
+    }
+    return arena_printf("bp_path_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, at, off, lo, last, g->off);
 }
 
 /* A guard's base (opt_loops.c: literals, variables, + - *) in C, each

@@ -211,6 +211,11 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
                 fputs("[", out);
                 if (g->at_var) dump_var(out, g->at_var);
                 fprintf(out, g->at_var ? "%+" PRId64 "]" : "%" PRId64 "]", g->row_off);
+                for (int k = 0; k < g->npath; k++) {
+                    fputs("[", out);
+                    if (g->path_vars[k]) dump_var(out, g->path_vars[k]);
+                    fprintf(out, g->path_vars[k] ? "%+" PRId64 "]" : "%" PRId64 "]", g->path_offs[k]);
+                }
             }
             if (g->fixed) {
                 fputs("@", out);
@@ -503,6 +508,9 @@ static void loop_enter(struct vstate *st, struct ir_node *l)
         want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
+        want(st, l, !g->npath || g->rows, "a guard's path without rows");
+        for (int k = 0; k < g->npath; k++)
+            want(st, l, !g->path_vars[k] || in_scope(st, g->path_vars[k]), "a guard's path names a variable out of scope");
         want(st, l, !g->base || (!g->fixed && !g->rows && base_in_scope(st, g->base)),
              "a guard's base reads a variable out of scope, or is not + - * of ints");
     }

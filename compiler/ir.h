@@ -288,8 +288,15 @@ struct ir_guard {
     struct ir_var *arr;
     /* A loop guard with rows (opt_loops.c): 0 <= at_var + row_off < len(arr)
      * (at_var NULL: the literal row_off), and that one row holds i + off;
-     * at_var and arr do not change in the loop, nor does the row's length. */
+     * at_var and arr do not change in the loop, nor does the row's length.
+     * With npath: the guard's row is deeper, arr[at_var + row_off]
+     * [path_vars[0] + path_offs[0]] ... (path_vars[k] NULL: the literal
+     * path_offs[k]), each index tested before the row it selects is read,
+     * none of them changing in the loop, nor any of those rows' lengths. */
     struct ir_var *at_var;
+    struct ir_var **path_vars;
+    int64_t *path_offs;
+    int npath;
     /* A loop guard of an index the loop does not change (opt_loops.c):
      * idx_var + off (idx_var NULL: the literal off) instead of i + off. */
     bool fixed;

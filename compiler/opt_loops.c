@@ -25,6 +25,12 @@
  *                   0 <= r < len(m) and that row holding i + c. And an
  *                   index the loop does not change, xs[k] or m[r][k]: its
  *                   guard is the one index, tested once.
+ *                   Paths deeper than a row alike: u[i - 1][j][k + c],
+ *                   every index before the last one the loop does not
+ *                   change and no row on the way replaced in it (no store
+ *                   m[a] = ... or m[a][b] = ... as deep as the path's rows),
+ *                   reads and stores: one guard tests each index before the
+ *                   row it selects, then that row holding k + c.
  *                   And an index i + base + c (a let too: k = i * n + j),
  *                   base + - * of literals and variables the loop does not
  *                   change: its guard computes base once, an overflow
@@ -312,18 +318,19 @@ static bool fixed_length(struct bce *x, struct ir_var *v)
     return v->type->kind == T_ARRAY && !(x->b->use[v->id] & (U_ASSIGN | U_PUSH | U_DEFINED));
 }
 
-/* Whether s stores a whole row of v (v[k] = row: the row's length may change). */
-static bool replaces_rows(struct ir_node *s, struct ir_var *v)
+/* Whether s stores a whole row of v at most depth indices deep (v[k] = row,
+ * v[k][l] = row: that row's length may change). */
+static bool replaces_rows(struct ir_node *s, struct ir_var *v, int depth)
 {
     if (!s || ir_is_expr(s)) return false;
     switch (s->sop) {
-    case IR_STORE: return s->var == v && s->nkids == 1;
+    case IR_STORE: return s->var == v && s->nkids >= 1 && s->nkids <= depth;
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++)
-            if (replaces_rows(s->kids[i], v)) return true;
+            if (replaces_rows(s->kids[i], v, depth)) return true;
         return false;
-    case IR_IF: return replaces_rows(s->b, v) || replaces_rows(s->c, v);
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return replaces_rows(s->b, v);
+    case IR_IF: return replaces_rows(s->b, v, depth) || replaces_rows(s->c, v, depth);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return replaces_rows(s->b, v, depth);
     case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
         return false;
@@ -331,14 +338,19 @@ static bool replaces_rows(struct ir_node *s, struct ir_var *v)
     return false;
 }
 
-/* The array of arrays m of a row guard: neither m's length nor any of its
- * rows' lengths can change in the loop (no assignment, push or mutating
- * method of m, no store of a whole row; an element store m[k][j] = v copies
- * at most a row of the same length). Arrays are values: no other variable
- * reaches m's rows. */
-static bool fixed_rows(struct bce *x, struct ir_var *m)
+/* The array of arrays m of a row guard whose rows lie depth indices deep
+ * (m[r]: 1; m[r][s]: 2): neither m's length nor that of any row on the way
+ * can change in the loop (no assignment, push or mutating method of m, no
+ * store of a row depth or fewer indices deep; an element store m[k][j] = v
+ * copies at most a row of the same length). Arrays are values: no other
+ * variable reaches m's rows. */
+static bool fixed_rows(struct bce *x, struct ir_var *m, int depth)
 {
-    return fixed_length(x, m) && m->type->elem->kind == T_ARRAY && !replaces_rows(x->loop->b, m);
+    if (!fixed_length(x, m)) return false;
+    struct type *t = m->type;
+    for (int d = 0; d < depth; d++, t = t->elem)
+        if (t->elem->kind != T_ARRAY) return false;
+    return !replaces_rows(x->loop->b, m, depth);
 }
 
 /* Whether n is an int the loop does not change whose evaluation a guard can
@@ -402,9 +414,12 @@ static bool add_guard(struct bce *x, struct ir_guard g)
     struct ir_node *l = x->loop;
     for (int i = 0; i < l->nguards; i++) {
         struct ir_guard *h = &l->guards[i];
-        if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->at_var == g.at_var && h->row_off == g.row_off &&
-            h->fixed == g.fixed && h->idx_var == g.idx_var && h->base == g.base)
-            return true;
+        bool same = h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->at_var == g.at_var &&
+                    h->row_off == g.row_off && h->fixed == g.fixed && h->idx_var == g.idx_var && h->base == g.base &&
+                    h->npath == g.npath;
+        for (int k = 0; same && k < g.npath; k++)
+            same = h->path_vars[k] == g.path_vars[k] && h->path_offs[k] == g.path_offs[k];
+        if (same) return true;
     }
     if (l->nguards == MAX_GUARDS) return false;
     l->guards = xrealloc(l->guards, (size_t)(l->nguards + 1) * sizeof *l->guards);
@@ -429,13 +444,24 @@ static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i)
     return fixed_index(x, i, &g.idx_var, &g.off) && add_guard(x, g);
 }
 
-/* m[r][i], r an index the loop does not change and m's rows fixed: a row
- * guard that proves both indices. */
-static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node *r, struct ir_node *i)
+/* m[r][i], or m[r][s]...[i] deeper, every index but the last (idx[0] ..
+ * idx[n - 2]) one the loop does not change and the rows on the way fixed:
+ * a row guard that proves every index (a path: the row it tests is the
+ * last one, each index before tested first). */
+static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int n)
 {
-    struct ir_guard g = {.arr = m, .rows = true};
-    return fixed_rows(x, m) && fixed_index(x, r, &g.at_var, &g.row_off) && index_guard(x, g, i);
+    struct ir_guard g = {.arr = m, .rows = true, .npath = n - 2};
+    if (n < 2 || !fixed_rows(x, m, n - 1) || !fixed_index(x, idx[0], &g.at_var, &g.row_off)) return false;
+    if (g.npath) {
+        g.path_vars = arena_alloc((size_t)g.npath * sizeof *g.path_vars);
+        g.path_offs = arena_alloc((size_t)g.npath * sizeof *g.path_offs);
+    }
+    for (int k = 0; k < g.npath; k++)
+        if (!fixed_index(x, idx[k + 1], &g.path_vars[k], &g.path_offs[k])) return false;
+    return index_guard(x, g, idx[n - 1]);
 }
+
+#define MAX_PATH 8
 
 static void bce_expr(struct bce *x, struct ir_node *n);
 
@@ -450,18 +476,31 @@ static void bce_kids(struct bce *x, struct ir_node *n)
 static void bce_expr(struct bce *x, struct ir_node *n)
 {
     if (!n) return;
-    if (n->op == IR_INDEX && n->a->op == IR_INDEX && n->a->a->op == IR_VAR &&
-        row_guard(x, n->a->a->var, n->a->b, n->b)) {
-        /* the row's guard proves its index too */
-        n->in_range_by = n->a->in_range_by = x->loop;
-        bce_expr(x, n->a->b);
-        bce_expr(x, n->b);
+    /* m[r][i], m[r][s][i], ...: the path's indices, outermost first */
+    struct ir_node *path[MAX_PATH], *idx[MAX_PATH], *root = n;
+    int depth = 0;
+    while (root->op == IR_INDEX && depth < MAX_PATH) path[depth++] = root, root = root->a;
+    for (int k = 0; k < depth; k++) idx[k] = path[depth - 1 - k]->b;
+    if (depth >= 2 && root->op == IR_VAR && row_guard(x, root->var, idx, depth)) {
+        /* the row's guard proves its index too, and every index on the way */
+        for (int k = 0; k < depth; k++) {
+            path[k]->in_range_by = x->loop;
+            bce_expr(x, idx[k]);
+        }
         return;
     }
     if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_length(x, n->a->var) &&
         index_guard(x, (struct ir_guard){.arr = n->a->var}, n->b))
         n->in_range_by = x->loop;
     bce_kids(x, n);
+}
+
+/* Whether a store's path has a field step (ps[i].at = v). */
+static bool has_field_step(struct ir_node *s)
+{
+    for (int i = 0; i < s->nkids; i++)
+        if (s->kids[i]->op == IR_FIELD) return true;
+    return false;
 }
 
 static void bce_stmt(struct bce *x, struct ir_node *s)
@@ -499,8 +538,7 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
         if (ir_store_one_index(s) && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
             s->in_range_by = x->loop;
-        else if (s->nkids == 2 && s->kids[0]->op != IR_FIELD && s->kids[1]->op != IR_FIELD &&
-                 row_guard(x, s->var, s->kids[0], s->kids[1]))
+        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && row_guard(x, s->var, s->kids, s->nkids))
             s->in_range_by = x->loop;
         return;
     case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
@@ -534,7 +572,7 @@ static bool invariant(struct bce *x, struct ir_node *n)
     struct ir_var *at;
     int64_t roff;
     if (a->op == IR_INDEX && a->a->op == IR_VAR)
-        return fixed_rows(x, a->a->var) && fixed_index(x, a->b, &at, &roff);
+        return fixed_rows(x, a->a->var, 1) && fixed_index(x, a->b, &at, &roff);
     return a->op == IR_VAR && fixed_length(x, a->var);
 }
 
@@ -637,10 +675,12 @@ static bool outside_bound(struct bce *x, struct ir_node *n)
 /* Whether guard g names only what outer loop x cannot change. */
 static bool outside_guard(struct bce *x, const struct ir_guard *g)
 {
-    if (!(g->rows ? fixed_rows(x, g->arr) : fixed_length(x, g->arr))) return false;
+    if (!(g->rows ? fixed_rows(x, g->arr, 1 + g->npath) : fixed_length(x, g->arr))) return false;
     struct ir_var *vs[2] = {g->at_var, g->idx_var};
     for (int i = 0; i < 2; i++)
         if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
+    for (int i = 0; i < g->npath; i++)
+        if (g->path_vars[i] && (x->b->use[g->path_vars[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
     return !g->base || fixed_expr(x, g->base);
 }
 

@@ -19,8 +19,9 @@
  *             whole loop and evaluating it once, first, changes no output and
  *             no panic. Only innermost loops are taken (in an outer loop a
  *             test runs once per inner loop: not worth a copy); each hoists
- *             at most MAX_UNSWITCH terms, and only a body of at most MAX_BODY
- *             nodes is copied.
+ *             at most MAX_UNSWITCH terms (and past those at most MAX_CHAINED
+ *             terms whose one copy keeps no term: an or-chain's, each adding
+ *             one copy), and only a body of at most MAX_BODY nodes is copied.
  *
  *   split     Index-set splitting. In an innermost `for j in lo..hi` (int, lo and hi
  *             literals, variables the body does not write or len of arrays
@@ -52,6 +53,7 @@
 #include <string.h>
 
 #define MAX_UNSWITCH 3
+#define MAX_CHAINED 4
 #define MAX_BODY 400
 
 static struct ir_program *P;
@@ -467,17 +469,26 @@ static bool find_hoist(struct ir_node *l, struct hoist *h)
 }
 
 /* `if A: l(true) else: l(false)`, under the overflow tests, each copy
- * unswitched again (depth: terms hoisted so far). */
-static struct ir_node *unswitched(struct ir_node *l, int depth)
+ * unswitched again (depth: terms hoisted so far). Past MAX_UNSWITCH terms,
+ * a term is hoisted only when one of its copies keeps no term to hoist (an
+ * or-chain of border tests, `i == 0 or j == 0 or ... or j == n - 1`: its
+ * true copy is the border's plain copy), and at most MAX_CHAINED such
+ * terms a loop (*chained): each then adds one copy, not a doubling. */
+static struct ir_node *unswitched(struct ir_node *l, int depth, int *chained)
 {
-    struct hoist h = {0};
-    if (depth >= MAX_UNSWITCH || !find_hoist(l, &h)) return l;
+    struct hoist h = {0}, rest = {0};
+    if (!find_hoist(l, &h) || (depth >= MAX_UNSWITCH && *chained >= MAX_CHAINED)) return l;
     struct ir_node *yes = ir_copy_fresh(P, l), *no = ir_copy_fresh(P, l);
     subst(yes->b, h.term, true);
     subst(no->b, h.term, false);
     fold_stmt(yes->b);
     fold_stmt(no->b);
-    struct ir_node *sw = mk_if(ir_copy(NULL, h.term), blocked(unswitched(yes, depth + 1)), blocked(unswitched(no, depth + 1)));
+    if (depth >= MAX_UNSWITCH) {
+        if (find_hoist(yes, &rest) && find_hoist(no, &rest)) return l;
+        (*chained)++;
+    }
+    struct ir_node *sw = mk_if(ir_copy(NULL, h.term), blocked(unswitched(yes, depth + 1, chained)),
+                               blocked(unswitched(no, depth + 1, chained)));
     if (!h.safe) return sw;
     return mk_if(h.safe, blocked(sw), blocked(l));
 }
@@ -654,7 +665,8 @@ static void walk(struct ir_node *s, struct ir_node *(*rw)(struct ir_node *))
 
 static struct ir_node *unswitch_top(struct ir_node *l)
 {
-    return unswitched(l, 0);
+    int chained = 0;
+    return unswitched(l, 0, &chained);
 }
 
 void opt_unswitch(struct ir_program *ir)
