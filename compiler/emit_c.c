@@ -549,7 +549,8 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
 }
 
 /* unique var[k0]..: each array on the path made unique (opt_unique.c),
- * stopping at an index out of range (the store after it panics there). */
+ * stopping at an index out of range (the store after it panics there);
+ * `unique var[k0]..[*]` then every element of the last one too. */
 static void emit_unique(struct ir_node *s)
 {
     struct type *t = s->var->type;
@@ -559,6 +560,7 @@ static void emit_unique(struct ir_node *s)
     for (int i = 0; i < s->nkids; i++)
         lv = path_step(s, i, lv, &t, is_field_step(s->kids[i]) ? NULL : emit_expr(s->kids[i]), NULL);
     if (s->nkids >= s->unique_steps) line("%s = brt_arr_unique(%s);", lv, lv);
+    if (s->every) line("brt_arr_unique_rows(%s);", lv);
     F->ind--;
     line("} while (0);");
 }

@@ -783,6 +783,12 @@ BRT_INLINE brt_arr *brt_arr_unique(brt_arr *a)
 {
     return BRT_LIKELY(brt_arr_sole(a)) ? a : brt_arr_unique_copy(a);
 }
+/* Every element of a (an array of arrays that the caller made unique) made
+ * unique, an empty slot (a take's, opt_move.c) left as it is: the rows a
+ * loop nest stores into by a row index that changes per iteration, tested
+ * once each before the nest instead of at every store (opt_unique.c's
+ * `unique b[*]`). */
+void brt_arr_unique_rows(brt_arr *a);
 /* The push of a comprehension into the array it is building: no one else
  * holds that array, so only its room is tested. Without BRT_PUSH's atomic
  * load of the reference count (an acquire: no load after it moves above),
