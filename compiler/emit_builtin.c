@@ -65,7 +65,7 @@ static const char *emit_place(struct ir_node *p)
     const char *i = emit_expr(p->b);
     const char *slot = new_temp();
     const char *et = ctype(p->type);
-    line("*%s = brt_arr_unique(*%s);", outer, outer);
+    line("BRT_UNIQUE(*%s);", outer);
     line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", et, slot, et, outer, outer, i, loc_ref(p->loc));
     return slot;
 }

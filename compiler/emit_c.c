@@ -466,7 +466,7 @@ void assign_var(const char *v, const char *x, struct type *t)
 static const char *unique_path(struct ir_node *s, const char **idx, int nidx, const char *L)
 {
     const char *v = vname(s->var);
-    if (s->unique_steps < 1) line("%s = brt_arr_unique(%s);", v, v);
+    if (s->unique_steps < 1) line("BRT_UNIQUE(%s);", v);
     const char *cur = v;
     struct type *t = s->var->type;
     const struct view *vw = s->unique_steps >= 1 ? view_of_var(s->var) : NULL;
@@ -481,7 +481,7 @@ static const char *unique_path(struct ir_node *s, const char **idx, int nidx, co
             line("brt_arr **%s = &BRT_AT(brt_arr *, %s, %s);", slot, cur, idx[i]);
         else
             line("brt_arr **%s = &BRT_AT(brt_arr *, %s, brt_idx(%s, %s, %s));", slot, cur, cur, idx[i], L);
-        if (i + 1 >= s->unique_steps) line("*%s = brt_arr_unique(*%s);", slot, slot);
+        if (i + 1 >= s->unique_steps) line("BRT_UNIQUE(*%s);", slot);
         cur = arena_printf("(*%s)", slot);
         t = t->elem;
     }
@@ -515,7 +515,7 @@ static const char *path_step(struct ir_node *s, int i, const char *lv, struct ty
         const char *at = in_guarded_loop(s) ? idx : arena_printf("brt_idx_n(%s, %s, %s)", vw->len, idx, L);
         return arena_printf("%s[%s]", vw->data, at);
     }
-    if (i >= s->unique_steps) line("%s = brt_arr_unique(%s);", lv, lv);
+    if (i >= s->unique_steps) line("BRT_UNIQUE(%s);", lv);
     if (!L) line("if ((uint64_t)%s >= (uint64_t)(%s)->len) break;", idx, lv);
     bool proved = L && i == 0 && in_guarded_loop(s); /* a store's one index (ir_store_one_index) */
     const char *at = L && !proved ? arena_printf("brt_idx(%s, %s, %s)", lv, idx, L) : idx;
@@ -549,7 +549,8 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
 }
 
 /* unique var[k0]..: each array on the path made unique (opt_unique.c),
- * stopping at an index out of range (the store after it panics there). */
+ * stopping at an index out of range (the store after it panics there);
+ * `unique var[k0]..[*]` then every element of the last one too. */
 static void emit_unique(struct ir_node *s)
 {
     struct type *t = s->var->type;
@@ -558,7 +559,8 @@ static void emit_unique(struct ir_node *s)
     F->ind++;
     for (int i = 0; i < s->nkids; i++)
         lv = path_step(s, i, lv, &t, is_field_step(s->kids[i]) ? NULL : emit_expr(s->kids[i]), NULL);
-    if (s->nkids >= s->unique_steps) line("%s = brt_arr_unique(%s);", lv, lv);
+    if (s->nkids >= s->unique_steps) line("BRT_UNIQUE(%s);", lv);
+    if (s->every) line("brt_arr_unique_rows(%s);", lv);
     F->ind--;
     line("} while (0);");
 }
@@ -579,7 +581,7 @@ static const char *take_steps(struct ir_node *n, const char *p, bool root_unique
     if (n->op != IR_INDEX) return p;
     p = take_steps(n->a, p, root_unique);
     const char *i = emit_expr(n->b), *q = new_temp();
-    if (n->a->op != IR_VAR || !root_unique) line("*%s = brt_arr_unique(*%s);", p, p);
+    if (n->a->op != IR_VAR || !root_unique) line("BRT_UNIQUE(*%s);", p);
     line("brt_arr **%s = &BRT_AT(brt_arr *, *%s, brt_idx(*%s, %s, %s));", q, p, p, i, loc_ref(n->loc));
     return q;
 }
@@ -604,7 +606,7 @@ static void emit_take(struct ir_node *s)
         line("brt_arr **%s = &%s;", p, vname(root));
         p = take_steps(ix->a, p, view_of_var(root) != NULL);
         const char *i = emit_expr(ix->b);
-        line("*%s = brt_arr_unique(*%s);", p, p);
+        line("BRT_UNIQUE(*%s);", p);
         line("%s *%s = &BRT_AT(%s, *%s, brt_idx(*%s, %s, %s));", ctype(et), slot, ctype(et), p, p, i, L);
     }
     const char *x = tmp(et, "*%s", slot);

@@ -321,6 +321,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
             dump_expr(out, s->kids[i]);
             fputs("]", out);
         }
+        if (s->every) fputs("[*]", out);
         if (s->op == IR_UNIQUE && s->unique_steps) fprintf(out, " from:%d", s->unique_steps);
         else if (s->unique_steps == 1) fputs(" unique", out);
         else if (s->unique_steps > 1) fprintf(out, " unique:%d", s->unique_steps);
@@ -807,7 +808,7 @@ static void v_block(struct vstate *st, struct ir_node *b)
         struct ir_node *s = b->kids[i];
         for (int f = fmark; f < st->nfacts;) {
             struct ir_node *op = st->facts[f];
-            if (ir_keeps_unique(s, op->var, op->nkids + 1, op->kids, op->nkids)) f++;
+            if (ir_keeps_unique(s, op->var, op->nkids + 1 + op->every, op->kids, op->nkids)) f++;
             else st->facts[f] = st->facts[--st->nfacts];
         }
         v_stmt(st, s);
@@ -847,8 +848,10 @@ static void v_place(struct vstate *st, struct ir_node *s)
         t = t->elem;
     }
     if (s->op == IR_PUSH) want(st, s, t->kind == T_ARRAY && s->a->type == t->elem, "push types");
-    else if (s->op == IR_UNIQUE) want(st, s, t->kind == T_ARRAY && !s->a, "unique of an array");
+    else if (s->op == IR_UNIQUE) want(st, s, t->kind == T_ARRAY && !s->a && (!s->every || t->elem->kind == T_ARRAY),
+                                      "unique of an array (every element: of an array of arrays)");
     else want(st, s, s->a->type == t, "store types");
+    want(st, s, !s->every || s->op == IR_UNIQUE, "every element made unique by a statement other than unique");
     if (s->op == IR_UNIQUE)
         for (int i = 0; i < s->nkids; i++)
             want(st, s, s->kids[i]->op == IR_VAR || s->kids[i]->op == IR_INT || s->kids[i]->op == IR_FIELD,

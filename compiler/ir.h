@@ -238,6 +238,9 @@ struct ir_node {
                                   * an IR_UNIQUE before it made unique (opt_unique.c): the arrays
                                   * var, var[k0], ..., var[k0]..[k(n-1)] for n = unique_steps need no
                                   * copy-on-write test (a field step's struct needs none anyway) */
+    bool every;                  /* IR_UNIQUE: and every element of the array its path reaches (an
+                                  * array of arrays), so the arrays var[k0]..[k(n-1)][x] for any x
+                                  * too: `unique b[*]`, its steps nkids + 2 (opt_unique.c) */
     bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
                                   * inside the array (opt_range.c) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift

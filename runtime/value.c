@@ -834,6 +834,13 @@ brt_arr *brt_arr_unique_copy(brt_arr *a)
     return r;
 }
 
+void brt_arr_unique_rows(brt_arr *a)
+{
+    brt_arr **rows = (brt_arr **)a->data;
+    for (int64_t i = 0; i < a->len; i++)
+        if (rows[i]) rows[i] = brt_arr_unique(rows[i]);
+}
+
 brt_arr *brt_arr_push(brt_arr *a, const void *elem)
 {
     a = brt_arr_unique(a);

@@ -99,6 +99,41 @@ Test(value, copy_on_write)
     brt_arr_release(b);
 }
 
+/* unique b[*] (opt_unique.c): every row made unique, a row shared with a
+ * let or with another row copied (the other holder keeps its values), a
+ * sole row kept in place, BRT_UNIQUE writing its slot only on a copy. */
+Test(value, unique_rows)
+{
+    int64_t r0[] = {1, 2}, r2[] = {5, 6};
+    brt_arr *row0 = brt_arr_from(&brt_t_int, 2, r0), *row2 = brt_arr_from(&brt_t_int, 2, r2);
+    brt_arr *rows[] = {row0, row0, row2}; /* b[1] = b[0] */
+    brt_retain(row0);
+    brt_arr *b = brt_arr_from(&T_arr_int, 3, rows); /* takes the three references */
+    brt_arr *kept = row2;                           /* let kept = b[2] */
+    brt_retain(kept);
+    brt_arr_unique_rows(b);
+    brt_arr **d = (brt_arr **)b->data;
+    cr_assert_neq(d[0], d[1], "rows shared within b are split");
+    cr_assert(d[1] == row0 || d[0] == row0, "one of them keeps the original");
+    cr_assert_neq(d[2], kept, "a row shared with a let is copied");
+    for (int i = 0; i < 3; i++) cr_assert_eq(d[i]->rc, 1);
+    BRT_AT(int64_t, d[2], 0) = 50;
+    cr_assert_eq(BRT_AT(int64_t, kept, 0), 5, "the let keeps its values");
+    brt_arr *before = d[0];
+    brt_arr_unique_rows(b);
+    cr_assert_eq(d[0], before, "a sole row stays in place");
+    brt_arr *slot = d[1];
+    brt_retain(slot);
+    BRT_UNIQUE(d[1]);
+    cr_assert_neq(d[1], slot, "a shared row in its slot is copied");
+    before = d[1];
+    BRT_UNIQUE(d[1]);
+    cr_assert_eq(d[1], before);
+    brt_arr_release(slot);
+    brt_arr_release(kept);
+    brt_arr_release(b);
+}
+
 Test(value, push_grows_and_shares)
 {
     brt_arr *a = brt_arr_new(&brt_t_int, 0);
