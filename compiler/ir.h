@@ -374,6 +374,7 @@ void opt_iters(struct ir_program *ir);  /* opt_iters.c */
 void opt_unroll(struct ir_program *ir);  /* opt_scalars.c */
 void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
+void opt_shortfor(struct ir_program *ir); /* opt_shortfor.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */

@@ -30,6 +30,7 @@
     X(inline, opt_inline, "calls of small functions written in place")                    \
     X(scalars, opt_scalars, "small arrays and tuples that never escape made scalars")   \
     X(counted, opt_counted, "while loops counting by one made range loops")              \
+    X(shortfor, opt_shortfor, "short range loops of literal bounds written out, one copy of the body per value") \
     X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
     X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
     X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index") \
@@ -61,6 +62,10 @@ static const struct {
     {"scalars", "loops", "the elements made scalars are no array reads to guard"},
     {"scalars", "range", "the elements made scalars are lets whose ranges it follows"},
     {"inline", "counted", "a loop written in place is one to count"},
+    {"inline", "shortfor", "a call written in place is no call: its loop may be a short one, or hold one"},
+    {"counted", "shortfor", "a while loop counted by one over literal bounds is a short loop to write out"},
+    {"shortfor", "unswitch", "the loop around a short loop written out is innermost: one to unswitch and split"},
+    {"shortfor", "loops", "a short loop's copies read elements the loop around it guards"},
     {"counted", "accum", "a while nest counted by one is a range nest to interchange"},
     {"accum", "unique", "the row of sums is an array the later passes make unique, guard and jam"},
     {"accum", "comploop", "a comprehension of sums is accum's to interchange"},

@@ -246,7 +246,10 @@ static struct body body_of(struct ir_node *loop)
 
 /* ---- bounds: a guarded version of an innermost range loop ---------------- */
 
-#define MAX_GUARDS 16
+/* The most guards one loop tests before it runs (a test each, once per
+ * entry): a 3x3 kernel written out (opt_shortfor.c) reads nine taps of the
+ * kernel and nine of the image and stores one element, 19. */
+#define MAX_GUARDS 32
 #define BIG_OFFSET ((int64_t)1 << 60)
 
 enum { ALIAS_OF_IV = 1, ALIAS_FIXED = 2, ALIAS_AFFINE = 3 };

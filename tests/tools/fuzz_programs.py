@@ -4422,7 +4422,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
