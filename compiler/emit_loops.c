@@ -834,15 +834,37 @@ static void par_env_fill(struct ir_node *s, int id, const char *e)
     line("brt_frames_at(%s);", frame_slot());
 }
 
+/* The captures of loop s whose data and length a loop around it views in
+ * the function being written (so s cannot change them either), NULL-ended;
+ * open_helper_views opens them again in s's helper, read once per chunk. */
+static struct ir_var **viewed_caps(struct ir_node *s)
+{
+    struct ir_var **v = arena_alloc(sizeof *v * (size_t)(s->ncaps + 1));
+    int n = 0;
+    for (int i = 0; i < s->ncaps; i++)
+        if (s->caps[i]->type->kind == T_ARRAY && view_of_var(s->caps[i])) v[n++] = s->caps[i];
+    v[n] = NULL;
+    return v;
+}
+
+static void open_helper_views(struct ir_var **v)
+{
+    for (; *v && CG->nviews < 64; v++) open_view(*v);
+}
+
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     struct buf aux = {0};
     int id = par_env_open(s, &aux);
     bputs(&aux, "};\n");
+    struct ir_var **viewed = viewed_caps(s);
     struct fctx *saved = helper_open(id, s->caps, s->ncaps);
     bputs(&F->decl, "    (void)env;\n");
+    int views = CG->nviews;
+    open_helper_views(viewed);
     debug_line(&F->body, s->loc, true);
     range_versions(s, "lo_", "hi_");
+    close_views(views);
     helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
     bputs(&CG->aux, aux.p);
     free(aux.p);
@@ -953,8 +975,11 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
         if (s->folds[i].kind == FOLD_SUM) bprintf(&aux, "    int64_t lo%d, hi%d;\n    bool ov%d;\n", v, v, v);
     }
     bputs(&aux, "};\n");
+    struct ir_var **viewed = viewed_caps(s);
     struct fctx *saved = helper_open(id, s->caps, s->ncaps);
     bputs(&F->decl, "    (void)env;\n");
+    int views = CG->nviews;
+    open_helper_views(viewed);
     for (int i = 0; i < s->nfolds; i++) {
         struct ir_var *v = s->folds[i].var;
         F->vst[v->id] = VS_BORROWED;
@@ -981,6 +1006,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
             line("    p_->lo%d = fl%d; p_->hi%d = fh%d; p_->ov%d = fo%d;", v, v, v, v, v, v);
     }
     line("}");
+    close_views(views);
     helper_end(saved, &aux, arena_printf("static void bp_fold%d(void *envp, void *part_, int64_t lo_, int64_t hi_)", id),
                NULL);
     /* the join: min and max replace only on strictly smaller or larger, as
