@@ -45,7 +45,7 @@ struct cgen {
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
-    struct ir_node *guards_tested; /* an inner loop whose guards hoisted_versions tested: its fast copy next */
+    struct ir_node *guards_tested; /* an inner loop whose guards (on the pool: and no split) hoisted_versions tested: its fast copy next */
     struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
     const char *map_header;        /* and the copy of its array's header it reads */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */

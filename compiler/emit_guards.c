@@ -101,19 +101,25 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
 
 /* Outer loop s over lo .. hi (guards_outside): its inner loop's bounds and
  * guards tested once, before it (they read nothing s changes), then the
- * nest with the inner loop unchecked, else the nest as written. The first
+ * nest with the inner loop unchecked (and, an inner loop on the pool that
+ * the runtime would not split, written in place), else the nest as written. The first
  * nest also needs an inner loop that runs: gcc jams no nest whose inner
  * loop might not (BP_ASSUME in range_versions tells it). */
 bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
 {
     struct ir_node *in = ir_guards_outside_of(s);
-    if (!in || !in->nguards || in->par || in->swap || CG->guards_tested) return false;
+    if (!in || !in->nguards || in->swap || CG->guards_tested) return false;
     struct type *it = in->iter.lo->type;
     scope_open();
     const char *ilo = tmp(it, "%s", emit_expr(in->iter.lo));
     const char *ihi = tmp(it, "%s", emit_expr(in->iter.hi));
     scope_close();
     struct buf cond = range_guard_cond(in, ilo, ihi, true);
+    /* an inner loop on the pool: the first nest also needs the runtime
+     * not to split it (the same answer for every outer iteration: the
+     * bounds do not change, nor the threads); no call is left in it, so
+     * gcc may jam the outer loop around it as it does C's */
+    if (in->par) bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi, par_least(in->b));
     line("if (%s) {", cond.p);
     free(cond.p);
     for (int version = 0; version < 2; version++) {

@@ -1053,7 +1053,8 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
 }
 
 /* for v in lo .. hi: accumulated in lanes, on the pool (par_loop), or as
- * range_versions writes it. */
+ * range_versions writes it (also a loop on the pool whose guards
+ * hoisted_versions tested with the runtime's choice not to split). */
 void emit_for_range(struct ir_node *s)
 {
     struct type *it = s->iter.lo->type;
@@ -1066,8 +1067,9 @@ void emit_for_range(struct ir_node *s)
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    if (s->par && s->nfolds && !CG->slot_names && !CG->swapped_inner) fold_loop(s, lo, hi);
-    else if (s->par && !CG->slot_names && !CG->swapped_inner) par_loop(s, lo, hi);
+    bool pool = s->par && !CG->slot_names && !CG->swapped_inner && CG->guards_tested != s;
+    if (pool && s->nfolds) fold_loop(s, lo, hi);
+    else if (pool) par_loop(s, lo, hi);
     else range_versions(s, lo, hi);
 }
 

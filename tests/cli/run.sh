@@ -831,8 +831,11 @@ check "kfree: the same output as --opt=none" same kf.got kf.want
 # ps[i].x = v in a loop: the slot written as ps_data[i].f0 = v, not through a
 # pointer to it (gcc vectorizes the first and not the second); the checked
 # copy of the loop too, its index checked in the lvalue. The loop over i
-# goes on the pool (straight-line work enough): its two copies in main (the
-# one thread's) and two in its helper bp_for, which views ps as main does.
+# goes on the pool (straight-line work enough); the loop over s tests its
+# guards and that the runtime would not split it once, before it
+# (guards_outside): three copies of the inner loop in main, the unchecked
+# nest's and the nest as written's two, and two in the pool's helper, which
+# views ps as main does.
 mkdir -p fp
 cat > fp/f.br <<'EOB'
 struct P:
@@ -853,8 +856,10 @@ check "field store: builds with --emit-c" [ $? -eq 0 -a -s fp/f.c ]
 fpbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" fp/f.c; }
 check "field store: no pointer to a field or an element taken" [ "$(grep -cE '^ *(double|bt1) \*t[0-9]+ = &' fp/f.c)" -eq 0 ]
 check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loops, in main and the helper" \
-    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 4 -a \
-      "$(grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ' fp/f.c)" -eq 8 ]
+    [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 6 -a \
+      "$(grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ' fp/f.c)" -eq 10 ]
+check "field store: the one thread's nest holds no call (the split tested before the loop over s)" \
+    [ "$(fpbody | grep -c '&& !brt_par_for_splits(')" -eq 1 ]
 ./fp/f > fp.got 2>&1
 "$BRINE" run --opt=none fp/f.br > fp.want 2>&1
 check "field store: the same output as --opt=none" same fp.got fp.want
