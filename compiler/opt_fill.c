@@ -155,10 +155,12 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
     ir_push_kid(res, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
     /* [D] * (hi - lo): scalars unset, each stored before it is read; out
-     * is that array (empty before), or grows by it */
+     * is that array (empty before), or grows by it (rows unset too: null,
+     * which extend and the stores' releases pass over, where one shared
+     * empty row's count would be a line every thread on the pool writes) */
     struct ir_node *n = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
     struct ir_node *init;
-    if (out->type->elem->kind == T_ARRAY) {
+    if (empty && out->type->elem->kind == T_ARRAY) {
         struct ir_node *one = ir_new(IR_ARRAY, at, out->type);
         ir_push_kid(one, ir_new(IR_ARRAY, at, out->type->elem));
         init = ir_mk_bin(OP_MUL, one, n, out->type);
