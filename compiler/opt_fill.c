@@ -212,17 +212,13 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
     return r || ir_names(l, out);
 }
 
-/* The array a loop's body pushes into as its last statement, where that
- * array is no variable of the body's own; NULL if none. */
+/* The array a loop's body pushes into as its last statement (filled then
+ * checks that nothing else in the body names it); NULL if none. */
 static struct ir_var *pushed(struct ir_node *l)
 {
     if ((l->op != IR_FOR_RANGE && l->op != IR_FOR_ARRAY) || !l->b || l->b->op != IR_BLOCK || !l->b->nkids) return NULL;
     struct ir_node *push = *last_push(l->b);
-    if (push->op != IR_PUSH || !elem_taken(push->var->type)) return NULL;
-    for (struct ir_node *b = l->b; b != push; b = b->kids[b->nkids - 1])
-        for (int i = 0; i < b->nkids - 1; i++)
-            if (ir_names(b->kids[i], push->var)) return NULL;
-    return push->var;
+    return push->op == IR_PUSH && elem_taken(push->var->type) ? push->var : NULL;
 }
 
 /* The loops of block b, inner ones first, then each `var out = []` of b

@@ -730,14 +730,15 @@ static void mark_calls(struct ir_node *n)
     ir_each_child(n, mark_calls);
 }
 
-/* Whether n is the int literal c, or c more than term t (`t + c`, `c + t`). */
+/* Whether n is c more than t: both literals, or `t + c`, `c + t`, `t - c`
+ * (c a literal). */
 static bool lit_past(const struct ir_node *n, const struct ir_node *t, __int128 *c)
 {
-    if (n->op == IR_INT && (!t || t->op == IR_INT)) {
-        *c = (__int128)n->ival - (t ? (__int128)t->ival : 0);
+    if (n->op == IR_INT && t->op == IR_INT) {
+        *c = (__int128)n->ival - (__int128)t->ival;
         return true;
     }
-    if (!t || n->op != IR_BINARY || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    if (n->op != IR_BINARY || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
     if (n->b->op == IR_INT && ir_same_term(n->a, t)) {
         *c = n->bop == OP_ADD ? (__int128)n->b->ival : -(__int128)n->b->ival;
         return true;
