@@ -1016,6 +1016,32 @@ void ir_verify(struct ir_program *ir)
     free(st.facts);
 }
 
+void ir_each_change(struct ir_node *n, void (*f)(struct ir_var *))
+{
+    if (!n) return;
+    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) f(n->var);
+    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin) && n->nkids) {
+        struct ir_node *root = n->kids[0];
+        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
+        if (root->op == IR_VAR) f(root->var);
+    }
+    ir_each_change(n->a, f);
+    ir_each_change(n->b, f);
+    ir_each_change(n->c, f);
+    for (int i = 0; i < n->nkids; i++) ir_each_change(n->kids[i], f);
+    ir_each_change(n->iter.lo, f);
+    ir_each_change(n->iter.hi, f);
+    ir_each_change(n->iter.array, f);
+    ir_each_change(n->elem, f);
+    ir_each_change(n->filter, f);
+    ir_each_change(n->key, f);
+    for (int i = 0; i < n->nclauses; i++) {
+        ir_each_change(n->clauses[i].iter.lo, f);
+        ir_each_change(n->clauses[i].iter.hi, f);
+        ir_each_change(n->clauses[i].iter.array, f);
+    }
+}
+
 /* Whether expression n calls a method that changes v in place (v.pop(),
  * v[i].sort(), ...). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v)

@@ -499,6 +499,9 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
 void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *));
 /* Recomputes every capture list in n (a pass changed which variables are read). */
 void ir_recapture(struct ir_node *n);
+/* Calls f on each variable n (or anything in it) assigns, pushes onto, or
+ * whose array a method may resize (v.pop(), v[i].sort(): builtin_mutates). */
+void ir_each_change(struct ir_node *n, void (*f)(struct ir_var *));
 /* Whether n, or anything in it, calls a method that changes the array of
  * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v);

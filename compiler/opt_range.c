@@ -164,36 +164,9 @@ static unsigned char *ASSIGNED; /* assigned somewhere in it (int or array), or a
 static struct ir_node **LENOF;  /* an array never assigned or resized: an expression its length equals */
 static struct ir_var **EQLEN;   /* an int let never assigned: the array whose length it is */
 
-/* f of each variable n assigns, or whose array's length it may change. */
-static void each_change(struct ir_node *n, void (*f)(struct ir_var *))
-{
-    if (!n) return;
-    if ((n->op == IR_ASSIGN && n->var) || (n->op == IR_PUSH && n->nkids == 0)) f(n->var);
-    if (n->op == IR_BUILTIN && builtin_mutates(n->builtin) && n->nkids) {
-        struct ir_node *root = n->kids[0];
-        while (root->op == IR_INDEX || root->op == IR_FIELD) root = root->a;
-        if (root->op == IR_VAR) f(root->var);
-    }
-    each_change(n->a, f);
-    each_change(n->b, f);
-    each_change(n->c, f);
-    for (int i = 0; i < n->nkids; i++) each_change(n->kids[i], f);
-    each_change(n->iter.lo, f);
-    each_change(n->iter.hi, f);
-    each_change(n->iter.array, f);
-    each_change(n->elem, f);
-    each_change(n->filter, f);
-    each_change(n->key, f);
-    for (int i = 0; i < n->nclauses; i++) {
-        each_change(n->clauses[i].iter.lo, f);
-        each_change(n->clauses[i].iter.hi, f);
-        each_change(n->clauses[i].iter.array, f);
-    }
-}
-
 static void mark_assigned(struct ir_var *v) { ASSIGNED[v->id] = 1; }
 
-static void note_changes(struct ir_node *n) { each_change(n, mark_assigned); }
+static void note_changes(struct ir_node *n) { ir_each_change(n, mark_assigned); }
 
 static bool fixed_array(struct ir_var *v) { return v->type->kind == T_ARRAY && !ASSIGNED[v->id]; }
 
@@ -761,7 +734,7 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
 {
     int *ids = NULL, cap = 0;
     *nids = 0;
-    each_change(body, forget_len);
+    ir_each_change(body, forget_len);
     changes(body, 0, &ids, nids, &cap);
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
@@ -830,8 +803,8 @@ static void for_range(struct ir_node *s)
 {
     struct range lo = expr(s->iter.lo), hi = expr(s->iter.hi);
     short_bounds(&s->iter, lo, hi, s->b, NULL);
-    each_change(s->iter.lo, forget_len);
-    each_change(s->iter.hi, forget_len);
+    ir_each_change(s->iter.lo, forget_len);
+    ir_each_change(s->iter.hi, forget_len);
     if (s->iter.inclusive && s->iter.lo->type == ty_int && s->iter.hi->type == ty_int && hi.hi < INT64_MAX) {
         /* lo ..= hi below the largest int: lo .. hi + 1, C's plain loop (the
          * inclusive one keeps a flag so as never to step past hi) */
@@ -904,7 +877,7 @@ static bool stmt(struct ir_node *s)
         return true;
     case IR_LET: case IR_ASSIGN: {
         struct range r = expr(s->a);
-        each_change(s->a, forget_len);
+        ir_each_change(s->a, forget_len);
         if (is_int_var(s->var)) ENV[s->var->id] = r;
         if (is_int_array(s->var)) {
             struct range e = elements(s->a);
@@ -922,7 +895,7 @@ static bool stmt(struct ir_node *s)
             if (k == 0) i = r;
         }
         struct range v = expr(s->a);
-        each_change(s, forget_len);
+        ir_each_change(s, forget_len);
         if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
         if (s->op == IR_STORE && is_int_array(s->var)) {
             struct range *e = &ENV[s->var->id];
@@ -933,13 +906,13 @@ static bool stmt(struct ir_node *s)
     }
     case IR_EXPR:
         expr(s->a);
-        each_change(s->a, forget_len);
+        ir_each_change(s->a, forget_len);
         return !(s->a && s->a->op == IR_BUILTIN && s->a->builtin == BI_PANIC);
     case IR_RETURN: expr(s->a); return false;
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE: return false;
     case IR_IF: {
         expr(s->a);
-        each_change(s->a, forget_len);
+        ir_each_change(s->a, forget_len);
         struct range *before = env_copy();
         refine(s->a, true);
         bool ft = stmt(s->b);
@@ -955,7 +928,7 @@ static bool stmt(struct ir_node *s)
     }
     case IR_WHILE: {
         int n;
-        each_change(s->a, forget_len);
+        ir_each_change(s->a, forget_len);
         free(loop_head(s->b, while_trips(s), &n));
         expr(s->a);
         struct range *head = env_copy();
@@ -969,7 +942,7 @@ static bool stmt(struct ir_node *s)
     case IR_FOR_RANGE: for_range(s); return true;
     case IR_FOR_ARRAY: {
         expr(s->iter.array);
-        each_change(s->iter.array, forget_len);
+        ir_each_change(s->iter.array, forget_len);
         int n;
         free(loop_head(s->b, MAX_LEN, &n)); /* an array's elements: at most MAX_LEN */
         struct range *head = env_copy();

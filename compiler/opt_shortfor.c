@@ -30,7 +30,11 @@
  * (ir_loops_or_calls: the emitter's short loop), no break, continue or
  * return (ir_leaves), and whose copies together are at most SHORT_BUDGET
  * nodes. Inner loops go first, so a nest of short loops (di, dj) is written
- * out whole when it fits.
+ * out whole when it fits. A bound may also be `len(a)` of an array a let
+ * made of a literal (`[c0, c1, c2]`, or `[x] * 4`) that nothing in the
+ * function assigns or resizes: that length is a literal too (a helper's
+ * `for c in cs` written in place where `cs` is such a let, the Horner
+ * loop of a polynomial of 8 coefficients).
  *
  * A float sum or product over such ranges, `sum(w[di][dj] * img[i + di][j +
  * dj] for di in 0..3 for dj in 0..3)` (every clause short, together at most
@@ -43,11 +47,90 @@
  */
 #include "ir.h"
 
+#include <stdlib.h>
+
 /* The most IR nodes the copies of one loop may add up to: a 3x3 kernel's
  * nest (9 taps of about 15 nodes) fits; a long body stays a loop. */
 #define SHORT_BUDGET 256
 
 static struct ir_program *P;
+
+/* ---- literal lengths ---------------------------------------------------------- */
+
+/* By var id, in the function being walked (ids up to NLEN): an array a let
+ * made of a literal or `[x] * k` (k a literal >= 0) and that nothing
+ * assigns or resizes: its length; else -1 (one changed: CHANGED). */
+static int64_t *LITLEN;
+static unsigned char *CHANGED;
+static int NLEN;
+
+static void mark_changed(struct ir_var *v)
+{
+    if (v->id <= NLEN) CHANGED[v->id] = 1;
+}
+
+static void note_lets(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, note_lets);
+    if (n->op != IR_LET || n->var->type->kind != T_ARRAY || !n->a) return;
+    struct ir_node *e = n->a;
+    if (e->op == IR_ARRAY) LITLEN[n->var->id] = e->nkids;
+    else if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && e->b->op == IR_INT
+             && e->b->type == ty_int && (int64_t)(uint64_t)e->b->ival >= 0)
+        LITLEN[n->var->id] = (int64_t)(uint64_t)e->b->ival;
+}
+
+/* The literal lengths of fn's arrays (LITLEN). */
+static void find_lengths(struct ir_fn *fn)
+{
+    NLEN = P->nvars;
+    LITLEN = xmalloc(sizeof *LITLEN * (size_t)(NLEN + 1));
+    CHANGED = xmalloc((size_t)NLEN + 1);
+    for (int i = 0; i <= NLEN; i++) LITLEN[i] = -1, CHANGED[i] = 0;
+    note_lets(fn->body);
+    ir_each_change(fn->body, mark_changed);
+    for (int i = 0; i <= NLEN; i++)
+        if (CHANGED[i]) LITLEN[i] = -1;
+}
+
+/* Whether bound n is an int literal or `len(a)` of an array of literal
+ * length (LITLEN); its value. */
+static bool literal_len(const struct ir_node *n, int64_t *v)
+{
+    if (n->op == IR_INT && n->type == ty_int) {
+        *v = (int64_t)(uint64_t)n->ival;
+        return true;
+    }
+    if (n->op != IR_BUILTIN || n->builtin != BI_LEN || n->nkids != 1 || n->kids[0]->op != IR_VAR) return false;
+    struct ir_var *a = n->kids[0]->var;
+    if (a->id > NLEN || LITLEN[a->id] < 0) return false;
+    *v = LITLEN[a->id];
+    return true;
+}
+
+/* Range it's bounds made literals where both are literal_len and it is
+ * short (1 to IR_SHORT_TRIPS steps): the loop or clause to write out. */
+static void literal_range(struct ir_iter *it)
+{
+    int64_t lo, hi;
+    if (!it->is_range || !literal_len(it->lo, &lo) || !literal_len(it->hi, &hi)) return;
+    __int128 n = (__int128)hi - lo + (it->inclusive ? 1 : 0);
+    if (n < 1 || n > IR_SHORT_TRIPS) return;
+    it->lo = ir_mk_int(lo, it->lo->loc);
+    it->hi = ir_mk_int(hi, it->hi->loc);
+}
+
+/* Every range of n (loops, generators and their clauses) so. */
+static void literal_ranges(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, literal_ranges);
+    if (n->op == IR_FOR_RANGE) literal_range(&n->iter);
+    if (n->op != IR_REDUCE && n->op != IR_LISTCOMP) return;
+    literal_range(&n->iter);
+    for (int i = 0; i < n->nclauses; i++) literal_range(&n->clauses[i].iter);
+}
 
 /* The literal bounds of range iter: its first value and its step count
  * (1 to IR_SHORT_TRIPS), else 0. */
@@ -204,7 +287,12 @@ void opt_shortfor(struct ir_program *ir)
     P = ir;
     depth = 0;
     for (int i = 0; i < ir->fns.len; i++) {
-        struct ir_node *body = ((struct ir_fn *)ir->fns.items[i])->body;
+        struct ir_fn *fn = ir->fns.items[i];
+        struct ir_node *body = fn->body;
+        find_lengths(fn);
+        literal_ranges(body);
+        free(LITLEN);
+        free(CHANGED);
         folds_in(body);
         ir_stmt_blocks(body, shortfor_block);
     }
