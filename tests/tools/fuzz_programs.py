@@ -531,6 +531,7 @@ class Gen:
         self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
         self.eaches = random.Random(seed ^ 0xEAC4)  # whether a loop helper walks its array by element (pool_helper)
         self.grows = random.Random(seed ^ 0x6A0E)   # a fill loop's push onto a non-empty array, its bound a sum (fill_loop)
+        self.lits = random.Random(seed ^ 0x117E)    # whether to write a loop over a literal's length (literal_len_loop)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2160,6 +2161,10 @@ class Gen:
                 return st
         if self.fuses.random() < 0.03:
             st = fuse_loop(self)
+            if st is not None:
+                return st
+        if self.lits.random() < 0.03:
+            st = literal_len_loop(self)
             if st is not None:
                 return st
         if self.calls.random() < 0.05:
@@ -4105,6 +4110,54 @@ def fuse_loop(g):
     return lines, ex
 
 
+def literal_len_loop(g):
+    """`let cs = [c0, ...]` (or `[c] * m`), then a loop over i whose body
+    runs `for k in 0..len(cs)`: a short loop, written out (opt_shortfor.c
+    takes the length of a literal nothing resizes as a literal), Horner's
+    step for floats, a checked `acc + cs[k] * i` for ints (an overflow
+    now and then); now and then the read is cs[k + 1], a panic at the last
+    k. Draws from its own stream (g.lits): other programs stay as they were."""
+    r = g.lits
+    if g.pure:
+        return None
+    cs, acc, i, k, x = (g.fresh(p) for p in ("cs", "acc", "i", "k", "x"))
+    et = r.choice(["int", "float"])
+    m = r.randint(1, 6)
+    pick = {"int": lambda: r.choice([-3, 2, 7, 4611686018427387903]), "float": lambda: r.choice([0.5, -1.25, 3.0, 0.1, 1e300])}[et]
+    if r.random() < 0.3:
+        c0 = pick()
+        vals = [c0] * m
+        made = f"[{show(et, c0)}] * {m}"
+    else:
+        vals = [pick() for _ in range(m)]
+        made = "[" + ", ".join(show(et, v) for v in vals) + "]"
+    n = r.randint(0, 5)
+    off = 1 if r.random() < 0.2 else 0
+    read = f"{cs}[{k} + 1]" if off else f"{cs}[{k}]"
+    g.use("literal-len")
+    a0 = pick()
+    lines = [f"let {cs} = {made}", f"var {acc} = {show(et, a0)}", f"for {i} in 0..{n}:"]
+    if et == "float":
+        lines += [f"    let {x} = float({i}) * 0.5", f"    for {k} in 0..len({cs}):", f"        {acc} = {acc} * {x} + {read}"]
+    else:
+        lines += [f"    for {k} in 0..len({cs}):", f"        {acc} = {acc} + {read} * {i}"]
+    lines.append(f"print({acc})")
+
+    def ex(env):
+        a = a0
+        for iv in range(n):
+            for kv in range(m):
+                if kv + off >= m:
+                    raise Panic(f"index out of bounds: the len is {m} but the index is {kv + off}")
+                c = vals[kv + off]
+                if et == "float":
+                    a = a * (iv * 0.5) + c
+                else:
+                    a = chk("int", a + chk("int", c * iv, "multiplication"), "addition")
+        env_out(env).append(show(et, a) + "\n")
+    return lines, ex
+
+
 def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
@@ -4432,7 +4485,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse"]
+            "step-nest", "row-zip", "fuse", "literal-len"]
 
 
 def classify(problem):
