@@ -20,7 +20,9 @@
  *     refines its body, and `while k < n` whose body increases k by s >= 1
  *     at its top level (and nowhere else; no continue) runs at most
  *     (n - k) / s + 1 times, which bounds its counters too; a for over an
- *     array runs at most MAX_LEN times; any other int variable the body
+ *     array runs at most MAX_LEN times, and a for over range(a, b, step)
+ *     of ints with a literal step gives its variable a's low end to b's
+ *     high end less 1 (step > 0), or b's low end plus 1 to a's high end; any other int variable the body
  *     assigns keeps the join of its range before the loop and the values
  *     the body assigns it, when a trial walk proves that join (settle:
  *     `m = i` ... `m = j` stays below n);
@@ -1074,11 +1076,19 @@ static bool stmt(struct ir_node *s)
     case IR_FOR_RANGE: for_range(s); return true;
     case IR_FOR_ARRAY: {
         expr(s->iter.array);
+        /* range(a, b, step) of ints, step a literal: from a up to below b, or
+         * down to above b (the values are computed one by one: ir_range_values) */
+        struct range vals = FULL;
+        struct ir_node *r = s->iter.array;
+        if (ir_range_values(s) && r->kids[2]->op == IR_INT && (int64_t)r->kids[2]->ival != 0) {
+            struct range a = expr(r->kids[0]), b = expr(r->kids[1]);
+            vals = (int64_t)r->kids[2]->ival > 0 ? clamp(a.lo, b.hi - 1) : clamp(b.lo + 1, a.hi);
+        }
         each_change(s->iter.array, forget_len);
         int n, nc;
         struct cand *cd;
         free(loop_head(s->b, MAX_LEN, &n, &cd, &nc)); /* an array's elements: at most MAX_LEN */
-        if (is_int_var(s->var)) ENV[s->var->id] = FULL;
+        if (is_int_var(s->var)) ENV[s->var->id] = vals;
         settle(s, cd, nc);
         free(cd);
         struct range *head = env_copy();
