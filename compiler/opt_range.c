@@ -25,7 +25,8 @@
  *     high end less 1 (step > 0), or b's low end plus 1 to a's high end; any other int variable the body
  *     assigns keeps the join of its range before the loop and the values
  *     the body assigns it, when a trial walk proves that join (settle:
- *     `m = i` ... `m = j` stays below n);
+ *     `m = i` ... `m = j` stays below n; widened once more to 0 or MAX_LEN
+ *     when the join does not hold: a bisection's lo = mid + 1);
  *   - an [int] array variable has one interval for all its elements (its
  *     range's lo and hi): a literal of literals or `[literals] * n` sets it,
  *     a store joins the stored value's range, an element read gives it, a
@@ -44,7 +45,10 @@
  * resized), from a range loop's bound, a `<` condition or a let copy, with
  * a gap: v + gap < below. A bound `n - 1` is n with gap 1; `i != n - 2`
  * where i + 1 < n makes it i + 2 < n; i + c and i - c keep the bound with
- * the gap less or more c (`xs[i + 1]` in `for i in 0..len(xs) - 1`). An
+ * the gap less or more c (`xs[i + 1]` in `for i in 0..len(xs) - 1`); a
+ * stable e less a literal c >= 1 is below e (`len(xs) - 1`); x < y (x <= y)
+ * with y below e puts x below e, by one more (as much); (x + y) / d, d >= 2,
+ * with x, y >= 0 both below e is below it (a bisection's midpoint). An
  * index is inside its array when it is at least 0 and below len of the
  * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
  * the array never assigned or resized in the function (stores keep its
@@ -419,6 +423,18 @@ static void generator(struct ir_node *n)
         if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
 }
 
+/* r, the range of (x + y) / d with d >= 2: with x and y both at least 0
+ * and below the same e, so is the quotient (it is at most the larger of
+ * them: a bisection's (lo + hi) / 2). */
+static void midpoint(struct range *r, struct ir_node *sum)
+{
+    if (sum->op != IR_BINARY || sum->bop != OP_ADD || sum->optype != ty_int) return;
+    struct range x = expr(sum->a), y = expr(sum->b);
+    if (x.lo < 0 || y.lo < 0 || !x.below || !same(x.below, y.below)) return;
+    r->below = x.below;
+    r->gap = x.gap < y.gap ? x.gap : y.gap;
+}
+
 static struct range binary(struct ir_node *n)
 {
     struct range a = expr(n->a), b = expr(n->b);
@@ -474,7 +490,9 @@ static struct range binary(struct ir_node *n)
             if (q[i] < lo) lo = q[i];
             if (q[i] > hi) hi = q[i];
         }
-        return rng(lo, hi);
+        struct range r = rng(lo, hi);
+        if (b.lo >= 2) midpoint(&r, n->a);
+        return r;
     }
     default: return FULL;
     }
@@ -486,6 +504,9 @@ static struct range binary(struct ir_node *n)
     if ((n->bop == OP_ADD || n->bop == OP_SUB) && x->below && c->lo == c->hi && (n->bop == OP_ADD || x == &a)) {
         __int128 gap = n->bop == OP_ADD ? x->gap - c->lo : x->gap + c->lo;
         if (gap >= 0 && gap < ((__int128)1 << 64)) r.below = x->below, r.gap = gap;
+    } else if (n->bop == OP_SUB && b.lo == b.hi && b.lo >= 1 && b.lo < ((__int128)1 << 62) && stable(n->a)) {
+        /* e - c, e stable and c >= 1: below e (`len(xs) - 1`) */
+        r.below = n->a, r.gap = b.lo - 1;
     }
     return r;
 }
@@ -623,6 +644,17 @@ static void differs(struct ir_var *v, struct ir_node *y, struct range r)
     if (e->below && stable(y) && same(below_part(y, &c), e->below) && c == e->gap + 1) e->gap = c;
 }
 
+/* v < y (d = 1) or v <= y (d = 0) holds, y of range b: what y is below, v
+ * is below too, by d more (`lo < hi` with hi < n: lo + 1 < n), unless v
+ * already has a bound of its own. */
+static void below_of(struct ir_var *v, struct range b, int d)
+{
+    struct range *e = &ENV[v->id];
+    if (!b.below || b.gap + d >= ((__int128)1 << 64)) return;
+    if (!e->below) e->below = b.below, e->gap = b.gap + d;
+    else if (same(e->below, b.below) && b.gap + d > e->gap) e->gap = b.gap + d;
+}
+
 /* x op y holds (ints): narrow the variables among x and y. */
 static void compare(struct ir_node *x, enum op op, struct ir_node *y)
 {
@@ -632,11 +664,13 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     case OP_LT:
         if (xv) meet(x->var, INT64_MIN, b.hi - 1);
         if (xv && stable(y)) set_below(&ENV[x->var->id], y);
+        else if (xv) below_of(x->var, b, 1);
         if (yv) meet(y->var, a.lo + 1, INT64_MAX);
         break;
     case OP_LE:
         if (xv) meet(x->var, INT64_MIN, b.hi);
         if (xv && stable(y)) set_at_most(&ENV[x->var->id], y);
+        else if (xv) below_of(x->var, b, 0);
         if (yv) meet(y->var, a.lo, INT64_MAX);
         break;
     case OP_GT: compare(y, OP_LT, x); break;
@@ -851,7 +885,7 @@ static void settle(struct ir_node *s, struct cand *cd, int nc)
     struct range *base = env_copy();
     const struct range none = {INT64_MAX, INT64_MIN, NULL, 0, NULL};
     bool ok = false;
-    for (int round = 0; round < 3 && !ok; round++) {
+    for (int round = 0; round < 4 && !ok; round++) {
         for (int k = 0; k < nc; k++) {
             ENV[cd[k].id] = cd[k].h;
             GOT[cd[k].id] = none;
@@ -871,8 +905,19 @@ static void settle(struct ir_node *s, struct cand *cd, int nc)
             TRYING[cd[k].id] = 0;
             if (g.lo > g.hi || within(cd[k].h, g)) continue;
             ok = false;
-            if (round == 0) join_one(&cd[k].h, g);
-            else cd[k].h = FULL;
+            if (round == 0) {
+                join_one(&cd[k].h, g);
+            } else if (round == 1) {
+                /* an end that moved again goes to the next threshold: 0 or
+                 * the smallest int below, MAX_LEN or the largest int above */
+                struct range *h = &cd[k].h;
+                bool down = g.lo < h->lo, up = g.hi > h->hi;
+                join_one(h, g);
+                if (down) h->lo = h->lo >= 0 ? 0 : INT64_MIN;
+                if (up) h->hi = h->hi <= MAX_LEN ? MAX_LEN : INT64_MAX;
+            } else {
+                cd[k].h = FULL;
+            }
         }
     }
     if (ok)
