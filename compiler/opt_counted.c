@@ -34,6 +34,22 @@
  * first. A panic ends the program, so i's value after one is not seen.
  * When i is defined by a literal and dead after the loop, the literal is the
  * range's start and the definition goes.
+ *
+ * A loop counting down by one is one too, over range(i, stop, -1):
+ *
+ *   var i = hi                               for i' in range(hi, lo, -1):
+ *   while i > lo:                   =>           body (reading i')
+ *       body
+ *       i -= 1
+ *
+ * with the same conditions (the last statement `i = i - 1`, nothing else
+ * assigning i, no continue, lo fixed); `while i >= k` with k an int
+ * literal above the smallest int is range(i, k - 1, -1) (a back
+ * substitution's `while i >= 0`). The step cannot overflow: i > stop.
+ * i's value before the loop is the range's start; after it, i ends at stop
+ * when it ran (`if i > stop: i = stop` first), at a break where the break
+ * left it, and the later passes guard the range's indices as a written
+ * range(..., -1) loop's (opt_loops.c).
  */
 #include "ir.h"
 
@@ -162,6 +178,29 @@ static struct ir_var *counted(struct ir_node *loop)
     for (int k = 0; k + 1 < body->nkids; k++)
         if (ir_writes(body->kids[k], i, false)) return NULL;
     if (jumps(body, true) || !fixed_bound(c->b, body, i)) return NULL;
+    return i;
+}
+
+/* loop's induction variable when it counts down by one (see the top),
+ * else NULL; *stop: the range's end (exclusive). */
+static struct ir_var *counted_down(struct ir_node *loop, struct ir_node **stop)
+{
+    struct ir_node *c = loop->a, *body = loop->b;
+    if (c->op != IR_BINARY || (c->bop != OP_GT && c->bop != OP_GE) || c->optype != ty_int || c->a->op != IR_VAR)
+        return NULL;
+    struct ir_var *i = c->a->var;
+    if (c->bop == OP_GE && (c->b->op != IR_INT || c->b->type != ty_int || (int64_t)c->b->ival == INT64_MIN))
+        return NULL;
+    if (!body || body->op != IR_BLOCK || body->nkids == 0) return NULL;
+    struct ir_node *last = body->kids[body->nkids - 1];
+    if (last->op != IR_ASSIGN || last->var != i) return NULL;
+    struct ir_node *dec = last->a;
+    if (dec->op != IR_BINARY || dec->bop != OP_SUB || dec->optype != ty_int || !is_var(dec->a, i) || !is_one(dec->b))
+        return NULL;
+    for (int k = 0; k + 1 < body->nkids; k++)
+        if (ir_writes(body->kids[k], i, false)) return NULL;
+    if (jumps(body, true) || !fixed_bound(c->b, body, i)) return NULL;
+    *stop = c->bop == OP_GT ? c->b : ir_mk_int((int64_t)c->b->ival - 1, c->b->loc);
     return i;
 }
 
@@ -308,12 +347,68 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
     return out;
 }
 
+/* The statement that replaces while loop `loop` counting i down to stop
+ * (counted_down): `for t in range(i, stop, -1)`, i's value set after it
+ * as the top says when i is read later (not defined in blk before the
+ * loop, or read after it). */
+static struct ir_node *rewrite_down(struct ir_node *blk, int w, struct ir_node *loop, struct ir_var *i,
+                                    struct ir_node *stop)
+{
+    int def = -1;
+    for (int k = 0; k < w; k++)
+        if (blk->kids[k]->op == IR_LET && blk->kids[k]->var == i) def = k;
+    bool dead = def >= 0;
+    for (int k = w + 1; dead && k < blk->nkids; k++)
+        if (ir_stmt_reads(blk->kids[k], i)) dead = false;
+
+    struct ir_var *t = arena_alloc(sizeof *t);
+    *t = *i;
+    t->id = ++P->nvars;
+    t->kind = IRV_LOCAL;
+    struct rename r = {{NULL, renamed, NULL}, i, t};
+    struct ir_node *body = ir_copy(&r.k, loop->b);
+    body->nkids--; /* the step */
+
+    struct ir_node *range = ir_new(IR_BUILTIN, loop->loc, type_array(ty_int));
+    range->builtin = BI_RANGE_STEP;
+    struct ir_node *f = ir_new(IR_FOR_ARRAY, loop->loc, ty_void);
+    f->var = t;
+    f->b = body;
+    f->iter.array = range;
+    if (dead) {
+        ir_push_kid(range, var_read(i, loop->a->a->loc));
+        ir_push_kid(range, stop);
+        ir_push_kid(range, ir_mk_int(-1, loop->loc));
+        return f;
+    }
+    /* i is seen after the loop: it ends at stop, or where a break left it */
+    break_sets(body, i, t);
+    struct ir_var *start;
+    struct ir_node *out = start_block(loop, i, &start);
+    struct ir_node *at_end = ir_new(IR_IF, loop->loc, ty_void);
+    at_end->a = ir_mk_bin(OP_GT, var_read(i, loop->loc), ir_copy(NULL, stop), ty_bool);
+    at_end->b = ir_new(IR_BLOCK, loop->loc, ty_void);
+    ir_push_kid(at_end->b, assign(i, ir_copy(NULL, stop), loop->loc));
+    ir_push_kid(out, at_end);
+    ir_push_kid(range, var_read(start, loop->loc));
+    ir_push_kid(range, stop);
+    ir_push_kid(range, ir_mk_int(-1, loop->loc));
+    ir_push_kid(out, f);
+    return out;
+}
+
 static void counted_block(struct ir_node *blk)
 {
     for (int k = 0; k < blk->nkids; k++) {
         struct ir_node *s = blk->kids[k];
         ir_stmt_blocks(s, counted_block); /* inner loops first: an outer body then ends with its step still */
         struct ir_var *i = s->op == IR_WHILE ? counted(s) : NULL;
+        struct ir_node *stop = NULL;
+        struct ir_var *d = s->op == IR_WHILE && !i ? counted_down(s, &stop) : NULL;
+        if (d) {
+            blk->kids[k] = rewrite_down(blk, k, s, d, stop);
+            continue;
+        }
         if (!i) continue;
         struct ir_node *r = rewrite(blk, k, s, i);
         if (r) blk->kids[k] = r;

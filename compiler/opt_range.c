@@ -20,7 +20,13 @@
  *     refines its body, and `while k < n` whose body increases k by s >= 1
  *     at its top level (and nowhere else; no continue) runs at most
  *     (n - k) / s + 1 times, which bounds its counters too; a for over an
- *     array runs at most MAX_LEN times;
+ *     array runs at most MAX_LEN times, and a for over range(a, b, step)
+ *     of ints with a literal step gives its variable a's low end to b's
+ *     high end less 1 (step > 0), or b's low end plus 1 to a's high end; any other int variable the body
+ *     assigns keeps the join of its range before the loop and the values
+ *     the body assigns it, when a trial walk proves that join (settle:
+ *     `m = i` ... `m = j` stays below n; widened once more to 0 or MAX_LEN
+ *     when the join does not hold: a bisection's lo = mid + 1);
  *   - an [int] array variable has one interval for all its elements (its
  *     range's lo and hi): a literal of literals or `[literals] * n` sets it,
  *     a store joins the stored value's range, an element read gives it, a
@@ -39,7 +45,10 @@
  * resized), from a range loop's bound, a `<` condition or a let copy, with
  * a gap: v + gap < below. A bound `n - 1` is n with gap 1; `i != n - 2`
  * where i + 1 < n makes it i + 2 < n; i + c and i - c keep the bound with
- * the gap less or more c (`xs[i + 1]` in `for i in 0..len(xs) - 1`). An
+ * the gap less or more c (`xs[i + 1]` in `for i in 0..len(xs) - 1`); a
+ * stable e less a literal c >= 1 is below e (`len(xs) - 1`); x < y (x <= y)
+ * with y below e puts x below e, by one more (as much); (x + y) / d, d >= 2,
+ * with x, y >= 0 both below e is below it (a bisection's midpoint). An
  * index is inside its array when it is at least 0 and below len of the
  * array, or below the n that `[x] * n` or `[e for i in 0..n]` made it with,
  * the array never assigned or resized in the function (stores keep its
@@ -92,6 +101,12 @@ struct range {
 
 static const struct range FULL = {INT64_MIN, INT64_MAX, NULL, 0, NULL};
 
+/* A trial walk of a loop's body (settle): it only learns what the body
+ * assigns; no mark, bound or rewrite comes of it, since it walks from a
+ * guess that may not hold. */
+static int DRY;
+#define MARK(n, f) ((void)(DRY || ((n)->f = true)))
+
 /* Range bounds read from a variable of one value, rewritten as literals
  * when the walk is done (literal_bounds): pairs of the bound's place (a
  * struct ir_node **) and its literal. */
@@ -118,7 +133,7 @@ static void note_bound(struct ir_node **place, struct range r)
 static void short_bounds(struct ir_iter *it, struct range lo, struct range hi, struct ir_node *body,
                          struct ir_node *body2)
 {
-    if (!OWN_ROUND || it->lo->type != ty_int || lo.lo != lo.hi || hi.lo != hi.hi) return;
+    if (DRY || !OWN_ROUND || it->lo->type != ty_int || lo.lo != lo.hi || hi.lo != hi.hi) return;
     __int128 n = hi.lo - lo.lo + (it->inclusive ? 1 : 0);
     if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return;
     note_bound(&it->lo, lo);
@@ -381,11 +396,23 @@ static void generator(struct ir_node *n)
         if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
 }
 
+/* r, the range of (x + y) / d with d >= 2: with x and y both at least 0
+ * and below the same e, so is the quotient (it is at most the larger of
+ * them: a bisection's (lo + hi) / 2). */
+static void midpoint(struct range *r, struct ir_node *sum)
+{
+    if (sum->op != IR_BINARY || sum->bop != OP_ADD || sum->optype != ty_int) return;
+    struct range x = expr(sum->a), y = expr(sum->b);
+    if (x.lo < 0 || y.lo < 0 || !x.below || !same(x.below, y.below)) return;
+    r->below = x.below;
+    r->gap = x.gap < y.gap ? x.gap : y.gap;
+}
+
 static struct range binary(struct ir_node *n)
 {
     struct range a = expr(n->a), b = expr(n->b);
     if (n->optype == ty_u64 && op_class[n->bop] == OPC_SHIFT) {
-        if (b.lo >= 0 && b.hi <= 63) n->no_overflow = true;
+        if (b.lo >= 0 && b.hi <= 63) MARK(n, no_overflow);
         return FULL;
     }
     if (n->optype != ty_int) return FULL;
@@ -411,43 +438,48 @@ static struct range binary(struct ir_node *n)
         return FULL;
     case OP_SHR:
         if (b.lo < 0 || b.hi > 63) return FULL;
-        n->no_overflow = true;
+        MARK(n, no_overflow);
         /* arithmetic shift: monotone in a, toward 0 or -1 as the amount grows */
         lo = a.lo >= 0 ? a.lo >> (int)b.hi : a.lo >> (int)b.lo;
         hi = a.hi >= 0 ? a.hi >> (int)b.lo : a.hi >> (int)b.hi;
         return rng(lo, hi);
     case OP_SHL:
-        if (b.lo >= 0 && b.hi <= 63) n->no_overflow = true;
+        if (b.lo >= 0 && b.hi <= 63) MARK(n, no_overflow);
         return FULL;
     case OP_MOD:
         /* C's remainder by a positive divisor: the sign of a, below d */
         if (b.lo > 0) {
-            n->no_overflow = true; /* neither 0 nor -1 */
+            MARK(n, no_overflow); /* neither 0 nor -1 */
             return rng(a.lo >= 0 ? 0 : 1 - b.hi, b.hi - 1);
         }
         return FULL;
     case OP_DIV: {
         /* truncating division by a positive divisor: monotone in each side */
         if (b.lo <= 0) return FULL;
-        n->no_overflow = true;
+        MARK(n, no_overflow);
         __int128 q[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
         lo = hi = q[0];
         for (int i = 1; i < 4; i++) {
             if (q[i] < lo) lo = q[i];
             if (q[i] > hi) hi = q[i];
         }
-        return rng(lo, hi);
+        struct range r = rng(lo, hi);
+        if (b.lo >= 2) midpoint(&r, n->a);
+        return r;
     }
     default: return FULL;
     }
     if (!fits(lo) || !fits(hi)) return clamp(lo, hi); /* checked: a value that continues fits */
-    if (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) n->no_overflow = true;
+    if (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL) MARK(n, no_overflow);
     struct range r = rng(lo, hi);
     /* x + c and x - c keep x's bound: (x + c) + (gap - c) < below */
     const struct range *x = n->bop == OP_ADD && !a.below ? &b : &a, *c = x == &a ? &b : &a;
     if ((n->bop == OP_ADD || n->bop == OP_SUB) && x->below && c->lo == c->hi && (n->bop == OP_ADD || x == &a)) {
         __int128 gap = n->bop == OP_ADD ? x->gap - c->lo : x->gap + c->lo;
         if (gap >= 0 && gap < ((__int128)1 << 64)) r.below = x->below, r.gap = gap;
+    } else if (n->bop == OP_SUB && b.lo == b.hi && b.lo >= 1 && b.lo < ((__int128)1 << 62) && stable(n->a)) {
+        /* e - c, e stable and c >= 1: below e (`len(xs) - 1`) */
+        r.below = n->a, r.gap = b.lo - 1;
     }
     return r;
 }
@@ -482,13 +514,13 @@ static void called(struct ir_node *n)
     struct params *p = params_of(n->fn);
     for (int i = 0; i < n->nkids; i++) {
         struct range r = expr(n->kids[i]);
-        if (!p || i >= n->fn->nparams) continue;
+        if (!p || i >= n->fn->nparams || DRY) continue;
         if (!p->arg) p->arg = xmalloc(sizeof *p->arg * (size_t)(n->fn->nparams + 1));
         if (!p->called) p->arg[i] = r;
         if (r.lo < p->arg[i].lo) p->arg[i].lo = r.lo;
         if (r.hi > p->arg[i].hi) p->arg[i].hi = r.hi;
     }
-    if (p) p->called = true;
+    if (p && !DRY) p->called = true;
 }
 
 static struct range expr(struct ir_node *n)
@@ -517,13 +549,13 @@ static struct range expr(struct ir_node *n)
     case IR_UNARY: {
         struct range a = expr(n->a);
         if (n->optype != ty_int || n->bop != OP_NEG) return FULL;
-        if (fits(-a.hi) && fits(-a.lo)) n->no_overflow = true;
+        if (fits(-a.hi) && fits(-a.lo)) MARK(n, no_overflow);
         return clamp(-a.hi, -a.lo);
     }
     case IR_BINARY: return binary(n);
     case IR_CONV: {
         struct range a = expr(n->a);
-        if (n->optype == ty_int && n->type == ty_u64 && a.lo >= 0) n->no_overflow = true;
+        if (n->optype == ty_int && n->type == ty_u64 && a.lo >= 0) MARK(n, no_overflow);
         if (n->type == ty_int && n->optype == ty_bool) return rng(0, 1);
         return FULL;
     }
@@ -550,7 +582,7 @@ static struct range expr(struct ir_node *n)
     case IR_INDEX: {
         expr(n->a);
         struct range i = expr(n->b);
-        if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) n->in_bounds = true;
+        if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) MARK(n, in_bounds);
         if (n->a->op == IR_VAR && is_int_array(n->a->var) && n->type == ty_int)
             return rng(ENV[n->a->var->id].lo, ENV[n->a->var->id].hi);
         return FULL;
@@ -585,6 +617,17 @@ static void differs(struct ir_var *v, struct ir_node *y, struct range r)
     if (e->below && stable(y) && same(below_part(y, &c), e->below) && c == e->gap + 1) e->gap = c;
 }
 
+/* v < y (d = 1) or v <= y (d = 0) holds, y of range b: what y is below, v
+ * is below too, by d more (`lo < hi` with hi < n: lo + 1 < n), unless v
+ * already has a bound of its own. */
+static void below_of(struct ir_var *v, struct range b, int d)
+{
+    struct range *e = &ENV[v->id];
+    if (!b.below || b.gap + d >= ((__int128)1 << 64)) return;
+    if (!e->below) e->below = b.below, e->gap = b.gap + d;
+    else if (same(e->below, b.below) && b.gap + d > e->gap) e->gap = b.gap + d;
+}
+
 /* x op y holds (ints): narrow the variables among x and y. */
 static void compare(struct ir_node *x, enum op op, struct ir_node *y)
 {
@@ -594,11 +637,13 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     case OP_LT:
         if (xv) meet(x->var, INT64_MIN, b.hi - 1);
         if (xv && stable(y)) set_below(&ENV[x->var->id], y);
+        else if (xv) below_of(x->var, b, 1);
         if (yv) meet(y->var, a.lo + 1, INT64_MAX);
         break;
     case OP_LE:
         if (xv) meet(x->var, INT64_MIN, b.hi);
         if (xv && stable(y)) set_at_most(&ENV[x->var->id], y);
+        else if (xv) below_of(x->var, b, 0);
         if (yv) meet(y->var, a.lo, INT64_MAX);
         break;
     case OP_GT: compare(y, OP_LT, x); break;
@@ -650,6 +695,7 @@ struct change {
     bool counter;      /* every assignment is v = v + c with 0 <= c */
     bool down;         /* every assignment is v = v - c with 0 <= c */
     bool nested;       /* one of them sits in a loop inside the body */
+    bool scalar;       /* an int variable (not an [int] array's stores) */
     __int128 step;     /* the sum of the c's */
 };
 
@@ -702,6 +748,7 @@ static void changes(struct ir_node *s, int depth, int **ids, int *nids, int *cap
             VEC_GROW(*ids, *nids, *cap);
             (*ids)[(*nids)++] = s->var->id;
             c->assigned = c->counter = c->down = true;
+            c->scalar = s->op == IR_ASSIGN;
         }
         if (!decrease(s->a, s->var)) c->down = false;
         __int128 k = increase(s->a, s->var);
@@ -727,15 +774,24 @@ static bool has_break(struct ir_node *s)
 
 static bool stmt(struct ir_node *s);
 
+/* A variable settle may keep: its id and its range at the loop's head (a guess until settled). */
+struct cand {
+    int id;
+    struct range h;
+};
+
 /* ENV at a loop's head: what the body assigns forgotten, but a counter's
  * lower bound, and with trips (>= 0: at most that many iterations) its
- * upper bound too. Returns the variables' ids the body assigns. */
-static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
+ * upper bound too. Returns the variables' ids the body assigns; with cd,
+ * *cd (*ncd of them) the int variables forgotten that had a range before
+ * the loop, for settle. */
+static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct cand **cd, int *ncd)
 {
     int *ids = NULL, cap = 0;
     *nids = 0;
     ir_each_change(body, forget_len);
     changes(body, 0, &ids, nids, &cap);
+    if (cd) *cd = xmalloc(sizeof **cd * (size_t)(*nids + 1)), *ncd = 0;
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
         struct range *r = &ENV[ids[i]], was = *r;
@@ -745,12 +801,101 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids)
             *r = clamp(r->lo, INT64_MAX);
         else if (c->down)
             r->lo = INT64_MIN; /* its upper bound and what it is below hold */
-        else
+        else {
+            if (cd && c->scalar && (was.lo > INT64_MIN || was.hi < INT64_MAX || was.below))
+                (*cd)[(*ncd)++] = (struct cand){ids[i], was};
             *r = FULL;
+        }
         if (was.len) r->len = was.len; /* an array's stores keep its length */
         *c = (struct change){0};
     }
     return ids;
+}
+
+/* By var id, while settle walks a body: a candidate's (TRYING), and the
+ * join of the values the body assigns it (GOT; lo > hi: none yet). */
+static unsigned char *TRYING;
+static struct range *GOT;
+
+static void join_one(struct range *a, struct range b)
+{
+    if (a->lo > a->hi) {
+        *a = b;
+        return;
+    }
+    if (b.lo < a->lo) a->lo = b.lo;
+    if (b.hi > a->hi) a->hi = b.hi;
+    if (!same(a->below, b.below)) a->below = NULL;
+    else if (b.gap < a->gap) a->gap = b.gap;
+}
+
+/* Whether every value of g is one of h: within its ends, and below what h is below. */
+static bool within(struct range h, struct range g)
+{
+    if (g.lo < h.lo || g.hi > h.hi) return false;
+    return !h.below || (same(h.below, g.below) && g.gap >= h.gap);
+}
+
+/* The candidates of loop s (loop_head: int variables its body assigns, not
+ * as counters, that had a range before it; FULL in ENV now), each given
+ * at the head the range it had before the loop joined with the ranges of
+ * the values the body assigns it, when that holds: a variable only ever
+ * assigned values of a range stays in it (`best = j` of `for j in 0..n`
+ * keeps best below n, `m = i` ... `m = j` too). A guess is checked by
+ * walking the body once more, DRY, from it: if every value the body
+ * assigns a candidate lies within its guess, the guess holds at the head
+ * of every iteration (by induction: it holds at the first, and each
+ * iteration assigns only values within it), and after the loop. A first
+ * failure widens the guess to the join with what the body assigned; a
+ * second forgets the candidate (FULL: always holds), which may fail the
+ * others once more; a third failure forgets them all. A trial walk starts
+ * no trial of the loops inside it: their candidates stay FULL (sound, and
+ * it bounds the walks: each loop is walked at most four times per walk of
+ * the one around it). */
+static void settle(struct ir_node *s, struct cand *cd, int nc)
+{
+    if (DRY || nc == 0) return;
+    struct range *base = env_copy();
+    const struct range none = {INT64_MAX, INT64_MIN, NULL, 0, NULL};
+    bool ok = false;
+    for (int round = 0; round < 4 && !ok; round++) {
+        for (int k = 0; k < nc; k++) {
+            ENV[cd[k].id] = cd[k].h;
+            GOT[cd[k].id] = none;
+            TRYING[cd[k].id] = 1;
+        }
+        DRY++;
+        if (s->op == IR_WHILE) {
+            expr(s->a);
+            refine(s->a, true);
+        }
+        stmt(s->b);
+        DRY--;
+        memcpy(ENV, base, sizeof *ENV * (size_t)(NV + 2));
+        ok = true;
+        for (int k = 0; k < nc; k++) {
+            struct range g = GOT[cd[k].id];
+            TRYING[cd[k].id] = 0;
+            if (g.lo > g.hi || within(cd[k].h, g)) continue;
+            ok = false;
+            if (round == 0) {
+                join_one(&cd[k].h, g);
+            } else if (round == 1) {
+                /* an end that moved again goes to the next threshold: 0 or
+                 * the smallest int below, MAX_LEN or the largest int above */
+                struct range *h = &cd[k].h;
+                bool down = g.lo < h->lo, up = g.hi > h->hi;
+                join_one(h, g);
+                if (down) h->lo = h->lo >= 0 ? 0 : INT64_MIN;
+                if (up) h->hi = h->hi <= MAX_LEN ? MAX_LEN : INT64_MAX;
+            } else {
+                cd[k].h = FULL;
+            }
+        }
+    }
+    if (ok)
+        for (int k = 0; k < nc; k++) ENV[cd[k].id] = cd[k].h;
+    free(base);
 }
 
 static bool has_continue(struct ir_node *s)
@@ -789,7 +934,7 @@ static __int128 while_trips(struct ir_node *s)
     /* e's range over every iteration: what the body assigns forgotten */
     struct range k0 = ENV[k->id], *before = env_copy();
     int n;
-    free(loop_head(b, -1, &n));
+    free(loop_head(b, -1, &n, NULL, NULL));
     struct range e = expr(c->b);
     memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
     free(before);
@@ -805,7 +950,7 @@ static void for_range(struct ir_node *s)
     short_bounds(&s->iter, lo, hi, s->b, NULL);
     ir_each_change(s->iter.lo, forget_len);
     ir_each_change(s->iter.hi, forget_len);
-    if (s->iter.inclusive && s->iter.lo->type == ty_int && s->iter.hi->type == ty_int && hi.hi < INT64_MAX) {
+    if (!DRY && s->iter.inclusive && s->iter.lo->type == ty_int && s->iter.hi->type == ty_int && hi.hi < INT64_MAX) {
         /* lo ..= hi below the largest int: lo .. hi + 1, C's plain loop (the
          * inclusive one keeps a flag so as never to step past hi) */
         struct ir_node *h;
@@ -822,13 +967,16 @@ static void for_range(struct ir_node *s)
     __int128 last = s->iter.inclusive ? hi.hi : hi.hi - 1;
     __int128 trips = last - lo.lo + 1;
     if (trips < 0) trips = 0;
-    int n;
-    int *ids = loop_head(s->b, trips, &n);
+    int n, nc;
+    struct cand *cd;
+    int *ids = loop_head(s->b, trips, &n, &cd, &nc);
     bool fixed = is_int_var(s->var);
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
     if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
     if (fixed && stable(s->iter.hi)) (s->iter.inclusive ? set_at_most : set_below)(&ENV[s->var->id], s->iter.hi);
+    settle(s, cd, nc);
+    free(cd);
     /* a variable the body assigns is forgotten again (loop_head set it) */
     struct range *head = env_copy();
     stmt(s->b);
@@ -879,6 +1027,7 @@ static bool stmt(struct ir_node *s)
         struct range r = expr(s->a);
         ir_each_change(s->a, forget_len);
         if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (DRY && s->op == IR_ASSIGN && is_int_var(s->var) && TRYING[s->var->id]) join_one(&GOT[s->var->id], r);
         if (is_int_array(s->var)) {
             struct range e = elements(s->a);
             ENV[s->var->id].lo = e.lo, ENV[s->var->id].hi = e.hi;
@@ -896,7 +1045,7 @@ static bool stmt(struct ir_node *s)
         }
         struct range v = expr(s->a);
         ir_each_change(s, forget_len);
-        if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) s->in_bounds = true;
+        if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) MARK(s, in_bounds);
         if (s->op == IR_STORE && is_int_array(s->var)) {
             struct range *e = &ENV[s->var->id];
             if (!ir_store_one_index(s)) v = FULL;
@@ -927,9 +1076,12 @@ static bool stmt(struct ir_node *s)
         return ft || fe;
     }
     case IR_WHILE: {
-        int n;
+        int n, nc;
+        struct cand *cd;
         ir_each_change(s->a, forget_len);
-        free(loop_head(s->b, while_trips(s), &n));
+        free(loop_head(s->b, while_trips(s), &n, &cd, &nc));
+        settle(s, cd, nc);
+        free(cd);
         expr(s->a);
         struct range *head = env_copy();
         refine(s->a, true);
@@ -942,11 +1094,22 @@ static bool stmt(struct ir_node *s)
     case IR_FOR_RANGE: for_range(s); return true;
     case IR_FOR_ARRAY: {
         expr(s->iter.array);
+        /* range(a, b, step) of ints, step a literal: from a up to below b, or
+         * down to above b (the values are computed one by one: ir_range_values) */
+        struct range vals = FULL;
+        struct ir_node *r = s->iter.array;
+        if (ir_range_values(s) && r->kids[2]->op == IR_INT && (int64_t)r->kids[2]->ival != 0) {
+            struct range a = expr(r->kids[0]), b = expr(r->kids[1]);
+            vals = (int64_t)r->kids[2]->ival > 0 ? clamp(a.lo, b.hi - 1) : clamp(b.lo + 1, a.hi);
+        }
         ir_each_change(s->iter.array, forget_len);
-        int n;
-        free(loop_head(s->b, MAX_LEN, &n)); /* an array's elements: at most MAX_LEN */
+        int n, nc;
+        struct cand *cd;
+        free(loop_head(s->b, MAX_LEN, &n, &cd, &nc)); /* an array's elements: at most MAX_LEN */
+        if (is_int_var(s->var)) ENV[s->var->id] = vals;
+        settle(s, cd, nc);
+        free(cd);
         struct range *head = env_copy();
-        if (is_int_var(s->var)) ENV[s->var->id] = FULL;
         stmt(s->b);
         memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
         free(head);
@@ -1048,6 +1211,9 @@ void opt_range(struct ir_program *ir)
     LENOF = xmalloc(sizeof *LENOF * (size_t)(NV + 2));
     EQLEN = xmalloc(sizeof *EQLEN * (size_t)(NV + 2));
     LETLIT = xmalloc(sizeof *LETLIT * (size_t)(NV + 2));
+    TRYING = xmalloc((size_t)NV + 2);
+    memset(TRYING, 0, (size_t)NV + 2);
+    GOT = xmalloc(sizeof *GOT * (size_t)(NV + 2));
     size_t nf = (size_t)ir->fns.len + 1;
     struct params *prev = NULL;
     /* each round is sound: its parameters' ranges hold every argument the
@@ -1087,6 +1253,8 @@ void opt_range(struct ir_program *ir)
     free(LENOF);
     free(EQLEN);
     free(LETLIT);
+    free(TRYING);
+    free(GOT);
     ENV = NULL;
     CH = NULL;
     P = NULL;
