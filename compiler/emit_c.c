@@ -374,6 +374,9 @@ static const char *emit_expr_here(struct ir_node *n)
             const char *i = emit_expr(n->b);
             return tmp(n->type, "%s[%s]", CG->slot_names[n->a->slot - 1], i);
         }
+        const struct rowloc *row = row_local(n);
+        if (row && row->elem) return tmp(n->type, "%s", row->elem);
+        if (row) return tmp(n->type, "%s[%s]", row->name, emit_expr(n->b));
         const struct view *vw = view_of(n->a);
         if (vw) {
             const char *i = emit_expr(n->b);
@@ -824,6 +827,10 @@ static void emit_stmt_here(struct ir_node *s)
                 const char *arr = unique_path(s, idx, s->nkids, L);
                 line("BRT_PUSH(%s, %s, %s);", ctype(et), arr, x);
             }
+        } else if (row_local(s) && row_local(s)->elem) {
+            line("%s = %s;", row_local(s)->elem, x);
+        } else if (row_local(s)) {
+            line("%s[%s] = %s;", row_local(s)->name, idx[s->nkids - 1], x);
         } else {
             const char *arr = unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();

@@ -53,6 +53,14 @@ struct cgen {
      * data pointer and length, valid in the C function fn */
     struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];
     int nviews;
+    /* in a guarded loop's fast copy, the element accesses that index a
+     * restrict local of their row (emit_rows.c), valid in the C function fn */
+    struct rowloc { struct ir_node *n; const char *name, *elem; struct fctx *fn; } rowlocs[128];
+    int nrowlocs;
+    /* and the stored elements those loops keep in locals through an iteration */
+    struct rowelem { struct ir_node *loop; const char *row, *name; struct ir_node *at; struct rscan *scan; const char *ct; struct fctx *fn; const char *at_c; } rowelems[16];
+    int nrowelems;
+    bool ivdep_next;               /* the next range loop's head: after `#pragma GCC ivdep` (emit_rows.c) */
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
@@ -205,6 +213,11 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 void close_views(int mark);
+int open_row_locals(struct ir_node *s, const char *lo, const char *hi); /* emit_rows.c; close_row_locals(mark) after */
+void close_row_locals(int mark);
+const struct rowloc *row_local(struct ir_node *n); /* the local of the row element access n indexes, or NULL */
+void open_row_elems(struct ir_node *s);  /* in loop s's iteration: its stored elements' locals */
+void close_row_elems(struct ir_node *s); /* and at its end, stored back */
 /* ---- a jammed nest's inner loop (emit_jam.c) ----------------------------- */
 
 /* One copy of the inner body in of a jammed nest (block b, nlets lets

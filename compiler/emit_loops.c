@@ -124,6 +124,8 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi)
         line("%s = brt_wrapping_add_i128(%s, brt_i128_from_i64(%s));", v, lo, k);
         return;
     }
+    if (CG->ivdep_next) line("#pragma GCC ivdep");
+    CG->ivdep_next = false;
     if (s->iter.inclusive) {
         /* k never steps past hi, so hi == INT64_MAX cannot overflow */
         const char *go = new_temp();
@@ -144,10 +146,14 @@ static void range_end(void)
 
 void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
+    int rows = open_row_locals(s, lo, hi); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
     range_head(s, lo, hi);
+    open_row_elems(s);
     emit_stmt(s->b);
+    close_row_elems(s);
     range_end();
+    close_row_locals(rows);
 }
 
 /* The block of a swapped nest's outer loop that holds its lets and then the

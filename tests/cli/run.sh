@@ -969,4 +969,66 @@ check "abs: __builtin_fabs for gcc only" \
 "$BRINE" run --opt=none fe/f.br > fe.want 2>&1
 check "for-each held: the same output as --opt=none" same fe.got fe.want
 
+# ---- rows in restrict locals: the rows a guarded loop reads and stores ------
+# The fast copy of a guarded innermost loop reads each row it indexes at a
+# fixed path into a restrict local before it (emit_rows.c; u[i][k - 1] and
+# u[i][k + 1] share one); a row it stores into (unique before the loop) too,
+# and with every stored row accessed at the loop's index only, `#pragma GCC
+# ivdep`. Not when the loop reads its stored array by another path, nor when
+# it calls a function; a running sum (the element before, stored the step
+# before) gets the locals but no ivdep.
+mkdir -p rl
+cat > rl/r.br <<'EOB'
+fn smooth(u: [[float]], v: [[float]]) -> [[float]]:
+    var w = v
+    for i in 1..len(u) - 1:
+        for k in 1..len(u[i]) - 1:
+            w[i][k] = (u[i - 1][k] + u[i + 1][k] + u[i][k - 1] + u[i][k + 1]) * 0.25
+    return w
+
+fn running(u: [[float]]) -> [[float]]:
+    var v = u
+    for i in 0..len(u):
+        for k in 1..len(u[i]):
+            v[i][k] = v[i][k - 1] + u[i][k]
+    return v
+
+fn down(u: [[float]]) -> [[float]]:
+    var v = u
+    for i in 1..len(u):
+        for k in 0..len(u[i]):
+            v[i][k] = v[i - 1][k] * 0.5 + u[i][k]
+    return v
+
+fn half(x: float, d: int) -> float:
+    return x * 0.5 if d == 0 else half(x, d - 1)
+
+fn called(u: [[float]]) -> [[float]]:
+    var v = u
+    for i in 0..len(u):
+        for k in 0..len(u[i]):
+            v[i][k] = half(u[i][k], 1) + v[i][k]
+    return v
+
+fn main():
+    let u = [[float((i * 7 + k * 3) % 10) * 0.5 for k in 0..9] for i in 0..8]
+    print(smooth(u, u)[3])
+    print(running(u)[2])
+    print(down(u)[7])
+    print(called(u)[1])
+EOB
+"$BRINE" build --release --emit-c rl/r.br -o rl/r > rl.log 2>&1
+check "rows: builds with --emit-c" [ $? -eq 0 -a -s rl/r.c ]
+rlbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" rl/r.c; }
+check "rows: a stencil's fast loop reads four rows and stores one through restrict locals, with ivdep" \
+    [ "$(rlbody bf_main_smooth | grep -c 'const double \*restrict')" -ge 3 -a \
+      "$(rlbody bf_main_smooth | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_smooth | grep -c '#pragma GCC ivdep')" -ge 1 ]
+check "rows: a running sum along the row gets the locals, not ivdep" \
+    [ "$(rlbody bf_main_running | grep -c 'restrict')" -ge 1 -a "$(rlbody bf_main_running | grep -c 'ivdep')" -eq 0 ]
+check "rows: not for a loop that reads another row of the array it stores, nor one that calls" \
+    [ "$(rlbody 'bf_main_\(down\|called\)' | grep -c 'restrict\|ivdep')" -eq 0 ]
+./rl/r > rl.got 2>&1
+"$BRINE" run --opt=none rl/r.br > rl.want 2>&1
+check "rows: the same output as --opt=none" same rl.got rl.want
+
 harness_finish

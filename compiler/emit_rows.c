@@ -1,0 +1,467 @@
+/*
+ * emit_rows.c: the rows a guarded innermost loop reads and stores, held in
+ * `restrict` locals of its fast copy.
+ *
+ * In the guarded version of a range loop (emit_loops.c: CG->guarded), an
+ * element access u[i - 1][j][k] whose row u[i - 1][j] the loop cannot
+ * change (its indices literals, variables the loop never sets, or one of
+ * them + or - a literal; u never set in the loop) reads the row's data
+ * pointer once, before the loop, into a local; the loop then indexes the
+ * local. A store v[i][j][k] = x whose path the unique pass made unique
+ * before the loop (unique_steps covers every row) does the same for the
+ * row it stores into.
+ *
+ * The locals are `restrict`: the rows a loop stores into are distinct from
+ * the rows it reads through other locals, so gcc keeps what it loaded in
+ * registers across a store and vectorizes without a run-time alias test.
+ * Why that holds: a store changes an array in place only after each array
+ * on its path was made unique (rc 1, opt_unique.c), so by value semantics
+ * no other variable can observe the row it changes: if another variable's
+ * row were that row, the existing in-place store would already be wrong.
+ * The one way left to reach the stored row is the same variable by another
+ * path (v[i][j2][k] with j2 == j, v[i] as a value, len(v)), so the locals
+ * are made only when every mention of a stored variable in the loop is an
+ * element access through one path, which shares the one local. Nothing in
+ * the loop may call a function, build a comprehension or run a loop, and
+ * every store in it must be one of these (else no locals at all).
+ *
+ * gcc 12 does not use a local's restrict to tell pointers apart, so a loop
+ * whose stored rows are each accessed at the loop's index only (k, k + 1:
+ * one for all) also gets `#pragma GCC ivdep` (no_carried): no iteration
+ * touches an element another stores. Such a loop, with no break or
+ * continue, keeps each stored element in a local through its iteration
+ * (open_row_elems), and reads an element of a row it does not store at an
+ * index it cannot change once, before it.
+ *
+ * The guard proves every row on each path in range whenever the loop runs
+ * (the guard is tested before it, emit_guards.c; by_guard, not a range fact
+ * that may rest on a branch inside the loop); the locals are read only
+ * when the loop runs at least once (lo < hi), so an empty loop reads none.
+ */
+#include "emit_c.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+enum { MAXPATHS = 32, MAXUSES = 64, MAXSET = 64, MAXDEPTH = 8 };
+
+struct rpath {
+    struct ir_var *root;
+    struct ir_node *idx[MAXDEPTH]; /* the row's indices, root[idx[0]]..[idx[n-1]] */
+    int n;
+    bool stored;
+    struct type *elem;
+};
+
+struct rscan {
+    struct ir_node *loop;
+    struct ir_var *set[MAXSET];   /* variables the loop sets (and its own) */
+    int nset, nsets[MAXSET];      /* and how many times each is set */
+    struct ir_var *copy_of[MAXSET]; /* a let's, of another variable (lowering's index copies), or NULL */
+    struct ir_var *plain[MAXSET]; /* variables named other than as a path's root */
+    int nplain;
+    struct rpath paths[MAXPATHS];
+    int npaths;
+    struct ir_node *uses[MAXUSES];
+    int use_path[MAXUSES];
+    int nuses;
+    bool bad, jumps;
+};
+
+static bool in_set(struct ir_var **xs, int n, struct ir_var *v)
+{
+    for (int i = 0; i < n; i++)
+        if (xs[i] == v) return true;
+    return false;
+}
+
+static void add_set(struct rscan *r, struct ir_var **xs, int *n, struct ir_var *v)
+{
+    if (in_set(xs, *n, v)) return;
+    if (*n >= MAXSET) r->bad = true;
+    else xs[(*n)++] = v;
+}
+
+/* A variable set in the loop only by a let of another variable that the
+ * loop never sets (c[i][j] += x: lowering's `let t = i`) stands for that
+ * variable; the loop's own variable stands for itself. */
+static struct ir_var *resolve(struct rscan *r, struct ir_var *v)
+{
+    for (int i = 0; i < r->nset; i++)
+        if (r->set[i] == v) return r->nsets[i] == 1 && r->copy_of[i] ? r->copy_of[i] : v;
+    return v;
+}
+
+/* A variable the loop sets, and how: s a let or an assignment. */
+static void note_set(struct rscan *r, struct ir_node *s)
+{
+    int i = 0;
+    while (i < r->nset && r->set[i] != s->var) i++;
+    if (i == r->nset) {
+        add_set(r, r->set, &r->nset, s->var);
+        if (r->bad) return;
+        r->nsets[i] = 0, r->copy_of[i] = NULL;
+    }
+    r->nsets[i]++;
+    if (s && s->op == IR_LET && s->a->op == IR_VAR && s->a->type == ty_int) r->copy_of[i] = s->a->var;
+}
+
+/* The variables the loop body sets; anything that is not plain code
+ * (a loop, a push, a unique statement) makes the scan bad. */
+static void scan_sets(struct rscan *r, struct ir_node *s)
+{
+    if (!s || r->bad) return;
+    switch ((enum ir_stmt_op)s->op) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) scan_sets(r, s->kids[i]);
+        return;
+    case IR_LET:
+    case IR_ASSIGN: note_set(r, s); return;
+    case IR_IF:
+        scan_sets(r, s->b);
+        scan_sets(r, s->c);
+        return;
+    case IR_STORE:
+    case IR_EXPR:
+    case IR_BREAK:
+    case IR_CONTINUE: return;
+    case IR_PUSH:
+    case IR_UNIQUE:
+    case IR_WHILE:
+    case IR_FOR_RANGE:
+    case IR_FOR_ARRAY:
+    case IR_RETURN:
+    case IR_UNREACHABLE: r->bad = true; return;
+    }
+    r->bad = true;
+}
+
+/* An index the loop cannot change: a literal, a variable it never sets, or
+ * one of those + or - a literal (what a guard's path names). */
+static bool fixed_index(struct rscan *r, struct ir_node *e)
+{
+    if (e->type != ty_int) return false;
+    if (e->op == IR_INT) return true;
+    if (e->op == IR_VAR) return !e->moved && !in_set(r->set, r->nset, resolve(r, e->var));
+    if (e->op == IR_BINARY && (e->bop == OP_ADD || e->bop == OP_SUB))
+        return e->a->op == IR_VAR && fixed_index(r, e->a) && e->b->op == IR_INT;
+    return false;
+}
+
+static bool same_index(struct rscan *r, struct ir_node *a, struct ir_node *b)
+{
+    if (a->op != b->op) return false;
+    if (a->op == IR_INT) return a->ival == b->ival;
+    if (a->op == IR_VAR) return resolve(r, a->var) == resolve(r, b->var);
+    if (a->op != IR_BINARY) return false;
+    return a->bop == b->bop && same_index(r, a->a, b->a) && same_index(r, a->b, b->b);
+}
+
+/* The path of root[idx[0]]..[idx[n-1]] among the scan's, added if new; -1
+ * when there is no room. */
+static int path_of(struct rscan *r, struct ir_var *root, struct ir_node **idx, int n, struct type *elem)
+{
+    for (int p = 0; p < r->npaths; p++) {
+        struct rpath *q = &r->paths[p];
+        if (q->root != root || q->n != n) continue;
+        bool same = true;
+        for (int i = 0; i < n && same; i++) same = same_index(r, q->idx[i], idx[i]);
+        if (same) return p;
+    }
+    if (r->npaths >= MAXPATHS) return -1;
+    struct rpath *q = &r->paths[r->npaths];
+    *q = (struct rpath){.root = root, .n = n, .elem = elem};
+    memcpy(q->idx, idx, (size_t)n * sizeof *idx);
+    return r->npaths++;
+}
+
+static void add_use(struct rscan *r, struct ir_node *n, int p)
+{
+    if (p < 0 || r->nuses >= MAXUSES) {
+        r->bad = true;
+        return;
+    }
+    r->uses[r->nuses] = n;
+    r->use_path[r->nuses++] = p;
+}
+
+static void scan_expr(struct rscan *r, struct ir_node *e);
+
+/* Whether the loop's guard proves n's index for every iteration: a fact
+ * that holds before the loop, unlike opt_range.c's (in_bounds), which may
+ * rest on a branch inside it. */
+static bool by_guard(struct rscan *r, struct ir_node *n)
+{
+    return n->in_range_by == r->loop;
+}
+
+/* An element read root[i0]..[ik][x] with every row on the way fixed in the
+ * loop and proved by its guard: one use of the row's path. */
+static bool row_read(struct rscan *r, struct ir_node *n)
+{
+    struct ir_node *idx[MAXDEPTH];
+    int d = 0;
+    if (!in_guarded_loop(n) || type_is_ref(n->type)) return false;
+    struct ir_node *a = n->a;
+    for (; a->op == IR_INDEX; a = a->a) {
+        if (d >= MAXDEPTH || !by_guard(r, a) || !fixed_index(r, a->b)) return false;
+        idx[d++] = a->b;
+    }
+    if (a->op != IR_VAR || a->moved || in_set(r->set, r->nset, a->var)) return false;
+    for (int i = 0; i < d / 2; i++) {
+        struct ir_node *t = idx[i];
+        idx[i] = idx[d - 1 - i], idx[d - 1 - i] = t;
+    }
+    add_use(r, n, path_of(r, a->var, idx, d, n->type));
+    scan_expr(r, n->b);
+    return true;
+}
+
+static void scan_expr(struct rscan *r, struct ir_node *e)
+{
+    if (!e || r->bad) return;
+    switch ((enum ir_expr_op)e->op) {
+    case IR_INT:
+    case IR_FLOAT:
+    case IR_BOOL:
+    case IR_STR:
+    case IR_GLOBAL: return;
+    case IR_VAR: add_set(r, r->plain, &r->nplain, e->var); return;
+    case IR_INDEX:
+        if (row_read(r, e)) return;
+        break;
+    case IR_BUILTIN:
+        /* a builtin changes no array it is not handed */
+        for (int i = 0; i < e->nkids; i++)
+            if (e->kids[i]->type->kind == T_ARRAY) r->bad = true;
+        break;
+    case IR_CALL:
+    case IR_CALLV:
+    case IR_FNVAL:
+    case IR_LISTCOMP:
+    case IR_REDUCE:
+    case IR_ARRAY: r->bad = true; return;
+    case IR_UNARY:
+    case IR_NOT:
+    case IR_BINARY:
+    case IR_AND:
+    case IR_OR:
+    case IR_COND:
+    case IR_CONV:
+    case IR_FSTRING:
+    case IR_TUPLE:
+    case IR_FIELD: break;
+    }
+    scan_expr(r, e->a);
+    scan_expr(r, e->b);
+    scan_expr(r, e->c);
+    for (int i = 0; i < e->nkids; i++) scan_expr(r, e->kids[i]);
+}
+
+/* A store root[k0]..[kn-1] = x into a row unique before the loop: one use
+ * of the row's path, which it stores into. */
+static void scan_store(struct rscan *r, struct ir_node *s)
+{
+    int n = s->nkids - 1;
+    if (n < 0 || n >= MAXDEPTH || s->slot || s->unique_steps < s->nkids || !by_guard(r, s) ||
+        type_is_ref(s->a->type) || in_set(r->set, r->nset, s->var)) {
+        r->bad = true;
+        return;
+    }
+    for (int i = 0; i <= n; i++)
+        if (s->kids[i]->op == IR_FIELD && !s->kids[i]->a) r->bad = true;
+    for (int i = 0; i < n; i++)
+        if (!fixed_index(r, s->kids[i])) r->bad = true;
+    if (r->bad) return;
+    int p = path_of(r, s->var, s->kids, n, s->a->type);
+    add_use(r, s, p);
+    if (p >= 0) r->paths[p].stored = true;
+    scan_expr(r, s->kids[n]);
+    scan_expr(r, s->a);
+}
+
+static void scan_stmt(struct rscan *r, struct ir_node *s)
+{
+    if (!s || r->bad) return;
+    switch (s->op) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) scan_stmt(r, s->kids[i]);
+        return;
+    case IR_LET:
+    case IR_ASSIGN:
+        if (type_is_ref(s->var->type)) r->bad = true; /* a row let: a second name */
+        scan_expr(r, s->a);
+        return;
+    case IR_EXPR: scan_expr(r, s->a); return;
+    case IR_IF:
+        scan_expr(r, s->a);
+        scan_stmt(r, s->b);
+        scan_stmt(r, s->c);
+        return;
+    case IR_STORE: scan_store(r, s); return;
+    case IR_BREAK:
+    case IR_CONTINUE: r->jumps = true; return;
+    default: r->bad = true; return;
+    }
+}
+
+/* Every mention of a stored variable is an access through its one stored
+ * path (so the path's local is the only way to its row). */
+static bool stores_apart(struct rscan *r)
+{
+    for (int p = 0; p < r->npaths; p++) {
+        if (!r->paths[p].stored) continue;
+        struct ir_var *v = r->paths[p].root;
+        if (in_set(r->plain, r->nplain, v)) return false;
+        for (int q = 0; q < r->npaths; q++)
+            if (q != p && r->paths[q].root == v) return false;
+    }
+    return true;
+}
+
+/* The element index of use n: a read's, or a store's last. */
+static struct ir_node *last_index(struct ir_node *n)
+{
+    return n->op == IR_INDEX ? n->b : n->kids[n->nkids - 1];
+}
+
+/* Whether e is the loop's variable, or it + or - a literal. */
+static bool steps_with_loop(struct rscan *r, struct ir_node *e)
+{
+    if (e->op == IR_BINARY && (e->bop == OP_ADD || e->bop == OP_SUB) && e->b->op == IR_INT) e = e->a;
+    return e->op == IR_VAR && resolve(r, e->var) == r->loop->var;
+}
+
+/* Whether no element the loop stores is touched by another of its
+ * iterations: each stored row is accessed at one index, the loop's variable
+ * (+ or - a literal), so iteration k stores and reads only its own element
+ * there; the rows read are not stored (stores_apart). Then the loop has no
+ * dependence carried from one iteration to the next through memory, and
+ * `#pragma GCC ivdep` tells gcc so: it vectorizes without testing the rows
+ * for overlap at run time (it does not use a local's restrict for that). */
+static bool no_carried(struct rscan *r)
+{
+    for (int p = 0; p < r->npaths; p++) {
+        if (!r->paths[p].stored) continue;
+        struct ir_node *at = NULL;
+        for (int u = 0; u < r->nuses; u++) {
+            if (r->use_path[u] != p) continue;
+            struct ir_node *x = last_index(r->uses[u]);
+            if (!at) at = x;
+            if (!steps_with_loop(r, x) || !same_index(r, at, x)) return false;
+        }
+    }
+    return true;
+}
+
+/* An index the loop cannot change, in C: the guard proved it in range, so
+ * it did not overflow either. */
+static const char *index_c(struct rscan *r, struct ir_node *e)
+{
+    if (e->op == IR_INT) return arena_printf("%" PRId64 "LL", (int64_t)e->ival);
+    if (e->op == IR_VAR) return vname(resolve(r, e->var));
+    return arena_printf("(%s %s %s)", index_c(r, e->a), e->bop == OP_ADD ? "+" : "-", index_c(r, e->b));
+}
+
+int open_row_locals(struct ir_node *s, const char *lo, const char *hi)
+{
+    int mark = CG->nrowlocs;
+    if (CG->guarded != s || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
+    struct rscan *r = arena_alloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->loop = s;
+    add_set(r, r->set, &r->nset, s->var);
+    r->nsets[0] = 1, r->copy_of[0] = NULL;
+    scan_sets(r, s->b);
+    scan_stmt(r, s->b);
+    if (r->bad || !r->nuses || !stores_apart(r) || CG->nrowlocs + r->nuses > (int)(sizeof CG->rowlocs / sizeof CG->rowlocs[0]))
+        return mark;
+    const char **names = arena_alloc((size_t)r->npaths * sizeof *names);
+    const char *runs = arena_printf("%s %s %s", lo, s->iter.inclusive ? "<=" : "<", hi);
+    for (int p = 0; p < r->npaths; p++) {
+        struct rpath *q = &r->paths[p];
+        const char *row = vname(q->root);
+        for (int i = 0; i < q->n; i++) row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, index_c(r, q->idx[i]));
+        const char *ct = ctype(q->elem);
+        names[p] = new_temp();
+        line("%s%s *restrict %s = %s ? (%s *)%s->data : NULL;", q->stored ? "" : "const ", ct, names[p], runs, ct, row);
+    }
+    /* with no dependence carried, each stored element also lives in a
+     * local through its iteration: loaded at its start (dead, and dropped
+     * by gcc, when the first access stores), stored back at its end; gcc
+     * cannot tell the store from the rows read after it, and stored the
+     * element again at every `+=` (stencil3/accum_main). A loop that may
+     * leave an iteration early (break, continue) keeps the stores. */
+    bool apart = no_carried(r);
+    CG->ivdep_next = apart;
+    const char **elems = arena_alloc((size_t)r->npaths * sizeof *elems);
+    for (int p = 0; p < r->npaths; p++) {
+        elems[p] = NULL;
+        if (!apart || r->jumps || !r->paths[p].stored || CG->nrowelems >= 16) continue;
+        struct ir_node *at = NULL;
+        bool proved = true; /* the load at the iteration's start reads what no access may */
+        for (int u = 0; u < r->nuses; u++)
+            if (r->use_path[u] == p) {
+                at = last_index(r->uses[u]);
+                proved = proved && by_guard(r, r->uses[u]);
+            }
+        if (!proved) continue;
+        elems[p] = new_temp();
+        CG->rowelems[CG->nrowelems++] = (struct rowelem){s, names[p], elems[p], at, r, ctype(r->paths[p].elem), F, NULL};
+    }
+    /* an element the loop reads at an index it cannot change, of a row it
+     * does not store (w[di][dj] in a convolution): read once, before it.
+     * gcc kept such loads in the loop once it had no alias test left to
+     * version the loop on (conv/loops_fn: nine loads a step) */
+    const char **fixed = arena_alloc((size_t)r->nuses * sizeof *fixed);
+    for (int u = 0; u < r->nuses; u++) {
+        struct ir_node *n = r->uses[u];
+        int p = r->use_path[u];
+        fixed[u] = NULL;
+        if (n->op != IR_INDEX || r->paths[p].stored || (n->type != ty_float && n->type != ty_int) ||
+            !by_guard(r, n) || !fixed_index(r, n->b))
+            continue;
+        for (int w = 0; w < u && !fixed[u]; w++)
+            if (fixed[w] && r->use_path[w] == p && same_index(r, r->uses[w]->b, n->b)) fixed[u] = fixed[w];
+        if (fixed[u]) continue;
+        fixed[u] = new_temp();
+        line("const %s %s = %s ? %s[%s] : 0;", ctype(n->type), fixed[u], runs, names[p], index_c(r, n->b));
+    }
+    for (int u = 0; u < r->nuses; u++) {
+        const char *elem = fixed[u] ? fixed[u] : elems[r->use_path[u]];
+        CG->rowlocs[CG->nrowlocs++] = (struct rowloc){r->uses[u], names[r->use_path[u]], elem, F};
+    }
+    return mark;
+}
+
+/* In loop s's iteration, after its head: the stored elements' locals. */
+void open_row_elems(struct ir_node *s)
+{
+    for (int i = 0; i < CG->nrowelems; i++) {
+        struct rowelem *e = &CG->rowelems[i];
+        if (e->loop != s || e->fn != F) continue;
+        e->at_c = index_c(e->scan, e->at); /* the loop's variable is declared now */
+        line("%s %s = %s[%s];", e->ct, e->name, e->row, e->at_c);
+    }
+}
+
+/* At the end of loop s's iteration: the stored elements stored back. */
+void close_row_elems(struct ir_node *s)
+{
+    int keep = 0;
+    for (int i = 0; i < CG->nrowelems; i++) {
+        struct rowelem *e = &CG->rowelems[i];
+        if (e->loop == s && e->fn == F) line("%s[%s] = %s;", e->row, e->at_c, e->name);
+        else CG->rowelems[keep++] = *e;
+    }
+    CG->nrowelems = keep;
+}
+
+void close_row_locals(int mark) { CG->nrowlocs = mark; }
+
+const struct rowloc *row_local(struct ir_node *n)
+{
+    for (int i = CG->nrowlocs - 1; i >= 0; i--)
+        if (CG->rowlocs[i].n == n && CG->rowlocs[i].fn == F) return &CG->rowlocs[i];
+    return NULL;
+}
