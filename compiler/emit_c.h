@@ -53,6 +53,10 @@ struct cgen {
      * data pointer and length, valid in the C function fn */
     struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];
     int nviews;
+    /* the least row lengths loops around keep for column guards (opt_loops.c
+     * rowmins): the C name of each array's bp_rowmin, valid in the C function fn */
+    struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; } rowmins[64];
+    int nrowmins;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
@@ -247,6 +251,10 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
 /* A guards_outside loop written as two nests behind its inner loop's guards;
  * false when it is not one to write so here. */
 bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
+/* The least row lengths loop s keeps (rowmins), declared before it; returns
+ * the mark for close_rowmins, after it. */
+int open_rowmins(struct ir_node *s);
+void close_rowmins(int mark);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 
