@@ -35,7 +35,8 @@
  *                   and k not (or i + d): the row index's guard and a
  *                   column guard, k below the least length of the rows the
  *                   range reads, kept by the outermost loop around in which
- *                   m's rows are fixed (its rowmins; none: no guard).
+ *                   m's rows are fixed (its rowmins; none: no guard), a
+ *                   generator's too (gens_in hosts them alike).
  *                   And an index i + base + c (a let too: k = i * n + j),
  *                   base + - * of literals and variables the loop does not
  *                   change: its guard computes base once, an overflow
@@ -770,13 +771,25 @@ static void guard_gen(struct ir_node *g)
     body_done(&b);
 }
 
+static int *host_rows(struct ir_node *s, struct body *b, int *n);
+
 /* Every guardable generator in n, wherever it stands (a let, a loop's
- * bound, another generator's element). */
+ * bound, another generator's element); the loops around host their column
+ * guards (HOST) as they host those of loops. */
 static void gens_in(struct ir_node *n)
 {
     if (!n) return;
     if (guardable_gen(n)) guard_gen(n);
+    if (ir_is_expr(n) || (n->op != IR_WHILE && n->op != IR_FOR_RANGE && n->op != IR_FOR_ARRAY)) {
+        ir_each_child(n, gens_in);
+        return;
+    }
+    struct body b = body_of(n);
+    int nhosted = 0, *hosted = host_rows(n, &b, &nhosted);
+    body_done(&b);
     ir_each_child(n, gens_in);
+    for (int i = 0; i < nhosted; i++) HOST[hosted[i]] = NULL;
+    free(hosted);
 }
 
 /* ---- the pass ---------------------------------------------------------------- */
