@@ -884,15 +884,14 @@ static void emit_stmt_here(struct ir_node *s)
         line("}");
         return;
     }
-    case IR_WHILE:
-        emit_while(s);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
+        int rowmins = open_rowmins(s);
+        if (s->op == IR_WHILE) emit_while(s);
+        else if (s->op == IR_FOR_RANGE) emit_for_range(s);
+        else emit_for_array(s);
+        close_rowmins(rowmins);
         return;
-    case IR_FOR_RANGE:
-        emit_for_range(s);
-        return;
-    case IR_FOR_ARRAY:
-        emit_for_array(s);
-        return;
+    }
     case IR_BREAK: line("break;"); return;
     case IR_CONTINUE: line("continue;"); return;
     case IR_RETURN:

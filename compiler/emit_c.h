@@ -61,6 +61,10 @@ struct cgen {
     struct rowelem { struct ir_node *loop; const char *row, *name; struct ir_node *at; struct rscan *scan; const char *ct; struct fctx *fn; const char *at_c; } rowelems[16];
     int nrowelems;
     bool ivdep_next;               /* the next range loop's head: after `#pragma GCC ivdep` (emit_rows.c) */
+    /* the least row lengths loops around keep for column guards (opt_loops.c
+     * rowmins): the C name of each array's bp_rowmin, valid in the C function fn */
+    struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; } rowmins[64];
+    int nrowmins;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
     bool uses_world;               /* main() joins the ranks first (brt_world_start) */
@@ -260,6 +264,10 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
 /* A guards_outside loop written as two nests behind its inner loop's guards;
  * false when it is not one to write so here. */
 bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
+/* The least row lengths loop s keeps (rowmins), declared before it; returns
+ * the mark for close_rowmins, after it. */
+int open_rowmins(struct ir_node *s);
+void close_rowmins(int mark);
 
 /* ---- builtins, os, world and methods (emit_builtin.c) -------------------- */
 

@@ -13,6 +13,14 @@
  * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
+ *
+ * A column guard (m[i][k], the row changing along the loop) tests k against
+ * the least length of the rows the loop reads, kept in a bp_rowmin that
+ * the loop around listing m in its rowmins declares before itself (empty:
+ * no row scanned yet): each test extends it to the rows it needs, so a
+ * nest reads each row's length once however often its inner loop is
+ * entered. Where no such loop is around in this C function (a par loop's
+ * helper), the test declares its own, and scans the rows of its range.
  */
 #include "emit_c.h"
 
@@ -36,10 +44,40 @@ const char *span_test(const char *lo, const char *last, int64_t off, const char 
     return arena_printf("bp_span(%s, %s, %" PRId64 "LL, 0, %s->len - 1)", lo, last, off, arr);
 }
 
-/* The test of a loop guard (opt_loops.c) over lo .. last: an array's, or a
- * row's (the row's index tested first). */
+/* The bp_rowmin of arr that a loop around keeps in this C function, or a
+ * new one, empty, declared here. */
+static const char *rowmin_of(struct ir_var *arr)
+{
+    for (int i = CG->nrowmins - 1; i >= 0; i--)
+        if (CG->rowmins[i].var == arr && CG->rowmins[i].fn == F) return CG->rowmins[i].name;
+    const char *c = new_temp();
+    line("bp_rowmin %s = {0, 0, 0};", c);
+    return c;
+}
+
+int open_rowmins(struct ir_node *s)
+{
+    int mark = CG->nrowmins;
+    for (int i = 0; i < s->nrowmins && CG->nrowmins < 64; i++) {
+        const char *c = new_temp();
+        line("bp_rowmin %s = {0, 0, 0};", c);
+        line("(void)%s;", c);
+        CG->rowmins[CG->nrowmins++] = (struct rowmin){s->rowmins[i], c, F};
+    }
+    return mark;
+}
+
+void close_rowmins(int mark) { CG->nrowmins = mark; }
+
+/* The test of a loop guard (opt_loops.c) over lo .. last: an array's, a
+ * row's (the row's index tested first), or a column's. */
 static const char *guard_test(const struct ir_guard *g, const char *lo, const char *last)
 {
+    if (g->cols) {
+        const char *k = g->fixed ? g->idx_var ? vname(g->idx_var) : "0" : NULL;
+        return arena_printf("bp_col_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL, &%s)", vname(g->arr), lo,
+                            last, g->row_off, k ? k : lo, k ? k : last, g->off, rowmin_of(g->arr));
+    }
     if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
     if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
     if (!g->npath)

@@ -181,7 +181,7 @@ static void inner_bounds(struct ir_node *in, const char *ilo, const char *ihi)
  * nest by a swap guard, or does not change the nest. */
 static bool nest_needs(const struct ir_guard *g)
 {
-    return !g->rows && !g->fixed && !g->base;
+    return !g->rows && !g->fixed && !g->base && !g->cols;
 }
 
 /* A swap guard (ir.h) that needs only the outer range: tested before the

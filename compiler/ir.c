@@ -217,6 +217,7 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
                     fprintf(out, g->path_vars[k] ? "%+" PRId64 "]" : "%" PRId64 "]", g->path_offs[k]);
                 }
             }
+            if (g->cols) fprintf(out, "[%+" PRId64 "]", g->row_off); /* rows i + row_off, then the column */
             if (g->fixed) {
                 fputs("@", out);
                 if (g->idx_var) dump_var(out, g->idx_var);
@@ -263,6 +264,14 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         for (int i = 0; i < s->nviews; i++) {
             if (i) fputs(" ", out);
             dump_var(out, s->views[i]);
+        }
+        fputs("]", out);
+    }
+    if (s->nrowmins) {
+        fputs(" rowmins[", out);
+        for (int i = 0; i < s->nrowmins; i++) {
+            if (i) fputs(" ", out);
+            dump_var(out, s->rowmins[i]);
         }
         fputs("]", out);
     }
@@ -510,11 +519,15 @@ static void loop_enter(struct vstate *st, struct ir_node *l)
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
         want(st, l, !g->npath || g->rows, "a guard's path without rows");
+        want(st, l, !g->cols || (!g->rows && !g->base && !g->at_var), "a column guard with rows, a base or a row index");
         for (int k = 0; k < g->npath; k++)
             want(st, l, !g->path_vars[k] || in_scope(st, g->path_vars[k]), "a guard's path names a variable out of scope");
         want(st, l, !g->base || (!g->fixed && !g->rows && base_in_scope(st, g->base)),
              "a guard's base reads a variable out of scope, or is not + - * of ints");
     }
+    for (int i = 0; i < l->nrowmins; i++)
+        want(st, l, in_scope(st, l->rowmins[i]) && l->rowmins[i]->type->kind == T_ARRAY &&
+                        l->rowmins[i]->type->elem->kind == T_ARRAY, "rowmins names no array of arrays in scope");
     if (st->naround < 64) st->around[st->naround] = l;
     st->naround++;
 }

@@ -234,6 +234,9 @@ struct ir_node {
     struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
+    struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose
+                                  * rows' least length the column guards inside keep (opt_loops.c) */
+    int nrowmins;
     int unique_steps;            /* IR_STORE, IR_UNIQUE: how many steps of the path reach into an array
                                   * an IR_UNIQUE before it made unique (opt_unique.c): the arrays
                                   * var, var[k0], ..., var[k0]..[k(n-1)] for n = unique_steps need no
@@ -311,6 +314,11 @@ struct ir_guard {
     int64_t off;
     bool rows;
     int64_t row_off;
+    /* A loop guard of a column (opt_loops.c): every row arr[i + row_off]
+     * over the range in arr, and each of those rows holding the column
+     * idx_var + off (fixed) or i + off: tested against their least length,
+     * kept by the loop around that lists arr in rowmins. */
+    bool cols;
     bool outer_rows;
     struct ir_node *at;
     bool at_outer;

@@ -31,6 +31,12 @@
  *                   m[a] = ... or m[a][b] = ... as deep as the path's rows),
  *                   reads and stores: one guard tests each index before the
  *                   row it selects, then that row holding k + c.
+ *                   Columns: m[i + c][k], the row changing along the loop
+ *                   and k not (or i + d): the row index's guard and a
+ *                   column guard, k below the least length of the rows the
+ *                   range reads, kept by the outermost loop around in which
+ *                   m's rows are fixed (its rowmins; none: no guard), a
+ *                   generator's too (gens_in hosts them alike).
  *                   And an index i + base + c (a let too: k = i * n + j),
  *                   base + - * of literals and variables the loop does not
  *                   change: its guard computes base once, an overflow
@@ -91,6 +97,7 @@ static int64_t *ALIAS;           /* guard_loop's copies of the loop variable and
 static unsigned char *IS_ALIAS;
 static struct ir_var **FIXED_OF;
 static struct ir_node **BASE_OF;
+static struct ir_node **HOST;    /* by var id: the outermost loop around in which no row of it changes length */
 
 static void mark(struct body *b, int id, unsigned flags)
 {
@@ -417,7 +424,7 @@ static bool add_guard(struct bce *x, struct ir_guard g)
     struct ir_node *l = x->loop;
     for (int i = 0; i < l->nguards; i++) {
         struct ir_guard *h = &l->guards[i];
-        bool same = h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->at_var == g.at_var &&
+        bool same = h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->cols == g.cols && h->at_var == g.at_var &&
                     h->row_off == g.row_off && h->fixed == g.fixed && h->idx_var == g.idx_var && h->base == g.base &&
                     h->npath == g.npath;
         for (int k = 0; same && k < g.npath; k++)
@@ -464,6 +471,33 @@ static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int
     return index_guard(x, g, idx[n - 1]);
 }
 
+/* m[i + c][k]: a column, the row index changing along the loop and the
+ * column k one it does not change (or i + d too: a diagonal). No row guard
+ * proves it (the row is a new one each step); a column guard does: the
+ * row index's own guard (0 <= i + c < len(m) over the range), then every
+ * one of those rows holding k, tested against their least length. That
+ * least length is kept by the outermost loop around in which no row of m
+ * changes length (HOST: rowmins), extended to the rows each test needs, so
+ * a nest pays for each row's length once, not once per entry of its inner
+ * loop. Only with such a loop around: alone, the loop would read every
+ * row's length to save as many checks. */
+static bool cols_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int n)
+{
+    struct ir_node *host = HOST[m->id];
+    struct ir_guard g = {.arr = m, .cols = true};
+    if (n != 2 || !host || host == x->loop || !fixed_rows(x, m, 1) || !offset_of(x, idx[0], &g.row_off)) return false;
+    if (!offset_of(x, idx[1], &g.off)) {
+        g.fixed = true;
+        if (!fixed_index(x, idx[1], &g.idx_var, &g.off)) return false;
+    }
+    if (!index_guard(x, (struct ir_guard){.arr = m}, idx[0]) || !add_guard(x, g)) return false;
+    for (int i = 0; i < host->nrowmins; i++)
+        if (host->rowmins[i] == m) return true;
+    host->rowmins = xrealloc(host->rowmins, (size_t)(host->nrowmins + 1) * sizeof *host->rowmins);
+    host->rowmins[host->nrowmins++] = m;
+    return true;
+}
+
 #define MAX_PATH 8
 
 static void bce_expr(struct bce *x, struct ir_node *n);
@@ -484,7 +518,7 @@ static void bce_expr(struct bce *x, struct ir_node *n)
     int depth = 0;
     while (root->op == IR_INDEX && depth < MAX_PATH) path[depth++] = root, root = root->a;
     for (int k = 0; k < depth; k++) idx[k] = path[depth - 1 - k]->b;
-    if (depth >= 2 && root->op == IR_VAR && row_guard(x, root->var, idx, depth)) {
+    if (depth >= 2 && root->op == IR_VAR && (row_guard(x, root->var, idx, depth) || cols_guard(x, root->var, idx, depth))) {
         /* the row's guard proves its index too, and every index on the way */
         for (int k = 0; k < depth; k++) {
             path[k]->in_range_by = x->loop;
@@ -541,7 +575,8 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
         if (ir_store_one_index(s) && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
             s->in_range_by = x->loop;
-        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && row_guard(x, s->var, s->kids, s->nkids))
+        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) &&
+                 (row_guard(x, s->var, s->kids, s->nkids) || cols_guard(x, s->var, s->kids, s->nkids)))
             s->in_range_by = x->loop;
         return;
     case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
@@ -678,7 +713,7 @@ static bool outside_bound(struct bce *x, struct ir_node *n)
 /* Whether guard g names only what outer loop x cannot change. */
 static bool outside_guard(struct bce *x, const struct ir_guard *g)
 {
-    if (!(g->rows ? fixed_rows(x, g->arr, 1 + g->npath) : fixed_length(x, g->arr))) return false;
+    if (!(g->rows || g->cols ? fixed_rows(x, g->arr, 1 + g->npath) : fixed_length(x, g->arr))) return false;
     struct ir_var *vs[2] = {g->at_var, g->idx_var};
     for (int i = 0; i < 2; i++)
         if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
@@ -736,13 +771,25 @@ static void guard_gen(struct ir_node *g)
     body_done(&b);
 }
 
+static int *host_rows(struct ir_node *s, struct body *b, int *n);
+
 /* Every guardable generator in n, wherever it stands (a let, a loop's
- * bound, another generator's element). */
+ * bound, another generator's element); the loops around host their column
+ * guards (HOST) as they host those of loops. */
 static void gens_in(struct ir_node *n)
 {
     if (!n) return;
     if (guardable_gen(n)) guard_gen(n);
+    if (ir_is_expr(n) || (n->op != IR_WHILE && n->op != IR_FOR_RANGE && n->op != IR_FOR_ARRAY)) {
+        ir_each_child(n, gens_in);
+        return;
+    }
+    struct body b = body_of(n);
+    int nhosted = 0, *hosted = host_rows(n, &b, &nhosted);
+    body_done(&b);
     ir_each_child(n, gens_in);
+    for (int i = 0; i < nhosted; i++) HOST[hosted[i]] = NULL;
+    free(hosted);
 }
 
 /* ---- the pass ---------------------------------------------------------------- */
@@ -799,6 +846,25 @@ static void view_arrays(struct ir_node *loop, struct body *b)
     }
 }
 
+/* The arrays of arrays loop s hosts (HOST): indexed or stored into in it,
+ * none of their rows changing length in it (fixed_rows), and no loop
+ * around hosting them already. Returns their ids (the caller clears them
+ * after s and frees the list). */
+static int *host_rows(struct ir_node *s, struct body *b, int *n)
+{
+    int *ids = NULL;
+    struct bce x = {s, NULL, b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
+    for (int t = 0; t < b->ntouched; t++) {
+        struct ir_var *v = b->stored[b->touched[t]];
+        if (!v || HOST[v->id] || v->type->kind != T_ARRAY || v->type->elem->kind != T_ARRAY || !fixed_rows(&x, v, 1))
+            continue;
+        ids = xrealloc(ids, (size_t)(*n + 1) * sizeof *ids);
+        ids[(*n)++] = v->id;
+        HOST[v->id] = s;
+    }
+    return ids;
+}
+
 /* Loops from the outside in: guards at innermost range loops; views at the
  * outermost loop. */
 static void loops_in(struct ir_node *s)
@@ -814,6 +880,7 @@ static void loops_in(struct ir_node *s)
         return;
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
         struct body b = body_of(s);
+        int nhosted = 0, *hosted = host_rows(s, &b, &nhosted);
         guard_loop(s, &b);
         view_arrays(s, &b);
         body_done(&b);
@@ -821,6 +888,8 @@ static void loops_in(struct ir_node *s)
         for (int i = 0; i < s->nviews && nviewed < 256; i++) viewed[nviewed++] = s->views[i];
         loops_in(s->b);
         nviewed = mark;
+        for (int i = 0; i < nhosted; i++) HOST[hosted[i]] = NULL;
+        free(hosted);
         guard_outside(s);
         return;
     }
@@ -844,6 +913,8 @@ void opt_loops(struct ir_program *ir)
     memset(IS_ALIAS, 0, n);
     FIXED_OF = xmalloc(n * sizeof *FIXED_OF);
     BASE_OF = xmalloc(n * sizeof *BASE_OF);
+    HOST = xmalloc(n * sizeof *HOST);
+    memset(HOST, 0, n * sizeof *HOST);
     for (int i = 0; i < ir->fns.len; i++) {
         loops_in(((struct ir_fn *)ir->fns.items[i])->body);
         gens_in(((struct ir_fn *)ir->fns.items[i])->body);
@@ -855,5 +926,6 @@ void opt_loops(struct ir_program *ir)
     free(IS_ALIAS);
     free(FIXED_OF);
     free(BASE_OF);
+    free(HOST);
     P = NULL;
 }
