@@ -501,3 +501,38 @@ Test(value, rebuilt_grid_heap_settles)
     cr_assert_eq(((double *)BRT_AT(brt_arr *, g, 997)->data)[997], 8.0);
     brt_arr_release(g);
 }
+
+/* brt_arr_grow_unset (fill's growing push loops): grown in place by n
+ * slots, one reserve; a shared array is copied first and the other holder
+ * keeps its elements; rows are null (a release passes over them); n <= 0
+ * changes nothing. */
+Test(value, grow_unset)
+{
+    brt_arr *a = brt_arr_new(&brt_t_int, 3);
+    for (int64_t i = 0; i < 3; i++) ((int64_t *)a->data)[i] = i + 1;
+    brt_arr *shared = a;
+    brt_retain(shared);
+    brt_arr_grow_unset(&a, 1000);
+    cr_assert_neq(a, shared, "a shared array is copied before it grows");
+    cr_assert_eq(shared->len, 3);
+    cr_assert_eq(a->len, 1003);
+    cr_assert_geq(a->cap, 1003);
+    for (int64_t i = 0; i < 3; i++) cr_assert_eq(((int64_t *)a->data)[i], i + 1);
+    for (int64_t i = 3; i < 1003; i++) ((int64_t *)a->data)[i] = 7 * i;
+    void *d = a->data;
+    int64_t cap = a->cap;
+    brt_arr_grow_unset(&a, 0);
+    brt_arr_grow_unset(&a, -5);
+    cr_assert(a->len == 1003 && a->data == d && a->cap == cap, "n <= 0: nothing");
+    cr_assert_eq(((int64_t *)a->data)[1002], 7 * 1002);
+    brt_arr_release(shared);
+    brt_arr_release(a);
+
+    brt_arr *rows = brt_arr_room(&T_arr_int, 1);
+    BRT_COLLECT(brt_arr *, rows, brt_arr_new(&brt_t_int, 2));
+    brt_arr_grow_unset(&rows, 5);
+    cr_assert_eq(rows->len, 6);
+    for (int64_t i = 1; i < 6; i++) cr_assert_null(((brt_arr **)rows->data)[i], "row %lld null", (long long)i);
+    ((brt_arr **)rows->data)[3] = brt_arr_new(&brt_t_int, 4);
+    brt_arr_release(rows); /* releases rows 0 and 3, passes over the nulls */
+}
