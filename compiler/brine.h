@@ -427,6 +427,9 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     X(M_INSERT, "insert", BK_METHOD, SIG_OWN, 2, 0)                                        \
     X(M_REMOVE, "remove", BK_METHOD, SIG_OWN, 1, 0)                                        \
     X(M_EXTEND, "extend", BK_METHOD, SIG_OWN, 1, 0)                                        \
+    /* the optimizer's (opt_fill.c): xs grown in place by n > 0 elements     */           \
+    /* not yet set (null rows), each stored before anything reads it         */           \
+    X(M_GROW_UNSET, "[grow unset]", BK_SYNTAX, SIG_OWN, 1, 0)                              \
     X(M_REVERSE, "reverse", BK_METHOD, SIG_OWN, 0, 0)                                      \
     X(M_SORT, "sort", BK_METHOD, SIG_OWN, 0, 0)                                            \
     /* panic(msg: str): emitted as brt_panic_msg(loc, msg) (in a stdlib     */           \

@@ -440,6 +440,7 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     case M_TRAILING_ZEROS: case M_PUSH: case M_SPLIT: case M_STRIP: case M_LINES: case M_STARTSWITH:
     case M_ENDSWITH: case M_REPLACE: case M_UPPER: case M_LOWER: case M_JOIN: case M_CONTAINS: case M_POP:
     case M_INSERT: case M_REMOVE: case M_EXTEND: case M_REVERSE: case M_SORT:
+    case M_GROW_UNSET: /* the optimizer's */
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
     case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR: case M_FIND: case M_TO_INT:
     case M_TO_FLOAT: case M_INDEX:
@@ -552,7 +553,7 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     case BI_WORLD_SUM: case BI_WORLD_PRODUCT: case BI_WORLD_MIN: case BI_WORLD_MAX: case BI_WORLD_ANY: case BI_WORLD_ALL:
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
     case BI_SOME: case BI_NONE_LIT: case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR:
-    case BI_INPUT: case M_FIND: case M_TO_INT: case M_TO_FLOAT: case M_INDEX: case BI_UNSET:
+    case BI_INPUT: case M_FIND: case M_TO_INT: case M_TO_FLOAT: case M_INDEX: case BI_UNSET: case M_GROW_UNSET:
         break;
     }
     internal_error("check_method of '%s'", mname);

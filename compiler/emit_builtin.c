@@ -126,6 +126,7 @@ static const char *emit_io_builtin(struct ir_node *n)
         return "";
     }
     case M_EXTEND: line("brt_arr_extend(%s, %s);", slot, arg[1]); return "";
+    case M_GROW_UNSET: line("brt_arr_grow_unset(%s, %s);", slot, arg[1]); return "";
     case M_REVERSE: line("brt_arr_reverse(%s);", slot); return "";
     case M_SORT: line("brt_arr_sort(%s);", slot); return "";
     default: break;

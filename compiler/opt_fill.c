@@ -39,8 +39,10 @@
  * empty starts are taken (fill_block), a loop pushing into an array not
  * known to be empty (`var h = [g[0]]`, `var out = xs`, an array an outer
  * loop keeps growing) is filled the same way (grow_block): `let off =
- * len(out) - lo; out.extend([D] * (hi - lo))` and `out[i + off] = E`, the
- * slots its pushes fill (extend copies a shared array as the push would).
+ * len(out) - lo`, out grown in place by hi - lo slots not yet set
+ * (M_GROW_UNSET, brt_arr_grow_unset: one reserve, no [D] * (hi - lo) made
+ * and copied; null rows; a shared array copied first, as the push would)
+ * and `out[i + off] = E`, the slots its pushes fill.
  *
  * Why: a push per element calls the runtime and grows the array; a store is
  * one instruction that the later passes make check-free (unique, loops,
@@ -159,23 +161,24 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
      * which extend and the stores' releases pass over, where one shared
      * empty row's count would be a line every thread on the pool writes) */
     struct ir_node *n = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int);
-    struct ir_node *init;
-    if (empty && out->type->elem->kind == T_ARRAY) {
-        struct ir_node *one = ir_new(IR_ARRAY, at, out->type);
-        ir_push_kid(one, ir_new(IR_ARRAY, at, out->type->elem));
-        init = ir_mk_bin(OP_MUL, one, n, out->type);
-    } else {
-        init = ir_new(IR_BUILTIN, at, out->type);
-        init->builtin = BI_UNSET;
-        ir_push_kid(init, n);
-    }
     if (empty) {
+        struct ir_node *init;
+        if (out->type->elem->kind == T_ARRAY) {
+            struct ir_node *one = ir_new(IR_ARRAY, at, out->type);
+            ir_push_kid(one, ir_new(IR_ARRAY, at, out->type->elem));
+            init = ir_mk_bin(OP_MUL, one, n, out->type);
+        } else {
+            init = ir_new(IR_BUILTIN, at, out->type);
+            init->builtin = BI_UNSET;
+            ir_push_kid(init, n);
+        }
         ir_push_kid(fast, ir_mk_stmt(IR_ASSIGN, out, init, at));
     } else {
+        /* grown in place: one reserve, no [D] * n made and copied */
         struct ir_node *grow = ir_new(IR_BUILTIN, at, ty_void);
-        grow->builtin = M_EXTEND;
+        grow->builtin = M_GROW_UNSET;
         ir_push_kid(grow, ir_mk_var(out, at));
-        ir_push_kid(grow, init);
+        ir_push_kid(grow, n);
         ir_push_kid(fast, ir_mk_stmt(IR_EXPR, NULL, grow, at));
     }
     ir_push_kid(fast, c);
@@ -246,7 +249,7 @@ static bool fill_switch(struct ir_node *s)
     struct ir_node *first = s->b->kids[0];
     if (first->op == IR_LET) first = s->b->nkids > 1 ? s->b->kids[1] : first; /* off = len(out) - lo */
     return (first->op == IR_ASSIGN && first->var == out) ||
-           (first->op == IR_EXPR && first->a->op == IR_BUILTIN && first->a->builtin == M_EXTEND &&
+           (first->op == IR_EXPR && first->a->op == IR_BUILTIN && first->a->builtin == M_GROW_UNSET &&
             first->a->kids[0]->op == IR_VAR && first->a->kids[0]->var == out);
 }
 

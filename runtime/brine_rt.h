@@ -1000,6 +1000,11 @@ void brt_arr_insert(brt_arr **slot, int64_t i, const void *elem, const brt_loc *
 void brt_arr_remove(brt_arr **slot, int64_t i, void *out, const brt_loc *l);       /* 0 <= i < len */
 void brt_arr_extend(brt_arr **slot, brt_arr *ys);
 brt_arr *brt_arr_extend_take(brt_arr *a, brt_arr *ys); /* xs += ys: takes a, returns the owner */
+/* The optimizer's (opt_fill.c): xs grown in place by n elements not yet set
+ * (null where the elements own), each stored before anything reads it;
+ * n <= 0 does nothing. xs.extend([unset] * n) without the array made and
+ * copied. */
+void brt_arr_grow_unset(brt_arr **slot, int64_t n);
 void brt_arr_reverse(brt_arr **slot);
 /* Stable, ascending by <; floats: -0.0 before 0.0, every NaN last in its
  * order. Elements: numbers, bool (false first), str. */

@@ -131,6 +131,28 @@ void brt_arr_extend(brt_arr **slot, brt_arr *ys)
     brt_arr_release(ys);
 }
 
+/* As extend of n unset elements: unique, the room doubled (or what it
+ * needs), the new slots null where the elements own (a release passes over
+ * them) and the length set; a length past INT64_MAX is out of memory, as
+ * any array too big is. */
+void brt_arr_grow_unset(brt_arr **slot, int64_t n)
+{
+    if (n <= 0)
+        return;
+    brt_arr *a = *slot = brt_arr_unique(*slot);
+    size_t es = elem_size(a);
+    int64_t need;
+    if (__builtin_add_overflow(a->len, n, &need))
+        brt_panic_text(NULL, "out of memory");
+    if (need > a->cap) {
+        int64_t cap = a->cap < 4 ? 4 : a->cap * 2;
+        brt_arr_reserve(a, cap > need ? cap : need);
+    }
+    if (brt_type_owns(a->elem))
+        memset((char *)a->data + (size_t)a->len * es, 0, (size_t)n * es);
+    a->len = need;
+}
+
 brt_arr *brt_arr_extend_take(brt_arr *a, brt_arr *ys)
 {
     brt_arr_extend(&a, ys);

@@ -4,7 +4,9 @@
  * valgrind: it must report no leaks). */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <malloc.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "brine_rt.h"
@@ -412,4 +414,125 @@ Test(value, big_data_reused)
     cr_assert_eq(brt_tcache_here()->big, rd);
     brt_arr_release(q2);
     free(other);
+}
+
+/* Array data of more than 64 bytes starts on a 64-byte line: made, grown
+ * past its room (realloc), made zero ([0.0] * n), and taken from the cache. */
+static void assert_line(const brt_arr *a)
+{
+    cr_assert_eq((uintptr_t)a->data % 64, 0, "%lld elements: data at %p", (long long)a->len, a->data);
+}
+
+Test(value, data_on_a_line)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    for (int64_t n = 9; n < 40000; n = n * 3 + 1) {
+        brt_arr *a = brt_arr_unset(&brt_t_float, n, NULL);
+        assert_line(a);
+        for (int64_t i = 0; i < n; i++) ((double *)a->data)[i] = (double)i;
+        for (int64_t k = 0; k < n; k++) { /* doubles its room a few times */
+            double v = (double)(n + k);
+            a = brt_arr_push(a, &v);
+        }
+        assert_line(a);
+        for (int64_t i = 0; i < 2 * n; i++) cr_assert_eq(((double *)a->data)[i], (double)i, "kept by realloc");
+        brt_arr_release(a);
+        brt_arr *one = brt_arr_new(&brt_t_float, 1);
+        brt_arr *z = brt_arr_repeat(one, n, NULL);
+        assert_line(z);
+        for (int64_t i = 0; i < n; i++) cr_assert_eq(((double *)z->data)[i], 0.0);
+        brt_arr_release(z);
+        brt_arr_release(one);
+    }
+}
+
+/* A zero array ([0.0] * n: arr_alloc_zero) takes a freed buffer of its size
+ * as any other array does, cleared: the rows of a grid of zeros rebuilt each
+ * step come from the cache, not from calloc while the cache holds the last
+ * grid's rows unused. */
+Test(value, zero_data_reused)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    brt_arr *a = brt_arr_unset(&brt_t_float, 998, NULL);
+    for (int64_t i = 0; i < 998; i++) ((double *)a->data)[i] = 1.5;
+    void *d = a->data;
+    brt_arr_release(a);
+    brt_arr *one = brt_arr_new(&brt_t_float, 1);
+    brt_arr *z = brt_arr_repeat(one, 998, NULL);
+    cr_assert_eq(z->data, d, "the freed 7984-byte buffer is the next [0.0] * 998");
+    for (int64_t i = 0; i < 998; i++) cr_assert_eq(((double *)z->data)[i], 0.0, "cleared");
+    brt_arr_release(z);
+    brt_arr_release(one);
+}
+
+/* A grid rebuilt each step while the last one is alive (g = step(g)), with
+ * more rows than the thread's cache holds (998 rows of 7984 bytes, 8 MB):
+ * the rows the cache has no room for go back to malloc, which serves the
+ * next grid's rows from them, so the heap stops growing once two grids and
+ * the cache fit in it (aligned_alloc'ed rows could not be served from the
+ * freed ones: the heap grew for five more steps, a page fault per 4 KiB). */
+static brt_arr *grid(int64_t rows, int64_t cols, double v)
+{
+    brt_arr *g = brt_arr_room(&T_arr_float, rows);
+    for (int64_t i = 0; i < rows; i++) {
+        brt_arr *r = brt_arr_unset(&brt_t_float, cols, NULL);
+        for (int64_t j = 0; j < cols; j++) ((double *)r->data)[j] = v;
+        BRT_COLLECT(brt_arr *, g, r);
+    }
+    return g;
+}
+
+Test(value, rebuilt_grid_heap_settles)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    brt_arr *g = grid(998, 998, 0.0);
+    size_t settled = 0;
+    for (int step = 1; step <= 8; step++) {
+        brt_arr *h = grid(998, 998, (double)step);
+        brt_arr_release(g);
+        g = h;
+        if (step == 2)
+            settled = mallinfo2().arena;
+    }
+    cr_assert_eq(mallinfo2().arena, settled, "the heap grew after step 2: %zu -> %zu bytes", settled, mallinfo2().arena);
+    cr_assert_eq(((double *)BRT_AT(brt_arr *, g, 997)->data)[997], 8.0);
+    brt_arr_release(g);
+}
+
+/* brt_arr_grow_unset (fill's growing push loops): grown in place by n
+ * slots, one reserve; a shared array is copied first and the other holder
+ * keeps its elements; rows are null (a release passes over them); n <= 0
+ * changes nothing. */
+Test(value, grow_unset)
+{
+    brt_arr *a = brt_arr_new(&brt_t_int, 3);
+    for (int64_t i = 0; i < 3; i++) ((int64_t *)a->data)[i] = i + 1;
+    brt_arr *shared = a;
+    brt_retain(shared);
+    brt_arr_grow_unset(&a, 1000);
+    cr_assert_neq(a, shared, "a shared array is copied before it grows");
+    cr_assert_eq(shared->len, 3);
+    cr_assert_eq(a->len, 1003);
+    cr_assert_geq(a->cap, 1003);
+    for (int64_t i = 0; i < 3; i++) cr_assert_eq(((int64_t *)a->data)[i], i + 1);
+    for (int64_t i = 3; i < 1003; i++) ((int64_t *)a->data)[i] = 7 * i;
+    void *d = a->data;
+    int64_t cap = a->cap;
+    brt_arr_grow_unset(&a, 0);
+    brt_arr_grow_unset(&a, -5);
+    cr_assert(a->len == 1003 && a->data == d && a->cap == cap, "n <= 0: nothing");
+    cr_assert_eq(((int64_t *)a->data)[1002], 7 * 1002);
+    brt_arr_release(shared);
+    brt_arr_release(a);
+
+    brt_arr *rows = brt_arr_room(&T_arr_int, 1);
+    BRT_COLLECT(brt_arr *, rows, brt_arr_new(&brt_t_int, 2));
+    brt_arr_grow_unset(&rows, 5);
+    cr_assert_eq(rows->len, 6);
+    for (int64_t i = 1; i < 6; i++) cr_assert_null(((brt_arr **)rows->data)[i], "row %lld null", (long long)i);
+    ((brt_arr **)rows->data)[3] = brt_arr_new(&brt_t_int, 4);
+    brt_arr_release(rows); /* releases rows 0 and 3, passes over the nulls */
 }
