@@ -291,26 +291,48 @@ static struct ir_node *inclusive(struct ir_node *loop, struct ir_node *f, struct
     return out;
 }
 
+/* The index of the let defining i in blk before kids[w], or -1. */
+static int let_before(struct ir_node *blk, int w, struct ir_var *i)
+{
+    int def = -1;
+    for (int k = 0; k < w; k++)
+        if (blk->kids[k]->op == IR_LET && blk->kids[k]->var == i) def = k;
+    return def;
+}
+
+/* Whether i is dead after the loop kids[w]: defined in blk before the loop
+ * (def >= 0), read by nothing after it. */
+static bool dead_after(struct ir_node *blk, int w, int def, struct ir_var *i)
+{
+    if (def < 0) return false;
+    for (int k = w + 1; k < blk->nkids; k++)
+        if (ir_stmt_reads(blk->kids[k], i)) return false;
+    return true;
+}
+
+/* A copy of while loop `loop`'s body without its last statement (the
+ * step), i read as a fresh local *t (the range loop's variable). */
+static struct ir_node *body_renamed(struct ir_node *loop, struct ir_var *i, struct ir_var **t)
+{
+    *t = arena_alloc(sizeof **t);
+    **t = *i;
+    (*t)->id = ++P->nvars;
+    (*t)->kind = IRV_LOCAL;
+    struct rename r = {{NULL, renamed, NULL}, i, *t};
+    struct ir_node *body = ir_copy(&r.k, loop->b);
+    body->nkids--; /* the step */
+    return body;
+}
+
 /* The statement that replaces while loop `loop`, kids[w] of block blk, or
  * NULL when the rewrite took a statement out of blk before the loop (the
  * loop is then kids[w - 1]). */
 static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop, struct ir_var *i)
 {
-    /* dead after: defined in blk before the loop, read by nothing after it */
-    int def = -1;
-    for (int k = 0; k < w; k++)
-        if (blk->kids[k]->op == IR_LET && blk->kids[k]->var == i) def = k;
-    bool dead = def >= 0;
-    for (int k = w + 1; dead && k < blk->nkids; k++)
-        if (ir_stmt_reads(blk->kids[k], i)) dead = false;
-
-    struct ir_var *t = arena_alloc(sizeof *t);
-    *t = *i;
-    t->id = ++P->nvars;
-    t->kind = IRV_LOCAL;
-    struct rename r = {{NULL, renamed, NULL}, i, t};
-    struct ir_node *body = ir_copy(&r.k, loop->b);
-    body->nkids--; /* the step */
+    int def = let_before(blk, w, i);
+    bool dead = dead_after(blk, w, def, i);
+    struct ir_var *t;
+    struct ir_node *body = body_renamed(loop, i, &t);
 
     struct ir_node *f = ir_new(IR_FOR_RANGE, loop->loc, ty_void);
     f->var = t;
@@ -354,20 +376,10 @@ static struct ir_node *rewrite(struct ir_node *blk, int w, struct ir_node *loop,
 static struct ir_node *rewrite_down(struct ir_node *blk, int w, struct ir_node *loop, struct ir_var *i,
                                     struct ir_node *stop)
 {
-    int def = -1;
-    for (int k = 0; k < w; k++)
-        if (blk->kids[k]->op == IR_LET && blk->kids[k]->var == i) def = k;
-    bool dead = def >= 0;
-    for (int k = w + 1; dead && k < blk->nkids; k++)
-        if (ir_stmt_reads(blk->kids[k], i)) dead = false;
-
-    struct ir_var *t = arena_alloc(sizeof *t);
-    *t = *i;
-    t->id = ++P->nvars;
-    t->kind = IRV_LOCAL;
-    struct rename r = {{NULL, renamed, NULL}, i, t};
-    struct ir_node *body = ir_copy(&r.k, loop->b);
-    body->nkids--; /* the step */
+    int def = let_before(blk, w, i);
+    bool dead = dead_after(blk, w, def, i);
+    struct ir_var *t;
+    struct ir_node *body = body_renamed(loop, i, &t);
 
     struct ir_node *range = ir_new(IR_BUILTIN, loop->loc, type_array(ty_int));
     range->builtin = BI_RANGE_STEP;
