@@ -532,6 +532,8 @@ class Gen:
         self.eaches = random.Random(seed ^ 0xEAC4)  # whether a loop helper walks its array by element (pool_helper)
         self.grows = random.Random(seed ^ 0x6A0E)   # a fill loop's push onto a non-empty array, its bound a sum (fill_loop)
         self.lits = random.Random(seed ^ 0x117E)    # whether to write a loop over a literal's length (literal_len_loop)
+        self.cols = random.Random(seed ^ 0xC015)    # whether to write a walk down columns (column_walk)
+        self.downs = random.Random(seed ^ 0xD0A1)   # whether to write a while loop counting down (down_loop)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2165,6 +2167,14 @@ class Gen:
                 return st
         if self.lits.random() < 0.03:
             st = literal_len_loop(self)
+            if st is not None:
+                return st
+        if self.cols.random() < 0.03:
+            st = column_walk(self)
+            if st is not None:
+                return st
+        if self.downs.random() < 0.03:
+            st = down_loop(self)
             if st is not None:
                 return st
         if self.calls.random() < 0.05:
@@ -4158,6 +4168,89 @@ def literal_len_loop(g):
     return lines, ex
 
 
+def column_walk(g):
+    """A matrix walked down its columns: `for k in 0..K: for j in 0..R:`
+    reading m[j][k] into a sum, or adding to it in place (`var m`), the
+    column k fixed in the inner loop and the row j changing (opt_loops.c's
+    column guards: the rows' least length kept once per nest). Now and then
+    one row is shorter (ragged) or K is one past the rows' length: the
+    first such element panics, as the loop as written does. Draws from its
+    own stream (g.cols)."""
+    r = g.cols
+    if g.pure:
+        return None
+    m, acc, j, k = (g.fresh(p) for p in ("m", "acc", "j", "k"))
+    et = r.choice(["int", "float"])
+    rows, width = r.randint(1, 5), r.randint(1, 6)
+    lens = [width] * rows
+    if r.random() < 0.25:
+        lens[r.randrange(rows)] = width - 1
+    pick = {"int": lambda: r.choice([-3, 2, 7, 11, 4611686018427387903]),
+            "float": lambda: r.choice([0.5, -1.25, 3.0, 0.1, 1e300])}[et]
+    vals = [[pick() for _ in range(n)] for n in lens]
+    kn = width + (1 if r.random() < 0.15 else 0)
+    jhi = f"len({m})" if r.random() < 0.5 else str(rows)
+    store = r.random() < 0.4
+    g.use("column-walk")
+    text = "[" + ", ".join("[" + ", ".join(show(et, v) for v in row) + "]" for row in vals) + "]"
+    zero = show(et, 0 if et == "int" else 0.0)
+    lines = [f"{'var' if store else 'let'} {m}: [[{et}]] = {text}", f"var {acc} = {zero}",
+             f"for {k} in 0..{kn}:", f"    for {j} in 0..{jhi}:"]
+    one = "1" if et == "int" else "1.0"
+    if store:
+        lines += [f"        {m}[{j}][{k}] += {one}", f"        {acc} = {acc} + {m}[{j}][{k}]"]
+    else:
+        lines += [f"        {acc} = {acc} + {m}[{j}][{k}]"]
+    lines.append(f"print({acc}, {m})" if store else f"print({acc})")
+
+    def ex(env):
+        cur = [list(row) for row in vals]
+        a = 0 if et == "int" else 0.0
+        add = (lambda x, y: chk("int", x + y, "addition")) if et == "int" else (lambda x, y: x + y)
+        for kv in range(kn):
+            for jv in range(rows):
+                if kv >= len(cur[jv]):
+                    raise Panic(f"index out of bounds: the len is {len(cur[jv])} but the index is {kv}")
+                if store:
+                    cur[jv][kv] = add(cur[jv][kv], 1 if et == "int" else 1.0)
+                a = add(a, cur[jv][kv])
+        env_out(env).append((show(et, a) + " " + show(f"[[{et}]]", cur) if store else show(et, a)) + "\n")
+    return lines, ex
+
+
+def down_loop(g):
+    """A while loop counting an index down by one (opt_counted.c: a range
+    loop stepping -1), finding the least element's index as it goes (the
+    index a loop assigns only values of a range: opt_range.c's settle), its
+    variables printed after. Now and then it starts one past the end or
+    stops below 0: the read there panics. Draws from its own stream
+    (g.downs)."""
+    r = g.downs
+    if g.pure:
+        return None
+    xs, i, m = (g.fresh(p) for p in ("xs", "i", "m"))
+    n = r.randint(1, 8)
+    vals = [r.randint(-20, 20) for _ in range(n)]
+    start = n - 1 if r.random() < 0.85 else n
+    stop = r.choice([0, 0, 1, 2]) if r.random() < 0.9 else -1
+    cmp = r.choice(["<", "<="])
+    g.use("down-loop")
+    lines = [f"let {xs} = [" + ", ".join(str(v) for v in vals) + "]", f"var {i} = {start}", f"var {m} = 0",
+             f"while {i} >= {stop}:", f"    if {xs}[{i}] {cmp} {xs}[{m}]:", f"        {m} = {i}", f"    {i} -= 1",
+             f"print({i}, {m}, {xs}[{m}])"]
+
+    def ex(env):
+        iv, mv = start, 0
+        while iv >= stop:
+            if not 0 <= iv < n:
+                raise Panic(f"index out of bounds: the len is {n} but the index is {iv}")
+            if (vals[iv] < vals[mv]) if cmp == "<" else (vals[iv] <= vals[mv]):
+                mv = iv
+            iv -= 1
+        env_out(env).append(f"{iv} {mv} {vals[mv]}\n")
+    return lines, ex
+
+
 def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
@@ -4485,7 +4578,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop"]
 
 
 def classify(problem):
