@@ -180,8 +180,13 @@ check-tsan: $(B)/tsan/test_pool $(B)/tsan/test_steal
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_pool
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(B)/tsan/test_steal
 
+# Every golden at 1, 2, 7 and 64 threads (one, a pair, an odd count, more
+# threads than cores and chunks), dev and release; the par and fold ones
+# (every pool split, reducer, scan and keyed tree) at 3 and 16 as well, in
+# dev builds (the pool's splits are the runtime's, the same in both builds).
 check-golden: all
-	$(BRINE) test tests/golden --threads 1,2,3,7,16,64
+	$(BRINE) test tests/golden --threads 1,2,7,64
+	$(BRINE) test --dev --threads 3,16 tests/golden/par tests/golden/fold $(GEN_GOLDEN)/par
 
 check-dumps: all
 	tests/dumps/run.sh $(BRINE)
