@@ -64,6 +64,18 @@ static void dump_var(FILE *out, struct ir_var *v)
     if (v->name && *v->name) fprintf(out, ".%s", v->name);
 }
 
+/* " NAME[v1 v2 ...]" when there are any. */
+static void dump_var_list(FILE *out, const char *name, struct ir_var **vs, int n)
+{
+    if (!n) return;
+    fprintf(out, " %s[", name);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(" ", out);
+        dump_var(out, vs[i]);
+    }
+    fputs("]", out);
+}
+
 static void dump_iter(FILE *out, struct ir_iter *it)
 {
     if (it->is_range) {
@@ -259,22 +271,8 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
-    if (s->nviews) {
-        fputs(" views[", out);
-        for (int i = 0; i < s->nviews; i++) {
-            if (i) fputs(" ", out);
-            dump_var(out, s->views[i]);
-        }
-        fputs("]", out);
-    }
-    if (s->nrowmins) {
-        fputs(" rowmins[", out);
-        for (int i = 0; i < s->nrowmins; i++) {
-            if (i) fputs(" ", out);
-            dump_var(out, s->rowmins[i]);
-        }
-        fputs("]", out);
-    }
+    dump_var_list(out, "views", s->views, s->nviews);
+    dump_var_list(out, "rowmins", s->rowmins, s->nrowmins);
     if (s->op == IR_FOR_RANGE && s->par) {
         fputs(" par captures[", out);
         for (int i = 0; i < s->ncaps; i++) {

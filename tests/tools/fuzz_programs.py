@@ -2153,38 +2153,15 @@ class Gen:
             return self.row_par()
         if self.folds.random() < 0.04:
             return self.fold_par()
-        if self.maps.random() < 0.03:
-            st = map_self(self)
-            if st is not None:
-                return st
-        if self.fills.random() < 0.04:
-            st = fill_loop(self)
-            if st is not None:
-                return st
-        if self.fuses.random() < 0.03:
-            st = fuse_loop(self)
-            if st is not None:
-                return st
-        if self.lits.random() < 0.03:
-            st = literal_len_loop(self)
-            if st is not None:
-                return st
-        if self.cols.random() < 0.03:
-            st = column_walk(self)
-            if st is not None:
-                return st
-        if self.downs.random() < 0.03:
-            st = down_loop(self)
-            if st is not None:
-                return st
-        if self.calls.random() < 0.05:
-            st = pool_call(self)
-            if st is not None:
-                return st
-        if self.zips.random() < 0.04:
-            st = row_zip(self)
-            if st is not None:
-                return st
+        # forms that draw from their own streams (other seeds keep their programs)
+        for stream, p, form in ((self.maps, 0.03, map_self), (self.fills, 0.04, fill_loop),
+                                (self.fuses, 0.03, fuse_loop), (self.lits, 0.03, literal_len_loop),
+                                (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
+                                (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip)):
+            if stream.random() < p:
+                st = form(self)
+                if st is not None:
+                    return st
         for p, hook in FORM_HOOKS["stmt"]:
             if r.random() < p:
                 st = hook(self, depth, in_loop, ret)
