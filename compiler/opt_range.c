@@ -153,7 +153,26 @@ static void literal_bounds(void)
 }
 
 static int NV;               /* variables: ids 1..NV */
-static struct range *ENV;    /* by var id: the current range (ints), or length (arrays: len) */
+/* The current range (ints) or length (arrays: len) of each variable of the
+ * function being walked, by its slot there: slots 1..NSLOT are numbered
+ * per function (reset_fn, or on first use), so that the copies every
+ * branch and loop takes (env_copy) cost the function's own variables, not
+ * the program's (copying all NV at each: 3,000 functions of one loop each
+ * took 34 s in this pass). */
+static struct range *ENV;
+static int NSLOT;
+static int *SLOT;            /* by var id: its slot, valid when SLOT_FN[id] == FN_GEN */
+static unsigned *SLOT_FN, FN_GEN;
+
+static struct range *ent(int id)
+{
+    if (SLOT_FN[id] != FN_GEN) {
+        SLOT_FN[id] = FN_GEN;
+        SLOT[id] = ++NSLOT;
+        ENV[NSLOT] = FULL;
+    }
+    return &ENV[SLOT[id]];
+}
 
 /* Every range kept has lo <= hi. An empty one (a loop over 1..1, a branch
  * the facts rule out) belongs to code that never runs, where any range is
@@ -257,7 +276,7 @@ static bool inside(struct ir_var *v, struct range r)
         if (b && b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR && b->kids[0]->var == v)
             return true;
         /* its length here (range.len): e, or below = n - c with i + c < n */
-        struct ir_node *len = v->type->kind == T_ARRAY ? ENV[v->id].len : NULL;
+        struct ir_node *len = v->type->kind == T_ARRAY ? ent(v->id)->len : NULL;
         __int128 c;
         if (!len) return false;
         if (len->op == IR_INT) return r.hi < (__int128)(int64_t)(uint64_t)len->ival;
@@ -311,15 +330,44 @@ static bool is_int_array(struct ir_var *v) { return v && v->type->kind == T_ARRA
  * and an [int] array's elements. */
 static void forget_len(struct ir_var *v)
 {
-    ENV[v->id].len = NULL;
-    if (is_int_array(v)) ENV[v->id].lo = INT64_MIN, ENV[v->id].hi = INT64_MAX;
+    ent(v->id)->len = NULL;
+    if (is_int_array(v)) ent(v->id)->lo = INT64_MIN, ent(v->id)->hi = INT64_MAX;
 }
 
-static struct range *env_copy(void)
+/* ENV's slots at one point, to go back to (env_restore). */
+struct snap {
+    struct range *r;
+    int n; /* slots 0..n */
+};
+
+/* Freed copies, kept for the next (a function of thousands of variables
+ * copies hundreds of kilobytes a branch: from malloc, each was a fresh
+ * mapping and its page faults). */
+static struct pooled { struct range *r; int cap; } POOL[32];
+static int NPOOL;
+
+static struct snap env_copy(void)
 {
-    struct range *c = xmalloc(sizeof *c * (size_t)(NV + 2));
-    memcpy(c, ENV, sizeof *c * (size_t)(NV + 2));
+    struct snap c = {NULL, NSLOT};
+    for (int i = NPOOL - 1; i >= 0 && !c.r; i--)
+        if (POOL[i].cap > NSLOT) c.r = POOL[i].r, POOL[i] = POOL[--NPOOL];
+    if (!c.r) c.r = xmalloc(sizeof *c.r * (size_t)(NV + 3));
+    memcpy(c.r, ENV, sizeof *c.r * (size_t)(NSLOT + 1));
     return c;
+}
+
+static void snap_free(struct snap c)
+{
+    if (NPOOL < 32) POOL[NPOOL++] = (struct pooled){c.r, NV + 3};
+    else free(c.r);
+}
+
+/* Back to c; a slot numbered since (a variable first met after it) knows
+ * nothing. */
+static void env_restore(struct snap c)
+{
+    memcpy(ENV, c.r, sizeof *c.r * (size_t)(c.n + 1));
+    for (int i = c.n + 1; i <= NSLOT; i++) ENV[i] = FULL;
 }
 
 static bool is_int_var(struct ir_var *v) { return v && v->type == ty_int; }
@@ -377,13 +425,13 @@ static void generator(struct ir_node *n)
             struct range lo = expr(its[i]->lo), hi = expr(its[i]->hi);
             if (m == 1) short_bounds(its[i], lo, hi, n->elem, n->filter);
             if (is_int_var(vars[i])) {
-                ENV[vars[i]->id] = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
+                *ent(vars[i]->id) = clamp(lo.lo, its[i]->inclusive ? hi.hi : hi.hi - 1);
                 if (stable(its[i]->hi) || frozen(its[i]->hi))
-                    (its[i]->inclusive ? set_at_most : set_below)(&ENV[vars[i]->id], its[i]->hi);
+                    (its[i]->inclusive ? set_at_most : set_below)(ent(vars[i]->id), its[i]->hi);
             }
         } else {
             expr(its[i]->array);
-            if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
+            if (is_int_var(vars[i])) *ent(vars[i]->id) = FULL;
         }
     }
     expr(n->a); /* user: the start value */
@@ -393,7 +441,7 @@ static void generator(struct ir_node *n)
     expr(n->elem);
     expr(n->c); /* the combine of comb_l and comb_r: anything */
     for (int i = 0; i < m; i++)
-        if (is_int_var(vars[i])) ENV[vars[i]->id] = FULL;
+        if (is_int_var(vars[i])) *ent(vars[i]->id) = FULL;
 }
 
 /* r, the range of (x + y) / d with d >= 2: with x and y both at least 0
@@ -530,7 +578,7 @@ static struct range expr(struct ir_node *n)
     case IR_INT:
         if (n->type != ty_int) return FULL;
         return rng((int64_t)(uint64_t)n->ival, (int64_t)(uint64_t)n->ival);
-    case IR_VAR: return is_int_var(n->var) ? ENV[n->var->id] : FULL;
+    case IR_VAR: return is_int_var(n->var) ? *ent(n->var->id) : FULL;
     case IR_GLOBAL: {
         /* a constant: its literal value */
         struct ir_node *v = n->global->init;
@@ -563,14 +611,14 @@ static struct range expr(struct ir_node *n)
         /* each branch under its condition: b if a, c unless a (and: b if
          * a; or: b unless a) */
         expr(n->a);
-        struct range *before = env_copy();
+        struct snap before = env_copy();
         refine(n->a, n->op != IR_OR);
         struct range b = expr(n->b);
-        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+        env_restore(before);
         refine(n->a, false);
         struct range c = expr(n->c);
-        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
-        free(before);
+        env_restore(before);
+        snap_free(before);
         if (n->op != IR_COND || n->type != ty_int) return FULL;
         return rng(b.lo < c.lo ? b.lo : c.lo, b.hi > c.hi ? b.hi : c.hi);
     }
@@ -584,7 +632,7 @@ static struct range expr(struct ir_node *n)
         struct range i = expr(n->b);
         if (n->a->op == IR_VAR && n->b->type == ty_int && inside(n->a->var, i)) MARK(n, in_bounds);
         if (n->a->op == IR_VAR && is_int_array(n->a->var) && n->type == ty_int)
-            return rng(ENV[n->a->var->id].lo, ENV[n->a->var->id].hi);
+            return rng(ent(n->a->var->id)->lo, ent(n->a->var->id)->hi);
         return FULL;
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
@@ -599,7 +647,7 @@ static struct range expr(struct ir_node *n)
 
 static void meet(struct ir_var *v, __int128 lo, __int128 hi)
 {
-    struct range *r = &ENV[v->id];
+    struct range *r = ent(v->id);
     if (lo > r->lo) r->lo = lo;
     if (hi < r->hi) r->hi = hi;
     if (r->lo > r->hi) *r = FULL; /* never true here: see rng */
@@ -610,7 +658,7 @@ static void meet(struct ir_var *v, __int128 lo, __int128 hi)
  * < below (`i != n - 1` with i < n: i + 1 < n). */
 static void differs(struct ir_var *v, struct ir_node *y, struct range r)
 {
-    struct range *e = &ENV[v->id];
+    struct range *e = ent(v->id);
     if (r.lo == r.hi && e->lo == r.lo && e->lo < e->hi) e->lo++;
     else if (r.lo == r.hi && e->hi == r.lo && e->lo < e->hi) e->hi--;
     __int128 c;
@@ -622,7 +670,7 @@ static void differs(struct ir_var *v, struct ir_node *y, struct range r)
  * already has a bound of its own. */
 static void below_of(struct ir_var *v, struct range b, int d)
 {
-    struct range *e = &ENV[v->id];
+    struct range *e = ent(v->id);
     if (!b.below || b.gap + d >= ((__int128)1 << 64)) return;
     if (!e->below) e->below = b.below, e->gap = b.gap + d;
     else if (same(e->below, b.below) && b.gap + d > e->gap) e->gap = b.gap + d;
@@ -636,13 +684,13 @@ static void compare(struct ir_node *x, enum op op, struct ir_node *y)
     switch (op) {
     case OP_LT:
         if (xv) meet(x->var, INT64_MIN, b.hi - 1);
-        if (xv && stable(y)) set_below(&ENV[x->var->id], y);
+        if (xv && stable(y)) set_below(ent(x->var->id), y);
         else if (xv) below_of(x->var, b, 1);
         if (yv) meet(y->var, a.lo + 1, INT64_MAX);
         break;
     case OP_LE:
         if (xv) meet(x->var, INT64_MIN, b.hi);
-        if (xv && stable(y)) set_at_most(&ENV[x->var->id], y);
+        if (xv && stable(y)) set_at_most(ent(x->var->id), y);
         else if (xv) below_of(x->var, b, 0);
         if (yv) meet(y->var, a.lo, INT64_MAX);
         break;
@@ -794,7 +842,7 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct ca
     if (cd) *cd = xmalloc(sizeof **cd * (size_t)(*nids + 1)), *ncd = 0;
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
-        struct range *r = &ENV[ids[i]], was = *r;
+        struct range *r = ent(ids[i]), was = *r;
         if (c->counter && !c->nested && trips >= 0 && trips < ((__int128)1 << 64) && c->step < ((__int128)1 << 40))
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
@@ -855,12 +903,12 @@ static bool within(struct range h, struct range g)
 static void settle(struct ir_node *s, struct cand *cd, int nc)
 {
     if (DRY || nc == 0) return;
-    struct range *base = env_copy();
+    struct snap base = env_copy();
     const struct range none = {INT64_MAX, INT64_MIN, NULL, 0, NULL};
     bool ok = false;
     for (int round = 0; round < 4 && !ok; round++) {
         for (int k = 0; k < nc; k++) {
-            ENV[cd[k].id] = cd[k].h;
+            *ent(cd[k].id) = cd[k].h;
             GOT[cd[k].id] = none;
             TRYING[cd[k].id] = 1;
         }
@@ -871,7 +919,7 @@ static void settle(struct ir_node *s, struct cand *cd, int nc)
         }
         stmt(s->b);
         DRY--;
-        memcpy(ENV, base, sizeof *ENV * (size_t)(NV + 2));
+        env_restore(base);
         ok = true;
         for (int k = 0; k < nc; k++) {
             struct range g = GOT[cd[k].id];
@@ -894,8 +942,8 @@ static void settle(struct ir_node *s, struct cand *cd, int nc)
         }
     }
     if (ok)
-        for (int k = 0; k < nc; k++) ENV[cd[k].id] = cd[k].h;
-    free(base);
+        for (int k = 0; k < nc; k++) *ent(cd[k].id) = cd[k].h;
+    snap_free(base);
 }
 
 static bool has_continue(struct ir_node *s)
@@ -932,12 +980,13 @@ static __int128 while_trips(struct ir_node *s)
         if (b->kids[i]->op == IR_ASSIGN && b->kids[i]->var == k) step = increase(b->kids[i]->a, k);
     if (step < 1) return -1;
     /* e's range over every iteration: what the body assigns forgotten */
-    struct range k0 = ENV[k->id], *before = env_copy();
+    struct range k0 = *ent(k->id);
+    struct snap before = env_copy();
     int n;
     free(loop_head(b, -1, &n, NULL, NULL));
     struct range e = expr(c->b);
-    memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
-    free(before);
+    env_restore(before);
+    snap_free(before);
     __int128 last = c->bop == OP_LT ? e.hi - 1 : e.hi;
     if (last < k0.lo) return 0;
     return (last - k0.lo) / step + 1;
@@ -973,26 +1022,32 @@ static void for_range(struct ir_node *s)
     bool fixed = is_int_var(s->var);
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
-    if (is_int_var(s->var)) ENV[s->var->id] = fixed ? clamp(lo.lo, last) : FULL;
-    if (fixed && stable(s->iter.hi)) (s->iter.inclusive ? set_at_most : set_below)(&ENV[s->var->id], s->iter.hi);
+    if (is_int_var(s->var)) *ent(s->var->id) = fixed ? clamp(lo.lo, last) : FULL;
+    if (fixed && stable(s->iter.hi)) (s->iter.inclusive ? set_at_most : set_below)(ent(s->var->id), s->iter.hi);
     settle(s, cd, nc);
     free(cd);
     /* a variable the body assigns is forgotten again (loop_head set it) */
-    struct range *head = env_copy();
+    struct snap head = env_copy();
     stmt(s->b);
-    memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
-    free(head);
-    if (is_int_var(s->var)) ENV[s->var->id] = FULL;
+    env_restore(head);
+    snap_free(head);
+    if (is_int_var(s->var)) *ent(s->var->id) = FULL;
 }
 
-static void join_into(struct range *a, const struct range *b)
+/* ENV joined with b: what holds on either path. */
+static void join_into(struct snap b)
 {
-    for (int i = 0; i <= NV + 1; i++) {
-        if (b[i].lo < a[i].lo) a[i].lo = b[i].lo;
-        if (b[i].hi > a[i].hi) a[i].hi = b[i].hi;
-        if (!same(a[i].below, b[i].below)) a[i].below = NULL;
-        else if (b[i].gap < a[i].gap) a[i].gap = b[i].gap;
-        if (!same(a[i].len, b[i].len)) a[i].len = NULL;
+    for (int i = 0; i <= NSLOT; i++) {
+        struct range *a = &ENV[i];
+        if (i > b.n) {
+            *a = FULL;
+            continue;
+        }
+        if (b.r[i].lo < a->lo) a->lo = b.r[i].lo;
+        if (b.r[i].hi > a->hi) a->hi = b.r[i].hi;
+        if (!same(a->below, b.r[i].below)) a->below = NULL;
+        else if (b.r[i].gap < a->gap) a->gap = b.r[i].gap;
+        if (!same(a->len, b.r[i].len)) a->len = NULL;
     }
 }
 
@@ -1000,7 +1055,7 @@ static void join_into(struct range *a, const struct range *b)
  * literals), `[literals] * n`'s, another [int] variable's; else FULL. */
 static struct range elements(struct ir_node *e)
 {
-    if (e->op == IR_VAR) return is_int_array(e->var) ? rng(ENV[e->var->id].lo, ENV[e->var->id].hi) : FULL;
+    if (e->op == IR_VAR) return is_int_array(e->var) ? rng(ent(e->var->id)->lo, ent(e->var->id)->hi) : FULL;
     if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY) e = e->a;
     if (e->op != IR_ARRAY || e->nkids == 0) return FULL;
     __int128 lo = INT64_MAX, hi = INT64_MIN;
@@ -1026,13 +1081,13 @@ static bool stmt(struct ir_node *s)
     case IR_LET: case IR_ASSIGN: {
         struct range r = expr(s->a);
         ir_each_change(s->a, forget_len);
-        if (is_int_var(s->var)) ENV[s->var->id] = r;
+        if (is_int_var(s->var)) *ent(s->var->id) = r;
         if (DRY && s->op == IR_ASSIGN && is_int_var(s->var) && TRYING[s->var->id]) join_one(&GOT[s->var->id], r);
         if (is_int_array(s->var)) {
             struct range e = elements(s->a);
-            ENV[s->var->id].lo = e.lo, ENV[s->var->id].hi = e.hi;
+            ent(s->var->id)->lo = e.lo, ent(s->var->id)->hi = e.hi;
         }
-        if (s->var->type->kind == T_ARRAY) ENV[s->var->id].len = made_len(s->a);
+        if (s->var->type->kind == T_ARRAY) ent(s->var->id)->len = made_len(s->a);
         if (s->op == IR_LET) note_let(s->var, s->a);
         if (s->op == IR_LET && is_int_var(s->var) && !ASSIGNED[s->var->id]) LETLIT[s->var->id] = step_of(s->a);
         return true;
@@ -1047,7 +1102,7 @@ static bool stmt(struct ir_node *s)
         ir_each_change(s, forget_len);
         if (ir_store_one_index(s) && s->kids[0]->type == ty_int && inside(s->var, i)) MARK(s, in_bounds);
         if (s->op == IR_STORE && is_int_array(s->var)) {
-            struct range *e = &ENV[s->var->id];
+            struct range *e = ent(s->var->id);
             if (!ir_store_one_index(s)) v = FULL;
             e->lo = v.lo < e->lo ? v.lo : e->lo, e->hi = v.hi > e->hi ? v.hi : e->hi;
         }
@@ -1062,17 +1117,17 @@ static bool stmt(struct ir_node *s)
     case IR_IF: {
         expr(s->a);
         ir_each_change(s->a, forget_len);
-        struct range *before = env_copy();
+        struct snap before = env_copy();
         refine(s->a, true);
         bool ft = stmt(s->b);
-        struct range *then = env_copy();
-        memcpy(ENV, before, sizeof *ENV * (size_t)(NV + 2));
+        struct snap then = env_copy();
+        env_restore(before);
         refine(s->a, false);
         bool fe = stmt(s->c);
-        if (ft && fe) join_into(ENV, then);
-        else if (ft) memcpy(ENV, then, sizeof *ENV * (size_t)(NV + 2));
-        free(before);
-        free(then);
+        if (ft && fe) join_into(then);
+        else if (ft) env_restore(then);
+        snap_free(before);
+        snap_free(then);
         return ft || fe;
     }
     case IR_WHILE: {
@@ -1083,11 +1138,11 @@ static bool stmt(struct ir_node *s)
         settle(s, cd, nc);
         free(cd);
         expr(s->a);
-        struct range *head = env_copy();
+        struct snap head = env_copy();
         refine(s->a, true);
         stmt(s->b);
-        memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
-        free(head);
+        env_restore(head);
+        snap_free(head);
         if (!has_break(s->b)) refine(s->a, false);
         return true;
     }
@@ -1106,13 +1161,13 @@ static bool stmt(struct ir_node *s)
         int n, nc;
         struct cand *cd;
         free(loop_head(s->b, MAX_LEN, &n, &cd, &nc)); /* an array's elements: at most MAX_LEN */
-        if (is_int_var(s->var)) ENV[s->var->id] = vals;
+        if (is_int_var(s->var)) *ent(s->var->id) = vals;
         settle(s, cd, nc);
         free(cd);
-        struct range *head = env_copy();
+        struct snap head = env_copy();
         stmt(s->b);
-        memcpy(ENV, head, sizeof *ENV * (size_t)(NV + 2));
-        free(head);
+        env_restore(head);
+        snap_free(head);
         return true;
     }
     }
@@ -1167,7 +1222,7 @@ static void drop_proved_guards(struct ir_node *n)
  * 100,000 one-line functions). */
 static void reset_id(int id)
 {
-    ENV[id] = FULL;
+    *ent(id) = FULL;
     ASSIGNED[id] = 0;
     LENOF[id] = NULL;
     EQLEN[id] = NULL;
@@ -1192,6 +1247,9 @@ static void reset_vars(struct ir_node *n)
 
 static void reset_fn(struct ir_fn *f, struct ir_node *body)
 {
+    FN_GEN++;
+    NSLOT = 0;
+    ENV[0] = FULL;
     reset_id(0);
     reset_id(NV + 1);
     if (f)
@@ -1203,8 +1261,11 @@ void opt_range(struct ir_program *ir)
 {
     P = ir;
     NV = ir->nvars;
-    ENV = xmalloc(sizeof *ENV * (size_t)(NV + 2));
-    for (int k = 0; k <= NV + 1; k++) ENV[k] = FULL;
+    ENV = xmalloc(sizeof *ENV * (size_t)(NV + 3)); /* slot 0, and one for each id 0 .. NV + 1 */
+    SLOT = xmalloc(sizeof *SLOT * (size_t)(NV + 2));
+    SLOT_FN = xmalloc(sizeof *SLOT_FN * (size_t)(NV + 2));
+    memset(SLOT_FN, 0, sizeof *SLOT_FN * (size_t)(NV + 2));
+    FN_GEN = 0;
     CH = xmalloc(sizeof *CH * (size_t)(NV + 2));
     memset(CH, 0, sizeof *CH * (size_t)(NV + 2));
     ASSIGNED = xmalloc((size_t)NV + 2);
@@ -1228,7 +1289,7 @@ void opt_range(struct ir_program *ir)
             note_changes(f->body);
             if (prev && prev[i].called && !prev[i].escapes && f != ir->main)
                 for (int k = 0; k < f->nparams; k++)
-                    if (is_int_var(f->params[k])) ENV[f->params[k]->id] = prev[i].arg[k];
+                    if (is_int_var(f->params[k])) *ent(f->params[k]->id) = prev[i].arg[k];
             stmt(f->body);
         }
         /* the constants' initialisers call functions too */
@@ -1248,6 +1309,9 @@ void opt_range(struct ir_program *ir)
     literal_bounds();
     SEEN = NULL;
     free(ENV);
+    while (NPOOL) free(POOL[--NPOOL].r);
+    free(SLOT);
+    free(SLOT_FN);
     free(CH);
     free(ASSIGNED);
     free(LENOF);
