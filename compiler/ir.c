@@ -1058,6 +1058,36 @@ void ir_each_change(struct ir_node *n, void (*f)(struct ir_var *))
     }
 }
 
+/* Every variable that code n names or defines, for each_var_f (a pass
+ * resetting its by-id state for one function's variables alone: resetting
+ * all of the program's per function is quadratic in the functions). */
+static void (*each_var_f)(struct ir_var *);
+
+static void each_var(struct ir_node *n)
+{
+    if (!n) return;
+    void (*f)(struct ir_var *) = each_var_f;
+    if (n->var) f(n->var);
+    if (n->gen_var) f(n->gen_var);
+    if (n->ind_var) f(n->ind_var);
+    if (n->comb_l) f(n->comb_l);
+    if (n->comb_r) f(n->comb_r);
+    for (int i = 0; i < n->nclauses; i++) f(n->clauses[i].var);
+    for (int i = 0; i < n->ncaps; i++) f(n->caps[i]);
+    for (int i = 0; i < n->nfolds; i++) f(n->folds[i].var);
+    ir_each_child(n, each_var);
+}
+
+void ir_each_var(struct ir_fn *fn, struct ir_node *body, void (*f)(struct ir_var *))
+{
+    void (*outer)(struct ir_var *) = each_var_f;
+    each_var_f = f;
+    if (fn)
+        for (int i = 0; i < fn->nparams; i++) f(fn->params[i]);
+    each_var(body);
+    each_var_f = outer;
+}
+
 /* Whether expression n calls a method that changes v in place (v.pop(),
  * v[i].sort(), ...). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v)

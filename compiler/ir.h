@@ -510,6 +510,9 @@ void ir_recapture(struct ir_node *n);
 /* Calls f on each variable n (or anything in it) assigns, pushes onto, or
  * whose array a method may resize (v.pop(), v[i].sort(): builtin_mutates). */
 void ir_each_change(struct ir_node *n, void (*f)(struct ir_var *));
+/* f on fn's parameters (fn may be NULL) and every variable body names or
+ * defines, once per mention. */
+void ir_each_var(struct ir_fn *fn, struct ir_node *body, void (*f)(struct ir_var *));
 /* Whether n, or anything in it, calls a method that changes the array of
  * variable v in place (v.pop(), v[i].sort(): builtin_mutates). */
 bool ir_mutates(struct ir_node *n, struct ir_var *v);

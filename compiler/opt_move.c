@@ -430,13 +430,15 @@ static void note_fnvals(struct ir_node *n)
     ir_each_child(n, note_fnvals);
 }
 
+static void unseen(struct ir_var *v) { SEEN[v->id] = 0; }
+
 void opt_move(struct ir_program *ir)
 {
     P = ir;
     LOCAL = arena_alloc((size_t)ir->nvars + 1);
     DEF_BLOCK = arena_alloc(((size_t)ir->nvars + 1) * sizeof *DEF_BLOCK);
     MENTIONS = arena_alloc(((size_t)ir->nvars + 1) * sizeof *MENTIONS);
-    SEEN = xmalloc(((size_t)ir->nvars + 1) * sizeof *SEEN);
+    SEEN = xmalloc(((size_t)ir->nvars + 1) * sizeof *SEEN); /* each function's entries zeroed before its walk */
     for (int i = 0; i < ir->globals.len; i++) note_fnvals(((struct ir_global *)ir->globals.items[i])->init);
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
@@ -449,7 +451,7 @@ void opt_move(struct ir_program *ir)
         CHANGED = false;
         for (int i = 0; i < ir->fns.len; i++) {
             FN = ir->fns.items[i];
-            memset(SEEN, 0, ((size_t)ir->nvars + 1) * sizeof *SEEN);
+            ir_each_var(FN, FN->body, unseen);
             walk(FN->body);
         }
         if (MARK) break;

@@ -391,7 +391,7 @@ static bool ok_expr(struct ir_node *n, bool *work)
 
 static struct ir_fn **fn_on_path; /* the functions whose check is running */
 static int npath, cappath;
-static unsigned char *fn_done;    /* by index in P->fns: 1 checked */
+static struct map fn_done;        /* the functions checked (a map: looking one up in P->fns was quadratic) */
 
 static bool pure_stmt(struct ir_node *s);
 static bool fn_safe(struct ir_fn *f);
@@ -472,9 +472,7 @@ static bool pure_stmt(struct ir_node *s)
 
 static bool fn_safe(struct ir_fn *f)
 {
-    int k = 0;
-    while (k < P->fns.len && P->fns.items[k] != f) k++;
-    if (k < P->fns.len && fn_done[k]) return f->pool_safe;
+    if (map_get_ptr(&fn_done, f)) return f->pool_safe;
     for (int i = 0; i < npath; i++)
         if (fn_on_path[i] == f) return false; /* a cycle: the check of f refuses it */
     VEC_GROW(fn_on_path, npath, cappath);
@@ -483,13 +481,12 @@ static bool fn_safe(struct ir_fn *f)
     npath--;
     f->pool_safe = ok;
     f->pool_work = ok ? ir_par_work(f->body) : 0; /* its callees' work known: they were checked first */
-    if (k < P->fns.len) fn_done[k] = 1;
+    map_put_ptr(&fn_done, f, f);
     return ok;
 }
 
 static void pool_calls(void)
 {
-    fn_done = calloc((size_t)P->fns.len + 1, 1);
     for (int i = 0; i < P->fns.len; i++) {
         struct ir_fn *f = P->fns.items[i];
         f->pool_safe = false;
@@ -497,9 +494,8 @@ static void pool_calls(void)
         f->twice_called = false;
     }
     for (int i = 0; i < P->fns.len; i++) fn_safe(P->fns.items[i]);
-    free(fn_done);
+    map_free(&fn_done);
     free(fn_on_path);
-    fn_done = NULL;
     fn_on_path = NULL;
     npath = cappath = 0;
 }
@@ -874,6 +870,8 @@ static void walk(struct ir_node *s, struct ir_node *swap)
     walk(s->c, swap);
 }
 
+static void unflag(struct ir_var *v) { flag[v->id] = 0; }
+
 void opt_parfor(struct ir_program *ir)
 {
     P = ir;
@@ -888,7 +886,7 @@ void opt_parfor(struct ir_program *ir)
     pool_calls();
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
-        memset(flag, 0, (size_t)ir->nvars + 1);
+        ir_each_var(f, f->body, unflag);
         mark_borrows(f->body);
         walk(f->body, NULL);
     }

@@ -57,23 +57,25 @@ static struct ir_program *P;
 
 /* ---- literal lengths ---------------------------------------------------------- */
 
-/* By var id, in the function being walked (ids up to NLEN): an array a let
- * made of a literal or `[x] * k` (k a literal >= 0) and that nothing
- * assigns or resizes: its length; else -1 (one changed: CHANGED). */
+/* By var id, in the function being walked (ids up to NLEN, the variables
+ * made before this pass): an array a let made of a literal or `[x] * k` (k
+ * a literal >= 0) and that nothing assigns or resizes: its length; else
+ * -1. Allocated once; each function's entries are set and then reset by
+ * walking its own lets (resetting all NLEN per function was quadratic:
+ * 100,000 small functions spent 10 s here). */
 static int64_t *LITLEN;
-static unsigned char *CHANGED;
 static int NLEN;
 
 static void mark_changed(struct ir_var *v)
 {
-    if (v->id <= NLEN) CHANGED[v->id] = 1;
+    if (v->id <= NLEN) LITLEN[v->id] = -1;
 }
 
 static void note_lets(struct ir_node *n)
 {
     if (!n) return;
     ir_each_child(n, note_lets);
-    if (n->op != IR_LET || n->var->type->kind != T_ARRAY || !n->a) return;
+    if (n->op != IR_LET || n->var->type->kind != T_ARRAY || !n->a || n->var->id > NLEN) return;
     struct ir_node *e = n->a;
     if (e->op == IR_ARRAY) LITLEN[n->var->id] = e->nkids;
     else if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && e->b->op == IR_INT
@@ -81,17 +83,19 @@ static void note_lets(struct ir_node *n)
         LITLEN[n->var->id] = (int64_t)(uint64_t)e->b->ival;
 }
 
-/* The literal lengths of fn's arrays (LITLEN). */
+static void forget_lets(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, forget_lets);
+    if (n->op == IR_LET && n->var->id <= NLEN) LITLEN[n->var->id] = -1;
+}
+
+/* The literal lengths of fn's arrays (LITLEN): those its lets make, less
+ * those it changes. */
 static void find_lengths(struct ir_fn *fn)
 {
-    NLEN = P->nvars;
-    LITLEN = xmalloc(sizeof *LITLEN * (size_t)(NLEN + 1));
-    CHANGED = xmalloc((size_t)NLEN + 1);
-    for (int i = 0; i <= NLEN; i++) LITLEN[i] = -1, CHANGED[i] = 0;
     note_lets(fn->body);
     ir_each_change(fn->body, mark_changed);
-    for (int i = 0; i <= NLEN; i++)
-        if (CHANGED[i]) LITLEN[i] = -1;
 }
 
 /* Whether bound n is an int literal or `len(a)` of an array of literal
@@ -286,15 +290,19 @@ void opt_shortfor(struct ir_program *ir)
 {
     P = ir;
     depth = 0;
+    NLEN = ir->nvars;
+    LITLEN = xmalloc(sizeof *LITLEN * (size_t)(NLEN + 1));
+    for (int i = 0; i <= NLEN; i++) LITLEN[i] = -1;
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *fn = ir->fns.items[i];
         struct ir_node *body = fn->body;
         find_lengths(fn);
         literal_ranges(body);
-        free(LITLEN);
-        free(CHANGED);
+        forget_lets(body);
         folds_in(body);
         ir_stmt_blocks(body, shortfor_block);
     }
+    free(LITLEN);
+    LITLEN = NULL;
     P = NULL;
 }
