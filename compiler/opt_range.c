@@ -38,7 +38,8 @@
  * it is used as a value), from the round before: three rounds reach three
  * calls deep. Literals, len (at most 2^57 elements: the x86-64 address
  * space), lets and constants give ranges; + - * and negation, & with a
- * non-negative side, >> and % by a positive divisor propagate them.
+ * non-negative side, >> and % by a positive divisor, min and max propagate
+ * them.
  *
  * An interval may also carry an expression the value is below (`below`): a
  * stable one (literals, int variables never assigned, len of arrays never
@@ -532,6 +533,20 @@ static struct range binary(struct ir_node *n)
     return r;
 }
 
+/* min(x, y) and max(x, y) of ints: each end the min (max) of the two ends; min
+ * is below what either side is below (`min(n - 1, i + w)`: below n), max
+ * at least either side's low end (`max(0, i - w)` >= 0). */
+static struct range min_max(struct ir_node *n)
+{
+    struct range a = expr(n->kids[0]), b = expr(n->kids[1]);
+    if (n->builtin == BI_MAX2)
+        return rng(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    struct range r = rng(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+    const struct range *x = a.below ? &a : b.below ? &b : NULL;
+    if (x) r.below = x->below, r.gap = x->gap;
+    return r;
+}
+
 /* ---- parameters: the join of the arguments of every call ----------------------- */
 
 /* By function (P->fns order): what its calls passed, this round. A function
@@ -586,6 +601,9 @@ static struct range expr(struct ir_node *n)
         return rng((int64_t)(uint64_t)v->ival, (int64_t)(uint64_t)v->ival);
     }
     case IR_BUILTIN:
+        if ((n->builtin == BI_MIN2 || n->builtin == BI_MAX2) && n->type == ty_int && n->nkids == 2 && !n->a && !n->b
+            && !n->c)
+            return min_max(n);
         kids(n);
         if (n->builtin == BI_LEN) {
             /* an array never resized, made by a let of a literal or [x] * k: that many */
