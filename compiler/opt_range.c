@@ -15,7 +15,10 @@
  *     its lower bound (one it only decreases, `v = v - c`, its upper bound
  *     and what it is below), and when no increase sits in an inner loop, a range
  *     loop of T iterations adds at most T times the increases to its upper
- *     bound (`hits += 1` counted at most once per iteration); a `for i in
+ *     bound (`hits += 1` counted at most once per iteration), and one that
+ *     a `for i in lo..hi` raises by at most 1 an iteration from at most lo
+ *     is at most i until raised: below what i is below (`out[count] = x;
+ *     count += 1`, compaction); a `for i in
  *     lo..hi` gives i lo's low end to hi's high end; a while's condition
  *     refines its body, and `while k < n` whose body increases k by s >= 1
  *     at its top level (and nowhere else; no continue) runs at most
@@ -850,17 +853,24 @@ struct cand {
  * lower bound, and with trips (>= 0: at most that many iterations) its
  * upper bound too. Returns the variables' ids the body assigns; with cd,
  * *cd (*ncd of them) the int variables forgotten that had a range before
- * the loop, for settle. */
-static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct cand **cd, int *ncd)
+ * the loop, for settle; with units, the ids of the counters the body
+ * raises by at most 1 an iteration (outside inner loops) that were at most
+ * from before the loop (-1 ends the list): each is at most the loop's
+ * variable wherever the body has not raised it yet. */
+static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct cand **cd, int *ncd, __int128 from,
+                      int **units)
 {
     int *ids = NULL, cap = 0;
     *nids = 0;
     ir_each_change(body, forget_len);
     changes(body, 0, &ids, nids, &cap);
     if (cd) *cd = xmalloc(sizeof **cd * (size_t)(*nids + 1)), *ncd = 0;
+    int nu = 0;
+    if (units) *units = xmalloc(sizeof **units * (size_t)(*nids + 1));
     for (int i = 0; i < *nids; i++) {
         struct change *c = &CH[ids[i]];
         struct range *r = ent(ids[i]), was = *r;
+        if (units && c->counter && c->scalar && !c->nested && c->step <= 1 && was.hi <= from) (*units)[nu++] = ids[i];
         if (c->counter && !c->nested && trips >= 0 && trips < ((__int128)1 << 64) && c->step < ((__int128)1 << 40))
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
@@ -875,6 +885,7 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct ca
         if (was.len) r->len = was.len; /* an array's stores keep its length */
         *c = (struct change){0};
     }
+    if (units) (*units)[nu] = -1;
     return ids;
 }
 
@@ -1001,7 +1012,7 @@ static __int128 while_trips(struct ir_node *s)
     struct range k0 = *ent(k->id);
     struct snap before = env_copy();
     int n;
-    free(loop_head(b, -1, &n, NULL, NULL));
+    free(loop_head(b, -1, &n, NULL, NULL, 0, NULL));
     struct range e = expr(c->b);
     env_restore(before);
     snap_free(before);
@@ -1036,7 +1047,8 @@ static void for_range(struct ir_node *s)
     if (trips < 0) trips = 0;
     int n, nc;
     struct cand *cd;
-    int *ids = loop_head(s->b, trips, &n, &cd, &nc);
+    int *units;
+    int *ids = loop_head(s->b, trips, &n, &cd, &nc, lo.lo, &units);
     bool fixed = is_int_var(s->var);
     for (int i = 0; i < n; i++) fixed = fixed && ids[i] != s->var->id;
     free(ids);
@@ -1044,11 +1056,21 @@ static void for_range(struct ir_node *s)
     if (fixed && stable(s->iter.hi)) (s->iter.inclusive ? set_at_most : set_below)(ent(s->var->id), s->iter.hi);
     settle(s, cd, nc);
     free(cd);
+    /* a counter raised by at most 1 an iteration from at most lo is at most
+     * the loop's variable until raised: below what it is below (`out[count]
+     * = x` then `count += 1` in `for i in 0..len(xs)`); once raised, x + 1
+     * loses the bound. Not after the loop (it may reach hi). */
+    for (int i = 0; fixed && units[i] >= 0; i++) {
+        struct range *v = ent(s->var->id), *u = ent(units[i]);
+        if (v->below && !u->below) u->below = v->below, u->gap = v->gap;
+    }
     /* a variable the body assigns is forgotten again (loop_head set it) */
     struct snap head = env_copy();
     stmt(s->b);
     env_restore(head);
     snap_free(head);
+    for (int i = 0; fixed && units[i] >= 0; i++) ent(units[i])->below = NULL;
+    free(units);
     if (is_int_var(s->var)) *ent(s->var->id) = FULL;
 }
 
@@ -1152,7 +1174,7 @@ static bool stmt(struct ir_node *s)
         int n, nc;
         struct cand *cd;
         ir_each_change(s->a, forget_len);
-        free(loop_head(s->b, while_trips(s), &n, &cd, &nc));
+        free(loop_head(s->b, while_trips(s), &n, &cd, &nc, 0, NULL));
         settle(s, cd, nc);
         free(cd);
         expr(s->a);
@@ -1178,7 +1200,7 @@ static bool stmt(struct ir_node *s)
         ir_each_change(s->iter.array, forget_len);
         int n, nc;
         struct cand *cd;
-        free(loop_head(s->b, MAX_LEN, &n, &cd, &nc)); /* an array's elements: at most MAX_LEN */
+        free(loop_head(s->b, MAX_LEN, &n, &cd, &nc, 0, NULL)); /* an array's elements: at most MAX_LEN */
         if (is_int_var(s->var)) *ent(s->var->id) = vals;
         settle(s, cd, nc);
         free(cd);
