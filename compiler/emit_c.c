@@ -237,28 +237,40 @@ const char *math_fn(enum builtin b)
 
 static const char *emit_expr_here(struct ir_node *n);
 
-/* An expression written in place of calls (opt_inline.c): each call's
- * place in its slot while it runs, as a real call's, and the places
- * inside named by the function they came from. */
-const char *emit_expr(struct ir_node *n)
+/* The frames of calls written in place (opt_inline.c) entered: each call's
+ * place in its slot, as a real call's, and the places inside named by the
+ * function they came from; frames_leave restores what they were. */
+struct frames { const char *frame; bool in_helper; int depth; };
+
+static struct frames frames_enter(const struct ir_inline *inl)
 {
-    if (!n->inl || !F || quiet_here(n)) return emit_expr_here(n);
-    const char *frame = F->frame;
-    bool in_helper = F->in_helper;
-    int depth = F->fdepth;
-    for (struct ir_inline *in = n->inl; in; in = in->next) {
+    struct frames was = {F->frame, F->in_helper, F->fdepth};
+    for (const struct ir_inline *in = inl; in; in = in->next) {
         line("%s[0] = %s;", frame_slot(), loc_ref(in->site));
         F->fdepth++;
         F->frame = frame_name(in->fn);
         F->in_helper = false; /* the callee's places are its own, not the element's */
     }
-    const char *r = emit_expr_here(n);
-    while (F->fdepth > depth) {
+    return was;
+}
+
+static void frames_leave(struct frames was)
+{
+    while (F->fdepth > was.depth) {
         F->fdepth--;
         line("%s[0] = NULL;", frame_slot());
     }
-    F->frame = frame;
-    F->in_helper = in_helper;
+    F->frame = was.frame;
+    F->in_helper = was.in_helper;
+}
+
+/* An expression written in place of calls: evaluated in their frames. */
+const char *emit_expr(struct ir_node *n)
+{
+    if (!n->inl || !F || quiet_here(n)) return emit_expr_here(n);
+    struct frames was = frames_enter(n->inl);
+    const char *r = emit_expr_here(n);
+    frames_leave(was);
     return r;
 }
 
@@ -808,14 +820,18 @@ static void emit_stmt_here(struct ir_node *s)
         struct type *et = s->a->type;
         x = take(x, et);
         x = lval(x, et);
+        /* a store written in place of a call checks its indices in the callee's frame (opt_inline.c) */
+        struct frames was = s->inl && !in_guarded_loop(s) ? frames_enter(s->inl) : (struct frames){F->frame, F->in_helper, F->fdepth};
         const char *L = loc_ref(s->loc);
         if (s->slot && CG->slot_names) {
             line("%s = %s;", CG->slot_names[s->slot - 1], x);
+            frames_leave(was);
             scope_close();
             return;
         }
         if (fields) {
             store_path(s, idx, x, L);
+            frames_leave(was);
             scope_close();
             return;
         }
@@ -853,6 +869,7 @@ static void emit_stmt_here(struct ir_node *s)
                 line("*%s = %s;", slot, x);
             }
         }
+        frames_leave(was);
         scope_close();
         return;
     }

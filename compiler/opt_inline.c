@@ -39,6 +39,12 @@
  * call, the call's, then its own (ir_node.inl), so a panic inside reports
  * the same chain. The later passes then see the body in the loop: its
  * ranges (opt_range.c), its checks, no call.
+ *
+ * A step, `xs = f(..., xs, ...)` in a loop, of a function whose body makes
+ * a local of its parameter, stores into it and returns it (`var ys = p;
+ * for i ...: ys[i] = q; return ys`), is written in place with xs for ys
+ * (step_param, step_call): the stores reach xs's own array, and the nest
+ * is one loop around another, as if written in main.
  */
 #include "ir.h"
 
@@ -350,6 +356,24 @@ static void each_by_index(struct ir_node *s)
     for (int i = 0; i < s->nkids; i++) each_by_index(s->kids[i]);
 }
 
+static struct ir_fn *step_fn; /* a step's body being read (step_param): its stores are simple */
+
+/* A store into a local of step_fn (not a parameter: lowering stores into
+ * no parameter; a copy, so that none changes under the caller). */
+static bool stores_local(struct ir_node *s)
+{
+    for (int i = 0; i < step_fn->nparams; i++)
+        if (s->var == step_fn->params[i]) return false;
+    return true;
+}
+
+static bool copyable_kids(struct ir_node *s)
+{
+    for (int i = 0; i < s->nkids; i++)
+        if (!copyable(s->kids[i])) return false;
+    return true;
+}
+
 /* A statement of a body written in place: a let or an assignment of a
  * plain value, an if of those, or a range loop of those (`for k in
  * 0..len(u): s += u[k] * v[k]`: it ends, and its variable is a fresh one
@@ -367,7 +391,8 @@ static bool simple_stmt(struct ir_node *s)
         for (int i = 0; i < s->nkids; i++)
             if (!simple_stmt(s->kids[i])) return false;
         return true;
-    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_BREAK: case IR_CONTINUE:
+    case IR_STORE: return step_fn && stores_local(s) && copyable(s->a) && copyable_kids(s);
+    case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE: case IR_BREAK: case IR_CONTINUE:
     case IR_RETURN: case IR_UNREACHABLE:
         return false;
     }
@@ -509,6 +534,14 @@ static void frame_stmt(struct ir_node *s, struct ir_inline *ctx, struct ir_inlin
 {
     if (!s) return;
     if (s->a) s->a->inl = chain_cat(ctx, chain_cat(call, s->a->inl));
+    if (s->op == IR_STORE) {
+        /* its indices are expressions, and its own check of them (emit_c.c) */
+        for (int i = 0; i < s->nkids; i++)
+            if (s->kids[i]->op != IR_FIELD || s->kids[i]->a)
+                s->kids[i]->inl = chain_cat(ctx, chain_cat(call, s->kids[i]->inl));
+        s->inl = chain_cat(ctx, chain_cat(call, s->inl));
+        return;
+    }
     if (s->op == IR_FOR_RANGE) {
         s->iter.lo->inl = chain_cat(ctx, chain_cat(call, s->iter.lo->inl));
         s->iter.hi->inl = chain_cat(ctx, chain_cat(call, s->iter.hi->inl));
@@ -527,6 +560,32 @@ static struct ir_node *let_of(struct ir_var *v, struct ir_node *value)
 }
 
 static void hoist_block(struct ir_node *b, int depth);
+
+/* The call's arguments bound in order, appended to into: one that is a
+ * variable or a literal, of a parameter the body never assigns, read in
+ * place (and parameter keep's, which the body reads nowhere: step_call),
+ * the others in fresh lets. An argument that does something (xs.pop())
+ * may change an array read by a variable argument before it: such a
+ * variable is bound too. */
+static void bind_args(struct hoist *h, struct ir_inline *ctx, struct ir_node *into, int keep)
+{
+    struct ir_node *c = h->s.call;
+    struct ir_fn *f = h->s.f;
+    h->s.args = arena_alloc(sizeof *h->s.args * (size_t)(f->nparams + 1));
+    bool effects = false;
+    for (int i = 0; i < f->nparams; i++) effects = effects || !reads_only(c->kids[i]);
+    for (int i = 0; i < f->nparams; i++) {
+        struct ir_node *arg = c->kids[i];
+        if (i == keep || (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type)))) {
+            h->s.args[i] = arg;
+            continue;
+        }
+        h->s.args[i] = NULL;
+        struct ir_var *v = hoist_rename(&h->s.k, f->params[i]);
+        arg->inl = chain_cat(ctx, arg->inl);
+        ir_push_kid(into, let_of(v, arg));
+    }
+}
 
 /* A copied result r whose float sum or product over a range is evaluated
  * first (copyable_result): the fold written as `var s = 0.0 (1.0); for k in
@@ -554,22 +613,7 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
     struct ir_node *c = *slot;
     struct ir_fn *f = c->fn;
     struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
-    h.s.args = arena_alloc(sizeof *h.s.args * (size_t)(f->nparams + 1));
-    /* an argument that does something (xs.pop()) may change an array read
-     * by a variable argument before it: such a variable is bound too */
-    bool effects = false;
-    for (int i = 0; i < f->nparams; i++) effects = effects || !reads_only(c->kids[i]);
-    for (int i = 0; i < f->nparams; i++) {
-        struct ir_node *arg = c->kids[i];
-        if (trivial(arg) && !assigns(f->body, f->params[i]) && (!effects || arg->op != IR_VAR || plain(arg->type))) {
-            h.s.args[i] = arg;
-            continue;
-        }
-        h.s.args[i] = NULL;
-        struct ir_var *v = hoist_rename(&h.s.k, f->params[i]);
-        arg->inl = chain_cat(ctx, arg->inl);
-        ir_push_kid(into, let_of(v, arg));
-    }
+    bind_args(&h, ctx, into, -1);
     struct ir_inline call = {f, c->loc, NULL};
     struct ir_inline *in = chain_cat(&call, NULL);
     struct ir_node *e = result_expr(f);
@@ -600,6 +644,97 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
     inlined++;
 }
 
+/* ---- a step: `xs = f(xs, ...)` of a function that stores into the array it returns ---- */
+
+/* The parameter k of f's body `S0...; var ys = pk; S...; return ys` (ys an
+ * array; S0 simple statements; S simple statements or stores into f's
+ * locals, ys[i] = q, q.x = e, none reading pk; f never assigns pk), or -1;
+ * *at: the let's index. Called as `xs = f(..., xs, ...)` with no other
+ * argument reading xs, it is written in place with xs for ys (step_call). */
+static int step_param(struct ir_fn *f, int *at)
+{
+    struct ir_node *b = f->body;
+    if (f == current || f->ret->kind != T_ARRAY || fn_recursive(f)) return -1;
+    if (!b || b->op != IR_BLOCK || b->nkids < 3 || ir_size(b) > MAX_BODY) return -1;
+    int m = 0, k = -1;
+    while (m + 1 < b->nkids && simple_stmt(b->kids[m])) m++; /* a let of an array is not simple */
+    struct ir_node *let = b->kids[m], *last = b->kids[b->nkids - 1];
+    if (m + 1 >= b->nkids || let->op != IR_LET || let->var->type != f->ret || !let->a || let->a->op != IR_VAR) return -1;
+    if (last->op != IR_RETURN || !last->a || last->a->op != IR_VAR || last->a->var != let->var) return -1;
+    for (int i = 0; i < f->nparams; i++)
+        if (f->params[i] == let->a->var) k = i;
+    if (k < 0 || assigns(b, f->params[k])) return -1;
+    bool ok = true;
+    step_fn = f;
+    for (int i = m + 1; ok && i + 1 < b->nkids; i++)
+        ok = simple_stmt(b->kids[i]) && !ir_stmt_reads(b->kids[i], f->params[k]);
+    step_fn = NULL;
+    *at = m;
+    return ok ? k : -1;
+}
+
+/* Step statement `xs = f(args)` or `w = f(args)` (step_stmt: k, args[k]
+ * the variable xs) written in place, appended to into: the arguments bound
+ * as hoist_call binds them, then f's statements but the let of its array
+ * ys (index at) and the return, with xs for ys and fresh variables for its
+ * others; then `w = xs` (a let or an assignment, as s), or for xs nothing
+ * (xs = xs). The same program: f's stores made ys unique first (a copy
+ * where xs's array was shared) and changed only ys's array, which then
+ * became the result; here they make xs unique first and change only its
+ * array, which no one reads as xs again (s assigns it, or the statement
+ * after does). Nothing after the let reads pk (the array before the
+ * stores), nor any other name of xs's array (no other argument reads xs; a
+ * body reads its own parameters and locals alone); a panic in between
+ * ends the program, so no one sees xs half done. The copies carry the
+ * call's frames as hoist_call's do. */
+static void step_call(struct ir_node *s, int k, int at, struct ir_node *into)
+{
+    struct ir_node *c = s->a;
+    struct ir_fn *f = c->fn;
+    struct ir_node *b = f->body;
+    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
+    struct ir_inline *ctx = c->inl;
+    h.vars = xmalloc(sizeof *h.vars);
+    h.fresh = xmalloc(sizeof *h.fresh);
+    h.vars[0] = b->kids[at]->var;
+    h.fresh[0] = c->kids[k]->var;
+    h.nvars = 1;
+    bind_args(&h, ctx, into, k);
+    struct ir_inline call = {f, c->loc, NULL};
+    struct ir_inline *in = chain_cat(&call, NULL);
+    for (int i = 0; i + 1 < b->nkids; i++) {
+        if (i == at) continue;
+        struct ir_node *st = ir_copy(&h.s.k, b->kids[i]);
+        each_by_index(st);
+        frame_stmt(st, ctx, in);
+        ir_push_kid(into, st);
+    }
+    if (s->var != c->kids[k]->var) ir_push_kid(into, ir_mk_stmt(s->op, s->var, ir_mk_var(c->kids[k]->var, s->loc), s->loc));
+    free(h.vars);
+    free(h.fresh);
+    hoisted++;
+    inlined++;
+}
+
+/* Whether s is `xs = f(args)` or `w = f(args)` (an assignment or a let)
+ * of a step f (step_param, *at its let) called with variable xs as its
+ * parameter k, no other argument reading xs, and for w (another variable)
+ * the statement after s, next, assigning xs a value that does not read it:
+ * xs's array is then not read again, so the stores may change it, and w
+ * takes it (step_call). k, or -1. */
+static int step_stmt(struct ir_node *s, struct ir_node *next, int *at)
+{
+    if ((s->op != IR_ASSIGN && s->op != IR_LET) || !s->a || s->a->op != IR_CALL) return -1;
+    struct ir_node *c = s->a;
+    int k = step_param(c->fn, at);
+    if (k < 0 || c->kids[k]->op != IR_VAR) return -1;
+    struct ir_var *xs = c->kids[k]->var;
+    if (xs != s->var && !(next && next->op == IR_ASSIGN && next->var == xs && !ir_reads(next->a, xs))) return -1;
+    for (int i = 0; i < c->nkids; i++)
+        if (i != k && ir_reads(c->kids[i], xs)) return -1;
+    return k;
+}
+
 #define MAX_HOISTS 400 /* calls written as statements in one function, at most */
 
 /* The first slot of statement s whose call can be written before s. */
@@ -622,11 +757,22 @@ static struct ir_node **stmt_leading(struct ir_node *s, struct ir_inline **ctx)
 
 /* Statement s of a block, with the statements its leading calls became
  * before it, appended to out; depth: how many calls deep s was written. */
+static struct ir_node *following; /* the statement after the one hoist_block hands hoist_stmt */
+
 static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
 {
+    struct ir_node *next = following;
+    following = NULL;
     if (!s || ir_is_expr(s)) return;
     struct ir_node **slot;
     struct ir_inline *ctx;
+    int k, at;
+    if (loops && depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (k = step_stmt(s, next, &at)) >= 0) {
+        struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
+        step_call(s, k, at, tmp);
+        for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
+        return;
+    }
     while (depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (slot = stmt_leading(s, &ctx))) {
         struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
         hoist_call(slot, ctx, tmp);
@@ -652,6 +798,7 @@ static void hoist_block(struct ir_node *b, int depth)
             hoist_block(s, depth);
             ir_push_kid(out, s);
         } else {
+            following = i + 1 < b->nkids ? b->kids[i + 1] : NULL;
             hoist_stmt(s, out, depth);
         }
     }
