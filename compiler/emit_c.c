@@ -160,7 +160,7 @@ static const char *emit_binary(struct ir_node *n)
     }
     /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
      * plain C where the optimizer proved the result fits (opt_loops.c) */
-    bool proved = n->no_overflow || (n->no_overflow_in && n->no_overflow_in == CG->guarded);
+    bool proved = n->no_overflow || (n->no_overflow_in && (n->no_overflow_in == CG->guarded || n->no_overflow_in->op == IR_IF));
     if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_MOD))
         return tmp(ot, "%s %s %s", a, op_c[op], b); /* / and %: by a positive divisor (opt_range.c) */
     const char *sfx = num_suffix(ot);
@@ -379,6 +379,7 @@ static const char *emit_expr_here(struct ir_node *n)
     case IR_BUILTIN: return emit_builtin(n);
     case IR_FNVAL: return emit_fnval(n);
     case IR_CALLV: return emit_callv(n);
+    case IR_GUARD_TEST: internal_error("emit: a guard test outside its versioned if");
     case IR_INDEX: {
         if (n->slot && CG->slot_names) return tmp(n->type, "%s", CG->slot_names[n->slot - 1]);
         if (n->a->op == IR_INDEX && n->a->slot && CG->slot_names) {
@@ -884,6 +885,10 @@ static void emit_stmt_here(struct ir_node *s)
         scope_close();
         return;
     case IR_IF: {
+        if (s->a->op == IR_GUARD_TEST) {
+            emit_versioned(s);
+            return;
+        }
         scope_open();
         const char *c = emit_expr(s->a);
         c = lval(c, ty_bool);

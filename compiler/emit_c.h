@@ -205,9 +205,12 @@ const struct view *view_of(struct ir_node *a);
 /* ---- loops (emit_loops.c) ------------------------------------------------ */
 
 void emit_while(struct ir_node *s);
+/* while c: body, as written (a versioned copy's too). */
+void while_loop(struct ir_node *s);
 void emit_for_range(struct ir_node *s);
 void emit_for_array(struct ir_node *s);
-/* Whether n's bounds check is proved by the guarded loop being written. */
+/* Whether n's bounds check is proved: in the fast copy of a versioned loop
+ * (opt_version.c), by the guarded loop being written, or everywhere. */
 bool in_guarded_loop(struct ir_node *n);
 /* The least iteration count worth a split on the pool, for a loop or
  * comprehension whose one iteration is body (opt_parfor.c's marks). */
@@ -216,6 +219,7 @@ bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step i
 /* The view (data pointer and length in locals) of v held by a loop around. */
 const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
+int open_views(struct ir_node *loop);   /* a loop's (a versioned if's) views; close_views(mark) after */
 void close_views(int mark);
 int open_row_locals(struct ir_node *s, const char *lo, const char *hi); /* emit_rows.c; close_row_locals(mark) after */
 void close_row_locals(int mark);
@@ -264,6 +268,9 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
 /* A guards_outside loop written as two nests behind its inner loop's guards;
  * false when it is not one to write so here. */
 bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
+/* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
+ * else the loop as written. */
+void emit_versioned(struct ir_node *s);
 /* The least row lengths loop s keeps (rowmins), declared before it; returns
  * the mark for close_rowmins, after it. */
 int open_rowmins(struct ir_node *s);

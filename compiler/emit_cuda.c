@@ -313,7 +313,7 @@ static const char *dex(struct ir_node *n)
         return arena_printf("brk_ld_%s(st_, E->c%d, E->c%d_len, %s)", sfx(v->type->elem), v->id, v->id, dex(n->b));
     }
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE: case IR_FIELD:
-    case IR_FNVAL: case IR_CALLV:
+    case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return fail();
     }
     return fail();
@@ -362,6 +362,10 @@ static void dstmt(struct ir_node *s)
         dline("(void)(%s);", dex(s->a));
         return;
     case IR_IF:
+        if (s->a->op == IR_GUARD_TEST) { /* a versioned loop (opt_version.c): the device checks every index */
+            dstmt(s->c);
+            return;
+        }
         dline("if (%s) {", dex(s->a));
         D->ind++;
         dstmt(s->b);

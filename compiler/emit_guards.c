@@ -3,8 +3,9 @@
  * inner loop's guards are tested once, before the outer loop.
  *
  * A guarded loop runs without the checks its guards prove when the guards
- * hold over its whole range, tested before it (emit_loops.c writes the two
- * versions). A range loop whose body is one guarded range loop that it
+ * hold over its whole range, tested before it: opt_version.c writes the two
+ * versions as IR, a versioned if whose guard test emit_versioned prints
+ * (emit_loops.c writes those of a loop on the pool, per chunk). A range loop whose body is one guarded range loop that it
  * cannot change (ir.h: guards_outside) tests the inner loop's guards once,
  * before itself, and is written twice (hoisted_versions): with every inner
  * iteration unchecked, else as written. The nest that runs is then a plain
@@ -169,4 +170,52 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
         line(version == 0 ? "} else {" : "}");
     }
     return true;
+}
+
+/* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
+ * else the loop as written. A range loop's bounds are evaluated once, for
+ * the test and the copy that runs (ir_verify: the copies' bounds are the
+ * test's), then its views open; a while loop's views open first, then its
+ * bound and step, which only the test reads: every index over j0 .. n
+ * (n - 1 for <) in its array, the step not negative and n + step fitting. */
+void emit_versioned(struct ir_node *s)
+{
+    struct ir_node *t = s->a;
+    int rowmins = open_rowmins(s), views;
+    const char *lo, *hi;
+    struct buf cond = {0};
+    if (t->ind_var) {
+        views = open_views(s);
+        scope_open();
+        lo = vname(t->ind_var);
+        hi = tmp(ty_int, "%s", emit_expr(t->kids[0]));
+        const char *st = tmp(ty_int, "%s", emit_expr(t->kids[1]));
+        scope_close();
+        const char *last = t->ind_inclusive ? hi : arena_printf("(%s - 1)", hi);
+        bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, t->ind_inclusive ? ">" : ">=", hi, st,
+                last, st);
+        for (int i = 0; i < t->nguards; i++)
+            bprintf(&cond, " %s %s", guard_join(i), loop_guard_test(&t->guards[i], lo, last, hi, t->ind_inclusive));
+        bputs(&cond, ")");
+    } else {
+        struct type *it = t->kids[0]->type;
+        scope_open();
+        lo = tmp(it, "%s", emit_expr(t->kids[0]));
+        hi = tmp(it, "%s", emit_expr(t->kids[1]));
+        scope_close();
+        views = open_views(s);
+        cond = range_guard_cond(t, lo, hi, false);
+    }
+    line("if (%s) {", cond.p);
+    free(cond.p);
+    for (int version = 0; version < 2; version++) {
+        struct ir_node *copy = version ? s->c : s->b;
+        F->ind++;
+        if (copy->op == IR_WHILE) while_loop(copy);
+        else range_loop(copy, lo, hi);
+        F->ind--;
+        line(version == 0 ? "} else {" : "}");
+    }
+    close_views(views);
+    close_rowmins(rowmins);
 }

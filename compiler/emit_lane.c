@@ -762,7 +762,7 @@ static const char *lane_expr(struct ir_node *n)
     case IR_BUILTIN: return lane_builtin(n);
     case IR_CALL: return lane_call(n);
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE: case IR_FIELD:
-    case IR_FNVAL: case IR_CALLV:
+    case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return lane_fail();
     }
     return lane_fail();

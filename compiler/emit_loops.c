@@ -1,9 +1,12 @@
 /*
  * emit_loops.c: the C of loops: while, for over a range, and the loops the
- * optimizer has versioned, swapped or jammed (opt_loops.c, opt_interchange.c).
+ * optimizer has swapped or jammed (opt_loops.c, opt_interchange.c).
  *
- * A guarded loop is written twice behind its guard (two_versions): the first
- * copy without the checks the guard proves (in_guarded_loop), the second as
+ * A sequential guarded loop reaches here as two loops behind a versioned if
+ * (opt_version.c, emit_guards.c: emit_versioned). A loop on the pool keeps
+ * its guards, tested per chunk, and a loop over range values its own: such
+ * a loop is written twice behind its guard (two_versions): the first copy
+ * without the checks the guard proves (in_guarded_loop), the second as
  * written. A loop's views hold an array's data pointer and length in locals
  * for the loop's length (open_views). A swapped nest runs its inner loop
  * outside when the guards hold; a jammed nest writes U copies of the outer
@@ -17,7 +20,7 @@
 #include <string.h>
 
 
-static void while_loop(struct ir_node *s)
+void while_loop(struct ir_node *s)
 {
     line("for (;;) {");
     F->ind++;
@@ -33,10 +36,11 @@ static void while_loop(struct ir_node *s)
 static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
                        const char *step);
 
-/* A loop with guards (opt_loops.c), written twice: without the checks they
+/* A loop with guards (opt_loops.c) that opt_version.c left (on the pool, over
+ * range values, or the pass off), written twice: without the checks they
  * prove when cond holds (tested once, before it), else as written. lo, hi:
- * a range loop's bounds (unused by a while loop); a loop over range values
- * (ir_range_values): the first value and the count, and its step. */
+ * a range loop's bounds; a loop over range values (ir_range_values): the
+ * first value and the count, and its step. */
 static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi, const char *step)
 {
     line("if (%s) {", cond);
@@ -44,8 +48,7 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
         F->ind++;
         struct ir_node *outer = CG->guarded;
         if (version == 0) CG->guarded = s;
-        if (s->op == IR_WHILE) while_loop(s);
-        else if (s->op == IR_FOR_ARRAY) array_loop(s, vname(s->var), hi, NULL, lo, step);
+        if (s->op == IR_FOR_ARRAY) array_loop(s, vname(s->var), hi, NULL, lo, step);
         else range_loop(s, lo, hi);
         CG->guarded = outer;
         F->ind--;
@@ -53,12 +56,15 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
     }
 }
 
-/* Whether n's bounds check is proved by the loop whose guarded version is
- * being written (opt_loops.c), or everywhere (opt_range.c). */
+/* Whether n's bounds check is proved: in the then-branch of the versioned
+ * if it names (opt_version.c; ir_verify keeps it there), by the loop whose
+ * guarded version is being written (opt_loops.c), or everywhere
+ * (opt_range.c). */
 bool in_guarded_loop(struct ir_node *n)
 {
     if (n->in_bounds) return true;
-    return n->in_range_by && (n->in_range_by == CG->guarded || n->in_range_by == CG->swapped_inner);
+    struct ir_node *by = n->in_range_by;
+    return by && (by->op == IR_IF || by == CG->guarded || by == CG->swapped_inner);
 }
 
 /* The arrays a loop views (opt_loops.c); returns the views' mark for
@@ -71,7 +77,7 @@ static void open_view(struct ir_var *a)
     CG->views[CG->nviews++] = (struct view){a, d, n, F};
 }
 
-static int open_views(struct ir_node *loop)
+int open_views(struct ir_node *loop)
 {
     int mark = CG->nviews;
     for (int i = 0; i < loop->nviews && CG->nviews < 64; i++) open_view(loop->views[i]);
@@ -548,33 +554,12 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
 }
 
 
-/* while c: body, written twice behind a guard when it is an induction loop
- * (opt_loops.c). */
+/* while c: body (an induction loop's guards are opt_version.c's to write:
+ * with that pass off, the loop as written). */
 void emit_while(struct ir_node *s)
 {
     int views = open_views(s);
-    if (!s->ind_var) {
-        while_loop(s);
-        close_views(views);
-        return;
-    }
-    /* an induction loop (opt_loops.c): the version without the guarded
-     * checks when j0 .. n (n - 1 for <) keeps every guarded index in its
-     * array, the step is not negative and n + step fits, else as written */
-    scope_open();
-    const char *lo = vname(s->ind_var);
-    const char *n = tmp(ty_int, "%s", emit_expr(s->ind_bound));
-    const char *st = tmp(ty_int, "%s", emit_expr(s->ind_step));
-    scope_close();
-    const char *last = s->ind_inclusive ? n : arena_printf("(%s - 1)", n);
-    struct buf cond = {0};
-    bprintf(&cond, "%s %s %s || (%s >= 0 && %s <= INT64_MAX - %s", lo, s->ind_inclusive ? ">" : ">=", n, st, last,
-            st);
-    for (int i = 0; i < s->nguards; i++)
-        bprintf(&cond, " %s %s", guard_join(i), loop_guard_test(&s->guards[i], lo, last, n, s->ind_inclusive));
-    bputs(&cond, ")");
-    two_versions(s, cond.p, lo, n, NULL);
-    free(cond.p);
+    while_loop(s);
     close_views(views);
 }
 

@@ -106,7 +106,7 @@ static bool quiet_in(struct ir_node *n, bool here)
         if (!here || !(in_guarded_loop(n) || (n->slot && CG->slot_names))) return false;
         break;
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_FNVAL: case IR_CALLV:
+    case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return quiet_kids(n, here);

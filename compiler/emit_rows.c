@@ -192,7 +192,7 @@ static void scan_expr(struct rscan *r, struct ir_node *e);
  * rest on a branch inside it. */
 static bool by_guard(struct rscan *r, struct ir_node *n)
 {
-    return n->in_range_by == r->loop;
+    return n->in_range_by == r->loop || (r->loop->fast_in && n->in_range_by == r->loop->fast_in);
 }
 
 /* An element read root[i0]..[ik][x] with every row on the way fixed in the
@@ -236,7 +236,7 @@ static void scan_expr(struct rscan *r, struct ir_node *e)
             if (e->kids[i]->type->kind == T_ARRAY) r->bad = true;
         break;
     case IR_CALL:
-    case IR_CALLV:
+    case IR_CALLV: case IR_GUARD_TEST:
     case IR_FNVAL:
     case IR_LISTCOMP:
     case IR_REDUCE:
@@ -366,7 +366,7 @@ static const char *index_c(struct rscan *r, struct ir_node *e)
 int open_row_locals(struct ir_node *s, const char *lo, const char *hi)
 {
     int mark = CG->nrowlocs;
-    if (CG->guarded != s || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
+    if ((CG->guarded != s && !s->fast_in) || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
     struct rscan *r = arena_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
     r->loop = s;

@@ -28,6 +28,7 @@ const char *const ir_op_name[] = {
 
 static void dump_expr(FILE *out, struct ir_node *n);
 static void dump_loop_facts(FILE *out, struct ir_node *s);
+static void dump_guards(FILE *out, struct ir_guard *gs, int n);
 
 static void dump_i128(FILE *out, unsigned __int128 v, bool is_signed)
 {
@@ -121,6 +122,17 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_BUILTIN: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
     case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         break;
+    case IR_GUARD_TEST: /* (guards i in lo..hi: xs+1 ys-1), (guards j < n step s: ...) */
+        fputs("(guards ", out);
+        dump_var(out, n->ind_var ? n->ind_var : n->var);
+        fputs(n->ind_var ? n->ind_inclusive ? " <= " : " < " : " in ", out);
+        dump_expr(out, n->kids[0]);
+        fputs(n->ind_var ? " step " : n->iter.inclusive ? "..=" : "..", out);
+        dump_expr(out, n->kids[1]);
+        fputs(": ", out);
+        dump_guards(out, n->guards, n->nguards);
+        fputs(")", out);
+        return;
     }
     fprintf(out, "(%s", ir_op_name[n->op]);
     switch (n->eop) {
@@ -140,7 +152,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
         break;
     case IR_COND: if (n->versioned) fputs(" versioned", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT: case IR_AND:
-    case IR_OR: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV:
+    case IR_OR: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV: case IR_GUARD_TEST:
         break;
     case IR_FIELD: fprintf(out, " .%d", n->field); break;
     }
@@ -201,6 +213,36 @@ static void dump_expr(FILE *out, struct ir_node *n)
     fputs(")", out);
 }
 
+/* Loop guards (opt_loops.c), space-separated. */
+static void dump_guards(FILE *out, struct ir_guard *gs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(" ", out);
+        struct ir_guard *g = &gs[i];
+        dump_var(out, g->arr);
+        if (g->rows) {
+            fputs("[", out);
+            if (g->at_var) dump_var(out, g->at_var);
+            fprintf(out, g->at_var ? "%+" PRId64 "]" : "%" PRId64 "]", g->row_off);
+            for (int k = 0; k < g->npath; k++) {
+                fputs("[", out);
+                if (g->path_vars[k]) dump_var(out, g->path_vars[k]);
+                fprintf(out, g->path_vars[k] ? "%+" PRId64 "]" : "%" PRId64 "]", g->path_offs[k]);
+            }
+        }
+        if (g->cols) fprintf(out, "[%+" PRId64 "]", g->row_off); /* rows i + row_off, then the column */
+        if (g->fixed) {
+            fputs("@", out);
+            if (g->idx_var) dump_var(out, g->idx_var);
+        }
+        if (g->base) {
+            fputs("+", out);
+            dump_expr(out, g->base);
+        }
+        fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
+    }
+}
+
 /* What the optimizer proved about a loop (opt_loops.c). */
 static void dump_loop_facts(FILE *out, struct ir_node *s)
 {
@@ -215,34 +257,12 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
     }
     if (s->nguards) {
         fputs(" guards[", out);
-        for (int i = 0; i < s->nguards; i++) {
-            if (i) fputs(" ", out);
-            struct ir_guard *g = &s->guards[i];
-            dump_var(out, g->arr);
-            if (g->rows) {
-                fputs("[", out);
-                if (g->at_var) dump_var(out, g->at_var);
-                fprintf(out, g->at_var ? "%+" PRId64 "]" : "%" PRId64 "]", g->row_off);
-                for (int k = 0; k < g->npath; k++) {
-                    fputs("[", out);
-                    if (g->path_vars[k]) dump_var(out, g->path_vars[k]);
-                    fprintf(out, g->path_vars[k] ? "%+" PRId64 "]" : "%" PRId64 "]", g->path_offs[k]);
-                }
-            }
-            if (g->cols) fprintf(out, "[%+" PRId64 "]", g->row_off); /* rows i + row_off, then the column */
-            if (g->fixed) {
-                fputs("@", out);
-                if (g->idx_var) dump_var(out, g->idx_var);
-            }
-            if (g->base) {
-                fputs("+", out);
-                dump_expr(out, g->base);
-            }
-            fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
-        }
+        dump_guards(out, s->guards, s->nguards);
         fputs("]", out);
     }
     if (s->guards_outside) fputs(" guards-outside", out);
+    if (s->fast_in) fputs(" fast", out);
+    if (s->slow) fputs(" slow", out);
     if (s->swap) {
         fputs(s->jam ? " jam[" : " swap[", out);
         for (int i = 0; i < s->nswap_guards; i++) {
@@ -349,6 +369,8 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
     case IR_IF:
         fputs(s->versioned ? "if versioned " : "if ", out);
         dump_expr(out, s->a);
+        dump_var_list(out, "views", s->views, s->nviews);
+        dump_var_list(out, "rowmins", s->rowmins, s->nrowmins);
         fputs("\n", out);
         dump_stmt(out, s->b, ind + 1);
         if (s->c) {
@@ -508,11 +530,11 @@ bool ir_source_held(struct ir_node *s)
     return s->op == IR_FOR_ARRAY && r->op == IR_VAR && !r->moved && !ir_writes(s->b, r->var, true);
 }
 
-/* A loop's guards name arrays and indices in scope before it; entering it. */
-static void loop_enter(struct vstate *st, struct ir_node *l)
+/* Guards (a loop's, a guard test's) name arrays and indices in scope. */
+static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, int n)
 {
-    for (int i = 0; i < l->nguards; i++) {
-        struct ir_guard *g = &l->guards[i];
+    for (int i = 0; i < n; i++) {
+        struct ir_guard *g = &gs[i];
         want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
@@ -523,6 +545,13 @@ static void loop_enter(struct vstate *st, struct ir_node *l)
         want(st, l, !g->base || (!g->fixed && !g->rows && base_in_scope(st, g->base)),
              "a guard's base reads a variable out of scope, or is not + - * of ints");
     }
+}
+
+/* A loop (or a versioned if's then-branch) entered: its guards and rowmins
+ * in scope; the nodes it proves may name it. */
+static void loop_enter(struct vstate *st, struct ir_node *l)
+{
+    if (l->op != IR_IF) v_guards(st, l, l->guards, l->nguards);
     for (int i = 0; i < l->nrowmins; i++)
         want(st, l, in_scope(st, l->rowmins[i]) && l->rowmins[i]->type->kind == T_ARRAY &&
                         l->rowmins[i]->type->elem->kind == T_ARRAY, "rowmins names no array of arrays in scope");
@@ -530,15 +559,81 @@ static void loop_enter(struct vstate *st, struct ir_node *l)
     st->naround++;
 }
 
+/* The statement loop directly around (NULL: none). */
+static struct ir_node *loop_around(struct vstate *st)
+{
+    for (int i = (st->naround < 64 ? st->naround : 64) - 1; i >= 0; i--) {
+        int op = st->around[i]->op;
+        if (op == IR_FOR_RANGE || op == IR_FOR_ARRAY || op == IR_WHILE) return st->around[i];
+    }
+    return NULL;
+}
+
+/* Whether a and b are the same bound (opt_version.c): literals, variables,
+ * and the same operators, if-else, elements, fields, len, min and max of
+ * such. */
+static bool same_bound(const struct ir_node *a, const struct ir_node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->op != b->op || a->type != b->type || a->nkids != b->nkids || a->bop != b->bop || a->optype != b->optype)
+        return false;
+    switch (a->op) {
+    case IR_INT: case IR_BOOL: case IR_FLOAT: case IR_VAR: return ir_same_term(a, b);
+    case IR_BINARY: case IR_INDEX: case IR_AND: case IR_OR: case IR_NOT: case IR_FIELD: case IR_COND:
+        return a->field == b->field && same_bound(a->a, b->a) && same_bound(a->b, b->b) && same_bound(a->c, b->c);
+    case IR_BUILTIN:
+        if (a->builtin != b->builtin || (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2)) return false;
+        for (int i = 0; i < a->nkids; i++)
+            if (!same_bound(a->kids[i], b->kids[i])) return false;
+        return true;
+    default: return false;
+    }
+}
+
+/* A versioned loop (opt_version.c): if (guards ...): the fast copy, else the
+ * loop as written, both over the test's bounds. Only the then-branch may hold
+ * nodes that name the if as proved; the two copies define the same variables
+ * (one of them runs). */
+static void v_versioned(struct vstate *st, struct ir_node *s)
+{
+    struct ir_node *t = s->a, *f = s->b, *w = s->c;
+    want(st, s, s->versioned && f && w && f->op == w->op && (f->op == IR_FOR_RANGE || f->op == IR_WHILE), "a guard test not choosing between two loops");
+    want(st, s, f->fast_in == s && !f->slow && w->slow && !w->fast_in && !f->nguards && !w->nguards, "a versioned loop's copies not marked fast and slow");
+    want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == 2, "a guard test of another kind of loop");
+    if (f->op == IR_FOR_RANGE)
+        for (int i = 0; i < 2; i++) {
+            struct ir_node *k = t->kids[i], *fb = i ? f->iter.hi : f->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
+            want(st, s, same_bound(k, fb) && same_bound(k, wb) && f->iter.inclusive == t->iter.inclusive &&
+                            w->iter.inclusive == t->iter.inclusive && f->var == t->var && w->var == t->var,
+                 "a versioned loop's bounds are not its guard test's");
+        }
+    v_expr(st, t);
+    for (int i = 0; i < s->nviews; i++) want(st, s, in_scope(st, s->views[i]), "a view out of scope");
+    loop_enter(st, s);
+    size_t n = (size_t)VP->nvars + 2;
+    char *defined = xmalloc(n);
+    memcpy(defined, st->defined, n);
+    v_stmt(st, f);
+    st->naround--;
+    memcpy(st->defined, defined, n);
+    free(defined);
+    v_stmt(st, w);
+}
+
 /* An index or store marked in-range: inside the loop whose guarded version
  * (or swapped nest) leaves its check out. */
 static void v_proved(struct vstate *st, struct ir_node *n)
 {
-    struct ir_node *l = n->in_range_by;
-    if (!l || st->naround > 64) return;
-    bool around = false;
-    for (int i = 0; i < st->naround; i++) around |= st->around[i] == l;
-    want(st, n, around && (l->nguards || l->swap), "in-range outside a guarded loop around it");
+    for (int k = 0; k < 2; k++) {
+        struct ir_node *l = k ? n->no_overflow_in : n->in_range_by;
+        if (!l || st->naround > 64) continue;
+        bool around = false;
+        for (int i = 0; i < st->naround; i++) around |= st->around[i] == l;
+        if (l->op == IR_IF) /* opt_version.c: in the then-branch of the versioned if it names */
+            want(st, n, around && l->a->op == IR_GUARD_TEST, "a node proved by a guard test outside its fast copy");
+        else if (k == 0)
+            want(st, n, around && (l->nguards || l->swap), "in-range outside a guarded loop around it");
+    }
 }
 
 static void want(struct vstate *st, struct ir_node *n, bool ok, const char *msg)
@@ -631,6 +726,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
 {
     if (!n) vfail(st, NULL, "missing expression");
     if (!ir_is_expr(n)) vfail(st, n, "statement in expression position");
+    v_proved(st, n);
     if (!n->type) vfail(st, n, "expression without a type");
     want(st, n, !n->versioned || n->op == IR_COND, "versioned on an expression other than cond");
     struct type *t = n->type;
@@ -734,6 +830,14 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         }
         return;
     }
+    case IR_GUARD_TEST:
+        want(st, n, t == ty_bool && n->nguards && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL), "guard test");
+        v_guards(st, n, n->guards, n->nguards);
+        for (int i = 0; i < n->nkids; i++) {
+            v_expr(st, n->kids[i]);
+            want(st, n, type_is_integer(n->kids[i]->type), "a guard test's bound is not an integer");
+        }
+        return;
     case IR_CALLV: {
         v_expr(st, n->a);
         struct type *ft = n->a->type;
@@ -758,7 +862,6 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
         return;
     case IR_INDEX:
-        v_proved(st, n);
         v_expr(st, n->a);
         v_expr(st, n->b);
         want(st, n, n->a->type->kind == T_ARRAY && n->a->type->elem == t && n->b->type == ty_int, "index types");
@@ -907,12 +1010,17 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         return;
     case IR_EXPR: v_expr(st, s->a); return;
     case IR_IF:
+        if (s->a->op == IR_GUARD_TEST) {
+            v_versioned(st, s);
+            return;
+        }
         v_expr(st, s->a);
         want(st, s, s->a->type == ty_bool, "if condition is not bool");
         v_stmt(st, s->b);
         if (s->c) v_stmt(st, s->c);
         return;
     case IR_WHILE:
+        want(st, s, !VP->versioned || !ir_versions(s, loop_around(st)), "a guarded loop left to the emitter after version");
         loop_enter(st, s); /* its condition too may be proved by its guards */
         v_expr(st, s->a);
         want(st, s, s->a->type == ty_bool, "while condition is not bool");
@@ -931,6 +1039,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
         want(st, s, !s->guards_outside || ir_guards_outside_of(s), "guards outside a loop whose body is not one range loop");
+        want(st, s, !VP->versioned || !ir_versions(s, loop_around(st)), "a guarded loop left to the emitter after version");
         /* a loop on the pool (opt_parfor.c): over int, its captures in scope */
         want(st, s, !s->par || (s->op == IR_FOR_RANGE && !s->iter.inclusive && s->var->type == ty_int), "par loop kind");
         for (int i = 0; s->par && i < s->ncaps; i++) want(st, s, in_scope(st, s->caps[i]), "par loop capture not in scope");

@@ -58,7 +58,10 @@
     X(IR_TUPLE, "tuple", 0)    /* (kids): a tuple value */                 \
     X(IR_FIELD, "field", 1)    /* a.field: a tuple's field */               \
     X(IR_FNVAL, "fnval", 0)    /* fn as a value; kids: a lambda's captured values */ \
-    X(IR_CALLV, "callv", 1)    /* a(kids): a call through a function value */
+    X(IR_CALLV, "callv", 1)    /* a(kids): a call through a function value */ \
+    X(IR_GUARD_TEST, "guards", 0) /* a versioned if's test (opt_version.c): guards hold over \
+                                  * var in kids[0]..kids[1] (iter.inclusive: ..=), or over \
+                                  * the induction ind_var < kids[0] (<=) step kids[1] */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -205,7 +208,8 @@ struct ir_node {
     /* Facts the optimizer proved (opt_loops.c); none after lowering. Each
      * lets the emitter leave out a check that cannot fail. */
     struct ir_node *in_range_by; /* IR_INDEX, IR_STORE (its one index): the IR_FOR_RANGE
-                                  * whose guarded version keeps the index inside the array */
+                                  * whose guarded version keeps the index inside the array, or
+                                  * (opt_version.c) the versioned IR_IF whose then-branch it is in */
     struct ir_guard *guards;     /* IR_FOR_RANGE, IR_WHILE, a generator: the guarded version runs when all hold */
     int nguards;
     /* IR_FOR_RANGE (opt_interchange.c): the range loop directly inside it
@@ -232,6 +236,11 @@ struct ir_node {
     struct ir_node *ind_bound, *ind_step;
     bool ind_inclusive;
     struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
+    /* IR_FOR_RANGE, IR_WHILE (opt_version.c): the then-branch of this versioned IR_IF, whose
+     * guard test proves the nodes that name it in in_range_by / no_overflow_in (fast_in);
+     * or its else-branch, the loop as written (slow): every check in it */
+    struct ir_node *fast_in;
+    bool slow;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
     struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose
@@ -251,7 +260,8 @@ struct ir_node {
                                   * value is never negative (opt_range.c) */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
     bool versioned;              /* IR_IF, IR_COND whose condition is a guard choosing between a fast copy of a
-                                  * statement and the statement as written (opt_accum.c): the C
+                                  * statement and the statement as written (opt_accum.c; opt_version.c:
+                                  * an IR_GUARD_TEST, its test written as emit_guards.c writes guards): the C
                                   * emitter keeps its value opaque to gcc's jump threading, which
                                   * would otherwise give a fast loop inside a second entry */
     bool moved;                  /* IR_VAR: the variable's last use, where its value is kept: the read hands
@@ -367,6 +377,7 @@ struct ir_program {
     struct vec fns;             /* struct ir_fn *, modules in load order */
     struct ir_fn *main;         /* main module's main() */
     int nvars;                  /* ids are 1..nvars */
+    bool versioned;             /* opt_version.c ran: no loop left that it rewrites (ir_verify) */
 };
 
 /* The passes of optimize() (opt.c). */
@@ -454,6 +465,11 @@ bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
+void opt_version(struct ir_program *ir); /* opt_version.c */
+/* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
+ * or induction loop, not a swapped nest's nor a hoisted nest's inner loop: around,
+ * the loop directly around it, or NULL). */
+bool ir_versions(const struct ir_node *s, const struct ir_node *around);
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
  * facts: calls of functions it found pure). */
 bool ir_effect_free(const struct ir_node *n);

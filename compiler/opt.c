@@ -2,7 +2,8 @@
  * opt.c: the optimizer, between ir_verify and the emitters.
  *
  * A pass rewrites the IR (unique statements before loops, opt_unique.c;
- * calls written as statements, opt_inline.c) or records facts on it (ir.h:
+ * calls written as statements, opt_inline.c; guarded loops in two versions,
+ * opt_version.c) or records facts on it (ir.h:
  * in_range_by, guards, unique_steps, no_overflow and in_bounds
  * (opt_range.c), swap) that let the emitter leave out a check. Every pass keeps the program's meaning exactly: a check is removed
  * only where it provably cannot fail, so every panic of the language stays
@@ -44,7 +45,8 @@
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
     X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
-    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool")
+    X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool") \
+    X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -95,6 +97,10 @@ static const struct {
     {"inline", "move", "a call written in place is no call whose arguments a callee owns"},
     {"interchange", "move", "a jam keeps a row let before its inner loop only when it borrows, never a take"},
     {"move", "parfor", "a row taken out of slot i is iteration i's own: the loop may run on the pool"},
+    {"loops", "version", "the guards and the nodes they prove are what it writes twice"},
+    {"range", "version", "the overflows a guard rules out (no_overflow_in) are marks the fast copy keeps"},
+    {"interchange", "version", "a swapped or jammed nest's inner loop keeps its guards for the nest"},
+    {"parfor", "version", "a loop on the pool keeps its guards, tested per chunk; its work is the loop's once"},
 };
 
 struct pass {

@@ -249,7 +249,7 @@ static bool elem_ok(struct nest *x, struct ir_node *n)
         return true;
     case IR_INDEX: return scalar(n->type) && chain_ok(x, n);
     case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
-    case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;
@@ -272,7 +272,7 @@ static bool bound_ok(struct nest *x, struct ir_node *n)
     case IR_BINARY: return (n->bop == OP_ADD || n->bop == OP_SUB) && n->optype == ty_int && bound_ok(x, n->a) && bound_ok(x, n->b);
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_UNARY: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
     case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;

@@ -145,7 +145,7 @@ static bool fixed_bound(struct ir_node *n, struct ir_node *body, struct ir_var *
                fixed_bound(n->b, body, i);
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_UNARY: case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
     case IR_CONV: case IR_CALL: case IR_INDEX: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
-    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;

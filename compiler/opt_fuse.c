@@ -105,7 +105,7 @@ static bool no_panic(struct ir_node *n)
         return false;
     case IR_UNARY: case IR_NOT: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL: case IR_BUILTIN:
     case IR_INDEX: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE: case IR_FIELD: case IR_FNVAL:
-    case IR_CALLV:
+    case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;

@@ -306,7 +306,7 @@ static bool inert(struct ir_node *n)
         return (op_class[n->bop] == OPC_CMP || op_class[n->bop] == OPC_BITS) && inert(n->a) && inert(n->b);
     case IR_CONV: return n->type == ty_float && n->optype != ty_str && inert(n->a);
     case IR_STR: case IR_AND: case IR_OR: case IR_COND: case IR_CALL: case IR_BUILTIN: case IR_INDEX: case IR_ARRAY:
-    case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV:
+    case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;
@@ -482,7 +482,7 @@ static struct ir_node **leading(struct ir_node **slot, struct ir_inline **ctx)
         if (!r && wants_hoist(n)) r = slot;
         break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_FSTRING:
-    case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV:
+    case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         break;
     }
     if (!r) *ctx = outer;

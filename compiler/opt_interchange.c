@@ -334,7 +334,7 @@ static bool pure_expr(struct nest *x, struct ir_node *n)
             if (!pure_expr(x, n->kids[i])) return false;
         return true;
     case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
-    case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;
@@ -479,7 +479,7 @@ static bool quiet_expr(struct nest *x, struct ir_node *n)
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
         return quiet_expr(x, n->a) && quiet_expr(x, n->b) && quiet_expr(x, n->c);
     case IR_STR: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE:
-    case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
     }
     return false;

@@ -168,7 +168,7 @@ static void use_expr(struct body *b, struct ir_node *n)
         if (n->comb_l) mark(b, n->comb_l->id, U_DEFINED), mark(b, n->comb_r->id, U_DEFINED);
         return;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV:
-    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
+    case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         use_expr(b, n->a);
         use_expr(b, n->b);
         use_expr(b, n->c);

@@ -282,7 +282,7 @@ static void keepers(struct ir_node *st, struct ir_node *n, bool keep)
         return;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_GLOBAL: case IR_UNARY: case IR_NOT: case IR_BINARY:
     case IR_AND: case IR_OR: case IR_CONV: case IR_BUILTIN: case IR_INDEX: case IR_FSTRING: case IR_FIELD:
-    case IR_CALLV:
+    case IR_CALLV: case IR_GUARD_TEST:
         keepers(st, n->a, false);
         keepers(st, n->b, false);
         keepers(st, n->c, false);

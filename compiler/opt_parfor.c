@@ -348,7 +348,7 @@ static bool ok_expr(struct ir_node *n, bool *work)
         if (!n->fn->pool_safe) return false;
         if (n->fn->pool_work >= FOLD_WORK) *work = true;
         break;
-    case IR_CALLV: case IR_FNVAL: return false;
+    case IR_CALLV: case IR_GUARD_TEST: case IR_FNVAL: return false;
     case IR_LISTCOMP: case IR_REDUCE:
         if (n->par || n->world || n->user || n->scan || n->key) return false;
         *work = true;
@@ -405,7 +405,7 @@ static bool effect_free(const struct ir_node *n, bool settled)
     case IR_CALL:
         if (!(settled ? n->fn->pool_safe : fn_safe(n->fn))) return false;
         break;
-    case IR_CALLV: case IR_FNVAL: return false;
+    case IR_CALLV: case IR_GUARD_TEST: case IR_FNVAL: return false;
     case IR_BUILTIN:
         if (!plain_builtin(n->builtin)) return false;
         break;
@@ -595,6 +595,7 @@ static bool has_swap(struct ir_node *s)
 int64_t ir_par_work(struct ir_node *n)
 {
     if (!n) return 0;
+    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST) return ir_par_work(n->c); /* one of the two copies runs (opt_version.c) */
     int64_t c = 1 + ir_par_work(n->a) + ir_par_work(n->c);
     int64_t inner = ir_par_work(n->b) + ir_par_work(n->elem) + ir_par_work(n->filter);
     bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE

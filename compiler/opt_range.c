@@ -657,7 +657,7 @@ static struct range expr(struct ir_node *n)
         return FULL;
     }
     case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_NOT: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FIELD:
-    case IR_CALLV:
+    case IR_CALLV: case IR_GUARD_TEST:
         kids(n);
         return FULL;
     }

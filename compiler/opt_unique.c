@@ -122,7 +122,7 @@ static bool keep_expr(struct keep *k, struct ir_node *n)
             if (!keep_iter(k, &n->clauses[i].iter)) return false;
         break;
     case IR_UNARY: case IR_NOT: case IR_BINARY: case IR_AND: case IR_OR: case IR_COND: case IR_CONV: case IR_CALL:
-    case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FNVAL: case IR_CALLV:
+    case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         break;
     }
     if (!keep_expr(k, n->a) || !keep_expr(k, n->b) || !keep_expr(k, n->c)) return false;

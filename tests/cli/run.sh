@@ -497,11 +497,26 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, unique, loops, range, borrow, interchange, move, parfor (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, unique, loops, range, borrow, interchange, move, parfor, version (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
 done
+
+# ---- versioned loops: ir_verify keeps proved nodes in the fast copy ----------
+# The test hook BRINE_VERIFY_MISPLACE has opt_version.c mark an element read of
+# the first loop's checked copy as proved by the guard test: ir_verify must stop
+# the build there (internal error, exit 70); without it the build is fine.
+mkdir -p ver
+printf 'fn main():\n    let xs = [1, 2, 3]\n    var s = 0\n    for i in 0..len(xs) - 1:\n        s += xs[i + 1]\n    print(s)\n' > ver/v.br
+"$BRINE" --dump=ir:version ver/v.br > ver.got 2> ver.log
+check "version: the rewrite verifies" [ $? -eq 0 -a ! -s ver.log ]
+check "version: a versioned if" has ver.got "if versioned (guards"
+BRINE_VERIFY_MISPLACE=1 "$BRINE" --dump=ir:version ver/v.br > ver.got 2> ver.log
+rc=$?
+check "version: ir_verify refuses a proved node in the checked copy (got $rc)" \
+    [ $rc -eq 70 ]
+check "version: the verifier's message" has ver.log "a node proved by a guard test outside its fast copy"
 
 # ---- in-order float folds: BP_FOLD on the accumulator, nowhere else ----------
 # A sequential float fold (s += e in a for or while loop, s = e * s, a sum

@@ -4546,7 +4546,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "version")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a

@@ -1,0 +1,183 @@
+/*
+ * opt_version.c: guarded loops written in two versions, in the IR (pass
+ * `version`), as LLVM's LoopVersioning clones a loop behind its checks.
+ *
+ * opt_loops.c proves, for an innermost loop, guards under which its bounds
+ * checks cannot fail (and opt_range.c the overflows they rule out), and
+ * marks the nodes they prove with the loop. This pass writes each such
+ * sequential loop as what runs:
+ *
+ *     let t = lo                  only for a bound that is no repeatable term
+ *     if guards(i in lo..hi: xs+1 ...):      versioned, an IR_GUARD_TEST
+ *         for i in lo..hi: body   the fast copy (fast_in): the nodes its guards
+ *                                 prove name this if (in_range_by, no_overflow_in)
+ *     else:
+ *         for i in lo..hi: body   the loop as written (slow): every check kept
+ *
+ * An induction while loop alike, its test over `j < n step s` (opt_loops.c).
+ * The test evaluates the bounds once; the copies' bounds are the same terms
+ * (repeatable: the same value, no panic of their own), so the emitter
+ * evaluates them once for all three. A failing guard runs the loop as
+ * written, which panics where and as the program does. The loops' views and
+ * rowmins move to the if: its copies read the same arrays.
+ *
+ * Left to the emitter (emit_loops.c, emit_guards.c) this round: a loop on
+ * the pool (its guards tested per chunk), a swapped or jammed nest, a nest
+ * whose inner loop's guards are tested before the outer loop
+ * (guards_outside), generators' guards and guarded loops over range values.
+ */
+#include "ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct ir_program *P;
+static struct ir_node *misplace; /* the test hook's if (BRINE_VERIFY_MISPLACE) */
+
+/* Whether outer loop p writes its inner loop s by itself: a swapped or
+ * jammed nest, or the inner loop's guards tested before p (emit_guards.c:
+ * hoisted_versions). */
+static bool nest_of(const struct ir_node *p, const struct ir_node *s)
+{
+    if (!p || p->op != IR_FOR_RANGE) return false;
+    if (p->swap == s) return true;
+    return p->guards_outside && !p->swap && !p->nguards && ir_guards_outside_of(p) == s && !s->swap;
+}
+
+bool ir_versions(const struct ir_node *s, const struct ir_node *around)
+{
+    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE) || !s->nguards || s->swap || s->par || nest_of(around, s))
+        return false;
+    return s->op == IR_FOR_RANGE || s->ind_var;
+}
+
+/* The facts naming loop `from` in n (anything in it) name `to` instead (NULL: cleared). */
+static void retarget(struct ir_node *n, const struct ir_node *from, struct ir_node *to);
+static const struct ir_node *rt_from;
+static struct ir_node *rt_to;
+
+static void retarget_kid(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->in_range_by == rt_from) n->in_range_by = rt_to;
+    if (n->no_overflow_in == rt_from) n->no_overflow_in = rt_to;
+    if (misplace && n->op == IR_INDEX) n->in_range_by = misplace, misplace = NULL;
+    ir_each_child(n, retarget_kid);
+}
+
+static void retarget(struct ir_node *n, const struct ir_node *from, struct ir_node *to)
+{
+    rt_from = from, rt_to = to;
+    retarget_kid(n);
+}
+
+/* Whether bound n, evaluated again with its variables unchanged, gives the
+ * same value and panics only where its first evaluation did: literals,
+ * variables, operators of scalars, if-else, elements, fields, len, min and
+ * max of such (no call, no effect). */
+static bool repeatable(struct ir_node *n)
+{
+    switch (n->op) {
+    case IR_INT: case IR_BOOL: case IR_FLOAT: case IR_VAR: return true;
+    case IR_BINARY:
+        return (n->optype == ty_int || n->optype == ty_float || n->optype == ty_bool || n->optype == ty_u64) &&
+               repeatable(n->a) && repeatable(n->b);
+    case IR_INDEX: case IR_AND: case IR_OR: return repeatable(n->a) && repeatable(n->b);
+    case IR_NOT: case IR_FIELD: return repeatable(n->a);
+    case IR_COND: return repeatable(n->a) && repeatable(n->b) && repeatable(n->c);
+    case IR_BUILTIN:
+        if (n->builtin == BI_LEN) return n->nkids == 1 && repeatable(n->kids[0]);
+        return (n->builtin == BI_MIN2 || n->builtin == BI_MAX2) && n->type == ty_int && repeatable(n->kids[0]) &&
+               repeatable(n->kids[1]);
+    default: return false;
+    }
+}
+
+/* A range loop's bound, read by the test and both copies: a repeatable one
+ * as it is, else a temporary a let before the if sets. */
+static struct ir_node *bound(struct ir_node **b, struct ir_node *lets)
+{
+    if (!repeatable(*b)) {
+        struct ir_var *t = ir_new_temp(P, (*b)->type, (*b)->loc);
+        ir_push_kid(lets, ir_mk_stmt(IR_LET, t, *b, (*b)->loc));
+        *b = ir_mk_var(t, (*b)->loc);
+    }
+    return ir_copy(NULL, *b);
+}
+
+/* Loop s rewritten in place: the versioned if (after the lets its bounds
+ * need, in a block). */
+static void version(struct ir_node *s)
+{
+    struct loc at = s->loc;
+    struct ir_node *slow = ir_new(s->op, at, s->type), *lets = ir_new(IR_BLOCK, at, ty_void);
+    *slow = *s;
+    struct ir_node *test = ir_new(IR_GUARD_TEST, at, ty_bool);
+    test->guards = slow->guards, test->nguards = slow->nguards;
+    if (slow->op == IR_WHILE) {
+        test->ind_var = slow->ind_var, test->ind_inclusive = slow->ind_inclusive;
+        ir_push_kid(test, ir_copy(NULL, slow->ind_bound));
+        ir_push_kid(test, ir_copy(NULL, slow->ind_step));
+    } else {
+        test->var = slow->var;
+        test->iter.is_range = true, test->iter.inclusive = slow->iter.inclusive;
+        ir_push_kid(test, bound(&slow->iter.lo, lets));
+        ir_push_kid(test, bound(&slow->iter.hi, lets));
+    }
+    struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s;
+    slow->guards = NULL, slow->nguards = 0;
+    slow->ind_var = NULL, slow->ind_bound = slow->ind_step = NULL, slow->ind_inclusive = false;
+    struct ir_var **views = slow->views, **rowmins = slow->rowmins;
+    int nviews = slow->nviews, nrowmins = slow->nrowmins;
+    slow->views = slow->rowmins = NULL, slow->nviews = slow->nrowmins = 0;
+    struct ir_node *fast = ir_copy(NULL, slow);
+    retarget(fast, s, iff);
+    /* the test hook: ir_verify must stop at the slow copy's first element read marked proved */
+    static bool hooked;
+    misplace = !hooked && getenv("BRINE_VERIFY_MISPLACE") ? iff : NULL;
+    hooked = true;
+    retarget(slow, s, NULL);
+    misplace = NULL;
+    retarget(test, s, NULL); /* evaluated before the guards are known */
+    fast->fast_in = iff;
+    slow->slow = true;
+    memset(iff, 0, sizeof *iff);
+    iff->op = IR_IF, iff->loc = at, iff->type = ty_void;
+    iff->versioned = true;
+    iff->a = test, iff->b = fast, iff->c = slow;
+    iff->views = views, iff->nviews = nviews, iff->rowmins = rowmins, iff->nrowmins = nrowmins;
+    if (iff != s) {
+        ir_push_kid(lets, iff);
+        *s = *lets;
+    }
+}
+
+/* The statements of s, around: the loop directly around s (NULL: none). */
+static void walk(struct ir_node *s, struct ir_node *around)
+{
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) walk(s->kids[i], around);
+        return;
+    case IR_IF:
+        walk(s->b, around);
+        walk(s->c, around);
+        return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        if (ir_versions(s, around)) version(s);
+        else if (!nest_of(around, s)) walk(s->b, s);
+        return;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
+void opt_version(struct ir_program *ir)
+{
+    P = ir;
+    ir->versioned = false;
+    for (int i = 0; i < ir->fns.len; i++) walk(((struct ir_fn *)ir->fns.items[i])->body, NULL);
+    ir->versioned = true;
+}
