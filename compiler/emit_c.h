@@ -252,6 +252,8 @@ bool map_steps(struct ir_node *s, const char *lo, const char *hi);
 
 /* A range loop over lo .. hi as written (its views and versions aside). */
 void range_loop(struct ir_node *s, const char *lo, const char *hi);
+/* A loop over range(lo, .., step)'s n values (evaluated), v its variable. */
+void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo, const char *step);
 
 /* ---- guard tests (emit_guards.c) ------------------------------------------ */
 

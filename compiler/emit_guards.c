@@ -5,10 +5,12 @@
  * A guarded loop runs without the checks its guards prove when the guards
  * hold over its whole range, tested before it: opt_version.c writes the two
  * versions as IR, a versioned if whose guard test emit_versioned prints
- * (emit_loops.c writes those of a loop on the pool, per chunk). A range loop whose body is one guarded range loop that it
- * cannot change (ir.h: guards_outside) tests the inner loop's guards once,
- * before itself, and is written twice (hoisted_versions): with every inner
- * iteration unchecked, else as written. The nest that runs is then a plain
+ * (emit_loops.c writes those of a loop on the pool, per chunk). A range
+ * loop whose body is one guarded range loop that it cannot change (ir.h:
+ * guards_outside) tests the inner loop's guards once, before itself, and
+ * is written twice (opt_version.c; hoisted_versions for a nest on the
+ * pool, per chunk): with every inner iteration unchecked, else as written.
+ * The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
  * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
@@ -138,7 +140,9 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
     return cond;
 }
 
-/* Outer loop s over lo .. hi (guards_outside): its inner loop's bounds and
+/* Outer loop s over lo .. hi (guards_outside) on the pool, per chunk, or
+ * with opt_version.c off (which versions the others as IR: emit_versioned):
+ * its inner loop's bounds and
  * guards tested once, before it (they read nothing s changes), then the
  * nest with the inner loop unchecked (and, an inner loop on the pool that
  * the runtime would not split, written in place), else the nest as written. The first
@@ -177,14 +181,36 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
  * the test and the copy that runs (ir_verify: the copies' bounds are the
  * test's), then its views open; a while loop's views open first, then its
  * bound and step, which only the test reads: every index over j0 .. n
- * (n - 1 for <) in its array, the step not negative and n + step fitting. */
+ * (n - 1 for <) in its array, the step not negative and n + step fitting.
+ * A nest (guards_outside): the outer bounds, its views, then the inner
+ * bounds and the test, as hoisted_versions writes it; the inner loop of
+ * the nest that runs evaluates its own bounds again, as written. */
 void emit_versioned(struct ir_node *s)
 {
     struct ir_node *t = s->a;
     int rowmins = open_rowmins(s), views;
-    const char *lo, *hi;
+    const char *lo, *hi, *step = NULL, *v = NULL;
     struct buf cond = {0};
-    if (t->ind_var) {
+    if (s->b->op == IR_FOR_ARRAY) {
+        /* range(lo, hi, step)'s n values (brt_range_step_count: its panics), the
+         * guards over the least and the greatest, the first and the last */
+        struct ir_node *r = t->kids[0];
+        scope_open();
+        lo = tmp(ty_int, "%s", emit_expr(r->kids[0]));
+        const char *end = emit_expr(r->kids[1]);
+        step = tmp(ty_int, "%s", emit_expr(r->kids[2]));
+        hi = tmp(ty_int, "brt_range_step_count(%s, %s, %s, %s)", lo, end, step, loc_ref(r->loc));
+        scope_close();
+        views = open_views(s);
+        v = declare_var(t->var, VS_BORROWED);
+        const char *last = tmp(ty_int, "(int64_t)((uint64_t)%s + (uint64_t)(%s - 1) * (uint64_t)%s)", lo, hi, step);
+        const char *a = tmp(ty_int, "%s > 0 ? %s : %s", step, lo, last);
+        const char *z = tmp(ty_int, "%s > 0 ? %s : %s", step, last, lo);
+        bprintf(&cond, "%s <= 0", hi);
+        for (int i = 0; i < t->nguards; i++)
+            bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (", loop_guard_test(&t->guards[i], a, z, z, true));
+        bputs(&cond, ")");
+    } else if (t->ind_var) {
         views = open_views(s);
         scope_open();
         lo = vname(t->ind_var);
@@ -198,13 +224,24 @@ void emit_versioned(struct ir_node *s)
             bprintf(&cond, " %s %s", guard_join(i), loop_guard_test(&t->guards[i], lo, last, hi, t->ind_inclusive));
         bputs(&cond, ")");
     } else {
-        struct type *it = t->kids[0]->type;
+        struct ir_node **b = t->nclauses ? (struct ir_node *[]){t->clauses[0].iter.lo, t->clauses[0].iter.hi} : t->kids;
         scope_open();
-        lo = tmp(it, "%s", emit_expr(t->kids[0]));
-        hi = tmp(it, "%s", emit_expr(t->kids[1]));
+        lo = tmp(b[0]->type, "%s", emit_expr(b[0]));
+        hi = tmp(b[1]->type, "%s", emit_expr(b[1]));
         scope_close();
         views = open_views(s);
-        cond = range_guard_cond(t, lo, hi, false);
+        if (t->nclauses) {
+            scope_open();
+            const char *ilo = tmp(t->kids[0]->type, "%s", emit_expr(t->kids[0]));
+            const char *ihi = tmp(t->kids[1]->type, "%s", emit_expr(t->kids[1]));
+            scope_close();
+            cond = range_guard_cond(t, ilo, ihi, true);
+            if (t->par)
+                bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi,
+                        par_least(ir_guards_outside_of(s->c)->b));
+        } else {
+            cond = range_guard_cond(t, lo, hi, false);
+        }
     }
     line("if (%s) {", cond.p);
     free(cond.p);
@@ -212,6 +249,7 @@ void emit_versioned(struct ir_node *s)
         struct ir_node *copy = version ? s->c : s->b;
         F->ind++;
         if (copy->op == IR_WHILE) while_loop(copy);
+        else if (copy->op == IR_FOR_ARRAY) values_loop(copy, v, hi, lo, step);
         else range_loop(copy, lo, hi);
         F->ind--;
         line(version == 0 ? "} else {" : "}");

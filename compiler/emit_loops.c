@@ -2,12 +2,12 @@
  * emit_loops.c: the C of loops: while, for over a range, and the loops the
  * optimizer has swapped or jammed (opt_loops.c, opt_interchange.c).
  *
- * A sequential guarded loop reaches here as two loops behind a versioned if
+ * A sequential guarded loop (a nest whose inner loop's guards are tested
+ * before it too) reaches here as two loops behind a versioned if
  * (opt_version.c, emit_guards.c: emit_versioned). A loop on the pool keeps
- * its guards, tested per chunk, and a loop over range values its own: such
- * a loop is written twice behind its guard (two_versions): the first copy
- * without the checks the guard proves (in_guarded_loop), the second as
- * written. A loop's views hold an array's data pointer and length in locals
+ * its guards, tested per chunk: it is written twice behind its guard
+ * (two_versions): the first copy without the checks the guard proves
+ * (in_guarded_loop), the second as written. A loop's views hold an array's data pointer and length in locals
  * for the loop's length (open_views). A swapped nest runs its inner loop
  * outside when the guards hold; a jammed nest writes U copies of the outer
  * body into one inner loop, each with its own slot of the row it stores.
@@ -33,23 +33,17 @@ void while_loop(struct ir_node *s)
     line("}");
 }
 
-static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
-                       const char *step);
-
-/* A loop with guards (opt_loops.c) that opt_version.c left (on the pool, over
- * range values, or the pass off), written twice: without the checks they
- * prove when cond holds (tested once, before it), else as written. lo, hi:
- * a range loop's bounds; a loop over range values (ir_range_values): the
- * first value and the count, and its step. */
-static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi, const char *step)
+/* A range loop with guards (opt_loops.c) that opt_version.c left (on the
+ * pool, or the pass off), written twice: without the checks they prove
+ * when cond holds (tested once, before it), else as written. */
+static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi)
 {
     line("if (%s) {", cond);
     for (int version = 0; version < 2; version++) {
         F->ind++;
         struct ir_node *outer = CG->guarded;
         if (version == 0) CG->guarded = s;
-        if (s->op == IR_FOR_ARRAY) array_loop(s, vname(s->var), hi, NULL, lo, step);
-        else range_loop(s, lo, hi);
+        range_loop(s, lo, hi);
         CG->guarded = outer;
         F->ind--;
         line(version == 0 ? "} else {" : "}");
@@ -676,7 +670,7 @@ static struct ir_node *only(struct ir_node *b)
 static bool accumulate_in_lanes(struct ir_node *s)
 {
     struct ir_node *b = s->b;
-    if (s->nguards || s->swap || s->nviews || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
+    if (s->nguards || s->fast_in || s->swap || s->nviews || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
     /* over an array: its elements (the loop's snapshot: only v changes);
      * not range(lo, hi, step), which the loop takes without the array */
     if (s->op == IR_FOR_ARRAY && (ir_range_values(s) || !lane_source(s->var->type))) return false;
@@ -740,13 +734,13 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
         return;
     }
     if (!s->nguards || CG->guards_tested == s) {
-        /* no guards, or tested outside the loop around (hoisted_versions) */
+        /* no guards, or tested outside the loop around (hoisted_versions,
+         * or a versioned nest's fast inner loop: fast_in) */
         struct ir_node *outer = CG->guarded;
-        if (s->nguards) {
-            CG->guarded = s, CG->guards_tested = NULL;
+        if (s->nguards) CG->guarded = s, CG->guards_tested = NULL;
+        if (s->nguards || (s->fast_in && s->fast_in->a->guards_outside))
             line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
-        }
-        if (!(s->guards_outside && hoisted_versions(s, lo, hi)) && (s->nguards || !map_steps(s, lo, hi)))
+        if (!(s->guards_outside && hoisted_versions(s, lo, hi)) && (s->nguards || s->fast_in || !map_steps(s, lo, hi)))
             range_loop(s, lo, hi);
         CG->guarded = outer;
         close_views(views);
@@ -755,7 +749,7 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
     /* the version without the guarded bounds checks, when every guard
      * holds for all of lo .. hi (opt_loops.c), else the loop as written */
     struct buf cond = range_guard_cond(s, lo, hi, false);
-    two_versions(s, cond.p, lo, hi, NULL);
+    two_versions(s, cond.p, lo, hi);
     free(cond.p);
     close_views(views);
 }
@@ -1100,12 +1094,16 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
     line("}");
 }
 
+void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo, const char *step)
+{
+    array_loop(s, v, n, NULL, lo, step);
+}
+
 /* for v in xs: over a snapshot of the array (none where the variable holds
  * it: ir_source_held), the variable borrowing each element. for v in
  * range(lo, hi, step) over int (ir_range_values): the values one by one, as
  * brt_range_step lists them (the same count, the same panics at the range),
- * without the array; with guards (opt_loops.c), twice: without their checks
- * when they hold from the first value to the last, else as written. */
+ * without the array (with guards: opt_version.c's two versions). */
 void emit_for_array(struct ir_node *s)
 {
     if (accumulate_in_lanes(s)) return;
@@ -1138,21 +1136,7 @@ void emit_for_array(struct ir_node *s)
      * assigned, and the snapshot holds the elements for the whole loop
      * (a value that escapes is retained where it escapes, by take()) */
     const char *v = declare_var(s->var, VS_BORROWED);
-    if (values && s->nguards) {
-        /* the values' least and greatest: the first and the last */
-        const char *last = tmp(ty_int, "(int64_t)((uint64_t)%s + (uint64_t)(%s - 1) * (uint64_t)%s)", lo, n, step);
-        const char *a = tmp(ty_int, "%s > 0 ? %s : %s", step, lo, last);
-        const char *z = tmp(ty_int, "%s > 0 ? %s : %s", step, last, lo);
-        struct buf cond = {0};
-        bprintf(&cond, "%s <= 0", n);
-        for (int i = 0; i < s->nguards; i++)
-            bprintf(&cond, " %s %s", i ? guard_join(i) : "|| (", loop_guard_test(&s->guards[i], a, z, z, true));
-        bputs(&cond, ")");
-        two_versions(s, cond.p, lo, n, step);
-        free(cond.p);
-    } else {
-        array_loop(s, v, n, data, lo, step);
-    }
+    array_loop(s, v, n, data, lo, step);
     if (snap && !held) line("brt_arr_release(%s); %s = NULL;", snap, snap);
     if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));
     close_views(views);

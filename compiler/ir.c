@@ -125,10 +125,25 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_GUARD_TEST: /* (guards i in lo..hi: xs+1 ys-1), (guards j < n step s: ...) */
         fputs("(guards ", out);
         dump_var(out, n->ind_var ? n->ind_var : n->var);
+        if (n->nkids == 1) { /* over range(lo, hi, step)'s values */
+            fputs(" in ", out);
+            dump_expr(out, n->kids[0]);
+            fputs(": ", out);
+            dump_guards(out, n->guards, n->nguards);
+            fputs(")", out);
+            return;
+        }
         fputs(n->ind_var ? n->ind_inclusive ? " <= " : " < " : " in ", out);
         dump_expr(out, n->kids[0]);
         fputs(n->ind_var ? " step " : n->iter.inclusive ? "..=" : "..", out);
         dump_expr(out, n->kids[1]);
+        for (int i = 0; i < n->nclauses; i++) {
+            fputs(" outside ", out);
+            dump_var(out, n->clauses[i].var);
+            fputs(" in ", out);
+            dump_iter(out, &n->clauses[i].iter);
+        }
+        if (n->par) fputs(" unsplit", out);
         fputs(": ", out);
         dump_guards(out, n->guards, n->nguards);
         fputs(")", out);
@@ -582,7 +597,9 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
     case IR_BINARY: case IR_INDEX: case IR_AND: case IR_OR: case IR_NOT: case IR_FIELD: case IR_COND:
         return a->field == b->field && same_bound(a->a, b->a) && same_bound(a->b, b->b) && same_bound(a->c, b->c);
     case IR_BUILTIN:
-        if (a->builtin != b->builtin || (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2)) return false;
+        if (a->builtin != b->builtin || a->inl != b->inl ||
+            (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2 && a->builtin != BI_RANGE_STEP))
+            return false;
         for (int i = 0; i < a->nkids; i++)
             if (!same_bound(a->kids[i], b->kids[i])) return false;
         return true;
@@ -597,14 +614,30 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
 static void v_versioned(struct vstate *st, struct ir_node *s)
 {
     struct ir_node *t = s->a, *f = s->b, *w = s->c;
-    want(st, s, s->versioned && f && w && f->op == w->op && (f->op == IR_FOR_RANGE || f->op == IR_WHILE), "a guard test not choosing between two loops");
-    want(st, s, f->fast_in == s && !f->slow && w->slow && !w->fast_in && !f->nguards && !w->nguards, "a versioned loop's copies not marked fast and slow");
-    want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == 2, "a guard test of another kind of loop");
-    if (f->op == IR_FOR_RANGE)
+    want(st, s, s->versioned && f && w && f->op == w->op && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
+         "a guard test not choosing between two loops");
+    want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == (f->op == IR_FOR_ARRAY ? 1 : 2) &&
+                    t->nclauses == t->guards_outside, "a guard test of another kind of loop");
+    want(st, s, f->op != IR_FOR_ARRAY || (same_bound(t->kids[0], f->iter.array) && same_bound(t->kids[0], w->iter.array) &&
+                                          f->var == t->var && w->var == t->var), "a versioned loop's values are not its guard test's");
+    /* guards_outside: two nests over the outer range, the test's clause; the
+     * fast nest's inner loop the fast copy */
+    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->guards_outside ? NULL : w;
+    want(st, s, fi && fi->fast_in == s && !fi->slow && !fi->nguards && !fi->par && !f->nguards && !w->nguards &&
+                    (t->guards_outside ? !f->fast_in && !w->fast_in && !w->slow : w->slow && !w->fast_in),
+         "a versioned loop's copies not marked fast and slow");
+    for (int i = 0; i < 2 * t->nclauses; i++) {
+        struct ir_iter *it = &t->clauses[0].iter;
+        struct ir_node *k = i ? it->hi : it->lo, *fb = i ? f->iter.hi : f->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
+        want(st, s, f->op == IR_FOR_RANGE && same_bound(k, fb) && same_bound(k, wb) && f->iter.inclusive == it->inclusive &&
+                        w->iter.inclusive == it->inclusive && f->var == t->clauses[0].var && w->var == t->clauses[0].var,
+             "a versioned nest's bounds are not its guard test's");
+    }
+    if (fi && fi->op == IR_FOR_RANGE)
         for (int i = 0; i < 2; i++) {
-            struct ir_node *k = t->kids[i], *fb = i ? f->iter.hi : f->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
-            want(st, s, same_bound(k, fb) && same_bound(k, wb) && f->iter.inclusive == t->iter.inclusive &&
-                            w->iter.inclusive == t->iter.inclusive && f->var == t->var && w->var == t->var,
+            struct ir_node *k = t->kids[i], *fb = i ? fi->iter.hi : fi->iter.lo, *wb = wi ? i ? wi->iter.hi : wi->iter.lo : k;
+            want(st, s, same_bound(k, fb) && same_bound(k, wb) && fi->iter.inclusive == t->iter.inclusive &&
+                            (!wi || wi->iter.inclusive == t->iter.inclusive) && fi->var == t->var && (!wi || wi->var == t->var),
                  "a versioned loop's bounds are not its guard test's");
         }
     v_expr(st, t);
@@ -833,9 +866,15 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     case IR_GUARD_TEST:
         want(st, n, t == ty_bool && n->nguards && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL), "guard test");
         v_guards(st, n, n->guards, n->nguards);
+        for (int i = 0; i < n->nclauses; i++) {
+            v_expr(st, n->clauses[i].iter.lo);
+            v_expr(st, n->clauses[i].iter.hi);
+        }
         for (int i = 0; i < n->nkids; i++) {
             v_expr(st, n->kids[i]);
-            want(st, n, type_is_integer(n->kids[i]->type), "a guard test's bound is not an integer");
+            want(st, n, type_is_integer(n->kids[i]->type) || (n->nkids == 1 && n->kids[i]->op == IR_BUILTIN &&
+                                                               n->kids[i]->builtin == BI_RANGE_STEP),
+                 "a guard test's bound is not an integer");
         }
         return;
     case IR_CALLV: {

@@ -61,7 +61,11 @@
     X(IR_CALLV, "callv", 1)    /* a(kids): a call through a function value */ \
     X(IR_GUARD_TEST, "guards", 0) /* a versioned if's test (opt_version.c): guards hold over \
                                   * var in kids[0]..kids[1] (iter.inclusive: ..=), or over \
-                                  * the induction ind_var < kids[0] (<=) step kids[1] */
+                                  * the induction ind_var < kids[0] (<=) step kids[1], or \
+                                  * over var in kids[0], a range(lo, hi, step) of values; \
+                                  * guards_outside: over a non-empty inner range, tested \
+                                  * before the outer loop (its range: clauses[0]), par: \
+                                  * and the runtime would not split the inner loop */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -467,8 +471,8 @@ struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
- * or induction loop, not a swapped nest's nor a hoisted nest's inner loop: around,
- * the loop directly around it, or NULL). */
+ * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
+ * the loop directly around it, or NULL; or a sequential hoisting nest, guards_outside). */
 bool ir_versions(const struct ir_node *s, const struct ir_node *around);
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
  * facts: calls of functions it found pure). */

@@ -21,10 +21,16 @@
  * written, which panics where and as the program does. The loops' views and
  * rowmins move to the if: its copies read the same arrays.
  *
+ * A nest whose inner loop's guards the outer loop cannot change
+ * (guards_outside) is versioned whole: the test, over a non-empty inner
+ * range (and, an inner loop on the pool, that the runtime would not split
+ * it), before the outer loop; then the nest with its inner loop unchecked
+ * and in place, else the nest as written (whose inner loop is versioned on
+ * its own, or on the pool keeps its guards). gcc can then jam a plain nest.
+ *
  * Left to the emitter (emit_loops.c, emit_guards.c) this round: a loop on
- * the pool (its guards tested per chunk), a swapped or jammed nest, a nest
- * whose inner loop's guards are tested before the outer loop
- * (guards_outside), generators' guards and guarded loops over range values.
+ * the pool (its guards tested per chunk, a hoisting nest's too), a swapped
+ * or jammed nest, generators' guards and guarded loops over range values.
  */
 #include "ir.h"
 
@@ -34,21 +40,27 @@
 static struct ir_program *P;
 static struct ir_node *misplace; /* the test hook's if (BRINE_VERIFY_MISPLACE) */
 
+/* Whether range loop p's inner loop's guards are tested once, before p
+ * (guards_outside): its body one guarded range loop, not swapped. */
+static bool hoists(const struct ir_node *p)
+{
+    struct ir_node *in = p->op == IR_FOR_RANGE && p->guards_outside && !p->swap && !p->nguards ? ir_guards_outside_of(p) : NULL;
+    return in && in->nguards && !in->swap;
+}
+
 /* Whether outer loop p writes its inner loop s by itself: a swapped or
- * jammed nest, or the inner loop's guards tested before p (emit_guards.c:
- * hoisted_versions). */
+ * jammed nest, or (hoists) its inner loop's guards tested before it. */
 static bool nest_of(const struct ir_node *p, const struct ir_node *s)
 {
-    if (!p || p->op != IR_FOR_RANGE) return false;
-    if (p->swap == s) return true;
-    return p->guards_outside && !p->swap && !p->nguards && ir_guards_outside_of(p) == s && !s->swap;
+    return p && p->op == IR_FOR_RANGE && (p->swap == s || (hoists(p) && ir_guards_outside_of(p) == s));
 }
 
 bool ir_versions(const struct ir_node *s, const struct ir_node *around)
 {
-    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE) || !s->nguards || s->swap || s->par || nest_of(around, s))
+    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE && s->op != IR_FOR_ARRAY) || s->swap || s->par || nest_of(around, s))
         return false;
-    return s->op == IR_FOR_RANGE || s->ind_var;
+    if (!s->nguards) return hoists(s);
+    return s->op == IR_FOR_RANGE || s->ind_var || ir_range_values(s);
 }
 
 /* The facts naming loop `from` in n (anything in it) name `to` instead (NULL: cleared). */
@@ -106,41 +118,66 @@ static struct ir_node *bound(struct ir_node **b, struct ir_node *lets)
 }
 
 /* Loop s rewritten in place: the versioned if (after the lets its bounds
- * need, in a block). */
-static void version(struct ir_node *s)
+ * need, in a block). A hoisting nest's (outside: s the outer loop) tests
+ * the inner loop's guards and a non-empty inner range once, before s (and,
+ * an inner loop on the pool, that the runtime would not split it: the fast
+ * nest's inner loop runs in place); its else-branch is the nest as written. */
+static struct ir_node *version(struct ir_node *s, bool outside)
 {
     struct loc at = s->loc;
     struct ir_node *slow = ir_new(s->op, at, s->type), *lets = ir_new(IR_BLOCK, at, ty_void);
     *slow = *s;
-    struct ir_node *test = ir_new(IR_GUARD_TEST, at, ty_bool);
-    test->guards = slow->guards, test->nguards = slow->nguards;
+    struct ir_node *test = ir_new(IR_GUARD_TEST, at, ty_bool), *in = outside ? ir_guards_outside_of(slow) : slow;
+    test->guards = in->guards, test->nguards = in->nguards;
+    if (outside) { /* the outer loop's range: a clause, evaluated first */
+        test->guards_outside = true, test->par = in->par;
+        test->clauses = arena_alloc(sizeof *test->clauses);
+        test->nclauses = 1;
+        test->clauses[0].var = slow->var;
+        test->clauses[0].iter.is_range = true, test->clauses[0].iter.inclusive = slow->iter.inclusive;
+        test->clauses[0].iter.lo = bound(&slow->iter.lo, lets);
+        test->clauses[0].iter.hi = bound(&slow->iter.hi, lets);
+        slow->guards_outside = false;
+    }
     if (slow->op == IR_WHILE) {
         test->ind_var = slow->ind_var, test->ind_inclusive = slow->ind_inclusive;
         ir_push_kid(test, ir_copy(NULL, slow->ind_bound));
         ir_push_kid(test, ir_copy(NULL, slow->ind_step));
-    } else {
+    } else if (slow->op == IR_FOR_ARRAY) { /* over range(lo, hi, step): its first value to its last */
         test->var = slow->var;
-        test->iter.is_range = true, test->iter.inclusive = slow->iter.inclusive;
-        ir_push_kid(test, bound(&slow->iter.lo, lets));
-        ir_push_kid(test, bound(&slow->iter.hi, lets));
+        for (int i = 0; i < 3; i++) bound(&slow->iter.array->kids[i], lets);
+        ir_push_kid(test, ir_copy(NULL, slow->iter.array));
+    } else {
+        test->var = in->var;
+        test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
+        ir_push_kid(test, bound(&in->iter.lo, lets));
+        ir_push_kid(test, bound(&in->iter.hi, lets));
     }
-    struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s;
-    slow->guards = NULL, slow->nguards = 0;
-    slow->ind_var = NULL, slow->ind_bound = slow->ind_step = NULL, slow->ind_inclusive = false;
+    struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s, *proved = outside ? in : s;
     struct ir_var **views = slow->views, **rowmins = slow->rowmins;
     int nviews = slow->nviews, nrowmins = slow->nrowmins;
     slow->views = slow->rowmins = NULL, slow->nviews = slow->nrowmins = 0;
-    struct ir_node *fast = ir_copy(NULL, slow);
-    retarget(fast, s, iff);
+    if (!outside) {
+        slow->guards = NULL, slow->nguards = 0;
+        slow->ind_var = NULL, slow->ind_bound = slow->ind_step = NULL, slow->ind_inclusive = false;
+    }
+    struct ir_node *fast = ir_copy(NULL, slow), *fast_in = outside ? ir_guards_outside_of(fast) : fast;
+    if (outside) { /* the fast nest's inner loop: unchecked, in place */
+        fast_in->guards = NULL, fast_in->nguards = 0;
+        fast_in->par = false, fast_in->folds = NULL, fast_in->nfolds = 0;
+    }
+    retarget(fast, proved, iff);
     /* the test hook: ir_verify must stop at the slow copy's first element read marked proved */
-    static bool hooked;
-    misplace = !hooked && getenv("BRINE_VERIFY_MISPLACE") ? iff : NULL;
-    hooked = true;
-    retarget(slow, s, NULL);
-    misplace = NULL;
-    retarget(test, s, NULL); /* evaluated before the guards are known */
-    fast->fast_in = iff;
-    slow->slow = true;
+    if (!outside) { /* outside: the nest as written keeps its inner loop's guards */
+        static bool hooked;
+        misplace = !hooked && getenv("BRINE_VERIFY_MISPLACE") ? iff : NULL;
+        hooked = true;
+        retarget(slow, s, NULL);
+        misplace = NULL;
+    }
+    retarget(test, proved, NULL); /* evaluated before the guards are known */
+    fast_in->fast_in = iff;
+    if (!outside) slow->slow = true;
     memset(iff, 0, sizeof *iff);
     iff->op = IR_IF, iff->loc = at, iff->type = ty_void;
     iff->versioned = true;
@@ -150,6 +187,7 @@ static void version(struct ir_node *s)
         ir_push_kid(lets, iff);
         *s = *lets;
     }
+    return iff;
 }
 
 /* The statements of s, around: the loop directly around s (NULL: none). */
@@ -165,8 +203,13 @@ static void walk(struct ir_node *s, struct ir_node *around)
         walk(s->c, around);
         return;
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        if (ir_versions(s, around)) version(s);
-        else if (!nest_of(around, s)) walk(s->b, s);
+        if (ir_versions(s, around) && s->nguards) {
+            version(s, false);
+        } else if (ir_versions(s, around)) {
+            walk(version(s, true)->c, around); /* the nest as written: its inner loop versioned on its own */
+        } else if (!nest_of(around, s)) {
+            walk(s->b, s);
+        }
         return;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
