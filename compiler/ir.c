@@ -454,6 +454,8 @@ struct vstate {
     const char *where;
     struct ir_node **facts;  /* the unique statements in force (opt_unique.c) */
     int nfacts, capf;
+    int *deflog;             /* the ids defined, in order (a versioned if's then-branch undone) */
+    int ndeflog, capdl;
     struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
     int naround;                /* may pass 64: those deeper are not kept */
 };
@@ -475,6 +477,11 @@ static void scope_push(struct vstate *st, struct ir_node *at, struct ir_var *v)
     if (st->defined[v->id]) vfail(st, at, "variable defined twice");
     if (!v->type || v->type == ty_void) vfail(st, at, "variable without a type");
     st->defined[v->id] = 1;
+    if (st->ndeflog == st->capdl) {
+        st->capdl = st->capdl ? 2 * st->capdl : 64;
+        st->deflog = xrealloc(st->deflog, sizeof *st->deflog * (size_t)st->capdl);
+    }
+    st->deflog[st->ndeflog++] = v->id;
     VEC_GROW(st->scope, st->nscope, st->cap);
     st->scope[st->nscope++] = v;
 }
@@ -643,13 +650,10 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     v_expr(st, t);
     for (int i = 0; i < s->nviews; i++) want(st, s, in_scope(st, s->views[i]), "a view out of scope");
     loop_enter(st, s);
-    size_t n = (size_t)VP->nvars + 2;
-    char *defined = xmalloc(n);
-    memcpy(defined, st->defined, n);
+    int mark = st->ndeflog;
     v_stmt(st, f);
     st->naround--;
-    memcpy(st->defined, defined, n);
-    free(defined);
+    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
     v_stmt(st, w);
 }
 
@@ -1166,6 +1170,7 @@ void ir_verify(struct ir_program *ir)
         st.fn = f;
         st.nscope = 0;
         st.loops = 0;
+        st.ndeflog = 0;
         for (int p = 0; p < f->nparams; p++) {
             struct ir_node at = {.op = IR_BLOCK, .loc = f->loc};
             want(&st, &at, f->params[p]->kind == IRV_PARAM, "parameter kind");
@@ -1176,6 +1181,7 @@ void ir_verify(struct ir_program *ir)
     }
     if (!ir->main || ir->main->nparams != 0 || ir->main->ret != ty_void) internal_error("ir_verify: bad main()");
     free(st.defined);
+    free(st.deflog);
     free(st.scope);
     free(st.facts);
 }

@@ -213,6 +213,8 @@ static void check_pass_order(void)
         if (a >= b)
             internal_error("pass %s must run before %s (%s)", pass_order[i].before, pass_order[i].after, pass_order[i].why);
     }
+    /* its fast copies share subtrees with the loops as written: no pass may rewrite the IR after it */
+    if (strcmp(passes[NPASSES - 1].name, "version") != 0) internal_error("pass version must run last");
 }
 
 bool optimize(struct ir_program *ir, const char *stop_after)
