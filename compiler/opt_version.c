@@ -14,7 +14,8 @@
  *     else:
  *         for i in lo..hi: body   the loop as written (slow): every check kept
  *
- * An induction while loop alike, its test over `j < n step s` (opt_loops.c).
+ * An induction while loop alike, its test over `j < n step s` (opt_loops.c),
+ * and a loop over range(lo, hi, step)'s values, over its first to its last.
  * The test evaluates the bounds once; the copies' bounds are the same terms
  * (repeatable: the same value, no panic of their own), so the emitter
  * evaluates them once for all three. A failing guard runs the loop as
@@ -36,7 +37,7 @@
  *
  * Left to the emitter (emit_loops.c, emit_guards.c) this round: a loop on
  * the pool (its guards tested per chunk, a hoisting nest's too), a swapped
- * or jammed nest, generators' guards and guarded loops over range values.
+ * or jammed nest, and generators' guards.
  */
 #include "ir.h"
 
