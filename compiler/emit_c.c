@@ -804,8 +804,8 @@ static void emit_stmt_here(struct ir_node *s)
         x = take(x, s->a->type);
         const char *v = s->op == IR_LET ? declare_var(s->var, VS_OWNED) : vname(s->var);
         assign_var(v, x, s->var->type);
-        if (s->op == IR_ASSIGN && s->var->type == ty_float && s->a->op == IR_BINARY && float_fold_of(s->a, s->var))
-            fold_barrier(v); /* an in-order float fold step (emit_program.c's prelude) */
+        if (s->op == IR_ASSIGN && map_get_ptr(&CG->fold_carried, s))
+            fold_barrier(v); /* a step of an in-order float fold a loop carries (emit_program.c's prelude) */
         scope_close();
         return;
     }

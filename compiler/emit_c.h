@@ -43,6 +43,7 @@ struct cgen {
     struct map fnval_ids;          /* ir_fn -> its trampoline's name (emit_fnval.c) */
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
+    struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
     struct ir_node *guarded;       /* the loop whose guarded version is being written */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
     struct ir_node *guards_tested; /* an inner loop whose guards (on the pool: and no split) hoisted_versions tested: its fast copy next */
