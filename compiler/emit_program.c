@@ -68,6 +68,11 @@ static void fo_find_step(struct ir_node *n)
  * Lake: 1.9 ms with the barriers, 1.07 without, the bits the same). */
 static struct map cw_decl; /* var -> 1 + the loop depth of its let */
 static int cw_depth;
+static struct ir_node *cw_loop; /* the innermost loop around */
+
+/* The most work (ir_par_work) of a step of a fold loop that BP_FOLD_LOOP
+ * unrolls: a dot product's step is 10, eight Horner steps written out 80. */
+#define FOLD_LOOP_WORK 32
 
 static void cw_walk(struct ir_node *n)
 {
@@ -75,12 +80,14 @@ static void cw_walk(struct ir_node *n)
     if (n->op == IR_LET && n->var) map_put_ptr(&cw_decl, n->var, (void *)(intptr_t)(cw_depth + 1));
     if (n->op == IR_ASSIGN && n->var->type == ty_float && n->a->op == IR_BINARY && float_fold_of(n->a, n->var)) {
         intptr_t d = (intptr_t)map_get_ptr(&cw_decl, n->var); /* 0: a parameter, at depth 0 */
-        if ((d ? d - 1 : 0) < cw_depth) map_put_ptr(&CG->fold_carried, n, n);
+        if ((d ? d - 1 : 0) < cw_depth && ir_par_work(cw_loop->b) <= FOLD_LOOP_WORK)
+            map_put_ptr(&CG->fold_carried, n, n);
     }
     bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE;
-    cw_depth += loop;
+    struct ir_node *outer = cw_loop;
+    if (loop) cw_depth++, cw_loop = n;
     ir_each_child(n, cw_walk);
-    cw_depth -= loop;
+    if (loop) cw_depth--, cw_loop = outer;
 }
 
 static void find_carried_folds(struct ir_program *ir)
@@ -170,10 +177,6 @@ bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node 
     line("BP_UNROLL");
     return true;
 }
-
-/* The most work (ir_par_work) of a step of a fold loop that BP_FOLD_LOOP
- * unrolls: a dot product's step is 10, eight Horner steps written out 80. */
-#define FOLD_LOOP_WORK 32
 
 /* Before a loop of inorder_fold_loop's whose steps carry BP_FOLD: unrolled
  * (the prelude's BP_FOLD_LOOP), when a step is small, so that the loop's
