@@ -41,6 +41,6 @@ def main():
     s = 0.0
     for v in x:
         s += v
-    print("result", repr(s), repr(x[0]), repr(x[n // 2]))
+    print("result", repr(float(s)), repr(float(x[0])), repr(float(x[n // 2])))
 
 main()
