@@ -68,7 +68,7 @@ static void fo_find_step(struct ir_node *n)
  * Lake: 1.9 ms with the barriers, 1.07 without, the bits the same). */
 static struct map cw_decl; /* var -> 1 + the loop depth of its let */
 static int cw_depth;
-static struct ir_node *cw_loop; /* the innermost loop around */
+static bool cw_small; /* the innermost loop around has a small step (FOLD_LOOP_WORK) */
 
 /* The most work (ir_par_work) of a step of a fold loop that BP_FOLD_LOOP
  * unrolls: a dot product's step is 10, eight Horner steps written out 80. */
@@ -80,14 +80,14 @@ static void cw_walk(struct ir_node *n)
     if (n->op == IR_LET && n->var) map_put_ptr(&cw_decl, n->var, (void *)(intptr_t)(cw_depth + 1));
     if (n->op == IR_ASSIGN && n->var->type == ty_float && n->a->op == IR_BINARY && float_fold_of(n->a, n->var)) {
         intptr_t d = (intptr_t)map_get_ptr(&cw_decl, n->var); /* 0: a parameter, at depth 0 */
-        if ((d ? d - 1 : 0) < cw_depth && ir_par_work(cw_loop->b) <= FOLD_LOOP_WORK)
+        if ((d ? d - 1 : 0) < cw_depth && cw_small)
             map_put_ptr(&CG->fold_carried, n, n);
     }
     bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE;
-    struct ir_node *outer = cw_loop;
-    if (loop) cw_depth++, cw_loop = n;
+    bool outer = cw_small;
+    if (loop) cw_depth++, cw_small = ir_par_work(n->b) <= FOLD_LOOP_WORK; /* once a loop, not once a step */
     ir_each_child(n, cw_walk);
-    if (loop) cw_depth--, cw_loop = outer;
+    if (loop) cw_depth--, cw_small = outer;
 }
 
 static void find_carried_folds(struct ir_program *ir)
