@@ -13,7 +13,8 @@
  *   - a loop forgets what its body assigns, before the body, except a
  *     counter: a variable the body only increases (`v = v + c`, c >= 0) keeps
  *     its lower bound (one it only decreases, `v = v - c`, its upper bound
- *     and what it is below), and when no increase sits in an inner loop, a range
+ *     and what it is below, and a lower bound where settle, below, proves
+ *     one: `while j >= 0 and ...: j -= 1` leaves j >= -1), and when no increase sits in an inner loop, a range
  *     loop of T iterations adds at most T times the increases to its upper
  *     bound (`hits += 1` counted at most once per iteration), and one that
  *     a `for i in lo..hi` raises by at most 1 an iteration from at most lo
@@ -843,10 +844,12 @@ static bool has_break(struct ir_node *s)
 
 static bool stmt(struct ir_node *s);
 
-/* A variable settle may keep: its id and its range at the loop's head (a guess until settled). */
+/* A variable settle may keep: its id, its range at the loop's head (a
+ * guess until settled), and what holds without a guess (fall: FULL, or a
+ * variable the body only decreases: its upper bound and what it is below). */
 struct cand {
     int id;
-    struct range h;
+    struct range h, fall;
 };
 
 /* ENV at a loop's head: what the body assigns forgotten, but a counter's
@@ -875,11 +878,12 @@ static int *loop_head(struct ir_node *body, __int128 trips, int *nids, struct ca
             *r = clamp(r->lo, r->hi + c->step * trips);
         else if (c->counter)
             *r = clamp(r->lo, INT64_MAX);
-        else if (c->down)
+        else if (c->down) {
             r->lo = INT64_MIN; /* its upper bound and what it is below hold */
-        else {
+            if (cd && c->scalar && was.lo > INT64_MIN) (*cd)[(*ncd)++] = (struct cand){ids[i], was, *r};
+        } else {
             if (cd && c->scalar && (was.lo > INT64_MIN || was.hi < INT64_MAX || was.below))
-                (*cd)[(*ncd)++] = (struct cand){ids[i], was};
+                (*cd)[(*ncd)++] = (struct cand){ids[i], was, FULL};
             *r = FULL;
         }
         if (was.len) r->len = was.len; /* an array's stores keep its length */
@@ -924,7 +928,7 @@ static bool within(struct range h, struct range g)
  * of every iteration (by induction: it holds at the first, and each
  * iteration assigns only values within it), and after the loop. A first
  * failure widens the guess to the join with what the body assigned; a
- * second forgets the candidate (FULL: always holds), which may fail the
+ * second forgets the candidate (its fall: always holds), which may fail the
  * others once more; a third failure forgets them all. A trial walk starts
  * no trial of the loops inside it: their candidates stay FULL (sound, and
  * it bounds the walks: each loop is walked at most four times per walk of
@@ -966,7 +970,7 @@ static void settle(struct ir_node *s, struct cand *cd, int nc)
                 if (down) h->lo = h->lo >= 0 ? 0 : INT64_MIN;
                 if (up) h->hi = h->hi <= MAX_LEN ? MAX_LEN : INT64_MAX;
             } else {
-                cd[k].h = FULL;
+                cd[k].h = cd[k].fall;
             }
         }
     }
