@@ -424,6 +424,21 @@ void own_record_end(struct buf *o)
     if (F->owner) bputs(o, "    brt_own_pop(&o_);\n");
 }
 
+/* The index in F->own of x, an owned temporary of the innermost scope; -1: none. */
+static int own_index(const char *x)
+{
+    int mark = F->nmarks ? F->marks[F->nmarks - 1] : 0;
+    for (int i = F->nown - 1; i >= mark; i--)
+        if (F->own[i].name && strcmp(F->own[i].name, x) == 0) return i;
+    return -1;
+}
+
+/* Whether take would hand x over (its reference nobody else's to keep). */
+bool takes_over(const char *x, struct type *t)
+{
+    return type_is_ref(t) && own_index(x) >= 0;
+}
+
 /* A +1 reference to the operand's value: an owned temporary of the
  * innermost scope is handed over; anything else is retained. Scalars are
  * returned as they are. Use only where the code runs unconditionally within
@@ -431,23 +446,22 @@ void own_record_end(struct buf *o)
 const char *take(const char *x, struct type *t)
 {
     if (!type_is_ref(t)) return x;
-    int mark = F->nmarks ? F->marks[F->nmarks - 1] : 0;
-    for (int i = F->nown - 1; i >= mark; i--)
-        if (F->own[i].name && strcmp(F->own[i].name, x) == 0) {
-            struct owned *o = &F->own[i];
-            o->name = NULL;
-            if (o->cell && o->to == F->body.len) {
-                /* nothing ran since it was registered: no cell at all */
-                F->body.len = o->from;
-                F->body.p[o->from] = 0;
-                F->maxown = o->maxown;
-                o->cell = false;
-            } else if (o->cell) {
-                line("BRT_UNOWN(ob_ + %d);", i);
-                o->cell = false;
-            }
-            return x;
+    int i = own_index(x);
+    if (i >= 0) {
+        struct owned *o = &F->own[i];
+        o->name = NULL;
+        if (o->cell && o->to == F->body.len) {
+            /* nothing ran since it was registered: no cell at all */
+            F->body.len = o->from;
+            F->body.p[o->from] = 0;
+            F->maxown = o->maxown;
+            o->cell = false;
+        } else if (o->cell) {
+            line("BRT_UNOWN(ob_ + %d);", i);
+            o->cell = false;
         }
+        return x;
+    }
     line("%s(%s);", retain_fn(t), x);
     return x;
 }

@@ -116,6 +116,10 @@ static const char *emit_binary(struct ir_node *n)
     bool cmp = op_is_compare(op);
 
     if (ot == ty_str || (op == OP_MUL && bt == ty_str)) {
+        /* a new string on the left (a call's, a join's) is extended in
+         * place, its bytes not copied: its reference is ours to hand over */
+        if (op == OP_ADD && takes_over(a, ty_str))
+            return tmp_owned(ty_str, "brt_str_append(%s, %s)", take(a, ty_str), b);
         if (op == OP_ADD) return tmp_owned(ty_str, "brt_str_concat(%s, %s)", a, b);
         if (op == OP_MUL)
             return ot == ty_str ? tmp_owned(ty_str, "brt_str_repeat(%s, %s, %s)", a, b, loc_ref(n->loc))

@@ -180,6 +180,7 @@ void own(const char *name, struct type *t);
 /* An f-string builder (brt_sb) a panic before its finish must free. */
 void own_sb(const char *sb);
 const char *take(const char *x, struct type *t);
+bool takes_over(const char *x, struct type *t); /* take hands x over: an owned temporary of the innermost scope */
 /* Assigns the +1 value x to the variable v of type t (the old value released after). */
 void assign_var(const char *v, const char *x, struct type *t);
 const char *lval(const char *x, struct type *t);
