@@ -60,7 +60,10 @@
  * length). An array that is (a row fill makes with `[unset] * n`, a
  * `v = [x] * n`) has that length from the assignment on, until a push, a
  * mutating method, another assignment, a loop head whose body may do one,
- * or a join of branches that disagree (range.len). Inside a comprehension
+ * or a join of branches that disagree (range.len); `[unset] * (n if ok
+ * else m)`, ok a bool let never assigned (comploop's array), has n on the
+ * branches that test ok true and m where they test it false (such a branch
+ * knows ok: its slot's range [1, 1] or [0, 0]). Inside a comprehension
  * no variable changes: a generator's bound (`for i in 0..len(xs)`) holds
  * its variable below it while the comprehension runs, even where the
  * function assigns or resizes xs elsewhere, so xs[i] there is inside.
@@ -271,6 +274,23 @@ static bool same(const struct ir_node *a, const struct ir_node *b)
     }
 }
 
+/* A bool let never assigned: the branches that test it know its value
+ * (refine), as the range [1, 1] or [0, 0] of its slot. */
+static bool truth_var(struct ir_node *c)
+{
+    return c && c->op == IR_VAR && c->var->type == ty_bool && !ASSIGNED[c->var->id];
+}
+
+/* A length range.len holds: a stable expression, or `n if ok else m`
+ * (comploop's `[unset] * (hi - lo if small else 0)`) where the branch
+ * being walked knows ok: n or m. */
+static struct ir_node *known_len(struct ir_node *len)
+{
+    if (!len || len->op != IR_COND) return len;
+    struct range *t = ent(len->a->var->id);
+    return t->lo != t->hi ? NULL : t->lo ? len->b : len->c;
+}
+
 /* Whether every value of i (range r) indexes array v: 0 <= i < len(v). */
 static bool inside(struct ir_var *v, struct range r)
 {
@@ -281,7 +301,7 @@ static bool inside(struct ir_var *v, struct range r)
         if (b && b->op == IR_BUILTIN && b->builtin == BI_LEN && b->kids[0]->op == IR_VAR && b->kids[0]->var == v)
             return true;
         /* its length here (range.len): e, or below = n - c with i + c < n */
-        struct ir_node *len = v->type->kind == T_ARRAY ? ent(v->id)->len : NULL;
+        struct ir_node *len = v->type->kind == T_ARRAY ? known_len(ent(v->id)->len) : NULL;
         __int128 c;
         if (!len) return false;
         if (len->op == IR_INT) return r.hi < (__int128)(int64_t)(uint64_t)len->ival;
@@ -323,6 +343,9 @@ static struct ir_node *made_len(struct ir_node *e)
 {
     if (!e) return NULL;
     if (e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 && stable(e->kids[0])) return e->kids[0];
+    /* [unset] * (n if ok else m): known where a branch knows ok (known_len) */
+    struct ir_node *k = e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 ? e->kids[0] : NULL;
+    if (k && k->op == IR_COND && truth_var(k->a) && stable(k->b) && stable(k->c)) return k;
     if (e->op == IR_BINARY && e->bop == OP_MUL && e->a->op == IR_ARRAY && e->a->nkids == 1 && stable(e->b)) return e->b;
     /* a copy of an array never resized whose length a let made known (a = xs) */
     if (e->op == IR_VAR && fixed_array(e->var)) return LENOF[e->var->id];
@@ -754,6 +777,8 @@ static void refine(struct ir_node *c, bool truth)
         refine(c->b, truth);
     } else if (c->op == IR_BINARY && c->optype == ty_int && op_class[c->bop] == OPC_CMP) {
         compare(c->a, truth ? c->bop : negated(c->bop), c->b);
+    } else if (truth_var(c)) {
+        *ent(c->var->id) = rng(truth, truth);
     }
 }
 
@@ -1126,6 +1151,7 @@ static bool stmt(struct ir_node *s)
         struct range r = expr(s->a);
         ir_each_change(s->a, forget_len);
         if (is_int_var(s->var)) *ent(s->var->id) = r;
+        if (s->var->type == ty_bool) *ent(s->var->id) = FULL; /* its truth unknown until a branch tests it */
         if (DRY && s->op == IR_ASSIGN && is_int_var(s->var) && TRYING[s->var->id]) join_one(&GOT[s->var->id], r);
         if (is_int_array(s->var)) {
             struct range e = elements(s->a);
