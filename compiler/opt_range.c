@@ -63,7 +63,9 @@
  * or a join of branches that disagree (range.len); `[unset] * (n if ok
  * else m)`, ok a bool let never assigned (comploop's array), has n on the
  * branches that test ok true and m where they test it false (such a branch
- * knows ok: its slot's range [1, 1] or [0, 0]). Inside a comprehension
+ * knows ok: its slot's range [1, 1] or [0, 0]); `a if c else b` of two of
+ * one length has it (cover's `[unset] * n if n >= 1 else [0.0] * n`).
+ * Inside a comprehension
  * no variable changes: a generator's bound (`for i in 0..len(xs)`) holds
  * its variable below it while the comprehension runs, even where the
  * function assigns or resizes xs elsewhere, so xs[i] there is inside.
@@ -316,6 +318,8 @@ static bool inside(struct ir_var *v, struct range r)
     return len && same(b, len);
 }
 
+static struct ir_node *made_len(struct ir_node *e);
+
 /* At `let v = e`: what v's length or value is known to equal. */
 static void note_let(struct ir_var *v, struct ir_node *e)
 {
@@ -336,12 +340,19 @@ static void note_let(struct ir_var *v, struct ir_node *e)
         k->ival = (unsigned __int128)(uint64_t)e->nkids;
         LENOF[v->id] = k;
     }
+    if (e->op == IR_COND) LENOF[v->id] = made_len(e);
 }
 
 /* An array's length after `v = e` (range.len), if e makes it stable. */
 static struct ir_node *made_len(struct ir_node *e)
 {
     if (!e) return NULL;
+    /* a if c else b, both of one stable length (cover's `[unset] * n if n
+     * >= 1 else [0.0] * n`): that length */
+    if (e->op == IR_COND) {
+        struct ir_node *a = made_len(e->b), *b = made_len(e->c);
+        return a && b && a->op != IR_COND && same(a, b) ? a : NULL;
+    }
     if (e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 && stable(e->kids[0])) return e->kids[0];
     /* [unset] * (n if ok else m): known where a branch knows ok (known_len) */
     struct ir_node *k = e->op == IR_BUILTIN && e->builtin == BI_UNSET && e->nkids == 1 ? e->kids[0] : NULL;
