@@ -842,8 +842,9 @@ static void emit_stmt_here(struct ir_node *s)
         }
         if (s->op == IR_PUSH) {
             if (s->nkids == 0) {
+                /* made unique before the loop (opt_unique.c): only its room tested */
                 const char *v = vname(s->var);
-                line("BRT_PUSH(%s, %s, %s);", ctype(et), v, x);
+                line("%s(%s, %s, %s);", s->unique_steps ? "BRT_COLLECT" : "BRT_PUSH", ctype(et), v, x);
             } else {
                 const char *arr = unique_path(s, idx, s->nkids, L);
                 line("BRT_PUSH(%s, %s, %s);", ctype(et), arr, x);

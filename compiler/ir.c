@@ -987,7 +987,7 @@ static void v_block(struct vstate *st, struct ir_node *b)
 static void v_unique_steps(struct vstate *st, struct ir_node *s)
 {
     if (s->unique_steps == 0) return;
-    want(st, s, s->unique_steps <= s->nkids + (s->op == IR_UNIQUE), "unique steps beyond the path");
+    want(st, s, s->unique_steps <= s->nkids + (s->op == IR_UNIQUE || s->op == IR_PUSH), "unique steps beyond the path");
     for (int f = 0; f < st->nfacts; f++)
         if (ir_unique_covers(st->facts[f], s)) return;
     vfail(st, s, "unique steps without a unique statement in force");

@@ -30,7 +30,8 @@
  *   - L keeps those arrays unique (ir_keeps_unique): it never assigns v,
  *     reads v or any array within m-1 steps of it as a value (a row let, an
  *     argument, a capture, `c[1] = c[0]`), stores over such an array, or
- *     pushes into v. Element reads, len and deeper stores are fine.
+ *     pushes into v (but into v itself when m = 1). Element reads, len and
+ *     deeper stores are fine.
  *
  * Then nothing in L takes a second reference to those arrays, so once unique
  * they stay unique through every iteration, and the copy (if any) is made
@@ -44,6 +45,9 @@
  * row), and the store needs no test at any row. It costs one test per row
  * per entry of L; a store that some inner loop fixes to one row keeps the
  * per-row statement before that loop, one test per entry of it.
+ * A push into an array variable, v.push(x), in a loop that keeps v unique
+ * (m = 1) is marked the same way after `unique v` before the loop: it
+ * tests only its room, not v's count (an atomic load) at every push.
  * ir_verify checks each store's and each unique statement's unique_steps
  * against the unique statements before it, with ir_keeps_unique on every
  * statement between.
@@ -143,8 +147,10 @@ static bool keep_stmt(struct keep *k, struct ir_node *s)
         return !in_path(k, s->var) && keep_expr(k, s->a);
     case IR_STORE: case IR_PUSH: case IR_UNIQUE:
         /* a store over an array within the steps replaces it by a value that
-         * may be shared; a push may bring a shared element into range */
-        if (s->var == k->v && (s->op == IR_PUSH || (s->op == IR_STORE && s->nkids < k->steps))) return false;
+         * may be shared; a push may bring a shared element into range (a
+         * push into v itself keeps v, the one step, unique) */
+        if (s->var == k->v && s->op == IR_PUSH && (s->nkids || k->steps > 1)) return false;
+        if (s->var == k->v && s->op == IR_STORE && s->nkids < k->steps) return false;
         for (int i = 0; i < s->nkids; i++)
             if (!(s->kids[i]->op == IR_FIELD && !s->kids[i]->a) && !keep_expr(k, s->kids[i])) return false;
         return keep_expr(k, s->a);
@@ -463,6 +469,16 @@ static void hoist_store(struct hoist *h, struct ir_node *s, bool stars)
     }
 }
 
+/* A push into an array variable, v.push(x), in the loop: v made unique
+ * before the loop when the loop keeps it so, and the push then tests only
+ * its room (emit: BRT_COLLECT), not v's count at every push. */
+static void hoist_push(struct hoist *h, struct ir_node *s)
+{
+    if (s->nkids || s->unique_steps || !loop_keeps(h, s->var, 1)) return;
+    add_op(h, s, 0, false);
+    s->unique_steps = 1;
+}
+
 static void stores_in(struct hoist *h, struct ir_node *s, struct ir_node *inner, bool stars)
 {
     if (!s) return;
@@ -474,6 +490,9 @@ static void stores_in(struct hoist *h, struct ir_node *s, struct ir_node *inner,
         h->inner = inner;
         hoist_store(h, s, stars);
         return;
+    case IR_PUSH:
+        if (!stars) hoist_push(h, s);
+        return;
     case IR_IF:
         stores_in(h, s->b, inner, stars);
         stores_in(h, s->c, inner, stars);
@@ -482,7 +501,7 @@ static void stores_in(struct hoist *h, struct ir_node *s, struct ir_node *inner,
         stores_in(h, s->b, s, stars);
         stores_in(h, s->c, s, stars);
         return;
-    case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_LET: case IR_ASSIGN: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
         return;
     }
