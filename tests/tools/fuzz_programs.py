@@ -4200,8 +4200,12 @@ def down_loop(g):
     loop stepping -1), finding the least element's index as it goes (the
     index a loop assigns only values of a range: opt_range.c's settle), its
     variables printed after. Now and then it starts one past the end or
-    stops below 0: the read there panics. Draws from its own stream
-    (g.downs)."""
+    stops below 0: the read there panics. Sometimes it steps by two, or its
+    condition also stops at an element (`and xs[i] > K`, as an insertion
+    sort's), and the element just above where it stopped is read after it
+    (xs[i + 1]: in bounds by the lower bound opt_range.c's settle gives a
+    variable a loop only decreases; not with a step of two or a stop below
+    0, where it may panic). Draws from its own stream (g.downs)."""
     r = g.downs
     if g.pure:
         return None
@@ -4211,20 +4215,31 @@ def down_loop(g):
     start = n - 1 if r.random() < 0.85 else n
     stop = r.choice([0, 0, 1, 2]) if r.random() < 0.9 else -1
     cmp = r.choice(["<", "<="])
+    step = 2 if r.random() < 0.2 else 1
+    key = r.randint(-20, 20) if r.random() < 0.4 else None
+    above = r.random() < 0.6
     g.use("down-loop")
+    cond = f"{i} >= {stop}" + (f" and {xs}[{i}] > {key}" if key is not None else "")
     lines = [f"let {xs} = [" + ", ".join(str(v) for v in vals) + "]", f"var {i} = {start}", f"var {m} = 0",
-             f"while {i} >= {stop}:", f"    if {xs}[{i}] {cmp} {xs}[{m}]:", f"        {m} = {i}", f"    {i} -= 1",
+             f"while {cond}:", f"    if {xs}[{i}] {cmp} {xs}[{m}]:", f"        {m} = {i}", f"    {i} -= {step}",
              f"print({i}, {m}, {xs}[{m}])"]
+    if above:
+        lines.append(f"print({xs}[{i} + 1])")
+
+    def at(iv):
+        if not 0 <= iv < n:
+            raise Panic(f"index out of bounds: the len is {n} but the index is {iv}")
+        return vals[iv]
 
     def ex(env):
         iv, mv = start, 0
-        while iv >= stop:
-            if not 0 <= iv < n:
-                raise Panic(f"index out of bounds: the len is {n} but the index is {iv}")
-            if (vals[iv] < vals[mv]) if cmp == "<" else (vals[iv] <= vals[mv]):
+        while iv >= stop and (key is None or at(iv) > key):
+            if (at(iv) < vals[mv]) if cmp == "<" else (at(iv) <= vals[mv]):
                 mv = iv
-            iv -= 1
+            iv -= step
         env_out(env).append(f"{iv} {mv} {vals[mv]}\n")
+        if above:
+            env_out(env).append(f"{at(iv + 1)}\n")
     return lines, ex
 
 
