@@ -371,6 +371,9 @@ def program(t):
     PA("xs", xs)
     PS([("base()[1:4]", xs[1:4], at), ("xs[:2]", xs[:2], at), ("xs[3:]", xs[3:], at)])
     PA("base()[:2] + xs[4:]", xs[:2] + xs[4:])
+    if t is STR:  # + with a new string on the left (extended in place) and an element (copied)
+        PS([("xs[0] + xs[1] + xs[2]", xs[0] + xs[1] + xs[2], STR), ('",".join(base()) + xs[5]', ",".join(xs) + xs[5], STR),
+            ("xs[0]", xs[0], STR)])
     body("    var a = base()[:2]")
     body("    a += base()[3:5]")
     a = xs[:2] + xs[3:5]
