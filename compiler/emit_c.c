@@ -394,6 +394,12 @@ static const char *emit_expr_here(struct ir_node *n)
         const struct rowloc *row = row_local(n);
         if (row && row->elem) return tmp(n->type, "%s", row->elem);
         if (row) return tmp(n->type, "%s[%s]", row->name, emit_expr(n->b));
+        const char *tab = n->a->op == IR_INDEX && n->a->a->op == IR_VAR ? col_table(n, n->a->a->var) : NULL;
+        if (tab) { /* a column's row in a table (emit_rows.c) */
+            const char *r = emit_expr(n->a->b);
+            const char *i = emit_expr(n->b);
+            return tmp(n->type, "((%s *)%s.data[%s])[%s]", ctype(n->type), tab, r, i);
+        }
         const struct view *vw = view_of(n->a);
         if (vw) {
             const char *i = emit_expr(n->b);
@@ -854,10 +860,13 @@ static void emit_stmt_here(struct ir_node *s)
         } else if (row_local(s)) {
             line("%s[%s] = %s;", row_local(s)->name, idx[s->nkids - 1], x);
         } else {
-            const char *arr = unique_path(s, idx, s->nkids - 1, L);
+            const char *tab = s->nkids == 2 ? col_table(s, s->var) : NULL; /* a column's row in a table */
+            const char *arr = tab ? NULL : unique_path(s, idx, s->nkids - 1, L);
             const char *slot = new_temp();
             const struct view *vw = s->nkids == 1 && s->unique_steps >= 1 ? view_of_var(s->var) : NULL;
-            if (vw && in_guarded_loop(s))
+            if (tab)
+                line("%s *%s = &((%s *)%s.data[%s])[%s];", ctype(et), slot, ctype(et), tab, idx[0], idx[1]);
+            else if (vw && in_guarded_loop(s))
                 line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx[0]);
             else if (vw)
                 line("%s *%s = &%s[brt_idx_n(%s, %s, %s)];", ctype(et), slot, vw->data, vw->len, idx[0], L);

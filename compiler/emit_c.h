@@ -64,7 +64,7 @@ struct cgen {
     bool ivdep_next;               /* the next range loop's head: after `#pragma GCC ivdep` (emit_rows.c) */
     /* the least row lengths loops around keep for column guards (opt_loops.c
      * rowmins): the C name of each array's bp_rowmin, valid in the C function fn */
-    struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; } rowmins[64];
+    struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; bool tab; } rowmins[64];
     int nrowmins;
     struct buf kernels;            /* every GPU kernel's source, for --emit-cuda */
     int nkernels;
@@ -226,6 +226,10 @@ void close_views(int mark);
 int open_row_locals(struct ir_node *s, const char *lo, const char *hi); /* emit_rows.c; close_row_locals(mark) after */
 void close_row_locals(int mark);
 const struct rowloc *row_local(struct ir_node *n); /* the local of the row element access n indexes, or NULL */
+/* emit_rows.c: a rowmin's initializer for host loop s, with a table of its rows' data when they
+ * keep it there; and the rowmin whose table holds the row of column access n (NULL: none) */
+const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab);
+const char *col_table(struct ir_node *n, struct ir_var *m);
 void open_row_elems(struct ir_node *s);  /* in loop s's iteration: its stored elements' locals */
 void close_row_elems(struct ir_node *s); /* and at its end, stored back */
 /* ---- a jammed nest's inner loop (emit_jam.c) ----------------------------- */

@@ -63,9 +63,10 @@ int open_rowmins(struct ir_node *s)
     int mark = CG->nrowmins;
     for (int i = 0; i < s->nrowmins && CG->nrowmins < 64; i++) {
         const char *c = new_temp();
-        line("bp_rowmin %s = {0, 0, 0};", c);
+        bool tab;
+        line("bp_rowmin %s = %s;", c, rowmin_init(s, s->rowmins[i], &tab));
         line("(void)%s;", c);
-        CG->rowmins[CG->nrowmins++] = (struct rowmin){s->rowmins[i], c, F};
+        CG->rowmins[CG->nrowmins++] = (struct rowmin){s->rowmins[i], c, F, tab};
     }
     return mark;
 }

@@ -33,6 +33,10 @@
  * (open_row_elems), and reads an element of a row it does not store at an
  * index it cannot change once, before it.
  *
+ * A column m[j][i] (the row changing along the loop) is read instead through
+ * a table of the rows' data that the loop keeping m's rowmin fills as its
+ * column guards scan the rows (column tables, below).
+ *
  * The guard proves every row on each path in range whenever the loop runs
  * (the guard is tested before it, emit_guards.c; by_guard, not a range fact
  * that may rest on a branch inside the loop); the locals are read only
@@ -463,5 +467,66 @@ const struct rowloc *row_local(struct ir_node *n)
 {
     for (int i = CG->nrowlocs - 1; i >= 0; i--)
         if (CG->rowlocs[i].n == n && CG->rowlocs[i].fn == F) return &CG->rowlocs[i];
+    return NULL;
+}
+
+/* ---- column tables ------------------------------------------------------- */
+
+/* A column m[i + c][k] reads a new row each step: its header, then the
+ * row's data pointer, then the element, a load more than C's double ** and
+ * a cache line more per step (the in-place transpose's column: 20M D1
+ * misses against C's 8.6M). The loop around that keeps m's rowmin for the
+ * column guards (opt_loops.c) keeps a table of the rows' data pointers
+ * too, filled by bp_rowmin_grow as it scans each row's length, when no
+ * row's data can move in that loop: every store into m there already
+ * unique as deep as its row (unique_steps >= 2, so no copy-on-write
+ * replaces a row's data), no unique, push or assignment of m, and no whole
+ * row stored (the rowmin's own condition). A column access its loop's
+ * column guard proved (by_cols) then reads the table, whose rows are those
+ * the guard's test scanned. The table is an [int] of the function (one
+ * allocation per call, reused by each entry of the loop, released at exit
+ * and on a panic's unwinding as any temporary). */
+static struct ir_var *kd_var;
+static bool kd_moves, kd_reads;
+
+/* Whether column access n of m (by_cols) is one col_table will read
+ * through the table: its fast copy a versioned if's (opt_version.c) or a
+ * generator's. A swapped or jammed nest's, or a loop on the pool's (another
+ * C function), reads the rows as it did. */
+static bool table_read(struct ir_node *n)
+{
+    struct ir_var *root = n->op == IR_INDEX && n->a->op == IR_INDEX ? n->a->a->var : !ir_is_expr(n) ? n->var : NULL;
+    struct ir_node *by = n->in_range_by;
+    return n->by_cols && root == kd_var && by && (by->op == IR_IF || ir_is_expr(by));
+}
+
+static void rows_move(struct ir_node *n)
+{
+    if (!n || kd_moves) return;
+    if (!ir_is_expr(n) && n->var == kd_var &&
+        (n->sop == IR_UNIQUE || n->sop == IR_PUSH || n->sop == IR_ASSIGN || n->sop == IR_LET ||
+         (n->sop == IR_STORE && (n->nkids < 2 || n->unique_steps < 2))))
+        kd_moves = true;
+    kd_reads |= table_read(n);
+    ir_each_child(n, rows_move);
+}
+
+const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab)
+{
+    kd_var = m, kd_moves = kd_reads = false;
+    rows_move(s);
+    *tab = !kd_moves && kd_reads;
+    if (!*tab) return "{0, 0, 0}";
+    return arena_printf("{0, 0, 0, bp_rowtab(&%s, %s)}", declare_extra(type_array(ty_int)), vname(m));
+}
+
+const char *col_table(struct ir_node *n, struct ir_var *m)
+{
+    struct ir_node *by = n->in_range_by, *test = by && by->op == IR_IF ? by->a : by;
+    if (!n->by_cols || !by || (by != CG->guarded && !(by->op == IR_IF && test && test->op == IR_GUARD_TEST))) return NULL;
+    bool tested = false;
+    for (int i = 0; i < test->nguards; i++) tested |= test->guards[i].cols && test->guards[i].arr == m;
+    for (int i = CG->nrowmins - 1; tested && i >= 0; i--)
+        if (CG->rowmins[i].var == m && CG->rowmins[i].fn == F) return CG->rowmins[i].tab ? CG->rowmins[i].name : NULL;
     return NULL;
 }

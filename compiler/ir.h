@@ -257,6 +257,9 @@ struct ir_node {
     bool every;                  /* IR_UNIQUE: and every element of the array its path reaches (an
                                   * array of arrays), so the arrays var[k0]..[k(n-1)][x] for any x
                                   * too: `unique b[*]`, its steps nkids + 2 (opt_unique.c) */
+    bool by_cols;                /* IR_INDEX m[i + c][k], IR_STORE of one: a column's element, the row
+                                  * index proved by a column guard of in_range_by (opt_loops.c), so the
+                                  * row is among those its test scanned (emit_rows.c: col_table) */
     bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
                                   * inside the array (opt_range.c) */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift

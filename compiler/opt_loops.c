@@ -518,8 +518,11 @@ static void bce_expr(struct bce *x, struct ir_node *n)
     int depth = 0;
     while (root->op == IR_INDEX && depth < MAX_PATH) path[depth++] = root, root = root->a;
     for (int k = 0; k < depth; k++) idx[k] = path[depth - 1 - k]->b;
-    if (depth >= 2 && root->op == IR_VAR && (row_guard(x, root->var, idx, depth) || cols_guard(x, root->var, idx, depth))) {
+    bool rows = false;
+    if (depth >= 2 && root->op == IR_VAR &&
+        ((rows = row_guard(x, root->var, idx, depth)) || cols_guard(x, root->var, idx, depth))) {
         /* the row's guard proves its index too, and every index on the way */
+        n->by_cols = !rows;
         for (int k = 0; k < depth; k++) {
             path[k]->in_range_by = x->loop;
             bce_expr(x, idx[k]);
@@ -575,9 +578,10 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
         if (ir_store_one_index(s) && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
             s->in_range_by = x->loop;
-        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) &&
-                 (row_guard(x, s->var, s->kids, s->nkids) || cols_guard(x, s->var, s->kids, s->nkids)))
+        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && row_guard(x, s->var, s->kids, s->nkids))
             s->in_range_by = x->loop;
+        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && cols_guard(x, s->var, s->kids, s->nkids))
+            s->in_range_by = x->loop, s->by_cols = true;
         return;
     case IR_ASSIGN: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
         bce_expr(x, s->a);

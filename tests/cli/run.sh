@@ -1127,4 +1127,45 @@ printf 'fn main():\n    let parts = [str(i) for i in 0..3]\n    let s = ",".join
 check "strings: join(...) + x appends to the new string" [ "$(grep -c 'brt_str_append(' sc.c)" -eq 1 -a "$(grep -c 'brt_str_concat(' sc.c)" -eq 1 ]
 check "strings: the variable keeps its text" [ "$("$BRINE" run sc/s.br)" = "0,1,2, 0,1,2,x" ]
 
+# ---- column tables: the rows' data a nest keeps for its column walks -------
+# A column m[j][i] (the row changing along the loop) is read through the
+# data pointers of the rows its guard's test scanned, kept in a table by the
+# loop around that keeps the rows' least length (emit_rows.c): a transpose
+# in place reads and stores both columns so. Not when a row may be copied
+# in the nest (a row kept as a value: each store copies it first).
+mkdir -p ct
+cat > ct/c.br <<'EOB'
+fn transpose(a: [[float]]) -> [[float]]:
+    var b = a
+    let n = len(b)
+    for i in 0..n:
+        for j in i + 1..n:
+            let t = b[i][j]
+            b[i][j] = b[j][i]
+            b[j][i] = t
+    return b
+
+fn kept(a: [[float]]) -> [[float]]:
+    var b = a
+    var keep: [[float]] = []
+    for i in 0..len(b):
+        keep.push(b[i])
+        for j in 0..len(b):
+            b[j][i] = b[j][i] * 2.0
+    return keep
+
+fn main():
+    let a = [[float(i * 4 + j) for j in 0..4] for i in 0..4]
+    print(transpose(a))
+    print(kept(a))
+EOB
+"$BRINE" build --release --emit-c ct/c.br -o ct/c > ct.log 2>&1 && ./ct/c > ct.got 2>&1
+"$BRINE" run --opt=none ct/c.br > ct.want 2>&1
+ct_t=$(sed -n '/^static .*bf_main_transpose(.*)$/,/^}/p' ct/c.c)
+ct_k=$(sed -n '/^static .*bf_main_kept(.*)$/,/^}/p' ct/c.c)
+check "coltab: a transpose in place reads and stores its column through the table" \
+    [ "$(grep -c 'bp_rowtab(' <<< "$ct_t")" -eq 1 -a "$(grep -c '\.data\[' <<< "$ct_t")" -eq 2 ]
+check "coltab: not where a row may be copied in the nest" [ "$(grep -c 'bp_rowtab(\|\.data\[' <<< "$ct_k")" -eq 0 ]
+check "coltab: the same output as --opt=none" same ct.got ct.want
+
 harness_finish
