@@ -279,6 +279,19 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
 /* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
  * else the loop as written. */
 void emit_versioned(struct ir_node *s);
+/* A swapped or jammed nest's guards (opt_interchange.c): whether the inner
+ * loop's guard g is one the nest tests, whether swap guard g needs only the
+ * outer range, its test over the outer range lo .. last and the inner one
+ * ilo .. ilast, the inner bounds evaluated into ilo and ihi, and a swapped
+ * nest's whole test t (after `if (lo < hi) {`, left open): its flag. */
+bool nest_needs(const struct ir_guard *g);
+bool outer_guard(const struct ir_guard *g);
+const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *ilo,
+                            const char *ilast);
+void inner_bounds(struct ir_node *lo, struct ir_node *hi, const char *ilo, const char *ihi);
+const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilo, const char **ihi);
+/* A swapped nest opt_version.c wrote as IR: its versioned if over lo .. hi (emit_loops.c). */
+void emit_swapped(struct ir_node *s, const char *lo, const char *hi);
 /* The least row lengths loop s keeps (rowmins), declared before it; returns
  * the mark for close_rowmins, after it. */
 int open_rowmins(struct ir_node *s);

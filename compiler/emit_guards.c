@@ -17,6 +17,12 @@
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
+ * A swapped nest's test (opt_version.c: a guard test, swapped; a nest on
+ * the pool's or a jammed nest's in emit_loops.c) reads the inner bounds only
+ * once the swap guards over the outer range hold, then tests the inner
+ * loop's guards of the arrays read along it and the guards of the rows
+ * over both ranges (swap_go).
+ *
  * A column guard (m[i][k], the row changing along the loop) tests k against
  * the least length of the rows the loop reads, kept in a bp_rowmin that
  * the loop around listing m in its rowmins declares before itself (empty:
@@ -177,6 +183,96 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
     return true;
 }
 
+/* ---- swapped and jammed nests' guards (opt_interchange.c) ---- */
+
+/* A swapped or jammed nest's inner bounds lo .. hi, evaluated into ilo and
+ * ihi once the outer guards hold. */
+void inner_bounds(struct ir_node *lo, struct ir_node *hi, const char *ilo, const char *ihi)
+{
+    scope_open();
+    line("%s = %s;", ilo, emit_expr(lo));
+    line("%s = %s;", ihi, emit_expr(hi));
+    scope_close();
+}
+
+/* Whether a swapped or jammed nest's inner loop guard g is one the nest
+ * needs: of an array read along the inner loop. Its guards of rows and of
+ * fixed indices are not: opt_interchange.c proves each such index of the
+ * nest by a swap guard, or does not change the nest. */
+bool nest_needs(const struct ir_guard *g)
+{
+    return !g->rows && !g->fixed && !g->base && !g->cols;
+}
+
+/* A swap guard (ir.h) that needs only the outer range: tested before the
+ * inner bounds are read. */
+bool outer_guard(const struct ir_guard *g)
+{
+    return !g->rows || (g->at && g->at_outer);
+}
+
+/* The C test of a swap guard over the outer range lo .. last and the inner
+ * one ilo .. ilast (an outer_guard does not read those). */
+const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *ilo,
+                            const char *ilast)
+{
+    const char *a = vname(g->arr);
+    if (g->at) {
+        const char *e = emit_expr(g->at); /* a literal or a variable */
+        if (!g->rows) return arena_printf("(uint64_t)(%s) < (uint64_t)%s->len", e, a);
+        const char *row = arena_printf("((brt_arr *const *)%s->data)[%s]", a, e);
+        return span_test(g->at_outer ? lo : ilo, g->at_outer ? last : ilast, g->off, row);
+    }
+    if (!g->rows) return span_test(lo, last, g->off, a);
+    if (g->outer_rows)
+        return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, lo, last, g->row_off,
+                            ilo, ilast, g->off);
+    return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, ilo, ilast, g->row_off, lo,
+                        last, g->off);
+}
+
+/* The test of a swapped nest's guards (t: opt_version.c's guard test, or
+ * one swapped_nest makes) over the outer range lo .. hi, written after
+ * `if (the outer range is not empty) {`, which the caller closes: the swap
+ * guards over the outer range, then the inner bounds (read where the first
+ * outer iteration would read them: they do not change in the nest, and the
+ * lets before the inner loop cannot panic first), then the inner loop's
+ * guards and the swap guards over both ranges. Returns the flag. */
+const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilop, const char **ihip)
+{
+    bool incl = t->clauses[0].iter.inclusive;
+    line("if (%s %s %s) {", lo, incl ? "<=" : "<", hi);
+    F->ind++;
+    const char *last = incl ? hi : arena_printf("%s - 1", hi);
+    const char *go = new_temp(), *ilo = *ilop = new_temp(), *ihi = *ihip = new_temp();
+    struct buf cond = {0};
+    bputs(&cond, "1");
+    for (int i = 0; i < t->nswap_guards; i++)
+        if (outer_guard(&t->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&t->swap_guards[i], lo, last, NULL, NULL));
+    line("int64_t %s = 0, %s = 0;", ilo, ihi);
+    line("int %s = %s;", go, cond.p);
+    cond.len = 0;
+    line("if (%s) {", go);
+    F->ind++;
+    inner_bounds(t->kids[0], t->kids[1], ilo, ihi);
+    const char *ilast = t->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
+    /* an empty inner range, or the inner loop's guards and the rows' */
+    bprintf(&cond, "%s %s %s || (1", ilo, t->iter.inclusive ? ">" : ">=", ihi);
+    for (int i = 0; i < t->nguards; i++)
+        if (nest_needs(&t->guards[i]))
+            bprintf(&cond, " && %s", span_test(ilo, ilast, t->guards[i].off, vname(t->guards[i].arr)));
+    for (int i = 0; i < t->nswap_guards; i++)
+        if (!outer_guard(&t->swap_guards[i]))
+            bprintf(&cond, " && %s", swap_guard_test(&t->swap_guards[i], lo, last, ilo, ilast));
+    bputs(&cond, ")");
+    line("%s = %s;", go, cond.p);
+    free(cond.p);
+    F->ind--;
+    line("}");
+    return go;
+}
+
 /* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
  * else the loop as written. A range loop's bounds are evaluated once, for
  * the test and the copy that runs (ir_verify: the copies' bounds are the
@@ -185,7 +281,8 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
  * (n - 1 for <) in its array, the step not negative and n + step fitting.
  * A nest (guards_outside): the outer bounds, its views, then the inner
  * bounds and the test, as hoisted_versions writes it; the inner loop of
- * the nest that runs evaluates its own bounds again, as written. */
+ * the nest that runs evaluates its own bounds again, as written. A
+ * swapped nest (swapped): the outer bounds, its views, then emit_swapped. */
 void emit_versioned(struct ir_node *s)
 {
     struct ir_node *t = s->a;
@@ -231,6 +328,12 @@ void emit_versioned(struct ir_node *s)
         hi = tmp(b[1]->type, "%s", emit_expr(b[1]));
         scope_close();
         views = open_views(s);
+        if (t->swapped) {
+            emit_swapped(s, lo, hi);
+            close_views(views);
+            close_rowmins(rowmins);
+            return;
+        }
         if (t->nclauses) {
             scope_open();
             const char *ilo = tmp(t->kids[0]->type, "%s", emit_expr(t->kids[0]));

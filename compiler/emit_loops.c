@@ -9,8 +9,13 @@
  * (two_versions): the first copy without the checks the guard proves
  * (in_guarded_loop), the second as written. A loop's views hold an array's data pointer and length in locals
  * for the loop's length (open_views). A swapped nest runs its inner loop
- * outside when the guards hold; a jammed nest writes U copies of the outer
- * body into one inner loop, each with its own slot of the row it stores.
+ * outside when the guards hold: a sequential one reaches here as IR, the
+ * versioned if of the two nests (opt_version.c: emit_swapped prints them,
+ * the fast one's proved nodes naming the if); one on the pool is written
+ * twice per chunk (swapped_nest, its fast nest's nodes proved by the loops
+ * in CG->guarded, CG->swapped_inner). A jammed nest writes U copies of the
+ * outer body into one inner loop, each with its own slot of the row it
+ * stores.
  */
 #include "emit_c.h"
 
@@ -165,102 +170,27 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
-/* A swapped or jammed nest's inner bounds, evaluated into ilo and ihi once
- * the outer guards hold. */
-static void inner_bounds(struct ir_node *in, const char *ilo, const char *ihi)
+/* A swapped nest in two versions behind its test t (swap_go) over the
+ * outer range lo .. hi: when it holds, fast (the inner loop, its views
+ * open) outside fo (the outer loop) and in it the lets (b's statements but
+ * its last) and then body, no bounds check; else slow, the nest as
+ * written. The fast nest's proved nodes name opt_version.c's if; a nest on
+ * the pool's (t made here) name its loops, guarded (CG->guarded,
+ * CG->swapped_inner). */
+static void swapped_versions(const struct ir_node *t, struct ir_node *fast, struct ir_node *fo, struct ir_node *b,
+                             struct ir_node *body, struct ir_node *slow, const char *lo, const char *hi,
+                             struct ir_node *guarded)
 {
-    scope_open();
-    line("%s = %s;", ilo, emit_expr(in->iter.lo));
-    line("%s = %s;", ihi, emit_expr(in->iter.hi));
-    scope_close();
-}
-
-/* Whether a swapped or jammed nest's inner loop guard g is one the nest
- * needs: of an array read along the inner loop. Its guards of rows and of
- * fixed indices are not: opt_interchange.c proves each such index of the
- * nest by a swap guard, or does not change the nest. */
-static bool nest_needs(const struct ir_guard *g)
-{
-    return !g->rows && !g->fixed && !g->base && !g->cols;
-}
-
-/* A swap guard (ir.h) that needs only the outer range: tested before the
- * inner bounds are read. */
-static bool outer_guard(const struct ir_guard *g)
-{
-    return !g->rows || (g->at && g->at_outer);
-}
-
-/* The C test of a swap guard over the outer range lo .. last and the inner
- * one ilo .. ilast (an outer_guard does not read those). */
-static const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *ilo,
-                                   const char *ilast)
-{
-    const char *a = vname(g->arr);
-    if (g->at) {
-        const char *e = emit_expr(g->at); /* a literal or a variable */
-        if (!g->rows) return arena_printf("(uint64_t)(%s) < (uint64_t)%s->len", e, a);
-        const char *row = arena_printf("((brt_arr *const *)%s->data)[%s]", a, e);
-        return span_test(g->at_outer ? lo : ilo, g->at_outer ? last : ilast, g->off, row);
-    }
-    if (!g->rows) return span_test(lo, last, g->off, a);
-    if (g->outer_rows)
-        return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, lo, last, g->row_off,
-                            ilo, ilast, g->off);
-    return arena_printf("bp_rows_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", a, ilo, ilast, g->row_off, lo,
-                        last, g->off);
-}
-
-/* A nest opt_interchange.c swaps, written twice: the inner loop outside and
- * no bounds check, when every guard holds over both whole ranges (tested
- * once, before it), else the nest as written. lo, hi: the outer bounds.
- * The inner bounds are read once, where the first outer iteration would
- * read them (they do not change in the nest): only for a non-empty outer
- * range, after the guards of the lets before the inner loop (so those lets
- * cannot panic first). */
-static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct ir_node *in = s->swap;
-    line("if (%s %s %s) {", lo, s->iter.inclusive ? "<=" : "<", hi);
-    F->ind++;
-    const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
-    const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp();
-    struct buf cond = {0};
-    bputs(&cond, "1");
-    for (int i = 0; i < s->nswap_guards; i++)
-        if (outer_guard(&s->swap_guards[i]))
-            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, NULL, NULL));
-    line("int64_t %s = 0, %s = 0;", ilo, ihi);
-    line("int %s = %s;", go, cond.p);
-    cond.len = 0;
-    line("if (%s) {", go);
-    F->ind++;
-    inner_bounds(in, ilo, ihi);
-    const char *ilast = in->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
-    /* an empty inner range, or the inner loop's guards and the rows' */
-    bprintf(&cond, "%s %s %s || (1", ilo, in->iter.inclusive ? ">" : ">=", ihi);
-    for (int i = 0; i < in->nguards; i++)
-        if (nest_needs(&in->guards[i]))
-            bprintf(&cond, " && %s", span_test(ilo, ilast, in->guards[i].off, vname(in->guards[i].arr)));
-    for (int i = 0; i < s->nswap_guards; i++)
-        if (!outer_guard(&s->swap_guards[i]))
-            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
-    bputs(&cond, ")");
-    line("%s = %s;", go, cond.p);
-    free(cond.p);
-    F->ind--;
-    line("}");
+    const char *ilo, *ihi, *go = swap_go(t, lo, hi, &ilo, &ihi);
     line("if (%s) {", go);
     F->ind++;
     struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
-    CG->guarded = s;
-    CG->swapped_inner = in;
-    int views = open_views(in);
-    range_head(in, ilo, ihi);
-    range_head(s, lo, hi);
-    struct ir_node *b = nest_block(s);
+    if (guarded) CG->guarded = guarded, CG->swapped_inner = fast;
+    int views = open_views(fast);
+    range_head(fast, ilo, ihi);
+    range_head(fo, lo, hi);
     for (int i = 0; i + 1 < b->nkids; i++) emit_stmt(b->kids[i]);
-    emit_stmt(in->b);
+    emit_stmt(body);
     range_end();
     range_end();
     close_views(views);
@@ -269,11 +199,32 @@ static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
     F->ind--;
     line("} else {");
     F->ind++;
-    range_loop(s, lo, hi);
+    range_loop(slow, lo, hi);
     F->ind--;
     line("}");
     F->ind--;
     line("}");
+}
+
+/* A swapped nest opt_version.c wrote as IR (versioned if s over lo .. hi):
+ * for i: for j: lets; body (the block of j's statements), else the nest as
+ * written. */
+void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct ir_node *fo = ir_guards_outside_of(s->b), *b = fo->b;
+    swapped_versions(s->a, s->b, fo, b, b->kids[b->nkids - 1], s->c, lo, hi, NULL);
+}
+
+/* A swapped nest on the pool (its chunk lo .. hi; or opt_version.c off):
+ * its guard test made here, the nest's proved nodes naming its loops. */
+static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct ir_node *in = s->swap, t = {.op = IR_GUARD_TEST, .swapped = true};
+    struct ir_clause c = {.var = s->var, .iter = s->iter};
+    struct ir_node *bounds[2] = {in->iter.lo, in->iter.hi};
+    t.clauses = &c, t.nclauses = 1, t.kids = bounds, t.nkids = 2, t.var = in->var, t.iter.inclusive = in->iter.inclusive;
+    t.guards = in->guards, t.nguards = in->nguards, t.swap_guards = s->swap_guards, t.nswap_guards = s->nswap_guards;
+    swapped_versions(&t, in, s, nest_block(s), in->b, s, lo, hi, s);
 }
 
 #define JAM 4      /* outer iterations a jammed nest runs at a time */
@@ -344,7 +295,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     line("int %s = %s;", go, cond.p);
     line("if (%s) {", go);
     F->ind++;
-    inner_bounds(in, ilo, ihi);
+    inner_bounds(in->iter.lo, in->iter.hi, ilo, ihi);
     const char *ilast = arena_printf("%s - 1", ihi);
     /* the guards that need the inner range: rows read along it, and before
      * them (they index those rows) the inner loop's guards of arrays the

@@ -487,12 +487,13 @@ const struct rowloc *row_local(struct ir_node *n)
  * allocation per call, reused by each entry of the loop, released at exit
  * and on a panic's unwinding as any temporary). */
 static struct ir_var *kd_var;
-static bool kd_moves, kd_reads;
+static bool kd_moves, kd_reads, kd_quiet; /* kd_quiet: in a swapped nest's versioned if: no reads */
 
 /* Whether column access n of m (by_cols) is one col_table will read
  * through the table: its fast copy a versioned if's (opt_version.c) or a
- * generator's. A swapped or jammed nest's, or a loop on the pool's (another
- * C function), reads the rows as it did. */
+ * generator's. A swapped nest's (either copy of its versioned if:
+ * rows_move), a jammed nest's, or a loop on the pool's (another C
+ * function) reads the rows as it did. */
 static bool table_read(struct ir_node *n)
 {
     struct ir_var *root = n->op == IR_INDEX && n->a->op == IR_INDEX ? n->a->a->var : !ir_is_expr(n) ? n->var : NULL;
@@ -507,13 +508,19 @@ static void rows_move(struct ir_node *n)
         (n->sop == IR_UNIQUE || n->sop == IR_PUSH || n->sop == IR_ASSIGN || n->sop == IR_LET ||
          (n->sop == IR_STORE && (n->nkids < 2 || n->unique_steps < 2))))
         kd_moves = true;
-    kd_reads |= table_read(n);
+    kd_reads |= !kd_quiet && table_read(n);
+    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST && n->a->swapped && !kd_quiet) {
+        kd_quiet = true;
+        ir_each_child(n, rows_move);
+        kd_quiet = false;
+        return;
+    }
     ir_each_child(n, rows_move);
 }
 
 const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab)
 {
-    kd_var = m, kd_moves = kd_reads = false;
+    kd_var = m, kd_moves = kd_reads = kd_quiet = false;
     rows_move(s);
     *tab = !kd_moves && kd_reads;
     if (!*tab) return "{0, 0, 0}";

@@ -29,6 +29,7 @@ const char *const ir_op_name[] = {
 static void dump_expr(FILE *out, struct ir_node *n);
 static void dump_loop_facts(FILE *out, struct ir_node *s);
 static void dump_guards(FILE *out, struct ir_guard *gs, int n);
+static void dump_swap_guards(FILE *out, const char *what, struct ir_guard *gs, int n);
 
 static void dump_i128(FILE *out, unsigned __int128 v, bool is_signed)
 {
@@ -137,13 +138,20 @@ static void dump_expr(FILE *out, struct ir_node *n)
         dump_expr(out, n->kids[0]);
         fputs(n->ind_var ? " step " : n->iter.inclusive ? "..=" : "..", out);
         dump_expr(out, n->kids[1]);
-        for (int i = 0; i < n->nclauses; i++) {
+        for (int i = 0; i < n->nclauses && !n->swapped; i++) {
             fputs(" outside ", out);
             dump_var(out, n->clauses[i].var);
             fputs(" in ", out);
             dump_iter(out, &n->clauses[i].iter);
         }
         if (n->par) fputs(" unsplit", out);
+        if (n->swapped) { /* (guards i in ilo..ihi swapped j in lo..hi swap[x+0]: a+0) */
+            fputs(" swapped ", out);
+            dump_var(out, n->clauses[0].var);
+            fputs(" in ", out);
+            dump_iter(out, &n->clauses[0].iter);
+            dump_swap_guards(out, " swap", n->swap_guards, n->nswap_guards);
+        }
         fputs(": ", out);
         dump_guards(out, n->guards, n->nguards);
         fputs(")", out);
@@ -258,6 +266,28 @@ static void dump_guards(FILE *out, struct ir_guard *gs, int n)
     }
 }
 
+/* A nest's swap guards (opt_interchange.c): what[g ...]. */
+static void dump_swap_guards(FILE *out, const char *what, struct ir_guard *gs, int n)
+{
+    fputs(what, out);
+    fputs("[", out);
+    for (int i = 0; i < n; i++) {
+        struct ir_guard *g = &gs[i];
+        if (i) fputs(" ", out);
+        dump_var(out, g->arr);
+        if (g->at) {
+            fputs("[@", out);
+            dump_expr(out, g->at);
+            fputs("]", out);
+            if (g->rows) fprintf(out, "%s%+" PRId64, g->at_outer ? "" : "in", g->off);
+            continue;
+        }
+        if (g->rows) fprintf(out, "[%s%+" PRId64 "]", g->outer_rows ? "rows" : "", g->row_off);
+        fprintf(out, "%+" PRId64, g->off);
+    }
+    fputs("]", out);
+}
+
 /* What the optimizer proved about a loop (opt_loops.c). */
 static void dump_loop_facts(FILE *out, struct ir_node *s)
 {
@@ -278,24 +308,7 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
     if (s->guards_outside) fputs(" guards-outside", out);
     if (s->fast_in) fputs(" fast", out);
     if (s->slow) fputs(" slow", out);
-    if (s->swap) {
-        fputs(s->jam ? " jam[" : " swap[", out);
-        for (int i = 0; i < s->nswap_guards; i++) {
-            struct ir_guard *g = &s->swap_guards[i];
-            if (i) fputs(" ", out);
-            dump_var(out, g->arr);
-            if (g->at) {
-                fputs("[@", out);
-                dump_expr(out, g->at);
-                fputs("]", out);
-                if (g->rows) fprintf(out, "%s%+" PRId64, g->at_outer ? "" : "in", g->off);
-                continue;
-            }
-            if (g->rows) fprintf(out, "[%s%+" PRId64 "]", g->outer_rows ? "rows" : "", g->row_off);
-            fprintf(out, "%+" PRId64, g->off);
-        }
-        fputs("]", out);
-    }
+    if (s->swap) dump_swap_guards(out, s->jam ? " jam" : " swap", s->swap_guards, s->nswap_guards);
     if (s->nslots) {
         fputs(" slots[", out);
         for (int i = 0; i < s->nslots; i++) {
@@ -624,26 +637,32 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     want(st, s, s->versioned && f && w && f->op == w->op && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");
     want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == (f->op == IR_FOR_ARRAY ? 1 : 2) &&
-                    t->nclauses == t->guards_outside, "a guard test of another kind of loop");
+                    t->nclauses == (t->guards_outside || t->swapped) && !(t->guards_outside && t->swapped),
+         "a guard test of another kind of loop");
     want(st, s, f->op != IR_FOR_ARRAY || (same_bound(t->kids[0], f->iter.array) && same_bound(t->kids[0], w->iter.array) &&
                                           f->var == t->var && w->var == t->var), "a versioned loop's values are not its guard test's");
     /* guards_outside: two nests over the outer range, the test's clause; the
-     * fast nest's inner loop the fast copy */
-    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->guards_outside ? NULL : w;
+     * fast nest's inner loop the fast copy. swapped: the fast nest's outer
+     * loop the fast copy, over the inner range, its inner loop (fo) and the
+     * nest as written over the clause's */
+    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->nclauses ? NULL : w;
+    struct ir_node *fo = t->guards_outside ? f : t->swapped ? ir_guards_outside_of(f) : NULL;
     want(st, s, fi && fi->fast_in == s && !fi->slow && !fi->nguards && !fi->par && !f->nguards && !w->nguards &&
-                    (t->guards_outside ? !f->fast_in && !w->fast_in && !w->slow : w->slow && !w->fast_in),
+                    (t->nclauses ? !fo->fast_in && !w->fast_in && !w->slow : w->slow && !w->fast_in),
          "a versioned loop's copies not marked fast and slow");
+    want(st, s, !t->swapped || (fo && !fo->nguards && !fo->swap && !fo->par && !w->swap && !w->guards_outside),
+         "a swapped nest's copies not a plain nest and the nest as written");
     for (int i = 0; i < 2 * t->nclauses; i++) {
         struct ir_iter *it = &t->clauses[0].iter;
-        struct ir_node *k = i ? it->hi : it->lo, *fb = i ? f->iter.hi : f->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
-        want(st, s, f->op == IR_FOR_RANGE && same_bound(k, fb) && same_bound(k, wb) && f->iter.inclusive == it->inclusive &&
-                        w->iter.inclusive == it->inclusive && f->var == t->clauses[0].var && w->var == t->clauses[0].var,
+        struct ir_node *k = i ? it->hi : it->lo, *fb = i ? fo->iter.hi : fo->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
+        want(st, s, fo->op == IR_FOR_RANGE && same_bound(k, fb) && same_bound(k, wb) && fo->iter.inclusive == it->inclusive &&
+                        w->iter.inclusive == it->inclusive && fo->var == t->clauses[0].var && w->var == t->clauses[0].var,
              "a versioned nest's bounds are not its guard test's");
     }
     if (fi && fi->op == IR_FOR_RANGE)
         for (int i = 0; i < 2; i++) {
             struct ir_node *k = t->kids[i], *fb = i ? fi->iter.hi : fi->iter.lo, *wb = wi ? i ? wi->iter.hi : wi->iter.lo : k;
-            want(st, s, same_bound(k, fb) && same_bound(k, wb) && fi->iter.inclusive == t->iter.inclusive &&
+            want(st, s, (k == fb || same_bound(k, fb)) && (k == wb || same_bound(k, wb)) && fi->iter.inclusive == t->iter.inclusive &&
                             (!wi || wi->iter.inclusive == t->iter.inclusive) && fi->var == t->var && (!wi || wi->var == t->var),
                  "a versioned loop's bounds are not its guard test's");
         }
@@ -868,8 +887,15 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         return;
     }
     case IR_GUARD_TEST:
-        want(st, n, t == ty_bool && n->nguards && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL), "guard test");
+        want(st, n, t == ty_bool && (n->nguards || n->swapped) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
+             "guard test");
         v_guards(st, n, n->guards, n->nguards);
+        want(st, n, n->swapped || !n->nswap_guards, "swap guards on a guard test not of a swapped nest");
+        for (int i = 0; i < n->nswap_guards; i++) { /* over the nest's two ranges, each index a literal or a variable */
+            struct ir_guard *g = &n->swap_guards[i];
+            want(st, n, in_scope(st, g->arr) && (!g->at || g->at->op == IR_INT || (g->at->op == IR_VAR && in_scope(st, g->at->var))),
+                 "a swap guard names a variable out of scope");
+        }
         for (int i = 0; i < n->nclauses; i++) {
             v_expr(st, n->clauses[i].iter.lo);
             v_expr(st, n->clauses[i].iter.hi);

@@ -65,7 +65,9 @@
                                   * over var in kids[0], a range(lo, hi, step) of values; \
                                   * guards_outside: over a non-empty inner range, tested \
                                   * before the outer loop (its range: clauses[0]), par: \
-                                  * and the runtime would not split the inner loop */
+                                  * and the runtime would not split the inner loop; \
+                                  * swapped: a swapped nest's (clauses[0] its outer \
+                                  * range), with its swap_guards */
 
 /* The statements' table has a fourth column: the first row's value, after
  * the last expression's. */
@@ -223,6 +225,8 @@ struct ir_node {
      * marks the indices they prove) */
     struct ir_node *swap;
     bool jam;                    /* instead: four outer iterations at a time inside one inner loop */
+    bool swapped;                /* IR_GUARD_TEST (opt_version.c): of a swapped nest, its then-branch
+                                  * the inner loop outside, its else-branch the nest as written */
     struct ir_guard *slots;      /* jam: stored elements y[k + off] kept in locals through the inner loop,
                                   * and (rows) rows a[k + off] whose data pointers are */
     int nslots;
@@ -475,7 +479,8 @@ void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
- * the loop directly around it, or NULL; or a sequential hoisting nest, guards_outside). */
+ * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;
+ * or a sequential swapped nest, not jammed). */
 bool ir_versions(const struct ir_node *s, const struct ir_node *around);
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
  * facts: calls of functions it found pure). */

@@ -35,9 +35,13 @@
  * and in place, else the nest as written (whose inner loop is versioned on
  * its own, or on the pool keeps its guards). gcc can then jam a plain nest.
  *
+ * A sequential swapped nest (opt_interchange.c: swap, not jam) is versioned
+ * whole (swap_nest): the fast nest its two loops exchanged, else the nest as
+ * written, whose inner loop is then versioned on its own.
+ *
  * Left to the emitter (emit_loops.c, emit_guards.c) this round: a loop on
- * the pool (its guards tested per chunk, a hoisting nest's too), a swapped
- * or jammed nest, and generators' guards.
+ * the pool (its guards tested per chunk, a hoisting nest's and a swapped
+ * nest's too), a jammed nest, and generators' guards.
  */
 #include "ir.h"
 
@@ -62,10 +66,17 @@ static bool nest_of(const struct ir_node *p, const struct ir_node *s)
     return p && p->op == IR_FOR_RANGE && (p->swap == s || (hoists(p) && ir_guards_outside_of(p) == s));
 }
 
+/* Whether s is a sequential swapped nest (not jammed): versioned whole (swap_nest). */
+static bool swaps(const struct ir_node *s)
+{
+    return s->op == IR_FOR_RANGE && s->swap && !s->jam && !s->par;
+}
+
 bool ir_versions(const struct ir_node *s, const struct ir_node *around)
 {
-    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE && s->op != IR_FOR_ARRAY) || s->swap || s->par || nest_of(around, s))
+    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE && s->op != IR_FOR_ARRAY) || s->par || nest_of(around, s))
         return false;
+    if (s->swap) return swaps(s);
     if (!s->nguards) return hoists(s);
     return s->op == IR_FOR_RANGE || s->ind_var || ir_range_values(s);
 }
@@ -73,20 +84,20 @@ bool ir_versions(const struct ir_node *s, const struct ir_node *around)
 /* The facts naming loop `from` in n (anything in it) name `to` instead (NULL: cleared). */
 static void retarget(struct ir_node *n, const struct ir_node *from, struct ir_node *to);
 static const struct ir_node *rt_from;
-static struct ir_node *rt_to;
+static struct ir_node *rt_to, *rt_ov_to; /* rt_ov_to: no_overflow_in's */
 
 static void retarget_kid(struct ir_node *n)
 {
     if (!n) return;
     if (n->in_range_by == rt_from) n->in_range_by = rt_to;
-    if (n->no_overflow_in == rt_from) n->no_overflow_in = rt_to;
+    if (n->no_overflow_in == rt_from) n->no_overflow_in = rt_ov_to;
     if (misplace && n->op == IR_INDEX) n->in_range_by = misplace, misplace = NULL;
     ir_each_child(n, retarget_kid);
 }
 
 static void retarget(struct ir_node *n, const struct ir_node *from, struct ir_node *to)
 {
-    rt_from = from, rt_to = to;
+    rt_from = from, rt_to = rt_ov_to = to;
     retarget_kid(n);
 }
 
@@ -129,7 +140,7 @@ static struct ir_node *bound(struct ir_node **b, struct ir_node *lets)
  * the copy changes (top, in); else n itself, shared with the loop as written.
  * The IR after version is read only (the last pass): the emitter writes a
  * shared subtree in each branch, as it wrote one loop twice before. */
-static const struct ir_node *cp_from, *cp_top, *cp_in;
+static const struct ir_node *cp_from, *cp_from2, *cp_top, *cp_in; /* cp_from2: a swapped nest's inner loop */
 
 static struct ir_node *fast_copy(struct ir_node *n);
 
@@ -151,7 +162,8 @@ static struct ir_node **copy_kids(struct ir_node **kids, int n, bool *changed)
 static struct ir_node *fast_copy(struct ir_node *n)
 {
     if (!n) return NULL;
-    bool changed = n == cp_top || n == cp_in || n->in_range_by == cp_from || n->no_overflow_in == cp_from;
+    bool changed = n == cp_top || n == cp_in || n->in_range_by == cp_from || n->no_overflow_in == cp_from ||
+                   (cp_from2 && (n->in_range_by == cp_from2 || n->no_overflow_in == cp_from2));
     struct ir_node *ch[9] = {n->a, n->b, n->c, n->iter.lo, n->iter.hi, n->iter.array, n->elem, n->filter, n->key};
     struct ir_node **kids = copy_kids(n->kids, n->nkids, &changed), **k = copy_kids(ch, 9, &changed);
     struct ir_clause *cl = n->clauses;
@@ -176,6 +188,58 @@ static struct ir_node *fast_copy(struct ir_node *n)
     return f;
 }
 
+/* The loop as written (slow): the marks naming loop s cleared. The test
+ * hook (BRINE_VERIFY_MISPLACE): in the first versioned loop's, its first
+ * element read marked proved by iff instead, where ir_verify must stop. */
+static void clear_slow(struct ir_node *slow, const struct ir_node *s, struct ir_node *iff)
+{
+    static bool hooked;
+    misplace = !hooked && getenv("BRINE_VERIFY_MISPLACE") ? iff : NULL;
+    hooked = true;
+    retarget(slow, s, NULL);
+    misplace = NULL;
+}
+
+/* Guard test t's clause: outer loop o's range, its bounds set first by
+ * lets where they are no repeatable term. */
+static void outer_clause(struct ir_node *t, struct ir_node *o, struct ir_node *lets)
+{
+    t->clauses = arena_alloc(sizeof *t->clauses);
+    t->nclauses = 1;
+    t->clauses[0].var = o->var;
+    t->clauses[0].iter.is_range = true, t->clauses[0].iter.inclusive = o->iter.inclusive;
+    t->clauses[0].iter.lo = bound(&o->iter.lo, lets);
+    t->clauses[0].iter.hi = bound(&o->iter.hi, lets);
+}
+
+/* Loop copy slow's views and rowmins, taken off it: they move to its
+ * versioned if (place), and its copies read the same arrays. */
+static struct ir_node take_views(struct ir_node *slow)
+{
+    struct ir_node v = {.views = slow->views, .nviews = slow->nviews, .rowmins = slow->rowmins, .nrowmins = slow->nrowmins};
+    slow->views = slow->rowmins = NULL, slow->nviews = slow->nrowmins = 0;
+    return v;
+}
+
+/* The versioned if iff (s itself, or new when lets set bounds first) of
+ * test, fast and slow written in s's place, with the views and rowmins
+ * moved (take_views). */
+static struct ir_node *place(struct ir_node *s, struct ir_node *iff, struct ir_node *lets, struct ir_node *test,
+                             struct ir_node *fast, struct ir_node *slow, const struct ir_node *moved)
+{
+    struct loc at = s->loc;
+    memset(iff, 0, sizeof *iff);
+    iff->op = IR_IF, iff->loc = at, iff->type = ty_void;
+    iff->versioned = true;
+    iff->a = test, iff->b = fast, iff->c = slow;
+    iff->views = moved->views, iff->nviews = moved->nviews, iff->rowmins = moved->rowmins, iff->nrowmins = moved->nrowmins;
+    if (iff != s) {
+        ir_push_kid(lets, iff);
+        *s = *lets;
+    }
+    return iff;
+}
+
 /* Loop s rewritten in place: the versioned if (after the lets its bounds
  * need, in a block). A hoisting nest's (outside: s the outer loop) tests
  * the inner loop's guards and a non-empty inner range once, before s (and,
@@ -190,12 +254,7 @@ static struct ir_node *version(struct ir_node *s, bool outside)
     test->guards = in->guards, test->nguards = in->nguards;
     if (outside) { /* the outer loop's range: a clause, evaluated first */
         test->guards_outside = true, test->par = in->par;
-        test->clauses = arena_alloc(sizeof *test->clauses);
-        test->nclauses = 1;
-        test->clauses[0].var = slow->var;
-        test->clauses[0].iter.is_range = true, test->clauses[0].iter.inclusive = slow->iter.inclusive;
-        test->clauses[0].iter.lo = bound(&slow->iter.lo, lets);
-        test->clauses[0].iter.hi = bound(&slow->iter.hi, lets);
+        outer_clause(test, slow, lets);
         slow->guards_outside = false;
     }
     if (slow->op == IR_WHILE) {
@@ -213,9 +272,7 @@ static struct ir_node *version(struct ir_node *s, bool outside)
         ir_push_kid(test, bound(&in->iter.hi, lets));
     }
     struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s, *proved = outside ? in : s;
-    struct ir_var **views = slow->views, **rowmins = slow->rowmins;
-    int nviews = slow->nviews, nrowmins = slow->nrowmins;
-    slow->views = slow->rowmins = NULL, slow->nviews = slow->nrowmins = 0;
+    struct ir_node moved = take_views(slow);
     if (!outside) {
         slow->guards = NULL, slow->nguards = 0;
         slow->ind_var = NULL, slow->ind_bound = slow->ind_step = NULL, slow->ind_inclusive = false;
@@ -227,27 +284,80 @@ static struct ir_node *version(struct ir_node *s, bool outside)
         fast_in->par = false, fast_in->folds = NULL, fast_in->nfolds = 0;
     }
     retarget(fast, proved, iff);
-    /* the test hook: ir_verify must stop at the slow copy's first element read marked proved */
-    if (!outside) { /* outside: the nest as written keeps its inner loop's guards */
-        static bool hooked;
-        misplace = !hooked && getenv("BRINE_VERIFY_MISPLACE") ? iff : NULL;
-        hooked = true;
-        retarget(slow, s, NULL);
-        misplace = NULL;
-    }
+    if (!outside) clear_slow(slow, s, iff); /* outside: the nest as written keeps its inner loop's guards */
     retarget(test, proved, NULL); /* evaluated before the guards are known */
     fast_in->fast_in = iff;
     if (!outside) slow->slow = true;
-    memset(iff, 0, sizeof *iff);
-    iff->op = IR_IF, iff->loc = at, iff->type = ty_void;
-    iff->versioned = true;
-    iff->a = test, iff->b = fast, iff->c = slow;
-    iff->views = views, iff->nviews = nviews, iff->rowmins = rowmins, iff->nrowmins = nrowmins;
-    if (iff != s) {
-        ir_push_kid(lets, iff);
-        *s = *lets;
+    return place(s, iff, lets, test, fast, slow, &moved);
+}
+
+/* The block of a swapped nest's outer loop that holds its lets and then the
+ * inner loop (opt_interchange.c: blocks of one block are looked through). */
+static struct ir_node *nest_block(struct ir_node *outer)
+{
+    struct ir_node *b = outer->b;
+    while (b->nkids == 1 && b->kids[0]->op == IR_BLOCK) b = b->kids[0];
+    return b;
+}
+
+/* Swapped nest s (opt_interchange.c: for j: lets; for i: body) rewritten in
+ * place as the versioned if of the two nests that may run:
+ *
+ *     if guards(i in ilo..ihi swapped j in lo..hi: swap guards, i's guards):
+ *         for i in ilo..ihi:           the fast copy: the inner loop outside,
+ *             for j in lo..hi:         no guard of its own, the nodes proved by
+ *                 lets; body           the swap guards (s) or i's (in) naming the if
+ *     else:
+ *         for j in lo..hi: lets; for i in ilo..ihi: body     the nest as written
+ *
+ * The test reads the inner bounds once, where the first outer iteration
+ * would (opt_interchange.c: they do not change in the nest): for a
+ * non-empty outer range, after the swap guards that need the outer range
+ * alone (the lets' indices); the fast copy's inner loop is over them. The
+ * nest as written keeps its inner loop's guards: walk versions it on its own. */
+static struct ir_node *swap_nest(struct ir_node *s)
+{
+    struct loc at = s->loc;
+    struct ir_node *slow = ir_new(s->op, at, s->type), *lets = ir_new(IR_BLOCK, at, ty_void);
+    *slow = *s;
+    struct ir_node *in = s->swap, *test = ir_new(IR_GUARD_TEST, at, ty_bool);
+    test->swapped = true;
+    /* the inner loop's guards of arrays read along it: its guards of rows
+     * and of fixed indices the swap guards prove, or the nest does not
+     * change (opt_interchange.c) */
+    test->guards = arena_alloc(sizeof *test->guards * (size_t)(in->nguards + 1));
+    for (int i = 0; i < in->nguards; i++) {
+        struct ir_guard *g = &in->guards[i];
+        if (!g->rows && !g->fixed && !g->base && !g->cols) test->guards[test->nguards++] = *g;
     }
-    return iff;
+    test->swap_guards = s->swap_guards, test->nswap_guards = s->nswap_guards;
+    outer_clause(test, slow, lets);
+    test->var = in->var;
+    test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
+    ir_push_kid(test, in->iter.lo); /* the inner loop's own bounds: read once, in the test */
+    ir_push_kid(test, in->iter.hi);
+    struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s;
+    struct ir_node moved = take_views(slow);
+    slow->swap = NULL, slow->jam = false, slow->swap_guards = NULL, slow->nswap_guards = 0;
+    slow->guards_outside = false; /* the nest as written: its inner loop versioned on its own */
+    cp_from = s, cp_from2 = in, cp_top = slow, cp_in = in;
+    struct ir_node *fj = fast_copy(slow), *jb = nest_block(fj), *fi = jb->kids[jb->nkids - 1];
+    cp_from2 = NULL;
+    jb->kids[jb->nkids - 1] = fi->b; /* the lets, then the inner body, */
+    fj->b = jb;                      /* the blocks of one block around them dropped */
+    fi->b = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(fi->b, fj);
+    fi->guards = NULL, fi->nguards = 0, fi->rowmins = NULL, fi->nrowmins = 0;
+    fi->fast_in = iff;
+    retarget(fj, s, iff);
+    /* the inner loop's: its indices (the swap guards prove those of its
+     * guards the test leaves out), not its overflows (as swapped_nest) */
+    rt_from = in, rt_to = iff, rt_ov_to = NULL;
+    retarget_kid(fi);
+    clear_slow(slow, s, iff);
+    retarget(test, s, NULL); /* evaluated before the guards are known */
+    retarget(test, in, NULL);
+    return place(s, iff, lets, test, fi, slow, &moved);
 }
 
 /* The statements of s, around: the loop directly around s (NULL: none). */
@@ -263,7 +373,9 @@ static void walk(struct ir_node *s, struct ir_node *around)
         walk(s->c, around);
         return;
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        if (ir_versions(s, around) && s->nguards) {
+        if (ir_versions(s, around) && s->swap) {
+            walk(swap_nest(s)->c, around); /* the nest as written: its inner loop versioned on its own */
+        } else if (ir_versions(s, around) && s->nguards) {
             version(s, false);
         } else if (ir_versions(s, around)) {
             walk(version(s, true)->c, around); /* the nest as written: its inner loop versioned on its own */
