@@ -213,6 +213,7 @@ void emit_for_range(struct ir_node *s);
 void emit_for_array(struct ir_node *s);
 /* Whether n's bounds check is proved: in the fast copy of a versioned loop
  * (opt_version.c), by the guarded loop being written, or everywhere. */
+bool proved_by(const struct ir_node *by, bool range);
 bool in_guarded_loop(struct ir_node *n);
 /* The least iteration count worth a split on the pool, for a loop or
  * comprehension whose one iteration is body (opt_parfor.c's marks). */

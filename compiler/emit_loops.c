@@ -55,15 +55,23 @@ static void two_versions(struct ir_node *s, const char *cond, const char *lo, co
     }
 }
 
-/* Whether n's bounds check is proved: in the then-branch of the versioned
- * if it names (opt_version.c; ir_verify keeps it there), by the loop whose
- * guarded version is being written (opt_loops.c), or everywhere
- * (opt_range.c). */
+/* Whether a fact of a node naming by (in_range_by; no_overflow_in, not
+ * range: the inner loop's guards a swapped nest on the pool tests are not
+ * all it has) holds where the node is written: by is a versioned if whose
+ * then-branch holds the node, or a generator's fast copy holding it
+ * (opt_version.c; ir_verify keeps them there), or the loop whose guarded
+ * version is being written (opt_loops.c: on the pool, or the pass off). */
+bool proved_by(const struct ir_node *by, bool range)
+{
+    return by && (by->op == IR_IF || (by->fast_in && (by->op == IR_REDUCE || by->op == IR_LISTCOMP)) ||
+                  by == CG->guarded || (range && by == CG->swapped_inner));
+}
+
+/* Whether n's bounds check is proved: by what it names (proved_by), or
+ * everywhere (opt_range.c). */
 bool in_guarded_loop(struct ir_node *n)
 {
-    if (n->in_bounds) return true;
-    struct ir_node *by = n->in_range_by;
-    return by && (by->op == IR_IF || by == CG->guarded || by == CG->swapped_inner);
+    return n->in_bounds || proved_by(n->in_range_by, true);
 }
 
 /* The arrays a loop views (opt_loops.c); returns the views' mark for
@@ -708,10 +716,12 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
 }
 
 /* A sequential generator's loop over its int range (s: its first value and
- * count, evaluated), written twice when opt_loops.c guarded it: the version
- * without the guarded bounds checks when every guard holds for each value
- * the loop takes, lo .. lo + n - 1 (tested once, before it), else the loop
- * as written, which panics where it would. */
+ * count, evaluated), written twice when opt_loops.c guarded it: its fast
+ * copy (opt_version.c: fast_gen, the checks the guards prove left out) when
+ * every guard holds for each value the loop takes, lo .. lo + n - 1 (tested
+ * once, before it), else the generator as written, which panics where it
+ * would. With opt_version.c off, the first is the generator itself, its
+ * proved nodes naming it (CG->guarded). */
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop)
 {
@@ -729,9 +739,9 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     free(cond.p);
     for (int version = 0; version < 2; version++) {
         F->ind++;
-        struct ir_node *outer = CG->guarded;
-        if (version == 0) CG->guarded = rn;
-        source_loop(rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
+        struct ir_node *outer = CG->guarded, *g = version == 0 && rn->fast_gen ? rn->fast_gen : rn;
+        if (version == 0 && !rn->fast_gen) CG->guarded = rn; /* opt_version.c off */
+        source_loop(g, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
         CG->guarded = outer;
         F->ind--;
         line(version == 0 ? "} else {" : "}");

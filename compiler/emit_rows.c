@@ -516,6 +516,7 @@ static void rows_move(struct ir_node *n)
         return;
     }
     ir_each_child(n, rows_move);
+    rows_move(n->fast_gen);
 }
 
 const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab)
@@ -530,7 +531,10 @@ const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab)
 const char *col_table(struct ir_node *n, struct ir_var *m)
 {
     struct ir_node *by = n->in_range_by, *test = by && by->op == IR_IF ? by->a : by;
-    if (!n->by_cols || !by || (by != CG->guarded && !(by->op == IR_IF && test && test->op == IR_GUARD_TEST))) return NULL;
+    bool gen = by && ir_is_expr(by) && by->fast_in; /* a generator's fast copy: tested by its guards */
+    if (gen) test = by->fast_in;
+    if (!n->by_cols || !by || (by != CG->guarded && !gen && !(by->op == IR_IF && test && test->op == IR_GUARD_TEST)))
+        return NULL;
     bool tested = false;
     for (int i = 0; i < test->nguards; i++) tested |= test->guards[i].cols && test->guards[i].arr == m;
     for (int i = CG->nrowmins - 1; tested && i >= 0; i--)

@@ -222,6 +222,14 @@ static void dump_expr(FILE *out, struct ir_node *n)
         }
         fputs("]", out);
         if (n->nguards) dump_loop_facts(out, n); /* its loop's guards (opt_loops.c) */
+        if (n->fast_gen) { /* its copy when they hold (opt_version.c): the element and filter */
+            fputs(" fast ", out);
+            dump_expr(out, n->fast_gen->elem);
+            if (n->fast_gen->filter) {
+                fputs(" if ", out);
+                dump_expr(out, n->fast_gen->filter);
+            }
+        }
         fputs(")", out);
         return;
     }
@@ -688,7 +696,8 @@ static void v_proved(struct vstate *st, struct ir_node *n)
         if (l->op == IR_IF) /* opt_version.c: in the then-branch of the versioned if it names */
             want(st, n, around && l->a->op == IR_GUARD_TEST, "a node proved by a guard test outside its fast copy");
         else if (k == 0)
-            want(st, n, around && (l->nguards || l->swap), "in-range outside a guarded loop around it");
+            want(st, n, around && (l->nguards || l->swap || (l->fast_in && (l->op == IR_REDUCE || l->op == IR_LISTCOMP))),
+                 "in-range outside a guarded loop around it");
     }
 }
 
@@ -707,6 +716,28 @@ static void v_iter(struct vstate *st, struct ir_node *n, struct ir_iter *it)
         v_expr(st, it->array);
         want(st, n, it->array->type->kind == T_ARRAY, "iteration over a non-array");
     }
+}
+
+static void v_gen(struct vstate *st, struct ir_node *n);
+
+/* A generator, and (opt_version.c) its copy for when its guards hold: of
+ * the same sources and variable (one of them runs), no guards, the nodes
+ * they prove naming the copy and in it. */
+static void v_gens(struct vstate *st, struct ir_node *n)
+{
+    struct ir_node *f = n->fast_gen;
+    want(st, n, !VP->versioned || !n->nguards || f, "a guarded generator left to the emitter after version");
+    if (f) {
+        want(st, n, n->nguards && f->op == n->op && f->fast_in == n && !f->nguards && !f->fast_gen &&
+                        f->gen_var == n->gen_var && f->iter.lo == n->iter.lo && f->iter.hi == n->iter.hi &&
+                        f->iter.inclusive == n->iter.inclusive && f->elem_type == n->elem_type,
+             "a generator's fast copy not of its sources, or guarded");
+        int mark = st->ndeflog;
+        v_gen(st, f);
+        while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    }
+    want(st, n, !n->fast_in, "a generator's fast copy outside it");
+    v_gen(st, n);
 }
 
 static void v_gen(struct vstate *st, struct ir_node *n)
@@ -959,11 +990,11 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         for (int i = 0; i < n->nkids; i++) v_expr(st, n->kids[i]);
         return;
     case IR_LISTCOMP:
-        v_gen(st, n);
+        v_gens(st, n);
         want(st, n, t->kind == T_ARRAY && t->elem == n->elem_type, "comprehension type");
         return;
     case IR_REDUCE:
-        v_gen(st, n);
+        v_gens(st, n);
         if (n->user || n->scan || n->key) {
             struct type *et = n->elem_type;
             struct type *want_t = n->user && !n->scan && !n->key ? et : NULL;

@@ -246,8 +246,12 @@ struct ir_node {
     struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
     /* IR_FOR_RANGE, IR_WHILE (opt_version.c): the then-branch of this versioned IR_IF, whose
      * guard test proves the nodes that name it in in_range_by / no_overflow_in (fast_in);
-     * or its else-branch, the loop as written (slow): every check in it */
+     * or its else-branch, the loop as written (slow): every check in it. IR_REDUCE,
+     * IR_LISTCOMP with guards: fast_gen, its copy that runs when they hold (tested over
+     * the values it takes, emit_gen_loop), whose proved nodes name that copy; the copy's
+     * fast_in: the generator as written */
     struct ir_node *fast_in;
+    struct ir_node *fast_gen;
     bool slow;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
