@@ -14,13 +14,13 @@
  * bool), or a comprehension `[A for i in 0..m]` of such an A that does not
  * read i (one to three dimensions, each of one length). The statements after
  * it in its block, up to the one whose stores complete the cover, name it
- * only as the array a store stores into (no read of it, no index or value
- * reading it, no assignment, push or method), leave nothing early (no
+ * only as the array a store stores into or reads as below (no other read
+ * of it, no assignment, push or method), leave nothing early (no
  * return, no break or continue of an outer loop), and change none of the
  * variables the lengths and bounds below read.
  *
  * The cover: a store reached from the block through blocks and range loops
- * only (no while: it runs on every iteration; a box that both branches of
+ * (or range(start, stop, -1), below) only (no while: it runs on every iteration; a box that both branches of
  * an if store, the same elements on each iteration of the loops around the
  * if, counts, whichever branch runs), each loop running
  * every iteration (no break, continue or return in its body), stores into a
@@ -39,10 +39,33 @@
  * must lie in one box. When it does, every element is stored before the
  * array is read; the guard false, the array is made as written.
  *
+ * The reads (one dimension only): a statement of the window may read the
+ * array as a[e] (and len(a)) when the element read was stored before the
+ * read on every run: (1) e is linear, its base unchanged by the window, and
+ * lies in a box of the statements before it, compared exactly (the same
+ * base or none: lo <= e < hi by the literals alone, no guard); or (2) the
+ * recurrence: the read is inside a range loop `for k in lo..hi` that
+ * stores a[k + d] on every iteration (the cover's rule for a box, lo and
+ * hi unchanged by the window), e is k + c with 0 < d - c <= 8, and
+ * a[lo + c] .. a[lo + d - 1] lie in boxes of the statements before, as in
+ * (1). At iteration k, element k + c is either one of those, or at least
+ * lo + d: stored at iteration k + c - d, which is at least lo and below k.
+ * A loop `for k in range(start, stop, -1)` counts down: its values are
+ * stop + 1 .. start + 1 for its boxes, and its recurrence reads a[k + c]
+ * with 0 < c - d <= 8, a[start + 1 + d] .. a[start + c] stored before
+ * (element k + c is one of those, or at most start + d: stored at
+ * iteration k + c - d, above k, so earlier). Such a loop's start or stop
+ * that is a variable a let of the window defines as a linear value
+ * (`let i = n - 2`), changed nowhere in the window, is read as that value. A read of
+ * an element not stored yet (a[i + 1] ahead of a[i], or a[0] that nothing
+ * stored before a loop from 1) is refused: the array keeps its fill and
+ * the read gives its zero.
+ *
  * Why it keeps the program's meaning: the array has the same lengths, every
- * element holds the value last stored, as it would; a store out of range
- * panics where it did (the lengths are the same); a panic before the cover
- * is complete ends the program with the array unread.
+ * element holds the value last stored, as it would, and every read reads
+ * an element stored before it, so the same value; a read or store out of
+ * range panics where it did (the lengths are the same); a panic before the
+ * cover is complete ends the program with the array unread.
  *
  * Why: the zero fill of a grid that a sweep then overwrites is a pass over
  * its memory and a call per row (stencil/new_grid_main: 42 -> 23 ms at one
@@ -192,6 +215,46 @@ static bool steady(const struct lin *l)
     return true;
 }
 
+/* A base that a let of the window (one of its statements, not in a loop)
+ * defines as a linear value and nothing in the window changes after,
+ * written as that value (`let i = n - 2` then range(i, -1, -1)): the let
+ * runs before the loop that reads it. */
+static void resolve(struct lin *x)
+{
+    if (!x->base || x->base->op != IR_VAR) return;
+    struct ir_var *v = x->base->var;
+    struct ir_node *let = NULL;
+    for (int i = 0; i < nwindow; i++) {
+        if (window[i]->op == IR_LET && window[i]->var == v) let = window[i];
+        else if (changes(window[i], v)) return;
+    }
+    struct lin y;
+    if (let && ir_writes(let, v, false)) return;
+    if (let && linear(let->a, &y) && steady(&y)) *x = (struct lin){y.base, y.c + x->c};
+}
+
+/* The values loop l gives its variable, lo .. hi (hi excluded): a range
+ * loop's bounds, or range(start, stop, -1)'s stop + 1 .. start + 1, taken
+ * in descending order (*down). */
+static bool span(struct ir_node *l, struct lin *lo, struct lin *hi, bool *down)
+{
+    *down = l->op == IR_FOR_ARRAY;
+    if (!*down) {
+        if (!linear(l->iter.lo, lo) || !linear(l->iter.hi, hi)) return false;
+        if (l->iter.inclusive) hi->c += 1;
+        return true;
+    }
+    struct ir_node *r = l->iter.array;
+    if (!ir_range_values(l) || r->nkids != 3 || r->kids[2]->op != IR_INT || r->kids[2]->ival != (unsigned __int128)(__int128)-1 ||
+        !linear(r->kids[1], lo) || !linear(r->kids[0], hi))
+        return false;
+    resolve(lo);
+    resolve(hi);
+    lo->c += 1;
+    hi->c += 1;
+    return true;
+}
+
 /* The box of store s (c->loops around it), if it is one. */
 static void store_box(struct cover *c, struct ir_node *s)
 {
@@ -217,11 +280,11 @@ static void store_box(struct cover *c, struct ir_node *s)
                 if (c->loops[i]->var == x.base->var) loop = c->loops[i];
         if (loop) {
             struct lin lo, hi;
+            bool down;
             for (int e = 0; e < d; e++)
                 if (used[e] == loop->var) return; /* a diagonal, no box */
             used[d] = b.by[d] = loop->var;
-            if (!linear(loop->iter.lo, &lo) || !linear(loop->iter.hi, &hi) || !steady(&lo) || !steady(&hi)) return;
-            if (loop->iter.inclusive) hi.c += 1;
+            if (!span(loop, &lo, &hi, &down) || !steady(&lo) || !steady(&hi)) return;
             b.lo[d] = (struct lin){lo.base, lo.c + x.c};
             b.hi[d] = (struct lin){hi.base, hi.c + x.c};
         } else {
@@ -279,12 +342,15 @@ static void collect(struct cover *c, struct ir_node *s)
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++) collect(c, s->kids[i]);
         return;
-    case IR_FOR_RANGE:
-        if (c->nloops >= MAXLOOP || ir_leaves(s->b, 0) || ir_writes(s->b, s->var, false)) return;
+    case IR_FOR_RANGE: case IR_FOR_ARRAY: {
+        struct lin lo, hi;
+        bool down;
+        if (c->nloops >= MAXLOOP || !span(s, &lo, &hi, &down) || ir_leaves(s->b, 0) || ir_writes(s->b, s->var, false)) return;
         c->loops[c->nloops++] = s;
         collect(c, s->b);
         c->nloops--;
         return;
+    }
     case IR_STORE:
         if (s->var == c->arr) store_box(c, s);
         return;
@@ -305,7 +371,7 @@ static void collect(struct cover *c, struct ir_node *s)
         }
         return;
     case IR_LET: case IR_ASSIGN: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_WHILE:
-    case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
+    case IR_BREAK: case IR_CONTINUE: case IR_RETURN: case IR_UNREACHABLE:
         return;
     }
 }
@@ -414,6 +480,105 @@ static struct ir_node *cover_guard(const struct cover *c, struct loc at, bool *n
     return g;
 }
 
+/* ---- reads of elements already stored (one dimension) ---- */
+
+enum { MAXLAG = 8 };
+
+static struct cover *RC;           /* the array whose reads are checked */
+static const struct cover *PRIOR;  /* the boxes the statements before the read's store */
+static struct ir_node *RLOOPS[MAXLOOP]; /* the range loops around the node visited */
+static int RNLOOPS;
+static bool RBAD;
+
+/* Whether element x lies in a box of PRIOR, compared exactly (the same base
+ * or none, by the literal): it was stored before the statement reading it. */
+static bool stored_prior(struct lin x)
+{
+    for (int k = 0; k < PRIOR->nboxes; k++) {
+        const struct box *b = &PRIOR->boxes[k];
+        if (b->all[0] || (same_base(b->lo[0].base, x.base) && b->lo[0].c <= x.c &&
+                          same_base(b->hi[0].base, x.base) && x.c < b->hi[0].c))
+            return true;
+    }
+    return false;
+}
+
+/* Whether read RC->arr[e] (the loops RLOOPS around it) reads an element
+ * stored before it: one the statements before stored, or the recurrence
+ * arr[k + c] in loop `for k in lo..hi` that stores arr[k + d] on every
+ * iteration, c < d, with arr[lo + c] .. arr[lo + d - 1] stored before. */
+static bool stored_before(struct ir_node *e)
+{
+    struct lin x;
+    if (!linear(e, &x)) return false;
+    if (steady(&x) && stored_prior(x)) return true;
+    struct ir_node *loop = NULL;
+    for (int i = 0; x.base && x.base->op == IR_VAR && i < RNLOOPS; i++)
+        if (RLOOPS[i]->var == x.base->var) loop = RLOOPS[i];
+    struct lin lo, hi;
+    bool down;
+    if (!loop || !span(loop, &lo, &hi, &down)) return false;
+    struct cover own = {.arr = RC->arr, .dims = 1, .len = {RC->len[0]}};
+    collect(&own, loop);
+    for (int k = 0; k < own.nboxes; k++) {
+        const struct box *b = &own.boxes[k];
+        /* up: a[lo + c] .. a[lo + d - 1]; down: a[hi + d] .. a[hi + c - 1] */
+        const struct lin *from = down ? &hi : &lo;
+        int64_t d = down ? b->hi[0].c - hi.c : b->lo[0].c - lo.c;
+        int64_t gap = down ? x.c - d : d - x.c;
+        if (b->by[0] != loop->var || !same_base((down ? b->hi : b->lo)[0].base, from->base) || gap <= 0 || gap > MAXLAG)
+            continue;
+        bool before = true;
+        for (int64_t t = 0; t < gap && before; t++)
+            before = stored_prior((struct lin){from->base, from->c + (down ? d : x.c) + t});
+        if (before) return true;
+    }
+    return false;
+}
+
+static void visit_reads(struct ir_node *n)
+{
+    if (!n || RBAD) return;
+    if (n->op == IR_VAR) {
+        RBAD |= n->var == RC->arr;
+        return;
+    }
+    if (ir_is_expr(n) && n->op == IR_BUILTIN && n->builtin == BI_LEN && n->kids[0]->op == IR_VAR) return;
+    if (ir_is_expr(n) && n->op == IR_INDEX && n->a->op == IR_VAR && n->a->var == RC->arr) {
+        RBAD |= !stored_before(n->b);
+        visit_reads(n->b);
+        return;
+    }
+    if (!ir_is_expr(n) && (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY)) {
+        visit_reads(n->iter.lo);
+        visit_reads(n->iter.hi);
+        visit_reads(n->iter.array);
+        if (RNLOOPS >= MAXLOOP) {
+            RBAD = true;
+            return;
+        }
+        RLOOPS[RNLOOPS++] = n;
+        visit_reads(n->b);
+        RNLOOPS--;
+        return;
+    }
+    ir_each_child(n, visit_reads);
+}
+
+/* Whether every read of c->arr in statement t (block b's statement j; the
+ * array made by statement i) is of an element stored before it. */
+static bool reads_stored(struct cover *c, struct ir_node *b, int i, int j)
+{
+    if (c->dims != 1) return false;
+    struct cover prior = {.arr = c->arr, .dims = 1, .len = {c->len[0]}};
+    for (int k = i + 1; k < j; k++) collect(&prior, b->kids[k]);
+    if (prior.overflow) return false;
+    RC = c, PRIOR = &prior, RNLOOPS = 0, RBAD = false;
+    visit_reads(b->kids[j]);
+    RC = NULL, PRIOR = NULL;
+    return !RBAD;
+}
+
 /* Statement i of block b defines or assigns an array; the rewrite when the
  * statements after it cover it. */
 static void try_cover(struct ir_node *b, int i)
@@ -425,11 +590,12 @@ static void try_cover(struct ir_node *b, int i)
     if (!unfilled(ir_copy(NULL, s->a), &c, 0)) return;
     for (int j = i + 1; j < b->nkids; j++) {
         struct ir_node *t = b->kids[j];
-        if (ir_stmt_reads(t, c.arr) || ir_writes(t, c.arr, false) || ir_leaves(t, 0)) return;
+        if (ir_writes(t, c.arr, false) || ir_leaves(t, 0)) return;
         window = b->kids + i + 1;
         nwindow = j - i;
         for (int d = 0; d < c.dims; d++)
             if (!steady(&c.len[d])) return;
+        if (ir_stmt_reads(t, c.arr) && !reads_stored(&c, b, i, j)) return;
         if (!ir_writes(t, c.arr, true)) continue;
         /* the boxes again, over the longer window: a base steady so far may not be */
         c.nboxes = 0;
