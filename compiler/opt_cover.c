@@ -67,6 +67,10 @@
  * range panics where it did (the lengths are the same); a panic before the
  * cover is complete ends the program with the array unread.
  *
+ * A prefix stored in order (try_prefix, below): `out[count] = E; count +=
+ * 1` from count = 0 stores out[0 .. count - 1]; the array is made unset
+ * and the rest filled after the loop.
+ *
  * Why: the zero fill of a grid that a sweep then overwrites is a pass over
  * its memory and a call per row (stencil/new_grid_main: 42 -> 23 ms at one
  * thread, the C 16.4).
@@ -620,13 +624,129 @@ static void try_cover(struct ir_node *b, int i)
     }
 }
 
+/* ---- a prefix stored in order, the rest filled after ---- */
+
+static struct ir_var *PCOUNT; /* the counter of the stores */
+static int PSTORES, PBUMPS;   /* stores arr[count] followed by count += 1; assignments of count */
+static bool PBAD;
+
+/* Whether s is `count = count + 1`. */
+static bool bump(const struct ir_node *s, const struct ir_var *count)
+{
+    return s->op == IR_ASSIGN && s->var == count && s->a->op == IR_BINARY && s->a->bop == OP_ADD &&
+           s->a->a->op == IR_VAR && s->a->a->var == count && s->a->b->op == IR_INT && s->a->b->ival == 1;
+}
+
+/* Counts the stores into arr and the assignments of PCOUNT in statement s:
+ * every store is arr[count] (the first one names count) and the next
+ * statement of its block count += 1. */
+static void prefix_stores(struct ir_node *s, struct ir_var *arr)
+{
+    if (!s || ir_is_expr(s) || PBAD) return;
+    if (s->op == IR_ASSIGN && s->var == PCOUNT) PBUMPS++;
+    if (s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY || s->op == IR_WHILE) prefix_stores(s->b, arr);
+    if (s->op == IR_IF) prefix_stores(s->b, arr), prefix_stores(s->c, arr);
+    for (int i = 0; s->op == IR_BLOCK && i < s->nkids; i++) {
+        struct ir_node *t = s->kids[i];
+        if (t->op == IR_STORE && t->var == arr) {
+            if (t->nkids != 1 || t->kids[0]->op != IR_VAR || (PCOUNT && t->kids[0]->var != PCOUNT)) {
+                PBAD = true;
+                return;
+            }
+            PCOUNT = t->kids[0]->var;
+            if (i + 1 >= s->nkids || !bump(s->kids[i + 1], PCOUNT)) {
+                PBAD = true;
+                return;
+            }
+            PSTORES++;
+        }
+        prefix_stores(t, arr);
+    }
+}
+
+/* Statement i of block b makes a one-dimensional array `[Z] * m` (any int
+ * m: its length is read back as len(arr)); statement j, the first after it naming the array,
+ * stores into it only as arr[count], each store followed at once in its
+ * block by `count = count + 1`, the only changes of count in j; count is
+ * an int declared `= 0` by a statement between i and j that nothing after
+ * it there changes; j does not read the array, assign it or leave early.
+ * Then elements 0 .. count - 1 are stored at j's end and no other: the
+ * array is made unset (`[unset] * m if m >= 1 else [Z] * m` where m is a
+ * sum opt_range reads as its length: evaluated again, the same) and
+ * `for k in count..len(arr): arr[k] = Z` follows j,
+ * so each element holds what it would (a store out of range panics as it
+ * did; a panic in j ends the program with the array unread). Why:
+ * compact/count_fn zeroed all of out, then overwrote the kept prefix. */
+static void try_prefix(struct ir_node *b, int i)
+{
+    struct ir_node *s = b->kids[i];
+    struct cover c = {.arr = s->var};
+    struct ir_node *e = s->a;
+    if (ir_reads(e, s->var) || e->op != IR_BINARY || e->bop != OP_MUL || e->a->op != IR_ARRAY || e->a->nkids != 1 ||
+        !literal_elem(e->a->kids[0]) || e->b->type != ty_int)
+        return;
+    int j = i + 1;
+    while (j < b->nkids && !ir_names(b->kids[j], c.arr)) j++;
+    if (j >= b->nkids) return;
+    struct ir_node *t = b->kids[j];
+    if (ir_leaves(t, 0) || ir_writes(t, c.arr, false) || ir_stmt_reads(t, c.arr) || !ir_writes(t, c.arr, true)) return;
+    PCOUNT = NULL, PBAD = false;
+    prefix_stores(t, c.arr); /* finds count; again to count its assignments from the start */
+    PSTORES = PBUMPS = 0;
+    prefix_stores(t, c.arr);
+    struct ir_var *count = PCOUNT;
+    PCOUNT = NULL;
+    if (PBAD || !count || PBUMPS != PSTORES || ir_mentions(t, c.arr) != PSTORES || count->type != ty_int) return;
+    int let = -1;
+    for (int k = i + 1; k < j; k++) {
+        struct ir_node *u = b->kids[k];
+        if (u->op == IR_LET && u->var == count && u->a->op == IR_INT && u->a->ival == 0) let = k;
+        else if (let >= 0 && changes(u, count)) return;
+    }
+    if (let < 0) return;
+    struct ir_node *z = e->a->kids[0];
+    struct ir_node *u = ir_new(IR_BUILTIN, e->loc, e->type);
+    u->builtin = BI_UNSET;
+    ir_push_kid(u, ir_copy(NULL, e->b));
+    s->a = u;
+    if (ir_repeatable_sum(e->b)) { /* m evaluated again, the same: the form opt_range reads m as the length of */
+        struct ir_node *cond = ir_new(IR_COND, e->loc, e->type);
+        cond->a = ir_mk_bin(OP_GE, ir_copy(NULL, e->b), ir_mk_int(1, e->loc), ty_bool);
+        cond->b = u;
+        cond->c = e;
+        s->a = cond;
+    }
+    struct loc at = t->loc;
+    struct ir_var *k = ir_new_temp(P, ty_int, at);
+    struct ir_node *store = ir_mk_stmt(IR_STORE, c.arr, ir_copy(NULL, z), at);
+    ir_push_kid(store, ir_mk_var(k, at));
+    struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(body, store);
+    struct ir_node *fill = ir_new(IR_FOR_RANGE, at, ty_void);
+    fill->var = k;
+    fill->iter.is_range = true;
+    fill->iter.lo = ir_mk_var(count, at);
+    fill->iter.hi = ir_mk_len(ir_mk_var(c.arr, at));
+    fill->b = body;
+    /* a new list: a pass before may have put b's in the arena (no realloc) */
+    struct ir_node **kids = arena_alloc((size_t)(b->nkids + 1) * sizeof *kids);
+    memcpy(kids, b->kids, (size_t)(j + 1) * sizeof *kids);
+    kids[j + 1] = fill;
+    memcpy(kids + j + 2, b->kids + j + 1, (size_t)(b->nkids - j - 1) * sizeof *kids);
+    b->kids = kids;
+    b->nkids++;
+}
 
 static void cover_block(struct ir_node *b)
 {
     for (int i = 0; i < b->nkids; i++) ir_stmt_blocks(b->kids[i], cover_block);
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i];
-        if ((s->op == IR_LET || s->op == IR_ASSIGN) && s->a && s->var->type->kind == T_ARRAY) try_cover(b, i);
+        if ((s->op == IR_LET || s->op == IR_ASSIGN) && s->a && s->var->type->kind == T_ARRAY) {
+            struct ir_node *made = s->a;
+            try_cover(b, i);
+            if (s->a == made) try_prefix(b, i);
+        }
     }
     window = NULL;
     nwindow = 0;
