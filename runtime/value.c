@@ -621,18 +621,20 @@ brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n)
         a->len = len;
         return a;
     }
-    /* a block not yet grown (cap 0: made whole, by a join or a format) is
-     * grown to the length asked: `join(parts) + ","` adds once; a second
-     * append finds it full and grows it by half, as a growable block */
-    int64_t cap = a->cap == 0 ? len : len < 16 ? 32 : len + len / 2;
+    /* a block of ours, the bytes after its header (every counted str), is
+     * realloc'd; one not yet grown (cap 0: made whole, by a join or a
+     * format) to the length asked: `join(parts) + ","` adds once, and a
+     * second append finds it full and grows it by half. A new block (a's
+     * shared, or immortal: the "" a building loop starts from) has room. */
+    bool grow = mine && (a->cap > 0 || a->data == (const char *)(a + 1));
+    int64_t cap = grow && a->cap == 0 ? len : len < 16 ? 32 : len + len / 2;
     if (cap < len || (uint64_t)cap > (uint64_t)INT64_MAX / 2)
         out_of_memory();
     brt_str *s;
     char *d;
-    if (mine && (a->cap > 0 || a->data == (const char *)(a + 1))) {
-        /* a block of ours, the bytes after its header (every counted str):
-         * realloc keeps them (b is not a), and moves a large one's pages
-         * without copying them */
+    if (grow) {
+        /* realloc keeps the bytes (b is not a), and moves a large block's
+         * pages without copying them */
         s = realloc(a, sizeof *s + (size_t)cap + 1);
         if (!s)
             out_of_memory();

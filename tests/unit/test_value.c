@@ -277,13 +277,19 @@ Test(value, build_and_drop_loop)
 /* s = s + b for a variable s: in place only for the only reference. */
 Test(value, str_append)
 {
-    brt_str *s = S("ab");
+    brt_str *s = brt_str_append_bytes(S(""), "a", 1); /* from the immortal "": a new block with room */
+    cr_assert(s->cap > s->len);
+    brt_str_release(s);
+    s = S("ab");
     brt_str *b = S("cd");
-    s = brt_str_append(s, b);           /* a plain string: copied into a growable block */
+    s = brt_str_append(s, b);           /* a plain string of ours: realloc'd to the length */
     cr_assert_str_eq(s->data, "abcd");
-    cr_assert(s->cap >= 4);
+    cr_assert_eq(s->cap, 4);
+    s = brt_str_append_bytes(s, "c", 1); /* full: grown by half */
+    cr_assert_str_eq(s->data, "abcdc");
+    cr_assert(s->cap >= 7);
     const char *where = s->data;
-    s = brt_str_append(s, b);           /* room left: in place */
+    s = brt_str_append_bytes(s, "d", 1); /* room left: in place */
     cr_assert_eq(s->data, where);
     cr_assert_str_eq(s->data, "abcdcd");
     brt_retain(s);                      /* shared: the other holder keeps its bytes */
