@@ -738,10 +738,11 @@ bool float_fold_of(struct ir_node *x, struct ir_var *v)
 }
 
 /* After a step of an in-order float fold of acc: the barrier, unless the
- * function is one of BP_FOLD256's (emit_program.c: fold_only). */
+ * function is one of BP_FOLD256's (emit_program.c: fold_only) or the step
+ * is a lane's (F->in_lanes). */
 void fold_barrier(const char *acc)
 {
-    if (!F->fold256) line("BP_FOLD(%s);", acc);
+    if (!F->fold256 && !F->in_lanes) line("BP_FOLD(%s);", acc);
 }
 
 void emit_stmt(struct ir_node *s)

@@ -471,7 +471,9 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         F->ind++;
         const char **names = arena_alloc((size_t)(nlets + s->nslots + 1) * sizeof *names);
         for (int i = 0; i < nlets + s->nslots; i++) names[i] = arena_printf("%s[%s]", lane_arr[i], q);
+        F->in_lanes = true;
         emit_jam_copy(in, b, nlets, v, arena_printf("%s + %s", k, q), names, s->nslots ? names + nlets : NULL, views);
+        F->in_lanes = false;
         F->ind--;
         line("}");
     }
