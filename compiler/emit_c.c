@@ -119,7 +119,7 @@ static const char *emit_binary(struct ir_node *n)
         /* a new string on the left (a call's, a join's) is extended in
          * place, its bytes not copied: its reference is ours to hand over */
         if (op == OP_ADD && takes_over(a, ty_str))
-            return tmp_owned(ty_str, "brt_str_append(%s, %s)", take(a, ty_str), b);
+            return tmp_owned(ty_str, "brt_str_extend(%s, %s)", take(a, ty_str), b);
         if (op == OP_ADD) return tmp_owned(ty_str, "brt_str_concat(%s, %s)", a, b);
         if (op == OP_MUL)
             return ot == ty_str ? tmp_owned(ty_str, "brt_str_repeat(%s, %s, %s)", a, b, loc_ref(n->loc))

@@ -657,6 +657,12 @@ void brt_swap_vals(void *a, void *b, size_t size);
 
 brt_str *brt_str_new(const char *bytes, int64_t len);
 brt_str *brt_str_concat(brt_str *a, brt_str *b);
+/* a + b where a is a new string (takes its reference): a block of ours
+ * never grown is realloc'd to exactly a + b's length (a large one's pages
+ * moved, not copied), so `join(parts) + ","` costs the join's; else as
+ * brt_str_concat. A string it makes stays exact (no room): a chain of +
+ * in an element keeps no slack. */
+brt_str *brt_str_extend(brt_str *a, brt_str *b);
 /* s = s + b for a variable s: takes a (the variable's reference) and
  * returns a + b. When the variable holds the only reference, the bytes are
  * appended in place (amortised doubling), so a loop of s += x is linear. */

@@ -601,6 +601,28 @@ brt_str *brt_str_concat(brt_str *a, brt_str *b)
     return s;
 }
 
+brt_str *brt_str_extend(brt_str *a, brt_str *b)
+{
+    bool own_bytes = b->data >= a->data && b->data <= a->data + a->len;
+    if (a->rc != 1 || a->cap != 0 || a->data != (const char *)(a + 1) || own_bytes || b->len == 0) {
+        brt_str *s = brt_str_concat(a, b);
+        brt_str_release(a);
+        return s;
+    }
+    int64_t len = a->len + b->len;
+    if (len < a->len)
+        out_of_memory();
+    brt_str *s = realloc(a, sizeof *s + (size_t)len + 1);
+    if (!s)
+        out_of_memory();
+    char *d = (char *)(s + 1);
+    memcpy(d + s->len, b->data, (size_t)b->len);
+    d[len] = 0;
+    s->len = len;
+    s->data = d;
+    return s;
+}
+
 brt_str *brt_str_append(brt_str *a, brt_str *b)
 {
     return brt_str_append_bytes(a, b->data, b->len);

@@ -1135,13 +1135,13 @@ check "rows: not for a loop that reads another row of the array it stores, nor o
 check "rows: the same output as --opt=none" same rl.got rl.want
 
 # ---- a new string on the left of + is extended, not copied ------------------
-# `",".join(parts) + ","` hands the join's string to brt_str_append (grown in
+# `",".join(parts) + ","` hands the join's string to brt_str_extend (grown in
 # place: realloc moves a large block's pages); a variable on the left is
 # copied by brt_str_concat and keeps its text.
 mkdir -p sc
 printf 'fn main():\n    let parts = [str(i) for i in 0..3]\n    let s = ",".join(parts) + ","\n    let t = s + "x"\n    print(s, t)\n' > sc/s.br
 "$BRINE" --dump=c sc/s.br > sc.c 2> sc.log
-check "strings: join(...) + x appends to the new string" [ "$(grep -c 'brt_str_append(' sc.c)" -eq 1 -a "$(grep -c 'brt_str_concat(' sc.c)" -eq 1 ]
+check "strings: join(...) + x extends the new string" [ "$(grep -c 'brt_str_extend(' sc.c)" -eq 1 -a "$(grep -c 'brt_str_concat(' sc.c)" -eq 1 ]
 check "strings: the variable keeps its text" [ "$("$BRINE" run sc/s.br)" = "0,1,2, 0,1,2,x" ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
