@@ -6,7 +6,8 @@
  * (emit_map_in_place). A range loop whose whole body is such a map (the
  * steps of a simulation: for s in 0..steps: ps = [move(p) for p in ps])
  * tests once, before it, what each step would test (xs the sole holder,
- * not split on the pool, not empty: a map in place keeps all three), and is
+ * not split on the pool, not empty: a map in place keeps all three; a par
+ * map, too, runs in order where the runtime would not split it), and is
  * written twice (map_steps): each step a plain loop over the slots, else as
  * written. The nest that runs is then a plain nest of two loops, which gcc
  * unrolls and jams (backend.c: two steps in one pass over the array).
@@ -129,11 +130,13 @@ bool map_steps(struct ir_node *s, const char *lo, const char *hi)
     struct ir_node *m = body_map(s);
     if (!m || CG->map_tested || CG->slot_names || CG->swapped_inner) return false;
     struct ir_node *c = m->a;
-    if (c->par && !c->pool) return false; /* the runtime's tree decides where it splits */
     const char *v = vname(m->var);
-    if (c->pool)
+    /* on the pool, or par as written (filled in place, brt_par_fill_into:
+     * split whenever it has two slots, more than one thread and no par
+     * around it), the steps loop is plain when the runtime would not split */
+    if (c->pool || c->par)
         line("if (brt_arr_sole(%s) && %s->len > 0 && !brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, v, v,
-             par_least(c->elem));
+             c->pool ? par_least(c->elem) : (int64_t)2);
     else
         line("if (brt_arr_sole(%s) && %s->len > 0) {", v, v);
     for (int version = 0; version < 2; version++) {

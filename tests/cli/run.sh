@@ -1019,6 +1019,25 @@ check "map in place steps: one test before the steps, each step a plain loop" \
       "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'BP_ASSUME(')" -eq 1 ]
 ./mi/p > mi.got 2>&1
 check "map in place steps: the same output at one thread" same mi.got mi.want
+# a par map as written, the loop's whole body: the steps run as plain loops
+# where the runtime would not split it (one thread), filled on the pool else
+cat > mi/q.br <<'EOB'
+fn main():
+    var xs = [float(i) for i in 0..3000]
+    for s in 0..5:
+        xs = par [xs[i] * 0.5 + float(s) for i in 0..len(xs)]
+    print(xs[0], xs[2999])
+EOB
+"$BRINE" build --release --emit-c mi/q.br -o mi/q > mi.log 2>&1
+check "par map in place steps: builds with --emit-c" [ $? -eq 0 -a -s mi/q.c ]
+check "par map in place steps: one test before the steps (not split), else filled into xs" \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c 'if (brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(v*[0-9]*, v[0-9]*->len, 2LL))')" -eq 1 -a \
+      "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
+"$BRINE" run --opt=none mi/q.br > mi.want 2>&1
+for t in 1 3; do
+    BRINE_THREADS=$t ./mi/q > mi.got 2>&1
+    check "par map in place steps: the same output as --opt=none at $t threads" same mi.got mi.want
+done
 
 # ---- for-each loops over a variable the body leaves alone: no snapshot -----
 # `for c in cs` reads cs's length and data once; where the body cannot
