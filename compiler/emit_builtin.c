@@ -158,6 +158,10 @@ const char *emit_builtin(struct ir_node *n)
         return "";
     }
     if (b == BI_EPRINT || b == BI_ASSERT || builtin_mutates(b)) return emit_io_builtin(n);
+    if (b == M_JOIN) {
+        const char *r = emit_join_stream(n);
+        if (r) return r;
+    }
     for (int i = 0; i < n->nkids; i++) {
         arg[i] = emit_expr(n->kids[i]);
         at[i] = n->kids[i]->type;

@@ -694,6 +694,25 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
     }
 }
 
+/* v = v + x (v a str variable or temp that x does not read): x's text
+ * appended to v where it is made: an f-string piece by piece, a str() of a
+ * number or bool written in place, any other str appended whole. */
+void append_text(struct ir_node *x, const char *v)
+{
+    if (x->op == IR_FSTRING) {
+        emit_fstring_into(x, v);
+        return;
+    }
+    struct ir_node *k = x->op == IR_BUILTIN && x->builtin == BI_STR && x->nkids == 1 ? x->kids[0] : NULL;
+    const char *tk = k && k->type != ty_str ? text_kind(k->type) : NULL;
+    if (tk) {
+        line("%s = brt_str_append_%s(%s, %s);", v, tk, v, emit_expr(k));
+        return;
+    }
+    const char *b = emit_expr(x);
+    line("%s = brt_str_append(%s, %s);", v, v, b);
+}
+
 void emit_block_stmts(struct ir_node *b)
 {
     for (int i = 0; i < b->nkids; i++) emit_stmt(b->kids[i]);
@@ -776,14 +795,13 @@ static void emit_stmt_here(struct ir_node *s)
             /* s = s + e (and s += e): appended in place when s holds the
              * only reference, so a building loop is linear */
             const char *v = vname(s->var);
-            if (s->a->b->op == IR_FSTRING && !reads_var(s->a->b, s->var)) {
-                /* s += f"..": each piece appended as it is made, no string in between */
-                emit_fstring_into(s->a->b, v);
-                scope_close();
-                return;
+            if (!reads_var(s->a->b, s->var)) {
+                /* s += f"..", s += str(n): appended as made, no string in between */
+                append_text(s->a->b, v);
+            } else {
+                const char *b = emit_expr(s->a->b);
+                line("%s = brt_str_append(%s, %s);", v, v, b);
             }
-            const char *b = emit_expr(s->a->b);
-            line("%s = brt_str_append(%s, %s);", v, v, b);
             scope_close();
             return;
         }

@@ -82,6 +82,8 @@ const char *frame_slot(void);         /* "fp_" or "fp_ + k": the current frame's
 const char *frame_next(void);         /* the slot a callee gets */
 const char *ctype(struct type *t);    /* the C type of a Brine value */
 const char *text_kind(struct type *t); /* "int", "float", ...: the runtime's typed text functions; NULL: by descriptor */
+void append_text(struct ir_node *x, const char *v); /* v = v + x, x's text appended where it is made */
+const char *emit_join_stream(struct ir_node *n); /* sep.join([e for ...]) built as it goes, or NULL */
 const char *tdesc(struct type *t);    /* &brt_t_int, &T<n>: the runtime's type descriptor */
 const char *release_fn(struct type *t);
 const char *retain_fn(struct type *t); /* brt_retain, or a tuple's bt<n>_retain */

@@ -223,3 +223,42 @@ const char *emit_listcomp(struct ir_node *rn)
     helper_end(saved, &aux, arena_printf("static void bp_body%d(void *envp, int64_t lo_, int64_t hi_, brt_arr **out)", id), NULL);
     return par_comprehension(rn, &s, id, &aux, "brt_collect", "bp_body", "brt_par_collect");
 }
+
+/* sep.join([e for ...]) of a sequential comprehension: the result is built
+ * as the loop runs, each element's text appended where it is made
+ * (append_text: an f-string piece by piece, a str() of a number in place),
+ * the separator before every element but the first, then the room given
+ * back (brt_str_fit: exact, as a join makes it). No array of pieces, and no
+ * string per element for an f-string or a str() (strings/join_sep_fn: a
+ * million strings made, stored and freed each build). The elements are made
+ * in the comprehension's order, and a join does nothing else a program can
+ * see, so a panic in an element is the same panic at the same element. A
+ * par comprehension, or one on the pool, keeps its parallel elements. */
+struct join_arg { const char *acc, *sep, *more; };
+static void join_cb(struct ir_node *rn, void *p)
+{
+    struct join_arg *a = p;
+    line("if (%s) %s = brt_str_append(%s, %s);", a->more, a->acc, a->acc, a->sep);
+    line("%s = true;", a->more);
+    scope_open();
+    append_text(rn->elem, a->acc);
+    scope_close();
+}
+
+const char *emit_join_stream(struct ir_node *n)
+{
+    struct ir_node *rn = n->nkids == 2 ? n->kids[1] : NULL;
+    if (!rn || rn->op != IR_LISTCOMP || rn->par || rn->pool) return NULL;
+    struct join_arg ja = {NULL, emit_expr(n->kids[0]), new_temp()};
+    ja.acc = tmp_owned(ty_str, "brt_str_new(\"\", 0)"); /* the shared "" */
+    line("bool %s = false;", ja.more);
+    struct src s = {0};
+    if (!rn->nclauses) s = eval_source(&rn->iter);
+    declare_var(rn->gen_var, VS_BORROWED);
+    int views = open_cap_views(rn);
+    if (rn->nclauses) seq_loops(rn, 0, join_cb, &ja, NULL);
+    else emit_gen_loop(rn, &s, join_cb, &ja, NULL);
+    close_views(views);
+    line("%s = brt_str_fit(%s);", ja.acc, ja.acc);
+    return ja.acc;
+}

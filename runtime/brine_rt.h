@@ -668,6 +668,7 @@ brt_str *brt_str_extend(brt_str *a, brt_str *b);
  * appended in place (amortised doubling), so a loop of s += x is linear. */
 brt_str *brt_str_append(brt_str *a, brt_str *b);
 brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n); /* the same, from bytes */
+brt_str *brt_str_fit(brt_str *s); /* a built string's room given back: cap 0, exact */
 /* The same for bytes that are not a's (a literal part of an f-string),
  * inline: when a is the variable's own growable block with room, the bytes
  * are copied in place with no call (a byte loop: gcc makes it a move for a

@@ -677,6 +677,24 @@ brt_str *brt_str_append_bytes(brt_str *a, const char *bytes, int64_t n)
     return s;
 }
 
+/* s made exact: a growable block of ours (cap > 0, one reference) realloc'd
+ * to its length, its cap 0 again (as a join or a format makes it), so a
+ * string a loop built holds no room it will not use. */
+brt_str *brt_str_fit(brt_str *s)
+{
+    if (s->rc != 1 || s->cap <= 0 || s->data != (const char *)(s + 1))
+        return s;
+    if (s->cap > s->len) {
+        brt_str *r = realloc(s, sizeof *r + (size_t)s->len + 1);
+        if (!r)
+            return s; /* not given back: its room stays usable */
+        s = r;
+        s->data = (const char *)(s + 1);
+    }
+    s->cap = 0;
+    return s;
+}
+
 brt_str *brt_str_repeat(brt_str *s, int64_t n, const brt_loc *l)
 {
     if (n <= 0 || s->len == 0)

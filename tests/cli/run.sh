@@ -1162,6 +1162,14 @@ printf 'fn main():\n    let parts = [str(i) for i in 0..3]\n    let s = ",".join
 "$BRINE" --dump=c sc/s.br > sc.c 2> sc.log
 check "strings: join(...) + x extends the new string" [ "$(grep -c 'brt_str_extend(' sc.c)" -eq 1 -a "$(grep -c 'brt_str_concat(' sc.c)" -eq 1 ]
 check "strings: the variable keeps its text" [ "$("$BRINE" run sc/s.br)" = "0,1,2, 0,1,2,x" ]
+# a join of a sequential comprehension is built as the loop runs: no array
+# of pieces, no brt_str_join, each str(i) written in place, the room given
+# back after; a par one keeps its pieces (made on the pool) and the join
+printf 'fn main():\n    let s = ",".join([str(i) for i in 0..5]) + ","\n    let t = "-".join(par [str(i * i) for i in 0..4])\n    print(s, t)\n' > sc/j.br
+"$BRINE" --dump=c sc/j.br > scj.c 2> sc.log
+check "strings: a join of a comprehension streams its elements" \
+    [ "$(grep -c 'brt_str_append_int(' scj.c)" -eq 1 -a "$(grep -c 'brt_str_fit(' scj.c)" -eq 1 -a "$(grep -c 'brt_str_join(' scj.c)" -eq 1 ]
+check "strings: the streamed join's text" [ "$("$BRINE" run sc/j.br)" = "0,1,2,3,4, 0-1-4-9" ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the

@@ -1134,6 +1134,13 @@ class Gen:
         r = self.r
         if r.random() < 0.15:
             return self.str_method(d)
+        if d > 1 and r.random() < 0.08:
+            # sep.join of a comprehension (built as it runs where sequential)
+            sep = r.choice(['","', '""', '" | "'])
+            self.use("join")
+            comp = self.comprehension("[str]", d - 1)
+            ce, sv = comp.ev, sep[1:-1]
+            return Expr(f"{sep}.join({comp.text})", 13, lambda env: sv.join(ce(env)), "str")
         c = r.randrange(10)
         if c < 2:
             a = self.expr("str", d - 1)
@@ -4570,7 +4577,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join"]
 
 
 def classify(problem):

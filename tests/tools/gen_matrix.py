@@ -374,6 +374,10 @@ def program(t):
     if t is STR:  # + with a new string on the left (extended in place) and an element (copied)
         PS([("xs[0] + xs[1] + xs[2]", xs[0] + xs[1] + xs[2], STR), ('",".join(base()) + xs[5]', ",".join(xs) + xs[5], STR),
             ("xs[0]", xs[0], STR)])
+        PS([('"-".join([x for x in xs])', "-".join(xs), STR), ('"".join([x + "." for x in base() if len(x) > 2])',
+            "".join(x + "." for x in xs if len(x.encode()) > 2), STR)])
+    if t.name in ("int", "float", "bool", "u64"):  # str() of each element written in place
+        PS([('",".join([str(x) for x in xs])', ",".join(t.show(x, top=True) for x in xs), STR)])
     body("    var a = base()[:2]")
     body("    a += base()[3:5]")
     a = xs[:2] + xs[3:5]
@@ -437,6 +441,11 @@ def program(t):
         if not t.has_fn:
             body('    print(f"{xs[0]}|{xs[2:4]}|{Some(xs[1])}")')
             out.append("%s|%s|Some(%s)" % (t.show(xs[0], top=True), at.show(xs[2:4]), t.show(xs[1])))
+            # a join of a comprehension, built as it runs: each element's
+            # text made in place (an f-string), a filter, a new string after
+            body('    print(";".join([f"<{x}>" for x in xs]) + "!", "/".join([f"{xs[i]}" for i in 0..6 if i % 2 == 1]))')
+            out.append(";".join("<%s>" % t.show(x, top=True) for x in xs) + "! " +
+                       "/".join(t.show(xs[i], top=True) for i in range(6) if i % 2 == 1))
     # reduce and scan: f keeps one operand, so each combine drops a value
     # and keeps another (and par forms, of plain values, go through the tree)
     P("reduce(lambda a, b: b, xs[0], base())", xs[-1], t)
