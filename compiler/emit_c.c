@@ -695,10 +695,17 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
 }
 
 /* v = v + x (v a str variable or temp that x does not read): x's text
- * appended to v where it is made: an f-string piece by piece, a str() of a
- * number or bool written in place, any other str appended whole. */
+ * appended to v where it is made: a + b as a's then b's, an f-string piece
+ * by piece, a str() of a number or bool written in place, any other str
+ * appended whole. (b is made after a is appended: only a panic could tell,
+ * and it ends the program.) */
 void append_text(struct ir_node *x, const char *v)
 {
+    if (x->op == IR_BINARY && x->bop == OP_ADD && x->type == ty_str) {
+        append_text(x->a, v);
+        append_text(x->b, v);
+        return;
+    }
     if (x->op == IR_FSTRING) {
         emit_fstring_into(x, v);
         return;

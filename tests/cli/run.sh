@@ -1170,6 +1170,12 @@ printf 'fn main():\n    let s = ",".join([str(i) for i in 0..5]) + ","\n    let 
 check "strings: a join of a comprehension streams its elements" \
     [ "$(grep -c 'brt_str_append_int(' scj.c)" -eq 1 -a "$(grep -c 'brt_str_fit(' scj.c)" -eq 1 -a "$(grep -c 'brt_str_join(' scj.c)" -eq 1 ]
 check "strings: the streamed join's text" [ "$("$BRINE" run sc/j.br)" = "0,1,2,3,4, 0-1-4-9" ]
+# s += str(i) + ",": each part appended to s in turn, no string between
+printf 'fn main():\n    var s = ""\n    for i in 0..4:\n        s += str(i) + ","\n    print(s)\n' > sc/a.br
+"$BRINE" --dump=c sc/a.br > sca.c 2> sc.log
+check "strings: s += a + b appends each part" \
+    [ "$(grep -c 'brt_str_append_int(' sca.c)" -eq 1 -a "$(grep -c 'brt_str_append_lit(' sca.c)" -eq 1 -a "$(grep -c 'brt_str_concat\|brt_str_of_int' sca.c)" -eq 0 ]
+check "strings: the appended text" [ "$("$BRINE" run sc/a.br)" = "0,1,2,3," ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the
