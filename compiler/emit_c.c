@@ -696,8 +696,8 @@ static void emit_fstring_into(struct ir_node *n, const char *v)
 
 /* v = v + x (v a str variable or temp that x does not read): x's text
  * appended to v where it is made: a + b as a's then b's, an f-string piece
- * by piece, a str() of a number or bool written in place, any other str
- * appended whole. (b is made after a is appended: only a panic could tell,
+ * by piece, a literal's bytes (inline while they fit), a str() of a number
+ * or bool written in place, any other str appended whole. (b is made after a is appended: only a panic could tell,
  * and it ends the program.) */
 void append_text(struct ir_node *x, const char *v)
 {
@@ -708,6 +708,13 @@ void append_text(struct ir_node *x, const char *v)
     }
     if (x->op == IR_FSTRING) {
         emit_fstring_into(x, v);
+        return;
+    }
+    if (x->op == IR_STR) {
+        struct buf lit = {0};
+        c_string(&lit, x->str ? x->str : "", x->slen);
+        line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, x->slen);
+        free(lit.p);
         return;
     }
     struct ir_node *k = x->op == IR_BUILTIN && x->builtin == BI_STR && x->nkids == 1 ? x->kids[0] : NULL;

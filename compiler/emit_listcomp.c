@@ -234,11 +234,16 @@ const char *emit_listcomp(struct ir_node *rn)
  * in the comprehension's order, and a join does nothing else a program can
  * see, so a panic in an element is the same panic at the same element. A
  * par comprehension, or one on the pool, keeps its parallel elements. */
-struct join_arg { const char *acc, *sep, *more; };
+struct join_arg { const char *acc, *sep, *more; struct ir_node *lit; };
 static void join_cb(struct ir_node *rn, void *p)
 {
     struct join_arg *a = p;
-    line("if (%s) %s = brt_str_append(%s, %s);", a->more, a->acc, a->acc, a->sep);
+    line("if (%s) {", a->more);
+    F->ind++;
+    if (a->lit) append_text(a->lit, a->acc); /* a literal separator: its bytes, inline */
+    else line("%s = brt_str_append(%s, %s);", a->acc, a->acc, a->sep);
+    F->ind--;
+    line("}");
     line("%s = true;", a->more);
     scope_open();
     append_text(rn->elem, a->acc);
@@ -249,7 +254,8 @@ const char *emit_join_stream(struct ir_node *n)
 {
     struct ir_node *rn = n->nkids == 2 ? n->kids[1] : NULL;
     if (!rn || rn->op != IR_LISTCOMP || rn->par || rn->pool) return NULL;
-    struct join_arg ja = {NULL, emit_expr(n->kids[0]), new_temp()};
+    struct ir_node *sep = n->kids[0];
+    struct join_arg ja = {NULL, emit_expr(sep), new_temp(), sep->op == IR_STR ? sep : NULL};
     ja.acc = tmp_owned(ty_str, "brt_str_new(\"\", 0)"); /* the shared "" */
     line("bool %s = false;", ja.more);
     struct src s = {0};
