@@ -5,11 +5,11 @@
  * A guarded loop runs without the checks its guards prove when the guards
  * hold over its whole range, tested before it: opt_version.c writes the two
  * versions as IR, a versioned if whose guard test emit_versioned prints
- * (emit_loops.c writes those of a loop on the pool, per chunk). A range
- * loop whose body is one guarded range loop that it cannot change (ir.h:
- * guards_outside) tests the inner loop's guards once, before itself, and
- * is written twice (opt_version.c; hoisted_versions for a nest on the
- * pool, per chunk): with every inner iteration unchecked, else as written.
+ * (a loop on the pool's in its chunk, per chunk). A range loop whose body
+ * is one guarded range loop that it cannot change (ir.h: guards_outside)
+ * tests the inner loop's guards once, before itself, and is written twice
+ * (opt_version.c; hoisted_versions with that pass off): with every inner
+ * iteration unchecked, else as written.
  * The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
@@ -17,8 +17,8 @@
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
- * A swapped nest's test (opt_version.c: a guard test, swapped; a nest on
- * the pool's or a jammed nest's in emit_loops.c) reads the inner bounds only
+ * A swapped nest's test (opt_version.c: a guard test, swapped; with that
+ * pass off, or a jammed nest's, in emit_loops.c) reads the inner bounds only
  * once the swap guards over the outer range hold, then tests the inner
  * loop's guards of the arrays read along it and the guards of the rows
  * over both ranges (swap_go).
@@ -147,8 +147,28 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
     return cond;
 }
 
-/* Outer loop s over lo .. hi (guards_outside) on the pool, per chunk, or
- * with opt_version.c off (which versions the others as IR: emit_versioned):
+/* Range loop s over lo .. hi with guards (opt_loops.c) that opt_version.c
+ * left (the pass off), written twice: without the checks they prove
+ * (CG->guarded) when every guard holds for all of lo .. hi (tested once,
+ * before it), else as written. */
+void two_versions(struct ir_node *s, const char *lo, const char *hi)
+{
+    struct buf cond = range_guard_cond(s, lo, hi, false);
+    line("if (%s) {", cond.p);
+    free(cond.p);
+    for (int version = 0; version < 2; version++) {
+        F->ind++;
+        struct ir_node *outer = CG->guarded;
+        if (version == 0) CG->guarded = s;
+        range_loop(s, lo, hi);
+        CG->guarded = outer;
+        F->ind--;
+        line(version == 0 ? "} else {" : "}");
+    }
+}
+
+/* Outer loop s over lo .. hi (guards_outside) with opt_version.c off (which
+ * versions it as IR, on the pool in its chunk: emit_versioned):
  * its inner loop's bounds and
  * guards tested once, before it (they read nothing s changes), then the
  * nest with the inner loop unchecked (and, an inner loop on the pool that

@@ -2,20 +2,21 @@
  * emit_loops.c: the C of loops: while, for over a range, and the loops the
  * optimizer has swapped or jammed (opt_loops.c, opt_interchange.c).
  *
- * A sequential guarded loop (a nest whose inner loop's guards are tested
- * before it too) reaches here as two loops behind a versioned if
- * (opt_version.c, emit_guards.c: emit_versioned). A loop on the pool keeps
- * its guards, tested per chunk: it is written twice behind its guard
- * (two_versions): the first copy without the checks the guard proves
- * (in_guarded_loop), the second as written. A loop's views hold an array's data pointer and length in locals
- * for the loop's length (open_views). A swapped nest runs its inner loop
- * outside when the guards hold: a sequential one reaches here as IR, the
- * versioned if of the two nests (opt_version.c: emit_swapped prints them,
- * the fast one's proved nodes naming the if); one on the pool is written
- * twice per chunk (swapped_nest, its fast nest's nodes proved by the loops
- * in CG->guarded, CG->swapped_inner). A jammed nest writes U copies of the
- * outer body into one inner loop, each with its own slot of the row it
- * stores.
+ * A guarded loop (a nest whose inner loop's guards are tested before it
+ * too) reaches here as two loops behind a versioned if (opt_version.c,
+ * emit_guards.c: emit_versioned); one on the pool as its chunk, that if
+ * over the chunk's two variables, which its helper sets (pool_chunk). With
+ * opt_version.c off, a guarded loop is written twice behind its guard
+ * (emit_guards.c two_versions): the first copy without the checks the
+ * guard proves (in_guarded_loop: CG->guarded), the second as written. A
+ * loop's views hold an array's data pointer and length in locals for the
+ * loop's length (open_views). A swapped nest runs its inner loop outside
+ * when the guards hold: the versioned if of the two nests (opt_version.c:
+ * emit_swapped prints them, the fast one's proved nodes naming the if);
+ * with the pass off, it is written twice here (swapped_nest, its fast
+ * nest's nodes proved by the loops in CG->guarded, CG->swapped_inner). A
+ * jammed nest writes U copies of the outer body into one inner loop, each
+ * with its own slot of the row it stores.
  */
 #include "emit_c.h"
 
@@ -38,29 +39,12 @@ void while_loop(struct ir_node *s)
     line("}");
 }
 
-/* A range loop with guards (opt_loops.c) that opt_version.c left (on the
- * pool, or the pass off), written twice: without the checks they prove
- * when cond holds (tested once, before it), else as written. */
-static void two_versions(struct ir_node *s, const char *cond, const char *lo, const char *hi)
-{
-    line("if (%s) {", cond);
-    for (int version = 0; version < 2; version++) {
-        F->ind++;
-        struct ir_node *outer = CG->guarded;
-        if (version == 0) CG->guarded = s;
-        range_loop(s, lo, hi);
-        CG->guarded = outer;
-        F->ind--;
-        line(version == 0 ? "} else {" : "}");
-    }
-}
-
 /* Whether a fact of a node naming by (in_range_by; no_overflow_in, not
  * range: the inner loop's guards a swapped nest on the pool tests are not
  * all it has) holds where the node is written: by is a versioned if whose
  * then-branch holds the node, or a generator's fast copy holding it
  * (opt_version.c; ir_verify keeps them there), or the loop whose guarded
- * version is being written (opt_loops.c: on the pool, or the pass off). */
+ * version is being written (opt_loops.c: a jammed nest, or the pass off). */
 bool proved_by(const struct ir_node *by, bool range)
 {
     return by && (by->op == IR_IF || (by->fast_in && (by->op == IR_REDUCE || by->op == IR_LISTCOMP)) ||
@@ -182,8 +166,8 @@ static struct ir_node *nest_block(struct ir_node *outer)
  * outer range lo .. hi: when it holds, fast (the inner loop, its views
  * open) outside fo (the outer loop) and in it the lets (b's statements but
  * its last) and then body, no bounds check; else slow, the nest as
- * written. The fast nest's proved nodes name opt_version.c's if; a nest on
- * the pool's (t made here) name its loops, guarded (CG->guarded,
+ * written. The fast nest's proved nodes name opt_version.c's if; with the
+ * pass off (t made here), its loops, guarded (CG->guarded,
  * CG->swapped_inner). */
 static void swapped_versions(const struct ir_node *t, struct ir_node *fast, struct ir_node *fo, struct ir_node *b,
                              struct ir_node *body, struct ir_node *slow, const char *lo, const char *hi,
@@ -223,8 +207,8 @@ void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
     swapped_versions(s->a, s->b, fo, b, b->kids[b->nkids - 1], s->c, lo, hi, NULL);
 }
 
-/* A swapped nest on the pool (its chunk lo .. hi; or opt_version.c off):
- * its guard test made here, the nest's proved nodes naming its loops. */
+/* A swapped nest with opt_version.c off: its guard test made here, the
+ * nest's proved nodes naming its loops. */
 static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
 {
     struct ir_node *in = s->swap, t = {.op = IR_GUARD_TEST, .swapped = true};
@@ -633,7 +617,7 @@ static struct ir_node *only(struct ir_node *b)
 static bool accumulate_in_lanes(struct ir_node *s)
 {
     struct ir_node *b = s->b;
-    if (s->nguards || s->fast_in || s->swap || s->nviews || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
+    if (s->nguards || s->fast_in || s->swap || s->nviews || s->chunk || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
     /* over an array: its elements (the loop's snapshot: only v changes);
      * not range(lo, hi, step), which the loop takes without the array */
     if (s->op == IR_FOR_ARRAY && (ir_range_values(s) || !lane_source(s->var->type))) return false;
@@ -709,11 +693,7 @@ static void range_versions(struct ir_node *s, const char *lo, const char *hi)
         close_views(views);
         return;
     }
-    /* the version without the guarded bounds checks, when every guard
-     * holds for all of lo .. hi (opt_loops.c), else the loop as written */
-    struct buf cond = range_guard_cond(s, lo, hi, false);
-    two_versions(s, cond.p, lo, hi);
-    free(cond.p);
+    two_versions(s, lo, hi);
     close_views(views);
 }
 
@@ -758,8 +738,8 @@ int64_t par_least(struct ir_node *body)
 
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
- * range, exactly as range_versions writes the whole loop (its guards tested
- * over the chunk); brt_par_for hands it the chunks. Its places are named
+ * range, exactly as the whole loop is written (pool_chunk: its chunk, its
+ * guards tested over the chunk); brt_par_for hands it the chunks. Its places are named
  * by the function, as the sequential loop's are: a panic reads the same.
  * When the runtime would not split (one thread, or fewer iterations than
  * make IR_PAR_GRAIN nodes of work by ir_par_work's guess), the loop runs as
@@ -802,6 +782,20 @@ static void open_helper_views(struct ir_var **v)
     for (; *v && CG->nviews < 64; v++) open_view(*v);
 }
 
+/* Loop s on the pool over lo .. hi (a chunk, or its whole range in order):
+ * its chunk (opt_version.c: the versioned loop over chunk_lo .. chunk_hi)
+ * with those set to lo and hi, else as range_versions writes s. */
+static void pool_chunk(struct ir_node *s, const char *lo, const char *hi)
+{
+    if (!s->chunk) {
+        range_versions(s, lo, hi);
+        return;
+    }
+    line("%s = %s;", declare_var(s->chunk_lo, VS_OWNED), lo);
+    line("%s = %s;", declare_var(s->chunk_hi, VS_OWNED), hi);
+    emit_stmt(s->chunk);
+}
+
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     struct buf aux = {0};
@@ -813,7 +807,7 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     int views = CG->nviews;
     open_helper_views(viewed);
     debug_line(&F->body, s->loc, true);
-    range_versions(s, "lo_", "hi_");
+    pool_chunk(s, "lo_", "hi_");
     close_views(views);
     helper_end(saved, &aux, arena_printf("static void bp_for%d(void *envp, int64_t lo_, int64_t hi_)", id), NULL);
     bputs(&CG->aux, aux.p);
@@ -828,7 +822,7 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     F->ind--;
     line("} else {");
     F->ind++;
-    range_versions(s, lo, hi);
+    pool_chunk(s, lo, hi);
     F->ind--;
     line("}");
 }
@@ -904,7 +898,7 @@ bool fold_step(struct ir_node *s)
 
 /* A loop whose iterations fold into accumulators (opt_parfor.c, folds).
  * The chunk helper bp_fold<n>(env, part, lo_, hi_) runs the loop over its
- * chunk as range_versions writes it, each accumulator a local from its
+ * chunk as pool_chunk writes it, each accumulator a local from its
  * identity (an int sum with its running least and greatest and an overflow
  * flag), then writes them to part; bp_join<n>(env, part) folds a chunk's
  * part into env's accumulators, in chunk order (brt_par_fold). When the
@@ -944,7 +938,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
     }
     F->fold = s;
     debug_line(&F->body, s->loc, true);
-    range_versions(s, "lo_", "hi_");
+    pool_chunk(s, "lo_", "hi_");
     line("{");
     line("    struct bp_part%d *p_ = part_;", id);
     for (int i = 0; i < s->nfolds; i++) {
@@ -995,7 +989,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
     line("}");
     line("if (%s) {", seq);
     F->ind++;
-    range_versions(s, lo, hi);
+    pool_chunk(s, lo, hi);
     F->ind--;
     line("}");
     F->ind--;
@@ -1003,7 +997,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
 }
 
 /* for v in lo .. hi: accumulated in lanes, on the pool (par_loop), or as
- * range_versions writes it (also a loop on the pool whose guards
+ * pool_chunk writes it (also a loop on the pool whose guards
  * hoisted_versions tested with the runtime's choice not to split). */
 void emit_for_range(struct ir_node *s)
 {
@@ -1020,7 +1014,7 @@ void emit_for_range(struct ir_node *s)
     bool pool = s->par && !CG->slot_names && !CG->swapped_inner && CG->guards_tested != s;
     if (pool && s->nfolds) fold_loop(s, lo, hi);
     else if (pool) par_loop(s, lo, hi);
-    else range_versions(s, lo, hi);
+    else pool_chunk(s, lo, hi);
 }
 
 /* A for-over-array loop's body: v is element k < n of the snapshot's data

@@ -87,6 +87,7 @@ static void cw_walk(struct ir_node *n)
     bool outer = cw_small;
     if (loop) cw_depth++, cw_small = ir_par_work(n->b) <= FOLD_LOOP_WORK; /* once a loop, not once a step */
     ir_each_child(n, cw_walk);
+    cw_walk(n->chunk); /* a loop on the pool's: its copies' steps (opt_version.c) */
     if (loop) cw_depth--, cw_small = outer;
 }
 

@@ -244,6 +244,25 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     v_stmt(st, w);
 }
 
+/* A loop on the pool's chunk (opt_version.c): over chunk_lo .. chunk_hi, the
+ * versioned if (after lets of bounds) of a sequential copy of the loop,
+ * whose else-branch is the loop as written over them: its body. The loop
+ * itself keeps no guard, swap or view for the emitter. */
+static void v_chunk(struct vstate *st, struct ir_node *s)
+{
+    struct ir_node *c = s->chunk, *iff = c->op == IR_BLOCK && c->nkids ? c->kids[c->nkids - 1] : c;
+    struct ir_node *w = iff->op == IR_IF && iff->a->op == IR_GUARD_TEST ? iff->c : NULL;
+    struct ir_var *lo = s->chunk_lo, *hi = s->chunk_hi;
+    want(st, s, s->par && lo && hi && lo->type == ty_int && hi->type == ty_int, "a chunk not of a loop on the pool");
+    want(st, s, !s->nguards && !s->swap && !s->guards_outside && !s->nviews, "a chunked loop with guards, a swap or views");
+    want(st, s, w && w->op == IR_FOR_RANGE && w->var == s->var && w->b == s->b && !w->par && !w->iter.inclusive &&
+                    w->iter.lo->op == IR_VAR && w->iter.lo->var == lo && w->iter.hi->op == IR_VAR && w->iter.hi->var == hi,
+         "a chunk not the versioned loop over its bounds");
+    scope_push(st, s, lo);
+    scope_push(st, s, hi);
+    v_stmt(st, c);
+}
+
 /* An index or store marked in-range: inside the loop whose guarded version
  * (or swapped nest) leaves its check out. */
 static void v_proved(struct vstate *st, struct ir_node *n)
@@ -694,7 +713,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->iter.is_range == (s->op == IR_FOR_RANGE), "for kind");
         v_iter(st, s, &s->iter);
         int mark = st->nscope;
-        scope_push(st, s, s->var);
+        if (!s->chunk) scope_push(st, s, s->var); /* a chunk's loops define it */
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
@@ -711,7 +730,8 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         }
         loop_enter(st, s);
         st->loops++;
-        v_block(st, s->b);
+        if (s->chunk) v_chunk(st, s);
+        else v_block(st, s->b);
         st->loops--;
         st->naround--;
         st->nscope = mark;

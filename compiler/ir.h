@@ -253,6 +253,13 @@ struct ir_node {
     struct ir_node *fast_in;
     struct ir_node *fast_gen;
     bool slow;
+    /* IR_FOR_RANGE par (opt_version.c): what runs for each chunk the runtime
+     * hands out, chunk_lo .. chunk_hi (fresh variables the emitter sets to the
+     * chunk's bounds): the versioned if of a sequential loop over them, its
+     * else-branch the loop as written (its body b); NULL: the loop itself over
+     * the chunk. */
+    struct ir_node *chunk;
+    struct ir_var *chunk_lo, *chunk_hi;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
     struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose
@@ -484,7 +491,8 @@ void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;
- * or a sequential swapped nest, not jammed). */
+ * or a sequential swapped nest, not jammed), or (a loop on the pool that would be
+ * one were it sequential) gives it a chunk. */
 bool ir_versions(const struct ir_node *s, const struct ir_node *around);
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's
  * facts: calls of functions it found pure). */

@@ -416,8 +416,15 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         fprintf(out, ": %s in ", s->var ? type_name(s->var->type) : "?");
         dump_iter(out, &s->iter);
         dump_loop_facts(out, s);
+        if (s->chunk) { /* each chunk: its statement (its body is the loop's as written in it) */
+            fputs(" chunk[", out);
+            dump_var(out, s->chunk_lo);
+            fputs(" .. ", out);
+            dump_var(out, s->chunk_hi);
+            fputs("]", out);
+        }
         fputs("\n", out);
-        dump_stmt(out, s->b, ind + 1);
+        dump_stmt(out, s->chunk ? s->chunk : s->b, ind + 1);
         return;
     case IR_RETURN:
         fputs("return", out);

@@ -100,7 +100,7 @@ static const struct {
     {"loops", "version", "the guards and the nodes they prove are what it writes twice"},
     {"range", "version", "the overflows a guard rules out (no_overflow_in) are marks the fast copy keeps"},
     {"interchange", "version", "a swapped or jammed nest's inner loop keeps its guards for the nest"},
-    {"parfor", "version", "a loop on the pool keeps its guards, tested per chunk; its work is the loop's once"},
+    {"parfor", "version", "a loop on the pool is versioned in its chunk; its work is the loop's once"},
 };
 
 struct pass {

@@ -46,9 +46,19 @@
  * evaluated (the values it takes), then writes the copy or the generator
  * as written (emit_gen_loop): an expression has no place for the if.
  *
- * Left to the emitter (emit_loops.c, emit_guards.c) this round: a loop on
- * the pool (its guards tested per chunk, a hoisting nest's and a swapped
- * nest's too) and a jammed nest.
+ * A loop on the pool that would be versioned were it sequential gets its
+ * chunk (chunk, ir.h): what runs for each chunk the runtime hands out, over
+ * two fresh variables the emitter sets to the chunk's bounds,
+ *
+ *     for i in lo..hi par chunk[clo .. chi]:
+ *         if guards(i in clo..chi: ...): for i in clo..chi: body   fast
+ *         else: for i in clo..chi: body                             slow
+ *
+ * a sequential copy of the loop over them, versioned as above (a hoisting
+ * or a swapped nest's too), its guards tested per chunk. The loop keeps its
+ * body (the chunk's loop as written reads it) and rowmins, no guard.
+ *
+ * Left to the emitter (emit_loops.c) this round: a jammed nest.
  */
 #include "ir.h"
 
@@ -73,16 +83,15 @@ static bool nest_of(const struct ir_node *p, const struct ir_node *s)
     return p && p->op == IR_FOR_RANGE && (p->swap == s || (hoists(p) && ir_guards_outside_of(p) == s));
 }
 
-/* Whether s is a sequential swapped nest (not jammed): versioned whole (swap_nest). */
+/* Whether s is a swapped nest (not jammed): versioned whole (swap_nest). */
 static bool swaps(const struct ir_node *s)
 {
-    return s->op == IR_FOR_RANGE && s->swap && !s->jam && !s->par;
+    return s->op == IR_FOR_RANGE && s->swap && !s->jam;
 }
 
 bool ir_versions(const struct ir_node *s, const struct ir_node *around)
 {
-    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE && s->op != IR_FOR_ARRAY) || s->par || nest_of(around, s))
-        return false;
+    if ((s->op != IR_FOR_RANGE && s->op != IR_WHILE && s->op != IR_FOR_ARRAY) || nest_of(around, s)) return false;
     if (s->swap) return swaps(s);
     if (!s->nguards) return hoists(s);
     return s->op == IR_FOR_RANGE || s->ind_var || ir_range_values(s);
@@ -368,6 +377,35 @@ static struct ir_node *swap_nest(struct ir_node *s)
     return place(s, iff, lets, test, fi, slow, &moved);
 }
 
+static void walk(struct ir_node *s, struct ir_node *around);
+
+/* Loop s on the pool given its chunk (ir.h): a sequential copy of s over
+ * the fresh chunk_lo .. chunk_hi, the nodes naming s naming the copy,
+ * rewritten as walk rewrites any sequential loop: its guards (a swapped
+ * nest's, a hoisting nest's inner loop's) tested per chunk, where the
+ * emitter tested them. The copy takes s's guards and views; s keeps its
+ * body (the chunk's loop as written reads it, the emitter's estimate of
+ * its work and its folds too) and its rowmins (their tables are the
+ * enclosing C function's). */
+static void chunk(struct ir_node *s)
+{
+    struct loc at = s->loc;
+    struct ir_node *c = ir_new(IR_FOR_RANGE, at, ty_void);
+    *c = *s;
+    c->par = false, c->caps = NULL, c->ncaps = 0, c->folds = NULL, c->nfolds = 0;
+    c->rowmins = NULL, c->nrowmins = 0;
+    s->chunk_lo = ir_new_temp(P, ty_int, at);
+    s->chunk_hi = ir_new_temp(P, ty_int, at);
+    c->iter.lo = ir_mk_var(s->chunk_lo, at);
+    c->iter.hi = ir_mk_var(s->chunk_hi, at);
+    retarget(c->b, s, c);
+    s->guards = NULL, s->nguards = 0, s->guards_outside = false;
+    s->swap = NULL, s->swap_guards = NULL, s->nswap_guards = 0;
+    s->views = NULL, s->nviews = 0;
+    s->chunk = c;
+    walk(c, s); /* c rewritten in place */
+}
+
 /* The statements of s, around: the loop directly around s (NULL: none). */
 static void walk(struct ir_node *s, struct ir_node *around)
 {
@@ -381,7 +419,9 @@ static void walk(struct ir_node *s, struct ir_node *around)
         walk(s->c, around);
         return;
     case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY:
-        if (ir_versions(s, around) && s->swap) {
+        if (ir_versions(s, around) && s->par) {
+            chunk(s);
+        } else if (ir_versions(s, around) && s->swap) {
             walk(swap_nest(s)->c, around); /* the nest as written: its inner loop versioned on its own */
         } else if (ir_versions(s, around) && s->nguards) {
             version(s, false);
@@ -413,13 +453,15 @@ static void version_gen(struct ir_node *n)
     n->fast_gen = f;
 }
 
-/* The generators in n (anything, the copies the walk made included). */
+/* The generators in n (anything, the copies the walk made included, a
+ * loop on the pool's chunk too). */
 static void gens(struct ir_node *n)
 {
     if (!n) return;
     if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && n->nguards && !n->fast_gen) version_gen(n);
     ir_each_child(n, gens);
     gens(n->fast_gen);
+    gens(n->chunk);
 }
 
 void opt_version(struct ir_program *ir)

@@ -529,6 +529,10 @@ verify_hook swap ver/s.br " swapped v"
 # an element read of the generator as written marked proved by the copy
 printf 'fn f(xs: [int], n: int) -> int:\n    return sum(xs[i] + xs[i + 1] for i in 0..n)\n\nfn main():\n    print(f([1, 2, 3], 2))\n' > ver/g.br
 verify_hook gen ver/g.br "] fast (binary" "in-range outside a guarded loop around it"
+# a loop on the pool (its chunk, the versioned loop over the chunk's bounds):
+# an element read of the loop as written marked proved by the chunk's test
+printf 'fn f(xs: [int], n: int) -> [int]:\n    var w = [0] * n\n    for i in 0..n:\n        let a = xs[i]\n        let b = xs[i + 1]\n        w[i] = a * a - b * b + (a ^ b) - (a & b) * 3 + (a | b) / 7\n    return w\n\nfn main():\n    print(f([1, 2, 3], 2))\n' > ver/p.br
+verify_hook pool ver/p.br "par captures[v1.xs v3.w] chunk[v"
 
 # ---- in-order float folds: BP_FOLD on the accumulator, nowhere else ----------
 # A sequential float fold (s += e in a for or while loop, s = e * s, a sum
