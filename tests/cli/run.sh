@@ -1181,6 +1181,19 @@ check "strings: s += a + b appends each part" \
     [ "$(grep -c 'brt_str_append_int(' sca.c)" -eq 1 -a "$(grep -c 'brt_str_append_lit(' sca.c)" -eq 1 -a "$(grep -c 'brt_str_concat\|brt_str_of_int' sca.c)" -eq 0 ]
 check "strings: the appended text" [ "$("$BRINE" run sc/a.br)" = "0,1,2,3," ]
 
+# ---- pushes kept in a cursor: the array's data, length and room in locals ----
+# A loop that only pushes into an array made unique before it (a filter)
+# keeps the array's header in locals while it runs (BRT_CURSOR_PUSH), the
+# length written back after; a loop that also reads the array's length
+# pushes as written.
+mkdir -p pc
+printf 'fn keep(xs: [float], t: float) -> [float]:\n    var out: [float] = []\n    for x in xs:\n        if x > t:\n            out.push(x)\n    return out\n\nfn lens(n: int) -> [int]:\n    var out: [int] = []\n    for v in 0..n:\n        out.push(len(out) + v)\n    return out\n\nfn main():\n    print(keep([0.5, 2.0, 1.5, 0.1], 1.0), lens(4))\n' > pc/p.br
+"$BRINE" --dump=c pc/p.br > pc.c 2> pc.log
+check "push cursor: the filter's pushes in locals, the length read pushes as written" \
+    [ "$(sed -n '/^static .*bf_main_keep(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR_PUSH(')" -eq 1 -a \
+      "$(sed -n '/^static .*bf_main_lens(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR')" -eq 0 ]
+check "push cursor: the output" [ "$("$BRINE" run pc/p.br)" = "[2.0, 1.5] [0, 2, 4, 6]" ]
+
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the
 # data pointers of the rows its guard's test scanned, kept in a table by the
