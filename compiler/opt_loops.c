@@ -61,6 +61,8 @@
  *                   way, and the emitter writes that loop twice
  *                   (emit_gen_loop). opt_range.c drops a generator's guards
  *                   where its ranges prove every index they would.
+ *                   A loop that runs at most once (runs_once: opt_split.c's
+ *                   first and last pieces) keeps its checks, unguarded.
  *   (overflow checks that ranges prove unnecessary: opt_range.c)
  */
 #include "ir.h"
@@ -677,9 +679,23 @@ static struct ir_var *induction(struct ir_node *loop, struct bce *b)
     return j;
 }
 
+/* Whether range loop l runs at most once: `for j in e .. e + 1` or
+ * `for j in e - 1 .. e` (opt_split.c's first and last pieces). Its guards
+ * would cost a test of every path it reads for one iteration that the
+ * checks cost a few instructions: it keeps them (stencil3/fn_comp: two
+ * such pieces a row, 7 paths each). */
+static bool runs_once(const struct ir_node *l)
+{
+    const struct ir_node *lo = l->iter.lo, *hi = l->iter.hi;
+    if (l->op != IR_FOR_RANGE || l->iter.inclusive || ir_range_values(l)) return false;
+    if (hi->op == IR_BINARY && hi->bop == OP_ADD && hi->b->op == IR_INT && hi->b->ival == 1) return ir_same_term(hi->a, lo);
+    if (lo->op == IR_BINARY && lo->bop == OP_SUB && lo->b->op == IR_INT && lo->b->ival == 1) return ir_same_term(lo->a, hi);
+    return false;
+}
+
 static void guard_loop(struct ir_node *loop, struct body *b)
 {
-    if (b->has_loop || b->has_gen) return;
+    if (b->has_loop || b->has_gen || runs_once(loop)) return;
     struct ir_var *iv = NULL;
     struct bce x = {loop, NULL, b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
     if (loop->op == IR_FOR_RANGE && loop->var->type == ty_int && !(b->use[loop->var->id] & U_ASSIGN))
