@@ -13,7 +13,10 @@
  * The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
- * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
+ * two steps). A guard whose row's last index is the outer loop's variable
+ * (u[i][j + 1][k] in a loop over j) is tested for every row that index
+ * takes over the outer range (scanned_guard_cond, bp_rows_path_span). A
+ * guard of a deeper row (u[i - 1][j][k]: a path) selects
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
@@ -90,18 +93,26 @@ static const char *guard_test(const struct ir_guard *g, const char *lo, const ch
     }
     if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
     if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
-    if (!g->npath)
-        return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
-                            g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
     /* a path: each row on the way selected only once its index is tested
      * (NULL when not: the test fails) */
-    const char *row = vname(g->arr), *at = g->at_var ? vname(g->at_var) : "0";
+    const char *row = vname(g->arr);
+    struct ir_var *at_var = g->at_var;
     int64_t off = g->row_off;
     for (int k = 0; k < g->npath; k++) {
-        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, at, off);
-        at = g->path_vars[k] ? vname(g->path_vars[k]) : "0";
+        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, at_var ? vname(at_var) : "0", off);
+        at_var = g->path_vars[k];
         off = g->path_offs[k];
     }
+    /* the last row's index the hoisting nest's variable (not declared
+     * yet): every row it takes over the outer range (opt_loops.c
+     * outside_guard) */
+    if (CG->scan_var && at_var == CG->scan_var)
+        return arena_printf("bp_rows_path_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, CG->scan_lo,
+                            CG->scan_last, off, lo, last, g->off);
+    const char *at = at_var ? vname(at_var) : "0";
+    if (!g->npath)
+        return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), at, off, lo,
+                            last, g->off);
     return arena_printf("bp_path_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, at, off, lo, last, g->off);
 }
 
@@ -167,6 +178,20 @@ void two_versions(struct ir_node *s, const char *lo, const char *hi)
     }
 }
 
+/* A hoisting nest's test: range_guard_cond of its inner loop (or test) in
+ * over ilo .. ihi, not empty, a guard's last row index naming the outer
+ * variable ov tested for every value of it over lo .. hi. */
+static struct buf scanned_guard_cond(struct ir_var *ov, const char *lo, const char *hi, bool inclusive,
+                                     struct ir_node *in, const char *ilo, const char *ihi)
+{
+    /* hi - 1 wrapping: the outer range may be empty (hi INT64_MIN), and the
+     * scan of rows lo .. INT64_MAX then fails */
+    CG->scan_var = ov, CG->scan_lo = lo, CG->scan_last = inclusive ? hi : arena_printf("(int64_t)((uint64_t)%s - 1)", hi);
+    struct buf cond = range_guard_cond(in, ilo, ihi, true);
+    CG->scan_var = NULL, CG->scan_lo = CG->scan_last = NULL;
+    return cond;
+}
+
 /* Outer loop s over lo .. hi (guards_outside) with opt_version.c off (which
  * versions it as IR, on the pool in its chunk: emit_versioned):
  * its inner loop's bounds and
@@ -184,7 +209,7 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
     const char *ilo = tmp(it, "%s", emit_expr(in->iter.lo));
     const char *ihi = tmp(it, "%s", emit_expr(in->iter.hi));
     scope_close();
-    struct buf cond = range_guard_cond(in, ilo, ihi, true);
+    struct buf cond = scanned_guard_cond(s->var, lo, hi, s->iter.inclusive, in, ilo, ihi);
     /* an inner loop on the pool: the first nest also needs the runtime
      * not to split it (the same answer for every outer iteration: the
      * bounds do not change, nor the threads); no call is left in it, so
@@ -359,7 +384,7 @@ void emit_versioned(struct ir_node *s)
             const char *ilo = tmp(t->kids[0]->type, "%s", emit_expr(t->kids[0]));
             const char *ihi = tmp(t->kids[1]->type, "%s", emit_expr(t->kids[1]));
             scope_close();
-            cond = range_guard_cond(t, ilo, ihi, true);
+            cond = scanned_guard_cond(t->clauses[0].var, lo, hi, t->clauses[0].iter.inclusive, t, ilo, ihi);
             if (t->par)
                 bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi,
                         par_least(ir_guards_outside_of(s->c)->b));
