@@ -106,7 +106,7 @@ static const char *guard_test(const struct ir_guard *g, const char *lo, const ch
         return arena_printf("bp_col_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL, &%s)", vname(g->arr), lo,
                             last, g->row_off, k ? k : lo, k ? k : last, g->off, rowmin_of(g->arr));
     }
-    if (g->fixed) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
+    if (g->fixed && !g->base) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
     if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
     struct ir_var *at_var;
     int64_t off;
@@ -136,7 +136,8 @@ static const char *base_c(struct ir_node *e, const char *bad)
 /* The test of loop guard g over lo .. hi (last: hi, or hi - 1 when hi is
  * not included). A guard of i + base + off first computes base and the
  * two ends of i + base, before the test, where an overflow fails the guard
- * (the loop as written then panics where it would). */
+ * (the loop as written then panics where it would); a fixed one, of the
+ * one index base + off (opt_relations.c: the most the index is), base. */
 const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *hi,
                                    bool inclusive)
 {
@@ -144,6 +145,7 @@ const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char
     const char *bad = new_temp(), *b = new_temp(), *from = new_temp(), *to = new_temp();
     line("int %s = 0;", bad);
     line("int64_t %s = %s;", b, base_c(g->base, bad));
+    if (g->fixed) return arena_printf("(!%s & %s)", bad, guard_test(g, b, b)); /* one index: base + off */
     line("int64_t %s = bp_gadd(%s, %s, &%s);", from, lo, b, bad);
     if (inclusive) line("int64_t %s = bp_gadd(%s, %s, &%s);", to, hi, b, bad);
     else line("int64_t %s = bp_gadd(bp_gsub(%s, 1, &%s), %s, &%s);", to, hi, bad, b, bad);

@@ -155,7 +155,7 @@ static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, 
         for (int k = 0; k < g->npath; k++)
             want(st, l, !g->path_vars[k] || in_scope(st, g->path_vars[k]) || (scanned && k == g->npath - 1),
                  "a guard's path names a variable out of scope");
-        want(st, l, !g->base || (!g->fixed && !g->rows && base_in_scope(st, g->base)),
+        want(st, l, !g->base || (!g->idx_var && (g->fixed || !g->rows) && base_in_scope(st, g->base)),
              "a guard's base reads a variable out of scope, or is not + - * of ints");
     }
 }

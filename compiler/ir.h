@@ -276,7 +276,9 @@ struct ir_node {
                                   * index proved by a column guard of in_range_by (opt_loops.c), so the
                                   * row is among those its test scanned (emit_rows.c: col_table) */
     bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
-                                  * inside the array (opt_range.c) */
+                                  * inside the array (opt_range.c, opt_relations.c) */
+    struct ir_node *idx_upper;   /* IR_INDEX (opt_relations.c): the index is at least 0 and at most this
+                                  * int expression, + - * of literals and variables never assigned */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift
                                   * (int, u64): its amount is in 0..63; IR_CONV int to u64: the
                                   * value is never negative (opt_range.c) */
@@ -341,7 +343,9 @@ struct ir_guard {
     struct ir_var *idx_var;
     /* A loop guard of an index i + base + off (opt_loops.c): base an int
      * expression of literals and variables the loop does not change (+ - *),
-     * computed in the guard without panicking (an overflow fails it). */
+     * computed in the guard without panicking (an overflow fails it). With
+     * fixed (idx_var NULL, rows or not): the one index base + off, the most
+     * an index at least 0 is (opt_relations.c: idx_upper). */
     struct ir_node *base;
     int64_t off;
     bool rows;
@@ -406,6 +410,7 @@ struct ir_program {
 void opt_unique(struct ir_program *ir); /* opt_unique.c */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
 void opt_range(struct ir_program *ir);  /* opt_range.c */
+void opt_relations(struct ir_program *ir); /* opt_relations.c */
 void opt_interchange(struct ir_program *ir); /* opt_interchange.c */
 void opt_borrow(struct ir_program *ir); /* opt_borrow.c */
 void opt_inline(struct ir_program *ir); /* opt_inline.c */

@@ -256,10 +256,10 @@ static void dump_guards(FILE *out, struct ir_guard *gs, int n)
             if (g->idx_var) dump_var(out, g->idx_var);
         }
         if (g->base) {
-            fputs("+", out);
+            if (!g->fixed) fputs("+", out);
             dump_expr(out, g->base);
         }
-        fprintf(out, g->fixed && !g->idx_var ? "%" PRId64 : "%+" PRId64, g->off);
+        fprintf(out, g->fixed && !g->idx_var && !g->base ? "%" PRId64 : "%+" PRId64, g->off);
     }
 }
 

@@ -40,6 +40,7 @@
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
+    X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \
@@ -86,6 +87,9 @@ static const struct {
     {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
+    {"split", "relations", "the pieces' bounds are facts it follows"},
+    {"inline", "relations", "a call written in place is code whose facts the caller's prove"},
+    {"relations", "loops", "an index it proves needs no guard; one it bounds (idx_upper) is guarded once"},
     {"loops", "interchange", "a swap needs the inner loop's guards (in_range_by)"},
     {"range", "interchange", "a swap needs int arithmetic proved not to overflow (no_overflow)"},
     {"inline", "range", "a call written in place is code whose ranges the caller's facts prove"},

@@ -42,6 +42,12 @@
  *                   change: its guard computes base once, an overflow
  *                   failing it (the loop as written then panics where it
  *                   would), and tests i + base + c over the range.
+ *                   An index opt_relations.c bounds (idx_upper: at least
+ *                   0, at most an expression the loop does not change,
+ *                   band[i][j - i + w]: 2 * w) is guarded by that one
+ *                   index, tested once; one it proves in_bounds has no
+ *                   guard, unless it is i + c (a nest's swap and jam
+ *                   read those guards).
  *                   A `for j in range(lo, hi, step)` over int
  *                   (ir_range_values) is guarded as a range loop: its
  *                   guards are tested from its first value to its last.
@@ -442,10 +448,19 @@ static bool add_guard(struct bce *x, struct ir_guard g)
 /* The guard of index i into an array the loop cannot resize (g: arr, and a
  * row's at_var and row_off): i + c over the loop variable, or an index the
  * loop does not change. */
-static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i)
+static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i, struct ir_node *upper)
 {
     if (offset_of(x, i, &g.off)) return add_guard(x, g);
     struct affine a;
+    struct ir_var *v;
+    int64_t k;
+    if (upper && !fixed_index(x, i, &v, &k) && fixed_expr(x, upper)) {
+        /* 0 <= i <= upper (opt_relations.c): upper tested once, at the
+         * loop's entry (band[i][j - i + w]: 2 * w) */
+        g.fixed = true;
+        if (!var_plus(upper, &g.idx_var, &g.off)) g.base = upper, g.off = 0;
+        return add_guard(x, g);
+    }
     if (!g.rows && affine(x, i, &a) && a.iv == 1 && a.base) {
         /* i + base + c: the guard computes base once */
         g.base = a.base;
@@ -460,7 +475,7 @@ static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i)
  * idx[n - 2]) one the loop does not change and the rows on the way fixed:
  * a row guard that proves every index (a path: the row it tests is the
  * last one, each index before tested first). */
-static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int n)
+static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int n, struct ir_node *upper)
 {
     struct ir_guard g = {.arr = m, .rows = true, .npath = n - 2};
     if (n < 2 || !fixed_rows(x, m, n - 1) || !fixed_index(x, idx[0], &g.at_var, &g.row_off)) return false;
@@ -470,7 +485,7 @@ static bool row_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, int
     }
     for (int k = 0; k < g.npath; k++)
         if (!fixed_index(x, idx[k + 1], &g.path_vars[k], &g.path_offs[k])) return false;
-    return index_guard(x, g, idx[n - 1]);
+    return index_guard(x, g, idx[n - 1], upper);
 }
 
 /* m[i + c][k]: a column, the row index changing along the loop and the
@@ -492,7 +507,7 @@ static bool cols_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, in
         g.fixed = true;
         if (!fixed_index(x, idx[1], &g.idx_var, &g.off)) return false;
     }
-    if (!index_guard(x, (struct ir_guard){.arr = m}, idx[0]) || !add_guard(x, g)) return false;
+    if (!index_guard(x, (struct ir_guard){.arr = m}, idx[0], NULL) || !add_guard(x, g)) return false;
     for (int i = 0; i < host->nrowmins; i++)
         if (host->rowmins[i] == m) return true;
     host->rowmins = xrealloc(host->rowmins, (size_t)(host->nrowmins + 1) * sizeof *host->rowmins);
@@ -501,6 +516,15 @@ static bool cols_guard(struct bce *x, struct ir_var *m, struct ir_node **idx, in
 }
 
 #define MAX_PATH 8
+
+/* Whether index i needs no guard: opt_relations.c proved it in_bounds and
+ * it is not i + c, whose guard the passes after read (a nest's swap and
+ * jam need its inner loop's guards; opt_range.c drops a generator's). */
+static bool relation_proved(struct bce *x, bool in_bounds, struct ir_node *i)
+{
+    int64_t k;
+    return in_bounds && !offset_of(x, i, &k);
+}
 
 static void bce_expr(struct bce *x, struct ir_node *n);
 
@@ -522,7 +546,7 @@ static void bce_expr(struct bce *x, struct ir_node *n)
     for (int k = 0; k < depth; k++) idx[k] = path[depth - 1 - k]->b;
     bool rows = false;
     if (depth >= 2 && root->op == IR_VAR &&
-        ((rows = row_guard(x, root->var, idx, depth)) || cols_guard(x, root->var, idx, depth))) {
+        ((rows = row_guard(x, root->var, idx, depth, n->idx_upper)) || cols_guard(x, root->var, idx, depth))) {
         /* the row's guard proves its index too, and every index on the way */
         n->by_cols = !rows;
         for (int k = 0; k < depth; k++) {
@@ -531,8 +555,8 @@ static void bce_expr(struct bce *x, struct ir_node *n)
         }
         return;
     }
-    if (n->op == IR_INDEX && n->a->op == IR_VAR && fixed_length(x, n->a->var) &&
-        index_guard(x, (struct ir_guard){.arr = n->a->var}, n->b))
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && !relation_proved(x, n->in_bounds, n->b) && fixed_length(x, n->a->var) &&
+        index_guard(x, (struct ir_guard){.arr = n->a->var}, n->b, n->idx_upper))
         n->in_range_by = x->loop;
     bce_kids(x, n);
 }
@@ -578,9 +602,10 @@ static void bce_stmt(struct bce *x, struct ir_node *s)
     case IR_STORE:
         bce_expr(x, s->a);
         for (int i = 0; i < s->nkids; i++) bce_expr(x, s->kids[i]);
-        if (ir_store_one_index(s) && fixed_length(x, s->var) && index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0]))
+        if (ir_store_one_index(s) && !relation_proved(x, s->in_bounds, s->kids[0]) && fixed_length(x, s->var) &&
+            index_guard(x, (struct ir_guard){.arr = s->var}, s->kids[0], NULL))
             s->in_range_by = x->loop;
-        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && row_guard(x, s->var, s->kids, s->nkids))
+        else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && row_guard(x, s->var, s->kids, s->nkids, NULL))
             s->in_range_by = x->loop;
         else if (s->nkids >= 2 && s->nkids <= MAX_PATH && !has_field_step(s) && cols_guard(x, s->var, s->kids, s->nkids))
             s->in_range_by = x->loop, s->by_cols = true;
