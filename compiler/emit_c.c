@@ -321,6 +321,10 @@ static const char *emit_expr_here(struct ir_node *n)
     case IR_NOT: return tmp(ty_bool, "!%s", emit_expr(n->a));
     case IR_BINARY: return emit_binary(n);
     case IR_AND: case IR_OR: {
+        struct ir_node *v, *w;
+        bool incl = ir_one_compare(n, &v, &w);
+        if (n->one_compare && w) /* 0 <= v < w, w >= 0 */
+            return tmp(ty_bool, "(uint64_t)%s %s (uint64_t)%s", emit_expr(v), incl ? "<=" : "<", emit_expr(w));
         const char *a = emit_expr(n->a);
         const char *r = tmp(ty_bool, "%s", a);
         line("if (%s%s) {", n->op == IR_AND ? "" : "!", r);

@@ -88,6 +88,43 @@ static bool base_in_scope(struct vstate *st, struct ir_node *n)
            base_in_scope(st, n->a) && base_in_scope(st, n->b);
 }
 
+/* c as `v >= 0` (0 <= v): v, else NULL. */
+static struct ir_node *at_least_zero(const struct ir_node *c)
+{
+    if (c->op != IR_BINARY || c->optype != ty_int) return NULL;
+    struct ir_node *v = c->bop == OP_GE ? c->a : c->bop == OP_LE ? c->b : NULL, *z = v == c->a ? c->b : c->a;
+    return v && v->op == IR_VAR && z->op == IR_INT && z->ival == 0 ? v : NULL;
+}
+
+/* c as `v < b`, `v <= b` (b > v, b >= v), v the variable of x: b, else NULL. */
+static struct ir_node *below_of(const struct ir_node *c, const struct ir_node *x, bool *incl)
+{
+    if (c->op != IR_BINARY || c->optype != ty_int) return NULL;
+    bool lt = c->bop == OP_LT || c->bop == OP_LE, gt = c->bop == OP_GT || c->bop == OP_GE;
+    struct ir_node *v = lt ? c->a : gt ? c->b : NULL, *b = v == c->a ? c->b : c->a;
+    if (!v || v->op != IR_VAR || v->var != x->var) return NULL;
+    *incl = c->bop == OP_LE || c->bop == OP_GE;
+    bool plain = b->op == IR_INT || b->op == IR_VAR ||
+                 (b->op == IR_BUILTIN && b->builtin == BI_LEN && b->nkids == 1 && b->kids[0]->op == IR_VAR);
+    return plain ? b : NULL;
+}
+
+bool ir_one_compare(const struct ir_node *n, struct ir_node **a, struct ir_node **b)
+{
+    if (n->op != IR_AND) return false;
+    bool incl;
+    for (int k = 0; k < 2; k++) {
+        const struct ir_node *z = k ? n->b : n->a, *c = k ? n->a : n->b;
+        struct ir_node *v = at_least_zero(z);
+        if (v && (*b = below_of(c, v, &incl))) {
+            *a = v;
+            return incl;
+        }
+    }
+    *a = *b = NULL;
+    return false;
+}
+
 bool ir_store_one_index(const struct ir_node *s)
 {
     if (s->op != IR_STORE || s->nkids < 1 || (s->kids[0]->op == IR_FIELD && !s->kids[0]->a)) return false;

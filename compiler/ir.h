@@ -277,6 +277,9 @@ struct ir_node {
                                   * row is among those its test scanned (emit_rows.c: col_table) */
     bool in_bounds;              /* IR_INDEX of a variable, IR_STORE of one index: the index is always
                                   * inside the array (opt_range.c, opt_relations.c) */
+    bool one_compare;            /* IR_AND of `a >= 0` and `a < b` (or <=; either order, 0 <= a, b > a
+                                  * too), a a variable, b a literal, variable or len of one, proved
+                                  * b >= 0 (opt_relations.c): one unsigned compare (ir_one_compare) */
     struct ir_node *idx_upper;   /* IR_INDEX (opt_relations.c): the index is at least 0 and at most this
                                   * int expression, + - * of literals and variables never assigned */
     bool no_overflow;            /* IR_BINARY, IR_UNARY of int: the result always fits; a shift
@@ -603,5 +606,8 @@ bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
  * steps (xs[i] = v, ps[i].x = v, ps[i].at.x = v): its in_range_by and
  * in_bounds speak of that index. */
 bool ir_store_one_index(const struct ir_node *s);
+/* An IR_AND marked one_compare: its a (a variable) and b, and whether the
+ * test is a <= b (else a < b). */
+bool ir_one_compare(const struct ir_node *n, struct ir_node **a, struct ir_node **b);
 
 #endif

@@ -339,6 +339,20 @@ static void prove_index(struct ir_node *n, struct ir_var *arr, struct ir_node *i
     if (depth_of(&best) < depth_of(&hi.f[0]) || best.n < hi.f[0].n) n->idx_upper = form_expr(&best, idx->loc);
 }
 
+/* `j >= 0 and j < n` with n >= 0: one unsigned compare (ir.h: one_compare);
+ * both sides are reads of variables, so neither order nor panics change. */
+static void one_compare(struct ir_node *n)
+{
+    struct ir_node *a, *b;
+    ir_one_compare(n, &a, &b);
+    if (!b) return;
+    struct bounds lo = forms(b, false);
+    for (int i = 0; i < lo.n && !n->one_compare; i++) {
+        STEPS = 0;
+        n->one_compare = nonneg(&lo.f[i], DEPTH);
+    }
+}
+
 static void walk(struct ir_node *n);
 
 static void walk_kid(struct ir_node *n) { walk(n); }
@@ -381,6 +395,7 @@ static void walk(struct ir_node *n)
             return;
         case IR_AND:
         case IR_OR:
+            if (n->op == IR_AND) one_compare(n); /* by the facts before it: its own hold only where it is true */
             walk(n->a);
             assume(n->a, n->op == IR_AND);
             walk(n->b);
