@@ -48,11 +48,6 @@ struct cgen {
                                     * or opt_version.c off: else the IR holds the versions) */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
     struct ir_node *guards_tested; /* an inner loop whose guards (on the pool: and no split) hoisted_versions tested: its fast copy next */
-    /* while a hoisting nest's test is written: the outer loop's variable
-     * and its first and last values, over which a guard's last row index
-     * naming it is scanned (emit_guards.c) */
-    struct ir_var *scan_var;
-    const char *scan_lo, *scan_last;
     struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
     const char *map_header;        /* and the copy of its array's header it reads */
     struct ir_var *push_var;       /* an array the statement being written only pushes into (push_cursor) */

@@ -13,10 +13,7 @@
  * The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
- * two steps). A guard whose row's last index is the outer loop's variable
- * (u[i][j + 1][k] in a loop over j) is tested for every row that index
- * takes over the outer range (scanned_guard_cond, bp_rows_path_span). A
- * guard of a deeper row (u[i - 1][j][k]: a path) selects
+ * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
@@ -38,7 +35,6 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* What joins loop guard i (i > 0) to the ones before it: `&`, not `&&`.
  * Each guard_test stands alone (a row's test reads the row only once its
@@ -83,20 +79,6 @@ int open_rowmins(struct ir_node *s)
 
 void close_rowmins(int mark) { CG->nrowmins = mark; }
 
-/* The array holding guard g's last row: for a path, each row on the way
- * selected only once its index is tested (NULL when not: the test fails);
- * *at_var and *off: the last row's index. */
-static const char *path_rows(const struct ir_guard *g, struct ir_var **at_var, int64_t *off)
-{
-    const char *row = vname(g->arr);
-    *at_var = g->at_var, *off = g->row_off;
-    for (int k = 0; k < g->npath; k++) {
-        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, *at_var ? vname(*at_var) : "0", *off);
-        *at_var = g->path_vars[k], *off = g->path_offs[k];
-    }
-    return row;
-}
-
 /* The test of a loop guard (opt_loops.c) over lo .. last: an array's, a
  * row's (the row's index tested first), or a column's. */
 static const char *guard_test(const struct ir_guard *g, const char *lo, const char *last)
@@ -108,19 +90,18 @@ static const char *guard_test(const struct ir_guard *g, const char *lo, const ch
     }
     if (g->fixed && !g->base) lo = last = g->idx_var ? vname(g->idx_var) : "0"; /* one index: idx_var + off */
     if (!g->rows) return span_test(lo, last, g->off, vname(g->arr));
-    struct ir_var *at_var;
-    int64_t off;
-    const char *row = path_rows(g, &at_var, &off);
-    /* the last row's index the hoisting nest's variable (not declared
-     * yet): every row it takes over the outer range (opt_loops.c
-     * outside_guard) */
-    if (CG->scan_var && at_var == CG->scan_var)
-        return arena_printf("bp_rows_path_span(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, CG->scan_lo,
-                            CG->scan_last, off, lo, last, g->off);
-    const char *at = at_var ? vname(at_var) : "0";
     if (!g->npath)
-        return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr), at, off, lo,
-                            last, g->off);
+        return arena_printf("bp_row_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", vname(g->arr),
+                            g->at_var ? vname(g->at_var) : "0", g->row_off, lo, last, g->off);
+    /* a path: each row on the way selected only once its index is tested
+     * (NULL when not: the test fails) */
+    const char *row = vname(g->arr), *at = g->at_var ? vname(g->at_var) : "0";
+    int64_t off = g->row_off;
+    for (int k = 0; k < g->npath; k++) {
+        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, at, off);
+        at = g->path_vars[k] ? vname(g->path_vars[k]) : "0";
+        off = g->path_offs[k];
+    }
     return arena_printf("bp_path_span(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, at, off, lo, last, g->off);
 }
 
@@ -152,64 +133,6 @@ const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char
     return arena_printf("(!%s & %s)", bad, span_test(from, to, g->off, vname(g->arr)));
 }
 
-/* Whether g is a guard of a row (a path's last row) over the range, with no base. */
-static bool row_kind(const struct ir_guard *g)
-{
-    return g->rows && !g->cols && !g->fixed && !g->base;
-}
-
-/* The offset of g's last index: the row it tests. */
-static int64_t *last_off(struct ir_guard *g)
-{
-    return g->npath ? &g->path_offs[g->npath - 1] : &g->row_off;
-}
-
-/* Whether guards g and h test the same row but for the offsets: h's
- * inner offset, and its last index's offset where that index is the
- * scanned variable. */
-static bool same_row(struct ir_guard *g, struct ir_guard *h)
-{
-    if (!row_kind(g) || !row_kind(h) || g->arr != h->arr || g->npath != h->npath || g->at_var != h->at_var) return false;
-    struct ir_var *lv = g->npath ? g->path_vars[g->npath - 1] : g->at_var;
-    bool scanned = CG->scan_var && lv == CG->scan_var;
-    for (int k = 0; k < g->npath; k++)
-        if (g->path_vars[k] != h->path_vars[k]) return false;
-    for (int k = 0; k < g->npath - 1; k++)
-        if (g->path_offs[k] != h->path_offs[k]) return false;
-    if (g->npath && g->row_off != h->row_off) return false;
-    return scanned || *last_off(g) == *last_off(h);
-}
-
-/* Guards i and the later ones that test the same row (same_row; each
- * marked merged) as one test over lo .. last, every offset they name
- * within the least and the greatest (the rows of a scan: every row from
- * the least offset to the greatest, a test at least as strict as the
- * guards'); NULL when guard i has no such company. The three reads of
- * u[i][j][k - 1 .. k + 1] test their row once. */
-static const char *merged_test(struct ir_guard *gs, int n, int i, bool *merged, const char *lo, const char *last)
-{
-    struct ir_guard *g = &gs[i];
-    int64_t omin = g->off, omax = g->off, rmin = *last_off(g), rmax = rmin;
-    int many = 0;
-    for (int k = i + 1; k < n; k++) {
-        if (merged[k] || !same_row(g, &gs[k])) continue;
-        merged[k] = true, many++;
-        if (gs[k].off < omin) omin = gs[k].off;
-        if (gs[k].off > omax) omax = gs[k].off;
-        if (*last_off(&gs[k]) < rmin) rmin = *last_off(&gs[k]);
-        if (*last_off(&gs[k]) > rmax) rmax = *last_off(&gs[k]);
-    }
-    if (!many) return NULL;
-    struct ir_var *at_var;
-    int64_t off;
-    const char *row = path_rows(g, &at_var, &off);
-    if (CG->scan_var && at_var == CG->scan_var)
-        return arena_printf("bp_rows_path_spans(%s, %s, %s, %" PRId64 "LL, %" PRId64 "LL, %s, %s, %" PRId64 "LL, %" PRId64
-                            "LL)", row, CG->scan_lo, CG->scan_last, rmin, rmax, lo, last, omin, omax);
-    return arena_printf("bp_path_spans(%s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL, %" PRId64 "LL)", row,
-                        at_var ? vname(at_var) : "0", off, lo, last, omin, omax);
-}
-
 /* The test that a range loop's guards hold over lo .. hi (C expressions
  * evaluated once): empty, or (nonempty: not empty, and) every guard
  * holding; the caller frees .p. */
@@ -219,15 +142,9 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
     const char *empty = s->iter.inclusive ? ">" : ">=", *some = s->iter.inclusive ? "<=" : "<";
     bprintf(&cond, "%s %s %s", lo, nonempty ? some : empty, hi);
     const char *last = s->iter.inclusive ? hi : arena_printf("%s - 1", hi);
-    bool *merged = xmalloc((size_t)s->nguards + 1);
-    memset(merged, 0, (size_t)s->nguards + 1);
-    for (int i = 0, k = 0; i < s->nguards; i++) {
-        if (merged[i]) continue;
-        const char *test = merged_test(s->guards, s->nguards, i, merged, lo, last);
-        bprintf(&cond, " %s %s", k++ ? guard_join(1) : nonempty ? "&& (" : "|| (",
-                test ? test : loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
-    }
-    free(merged);
+    for (int i = 0; i < s->nguards; i++)
+        bprintf(&cond, " %s %s", i ? guard_join(i) : nonempty ? "&& (" : "|| (",
+                loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
     bputs(&cond, ")");
     return cond;
 }
@@ -252,20 +169,6 @@ void two_versions(struct ir_node *s, const char *lo, const char *hi)
     }
 }
 
-/* A hoisting nest's test: range_guard_cond of its inner loop (or test) in
- * over ilo .. ihi, not empty, a guard's last row index naming the outer
- * variable ov tested for every value of it over lo .. hi. */
-static struct buf scanned_guard_cond(struct ir_var *ov, const char *lo, const char *hi, bool inclusive,
-                                     struct ir_node *in, const char *ilo, const char *ihi)
-{
-    /* hi - 1 wrapping: the outer range may be empty (hi INT64_MIN), and the
-     * scan of rows lo .. INT64_MAX then fails */
-    CG->scan_var = ov, CG->scan_lo = lo, CG->scan_last = inclusive ? hi : arena_printf("(int64_t)((uint64_t)%s - 1)", hi);
-    struct buf cond = range_guard_cond(in, ilo, ihi, true);
-    CG->scan_var = NULL, CG->scan_lo = CG->scan_last = NULL;
-    return cond;
-}
-
 /* Outer loop s over lo .. hi (guards_outside) with opt_version.c off (which
  * versions it as IR, on the pool in its chunk: emit_versioned):
  * its inner loop's bounds and
@@ -283,7 +186,7 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
     const char *ilo = tmp(it, "%s", emit_expr(in->iter.lo));
     const char *ihi = tmp(it, "%s", emit_expr(in->iter.hi));
     scope_close();
-    struct buf cond = scanned_guard_cond(s->var, lo, hi, s->iter.inclusive, in, ilo, ihi);
+    struct buf cond = range_guard_cond(in, ilo, ihi, true);
     /* an inner loop on the pool: the first nest also needs the runtime
      * not to split it (the same answer for every outer iteration: the
      * bounds do not change, nor the threads); no call is left in it, so
@@ -458,7 +361,7 @@ void emit_versioned(struct ir_node *s)
             const char *ilo = tmp(t->kids[0]->type, "%s", emit_expr(t->kids[0]));
             const char *ihi = tmp(t->kids[1]->type, "%s", emit_expr(t->kids[1]));
             scope_close();
-            cond = scanned_guard_cond(t->clauses[0].var, lo, hi, t->clauses[0].iter.inclusive, t, ilo, ihi);
+            cond = range_guard_cond(t, ilo, ihi, true);
             if (t->par)
                 bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi,
                         par_least(ir_guards_outside_of(s->c)->b));

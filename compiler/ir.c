@@ -137,12 +137,7 @@ struct ir_node *ir_guards_outside_of(const struct ir_node *s)
 {
     if (s->op != IR_FOR_RANGE) return NULL;
     struct ir_node *b = s->b;
-    while (b && b->op == IR_BLOCK && b->nkids >= 1) {
-        int k = 0;
-        while (k < b->nkids - 1 && b->kids[k]->op == IR_UNIQUE) k++;
-        if (k < b->nkids - 1) return NULL;
-        b = b->kids[k];
-    }
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
     return b && b->op == IR_FOR_RANGE ? b : NULL;
 }
 
@@ -175,23 +170,18 @@ bool ir_source_held(struct ir_node *s)
     return s->op == IR_FOR_ARRAY && r->op == IR_VAR && !r->moved && !ir_writes(s->b, r->var, true);
 }
 
-/* Guards (a loop's, a guard test's) name arrays and indices in scope; a
- * hoisting nest's test (scan: its outer variable) may name the outer
- * variable as a row's last index, which it scans over the outer range. */
-static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, int n, struct ir_var *scan)
+/* Guards (a loop's, a guard test's) name arrays and indices in scope. */
+static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, int n)
 {
     for (int i = 0; i < n; i++) {
         struct ir_guard *g = &gs[i];
-        struct ir_var *last = g->npath ? g->path_vars[g->npath - 1] : g->at_var;
-        bool scanned = scan && last == scan && g->rows && !g->cols && !g->fixed && !g->base;
-        want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var) || (scanned && !g->npath)) &&
+        want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
         want(st, l, !g->npath || g->rows, "a guard's path without rows");
         want(st, l, !g->cols || (!g->rows && !g->base && !g->at_var), "a column guard with rows, a base or a row index");
         for (int k = 0; k < g->npath; k++)
-            want(st, l, !g->path_vars[k] || in_scope(st, g->path_vars[k]) || (scanned && k == g->npath - 1),
-                 "a guard's path names a variable out of scope");
+            want(st, l, !g->path_vars[k] || in_scope(st, g->path_vars[k]), "a guard's path names a variable out of scope");
         want(st, l, !g->base || (!g->idx_var && (g->fixed || !g->rows) && base_in_scope(st, g->base)),
              "a guard's base reads a variable out of scope, or is not + - * of ints");
     }
@@ -201,7 +191,7 @@ static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, 
  * in scope; the nodes it proves may name it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
 {
-    if (l->op != IR_IF) v_guards(st, l, l->guards, l->nguards, NULL);
+    if (l->op != IR_IF) v_guards(st, l, l->guards, l->nguards);
     for (int i = 0; i < l->nrowmins; i++)
         want(st, l, in_scope(st, l->rowmins[i]) && l->rowmins[i]->type->kind == T_ARRAY &&
                         l->rowmins[i]->type->elem->kind == T_ARRAY, "rowmins names no array of arrays in scope");
@@ -546,7 +536,7 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     case IR_GUARD_TEST:
         want(st, n, t == ty_bool && (n->nguards || n->swapped) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
              "guard test");
-        v_guards(st, n, n->guards, n->nguards, n->guards_outside && n->nclauses ? n->clauses[0].var : NULL);
+        v_guards(st, n, n->guards, n->nguards);
         want(st, n, n->swapped || !n->nswap_guards, "swap guards on a guard test not of a swapped nest");
         for (int i = 0; i < n->nswap_guards; i++) { /* over the nest's two ranges, each index a literal or a variable */
             struct ir_guard *g = &n->swap_guards[i];

@@ -594,8 +594,7 @@ bool ir_range_values(const struct ir_node *s);
  * the whole loop, so the C emitter takes no snapshot of it (emit_loops.c). */
 bool ir_source_held(struct ir_node *s);
 /* The range loop that is range loop s's whole body (blocks of one statement
- * looked through, and unique statements before it: a row made unique keeps
- * its length, all a guard reads of it), or NULL. Its guards, if any, are what guards_outside
+ * looked through), or NULL. Its guards, if any, are what guards_outside
  * tests before s, unless a later pass swapped the nest, put a loop on the
  * pool or dropped every guard (opt_range.c): then the nest is written as
  * that pass says. */

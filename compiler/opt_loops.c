@@ -750,41 +750,26 @@ static void guard_loop(struct ir_node *loop, struct body *b)
  * cannot change. */
 static bool outside_bound(struct bce *x, struct ir_node *n)
 {
-    /* A sum might overflow where the loop never runs; the same term as a
-     * bound of the loop around (for j in 1..n - 1: for k in 1..n - 1) was
-     * evaluated before the test without panicking, and has its value. */
-    if (n->op == IR_BINARY)
-        return (ir_same_term(n, x->loop->iter.lo) || ir_same_term(n, x->loop->iter.hi)) && invariant(x, n);
+    if (n->op == IR_BINARY) return false; /* it might overflow where the loop never runs */
     if (n->op == IR_BUILTIN && (n->nkids != 1 || n->kids[0]->op != IR_VAR)) return false;
     return invariant(x, n);
 }
 
-/* Whether guard g names only what outer loop x cannot change, but for
- * the index of its last row, which may be x's variable (u[i][j][k + c] in
- * a loop over j, which never assigns it): the test then scans that row
- * index over x's range (emit_guards.c). */
+/* Whether guard g names only what outer loop x cannot change. */
 static bool outside_guard(struct bce *x, const struct ir_guard *g)
 {
     if (!(g->rows || g->cols ? fixed_rows(x, g->arr, 1 + g->npath) : fixed_length(x, g->arr))) return false;
-    struct ir_var *ov = x->loop->var, *last = NULL;
-    if (g->rows && !g->cols && !g->fixed && !g->base && !(x->b->use[ov->id] & U_ASSIGN))
-        last = g->npath ? g->path_vars[g->npath - 1] : g->at_var;
     struct ir_var *vs[2] = {g->at_var, g->idx_var};
     for (int i = 0; i < 2; i++)
-        if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED)) && !(i == 0 && !g->npath && vs[i] == ov && last == ov))
-            return false;
+        if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
     for (int i = 0; i < g->npath; i++)
-        if (g->path_vars[i] && (x->b->use[g->path_vars[i]->id] & (U_ASSIGN | U_DEFINED)) &&
-            !(i == g->npath - 1 && g->path_vars[i] == ov && last == ov))
-            return false;
+        if (g->path_vars[i] && (x->b->use[g->path_vars[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
     return !g->base || fixed_expr(x, g->base);
 }
 
 /* guards_outside (ir.h): range loop s whose whole body is one guarded
- * range loop (after unique statements: ir_guards_outside_of), its bounds
- * and guards reading nothing s changes but s's variable as a row's last
- * index, scanned over s's range. The guards then hold at every entry of
- * the inner loop when they hold before s. */
+ * range loop, its bounds and guards reading nothing s changes. The guards
+ * then hold at every entry of the inner loop when they hold before s. */
 static void guard_outside(struct ir_node *s)
 {
     struct ir_node *in = ir_guards_outside_of(s);
