@@ -669,16 +669,23 @@ static bool reads_var(struct ir_node *n, struct ir_var *v)
     return false;
 }
 
+/* v = v + the literal text k (an IR_STR, or an f-string's literal piece):
+ * its bytes appended inline while they fit (brt_str_append_lit). */
+static void append_lit(struct ir_node *k, const char *v)
+{
+    struct buf lit = {0};
+    c_string(&lit, k->str ? k->str : "", k->slen);
+    line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, k->slen);
+    free(lit.p);
+}
+
 /* v = v + f"...": the f-string's pieces appended to v one by one, in order. */
 static void emit_fstring_into(struct ir_node *n, const char *v)
 {
     for (int i = 0; i < n->nkids; i++) {
         struct ir_node *k = n->kids[i];
         if (n->lit[i]) {
-            struct buf lit = {0};
-            c_string(&lit, k->str ? k->str : "", k->slen);
-            line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, k->slen);
-            free(lit.p);
+            append_lit(k, v);
             continue;
         }
         scope_open();
@@ -715,10 +722,7 @@ void append_text(struct ir_node *x, const char *v)
         return;
     }
     if (x->op == IR_STR) {
-        struct buf lit = {0};
-        c_string(&lit, x->str ? x->str : "", x->slen);
-        line("%s = brt_str_append_lit(%s, %s, %zu);", v, v, lit.p, x->slen);
-        free(lit.p);
+        append_lit(x, v);
         return;
     }
     struct ir_node *k = x->op == IR_BUILTIN && x->builtin == BI_STR && x->nkids == 1 ? x->kids[0] : NULL;

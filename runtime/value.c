@@ -594,11 +594,11 @@ static bool rows_made_on_pool(const brt_arr *a)
     return false;
 }
 
-static void release_rows(void *rows, int64_t lo, int64_t hi)
+/* Rows lo .. hi of array a (a chunk of the release on the pool). */
+static void release_rows(void *a, int64_t lo, int64_t hi)
 {
-    brt_arr **e = rows;
-    for (int64_t i = hi - 1; i >= lo; i--)
-        brt_arr_release(e[i]);
+    const brt_arr *rows = a;
+    brt_release_n(rows->elem, (brt_arr **)rows->data + lo, hi - lo);
 }
 
 void brt_arr_release(brt_arr *a)
@@ -606,7 +606,7 @@ void brt_arr_release(brt_arr *a)
     if (!a || !drop_ref(&a->rc))
         return;
     if (rows_made_on_pool(a))
-        brt_par_for(0, a->len, a->data, release_rows);
+        brt_par_for(0, a->len, a, release_rows);
     else if (brt_type_owns(a->elem))
         brt_release_n(a->elem, a->data, a->len);
     if (!is_inline(a) && row_put_here(a, (size_t)a->cap * TYPE_SIZE(a->elem)))
