@@ -448,8 +448,8 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
      * iterations in one vector). */
     if (sums) line("__asm__ volatile(\"\");");
     if (lanes) {
-        /* two-lane vectors' loop unrolled whole, the sums in registers (internals.md) */
-        line("#pragma GCC unroll %d", jam / 2);
+        /* the lane loop unrolled whole: each lane's chain in registers (internals.md) */
+        line("#pragma GCC unroll %d", jam);
         const char *q = new_temp();
         line("for (int %s = 0; %s < %d; %s++) {", q, q, jam, q);
         F->ind++;
