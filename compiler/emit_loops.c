@@ -562,10 +562,18 @@ static bool no_panic(const struct ir_node *n)
 
 /* The lets before the accumulation, written into the element: ir_copy's
  * read hook (a read of a let's variable becomes a copy of its value) */
-struct lets { struct ir_copier k; struct ir_node **let; int n; };
+/* The lets a copy writes in place of their reads; and, over range(lo, hi,
+ * step), the loop variable iv (then counting 0, 1, ...) read as its value
+ * (stepped_range) */
+struct lets { struct ir_copier k; struct ir_node **let; int n; struct ir_var *iv; struct ir_node *lo, *step; };
 static struct ir_node *let_value(struct ir_copier *k, const struct ir_node *r)
 {
     struct lets *l = (struct lets *)k;
+    if (l->iv && r->var == l->iv) {
+        struct ir_node *v = ir_mk_bin(OP_ADD, ir_copy(NULL, l->lo), ir_mk_bin(OP_MUL, ir_mk_var(l->iv, r->loc), ir_copy(NULL, l->step), ty_int), ty_int);
+        v->no_overflow = v->b->no_overflow = true; /* a value of the range, at most its hi */
+        return v;
+    }
     for (int i = l->n - 1; i >= 0; i--)
         if (l->let[i]->var == r->var) {
             int n = l->n;
@@ -614,13 +622,37 @@ static struct ir_node *only(struct ir_node *b)
     return b;
 }
 
+/* range(lo, hi, step) of int, lo a literal at least 0, step a literal at
+ * least 1, hi a value that cannot panic: the loop's values are lo + k *
+ * step for k in 0 .. count, count (hi - lo - 1) / step + 1 where lo < hi,
+ * else 0, none of which overflows (0 <= lo < hi). it: that range of k. */
+static bool stepped_range(struct ir_node *s, struct ir_iter *it)
+{
+    struct ir_node *r = s->iter.array, *lo = r->kids[0], *hi = r->kids[1], *st = r->kids[2];
+    if (r->nkids != 3 || lo->eop != IR_INT || (int64_t)lo->ival < 0 || st->eop != IR_INT || (int64_t)st->ival < 1 ||
+        !no_panic(hi) || hi->type != ty_int)
+        return false;
+    struct ir_node *span = ir_mk_bin(OP_SUB, ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int), ir_mk_int(1, s->loc), ty_int);
+    struct ir_node *n = ir_mk_bin(OP_ADD, ir_mk_bin(OP_DIV, span, ir_copy(NULL, st), ty_int), ir_mk_int(1, s->loc), ty_int);
+    span->no_overflow = span->a->no_overflow = n->no_overflow = n->a->no_overflow = true;
+    struct ir_node *c = ir_new(IR_COND, s->loc, ty_int);
+    c->a = ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool);
+    c->b = n;
+    c->c = ir_mk_int(0, s->loc);
+    *it = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, s->loc), .hi = c};
+    return true;
+}
+
 static bool accumulate_in_lanes(struct ir_node *s)
 {
     struct ir_node *b = s->b;
     if (s->nguards || s->fast_in || s->swap || s->nviews || s->chunk || !b || b->op != IR_BLOCK || b->nkids < 1 || b->nkids > 9) return false;
     /* over an array: its elements (the loop's snapshot: only v changes);
-     * not range(lo, hi, step), which the loop takes without the array */
-    if (s->op == IR_FOR_ARRAY && (ir_range_values(s) || !lane_source(s->var->type))) return false;
+     * over range(lo, hi, step), which the loop takes without the array, a
+     * count whose values the element computes */
+    struct ir_iter iter = s->iter;
+    bool stepped = s->op == IR_FOR_ARRAY && ir_range_values(s);
+    if (stepped ? !stepped_range(s, &iter) : s->op == IR_FOR_ARRAY && !lane_source(s->var->type)) return false;
     struct ir_node *last = b->kids[b->nkids - 1], *e;
     struct ir_var *v = NULL;
     enum op op = OP_ADD;
@@ -652,13 +684,14 @@ static bool accumulate_in_lanes(struct ir_node *s)
         for (int j = i + 1; j < nl; j++) c += reads(let[j]->a, let[i]->var);
         if (c > 1) return false;
     }
-    struct lets l = {{let_value, NULL, NULL}, let, nl};
+    struct lets l = {{let_value, NULL, NULL}, let, nl, NULL, NULL, NULL};
+    if (stepped) l.iv = s->var, l.lo = s->iter.array->kids[0], l.step = s->iter.array->kids[2];
     struct ir_node *rn = ir_new(IR_REDUCE, s->loc, ty_float);
     rn->reducer = op == OP_ADD ? RED_SUM : RED_PRODUCT;
     rn->elem_type = ty_float;
     rn->gen_var = s->var;
-    rn->iter = s->iter;
-    rn->elem = nl ? ir_copy(&l.k, e) : e;
+    rn->iter = iter;
+    rn->elem = nl || stepped ? ir_copy(&l.k, e) : e;
     ir_free_vars(rn, &rn->caps, &rn->ncaps);
     for (int i = 0; i < rn->ncaps; i++)
         if (rn->caps[i] == v) return false;

@@ -5,7 +5,9 @@
 # functions, under a branch or a filter, over an array, two clauses, min and
 # max; and its one sequential sum), and every sequential sum, product and
 # accumulating for loop of tests/golden/opt/seq_lanes.br but the five it
-# says take none, and every reduction of tests/golden/par/lanes_log2_log10.br,
+# says take none, every accumulating loop over range(lo, hi, step) of
+# tests/golden/opt/seq_lanes_stepped.br, and every reduction of
+# tests/golden/par/lanes_log2_log10.br,
 # must have a lanes form (bp_leaves<n>) that calls brt_lanes_<name>; the
 # goldens themselves check that the lanes give the scalar functions' bits.
 # Exit 1 when one does not.
@@ -26,6 +28,7 @@ check() {
         }' || fail=1
 }
 check "$DIR/par/lanes_math.br" 24 "par reductions (and its one sequential sum)"
-check "$DIR/opt/seq_lanes.br" 26 "sequential sums, products and loops"
+check "$DIR/opt/seq_lanes.br" 27 "sequential sums, products and loops"
+check "$DIR/opt/seq_lanes_stepped.br" 7 "loops over stepped ranges"
 check "$DIR/par/lanes_log2_log10.br" 13 "reductions of log2 and log10"
 exit $fail
