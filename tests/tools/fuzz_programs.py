@@ -522,6 +522,7 @@ class Gen:
         self.borders = random.Random(seed ^ 0xB0D)  # whether to write a border nest (border_nest)
         self.covers = random.Random(seed ^ 0xC0E)   # a border nest's fresh grid stored by two loops (border_nest)
         self.steps = random.Random(seed ^ 0x57E)  # whether to write a step nest (step_nest)
+        self.stepsums = random.Random(seed ^ 0x5E95)  # whether to write a sum over a stepped range (step_sum)
         self.pools = random.Random(seed ^ 0x9001)   # whether to write rows on the pool (row_par)
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
@@ -2156,6 +2157,8 @@ class Gen:
             return self.border_nest()
         if self.steps.random() < 0.04:
             return self.step_nest()
+        if self.stepsums.random() < 0.04:
+            return self.step_sum()
         if self.pools.random() < 0.04:
             return self.row_par()
         if self.folds.random() < 0.04:
@@ -2774,6 +2777,59 @@ class Gen:
                         a[k + off] += a[k] % 3 + s_
             env.vars[v] = [t, True, a]
         self.scope[-1][v] = (t, True)
+        return lines, ex
+
+    def step_sum(self):
+        """A float sum or product over range(lo, hi, step) whose term calls a
+        math function (the lanes run it over the range's count, the term
+        reading lo + k * step): a let before the term now and then, an if
+        choosing the term, hi a literal or a let; now and then a form the
+        lanes refuse (a negative step, a negative lo), the same values."""
+        r = self.r
+        acc, k, x, m = (self.fresh(p) for p in ("a", "k", "x", "m"))
+        name = r.choice(["sin", "cos", "exp", "log"])
+        lo = r.choice([0, 1, 2, 3, 5, 9] + ([-4] if r.random() < 0.1 else []))
+        step = r.choice([1, 2, 3, 4, 7, 32, 65] + ([-1, -3] if r.random() < 0.1 else []))
+        n = r.choice([0, 1, 7, 8, 31, 32, 33, 64, 65, 129, r.randint(0, 400)])
+        hi = lo + n if step > 0 else lo - n
+        prod = r.random() < 0.3
+        start = r.choice(["0.0", "-0.0", "1.5", "-2.25"])
+        scale = r.choice(["0.01", "-0.03", "0.5", "1e-3"])
+        let = r.random() < 0.4
+        branch = r.random() < 0.3
+        self.use("step-sum")
+        arg = f"float({k}) * {scale}" if name != "log" else f"float({k}) * {scale} + 40.0"
+        f = FLOAT_FN[name]
+        lines = [f"let {m} = {hi}", f"var {acc} = {start}", f"for {k} in range({lo}, {m}, {step}):"]
+        if let:
+            lines.append(f"    let {x} = {arg}")
+            arg = x
+        term = f"{name}({arg})"
+        op = "*=" if prod else "+="
+        if prod:
+            term = f"(1.0 + {term} * 0.001)"
+        if branch:
+            lines += [f"    if {k} % 3 == 1:", f"        {acc} {op} {term}", "    else:", f"        {acc} {op} 2.0 * {term}"]
+        else:
+            lines.append(f"    {acc} {op} {term}")
+        sc = float(scale)
+
+        def ex(env):
+            a = float(start)
+            for kv in range(lo, hi, step):
+                xv = float(kv) * sc
+                if name == "log":
+                    xv = xv + 40.0
+                t = f(xv)
+                if prod:
+                    t = 1.0 + t * 0.001
+                if branch and kv % 3 != 1:
+                    t = 2.0 * t
+                a = a * t if prod else a + t
+            env.vars[m] = ["int", False, hi]
+            env.vars[acc] = ["float", True, a]
+        self.scope[-1][m] = ("int", False)
+        self.scope[-1][acc] = ("float", True)
         return lines, ex
 
     def new_stmt(self):
@@ -4577,7 +4633,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum"]
 
 
 def classify(problem):
