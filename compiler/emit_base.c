@@ -45,20 +45,20 @@ static const char *frame_of(struct loc l)
 const char *frame_slot(void)
 {
     F->frame_used = true;
-    return F->fdepth ? arena_printf("(fp_ + %d)", F->fdepth) : "fp_";
+    return "fp_";
 }
 
 const char *frame_next(void)
 {
     F->frame_used = true;
-    return arena_printf("fp_ + %d", F->fdepth + 1);
+    return "fp_ + 1";
 }
 
 const char *loc_ref(struct loc l)
 {
-    struct { int file, line, col; const char *fn; } key;
+    struct { int file, line, col; const char *fn, *site; } key;
     memset(&key, 0, sizeof key); /* the padding too: the map compares bytes */
-    key.file = l.file, key.line = l.line, key.col = l.col, key.fn = frame_of(l);
+    key.file = l.file, key.line = l.line, key.col = l.col, key.fn = frame_of(l), key.site = F ? F->inline_site : NULL;
     intptr_t known = (intptr_t)map_get(&CG->loc_ids, &key, sizeof key);
     if (known) return arena_printf("&L%d", (int)known);
     int id = ++CG->nlocs;
@@ -70,6 +70,7 @@ const char *loc_ref(struct loc l)
     bprintf(&CG->locs, ", %d, %d, ", l.line, l.col);
     if (key.fn) c_string(&CG->locs, key.fn, strlen(key.fn));
     else bputs(&CG->locs, "NULL");
+    if (key.site) bprintf(&CG->locs, ", %s", key.site);
     bputs(&CG->locs, "};\n");
     return arena_printf("&L%d", id);
 }

@@ -241,17 +241,19 @@ const char *math_fn(enum builtin b)
 
 static const char *emit_expr_here(struct ir_node *n);
 
-/* The frames of calls written in place (opt_inline.c) entered: each call's
- * place in its slot, as a real call's, and the places inside named by the
- * function they came from; frames_leave restores what they were. */
-struct frames { const char *frame; bool in_helper; int depth; };
+/* The frames of calls written in place (opt_inline.c) entered: the places
+ * inside named by the function they came from, each with the call's place
+ * as its site (runtime/frames.c: the chain's frame just outside; no slot is
+ * written while it runs); frames_leave restores what they were. */
+struct frames { const char *frame, *site; bool in_helper; };
+
+static struct frames frames_here(void) { return (struct frames){F->frame, F->inline_site, F->in_helper}; }
 
 static struct frames frames_enter(const struct ir_inline *inl)
 {
-    struct frames was = {F->frame, F->in_helper, F->fdepth};
+    struct frames was = frames_here();
     for (const struct ir_inline *in = inl; in; in = in->next) {
-        line("%s[0] = %s;", frame_slot(), loc_ref(in->site));
-        F->fdepth++;
+        F->inline_site = loc_ref(in->site);
         F->frame = frame_name(in->fn);
         F->in_helper = false; /* the callee's places are its own, not the element's */
     }
@@ -260,11 +262,8 @@ static struct frames frames_enter(const struct ir_inline *inl)
 
 static void frames_leave(struct frames was)
 {
-    while (F->fdepth > was.depth) {
-        F->fdepth--;
-        line("%s[0] = NULL;", frame_slot());
-    }
     F->frame = was.frame;
+    F->inline_site = was.site;
     F->in_helper = was.in_helper;
 }
 
@@ -938,7 +937,7 @@ static void emit_stmt_here(struct ir_node *s)
         x = take(x, et);
         x = lval(x, et);
         /* a store written in place of a call checks its indices in the callee's frame (opt_inline.c) */
-        struct frames was = s->inl && !in_guarded_loop(s) ? frames_enter(s->inl) : (struct frames){F->frame, F->in_helper, F->fdepth};
+        struct frames was = s->inl && !in_guarded_loop(s) ? frames_enter(s->inl) : frames_here();
         const char *L = loc_ref(s->loc);
         if (s->slot && CG->slot_names) {
             line("%s = %s;", CG->slot_names[s->slot - 1], x);

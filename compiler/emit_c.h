@@ -130,15 +130,15 @@ struct fctx {
     int debug_line, debug_file;  /* -g: the place of the last #line written */
     /* Call chains (runtime/frames.c): the frame the places belong to (its
      * name in each brt_loc), and in a par helper the element's own frame
-     * for the places inside the construct but its own; fdepth: the calls
-     * written in place around the code being emitted (fp_ + fdepth is the
-     * free slot); frame_used: the code uses its slots (a call that is not
-     * quiet, a par construct), so a par helper puts its thread's ftop back
-     * at its end (emit_par.c helper_end). */
-    const char *frame, *elem_frame;
+     * for the places inside the construct but its own; inline_site: in a
+     * call written in place, that call's place (&L<n>), which each place
+     * inside names as its site (brt_loc.site: no slot is written); frame_used:
+     * the code uses its slots (a call that is not quiet, a par construct),
+     * so a par helper puts its thread's ftop back at its end (emit_par.c
+     * helper_end). */
+    const char *frame, *elem_frame, *inline_site;
     struct loc elem_span;
     bool in_helper, frame_used;
-    int fdepth;
     struct ir_node *fold;        /* a fold loop's chunk helper: the loop (its sums' steps, fold_step) */
     bool fold256;                /* BP_FOLD256: its folds' steps without BP_FOLD (emit_program.c) */
     bool in_lanes;               /* in a jammed nest's loop over lanes (emit_loops.c): the lanes' sums are

@@ -699,8 +699,10 @@ struct fctx *helper_open(int id, struct ir_var **caps, int ncaps)
 {
     struct fctx *saved = F;
     F = fctx_new();
-    /* the call chain: from the slot its starter left free */
+    /* the call chain: from the slot its starter left free, the places inside
+     * a call written in place naming its site */
     F->frame = saved->frame;
+    F->inline_site = saved->inline_site;
     F->owner = true;
     bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
     bputs(&F->decl, "    const brt_loc **fp_ = brt_frames_here();\n");

@@ -82,6 +82,9 @@ typedef struct brt_loc {
     const char *file;
     int32_t line, col;
     const char *fn; /* the frame it is in, for call chains: "smooth", "main: a par element of f.br:9:13" */
+    /* a place in a function written in place of its call: that call's
+     * place, its frame in the chain just outside this one (NULL: none) */
+    const struct brt_loc *site;
 } brt_loc;
 
 /* The panic messages, one table. */

@@ -7,8 +7,11 @@
  * fp_[0], passes fp_ + 1, and writes NULL after it returns: one store
  * before and one after, no TLS, no table lookup. So at any moment the live
  * chain of a thread is fbase[0], fbase[1], ... up to the first NULL,
- * outermost first, and the innermost frame is the panic's own place. An
- * inlined call writes its slot the same way, so it stays a frame.
+ * outermost first, and the innermost frame is the panic's own place. A
+ * call written in place (inlined) writes no slot: each place inside it
+ * names the call's place as its site (brt_loc.site), which the chain
+ * takes as the frame just outside, so it stays a frame at no cost while
+ * it runs.
  *
  * par: the function that starts a par construct sets its thread's ftop to
  * its own free slot (brt_frames_at); a par helper starts its chain there
@@ -87,17 +90,29 @@ static bool par_element_place(const brt_loc *l)
  * through those levels walks each of them; a par construct cannot hold
  * itself without a call between, so two such frames in a row are one.
  * (Calls are never merged: a recursion from one call site is many frames.) */
+static void chain_add(brt_chain *c, const brt_loc *l)
+{
+    if (c->n < BRT_CHAIN_KEEP) c->head[c->n] = l;
+    c->tail[c->n % BRT_CHAIN_KEEP] = l;
+    c->n++;
+}
+
+/* A place in a function written in place of its call is a frame, and that
+ * call's place another just outside it (its site, and the site's site):
+ * the chain of a call written in place is the chain of the call, with no
+ * slot written while it runs. */
 void brt_chain_push(brt_chain *c, const brt_loc *l)
 {
     if (c->n > 0 && par_element_place(l)) {
-        const brt_loc *prev = c->tail[(c->n - 1) % BRT_CHAIN_KEEP];
+        const brt_loc *prev = c->last;
         if (prev == l || (par_element_place(prev) && prev->line == l->line && prev->col == l->col &&
                           strcmp(prev->fn, l->fn) == 0))
             return;
     }
-    if (c->n < BRT_CHAIN_KEEP) c->head[c->n] = l;
-    c->tail[c->n % BRT_CHAIN_KEEP] = l;
-    c->n++;
+    chain_add(c, l);
+    c->last = l;
+    for (const brt_loc *s = l ? l->site : NULL; s; s = s->site)
+        chain_add(c, s);
 }
 
 /* The live slots from base (NULL: none), innermost first, onto c; then

@@ -40,6 +40,7 @@ extern brt_str brt_empty_str;
 typedef struct brt_chain {
     const brt_loc *head[BRT_CHAIN_KEEP], *tail[BRT_CHAIN_KEEP];
     int64_t n;
+    const brt_loc *last; /* the place pushed last, before the call sites it was written in place of */
 } brt_chain;
 extern int brt_backtrace; /* BRINE_BACKTRACE: 1 (default) the chain, 0 the innermost place */
 void brt_frames_init(brt_tcache *tc, size_t stack_bytes); /* this thread's slots */

@@ -899,6 +899,13 @@ check "quiet: no slot stored around a proved element read" [ "$(awk '/fp_\[0\] =
 ./qh/h > qh.got 2>&1
 "$BRINE" run --opt=none qh/h.br > qh.want 2>&1
 check "quiet: the same output and panic as --opt=none" same qh.got qh.want
+# Any code written in place writes no slot at all: its places name the
+# call's place as their site (brt_loc.site), which the chain prints as the
+# frame outside (tests/golden/chains/inlined*: the same chains as before).
+cp "$REPO/tests/golden/chains/inlined_in_loop.br" qh/l.br
+"$BRINE" build --release --emit-c qh/l.br -o qh/l > qh.log 2>&1
+check "inline sites: bin's place names its call's place" grep -qE '^static const brt_loc L[0-9]+ __attribute__\(\(unused\)\) = \{"[^"]*l\.br", 5, 12, "bin", &L[0-9]+\};$' qh/l.c
+check "inline sites: only main's calls of count store a slot" [ "$(grep -c '\[0\] = &L' qh/l.c)" -le 2 ]
 
 # ---- keyed reductions in any order: bp_kfree where the order cannot show -----
 # A keyed int or u64 sum, integer min/max, any and all get the order-free
