@@ -2823,7 +2823,7 @@ class Gen:
                 t = f(xv)
                 if prod:
                     t = 1.0 + t * 0.001
-                if branch and kv % 3 != 1:
+                if branch and (abs(kv) % 3) * (1 if kv >= 0 else -1) != 1:   # % truncates, as C's
                     t = 2.0 * t
                 a = a * t if prod else a + t
             env.vars[m] = ["int", False, hi]
