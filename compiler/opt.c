@@ -25,7 +25,7 @@
  * prints the IR after it), the function, and what it does. */
 #define OPT_PASSES(X)                                                                      \
     X(consts, opt_consts, "module constants with a literal value read as that literal")   \
-    X(iters, opt_iters, "loops and generators over enumerate and zip of arrays run over the index range") \
+    X(iters, opt_iters, "loops and generators over enumerate and zip of arrays, generators over range(lo, hi, step), run over an index range") \
     X(fnvals, opt_fnvals, "calls through known function values made direct")              \
     X(unroll, opt_unroll, "comprehensions over a few literal indices written as array literals") \
     X(inline, opt_inline, "calls of small functions written in place")                    \

@@ -907,6 +907,14 @@ cp "$REPO/tests/golden/chains/inlined_in_loop.br" qh/l.br
 check "inline sites: bin's place names its call's place" grep -qE '^static const brt_loc L[0-9]+ __attribute__\(\(unused\)\) = \{"[^"]*l\.br", 5, 12, "bin", &L[0-9]+\};$' qh/l.c
 check "inline sites: only main's calls of count store a slot" [ "$(grep -c '\[0\] = &L' qh/l.c)" -le 2 ]
 
+# ---- generators over range(lo, hi, step): no array of its values -------------
+# A generator whose first clause is range(lo, hi, step) (literal lo and step)
+# runs over the range's count (opt_iters.c): of the golden's generators only
+# a later clause, a negative step and a bound that is an expression build the
+# array (16 before).
+"$BRINE" --dump=c "$REPO/tests/golden/opt/gen_range_step.br" > gr.c 2>&1
+check "range generators: three arrays of range's values left" [ "$(grep -c 'brt_range_step(' gr.c)" -eq 3 ]
+
 # ---- keyed reductions in any order: bp_kfree where the order cannot show -----
 # A keyed int or u64 sum, integer min/max, any and all get the order-free
 # helper (runtime/keyfree.c); a float sum, an int product, a user reducer
