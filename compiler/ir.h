@@ -462,6 +462,9 @@ enum { IR_SHORT_TRIPS = 16 };
 bool ir_loops_or_calls(struct ir_node *n); /* ir.c: n holds a loop, a generator, a comprehension or a call */
 /* A fresh compiler temporary of type t (opt_comploop.c). */
 struct ir_var *ir_new_temp(struct ir_program *ir, struct type *t, struct loc loc);
+/* Block b with its statement i replaced by the statements of block r (in
+ * b's scope); the index of the last of them (opt_comploop.c). */
+int ir_splice(struct ir_node *b, int i, struct ir_node *r);
 /* Whether int expression n is a bound that evaluated again gives the same
  * value and cannot panic: a literal, a variable or len of a variable
  * (opt_comploop.c). */
@@ -494,6 +497,7 @@ void opt_split(struct ir_program *ir);    /* opt_split.c */
 bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
+void opt_fission(struct ir_program *ir); /* opt_fission.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range

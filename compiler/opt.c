@@ -39,6 +39,7 @@
     X(fuse, opt_fuse, "comprehensions a loop reads element by element computed where it reads them") \
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
+    X(fission, opt_fission, "sums an outer loop cannot change split off their loop and run before it, once") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
     X(loops, opt_loops, "bounds guards, views")                                           \
@@ -84,6 +85,10 @@ static const struct {
     {"split", "loops", "the middle loop, without its tests, is the one to guard"},
     {"split", "unique", "the loops split are ones to hoist copy-on-write tests out of"},
     {"split", "range", "the pieces' bounds are ranges the range facts follow"},
+    {"inline", "fission", "a helper's sums written in place are the inner loop whose invariant sums move out"},
+    {"counted", "fission", "a while loop counted by one is a range loop whose sums may move out"},
+    {"fission", "unique", "the lets and loops moved out are statements to hoist copy-on-write tests past"},
+    {"fission", "loops", "the loop moved out and the one left are loops to guard"},
     {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},

@@ -112,6 +112,17 @@ struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc 
                      ir_mk_bin(OP_LE, count, ir_mk_int(ROOM, at), ty_bool));
 }
 
+int ir_splice(struct ir_node *b, int i, struct ir_node *r)
+{
+    struct ir_node **kids = xmalloc((size_t)(b->nkids - 1 + r->nkids) * sizeof *kids);
+    memcpy(kids, b->kids, (size_t)i * sizeof *kids);
+    memcpy(kids + i, r->kids, (size_t)r->nkids * sizeof *kids);
+    memcpy(kids + i + r->nkids, b->kids + i + 1, (size_t)(b->nkids - i - 1) * sizeof *kids);
+    b->kids = kids;
+    b->nkids += r->nkids - 1;
+    return i + r->nkids - 1;
+}
+
 bool ir_repeatable(struct ir_node *n)
 {
     if (n->type != ty_int) return false;
@@ -481,13 +492,7 @@ static bool comp_block(struct ir_node *b)
         struct ir_node *r = value && taken(s->a) ? converted(s) : NULL;
         if (r && s->op == IR_LET) {
             /* the let's variable stays in b's scope: the statements go in b */
-            struct ir_node **kids = arena_alloc((size_t)(b->nkids + r->nkids) * sizeof *kids);
-            memcpy(kids, b->kids, (size_t)i * sizeof *kids);
-            memcpy(kids + i, r->kids, (size_t)r->nkids * sizeof *kids);
-            memcpy(kids + i + r->nkids, b->kids + i + 1, (size_t)(b->nkids - i - 1) * sizeof *kids);
-            b->kids = kids;
-            b->nkids += r->nkids - 1;
-            i += r->nkids - 1;
+            i = ir_splice(b, i, r);
             any = true;
         } else if (r) {
             b->kids[i] = r;

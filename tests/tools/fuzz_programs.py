@@ -3852,6 +3852,70 @@ def counter_stmt(g, depth, in_loop, ret):
 FORM_HOOKS["stmt"].append((0.08, counter_stmt))
 
 
+def fission_stmt(g, depth, in_loop, ret):
+    """Sums over the rows of a pair, u = a[i] and v = a[j], in one loop over k
+    (opt_fission.c): a sum reading only u (and sums of u) runs once per i,
+    before the j loop; one reading v or a sum of v stays. Rows of a now and
+    then of other lengths, i one past the last row, k over len(v): the
+    panics stay where they are met, after the same output."""
+    r = g.r
+    if g.pure or r.random() > 0.4:
+        return None
+    a, i, j, k, u, v = (g.fresh(p) for p in ("a", "i", "j", "k", "u", "v"))
+    m, d = r.randint(1, 3), r.randint(0, 4)
+    rows = [[r.choice([-2, -1, 0, 1, 2, 3]) * 0.25 + r.choice([0, 0.5]) for _ in range(d + (r.random() < 0.15) * r.choice([-1, 1]))]
+            for _ in range(m)]
+    rows = [row if row else [1.5] for row in rows]
+    ni = m + (r.random() < 0.1)
+    nj = r.choice([m, 0, 1]) if r.random() < 0.3 else m
+    over = u if r.random() < 0.85 else v
+    sums = [g.fresh("s") for _ in range(r.randint(2, 4))]
+    terms = []   # (text, fn(uk, vk, earlier sums' values))
+    for n, s in enumerate(sums):
+        c = r.randrange(6 if n else 4)
+        if c == 0:
+            terms.append((f"{u}[{k}] * {u}[{k}]", lambda x, y, vs: x * x))
+        elif c == 1:
+            terms.append((f"{u}[{k}] * {v}[{k}]", lambda x, y, vs: x * y))
+        elif c == 2:
+            terms.append((f"{v}[{k}] * {v}[{k}]", lambda x, y, vs: y * y))
+        elif c == 3:
+            terms.append((f"{u}[{k}]", lambda x, y, vs: x))
+        else:
+            p = r.randrange(n)
+            terms.append((f"{sums[p]} * {u}[{k}]", lambda x, y, vs, p=p: vs[p] * x))
+    g.use("fission")
+    lit = "[" + ", ".join("[" + ", ".join(repr(x) for x in row) + "]" for row in rows) + "]"
+    lines = [f"let {a}: [[float]] = {lit}", f"for {i} in 0..{ni}:", f"    for {j} in 0..{nj}:",
+             f"        let {u} = {a}[{i}]", f"        let {v} = {a}[{j}]"]
+    lines += [f"        var {s} = 0.0" for s in sums]
+    lines.append(f"        for {k} in 0..len({over}):")
+    lines += [f"            {s} += {t}" for s, (t, _) in zip(sums, terms)]
+    lines.append(f"        print({', '.join(sums)})")
+
+    def at(row, x):
+        if x >= len(row):
+            raise Panic(f"index out of bounds: the len is {len(row)} but the index is {x}")
+        return row[x]
+
+    def ex(env):
+        out = env_out(env)
+        for iv in range(ni):
+            for jv in range(nj):
+                uv, vv = at(rows, iv), at(rows, jv)
+                vals = [0.0] * len(sums)
+                for kv in range(len(uv if over == u else vv)):
+                    for n, (t, f) in enumerate(terms):
+                        x = at(uv, kv) if u + "[" in t else 0.0
+                        y = at(vv, kv) if v + "[" in t else 0.0
+                        vals[n] = vals[n] + f(x, y, vals)
+                out.append(" ".join(fmt_float(x) for x in vals) + "\n")
+    return lines, ex
+
+
+FORM_HOOKS["stmt"].append((0.04, fission_stmt))
+
+
 def small_aggregate_stmt(g, depth, in_loop, ret):
     """A small array or tuple that never escapes: `let a = [E(d) for d in 0..K]`,
     `[E0, E1]` or `(E0, E1)`, read only as a[K] or a.K (opt_scalars.c makes its
@@ -4623,7 +4687,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor", "version")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
@@ -4633,7 +4697,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission"]
 
 
 def classify(problem):
