@@ -241,6 +241,8 @@ const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab);
 const char *col_table(struct ir_node *n, struct ir_var *m);
 void open_row_elems(struct ir_node *s);  /* in loop s's iteration: its stored elements' locals */
 void close_row_elems(struct ir_node *s); /* and at its end, stored back */
+void rows_ahead(struct ir_node *s);      /* at its head: the row AHEAD rows on fetched toward the cache */
+void gen_rows_ahead(struct ir_node *rn); /* the same at a generator's iteration */
 /* ---- a jammed nest's inner loop (emit_jam.c) ----------------------------- */
 
 /* One copy of the inner body in of a jammed nest (block b, nlets lets

@@ -146,6 +146,7 @@ void range_loop(struct ir_node *s, const char *lo, const char *hi)
     int rows = open_row_locals(s, lo, hi); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
     range_head(s, lo, hi);
+    rows_ahead(s);
     open_row_elems(s);
     emit_stmt(s->b);
     close_row_elems(s);

@@ -484,6 +484,7 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
     line("for (int64_t %s = %s; %s < %s; %s++) {", k, from, k, to, k);
     F->ind++;
     set_gen_var(rn, pre, lo, arr, k, is_range);
+    gen_rows_ahead(rn);
     iteration(rn, elem, arg);
     if (stop) line("if (%s) break;", stop);
     F->ind--;

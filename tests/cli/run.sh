@@ -1249,4 +1249,54 @@ check "coltab: a transpose in place reads and stores its column through the tabl
 check "coltab: not where a row may be copied in the nest" [ "$(grep -c 'bp_rowtab(\|\.data\[' <<< "$ct_k")" -eq 0 ]
 check "coltab: the same output as --opt=none" same ct.got ct.want
 
+# ---- rows ahead: a loop over short rows fetches a row further on ----------
+# A loop over i that reads rows[i] of an array of rows it cannot change and
+# runs a loop whose walk follows i (a band; a comprehension of sums over
+# each row, to len(rows[i])) fetches row i + 16 at each step (emit_rows.c:
+# bp_row_ahead); a loop without an inner loop (one element of each row),
+# or whose inner walk is the same in each row, does not.
+mkdir -p ra
+cat > ra/r.br <<'EOB'
+fn band(b: [[float]], x: [float], w: int) -> [float]:
+    let n = len(x)
+    var y = [0.0] * n
+    for i in 0..n:
+        var s = 0.0
+        for j in max(0, i - w)..min(n - 1, i + w) + 1:
+            s += b[i][j - i + w] * x[j]
+        y[i] = s
+    return y
+
+fn sums(rows: [[int]]) -> [int]:
+    return [sum(rows[i][k] * k for k in 0..len(rows[i])) for i in 0..len(rows)]
+
+fn firsts(rows: [[int]]) -> [int]:
+    var out = [0] * len(rows)
+    for i in 0..len(rows):
+        out[i] = rows[i][0]
+    return out
+
+fn heads(rows: [[int]], m: int) -> [int]:
+    var out = [0] * len(rows)
+    for i in 0..len(rows):
+        for k in 0..m:
+            out[i] += rows[i][k]
+    return out
+
+fn main():
+    let b = [[float((i + d) % 5) * 0.5 for d in 0..5] for i in 0..30]
+    print(band(b, [float(i % 3) for i in 0..30], 2)[29])
+    let rows = [[i + k for k in 0..1 + i % 4] for i in 0..20]
+    print(sums(rows)[19], firsts(rows)[19], heads(rows, 1)[19])
+EOB
+"$BRINE" build --release --emit-c ra/r.br -o ra/r > ra.log 2>&1 && ./ra/r > ra.got 2>&1
+"$BRINE" run --opt=none ra/r.br > ra.want 2>&1
+rabody() { sed -n "/^static .*$1(.*)\$/,/^}/p" ra/r.c; }
+check "rows ahead: a band's loop over its rows fetches row i + 16" \
+    [ "$(rabody bf_main_band | grep -c 'bp_row_ahead(t[0-9]*, t[0-9]*, v[0-9]*, 16LL);')" -eq 1 ]
+check "rows ahead: and a comprehension of sums over the rows" [ "$(rabody bf_main_sums | grep -c 'bp_row_ahead(')" -ge 1 ]
+check "rows ahead: not a loop reading one element of each row, nor one whose inner walk is the same in each" \
+    [ "$(rabody 'bf_main_\(firsts\|heads\)' | grep -c 'bp_row_ahead(')" -eq 0 ]
+check "rows ahead: the same output as --opt=none" same ra.got ra.want
+
 harness_finish
