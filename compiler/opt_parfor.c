@@ -38,11 +38,16 @@
  *     split gains (stencil/rowtemps ran 3x slower at two threads), unless
  *     the let takes it (opt_move.c: the slot left empty until stored back,
  *     the row written in place). Another array cannot share v's array (v is unique: its
- *     count is one, and a borrowed let of an outer array is refused), and a
+ *     count is one, and a borrowed let of it is refused), and a
  *     row of v is written in place only when its count is one, so no other
  *     path reads it; a shared row is copied first (counts are atomic, and
  *     the test acquires, so a copy finishes before another thread's store
  *     into the last holder);
+ *   - an outer borrowed let is read only when the array at the root of
+ *     its chain of borrows is not one the body stores into (a kernel's
+ *     rows, `let w0 = w[0]`, before a row loop): opt_borrow.c borrowed it
+ *     because nothing after the let writes that array, so no iteration
+ *     writes what it reads;
  *   - nothing in it has an effect but those stores: no call but of a
  *     function that may run on the pool (pool_calls below: pure, and it
  *     ends; a call left after inlining may print or loop), no builtin but len, the
@@ -103,6 +108,7 @@ static struct ir_node **loop_of, **flat_mul, **kmul;
 enum { K_I = 1, K_FLAT = 2, K_ADD = 3, K_SUB = 4 };
 static unsigned char *kind;
 static signed char *fkind; /* by var id: an accumulator's enum ir_fold_kind, -1 none yet */
+static struct ir_var **broot; /* by var id: a borrowed let's root, the variable its element is of */
 static struct ir_fold *folds; /* the loop's accumulators, in the order first assigned */
 static int nfolds, capfolds;
 
@@ -111,7 +117,12 @@ static int nfolds, capfolds;
 static void mark_borrows(struct ir_node *s)
 {
     if (!s || ir_is_expr(s)) return;
-    if (s->op == IR_LET && s->borrow) flag[s->var->id] |= F_BORROW;
+    if (s->op == IR_LET && s->borrow) {
+        struct ir_node *r = s->a;
+        while (r->op == IR_INDEX) r = r->a;
+        flag[s->var->id] |= F_BORROW;
+        broot[s->var->id] = r->op == IR_VAR ? r->var : NULL;
+    }
     mark_borrows(s->b);
     mark_borrows(s->c);
     for (int i = 0; i < s->nkids; i++) mark_borrows(s->kids[i]);
@@ -312,6 +323,16 @@ static bool plain_builtin(enum builtin b)
     }
 }
 
+/* Whether outer borrowed let v may be read in the body: the variable at
+ * the root of its chain of borrows is not one the body stores into.
+ * opt_borrow.c borrowed it because nothing after the let writes that root,
+ * so no iteration writes what v reads, in any order. */
+static bool borrow_readable(struct ir_var *v)
+{
+    for (int hops = 0; v && (flag[v->id] & F_BORROW) && hops < 64; hops++) v = broot[v->id];
+    return v && !(flag[v->id] & (F_BORROW | F_ROOT));
+}
+
 static bool ok_expr(struct ir_node *n, bool *work);
 
 static bool ok_iter(struct ir_iter *it, bool *work)
@@ -325,8 +346,10 @@ static bool ok_expr(struct ir_node *n, bool *work)
     switch (n->eop) {
     case IR_VAR:
         /* a stored array only as v[i] or len(v) (below); a borrowed outer
-         * let never; an accumulator only in its own updates */
-        return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_BORROW | F_FOLD)));
+         * let only of an array the body does not store into; an
+         * accumulator only in its own updates */
+        if (outer(n->var) && (flag[n->var->id] & F_BORROW)) return borrow_readable(n->var);
+        return !(outer(n->var) && (flag[n->var->id] & (F_ROOT | F_FOLD)));
     case IR_INDEX:
         /* c[i][j]: an element of the own row; c[i] alone, a reference, is a
          * row taken as a value (`var row = out[i]`), copied when stored
@@ -884,6 +907,7 @@ void opt_parfor(struct ir_program *ir)
     kmul = calloc(n, sizeof *kmul);
     fkind = malloc(n);
     memset(fkind, -1, n);
+    broot = calloc(n, sizeof *broot);
     pool_calls();
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
@@ -897,6 +921,8 @@ void opt_parfor(struct ir_program *ir)
     free(flat_mul);
     free(kmul);
     free(fkind);
+    free(broot);
+    broot = NULL;
     free(folds);
     fkind = NULL;
     folds = NULL;
