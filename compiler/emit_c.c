@@ -909,12 +909,6 @@ static void emit_stmt_here(struct ir_node *s)
             scope_close();
             return;
         }
-        bool dropped = s->dropped && F->vst[s->var->id] == VS_OWNED;
-        if (dropped) {
-            /* the source does not read the variable (opt_move.c): its old value released first */
-            const char *v = vname(s->var);
-            line("%s(%s); %s = %s;", release_fn(s->var->type), v, v, zero_of(s->var->type));
-        }
         const char *x = emit_expr(s->a);
         if (s->borrow) {
             /* the element outlives the let (opt_borrow.c): no reference of its own */
@@ -924,10 +918,7 @@ static void emit_stmt_here(struct ir_node *s)
         }
         x = take(x, s->a->type);
         const char *v = s->op == IR_LET ? declare_var(s->var, VS_OWNED) : vname(s->var);
-        if (dropped)
-            line("%s = %s;", v, x); /* empty since the drop above */
-        else
-            assign_var(v, x, s->var->type);
+        assign_var(v, x, s->var->type);
         if (s->op == IR_ASSIGN && map_get_ptr(&CG->fold_carried, s))
             fold_barrier(v); /* a step of an in-order float fold a loop carries (emit_program.c's prelude) */
         scope_close();

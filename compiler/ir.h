@@ -293,8 +293,6 @@ struct ir_node {
                                   * would otherwise give a fast loop inside a second entry */
     bool moved;                  /* IR_VAR: the variable's last use, where its value is kept: the read hands
                                   * its reference over and leaves the variable empty (opt_move.c) */
-    bool dropped;                /* IR_ASSIGN of a counted value to a local whose source does not read
-                                  * it: the old value released before the source is made (opt_move.c) */
     bool take;                   /* IR_LET of an element var[k]: takes it out, leaving the slot empty until
                                   * a store of var[k] later in the block puts a value back (opt_move.c) */
     bool fused;                  /* IR_BLOCK (opt_fuse.c): a region whose last statement is `if not covered:

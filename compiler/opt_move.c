@@ -49,15 +49,6 @@
  * message (on a pool thread its owners release the values, empty slots
  * included, which release nothing), exactly where it was.
  *
- * A drop: an assignment `v = e` to a local (not a parameter) of a counted
- * type whose source e does not read v releases v's old value first, then
- * makes e (`out = conv(img, w)` in a loop: the old grid's rows are free
- * for the new one's, not fresh memory each time). Nothing can reach the old
- * value through v meanwhile: e does not name v, a borrowed let of v's
- * elements is refused before an assignment of v (opt_borrow.c), and a
- * function value holds captures of its own. A panic in e ends the program
- * (the emptied v releases nothing), so only memory differs.
- *
  * Facts only: the emitter (emit_c.c) writes a moved read as a temporary
  * owning the value and the variable emptied, a take as the slot's value
  * and the slot emptied, and an owned parameter as a local. A moved read
@@ -386,8 +377,6 @@ static void walk(struct ir_node *s)
         return;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_RETURN: case IR_EXPR:
         count_vars(s, NULL, SEEN, false);
-        if (MARK && s->op == IR_ASSIGN && LOCAL[s->var->id] && type_is_ref(s->var->type) && !ir_reads(s->a, s->var))
-            s->dropped = true;
         if (s->op == IR_LET && s->borrow) return;
         keepers(s, s->a, s->op != IR_EXPR);
         return;
