@@ -566,15 +566,11 @@ static bool no_panic(const struct ir_node *n)
 /* The lets a copy writes in place of their reads; and, over range(lo, hi,
  * step), the loop variable iv (then counting 0, 1, ...) read as its value
  * (stepped_range) */
-struct lets { struct ir_copier k; struct ir_node **let; int n; struct ir_var *iv; struct ir_node *lo, *step; };
+struct lets { struct ir_copier k; struct ir_node **let; int n; struct ir_var *iv; const struct ir_node *range; };
 static struct ir_node *let_value(struct ir_copier *k, const struct ir_node *r)
 {
     struct lets *l = (struct lets *)k;
-    if (l->iv && r->var == l->iv) {
-        struct ir_node *v = ir_mk_bin(OP_ADD, ir_copy(NULL, l->lo), ir_mk_bin(OP_MUL, ir_mk_var(l->iv, r->loc), ir_copy(NULL, l->step), ty_int), ty_int);
-        v->no_overflow = v->b->no_overflow = true; /* a value of the range, at most its hi */
-        return v;
-    }
+    if (l->iv && r->var == l->iv) return ir_step_value(l->range, l->iv, r->loc);
     for (int i = l->n - 1; i >= 0; i--)
         if (l->let[i]->var == r->var) {
             int n = l->n;
@@ -623,24 +619,13 @@ static struct ir_node *only(struct ir_node *b)
     return b;
 }
 
-/* range(lo, hi, step) of int, lo a literal at least 0, step a literal at
- * least 1, hi a value that cannot panic: the loop's values are lo + k *
- * step for k in 0 .. count, count (hi - lo - 1) / step + 1 where lo < hi,
- * else 0, none of which overflows (0 <= lo < hi). it: that range of k. */
+/* range(lo, hi, step) with literal lo and step (ir_step_literal) and a hi
+ * that cannot panic (its count reads it twice): it, the range of its count */
 static bool stepped_range(struct ir_node *s, struct ir_iter *it)
 {
-    struct ir_node *r = s->iter.array, *lo = r->kids[0], *hi = r->kids[1], *st = r->kids[2];
-    if (r->nkids != 3 || lo->eop != IR_INT || (int64_t)lo->ival < 0 || st->eop != IR_INT || (int64_t)st->ival < 1 ||
-        !no_panic(hi) || hi->type != ty_int)
-        return false;
-    struct ir_node *span = ir_mk_bin(OP_SUB, ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int), ir_mk_int(1, s->loc), ty_int);
-    struct ir_node *n = ir_mk_bin(OP_ADD, ir_mk_bin(OP_DIV, span, ir_copy(NULL, st), ty_int), ir_mk_int(1, s->loc), ty_int);
-    span->no_overflow = span->a->no_overflow = n->no_overflow = n->a->no_overflow = true;
-    struct ir_node *c = ir_new(IR_COND, s->loc, ty_int);
-    c->a = ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool);
-    c->b = n;
-    c->c = ir_mk_int(0, s->loc);
-    *it = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, s->loc), .hi = c};
+    struct ir_node *r = s->iter.array;
+    if (!ir_step_literal(r) || !no_panic(r->kids[1])) return false;
+    *it = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, s->loc), .hi = ir_step_count(r)};
     return true;
 }
 
@@ -685,8 +670,7 @@ static bool accumulate_in_lanes(struct ir_node *s)
         for (int j = i + 1; j < nl; j++) c += reads(let[j]->a, let[i]->var);
         if (c > 1) return false;
     }
-    struct lets l = {{let_value, NULL, NULL}, let, nl, NULL, NULL, NULL};
-    if (stepped) l.iv = s->var, l.lo = s->iter.array->kids[0], l.step = s->iter.array->kids[2];
+    struct lets l = {{let_value, NULL, NULL}, let, nl, stepped ? s->var : NULL, s->iter.array};
     struct ir_node *rn = ir_new(IR_REDUCE, s->loc, ty_float);
     rn->reducer = op == OP_ADD ? RED_SUM : RED_PRODUCT;
     rn->elem_type = ty_float;

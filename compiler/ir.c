@@ -164,6 +164,34 @@ bool ir_range_values(const struct ir_node *s)
            !r->inl;
 }
 
+bool ir_step_literal(const struct ir_node *r)
+{
+    return r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->nkids == 3 && r->type->elem == ty_int &&
+           r->kids[0]->op == IR_INT && (int64_t)r->kids[0]->ival >= 0 && r->kids[2]->op == IR_INT &&
+           (int64_t)r->kids[2]->ival >= 1 && r->kids[1]->type == ty_int;
+}
+
+struct ir_node *ir_step_count(const struct ir_node *r)
+{
+    struct ir_node *lo = r->kids[0], *hi = r->kids[1], *st = r->kids[2];
+    struct ir_node *span = ir_mk_bin(OP_SUB, ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int), ir_mk_int(1, r->loc), ty_int);
+    struct ir_node *n = ir_mk_bin(OP_ADD, ir_mk_bin(OP_DIV, span, ir_copy(NULL, st), ty_int), ir_mk_int(1, r->loc), ty_int);
+    span->no_overflow = span->a->no_overflow = n->no_overflow = n->a->no_overflow = true;
+    struct ir_node *c = ir_new(IR_COND, r->loc, ty_int);
+    c->a = ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool);
+    c->b = n;
+    c->c = ir_mk_int(0, r->loc);
+    return c;
+}
+
+struct ir_node *ir_step_value(const struct ir_node *r, struct ir_var *k, struct loc at)
+{
+    struct ir_node *m = ir_mk_bin(OP_MUL, ir_mk_var(k, at), ir_copy(NULL, r->kids[2]), ty_int);
+    struct ir_node *v = ir_mk_bin(OP_ADD, ir_copy(NULL, r->kids[0]), m, ty_int);
+    v->no_overflow = m->no_overflow = true; /* a value of the range, below its hi */
+    return v;
+}
+
 bool ir_source_held(struct ir_node *s)
 {
     struct ir_node *r = s->iter.array;

@@ -591,6 +591,13 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
  * in place of a call: the C emitter computes its values one by one
  * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
 bool ir_range_values(const struct ir_node *s);
+/* range(lo, hi, step) of int (a BI_RANGE_STEP call r) with lo a literal at
+ * least 0 and step a literal at least 1: its values are lo + k * step for k
+ * in 0 .. count, count (hi - lo - 1) / step + 1 where lo < hi, else 0, none
+ * of which overflows (0 <= lo < hi). ir_step_count reads hi twice. */
+bool ir_step_literal(const struct ir_node *r);
+struct ir_node *ir_step_count(const struct ir_node *r);
+struct ir_node *ir_step_value(const struct ir_node *r, struct ir_var *k, struct loc at);
 /* Whether for-array loop s reads its array from a variable, not as its last
  * use (moved), that its body never assigns, stores into, pushes into or
  * changes by a method (a unique statement comes only before a loop that

@@ -171,14 +171,12 @@ static void rewrite_gen(struct ir_node *g)
     ir_recapture(g);
 }
 
-/* A generator's first clause over range(lo, hi, step) of int, lo a literal
- * at least 0, step a literal at least 1, hi a variable or a literal: the
- * clause runs over k in 0 .. count, count (hi - lo - 1) / step + 1 where lo
- * < hi, else 0, each read of its variable becoming lo + k * step (none of
- * which overflows: 0 <= lo < hi), instead of over the array of the values
- * the builtin builds. */
+/* A generator's first clause over range(lo, hi, step) with literal lo and
+ * step (ir_step_literal) and hi a variable or a literal: the clause runs
+ * over k in 0 .. count, each read of its variable becoming lo + k * step,
+ * instead of over the array of the values the builtin builds. */
 static struct ir_var *step_var;
-static struct ir_node *step_lo, *step_by;
+static const struct ir_node *step_range;
 
 static void subst_step(struct ir_node *n)
 {
@@ -188,42 +186,20 @@ static void subst_step(struct ir_node *n)
         return;
     }
     struct loc at = n->loc;
-    struct ir_node *m = ir_mk_bin(OP_MUL, ir_mk_var(index_var, at), ir_copy(NULL, step_by), ty_int);
-    struct ir_node *v = ir_mk_bin(OP_ADD, ir_copy(NULL, step_lo), m, ty_int);
-    v->no_overflow = m->no_overflow = true;
-    *n = *v;
+    *n = *ir_step_value(step_range, index_var, at);
     n->loc = at;
-}
-
-static bool literal_at_least(const struct ir_node *n, int64_t least)
-{
-    return n->op == IR_INT && n->type == ty_int && (int64_t)n->ival >= least;
 }
 
 static void rewrite_step_gen(struct ir_node *g)
 {
-    struct ir_node *r = g->iter.array, *lo = r->kids[0], *hi = r->kids[1], *st = r->kids[2];
-    if (!literal_at_least(lo, 0) || !literal_at_least(st, 1) || hi->type != ty_int || (hi->op != IR_VAR && hi->op != IR_INT))
-        return;
-    struct loc at = r->loc;
-    step_var = g->gen_var, step_lo = lo, step_by = st;
-    index_var = ir_new_temp(P, ty_int, at);
+    struct ir_node *r = g->iter.array;
+    if (r->kids[1]->op != IR_VAR && r->kids[1]->op != IR_INT) return;
+    step_var = g->gen_var, step_range = r;
+    index_var = ir_new_temp(P, ty_int, r->loc);
     ir_each_child(g, subst_step); /* element, filter, key, later clauses; nothing else names the variable */
-    struct ir_node *span = ir_mk_bin(OP_SUB, ir_mk_bin(OP_SUB, ir_copy(NULL, hi), ir_copy(NULL, lo), ty_int), ir_mk_int(1, at), ty_int);
-    struct ir_node *n = ir_mk_bin(OP_ADD, ir_mk_bin(OP_DIV, span, ir_copy(NULL, st), ty_int), ir_mk_int(1, at), ty_int);
-    span->no_overflow = span->a->no_overflow = n->no_overflow = n->a->no_overflow = true;
-    struct ir_node *c = ir_new(IR_COND, at, ty_int);
-    c->a = ir_mk_bin(OP_LT, ir_copy(NULL, lo), ir_copy(NULL, hi), ty_bool);
-    c->b = n;
-    c->c = ir_mk_int(0, at);
     g->gen_var = index_var;
-    g->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = c};
+    g->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, r->loc), .hi = ir_step_count(r)};
     ir_recapture(g);
-}
-
-static bool step_call(const struct ir_node *n)
-{
-    return n && n->op == IR_BUILTIN && n->builtin == BI_RANGE_STEP && n->nkids == 3 && n->type->elem == ty_int;
 }
 
 void ir_each_by_index(struct ir_program *ir, struct ir_node *s)
@@ -248,7 +224,7 @@ static void walk(struct ir_node *n)
     if (n->op == IR_FOR_ARRAY && iter_call(n->iter.array)) rewrite_for(n);
     else if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && !n->world && !n->iter.is_range && iter_call(n->iter.array))
         rewrite_gen(n);
-    else if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && !n->world && !n->iter.is_range && step_call(n->iter.array))
+    else if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && !n->world && !n->iter.is_range && ir_step_literal(n->iter.array))
         rewrite_step_gen(n);
 }
 
