@@ -619,12 +619,12 @@ static struct ir_node *only(struct ir_node *b)
     return b;
 }
 
-/* range(lo, hi, step) with literal lo and step (ir_step_literal) and a hi
- * that cannot panic (its count reads it twice): it, the range of its count */
+/* range(lo, hi, step) with literal lo and step (ir_step_literal): it, the
+ * range of its count */
 static bool stepped_range(struct ir_node *s, struct ir_iter *it)
 {
     struct ir_node *r = s->iter.array;
-    if (!ir_step_literal(r) || !no_panic(r->kids[1])) return false;
+    if (!ir_step_literal(r)) return false;
     *it = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, s->loc), .hi = ir_step_count(r)};
     return true;
 }

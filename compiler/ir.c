@@ -164,11 +164,27 @@ bool ir_range_values(const struct ir_node *s)
            !r->inl;
 }
 
+/* An int value of variables, literals, len of a variable and int arithmetic:
+ * read twice, it costs little and does nothing but its value or a panic. */
+static bool plain_int(const struct ir_node *n)
+{
+    if (n->type != ty_int) return false;
+    switch (n->op) {
+    case IR_VAR: case IR_INT: return true;
+    case IR_UNARY: return n->bop == OP_NEG && plain_int(n->a);
+    case IR_BINARY:
+        return (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL || n->bop == OP_DIV || n->bop == OP_MOD) &&
+               plain_int(n->a) && plain_int(n->b);
+    case IR_BUILTIN: return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR;
+    default: return false;
+    }
+}
+
 bool ir_step_literal(const struct ir_node *r)
 {
     return r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->nkids == 3 && r->type->elem == ty_int &&
            r->kids[0]->op == IR_INT && (int64_t)r->kids[0]->ival >= 0 && r->kids[2]->op == IR_INT &&
-           (int64_t)r->kids[2]->ival >= 1 && r->kids[1]->type == ty_int;
+           (int64_t)r->kids[2]->ival >= 1 && plain_int(r->kids[1]);
 }
 
 struct ir_node *ir_step_count(const struct ir_node *r)

@@ -592,9 +592,12 @@ bool ir_keeps_unique(struct ir_node *s, struct ir_var *v, int steps, struct ir_n
  * (emit_loops.c), and opt_loops.c may guard it as a range loop. */
 bool ir_range_values(const struct ir_node *s);
 /* range(lo, hi, step) of int (a BI_RANGE_STEP call r) with lo a literal at
- * least 0 and step a literal at least 1: its values are lo + k * step for k
+ * least 0, step a literal at least 1 and hi made of variables, literals,
+ * len of a variable and int arithmetic: its values are lo + k * step for k
  * in 0 .. count, count (hi - lo - 1) / step + 1 where lo < hi, else 0, none
- * of which overflows (0 <= lo < hi). ir_step_count reads hi twice. */
+ * of which overflows (0 <= lo < hi). ir_step_count reads hi twice, both
+ * before the first value, as range's arguments were: a panic in hi is the
+ * one they gave. */
 bool ir_step_literal(const struct ir_node *r);
 struct ir_node *ir_step_count(const struct ir_node *r);
 struct ir_node *ir_step_value(const struct ir_node *r, struct ir_var *k, struct loc at);

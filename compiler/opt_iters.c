@@ -172,7 +172,7 @@ static void rewrite_gen(struct ir_node *g)
 }
 
 /* A generator's first clause over range(lo, hi, step) with literal lo and
- * step (ir_step_literal) and hi a variable or a literal: the clause runs
+ * step (ir_step_literal): the clause runs
  * over k in 0 .. count, each read of its variable becoming lo + k * step,
  * instead of over the array of the values the builtin builds. */
 static struct ir_var *step_var;
@@ -193,7 +193,6 @@ static void subst_step(struct ir_node *n)
 static void rewrite_step_gen(struct ir_node *g)
 {
     struct ir_node *r = g->iter.array;
-    if (r->kids[1]->op != IR_VAR && r->kids[1]->op != IR_INT) return;
     step_var = g->gen_var, step_range = r;
     index_var = ir_new_temp(P, ty_int, r->loc);
     ir_each_child(g, subst_step); /* element, filter, key, later clauses; nothing else names the variable */
