@@ -98,6 +98,8 @@ void brt_retain_n(const brt_type *t, const void *p, int64_t n)
  * (when the pool splits the rows the same way each time); dropped first to
  * last, row i came back as row n - 1 - i, written by the other core
  * (stencil/new_grid_main at 2 threads). Nothing observes the order. */
+enum { RELEASE_AHEAD = 8 };
+
 void brt_release_n(const brt_type *t, void *p, int64_t n)
 {
     switch (t->kind) {
@@ -108,9 +110,18 @@ void brt_release_n(const brt_type *t, void *p, int64_t n)
         return;
     }
     case BRT_ARR: {
+        /* Each release reads its row's count, a line the work since the
+         * row was last used (a new grid as large as the old) has most
+         * likely evicted: a stalled load per row, one after the other.
+         * The counts RELEASE_AHEAD rows ahead are fetched meanwhile. */
         brt_arr **e = p;
-        for (int64_t i = n - 1; i >= 0; i--)
+        for (int64_t i = n - 1; i >= 0; i--) {
+#if BRT_GCC
+            if (i >= RELEASE_AHEAD && e[i - RELEASE_AHEAD])
+                __builtin_prefetch(e[i - RELEASE_AHEAD], 1);
+#endif
             brt_arr_release(e[i]);
+        }
         return;
     }
     case BRT_TUPLE: case BRT_FN:
