@@ -734,74 +734,9 @@ void append_text(struct ir_node *x, const char *v)
     line("%s = brt_str_append(%s, %s);", v, v, b);
 }
 
-/* Whether a statement uses array variable op_var only by pushes made
- * unique before it (opt_unique.c: BRT_COLLECT): op_bad when it uses it
- * otherwise (a read anywhere: a loop's bounds, a generator's source, a
- * capture; an assignment, a store, a push into an element), op_pushes the
- * pushes. */
-static struct ir_var *op_var;
-static bool op_bad;
-static int op_pushes;
-
-static void only_pushes(struct ir_node *n)
-{
-    if (!n || op_bad) return;
-    if (n->op == IR_VAR && n->var == op_var) op_bad = true;
-    if (n->op == IR_PUSH && n->var == op_var && !n->nkids && n->unique_steps) op_pushes++;
-    else if ((n->op == IR_LET || n->op == IR_ASSIGN || n->op == IR_STORE || n->op == IR_UNIQUE || n->op == IR_PUSH) &&
-             n->var == op_var)
-        op_bad = true;
-    ir_each_child(n, only_pushes);
-}
-
-/* `unique v` (opt_unique.c), then (after other unique statements) a
- * statement that uses v only by such pushes, v's elements owning nothing:
- * the pushes keep v's data, length and room in locals while it runs
- * (BRT_CURSOR, as a comprehension's), the length written back after it.
- * A push is then a store and a compare, not three loads of v's header that
- * any store of the element's type might have changed and a store of its
- * length (compact/push_fn: a filter's pushes). A return or a panic inside
- * leaves v's length behind: v is then only released, which frees its data
- * (its header's data and room are the ones a growing push wrote) and
- * releases nothing its elements own, as they own nothing. Returns the
- * statements written (0: none). */
-static int push_cursor(struct ir_node *b, int i)
-{
-    struct ir_node *u = b->kids[i];
-    if (u->op != IR_UNIQUE || u->nkids || CG->push_var || u->var->type->kind != T_ARRAY ||
-        type_is_ref(u->var->type->elem))
-        return 0;
-    int j = i + 1;
-    while (j < b->nkids && b->kids[j]->op == IR_UNIQUE && b->kids[j]->var != u->var) j++;
-    if (j >= b->nkids) return 0;
-    op_var = u->var, op_bad = false, op_pushes = 0;
-    only_pushes(b->kids[j]);
-    if (op_bad || !op_pushes) return 0;
-    const char *v = vname(u->var);
-    for (int k = i; k < j; k++) emit_stmt(b->kids[k]);
-    line("{");
-    F->ind++;
-    CG->push_var = u->var;
-    CG->push_cursor = new_temp();
-    line("BRT_CURSOR(%s, %s, %s);", ctype(u->var->type->elem), CG->push_cursor, v);
-    emit_stmt(b->kids[j]);
-    line("BRT_CURSOR_END(%s, %s);", v, CG->push_cursor);
-    CG->push_var = NULL;
-    F->ind--;
-    line("}");
-    return j - i + 1;
-}
-
 void emit_block_stmts(struct ir_node *b)
 {
-    for (int i = 0; i < b->nkids;) {
-        int n = push_cursor(b, i);
-        if (n) {
-            i += n;
-            continue;
-        }
-        emit_stmt(b->kids[i++]);
-    }
+    for (int i = 0; i < b->nkids; i++) emit_stmt(b->kids[i]);
     /* lets of this block end here: release early so copy-on-write sees
      * the true reference counts */
     for (int i = 0; i < b->nkids; i++) {
@@ -869,7 +804,11 @@ static void emit_stmt_here(struct ir_node *s)
         }
         line("{");
         F->ind++;
+        if (s->cursor) { /* opt_cursor.c: the array's data, length and room in locals */
+            line("BRT_CURSOR(%s, cu%d, %s);", ctype(s->var->type->elem), s->var->id, vname(s->var));
+        }
         emit_block_stmts(s);
+        if (s->cursor) line("BRT_CURSOR_END(%s, cu%d);", vname(s->var), s->var->id);
         F->ind--;
         line("}");
         return;
@@ -956,8 +895,8 @@ static void emit_stmt_here(struct ir_node *s)
                 /* made unique before the loop (opt_unique.c): only its room
                  * tested, in its cursor's locals where it has one */
                 const char *v = vname(s->var);
-                if (s->var == CG->push_var)
-                    line("BRT_CURSOR_PUSH(%s, %s, %s, %s);", ctype(et), v, CG->push_cursor, x);
+                if (s->cursor)
+                    line("BRT_CURSOR_PUSH(%s, %s, cu%d, %s);", ctype(et), v, s->var->id, x);
                 else
                     line("%s(%s, %s, %s);", s->unique_steps ? "BRT_COLLECT" : "BRT_PUSH", ctype(et), v, x);
             } else {

@@ -50,8 +50,6 @@ struct cgen {
     struct ir_node *guards_tested; /* an inner loop whose guards (on the pool: and no split) hoisted_versions tested: its fast copy next */
     struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
     const char *map_header;        /* and the copy of its array's header it reads */
-    struct ir_var *push_var;       /* an array the statement being written only pushes into (push_cursor) */
-    const char *push_cursor;       /* and its cursor: data, length and room in locals */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */

@@ -37,6 +37,7 @@ struct vstate {
     int nfacts, capf;
     int *deflog;             /* the ids defined, in order (a versioned if's then-branch undone) */
     int ndeflog, capdl;
+    struct ir_var *cursor;   /* the array of the cursor block around (opt_cursor.c) */
     struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
     int naround;                /* may pass 64: those deeper are not kept */
 };
@@ -155,6 +156,29 @@ void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b))
     case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
         return;
     }
+}
+
+/* The walk of ir_only_pushes: n's uses of push_var. */
+static struct ir_var *push_var;
+static bool push_bad;
+static int push_count;
+
+static void pushes_of(struct ir_node *n)
+{
+    if (!n || push_bad) return;
+    if (n->op == IR_VAR && n->var == push_var) push_bad = true;
+    if (n->op == IR_PUSH && n->var == push_var && !n->nkids && n->unique_steps) push_count++;
+    else if ((n->op == IR_LET || n->op == IR_ASSIGN || n->op == IR_STORE || n->op == IR_UNIQUE || n->op == IR_PUSH) &&
+             n->var == push_var)
+        push_bad = true;
+    ir_each_child(n, pushes_of);
+}
+
+bool ir_only_pushes(struct ir_node *s, struct ir_var *v)
+{
+    push_var = v, push_bad = false, push_count = 0;
+    pushes_of(s);
+    return !push_bad && push_count > 0;
 }
 
 bool ir_range_values(const struct ir_node *s)
@@ -677,11 +701,29 @@ static void v_expr(struct vstate *st, struct ir_node *n)
 
 static bool v_falls_off(struct ir_node *s);
 
+/* A cursor block: one statement that uses its array, made unique by a
+ * unique statement in force, only by pushes; no cursor around it. */
+static void v_cursor(struct vstate *st, struct ir_node *b)
+{
+    struct ir_var *v = b->var;
+    want(st, b, v && in_scope(st, v) && v->type->kind == T_ARRAY && !type_is_ref(v->type->elem),
+         "a cursor of something other than an array of values");
+    want(st, b, b->nkids == 1 && !st->cursor && ir_only_pushes(b->kids[0], v),
+         "a cursor block of other than one statement that only pushes into its array, or in another");
+    bool made_unique = false;
+    for (int f = 0; f < st->nfacts; f++)
+        made_unique |= st->facts[f]->var == v && st->facts[f]->nkids == 0;
+    want(st, b, made_unique, "a cursor of an array not made unique before it");
+    st->cursor = v;
+}
+
 /* A unique statement holds from its place to the end of its block, up to
  * the first statement that may not keep its arrays unique. */
 static void v_block(struct vstate *st, struct ir_node *b)
 {
     if (!b || b->op != IR_BLOCK) vfail(st, b, "expected a block");
+    struct ir_var *cursor_was = st->cursor;
+    if (b->cursor) v_cursor(st, b);
     int mark = st->nscope, fmark = st->nfacts;
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i];
@@ -698,6 +740,7 @@ static void v_block(struct vstate *st, struct ir_node *b)
     }
     st->nscope = mark;
     st->nfacts = fmark;
+    st->cursor = cursor_was;
 }
 
 /* A store's or unique statement's unique steps: made unique by one in force. */
@@ -761,6 +804,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->var && in_scope(st, s->var) && s->var->type == s->a->type, "assignment");
         return;
     case IR_STORE: case IR_PUSH:
+        want(st, s, !s->cursor || (s->op == IR_PUSH && s->var == st->cursor), "a push into a cursor outside its block");
         v_proved(st, s);
         v_expr(st, s->a);
         v_place(st, s);

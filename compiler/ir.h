@@ -299,6 +299,9 @@ struct ir_node {
                                   * let t = [E for x in xs]` (a comprehension as written, its result
                                   * dropped); the emitter traps the statements before it, and on a
                                   * panic runs that comprehension first (its panic, if it has one) */
+    bool cursor;                 /* IR_BLOCK (opt_cursor.c): one statement that uses var, an array
+                                  * made unique before it, only by pushes; IR_PUSH: one of those,
+                                  * into its cursor's locals */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -500,6 +503,7 @@ struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_fission(struct ir_program *ir); /* opt_fission.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
+void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;
@@ -557,6 +561,10 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
  * of its iter and of each clause's, elem, filter and key (a post-order walker
  * that rewrites in place calls this, then handles n). */
 void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *));
+/* Whether statement s uses array v at least once and only by pushes of a
+ * whole array made unique before it (`v.push(E)`, unique_steps set): no
+ * read, assignment, store or other push (a cursor's statement, opt_cursor.c). */
+bool ir_only_pushes(struct ir_node *s, struct ir_var *v);
 /* Recomputes every capture list in n (a pass changed which variables are read). */
 void ir_recapture(struct ir_node *n);
 /* Calls f on each variable n (or anything in it) assigns, pushes onto, or

@@ -351,7 +351,9 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
     }
     switch (s->sop) {
     case IR_BLOCK:
-        fputs(s->fused ? "block fused\n" : "block\n", out);
+        fputs(s->fused ? "block fused" : s->cursor ? "block cursor " : "block", out);
+        if (s->cursor) dump_var(out, s->var);
+        fputs("\n", out);
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:
@@ -381,6 +383,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         if (s->in_range_by) fputs(" in-range", out);
         if (s->in_bounds) fputs(" in-bounds", out);
         if (s->slot) fputs(" slot", out);
+        if (s->cursor) fputs(" cursor", out);
         if (s->a) {
             fputs(" <- ", out);
             dump_expr(out, s->a);

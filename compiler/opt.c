@@ -48,7 +48,8 @@
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
     X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
     X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool") \
-    X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written")
+    X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
+    X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -110,6 +111,8 @@ static const struct {
     {"range", "version", "the overflows a guard rules out (no_overflow_in) are marks the fast copy keeps"},
     {"interchange", "version", "a swapped or jammed nest's inner loop keeps its guards for the nest"},
     {"parfor", "version", "a loop on the pool is versioned in its chunk; its work is the loop's once"},
+    {"unique", "cursor", "a cursor keeps an array the unique statements made unique before the statement"},
+    {"version", "cursor", "the statements a cursor wraps are those the emitter writes, each copy's"},
 };
 
 struct pass {
@@ -222,8 +225,12 @@ static void check_pass_order(void)
         if (a >= b)
             internal_error("pass %s must run before %s (%s)", pass_order[i].before, pass_order[i].after, pass_order[i].why);
     }
-    /* its fast copies share subtrees with the loops as written: no pass may rewrite the IR after it */
-    if (strcmp(passes[NPASSES - 1].name, "version") != 0) internal_error("pass version must run last");
+    /* its fast copies share subtrees with the loops as written: no pass may
+     * rewrite the IR after it but cursor, which only wraps a statement in a
+     * block and marks pushes, and leaves a statement it wrapped as it is when
+     * it meets it again through a shared subtree */
+    if (strcmp(passes[NPASSES - 2].name, "version") != 0 || strcmp(passes[NPASSES - 1].name, "cursor") != 0)
+        internal_error("passes version and cursor must run last");
 }
 
 bool optimize(struct ir_program *ir, const char *stop_after)
