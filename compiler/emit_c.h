@@ -62,7 +62,6 @@ struct cgen {
     /* and the stored elements those loops keep in locals through an iteration */
     struct rowelem { struct ir_node *loop; const char *row, *name; struct ir_node *at; struct rscan *scan; const char *ct; struct fctx *fn; const char *at_c; } rowelems[16];
     int nrowelems;
-    bool ivdep_next;               /* the next range loop's head: after `#pragma GCC ivdep` (emit_rows.c) */
     /* the least row lengths loops around keep for column guards (opt_loops.c
      * rowmins): the C name of each array's bp_rowmin, valid in the C function fn */
     struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; bool tab; } rowmins[64];
@@ -230,7 +229,9 @@ const struct view *view_of_var(struct ir_var *v);
 int open_cap_views(struct ir_node *rn); /* emit_loops.c; close_views(mark) after */
 int open_views(struct ir_node *loop);   /* a loop's (a versioned if's) views; close_views(mark) after */
 void close_views(int mark);
-int open_row_locals(struct ir_node *s, const char *lo, const char *hi); /* emit_rows.c; close_row_locals(mark) after */
+/* emit_rows.c; close_row_locals(mark) after; *ivdep: the loop carries no
+ * dependence through memory (its head after `#pragma GCC ivdep`) */
+int open_row_locals(struct ir_node *s, const char *lo, const char *hi, bool *ivdep);
 void close_row_locals(int mark);
 const struct rowloc *row_local(struct ir_node *n); /* the local of the row element access n indexes, or NULL */
 /* emit_rows.c: a rowmin's initializer for host loop s, with a table of its rows' data when they

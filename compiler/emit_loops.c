@@ -106,8 +106,9 @@ const struct view *view_of(struct ir_node *a)
 }
 
 /* The head of for var in lo .. hi (or ..= hi), both already evaluated into
- * temporaries: the C loop opened, var set; range_end closes it. */
-static void range_head(struct ir_node *s, const char *lo, const char *hi)
+ * temporaries: the C loop opened, var set; range_end closes it. ivdep: after
+ * `#pragma GCC ivdep` (no dependence carried through memory: open_row_locals). */
+static void range_head(struct ir_node *s, const char *lo, const char *hi, bool ivdep)
 {
     const char *v = declare_var(s->var, VS_OWNED);
     const char *k = new_temp();
@@ -121,8 +122,7 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi)
         line("%s = brt_wrapping_add_i128(%s, brt_i128_from_i64(%s));", v, lo, k);
         return;
     }
-    if (CG->ivdep_next) line("#pragma GCC ivdep");
-    CG->ivdep_next = false;
+    if (ivdep) line("#pragma GCC ivdep");
     if (s->iter.inclusive) {
         /* k never steps past hi, so hi == INT64_MAX cannot overflow */
         const char *go = new_temp();
@@ -143,9 +143,10 @@ static void range_end(void)
 
 void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
-    int rows = open_row_locals(s, lo, hi); /* declarations: before a pragma of the loop */
+    bool ivdep;
+    int rows = open_row_locals(s, lo, hi, &ivdep); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
-    range_head(s, lo, hi);
+    range_head(s, lo, hi, ivdep);
     rows_ahead(s);
     open_row_elems(s);
     emit_stmt(s->b);
@@ -180,8 +181,8 @@ static void swapped_versions(const struct ir_node *t, struct ir_node *fast, stru
     struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
     if (guarded) CG->guarded = guarded, CG->swapped_inner = fast;
     int views = open_views(fast);
-    range_head(fast, ilo, ihi);
-    range_head(fo, lo, hi);
+    range_head(fast, ilo, ihi, false);
+    range_head(fo, lo, hi, false);
     for (int i = 0; i + 1 < b->nkids; i++) emit_stmt(b->kids[i]);
     emit_stmt(body);
     range_end();
@@ -431,7 +432,7 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         line("#pragma GCC unroll 2");
         line("#endif");
     }
-    range_head(in, ilo, ihi);
+    range_head(in, ilo, ihi, false);
     /* each inner slot's element: loaded before the step's copies, stored after them */
     const char **inner_at = arena_alloc((size_t)(s->nslots + 1) * sizeof *inner_at);
     for (int i = 0; i < s->nslots; i++) {

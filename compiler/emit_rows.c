@@ -368,9 +368,10 @@ static const char *index_c(struct rscan *r, struct ir_node *e)
     return arena_printf("(%s %s %s)", index_c(r, e->a), e->bop == OP_ADD ? "+" : "-", index_c(r, e->b));
 }
 
-int open_row_locals(struct ir_node *s, const char *lo, const char *hi)
+int open_row_locals(struct ir_node *s, const char *lo, const char *hi, bool *ivdep)
 {
     int mark = CG->nrowlocs;
+    *ivdep = false;
     if ((CG->guarded != s && !s->fast_in) || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
     struct rscan *r = arena_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
@@ -398,7 +399,7 @@ int open_row_locals(struct ir_node *s, const char *lo, const char *hi)
      * element again at every `+=` (stencil3/accum_main). A loop that may
      * leave an iteration early (break, continue) keeps the stores. */
     bool apart = no_carried(r);
-    CG->ivdep_next = apart;
+    *ivdep = apart;
     const char **elems = arena_alloc((size_t)r->npaths * sizeof *elems);
     for (int p = 0; p < r->npaths; p++) {
         elems[p] = NULL;
