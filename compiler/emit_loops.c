@@ -562,6 +562,18 @@ static bool no_panic(const struct ir_node *n)
     }
 }
 
+/* Whether n calls a math function (no_panic's lane math) */
+static bool calls_math(const struct ir_node *n)
+{
+    if (!n) return false;
+    if (n->eop == IR_BUILTIN) return true;
+    return calls_math(n->a) || calls_math(n->b) || calls_math(n->c) || (n->nkids && calls_math(n->kids[0]));
+}
+
+/* The most nodes an accumulation's element may have once its lets are
+ * written in place (a chain of lets each read twice doubles it per let) */
+enum { LANES_ELEM_MOST = 256 };
+
 /* The lets before the accumulation, written into the element: ir_copy's
  * read hook (a read of a let's variable becomes a copy of its value) */
 /* The lets a copy writes in place of their reads; and, over range(lo, hi,
@@ -658,8 +670,11 @@ static bool accumulate_in_lanes(struct ir_node *s)
     } else if (!(e = accumulated(last, &v, &op))) {
         return false;
     }
-    /* the lets: each read at most once on a path (by the element or a later let),
-     * none can panic, none reads v */
+    /* the lets: none can panic, none reads v; each is written in place of
+     * its reads (by the element or a later let), so one read more than once
+     * on a path (an inlined helper's parameter: `exp(-x * x) * x`) is
+     * computed once per read: arithmetic gcc computes once, but a call of
+     * a math function it would repeat; such a let is read at most once */
     struct ir_node *let[8];
     int nl = b->nkids - 1;
     for (int i = 0; i < nl; i++) {
@@ -669,7 +684,7 @@ static bool accumulate_in_lanes(struct ir_node *s)
     for (int i = 0; i < nl; i++) {
         int c = reads(e, let[i]->var);
         for (int j = i + 1; j < nl; j++) c += reads(let[j]->a, let[i]->var);
-        if (c > 1) return false;
+        if (c > 1 && calls_math(let[i]->a)) return false;
     }
     struct lets l = {{let_value, NULL, NULL}, let, nl, stepped ? s->var : NULL, s->iter.array};
     struct ir_node *rn = ir_new(IR_REDUCE, s->loc, ty_float);
@@ -678,6 +693,7 @@ static bool accumulate_in_lanes(struct ir_node *s)
     rn->gen_var = s->var;
     rn->iter = iter;
     rn->elem = nl || stepped ? ir_copy(&l.k, e) : e;
+    if (ir_size(rn->elem) > LANES_ELEM_MOST) return false; /* lets read many times, each read many times */
     ir_free_vars(rn, &rn->caps, &rn->ncaps);
     for (int i = 0; i < rn->ncaps; i++)
         if (rn->caps[i] == v) return false;

@@ -28,7 +28,7 @@ check() {
         }' || fail=1
 }
 check "$DIR/par/lanes_math.br" 24 "par reductions (and its one sequential sum)"
-check "$DIR/opt/seq_lanes.br" 27 "sequential sums, products and loops"
+check "$DIR/opt/seq_lanes.br" 28 "sequential sums, products and loops"
 check "$DIR/opt/seq_lanes_stepped.br" 7 "loops over stepped ranges"
 check "$DIR/par/lanes_log2_log10.br" 13 "reductions of log2 and log10"
 exit $fail
