@@ -447,7 +447,14 @@ void open_row_elems(struct ir_node *s)
         struct rowelem *e = &CG->rowelems[i];
         if (e->loop != s || e->fn != F) continue;
         e->at_c = index_c(e->scan, e->at); /* the loop's variable is declared now */
-        line("%s %s = %s[%s];", e->ct, e->name, e->row, e->at_c);
+        /* a bool read as its byte: the element may not be set yet (the
+         * iteration's first access stores it; cover.c made the array
+         * without its fill), and a C bool holding a byte other than 0 or 1
+         * is undefined even where the value is dead */
+        if (strcmp(e->ct, "bool") == 0)
+            line("bool %s = *(const unsigned char *)&%s[%s] != 0;", e->name, e->row, e->at_c);
+        else
+            line("%s %s = %s[%s];", e->ct, e->name, e->row, e->at_c);
     }
 }
 

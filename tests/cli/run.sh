@@ -1299,4 +1299,15 @@ check "rows ahead: not a loop reading one element of each row, nor one whose inn
     [ "$(rabody 'bf_main_\(firsts\|heads\)' | grep -c 'bp_row_ahead(')" -eq 0 ]
 check "rows ahead: the same output as --opt=none" same ra.got ra.want
 
+# ---- a bool element kept in a local, read before its first store -----------
+# The stored elements of a guarded loop live in locals through an iteration,
+# loaded at its start (emit_rows.c open_row_elems). The cover pass makes a
+# grid its loop fills without the fill, so that load reads an unset byte: a
+# bool is read as its byte, since a C bool holding another value than 0 or 1
+# is undefined (UBSan's bool check stopped tests/golden/opt/cover_grids.br).
+mkdir -p ub
+CC="cc -fsanitize=bool -fno-sanitize-recover=all" "$BRINE" build -g "$REPO/tests/golden/opt/cover_grids.br" -o ub/c > ub.log 2>&1 &&
+    ./ub/c > ub.got 2> ub.err
+check "unset bool elements: no invalid bool loaded (UBSan's bool check)" same ub.got "$REPO/tests/golden/opt/cover_grids.out"
+
 harness_finish
