@@ -62,6 +62,13 @@ struct cgen {
     /* and the stored elements those loops keep in locals through an iteration */
     struct rowelem { struct ir_node *loop; const char *row, *name; struct ir_node *at; struct rscan *scan; const char *ct; struct fctx *fn; const char *at_c; } rowelems[16];
     int nrowelems;
+    /* a nest whose inner loop takes its flat arrays' data from restrict
+     * parameters of a nested C function (emit_rows.c: restrict_nest): the
+     * inner loop, the C function, and the parameters its row locals asked for */
+    struct ir_node *nest_inner;
+    struct fctx *nest_fn;
+    struct nestparam { struct ir_var *root; const char *name, *ct; } nestparams[16];
+    int nnestparams;
     /* the least row lengths loops around keep for column guards (opt_loops.c
      * rowmins): the C name of each array's bp_rowmin, valid in the C function fn */
     struct rowmin { struct ir_var *var; const char *name; struct fctx *fn; bool tab; } rowmins[64];
@@ -238,6 +245,7 @@ const struct rowloc *row_local(struct ir_node *n); /* the local of the row eleme
  * keep it there; and the rowmin whose table holds the row of column access n (NULL: none) */
 const char *rowmin_init(struct ir_node *s, struct ir_var *m, bool *tab);
 const char *col_table(struct ir_node *n, struct ir_var *m);
+void restrict_nest(struct ir_node *outer, const char *lo, const char *hi); /* a guards_outside nest's fast copy */
 void open_row_elems(struct ir_node *s);  /* in loop s's iteration: its stored elements' locals */
 void close_row_elems(struct ir_node *s); /* and at its end, stored back */
 void rows_ahead(struct ir_node *s);      /* at its head: the row AHEAD rows on fetched toward the cache */

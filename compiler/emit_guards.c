@@ -197,7 +197,8 @@ bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
     for (int version = 0; version < 2; version++) {
         F->ind++;
         CG->guards_tested = version == 0 ? in : NULL;
-        range_loop(s, lo, hi);
+        if (version == 0) restrict_nest(s, lo, hi);
+        else range_loop(s, lo, hi);
         CG->guards_tested = NULL;
         F->ind--;
         line(version == 0 ? "} else {" : "}");
@@ -376,6 +377,7 @@ void emit_versioned(struct ir_node *s)
         F->ind++;
         if (copy->op == IR_WHILE) while_loop(copy);
         else if (copy->op == IR_FOR_ARRAY) values_loop(copy, v, hi, lo, step);
+        else if (version == 0 && t->nclauses) restrict_nest(copy, lo, hi);
         else range_loop(copy, lo, hi);
         F->ind--;
         line(version == 0 ? "} else {" : "}");

@@ -1171,6 +1171,77 @@ check "rows: not for a loop that reads another row of the array it stores, nor o
 "$BRINE" run --opt=none rl/r.br > rl.want 2>&1
 check "rows: the same output as --opt=none" same rl.got rl.want
 
+# ---- restrict nests: a nest's flat arrays as restrict parameters -----------
+# The fast copy of a nest whose inner loop's guards hold before it, its
+# inner loop taking flat arrays into restrict locals, is written inside a
+# nested function whose restrict parameters are those arrays' data
+# (emit_rows.c: restrict_nest; BP_NEST, gcc only), and its inner bound
+# len(x) a parameter assumed to make a range that runs, so that gcc may
+# unroll and jam it. Not a nest whose inner loop stores rows that change with the
+# outer loop, nor one whose inner loop calls a function.
+mkdir -p rn
+cat > rn/n.br <<'EOB'
+fn soa(x0: [float], v0: [float], w: [float], k: int) -> [float]:
+    var x = x0
+    var v = v0
+    for s in 0..k:
+        for i in 0..len(x):
+            x[i] += v[i] * 0.5 + w[i]
+            v[i] = v[i] * 0.75 - x[i] * 0.125
+            if x[i] > 4.0:
+                x[i] -= 4.0
+            if v[i] < -4.0:
+                v[i] += 4.0
+    return x
+
+fn grid(g0: [[float]], k: int) -> [[float]]:
+    var g = g0
+    for s in 0..len(g):
+        for i in 0..k:
+            g[s][i] += g[s][i] * 0.5 + float(s)
+            if g[s][i] > 4.0:
+                g[s][i] -= 4.0
+            if g[s][i] < -4.0:
+                g[s][i] += 4.0
+    return g
+
+fn half(x: float, d: int) -> float:
+    return x * 0.5 if d == 0 else half(x, d - 1)
+
+fn called(x0: [float], v: [float], k: int) -> [float]:
+    var x = x0
+    for s in 0..k:
+        for i in 0..len(x):
+            x[i] += half(v[i], 1)
+            if x[i] > 4.0:
+                x[i] -= 4.0
+    return x
+
+fn main():
+    let a = [float(i % 5) * 0.25 for i in 0..11]
+    print(soa(a, a, a, 7))
+    print(grid([a, a, a], 11)[2])
+    print(called(a, a, 5))
+EOB
+"$BRINE" build --release --emit-c rn/n.br -o rn/n > rn.log 2>&1
+rn_built=$?
+rnbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" rn/n.c; }
+check "restrict nests: builds with --emit-c" [ $rn_built -eq 0 -a -s rn/n.c ]
+check "restrict nests: a struct of arrays' nest in a nested function, the arrays restrict parameters" \
+    [ "$(rnbody bf_main_soa | grep -c '^ *void bp_nest_t[0-9]*(double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, int64_t t[0-9]*) {$')" -eq 1 -a \
+      "$(rnbody bf_main_soa | grep -c '^ *bp_nest_t[0-9]*(bp_data_v[0-9]*, bp_data_v[0-9]*, bp_data_v[0-9]*, bp_opaque_i64(t[0-9]*));$')" -eq 1 ]
+check "restrict nests: the inner bound len(x) a parameter, the range assumed to run" \
+    [ "$(rnbody bf_main_soa | grep -c '^ *BP_ASSUME(0LL < t[0-9]*);$')" -eq 1 ]
+check "restrict nests: not rows that change with the outer loop, nor a loop that calls" \
+    [ "$(rnbody 'bf_main_\(grid\|called\)' | grep -c 'bp_nest\|bp_data')" -eq 0 ]
+check "restrict nests: gcc only" \
+    [ "$(grep -A1 -x '#if defined(__GNUC__) \&\& !defined(__clang__) \&\& !defined(__TINYC__)' rn/n.c | grep -cx '#define BP_NEST 1')" -eq 1 ]
+./rn/n > rn.got 2>&1
+"$BRINE" run --opt=none rn/n.br > rn.want 2>&1
+check "restrict nests: the same output as --opt=none" same rn.got rn.want
+"$BRINE" run rn/n.br > rn.dev 2>&1
+check "restrict nests: the same output in a dev build (no nested function)" same rn.dev rn.want
+
 # ---- a new string on the left of + is extended, not copied ------------------
 # `",".join(parts) + ","` hands the join's string to brt_str_extend (grown in
 # place: realloc moves a large block's pages); a variable on the left is
