@@ -21,9 +21,12 @@
  * the scalar loop's, one step after the other, so the bits are the same
  * (only + - * / and negation, each IEEE-rounded per lane; no contraction).
  *
- * E may be any expression of those operators over float elements row[k]
- * (k the inner variable, the index proved by the nest's guards), float
- * literals and float variables the nest does not assign. Without AVX (the
+ * E may be any expression of those operators and abs (the sign bit
+ * cleared per lane, fabs's bits) over float elements row[k] (k the inner
+ * variable, the index proved by the nest's guards), float literals, float
+ * variables the nest does not assign, and the body's lets of floats before
+ * the sum (let e = a[k] - b[k]; s += e * e: each a vector per lane group,
+ * written once per step). Without AVX (the
  * portable build, the dev build's tcc, the GPU), BP_VDOT is 0 and the
  * scalar copies run.
  */
@@ -50,6 +53,9 @@ struct vdot {
     enum op op;            /* OP_ADD or OP_SUB */
     struct vleaf leaves[16];
     int nleaves;
+    struct ir_node *locals[4]; /* the inner body's lets before the sum (e = a[k] - b[k]) */
+    int nlocals;
+    const char **lnames;       /* their vectors in the lane group vexpr writes */
 };
 
 static bool turned(const struct vleaf *l)
@@ -94,8 +100,16 @@ static bool fixed_row(struct ir_node *r, struct vdot *d)
            (r->b->op == IR_INT || fixed_row(r->b, d));
 }
 
+static int local_index(struct vdot *d, struct ir_var *v)
+{
+    for (int i = 0; i < d->nlocals; i++)
+        if (d->locals[i]->var == v) return i;
+    return -1;
+}
+
 static bool leaf_fits(struct ir_node *n, struct vdot *d)
 {
+    if (n->op == IR_VAR && local_index(d, n->var) >= 0) return true;
     if (d->nleaves == (int)(sizeof d->leaves / sizeof d->leaves[0])) return false;
     struct vleaf *l = &d->leaves[d->nleaves];
     *l = (struct vleaf){n, -1, -1, -1};
@@ -135,6 +149,7 @@ static bool expr_fits(struct ir_node *n, struct vdot *d)
                (n->bop == OP_ADD || n->bop == OP_SUB || n->bop == OP_MUL || n->bop == OP_DIV) &&
                expr_fits(n->a, d) && expr_fits(n->b, d);
     if (n->op == IR_UNARY) return n->bop == OP_NEG && n->optype == ty_float && expr_fits(n->a, d);
+    if (n->op == IR_BUILTIN && n->builtin == BI_ABS) return n->nkids == 1 && expr_fits(n->kids[0], d);
     return leaf_fits(n, d);
 }
 
@@ -149,6 +164,17 @@ static bool vdot_fits(struct vdot *d)
         if (s->slots[i].inner) return false;
     struct ir_node *st = in->b;
     while (st->op == IR_BLOCK && st->nkids == 1) st = st->kids[0];
+    /* lets of floats before the sum, each an E of the lets before it: in
+     * vectors, one per lane group (a body's let is read nowhere else) */
+    if (st->op == IR_BLOCK) {
+        if (st->nkids - 1 > (int)(sizeof d->locals / sizeof d->locals[0])) return false;
+        for (int i = 0; i < st->nkids - 1; i++) {
+            struct ir_node *let = st->kids[i];
+            if (let->op != IR_LET || let->carried || let->var->type != ty_float || !expr_fits(let->a, d)) return false;
+            d->locals[d->nlocals++] = let;
+        }
+        st = st->kids[st->nkids - 1];
+    }
     if (st->op != IR_ASSIGN || st->var->type != ty_float) return false;
     d->acc = let_index(d->b, d->nlets, st->var);
     if (d->acc < 0 || !d->b->kids[d->acc]->carried) return false;
@@ -198,6 +224,8 @@ static const char *vexpr(struct ir_node *n, struct vdot *d, const char **names)
     if (n->op == IR_BINARY)
         return arena_printf("(%s %s %s)", vexpr(n->a, d, names), op_c[n->bop], vexpr(n->b, d, names));
     if (n->op == IR_UNARY) return arena_printf("(-%s)", vexpr(n->a, d, names));
+    if (n->op == IR_BUILTIN) return arena_printf("bp_v4_abs(%s)", vexpr(n->kids[0], d, names));
+    if (n->op == IR_VAR && local_index(d, n->var) >= 0) return d->lnames[local_index(d, n->var)];
     for (int l = 0; l < d->nleaves; l++)
         if (d->leaves[l].n == n) return names[l];
     internal_error("emit_jam: a leaf not collected");
@@ -219,7 +247,14 @@ static void broadcasts(struct vdot *d, const char *k, const struct view *views, 
 /* acc_g = acc_g + E (or E + acc_g, acc_g - E) for every lane group g. */
 static void vsteps(struct vdot *d, const char **accs, const char **names, int groups)
 {
+    const char **lnames = arena_alloc((size_t)(d->nlocals + 1) * sizeof *lnames);
+    d->lnames = lnames;
     for (int g = 0; g < groups; g++) {
+        for (int i = 0; i < d->nlocals; i++) {
+            const char *t = new_temp();
+            line("bp_v4d %s = %s;", t, vexpr(d->locals[i]->a, d, &names[g * d->nleaves]));
+            lnames[i] = t;
+        }
         const char *e = vexpr(d->e, d, &names[g * d->nleaves]);
         if (d->e_first) line("%s = %s + %s;", accs[g], e, accs[g]);
         else line("%s = %s %s %s;", accs[g], accs[g], op_c[d->op], e);

@@ -695,8 +695,9 @@ check "fold: the same output as --opt=none" same fo.got fo.want
 # c[i][j] = a fold over k of E(a[i][k], bt[j][k]), rows that differ per j: the
 # eight sums of a jammed group as two 4-lane vectors with AVX (BP_VDOT), the
 # rows turned two steps at a time (bp_v4_cols2), the scalar copies without;
-# a row the same in every lane (x = a[i]) is a broadcast, not turned. Not an
-# int sum (its products are checked), not a sum whose step calls a function.
+# a row the same in every lane (x = a[i]) is a broadcast, not turned; lets
+# before the sum (e = x[k] - y[k]) a vector each, abs lane-wise. Not an int
+# sum (its products are checked), not a sum whose step calls sqrt.
 mkdir -p vd
 cat > vd/v.br <<'EOB'
 fn dot(x: [float], y: [float]) -> float:
@@ -725,6 +726,18 @@ fn loops(a: [[float]], bt: [[float]]) -> [[float]]:
             c[i][j] = s
     return c
 
+fn dists(a: [[float]], bt: [[float]]) -> [[float]]:
+    var c = [[0.0] * len(bt) for i in 0..len(a)]
+    for i in 0..len(a):
+        let x = a[i]
+        for j in 0..len(bt):
+            var s = 0.5
+            for k in 0..len(x):
+                let e = x[k] - bt[j][k]
+                s += abs(e) * e
+            c[i][j] = s
+    return c
+
 fn idots(a: [[int]], bt: [[int]]) -> [[int]]:
     return [[sum(row[k] * col[k] for k in 0..len(col)) for col in bt] for row in a]
 
@@ -737,6 +750,7 @@ fn main():
     print(dots(a, bt))
     print(prods(a, bt, 9))
     print(loops(a, bt))
+    print(dists(a, bt))
     print(idots([[i + k for k in 0..9] for i in 0..3], [[j - k for k in 0..9] for j in 0..21]))
     print(roots(a, bt))
 EOB
@@ -750,6 +764,8 @@ check "vdot: a[i][k] * bt[j][k] indexed in place runs as vectors, bt[j]'s slots 
     [ "$(vdbody bf_main_prods | grep -c 'bp_v4_cols2(')" -ge 2 ]
 check "vdot: a loop nest over k in 0..len(a[i]) (the bound read once: jammed) runs as vectors" \
     [ "$(vdbody bf_main_loops | grep -c 'bp_v4_cols2(')" -ge 2 ]
+check "vdot: a let before the sum, and abs, run as vectors" \
+    [ "$(vdbody bf_main_dists | grep -c 'bp_v4_cols2(')" -ge 2 -a "$(vdbody bf_main_dists | grep -c 'bp_v4_abs(')" -ge 3 ]
 check "vdot: not an int sum, nor one that calls sqrt" \
     [ "$(vdbody 'bf_main_\(idots\|roots\)' | grep -c 'BP_VDOT')" -eq 0 ]
 check "vdot: only gcc 12 or clang with AVX" \
