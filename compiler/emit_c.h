@@ -258,11 +258,12 @@ void emit_jam_copy(struct ir_node *in, struct ir_node *b, int nlets, const char 
                    const char **slot_names, const struct view *views);
 
 /* Whether a jammed nest's sums are such: its groups then run VDOT_JAM outer
- * iterations (three vectors of four sums). */
+ * iterations (three vectors of four sums, or six of two). */
 enum { VDOT_JAM = 12 };
 bool emit_vdot_fits(struct ir_node *s, struct ir_node *b, int nlets);
-/* When it fits, writes "#if BP_VDOT", the vector loop, "#else" and returns
- * true: the caller writes the scalar loop, then "#endif". */
+/* When it fits, writes "#if BP_VDOT == 4", the loop in 4-lane vectors,
+ * "#elif BP_VDOT == 2", the same in 2-lane ones, "#else" and returns true:
+ * the caller writes the scalar loop, then "#endif". */
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
                     const char **saved, const struct view *views, const char **slots);
 /* ---- in-place maps (emit_maps.c) ----------------------------------------- */

@@ -26,12 +26,14 @@
  * variable, the index proved by the nest's guards), float literals, float
  * variables the nest does not assign, and the body's lets of floats before
  * the sum (let e = a[k] - b[k]; s += e * e: each a vector per lane group,
- * written once per step). Without AVX (the
- * portable build, the dev build's tcc, the GPU), BP_VDOT is 0 and the
- * scalar copies run.
+ * written once per step). Without AVX but with SSE2 (the portable x86-64
+ * build, gcc 12 or clang) the same loop runs in 2-lane vectors, six per
+ * group (BP_VDOT 2: a 2 x 2 transpose per row pair); elsewhere (the dev
+ * build's tcc, the GPU) BP_VDOT is 0 and the scalar copies run.
  */
 #include "emit_c.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A leaf of E: an element row[k] of a row that differs per outer
@@ -56,6 +58,7 @@ struct vdot {
     struct ir_node *locals[4]; /* the inner body's lets before the sum (e = a[k] - b[k]) */
     int nlocals;
     const char **lnames;       /* their vectors in the lane group vexpr writes */
+    int w;                     /* lanes per vector: 4 (AVX), 2 (SSE2) */
 };
 
 static bool turned(const struct vleaf *l)
@@ -224,7 +227,7 @@ static const char *vexpr(struct ir_node *n, struct vdot *d, const char **names)
     if (n->op == IR_BINARY)
         return arena_printf("(%s %s %s)", vexpr(n->a, d, names), op_c[n->bop], vexpr(n->b, d, names));
     if (n->op == IR_UNARY) return arena_printf("(-%s)", vexpr(n->a, d, names));
-    if (n->op == IR_BUILTIN) return arena_printf("bp_v4_abs(%s)", vexpr(n->kids[0], d, names));
+    if (n->op == IR_BUILTIN) return arena_printf("bp_v%d_abs(%s)", d->w, vexpr(n->kids[0], d, names));
     if (n->op == IR_VAR && local_index(d, n->var) >= 0) return d->lnames[local_index(d, n->var)];
     for (int l = 0; l < d->nleaves; l++)
         if (d->leaves[l].n == n) return names[l];
@@ -240,7 +243,7 @@ static void broadcasts(struct vdot *d, const char *k, const struct view *views, 
         if (turned(lf)) continue;
         const char *x = lf->same_let >= 0 ? arena_printf("%s[%s]", views[lf->same_let].data, k) : emit_expr(lf->n);
         names[l] = new_temp();
-        line("bp_v4d %s = bp_v4_splat(%s);", names[l], x);
+        line("bp_v%dd %s = bp_v%d_splat(%s);", d->w, names[l], d->w, x);
     }
 }
 
@@ -252,7 +255,7 @@ static void vsteps(struct vdot *d, const char **accs, const char **names, int gr
     for (int g = 0; g < groups; g++) {
         for (int i = 0; i < d->nlocals; i++) {
             const char *t = new_temp();
-            line("bp_v4d %s = %s;", t, vexpr(d->locals[i]->a, d, &names[g * d->nleaves]));
+            line("bp_v%dd %s = %s;", d->w, t, vexpr(d->locals[i]->a, d, &names[g * d->nleaves]));
             lnames[i] = t;
         }
         const char *e = vexpr(d->e, d, &names[g * d->nleaves]);
@@ -274,7 +277,7 @@ static const char *lane_data(struct vdot *d, const struct view *views, int u, co
  * one's views of the inner loop. */
 static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
 {
-    int groups = d->jam / 4, nl = d->nleaves;
+    int W = d->w, groups = d->jam / W, nl = d->nleaves;
     const char **accs = arena_alloc((size_t)groups * sizeof *accs);
     const char **names = arena_alloc((size_t)(groups * nl + 1) * sizeof *names);
     const char *k = new_temp();
@@ -282,9 +285,10 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     F->ind++;
     for (int g = 0; g < groups; g++) {
         accs[g] = new_temp();
-        const char *s[4];
-        for (int u = 0; u < 4; u++) s[u] = saved[(g * 4 + u) * d->nlets + d->acc];
-        line("bp_v4d %s = {%s, %s, %s, %s};", accs[g], s[0], s[1], s[2], s[3]);
+        struct buf init = {0};
+        for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
+        line("bp_v%dd %s = {%s};", W, accs[g], init.p);
+        free(init.p);
     }
     declare_var(d->in->var, VS_OWNED);
     line("int64_t %s = %s;", k, ilo);
@@ -302,10 +306,11 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
         if (!turned(lf)) continue;
         for (int g = 0; g < groups; g++) {
             const char *c0 = names[g * nl + l] = new_temp(), *c1 = second[g * nl + l] = new_temp();
-            line("bp_v4d %s, %s;", c0, c1);
-            line("bp_v4_cols2(%s, %s, %s, %s, %s, &%s, &%s);", lane_data(d, views, g * 4, lf),
-                 lane_data(d, views, g * 4 + 1, lf), lane_data(d, views, g * 4 + 2, lf),
-                 lane_data(d, views, g * 4 + 3, lf), k, c0, c1);
+            struct buf rows = {0};
+            for (int u = 0; u < W; u++) bprintf(&rows, "%s, ", lane_data(d, views, g * W + u, lf));
+            line("bp_v%dd %s, %s;", W, c0, c1);
+            line("bp_v%d_cols2(%s%s, &%s, &%s);", W, rows.p, k, c0, c1);
+            free(rows.p);
         }
     }
     for (int step = 0; step < 2; step++) {
@@ -333,9 +338,10 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
                 continue;
             }
             names[g * nl + l] = new_temp();
-            line("bp_v4d %s = {%s[%s], %s[%s], %s[%s], %s[%s]};", names[g * nl + l], lane_data(d, views, g * 4, lf), k,
-                 lane_data(d, views, g * 4 + 1, lf), k, lane_data(d, views, g * 4 + 2, lf), k,
-                 lane_data(d, views, g * 4 + 3, lf), k);
+            struct buf at = {0};
+            for (int u = 0; u < W; u++) bprintf(&at, "%s%s[%s]", u ? ", " : "", lane_data(d, views, g * W + u, lf), k);
+            line("bp_v%dd %s = {%s};", W, names[g * nl + l], at.p);
+            free(at.p);
         }
     }
     vsteps(d, accs, names, groups);
@@ -343,7 +349,7 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     F->ind--;
     line("}");
     close_views(mark);
-    for (int u = 0; u < d->jam; u++) line("%s = %s[%d];", saved[u * d->nlets + d->acc], accs[u / 4], u % 4);
+    for (int u = 0; u < d->jam; u++) line("%s = %s[%d];", saved[u * d->nlets + d->acc], accs[u / W], u % W);
     F->ind--;
     line("}");
 }
@@ -351,9 +357,12 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
                     const char **saved, const struct view *views, const char **slots)
 {
-    struct vdot d = {.s = s, .in = s->swap, .b = b, .nlets = nlets, .jam = jam, .slots = slots};
+    struct vdot d = {.s = s, .in = s->swap, .b = b, .nlets = nlets, .jam = jam, .slots = slots, .w = 4};
     if (!vdot_fits(&d)) return false;
-    line("#if BP_VDOT");
+    line("#if BP_VDOT == 4");
+    vdot_loop(&d, ilo, ihi, saved, views);
+    line("#elif BP_VDOT == 2");
+    d.w = 2;
     vdot_loop(&d, ilo, ihi, saved, views);
     line("#else");
     return true;

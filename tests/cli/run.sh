@@ -773,6 +773,13 @@ check "vdot: only gcc 12 or clang with AVX" \
 ./vd/v > vd.got 2>&1
 "$BRINE" run --opt=none vd/v.br > vd.want 2>&1
 check "vdot: the same output as --opt=none" same vd.got vd.want
+# without AVX (the portable build): the same loop in 2-lane vectors
+"$BRINE" build --release --emit-c vd/v.br -o vd/p > vd.log 2>&1
+check "vdot: the portable build writes the loop in 2-lane vectors too" \
+    [ "$(sed -n "/^static .*bf_main_dots(.*)\$/,/^}/p" vd/p.c | grep -c '^ *#elif BP_VDOT == 2$')" -ge 1 -a \
+      "$(sed -n "/^static .*bf_main_dots(.*)\$/,/^}/p" vd/p.c | grep -c 'bp_v2_cols2(')" -ge 6 ]
+./vd/p > vd.gotp 2>&1
+check "vdot: the portable build's output is the same" same vd.gotp vd.want
 
 # ---- short loops: bounds as literals, unrolled whole by gcc -----------------
 # A loop of 2 to 16 steps with no loop or call inside whose bounds are lets
