@@ -770,6 +770,8 @@ check "vdot: not an int sum, nor one that calls sqrt" \
     [ "$(vdbody 'bf_main_\(idots\|roots\)' | grep -c 'BP_VDOT')" -eq 0 ]
 check "vdot: only gcc 12 or clang with AVX" \
     grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX__) && (defined(__clang__) || __GNUC__ >= 12)$' vd/v.c
+check "vdot: the upper halves of a turned pair inserted from memory (no second shuffle)" \
+    [ "$(sed -n '/^BRT_INLINE void bp_v4_cols2/,/^}/p' vd/v.c | grep -c '_mm256_insertf128_pd(')" -eq 2 ]
 ./vd/v > vd.got 2>&1
 "$BRINE" run --opt=none vd/v.br > vd.want 2>&1
 check "vdot: the same output as --opt=none" same vd.got vd.want
