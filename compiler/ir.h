@@ -486,6 +486,13 @@ struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc 
  * none), literals and variables: nothing that can panic or has an effect,
  * so the fold may run first (opt_comploop.c). */
 bool ir_around_fold(struct ir_node *n, struct ir_node **fold);
+/* `all(len(xs[q]) == l for q in 0..len(xs))`: every row of xs (an array
+ * of arrays) has length l; it cannot panic (opt_comploop.c). */
+struct ir_node *ir_rows_of_length(struct ir_program *ir, struct ir_node *xs, struct ir_var *l);
+/* `let l = len(xs[0]) if 0 < len(xs) else 0` into out, and the test that
+ * every row of xs has that length (ir_rows_of_length): neither can panic
+ * (opt_comploop.c). */
+struct ir_node *ir_rows_alike(struct ir_program *ir, struct ir_node *out, struct ir_node *xs, struct ir_var *l);
 /* Such a fold as `var s = 0.0 (1.0); for k in lo..hi: s = s op E` appended
  * to body (a left fold from the same start: the same bits); a read of s
  * (opt_comploop.c). */
@@ -501,6 +508,22 @@ bool opt_split_pays(struct ir_program *ir, struct ir_node *l);
 /* A deep copy of n in which every variable n defines is a fresh one (opt_split.c). */
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n);
 void opt_fission(struct ir_program *ir); /* opt_fission.c */
+/* Whether expression e has no effect and reads only its variables' values
+ * (*panics: it may panic: int arithmetic that may overflow, a conversion
+ * that may fail, an index x[i] for which inside(x[i], ctx) is false);
+ * float arithmetic, the math of floats, comparisons, bit operations, len
+ * of a variable (opt_fission.c, opt_expand.c). */
+bool ir_pure_value(const struct ir_node *e, bool (*inside)(const struct ir_node *ix, const void *ctx), const void *ctx,
+                   bool *panics);
+/* Whether statement n defines v: a let of it or a loop over it. */
+bool ir_defines(const struct ir_node *n, struct ir_var *v);
+/* The groups of range loop L's body (a bit per statement each: statements
+ * joined when one names a variable the other defines or assigns), in the
+ * order of their first statements; how many (0: L's body is not lets and
+ * assignments, or has over 31 statements). */
+int ir_fold_groups(struct ir_node *L, unsigned *groups);
+/* The statements of block b whose bit in mask is set (keep) or clear. */
+void ir_filter_block(struct ir_node *b, unsigned mask, bool keep);
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */

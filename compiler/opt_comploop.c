@@ -223,18 +223,10 @@ static struct ir_node *elem_at(struct ir_node *xs, struct ir_node *i)
     return x;
 }
 
-/* `let l = len(xs[0]) if 0 < len(xs) else 0` into out, and the test that
- * every row of xs has that length: all(len(xs[q]) == l for q in 0..len(xs)).
- * Neither can panic (every index is below len(xs)). */
-static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struct ir_var *l)
+struct ir_node *ir_rows_of_length(struct ir_program *ir, struct ir_node *xs, struct ir_var *l)
 {
     struct loc at = xs->loc;
-    struct ir_node *first = ir_new(IR_COND, at, ty_int);
-    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), ir_mk_len(ir_copy(NULL, xs)), ty_bool);
-    first->b = ir_mk_len(elem_at(xs, ir_mk_int(0, at)));
-    first->c = ir_mk_int(0, at);
-    ir_push_kid(out, ir_mk_stmt(IR_LET, l, first, at));
-    struct ir_var *q = ir_new_temp(P, ty_int, at);
+    struct ir_var *q = ir_new_temp(ir, ty_int, at);
     struct ir_node *all = ir_new(IR_REDUCE, at, ty_bool);
     all->reducer = RED_ALL;
     all->elem_type = ty_bool;
@@ -242,6 +234,17 @@ static struct ir_node *rows_alike(struct ir_node *out, struct ir_node *xs, struc
     all->elem = ir_mk_bin(OP_EQ, ir_mk_len(elem_at(xs, ir_mk_var(q, at))), ir_mk_var(l, at), ty_bool);
     all->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
     return all;
+}
+
+struct ir_node *ir_rows_alike(struct ir_program *ir, struct ir_node *out, struct ir_node *xs, struct ir_var *l)
+{
+    struct loc at = xs->loc;
+    struct ir_node *first = ir_new(IR_COND, at, ty_int);
+    first->a = ir_mk_bin(OP_LT, ir_mk_int(0, at), ir_mk_len(ir_copy(NULL, xs)), ty_bool);
+    first->b = ir_mk_len(elem_at(xs, ir_mk_int(0, at)));
+    first->c = ir_mk_int(0, at);
+    ir_push_kid(out, ir_mk_stmt(IR_LET, l, first, at));
+    return ir_rows_of_length(ir, xs, l);
 }
 
 /* An argument evaluated again gives the same value and cannot panic (it did
@@ -452,7 +455,7 @@ static struct ir_node *converted(struct ir_node *s)
 
     struct ir_node *out = ir_new(IR_BLOCK, s->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
-    if (rowlen) alike = rows_alike(out, xs, rowlen);
+    if (rowlen) alike = ir_rows_alike(P, out, xs, rowlen);
     ir_push_kid(out, ir_mk_stmt(IR_LET, small, ir_mk_and(ir_fits_room(lo, hi, at), alike), at));
     /* t = [D] * (hi - lo if small else 0): scalars unset, the loop stores each */
     struct ir_node *n = ir_new(IR_COND, at, ty_int);

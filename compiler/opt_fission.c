@@ -46,17 +46,21 @@
 
 static struct ir_program *P;
 
-/* Whether expression e has no effect and reads only its variables' values
- * (*panics: it may panic). L: the inner loop whose x[k] over 0..len(x)
- * cannot go out of bounds (NULL: none). */
-static bool pure(const struct ir_node *e, const struct ir_node *L, bool *panics);
+/* The reads of an element that cannot panic, for ir_pure_value: inside(x[i], ctx). */
+struct pure_ctx {
+    bool (*inside)(const struct ir_node *ix, const void *ctx);
+    const void *ctx;
+};
 
-static bool pure_kids(const struct ir_node *e, const struct ir_node *L, bool *panics)
+static bool pure_value(const struct ir_node *e, const struct pure_ctx *c, bool *panics);
+
+static bool pure_kids(const struct ir_node *e, const struct pure_ctx *c, bool *panics)
 {
-    if ((e->a && !pure(e->a, L, panics)) || (e->b && !pure(e->b, L, panics)) || (e->c && !pure(e->c, L, panics)))
+    if ((e->a && !pure_value(e->a, c, panics)) || (e->b && !pure_value(e->b, c, panics)) ||
+        (e->c && !pure_value(e->c, c, panics)))
         return false;
     for (int i = 0; i < e->nkids; i++)
-        if (!pure(e->kids[i], L, panics)) return false;
+        if (!pure_value(e->kids[i], c, panics)) return false;
     return true;
 }
 
@@ -121,33 +125,33 @@ static bool safe_shape(const struct ir_node *e)
 
 static bool index_safe; /* pure(): an index of safe_shape does not panic (it will be read safely) */
 
-static bool pure(const struct ir_node *e, const struct ir_node *L, bool *panics)
+static bool pure_value(const struct ir_node *e, const struct pure_ctx *c, bool *panics)
 {
     struct type *t = e->optype;
     switch (e->eop) {
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_VAR:
         return true;
     case IR_NOT: case IR_AND: case IR_OR: case IR_COND:
-        return pure_kids(e, L, panics);
+        return pure_kids(e, c, panics);
     case IR_UNARY:
         if (t != ty_float && !(type_is_integer(t) && e->bop == OP_BNOT)) *panics = true;
-        return (t == ty_float || type_is_integer(t)) && pure_kids(e, L, panics);
+        return (t == ty_float || type_is_integer(t)) && pure_kids(e, c, panics);
     case IR_BINARY:
         if (t != ty_float && !type_is_integer(t) && t != ty_bool) return false;
-        if (op_class[e->bop] == OPC_CMP || op_class[e->bop] == OPC_BITS) return pure_kids(e, L, panics);
+        if (op_class[e->bop] == OPC_CMP || op_class[e->bop] == OPC_BITS) return pure_kids(e, c, panics);
         if (t == ty_bool) return false;
         if (!(t == ty_float && e->bop != OP_MOD)) *panics = true;
-        return pure_kids(e, L, panics);
+        return pure_kids(e, c, panics);
     case IR_CONV:
         if (!type_is_numeric(t) || !type_is_numeric(e->type)) return false;
         if (!(type_is_integer(t) && e->type == ty_float)) *panics = true;
-        return pure_kids(e, L, panics);
+        return pure_kids(e, c, panics);
     case IR_BUILTIN:
         if (e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR) return true;
-        return ir_float_math(e) && pure_kids(e, L, panics);
+        return ir_float_math(e) && pure_kids(e, c, panics);
     case IR_INDEX:
-        if (!index_inside(e, L) && !(index_safe && safe_shape(e))) *panics = true;
-        return pure_kids(e, L, panics);
+        if (!c->inside(e, c->ctx)) *panics = true;
+        return pure_kids(e, c, panics);
     case IR_STR: case IR_GLOBAL: case IR_CALL: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE:
     case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         return false;
@@ -155,18 +159,36 @@ static bool pure(const struct ir_node *e, const struct ir_node *L, bool *panics)
     return false;
 }
 
-/* Whether statement n defines v: a let of it or a loop over it. */
-static bool defines(const struct ir_node *n, struct ir_var *v)
+bool ir_pure_value(const struct ir_node *e, bool (*inside)(const struct ir_node *ix, const void *ctx), const void *ctx,
+                   bool *panics)
+{
+    struct pure_ctx c = {inside, ctx};
+    return pure_value(e, &c, panics);
+}
+
+/* fission's reads that cannot panic: x[k] inside x over L (NULL: none), or
+ * one read safely (index_safe) */
+static bool fission_inside(const struct ir_node *ix, const void *L)
+{
+    return index_inside(ix, L) || (index_safe && safe_shape(ix));
+}
+
+static bool pure(const struct ir_node *e, const struct ir_node *L, bool *panics)
+{
+    return ir_pure_value(e, fission_inside, L, panics);
+}
+
+bool ir_defines(const struct ir_node *n, struct ir_var *v)
 {
     if (!n || ir_is_expr(n)) return false;
     switch (n->sop) {
     case IR_LET: return n->var == v;
-    case IR_FOR_RANGE: case IR_FOR_ARRAY: return n->var == v || defines(n->b, v);
-    case IR_WHILE: return defines(n->b, v);
-    case IR_IF: return defines(n->b, v) || defines(n->c, v);
+    case IR_FOR_RANGE: case IR_FOR_ARRAY: return n->var == v || ir_defines(n->b, v);
+    case IR_WHILE: return ir_defines(n->b, v);
+    case IR_IF: return ir_defines(n->b, v) || ir_defines(n->c, v);
     case IR_BLOCK:
         for (int i = 0; i < n->nkids; i++)
-            if (defines(n->kids[i], v)) return true;
+            if (ir_defines(n->kids[i], v)) return true;
         return false;
     case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_BREAK: case IR_CONTINUE:
     case IR_RETURN: case IR_UNREACHABLE:
@@ -248,7 +270,7 @@ static bool invariant_var(struct hoist *h, struct ir_var *v, int before)
     if (v == h->J->var || ir_writes(body, v, true)) return false;
     for (int t = 0; t < body->nkids; t++)
         if (body->kids[t]->op == IR_LET && body->kids[t]->var == v) return t < before && move_let(h, t, false);
-    return !defines(body, v);
+    return !ir_defines(body, v);
 }
 
 /* e reads only variables invariant at `before`, or L's own (its index,
@@ -299,15 +321,13 @@ static bool group_moves(struct hoist *h, struct ir_node *L, int at, unsigned g)
         for (int u = t + 1; u < at; u++)
             if (ir_names(body->kids[u], acc)) return false;
         for (int u = at + 1; u < body->nkids; u++)
-            if (ir_writes(body->kids[u], acc, true) || defines(body->kids[u], acc)) return false;
+            if (ir_writes(body->kids[u], acc, true) || ir_defines(body->kids[u], acc)) return false;
         if (!move_let(h, t, true)) return false;
     }
     return true;
 }
 
-/* The groups of L's body (a bit per statement each), in the order of their
- * first statements; how many (0: L's body is not lets and assignments). */
-static int groups_of(struct ir_node *L, unsigned *groups)
+int ir_fold_groups(struct ir_node *L, unsigned *groups)
 {
     struct ir_node *lb = L->b;
     if (!lb || lb->op != IR_BLOCK || !lb->nkids || lb->nkids > MAX_STMTS || L->op != IR_FOR_RANGE) return 0;
@@ -337,8 +357,7 @@ static int groups_of(struct ir_node *L, unsigned *groups)
     return n;
 }
 
-/* The statements of block b whose bit in mask is set (keep) or clear. */
-static void filter_block(struct ir_node *b, unsigned mask, bool keep)
+void ir_filter_block(struct ir_node *b, unsigned mask, bool keep)
 {
     int n = 0;
     for (int i = 0; i < b->nkids; i++)
@@ -398,7 +417,7 @@ static struct ir_node *hoisted(struct ir_node *J)
     for (int at = 0; at < body->nkids; at++) {
         struct ir_node *L = body->kids[at];
         unsigned groups[MAX_STMTS];
-        int ng = L->op == IR_FOR_RANGE ? groups_of(L, groups) : 0;
+        int ng = L->op == IR_FOR_RANGE ? ir_fold_groups(L, groups) : 0;
         if (!ng || ir_writes(L->b, L->var, false)) continue;
         struct hoist saved = h;
         bool p = false;
@@ -451,8 +470,8 @@ static struct ir_node *hoisted(struct ir_node *J)
             ir_push_kid(out, c);
         } else if (h.part[t]) {
             struct ir_node *c = ir_copy(&r.k, ir_copy_fresh(P, s));
-            filter_block(c->b, h.part[t], true);
-            filter_block(s->b, h.part[t], false);
+            ir_filter_block(c->b, h.part[t], true);
+            ir_filter_block(s->b, h.part[t], false);
             if (!s->b->nkids) n--;
             ir_push_kid(out, c);
         }
