@@ -524,6 +524,7 @@ bool ir_defines(const struct ir_node *n, struct ir_var *v);
 int ir_fold_groups(struct ir_node *L, unsigned *groups);
 /* The statements of block b whose bit in mask is set (keep) or clear. */
 void ir_filter_block(struct ir_node *b, unsigned mask, bool keep);
+void opt_expand(struct ir_program *ir);  /* opt_expand.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */

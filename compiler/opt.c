@@ -40,6 +40,7 @@
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(fission, opt_fission, "sums an outer loop cannot change split off their loop and run before it, once") \
+    X(expand, opt_expand, "folds over the row a[j] that a loop around j computes again run once per row, before it") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
     X(loops, opt_loops, "bounds guards, views")                                           \
@@ -90,6 +91,12 @@ static const struct {
     {"counted", "fission", "a while loop counted by one is a range loop whose sums may move out"},
     {"fission", "unique", "the lets and loops moved out are statements to hoist copy-on-write tests past"},
     {"fission", "loops", "the loop moved out and the one left are loops to guard"},
+    {"fission", "expand", "a fold over a[i] alone leaves the j loop whole; what stays in it over a[j] is expand's"},
+    {"inline", "expand", "a helper's fold over its row written in place is the inner loop whose folds expand"},
+    {"counted", "expand", "a while loop counted by one is a range loop whose folds may expand"},
+    {"expand", "unique", "the rows of results are arrays the nest reads, after stores to make unique"},
+    {"expand", "loops", "the loops computing the rows of results and the nest reading them are loops to guard"},
+    {"expand", "interchange", "the inner loop without the fold is the smaller one to jam"},
     {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},

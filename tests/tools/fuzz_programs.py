@@ -3857,7 +3857,9 @@ def fission_stmt(g, depth, in_loop, ret):
     (opt_fission.c): a sum reading only u (and sums of u) runs once per i,
     before the j loop; one reading v or a sum of v stays. Rows of a now and
     then of other lengths, i one past the last row, k over len(v): the
-    panics stay where they are met, after the same output."""
+    panics stay where they are met, after the same output. A sum reading
+    only v (and sums of v) is computed once per row before the i loop
+    (opt_expand.c) where every row has one length."""
     r = g.r
     if g.pure or r.random() > 0.4:
         return None
@@ -3881,9 +3883,12 @@ def fission_stmt(g, depth, in_loop, ret):
             terms.append((f"{v}[{k}] * {v}[{k}]", lambda x, y, vs: y * y))
         elif c == 3:
             terms.append((f"{u}[{k}]", lambda x, y, vs: x))
-        else:
+        elif c == 4:
             p = r.randrange(n)
             terms.append((f"{sums[p]} * {u}[{k}]", lambda x, y, vs, p=p: vs[p] * x))
+        else:
+            p = r.randrange(n)
+            terms.append((f"{sums[p]} * {v}[{k}]", lambda x, y, vs, p=p: vs[p] * y))
     g.use("fission")
     lit = "[" + ", ".join("[" + ", ".join(repr(x) for x in row) + "]" for row in rows) + "]"
     lines = [f"let {a}: [[float]] = {lit}", f"for {i} in 0..{ni}:", f"    for {j} in 0..{nj}:",
@@ -4687,7 +4692,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor", "version")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
