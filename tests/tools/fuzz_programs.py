@@ -2782,7 +2782,8 @@ class Gen:
     def step_sum(self):
         """A float sum or product over range(lo, hi, step) whose term calls a
         math function (the lanes run it over the range's count, the term
-        reading lo + k * step): a let before the term now and then, an if
+        reading lo + k * step): a let before the term now and then, read
+        once or twice (a helper's parameter written in place), an if
         choosing the term, hi a literal or a let; now and then a form the
         lanes refuse (a negative step, a negative lo), the same values."""
         r = self.r
@@ -2796,6 +2797,7 @@ class Gen:
         start = r.choice(["0.0", "-0.0", "1.5", "-2.25"])
         scale = r.choice(["0.01", "-0.03", "0.5", "1e-3"])
         let = r.random() < 0.4
+        twice = let and r.random() < 0.5
         branch = r.random() < 0.3
         self.use("step-sum")
         arg = f"float({k}) * {scale}" if name != "log" else f"float({k}) * {scale} + 40.0"
@@ -2804,7 +2806,7 @@ class Gen:
         if let:
             lines.append(f"    let {x} = {arg}")
             arg = x
-        term = f"{name}({arg})"
+        term = f"{name}({arg}) * {x}" if twice else f"{name}({arg})"
         op = "*=" if prod else "+="
         if prod:
             term = f"(1.0 + {term} * 0.001)"
@@ -2820,7 +2822,7 @@ class Gen:
                 xv = float(kv) * sc
                 if name == "log":
                     xv = xv + 40.0
-                t = f(xv)
+                t = f(xv) * xv if twice else f(xv)
                 if prod:
                     t = 1.0 + t * 0.001
                 if branch and (abs(kv) % 3) * (1 if kv >= 0 else -1) != 1:   # % truncates, as C's
