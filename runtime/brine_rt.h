@@ -783,6 +783,22 @@ BRT_INLINE bool brt_arr_sole(const brt_arr *a)
         else                                                                       \
             brt_arr_pop(pop_s_, &(out), (l));                                      \
     } while (0)
+/* The same pop for a tuple element, copied field by field (COPY: out.f0 =
+ * pop_e_->f0; ...): copied as one block, a tuple the loop pushed an
+ * iteration before is read with two wide loads across the push's
+ * field-sized stores, which the CPU cannot forward (a stall per pop:
+ * adaptive/worklist's 56-byte segments); each field's load reads one store. */
+#define BRT_POP_EACH(ctype, slotp, out, l, COPY)                                   \
+    do {                                                                           \
+        brt_arr **pop_s_ = (slotp), *pop_a_ = *pop_s_;                             \
+        ctype pop_t_;                                                              \
+        const ctype *pop_e_ = &pop_t_;                                             \
+        if (BRT_LIKELY(pop_a_->len > 0 && brt_arr_sole(pop_a_)))                   \
+            pop_e_ = &((const ctype *)pop_a_->data)[--pop_a_->len];                \
+        else                                                                       \
+            brt_arr_pop(pop_s_, &pop_t_, (l));                                     \
+        COPY                                                                       \
+    } while (0)
 /* Copy on write: takes a (a var's reference) and returns an array with
  * rc == 1 holding the same elements; the caller stores it back in the var.
  * The test is inline (a row made unique per iteration of a loop over rows,
