@@ -507,3 +507,20 @@ const char *owned_tmp_(struct type *t, const char *n)
     return n;
 }
 
+/* slot.push(x) for an element of type et: BRT_PUSH, or for a tuple held in
+ * a variable BRT_PUSH_EACH, its fields stored one by one with BP_APART
+ * between them (emit_program.c), which gcc does not pack into one vector
+ * store: a tuple pushed and popped the next iteration (a work list) is
+ * otherwise built in a vector register (256 bits with --cpu=native), which
+ * slowed the out-of-line math such a loop calls by a fifth. */
+void push_elem_line(struct type *et, const char *slot, const char *x)
+{
+    if (et->kind != T_TUPLE || !is_ident(x)) {
+        line("BRT_PUSH(%s, %s, %s);", ctype(et), slot, x);
+        return;
+    }
+    const char *copy = "";
+    for (int i = 0; i < et->nfields; i++)
+        copy = arena_printf("%s%spush_e_->f%d = %s.f%d;", copy, i ? " BP_APART; " : "", i, x, i);
+    line("BRT_PUSH_EACH(%s, %s, %s, %s);", ctype(et), slot, x, copy);
+}

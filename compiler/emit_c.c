@@ -380,6 +380,11 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
         else r = tmp(n->type, "%s(%s)", n->fn->cname, args.p);
+        if (n->type->kind == T_TUPLE && fn_recursive(n->fn)) /* emit_program.c: BP_KEEP */
+            for (int i = 0; i < n->type->nfields; i++) {
+                enum type_kind k = n->type->fields[i]->kind;
+                if (k == T_FLOAT || k == T_INT) line("BP_KEEP_%c(%s.f%d);", k == T_FLOAT ? 'F' : 'I', r, i);
+            }
         if (slot) line("%s[0] = NULL;", frame_slot());
         return *r ? owned_tmp_(n->type, r) : r; /* after the slot's clear: a take just after owes no cell */
     }
@@ -566,7 +571,7 @@ static void store_path(struct ir_node *s, const char **idx, const char *x, const
     const char *lv = vname(s->var);
     for (int i = 0; i < s->nkids; i++) lv = path_step(s, i, lv, &t, idx[i], L);
     if (s->op == IR_PUSH) {
-        line("BRT_PUSH(%s, %s, %s);", ctype(s->a->type), lv, x);
+        push_elem_line(s->a->type, lv, x);
     } else if (type_is_ref(t)) {
         const char *old = new_temp();
         line("%s %s = %s;", ctype(t), old, lv);
@@ -897,11 +902,13 @@ static void emit_stmt_here(struct ir_node *s)
                 const char *v = vname(s->var);
                 if (s->cursor)
                     line("BRT_CURSOR_PUSH(%s, %s, cu%d, %s);", ctype(et), v, s->var->id, x);
+                else if (s->unique_steps)
+                    line("BRT_COLLECT(%s, %s, %s);", ctype(et), v, x);
                 else
-                    line("%s(%s, %s, %s);", s->unique_steps ? "BRT_COLLECT" : "BRT_PUSH", ctype(et), v, x);
+                    push_elem_line(et, v, x);
             } else {
                 const char *arr = unique_path(s, idx, s->nkids, L);
-                line("BRT_PUSH(%s, %s, %s);", ctype(et), arr, x);
+                push_elem_line(et, arr, x);
             }
         } else if (row_local(s) && row_local(s)->elem) {
             line("%s = %s;", row_local(s)->elem, x);

@@ -196,6 +196,7 @@ bool takes_over(const char *x, struct type *t); /* take hands x over: an owned t
 /* Assigns the +1 value x to the variable v of type t (the old value released after). */
 void assign_var(const char *v, const char *x, struct type *t);
 const char *lval(const char *x, struct type *t);
+void push_elem_line(struct type *et, const char *slot, const char *x);
 /* A temporary holding a new value of type t computed by the C expression. */
 const char *tmp(struct type *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same, and the value is owned (+1). */

@@ -758,6 +758,21 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
             (slot) = brt_arr_push(push_a_, &push_x_);     \
         }                                                 \
     } while (0)
+/* The same push for a tuple element x (a variable), stored field by field
+ * (COPY: push_e_->f0 = x.f0; ...): a work list pushes a tuple built from
+ * values in registers, which gcc would first pack into vector registers
+ * (with --cpu=native a 256-bit one) to store it in one or two moves. */
+#define BRT_PUSH_EACH(ctype, slot, x, COPY)                  \
+    do {                                                     \
+        brt_arr *push_a_ = (slot);                           \
+        if (BRT_LIKELY(brt_arr_push_fits(push_a_))) {        \
+            ctype *push_e_ = &((ctype *)push_a_->data)[push_a_->len++]; \
+            COPY                                             \
+        } else {                                             \
+            ctype push_x_ = (x);                             \
+            (slot) = brt_arr_push(push_a_, &push_x_);        \
+        }                                                    \
+    } while (0)
 /* Whether a holds the only reference (rc 1: not shared, not immortal), an
  * acquire load as in brt_arr_push_fits: an array a comprehension over it
  * may write in place (emit_c.c: map_in_place). */

@@ -828,6 +828,31 @@ check "unroll: BP_UNROLL only for gcc" \
 "$BRINE" run --opt=none un/u.br > un.want 2>&1
 check "unroll: the same output as --opt=none" same un.got un.want
 
+# ---- a recursive function's tuple result: its fields kept in registers -----
+# (emit_c.c, BP_KEEP in emit_program.c's prelude): without it gcc pairs the
+# two calls' fields through the stack, a store-forwarding stall per call.
+mkdir -p rk
+cat > rk/r.br <<'EOB'
+fn split(lo: float, hi: float, depth: int) -> (float, float, int):
+    if depth == 0:
+        return (hi - lo, lo * hi, 1)
+    let m = (lo + hi) / 2.0
+    let l = split(lo, m, depth - 1)
+    let r = split(m, hi, depth - 1)
+    return (l.0 + r.0, l.1 + r.1, l.2 + r.2)
+
+fn main():
+    let t = split(0.0, 3.0, 6)
+    print(t)
+EOB
+"$BRINE" build --release --emit-c rk/r.br -o rk/r > rk.log 2>&1
+check "keep: builds with --emit-c" [ $? -eq 0 -a -s rk/r.c ]
+check "keep: the three calls' float fields kept (BP_KEEP_F)" [ "$(grep -c 'BP_KEEP_F(t[0-9]*\.f[01]);' rk/r.c)" -eq 6 ]
+check "keep: and their int field (BP_KEEP_I)" [ "$(grep -c 'BP_KEEP_I(t[0-9]*\.f2);' rk/r.c)" -eq 3 ]
+./rk/r > rk.got 2>&1
+"$BRINE" run --opt=none rk/r.br > rk.want 2>&1
+check "keep: the same output as --opt=none" same rk.got rk.want
+
 # ---- pops: the last element taken inline where the array is its own --------
 # xs.pop() is BRT_POP (runtime/brine_rt.h): not empty and the only reference,
 # the element moves out inline; a shared array (copied first) and an empty
@@ -853,6 +878,8 @@ EOB
 check "pop: builds with --emit-c" [ $? -eq 0 -a -s pp/p.c ]
 check "pop: the int pop written as BRT_POP" [ "$(grep -c 'BRT_POP(' pp/p.c)" -eq 1 ]
 check "pop: the tuple pop read field by field from its slot (BRT_POP_EACH)" [ "$(grep -c 'BRT_POP_EACH(' pp/p.c)" -eq 1 ]
+check "pop: the tuple push stored field by field (BRT_PUSH_EACH), no plain BRT_PUSH" \
+    [ "$(grep -c 'BRT_PUSH_EACH(' pp/p.c)" -eq 1 -a "$(grep -c 'BRT_PUSH(' pp/p.c)" -eq 0 ]
 ./pp/p > pp.got 2>&1
 "$BRINE" run --opt=none pp/p.br > pp.want 2>&1
 check "pop: the same output and panic as --opt=none" same pp.got pp.want
