@@ -535,6 +535,7 @@ class Gen:
         self.lits = random.Random(seed ^ 0x117E)    # whether to write a loop over a literal's length (literal_len_loop)
         self.cols = random.Random(seed ^ 0xC015)    # whether to write a walk down columns (column_walk)
         self.downs = random.Random(seed ^ 0xD0A1)   # whether to write a while loop counting down (down_loop)
+        self.flows = random.Random(seed ^ 0xF10E)   # whether to write a work list or recursion of tuples (tuple_flow)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2167,7 +2168,8 @@ class Gen:
         for stream, p, form in ((self.maps, 0.03, map_self), (self.fills, 0.04, fill_loop),
                                 (self.fuses, 0.03, fuse_loop), (self.lits, 0.03, literal_len_loop),
                                 (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
-                                (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip)):
+                                (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
+                                (self.flows, 0.03, tuple_flow)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4377,6 +4379,79 @@ def down_loop(g):
     return lines, ex
 
 
+def tuple_flow(g):
+    """Tuples that go through memory and come back: a work list of (float,
+    float, int[, str]) segments popped until empty, each split in two
+    (pushed) until its depth runs out or its width is small (the popped
+    tuple read field by field from its slot, the pushed one stored field
+    by field: BRT_POP_EACH, BRT_PUSH_EACH), now and then with a copy of the
+    list kept (the pop's copy-on-write path), or a recursive helper
+    returning (float, float, int) that adds its two calls' fields (the
+    result's fields kept in registers: BP_KEEP). Draws from g.flows."""
+    r = g.flows
+    if g.pure:
+        return None
+    g.use("tuple-flow")
+    lo = r.choice([0.0, -1.5, 0.25, 3.0])
+    hi = lo + r.choice([1.0, 2.5, 0.125, 7.0])
+    depth = r.randint(0, 6)
+    scale = r.choice([0.5, 1.25, -0.75, 3.0])
+    if r.random() < 0.5:
+        h = g.fresh("rp")
+        g.top += [f"fn {h}(lo: float, hi: float, d: int) -> (float, float, int):",
+                  "    if d <= 0 or hi - lo < 0.01:",
+                  f"        return (hi - lo, lo * {fmt_float(scale)} + hi, 1)",
+                  "    let m = (lo + hi) / 2.0",
+                  f"    let l = {h}(lo, m, d - 1)",
+                  f"    let r = {h}(m, hi, d - 1)",
+                  "    return (l.0 + r.0, l.1 * 0.5 + r.1, l.2 + r.2)", ""]
+
+        def rp(a, b, d):
+            if d <= 0 or b - a < 0.01:
+                return (b - a, a * scale + b, 1)
+            m = (a + b) / 2.0
+            x, y = rp(a, m, d - 1), rp(m, b, d - 1)
+            return (x[0] + y[0], x[1] * 0.5 + y[1], x[2] + y[2])
+        t = g.fresh("t")
+        lines = [f"let {t} = {h}({fmt_float(lo)}, {fmt_float(hi)}, {depth})", f"print({t}.0, {t}.1, {t}.2)"]
+
+        def ex(env):
+            v = rp(lo, hi, depth)
+            env_out(env).append(f"{fmt_float(v[0])} {fmt_float(v[1])} {v[2]}\n")
+        return lines, ex
+    w, acc, cnt, keep, a, b, d, sn, m = (g.fresh(p) for p in ("w", "a", "c", "k", "a", "b", "d", "s", "m"))
+    named = r.random() < 0.3
+    kept = r.random() < 0.3
+    tag = ', "s"' if named else ""
+    sfx = f", {sn}" if named else ""
+    lines = [f"var {w} = [({fmt_float(lo)}, {fmt_float(hi)}, {depth}{tag})]"]
+    if kept:
+        lines.append(f"let {keep} = {w}")
+    lines += [f"var {acc} = 0.0", f"var {cnt} = 0", f"while len({w}) > 0:",
+              f"    let ({a}, {b}, {d}{sfx}) = {w}.pop()",
+              f"    {cnt} += 1", f"    if {d} <= 0 or {b} - {a} < 0.01:",
+              f"        {acc} += ({b} - {a}) * {fmt_float(scale)} + {a}",
+              "    else:",
+              f"        let {m} = ({a} + {b}) / 2.0",
+              f"        {w}.push(({m}, {b}, {d} - 1{sfx}))", f"        {w}.push(({a}, {m}, {d} - 1{sfx}))",
+              f"print({acc}, {cnt}" + (f", len({keep}))" if kept else ")")]
+
+    def ex(env):
+        work = [(lo, hi, depth)]
+        av, cv = 0.0, 0
+        while work:
+            x, y, dv = work.pop()
+            cv += 1
+            if dv <= 0 or y - x < 0.01:
+                av = av + ((y - x) * scale + x)
+            else:
+                mv = (x + y) / 2.0
+                work.append((mv, y, dv - 1))
+                work.append((x, mv, dv - 1))
+        env_out(env).append(f"{fmt_float(av)} {cv}" + (" 1" if kept else "") + "\n")
+    return lines, ex
+
+
 def map_self(g):
     """`var a = [x0 + d for d in 0..n]`, then S times `a = [par] [a[i] OP E for
     i in 0..len(a)]` (E any expression of i; it may read a too), then a
@@ -4704,7 +4779,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow"]
 
 
 def classify(problem):
