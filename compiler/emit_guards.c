@@ -305,7 +305,8 @@ const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, con
  * A nest (guards_outside): the outer bounds, its views, then the inner
  * bounds and the test, as hoisted_versions writes it; the inner loop of
  * the nest that runs evaluates its own bounds again, as written. A
- * swapped nest (swapped): the outer bounds, its views, then emit_swapped. */
+ * swapped nest (swapped): the outer bounds, its views, then emit_swapped.
+ * A fused loop's else-branch is the loops it fuses, each its own bounds. */
 void emit_versioned(struct ir_node *s)
 {
     struct ir_node *t = s->a;
@@ -378,6 +379,7 @@ void emit_versioned(struct ir_node *s)
         if (copy->op == IR_WHILE) while_loop(copy);
         else if (copy->op == IR_FOR_ARRAY) values_loop(copy, v, hi, lo, step);
         else if (version == 0 && t->nclauses) restrict_nest(copy, lo, hi);
+        else if (copy->op == IR_BLOCK) emit_stmt(copy); /* a fused loop's: the loops as written (opt_fuseloops.c) */
         else range_loop(copy, lo, hi);
         F->ind--;
         line(version == 0 ? "} else {" : "}");

@@ -307,7 +307,8 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
 static void v_versioned(struct vstate *st, struct ir_node *s)
 {
     struct ir_node *t = s->a, *f = s->b, *w = s->c;
-    want(st, s, s->versioned && f && w && f->op == w->op && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
+    bool fused = w && w->op == IR_BLOCK && f && f->op == IR_FOR_RANGE && !t->nclauses; /* opt_fuseloops.c: w the loops */
+    want(st, s, s->versioned && f && w && (f->op == w->op || fused) && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");
     want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == (f->op == IR_FOR_ARRAY ? 1 : 2) &&
                     t->nclauses == (t->guards_outside || t->swapped) && !(t->guards_outside && t->swapped),
@@ -318,10 +319,10 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
      * fast nest's inner loop the fast copy. swapped: the fast nest's outer
      * loop the fast copy, over the inner range, its inner loop (fo) and the
      * nest as written over the clause's */
-    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->nclauses ? NULL : w;
+    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->nclauses || fused ? NULL : w;
     struct ir_node *fo = t->guards_outside ? f : t->swapped ? ir_guards_outside_of(f) : NULL;
     want(st, s, fi && fi->fast_in == s && !fi->slow && !fi->nguards && !fi->par && !f->nguards && !w->nguards &&
-                    (t->nclauses ? !fo->fast_in && !w->fast_in && !w->slow : w->slow && !w->fast_in),
+                    (t->nclauses ? !fo->fast_in && !w->fast_in && !w->slow : fused || (w->slow && !w->fast_in)),
          "a versioned loop's copies not marked fast and slow");
     want(st, s, !t->swapped || (fo && !fo->nguards && !fo->swap && !fo->par && !w->swap && !w->guards_outside),
          "a swapped nest's copies not a plain nest and the nest as written");

@@ -252,6 +252,9 @@ struct ir_node {
      * fast_in: the generator as written */
     struct ir_node *fast_in;
     struct ir_node *fast_gen;
+    /* IR_FOR_RANGE (opt_fuseloops.c): the loops as written it fuses, a block of them
+     * (adjacent, over its range): opt_version.c's else-branch instead of a copy of it */
+    struct ir_node *unfused;
     bool slow;
     /* IR_FOR_RANGE par (opt_version.c): what runs for each chunk the runtime
      * hands out, chunk_lo .. chunk_hi (fresh variables the emitter sets to the
@@ -526,7 +529,10 @@ int ir_fold_groups(struct ir_node *L, unsigned *groups);
 void ir_filter_block(struct ir_node *b, unsigned mask, bool keep);
 void opt_expand(struct ir_program *ir);  /* opt_expand.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
+void opt_fuseloops(struct ir_program *ir); /* opt_fuseloops.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
+/* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
+bool opt_pass_on(const char *name);
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
@@ -578,6 +584,8 @@ struct ir_copier {
     void (*done)(struct ir_copier *k, struct ir_node *copy);
 };
 struct ir_node *ir_copy(struct ir_copier *k, const struct ir_node *n);
+/* A deep copy of n (ir_copy) naming `to` wherever n names `from` (opt_counted.c). */
+struct ir_node *ir_copy_renamed(const struct ir_node *n, struct ir_var *from, struct ir_var *to);
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);

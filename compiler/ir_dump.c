@@ -429,6 +429,10 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         }
         fputs("\n", out);
         dump_stmt(out, s->chunk ? s->chunk : s->b, ind + 1);
+        if (s->unfused) { /* the loops it fuses, as written (opt_fuseloops.c) */
+            fprintf(out, "%*sunfused\n", 2 * ind, "");
+            dump_stmt(out, s->unfused, ind + 1);
+        }
         return;
     case IR_RETURN:
         fputs("return", out);

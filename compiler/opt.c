@@ -49,6 +49,7 @@
     X(interchange, opt_interchange, "nests in another order: column walks swapped, stores jammed") \
     X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
     X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool") \
+    X(fuseloops, opt_fuseloops, "adjacent loops over the same range whose order no iteration sees run as one") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals")
 
@@ -114,6 +115,11 @@ static const struct {
     {"inline", "move", "a call written in place is no call whose arguments a callee owns"},
     {"interchange", "move", "a jam keeps a row let before its inner loop only when it borrows, never a take"},
     {"move", "parfor", "a row taken out of slot i is iteration i's own: the loop may run on the pool"},
+    {"parfor", "fuseloops", "a loop on the pool is left alone; the fused loop, sequential, is never put on it"},
+    {"interchange", "fuseloops", "a swapped or jammed nest is left alone; a loop fused is no inner loop to swap"},
+    {"move", "fuseloops", "a take or a moved read in a body is left alone; the fused body's last uses are the loops'"},
+    {"range", "fuseloops", "a loop whose checks in_bounds and no_overflow prove needs no guard to fuse"},
+    {"fuseloops", "version", "the fused loop's guards are what it tests, the loops as written its else-branch"},
     {"loops", "version", "the guards and the nodes they prove are what it writes twice"},
     {"range", "version", "the overflows a guard rules out (no_overflow_in) are marks the fast copy keeps"},
     {"interchange", "version", "a swapped or jammed nest's inner loop keeps its guards for the nest"},
@@ -194,6 +200,13 @@ static void opt_configure(const char *spec)
         }
     }
     opt_spec = spec;
+}
+
+bool opt_pass_on(const char *name)
+{
+    int k = pass_index(name, strlen(name));
+    if (k < 0) internal_error("opt_pass_on: no pass %s", name);
+    return !pass_off[k];
 }
 
 bool opt_option(const char *arg)

@@ -215,6 +215,12 @@ static struct ir_var *renamed(struct ir_copier *k, struct ir_var *v)
     return v == r->from ? r->to : v;
 }
 
+struct ir_node *ir_copy_renamed(const struct ir_node *n, struct ir_var *from, struct ir_var *to)
+{
+    struct rename r = {{NULL, renamed, NULL}, from, to};
+    return ir_copy(&r.k, n);
+}
+
 static struct ir_node *var_read(struct ir_var *v, struct loc loc)
 {
     struct ir_node *n = ir_new(IR_VAR, loc, v->type);
@@ -318,8 +324,7 @@ static struct ir_node *body_renamed(struct ir_node *loop, struct ir_var *i, stru
     **t = *i;
     (*t)->id = ++P->nvars;
     (*t)->kind = IRV_LOCAL;
-    struct rename r = {{NULL, renamed, NULL}, i, *t};
-    struct ir_node *body = ir_copy(&r.k, loop->b);
+    struct ir_node *body = ir_copy_renamed(loop->b, i, *t);
     body->nkids--; /* the step */
     return body;
 }

@@ -39,6 +39,9 @@
  * whole (swap_nest): the fast nest its two loops exchanged, else the nest as
  * written, whose inner loop is then versioned on its own.
  *
+ * A fused loop (opt_fuseloops.c: unfused) is versioned as any, its
+ * else-branch the loops it fuses as written, each versioned on its own.
+ *
  * A generator with guards (a sequential one over an int range) gets its
  * fast copy (fast_gen, version_gen): the same sources and variable, its
  * element and filter without the checks the guards prove, their nodes
@@ -305,6 +308,10 @@ static struct ir_node *version(struct ir_node *s, bool outside)
     retarget(test, proved, NULL); /* evaluated before the guards are known */
     fast_in->fast_in = iff;
     if (!outside) slow->slow = true;
+    if (s->unfused) { /* a fused loop (opt_fuseloops.c): its else-branch the loops as written */
+        fast->unfused = NULL;
+        slow = s->unfused;
+    }
     return place(s, iff, lets, test, fast, slow, &moved);
 }
 
@@ -424,7 +431,8 @@ static void walk(struct ir_node *s, struct ir_node *around)
         } else if (ir_versions(s, around) && s->swap) {
             walk(swap_nest(s)->c, around); /* the nest as written: its inner loop versioned on its own */
         } else if (ir_versions(s, around) && s->nguards) {
-            version(s, false);
+            struct ir_node *iff = version(s, false);
+            if (iff->c->op == IR_BLOCK) walk(iff->c, around); /* a fused loop's: the loops as written */
         } else if (ir_versions(s, around)) {
             walk(version(s, true)->c, around); /* the nest as written: its inner loop versioned on its own */
         } else if (!nest_of(around, s)) {

@@ -497,11 +497,23 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, version, cursor (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, version, cursor (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
 done
+# fuseloops: off, no loop fused (the C of each loop versioned on its own); with
+# version off none behind guards either (a fused loop's else-branch, the loops
+# as written, is version's to write); on, the fused loops come first
+mkdir -p fl
+cp "$REPO/tests/dumps/fuseloops.br" fl/f.br
+for o in all -fuseloops -version; do
+    "$BRINE" build --emit-c --opt=$o fl/f.br -o fl/f$o > fl.log 2>&1 || echo "build --opt=$o failed" >> fl.log
+done
+check "--opt=-fuseloops: tests/dumps/fuseloops builds, its loops apart, as with version off" \
+    [ ! -s fl.log -a "$(grep -c 'for (' fl/fall.c)" -gt "$(grep -c 'for (' fl/f-fuseloops.c)" -a \
+      "$(grep -c 'for (' fl/f-fuseloops.c)" -eq "$(grep -c 'for (' fl/f-version.c)" -a \
+      "$(fl/fall)" = "$(fl/f-fuseloops)" -a "$(fl/fall)" = "$(fl/f-version)" ]
 
 # ---- versioned loops: ir_verify keeps proved nodes in the fast copy ----------
 # The test hook BRINE_VERIFY_MISPLACE has opt_version.c mark an element read of

@@ -3,7 +3,8 @@
 #
 # For each NAME.br here, `BRINE --dump=tokens|ast|ir|ir:all NAME.br` (run in
 # this directory, so file names in the dumps are relative) must print exactly
-# NAME.tokens, NAME.ast, NAME.ir and NAME.opt (the IR after the optimizer). A change in a dump shows which phase
+# NAME.tokens, NAME.ast, NAME.ir and NAME.opt (the IR after the optimizer), and
+# NAME.after-PASS where that file exists (--dump=ir:PASS: the IR after PASS). A change in a dump shows which phase
 # changed; review it by eye, then rewrite the expectations with --bless.
 # Ends with "N passed, N failed"; exits 1 if any failed.
 set -uo pipefail
@@ -23,10 +24,12 @@ passed=0
 failed=0
 for src in *.br; do
     name=${src%.br}
-    for kind in tokens ast ir opt; do
+    # NAME.after-PASS, where one exists: the IR after that pass (--dump=ir:PASS)
+    for kind in tokens ast ir opt $(cd . && ls "$name".after-* 2>/dev/null | sed "s/^$name\.//"); do
         want=$name.$kind
         flag=$kind
         [ "$kind" = opt ] && flag=ir:all # the IR after the optimizer's passes
+        [ "${kind#after-}" != "$kind" ] && flag=ir:${kind#after-}
         timeout 30 "$BRINE" --dump=$flag "$src" >"$ACTUAL" 2>"$ERR" </dev/null
         rc=$?
         if [ $rc -ne 0 ]; then
