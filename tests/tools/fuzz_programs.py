@@ -536,6 +536,7 @@ class Gen:
         self.cols = random.Random(seed ^ 0xC015)    # whether to write a walk down columns (column_walk)
         self.downs = random.Random(seed ^ 0xD0A1)   # whether to write a while loop counting down (down_loop)
         self.flows = random.Random(seed ^ 0xF10E)   # whether to write a work list or recursion of tuples (tuple_flow)
+        self.adjs = random.Random(seed ^ 0xAD15)    # whether to write adjacent loops over one range (adjacent_loops)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2169,7 +2170,7 @@ class Gen:
                                 (self.fuses, 0.03, fuse_loop), (self.lits, 0.03, literal_len_loop),
                                 (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
-                                (self.flows, 0.03, tuple_flow)):
+                                (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4379,6 +4380,70 @@ def down_loop(g):
     return lines, ex
 
 
+def adjacent_loops(g):
+    """Two or three loops over one range, one after the other (opt_fuseloops.c
+    runs them as one where no iteration reads what a later one of another
+    loop writes): x[j + c] stored from a[j], then y[j] from x[j + c2] (c2 ==
+    c: the same iteration's element; c2 = c + 1: a later one's, which must
+    not fuse), now and then a third loop folding or storing back, a let of
+    a[j], a read a[j + 1] that panics at the last j, or a bound past len(a)
+    (the first loop's read panics first)."""
+    r = g.adjs
+    if g.pure:
+        return None
+    g.use("adjacent-loops")
+    a, x, y, s, j, m, t = (g.fresh(p) for p in ("a", "x", "y", "s", "j", "m", "t"))
+    vals = [r.choice([0.5, -1.25, 2.0, 3.5, -0.75, 1e300, 0.0]) for _ in range(r.randint(0, 8))]
+    n = len(vals)
+    bound = r.choice([n, n, n, max(0, n - 2), n + 1]) if r.random() < 0.9 else n + 1
+    c = r.choice([0, 0, 1, 2])
+    c2 = c if r.random() < 0.7 else min(c + 1, 2)
+    k1, k2 = r.choice([2.0, -0.5, 3.0, 1e10]), r.choice([1.0, -3.0, 0.25])
+    ahead = r.random() < 0.15
+    let = r.random() < 0.3
+    third = r.choice([None, None, "fold", "store"])
+    lit = "[" + ", ".join(fmt_float(v) for v in vals) + "]"
+    mb = f"len({a})" if bound == n and r.random() < 0.6 else str(bound)
+    lines = [f"let {a}: [float] = {lit}", f"let {m} = {mb}", f"var {x} = [0.0] * (len({a}) + 2)",
+             f"var {y} = [0.0] * (len({a}) + 2)", f"var {s} = 0.0", f"for {j} in 0..{m}:"]
+    if let:
+        lines += [f"    let {t} = {a}[{j}]", f"    {x}[{j} + {c}] = {t} * {fmt_float(k1)} + {t}"]
+    else:
+        lines.append(f"    {x}[{j} + {c}] = {a}[{j}] * {fmt_float(k1)}")
+    lines += [f"for {j} in 0..{m}:",
+              f"    {y}[{j}] = {x}[{j} + {c2}] * {fmt_float(k2)} + " + (f"{a}[{j} + 1]" if ahead else f"{a}[{j}]")]
+    if third == "fold":
+        lines += [f"for {j} in 0..{m}:", f"    {s} += {y}[{j}] - {x}[{j} + {c}]"]
+    elif third == "store":
+        lines += [f"for {j} in 0..{m}:", f"    {x}[{j} + {c}] = {y}[{j}] - {x}[{j} + {c}]"]
+    lines.append(f"print({x}, {y}, {s})")
+
+    def at(v, i):
+        if not 0 <= i < len(v):
+            raise Panic(f"index out of bounds: the len is {len(v)} but the index is {i}")
+        return v[i]
+
+    def ex(env):
+        xv, yv, sv = [0.0] * (n + 2), [0.0] * (n + 2), 0.0
+        for jv in range(bound):
+            av = at(vals, jv)
+            at(xv, jv + c)
+            xv[jv + c] = av * k1 + av if let else av * k1
+        for jv in range(bound):
+            w = at(xv, jv + c2) * k2
+            w = w + at(vals, jv + 1 if ahead else jv)
+            at(yv, jv)
+            yv[jv] = w
+        for jv in range(bound if third else 0):
+            if third == "fold":
+                sv = sv + (at(yv, jv) - at(xv, jv + c))
+            else:
+                wv = at(yv, jv) - at(xv, jv + c)
+                xv[jv + c] = wv
+        env_out(env).append(f"{show('[float]', xv)} {show('[float]', yv)} {fmt_float(sv)}\n")
+    return lines, ex
+
+
 def tuple_flow(g):
     """Tuples that go through memory and come back: a work list of (float,
     float, int[, str]) segments popped until empty, each split in two
@@ -4770,7 +4835,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor", "version")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "version")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
@@ -4779,7 +4844,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops"]
 
 
 def classify(problem):
