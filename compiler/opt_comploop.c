@@ -36,7 +36,10 @@
  * len(x) (a zip's range), that is read as l = len(xs[0]) and `small` also
  * tests that every row has length l (all(len(xs[q]) == l ...), no panic), so
  * the inner loop's bound is the same for every j and interchange jams it;
- * rows of different lengths run the comprehension as written.
+ * rows of different lengths run the comprehension as written. The same for
+ * a row `let v = xs[e(j)]` of an array the element reads that a call
+ * written in place leaves in the loop's body, the statements after it
+ * reading len(v) (dot(u, v) of a zip over `for (j, v) in enumerate(a)`).
  *
  * A call the element makes every time (not under a branch of a cond, an and
  * or an or, nor in a comprehension's element) of a function whose call has
@@ -197,12 +200,13 @@ struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, str
     return ir_mk_var(s, at);
 }
 
-/* Every len(x) in n (x the variable) replaced by a read of l; how many. */
+/* Every len(x) in n (x the variable) replaced by a read of l (l NULL: none
+ * replaced); how many. */
 static int len_as(struct ir_node *n, struct ir_var *x, struct ir_var *l)
 {
     if (!n) return 0;
     if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == x) {
-        *n = *ir_mk_var(l, n->loc);
+        if (l) *n = *ir_mk_var(l, n->loc);
         return 1;
     }
     int c = len_as(n->a, x, l) + len_as(n->b, x, l) + len_as(n->c, x, l) + len_as(n->elem, x, l) +
@@ -212,6 +216,51 @@ static int len_as(struct ir_node *n, struct ir_var *x, struct ir_var *l)
     for (int i = 0; i < n->nclauses; i++)
         c += len_as(n->clauses[i].iter.lo, x, l) + len_as(n->clauses[i].iter.hi, x, l) + len_as(n->clauses[i].iter.array, x, l);
     return c;
+}
+
+static struct ir_var *change_probe;
+static bool change_seen;
+static void note_change(struct ir_var *v)
+{
+    change_seen |= v == change_probe;
+}
+
+static bool changes(struct ir_node *n, struct ir_var *v)
+{
+    change_probe = v, change_seen = false;
+    ir_each_change(n, note_change);
+    return change_seen;
+}
+
+/* A row of an array the comprehension lc reads, `let v = xs[e]` in the
+ * loop's body b (after its calls were written in place: enumerate's row,
+ * a zip's `v` of dot(u, a[j])), e reading the loop's variable j, whose
+ * length the statements after it read (a zip's range, min(len(u),
+ * len(v))): those reads are read as l, the one length of every row of xs
+ * when `small` tests that they are alike (*l set, xs returned), so the
+ * inner loop's bound is the same for every j and interchange jams it.
+ * Nothing in b changes xs or v (a let a helper assigns is its parameter:
+ * refused). A row fixed in the loop (`let u = a[i]`) is interchange's
+ * (len(u) read once, as len(a[i])). NULL where there is none. */
+static struct ir_node *row_lens(struct ir_node *b, struct ir_node *lc, struct ir_var *j, struct ir_var **l)
+{
+    for (int i = 0; i < b->nkids; i++) {
+        struct ir_node *s = b->kids[i], *r = s->a;
+        if (s->op != IR_LET || s->var->type->kind != T_ARRAY || r->op != IR_INDEX || r->a->op != IR_VAR ||
+            !ir_reads(r->b, j))
+            continue;
+        struct ir_var *xs = r->a->var;
+        bool outer = false;
+        for (int c = 0; c < lc->ncaps; c++) outer |= lc->caps[c] == xs;
+        if (!outer || changes(b, xs) || changes(b, s->var)) continue;
+        int reads = 0;
+        for (int k = i + 1; k < b->nkids; k++) reads += len_as(b->kids[k], s->var, NULL);
+        if (!reads) continue;
+        *l = ir_new_temp(P, ty_int, s->loc);
+        for (int k = i + 1; k < b->nkids; k++) len_as(b->kids[k], s->var, *l);
+        return ir_copy(NULL, r->a);
+    }
+    return NULL;
 }
 
 /* xs[i] for an int node i */
@@ -443,6 +492,10 @@ static struct ir_node *converted(struct ir_node *s)
      * then one interchange jams */
     bool inlined = ir_inline_loop_calls(P, FN, body) > 0;
     if (first && inlined) ir_inline_loop_calls(P, FN, first->b);
+    if (!rowlen) {
+        struct ir_node *rows = row_lens(body, lc, c->gen_var, &rowlen);
+        if (rows) xs = rows;
+    }
     bool inside = comp_block(body);
     if (first) comp_block(first->b);
     /* a map into its own slots (xs = [f(x) for x in xs]) is written in
