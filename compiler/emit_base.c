@@ -31,7 +31,7 @@ static bool loc_within(struct loc l, struct loc span)
 
 /* The frame's name of a place: a par element's own for the places of its
  * element and filter, else the function's. */
-static const char *frame_of(struct loc l)
+const char *frame_of(struct loc l)
 {
     if (!F) return NULL;
     /* inside the par construct, but not its own place (where its own

@@ -374,8 +374,13 @@ static const char *emit_expr_here(struct ir_node *n)
          * runs (a library function, whose panics report at that place
          * already, takes this frame's slot for its own calls; a quiet one
          * cannot panic: emit_quiet.c) */
-        bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site ? frame_slot() : frame_next());
-        bool slot = !site && !quiet_fn(n->fn);
+        bool frameless = n->fn->frameless;
+        if (frameless) { /* a par row's function: its places are this one's */
+            n->fn->frame_as = frame_of(n->loc);
+            n->fn->site_as = F->inline_site;
+        }
+        bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site || frameless ? frame_slot() : frame_next());
+        bool slot = !site && !frameless && !quiet_fn(n->fn);
         if (slot) line("%s[0] = %s;", frame_slot(), loc_ref(n->loc));
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);

@@ -84,6 +84,7 @@ struct cgen {
 };
 extern struct cgen *CG;
 
+const char *frame_of(struct loc l);   /* the name of the frame a place is in */
 const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place (and its frame's name) */
 const char *frame_slot(void);         /* "fp_" or "fp_ + k": the current frame's free slot */
 const char *frame_next(void);         /* the slot a callee gets */

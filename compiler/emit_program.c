@@ -204,6 +204,10 @@ static void emit_fn(struct ir_fn *f)
 {
     F = fctx_new();
     F->frame = frame_name(f);
+    if (f->frame_as) { /* a par row's function, its places named as its call's */
+        F->frame = f->frame_as;
+        F->inline_site = f->site_as;
+    }
     F->site = f->has_site;
     F->owner = !quiet_fn(f);
     F->fold256 = fold_only(f);

@@ -405,6 +405,13 @@ struct ir_fn {
      * a function called once; it is written `inline` (a hint: gcc still
      * weighs its size) to keep a small one inlined in both. */
     bool twice_called;
+    /* A par comprehension's row written as a function (opt_comploop.c),
+     * after the functions it is called from: it has no frame in call
+     * chains. Its one call writes no slot, and the emitter names its places
+     * as the call's (frame_as, site_as: the par element's frame and site,
+     * set where the call is written), as when the row was the element. */
+    bool frameless;
+    const char *frame_as, *site_as;
 };
 
 struct ir_program {
@@ -487,8 +494,10 @@ struct ir_node *ir_fits_room(struct ir_node *lo, struct ir_node *hi, struct loc 
 /* Whether n is float arithmetic and the math of floats over one float sum
  * or product over a range (no filter, one clause, not par: *fold, NULL if
  * none), literals and variables: nothing that can panic or has an effect,
- * so the fold may run first (opt_comploop.c). */
-bool ir_around_fold(struct ir_node *n, struct ir_node **fold);
+ * so the fold may run first; with reads, also element reads of variables
+ * evaluated after the fold (x[i][j]: their panic comes after its either
+ * way) (opt_comploop.c). */
+bool ir_around_fold(struct ir_node *n, struct ir_node **fold, bool reads);
 /* `all(len(xs[q]) == l for q in 0..len(xs))`: every row of xs (an array
  * of arrays) has length l; it cannot panic (opt_comploop.c). */
 struct ir_node *ir_rows_of_length(struct ir_program *ir, struct ir_node *xs, struct ir_var *l);

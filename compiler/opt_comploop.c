@@ -28,7 +28,9 @@
  * the fold is written `let s = 0.0 (1.0); for k in lo..hi: s = s op E`, a
  * left fold from the same start (the same bits), and the element reads s;
  * the loop nest is then one that interchange jams (four or eight j at a
- * time, each sum a chain of its own).
+ * time, each sum a chain of its own). Element reads of variables evaluated
+ * after the fold (`sum(...) / (norms[p] * norms[q])`) may panic: after the
+ * fold as written, after its loop as rewritten.
  *
  * A comprehension over the rows of an array variable, [E(x) for x in xs], is
  * the loop `for j in 0..len(xs): let x = xs[j]; t[j] = E(x)` (an expression
@@ -40,6 +42,13 @@
  * a row `let v = xs[e(j)]` of an array the element reads that a call
  * written in place leaves in the loop's body, the statements after it
  * reading len(v) (dot(u, v) of a zip over `for (j, v) in enumerate(a)`).
+ *
+ * The element of a par comprehension that is such a comprehension (each
+ * task's row, sequential code) becomes the call of a function written here,
+ * `return [E(p, q) for q in lo..hi]` over the variables the row reads,
+ * converted as any returned comprehension: the par stays as written (its
+ * chunks, slots and panic), each row a loop nest. The function is frameless
+ * (ir.h): a panic in it prints the call chain the element printed.
  *
  * A call the element makes every time (not under a branch of a cond, an and
  * or an or, nor in a comprehension's element) of a function whose call has
@@ -83,6 +92,7 @@
  */
 #include "ir.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ROOM ((int64_t)1 << 21) /* elements: 16 MiB of 8-byte ones, brt_arr_room's most */
@@ -160,23 +170,37 @@ static bool float_fold(struct ir_node *n)
            !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses && n->iter.is_range;
 }
 
-/* Whether n, an element around its fold, may run the fold first (ir.h). */
-bool ir_around_fold(struct ir_node *n, struct ir_node **fold)
+/* An element read x[i], x[i][j], ... of a variable at variables or
+ * literals: no effect, and a panic where an index is out of range. */
+static bool elem_read(struct ir_node *n)
+{
+    if (n->op == IR_VAR) return true;
+    return n->op == IR_INDEX && (n->b->op == IR_VAR || n->b->op == IR_INT) && n->b->type == ty_int && elem_read(n->a);
+}
+
+/* Whether n, an element around its fold, may run the fold first (ir.h);
+ * reads: past the fold (evaluated after it, as written and as rewritten)
+ * element reads are allowed too, a panic there coming after the fold's
+ * either way (sum(a[p][k] * a[q][k] ...) / (norms[p] * norms[q])). */
+bool ir_around_fold(struct ir_node *n, struct ir_node **fold, bool reads)
 {
     if (float_fold(n)) {
         if (*fold) return false;
         *fold = n;
         return true;
     }
+    if (reads && *fold && n->op == IR_INDEX && n->type == ty_float && elem_read(n)) return true;
     switch (n->eop) {
     case IR_FLOAT: case IR_INT: case IR_GLOBAL: case IR_VAR: return true;
-    case IR_UNARY: return n->optype == ty_float && ir_around_fold(n->a, fold);
-    case IR_BINARY: return n->optype == ty_float && !op_is_compare(n->bop) && ir_around_fold(n->a, fold) && ir_around_fold(n->b, fold);
-    case IR_CONV: return n->type == ty_float && n->optype == ty_float && ir_around_fold(n->a, fold);
+    case IR_UNARY: return n->optype == ty_float && ir_around_fold(n->a, fold, reads);
+    case IR_BINARY:
+        return n->optype == ty_float && !op_is_compare(n->bop) && ir_around_fold(n->a, fold, reads) &&
+               ir_around_fold(n->b, fold, reads);
+    case IR_CONV: return n->type == ty_float && n->optype == ty_float && ir_around_fold(n->a, fold, reads);
     case IR_BUILTIN:
         if (!ir_float_math(n)) return false;
         for (int i = 0; i < n->nkids; i++)
-            if (!ir_around_fold(n->kids[i], fold)) return false;
+            if (!ir_around_fold(n->kids[i], fold, reads)) return false;
         return true;
     default: return false;
     }
@@ -462,7 +486,7 @@ static struct ir_node *converted(struct ir_node *s)
     struct ir_node *tcalls[MAX_CACHED], *tables = ir_new(IR_BLOCK, at, ty_void), *inner = c->elem;
     int ntables = few ? 0 : table_calls(c, xv, tcalls);
     struct ir_node *value = c->elem, *fold = NULL;
-    bool folds = value->type == ty_float && ir_around_fold(value, &fold) && fold;
+    bool folds = value->type == ty_float && ir_around_fold(value, &fold, true) && fold;
     if (folds) {
         /* the element's one fold as a loop, the element around it read after */
         struct ir_node *s = ir_fold_as_loop(P, body, fold);
@@ -577,12 +601,129 @@ static bool comp_stmt(struct ir_node *s)
     return false;
 }
 
+/* ---- the rows of a par comprehension ------------------------------------ */
+
+#define MAX_ROW_PARAMS 64
+
+static int nrows; /* row functions written */
+static struct ir_var *row_from[MAX_ROW_PARAMS], *row_to[MAX_ROW_PARAMS];
+static int nparams;
+
+/* v a parameter of the row's function (a fresh variable for it); false
+ * where there are too many. */
+static bool row_param(struct ir_var *v)
+{
+    for (int i = 0; i < nparams; i++)
+        if (row_from[i] == v) return true;
+    if (nparams == MAX_ROW_PARAMS) return false;
+    struct ir_var *c = arena_alloc(sizeof *c);
+    *c = *v;
+    c->id = ++P->nvars;
+    c->kind = IRV_PARAM;
+    row_from[nparams] = v;
+    row_to[nparams++] = c;
+    return true;
+}
+
+/* A bound of a comprehension taken (a literal, a variable, len of one) or
+ * the array it walks: its variable a parameter. */
+static bool bound_param(struct ir_node *n)
+{
+    if (!n || n->op == IR_INT) return true;
+    if (n->op == IR_BUILTIN && n->nkids == 1) return bound_param(n->kids[0]);
+    return n->op != IR_VAR || row_param(n->var);
+}
+
+/* Every read in n of a variable row_from[i] made a read of row_to[i]. */
+static void row_reads(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, row_reads);
+    for (int i = 0; n->op == IR_VAR && i < nparams; i++)
+        if (n->var == row_from[i]) {
+            n->var = row_to[i];
+            break;
+        }
+}
+
+static void row_swap(void)
+{
+    for (int i = 0; i < nparams; i++) {
+        struct ir_var *v = row_from[i];
+        row_from[i] = row_to[i];
+        row_to[i] = v;
+    }
+}
+
+/* par [[E(p, q) for q in lo..hi] for p in ...]: each task's row is
+ * sequential code, the comprehension a statement could be; an expression
+ * holds no statement, so the row is the body of a function this pass
+ * writes, `return [E(p, q) for q in lo..hi]` over the variables it reads,
+ * converted as any return of a comprehension (a fold's element jammed by
+ * interchange), and the par comprehension's element is its call: the par
+ * itself stays as it was (its split, its slots, its panic of the lowest
+ * index). Where the conversion would not pay, nothing changes. */
+static void par_rows(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, par_rows);
+    if (n->op != IR_LISTCOMP || !n->par || n->nclauses || !taken(n->elem) || FN->has_site) return;
+    struct ir_node *row = n->elem;
+    struct ir_var **fv;
+    int nfv;
+    bool ok = true;
+    nparams = 0;
+    ir_free_vars(row, &fv, &nfv);
+    for (int i = 0; i < nfv; i++) ok &= row_param(fv[i]);
+    free(fv);
+    ok &= bound_param(row->iter.lo) && bound_param(row->iter.hi) && bound_param(row->iter.array);
+    if (!ok) return;
+    struct ir_fn *g = arena_alloc(sizeof *g), *saved = FN;
+    *g = *FN;
+    g->cname = arena_printf("%s_par%d", FN->cname, nrows);
+    g->ret = row->type;
+    g->has_site = g->is_lambda = g->pool_safe = g->twice_called = false;
+    g->frameless = true;
+    g->ncaps = 0;
+    g->owns = NULL;
+    g->pool_work = 0;
+    g->nparams = nparams;
+    g->params = arena_alloc((size_t)(nparams ? nparams : 1) * sizeof *g->params);
+    struct ir_node *call = ir_new(IR_CALL, row->loc, row->type);
+    call->fn = g;
+    for (int i = 0; i < nparams; i++) {
+        g->params[i] = row_to[i];
+        ir_push_kid(call, ir_mk_var(row_from[i], row->loc));
+    }
+    /* the row reads the parameters (the call, if taken, the variables) */
+    row_reads(row);
+    ir_recapture(row);
+    g->body = ir_new(IR_BLOCK, row->loc, ty_void);
+    ir_push_kid(g->body, ir_mk_stmt(IR_RETURN, NULL, row, row->loc));
+    FN = g;
+    bool pays = comp_block(g->body);
+    FN = saved;
+    if (!pays) {
+        row_swap();
+        row_reads(row);
+        ir_recapture(row);
+        return;
+    }
+    nrows++;
+    vec_push(&P->fns, g);
+    n->elem = call;
+    ir_recapture(n);
+}
+
 void opt_comploop(struct ir_program *ir)
 {
     P = ir;
+    nrows = 0;
     ir_pure_calls(ir, true);
-    for (int i = 0; i < ir->fns.len; i++) {
+    int n = ir->fns.len; /* the row functions appended are converted already */
+    for (int i = 0; i < n; i++) {
         FN = ir->fns.items[i];
+        par_rows(FN->body);
         comp_block(FN->body);
     }
     FN = NULL;

@@ -75,7 +75,7 @@ static bool copyable_result(struct ir_node *e)
 {
     struct ir_node *fold = NULL;
     if (copyable(e)) return true;
-    return e->type == ty_float && ir_around_fold(e, &fold) && fold && copyable(fold->iter.lo) &&
+    return e->type == ty_float && ir_around_fold(e, &fold, false) && fold && copyable(fold->iter.lo) &&
            copyable(fold->iter.hi) && copyable(fold->elem);
 }
 
@@ -596,7 +596,7 @@ static struct ir_node *folded_result(struct ir_node *r, struct ir_inline *ctx, s
                                      struct ir_node *into)
 {
     struct ir_node *fold = NULL;
-    if (copyable(r) || !ir_around_fold(r, &fold) || !fold) return r;
+    if (copyable(r) || !ir_around_fold(r, &fold, false) || !fold) return r;
     int n = into->nkids;
     struct ir_node *read = ir_fold_as_loop(P, into, fold);
     for (int i = n; i < into->nkids; i++) frame_stmt(into->kids[i], ctx, in);

@@ -911,6 +911,7 @@ void opt_parfor(struct ir_program *ir)
     pool_calls();
     for (int i = 0; i < ir->fns.len; i++) {
         struct ir_fn *f = ir->fns.items[i];
+        if (f->frameless) continue; /* a par row (opt_comploop.c): inside par work nothing splits */
         ir_each_var(f, f->body, unflag);
         mark_borrows(f->body);
         walk(f->body, NULL);
