@@ -397,9 +397,10 @@ CRM_FN unsigned crm_lanes_log(const double *restrict x, double *restrict y) { re
 CRM_FN unsigned crm_lanes_log2(const double *restrict x, double *restrict y) { return crm_lanes_logk(x, y, CRM_LOG2); }
 CRM_FN unsigned crm_lanes_log10(const double *restrict x, double *restrict y) { return crm_lanes_logk(x, y, CRM_LOG10); }
 
-/* crm_sincos_reduce in every lane: rh + rl, the sine's (or cosine's)
- * index k in crm_sin128 and whether 2^-27 <= |x| < 2^40; t[2m], t[2m + 1]:
- * the entries k + 64 m, m < n */
+/* crm_sincos_reduce (n = 3: tan's, normalized) or crm_sincos_reduce_u
+ * (n = 2: sin's and cos's) in every lane: rh + rl, the sine's (or
+ * cosine's) index k in crm_sin128 and whether 2^-27 <= |x| < 2^40; t[2m],
+ * t[2m + 1]: the entries k + 64 m, m < n */
 CRM_HOT_FN void crm_lanes_trig_reduce(const double *restrict x, int c, int n, double *rh, double *rl, crm_u64 *in,
                                       double (*t)[CRM_LANES])
 {
@@ -407,7 +408,7 @@ CRM_HOT_FN void crm_lanes_trig_reduce(const double *restrict x, int c, int n, do
     for (int i = 0; i < CRM_LANES; i++) {
         crm_u64 ax = crm_bits(x[i]) & 0x7fffffffffffffffULL;
         in[i] = ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL;
-        crm_i64 k = crm_sincos_reduce(x[i], c, &rh[i], &rl[i]);
+        crm_i64 k = n == 3 ? crm_sincos_reduce(x[i], c, &rh[i], &rl[i]) : crm_sincos_reduce_u(x[i], c, &rh[i], &rl[i]);
         for (int m = 0; m < n; m++) ix[m][i] = ((k + 64 * m) & 255) * 2;
     }
     for (int m = 0; m < n; m++) {

@@ -254,57 +254,70 @@ CRM_COLD_FN double crm_trig(double x, int fn)
     return crm_trig_accurate(x, fn);
 }
 
-/* sin x (c = 0) or cos x (c = 1) as h + *lo, within *err, for
- * 2^-27 <= |x| < 2^40 (crm_sincos: the common case, inline; the rest, and
- * the inputs whose rounding test fails, a few in 100,000, out of line).
+/* sin x (c = 0) or cos x (c = 1) as h + *lo, within *err, for |x| < 2^40
+ * (crm_sincos: the common case, inline; the rest, and the inputs whose
+ * rounding test fails, a few in 100,000, out of line).
  *
- * x = k pi/128 + r, r = rh + rl, by crm_trig's three-part fma reduction:
- * |rh| <= rho = pi/256 (1 + 2^-6) < 2^-6.32 (k is RN(x 128/pi), off by up
- * to 2^-7 near 2^40), |rl| <= 2^-53 |rh|, and the reduction's own error is
- * below 2^-106 |r| + 2^-118. Then with S and C the sine and cosine of
- * k pi/128 (crm_sin128: Sh + Sl, Ch + Cl, each within 2^-107), U = cos r - 1
- * and V = sin r,
+ * x = k pi/128 + r, r = rh + rl, by crm_trig's three-part fma reduction,
+ * k = RN(x 128/pi) in one fma (|x 128/pi - k| <= 1/2 + 2^-8 below 2^40),
+ * so |r| <= pi/256 (1 + 2^-7); rh + rl is left unnormalized (crm_sincos_
+ * reduce_u): |rh| <= rho = pi/256 (1 + 2^-6) < 2^-6.32, |rl| <= 2^-59.98
+ * and <= 2^-53 |rh| + 2^-67.4, and the reduction's own error is below
+ * 2^-106 |r| + 2^-118. Then with S and C the sine and cosine of k pi/128
+ * (crm_sin128: Sh + Sl, Ch + Cl, each within 2^-107), U = cos r - 1 and
+ * V = sin r,
  *
  *   sin x = S (1 + U) + C V = Sh + Ch rh + Sh uh + tail,
- *   tail  = Sl + Sh ul + Sl uh + Ch vl + Cl rh  (+ Sl ul + Cl vl, left out)
+ *   tail  = Sl + Sl uh + Cl rh + Sh ul + Ch vl  (+ Sl ul + Cl vl, left out)
  *
  * where uh = -z/2, z = RN(rh^2) = rh^2 - zl exactly, so U = uh + ul with
  * ul = -zl/2 - rh rl + z^2 (1/24 - z/720 + z^2/8!) (|ul| < 2^-29.8), and
- * V = rh + vl, vl = rl + rh z (-1/6 + z/5! - z^2/7! + z^3/9!) (|vl| < 2^-21.5).
+ * V = rh + vl, vl = rl + rh z (-1/6 + z/5! - z^2/7!) (|vl| < 2^-21.5).
  * cos x is the same sum at k + 64. The three big terms are added into h
  * by two fma's, s = RN(Sh + Ch rh) and h = RN(s + Sh uh), each one's error
- * by a second fma, RN(Ch rh + (Sh - s)) and RN(Sh uh + (s - h)), within
- * 2^-53 of it (below ulp/2 <= 2^-53, so 2^-106 each), the differences
- * exact: Sh - s by Sterbenz for |Sh| >= sin(2 pi/128) > 3.9 rho, and for
- * |Sh| = sin(pi/128) in [2^-6, 2^-5) because |s| >= sin(pi/128) - rho >
- * 2^-7, so Sh and s are multiples of 2^-59 and |Sh - s| <= rho < 2^-6;
- * when Sh is 0, Ch = +-1 and s = +-rh, h = s exactly, both errors 0;
- * s - h by Sterbenz (|Sh uh| <= 2^-13.6 |Sh|). The tail in double is
- * *lo, and h + *lo is left unnormalized: the rounding
- * test's RN(lo - e) and RN(lo + e) are within 2^-75 (2^-53 |lo| + e
- * relative), inside the room between the bound and e.
+ * by a second fma, t = RN(Ch rh + (Sh - s)) and u = RN(Sh uh + (s - h)),
+ * within 2^-53 of it (below ulp/2 <= 2^-53, so 2^-106 each), the
+ * differences exact: Sh - s by Sterbenz for |Sh| >= sin(2 pi/128) > 3.9
+ * rho, and for |Sh| = sin(pi/128) in [2^-6, 2^-5) because |s| >=
+ * sin(pi/128) - rho > 2^-7, so Sh and s are multiples of 2^-59 and |Sh -
+ * s| <= rho < 2^-6; when Sh is 0, Ch = +-1 and s = +-rh, h = s exactly,
+ * both errors 0; s - h by Sterbenz (|Sh uh| <= 2^-13.6 |Sh|). *lo is the
+ * tail summed in that order by fma's, then t + u added last (t and u come
+ * last from the sums; |t + u| <= 2^-53). h + *lo is left unnormalized: the
+ * rounding test's RN(lo - e) and RN(lo + e) are within 2^-75 (2^-53 |lo| +
+ * e relative), inside the room between the bound and e.
  *
  * Error bound when Sh is not 0 (then |sin x| > 2^-6.4), absolute:
- *   vl:  rl rh^2/2 left out 2^-72.9, RN(rh z) 2^-73.5, the polynomial's
- *        roundings and coefficients 2^-73.4 (Estrin's scheme: 1/6's
- *        rounding and two of half an ulp of 1/6), vl's own rounding 2^-75:
- *        2^-71.5 in all, times |Ch| <= 1;
+ *   vl:  rl rh^2/2 left out 2^-73.6, RN(z) and RN(rh z) 2^-73.5, the
+ *        polynomial's roundings and coefficients 2^-73.4 (1/6's rounding
+ *        and two of half an ulp of 1/6), its truncation (r^9/9!) 2^-75.3,
+ *        vl's own rounding 2^-75: 2^-71.6 in all, times |Ch| <= 1;
  *   ul:  below 2^-80 (every term is under 2^-25);
- *   tail's roundings: |tail| < 2^-21.5, so 2^-75, plus 2^-83 before;
+ *   tail's roundings: the sum before t + u and *lo are both below
+ *        2^-21.4, so 2^-75 each, plus 2^-83 before;
  *   left out: Cl vl 2^-75.5, Sl ul 2^-84; table 2^-106; reduction 2^-106;
- * in all below 2^-71.2. The test uses e = 2^-70 (against MPFR on 3 10^6
- * inputs the error stays below 0.22 e).
+ * in all below 2^-71.3. The test uses e = 2^-70 (against the accurate path
+ * on 3.6 10^6 inputs the error stays below 0.25 e; 0.44 e when Sh = 0).
  * When Sh is 0 (k = 0 or 128 for the sine), the result is +-(rh + vl) and
- * the error is relative: vl's errors above are each below 2^-54 |rh|^3,
- * vl's rounding 2^-53 |vl| <= 2^-106 |rh| + 2^-55.5 |rh|^3, so in all below
- * |rh| (2^-52 z + 2^-105) + 2^-118; e = |rh| (2^-50 z + 2^-100) + 2^-117
- * leaves room for the test's own roundings of l - e and l + e. */
+ * the error is relative but for rl's part: vl's errors above are each
+ * below 2^-54 |rh|^3 (the truncation 2^-56.4 |rh|^3), but for rl rh^2/2,
+ * below |rl| z / 2 (|rl| is not always below 2^-53 |rh| here: near a
+ * nonzero multiple of pi, rh can be as small as rl's 2^-67.4 from the
+ * reduction's last part); vl's rounding 2^-53 |vl| <= 2^-106 |rh| + 2^-55.5 |rh|^3
+ * + 2^-120.4, so in all below |rl| z / 2 + |rh| (2^-51.9 z + 2^-105) +
+ * 2^-117.6; e = |rl| z + |rh| (2^-50 z + 2^-100) + 2^-117 (crm_sincos_err)
+ * leaves room for the test's own roundings of l - e and l + e (below
+ * 2^-53 (|l| + e)). */
 /* crm_sincos_dd's reduction: rh + rl, and k + 64 c mod 256 (the index of
- * Sh + Sl in crm_sin128; Ch + Cl's is 64 more) */
-CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
+ * Sh + Sl in crm_sin128; Ch + Cl's is 64 more), rh + rl not normalized:
+ * rh = RN(t1 - ph) and rl its exact error l less RN(k P3 + pl), so |rl| <=
+ * |l| + 2^-67.4 with |l| <= 2^-53 |rh| and <= 2^-60 (|pl| <= 2^-68, |k
+ * P3| < 2^45.4 2^-115) */
+CRM_HOT_FN crm_i64 crm_sincos_reduce_u(double x, int c, double *rh, double *rl)
 {
-    /* kd = crm_rint(x 128/pi), kb = kd + 1.5 2^52 exactly */
-    double kb = x * CRM_128PI + 6755399441055744.0, kd = kb - 6755399441055744.0;
+    /* kd = crm_rint(x 128/pi) (x 128/pi and the shift rounded once, by an
+     * fma), kb = kd + 1.5 2^52 + 64 c exactly, so kb's low bits are k + 64 c */
+    double sh = 6755399441055744.0 + 64 * c, kb = fma(x, CRM_128PI, sh), kd = kb - sh;
     double t1 = fma(-kd, CRM_PI128F_1, x); /* exact, as in crm_trig */
     double pl, ph = crm_two_prod(kd, CRM_PI128F_2, &pl);
     /* t1 - ph exactly, by a fast two-sum: when kd != 0, |x| >= pi/256 and
@@ -314,12 +327,29 @@ CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
      * multiple of u, |s - t1| <= |ph| + u <= 2^53 u and the error below u
      * are multiples of u: exact (the same s and error as crm_trig's
      * two-sum) */
-    double l, h = crm_fast_two_sum(t1, -ph, &l);
-    l -= fma(kd, CRM_PI128F_3, pl); /* one rounding where crm_trig has two */
-    *rh = crm_fast_two_sum(h, l, rl);
+    double l;
+    *rh = crm_fast_two_sum(t1, -ph, &l);
+    *rl = l - fma(kd, CRM_PI128F_3, pl); /* one rounding where crm_trig has two */
     /* k mod 256: the low bits of kb (|kd| < 2^46; no conversion to int64,
      * which SSE and AVX2 vectors lack: lanes.h) */
-    return (crm_i64)((crm_bits(kb) + 64 * (crm_u64)c) & 255);
+    return (crm_i64)(crm_bits(kb) & 255);
+}
+
+/* the same normalized, |rl| <= 2^-53 |rh| (tan's fast path, the lanes) */
+CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
+{
+    double h, l;
+    crm_i64 k = crm_sincos_reduce_u(x, c, &h, &l);
+    *rh = crm_fast_two_sum(h, l, rl);
+    return k;
+}
+
+/* crm_sincos_dd_t's error bound: rel when Sh = 0 (the sine is +-sin r),
+ * else 2^-70 */
+CRM_HOT_FN double crm_sincos_err(int rel, double rh, double rl)
+{
+    double z = rh * rh;
+    return rel ? fma(crm_fabs(rl), z, crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117) : 0x1p-70;
 }
 
 /* the rest of crm_sincos_dd from the reduction and the table's Sh + Sl and
@@ -328,34 +358,50 @@ CRM_HOT_FN double crm_sincos_dd_t(double rh, double rl, double sh, double sl, do
                                   double *err)
 {
     double zl, z = crm_two_prod(rh, rh, &zl);
-    double ps = fma(z * z, fma(z, crm_invfact[9][0], -crm_invfact[7][0]), fma(z, crm_invfact[5][0], -crm_invfact[3][0]));
+    double ps = fma(z * z, -crm_invfact[7][0], fma(z, crm_invfact[5][0], -crm_invfact[3][0]));
     double vl = fma(rh * z, ps, rl);
     double pc = fma(z, fma(z, crm_invfact[8][0], -crm_invfact[6][0]), crm_invfact[4][0]);
     double ul = fma(z * z, pc, fma(-rh, rl, -0.5 * zl));
     double uh = -0.5 * z;
     double s = fma(ch, rh, sh), t = fma(ch, rh, sh - s); /* sh - s exact (see above) */
     double s2 = fma(sh, uh, s), u = fma(sh, uh, s - s2);  /* s - s2 exact */
-    double m = (t + u) + fma(cl, rh, fma(sl, uh, sl));
-    *err = sh == 0 ? crm_fabs(rh) * fma(z, 0x1p-50, 0x1p-100) + 0x1p-117 : 0x1p-70;
-    *lo = fma(ch, vl, fma(sh, ul, m));
+    *err = crm_sincos_err(sh == 0, rh, rl);
+    *lo = fma(ch, vl, fma(sh, ul, fma(cl, rh, fma(sl, uh, sl)))) + (t + u);
     return s2;
 }
 
 CRM_HOT_FN double crm_sincos_dd(double x, int c, double *lo, double *err)
 {
     double rh, rl;
-    crm_i64 k = crm_sincos_reduce(x, c, &rh, &rl), k64 = (k + 64) & 255;
-    return crm_sincos_dd_t(rh, rl, crm_sin128[k][0], crm_sin128[k][1], crm_sin128[k64][0], crm_sin128[k64][1], lo, err);
+    crm_i64 k = crm_sincos_reduce_u(x, c, &rh, &rl);
+    const double *t = crm_sin128[k]; /* Ch + Cl is row k + 64, 128 doubles on */
+    double h = crm_sincos_dd_t(rh, rl, t[0], t[1], t[128], t[129], lo, err);
+    *err = crm_sincos_err((k & 127) == 0, rh, rl); /* Sh = 0: k = 0 or 128 (the same value, tested on k) */
+    return h;
 }
 
-CRM_FN double crm_sincos(double x, int c)
+/* the inputs crm_sincos's fast path leaves: the covered ones whose
+ * rounding test failed, and the rest */
+CRM_COLD_FN double crm_sincos_slow(double x, int c)
 {
     crm_u64 ax = crm_bits(x) & 0x7fffffffffffffffULL;
-    if (!CRM_LIKELY(ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL))
-        return crm_trig(x, c);
+    if (ax - 0x3e40000000000000ULL < 0x4270000000000000ULL - 0x3e40000000000000ULL) return crm_trig_accurate(x, c);
+    return crm_trig(x, c);
+}
+
+/* The fast path runs on every input before any test: only its result is
+ * guarded, by |x| < 2^40. Below 2^-27 the reduction is exact (k = 0, rh =
+ * x, rl = 0) and the bound above holds as it is (cos: Sh = 1, absolute;
+ * sin: Sh = 0, relative, its 2^-117 covering every underflow, each below
+ * 2^-1074), so a passing test is the right result there too, and sin 0's
+ * fails (e > 0 = h + l); for NaN and infinities h is NaN and the test
+ * fails; above 2^40 the result is not used (the table index is 8 bits of
+ * kb whatever x is, so the reads stay inside the table). */
+CRM_HOT_FN double crm_sincos(double x, int c)
+{
     double l, e, r, h = crm_sincos_dd(x, c, &l, &e);
-    if (CRM_LIKELY(crm_round_test_abs(h, l, e, &r))) return r;
-    return crm_trig_accurate(x, c);
+    if (CRM_LIKELY(crm_round_test_abs(h, l, e, &r) && crm_fabs(x) < 0x1p40)) return r;
+    return crm_sincos_slow(x, c);
 }
 
 CRM_FN double brm_sin(double x) { return crm_sincos(x, 0); }

@@ -48,10 +48,13 @@ def main():
 
     # sin(k pi/128) over the whole circle, by symmetry from k = 0..64, so
     # that the zeros and ones are exact
-    print("/* sin(k pi / 128), k = 0..255, as double-doubles (the sin and cos fast path;")
-    print(" * cos(k pi/128) is entry k + 64 mod 256) */")
-    print("CRM_TABLE double crm_sin128[256][2] = {")
-    for k in range(256):
+    # rows 256..319 repeat rows 0..63, so that cos(k pi/128), row k + 64,
+    # is read without reducing k + 64 mod 256 (one address for both)
+    print("/* sin(k pi / 128), k = 0..319, as double-doubles (the sin and cos fast path;")
+    print(" * cos(k pi/128) is entry k + 64: rows 256..319 repeat rows 0..63) */")
+    print("CRM_TABLE double crm_sin128[320][2] = {")
+    for k in range(320):
+        k %= 256
         q, j = k // 64, k % 64
         v = mpmath.sin((64 - j if q & 1 else j) * pi / 128)
         print("    {%s}," % ", ".join(lit(d) for d in parts(-v if q & 2 else v, 2)))
