@@ -263,7 +263,7 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * so |r| <= pi/256 (1 + 2^-7); rh + rl is left unnormalized (crm_sincos_
  * reduce_u): |rh| <= rho = pi/256 (1 + 2^-6) < 2^-6.32, |rl| <= 2^-59.98
  * and <= 2^-53 |rh| + 2^-67.4, and the reduction's own error is below
- * 2^-106 |r| + 2^-118. Then with S and C the sine and cosine of k pi/128
+ * 2^-105 |r| + 2^-118. Then with S and C the sine and cosine of k pi/128
  * (crm_sin128: Sh + Sl, Ch + Cl, each within 2^-107), U = cos r - 1 and
  * V = sin r,
  *
@@ -303,39 +303,41 @@ CRM_COLD_FN double crm_trig(double x, int fn)
  * below 2^-54 |rh|^3 (the truncation 2^-56.4 |rh|^3), but for rl rh^2/2,
  * below |rl| z / 2 (|rl| is not always below 2^-53 |rh| here: near a
  * nonzero multiple of pi, rh can be as small as rl's 2^-67.4 from the
- * reduction's last part); vl's rounding 2^-53 |vl| <= 2^-106 |rh| + 2^-55.5 |rh|^3
- * + 2^-120.4, so in all below |rl| z / 2 + |rh| (2^-51.9 z + 2^-105) +
- * 2^-117.6; e = |rl| z + |rh| (2^-50 z + 2^-100) + 2^-117 (crm_sincos_err)
+ * reduction's last part); vl's rounding 2^-53 |vl| <= 2^-106 |rh| +
+ * 2^-55.5 |rh|^3 + 2^-120.4, with the reduction's 2^-105 |r| + 2^-118 in
+ * all below |rl| z / 2 + |rh| (2^-51.9 z + 2^-104.4) + 2^-117.6; e = |rl| z + |rh| (2^-50 z + 2^-100) + 2^-117 (crm_sincos_err)
  * leaves room for the test's own roundings of l - e and l + e (below
  * 2^-53 (|l| + e)). */
 /* crm_sincos_dd's reduction: rh + rl, and k + 64 c mod 256 (the index of
  * Sh + Sl in crm_sin128; Ch + Cl's is 64 more), rh + rl not normalized:
- * rh = RN(t1 - ph) and rl its exact error l less RN(k P3 + pl), so |rl| <=
- * |l| + 2^-67.4 with |l| <= 2^-53 |rh| and <= 2^-60 (|pl| <= 2^-68, |k
- * P3| < 2^45.4 2^-115) */
+ * rh = RN(t1 - k P2), rl = RN(RN(t1 - rh - k P2) - k P3) (t1 - rh exact),
+ * so |rl| <= 2^-53 |rh| + 2^-67.4 and <= 2^-59.98 (t1 - k P2 - rh is
+ * within ulp(rh)/2 + ulp(k P2)/2 <= 2^-60 + 2^-68, |k P3| < 2^45.4
+ * 2^-115), and the two roundings and P4 left out are within 2^-105 |r| +
+ * 2^-118 */
 CRM_HOT_FN crm_i64 crm_sincos_reduce_u(double x, int c, double *rh, double *rl)
 {
     /* kd = crm_rint(x 128/pi) (x 128/pi and the shift rounded once, by an
      * fma), kb = kd + 1.5 2^52 + 64 c exactly, so kb's low bits are k + 64 c */
     double sh = 6755399441055744.0 + 64 * c, kb = fma(x, CRM_128PI, sh), kd = kb - sh;
     double t1 = fma(-kd, CRM_PI128F_1, x); /* exact, as in crm_trig */
-    double pl, ph = crm_two_prod(kd, CRM_PI128F_2, &pl);
-    /* t1 - ph exactly, by a fast two-sum: when kd != 0, |x| >= pi/256 and
-     * t1 (|t1| < 2^-6) is a multiple of 2^-59 (ulp(x) and P1's last bit,
-     * 2^-55), while |ph| < 2^-14.5 has ulp(ph) <= 2^-67 = u; if |t1| >=
-     * |ph| the usual condition holds, and otherwise s = RN(t1 - ph) is a
-     * multiple of u, |s - t1| <= |ph| + u <= 2^53 u and the error below u
-     * are multiples of u: exact (the same s and error as crm_trig's
-     * two-sum) */
-    double l;
-    *rh = crm_fast_two_sum(t1, -ph, &l);
-    *rl = l - fma(kd, CRM_PI128F_3, pl); /* one rounding where crm_trig has two */
+    double ph = kd * CRM_PI128F_2, h = t1 - ph;
+    /* t1 - h exactly: when kd != 0, |x| >= pi/256 and t1 (|t1| < 2^-6) is
+     * a multiple of 2^-59 (ulp(x) and P1's last bit, 2^-55), while |ph| <
+     * 2^-14.5 has ulp(ph) <= 2^-67 = u; if |t1| >= |ph|, h - t1 is exact
+     * as in Dekker's fast two-sum, and otherwise h is a multiple of u and
+     * |h - t1| <= |ph| + u <= 2^53 u, a multiple of u: exact. Then t1 - h
+     * - kd P2 (h's error from t1 - ph and ph's from kd P2 together) is
+     * rounded once by an fma, as is the last part. */
+    *rh = h;
+    *rl = fma(-kd, CRM_PI128F_3, fma(-kd, CRM_PI128F_2, t1 - h));
     /* k mod 256: the low bits of kb (|kd| < 2^46; no conversion to int64,
      * which SSE and AVX2 vectors lack: lanes.h) */
     return (crm_i64)(crm_bits(kb) & 255);
 }
 
-/* the same normalized, |rl| <= 2^-53 |rh| (tan's fast path, the lanes) */
+/* the same normalized, |rl| <= 2^-53 |rh| (tan's fast path, scalar and
+ * lanes) */
 CRM_HOT_FN crm_i64 crm_sincos_reduce(double x, int c, double *rh, double *rl)
 {
     double h, l;
