@@ -385,7 +385,10 @@ static const char *emit_expr_here(struct ir_node *n)
         const char *r = "";
         if (n->type == ty_void) line("%s(%s);", n->fn->cname, args.p);
         else r = tmp(n->type, "%s(%s)", n->fn->cname, args.p);
-        if (n->type->kind == T_TUPLE && fn_recursive(n->fn)) /* emit_program.c: BP_KEEP */
+        /* emit_program.c: BP_KEEP, for a result that comes back in two
+         * registers (two 8-byte fields; a bigger one comes back in memory,
+         * where forcing its fields into registers only adds moves) */
+        if (n->type->kind == T_TUPLE && n->type->nfields == 2 && fn_recursive(n->fn))
             for (int i = 0; i < n->type->nfields; i++) {
                 enum type_kind k = n->type->fields[i]->kind;
                 if (k == T_FLOAT || k == T_INT) line("BP_KEEP_%c(%s.f%d);", k == T_FLOAT ? 'F' : 'I', r, i);

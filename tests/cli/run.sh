@@ -845,22 +845,30 @@ check "unroll: the same output as --opt=none" same un.got un.want
 # two calls' fields through the stack, a store-forwarding stall per call.
 mkdir -p rk
 cat > rk/r.br <<'EOB'
-fn split(lo: float, hi: float, depth: int) -> (float, float, int):
+fn split(lo: float, hi: float, depth: int) -> (float, int):
     if depth == 0:
-        return (hi - lo, lo * hi, 1)
+        return (hi * hi - lo * lo, 1)
     let m = (lo + hi) / 2.0
     let l = split(lo, m, depth - 1)
     let r = split(m, hi, depth - 1)
+    return (l.0 + r.0, l.1 + r.1)
+
+fn wide(lo: float, hi: float, depth: int) -> (float, float, int):
+    if depth == 0:
+        return (hi - lo, lo * hi, 1)
+    let m = (lo + hi) / 2.0
+    let l = wide(lo, m, depth - 1)
+    let r = wide(m, hi, depth - 1)
     return (l.0 + r.0, l.1 + r.1, l.2 + r.2)
 
 fn main():
-    let t = split(0.0, 3.0, 6)
-    print(t)
+    print(split(0.0, 3.0, 6), wide(0.0, 3.0, 6))
 EOB
 "$BRINE" build --release --emit-c rk/r.br -o rk/r > rk.log 2>&1
 check "keep: builds with --emit-c" [ $? -eq 0 -a -s rk/r.c ]
-check "keep: the three calls' float fields kept (BP_KEEP_F)" [ "$(grep -c 'BP_KEEP_F(t[0-9]*\.f[01]);' rk/r.c)" -eq 6 ]
-check "keep: and their int field (BP_KEEP_I)" [ "$(grep -c 'BP_KEEP_I(t[0-9]*\.f2);' rk/r.c)" -eq 3 ]
+check "keep: the three calls of split keep its float field (BP_KEEP_F)" [ "$(grep -c 'BP_KEEP_F(t[0-9]*\.f0);' rk/r.c)" -eq 3 ]
+check "keep: and its int field (BP_KEEP_I); wide's 24-byte result, returned in memory, none" \
+    [ "$(grep -c 'BP_KEEP_I(t[0-9]*\.f1);' rk/r.c)" -eq 3 -a "$(grep -c 'BP_KEEP_[FI](t[0-9]*\.f2);' rk/r.c)" -eq 0 ]
 ./rk/r > rk.got 2>&1
 "$BRINE" run --opt=none rk/r.br > rk.want 2>&1
 check "keep: the same output as --opt=none" same rk.got rk.want
