@@ -519,8 +519,17 @@ void push_elem_line(struct type *et, const char *slot, const char *x)
         line("BRT_PUSH(%s, %s, %s);", ctype(et), slot, x);
         return;
     }
+    line("BRT_PUSH_EACH(%s, %s, %s, %s);", ctype(et), slot, x,
+         copy_fields(et, "push_e_->", arena_printf("%s.", x), " BP_APART; "));
+}
+
+/* The statements that copy a tuple of type t field by field, from (each
+ * field's place is from and the field's name: "p->", "t3.") to to, sep
+ * between them: a macro's COPY argument (BRT_POP_EACH, BRT_PUSH_EACH). */
+const char *copy_fields(struct type *t, const char *to, const char *from, const char *sep)
+{
     const char *copy = "";
-    for (int i = 0; i < et->nfields; i++)
-        copy = arena_printf("%s%spush_e_->f%d = %s.f%d;", copy, i ? " BP_APART; " : "", i, x, i);
-    line("BRT_PUSH_EACH(%s, %s, %s, %s);", ctype(et), slot, x, copy);
+    for (int i = 0; i < t->nfields; i++)
+        copy = arena_printf("%s%s%sf%d = %sf%d;", copy, i ? sep : "", to, i, from, i);
+    return copy;
 }

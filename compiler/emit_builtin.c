@@ -115,12 +115,10 @@ static const char *emit_io_builtin(struct ir_node *n)
     case M_POP: case M_REMOVE: {
         const char *r = new_temp();
         line("%s %s;", ctype(et), r);
-        if (b == M_POP && et->kind == T_TUPLE) {
-            const char *copy = "";
-            for (int i = 0; i < et->nfields; i++)
-                copy = arena_printf("%s%s.f%d = pop_e_->f%d;", copy, r, i, i);
-            line("BRT_POP_EACH(%s, %s, %s, %s, %s);", ctype(et), slot, r, L, copy);
-        } else if (b == M_POP) line("BRT_POP(%s, %s, %s, %s);", ctype(et), slot, r, L);
+        if (b == M_POP && et->kind == T_TUPLE) /* read field by field (brine_rt.h) */
+            line("BRT_POP_EACH(%s, %s, %s, %s, %s);", ctype(et), slot, r, L,
+                 copy_fields(et, arena_printf("%s.", r), "pop_e_->", ""));
+        else if (b == M_POP) line("BRT_POP(%s, %s, %s, %s);", ctype(et), slot, r, L);
         else line("brt_arr_remove(%s, %s, &%s, %s);", slot, arg[1], r, L);
         own(r, et);
         return r;

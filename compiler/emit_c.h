@@ -198,6 +198,7 @@ bool takes_over(const char *x, struct type *t); /* take hands x over: an owned t
 void assign_var(const char *v, const char *x, struct type *t);
 const char *lval(const char *x, struct type *t);
 void push_elem_line(struct type *et, const char *slot, const char *x);
+const char *copy_fields(struct type *t, const char *to, const char *from, const char *sep);
 /* A temporary holding a new value of type t computed by the C expression. */
 const char *tmp(struct type *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Same, and the value is owned (+1). */

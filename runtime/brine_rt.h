@@ -748,20 +748,13 @@ BRT_INLINE bool brt_arr_push_fits(const brt_arr *a)
  * type ctype, x the value pushed (its reference taken). The common case
  * (brt_arr_push_fits) stores inline; copying and growing stay in
  * brt_arr_push. slot is a variable or *p, read more than once. */
-#define BRT_PUSH(ctype, slot, x)                          \
-    do {                                                  \
-        brt_arr *push_a_ = (slot);                        \
-        if (BRT_LIKELY(brt_arr_push_fits(push_a_)))       \
-            ((ctype *)push_a_->data)[push_a_->len++] = (x); \
-        else {                                            \
-            ctype push_x_ = (x); /* x itself stays in a register */ \
-            (slot) = brt_arr_push(push_a_, &push_x_);     \
-        }                                                 \
-    } while (0)
-/* The same push for a tuple element x (a variable), stored field by field
- * (COPY: push_e_->f0 = x.f0; ...): a work list pushes a tuple built from
- * values in registers, which gcc would first pack into vector registers
- * (with --cpu=native a 256-bit one) to store it in one or two moves. */
+#define BRT_PUSH(ctype, slot, x) BRT_PUSH_EACH(ctype, slot, x, *push_e_ = (x);)
+/* BRT_PUSH with the element's store spelled out: COPY writes x into
+ * *push_e_, the slot taken. For a tuple element x (a variable) the
+ * compiler stores it field by field (push_e_->f0 = x.f0; ...): a work
+ * list pushes a tuple built from values in registers, which gcc would
+ * first pack into vector registers (with --cpu=native a 256-bit one) to
+ * store it in one or two moves. */
 #define BRT_PUSH_EACH(ctype, slot, x, COPY)                  \
     do {                                                     \
         brt_arr *push_a_ = (slot);                           \
@@ -790,15 +783,10 @@ BRT_INLINE bool brt_arr_sole(const brt_arr *a)
  * inline; the copy on write and the panic of an empty array stay in
  * brt_arr_pop (a work list popped per step: 12% of adaptive/worklist's
  * time was the call, its size lookup and its memcpy). */
-#define BRT_POP(ctype, slotp, out, l)                                              \
-    do {                                                                           \
-        brt_arr **pop_s_ = (slotp), *pop_a_ = *pop_s_;                             \
-        if (BRT_LIKELY(pop_a_->len > 0 && brt_arr_sole(pop_a_)))                   \
-            (out) = ((ctype *)pop_a_->data)[--pop_a_->len];                        \
-        else                                                                       \
-            brt_arr_pop(pop_s_, &(out), (l));                                      \
-    } while (0)
-/* The same pop for a tuple element, copied field by field (COPY: out.f0 =
+#define BRT_POP(ctype, slotp, out, l) BRT_POP_EACH(ctype, slotp, out, l, (out) = *pop_e_;)
+/* BRT_POP with the element's copy spelled out: COPY reads *pop_e_, the
+ * last slot (or, on the slow path, the copy brt_arr_pop made) into out. For
+ * a tuple element the compiler copies field by field (out.f0 =
  * pop_e_->f0; ...): copied as one block, a tuple the loop pushed an
  * iteration before is read with two wide loads across the push's
  * field-sized stores, which the CPU cannot forward (a stall per pop:
