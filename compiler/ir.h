@@ -539,6 +539,7 @@ void ir_filter_block(struct ir_node *b, unsigned mask, bool keep);
 void opt_expand(struct ir_program *ir);  /* opt_expand.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_fuseloops(struct ir_program *ir); /* opt_fuseloops.c */
+void opt_carry(struct ir_program *ir);   /* opt_carry.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
 bool opt_pass_on(const char *name);

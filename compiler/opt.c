@@ -50,6 +50,7 @@
     X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
     X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool") \
     X(fuseloops, opt_fuseloops, "adjacent loops over the same range whose order no iteration sees run as one") \
+    X(carry, opt_carry, "elements a loop stores and reads back in its next iteration kept in a local") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals")
 
@@ -119,6 +120,11 @@ static const struct {
     {"interchange", "fuseloops", "a swapped or jammed nest is left alone; a loop fused is no inner loop to swap"},
     {"move", "fuseloops", "a take or a moved read in a body is left alone; the fused body's last uses are the loops'"},
     {"range", "fuseloops", "a loop whose checks in_bounds and no_overflow prove needs no guard to fuse"},
+    {"fuseloops", "carry", "a fused loop is left alone; a loop carrying a local is one body, no longer two to fuse"},
+    {"parfor", "carry", "a loop on the pool is left alone; a carried local would make its iterations depend"},
+    {"interchange", "carry", "a swapped or jammed nest's inner loop is left as the nest needs it"},
+    {"loops", "carry", "a carried read keeps its guard: the first iteration still reads the element"},
+    {"carry", "version", "the loop carrying a local is what the guards' two copies run"},
     {"fuseloops", "version", "the fused loop's guards are what it tests, the loops as written its else-branch"},
     {"loops", "version", "the guards and the nodes they prove are what it writes twice"},
     {"range", "version", "the overflows a guard rules out (no_overflow_in) are marks the fast copy keeps"},

@@ -1,0 +1,235 @@
+/*
+ * opt_carry.c: an element a loop stores and reads back in its next
+ * iteration kept in a local (the pass `carry`), as gcc's predictive
+ * commoning does where it knows the arrays apart.
+ *
+ *   for i in 1..n:                        var t = 0.0; var has = false
+ *       let m = b[i] - a[i] * cp[i - 1]   for i in 1..n:
+ *       cp[i] = c[i] / m           =>         let m = b[i] - a[i] * (t if has else cp[i - 1])
+ *                                             let w = c[i] / m
+ *                                             cp[i] = w
+ *                                             t = w
+ *                                             has = true
+ *
+ * A recurrence through an array (a forward sweep, a back substitution, a
+ * prefix sum written `s[i] = s[i - 1] + x[i]`, a first-order filter) reads
+ * in iteration i what iteration i - 1 stored. In C the read is a load after
+ * the previous iteration's store: the store-to-load forwarding (about five
+ * cycles) lies on the recurrence's critical path, since gcc cannot tell the
+ * other arrays' stores from this one's (restrict on a local pointer does
+ * not tell it). Brine knows: the array is a local that nothing else in the
+ * loop stores into, resizes or assigns, so the element read at i - step is
+ * the value the last iteration stored, kept in t.
+ *
+ * Which loops: a sequential range loop, or a loop over range(lo, hi, step)
+ * with a literal step (its variable goes by step each iteration), no
+ * `continue` of it (every iteration that goes on reaches the store), not
+ * fused (fuseloops' unfused branch), not part of a swapped, jammed or
+ * hoisting nest. Which stores: a statement of the body itself (run by each
+ * iteration that goes on) `A[i + c] = E`, A an array of int or float that
+ * nothing else in the body writes (ir_writes: no other store, push,
+ * assignment or method changing it). Which reads: `A[i + c - step]` in the
+ * statements before the store and in E, outside a generator or a function
+ * value; a read after the store stays a read (t holds the new element).
+ *
+ * Exactness: the first iteration reads the element as written (has is
+ * false): the same check, the same panic. A later one reads t, the value
+ * the element holds: the previous iteration stored it (its index was
+ * checked then) and nothing changed A since, so that read could not panic
+ * and gives t. E is evaluated into w before the store, as the store
+ * evaluates its value before its index. The bits are the same.
+ */
+#include "ir.h"
+
+static struct ir_program *P;
+
+/* An int literal of at most 2^31 either way: its value. */
+static bool small_lit(const struct ir_node *k, int64_t *out)
+{
+    if (k->op != IR_INT || k->type != ty_int) return false;
+    int64_t x = (int64_t)k->ival;
+    if (x < -(INT64_C(1) << 31) || x > (INT64_C(1) << 31)) return false;
+    return *out = x, true;
+}
+
+/* An index `v + c`, `c + v` or `v - c` (c an int literal), or v: c. */
+static bool offset_of(const struct ir_node *e, const struct ir_var *v, int64_t *c)
+{
+    if (e->op == IR_VAR && e->var == v) return *c = 0, true;
+    if (e->op != IR_BINARY || e->type != ty_int || (e->bop != OP_ADD && e->bop != OP_SUB)) return false;
+    const struct ir_node *x = e->a, *k = e->b;
+    if (e->bop == OP_ADD && x->op == IR_INT) x = e->b, k = e->a;
+    int64_t kv;
+    if (x->op != IR_VAR || x->var != v || !small_lit(k, &kv)) return false;
+    *c = e->bop == OP_ADD ? kv : -kv;
+    return true;
+}
+
+/* The step of loop l's variable, 0 when it is no loop this pass takes. */
+static int64_t step_of(const struct ir_node *l)
+{
+    if (l->par || l->swap || l->jam || l->guards_outside || l->unfused) return 0;
+    if (l->op == IR_FOR_RANGE) return 1;
+    if (!ir_range_values(l)) return 0;
+    const struct ir_node *r = l->iter.array;
+    int64_t step;
+    if (r->nkids < 3) return 1;
+    return small_lit(r->kids[2], &step) ? step : 0;
+}
+
+/* Whether n holds a `continue` of the loop whose body it is in (depth 0). */
+static bool continues(const struct ir_node *n, int depth)
+{
+    if (!n || ir_is_expr(n)) return false;
+    switch (n->sop) {
+    case IR_CONTINUE: return depth == 0;
+    case IR_BLOCK:
+        for (int i = 0; i < n->nkids; i++)
+            if (continues(n->kids[i], depth)) return true;
+        return false;
+    case IR_IF: return continues(n->b, depth) || continues(n->c, depth);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return continues(n->b, depth + 1);
+    default: return false;
+    }
+}
+
+/* The read being replaced: A[v + want], and the locals that replace it
+ * (dry: only counted). */
+static struct {
+    struct ir_var *array, *v, *t, *has;
+    int64_t want;
+    int count;
+    bool dry;
+} R;
+
+/* Each read A[v + want] in n (not inside a generator or a function value)
+ * becomes `t if has else A[v + want]`, the read itself kept as the else. */
+static void carry_reads(struct ir_node *n)
+{
+    if (!n || n->op == IR_LISTCOMP || n->op == IR_REDUCE || n->op == IR_FNVAL) return;
+    ir_each_child(n, carry_reads);
+    int64_t c;
+    if (n->op != IR_INDEX || n->a->op != IR_VAR || n->a->var != R.array || n->slot ||
+        !offset_of(n->b, R.v, &c) || c != R.want)
+        return;
+    R.count++;
+    if (R.dry) return;
+    struct ir_node *read = ir_new(IR_INDEX, n->loc, n->type);
+    *read = *n;
+    struct ir_node *cond = ir_new(IR_COND, n->loc, n->type);
+    cond->a = ir_mk_var(R.has, n->loc);
+    cond->b = ir_mk_var(R.t, n->loc);
+    cond->c = read;
+    *n = *cond;
+}
+
+/* Whether statement s of body b is a store this pass carries in loop l:
+ * `A[v + c] = E`, A of int or float elements, written by nothing else in
+ * b; its element read back at v + c - step somewhere before it. */
+static bool carried_store(struct ir_node *b, int at, struct ir_var *v, int64_t step, int64_t *c)
+{
+    struct ir_node *s = b->kids[at];
+    if (s->op != IR_STORE || s->nkids != 1 || s->slot) return false;
+    struct type *e = s->var->type->elem;
+    if (s->var->type->kind != T_ARRAY || (e != ty_float && e != ty_int) || !offset_of(s->kids[0], v, c)) return false;
+    for (int i = 0; i < b->nkids; i++)
+        if (i != at && ir_writes(b->kids[i], s->var, true)) return false;
+    if (ir_mutates(s->a, s->var) || ir_mutates(s->kids[0], s->var)) return false;
+    R.array = s->var, R.v = v, R.want = *c - step, R.count = 0, R.dry = true;
+    carry_reads(s->a);
+    for (int i = 0; i < at; i++) carry_reads(b->kids[i]);
+    R.dry = false;
+    return R.count > 0;
+}
+
+/* Loop l (a statement of some block): its carried stores rewritten; the
+ * lets of their locals, to go before it, pushed into pre. */
+static void carry_loop(struct ir_node *l, struct ir_node *pre)
+{
+    int64_t step = step_of(l);
+    struct ir_node *b = l->b;
+    if (!step || !b || b->op != IR_BLOCK || continues(b, 0)) return;
+    struct ir_var *has = NULL;
+    struct ir_node *out = ir_new(IR_BLOCK, b->loc, ty_void);
+    for (int at = 0; at < b->nkids; at++) {
+        struct ir_node *s = b->kids[at];
+        int64_t c;
+        if (!carried_store(b, at, l->var, step, &c)) {
+            ir_push_kid(out, s);
+            continue;
+        }
+        struct loc at_loc = s->loc;
+        struct type *et = s->var->type->elem;
+        if (!has) {
+            has = ir_new_temp(P, ty_bool, at_loc);
+            struct ir_node *no = ir_new(IR_BOOL, at_loc, ty_bool);
+            no->bval = false;
+            ir_push_kid(pre, ir_mk_stmt(IR_LET, has, no, at_loc));
+        }
+        struct ir_var *t = ir_new_temp(P, et, at_loc);
+        struct ir_node *zero = ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et);
+        ir_push_kid(pre, ir_mk_stmt(IR_LET, t, zero, at_loc));
+        R.t = t, R.has = has, R.count = 0;
+        for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
+        carry_reads(s->a);
+        /* E into w, then the store of w, then t = w */
+        struct ir_var *w = ir_new_temp(P, et, at_loc);
+        ir_push_kid(out, ir_mk_stmt(IR_LET, w, s->a, at_loc));
+        s->a = ir_mk_var(w, at_loc);
+        ir_push_kid(out, s);
+        ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, t, ir_mk_var(w, at_loc), at_loc));
+    }
+    if (!has) return;
+    struct ir_node *yes = ir_new(IR_BOOL, b->loc, ty_bool);
+    yes->bval = true;
+    ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, has, yes, b->loc));
+    b->kids = out->kids;
+    b->nkids = out->nkids;
+}
+
+/* Whether loop l's body is one its nest's pass shaped (a swapped, jammed or
+ * hoisting nest's inner loop): its statements stay as they are. */
+static bool shaped_nest(const struct ir_node *l)
+{
+    return l->swap || l->jam || l->guards_outside;
+}
+
+/* The loops of block b, inner ones first: each carried loop replaced by a
+ * block of its locals' lets and the loop. */
+static void carry_block(struct ir_node *b);
+
+static void carry_stmt(struct ir_node **sp)
+{
+    struct ir_node *s = *sp;
+    switch (s->op) {
+    case IR_BLOCK: carry_block(s); return;
+    case IR_IF:
+        if (s->b) carry_stmt(&s->b);
+        if (s->c) carry_stmt(&s->c);
+        return;
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: break;
+    default: return;
+    }
+    if (s->b && !(s->op != IR_WHILE && shaped_nest(s))) carry_stmt(&s->b);
+    if (s->op == IR_WHILE) return;
+    struct ir_node *pre = ir_new(IR_BLOCK, s->loc, ty_void);
+    carry_loop(s, pre);
+    if (!pre->nkids) return;
+    ir_push_kid(pre, s);
+    *sp = pre;
+}
+
+static void carry_block(struct ir_node *b)
+{
+    for (int i = 0; i < b->nkids; i++) carry_stmt(&b->kids[i]);
+}
+
+void opt_carry(struct ir_program *ir)
+{
+    P = ir;
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *f = ir->fns.items[i];
+        if (f->body) carry_stmt(&f->body);
+    }
+    P = NULL;
+}
