@@ -537,6 +537,7 @@ class Gen:
         self.downs = random.Random(seed ^ 0xD0A1)   # whether to write a while loop counting down (down_loop)
         self.flows = random.Random(seed ^ 0xF10E)   # whether to write a work list or recursion of tuples (tuple_flow)
         self.adjs = random.Random(seed ^ 0xAD15)    # whether to write adjacent loops over one range (adjacent_loops)
+        self.recs = random.Random(seed ^ 0x2EC5)    # whether to write a recurrence through an array (recurrence)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2170,7 +2171,8 @@ class Gen:
                                 (self.fuses, 0.03, fuse_loop), (self.lits, 0.03, literal_len_loop),
                                 (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
-                                (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops)):
+                                (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
+                                (self.recs, 0.04, recurrence)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4380,6 +4382,13 @@ def down_loop(g):
     return lines, ex
 
 
+def checked_at(v, i):
+    """v[i] as an index of the language reads it: out of range, a panic."""
+    if not 0 <= i < len(v):
+        raise Panic(f"index out of bounds: the len is {len(v)} but the index is {i}")
+    return v[i]
+
+
 def adjacent_loops(g):
     """Two or three loops over one range, one after the other (opt_fuseloops.c
     runs them as one where no iteration reads what a later one of another
@@ -4418,10 +4427,7 @@ def adjacent_loops(g):
         lines += [f"for {j} in 0..{m}:", f"    {x}[{j} + {c}] = {y}[{j}] - {x}[{j} + {c}]"]
     lines.append(f"print({x}, {y}, {s})")
 
-    def at(v, i):
-        if not 0 <= i < len(v):
-            raise Panic(f"index out of bounds: the len is {len(v)} but the index is {i}")
-        return v[i]
+    at = checked_at
 
     def ex(env):
         xv, yv, sv = [0.0] * (n + 2), [0.0] * (n + 2), 0.0
@@ -4441,6 +4447,76 @@ def adjacent_loops(g):
                 wv = at(yv, jv) - at(xv, jv + c)
                 xv[jv + c] = wv
         env_out(env).append(f"{show('[float]', xv)} {show('[float]', yv)} {fmt_float(sv)}\n")
+    return lines, ex
+
+
+def recurrence(g):
+    """A recurrence through an array (opt_carry.c keeps the element a loop
+    reads back one iteration after storing it in a local): x[i + c] =
+    x[i + c - step] * k + i over lo..hi or range(lo, hi, step) (step 2, 3,
+    -1, -2), of ints or floats; now and then a read of that element after
+    the store, a break or a continue (the loop then left as written), a
+    first read before the array's start (a panic in the first iteration),
+    a store past its end, or an int that overflows."""
+    r = g.recs
+    if g.pure:
+        return None
+    g.use("recurrence")
+    et = r.choice(["float", "int"])
+    x, i, s = (g.fresh(p) for p in ("x", "i", "s"))
+    n = r.randint(0, 9)
+    step = r.choice([1, 1, 1, 2, 3, -1, -1, -2])
+    c = r.choice([0, 0, 1, 2])
+    size = n + 3
+    if step > 0:
+        lo = r.choice([step - c, step - c, max(0, step - c), 0, step - c + 1])
+        hi = r.choice([n, n + 1, size - c, size - c + 1])
+    else:
+        lo = r.choice([size - 1 - c + step, size - 1 - c + step, size - c + step, n])
+        hi = r.choice([-1, -1, 0, 2]) - c
+    ranged = step != 1 or r.random() < 0.5
+    head = f"range({lo}, {hi}, {step})" if ranged else f"{lo}..{hi}"
+    k = r.choice([2, 3, -2, 1000, 1]) if et == "int" else r.choice([0.5, -1.25, 2.0, 1e300, 0.75])
+    init = r.choice([1, -3, 7]) if et == "int" else r.choice([1.0, -0.5, 3.25])
+    kl = str(k) if et == "int" else fmt_float(k)
+    il = str(init) if et == "int" else fmt_float(init)
+    after = r.random() < 0.3
+    leave = r.choice([None, None, None, "break", "continue"])
+    at = r.randint(min(lo, hi), max(lo, hi)) if r.random() < 0.7 else lo
+    zero = "0" if et == "int" else "0.0"
+    iv = i if et == "int" else f"float({i})"
+    lines = [f"var {x} = [{il}] * {size}", f"var {s} = {zero}", f"for {i} in {head}:"]
+    if leave:
+        lines += [f"    if {i} == {at}:", f"        {leave}"]
+    lines.append(f"    {x}[{i} + {c}] = {x}[{i} + {c - step}] * {kl} + {iv}")
+    if after:
+        lines.append(f"    {s} += {x}[{i} + {c - step}] + {x}[{i} + {c}]")
+    lines.append(f"print({x}, {s})")
+
+    at_ = checked_at
+
+    def ex(env):
+        xv, sv = [init] * size, (0 if et == "int" else 0.0)
+        values = range(lo, hi, step) if ranged else range(lo, hi)
+        for iv_ in values:
+            if leave and iv_ == at:
+                if leave == "break":
+                    break
+                continue
+            old = at_(xv, iv_ + c - step)
+            if et == "int":
+                w = chk("int", chk("int", old * k, "multiplication") + iv_, "addition")
+            else:
+                w = old * k + float(iv_)
+            at_(xv, iv_ + c)
+            xv[iv_ + c] = w
+            if after:
+                u = at_(xv, iv_ + c - step) + at_(xv, iv_ + c)
+                if et == "int":
+                    sv = chk("int", sv + chk("int", u, "addition"), "addition")
+                else:
+                    sv = sv + u
+        env_out(env).append(f"{show('[' + et + ']', xv)} {show(et, sv)}\n")
     return lines, ex
 
 
@@ -4835,7 +4911,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "version")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "carry", "version")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
@@ -4844,7 +4920,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence"]
 
 
 def classify(problem):
