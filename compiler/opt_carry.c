@@ -28,16 +28,18 @@
  * hoisting nest. Which stores: a statement of the body itself (run by each
  * iteration that goes on) `A[i + c] = E`, A an array of int or float that
  * nothing else in the body writes (ir_writes: no other store, push,
- * assignment or method changing it). Which reads: `A[i + c - step]` in the
+ * assignment or method changing it). Which reads: `A[i + c - k * step]`, k
+ * iterations back (1 .. MAX_BACK: x[i - 2] of a Fibonacci loop), in the
  * statements before the store and in E, outside a generator or a function
  * value; a read after the store stays a read (t holds the new element).
  *
- * Exactness: the first iteration reads the element as written (has is
- * false): the same check, the same panic. A later one reads t, the value
- * the element holds: the previous iteration stored it (its index was
- * checked then) and nothing changed A since, so that read could not panic
- * and gives t. E is evaluated into w before the store, as the store
- * evaluates its value before its index. The bits are the same.
+ * Exactness: the first k iterations read the element k back as written
+ * (has_k is false): the same check, the same panic. A later one reads t_k,
+ * the value the element holds: the iteration k back stored it (its index
+ * was checked then) and nothing changed it since (the iterations between
+ * stored other elements), so that read could not panic and gives t_k. E
+ * is evaluated into w before the store, as the store evaluates its value
+ * before its index. The bits are the same.
  */
 #include "ir.h"
 
@@ -123,66 +125,86 @@ static void carry_reads(struct ir_node *n)
     *n = *cond;
 }
 
+/* The most iterations back a carried element is read from: x[i - 1],
+ * x[i - 2] and x[i - 3] of a store x[i] (a third-order recurrence). */
+#define MAX_BACK 3
+
 /* Whether statement s of body b is a store this pass carries in loop l:
  * `A[v + c] = E`, A of int or float elements, written by nothing else in
- * b; its element read back at v + c - step somewhere before it. */
-static bool carried_store(struct ir_node *b, int at, struct ir_var *v, int64_t step, int64_t *c)
+ * b; how many iterations back (1 .. MAX_BACK) its elements are read, at
+ * v + c - k * step for k up to that, before it or in E; 0: none. */
+static int carried_store(struct ir_node *b, int at, struct ir_var *v, int64_t step, int64_t *c)
 {
     struct ir_node *s = b->kids[at];
-    if (s->op != IR_STORE || s->nkids != 1 || s->slot) return false;
+    if (s->op != IR_STORE || s->nkids != 1 || s->slot) return 0;
     struct type *e = s->var->type->elem;
-    if (s->var->type->kind != T_ARRAY || (e != ty_float && e != ty_int) || !offset_of(s->kids[0], v, c)) return false;
+    if (s->var->type->kind != T_ARRAY || (e != ty_float && e != ty_int) || !offset_of(s->kids[0], v, c)) return 0;
     for (int i = 0; i < b->nkids; i++)
-        if (i != at && ir_writes(b->kids[i], s->var, true)) return false;
-    if (ir_mutates(s->a, s->var) || ir_mutates(s->kids[0], s->var)) return false;
-    R.array = s->var, R.v = v, R.want = *c - step, R.count = 0, R.dry = true;
-    carry_reads(s->a);
-    for (int i = 0; i < at; i++) carry_reads(b->kids[i]);
-    R.dry = false;
-    return R.count > 0;
+        if (i != at && ir_writes(b->kids[i], s->var, true)) return 0;
+    if (ir_mutates(s->a, s->var) || ir_mutates(s->kids[0], s->var)) return 0;
+    int back = 0;
+    for (int k = 1; k <= MAX_BACK; k++) {
+        R.array = s->var, R.v = v, R.want = *c - k * step, R.count = 0, R.dry = true;
+        carry_reads(s->a);
+        for (int i = 0; i < at; i++) carry_reads(b->kids[i]);
+        R.dry = false;
+        if (R.count) back = k;
+    }
+    return back;
+}
+
+static struct ir_node *bool_lit(bool v, struct loc loc)
+{
+    struct ir_node *n = ir_new(IR_BOOL, loc, ty_bool);
+    n->bval = v;
+    return n;
 }
 
 /* Loop l (a statement of some block): its carried stores rewritten; the
- * lets of their locals, to go before it, pushed into pre. */
+ * lets of their locals, to go before it, pushed into pre. has[k]: k
+ * iterations have stored (each iteration that goes on stores every
+ * carried element), so t[k] is the element k iterations back. */
 static void carry_loop(struct ir_node *l, struct ir_node *pre)
 {
     int64_t step = step_of(l);
     struct ir_node *b = l->b;
     if (!step || !b || b->op != IR_BLOCK || continues(b, 0)) return;
-    struct ir_var *has = NULL;
+    struct ir_var *has[MAX_BACK + 1] = {0};
+    int nhas = 0;
     struct ir_node *out = ir_new(IR_BLOCK, b->loc, ty_void);
     for (int at = 0; at < b->nkids; at++) {
         struct ir_node *s = b->kids[at];
         int64_t c;
-        if (!carried_store(b, at, l->var, step, &c)) {
+        int back = carried_store(b, at, l->var, step, &c);
+        if (!back) {
             ir_push_kid(out, s);
             continue;
         }
         struct loc at_loc = s->loc;
         struct type *et = s->var->type->elem;
-        if (!has) {
-            has = ir_new_temp(P, ty_bool, at_loc);
-            struct ir_node *no = ir_new(IR_BOOL, at_loc, ty_bool);
-            no->bval = false;
-            ir_push_kid(pre, ir_mk_stmt(IR_LET, has, no, at_loc));
+        for (; nhas < back; nhas++) {
+            has[nhas + 1] = ir_new_temp(P, ty_bool, at_loc);
+            ir_push_kid(pre, ir_mk_stmt(IR_LET, has[nhas + 1], bool_lit(false, at_loc), at_loc));
         }
-        struct ir_var *t = ir_new_temp(P, et, at_loc);
-        struct ir_node *zero = ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et);
-        ir_push_kid(pre, ir_mk_stmt(IR_LET, t, zero, at_loc));
-        R.t = t, R.has = has, R.count = 0;
-        for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
-        carry_reads(s->a);
-        /* E into w, then the store of w, then t = w */
+        struct ir_var *t[MAX_BACK + 1];
+        for (int k = 1; k <= back; k++) {
+            t[k] = ir_new_temp(P, et, at_loc);
+            ir_push_kid(pre, ir_mk_stmt(IR_LET, t[k], ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et), at_loc));
+            R.array = s->var, R.v = l->var, R.want = c - k * step, R.t = t[k], R.has = has[k];
+            for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
+            carry_reads(s->a);
+        }
+        /* E into w, then the store of w, then the elements shift back: t[k] = t[k - 1], t[1] = w */
         struct ir_var *w = ir_new_temp(P, et, at_loc);
         ir_push_kid(out, ir_mk_stmt(IR_LET, w, s->a, at_loc));
         s->a = ir_mk_var(w, at_loc);
         ir_push_kid(out, s);
-        ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, t, ir_mk_var(w, at_loc), at_loc));
+        for (int k = back; k > 1; k--) ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, t[k], ir_mk_var(t[k - 1], at_loc), at_loc));
+        ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, t[1], ir_mk_var(w, at_loc), at_loc));
     }
-    if (!has) return;
-    struct ir_node *yes = ir_new(IR_BOOL, b->loc, ty_bool);
-    yes->bval = true;
-    ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, has, yes, b->loc));
+    if (!nhas) return;
+    for (int k = nhas; k > 1; k--) ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, has[k], ir_mk_var(has[k - 1], b->loc), b->loc));
+    ir_push_kid(out, ir_mk_stmt(IR_ASSIGN, has[1], bool_lit(true, b->loc), b->loc));
     b->kids = out->kids;
     b->nkids = out->nkids;
 }

@@ -4453,8 +4453,8 @@ def adjacent_loops(g):
 def recurrence(g):
     """A recurrence through an array (opt_carry.c keeps the element a loop
     reads back one iteration after storing it in a local): x[i + c] =
-    x[i + c - step] * k + i over lo..hi or range(lo, hi, step) (step 2, 3,
-    -1, -2), of ints or floats; now and then a read of that element after
+    x[i + c - step] * k [+ x[i + c - 2 * step]] + i over lo..hi or
+    range(lo, hi, step) (step 2, 3, -1, -2), of ints or floats; now and then a read of that element after
     the store, a break or a continue (the loop then left as written), a
     first read before the array's start (a panic in the first iteration),
     a store past its end, or an int that overflows."""
@@ -4481,6 +4481,7 @@ def recurrence(g):
     kl = str(k) if et == "int" else fmt_float(k)
     il = str(init) if et == "int" else fmt_float(init)
     after = r.random() < 0.3
+    two = r.random() < 0.4    # a second element, two iterations back
     leave = r.choice([None, None, None, "break", "continue"])
     at = r.randint(min(lo, hi), max(lo, hi)) if r.random() < 0.7 else lo
     zero = "0" if et == "int" else "0.0"
@@ -4488,7 +4489,8 @@ def recurrence(g):
     lines = [f"var {x} = [{il}] * {size}", f"var {s} = {zero}", f"for {i} in {head}:"]
     if leave:
         lines += [f"    if {i} == {at}:", f"        {leave}"]
-    lines.append(f"    {x}[{i} + {c}] = {x}[{i} + {c - step}] * {kl} + {iv}")
+    second = f" + {x}[{i} + {c - 2 * step}]" if two else ""
+    lines.append(f"    {x}[{i} + {c}] = {x}[{i} + {c - step}] * {kl}{second} + {iv}")
     if after:
         lines.append(f"    {s} += {x}[{i} + {c - step}] + {x}[{i} + {c}]")
     lines.append(f"print({x}, {s})")
@@ -4505,9 +4507,15 @@ def recurrence(g):
                 continue
             old = at_(xv, iv_ + c - step)
             if et == "int":
-                w = chk("int", chk("int", old * k, "multiplication") + iv_, "addition")
+                w = chk("int", old * k, "multiplication")
+                if two:
+                    w = chk("int", w + at_(xv, iv_ + c - 2 * step), "addition")
+                w = chk("int", w + iv_, "addition")
             else:
-                w = old * k + float(iv_)
+                w = old * k
+                if two:
+                    w = w + at_(xv, iv_ + c - 2 * step)
+                w = w + float(iv_)
             at_(xv, iv_ + c)
             xv[iv_ + c] = w
             if after:
