@@ -277,27 +277,48 @@ static struct ir_node *loop_around(struct vstate *st)
     return NULL;
 }
 
+bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow)
+{
+    if (!a || !b) return a == b && (allow & IR_SAME_LOADS);
+    if (a->op != b->op || a->type != b->type) return false;
+    switch (a->op) {
+    case IR_INT: return a->ival == b->ival;
+    case IR_FLOAT: return memcmp(&a->fval, &b->fval, sizeof a->fval) == 0;
+    case IR_BOOL: return a->bval == b->bval;
+    case IR_VAR: return a->var == b->var;
+    case IR_GLOBAL: return a->global == b->global;
+    case IR_NOT: return ir_same_expr(a->a, b->a, allow);
+    case IR_AND: case IR_OR: return ir_same_expr(a->a, b->a, allow) && ir_same_expr(a->b, b->b, allow);
+    case IR_BINARY:
+        if ((allow & IR_SAME_ARITH) && (op_class[a->bop] != OPC_ARITH || a->bop == OP_DIV || a->bop == OP_MOD))
+            return false;
+        return a->bop == b->bop && a->optype == b->optype && ir_same_expr(a->a, b->a, allow) &&
+               ir_same_expr(a->b, b->b, allow);
+    case IR_INDEX: case IR_FIELD: case IR_COND:
+        return (allow & IR_SAME_LOADS) && a->field == b->field && a->nkids == b->nkids && a->bop == b->bop &&
+               a->optype == b->optype && ir_same_expr(a->a, b->a, allow) &&
+               ir_same_expr(a->b, b->b, allow) && ir_same_expr(a->c, b->c, allow);
+    case IR_BUILTIN:
+        if (a->builtin != b->builtin || a->nkids != b->nkids) return false;
+        if (a->builtin == BI_LEN && a->nkids == 1 && (allow & IR_SAME_LEN_VAR))
+            return a->kids[0]->op == IR_VAR && b->kids[0]->op == IR_VAR && a->kids[0]->var == b->kids[0]->var;
+        if (allow & IR_SAME_BUILTIN1) return a->nkids == 1 && ir_same_expr(a->kids[0], b->kids[0], allow);
+        if (!(allow & IR_SAME_LOADS) || a->inl != b->inl ||
+            (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2 && a->builtin != BI_RANGE_STEP))
+            return false;
+        for (int i = 0; i < a->nkids; i++)
+            if (!ir_same_expr(a->kids[i], b->kids[i], allow)) return false;
+        return true;
+    default: return false;
+    }
+}
+
 /* Whether a and b are the same bound (opt_version.c): literals, variables,
  * and the same operators, if-else, elements, fields, len, min and max of
  * such. */
 static bool same_bound(const struct ir_node *a, const struct ir_node *b)
 {
-    if (!a || !b) return a == b;
-    if (a->op != b->op || a->type != b->type || a->nkids != b->nkids || a->bop != b->bop || a->optype != b->optype)
-        return false;
-    switch (a->op) {
-    case IR_INT: case IR_BOOL: case IR_FLOAT: case IR_VAR: return ir_same_term(a, b);
-    case IR_BINARY: case IR_INDEX: case IR_AND: case IR_OR: case IR_NOT: case IR_FIELD: case IR_COND:
-        return a->field == b->field && same_bound(a->a, b->a) && same_bound(a->b, b->b) && same_bound(a->c, b->c);
-    case IR_BUILTIN:
-        if (a->builtin != b->builtin || a->inl != b->inl ||
-            (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2 && a->builtin != BI_RANGE_STEP))
-            return false;
-        for (int i = 0; i < a->nkids; i++)
-            if (!same_bound(a->kids[i], b->kids[i])) return false;
-        return true;
-    default: return false;
-    }
+    return ir_same_expr(a, b, IR_SAME_LOADS);
 }
 
 /* A versioned loop (opt_version.c): if (guards ...): the fast copy, else the

@@ -556,9 +556,23 @@ bool ir_effect_free(const struct ir_node *n);
 /* Sets (set) or clears every function's pool_safe facts (opt_parfor.c). */
 void ir_pure_calls(struct ir_program *ir, bool set);
 void opt_move(struct ir_program *ir);    /* opt_move.c */
-/* Whether a and b are the same pure term: literals, variables and the
- * operators of ints and bools over them (opt_split.c). */
-bool ir_same_term(const struct ir_node *a, const struct ir_node *b);
+/* Whether expressions a and b are the same, node by node (ir.c): literals,
+ * variables, module constants, not, and, or and binary operators of such
+ * (IR_SAME_TERMS), and as allow adds: len of a variable, only + - * among
+ * the binary operators, any builtin of one argument, or elements, fields,
+ * if-else, len, min, max and range(lo, hi, step) (both NULL: the same). One
+ * equality for every pass: each says which nodes its terms may hold. */
+enum {
+    IR_SAME_TERMS = 0,
+    IR_SAME_LEN_VAR = 1 << 0,  /* len(v) of a variable v */
+    IR_SAME_ARITH = 1 << 1,    /* binary operators + - * only: no division, no comparison */
+    IR_SAME_BUILTIN1 = 1 << 2, /* any builtin of one argument */
+    IR_SAME_LOADS = 1 << 3,    /* elements, fields, if-else, len, min, max, range(lo, hi, step) */
+};
+bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow);
+/* The same pure term: literals, variables and the operators of ints and
+ * bools over them. */
+#define ir_same_term(a, b) ir_same_expr((a), (b), IR_SAME_TERMS)
 /* The least work, in IR nodes, worth a split on the pool; the work of one
  * iteration of a loop body by ir_par_work's guess; a fold loop with no loop
  * inside is marked when its body's is at least FOLD_WORK (opt_parfor.c). */

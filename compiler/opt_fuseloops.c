@@ -206,19 +206,11 @@ static bool whole_read(const struct ir_node *n, struct ir_var *v)
     return false;
 }
 
-/* Whether int terms a and b are the same: ir_same_term's, or len of one
- * variable, or + - * of such. */
+/* Whether int terms a and b are the same: literals, variables, len of a
+ * variable, and + - * of such. */
 static bool same_term(const struct ir_node *a, const struct ir_node *b)
 {
-    if (a->op == IR_BUILTIN || a->op == IR_BINARY)
-        return a->op == b->op && a->type == b->type &&
-               (a->op == IR_BUILTIN ? a->builtin == BI_LEN && b->builtin == BI_LEN && a->nkids == 1 && b->nkids == 1 &&
-                                          a->kids[0]->op == IR_VAR && b->kids[0]->op == IR_VAR &&
-                                          a->kids[0]->var == b->kids[0]->var
-                                    : a->bop == b->bop && a->optype == b->optype && op_class[a->bop] == OPC_ARITH &&
-                                          a->bop != OP_DIV && a->bop != OP_MOD && same_term(a->a, b->a) &&
-                                          same_term(a->b, b->b));
-    return ir_same_term(a, b);
+    return ir_same_expr(a, b, IR_SAME_LEN_VAR | IR_SAME_ARITH);
 }
 
 /* A step as the loop's variable plus k (var: true), or a term t the loops

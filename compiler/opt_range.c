@@ -263,17 +263,11 @@ static void set_at_most(struct range *r, struct ir_node *e)
     r->gap = 0;
 }
 
+/* Whether a and b are the same bound expression (either may be NULL: the
+ * same only as the same node): terms and builtins of one argument. */
 static bool same(const struct ir_node *a, const struct ir_node *b)
 {
-    if (a == b) return true;
-    if (!a || !b || a->op != b->op || a->type != b->type) return false;
-    switch (a->eop) {
-    case IR_INT: return a->ival == b->ival;
-    case IR_VAR: return a->var == b->var;
-    case IR_BUILTIN: return a->builtin == b->builtin && a->nkids == 1 && b->nkids == 1 && same(a->kids[0], b->kids[0]);
-    case IR_BINARY: return a->bop == b->bop && same(a->a, b->a) && same(a->b, b->b);
-    default: return false;
-    }
+    return a == b || (a && b && ir_same_expr(a, b, IR_SAME_BUILTIN1));
 }
 
 /* A bool let never assigned: the branches that test it know its value

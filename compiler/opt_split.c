@@ -260,22 +260,6 @@ static void fold_stmt(struct ir_node *s)
 
 /* ---- terms of conditions ---------------------------------------------------------- */
 
-bool ir_same_term(const struct ir_node *a, const struct ir_node *b)
-{
-    if (a->op != b->op || a->type != b->type) return false;
-    switch (a->eop) {
-    case IR_INT: return a->ival == b->ival;
-    case IR_FLOAT: return memcmp(&a->fval, &b->fval, sizeof a->fval) == 0;
-    case IR_BOOL: return a->bval == b->bval;
-    case IR_VAR: return a->var == b->var;
-    case IR_GLOBAL: return a->global == b->global;
-    case IR_NOT: return ir_same_term(a->a, b->a);
-    case IR_AND: case IR_OR: return ir_same_term(a->a, b->a) && ir_same_term(a->b, b->b);
-    case IR_BINARY: return a->bop == b->bop && a->optype == b->optype && ir_same_term(a->a, b->a) && ir_same_term(a->b, b->b);
-    default: return false;
-    }
-}
-
 /* Every term equal to t in n (statement or expression) becomes the literal v. */
 static void subst(struct ir_node *n, const struct ir_node *t, bool v)
 {
