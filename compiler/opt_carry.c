@@ -26,8 +26,10 @@
  * `continue` of it (every iteration that goes on reaches the store), not
  * fused (fuseloops' unfused branch), not part of a swapped, jammed or
  * hoisting nest. Which stores: a statement of the body itself (run by each
- * iteration that goes on) `A[i + c] = E`, A an array of int or float that
- * nothing else in the body writes (ir_writes: no other store, push,
+ * iteration that goes on) `A[i + c] = E`, or `A[r][i + c] = E` along a row
+ * the loop keeps (r made of literals and variables the body does not
+ * assign: fixed_row), of an int or a float, A an array that nothing else
+ * in the body writes (ir_writes: no other store, push,
  * assignment or method changing it). Which reads: `A[i + c - k * step]`, k
  * iterations back (1 .. MAX_BACK: x[i - 2] of a Fibonacci loop), in the
  * statements before the store and in E, outside a generator or a function
@@ -95,14 +97,28 @@ static bool continues(const struct ir_node *n, int depth)
     }
 }
 
-/* The read being replaced: A[v + want], and the locals that replace it
- * (dry: only counted). */
+/* The read being replaced: the element of the store's row (A, or
+ * A[k0]..[km] along the store's own row indices) at v + want, and the
+ * locals that replace it (dry: only counted). */
 static struct {
-    struct ir_var *array, *v, *t, *has;
+    struct ir_node *store;
+    struct ir_var *v, *t, *has;
     int64_t want;
     int count;
     bool dry;
 } R;
+
+/* Whether index node n's array is the store's row: A, or A[k0]..[km]
+ * with the store's own row indices (the same terms). */
+static bool store_row(const struct ir_node *n, const struct ir_node *store)
+{
+    const struct ir_node *r = n->a;
+    for (int i = store->nkids - 2; i >= 0; i--) {
+        if (r->op != IR_INDEX || r->slot || !ir_same_term(r->b, store->kids[i])) return false;
+        r = r->a;
+    }
+    return r->op == IR_VAR && r->var == store->var;
+}
 
 /* Each read A[v + want] in n (not inside a generator or a function value)
  * becomes `t if has else A[v + want]`, the read itself kept as the else. */
@@ -111,9 +127,7 @@ static void carry_reads(struct ir_node *n)
     if (!n || n->op == IR_LISTCOMP || n->op == IR_REDUCE || n->op == IR_FNVAL) return;
     ir_each_child(n, carry_reads);
     int64_t c;
-    if (n->op != IR_INDEX || n->a->op != IR_VAR || n->a->var != R.array || n->slot ||
-        !offset_of(n->b, R.v, &c) || c != R.want)
-        return;
+    if (n->op != IR_INDEX || n->slot || !offset_of(n->b, R.v, &c) || c != R.want || !store_row(n, R.store)) return;
     R.count++;
     if (R.dry) return;
     struct ir_node *read = ir_new(IR_INDEX, n->loc, n->type);
@@ -129,22 +143,44 @@ static void carry_reads(struct ir_node *n)
  * x[i - 2] and x[i - 3] of a store x[i] (a third-order recurrence). */
 #define MAX_BACK 3
 
+/* Whether row index k is the same row in every iteration of the loop
+ * over v whose body is b: literals and variables b does not assign (not
+ * v), + - * of them. Evaluated again it gives the same value, or the same
+ * panic, which the store's own evaluation of it met an iteration before. */
+static bool fixed_row(const struct ir_node *k, struct ir_var *v, struct ir_node *b)
+{
+    if (k->type != ty_int) return false;
+    switch (k->op) {
+    case IR_INT: return true;
+    case IR_VAR: return k->var != v && !ir_writes(b, k->var, false);
+    case IR_BINARY:
+        return (k->bop == OP_ADD || k->bop == OP_SUB || k->bop == OP_MUL) && fixed_row(k->a, v, b) && fixed_row(k->b, v, b);
+    default: return false;
+    }
+}
+
 /* Whether statement s of body b is a store this pass carries in loop l:
- * `A[v + c] = E`, A of int or float elements, written by nothing else in
+ * `A[v + c] = E` or `A[k0]..[km][v + c] = E` (rows the loop keeps:
+ * fixed_row), its element an int or a float, A written by nothing else in
  * b; how many iterations back (1 .. MAX_BACK) its elements are read, at
  * v + c - k * step for k up to that, before it or in E; 0: none. */
 static int carried_store(struct ir_node *b, int at, struct ir_var *v, int64_t step, int64_t *c)
 {
     struct ir_node *s = b->kids[at];
-    if (s->op != IR_STORE || s->nkids != 1 || s->slot) return 0;
-    struct type *e = s->var->type->elem;
-    if (s->var->type->kind != T_ARRAY || (e != ty_float && e != ty_int) || !offset_of(s->kids[0], v, c)) return 0;
+    if (s->op != IR_STORE || s->nkids < 1 || s->slot || (s->a->type != ty_float && s->a->type != ty_int)) return 0;
+    struct type *t = s->var->type;
+    for (int i = 0; i < s->nkids; i++, t = t->elem) {
+        if (t->kind != T_ARRAY || s->kids[i]->op == IR_FIELD) return 0;
+        if (i < s->nkids - 1 && !fixed_row(s->kids[i], v, b)) return 0;
+        if (ir_mutates(s->kids[i], s->var)) return 0;
+    }
+    if (!offset_of(s->kids[s->nkids - 1], v, c)) return 0;
     for (int i = 0; i < b->nkids; i++)
         if (i != at && ir_writes(b->kids[i], s->var, true)) return 0;
-    if (ir_mutates(s->a, s->var) || ir_mutates(s->kids[0], s->var)) return 0;
+    if (ir_mutates(s->a, s->var)) return 0;
     int back = 0;
     for (int k = 1; k <= MAX_BACK; k++) {
-        R.array = s->var, R.v = v, R.want = *c - k * step, R.count = 0, R.dry = true;
+        R.store = s, R.v = v, R.want = *c - k * step, R.count = 0, R.dry = true;
         carry_reads(s->a);
         for (int i = 0; i < at; i++) carry_reads(b->kids[i]);
         R.dry = false;
@@ -181,7 +217,7 @@ static void carry_loop(struct ir_node *l, struct ir_node *pre)
             continue;
         }
         struct loc at_loc = s->loc;
-        struct type *et = s->var->type->elem;
+        struct type *et = s->a->type;
         for (; nhas < back; nhas++) {
             has[nhas + 1] = ir_new_temp(P, ty_bool, at_loc);
             ir_push_kid(pre, ir_mk_stmt(IR_LET, has[nhas + 1], bool_lit(false, at_loc), at_loc));
@@ -190,7 +226,7 @@ static void carry_loop(struct ir_node *l, struct ir_node *pre)
         for (int k = 1; k <= back; k++) {
             t[k] = ir_new_temp(P, et, at_loc);
             ir_push_kid(pre, ir_mk_stmt(IR_LET, t[k], ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et), at_loc));
-            R.array = s->var, R.v = l->var, R.want = c - k * step, R.t = t[k], R.has = has[k];
+            R.store = s, R.v = l->var, R.want = c - k * step, R.t = t[k], R.has = has[k];
             for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
             carry_reads(s->a);
         }

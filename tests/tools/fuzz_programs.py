@@ -4457,13 +4457,17 @@ def recurrence(g):
     range(lo, hi, step) (step 2, 3, -1, -2), of ints or floats; now and then a read of that element after
     the store, a break or a continue (the loop then left as written), a
     first read before the array's start (a panic in the first iteration),
-    a store past its end, or an int that overflows."""
+    a store past its end, or an int that overflows; now and then in a row
+    of an array of arrays, x[q][i + c], the row q fixed (or past the end:
+    a panic at the first read)."""
     r = g.recs
     if g.pure:
         return None
     g.use("recurrence")
     et = r.choice(["float", "int"])
-    x, i, s = (g.fresh(p) for p in ("x", "i", "s"))
+    x, i, s, q, w_ = (g.fresh(p) for p in ("x", "i", "s", "q", "w"))
+    rowed = r.random() < 0.35
+    qv = r.choice([0, 1, 1, 2])
     n = r.randint(0, 9)
     step = r.choice([1, 1, 1, 2, 3, -1, -1, -2])
     c = r.choice([0, 0, 1, 2])
@@ -4486,19 +4490,32 @@ def recurrence(g):
     at = r.randint(min(lo, hi), max(lo, hi)) if r.random() < 0.7 else lo
     zero = "0" if et == "int" else "0.0"
     iv = i if et == "int" else f"float({i})"
-    lines = [f"var {x} = [{il}] * {size}", f"var {s} = {zero}", f"for {i} in {head}:"]
+    xs = f"{x}[{q}]" if rowed else x
+
+    def ref(j):
+        return f"{xs}[{i} + {j}]"
+    lines = ([f"let {q} = {qv}", f"var {x} = [[{il}] * {size} for {w_} in 0..2]"] if rowed
+             else [f"var {x} = [{il}] * {size}"])
+    lines += [f"var {s} = {zero}", f"for {i} in {head}:"]
     if leave:
         lines += [f"    if {i} == {at}:", f"        {leave}"]
-    second = f" + {x}[{i} + {c - 2 * step}]" if two else ""
-    lines.append(f"    {x}[{i} + {c}] = {x}[{i} + {c - step}] * {kl}{second} + {iv}")
+    second = f" + {ref(c - 2 * step)}" if two else ""
+    lines.append(f"    {ref(c)} = {ref(c - step)} * {kl}{second} + {iv}")
     if after:
-        lines.append(f"    {s} += {x}[{i} + {c - step}] + {x}[{i} + {c}]")
+        lines.append(f"    {s} += {ref(c - step)} + {ref(c)}")
     lines.append(f"print({x}, {s})")
 
-    at_ = checked_at
-
     def ex(env):
-        xv, sv = [init] * size, (0 if et == "int" else 0.0)
+        rows = [[init] * size for _ in range(2)] if rowed else None
+        xv, sv = None if rowed else [init] * size, (0 if et == "int" else 0.0)
+
+        def at_(_, j):
+            return checked_at(checked_at(rows, qv) if rowed else xv, j)
+
+        def put(j, w):
+            row = checked_at(rows, qv) if rowed else xv
+            checked_at(row, j)
+            row[j] = w
         values = range(lo, hi, step) if ranged else range(lo, hi)
         for iv_ in values:
             if leave and iv_ == at:
@@ -4516,15 +4533,15 @@ def recurrence(g):
                 if two:
                     w = w + at_(xv, iv_ + c - 2 * step)
                 w = w + float(iv_)
-            at_(xv, iv_ + c)
-            xv[iv_ + c] = w
+            put(iv_ + c, w)
             if after:
                 u = at_(xv, iv_ + c - step) + at_(xv, iv_ + c)
                 if et == "int":
                     sv = chk("int", sv + chk("int", u, "addition"), "addition")
                 else:
                     sv = sv + u
-        env_out(env).append(f"{show('[' + et + ']', xv)} {show(et, sv)}\n")
+        shown = show('[[' + et + ']]', rows) if rowed else show('[' + et + ']', xv)
+        env_out(env).append(f"{shown} {show(et, sv)}\n")
     return lines, ex
 
 
