@@ -44,10 +44,9 @@ struct cgen {
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
-    struct ir_node *guarded;       /* the loop whose guarded version is being written (a jammed nest,
-                                    * or opt_version.c off: else the IR holds the versions) */
+    struct ir_node *guarded;       /* the jammed nest whose guarded version is being written (else the
+                                    * IR holds the versions: opt_version.c) */
     struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
-    struct ir_node *guards_tested; /* an inner loop whose guards (on the pool: and no split) hoisted_versions tested: its fast copy next */
     struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
     const char *map_header;        /* and the copy of its array's header it reads */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
@@ -295,11 +294,6 @@ const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char
 /* The test that range loop s's guards hold over lo .. hi, empty or (nonempty)
  * not; free .p after. */
 struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, bool nonempty);
-/* With opt_version.c off: a guarded range loop written twice behind its
- * guards; a guards_outside loop written as two nests behind its inner
- * loop's guards (false when it is not one to write so here). */
-void two_versions(struct ir_node *s, const char *lo, const char *hi);
-bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi);
 /* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
  * else the loop as written. */
 void emit_versioned(struct ir_node *s);

@@ -5,20 +5,20 @@
  * A guarded loop runs without the checks its guards prove when the guards
  * hold over its whole range, tested before it: opt_version.c writes the two
  * versions as IR, a versioned if whose guard test emit_versioned prints
- * (a loop on the pool's in its chunk, per chunk). A range loop whose body
- * is one guarded range loop that it cannot change (ir.h: guards_outside)
- * tests the inner loop's guards once, before itself, and is written twice
- * (opt_version.c; hoisted_versions with that pass off): with every inner
- * iteration unchecked, else as written.
- * The nest that runs is then a plain
+ * (a loop on the pool's in its chunk, per chunk). The emitter versions
+ * nothing itself: with that pass off, a guarded loop runs as written, every
+ * check kept. A range loop whose body is one guarded range loop that it
+ * cannot change (ir.h: guards_outside) has the inner loop's guards tested
+ * once, before itself (opt_version.c): the nest with every inner iteration
+ * unchecked, else as written. The nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
  * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
- * A swapped nest's test (opt_version.c: a guard test, swapped; with that
- * pass off, or a jammed nest's, in emit_loops.c) reads the inner bounds only
+ * A swapped nest's test (opt_version.c: a guard test, swapped; a jammed
+ * nest's in emit_loops.c) reads the inner bounds only
  * once the swap guards over the outer range hold, then tests the inner
  * loop's guards of the arrays read along it and the guards of the rows
  * over both ranges (swap_go).
@@ -149,63 +149,6 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
     return cond;
 }
 
-/* Range loop s over lo .. hi with guards (opt_loops.c) that opt_version.c
- * left (the pass off), written twice: without the checks they prove
- * (CG->guarded) when every guard holds for all of lo .. hi (tested once,
- * before it), else as written. */
-void two_versions(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct buf cond = range_guard_cond(s, lo, hi, false);
-    line("if (%s) {", cond.p);
-    free(cond.p);
-    for (int version = 0; version < 2; version++) {
-        F->ind++;
-        struct ir_node *outer = CG->guarded;
-        if (version == 0) CG->guarded = s;
-        range_loop(s, lo, hi);
-        CG->guarded = outer;
-        F->ind--;
-        line(version == 0 ? "} else {" : "}");
-    }
-}
-
-/* Outer loop s over lo .. hi (guards_outside) with opt_version.c off (which
- * versions it as IR, on the pool in its chunk: emit_versioned):
- * its inner loop's bounds and
- * guards tested once, before it (they read nothing s changes), then the
- * nest with the inner loop unchecked (and, an inner loop on the pool that
- * the runtime would not split, written in place), else the nest as written. The first
- * nest also needs an inner loop that runs: gcc jams no nest whose inner
- * loop might not (BP_ASSUME in range_versions tells it). */
-bool hoisted_versions(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct ir_node *in = ir_guards_outside_of(s);
-    if (!in || !in->nguards || in->swap || CG->guards_tested) return false;
-    struct type *it = in->iter.lo->type;
-    scope_open();
-    const char *ilo = tmp(it, "%s", emit_expr(in->iter.lo));
-    const char *ihi = tmp(it, "%s", emit_expr(in->iter.hi));
-    scope_close();
-    struct buf cond = range_guard_cond(in, ilo, ihi, true);
-    /* an inner loop on the pool: the first nest also needs the runtime
-     * not to split it (the same answer for every outer iteration: the
-     * bounds do not change, nor the threads); no call is left in it, so
-     * gcc may jam the outer loop around it as it does C's */
-    if (in->par) bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi, par_least(in->b));
-    line("if (%s) {", cond.p);
-    free(cond.p);
-    for (int version = 0; version < 2; version++) {
-        F->ind++;
-        CG->guards_tested = version == 0 ? in : NULL;
-        if (version == 0) restrict_nest(s, lo, hi);
-        else range_loop(s, lo, hi);
-        CG->guards_tested = NULL;
-        F->ind--;
-        line(version == 0 ? "} else {" : "}");
-    }
-    return true;
-}
-
 /* ---- swapped and jammed nests' guards (opt_interchange.c) ---- */
 
 /* A swapped or jammed nest's inner bounds lo .. hi, evaluated into ilo and
@@ -254,8 +197,8 @@ const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char
                         last, g->off);
 }
 
-/* The test of a swapped nest's guards (t: opt_version.c's guard test, or
- * one swapped_nest makes) over the outer range lo .. hi, written after
+/* The test of a swapped nest's guards (t: opt_version.c's guard test) over
+ * the outer range lo .. hi, written after
  * `if (the outer range is not empty) {`, which the caller closes: the swap
  * guards over the outer range, then the inner bounds (read where the first
  * outer iteration would read them: they do not change in the nest, and the
@@ -303,7 +246,7 @@ const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, con
  * bound and step, which only the test reads: every index over j0 .. n
  * (n - 1 for <) in its array, the step not negative and n + step fitting.
  * A nest (guards_outside): the outer bounds, its views, then the inner
- * bounds and the test, as hoisted_versions writes it; the inner loop of
+ * bounds and the test; the inner loop of
  * the nest that runs evaluates its own bounds again, as written. A
  * swapped nest (swapped): the outer bounds, its views, then emit_swapped.
  * A fused loop's else-branch is the loops it fuses, each its own bounds. */

@@ -6,15 +6,12 @@
  * too) reaches here as two loops behind a versioned if (opt_version.c,
  * emit_guards.c: emit_versioned); one on the pool as its chunk, that if
  * over the chunk's two variables, which its helper sets (pool_chunk). With
- * opt_version.c off, a guarded loop is written twice behind its guard
- * (emit_guards.c two_versions): the first copy without the checks the
- * guard proves (in_guarded_loop: CG->guarded), the second as written. A
+ * opt_version.c off, a guarded loop (a nest, a swapped nest, a generator)
+ * runs as written, every check kept: the emitter writes no loop twice. A
  * loop's views hold an array's data pointer and length in locals for the
  * loop's length (open_views). A swapped nest runs its inner loop outside
  * when the guards hold: the versioned if of the two nests (opt_version.c:
- * emit_swapped prints them, the fast one's proved nodes naming the if);
- * with the pass off, it is written twice here (swapped_nest, its fast
- * nest's nodes proved by the loops in CG->guarded, CG->swapped_inner). A
+ * emit_swapped prints them, the fast one's proved nodes naming the if). A
  * jammed nest writes U copies of the outer body into one inner loop, each
  * with its own slot of the row it stores.
  */
@@ -44,7 +41,7 @@ void while_loop(struct ir_node *s)
  * all it has) holds where the node is written: by is a versioned if whose
  * then-branch holds the node, or a generator's fast copy holding it
  * (opt_version.c; ir_verify keeps them there), or the loop whose guarded
- * version is being written (opt_loops.c: a jammed nest, or the pass off). */
+ * version is being written (opt_loops.c: a jammed nest). */
 bool proved_by(const struct ir_node *by, bool range)
 {
     return by && (by->op == IR_IF || (by->fast_in && (by->op == IR_REDUCE || by->op == IR_LISTCOMP)) ||
@@ -164,61 +161,33 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
-/* A swapped nest in two versions behind its test t (swap_go) over the
- * outer range lo .. hi: when it holds, fast (the inner loop, its views
- * open) outside fo (the outer loop) and in it the lets (b's statements but
- * its last) and then body, no bounds check; else slow, the nest as
- * written. The fast nest's proved nodes name opt_version.c's if; with the
- * pass off (t made here), its loops, guarded (CG->guarded,
- * CG->swapped_inner). */
-static void swapped_versions(const struct ir_node *t, struct ir_node *fast, struct ir_node *fo, struct ir_node *b,
-                             struct ir_node *body, struct ir_node *slow, const char *lo, const char *hi,
-                             struct ir_node *guarded)
+/* A swapped nest opt_version.c wrote as IR (versioned if s over lo .. hi,
+ * its test s->a: swap_go): when it holds, the inner loop (its views open)
+ * outside the outer loop fo and in it the lets (the statements of fo's
+ * block but its last) and then that block's last, the inner body, no
+ * bounds check (its proved nodes name s); else the nest as written. */
+void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
 {
-    const char *ilo, *ihi, *go = swap_go(t, lo, hi, &ilo, &ihi);
+    struct ir_node *fast = s->b, *fo = ir_guards_outside_of(fast), *b = fo->b;
+    const char *ilo, *ihi, *go = swap_go(s->a, lo, hi, &ilo, &ihi);
     line("if (%s) {", go);
     F->ind++;
-    struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
-    if (guarded) CG->guarded = guarded, CG->swapped_inner = fast;
     int views = open_views(fast);
     range_head(fast, ilo, ihi, false);
     range_head(fo, lo, hi, false);
     for (int i = 0; i + 1 < b->nkids; i++) emit_stmt(b->kids[i]);
-    emit_stmt(body);
+    emit_stmt(b->kids[b->nkids - 1]);
     range_end();
     range_end();
     close_views(views);
-    CG->guarded = was;
-    CG->swapped_inner = was_inner;
     F->ind--;
     line("} else {");
     F->ind++;
-    range_loop(slow, lo, hi);
+    range_loop(s->c, lo, hi);
     F->ind--;
     line("}");
     F->ind--;
     line("}");
-}
-
-/* A swapped nest opt_version.c wrote as IR (versioned if s over lo .. hi):
- * for i: for j: lets; body (the block of j's statements), else the nest as
- * written. */
-void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct ir_node *fo = ir_guards_outside_of(s->b), *b = fo->b;
-    swapped_versions(s->a, s->b, fo, b, b->kids[b->nkids - 1], s->c, lo, hi, NULL);
-}
-
-/* A swapped nest with opt_version.c off: its guard test made here, the
- * nest's proved nodes naming its loops. */
-static void swapped_nest(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct ir_node *in = s->swap, t = {.op = IR_GUARD_TEST, .swapped = true};
-    struct ir_clause c = {.var = s->var, .iter = s->iter};
-    struct ir_node *bounds[2] = {in->iter.lo, in->iter.hi};
-    t.clauses = &c, t.nclauses = 1, t.kids = bounds, t.nkids = 2, t.var = in->var, t.iter.inclusive = in->iter.inclusive;
-    t.guards = in->guards, t.nguards = in->nguards, t.swap_guards = s->swap_guards, t.nswap_guards = s->nswap_guards;
-    swapped_versions(&t, in, s, nest_block(s), in->b, s, lo, hi, s);
 }
 
 #define JAM 4      /* outer iterations a jammed nest runs at a time */
@@ -705,44 +674,34 @@ static bool accumulate_in_lanes(struct ir_node *s)
 }
 
 /* A range loop over lo .. hi (C expressions evaluated once): its views
- * open, then swapped, jammed, in two versions behind its guards, or plain. */
+ * open, then jammed, or as written (a versioned loop's copy too: its
+ * guards are opt_version.c's to test, and with that pass off it runs
+ * checked). */
 static void range_versions(struct ir_node *s, const char *lo, const char *hi)
 {
     int views = open_views(s);
-    if (s->swap) {
-        if (s->jam) jammed_nest(s, lo, hi);
-        else swapped_nest(s, lo, hi);
-        close_views(views);
-        return;
-    }
-    if (!s->nguards || CG->guards_tested == s) {
-        /* no guards, or tested outside the loop around (hoisted_versions,
-         * or a versioned nest's fast inner loop: fast_in) */
-        struct ir_node *outer = CG->guarded;
-        if (s->nguards) CG->guarded = s, CG->guards_tested = NULL;
-        if (s->nguards || (s->fast_in && s->fast_in->a->guards_outside))
+    if (s->swap && s->jam) {
+        jammed_nest(s, lo, hi);
+    } else {
+        /* a versioned nest's fast inner loop runs: gcc jams no nest whose
+         * inner loop might not */
+        if (s->fast_in && s->fast_in->a->guards_outside)
             line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
-        if (!(s->guards_outside && hoisted_versions(s, lo, hi)) && (s->nguards || s->fast_in || !map_steps(s, lo, hi)))
-            range_loop(s, lo, hi);
-        CG->guarded = outer;
-        close_views(views);
-        return;
+        if (s->nguards || s->fast_in || !map_steps(s, lo, hi)) range_loop(s, lo, hi);
     }
-    two_versions(s, lo, hi);
     close_views(views);
 }
 
 /* A sequential generator's loop over its int range (s: its first value and
- * count, evaluated), written twice when opt_loops.c guarded it: its fast
- * copy (opt_version.c: fast_gen, the checks the guards prove left out) when
- * every guard holds for each value the loop takes, lo .. lo + n - 1 (tested
+ * count, evaluated), written twice when opt_version.c gave it a fast copy
+ * (fast_gen, the checks the guards prove left out): that copy when every
+ * guard holds for each value the loop takes, lo .. lo + n - 1 (tested
  * once, before it), else the generator as written, which panics where it
- * would. With opt_version.c off, the first is the generator itself, its
- * proved nodes naming it (CG->guarded). */
+ * would. With that pass off, the generator as written alone. */
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop)
 {
-    if (!rn->nguards) {
+    if (!rn->fast_gen) {
         source_loop(rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
         return;
     }
@@ -756,10 +715,7 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     free(cond.p);
     for (int version = 0; version < 2; version++) {
         F->ind++;
-        struct ir_node *outer = CG->guarded, *g = version == 0 && rn->fast_gen ? rn->fast_gen : rn;
-        if (version == 0 && !rn->fast_gen) CG->guarded = rn; /* opt_version.c off */
-        source_loop(g, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
-        CG->guarded = outer;
+        source_loop(version == 0 ? rn->fast_gen : rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
         F->ind--;
         line(version == 0 ? "} else {" : "}");
     }
@@ -1032,8 +988,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
 }
 
 /* for v in lo .. hi: accumulated in lanes, on the pool (par_loop), or as
- * pool_chunk writes it (also a loop on the pool whose guards
- * hoisted_versions tested with the runtime's choice not to split). */
+ * pool_chunk writes it. */
 void emit_for_range(struct ir_node *s)
 {
     struct type *it = s->iter.lo->type;
@@ -1046,7 +1001,7 @@ void emit_for_range(struct ir_node *s)
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    bool pool = s->par && !CG->slot_names && !CG->swapped_inner && CG->guards_tested != s;
+    bool pool = s->par && !CG->slot_names && !CG->swapped_inner;
     if (pool && s->nfolds) fold_loop(s, lo, hi);
     else if (pool) par_loop(s, lo, hi);
     else pool_chunk(s, lo, hi);

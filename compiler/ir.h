@@ -235,7 +235,7 @@ struct ir_node {
     int nswap_guards;
     /* IR_FOR_RANGE (opt_loops.c): its body is one guarded range loop whose
      * bounds and guards it cannot change: they are tested once, before it,
-     * and the whole nest written twice (emit_loops.c: hoisted_versions) */
+     * and the whole nest written twice (opt_version.c) */
     bool guards_outside;
     /* IR_WHILE with guards: the induction they were proved for, `while
      * ind_var < ind_bound` (<= when ind_inclusive) whose body ends with

@@ -375,7 +375,7 @@ static struct ir_node *swap_nest(struct ir_node *s)
     fi->fast_in = iff;
     retarget(fj, s, iff);
     /* the inner loop's: its indices (the swap guards prove those of its
-     * guards the test leaves out), not its overflows (as swapped_nest) */
+     * guards the test leaves out), not its overflows (emit_loops.c: proved_by) */
     rt_from = in, rt_to = iff, rt_ov_to = NULL;
     retarget_kid(fi);
     clear_slow(slow, s, iff);
