@@ -164,7 +164,7 @@ static const char *emit_binary(struct ir_node *n)
     }
     /* integers: checked arithmetic and shifts in the runtime (brt_<stem>_<sfx>),
      * plain C where the optimizer proved the result fits (opt_loops.c) */
-    bool proved = n->no_overflow || proved_by(n->no_overflow_in, false);
+    bool proved = n->no_overflow || proved_by(n->no_overflow_in);
     if (proved && ot == ty_int && (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV || op == OP_MOD))
         return tmp(ot, "%s %s %s", a, op_c[op], b); /* / and %: by a positive divisor (opt_range.c) */
     const char *sfx = num_suffix(ot);

@@ -44,9 +44,6 @@ struct cgen {
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
-    struct ir_node *guarded;       /* the jammed nest whose guarded version is being written (else the
-                                    * IR holds the versions: opt_version.c) */
-    struct ir_node *swapped_inner; /* in a swapped nest's version (guarded: the outer loop), its inner loop */
     struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
     const char *map_header;        /* and the copy of its array's header it reads */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
@@ -226,8 +223,8 @@ void while_loop(struct ir_node *s);
 void emit_for_range(struct ir_node *s);
 void emit_for_array(struct ir_node *s);
 /* Whether n's bounds check is proved: in the fast copy of a versioned loop
- * (opt_version.c), by the guarded loop being written, or everywhere. */
-bool proved_by(const struct ir_node *by, bool range);
+ * or generator (opt_version.c), or everywhere. */
+bool proved_by(const struct ir_node *by);
 bool in_guarded_loop(struct ir_node *n);
 /* The least iteration count worth a split on the pool, for a loop or
  * comprehension whose one iteration is body (opt_parfor.c's marks). */
@@ -307,9 +304,14 @@ bool outer_guard(const struct ir_guard *g);
 const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char *last, const char *ilo,
                             const char *ilast);
 void inner_bounds(struct ir_node *lo, struct ir_node *hi, const char *ilo, const char *ihi);
-const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilo, const char **ihi);
+const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilo, const char **ihi,
+                    const char **k);
 /* A swapped nest opt_version.c wrote as IR: its versioned if over lo .. hi (emit_loops.c). */
 void emit_swapped(struct ir_node *s, const char *lo, const char *hi);
+/* A jammed nest opt_version.c wrote as IR (versioned if s over lo .. hi): the
+ * groups of outer iterations in one inner loop, then the rest as written,
+ * else the nest as written. */
+void emit_jammed(struct ir_node *s, const char *lo, const char *hi);
 /* The least row lengths loop s keeps (rowmins), declared before it; returns
  * the mark for close_rowmins, after it. */
 int open_rowmins(struct ir_node *s);

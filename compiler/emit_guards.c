@@ -197,26 +197,29 @@ const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char
                         last, g->off);
 }
 
-/* The test of a swapped nest's guards (t: opt_version.c's guard test) over
- * the outer range lo .. hi, written after
+/* The test of a swapped or jammed nest's guards (t: opt_version.c's guard
+ * test) over the outer range lo .. hi, written after
  * `if (the outer range is not empty) {`, which the caller closes: the swap
  * guards over the outer range, then the inner bounds (read where the first
  * outer iteration would read them: they do not change in the nest, and the
  * lets before the inner loop cannot panic first), then the inner loop's
- * guards and the swap guards over both ranges. Returns the flag. */
-const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilop, const char **ihip)
+ * guards and the swap guards over both ranges. Returns the flag; kp (a
+ * jam's), when not NULL, gets a counter declared beside the bounds, = lo. */
+const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, const char **ilop, const char **ihip,
+                    const char **kp)
 {
     bool incl = t->clauses[0].iter.inclusive;
     line("if (%s %s %s) {", lo, incl ? "<=" : "<", hi);
     F->ind++;
     const char *last = incl ? hi : arena_printf("%s - 1", hi);
-    const char *go = new_temp(), *ilo = *ilop = new_temp(), *ihi = *ihip = new_temp();
+    const char *go = new_temp(), *ilo = *ilop = new_temp(), *ihi = *ihip = new_temp(), *k = kp ? *kp = new_temp() : NULL;
     struct buf cond = {0};
     bputs(&cond, "1");
     for (int i = 0; i < t->nswap_guards; i++)
         if (outer_guard(&t->swap_guards[i]))
             bprintf(&cond, " && %s", swap_guard_test(&t->swap_guards[i], lo, last, NULL, NULL));
-    line("int64_t %s = 0, %s = 0;", ilo, ihi);
+    if (k) line("int64_t %s = 0, %s = 0, %s = %s;", ilo, ihi, k, lo);
+    else line("int64_t %s = 0, %s = 0;", ilo, ihi);
     line("int %s = %s;", go, cond.p);
     cond.len = 0;
     line("if (%s) {", go);
@@ -295,8 +298,9 @@ void emit_versioned(struct ir_node *s)
         hi = tmp(b[1]->type, "%s", emit_expr(b[1]));
         scope_close();
         views = open_views(s);
-        if (t->swapped) {
-            emit_swapped(s, lo, hi);
+        if (t->swapped || t->jammed) {
+            if (t->swapped) emit_swapped(s, lo, hi);
+            else emit_jammed(s, lo, hi);
             close_views(views);
             close_rowmins(rowmins);
             return;

@@ -1,9 +1,9 @@
 /*
- * emit_jam.c: the inner loop of a nest emit_loops.c jams (jammed_nest):
+ * emit_jam.c: the inner loop of a nest emit_loops.c jams (emit_jammed):
  * one scalar copy of its body per outer iteration (emit_jam_copy), or a
  * dot-like sum's steps in vectors.
  *
- * A nest that opt_interchange.c jams with sums (emit_loops.c: jammed_nest)
+ * A nest that opt_interchange.c jams with sums (emit_loops.c: emit_jammed)
  * runs eight outer iterations u at a time inside one inner loop over k,
  * each carrying its own float accumulator: acc_u = acc_u + E_u(k). When E
  * reads rows that differ per outer iteration (c[i][j] = dot(a[i], bt[j]):
@@ -48,7 +48,7 @@ struct vleaf {
 struct vdot {
     struct ir_node *s, *in, *b;
     int nlets, jam;
-    const char **slots;    /* each outer iteration's slots (jammed_nest), nslots per iteration */
+    const char **slots;    /* each outer iteration's slots (emit_jammed), nslots per iteration */
     int acc;               /* the carried let E adds into */
     struct ir_node *e;     /* E */
     bool e_first;          /* E + acc (else acc + E or acc - E) */
@@ -273,7 +273,7 @@ static const char *lane_data(struct vdot *d, const struct view *views, int u, co
 
 
 /* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
- * lets (the carried sum among them) as jammed_nest keeps them, views: each
+ * lets (the carried sum among them) as emit_jammed keeps them, views: each
  * one's views of the inner loop. */
 static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
 {

@@ -6,13 +6,14 @@
  * too) reaches here as two loops behind a versioned if (opt_version.c,
  * emit_guards.c: emit_versioned); one on the pool as its chunk, that if
  * over the chunk's two variables, which its helper sets (pool_chunk). With
- * opt_version.c off, a guarded loop (a nest, a swapped nest, a generator)
- * runs as written, every check kept: the emitter writes no loop twice. A
- * loop's views hold an array's data pointer and length in locals for the
- * loop's length (open_views). A swapped nest runs its inner loop outside
- * when the guards hold: the versioned if of the two nests (opt_version.c:
- * emit_swapped prints them, the fast one's proved nodes naming the if). A
- * jammed nest writes U copies of the outer body into one inner loop, each
+ * opt_version.c off, a guarded loop (a nest, a swapped or jammed nest, a
+ * generator) runs as written, every check kept: the emitter versions
+ * nothing. A loop's views hold an array's data pointer and length in
+ * locals for the loop's length (open_views). A swapped nest runs its inner
+ * loop outside when the guards hold: the versioned if of the two nests
+ * (opt_version.c: emit_swapped prints them, the fast one's proved nodes
+ * naming the if). A jammed nest's versioned if alike (emit_jammed): its
+ * fast nest writes U copies of the outer body into one inner loop, each
  * with its own slot of the row it stores.
  */
 #include "emit_c.h"
@@ -36,23 +37,21 @@ void while_loop(struct ir_node *s)
     line("}");
 }
 
-/* Whether a fact of a node naming by (in_range_by; no_overflow_in, not
- * range: the inner loop's guards a swapped nest on the pool tests are not
- * all it has) holds where the node is written: by is a versioned if whose
- * then-branch holds the node, or a generator's fast copy holding it
- * (opt_version.c; ir_verify keeps them there), or the loop whose guarded
- * version is being written (opt_loops.c: a jammed nest). */
-bool proved_by(const struct ir_node *by, bool range)
+/* Whether a fact of a node naming by (in_range_by, no_overflow_in) holds
+ * where the node is written: by is a versioned if whose then-branch holds
+ * the node, or a generator's fast copy holding it (opt_version.c; ir_verify
+ * keeps them there). A node naming a loop is checked: its guards are
+ * opt_version.c's to test (with that pass off, nothing is proved by them). */
+bool proved_by(const struct ir_node *by)
 {
-    return by && (by->op == IR_IF || (by->fast_in && (by->op == IR_REDUCE || by->op == IR_LISTCOMP)) ||
-                  by == CG->guarded || (range && by == CG->swapped_inner));
+    return by && (by->op == IR_IF || (by->fast_in && (by->op == IR_REDUCE || by->op == IR_LISTCOMP)));
 }
 
 /* Whether n's bounds check is proved: by what it names (proved_by), or
  * everywhere (opt_range.c). */
 bool in_guarded_loop(struct ir_node *n)
 {
-    return n->in_bounds || proved_by(n->in_range_by, true);
+    return n->in_bounds || proved_by(n->in_range_by);
 }
 
 /* The arrays a loop views (opt_loops.c); returns the views' mark for
@@ -169,7 +168,7 @@ static struct ir_node *nest_block(struct ir_node *outer)
 void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
 {
     struct ir_node *fast = s->b, *fo = ir_guards_outside_of(fast), *b = fo->b;
-    const char *ilo, *ihi, *go = swap_go(s->a, lo, hi, &ilo, &ihi);
+    const char *ilo, *ihi, *go = swap_go(s->a, lo, hi, &ilo, &ihi, NULL);
     line("if (%s) {", go);
     F->ind++;
     int views = open_views(fast);
@@ -224,18 +223,22 @@ static const char *inner_elem(struct ir_guard *g, const char *j)
     return arena_printf("BRT_AT(%s, %s, %s)", ct, row, i);
 }
 
-/* A nest opt_interchange.c jams: JAM outer iterations at a time inside one
- * inner loop, without bounds checks, while JAM of them remain and the inner
- * loop's guards hold for each; from the first group where they do not (and
- * for the last few) the nest goes on one outer iteration at a time as
- * written. The lets before the inner loop are evaluated for the group
+/* A nest opt_interchange.c jams, versioned (opt_version.c: the if s over
+ * the outer bounds lo .. hi, exclusive): when its test holds (swap_go),
+ * JAM outer iterations at a time inside one inner loop, without bounds
+ * checks, while JAM of them remain and the guards the fast inner loop
+ * keeps (of the rows the lets name) hold for each; from the first group
+ * where they do not (and for the last few) the nest goes on one outer
+ * iteration at a time as written (the else-branch's body); else the nest
+ * as written, the same loop from lo (one C loop: the nest is written once
+ * as written, as before the pass versioned it). The lets before the inner loop are evaluated for the group
  * first (they cannot panic: their guards were tested over the whole outer
  * range) and kept in locals, one set per outer iteration; each copy of
  * the inner body sets the lets' variables (and views of the rows they name)
- * from its set. lo, hi: the outer bounds (exclusive). */
-static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
+ * from its set. */
+void emit_jammed(struct ir_node *iff, const char *lo, const char *hi)
 {
-    struct ir_node *in = s->swap, *b = nest_block(s);
+    struct ir_node *s = iff->b, *in = s->swap, *b = nest_block(s), *slow = iff->c;
     int nlets = 0; /* the lets before the inner loop; the statements after it follow */
     while (b->kids[nlets] != in)
         nlets++;
@@ -245,40 +248,11 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     for (int i = 0; i < nlets; i++)
         sums |= b->kids[i]->carried;
     int jam = sums ? JAM_SUMS : JAM;
-    line("if (%s < %s) {", lo, hi);
-    F->ind++;
-    const char *last = arena_printf("%s - 1", hi);
-    const char *go = new_temp(), *ilo = new_temp(), *ihi = new_temp(), *k = new_temp();
-    struct buf cond = {0};
-    bputs(&cond, "1");
-    for (int i = 0; i < s->nswap_guards; i++)
-        if (outer_guard(&s->swap_guards[i]))
-            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, NULL, NULL));
-    line("int64_t %s = 0, %s = 0, %s = %s;", ilo, ihi, k, lo);
-    line("int %s = %s;", go, cond.p);
-    line("if (%s) {", go);
-    F->ind++;
-    inner_bounds(in->iter.lo, in->iter.hi, ilo, ihi);
+    /* the swap guards, the inner bounds, the inner loop's guards of arrays
+     * the nest does not define (its guards of rows a let names are tested
+     * per group, below) */
+    const char *ilo, *ihi, *k, *go = swap_go(iff->a, lo, hi, &ilo, &ihi, &k);
     const char *ilast = arena_printf("%s - 1", ihi);
-    /* the guards that need the inner range: rows read along it, and before
-     * them (they index those rows) the inner loop's guards of arrays the
-     * nest does not define; its guards of rows a let names are tested per
-     * group, below */
-    cond.len = 0;
-    bprintf(&cond, "%s >= %s || (1", ilo, ihi);
-    for (int g = 0; g < in->nguards; g++)
-        if (nest_needs(&in->guards[g]) && !nest_let_var(b, in->guards[g].arr))
-            bprintf(&cond, " && %s", span_test(ilo, ilast, in->guards[g].off, vname(in->guards[g].arr)));
-    for (int i = 0; i < s->nswap_guards; i++)
-        if (!outer_guard(&s->swap_guards[i]))
-            bprintf(&cond, " && %s", swap_guard_test(&s->swap_guards[i], lo, last, ilo, ilast));
-    line("%s = %s);", go, cond.p);
-    free(cond.p);
-    F->ind--;
-    line("}");
-    struct ir_node *was = CG->guarded, *was_inner = CG->swapped_inner;
-    CG->guarded = s;
-    CG->swapped_inner = in;
     if (sums && emit_vdot_fits(s, b, nlets)) jam = VDOT_JAM;
     const char *v = declare_var(s->var, VS_OWNED);
     line("for (; %s && (uint64_t)%s - (uint64_t)%s >= %d; %s += %d) {", go, hi, k, jam, k, jam);
@@ -442,8 +416,6 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
     for (int u = 0; u < jam; u++)
         for (int i = 0; i < s->nslots; i++)
             if (!s->slots[i].rows && !s->slots[i].inner) line("%s = %s;", slot_elem(&s->slots[i], k, u), slots[u * s->nslots + i]);
-    CG->guarded = was;
-    CG->swapped_inner = was_inner;
     /* the statements after the inner loop, each iteration's in turn, as
      * written (checked), with its lets and accumulators */
     if (b->kids[b->nkids - 1] != in)
@@ -454,11 +426,12 @@ static void jammed_nest(struct ir_node *s, const char *lo, const char *hi)
         }
     F->ind--;
     line("}");
-    /* the rest, and from a group whose guards failed: as written */
+    /* the rest, from a group whose guards failed, and (the test failed:
+     * the else-branch) the nest as written from lo: one loop for both */
     line("for (; %s < %s; %s++) {", k, hi, k);
     F->ind++;
     line("%s = %s;", v, k);
-    emit_stmt(s->b);
+    emit_stmt(slow->b);
     F->ind--;
     line("}");
     F->ind--;
@@ -673,22 +646,17 @@ static bool accumulate_in_lanes(struct ir_node *s)
     return acc != NULL;
 }
 
-/* A range loop over lo .. hi (C expressions evaluated once): its views
- * open, then jammed, or as written (a versioned loop's copy too: its
- * guards are opt_version.c's to test, and with that pass off it runs
- * checked). */
-static void range_versions(struct ir_node *s, const char *lo, const char *hi)
+/* A sequential range loop over lo .. hi (C expressions evaluated once),
+ * its views open: as the IR holds it (a versioned loop's copy too; a loop
+ * with guards, opt_version.c off, runs checked), or an in-place map. */
+static void seq_range(struct ir_node *s, const char *lo, const char *hi)
 {
     int views = open_views(s);
-    if (s->swap && s->jam) {
-        jammed_nest(s, lo, hi);
-    } else {
-        /* a versioned nest's fast inner loop runs: gcc jams no nest whose
-         * inner loop might not */
-        if (s->fast_in && s->fast_in->a->guards_outside)
-            line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
-        if (s->nguards || s->fast_in || !map_steps(s, lo, hi)) range_loop(s, lo, hi);
-    }
+    /* a versioned nest's fast inner loop runs: gcc jams no nest whose
+     * inner loop might not */
+    if (s->fast_in && s->fast_in->a->guards_outside)
+        line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
+    if (s->nguards || s->fast_in || !map_steps(s, lo, hi)) range_loop(s, lo, hi);
     close_views(views);
 }
 
@@ -775,11 +743,11 @@ static void open_helper_views(struct ir_var **v)
 
 /* Loop s on the pool over lo .. hi (a chunk, or its whole range in order):
  * its chunk (opt_version.c: the versioned loop over chunk_lo .. chunk_hi)
- * with those set to lo and hi, else as range_versions writes s. */
+ * with those set to lo and hi, else as seq_range writes s. */
 static void pool_chunk(struct ir_node *s, const char *lo, const char *hi)
 {
     if (!s->chunk) {
-        range_versions(s, lo, hi);
+        seq_range(s, lo, hi);
         return;
     }
     line("%s = %s;", declare_var(s->chunk_lo, VS_OWNED), lo);
@@ -1001,7 +969,7 @@ void emit_for_range(struct ir_node *s)
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    bool pool = s->par && !CG->slot_names && !CG->swapped_inner;
+    bool pool = s->par && !CG->slot_names;
     if (pool && s->nfolds) fold_loop(s, lo, hi);
     else if (pool) par_loop(s, lo, hi);
     else pool_chunk(s, lo, hi);

@@ -78,7 +78,7 @@ bool emit_map_in_place(struct ir_node *s)
         return true;
     }
     const char *v = vname(s->var);
-    bool on_pool = c->pool && !CG->slot_names && !CG->swapped_inner; /* emit_listcomp's test for the pool */
+    bool on_pool = c->pool && !CG->slot_names; /* emit_listcomp's test for the pool */
     line("if (brt_arr_sole(%s)) {", v);
     F->ind++;
     scope_open();
@@ -128,7 +128,7 @@ static struct ir_node *body_map(struct ir_node *s)
 bool map_steps(struct ir_node *s, const char *lo, const char *hi)
 {
     struct ir_node *m = body_map(s);
-    if (!m || CG->map_tested || CG->slot_names || CG->swapped_inner) return false;
+    if (!m || CG->map_tested || CG->slot_names) return false;
     struct ir_node *c = m->a;
     const char *v = vname(m->var);
     /* on the pool, or par as written (filled in place, brt_par_fill_into:

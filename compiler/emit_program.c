@@ -168,7 +168,7 @@ static bool inorder_fold_loop(struct ir_node *n)
  * every bit is. Whether it wrote the hint (else fold_unroll may). */
 bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
 {
-    if (loop->slow || (loop->nguards && CG->guarded != loop)) return false; /* the checked copy: it runs rarely */
+    if (loop->slow || loop->nguards) return false; /* the checked copy: it runs rarely */
     if (!it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT || it->lo->type != ty_int
         || it->hi->type != ty_int)
         return false;

@@ -3,7 +3,7 @@
  * `restrict` locals of its fast copy; and (rows ahead, at the end) the row
  * further on that a loop over short rows fetches toward the cache.
  *
- * In the guarded version of a range loop (emit_loops.c: CG->guarded), an
+ * In the fast copy of a versioned range loop (opt_version.c: fast_in), an
  * element access u[i - 1][j][k] whose row u[i - 1][j] the loop cannot
  * change (its indices literals, variables the loop never sets, or one of
  * them + or - a literal; u never set in the loop) reads the row's data
@@ -392,7 +392,7 @@ int open_row_locals(struct ir_node *s, const char *lo, const char *hi, bool *ivd
 {
     int mark = CG->nrowlocs;
     *ivdep = false;
-    if ((CG->guarded != s && !s->fast_in) || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
+    if (!s->fast_in || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
     struct rscan *r = arena_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
     r->loop = s;
@@ -517,13 +517,13 @@ const struct rowloc *row_local(struct ir_node *n)
  * allocation per call, reused by each entry of the loop, released at exit
  * and on a panic's unwinding as any temporary). */
 static struct ir_var *kd_var;
-static bool kd_moves, kd_reads, kd_quiet; /* kd_quiet: in a swapped nest's versioned if: no reads */
+static bool kd_moves, kd_reads, kd_quiet; /* kd_quiet: in a swapped or jammed nest's versioned if: no reads */
 
 /* Whether column access n of m (by_cols) is one col_table will read
  * through the table: its fast copy a versioned if's (opt_version.c) or a
- * generator's. A swapped nest's (either copy of its versioned if:
- * rows_move), a jammed nest's, or a loop on the pool's (another C
- * function) reads the rows as it did. */
+ * generator's. A swapped or jammed nest's (either copy of its versioned
+ * if: rows_move), or a loop on the pool's (another C function) reads the
+ * rows as it did. */
 static bool table_read(struct ir_node *n)
 {
     struct ir_var *root = n->op == IR_INDEX && n->a->op == IR_INDEX ? n->a->a->var : !ir_is_expr(n) ? n->var : NULL;
@@ -539,7 +539,7 @@ static void rows_move(struct ir_node *n)
          (n->sop == IR_STORE && (n->nkids < 2 || n->unique_steps < 2))))
         kd_moves = true;
     kd_reads |= !kd_quiet && table_read(n);
-    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST && n->a->swapped && !kd_quiet) {
+    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST && (n->a->swapped || n->a->jammed) && !kd_quiet) {
         kd_quiet = true;
         ir_each_child(n, rows_move);
         kd_quiet = false;
@@ -563,7 +563,7 @@ const char *col_table(struct ir_node *n, struct ir_var *m)
     struct ir_node *by = n->in_range_by, *test = by && by->op == IR_IF ? by->a : by;
     bool gen = by && ir_is_expr(by) && by->fast_in; /* a generator's fast copy: tested by its guards */
     if (gen) test = by->fast_in;
-    if (!n->by_cols || !by || (by != CG->guarded && !gen && !(by->op == IR_IF && test && test->op == IR_GUARD_TEST)))
+    if (!n->by_cols || !by || (!gen && !(by->op == IR_IF && test && test->op == IR_GUARD_TEST)))
         return NULL;
     bool tested = false;
     for (int i = 0; i < test->nguards; i++) tested |= test->guards[i].cols && test->guards[i].arr == m;

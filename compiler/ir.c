@@ -332,21 +332,28 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     want(st, s, s->versioned && f && w && (f->op == w->op || fused) && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");
     want(st, s, (f->op == IR_WHILE) == (t->ind_var != NULL) && t->nkids == (f->op == IR_FOR_ARRAY ? 1 : 2) &&
-                    t->nclauses == (t->guards_outside || t->swapped) && !(t->guards_outside && t->swapped),
+                    t->nclauses == (t->guards_outside || t->swapped || t->jammed) &&
+                    t->guards_outside + t->swapped + t->jammed <= 1,
          "a guard test of another kind of loop");
     want(st, s, f->op != IR_FOR_ARRAY || (same_bound(t->kids[0], f->iter.array) && same_bound(t->kids[0], w->iter.array) &&
                                           f->var == t->var && w->var == t->var), "a versioned loop's values are not its guard test's");
     /* guards_outside: two nests over the outer range, the test's clause; the
      * fast nest's inner loop the fast copy. swapped: the fast nest's outer
      * loop the fast copy, over the inner range, its inner loop (fo) and the
-     * nest as written over the clause's */
-    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : f, *wi = t->nclauses || fused ? NULL : w;
-    struct ir_node *fo = t->guards_outside ? f : t->swapped ? ir_guards_outside_of(f) : NULL;
-    want(st, s, fi && fi->fast_in == s && !fi->slow && !fi->nguards && !fi->par && !f->nguards && !w->nguards &&
+     * nest as written over the clause's. jammed: the fast nest (fo) jammed,
+     * its inner loop the fast copy (keeping the guards tested per group of
+     * the rows its lets name), and the nest as written over the clause's */
+    struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : t->jammed ? f->swap : f;
+    struct ir_node *wi = t->nclauses || fused ? NULL : w;
+    struct ir_node *fo = t->guards_outside || t->jammed ? f : t->swapped ? ir_guards_outside_of(f) : NULL;
+    want(st, s, fi && fi->fast_in == s && !fi->slow && (!fi->nguards || t->jammed) && !fi->par && !f->nguards && !w->nguards &&
                     (t->nclauses ? !fo->fast_in && !w->fast_in && !w->slow : fused || (w->slow && !w->fast_in)),
          "a versioned loop's copies not marked fast and slow");
     want(st, s, !t->swapped || (fo && !fo->nguards && !fo->swap && !fo->par && !w->swap && !w->guards_outside),
          "a swapped nest's copies not a plain nest and the nest as written");
+    want(st, s, !t->jammed || (f->op == IR_FOR_RANGE && f->jam && f->swap && !f->par && !f->guards_outside && !f->nswap_guards &&
+                               !f->iter.inclusive && !w->swap && !w->jam && !w->nslots && !w->guards_outside),
+         "a jammed nest's copies not the nest jammed and the nest as written");
     for (int i = 0; i < 2 * t->nclauses; i++) {
         struct ir_iter *it = &t->clauses[0].iter;
         struct ir_node *k = i ? it->hi : it->lo, *fb = i ? fo->iter.hi : fo->iter.lo, *wb = i ? w->iter.hi : w->iter.lo;
@@ -624,10 +631,10 @@ static void v_expr(struct vstate *st, struct ir_node *n)
         return;
     }
     case IR_GUARD_TEST:
-        want(st, n, t == ty_bool && (n->nguards || n->swapped) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
+        want(st, n, t == ty_bool && (n->nguards || n->swapped || n->jammed) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
              "guard test");
         v_guards(st, n, n->guards, n->nguards);
-        want(st, n, n->swapped || !n->nswap_guards, "swap guards on a guard test not of a swapped nest");
+        want(st, n, n->swapped || n->jammed || !n->nswap_guards, "swap guards on a guard test not of a swapped or jammed nest");
         for (int i = 0; i < n->nswap_guards; i++) { /* over the nest's two ranges, each index a literal or a variable */
             struct ir_guard *g = &n->swap_guards[i];
             want(st, n, in_scope(st, g->arr) && (!g->at || g->at->op == IR_INT || (g->at->op == IR_VAR && in_scope(st, g->at->var))),

@@ -227,6 +227,8 @@ struct ir_node {
     bool jam;                    /* instead: four outer iterations at a time inside one inner loop */
     bool swapped;                /* IR_GUARD_TEST (opt_version.c): of a swapped nest, its then-branch
                                   * the inner loop outside, its else-branch the nest as written */
+    bool jammed;                 /* IR_GUARD_TEST (opt_version.c): of a jammed nest, its then-branch
+                                  * the nest jammed (its inner loop fast), its else-branch as written */
     struct ir_guard *slots;      /* jam: stored elements y[k + off] kept in locals through the inner loop,
                                   * and (rows) rows a[k + off] whose data pointers are */
     int nslots;
@@ -547,7 +549,7 @@ void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;
- * or a sequential swapped nest, not jammed), or (a loop on the pool that would be
+ * or a sequential swapped or jammed nest, not a jam's fast copy), or (a loop on the pool that would be
  * one were it sequential) gives it a chunk. */
 bool ir_versions(const struct ir_node *s, const struct ir_node *around);
 /* Whether evaluating n has no effect but its value and a panic (opt_parfor.c's

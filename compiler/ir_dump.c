@@ -127,15 +127,15 @@ static void dump_expr(FILE *out, struct ir_node *n)
         dump_expr(out, n->kids[0]);
         fputs(n->ind_var ? " step " : n->iter.inclusive ? "..=" : "..", out);
         dump_expr(out, n->kids[1]);
-        for (int i = 0; i < n->nclauses && !n->swapped; i++) {
+        for (int i = 0; i < n->nclauses && !n->swapped && !n->jammed; i++) {
             fputs(" outside ", out);
             dump_var(out, n->clauses[i].var);
             fputs(" in ", out);
             dump_iter(out, &n->clauses[i].iter);
         }
         if (n->par) fputs(" unsplit", out);
-        if (n->swapped) { /* (guards i in ilo..ihi swapped j in lo..hi swap[x+0]: a+0) */
-            fputs(" swapped ", out);
+        if (n->swapped || n->jammed) { /* (guards i in ilo..ihi swapped j in lo..hi swap[x+0]: a+0) */
+            fputs(n->jammed ? " jammed " : " swapped ", out);
             dump_var(out, n->clauses[0].var);
             fputs(" in ", out);
             dump_iter(out, &n->clauses[0].iter);

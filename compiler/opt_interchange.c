@@ -39,8 +39,9 @@
  * The facts it records (ir.h): the outer loop's `swap` (the inner loop),
  * `jam` (the second order instead of the first) and its `swap_guards`, and
  * in_range_by = the outer loop on the indices those guards prove. The
- * emitter writes the nest twice: in the new order without any bounds check,
- * taken when every guard holds (tested before), else the nest as written
+ * version pass (opt_version.c) writes the nest twice: in the new order
+ * without any bounds check, taken when every guard holds (tested before),
+ * else the nest as written
  * (with its inner loop's own guarded versions; a jammed nest goes on as
  * written from the first group of four whose inner guards fail). Either is
  * recorded only when the new order cannot differ:

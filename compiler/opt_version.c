@@ -35,9 +35,11 @@
  * and in place, else the nest as written (whose inner loop is versioned on
  * its own, or on the pool keeps its guards). gcc can then jam a plain nest.
  *
- * A sequential swapped nest (opt_interchange.c: swap, not jam) is versioned
- * whole (swap_nest): the fast nest its two loops exchanged, else the nest as
- * written, whose inner loop is then versioned on its own.
+ * A sequential swapped nest (opt_interchange.c: swap) is versioned whole
+ * (swap_nest): the fast nest its two loops exchanged, else the nest as
+ * written, whose inner loop is then versioned on its own. A jammed one
+ * (jam) alike (jam_nest): the fast nest jammed, its groups of outer
+ * iterations in one unchecked inner loop (emit_loops.c), else as written.
  *
  * A fused loop (opt_fuseloops.c: unfused) is versioned as any, its
  * else-branch the loops it fuses as written, each versioned on its own.
@@ -58,10 +60,10 @@
  *         else: for i in clo..chi: body                             slow
  *
  * a sequential copy of the loop over them, versioned as above (a hoisting
- * or a swapped nest's too), its guards tested per chunk. The loop keeps its
- * body (the chunk's loop as written reads it) and rowmins, no guard.
- *
- * Left to the emitter (emit_loops.c) this round: a jammed nest.
+ * or a swapped or jammed nest's too), its guards tested per chunk. The loop
+ * keeps its body (the chunk's loop as written reads it) and rowmins, no
+ * guard. The emitter versions nothing itself: with this pass off, every
+ * loop runs as written, checked.
  */
 #include "ir.h"
 
@@ -80,16 +82,18 @@ static bool hoists(const struct ir_node *p)
 }
 
 /* Whether outer loop p writes its inner loop s by itself: a swapped or
- * jammed nest, or (hoists) its inner loop's guards tested before it. */
+ * jammed nest (its fast copy too), or (hoists) its inner loop's guards
+ * tested before it. */
 static bool nest_of(const struct ir_node *p, const struct ir_node *s)
 {
     return p && p->op == IR_FOR_RANGE && (p->swap == s || (hoists(p) && ir_guards_outside_of(p) == s));
 }
 
-/* Whether s is a swapped nest (not jammed): versioned whole (swap_nest). */
+/* Whether s is a swapped or jammed nest, not a versioned jam's fast copy
+ * (its inner loop fast): versioned whole (swap_nest, jam_nest). */
 static bool swaps(const struct ir_node *s)
 {
-    return s->op == IR_FOR_RANGE && s->swap && !s->jam;
+    return s->op == IR_FOR_RANGE && s->swap && !s->swap->fast_in;
 }
 
 bool ir_versions(const struct ir_node *s, const struct ir_node *around)
@@ -324,6 +328,42 @@ static struct ir_node *nest_block(struct ir_node *outer)
     return b;
 }
 
+/* Whether guard g of a swapped or jammed nest's inner loop is one its test
+ * holds: of an array read along the inner loop. Its guards of rows and of
+ * fixed indices the swap guards prove, or the nest does not change
+ * (opt_interchange.c); a jam's of a row a let before the inner loop names
+ * are tested per group (the fast copy's inner loop keeps them). */
+static bool nest_guard(const struct ir_guard *g, const struct ir_node *b, int nlets)
+{
+    for (int i = 0; i < nlets; i++)
+        if (b->kids[i]->op == IR_LET && b->kids[i]->var == g->arr) return false;
+    return !g->rows && !g->fixed && !g->base && !g->cols;
+}
+
+/* Swapped or jammed nest s's guard test, its clause's bounds set first by
+ * lets where they are no repeatable term (slow: the nest as written, a copy
+ * of s; nlets: the statements of b, the block holding the inner loop, before
+ * it): the swap guards, the inner bounds (the inner loop's own: read once,
+ * in the test) and the inner loop's guards nest_guard keeps. The nest as
+ * written loses its swap: walk versions its inner loop on its own. */
+static struct ir_node *nest_test(struct ir_node *s, struct ir_node *slow, struct ir_node *lets, const struct ir_node *b,
+                                 int nlets)
+{
+    struct ir_node *in = s->swap, *test = ir_new(IR_GUARD_TEST, s->loc, ty_bool);
+    test->guards = arena_alloc(sizeof *test->guards * (size_t)(in->nguards + 1));
+    for (int i = 0; i < in->nguards; i++)
+        if (nest_guard(&in->guards[i], b, nlets)) test->guards[test->nguards++] = in->guards[i];
+    test->swap_guards = s->swap_guards, test->nswap_guards = s->nswap_guards;
+    outer_clause(test, slow, lets);
+    test->var = in->var;
+    test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
+    ir_push_kid(test, in->iter.lo);
+    ir_push_kid(test, in->iter.hi);
+    slow->swap = NULL, slow->jam = false, slow->swap_guards = NULL, slow->nswap_guards = 0;
+    slow->slots = NULL, slow->nslots = 0, slow->guards_outside = false;
+    return test;
+}
+
 /* Swapped nest s (opt_interchange.c: for j: lets; for i: body) rewritten in
  * place as the versioned if of the two nests that may run:
  *
@@ -344,26 +384,10 @@ static struct ir_node *swap_nest(struct ir_node *s)
     struct loc at = s->loc;
     struct ir_node *slow = ir_new(s->op, at, s->type), *lets = ir_new(IR_BLOCK, at, ty_void);
     *slow = *s;
-    struct ir_node *in = s->swap, *test = ir_new(IR_GUARD_TEST, at, ty_bool);
+    struct ir_node *in = s->swap, *test = nest_test(s, slow, lets, NULL, 0);
     test->swapped = true;
-    /* the inner loop's guards of arrays read along it: its guards of rows
-     * and of fixed indices the swap guards prove, or the nest does not
-     * change (opt_interchange.c) */
-    test->guards = arena_alloc(sizeof *test->guards * (size_t)(in->nguards + 1));
-    for (int i = 0; i < in->nguards; i++) {
-        struct ir_guard *g = &in->guards[i];
-        if (!g->rows && !g->fixed && !g->base && !g->cols) test->guards[test->nguards++] = *g;
-    }
-    test->swap_guards = s->swap_guards, test->nswap_guards = s->nswap_guards;
-    outer_clause(test, slow, lets);
-    test->var = in->var;
-    test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
-    ir_push_kid(test, in->iter.lo); /* the inner loop's own bounds: read once, in the test */
-    ir_push_kid(test, in->iter.hi);
     struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s;
     struct ir_node moved = take_views(slow);
-    slow->swap = NULL, slow->jam = false, slow->swap_guards = NULL, slow->nswap_guards = 0;
-    slow->guards_outside = false; /* the nest as written: its inner loop versioned on its own */
     cp_from = s, cp_from2 = in, cp_top = slow, cp_in = in;
     struct ir_node *fj = fast_copy(slow), *jb = nest_block(fj), *fi = jb->kids[jb->nkids - 1];
     cp_from2 = NULL;
@@ -375,13 +399,63 @@ static struct ir_node *swap_nest(struct ir_node *s)
     fi->fast_in = iff;
     retarget(fj, s, iff);
     /* the inner loop's: its indices (the swap guards prove those of its
-     * guards the test leaves out), not its overflows (emit_loops.c: proved_by) */
+     * guards the test leaves out), not its overflows (proved under all its
+     * guards, as a loop of its own) */
     rt_from = in, rt_to = iff, rt_ov_to = NULL;
     retarget_kid(fi);
     clear_slow(slow, s, iff);
     retarget(test, s, NULL); /* evaluated before the guards are known */
     retarget(test, in, NULL);
     return place(s, iff, lets, test, fi, slow, &moved);
+}
+
+/* Jammed nest s (opt_interchange.c: for i: lets; for j: body; then more
+ * statements) rewritten in place as the versioned if of the two nests
+ * that may run:
+ *
+ *     if guards(j in jlo..jhi jammed i in lo..hi jam[...]: j's guards):
+ *         for i in lo..hi fast jam:    the fast copy: JAM outer iterations
+ *             lets                     at a time in one inner loop, while
+ *             for j in ...: body       that many remain and the guards its
+ *             more                     inner loop keeps (of the rows the
+ *                                      lets name) hold for the group; the
+ *                                      iterations left run the else-branch's
+ *                                      body (emit_loops.c: emit_jammed)
+ *     else:
+ *         for i in lo..hi: lets; for j in ...: body; more    as written
+ *
+ * The test is a swapped nest's (the swap guards, then the inner bounds,
+ * read once, and the inner loop's guards of the arrays no let names). The
+ * nodes the swap guards (s) or the inner loop's guards (in: indices, not
+ * overflows) prove name the if in the lets and the inner loop; the
+ * statements after the inner loop are the nest as written's (checked).
+ * The nest as written keeps its inner loop's guards: walk versions it on
+ * its own. */
+static struct ir_node *jam_nest(struct ir_node *s)
+{
+    struct loc at = s->loc;
+    struct ir_node *slow = ir_new(s->op, at, s->type), *lets = ir_new(IR_BLOCK, at, ty_void);
+    *slow = *s;
+    struct ir_node *in = s->swap, *b = nest_block(s);
+    int k = 0; /* the inner loop's place in b, after the lets */
+    while (b->kids[k] != in) k++;
+    struct ir_node *test = nest_test(s, slow, lets, b, k);
+    test->jammed = true;
+    struct ir_node *iff = lets->nkids ? ir_new(IR_IF, at, ty_void) : s;
+    struct ir_node moved = take_views(slow);
+    cp_from = s, cp_from2 = in, cp_top = slow, cp_in = in;
+    struct ir_node *fj = fast_copy(slow), *jb = nest_block(fj), *fi = jb->kids[k];
+    cp_from2 = NULL;
+    for (int i = k + 1; i < b->nkids; i++) jb->kids[i] = b->kids[i]; /* after the inner loop: as written */
+    fj->swap = fi, fj->jam = true, fj->slots = s->slots, fj->nslots = s->nslots;
+    fi->fast_in = iff;
+    retarget(fj, s, iff);
+    rt_from = in, rt_to = iff, rt_ov_to = NULL; /* indices, not overflows: as swap_nest */
+    retarget_kid(fi);
+    clear_slow(slow, s, iff);
+    retarget(test, s, NULL); /* evaluated before the guards are known */
+    retarget(test, in, NULL);
+    return place(s, iff, lets, test, fj, slow, &moved);
 }
 
 static void walk(struct ir_node *s, struct ir_node *around);
@@ -407,7 +481,7 @@ static void chunk(struct ir_node *s)
     c->iter.hi = ir_mk_var(s->chunk_hi, at);
     retarget(c->b, s, c);
     s->guards = NULL, s->nguards = 0, s->guards_outside = false;
-    s->swap = NULL, s->swap_guards = NULL, s->nswap_guards = 0;
+    s->swap = NULL, s->jam = false, s->swap_guards = NULL, s->nswap_guards = 0, s->slots = NULL, s->nslots = 0;
     s->views = NULL, s->nviews = 0;
     s->chunk = c;
     walk(c, s); /* c rewritten in place */
@@ -429,7 +503,8 @@ static void walk(struct ir_node *s, struct ir_node *around)
         if (ir_versions(s, around) && s->par) {
             chunk(s);
         } else if (ir_versions(s, around) && s->swap) {
-            walk(swap_nest(s)->c, around); /* the nest as written: its inner loop versioned on its own */
+            /* the nest as written: its inner loop versioned on its own */
+            walk((s->jam ? jam_nest(s) : swap_nest(s))->c, around);
         } else if (ir_versions(s, around) && s->nguards) {
             struct ir_node *iff = version(s, false);
             if (iff->c->op == IR_BLOCK) walk(iff->c, around); /* a fused loop's: the loops as written */

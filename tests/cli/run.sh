@@ -539,6 +539,10 @@ verify_hook loop ver/v.br "if versioned (guards"
 # nest as written marked proved by the swapped nest's guard test
 printf 'fn cols(a: [[float]], n: int) -> [float]:\n    var y = [0.0] * len(a)\n    for j in 0..n:\n        for i in 0..len(a):\n            y[i] += a[i][j]\n    return y\n\nfn main():\n    print(cols([[1.0, 2.0], [3.0, 4.0]], 2))\n' > ver/s.br
 verify_hook swap ver/s.br " swapped v"
+# a jammed nest (its fast nest jammed, the nest as written else): an element
+# read of the nest as written marked proved by the jammed nest's guard test
+printf 'fn mm(a: [[float]], b: [[float]], n: int) -> [[float]]:\n    var c = [[0.0] * n for i in 0..n]\n    for i in 0..n:\n        for k in 0..n:\n            for j in 0..n:\n                c[i][j] += a[i][k] * b[k][j]\n    return c\n\nfn main():\n    let a = [[1.0, 2.0], [3.0, 4.0]]\n    print(mm(a, a, 2))\n' > ver/j.br
+verify_hook jam ver/j.br " jammed v"
 # a generator (its fast copy, which the emitter writes when its guards hold):
 # an element read of the generator as written marked proved by the copy
 printf 'fn f(xs: [int], n: int) -> int:\n    return sum(xs[i] + xs[i + 1] for i in 0..n)\n\nfn main():\n    print(f([1, 2, 3], 2))\n' > ver/g.br
