@@ -101,6 +101,8 @@ const struct view *view_of(struct ir_node *a)
     return a->op == IR_VAR ? view_of_var(a->var) : NULL;
 }
 
+static bool head_prefetch; /* range_head writes the loop's prefetches (range_loop) */
+
 /* The head of for var in lo .. hi (or ..= hi), both already evaluated into
  * temporaries: the C loop opened, var set; range_end closes it. ivdep: after
  * `#pragma GCC ivdep` (no dependence carried through memory: open_row_locals). */
@@ -129,6 +131,9 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi, bool i
     }
     F->ind++;
     line("%s = %s;", v, k);
+    /* opt_prefetch.c: the streams' elements BRT_PREFETCH_AHEAD bytes on */
+    for (int i = 0; head_prefetch && i < s->nstreams; i++)
+        line("BRT_PREFETCH((%s *)%s->data + %s);", ctype(s->streams[i]->type->elem), vname(s->streams[i]), k);
 }
 
 static void range_end(void)
@@ -137,12 +142,45 @@ static void range_end(void)
     line("}");
 }
 
+/* A loop opt_prefetch.c marked, n its count: written twice, with its
+ * prefetches when it runs BRT_PREFETCH_MIN times or more (a stream too long
+ * to stay in cache between runs), else as written: over a short array in
+ * cache the prefetch's two instructions an element only cost. */
+struct pf_loop { const char *lo, *hi, *v, *n, *snap, *k; };
+static void prefetch_versions(struct ir_node *s, const char *n, const struct pf_loop *a,
+                              void (*one)(struct ir_node *, const struct pf_loop *, bool))
+{
+    line("if (%s >= BRT_PREFETCH_MIN) {", n);
+    F->ind++;
+    one(s, a, true);
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    one(s, a, false);
+    F->ind--;
+    line("}");
+}
+
+static void range_loop_one(struct ir_node *s, const struct pf_loop *a, bool prefetch);
+
 void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
+    struct pf_loop a = {.lo = lo, .hi = hi};
+    /* hi < lo: a count past any limit, and a loop that runs no time */
+    if (s->prefetch && s->nstreams)
+        prefetch_versions(s, arena_printf("(uint64_t)%s - (uint64_t)%s", hi, lo), &a, range_loop_one);
+    else range_loop_one(s, &a, false);
+}
+
+static void range_loop_one(struct ir_node *s, const struct pf_loop *a, bool prefetch)
+{
+    const char *lo = a->lo, *hi = a->hi;
     bool ivdep;
     int rows = open_row_locals(s, lo, hi, &ivdep); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
+    head_prefetch = prefetch;
     range_head(s, lo, hi, ivdep);
+    head_prefetch = false;
     rows_ahead(s);
     open_row_elems(s);
     emit_stmt(s->b);
@@ -975,6 +1013,19 @@ void emit_for_range(struct ir_node *s)
     else pool_chunk(s, lo, hi);
 }
 
+/* for v in the snapshot's data, prefetching its elements ahead */
+static void snap_loop(struct ir_node *s, const struct pf_loop *a, bool prefetch)
+{
+    fold_unroll(s);
+    line("for (int64_t %s = 0; %s < %s; %s++) {", a->k, a->k, a->n, a->k);
+    F->ind++;
+    line("%s = %s[%s];", a->v, a->snap, a->k);
+    if (prefetch) line("BRT_PREFETCH(%s + %s);", a->snap, a->k); /* opt_prefetch.c */
+    emit_stmt(s->b);
+    F->ind--;
+    line("}");
+}
+
 /* A for-over-array loop's body: v is element k < n of the snapshot's data
  * (snap), or (snap NULL) each of the n values of range(lo, ..., step). */
 static void array_loop(struct ir_node *s, const char *v, const char *n, const char *snap, const char *lo,
@@ -1002,13 +1053,9 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
         line("}");
         return;
     }
-    fold_unroll(s);
-    line("for (int64_t %s = 0; %s < %s; %s++) {", k, k, n, k);
-    F->ind++;
-    line("%s = %s[%s];", v, snap, k);
-    emit_stmt(s->b);
-    F->ind--;
-    line("}");
+    struct pf_loop a = {.v = v, .n = n, .snap = snap, .k = k};
+    if (s->prefetch) prefetch_versions(s, n, &a, snap_loop);
+    else snap_loop(s, &a, false);
 }
 
 void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo, const char *step)

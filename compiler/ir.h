@@ -265,6 +265,11 @@ struct ir_node {
      * the chunk. */
     struct ir_node *chunk;
     struct ir_var *chunk_lo, *chunk_hi;
+    /* IR_FOR_RANGE, IR_FOR_ARRAY (opt_prefetch.c): a scatter loop whose streams the emitter
+     * prefetches ahead: an array loop's snapshot, a range loop's streams (arrays read as a[i]) */
+    bool prefetch;
+    struct ir_var **streams;
+    int nstreams;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
     struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose
@@ -546,6 +551,7 @@ void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
 bool opt_pass_on(const char *name);
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
+void opt_prefetch(struct ir_program *ir); /* opt_prefetch.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;

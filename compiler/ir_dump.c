@@ -317,6 +317,8 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         }
         fputs("]", out);
     }
+    if (s->prefetch && !s->nstreams) fputs(" prefetch", out); /* an array loop: its snapshot */
+    dump_var_list(out, "prefetch", s->streams, s->nstreams);
     dump_var_list(out, "views", s->views, s->nviews);
     dump_var_list(out, "rowmins", s->rowmins, s->nrowmins);
     if (s->op == IR_FOR_RANGE && s->par) {
@@ -398,7 +400,9 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
     case IR_IF:
         fputs(s->versioned ? "if versioned " : "if ", out);
         dump_expr(out, s->a);
-        dump_var_list(out, "views", s->views, s->nviews);
+        if (s->prefetch && !s->nstreams) fputs(" prefetch", out); /* an array loop: its snapshot */
+    dump_var_list(out, "prefetch", s->streams, s->nstreams);
+    dump_var_list(out, "views", s->views, s->nviews);
         dump_var_list(out, "rowmins", s->rowmins, s->nrowmins);
         fputs("\n", out);
         dump_stmt(out, s->b, ind + 1);

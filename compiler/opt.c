@@ -52,7 +52,8 @@
     X(fuseloops, opt_fuseloops, "adjacent loops over the same range whose order no iteration sees run as one") \
     X(carry, opt_carry, "elements a loop stores and reads back in its next iteration kept in a local") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
-    X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals")
+    X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals") \
+    X(prefetch, opt_prefetch, "loops storing at a computed index read their arrays' elements ahead")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -132,6 +133,8 @@ static const struct {
     {"parfor", "version", "a loop on the pool is versioned in its chunk; its work is the loop's once"},
     {"unique", "cursor", "a cursor keeps an array the unique statements made unique before the statement"},
     {"version", "cursor", "the statements a cursor wraps are those the emitter writes, each copy's"},
+    {"version", "prefetch", "the loops it marks are those the emitter writes, each copy's"},
+    {"cursor", "prefetch", "it only marks loops: nothing after it may rewrite them"},
 };
 
 struct pass {
@@ -254,9 +257,11 @@ static void check_pass_order(void)
     /* its fast copies share subtrees with the loops as written: no pass may
      * rewrite the IR after it but cursor, which only wraps a statement in a
      * block and marks pushes, and leaves a statement it wrapped as it is when
-     * it meets it again through a shared subtree */
-    if (strcmp(passes[NPASSES - 2].name, "version") != 0 || strcmp(passes[NPASSES - 1].name, "cursor") != 0)
-        internal_error("passes version and cursor must run last");
+     * it meets it again through a shared subtree, and prefetch, which only
+     * marks loops (the same mark, met twice) */
+    if (strcmp(passes[NPASSES - 3].name, "version") != 0 || strcmp(passes[NPASSES - 2].name, "cursor") != 0 ||
+        strcmp(passes[NPASSES - 1].name, "prefetch") != 0)
+        internal_error("passes version, cursor and prefetch must run last");
 }
 
 bool optimize(struct ir_program *ir, const char *stop_after)

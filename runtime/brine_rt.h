@@ -43,6 +43,24 @@
 #define BRT_LIKELY(x) (x)
 #define BRT_UNLIKELY(x) (x)
 #endif
+/* A loop storing at a computed index (a histogram's counts[b] += 1) runs one
+ * element at a time, too many instructions each for the processor's window
+ * to hold the stream's next lines in flight: the compiler's prefetch
+ * (opt_prefetch.c) asks for the element BRT_PREFETCH_AHEAD bytes on, one
+ * per iteration (clamp_fn: 90 -> 22 ms). A prefetch never faults, wherever
+ * it points; the address is computed as an integer, past the array's end
+ * too. */
+#define BRT_PREFETCH_AHEAD 2048
+/* The least count of iterations a marked loop prefetches for (512 KB of
+ * 8-byte elements): a shorter stream a program walks again stays in
+ * cache, where the prefetch only costs (a histogram of 4,096 doubles
+ * 5,000 times: 57.5 -> 69.2 ms portable with one). */
+#define BRT_PREFETCH_MIN 65536
+#if BRT_GCC
+#define BRT_PREFETCH(p) __builtin_prefetch((const void *)((uintptr_t)(p) + BRT_PREFETCH_AHEAD))
+#else
+#define BRT_PREFETCH(p) ((void)0)
+#endif
 /* A panic is cold as well as noreturn: gcc then predicts every path into one
  * as never taken. __builtin_expect alone says 90% (its default), so a loop
  * of eight unproved checks looked as if it left by a panic in two

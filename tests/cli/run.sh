@@ -497,7 +497,7 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, carry, version, cursor (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, carry, version, cursor, prefetch (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
@@ -1357,6 +1357,20 @@ check "push cursor: the filter's pushes in locals, the length read pushes as wri
     [ "$(sed -n '/^static .*bf_main_keep(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR_PUSH(')" -eq 1 -a \
       "$(sed -n '/^static .*bf_main_lens(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR')" -eq 0 ]
 check "push cursor: the output" [ "$("$BRINE" run pc/p.br)" = "[2.0, 1.5] [0, 2, 4, 6]" ]
+
+# ---- prefetch: a loop storing at a computed index reads its stream ahead ----
+# A histogram's loop (for x in xs: counts[b] += 1) prefetches its element
+# stream (BRT_PREFETCH, opt_prefetch.c); a loop storing at its own index
+# (ys[i] = ...) gets none, nor does any loop with --opt=-prefetch.
+mkdir -p pf
+printf 'fn hist(xs: [float]) -> [int]:\n    var c = [0] * 4\n    for x in xs:\n        c[min(int(x * 4.0), 3)] += 1\n    return c\n\nfn twice(xs: [float]) -> [float]:\n    var ys = [0.0] * len(xs)\n    for i in 0..len(xs):\n        ys[i] = xs[i] * 2.0\n    return ys\n\nfn main():\n    print(hist([0.1, 0.9, 0.5]), twice([1.0]))\n' > pf/p.br
+"$BRINE" --dump=c pf/p.br > pf.c 2> pf.log
+"$BRINE" build --emit-c --opt=-prefetch pf/p.br -o pf/off 2>> pf.log
+check "prefetch: the histogram's stream read ahead, the map's not, none with the pass off" \
+    [ "$(sed -n '/^static .*bf_main_hist(.*)$/,/^}/p' pf.c | grep -c 'BRT_PREFETCH(')" -eq 1 -a \
+      "$(sed -n '/^static .*bf_main_twice(.*)$/,/^}/p' pf.c | grep -c 'BRT_PREFETCH')" -eq 0 -a \
+      "$(grep -c 'BRT_PREFETCH(' pf/off.c)" -eq 0 ]
+check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the
