@@ -42,6 +42,15 @@ harness_start cli "$@"
 # totals LOG: brine test's closing line without its time ("2 passed, 0 failed")
 totals() { tail -n 1 "$1" | sed -E 's/ in [0-9]+\.[0-9]{2} s$//'; }
 same() { cmp -s "$1" "$2"; }
+# as_none WHAT NAME BIN SRC: BIN's output and panic (NAME.got) are those of
+# `brine run --opt=none SRC` (NAME.want), checked as WHAT
+as_none() {
+    "$3" > "$2.got" 2>&1
+    "$BRINE" run --opt=none "$4" > "$2.want" 2>&1
+    check "$1" same "$2.got" "$2.want"
+}
+# cbody FILE.c FN: the C function FN (a static definition) of FILE.c
+cbody() { sed -n "/^static .*$2(.*)\$/,/^}/p" "$1"; }
 
 mkdir -p gen/area hand
 printf 'marker\n' > gen/GENERATED
@@ -592,7 +601,7 @@ fn main():
 EOB
 "$BRINE" build --release --cpu=native --emit-c fo/f.br -o fo/f > fo.log 2>&1
 check "fold: builds with --emit-c" [ $? -eq 0 -a -s fo/f.c ]
-fnbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" fo/f.c; }
+fnbody() { cbody fo/f.c "$1"; }
 # A function whose innermost loops are all such folds is BP_FOLD256 instead
 # (gcc's fold-left in 256-bit vectors), its steps without BP_FOLD.
 fnhead() { grep "^static .*$1(.*)\$" fo/f.c; }
@@ -705,9 +714,7 @@ EOB
     fo_moves=$(sed -n '/^bf_main_main:/,/\.cfi_endproc/p' fo/m.s | grep -cE 'vmovsd[[:space:]]+%xmm[0-9]+, %xmm[0-9]+, %xmm[0-9]+')
     check "fold: the sum stays in its register (main's inlined dots: $fo_moves register moves)" [ -s fo/m.s -a "$fo_moves" -le 10 ]
 fi
-./fo/f > fo.got 2>&1
-"$BRINE" run --opt=none fo/f.br > fo.want 2>&1
-check "fold: the same output as --opt=none" same fo.got fo.want
+as_none "fold: the same output as --opt=none" fo ./fo/f fo/f.br
 
 # ---- a jammed nest's dot-like sums in vectors (emit_jam.c) ------------------
 # c[i][j] = a fold over k of E(a[i][k], bt[j][k]), rows that differ per j: the
@@ -774,7 +781,7 @@ fn main():
 EOB
 "$BRINE" build --release --cpu=native --emit-c vd/v.br -o vd/v > vd.log 2>&1
 check "vdot: builds with --emit-c" [ $? -eq 0 -a -s vd/v.c ]
-vdbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" vd/v.c; }
+vdbody() { cbody vd/v.c "$1"; }
 check "vdot: dot(a[i], bt[j]) runs as vectors, bt[j] turned, a[i] broadcast" \
     [ "$(vdbody bf_main_dots | grep -c '#if BP_VDOT')" -ge 1 -a "$(vdbody bf_main_dots | grep -c 'bp_v4_cols2(')" -ge 2 -a \
       "$(vdbody bf_main_dots | grep -c 'bp_v4_splat(')" -ge 2 ]
@@ -790,9 +797,7 @@ check "vdot: only gcc 12 or clang with AVX" \
     grep -q '^#if defined(__GNUC__) && !defined(__TINYC__) && defined(__AVX__) && (defined(__clang__) || __GNUC__ >= 12)$' vd/v.c
 check "vdot: the upper halves of a turned pair inserted from memory (no second shuffle)" \
     [ "$(sed -n '/^BRT_INLINE void bp_v4_cols2/,/^}/p' vd/v.c | grep -c '_mm256_insertf128_pd(')" -eq 2 ]
-./vd/v > vd.got 2>&1
-"$BRINE" run --opt=none vd/v.br > vd.want 2>&1
-check "vdot: the same output as --opt=none" same vd.got vd.want
+as_none "vdot: the same output as --opt=none" vd ./vd/v vd/v.br
 # without AVX (the portable build): the same loop in 2-lane vectors
 "$BRINE" build --release --emit-c vd/v.br -o vd/p > vd.log 2>&1
 check "vdot: the portable build writes the loop in 2-lane vectors too" \
@@ -835,16 +840,14 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c un/u.br -o un/u > un.log 2>&1
 check "unroll: builds with --emit-c" [ $? -eq 0 -a -s un/u.c ]
-unbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" un/u.c; }
+unbody() { cbody un/u.c "$1"; }
 check "unroll: 0..d, 0..=3 and the sum over 0..d (d = 16) unrolled; 0..d + 1, the nest's outer loop and calls not" \
     [ "$(unbody bf_main_main | grep -c '^ *BP_UNROLL$')" -eq 3 ]
 check "unroll: bounds of a short loop as literals" [ "$(unbody bf_main_main | grep -cE '= 16LL;$|< 16LL \?')" -eq 3 ]
 check "unroll: never for a parameter's bound" [ "$(unbody bf_main_part | grep -c BP_UNROLL)" -eq 0 ]
 check "unroll: BP_UNROLL only for gcc" \
     grep -q '^#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__)$' un/u.c
-./un/u > un.got 2>&1
-"$BRINE" run --opt=none un/u.br > un.want 2>&1
-check "unroll: the same output as --opt=none" same un.got un.want
+as_none "unroll: the same output as --opt=none" un ./un/u un/u.br
 
 # ---- a recursive function's tuple result: its fields kept in registers -----
 # (emit_c.c, BP_KEEP in emit_program.c's prelude): without it gcc pairs the
@@ -875,9 +878,7 @@ check "keep: builds with --emit-c" [ $? -eq 0 -a -s rk/r.c ]
 check "keep: the three calls of split keep its float field (BP_KEEP_F)" [ "$(grep -c 'BP_KEEP_F(t[0-9]*\.f0);' rk/r.c)" -eq 3 ]
 check "keep: and its int field (BP_KEEP_I); wide's 24-byte result, returned in memory, none" \
     [ "$(grep -c 'BP_KEEP_I(t[0-9]*\.f1);' rk/r.c)" -eq 3 -a "$(grep -c 'BP_KEEP_[FI](t[0-9]*\.f2);' rk/r.c)" -eq 0 ]
-./rk/r > rk.got 2>&1
-"$BRINE" run --opt=none rk/r.br > rk.want 2>&1
-check "keep: the same output as --opt=none" same rk.got rk.want
+as_none "keep: the same output as --opt=none" rk ./rk/r rk/r.br
 
 # ---- pops: the last element taken inline where the array is its own --------
 # xs.pop() is BRT_POP (runtime/brine_rt.h): not empty and the only reference,
@@ -906,9 +907,7 @@ check "pop: the int pop written as BRT_POP" [ "$(grep -c 'BRT_POP(' pp/p.c)" -eq
 check "pop: the tuple pop read field by field from its slot (BRT_POP_EACH)" [ "$(grep -c 'BRT_POP_EACH(' pp/p.c)" -eq 1 ]
 check "pop: the tuple push stored field by field (BRT_PUSH_EACH), no plain BRT_PUSH" \
     [ "$(grep -c 'BRT_PUSH_EACH(' pp/p.c)" -eq 1 -a "$(grep -c 'BRT_PUSH(' pp/p.c)" -eq 0 ]
-./pp/p > pp.got 2>&1
-"$BRINE" run --opt=none pp/p.br > pp.want 2>&1
-check "pop: the same output and panic as --opt=none" same pp.got pp.want
+as_none "pop: the same output and panic as --opt=none" pp ./pp/p pp/p.br
 check "pop: the shared array kept its elements, the empty one panicked" \
     grep -q "^7.75 cdba 3 c$" pp.got
 
@@ -938,14 +937,12 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c cp/c.br -o cp/c > cp.log 2>&1
 check "room: builds with --emit-c" [ $? -eq 0 -a -s cp/c.c ]
-cpbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" cp/c.c; }
+cpbody() { cbody cp/c.c "$1"; }
 check "room: axpy's and scale's comprehensions store while the room holds them" \
     [ "$(cpbody bf_main_axpy | grep -c 'BRT_CURSOR_PUT(')" -ge 1 -a "$(cpbody bf_main_scale | grep -c 'BRT_CURSOR_PUT(')" -ge 1 ]
 check "room: a filter and a second clause push" \
     [ "$(cpbody 'bf_main_\(kept\|pairs\)' | grep -c 'BRT_CURSOR_PUT(')" -eq 0 -a "$(cpbody 'bf_main_\(kept\|pairs\)' | grep -c 'BRT_CURSOR_PUSH(')" -eq 2 ]
-./cp/c > cp.got 2>&1
-"$BRINE" run --opt=none cp/c.br > cp.want 2>&1
-check "room: the same output and panic as --opt=none" same cp.got cp.want
+as_none "room: the same output and panic as --opt=none" cp ./cp/c cp/c.br
 check "room: the index panic after the first line" grep -q "index out of bounds: the len is 3 but the index is 3" cp.got
 
 # ---- proved reads in code written in place: no call-chain slot around them --
@@ -975,9 +972,7 @@ check "quiet: builds with --emit-c" [ $? -eq 0 -a -s qh/h.c ]
 check "quiet: no slot stored around a proved element read" [ "$(awk '/fp_\[0\] = &L[0-9]+;/ {a=NR; next}
     a && NR==a+1 && /= (BRT_AT\(double, [a-z0-9_]+, [a-z0-9_]+\)|t[0-9]+\[[a-z0-9_]+\]);/ {b=NR; next}
     b && NR==b+1 && /fp_\[0\] = NULL;/ {n++} {a=0; b=0} END {print n+0}' qh/h.c)" -eq 0 ]
-./qh/h > qh.got 2>&1
-"$BRINE" run --opt=none qh/h.br > qh.want 2>&1
-check "quiet: the same output and panic as --opt=none" same qh.got qh.want
+as_none "quiet: the same output and panic as --opt=none" qh ./qh/h qh/h.br
 # Any code written in place writes no slot at all: its places name the
 # call's place as their site (brt_loc.site), which the chain prints as the
 # frame outside (tests/golden/chains/inlined*: the same chains as before).
@@ -1023,9 +1018,7 @@ check "kfree: four keyed reductions get bp_kfree (int sum, u64 sum, min, any)" \
     [ "$(grep -c '^BP_PAR bool bp_kfree[0-9]*(' kf/k.c)" -eq 4 ]
 check "kfree: passed to the runtime four times, NULL four times" \
     [ "$(grep -c 'bp_kfree[0-9]*, &' kf/k.c)" -eq 4 -a "$(grep -c 'bp_kroots[0-9]*, NULL, NULL' kf/k.c)" -eq 4 ]
-./kf/k > kf.got 2>&1
-"$BRINE" run --opt=none kf/k.br > kf.want 2>&1
-check "kfree: the same output as --opt=none" same kf.got kf.want
+as_none "kfree: the same output as --opt=none" kf ./kf/k kf/k.br
 
 # ---- field stores down a path stay one C lvalue ------------------------------
 # ps[i].x = v in a loop: the slot written as ps_data[i].f0 = v, not through a
@@ -1060,9 +1053,7 @@ check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the 
       "$(grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ' fp/f.c)" -eq 10 ]
 check "field store: the one thread's nest holds no call (the split tested before the loop over s)" \
     [ "$(fpbody | grep -c '&& !brt_par_for_splits(')" -eq 1 ]
-./fp/f > fp.got 2>&1
-"$BRINE" run --opt=none fp/f.br > fp.want 2>&1
-check "field store: the same output as --opt=none" same fp.got fp.want
+as_none "field store: the same output as --opt=none" fp ./fp/f fp/f.br
 
 # ---- xs = [par] [e for i in 0..len(xs)], e reading xs[i]: slots in place ------
 # When xs alone holds its array, element i is stored into slot i (a par one
@@ -1083,9 +1074,7 @@ check "map in place: builds with --emit-c" [ $? -eq 0 -a -s mi/m.c ]
 mibody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/m.c; }
 check "map in place: the par one filled into xs, the sequential one into rs, the reversal not" \
     [ "$(mibody | grep -c 'brt_par_fill_into(')" -eq 1 -a "$(mibody | grep -c 'if (brt_arr_sole(')" -eq 2 ]
-./mi/m > mi.got 2>&1
-"$BRINE" run --opt=none mi/m.br > mi.want 2>&1
-check "map in place: the same output as --opt=none" same mi.got mi.want
+as_none "map in place: the same output as --opt=none" mi ./mi/m mi/m.br
 
 # xs = [e for x in xs] on the pool (enough work an element): when the
 # runtime splits it, filled into xs too.
@@ -1167,7 +1156,7 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c fe/f.br -o fe/f > fe.log 2>&1
 check "for-each held: builds with --emit-c" [ $? -eq 0 -a -s fe/f.c ]
-febody() { sed -n "/^static .*$1(.*)\$/,/^}/p" fe/f.c; }
+febody() { cbody fe/f.c "$1"; }
 check "for-each held: horner's loop over its parameter retains nothing, pushes no owner frame" \
     [ "$(febody bf_main_horner | grep -c 'brt_retain\|brt_own_push\|brt_arr_release')" -eq 0 ]
 check "for-each held: a loop whose body pushes into its array keeps its snapshot" \
@@ -1184,9 +1173,7 @@ check "for-each held: its loop over the literal's 3 elements written out, cs[2] 
 # elsewhere (tcc): the same bits (tests/golden/float/abs_sign_bit)
 check "abs: __builtin_fabs for gcc only" \
     [ "$(grep -A1 -x '#if defined(__GNUC__) && !defined(__TINYC__)' fe/f.c | grep -cx '#define bp_fabs(x) __builtin_fabs(x)')" -eq 1 ]
-./fe/f > fe.got 2>&1
-"$BRINE" run --opt=none fe/f.br > fe.want 2>&1
-check "for-each held: the same output as --opt=none" same fe.got fe.want
+as_none "for-each held: the same output as --opt=none" fe ./fe/f fe/f.br
 
 # ---- rows in restrict locals: the rows a guarded loop reads and stores ------
 # The fast copy of a guarded innermost loop reads each row it indexes at a
@@ -1238,7 +1225,7 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c rl/r.br -o rl/r > rl.log 2>&1
 check "rows: builds with --emit-c" [ $? -eq 0 -a -s rl/r.c ]
-rlbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" rl/r.c; }
+rlbody() { cbody rl/r.c "$1"; }
 check "rows: a stencil's fast loop reads four rows and stores one through restrict locals, with ivdep" \
     [ "$(rlbody bf_main_smooth | grep -c 'const double \*restrict')" -ge 3 -a \
       "$(rlbody bf_main_smooth | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_smooth | grep -c '#pragma GCC ivdep')" -ge 1 ]
@@ -1246,9 +1233,7 @@ check "rows: a running sum along the row gets the locals, not ivdep" \
     [ "$(rlbody bf_main_running | grep -c 'restrict')" -ge 1 -a "$(rlbody bf_main_running | grep -c 'ivdep')" -eq 0 ]
 check "rows: not for a loop that reads another row of the array it stores, nor one that calls" \
     [ "$(rlbody 'bf_main_\(down\|called\)' | grep -c 'restrict\|ivdep')" -eq 0 ]
-./rl/r > rl.got 2>&1
-"$BRINE" run --opt=none rl/r.br > rl.want 2>&1
-check "rows: the same output as --opt=none" same rl.got rl.want
+as_none "rows: the same output as --opt=none" rl ./rl/r rl/r.br
 
 # ---- restrict nests: a nest's flat arrays as restrict parameters -----------
 # The fast copy of a nest whose inner loop's guards hold before it, its
@@ -1304,7 +1289,7 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c rn/n.br -o rn/n > rn.log 2>&1
 rn_built=$?
-rnbody() { sed -n "/^static .*$1(.*)\$/,/^}/p" rn/n.c; }
+rnbody() { cbody rn/n.c "$1"; }
 check "restrict nests: builds with --emit-c" [ $rn_built -eq 0 -a -s rn/n.c ]
 check "restrict nests: a struct of arrays' nest in a nested function, the arrays restrict parameters" \
     [ "$(rnbody bf_main_soa | grep -c '^ *void bp_nest_t[0-9]*(double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, int64_t t[0-9]*) {$')" -eq 1 -a \
@@ -1315,9 +1300,7 @@ check "restrict nests: not rows that change with the outer loop, nor a loop that
     [ "$(rnbody 'bf_main_\(grid\|called\)' | grep -c 'bp_nest\|bp_data')" -eq 0 ]
 check "restrict nests: gcc only" \
     [ "$(grep -A1 -x '#if defined(__GNUC__) \&\& !defined(__clang__) \&\& !defined(__TINYC__)' rn/n.c | grep -cx '#define BP_NEST 1')" -eq 1 ]
-./rn/n > rn.got 2>&1
-"$BRINE" run --opt=none rn/n.br > rn.want 2>&1
-check "restrict nests: the same output as --opt=none" same rn.got rn.want
+as_none "restrict nests: the same output as --opt=none" rn ./rn/n rn/n.br
 "$BRINE" run rn/n.br > rn.dev 2>&1
 check "restrict nests: the same output in a dev build (no nested function)" same rn.dev rn.want
 
@@ -1455,7 +1438,7 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c ra/r.br -o ra/r > ra.log 2>&1 && ./ra/r > ra.got 2>&1
 "$BRINE" run --opt=none ra/r.br > ra.want 2>&1
-rabody() { sed -n "/^static .*$1(.*)\$/,/^}/p" ra/r.c; }
+rabody() { cbody ra/r.c "$1"; }
 check "rows ahead: a band's loop over its rows fetches row i + 16" \
     [ "$(rabody bf_main_band | grep -c 'bp_row_ahead(t[0-9]*, t[0-9]*, v[0-9]*, 16LL);')" -eq 1 ]
 check "rows ahead: and a comprehension of sums over the rows" [ "$(rabody bf_main_sums | grep -c 'bp_row_ahead(')" -ge 1 ]
