@@ -547,6 +547,9 @@ void opt_expand(struct ir_program *ir);  /* opt_expand.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_fuseloops(struct ir_program *ir); /* opt_fuseloops.c */
 void opt_carry(struct ir_program *ir);   /* opt_carry.c */
+/* n as v + c: a variable v plus or minus int literals (v NULL: n is the
+ * literal c), |c| below 2^60 (opt_loops.c; opt_carry.c). */
+bool ir_var_plus(const struct ir_node *n, struct ir_var **v, int64_t *off);
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
 bool opt_pass_on(const char *name);

@@ -47,26 +47,15 @@
 
 static struct ir_program *P;
 
-/* An int literal of at most 2^31 either way: its value. */
-static bool small_lit(const struct ir_node *k, int64_t *out)
-{
-    if (k->op != IR_INT || k->type != ty_int) return false;
-    int64_t x = (int64_t)k->ival;
-    if (x < -(INT64_C(1) << 31) || x > (INT64_C(1) << 31)) return false;
-    return *out = x, true;
-}
+/* The most a carried index's offset or a loop's step may be, either way:
+ * c - k * step (k up to MAX_BACK) stays far from overflow. */
+#define SMALL ((int64_t)1 << 31)
 
-/* An index `v + c`, `c + v` or `v - c` (c an int literal), or v: c. */
+/* An index `v + c` (ir_var_plus: v plus or minus literals), c small: c. */
 static bool offset_of(const struct ir_node *e, const struct ir_var *v, int64_t *c)
 {
-    if (e->op == IR_VAR && e->var == v) return *c = 0, true;
-    if (e->op != IR_BINARY || e->type != ty_int || (e->bop != OP_ADD && e->bop != OP_SUB)) return false;
-    const struct ir_node *x = e->a, *k = e->b;
-    if (e->bop == OP_ADD && x->op == IR_INT) x = e->b, k = e->a;
-    int64_t kv;
-    if (x->op != IR_VAR || x->var != v || !small_lit(k, &kv)) return false;
-    *c = e->bop == OP_ADD ? kv : -kv;
-    return true;
+    struct ir_var *x;
+    return ir_var_plus(e, &x, c) && x == v && *c > -SMALL && *c < SMALL;
 }
 
 /* The step of loop l's variable, 0 when it is no loop this pass takes. */
@@ -76,9 +65,10 @@ static int64_t step_of(const struct ir_node *l)
     if (l->op == IR_FOR_RANGE) return 1;
     if (!ir_range_values(l)) return 0;
     const struct ir_node *r = l->iter.array;
+    struct ir_var *x;
     int64_t step;
     if (r->nkids < 3) return 1;
-    return small_lit(r->kids[2], &step) ? step : 0;
+    return ir_var_plus(r->kids[2], &x, &step) && !x && step > -SMALL && step < SMALL ? step : 0;
 }
 
 /* Whether n holds a `continue` of the loop whose body it is in (depth 0). */

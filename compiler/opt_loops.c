@@ -280,8 +280,7 @@ struct bce {
     struct ir_node **base_of;
 };
 
-/* n as v + c: a variable v plus or minus literals (v NULL: n is the literal c). */
-static bool var_plus(struct ir_node *n, struct ir_var **v, int64_t *off)
+bool ir_var_plus(const struct ir_node *n, struct ir_var **v, int64_t *off)
 {
     if (n->type != ty_int) return false;
     if (n->op == IR_INT) {
@@ -292,11 +291,11 @@ static bool var_plus(struct ir_node *n, struct ir_var **v, int64_t *off)
     }
     if (n->op == IR_VAR) return *v = n->var, *off = 0, true;
     if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
-    struct ir_node *a = n->a, *c = n->b;
+    const struct ir_node *a = n->a, *c = n->b;
     if (n->bop == OP_ADD && n->a->op == IR_INT) a = n->b, c = n->a;
     if (c->op != IR_INT) return false;
     int64_t k = (int64_t)(uint64_t)c->ival, base;
-    if (k <= -BIG_OFFSET || k >= BIG_OFFSET || !var_plus(a, v, &base)) return false;
+    if (k <= -BIG_OFFSET || k >= BIG_OFFSET || !ir_var_plus(a, v, &base)) return false;
     *off = base + (n->bop == OP_SUB ? -k : k);
     return *off > -BIG_OFFSET && *off < BIG_OFFSET;
 }
@@ -306,7 +305,7 @@ static bool offset_of(struct bce *x, struct ir_node *n, int64_t *off)
 {
     struct ir_var *v;
     int64_t k, base;
-    if (!var_plus(n, &v, &k) || !v) return false;
+    if (!ir_var_plus(n, &v, &k) || !v) return false;
     if (v == x->iv) base = 0;
     else if (x->is_alias[v->id] == ALIAS_OF_IV) base = x->alias[v->id];
     else return false;
@@ -318,7 +317,7 @@ static bool offset_of(struct bce *x, struct ir_node *n, int64_t *off)
  * an int variable v the loop never assigns or defines (*v NULL: the literal). */
 static bool fixed_index(struct bce *x, struct ir_node *n, struct ir_var **v, int64_t *off)
 {
-    if (!var_plus(n, v, off)) return false;
+    if (!ir_var_plus(n, v, off)) return false;
     if (!*v) return true;
     int id = (*v)->id;
     if (x->is_alias[id] == ALIAS_FIXED) {
@@ -414,7 +413,7 @@ static bool affine(struct bce *x, struct ir_node *n, struct affine *r)
     struct ir_var *v;
     int64_t k;
     if (offset_of(x, n, &k)) return *r = (struct affine){1, NULL, k}, true;
-    if (n->type == ty_int && var_plus(n, &v, &k) && !v) return *r = (struct affine){0, NULL, k}, true;
+    if (n->type == ty_int && ir_var_plus(n, &v, &k) && !v) return *r = (struct affine){0, NULL, k}, true;
     if (n->op == IR_VAR && x->is_alias[n->var->id] == ALIAS_AFFINE)
         return *r = (struct affine){1, x->base_of[n->var->id], x->alias[n->var->id]}, true;
     if (fixed_expr(x, n)) return *r = (struct affine){0, n, 0}, true;
@@ -458,7 +457,7 @@ static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i, str
         /* 0 <= i <= upper (opt_relations.c): upper tested once, at the
          * loop's entry (band[i][j - i + w]: 2 * w) */
         g.fixed = true;
-        if (!var_plus(upper, &g.idx_var, &g.off)) g.base = upper, g.off = 0;
+        if (!ir_var_plus(upper, &g.idx_var, &g.off)) g.base = upper, g.off = 0;
         return add_guard(x, g);
     }
     if (!g.rows && affine(x, i, &a) && a.iv == 1 && a.base) {
