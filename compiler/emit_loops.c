@@ -101,12 +101,11 @@ const struct view *view_of(struct ir_node *a)
     return a->op == IR_VAR ? view_of_var(a->var) : NULL;
 }
 
-static bool head_prefetch; /* range_head writes the loop's prefetches (range_loop) */
-
 /* The head of for var in lo .. hi (or ..= hi), both already evaluated into
  * temporaries: the C loop opened, var set; range_end closes it. ivdep: after
- * `#pragma GCC ivdep` (no dependence carried through memory: open_row_locals). */
-static void range_head(struct ir_node *s, const char *lo, const char *hi, bool ivdep)
+ * `#pragma GCC ivdep` (no dependence carried through memory: open_row_locals).
+ * prefetch: each iteration asks for its streams ahead (opt_prefetch.c). */
+static void range_head(struct ir_node *s, const char *lo, const char *hi, bool ivdep, bool prefetch)
 {
     const char *v = declare_var(s->var, VS_OWNED);
     const char *k = new_temp();
@@ -132,7 +131,7 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi, bool i
     F->ind++;
     line("%s = %s;", v, k);
     /* opt_prefetch.c: the streams' elements BRT_PREFETCH_AHEAD bytes on */
-    for (int i = 0; head_prefetch && i < s->nstreams; i++)
+    for (int i = 0; prefetch && i < s->nstreams; i++)
         line("BRT_PREFETCH((%s *)%s->data + %s);", ctype(s->streams[i]->type->elem), vname(s->streams[i]), k);
 }
 
@@ -178,9 +177,7 @@ static void range_loop_one(struct ir_node *s, const struct pf_loop *a, bool pref
     bool ivdep;
     int rows = open_row_locals(s, lo, hi, &ivdep); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
-    head_prefetch = prefetch;
-    range_head(s, lo, hi, ivdep);
-    head_prefetch = false;
+    range_head(s, lo, hi, ivdep, prefetch);
     rows_ahead(s);
     open_row_elems(s);
     emit_stmt(s->b);
@@ -210,8 +207,8 @@ void emit_swapped(struct ir_node *s, const char *lo, const char *hi)
     line("if (%s) {", go);
     F->ind++;
     int views = open_views(fast);
-    range_head(fast, ilo, ihi, false);
-    range_head(fo, lo, hi, false);
+    range_head(fast, ilo, ihi, false, false);
+    range_head(fo, lo, hi, false, false);
     for (int i = 0; i + 1 < b->nkids; i++) emit_stmt(b->kids[i]);
     emit_stmt(b->kids[b->nkids - 1]);
     range_end();
@@ -413,7 +410,7 @@ void emit_jammed(struct ir_node *iff, const char *lo, const char *hi)
         line("#pragma GCC unroll 2");
         line("#endif");
     }
-    range_head(in, ilo, ihi, false);
+    range_head(in, ilo, ihi, false, false);
     /* each inner slot's element: loaded before the step's copies, stored after them */
     const char **inner_at = arena_alloc((size_t)(s->nslots + 1) * sizeof *inner_at);
     for (int i = 0; i < s->nslots; i++) {
