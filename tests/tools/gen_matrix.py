@@ -15,7 +15,7 @@ holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
-element stores, reverse, reversed, sort and sorted (ordered types), contains
+element stores, a recurrence through the array (up and down), reverse, reversed, sort and sorted (ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
 and par comprehensions, rows written by a for loop and a comprehension on the
 pool, par min/max (ordered types), reduce and scan with a
@@ -417,6 +417,15 @@ def program(t):
     body("    b.reverse()")
     b.reverse()
     PA("b", b)
+    # a recurrence through the array: each element the one stored an iteration
+    # before (int and float: kept in a local, opt_carry.c), up and down
+    body("    var rc = base()")
+    body("    for i in 1..len(rc):")
+    body("        rc[i] = rc[i - 1]")
+    body("    var rd = base()")
+    body("    for i in range(len(rd) - 2, -1, -1):")
+    body("        rd[i] = rd[i + 1]")
+    PS([("rc", [xs[0]] * N, at), ("rd", [xs[N - 1]] * N, at)])
     PA("reversed(base())", xs[::-1])
     PA("reversed(b[1:])", b[1:][::-1])
     if t.ordered:
