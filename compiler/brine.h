@@ -742,6 +742,7 @@ void ir_dump(FILE *out, struct ir_program *ir);         /* ir.c: --dump=ir */
  * stop_after names no pass. */
 bool optimize(struct ir_program *ir, const char *stop_after);
 extern const char *const opt_pass_names[]; /* NULL-terminated, for --dump=ir:PASS */
+const char *opt_pass_list(void);             /* "consts, iters, ...": the passes, for messages */
 /* --opt=PASSES (all, none, -PASS, +PASS, comma-separated) at arg: turns
  * passes off for optimize(); false when arg is not an --opt option. */
 bool opt_option(const char *arg);

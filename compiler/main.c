@@ -252,14 +252,6 @@ static int cmd_run(int argc, char **argv)
 /* brine --dump=tokens|ast|ir|ir:PASS|c FILE.br. The AST is dumped as the parser made
  * it (before checking), so a dump shows the phase that produced it; `c` is
  * the generated C (the front half of a build: check, lower, emit). */
-/* "loops, inline": the optimizer's passes, for messages. */
-static const char *opt_pass_list(void)
-{
-    struct buf b = {0};
-    for (int i = 0; opt_pass_names[i]; i++) bprintf(&b, "%s%s", i ? ", " : "", opt_pass_names[i]);
-    return b.p;
-}
-
 static int cmd_dump(const char *what, int argc, char **argv)
 {
     const char *file = NULL, *v;

@@ -168,15 +168,11 @@ static int pass_index(const char *name, size_t len)
 }
 
 /* "fnvals, inline, ...": the passes, for messages. */
-static const char *pass_list(void)
+const char *opt_pass_list(void)
 {
-    static char text[256];
-    text[0] = 0;
-    for (size_t i = 0; i < NPASSES; i++) {
-        if (i) strncat(text, ", ", sizeof text - strlen(text) - 1);
-        strncat(text, passes[i].name, sizeof text - strlen(text) - 1);
-    }
-    return text;
+    struct buf b = {0};
+    for (size_t i = 0; i < NPASSES; i++) bprintf(&b, "%s%s", i ? ", " : "", passes[i].name);
+    return b.p;
 }
 
 /* SPEC: comma-separated items applied left to right, starting from every
@@ -184,7 +180,7 @@ static const char *pass_list(void)
  * pass off), `PASS` or `+PASS` (that pass on). */
 static void opt_configure(const char *spec)
 {
-    if (!*spec) command_line_error("--opt needs all, none or passes to turn off (-inline): the passes are %s", pass_list());
+    if (!*spec) command_line_error("--opt needs all, none or passes to turn off (-inline): the passes are %s", opt_pass_list());
     for (size_t i = 0; i < NPASSES; i++) pass_off[i] = false;
     for (const char *p = spec; *p;) {
         const char *end = strchr(p, ',');
@@ -199,7 +195,7 @@ static void opt_configure(const char *spec)
             int k = pass_index(p + skip, len - skip);
             if (k < 0)
                 command_line_error("unknown pass '%.*s' in --opt=%s: the passes are %s (or all, none)", (int)(len - skip),
-                                   p + skip, spec, pass_list());
+                                   p + skip, spec, opt_pass_list());
             pass_off[k] = off;
         }
         p += len;
@@ -222,7 +218,7 @@ bool opt_option(const char *arg)
 {
     if (strncmp(arg, "--opt=", 6) != 0) {
         if (strcmp(arg, "--opt") == 0)
-            command_line_error("write --opt=none, --opt=all or --opt=-PASS (the passes are %s)", pass_list());
+            command_line_error("write --opt=none, --opt=all or --opt=-PASS (the passes are %s)", opt_pass_list());
         return false;
     }
     opt_configure(arg + 6);
