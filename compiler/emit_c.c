@@ -970,7 +970,7 @@ static void emit_stmt_here(struct ir_node *s)
         const char *c = emit_expr(s->a);
         c = lval(c, ty_bool);
         scope_close();
-        line(s->versioned ? "if (bp_opaque(%s)) {" : "if (%s) {", c);
+        line(s->versioned ? "if (bp_opaque(%s)) {" : s->rare ? "if (BRT_UNLIKELY(%s)) {" : "if (%s) {", c); /* rare: opt_records.c */
         F->ind++;
         emit_stmt(s->b);
         F->ind--;

@@ -277,9 +277,13 @@ static struct ir_node *loop_around(struct vstate *st)
     return NULL;
 }
 
-bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow)
+/* ir_same_expr, where sub (if not NULL) names variables of a that stand for
+ * expressions of b: a's v matches what b holds in its place. */
+static bool same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow, const struct ir_subst *sub)
 {
     if (!a || !b) return a == b && (allow & IR_SAME_LOADS);
+    for (int i = 0; sub && a->op == IR_VAR && i < sub->n; i++)
+        if (a->var == sub->vars[i]) return same_expr(sub->vals[i], b, allow, NULL);
     if (a->op != b->op || a->type != b->type) return false;
     switch (a->op) {
     case IR_INT: return a->ival == b->ival;
@@ -287,30 +291,41 @@ bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned all
     case IR_BOOL: return a->bval == b->bval;
     case IR_VAR: return a->var == b->var;
     case IR_GLOBAL: return a->global == b->global;
-    case IR_NOT: return ir_same_expr(a->a, b->a, allow);
-    case IR_AND: case IR_OR: return ir_same_expr(a->a, b->a, allow) && ir_same_expr(a->b, b->b, allow);
+    case IR_NOT: return same_expr(a->a, b->a, allow, sub);
+    case IR_AND: case IR_OR: return same_expr(a->a, b->a, allow, sub) && same_expr(a->b, b->b, allow, sub);
     case IR_BINARY:
         if ((allow & IR_SAME_ARITH) && (op_class[a->bop] != OPC_ARITH || a->bop == OP_DIV || a->bop == OP_MOD))
             return false;
-        return a->bop == b->bop && a->optype == b->optype && ir_same_expr(a->a, b->a, allow) &&
-               ir_same_expr(a->b, b->b, allow);
+        return a->bop == b->bop && a->optype == b->optype && same_expr(a->a, b->a, allow, sub) &&
+               same_expr(a->b, b->b, allow, sub);
     case IR_INDEX: case IR_FIELD: case IR_COND:
         return (allow & IR_SAME_LOADS) && a->field == b->field && a->nkids == b->nkids && a->bop == b->bop &&
-               a->optype == b->optype && ir_same_expr(a->a, b->a, allow) &&
-               ir_same_expr(a->b, b->b, allow) && ir_same_expr(a->c, b->c, allow);
+               a->optype == b->optype && same_expr(a->a, b->a, allow, sub) &&
+               same_expr(a->b, b->b, allow, sub) && same_expr(a->c, b->c, allow, sub);
     case IR_BUILTIN:
         if (a->builtin != b->builtin || a->nkids != b->nkids) return false;
         if (a->builtin == BI_LEN && a->nkids == 1 && (allow & IR_SAME_LEN_VAR))
             return a->kids[0]->op == IR_VAR && b->kids[0]->op == IR_VAR && a->kids[0]->var == b->kids[0]->var;
-        if (allow & IR_SAME_BUILTIN1) return a->nkids == 1 && ir_same_expr(a->kids[0], b->kids[0], allow);
+        if (allow & IR_SAME_BUILTIN1) return a->nkids == 1 && same_expr(a->kids[0], b->kids[0], allow, sub);
         if (!(allow & IR_SAME_LOADS) || a->inl != b->inl ||
             (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2 && a->builtin != BI_RANGE_STEP))
             return false;
         for (int i = 0; i < a->nkids; i++)
-            if (!ir_same_expr(a->kids[i], b->kids[i], allow)) return false;
+            if (!same_expr(a->kids[i], b->kids[i], allow, sub)) return false;
         return true;
     default: return false;
     }
+}
+
+bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow)
+{
+    return same_expr(a, b, allow, NULL);
+}
+
+bool ir_same_after(const struct ir_node *a, const struct ir_node *b, unsigned allow, const struct ir_subst *sub)
+{
+    return same_expr(a, b, allow, sub);
+
 }
 
 /* Whether a and b are the same bound (opt_version.c): literals, variables,

@@ -270,6 +270,9 @@ struct ir_node {
     bool prefetch;
     struct ir_var **streams;
     int nstreams;
+    /* IR_IF without else (opt_records.c): a running record's update (a new least or greatest
+     * value, or its index, replacing the old), which runs seldom: its branch is written unlikely */
+    bool rare;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
     struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose
@@ -555,6 +558,7 @@ void opt_version(struct ir_program *ir); /* opt_version.c */
 bool opt_pass_on(const char *name);
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
 void opt_prefetch(struct ir_program *ir); /* opt_prefetch.c */
+void opt_records(struct ir_program *ir);  /* opt_records.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;
@@ -581,6 +585,15 @@ enum {
     IR_SAME_LOADS = 1 << 3,    /* elements, fields, if-else, len, min, max, range(lo, hi, step) */
 };
 bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow);
+/* Expressions standing for variables: vals[i] in place of vars[i]. */
+struct ir_subst {
+    struct ir_var **vars;
+    struct ir_node **vals;
+    int n;
+};
+/* Whether a, with sub's expressions in place of its variables, is b (as
+ * ir_same_expr): what a comparison's side reads after assignments. */
+bool ir_same_after(const struct ir_node *a, const struct ir_node *b, unsigned allow, const struct ir_subst *sub);
 /* The same pure term: literals, variables and the operators of ints and
  * bools over them. */
 #define ir_same_term(a, b) ir_same_expr((a), (b), IR_SAME_TERMS)

@@ -53,7 +53,8 @@
     X(carry, opt_carry, "elements a loop stores and reads back in its next iteration kept in a local") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals") \
-    X(prefetch, opt_prefetch, "loops storing at a computed index read their arrays' elements ahead")
+    X(prefetch, opt_prefetch, "loops storing at a computed index read their arrays' elements ahead") \
+    X(records, opt_records, "ifs in loops updating a running least or greatest value written as seldom taken")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -135,6 +136,8 @@ static const struct {
     {"version", "cursor", "the statements a cursor wraps are those the emitter writes, each copy's"},
     {"version", "prefetch", "the loops it marks are those the emitter writes, each copy's"},
     {"cursor", "prefetch", "it only marks loops: nothing after it may rewrite them"},
+    {"version", "records", "the ifs it marks are those the emitter writes, each copy's"},
+    {"cursor", "records", "it only marks ifs: nothing after it may rewrite them"},
 };
 
 struct pass {
@@ -254,10 +257,11 @@ static void check_pass_order(void)
      * rewrite the IR after it but cursor, which only wraps a statement in a
      * block and marks pushes, and leaves a statement it wrapped as it is when
      * it meets it again through a shared subtree, and prefetch, which only
-     * marks loops (the same mark, met twice) */
-    if (strcmp(passes[NPASSES - 3].name, "version") != 0 || strcmp(passes[NPASSES - 2].name, "cursor") != 0 ||
-        strcmp(passes[NPASSES - 1].name, "prefetch") != 0)
-        internal_error("passes version, cursor and prefetch must run last");
+     * marks loops, and records, which only marks ifs (the same mark, met
+     * twice) */
+    if (strcmp(passes[NPASSES - 4].name, "version") != 0 || strcmp(passes[NPASSES - 3].name, "cursor") != 0 ||
+        strcmp(passes[NPASSES - 2].name, "prefetch") != 0 || strcmp(passes[NPASSES - 1].name, "records") != 0)
+        internal_error("passes version, cursor, prefetch and records must run last");
 }
 
 bool optimize(struct ir_program *ir, const char *stop_after)

@@ -506,7 +506,7 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, carry, version, cursor, prefetch (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, carry, version, cursor, prefetch, records (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
@@ -1354,6 +1354,20 @@ check "prefetch: the histogram's stream read ahead, the map's not, none with the
       "$(sed -n '/^static .*bf_main_twice(.*)$/,/^}/p' pf.c | grep -c 'BRT_PREFETCH')" -eq 0 -a \
       "$(grep -c 'BRT_PREFETCH(' pf/off.c)" -eq 0 ]
 check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" ]
+
+# ---- records: a running minimum's update written as seldom taken ----------
+# An argmin's `if a[j] < a[m]: m = j` is a record (opt_records.c): its
+# condition is written BRT_UNLIKELY, so that gcc lays the update out of the
+# loop's path; a count's `if x > t: c += 1` is not; with --opt=-records none.
+mkdir -p rec
+printf 'fn argmin(a: [int]) -> int:\n    var m = 0\n    for j in 0..len(a):\n        if a[j] < a[m]:\n            m = j\n    return m\n\nfn above(a: [int], t: int) -> int:\n    var c = 0\n    for x in a:\n        if x > t:\n            c += 1\n    return c\n\nfn main():\n    print(argmin([3, 1, 2, 1]), above([3, 1, 2], 1))\n' > rec/r.br
+"$BRINE" --dump=c rec/r.br > rec.c 2> rec.log
+"$BRINE" build --emit-c --opt=-records rec/r.br -o rec/off 2>> rec.log
+check "records: the argmin's update unlikely, the count's not, none with the pass off" \
+    [ "$(sed -n '/^static .*bf_main_argmin(.*)$/,/^}/p' rec.c | grep -c 'if (BRT_UNLIKELY(')" -ge 1 -a \
+      "$(sed -n '/^static .*bf_main_above(.*)$/,/^}/p' rec.c | grep -c 'BRT_UNLIKELY')" -eq 0 -a \
+      "$(grep -c 'if (BRT_UNLIKELY(' rec/off.c)" -eq 0 ]
+check "records: the output" [ "$("$BRINE" run rec/r.br)" = "1 2" ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the
