@@ -538,6 +538,7 @@ class Gen:
         self.flows = random.Random(seed ^ 0xF10E)   # whether to write a work list or recursion of tuples (tuple_flow)
         self.adjs = random.Random(seed ^ 0xAD15)    # whether to write adjacent loops over one range (adjacent_loops)
         self.recs = random.Random(seed ^ 0x2EC5)    # whether to write a recurrence through an array (recurrence)
+        self.records = random.Random(seed ^ 0x2EC0)  # whether to write a running least or greatest value (record)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2172,7 +2173,7 @@ class Gen:
                                 (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
-                                (self.recs, 0.04, recurrence)):
+                                (self.recs, 0.04, recurrence), (self.records, 0.04, record)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4545,6 +4546,82 @@ def recurrence(g):
     return lines, ex
 
 
+def record(g):
+    """A running record (opt_records.c marks its update seldom taken): the
+    least or greatest value of an array of ints or floats so far, its index,
+    or both, `if xs[i] * k OP best: best = xs[i] * k; bi = i` with OP < <= > >=
+    (ties: the first or the last of equal values), or the index alone, `if
+    xs[i] OP xs[m]: m = i`, in a range loop, an array loop or a while loop;
+    now and then a NaN among floats (never a record, and a NaN record never
+    replaced), a scaled int that overflows (a panic in the comparison), a
+    break, an empty array. Draws from g.records."""
+    r = g.records
+    if g.pure:
+        return None
+    g.use("record")
+    et = r.choice(["int", "float"])
+    xs, best, bi, i, x, m = (g.fresh(p) for p in ("xs", "best", "bi", "i", "x", "m"))
+    n = r.choice([0, 1, 2, 5, 7, 9])
+    if et == "int":
+        big = r.random() < 0.15
+        vals = [r.choice([-3, 0, 2, 2, 5, 7, 4611686018427387904 if big else 1]) for _ in range(n)]
+        k = r.choice([1, 1, 2, -1])
+    else:
+        vals = [r.choice([-1.5, 0.25, 0.25, 2.0, 3.75, float("nan") if r.random() < 0.3 else 1.0]) for _ in range(n)]
+        k = r.choice([1.0, 1.0, -0.5, 2.0])
+    lit = lambda v: str(v) if et == "int" else ("(0.0 / 0.0)" if math.isnan(v) else fmt_float(v))
+    kl = lit(k)
+    op = r.choice(["<", "<=", ">", ">="])
+    shape = r.choice(["both", "value", "index"])
+    loop = r.choice(["range", "array", "while"]) if shape == "value" else r.choice(["range", "while"])
+    start = r.choice(["first", "lit"])
+    init = r.choice([0, 4, -2]) if et == "int" else r.choice([0.0, 1.0e300, -1.0e300, float("nan")])
+    stop = r.randint(0, max(n - 1, 0)) if r.random() < 0.2 else None
+    lines = [f"let {xs} = [{', '.join(lit(v) for v in vals)}]" if vals else f"let {xs}: [{et}] = []"]
+    first = f"{xs}[0] * {kl}" if start == "first" and n else lit(init)
+    lines += [f"var {best} = {first}", f"var {bi} = -1", f"var {m} = 0"]
+    if loop == "range":
+        lines.append(f"for {i} in 0..len({xs}):")
+        elem = f"{xs}[{i}]"
+    elif loop == "array":
+        lines.append(f"for {x} in {xs}:")
+        elem = x
+    else:
+        lines += [f"var {i} = 0", f"while {i} < len({xs}):"]
+        elem = f"{xs}[{i}]"
+    body = []
+    if stop is not None and loop != "array":
+        body += [f"if {i} == {stop}:", "    break"]
+    if shape == "index":
+        body += [f"if {elem} {op} {xs}[{m}]:", f"    {m} = {i}"]
+    else:
+        body += [f"if {elem} * {kl} {op} {best}:", f"    {best} = {elem} * {kl}"]
+        if shape == "both":
+            body.append(f"    {bi} = {i}")
+    if loop == "while":
+        body.append(f"{i} += 1")
+    lines += ["    " + b for b in body]
+    lines.append(f"print({best}, {bi}, {m})")
+
+    def ex(env):
+        cmp = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}[op]
+        mul = (lambda v: chk("int", v * k, "multiplication")) if et == "int" else (lambda v: v * k)
+        bv = mul(vals[0]) if start == "first" and n else init
+        biv, mv = -1, 0
+        for iv, v in enumerate(vals):
+            if stop is not None and loop != "array" and iv == stop:
+                break
+            if shape == "index":
+                if cmp(v, checked_at(vals, mv)):
+                    mv = iv
+            elif cmp(mul(v), bv):
+                bv = mul(v)
+                if shape == "both":
+                    biv = iv
+        env_out(env).append(f"{show(et, bv)} {biv} {mv}\n")
+    return lines, ex
+
+
 def tuple_flow(g):
     """Tuples that go through memory and come back: a work list of (float,
     float, int[, str]) segments popped until empty, each split in two
@@ -4936,7 +5013,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "carry", "version", "prefetch")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "carry", "version", "prefetch", "records")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
@@ -4945,7 +5022,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record"]
 
 
 def classify(problem):

@@ -15,7 +15,8 @@ holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
-element stores, a recurrence through the array (up and down), reverse, reversed, sort and sorted (ordered types), contains
+element stores, a recurrence through the array (up and down), reverse, reversed, sort and sorted, running
+records (argmin and max, ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
 and par comprehensions, rows written by a for loop and a comprehension on the
 pool, par min/max (ordered types), reduce and scan with a
@@ -436,6 +437,17 @@ def program(t):
         PS([("xs[0] < xs[1]", t.key(xs[0]) < t.key(xs[1]), BOOL), ("xs[1] < xs[0]", t.key(xs[1]) < t.key(xs[0]), BOOL),
             ("xs[2] < xs[2]", False, BOOL)])
         PS([("min(xs)", min(xs, key=t.key), t), ("max(base())", max(xs, key=t.key), t)])
+        # running records: where the least is (the first of equals) and the
+        # greatest so far (scalars: the update marked seldom taken, opt_records.c)
+        body("    var rm = 0")
+        body("    var rv = xs[0]")
+        body("    for i in 1..len(xs):")
+        body("        if xs[i] < xs[rm]:")
+        body("            rm = i")
+        body("        if rv < xs[i]:")
+        body("            rv = xs[i]")
+        rm = min(range(N), key=lambda i: (t.key(xs[i]), i))
+        PS([("rm", rm, INT), ("rv", max(xs, key=t.key), t)])
         PS([("par min(xs)", min(xs, key=t.key), t), ("par max(xs[i % 6] for i in 0..50)", max(xs, key=t.key), t)])
         big = [xs[(i * 5) % N] for i in range(40)]
         PS([("par min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
