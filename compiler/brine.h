@@ -411,6 +411,11 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* the optimizer's (opt_comploop.c): an array of n scalars, each stored   */           \
     /* before anything reads it, so left unset; n < 0 is 0                    */           \
     X(BI_UNSET, "[unset]", BK_SYNTAX, SIG_OWN, 1, 0)                                       \
+    /* the optimizer's (opt_version.c, map_steps): xs (a variable) holds    */           \
+    /* the only reference to its array, which is not empty, and (least > 0) */           \
+    /* a par map over it would not split: its elements can be mapped in     */           \
+    /* place, in order (xs, least)                                          */           \
+    X(BI_IN_PLACE, "[in place]", BK_SYNTAX, SIG_OWN, 2, 0)                                 \
     X(M_SPLIT, "split", BK_METHOD, SIG_OWN, -1, 0)                                         \
     X(M_STRIP, "strip", BK_METHOD, SIG_OWN, 0, 0)                                          \
     X(M_LINES, "lines", BK_METHOD, SIG_OWN, 0, 0)                                          \

@@ -264,6 +264,11 @@ const char *emit_builtin(struct ir_node *n)
                          loc_ref(n->loc));
     }
     case BI_UNSET: return tmp_owned(t, "brt_arr_unset(%s, %s, %s)", tdesc(t->elem), arg[0], loc_ref(n->loc));
+    case BI_IN_PLACE: /* opt_version.c, map_steps: sole, not empty, not split (least > 0) */
+        if (n->kids[1]->ival)
+            return tmp(ty_bool, "brt_arr_sole(%s) && %s->len > 0 && !brt_par_for_splits(0, %s->len, %s)", arg[0], arg[0],
+                       arg[0], arg[1]);
+        return tmp(ty_bool, "brt_arr_sole(%s) && %s->len > 0", arg[0], arg[0]);
     case M_SPLIT:
         if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
         return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));

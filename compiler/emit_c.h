@@ -44,8 +44,6 @@ struct cgen {
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
-    struct ir_node *map_tested;    /* an in-place map whose slots map_steps tested: its fast copy next */
-    const char *map_header;        /* and the copy of its array's header it reads */
     const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
@@ -226,9 +224,6 @@ void emit_for_array(struct ir_node *s);
  * or generator (opt_version.c), or everywhere. */
 bool proved_by(const struct ir_node *by);
 bool in_guarded_loop(struct ir_node *n);
-/* The least iteration count worth a split on the pool, for a loop or
- * comprehension whose one iteration is body (opt_parfor.c's marks). */
-int64_t par_least(struct ir_node *body);
 bool fold_step(struct ir_node *s); /* emit_loops.c: a fold loop's int sum step in its chunk */
 /* The view (data pointer and length in locals) of v held by a loop around. */
 const struct view *view_of_var(struct ir_var *v);
@@ -270,9 +265,6 @@ bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, co
 /* xs = [e for x in xs] (or for i in 0..len(xs)) written into xs's own slots
  * when it holds the only reference; false when s is not such a statement. */
 bool emit_map_in_place(struct ir_node *s);
-/* A range loop over lo .. hi whose whole body is such a map, written twice
- * behind one test of its slots before it; false when it is not one. */
-bool map_steps(struct ir_node *s, const char *lo, const char *hi);
 
 /* A range loop over lo .. hi as written (its views and versions aside). */
 void range_loop(struct ir_node *s, const char *lo, const char *hi);

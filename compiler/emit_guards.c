@@ -313,7 +313,7 @@ void emit_versioned(struct ir_node *s)
             cond = range_guard_cond(t, ilo, ihi, true);
             if (t->par)
                 bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi,
-                        par_least(ir_guards_outside_of(s->c)->b));
+                        ir_par_least(ir_guards_outside_of(s->c)->b));
         } else {
             cond = range_guard_cond(t, lo, hi, false);
         }

@@ -119,7 +119,7 @@ static int pool_fill_helper(struct ir_node *rn, struct src *s)
 
 /* A comprehension opt_parfor.c put on the pool (one range or array source, no
  * filter): its chunks fill their slots as a par one's do, when the runtime
- * splits (threads to split for, and enough elements by par_least's guess,
+ * splits (threads to split for, and enough elements by ir_par_least's guess,
  * as a marked loop's, but no more than brt_arr_room makes room for); else
  * the comprehension as written, in place. Its
  * places are named by the function, as the sequential comprehension's are:
@@ -132,7 +132,7 @@ static const char *pool_listcomp(struct ir_node *rn)
      * comprehension makes before its first element, so a count too large
      * to hold fails (or an early element panics) as in order */
     const char *split = tmp(ty_bool, "brt_par_for_splits(0, %s, %" PRId64 "LL) && %s <= BRT_ROOM_BYTES / (int64_t)sizeof(%s)",
-                            s.n, par_least(rn->elem), s.n, ctype(rn->elem_type));
+                            s.n, ir_par_least(rn->elem), s.n, ctype(rn->elem_type));
     const char *out = tmp_owned(rn->type, "%s ? NULL : brt_arr_room(%s, %s)", split, tdesc(rn->elem_type), s.n);
     line("if (%s) {", split);
     F->ind++;

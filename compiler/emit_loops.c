@@ -683,7 +683,7 @@ static bool accumulate_in_lanes(struct ir_node *s)
 
 /* A sequential range loop over lo .. hi (C expressions evaluated once),
  * its views open: as the IR holds it (a versioned loop's copy too; a loop
- * with guards, opt_version.c off, runs checked), or an in-place map. */
+ * with guards, opt_version.c off, runs checked). */
 static void seq_range(struct ir_node *s, const char *lo, const char *hi)
 {
     int views = open_views(s);
@@ -691,7 +691,7 @@ static void seq_range(struct ir_node *s, const char *lo, const char *hi)
      * inner loop might not */
     if (s->fast_in && s->fast_in->a->guards_outside)
         line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
-    if (s->nguards || s->fast_in || !map_steps(s, lo, hi)) range_loop(s, lo, hi);
+    range_loop(s, lo, hi);
     close_views(views);
 }
 
@@ -724,11 +724,6 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     }
 }
 
-int64_t par_least(struct ir_node *body)
-{
-    int64_t cost = ir_par_work(body);
-    return (IR_PAR_GRAIN + cost - 1) / cost;
-}
 
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
@@ -808,7 +803,7 @@ static void par_loop(struct ir_node *s, const char *lo, const char *hi)
     free(aux.p);
     /* split only when there are threads to split for: else the loop as
      * written, in place (the C compiler sees the function's constants) */
-    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, ir_par_least(s->b));
     F->ind++;
     const char *e = new_temp();
     par_env_fill(s, id, e);
@@ -971,7 +966,7 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
     line("{");
     F->ind++;
     line("bool %s = true;", seq);
-    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, par_least(s->b));
+    line("if (brt_par_for_splits(%s, %s, %" PRId64 "LL)) {", lo, hi, ir_par_least(s->b));
     F->ind++;
     par_env_fill(s, id, e);
     for (int i = 0; i < s->nfolds; i++) line("%s.a%d = %s;", e, s->folds[i].var->id, vname(s->folds[i].var));

@@ -3,14 +3,11 @@
  *
  * xs = [e for x in xs] (or for i in 0..len(xs), e reading xs only as xs[i])
  * stores each element back into its slot when xs holds the only reference
- * (emit_map_in_place). A range loop whose whole body is such a map (the
- * steps of a simulation: for s in 0..steps: ps = [move(p) for p in ps])
- * tests once, before it, what each step would test (xs the sole holder,
- * not split on the pool, not empty: a map in place keeps all three; a par
- * map, too, runs in order where the runtime would not split it), and is
- * written twice (map_steps): each step a plain loop over the slots, else as
- * written. The nest that runs is then a plain nest of two loops, which gcc
- * unrolls and jams (backend.c: two steps in one pass over the array).
+ * (emit_map_in_place). A range loop whose whole body is such a map tests
+ * that once, before it (opt_version.c, map_steps: an if of [in place](xs,
+ * least)): its then-branch's map is marked in_place, written as a plain
+ * loop over the slots with no test of its own (backend.c: gcc unrolls and
+ * jams the two loops, two steps in one pass over the array).
  */
 #include "emit_c.h"
 
@@ -47,8 +44,8 @@ static bool is_map(struct ir_node *s)
 }
 
 /* The map's sequential loop, each element stored back into its slot of
- * array v (an array's C expression; map_steps: its header's copy, whose
- * count the test before the steps showed is not 0). */
+ * array v (an array's C expression; runs: the test before the steps loop
+ * showed its count is not 0). */
 static void map_loop(struct ir_node *c, const char *v, bool runs)
 {
     const char *ct = ctype(c->elem_type);
@@ -69,11 +66,19 @@ bool emit_map_in_place(struct ir_node *s)
 {
     struct ir_node *c = s->a;
     if (!is_map(s)) return false;
-    if (CG->map_tested == s) {
-        /* map_steps tested its slots: sole, not split, not empty */
-        CG->map_tested = NULL;
+    if (s->in_place) {
+        /* the test before its steps loop showed its slots sole, not split,
+         * not empty (opt_version.c, map_steps): its array read through the
+         * loop's view of it, a header gcc knows no store changes */
         scope_open();
-        map_loop(c, arena_printf("(&%s)", CG->map_header), true);
+        const struct view *w = view_of_var(s->var);
+        const char *v = vname(s->var);
+        if (w) {
+            v = new_temp();
+            line("brt_arr %s = {.len = %s, .data = %s};", v, w->len, w->data);
+            v = arena_printf("(&%s)", v);
+        }
+        map_loop(c, v, true);
         scope_close();
         return true;
     }
@@ -87,7 +92,7 @@ bool emit_map_in_place(struct ir_node *s)
     } else {
         if (on_pool) {
             /* split on the pool when emit_listcomp would (no room to make) */
-            line("if (brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, par_least(c->elem));
+            line("if (brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, ir_par_least(c->elem));
             F->ind++;
             scope_open();
             emit_fill_into(c, v);
@@ -113,51 +118,5 @@ bool emit_map_in_place(struct ir_node *s)
     scope_close();
     F->ind--;
     line("}");
-    return true;
-}
-
-/* The map that is range loop s's whole body (blocks of one statement
- * looked through), or NULL. */
-static struct ir_node *body_map(struct ir_node *s)
-{
-    struct ir_node *b = s->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
-    return b && b->op == IR_ASSIGN && is_map(b) ? b : NULL;
-}
-
-bool map_steps(struct ir_node *s, const char *lo, const char *hi)
-{
-    struct ir_node *m = body_map(s);
-    if (!m || CG->map_tested || CG->slot_names) return false;
-    struct ir_node *c = m->a;
-    const char *v = vname(m->var);
-    /* on the pool, or par as written (filled in place, brt_par_fill_into:
-     * split whenever it has two slots, more than one thread and no par
-     * around it), the steps loop is plain when the runtime would not split */
-    if (c->pool || c->par)
-        line("if (brt_arr_sole(%s) && %s->len > 0 && !brt_par_for_splits(0, %s->len, %" PRId64 "LL)) {", v, v, v,
-             c->pool ? par_least(c->elem) : (int64_t)2);
-    else
-        line("if (brt_arr_sole(%s) && %s->len > 0) {", v, v);
-    for (int version = 0; version < 2; version++) {
-        F->ind++;
-        int views = CG->nviews;
-        if (version == 0 && views < 64) {
-            /* the header's copy, read once: a map in place changes neither
-             * data nor length, and gcc cannot tell for v (its address is
-             * the owner's), so it would read them again at every step */
-            CG->map_tested = m;
-            CG->map_header = new_temp();
-            line("brt_arr %s = *%s;", CG->map_header, v);
-            const char *ct = ctype(c->elem_type);
-            CG->views[CG->nviews++] = (struct view){m->var, arena_printf("((%s *)%s.data)", ct, CG->map_header),
-                                                   arena_printf("%s.len", CG->map_header), F};
-        }
-        range_loop(s, lo, hi);
-        CG->map_tested = NULL;
-        close_views(views);
-        F->ind--;
-        line(version == 0 ? "} else {" : "}");
-    }
     return true;
 }

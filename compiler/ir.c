@@ -38,6 +38,7 @@ struct vstate {
     int *deflog;             /* the ids defined, in order (a versioned if's then-branch undone) */
     int ndeflog, capdl;
     struct ir_var *cursor;   /* the array of the cursor block around (opt_cursor.c) */
+    struct ir_var *in_place; /* the array the steps loop around maps in place (opt_version.c, map_steps) */
     struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
     int naround;                /* may pass 64: those deeper are not kept */
 };
@@ -390,6 +391,33 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     v_stmt(st, f);
     st->naround--;
     while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    v_stmt(st, w);
+}
+
+/* The steps of a map in place (opt_version.c, map_steps): if [in place](xs,
+ * least), a loop over the range of the else-branch, the loop as written,
+ * whose one statement is xs's map in place, viewing xs. The two loops
+ * define the same variable: one of them runs. */
+static void v_map_steps(struct vstate *st, struct ir_node *s)
+{
+    struct ir_node *f = s->b, *w = s->c, *t = s->a;
+    struct ir_var *xs = t->nkids == 2 && t->kids[0]->op == IR_VAR ? t->kids[0]->var : NULL;
+    want(st, s, xs && t->kids[1]->op == IR_INT && f && w && f->op == IR_FOR_RANGE && w->op == IR_FOR_RANGE &&
+                    f->var == w->var && same_bound(f->iter.lo, w->iter.lo) && same_bound(f->iter.hi, w->iter.hi) &&
+                    f->iter.inclusive == w->iter.inclusive && !f->par && !f->nguards && f->b->op == IR_BLOCK &&
+                    f->b->nkids == 1 && f->b->kids[0]->op == IR_ASSIGN && f->b->kids[0]->in_place &&
+                    f->b->kids[0]->var == xs,
+         "a map's steps test not choosing between its loop in place and as written");
+    bool viewed = false;
+    for (int i = 0; i < f->nviews; i++) viewed |= f->views[i] == xs;
+    want(st, s, viewed, "a map's steps loop in place not viewing its array");
+    v_expr(st, t);
+    struct ir_var *outer = st->in_place;
+    st->in_place = xs;
+    int mark = st->ndeflog;
+    v_stmt(st, f);
+    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    st->in_place = outer;
     v_stmt(st, w);
 }
 
@@ -846,6 +874,8 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
     case IR_ASSIGN:
         v_expr(st, s->a);
         want(st, s, s->var && in_scope(st, s->var) && s->var->type == s->a->type, "assignment");
+        want(st, s, !s->in_place || (s->var == st->in_place && s->a->op == IR_LISTCOMP && ir_maps_own_slots(s->a, s->var)),
+             "a map in place outside the steps loop that tests its array");
         return;
     case IR_STORE: case IR_PUSH:
         want(st, s, !s->cursor || (s->op == IR_PUSH && s->var == st->cursor), "a push into a cursor outside its block");
@@ -860,6 +890,10 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
     case IR_IF:
         if (s->a->op == IR_GUARD_TEST) {
             v_versioned(st, s);
+            return;
+        }
+        if (s->a->op == IR_BUILTIN && s->a->builtin == BI_IN_PLACE) {
+            v_map_steps(st, s);
             return;
         }
         v_expr(st, s->a);

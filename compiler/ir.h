@@ -299,6 +299,9 @@ struct ir_node {
                                   * (int, u64): its amount is in 0..63; IR_CONV int to u64: the
                                   * value is never negative (opt_range.c) */
     bool borrow;                 /* IR_LET of an element: borrows it (opt_borrow.c) */
+    bool in_place;               /* IR_ASSIGN xs = [e for x in xs] (opt_version.c, map_steps): the then-branch
+                                  * of an if testing [in place](xs, least) holds it: each element stored back into
+                                  * its slot, in order, with no test of its own */
     bool versioned;              /* IR_IF, IR_COND whose condition is a guard choosing between a fast copy of a
                                   * statement and the statement as written (opt_accum.c; opt_version.c:
                                   * an IR_GUARD_TEST, its test written as emit_guards.c writes guards): the C
@@ -603,6 +606,9 @@ bool ir_same_after(const struct ir_node *a, const struct ir_node *b, unsigned al
 #define IR_PAR_GRAIN 16384
 #define FOLD_WORK 24
 int64_t ir_par_work(struct ir_node *body);
+/* The least iteration count worth a split on the pool, for a loop or
+ * comprehension whose one iteration is body (opt_parfor.c's marks). */
+int64_t ir_par_least(struct ir_node *body);
 /* Whether statement s (anything in it) assigns v, pushes to it or changes it
  * by a method, or (stores) stores into it (opt_counted.c). */
 bool ir_writes(struct ir_node *s, struct ir_var *v, bool stores);

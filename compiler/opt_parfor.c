@@ -613,7 +613,7 @@ static bool has_swap(struct ir_node *s)
 
 /* The work of one iteration, in IR nodes, each loop inside (each
  * comprehension or reduction) counted as 16 runs of its body: a guess, for
- * the grain (emit_loops.c par_least) and for a fold loop without a loop
+ * the grain (ir_par_least) and for a fold loop without a loop
  * inside. Capped far below overflow. */
 int64_t ir_par_work(struct ir_node *n)
 {
@@ -627,6 +627,12 @@ int64_t ir_par_work(struct ir_node *n)
     if (ir_is_expr(n) && n->op == IR_CALL) c += n->fn->pool_work; /* 0 but for a call the pool may run */
     for (int i = 0; i < n->nkids; i++) c += ir_par_work(n->kids[i]);
     return c < IR_PAR_GRAIN ? c : IR_PAR_GRAIN;
+}
+
+int64_t ir_par_least(struct ir_node *body)
+{
+    int64_t cost = ir_par_work(body);
+    return (IR_PAR_GRAIN + cost - 1) / cost;
 }
 
 /* A store, push or unique statement into v: into an array the body defines,
@@ -771,7 +777,7 @@ static bool lit_past(const struct ir_node *n, const struct ir_node *t, __int128 
 }
 
 /* Whether range it runs too few iterations for the pool ever to split
- * body (brt_par_for_splits with par_least's count): its count is a
+ * body (brt_par_for_splits with ir_par_least's count): its count is a
  * literal (`0..4`, `lo..lo + 1`, `m - 1..m`) below that. */
 static bool too_few(struct ir_iter *it, struct ir_node *body)
 {

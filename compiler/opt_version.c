@@ -460,6 +460,82 @@ static struct ir_node *jam_nest(struct ir_node *s)
 
 static void walk(struct ir_node *s, struct ir_node *around);
 
+/* ---- the steps of a map in place (map_steps) ----
+ *
+ *     for s in lo..hi:                 if [in place](xs, least):
+ *         xs = [e for x in xs]    =>       for s in lo..hi views[xs]:
+ *                                              assign in-place xs = [e for x in xs]
+ *                                      else:
+ *                                          for s in lo..hi:
+ *                                              xs = [e for x in xs]
+ *
+ * A map of an array into itself, xs = [e for x in xs] (or for i in
+ * 0..len(xs), e reading xs only as xs[i]), of an array of plain values that
+ * is this function's own (a local, or a parameter its caller handed over),
+ * runs in place when xs holds the only reference (emit_map_in_place: each
+ * element stored back into its slot). A sequential range loop whose whole
+ * body is such a map (the steps of a simulation: for s in 0..steps: ps =
+ * [move(p) for p in ps]) tests once, before it, what each step would test:
+ * xs the sole holder, not empty, and (a par map: least, the count below
+ * which the runtime would not split it) not split. A map in place keeps
+ * all three, so every step runs in place, in order: the then-branch, whose
+ * map is in-place (no test of its own) and whose loop views xs (its data
+ * and length read once: gcc cannot tell that a step's stores leave them).
+ * The nest that runs is a plain nest of two loops, which gcc unrolls and
+ * jams (two steps in one pass over the array). Else the loop as written,
+ * each step testing for itself. The test reads no element: it cannot
+ * panic. */
+static struct ir_fn *map_fn; /* the function being rewritten */
+
+/* Whether v is map_fn's own variable: a local, or a parameter its caller
+ * handed over (opt_move.c: owns). */
+static bool own_var(const struct ir_var *v)
+{
+    for (int i = 0; i < map_fn->nparams; i++)
+        if (map_fn->params[i] == v) return map_fn->owns && map_fn->owns[i];
+    return true;
+}
+
+/* The map that is range loop s's whole body (blocks of one statement
+ * looked through), or NULL. */
+static struct ir_node *steps_map(struct ir_node *s)
+{
+    if (s->op != IR_FOR_RANGE || s->par || s->nguards || s->fast_in || s->swap || s->chunk) return NULL;
+    struct ir_node *b = s->b;
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    if (!b || b->op != IR_ASSIGN || b->in_place) return NULL;
+    struct ir_node *c = b->a;
+    bool map = c->op == IR_LISTCOMP && !c->nclauses && !c->filter && !type_is_ref(c->elem_type) && own_var(b->var) &&
+               ir_maps_own_slots(c, b->var);
+    return map ? b : NULL;
+}
+
+/* Loop s, whose body is map m, rewritten in place as the if above. */
+static void map_steps(struct ir_node *s, struct ir_node *m)
+{
+    struct loc at = s->loc;
+    struct ir_node *c = m->a;
+    struct ir_node *slow = ir_new(IR_FOR_RANGE, at, ty_void), *fast = ir_new(IR_FOR_RANGE, at, ty_void);
+    *slow = *s;
+    *fast = *s;
+    struct ir_node *in = ir_mk_stmt(IR_ASSIGN, m->var, c, m->loc);
+    in->in_place = true;
+    fast->b = ir_new(IR_BLOCK, at, ty_void);
+    ir_push_kid(fast->b, in);
+    fast->views = xmalloc(sizeof *fast->views * (size_t)(s->nviews + 1));
+    memcpy(fast->views, s->views, sizeof *fast->views * (size_t)s->nviews);
+    fast->views[fast->nviews++] = m->var;
+    struct ir_node *test = ir_new(IR_BUILTIN, at, ty_bool);
+    test->builtin = BI_IN_PLACE;
+    ir_push_kid(test, ir_mk_var(m->var, at));
+    /* a par map (as written: split whenever it has two slots; on the pool:
+     * ir_par_least's count) runs in place, in order, where it would not split */
+    ir_push_kid(test, ir_mk_int(c->pool ? ir_par_least(c->elem) : c->par ? 2 : 0, at));
+    memset(s, 0, sizeof *s);
+    s->op = IR_IF, s->loc = at, s->type = ty_void;
+    s->a = test, s->b = fast, s->c = slow;
+}
+
 /* Loop s on the pool given its chunk (ir.h): a sequential copy of s over
  * the fresh chunk_lo .. chunk_hi, the nodes naming s naming the copy,
  * rewritten as walk rewrites any sequential loop: its guards (a swapped
@@ -511,7 +587,9 @@ static void walk(struct ir_node *s, struct ir_node *around)
         } else if (ir_versions(s, around)) {
             walk(version(s, true)->c, around); /* the nest as written: its inner loop versioned on its own */
         } else if (!nest_of(around, s)) {
-            walk(s->b, s);
+            struct ir_node *m = steps_map(s);
+            if (m) map_steps(s, m);
+            else walk(s->b, s);
         }
         return;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
@@ -551,7 +629,10 @@ void opt_version(struct ir_program *ir)
 {
     P = ir;
     ir->versioned = false;
-    for (int i = 0; i < ir->fns.len; i++) walk(((struct ir_fn *)ir->fns.items[i])->body, NULL);
+    for (int i = 0; i < ir->fns.len; i++) {
+        map_fn = ir->fns.items[i];
+        walk(map_fn->body, NULL);
+    }
     for (int i = 0; i < ir->fns.len; i++) gens(((struct ir_fn *)ir->fns.items[i])->body);
     ir->versioned = true;
 }

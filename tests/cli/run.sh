@@ -1099,9 +1099,10 @@ BRINE_THREADS=4 ./mi/p > mi.got 2>&1
 "$BRINE" run --opt=none mi/p.br > mi.want 2>&1
 check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
 # the steps of such a map (the loop's whole body) test the array once, before
-# the loop, and run each step as a plain loop over a copy of its header
+# the loop (opt_version.c: an if of [in place]), and run each step as a plain
+# loop over its view's header
 check "map in place steps: one test before the steps, each step a plain loop" \
-    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'if (brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(')" -eq 1 -a \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c '= brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(')" -eq 1 -a \
       "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'BP_ASSUME(')" -eq 1 ]
 ./mi/p > mi.got 2>&1
 check "map in place steps: the same output at one thread" same mi.got mi.want
@@ -1117,7 +1118,7 @@ EOB
 "$BRINE" build --release --emit-c mi/q.br -o mi/q > mi.log 2>&1
 check "par map in place steps: builds with --emit-c" [ $? -eq 0 -a -s mi/q.c ]
 check "par map in place steps: one test before the steps (not split), else filled into xs" \
-    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c 'if (brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(v*[0-9]*, v[0-9]*->len, 2LL))')" -eq 1 -a \
+    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c '= brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(0, v[0-9]*->len, 2LL);')" -eq 1 -a \
       "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
 "$BRINE" run --opt=none mi/q.br > mi.want 2>&1
 for t in 1 3; do
