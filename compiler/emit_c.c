@@ -376,8 +376,9 @@ static const char *emit_expr_here(struct ir_node *n)
          * cannot panic: emit_quiet.c) */
         bool frameless = n->fn->frameless;
         if (frameless) { /* a par row's function: its places are this one's */
-            n->fn->frame_as = frame_of(n->loc);
-            n->fn->site_as = F->inline_site;
+            struct frame_as *fa = arena_alloc(sizeof *fa);
+            *fa = (struct frame_as){frame_of(n->loc), F->inline_site};
+            map_put_ptr(&CG->frames_as, n->fn, fa);
         }
         bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site || frameless ? frame_slot() : frame_next());
         bool slot = !site && !frameless && !quiet_fn(n->fn);

@@ -41,6 +41,8 @@ struct cgen {
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
     struct map fnval_ids;          /* ir_fn -> its trampoline's name (emit_fnval.c) */
+    struct map frames_as;          /* a frameless ir_fn (a par row's function) -> the frame and site of
+                                    * its call (struct frame_as), its places named as the call's */
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
@@ -77,6 +79,7 @@ struct cgen {
     bool recursive_done;
 };
 extern struct cgen *CG;
+struct frame_as { const char *frame, *site; };
 
 const char *frame_of(struct loc l);   /* the name of the frame a place is in */
 const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place (and its frame's name) */

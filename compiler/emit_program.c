@@ -204,9 +204,10 @@ static void emit_fn(struct ir_fn *f)
 {
     F = fctx_new();
     F->frame = frame_name(f);
-    if (f->frame_as) { /* a par row's function, its places named as its call's */
-        F->frame = f->frame_as;
-        F->inline_site = f->site_as;
+    const struct frame_as *fa = map_get_ptr(&CG->frames_as, f);
+    if (fa) { /* a par row's function, its places named as its call's */
+        F->frame = fa->frame;
+        F->inline_site = fa->site;
     }
     F->site = f->has_site;
     F->owner = !quiet_fn(f);

@@ -421,10 +421,9 @@ struct ir_fn {
     /* A par comprehension's row written as a function (opt_comploop.c),
      * after the functions it is called from: it has no frame in call
      * chains. Its one call writes no slot, and the emitter names its places
-     * as the call's (frame_as, site_as: the par element's frame and site,
-     * set where the call is written), as when the row was the element. */
+     * as the call's (the par element's frame and site, which it keeps where
+     * the call is written: CG->frames_as), as when the row was the element. */
     bool frameless;
-    const char *frame_as, *site_as;
 };
 
 struct ir_program {
