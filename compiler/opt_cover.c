@@ -664,6 +664,119 @@ static void prefix_stores(struct ir_node *s, struct ir_var *arr)
     }
 }
 
+/* ---- the prefix's append without a branch ---- */
+
+static const struct ir_node *STERMS[16]; /* what the condition evaluates each time it runs */
+static int NSTERMS;
+
+static void cond_terms(const struct ir_node *c)
+{
+    if (!c || NSTERMS >= 16) return;
+    STERMS[NSTERMS++] = c;
+    switch (c->op) {
+    case IR_BINARY: cond_terms(c->a), cond_terms(c->b); break;
+    case IR_UNARY: case IR_NOT: case IR_CONV: case IR_AND: case IR_OR: case IR_COND: cond_terms(c->a); break;
+    case IR_INDEX: cond_terms(c->b); break;
+    default: break;
+    }
+}
+
+/* Whether value e, evaluated where the condition was false too, neither
+ * panics nor does anything: a variable, a literal, a term the condition
+ * itself evaluated just before (the same, node by node: elements, len,
+ * + - *, min, max), or float + - * and int-to-float conversions of such. */
+static bool quiet_value(const struct ir_node *e)
+{
+    switch (e->op) {
+    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: return true;
+    default: break;
+    }
+    for (int i = 0; i < NSTERMS; i++)
+        if (ir_same_expr(e, STERMS[i], IR_SAME_LEN_VAR | IR_SAME_ARITH | IR_SAME_LOADS)) return true;
+    if (e->op == IR_BINARY && e->type == ty_float && e->optype == ty_float &&
+        (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL))
+        return quiet_value(e->a) && quiet_value(e->b);
+    return e->op == IR_CONV && e->type == ty_float && e->optype == ty_int && quiet_value(e->a);
+}
+
+/* Whether no statement of b between i and j changes a variable that m reads. */
+static bool steady_between(struct ir_node *b, int i, int j, const struct ir_node *m)
+{
+    if (!m) return true;
+    if (m->op == IR_VAR)
+        for (int k = i + 1; k < j; k++)
+            if (ir_writes(b->kids[k], m->var, false)) return false;
+    if (m->op == IR_BUILTIN)
+        for (int k = 0; k < m->nkids; k++)
+            if (!steady_between(b, i, j, m->kids[k])) return false;
+    return steady_between(b, i, j, m->a) && steady_between(b, i, j, m->b);
+}
+
+/* try_prefix's loop t, a range loop from a literal lo >= 0 to hi or an
+ * array loop over xs, whose body holds `if C: arr[count] = E; count += 1`
+ * as a statement of its own, the only store into arr; arr made `[Z] * m`
+ * by statement i of block b, m the same as hi or len(xs) with nothing
+ * between changing what it reads. Then before each iteration count is at
+ * most the number of iterations run (it starts at 0 and grows by one at
+ * most each), so below hi - lo <= m = len(arr) wherever the store runs:
+ * the store is in bounds whether C holds or not. The if becomes
+ *
+ *     let c = C
+ *     arr[count] = E              (in bounds)
+ *     count = count + 1 if c else count
+ *
+ * when E is a quiet value (quiet_value: it runs when C is false too, with
+ * no panic and no effect). Where C is false the store writes the element
+ * at count, one no store reads (t does not read arr) and that the next
+ * kept value or the fill after t (for k in count..len(arr)) writes again:
+ * every element holds what it would. A loop of no unpredictable branch
+ * (compact/count_fn: 7.6 -> 6.4 ms; the C 5.8, branching). */
+static void append_select(struct ir_node *b, int i, int j, const struct ir_node *m, struct ir_var *arr,
+                          struct ir_var *count)
+{
+    struct ir_node *t = b->kids[j], *body = t->b;
+    if (t->op == IR_FOR_RANGE) {
+        if (t->iter.inclusive || t->iter.lo->op != IR_INT || (int64_t)t->iter.lo->ival < 0 ||
+            !ir_same_expr(t->iter.hi, m, IR_SAME_LEN_VAR | IR_SAME_ARITH))
+            return;
+    } else if (t->op == IR_FOR_ARRAY) {
+        if (t->iter.array->op != IR_VAR || m->op != IR_BUILTIN || m->builtin != BI_LEN || m->nkids != 1 ||
+            m->kids[0]->op != IR_VAR || m->kids[0]->var != t->iter.array->var)
+            return;
+    } else
+        return;
+    if (!steady_between(b, i, j, m) || !body || body->op != IR_BLOCK) return;
+    for (int k = 0; k < body->nkids; k++) {
+        struct ir_node *f = body->kids[k];
+        if (f->op != IR_IF || (f->c && !(f->c->op == IR_BLOCK && f->c->nkids == 0)) || !f->b ||
+            f->b->op != IR_BLOCK || f->b->nkids != 2)
+            continue;
+        struct ir_node *st = f->b->kids[0];
+        if (st->op != IR_STORE || st->var != arr || st->nkids != 1 || st->kids[0]->op != IR_VAR ||
+            st->kids[0]->var != count || !bump(f->b->kids[1], count))
+            continue;
+        NSTERMS = 0;
+        cond_terms(f->a);
+        if (!quiet_value(st->a)) return;
+        struct loc at = f->loc;
+        struct ir_var *c = ir_new_temp(P, ty_bool, at);
+        struct ir_node *let = ir_mk_stmt(IR_LET, c, f->a, at);
+        st->in_bounds = true;
+        struct ir_node *sel = ir_new(IR_COND, at, ty_int);
+        sel->a = ir_mk_var(c, at);
+        sel->b = f->b->kids[1]->a;
+        sel->c = ir_mk_var(count, at);
+        struct ir_node *as = ir_mk_stmt(IR_ASSIGN, count, sel, at);
+        struct ir_node **kids = arena_alloc((size_t)(body->nkids + 2) * sizeof *kids);
+        memcpy(kids, body->kids, (size_t)k * sizeof *kids);
+        kids[k] = let, kids[k + 1] = st, kids[k + 2] = as;
+        memcpy(kids + k + 3, body->kids + k + 1, (size_t)(body->nkids - k - 1) * sizeof *kids);
+        body->kids = kids;
+        body->nkids += 2;
+        return;
+    }
+}
+
 /* Statement i of block b makes a one-dimensional array `[Z] * m` (any int
  * m: its length is read back as len(arr)); statement j, the first after it naming the array,
  * stores into it only as arr[count], each store followed at once in its
@@ -704,6 +817,7 @@ static void try_prefix(struct ir_node *b, int i)
         else if (let >= 0 && changes(u, count)) return;
     }
     if (let < 0) return;
+    if (PSTORES == 1) append_select(b, i, j, e->b, c.arr, count);
     struct ir_node *z = e->a->kids[0];
     struct ir_node *u = ir_new(IR_BUILTIN, e->loc, e->type);
     u->builtin = BI_UNSET;

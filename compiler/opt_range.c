@@ -824,6 +824,8 @@ static bool reads_of(struct ir_node *x, struct ir_var *v)
  * raises no element above the largest one by more than c. */
 static __int128 increase(struct ir_node *n, struct ir_var *v)
 {
+    /* `v + c if p else v` (opt_cover.c's append without a branch): v + c or v */
+    if (n && n->op == IR_COND && n->c && n->c->op == IR_VAR && n->c->var == v) return increase(n->b, v);
     if (!n || n->op != IR_BINARY || n->bop != OP_ADD || n->optype != ty_int) return -1;
     struct ir_node *x = n->a, *c = n->b;
     if (!reads_of(x, v)) x = n->b, c = n->a;
