@@ -187,6 +187,20 @@ static const char *emit_binary(struct ir_node *n)
     internal_error("emit: integer operator %s", op_spelling[op]);
 }
 
+/* The bounds check of n's index i into arr (or a view's length len): one
+ * that tests a conversion first where opt_prefetch.c made it do so. */
+static const char *idx_check(struct ir_node *n, const char *arr, const char *len, const char *i)
+{
+    const char *L = loc_ref(n->loc);
+    if (n->f2i_conv) {
+        const char *x = emit_expr(n->f2i_conv->a), *lc = loc_ref(n->f2i_conv->loc);
+        if (arr) return arena_printf("brt_idx_f2i(%s, %s, %s, %s, %s)", arr, i, x, lc, L);
+        return arena_printf("brt_idx_n_f2i(%s, %s, %s, %s, %s)", len, i, x, lc, L);
+    }
+    if (arr) return arena_printf("brt_idx(%s, %s, %s)", arr, i, L);
+    return arena_printf("brt_idx_n(%s, %s, %s)", len, i, L);
+}
+
 static const char *emit_conv(struct ir_node *n)
 {
     const char *a = emit_expr(n->a);
@@ -204,6 +218,7 @@ static const char *emit_conv(struct ir_node *n)
         if (from == ty_str) return tmp(to, "brt_parse_float(%s, %s)", a, loc_ref(n->loc));
         break;
     case T_INT:
+        if (from == ty_float && n->f2i_later) return tmp(to, "brt_f2i_raw(%s)", a); /* opt_prefetch.c */
         if (from == ty_float) return tmp(to, "brt_f2i(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_u64) return tmp(to, "brt_u64_to_i64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_i128) return tmp(to, "brt_i128_to_i64(%s, %s)", a, loc_ref(n->loc));
@@ -402,6 +417,8 @@ static const char *emit_expr_here(struct ir_node *n)
     case IR_CALLV: return emit_callv(n);
     case IR_GUARD_TEST: internal_error("emit: a guard test outside its versioned if");
     case IR_INDEX: {
+        if (n->f2i_conv && (row_local(n) || (n->slot && CG->slot_names)))
+            internal_error("emit: a conversion's check on an element read without one");
         if (n->slot && CG->slot_names) return tmp(n->type, "%s", CG->slot_names[n->slot - 1]);
         if (n->a->op == IR_INDEX && n->a->slot && CG->slot_names) {
             /* an element of a row the jam keeps the data of (proved in range) */
@@ -421,12 +438,12 @@ static const char *emit_expr_here(struct ir_node *n)
         if (vw) {
             const char *i = emit_expr(n->b);
             if (in_guarded_loop(n)) return tmp(n->type, "%s[%s]", vw->data, i);
-            return tmp(n->type, "%s[brt_idx_n(%s, %s, %s)]", vw->data, vw->len, i, loc_ref(n->loc));
+            return tmp(n->type, "%s[%s]", vw->data, idx_check(n, NULL, vw->len, i));
         }
         const char *a = emit_expr(n->a);
         const char *i = emit_expr(n->b);
         if (in_guarded_loop(n)) return tmp(n->type, "BRT_AT(%s, %s, %s)", ctype(n->type), a, i);
-        return tmp(n->type, "BRT_AT(%s, %s, brt_idx(%s, %s, %s))", ctype(n->type), a, a, i, loc_ref(n->loc));
+        return tmp(n->type, "BRT_AT(%s, %s, %s)", ctype(n->type), a, idx_check(n, a, NULL, i));
     }
     case IR_ARRAY: {
         struct type *et = n->type->elem;
@@ -933,12 +950,12 @@ static void emit_stmt_here(struct ir_node *s)
             else if (vw && in_guarded_loop(s))
                 line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx[0]);
             else if (vw)
-                line("%s *%s = &%s[brt_idx_n(%s, %s, %s)];", ctype(et), slot, vw->data, vw->len, idx[0], L);
+                line("%s *%s = &%s[%s];", ctype(et), slot, vw->data, idx_check(s, NULL, vw->len, idx[0]));
             else if (in_guarded_loop(s))
                 line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(et), slot, ctype(et), arr, idx[s->nkids - 1]);
             else
-                line("%s *%s = &BRT_AT(%s, %s, brt_idx(%s, %s, %s));", ctype(et), slot, ctype(et), arr, arr,
-                     idx[s->nkids - 1], L);
+                line("%s *%s = &BRT_AT(%s, %s, %s);", ctype(et), slot, ctype(et), arr,
+                     idx_check(s, arr, NULL, idx[s->nkids - 1]));
             if (type_is_ref(et)) {
                 const char *old = new_temp();
                 line("%s %s = *%s;", ctype(et), old, slot);

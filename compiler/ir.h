@@ -273,6 +273,11 @@ struct ir_node {
     /* IR_IF without else (opt_records.c): a running record's update (a new least or greatest
      * value, or its index, replacing the old), which runs seldom: its branch is written unlikely */
     bool rare;
+    /* IR_INDEX, IR_STORE of one index (opt_prefetch.c): the float-to-int conversion (an IR_CONV
+     * of a variable) whose check this bounds check makes: when it fails, the conversion is
+     * tested first (its panic, else this one); IR_CONV: f2i_later, its check made so */
+    struct ir_node *f2i_conv;
+    bool f2i_later;
     struct ir_var **views;       /* loops: arrays whose data and length the loop cannot change */
     int nviews;
     struct ir_var **rowmins;     /* loops: arrays of arrays none of whose rows changes length in it, whose

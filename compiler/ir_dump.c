@@ -149,7 +149,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
     fprintf(out, "(%s", ir_op_name[n->op]);
     switch (n->eop) {
     case IR_UNARY: case IR_BINARY: fprintf(out, " %s", op_spelling[n->bop]); break;
-    case IR_CONV: fprintf(out, " %s->", n->optype ? type_name(n->optype) : "?"); break;
+    case IR_CONV: fprintf(out, " %s->%s", n->optype ? type_name(n->optype) : "?", n->f2i_later ? " unchecked" : ""); break;
     case IR_CALL: case IR_FNVAL: fprintf(out, " %s", n->fn ? n->fn->cname : "?"); break;
     case IR_BUILTIN: fprintf(out, " %s", builtin_name[n->builtin]); break;
     case IR_REDUCE:
@@ -161,6 +161,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
         if (n->in_range_by) fputs(" in-range", out);
         if (n->in_bounds) fputs(" in-bounds", out);
         if (n->slot) fputs(" slot", out);
+        if (n->f2i_conv) fputs(" checks-conv", out);
         break;
     case IR_COND: if (n->versioned) fputs(" versioned", out); break;
     case IR_AND: if (n->one_compare) fputs(" one-compare", out); break;
@@ -385,6 +386,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         if (s->in_range_by) fputs(" in-range", out);
         if (s->in_bounds) fputs(" in-bounds", out);
         if (s->slot) fputs(" slot", out);
+        if (s->f2i_conv) fputs(" checks-conv", out);
         if (s->cursor) fputs(" cursor", out);
         if (s->a) {
             fputs(" <- ", out);

@@ -899,6 +899,38 @@ BRT_INLINE int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) brt_panic_index(l, len, i);
     return i;
 }
+/* A bin's conversion and bounds check as one (opt_prefetch.c): the
+ * conversion's instruction alone, INT64_MIN where it fails (NaN, out of
+ * range), as x86's gives and the portable form matches; and a bounds check
+ * of the index it gives (or a min of it) that tests the conversion first
+ * when it fails: the conversion's panic where it was invalid, else this
+ * one. A compare and branch an element less. */
+BRT_INLINE int64_t brt_f2i_raw(double x)
+{
+#if BRT_GCC && defined(__x86_64__)
+    int64_t r;
+#ifdef __AVX__
+    __asm__("vcvttsd2si %1, %0" : "=r"(r) : "x"(x));
+#else
+    __asm__("cvttsd2si %1, %0" : "=r"(r) : "x"(x));
+#endif
+    return r;
+#else
+    return x >= -0x1p63 && x < 0x1p63 ? (int64_t)x : INT64_MIN;
+#endif
+}
+BRT_INLINE int64_t brt_idx_n_f2i(int64_t len, int64_t i, double x, const brt_loc *lx, const brt_loc *l)
+{
+    if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) {
+        (void)brt_f2i(x, lx);
+        brt_panic_index(l, len, i);
+    }
+    return i;
+}
+BRT_INLINE int64_t brt_idx_f2i(const brt_arr *a, int64_t i, double x, const brt_loc *lx, const brt_loc *l)
+{
+    return brt_idx_n_f2i(a->len, i, x, lx, l);
+}
 #define BRT_AT(ctype, arr, i) (((ctype *)(arr)->data)[i])
 
 /* == on any type (arrays element by element; floats by value, so nan != nan) */
