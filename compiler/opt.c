@@ -256,9 +256,10 @@ static void check_pass_order(void)
     /* its fast copies share subtrees with the loops as written: no pass may
      * rewrite the IR after it but cursor, which only wraps a statement in a
      * block and marks pushes, and leaves a statement it wrapped as it is when
-     * it meets it again through a shared subtree, and prefetch, which only
-     * marks loops, and records, which only marks ifs (the same mark, met
-     * twice) */
+     * it meets it again through a shared subtree, and prefetch, which marks
+     * loops and writes a bin's conversion raw where the store's bounds check
+     * makes its check (only where every copy sharing the store allows it),
+     * and records, which only marks ifs (the same mark, met twice) */
     if (strcmp(passes[NPASSES - 4].name, "version") != 0 || strcmp(passes[NPASSES - 3].name, "cursor") != 0 ||
         strcmp(passes[NPASSES - 2].name, "prefetch") != 0 || strcmp(passes[NPASSES - 1].name, "records") != 0)
         internal_error("passes version, cursor, prefetch and records must run last");
