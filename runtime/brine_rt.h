@@ -226,11 +226,14 @@ BRT_INLINE void brt_stack_check(const brt_loc *loc)
 typedef struct brt_tcache {
     _Alignas(64) void *head[BRT_TCACHE_CLASSES]; /* a line of its own (os.c) */
     int32_t count[BRT_TCACHE_CLASSES];
-    /* Freed array data of a middle size (value.c): per entry, a list of
-     * buffers of exactly dbytes[e] bytes, dcount[e] of them. */
-    void *dhead[BRT_TCACHE_SIZES];
+    /* Freed array data of a middle size (value.c): per entry, a stack of
+     * buffers of exactly dbytes[e] bytes, dcount[e] of them in
+     * dstack[e][0 .. dcount[e]) (room for dcap[e]): the links out of the
+     * buffers, so that keeping and taking one touches none of its lines. */
+    void **dstack[BRT_TCACHE_SIZES];
     int64_t dbytes[BRT_TCACHE_SIZES];
     int32_t dcount[BRT_TCACHE_SIZES];
+    int32_t dcap[BRT_TCACHE_SIZES];
     /* The last big array data this thread freed (value.c: more than the
      * middle sizes, at most BIG_KEEP bytes), bigbytes bytes, or NULL. */
     void *big;
