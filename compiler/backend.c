@@ -227,14 +227,37 @@ static char *temp_obj(const char *suffix)
  * 128 bits and zeroes the same upper bits (both VEX.128), so no result can
  * change. Only registers 0-15: a copy of 16-31 would need EVEX and
  * AVX512VL. The line must be exactly that form (no mask, no memory). */
+/* "%xmmN" with N below 16 at *p: N, and *p moved past it; else -1. */
+static int xmm_low(const char **p, const char *end)
+{
+    const char *q = *p;
+    if (end - q < 5 || memcmp(q, "%xmm", 4) != 0 || q[4] < '0' || q[4] > '9')
+        return -1;
+    int n = q[4] - '0';
+    q += 5;
+    if (q < end && *q >= '0' && *q <= '9')
+        n = n * 10 + (*q++ - '0');
+    if (n > 15 || (q < end && *q >= '0' && *q <= '9'))
+        return -1;
+    *p = q;
+    return n;
+}
+
+/* The line [l, end) is exactly "\tvmovsd\t%xmmA, %xmmA, %xmmB" (A, B < 16).
+ * (No sscanf: glibc's measures the whole rest of the file every call.) */
 static bool plain_copy(const char *l, const char *end, int *a, int *b)
 {
-    int n = 0;
-    if (sscanf(l, "\tvmovsd\t%%xmm%d, %%xmm%*d, %%xmm%d%n", a, b, &n) != 2 || n == 0 || l + n != end)
+    static const char op[] = "\tvmovsd\t";
+    if (end - l < (long)sizeof op - 1 || memcmp(l, op, sizeof op - 1) != 0)
         return false;
-    char want[64];
-    int m = snprintf(want, sizeof want, "\tvmovsd\t%%xmm%d, %%xmm%d, %%xmm%d", *a, *a, *b);
-    return m == n && memcmp(l, want, (size_t)n) == 0 && *a >= 0 && *a < 16 && *b >= 0 && *b < 16;
+    const char *q = l + sizeof op - 1;
+    if ((*a = xmm_low(&q, end)) < 0 || end - q < 2 || memcmp(q, ", ", 2) != 0)
+        return false;
+    q += 2;
+    if (xmm_low(&q, end) != *a || end - q < 2 || memcmp(q, ", ", 2) != 0)
+        return false;
+    q += 2;
+    return (*b = xmm_low(&q, end)) >= 0 && q == end;
 }
 
 static void rewrite_copies(const char *s_path)

@@ -426,6 +426,30 @@ check "--cpu=native: the default build has no -march" [ "$(grep -c -- -march cc.
 cpu/generic > cpu.generic.out 2>&1
 cpu/native > cpu.native.out 2>&1
 check "--cpu=native: output byte-identical to the default" same cpu.generic.out cpu.native.out
+# --cpu=native goes through assembly (backend.c, rewrite_copies): a copy of a
+# double written as a merge of a register onto itself becomes vmovapd; a real
+# merge, a register above 15 (EVEX) and a masked move stay. The wrapper
+# appends those lines to the assembly gcc writes, in one and in two parts.
+cat > cpu/ccs <<'SH'
+#!/bin/sh
+cc "$@" || exit
+s=""; prev=""
+for a in "$@"; do [ "$prev" = "-o" ] && s="$a"; prev="$a"; done
+case " $* " in
+*" -S "*) case " $* " in *BP_PART=2*) exit 0;; esac
+    printf '\t.text\n\t.globl brine_cli_probe\nbrine_cli_probe:\n\tvmovsd\t%%xmm1, %%xmm1, %%xmm2\n\tvmovsd\t%%xmm3, %%xmm4, %%xmm5\n\tvmovsd\t%%xmm17, %%xmm17, %%xmm2\n\tvmovsd\t%%xmm6, %%xmm6, %%xmm7{%%k1}\n\tvmovsd\t%%xmm15, %%xmm15, %%xmm0\n\tret\n' >> "$s";;
+esac
+SH
+chmod +x cpu/ccs
+for parts in 1 2; do
+    BRINE_RELEASE_PARTS=$parts CC="$WORK/cpu/ccs" "$BRINE" build cpu/f.br --release --cpu=native -o cpu/probe$parts > cpu.log 2>&1
+    objdump -d --no-show-raw-insn cpu/probe$parts | awk '/<brine_cli_probe>:/,/ret/' | cut -f2- | tr -s ' ' > cpu.probe$parts
+    printf 'vmovapd %%xmm1,%%xmm2\nvmovsd %%xmm3,%%xmm4,%%xmm5\nvmovsd %%xmm17,%%xmm17,%%xmm2\nvmovsd %%xmm6,%%xmm6,%%xmm7{%%k1}\nvmovapd %%xmm15,%%xmm0\nret\n' > cpu.probe.want
+    grep -v '>:' cpu.probe$parts > cpu.probe$parts.got
+    check "--cpu=native, $parts part(s): register copies of a double rewritten, nothing else" same cpu.probe.want cpu.probe$parts.got
+    cpu/probe$parts > cpu.probe.out 2>&1
+    check "--cpu=native, $parts part(s): the rewritten build prints the same" same cpu.generic.out cpu.probe.out
+done
 "$BRINE" build cpu/f.br --cpu=native -o cpu/dev > cpu.log 2>&1
 rc=$?
 check "--cpu=native without --release: exits 2 (got $rc)" [ $rc -eq 2 ]
