@@ -486,7 +486,9 @@ BRT_NORETURN void brt_f2u64_fail(double x, const brt_loc *l);
  * or the same panic as the portable test. The instruction is written in
  * asm: gcc's builtin for it is a plain conversion to gcc, which it folds
  * for a constant out of range to INT64_MAX (1e300 converted, no panic). */
-BRT_INLINE int64_t brt_f2i(double x, const brt_loc *l)
+/* The conversion's instruction alone: INT64_MIN where it fails (NaN, out
+ * of range), as x86's gives and the portable form matches. */
+BRT_INLINE int64_t brt_f2i_raw(double x)
 {
 #if BRT_GCC && defined(__x86_64__)
     int64_t r;
@@ -495,6 +497,15 @@ BRT_INLINE int64_t brt_f2i(double x, const brt_loc *l)
 #else
     __asm__("cvttsd2si %1, %0" : "=r"(r) : "x"(x));
 #endif
+    return r;
+#else
+    return x >= -0x1p63 && x < 0x1p63 ? (int64_t)x : INT64_MIN;
+#endif
+}
+BRT_INLINE int64_t brt_f2i(double x, const brt_loc *l)
+{
+#if BRT_GCC && defined(__x86_64__)
+    int64_t r = brt_f2i_raw(x);
     if (BRT_UNLIKELY(r == INT64_MIN)) {
         double y = x;
         __asm__ __volatile__("" : "+x"(y)); /* the test below stays on this path */
@@ -903,25 +914,10 @@ BRT_INLINE int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
     return i;
 }
 /* A bin's conversion and bounds check as one (opt_prefetch.c): the
- * conversion's instruction alone, INT64_MIN where it fails (NaN, out of
- * range), as x86's gives and the portable form matches; and a bounds check
+ * conversion's instruction alone (brt_f2i_raw, above), and a bounds check
  * of the index it gives (or a min of it) that tests the conversion first
  * when it fails: the conversion's panic where it was invalid, else this
  * one. A compare and branch an element less. */
-BRT_INLINE int64_t brt_f2i_raw(double x)
-{
-#if BRT_GCC && defined(__x86_64__)
-    int64_t r;
-#ifdef __AVX__
-    __asm__("vcvttsd2si %1, %0" : "=r"(r) : "x"(x));
-#else
-    __asm__("cvttsd2si %1, %0" : "=r"(r) : "x"(x));
-#endif
-    return r;
-#else
-    return x >= -0x1p63 && x < 0x1p63 ? (int64_t)x : INT64_MIN;
-#endif
-}
 BRT_INLINE int64_t brt_idx_n_f2i(int64_t len, int64_t i, double x, const brt_loc *lx, const brt_loc *l)
 {
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) {
