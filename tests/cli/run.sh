@@ -1362,8 +1362,8 @@ mkdir -p pc
 printf 'fn keep(xs: [float], t: float) -> [float]:\n    var out: [float] = []\n    for x in xs:\n        if x > t:\n            out.push(x)\n    return out\n\nfn lens(n: int) -> [int]:\n    var out: [int] = []\n    for v in 0..n:\n        out.push(len(out) + v)\n    return out\n\nfn main():\n    print(keep([0.5, 2.0, 1.5, 0.1], 1.0), lens(4))\n' > pc/p.br
 "$BRINE" --dump=c pc/p.br > pc.c 2> pc.log
 check "push cursor: the filter's pushes in locals, the length read pushes as written" \
-    [ "$(sed -n '/^static .*bf_main_keep(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR_PUSH(')" -eq 1 -a \
-      "$(sed -n '/^static .*bf_main_lens(.*)$/,/^}/p' pc.c | grep -c 'BRT_CURSOR')" -eq 0 ]
+    [ "$(cbody pc.c bf_main_keep | grep -c 'BRT_CURSOR_PUSH(')" -eq 1 -a \
+      "$(cbody pc.c bf_main_lens | grep -c 'BRT_CURSOR')" -eq 0 ]
 check "push cursor: the output" [ "$("$BRINE" run pc/p.br)" = "[2.0, 1.5] [0, 2, 4, 6]" ]
 
 # ---- prefetch: a loop storing at a computed index reads its stream ahead ----
@@ -1375,8 +1375,8 @@ printf 'fn hist(xs: [float]) -> [int]:\n    var c = [0] * 4\n    for x in xs:\n 
 "$BRINE" --dump=c pf/p.br > pf.c 2> pf.log
 "$BRINE" build --emit-c --opt=-prefetch pf/p.br -o pf/off 2>> pf.log
 check "prefetch: the histogram's stream read ahead, the map's not, none with the pass off" \
-    [ "$(sed -n '/^static .*bf_main_hist(.*)$/,/^}/p' pf.c | grep -c 'BRT_PREFETCH(')" -eq 1 -a \
-      "$(sed -n '/^static .*bf_main_twice(.*)$/,/^}/p' pf.c | grep -c 'BRT_PREFETCH')" -eq 0 -a \
+    [ "$(cbody pf.c bf_main_hist | grep -c 'BRT_PREFETCH(')" -eq 1 -a \
+      "$(cbody pf.c bf_main_twice | grep -c 'BRT_PREFETCH')" -eq 0 -a \
       "$(grep -c 'BRT_PREFETCH(' pf/off.c)" -eq 0 ]
 check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" ]
 
@@ -1389,8 +1389,8 @@ printf 'fn argmin(a: [int]) -> int:\n    var m = 0\n    for j in 0..len(a):\n   
 "$BRINE" --dump=c rec/r.br > rec.c 2> rec.log
 "$BRINE" build --emit-c --opt=-records rec/r.br -o rec/off 2>> rec.log
 check "records: the argmin's update unlikely, the count's not, none with the pass off" \
-    [ "$(sed -n '/^static .*bf_main_argmin(.*)$/,/^}/p' rec.c | grep -c 'if (BRT_UNLIKELY(')" -ge 1 -a \
-      "$(sed -n '/^static .*bf_main_above(.*)$/,/^}/p' rec.c | grep -c 'BRT_UNLIKELY')" -eq 0 -a \
+    [ "$(cbody rec.c bf_main_argmin | grep -c 'if (BRT_UNLIKELY(')" -ge 1 -a \
+      "$(cbody rec.c bf_main_above | grep -c 'BRT_UNLIKELY')" -eq 0 -a \
       "$(grep -c 'if (BRT_UNLIKELY(' rec/off.c)" -eq 0 ]
 check "records: the output" [ "$("$BRINE" run rec/r.br)" = "1 2" ]
 
