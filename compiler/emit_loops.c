@@ -744,7 +744,6 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     }
 }
 
-
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
  * bp_for<n>(env, lo_, hi_) runs the loop over lo_ .. hi_, a chunk of the
  * range, exactly as the whole loop is written (pool_chunk: its chunk, its

@@ -60,11 +60,11 @@ static bool is_record(struct ir_node *s)
         vals[i] = stmts[i]->a;
     }
     bool reads_own = false;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < n; i++)
             if (ir_reads(vals[i], vars[k])) return false;
-            if (ir_reads(c, vars[k])) reads_own = true;
-        }
+        reads_own |= ir_reads(c, vars[k]);
+    }
     struct ir_subst sub = {vars, vals, n};
     return reads_own && (ir_same_after(c->a, c->b, IR_SAME_LOADS, &sub) || ir_same_after(c->b, c->a, IR_SAME_LOADS, &sub));
 }
