@@ -990,6 +990,7 @@ static void emit_stmt_here(struct ir_node *s)
         scope_close();
         line(s->versioned ? "if (bp_opaque(%s)) {" : s->rare ? "if (BRT_UNLIKELY(%s)) {" : "if (%s) {", c); /* rare: opt_records.c */
         F->ind++;
+        if (s->rare_kept) line("BRT_KEEP_BRANCH();");
         emit_stmt(s->b);
         F->ind--;
         if (s->c) {

@@ -271,8 +271,10 @@ struct ir_node {
     struct ir_var **streams;
     int nstreams;
     /* IR_IF without else (opt_records.c): a running record's update (a new least or greatest
-     * value, or its index, replacing the old), which runs seldom: its branch is written unlikely */
-    bool rare;
+     * value, or its index, replacing the old), which runs seldom: its branch is written unlikely;
+     * rare_kept: an index record (the compared side reads the record through an element, a[m]):
+     * the branch kept a branch, never made a conditional move */
+    bool rare, rare_kept;
     /* IR_INDEX, IR_STORE of one index (opt_prefetch.c): the float-to-int conversion (an IR_CONV
      * of a variable) whose check this bounds check makes: when it fails, the conversion is
      * tested first (its panic, else this one); IR_CONV: f2i_later, its check made so */

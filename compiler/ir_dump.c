@@ -400,7 +400,7 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         fputs("\n", out);
         return;
     case IR_IF:
-        fputs(s->versioned ? "if versioned " : s->rare ? "if rare " : "if ", out);
+        fputs(s->versioned ? "if versioned " : s->rare_kept ? "if rare kept " : s->rare ? "if rare " : "if ", out);
         dump_expr(out, s->a);
         if (s->prefetch && !s->nstreams) fputs(" prefetch", out); /* an array loop: its snapshot */
     dump_var_list(out, "prefetch", s->streams, s->nstreams);

@@ -38,10 +38,15 @@
 #define BRT_GCC 1
 #define BRT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define BRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* At the head of a branch that must stay one (opt_records.c: an index
+ * record's update): gcc makes no conditional move of a branch holding an
+ * asm statement. */
+#define BRT_KEEP_BRANCH() __asm__("")
 #else
 #define BRT_GCC 0
 #define BRT_LIKELY(x) (x)
 #define BRT_UNLIKELY(x) (x)
+#define BRT_KEEP_BRANCH() ((void)0)
 #endif
 /* A loop storing at a computed index (a histogram's counts[b] += 1) runs one
  * element at a time, too many instructions each for the processor's window

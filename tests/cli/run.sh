@@ -1383,13 +1383,15 @@ check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" 
 # ---- records: a running minimum's update written as seldom taken ----------
 # An argmin's `if a[j] < a[m]: m = j` is a record (opt_records.c): its
 # condition is written BRT_UNLIKELY, so that gcc lays the update out of the
-# loop's path; a count's `if x > t: c += 1` is not; with --opt=-records none.
+# loop's path, and its branch kept one (BRT_KEEP_BRANCH: an index record);
+# a count's `if x > t: c += 1` is not; with --opt=-records none.
 mkdir -p rec
 printf 'fn argmin(a: [int]) -> int:\n    var m = 0\n    for j in 0..len(a):\n        if a[j] < a[m]:\n            m = j\n    return m\n\nfn above(a: [int], t: int) -> int:\n    var c = 0\n    for x in a:\n        if x > t:\n            c += 1\n    return c\n\nfn main():\n    print(argmin([3, 1, 2, 1]), above([3, 1, 2], 1))\n' > rec/r.br
 "$BRINE" --dump=c rec/r.br > rec.c 2> rec.log
 "$BRINE" build --emit-c --opt=-records rec/r.br -o rec/off 2>> rec.log
 check "records: the argmin's update unlikely, the count's not, none with the pass off" \
     [ "$(cbody rec.c bf_main_argmin | grep -c 'if (BRT_UNLIKELY(')" -ge 1 -a \
+      "$(cbody rec.c bf_main_argmin | grep -c 'BRT_KEEP_BRANCH()')" -ge 1 -a \
       "$(cbody rec.c bf_main_above | grep -c 'BRT_UNLIKELY')" -eq 0 -a \
       "$(grep -c 'if (BRT_UNLIKELY(' rec/off.c)" -eq 0 ]
 check "records: the output" [ "$("$BRINE" run rec/r.br)" = "1 2" ]
