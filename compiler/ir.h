@@ -558,6 +558,7 @@ void ir_filter_block(struct ir_node *b, unsigned mask, bool keep);
 void opt_expand(struct ir_program *ir);  /* opt_expand.c */
 void opt_parfor(struct ir_program *ir);  /* opt_parfor.c */
 void opt_fuseloops(struct ir_program *ir); /* opt_fuseloops.c */
+void opt_scratch(struct ir_program *ir); /* opt_scratch.c */
 void opt_carry(struct ir_program *ir);   /* opt_carry.c */
 /* n as v + c: a variable v plus or minus int literals (v NULL: n is the
  * literal c), |c| below 2^60 (opt_loops.c; opt_carry.c). */

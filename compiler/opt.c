@@ -50,6 +50,7 @@
     X(move, opt_move, "last uses hand their reference over; elements changed through a local taken out meanwhile") \
     X(parfor, opt_parfor, "range loops whose iterations are independent run on the pool") \
     X(fuseloops, opt_fuseloops, "adjacent loops over the same range whose order no iteration sees run as one") \
+    X(scratch, opt_scratch, "elements of a scratch array read back only in the iteration that stored them kept in a local, their stores dropped") \
     X(carry, opt_carry, "elements a loop stores and reads back in its next iteration kept in a local") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals") \
@@ -122,6 +123,12 @@ static const struct {
     {"interchange", "fuseloops", "a swapped or jammed nest is left alone; a loop fused is no inner loop to swap"},
     {"move", "fuseloops", "a take or a moved read in a body is left alone; the fused body's last uses are the loops'"},
     {"range", "fuseloops", "a loop whose checks in_bounds and no_overflow prove needs no guard to fuse"},
+    {"fuseloops", "scratch", "the fused body is where a read of a scratch element follows its store"},
+    {"range", "scratch", "a store it drops is one whose index in_bounds proves inside the array"},
+    {"relations", "scratch", "a store it drops is one whose index in_bounds proves inside the array"},
+    {"interchange", "scratch", "a swapped or jammed nest runs its statements in its own order: left alone"},
+    {"scratch", "carry", "a dropped store is no element to carry"},
+    {"scratch", "version", "a dropped store is no element to guard"},
     {"fuseloops", "carry", "a fused loop is left alone; a loop carrying a local is one body, no longer two to fuse"},
     {"parfor", "carry", "a loop on the pool is left alone; a carried local would make its iterations depend"},
     {"interchange", "carry", "a swapped or jammed nest's inner loop is left as the nest needs it"},

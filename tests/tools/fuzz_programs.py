@@ -539,6 +539,7 @@ class Gen:
         self.adjs = random.Random(seed ^ 0xAD15)    # whether to write adjacent loops over one range (adjacent_loops)
         self.recs = random.Random(seed ^ 0x2EC5)    # whether to write a recurrence through an array (recurrence)
         self.records = random.Random(seed ^ 0x2EC0)  # whether to write a running least or greatest value (record)
+        self.scratches = random.Random(seed ^ 0x5C2A)  # whether to write a scratch array read back in the same iteration (scratch)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2173,7 +2174,8 @@ class Gen:
                                 (self.cols, 0.03, column_walk), (self.downs, 0.03, down_loop),
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
-                                (self.recs, 0.04, recurrence), (self.records, 0.04, record)):
+                                (self.recs, 0.04, recurrence), (self.records, 0.04, record),
+                                (self.scratches, 0.04, scratch)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4622,6 +4624,109 @@ def record(g):
     return lines, ex
 
 
+def scratch(g):
+    """A scratch array (opt_scratch.c keeps an element read back only in the
+    iteration that stored it in a local and drops the store): t = [zero] *
+    m of ints, floats or bools, a loop over xs storing t[i + c] from xs[i],
+    then reading t[i + c] later in the iteration (once, in an if, after a
+    second store at the same index), or a second loop over the same range
+    reading it (filled), now and then with a loop between that does not
+    touch t (the three fused), a read after the loops (the stores stay), an array
+    shorter than the range (a panic at a store), an int that overflows, a
+    print before the store. Draws from g.scratches."""
+    r = g.scratches
+    if g.pure:
+        return None
+    g.use("scratch")
+    et = r.choice(["float", "int", "bool"])
+    t, xs, s, i, j = (g.fresh(p) for p in ("t", "xs", "s", "i", "j"))
+    n = r.randint(0, 8)
+    c = r.choice([0, 0, 0, 1])
+    m = max(0, n + c + r.choice([0, 0, 0, 0, 2, -1]))
+    if et == "int":
+        vals = [r.choice([-3, 1, 2, 5, 4611686018427387904 if r.random() < 0.1 else 7]) for _ in range(n)]
+        k = r.choice([1, 3, -2])
+    else:
+        vals = [r.choice([-1.5, 0.25, 2.0, 3.75, 1e308 if r.random() < 0.1 else 1.0]) for _ in range(n)]
+        k = r.choice([1.0, 0.5, -2.0])
+    lit = (lambda v: str(v)) if et == "int" else fmt_float
+    # its length as a literal, or from xs's (the facts that prove the store inside t)
+    size = str(m) if m != n + c or r.random() < 0.4 else (f"(len({xs}) + {c})" if c else f"len({xs})")
+    zero = {"int": "0", "float": "0.0", "bool": "false"}[et]
+    kind = r.choice(["same", "same", "twice", "if", "fill", "fused"])
+    after = r.random() < 0.25 and m > 0
+    printing = r.random() < 0.25
+    ste = "float" if et == "float" else "int"
+    sz = "0.0" if ste == "float" else "0"
+
+    def val(x, second=False):       # the element stored from xs[i] (x its text)
+        if et == "bool":
+            return f"{x} > {lit(k * (2 if second else 1))}"
+        return f"{x} * {lit(k)}" + (f" + {lit(k)}" if second else "")
+
+    def use(e):                     # what s adds of an element
+        return f"(1 if {e} else 0)" if et == "bool" else e
+    lines = [f"let {xs}: [{'float' if et == 'bool' else et}] = [{', '.join(lit(v) if et != 'bool' else fmt_float(float(v)) for v in vals)}]",
+             f"var {t} = [{zero}] * {size}", f"var {s} = {sz}"]
+    elem = f"{t}[{i} + {c}]" if c else f"{t}[{i}]"
+    lines.append(f"for {i} in 0..len({xs}):")
+    if printing:
+        lines.append(f'    print("at", {i})')
+    lines.append(f"    {elem} = {val(f'{xs}[{i}]')}")
+    if kind == "twice":
+        lines.append(f"    {elem} = {val(f'{xs}[{i}]', True)}")
+    if kind in ("same", "twice"):
+        lines.append(f"    {s} = {s} + {use(elem)}")
+    elif kind == "if":
+        lines += [f"    if {i} % 2 == 0:", f"        {s} = {s} + {use(elem)}"]
+    elif kind == "fill":
+        lines += [f"for {j} in 0..len({xs}):", f"    {s} = {s} + {use(f'{t}[{j} + {c}]' if c else f'{t}[{j}]')}"]
+    else:   # a loop between that neither reads nor writes t
+        lines += [f"for {j} in 0..len({xs}):", f"    {s} = {s} + {use(f'{xs}[{j}] > 1.0' if et == 'bool' else f'{xs}[{j}]')}",
+                  f"for {j} in 0..len({xs}):", f"    {s} = {s} + {use(f'{t}[{j} + {c}]' if c else f'{t}[{j}]')}"]
+    if after:
+        lines.append(f"{s} = {s} + {use(f'{t}[{m - 1}]')}")
+    lines.append(f"print({s})")
+
+    def ex(env):
+        tv = [(0 if et == "int" else 0.0 if et == "float" else False)] * m
+        sv = 0 if ste == "int" else 0.0
+
+        def mk(x, second=False):
+            if et == "bool":
+                return float(x) > k * (2 if second else 1)
+            if et == "int":
+                v = chk("int", x * k, "multiplication")
+                return chk("int", v + k, "addition") if second else v
+            return x * k + k if second else x * k
+
+        def add(a, e):
+            u = (1 if e else 0) if et == "bool" else e
+            return chk("int", a + u, "addition") if ste == "int" else a + u
+
+        def put(ix, v):
+            checked_at(tv, ix)
+            tv[ix] = v
+        for iv, x in enumerate(vals):
+            if printing:
+                env_out(env).append(f"at {iv}\n")
+            put(iv + c, mk(x))
+            if kind == "twice":
+                put(iv + c, mk(x, True))
+            if kind in ("same", "twice") or (kind == "if" and iv % 2 == 0):
+                sv = add(sv, checked_at(tv, iv + c))
+        if kind == "fused":
+            for x in vals:
+                sv = add(sv, float(x) > 1.0 if et == "bool" else x)
+        if kind in ("fill", "fused"):
+            for iv in range(n):
+                sv = add(sv, checked_at(tv, iv + c))
+        if after:
+            sv = add(sv, checked_at(tv, m - 1))
+        env_out(env).append(f"{show(ste, sv)}\n")
+    return lines, ex
+
+
 def tuple_flow(g):
     """Tuples that go through memory and come back: a work list of (float,
     float, int[, str]) segments popped until empty, each split in two
@@ -5013,7 +5118,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "carry", "version", "prefetch", "records")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "scratch", "carry", "version", "prefetch", "records")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
@@ -5022,7 +5127,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch"]
 
 
 def classify(problem):
