@@ -188,7 +188,7 @@ static const char *emit_binary(struct ir_node *n)
 }
 
 /* The bounds check of n's index i into arr (or a view's length len): one
- * that tests a conversion first where opt_prefetch.c made it do so. */
+ * that tests a conversion first where opt_bins.c made it do so. */
 static const char *idx_check(struct ir_node *n, const char *arr, const char *len, const char *i)
 {
     const char *L = loc_ref(n->loc);
@@ -218,7 +218,7 @@ static const char *emit_conv(struct ir_node *n)
         if (from == ty_str) return tmp(to, "brt_parse_float(%s, %s)", a, loc_ref(n->loc));
         break;
     case T_INT:
-        if (from == ty_float && n->f2i_later) return tmp(to, "brt_f2i_raw(%s)", a); /* opt_prefetch.c */
+        if (from == ty_float && n->f2i_later) return tmp(to, "brt_f2i_raw(%s)", a); /* opt_bins.c */
         if (from == ty_float) return tmp(to, "brt_f2i(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_u64) return tmp(to, "brt_u64_to_i64(%s, %s)", a, loc_ref(n->loc));
         if (from == ty_i128) return tmp(to, "brt_i128_to_i64(%s, %s)", a, loc_ref(n->loc));

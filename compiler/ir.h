@@ -275,7 +275,7 @@ struct ir_node {
      * rare_kept: an index record (the compared side reads the record through an element, a[m]):
      * the branch kept a branch, never made a conditional move */
     bool rare, rare_kept;
-    /* IR_INDEX, IR_STORE of one index (opt_prefetch.c): the float-to-int conversion (an IR_CONV
+    /* IR_INDEX, IR_STORE of one index (opt_bins.c): the float-to-int conversion (an IR_CONV
      * of a variable) whose check this bounds check makes: when it fails, the conversion is
      * tested first (its panic, else this one); IR_CONV: f2i_later, its check made so */
     struct ir_node *f2i_conv;
@@ -572,6 +572,7 @@ bool opt_pass_on(const char *name);
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
 void opt_prefetch(struct ir_program *ir); /* opt_prefetch.c */
 void opt_records(struct ir_program *ir);  /* opt_records.c */
+void opt_bins(struct ir_program *ir);     /* opt_bins.c */
 /* Whether opt_version.c rewrites loop s as a versioned if (a sequential guarded range
  * or induction loop, not a swapped nest's nor a hoisting nest's inner loop: around,
  * the loop directly around it, or NULL; a sequential hoisting nest, guards_outside;

@@ -55,7 +55,8 @@
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals") \
     X(prefetch, opt_prefetch, "loops storing at a computed index read their arrays' elements ahead") \
-    X(records, opt_records, "ifs in loops updating a running least or greatest value written as seldom taken")
+    X(records, opt_records, "ifs in loops updating a running least or greatest value written as seldom taken") \
+    X(bins, opt_bins, "float-to-int conversions whose index check follows checked by that check")
 
 /* Which pass must run before which, and why; checked once, before the first
  * run (as Go's ssa passOrder): a reordered table fails at once, in every
@@ -145,6 +146,10 @@ static const struct {
     {"cursor", "prefetch", "it only marks loops: nothing after it may rewrite them"},
     {"version", "records", "the ifs it marks are those the emitter writes, each copy's"},
     {"cursor", "records", "it only marks ifs: nothing after it may rewrite them"},
+    {"version", "bins", "it sees only the checks the emitter writes: before, a fast copy would lose the check a conversion leaves to one"},
+    {"cursor", "bins", "the statements it finds are those the emitter writes; it only adds a let before one, where each copy allows"},
+    {"prefetch", "bins", "it marks loops as written; the let bins adds before a statement is none it needs to see"},
+    {"records", "bins", "it marks ifs as written; the let bins adds before a statement is none it needs to see"},
 };
 
 struct pass {
@@ -263,13 +268,15 @@ static void check_pass_order(void)
     /* its fast copies share subtrees with the loops as written: no pass may
      * rewrite the IR after it but cursor, which only wraps a statement in a
      * block and marks pushes, and leaves a statement it wrapped as it is when
-     * it meets it again through a shared subtree, and prefetch, which marks
-     * loops and writes a bin's conversion raw where the store's bounds check
-     * makes its check (only where every copy sharing the store allows it),
-     * and records, which only marks ifs (the same mark, met twice) */
-    if (strcmp(passes[NPASSES - 4].name, "version") != 0 || strcmp(passes[NPASSES - 3].name, "cursor") != 0 ||
-        strcmp(passes[NPASSES - 2].name, "prefetch") != 0 || strcmp(passes[NPASSES - 1].name, "records") != 0)
-        internal_error("passes version, cursor, prefetch and records must run last");
+     * it meets it again through a shared subtree, prefetch, which marks
+     * loops, records, which only marks ifs (the same mark, met twice), and
+     * bins, which writes a conversion raw where an index check makes its
+     * check (only where every copy sharing the conversion allows it) and
+     * adds the let its operand moves to (once in a shared block) */
+    if (strcmp(passes[NPASSES - 5].name, "version") != 0 || strcmp(passes[NPASSES - 4].name, "cursor") != 0 ||
+        strcmp(passes[NPASSES - 3].name, "prefetch") != 0 || strcmp(passes[NPASSES - 2].name, "records") != 0 ||
+        strcmp(passes[NPASSES - 1].name, "bins") != 0)
+        internal_error("passes version, cursor, prefetch, records and bins must run last");
 }
 
 bool optimize(struct ir_program *ir, const char *stop_after)

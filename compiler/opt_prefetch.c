@@ -34,13 +34,8 @@
  * same order, with every check (the panics are the program's).
  *
  * The pass runs last, on the loops the emitter writes (each version's).
- *
- * The same loops' bins: the check of a float-to-int conversion made by the
- * bounds check of the index it gives (f2i_fuse, below).
  */
 #include "ir.h"
-
-#include <string.h>
 
 static struct ir_node *pf_loop;  /* the loop being looked at */
 static bool pf_inner, pf_scatter; /* a loop inside it; a store at a computed index */
@@ -119,216 +114,6 @@ static void streams(struct ir_node *n)
     ir_each_child(n, streams);
 }
 
-/* ---- the conversion's check made by the bounds check ---- */
-
-static struct ir_program *PP;
-static struct ir_node *CONV;          /* the conversion looked at */
-enum { MAX_CARRY = 16, MAX_KEYED = 8 };
-static struct ir_var *CARRY[MAX_CARRY]; /* lets holding its value (or its min with a quiet value) */
-static int NCARRY;
-
-/* Whether e has no check and no effect: variables, literals, int + - *
- * that cannot overflow, float + - *, int-to-float conversions, elements
- * proved in bounds. */
-static bool quiet(const struct ir_node *e)
-{
-    switch (e->op) {
-    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: return true;
-    case IR_CONV: return e->type == ty_float && e->optype == ty_int && quiet(e->a);
-    case IR_BINARY:
-        if (e->bop != OP_ADD && e->bop != OP_SUB && e->bop != OP_MUL) return false;
-        if (e->optype != ty_float && !(e->optype == ty_int && e->no_overflow)) return false;
-        return quiet(e->a) && quiet(e->b);
-    case IR_INDEX: return e->in_bounds && e->a->op == IR_VAR && quiet(e->b);
-    default: return false;
-    }
-}
-
-/* Whether e's value is CONV's, or min of it and a quiet value: INT64_MIN
- * where the conversion's raw instruction gave that (NaN, out of range). */
-static bool carries(const struct ir_node *e)
-{
-    if (e == CONV) return true;
-    if (e->op == IR_VAR) {
-        for (int i = 0; i < NCARRY; i++)
-            if (CARRY[i] == e->var) return true;
-        return false;
-    }
-    if (e->op == IR_BUILTIN && e->builtin == BI_MIN2 && e->nkids == 2 && e->type == ty_int)
-        return (carries(e->kids[0]) && quiet(e->kids[1])) || (quiet(e->kids[0]) && carries(e->kids[1]));
-    return false;
-}
-
-/* An index check at a value carrying CONV, written where CONV's would be
- * (the same calls written in place). */
-static bool keyed(const struct ir_node *n, const struct type *arr, const struct ir_node *key)
-{
-    return !n->in_bounds && !n->in_range_by && !n->slot && n->inl == CONV->inl && scalar_array(arr) && carries(key);
-}
-
-/* Whether value e is quiet but for element reads whose checks are keyed. */
-static bool quiet_but_keyed(const struct ir_node *e)
-{
-    if (e->op == IR_INDEX && e->a->op == IR_VAR && keyed(e, e->a->type, e->b)) return true;
-    if (e->op == IR_BINARY && (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) &&
-        (e->optype == ty_float || (e->optype == ty_int && e->no_overflow)))
-        return quiet_but_keyed(e->a) && quiet_but_keyed(e->b);
-    return quiet(e);
-}
-
-static struct ir_node **KEYED;
-static int NKEYED;
-
-/* Collects value e's reads at keys carrying CONV (-1 in NKEYED: too many). */
-static void keyed_reads(struct ir_node *e)
-{
-    if (e->op == IR_INDEX && e->a->op == IR_VAR && keyed(e, e->a->type, e->b)) {
-        if (NKEYED >= 0 && NKEYED < MAX_KEYED) KEYED[NKEYED++] = e;
-        else NKEYED = -1;
-    }
-    if (e->op == IR_BINARY) keyed_reads(e->a), keyed_reads(e->b);
-}
-
-/* From statement k of block b on: lets of quiet values or of copies of a
- * carrying variable (which then carries too), blocks of such, then a store
- * a[key] = V, key carrying CONV, V quiet but for reads at keys carrying it.
- * Returns the store, or NULL. */
-static struct ir_node *find_store(struct ir_node *b, int k, bool *stop)
-{
-    for (; k < b->nkids && !*stop; k++) {
-        struct ir_node *u = b->kids[k];
-        if (u->op == IR_LET && (quiet(u->a) || carries(u->a))) {
-            if (carries(u->a) && NCARRY < MAX_CARRY) CARRY[NCARRY++] = u->var;
-            continue;
-        }
-        if (u->op == IR_BLOCK) {
-            struct ir_node *t = find_store(u, 0, stop);
-            if (t) return t;
-            continue;
-        }
-        if (u->op == IR_STORE && u->nkids == 1 && keyed(u, u->var->type, u->kids[0]) && quiet_but_keyed(u->a))
-            return u;
-        *stop = true;
-    }
-    return NULL;
-}
-
-/* The fusions found in a function, made once all are known: the versions
- * of a loop may share statements (a store the same in both), and a shared
- * store is fused only where each of its copies is. */
-struct f2i_site {
-    struct ir_node *block, *let, *conv, *operand, *store;
-    struct ir_node *reads[MAX_KEYED]; /* the store's value's reads at keys carrying conv */
-    int nreads;
-    bool done;
-};
-static struct f2i_site *SITES;
-static int NSITES, CAPSITES;
-
-/* In a scatter loop's body (and its blocks): `let b = int(X)` or `let b =
- * min(int(X), q)` (q quiet, either order), then only lets of quiet values,
- * then a store at b (or at a let of it) as above. The conversion's raw
- * instruction gives INT64_MIN where it fails, and so does the min: the
- * store's bounds check (or a read's at b before it) fails then, and its
- * failure tests the conversion first (brt_idx_n_f2i): the same panic, at
- * the same place, after the same output, as nothing runs between but
- * quiet lets. X moves to a let of its own before b's (it ran first there
- * too) for the check to name. One compare and branch less an element,
- * and a register (clamp_fn 16.0 -> 13.8 ms native). */
-static void f2i_find(struct ir_node *b)
-{
-    for (int k = 0; k < b->nkids; k++) {
-        struct ir_node *u = b->kids[k];
-        if (u->op == IR_BLOCK) {
-            f2i_find(u);
-            continue;
-        }
-        if (u->op != IR_LET || u->var->type != ty_int) continue;
-        struct ir_node *e = u->a, *conv = NULL;
-        if (e->op == IR_CONV) conv = e;
-        else if (e->op == IR_BUILTIN && e->builtin == BI_MIN2 && e->nkids == 2 && e->type == ty_int) {
-            if (e->kids[0]->op == IR_CONV && quiet(e->kids[1])) conv = e->kids[0];
-            else if (e->kids[1]->op == IR_CONV && quiet(e->kids[0])) conv = e->kids[1];
-        }
-        if (!conv || conv->optype != ty_float || conv->type != ty_int || conv->f2i_later) continue;
-        CONV = conv, NCARRY = 0;
-        CARRY[NCARRY++] = u->var;
-        bool stop = false;
-        struct ir_node *t = find_store(b, k + 1, &stop);
-        if (!t) continue;
-        VEC_GROW(SITES, NSITES, CAPSITES);
-        struct f2i_site *f = &SITES[NSITES];
-        *f = (struct f2i_site){.block = b, .let = u, .conv = conv, .operand = conv->a, .store = t};
-        KEYED = f->reads, NKEYED = 0;
-        keyed_reads(t->a);
-        f->nreads = NKEYED;
-        if (NKEYED >= 0) NSITES++;
-    }
-}
-
-static int NSEEN;
-static struct ir_node *SEEN_STORE;
-
-static void count_store(struct ir_node *n)
-{
-    if (!n) return;
-    if (n == SEEN_STORE) NSEEN++;
-    ir_each_child(n, count_store);
-}
-
-/* Whether the sites of store (and of their conversions) are all the
- * copies there are: each copy of the store found fused, no conversion
- * shared with another store's site. */
-static bool all_copies(struct ir_node *fb, struct ir_node *store)
-{
-    int sites = 0;
-    for (int j = 0; j < NSITES; j++) {
-        if (SITES[j].store != store) continue;
-        sites++;
-        for (int h = 0; h < NSITES; h++)
-            if (SITES[h].conv == SITES[j].conv && SITES[h].store != store) return false;
-    }
-    SEEN_STORE = store, NSEEN = 0;
-    count_store(fb);
-    return sites == NSEEN;
-}
-
-/* Makes the fusions of function body fb whose stores it found fused in
- * every copy: X in a let of its own before b's (one variable for the
- * copies of a store), the conversion raw, the store's check and its
- * value's keyed reads' testing it. */
-static void f2i_fuse(struct ir_node *fb)
-{
-    for (int i = 0; i < NSITES; i++) {
-        struct f2i_site *f = &SITES[i];
-        struct ir_node *store = f->store;
-        if (f->done) continue;
-        bool ok = all_copies(fb, store);
-        struct ir_var *x = ok ? ir_new_temp(PP, ty_float, f->conv->loc) : NULL;
-        for (int j = i; j < NSITES; j++) {
-            struct f2i_site *g = &SITES[j];
-            if (g->store != store) continue;
-            g->done = true;
-            if (!ok) continue;
-            struct ir_node *b = g->block;
-            int k = 0;
-            while (k < b->nkids && b->kids[k] != g->let) k++;
-            struct ir_node **kids = arena_alloc((size_t)(b->nkids + 1) * sizeof *kids);
-            memcpy(kids, b->kids, (size_t)k * sizeof *kids);
-            kids[k] = ir_mk_stmt(IR_LET, x, g->operand, g->conv->loc);
-            memcpy(kids + k + 1, b->kids + k, (size_t)(b->nkids - k) * sizeof *kids);
-            b->kids = kids;
-            b->nkids++;
-            g->conv->a = ir_mk_var(x, g->conv->loc);
-            g->conv->a->inl = g->conv->inl;
-            g->conv->f2i_later = true;
-            for (int r = 0; r < g->nreads; r++) g->reads[r]->f2i_conv = f->conv;
-        }
-        if (ok) store->f2i_conv = f->conv;
-    }
-    NSITES = 0;
-}
-
 static void prefetch_node(struct ir_node *n)
 {
     if (!n) return;
@@ -340,7 +125,6 @@ static void prefetch_node(struct ir_node *n)
     lets(n->b);
     scan(n->b);
     if (pf_inner || !pf_scatter) return;
-    if (n->b && n->b->op == IR_BLOCK) f2i_find(n->b);
     if (array) n->prefetch = true;
     else streams(n->b);
     if (n->nstreams) n->prefetch = true;
@@ -348,10 +132,5 @@ static void prefetch_node(struct ir_node *n)
 
 void opt_prefetch(struct ir_program *ir)
 {
-    PP = ir;
-    for (int i = 0; i < ir->fns.len; i++) {
-        struct ir_node *body = ((struct ir_fn *)ir->fns.items[i])->body;
-        prefetch_node(body);
-        f2i_fuse(body);
-    }
+    for (int i = 0; i < ir->fns.len; i++) prefetch_node(((struct ir_fn *)ir->fns.items[i])->body);
 }

@@ -918,7 +918,7 @@ BRT_INLINE int64_t brt_idx_n(int64_t len, int64_t i, const brt_loc *l)
     if (BRT_UNLIKELY((uint64_t)i >= (uint64_t)len)) brt_panic_index(l, len, i);
     return i;
 }
-/* A bin's conversion and bounds check as one (opt_prefetch.c): the
+/* A bin's conversion and bounds check as one (opt_bins.c): the
  * conversion's instruction alone (brt_f2i_raw, above), and a bounds check
  * of the index it gives (or a min of it) that tests the conversion first
  * when it fails: the conversion's panic where it was invalid, else this

@@ -530,7 +530,7 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, scratch, carry, version, cursor, prefetch, records (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, scratch, carry, version, cursor, prefetch, records, bins (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
@@ -1395,6 +1395,21 @@ check "records: the argmin's update unlikely, the count's not, none with the pas
       "$(cbody rec.c bf_main_above | grep -c 'BRT_UNLIKELY')" -eq 0 -a \
       "$(grep -c 'if (BRT_UNLIKELY(' rec/off.c)" -eq 0 ]
 check "records: the output" [ "$("$BRINE" run rec/r.br)" = "1 2" ]
+
+# ---- bins: a conversion's check made by the index check at its value ------
+# A table read at int(x * s) in a loop (opt_bins.c) writes the conversion
+# raw and its check in the read's (brt_idx_n_f2i); a print between a
+# conversion and the read at it keeps its check; with --opt=-bins none.
+mkdir -p bn
+printf 'fn look(xs: [float], t: [float]) -> float:\n    var a = 0.0\n    for x in xs:\n        a += t[int(x * 2.0)]\n    return a\n\nfn noisy(t: [float], x: float) -> float:\n    let b = int(x)\n    print(b)\n    return t[b]\n\nfn main():\n    print(look([0.1, 0.9], [1.0, 2.0]), noisy([3.0], 0.5))\n' > bn/b.br
+"$BRINE" --dump=c bn/b.br > bn.c 2> bn.log
+"$BRINE" build --emit-c --opt=-bins bn/b.br -o bn/off 2>> bn.log
+check "bins: the read's check makes the conversion's, not across a print, none with the pass off" \
+    [ "$(cbody bn.c bf_main_look | grep -c 'brt_idx_n_f2i(')" -ge 1 -a \
+      "$(cbody bn.c bf_main_look | grep -c 'brt_f2i(')" -eq 0 -a \
+      "$(cbody bn.c bf_main_noisy | grep -c 'brt_f2i(')" -eq 1 -a \
+      "$(grep -c 'brt_f2i_raw(' bn/off.c)" -eq 0 ]
+check "bins: the output" [ "$("$BRINE" run bn/b.br)" = "$(printf '0\n3.0 3.0')" ]
 
 # ---- column tables: the rows' data a nest keeps for its column walks -------
 # A column m[j][i] (the row changing along the loop) is read through the
