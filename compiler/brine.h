@@ -416,6 +416,10 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* a par map over it would not split: its elements can be mapped in     */           \
     /* place, in order (xs, least)                                          */           \
     X(BI_IN_PLACE, "[in place]", BK_SYNTAX, SIG_OWN, 2, 0)                                 \
+    /* the optimizer's (opt_prefetch.c): a loop runs BRT_PREFETCH_MIN times */           \
+    /* or more: a range loop's bounds (lo, hi), its count (uint64_t)hi -    */           \
+    /* (uint64_t)lo; an array loop's array (xs), its length                 */           \
+    X(BI_RUNS_LONG, "[runs long]", BK_SYNTAX, SIG_OWN, -1, 0)                              \
     X(M_SPLIT, "split", BK_METHOD, SIG_OWN, -1, 0)                                         \
     X(M_STRIP, "strip", BK_METHOD, SIG_OWN, 0, 0)                                          \
     X(M_LINES, "lines", BK_METHOD, SIG_OWN, 0, 0)                                          \

@@ -816,6 +816,19 @@ void fold_barrier(const char *acc)
     if (!F->fold256 && !F->in_lanes) line("BP_FOLD(%s);", acc);
 }
 
+/* A loop, or opt_prefetch.c's if [runs long] of a loop written twice: its
+ * loop as written's rowmins, then the loop's writer, which evaluates the
+ * bounds once for the test and the copy that runs. */
+static void emit_loop(struct ir_node *s)
+{
+    struct ir_node *l = ir_loop_of(s);
+    int rowmins = open_rowmins(l);
+    if (l->op == IR_WHILE) emit_while(l);
+    else if (l->op == IR_FOR_RANGE) emit_for_range(s);
+    else emit_for_array(s);
+    close_rowmins(rowmins);
+}
+
 void emit_stmt(struct ir_node *s)
 {
     struct ir_node *outer = F->stmt;
@@ -994,6 +1007,10 @@ static void emit_stmt_here(struct ir_node *s)
             emit_versioned(s);
             return;
         }
+        if (ir_runs_long_if(s)) { /* a loop written twice (opt_prefetch.c) */
+            emit_loop(s);
+            return;
+        }
         scope_open();
         const char *c = emit_expr(s->a);
         c = lval(c, ty_bool);
@@ -1012,14 +1029,7 @@ static void emit_stmt_here(struct ir_node *s)
         line("}");
         return;
     }
-    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: {
-        int rowmins = open_rowmins(s);
-        if (s->op == IR_WHILE) emit_while(s);
-        else if (s->op == IR_FOR_RANGE) emit_for_range(s);
-        else emit_for_array(s);
-        close_rowmins(rowmins);
-        return;
-    }
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: emit_loop(s); return;
     case IR_BREAK: line("break;"); return;
     case IR_CONTINUE: line("continue;"); return;
     case IR_RETURN:

@@ -362,7 +362,9 @@ static void dstmt(struct ir_node *s)
         dline("(void)(%s);", dex(s->a));
         return;
     case IR_IF:
-        if (s->a->op == IR_GUARD_TEST) { /* a versioned loop (opt_version.c): the device checks every index */
+        /* a versioned loop (opt_version.c): the device checks every index; a
+         * loop written twice (opt_prefetch.c): the device prefetches nothing */
+        if (s->a->op == IR_GUARD_TEST || ir_runs_long_if(s)) {
             dstmt(s->c);
             return;
         }

@@ -141,43 +141,42 @@ static void range_end(void)
     line("}");
 }
 
-/* A loop opt_prefetch.c marked, n its count: written twice, with its
- * prefetches when it runs BRT_PREFETCH_MIN times or more (a stream too long
- * to stay in cache between runs), else as written: over a short array in
- * cache the prefetch's two instructions an element only cost. */
+/* A loop opt_prefetch.c wrote twice, s the if [runs long] of the copies
+ * (ir_runs_long_if), n the count its test reads, over the loop's bounds or
+ * snapshot evaluated once (for the test and the copy that runs): the copy
+ * prefetching, else the loop as written (one: the loop's writer). */
 struct pf_loop { const char *lo, *hi, *v, *n, *snap, *k; };
-static void prefetch_versions(struct ir_node *s, const char *n, const struct pf_loop *a,
-                              void (*one)(struct ir_node *, const struct pf_loop *, bool))
+static void runs_long(struct ir_node *s, const char *n, const struct pf_loop *a,
+                      void (*one)(struct ir_node *, const struct pf_loop *))
 {
     line("if (%s >= BRT_PREFETCH_MIN) {", n);
     F->ind++;
-    one(s, a, true);
+    one(s->b, a);
     F->ind--;
     line("} else {");
     F->ind++;
-    one(s, a, false);
+    one(s->c, a);
     F->ind--;
     line("}");
 }
 
-static void range_loop_one(struct ir_node *s, const struct pf_loop *a, bool prefetch);
+static void range_loop_one(struct ir_node *s, const struct pf_loop *a);
 
 void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     struct pf_loop a = {.lo = lo, .hi = hi};
-    /* hi < lo: a count past any limit, and a loop that runs no time */
-    if (s->prefetch && s->nstreams)
-        prefetch_versions(s, arena_printf("(uint64_t)%s - (uint64_t)%s", hi, lo), &a, range_loop_one);
-    else range_loop_one(s, &a, false);
+    /* [runs long](lo, hi): hi < lo is a count past any limit, and a loop that runs no time */
+    if (ir_runs_long_if(s)) runs_long(s, arena_printf("(uint64_t)%s - (uint64_t)%s", hi, lo), &a, range_loop_one);
+    else range_loop_one(s, &a);
 }
 
-static void range_loop_one(struct ir_node *s, const struct pf_loop *a, bool prefetch)
+static void range_loop_one(struct ir_node *s, const struct pf_loop *a)
 {
     const char *lo = a->lo, *hi = a->hi;
     bool ivdep;
     int rows = open_row_locals(s, lo, hi, &ivdep); /* declarations: before a pragma of the loop */
     if (!unroll_hint(s, &s->iter, s->b, NULL)) fold_unroll(s);
-    range_head(s, lo, hi, ivdep, prefetch);
+    range_head(s, lo, hi, ivdep, s->prefetch);
     rows_ahead(s);
     open_row_elems(s);
     emit_stmt(s->b);
@@ -703,14 +702,16 @@ static bool accumulate_in_lanes(struct ir_node *s)
 
 /* A sequential range loop over lo .. hi (C expressions evaluated once),
  * its views open: as the IR holds it (a versioned loop's copy too; a loop
- * with guards, opt_version.c off, runs checked). */
+ * with guards, opt_version.c off, runs checked; a loop written twice,
+ * ir_runs_long_if, its copies' views). */
 static void seq_range(struct ir_node *s, const char *lo, const char *hi)
 {
-    int views = open_views(s);
+    struct ir_node *l = ir_loop_of(s);
+    int views = open_views(l);
     /* a versioned nest's fast inner loop runs: gcc jams no nest whose
      * inner loop might not */
-    if (s->fast_in && s->fast_in->a->guards_outside)
-        line("BP_ASSUME(%s %s %s);", lo, s->iter.inclusive ? "<=" : "<", hi);
+    if (l->fast_in && l->fast_in->a->guards_outside)
+        line("BP_ASSUME(%s %s %s);", lo, l->iter.inclusive ? "<=" : "<", hi);
     range_loop(s, lo, hi);
     close_views(views);
 }
@@ -795,7 +796,7 @@ static void open_helper_views(struct ir_var **v)
  * with those set to lo and hi, else as seq_range writes s. */
 static void pool_chunk(struct ir_node *s, const char *lo, const char *hi)
 {
-    if (!s->chunk) {
+    if (!ir_loop_of(s)->chunk) { /* a loop written twice (opt_prefetch.c) is sequential */
         seq_range(s, lo, hi);
         return;
     }
@@ -1008,25 +1009,27 @@ static void fold_loop(struct ir_node *s, const char *lo, const char *hi)
  * pool_chunk writes it. */
 void emit_for_range(struct ir_node *s)
 {
-    struct type *it = s->iter.lo->type;
+    struct ir_node *l = ir_loop_of(s); /* s: the loop, or the if of its two copies (opt_prefetch.c) */
+    struct type *it = l->iter.lo->type;
     if (!type_is_integer(it)) internal_error("emit: for over a range of %s", type_name(it));
-    if (accumulate_in_lanes(s)) return;
+    if (accumulate_in_lanes(l)) return;
     scope_open();
     /* copies: the body may assign the variables the bounds were read from */
-    const char *lo = tmp(it, "%s", emit_expr(s->iter.lo));
-    const char *hi = tmp(it, "%s", emit_expr(s->iter.hi));
+    const char *lo = tmp(it, "%s", emit_expr(l->iter.lo));
+    const char *hi = tmp(it, "%s", emit_expr(l->iter.hi));
     scope_close();
     /* inside a swapped or jammed nest's inner body the nest's state is the
      * enclosing function's: such a loop runs as written */
-    bool pool = s->par && !CG->slot_names;
-    if (pool && s->nfolds) fold_loop(s, lo, hi);
-    else if (pool) par_loop(s, lo, hi);
+    bool pool = l->par && !CG->slot_names;
+    if (pool && l->nfolds) fold_loop(l, lo, hi);
+    else if (pool) par_loop(l, lo, hi);
     else pool_chunk(s, lo, hi);
 }
 
-/* for v in the snapshot's data, prefetching its elements ahead */
-static void snap_loop(struct ir_node *s, const struct pf_loop *a, bool prefetch)
+/* for v in the snapshot's data (prefetching its elements ahead: opt_prefetch.c) */
+static void snap_loop(struct ir_node *s, const struct pf_loop *a)
 {
+    bool prefetch = s->prefetch;
     fold_unroll(s);
     line("for (int64_t %s = 0; %s < %s; %s++) {", a->k, a->k, a->n, a->k);
     F->ind++;
@@ -1065,8 +1068,8 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
         return;
     }
     struct pf_loop a = {.v = v, .n = n, .snap = snap, .k = k};
-    if (s->prefetch) prefetch_versions(s, n, &a, snap_loop);
-    else snap_loop(s, &a, false);
+    if (ir_runs_long_if(s)) runs_long(s, n, &a, snap_loop); /* [runs long](xs): the snapshot's length */
+    else snap_loop(s, &a);
 }
 
 void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo, const char *step)
@@ -1081,10 +1084,11 @@ void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo
  * without the array (with guards: opt_version.c's two versions). */
 void emit_for_array(struct ir_node *s)
 {
-    if (accumulate_in_lanes(s)) return;
-    struct type *et = s->var->type;
-    struct ir_node *r = s->iter.array;
-    bool values = ir_range_values(s), held = ir_source_held(s);
+    struct ir_node *l = ir_loop_of(s); /* s: the loop, or the if of its two copies (opt_prefetch.c) */
+    if (accumulate_in_lanes(l)) return;
+    struct type *et = l->var->type;
+    struct ir_node *r = l->iter.array;
+    bool values = ir_range_values(l), held = ir_source_held(l);
     const char *snap = NULL, *lo = NULL, *step = NULL, *n = NULL;
     scope_open();
     if (values) {
@@ -1106,11 +1110,11 @@ void emit_for_array(struct ir_node *s)
         n = tmp(ty_int, "%s->len", snap);
         line("%s *%s = (%s *)%s->data;", ctype(et), data, ctype(et), snap);
     }
-    int views = open_views(s);
+    int views = open_views(l);
     /* the loop variable borrows each element: a loop variable cannot be
      * assigned, and the snapshot holds the elements for the whole loop
      * (a value that escapes is retained where it escapes, by take()) */
-    const char *v = declare_var(s->var, VS_BORROWED);
+    const char *v = declare_var(l->var, VS_BORROWED);
     array_loop(s, v, n, data, lo, step);
     if (snap && !held) line("brt_arr_release(%s); %s = NULL;", snap, snap);
     if (snap && type_is_ref(et)) line("%s = %s;", v, zero_of(et));

@@ -39,6 +39,7 @@ struct vstate {
     int ndeflog, capdl;
     struct ir_var *cursor;   /* the array of the cursor block around (opt_cursor.c) */
     struct ir_var *in_place; /* the array the steps loop around maps in place (opt_version.c, map_steps) */
+    struct ir_node *prefetching; /* the then-branch of the [runs long] if being verified (opt_prefetch.c) */
     struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
     int naround;                /* may pass 64: those deeper are not kept */
 };
@@ -142,6 +143,13 @@ struct ir_node *ir_guards_outside_of(const struct ir_node *s)
     while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
     return b && b->op == IR_FOR_RANGE ? b : NULL;
 }
+
+bool ir_runs_long_if(const struct ir_node *s)
+{
+    return s && s->op == IR_IF && s->a->op == IR_BUILTIN && s->a->builtin == BI_RUNS_LONG;
+}
+
+struct ir_node *ir_loop_of(struct ir_node *s) { return ir_runs_long_if(s) ? s->c : s; }
 
 void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b))
 {
@@ -343,7 +351,8 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
  * (one of them runs). */
 static void v_versioned(struct vstate *st, struct ir_node *s)
 {
-    struct ir_node *t = s->a, *f = s->b, *w = s->c;
+    /* a copy written twice (opt_prefetch.c): its loop as written's bounds and marks */
+    struct ir_node *t = s->a, *f = ir_loop_of(s->b), *w = ir_loop_of(s->c);
     bool fused = w && w->op == IR_BLOCK && f && f->op == IR_FOR_RANGE && !t->nclauses; /* opt_fuseloops.c: w the loops */
     want(st, s, s->versioned && f && w && (f->op == w->op || fused) && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");
@@ -388,10 +397,10 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     for (int i = 0; i < s->nviews; i++) want(st, s, in_scope(st, s->views[i]), "a view out of scope");
     loop_enter(st, s);
     int mark = st->ndeflog;
-    v_stmt(st, f);
+    v_stmt(st, s->b);
     st->naround--;
     while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
-    v_stmt(st, w);
+    v_stmt(st, s->c);
 }
 
 /* The steps of a map in place (opt_version.c, map_steps): if [in place](xs,
@@ -418,6 +427,34 @@ static void v_map_steps(struct vstate *st, struct ir_node *s)
     v_stmt(st, f);
     while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
     st->in_place = outer;
+    v_stmt(st, w);
+}
+
+/* A loop written twice (opt_prefetch.c): if [runs long](its bounds or array),
+ * the loop prefetching, else the loop as written: two loops of one kind
+ * over the test's bound nodes (evaluated once, for the test and the copy
+ * that runs), the same variable and body; only the then-branch marked
+ * prefetch, a range loop's with its streams. The copies share their body:
+ * a node naming the loop as written names both. */
+static void v_runs_long(struct vstate *st, struct ir_node *s)
+{
+    struct ir_node *f = s->b, *w = s->c, *t = s->a;
+    bool range = f && w && f->op == IR_FOR_RANGE && w->op == IR_FOR_RANGE && t->nkids == 2 && t->kids[0] == f->iter.lo &&
+                 t->kids[0] == w->iter.lo && t->kids[1] == f->iter.hi && t->kids[1] == w->iter.hi && f->nstreams;
+    bool array = f && w && f->op == IR_FOR_ARRAY && w->op == IR_FOR_ARRAY && t->nkids == 1 &&
+                 t->kids[0] == f->iter.array && t->kids[0] == w->iter.array;
+    want(st, s, (range || array) && f->var == w->var && f->b == w->b && f->iter.inclusive == w->iter.inclusive &&
+                    f->prefetch && !w->prefetch && !w->nstreams && !f->par && !w->par,
+         "a [runs long] test not choosing between a loop prefetching and the loop as written");
+    if (st->naround < 64) st->around[st->naround] = w;
+    st->naround++;
+    struct ir_node *outer = st->prefetching;
+    st->prefetching = f;
+    int mark = st->ndeflog;
+    v_stmt(st, f);
+    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    st->prefetching = outer;
+    st->naround--;
     v_stmt(st, w);
 }
 
@@ -896,6 +933,10 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
             v_map_steps(st, s);
             return;
         }
+        if (ir_runs_long_if(s)) {
+            v_runs_long(st, s);
+            return;
+        }
         v_expr(st, s->a);
         want(st, s, s->a->type == ty_bool, "if condition is not bool");
         v_stmt(st, s->b);
@@ -922,6 +963,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
         want(st, s, !s->guards_outside || ir_guards_outside_of(s), "guards outside a loop whose body is not one range loop");
         want(st, s, !VP->versioned || !ir_versions(s, loop_around(st)), "a guarded loop left to the emitter after version");
+        want(st, s, !s->prefetch || st->prefetching == s, "a loop prefetching outside the then-branch of its [runs long] if");
         /* a loop on the pool (opt_parfor.c): over int, its captures in scope */
         want(st, s, !s->par || (s->op == IR_FOR_RANGE && !s->iter.inclusive && s->var->type == ty_int), "par loop kind");
         for (int i = 0; s->par && i < s->ncaps; i++) want(st, s, in_scope(st, s->caps[i]), "par loop capture not in scope");

@@ -266,7 +266,8 @@ struct ir_node {
     struct ir_node *chunk;
     struct ir_var *chunk_lo, *chunk_hi;
     /* IR_FOR_RANGE, IR_FOR_ARRAY (opt_prefetch.c): a scatter loop whose streams the emitter
-     * prefetches ahead: an array loop's snapshot, a range loop's streams (arrays read as a[i]) */
+     * prefetches ahead: an array loop's snapshot, a range loop's streams (arrays read as a[i]);
+     * only the copy in the then-branch of the if [runs long] the pass writes it as (ir_verify) */
     bool prefetch;
     struct ir_var **streams;
     int nstreams;
@@ -718,6 +719,11 @@ bool ir_source_held(struct ir_node *s);
  * pool or dropped every guard (opt_range.c): then the nest is written as
  * that pass says. */
 struct ir_node *ir_guards_outside_of(const struct ir_node *s);
+/* A loop opt_prefetch.c wrote twice, if [runs long](its bounds): the loop
+ * prefetching else the loop as written: the if's loop as written (its
+ * else-branch, whose bounds, views and marks the copies share); else s. */
+bool ir_runs_long_if(const struct ir_node *s);
+struct ir_node *ir_loop_of(struct ir_node *s);
 /* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
 bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
 /* Whether store s reaches its slot through one index and then only field

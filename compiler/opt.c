@@ -143,7 +143,7 @@ static const struct {
     {"unique", "cursor", "a cursor keeps an array the unique statements made unique before the statement"},
     {"version", "cursor", "the statements a cursor wraps are those the emitter writes, each copy's"},
     {"version", "prefetch", "the loops it marks are those the emitter writes, each copy's"},
-    {"cursor", "prefetch", "it only marks loops: nothing after it may rewrite them"},
+    {"cursor", "prefetch", "it marks loops and writes them twice: nothing after it may rewrite them"},
     {"version", "records", "the ifs it marks are those the emitter writes, each copy's"},
     {"cursor", "records", "it only marks ifs: nothing after it may rewrite them"},
     {"version", "bins", "it sees only the checks the emitter writes: before, a fast copy would lose the check a conversion leaves to one"},
@@ -269,10 +269,13 @@ static void check_pass_order(void)
      * rewrite the IR after it but cursor, which only wraps a statement in a
      * block and marks pushes, and leaves a statement it wrapped as it is when
      * it meets it again through a shared subtree, prefetch, which marks
-     * loops, records, which only marks ifs (the same mark, met twice), and
-     * bins, which writes a conversion raw where an index check makes its
-     * check (only where every copy sharing the conversion allows it) and
-     * adds the let its operand moves to (once in a shared block) */
+     * loops and writes each loop it marked twice (a new if in the loop's
+     * place, one for a loop met twice: the loop as written its else-branch,
+     * a new copy sharing its body its then-branch), records, which only
+     * marks ifs (the same mark, met twice), and bins, which writes a
+     * conversion raw where an index check makes its check (only where every
+     * copy sharing the conversion allows it) and adds the let its operand
+     * moves to (once in a shared block) */
     if (strcmp(passes[NPASSES - 5].name, "version") != 0 || strcmp(passes[NPASSES - 4].name, "cursor") != 0 ||
         strcmp(passes[NPASSES - 3].name, "prefetch") != 0 || strcmp(passes[NPASSES - 2].name, "records") != 0 ||
         strcmp(passes[NPASSES - 1].name, "bins") != 0)

@@ -618,7 +618,8 @@ static bool has_swap(struct ir_node *s)
 int64_t ir_par_work(struct ir_node *n)
 {
     if (!n) return 0;
-    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST) return ir_par_work(n->c); /* one of the two copies runs (opt_version.c) */
+    /* one of the two copies runs (opt_version.c, opt_prefetch.c) */
+    if (n->op == IR_IF && (n->a->op == IR_GUARD_TEST || ir_runs_long_if(n))) return ir_par_work(n->c);
     int64_t c = 1 + ir_par_work(n->a) + ir_par_work(n->c);
     int64_t inner = ir_par_work(n->b) + ir_par_work(n->elem) + ir_par_work(n->filter);
     bool loop = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE

@@ -33,9 +33,13 @@
  * program and changes no value; the statements run as written, in the
  * same order, with every check (the panics are the program's).
  *
- * The pass runs last, on the loops the emitter writes (each version's).
+ * The pass runs last, on the loops the emitter writes (each version's),
+ * and writes each loop it marks twice, as the if that runs the copy
+ * prefetching only where the loop runs long (write_twice, below).
  */
 #include "ir.h"
+
+#include <stdlib.h>
 
 static struct ir_node *pf_loop;  /* the loop being looked at */
 static bool pf_inner, pf_scatter; /* a loop inside it; a store at a computed index */
@@ -130,7 +134,95 @@ static void prefetch_node(struct ir_node *n)
     if (n->nstreams) n->prefetch = true;
 }
 
+/* ---- the loops marked, written twice ----
+ *
+ *     for i in lo..hi: body         if [runs long](lo, hi):
+ *     (marked prefetch[a])     =>       for i in lo..hi prefetch[a]: body
+ *                                   else:
+ *                                       for i in lo..hi: body
+ *
+ * A marked loop prefetches when it runs BRT_PREFETCH_MIN times or more
+ * (runtime/brine_rt.h: a stream too long to stay in cache between runs),
+ * else runs as written: over a short array in cache the prefetch's two
+ * instructions an element only cost. The count of a range loop is
+ * (uint64_t)hi - (uint64_t)lo (hi < lo: a count past any limit, and a loop
+ * that runs no time), of an array loop (xs: [runs long](xs)) its
+ * snapshot's length. The test reads the loop's own bound nodes, which the
+ * emitter evaluates once, for it and the copy that runs (as a versioned
+ * loop's: ir_verify keeps them the same nodes). The loop itself stays the
+ * loop as written (what names it still does), its copy is new and shares
+ * its body, as the emitter wrote one loop twice. A loop in two places (the
+ * copies of a versioned loop share what they do not change) gets one if. */
+static struct twice { struct ir_node *loop, *iff; } *TWICE; /* the loops written twice, and their ifs */
+static int NTWICE, CAPTWICE;
+
+/* Loop n's if, made once (NULL: n is no marked loop). The test hook
+ * (BRINE_VERIFY_PREFETCH): the first marked loop left as it is, prefetching
+ * outside such an if (as the emitter once wrote it twice), where ir_verify
+ * must stop. */
+static struct ir_node *twice(struct ir_node *n)
+{
+    static bool hooked;
+    for (int i = 0; i < NTWICE; i++)
+        if (TWICE[i].loop == n) return TWICE[i].iff;
+    if (!n->prefetch || (n->op == IR_FOR_RANGE && !n->nstreams)) return NULL;
+    if (!hooked && getenv("BRINE_VERIFY_PREFETCH")) {
+        hooked = true;
+        return NULL;
+    }
+    struct loc at = n->loc;
+    struct ir_node *pf = ir_new(n->op, at, n->type), *t = ir_new(IR_BUILTIN, at, ty_bool), *iff = ir_new(IR_IF, at, ty_void);
+    *pf = *n;
+    n->prefetch = false, n->streams = NULL, n->nstreams = 0;
+    t->builtin = BI_RUNS_LONG;
+    if (n->op == IR_FOR_RANGE) {
+        ir_push_kid(t, n->iter.lo);
+        ir_push_kid(t, n->iter.hi);
+    } else {
+        ir_push_kid(t, n->iter.array);
+    }
+    iff->a = t, iff->b = pf, iff->c = n;
+    VEC_GROW(TWICE, NTWICE, CAPTWICE);
+    TWICE[NTWICE++] = (struct twice){n, iff};
+    return iff;
+}
+
+/* The statement in *slot (anything in it), its marked loops written twice. */
+static void write_twice(struct ir_node **slot)
+{
+    struct ir_node *s = *slot, *iff;
+    if (!s || ir_is_expr(s)) return;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) write_twice(&s->kids[i]);
+        return;
+    case IR_IF:
+        if (ir_runs_long_if(s)) return;
+        write_twice(&s->b);
+        write_twice(&s->c);
+        return;
+    case IR_FOR_RANGE: case IR_FOR_ARRAY:
+        if ((iff = twice(s))) {
+            *slot = iff;
+            return;
+        }
+        write_twice(&s->chunk);
+        /* fall through */
+    case IR_WHILE:
+        write_twice(&s->b);
+        return;
+    case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
+    case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        return;
+    }
+}
+
 void opt_prefetch(struct ir_program *ir)
 {
-    for (int i = 0; i < ir->fns.len; i++) prefetch_node(((struct ir_fn *)ir->fns.items[i])->body);
+    NTWICE = 0;
+    for (int i = 0; i < ir->fns.len; i++) {
+        struct ir_fn *fn = ir->fns.items[i];
+        prefetch_node(fn->body);
+        write_twice(&fn->body);
+    }
 }

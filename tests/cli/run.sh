@@ -1379,6 +1379,19 @@ check "prefetch: the histogram's stream read ahead, the map's not, none with the
       "$(cbody pf.c bf_main_twice | grep -c 'BRT_PREFETCH')" -eq 0 -a \
       "$(grep -c 'BRT_PREFETCH(' pf/off.c)" -eq 0 ]
 check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" ]
+# The loop prefetching is IR: if [runs long](xs) (its count at least
+# BRT_PREFETCH_MIN): the loop prefetching, else the loop as written; the test
+# hook BRINE_VERIFY_PREFETCH leaves the first marked loop prefetching outside
+# such an if, where ir_verify must stop the build (exit 70).
+"$BRINE" --dump=ir:prefetch pf/p.br > pf.ir 2>> pf.log
+check "prefetch: the loop written twice in the IR, the copy prefetching in the then-branch, the C's one if" \
+    [ ! -s pf.log -a "$(grep -c 'if (builtin \[runs long\]:bool v' pf.ir)" -eq 1 -a \
+      "$(grep -A1 'if (builtin \[runs long\]' pf.ir | grep -c 'for_array .* prefetch')" -eq 1 -a \
+      "$(grep -c 'for_array .* prefetch' pf.ir)" -eq 1 -a "$(grep -c '>= BRT_PREFETCH_MIN) {' pf.c)" -eq 1 ]
+BRINE_VERIFY_PREFETCH=1 "$BRINE" --dump=ir:prefetch pf/p.br > pf.ir 2> pf.log
+rc=$?
+check "prefetch: ir_verify refuses a loop prefetching outside its if (got $rc)" \
+    [ $rc -eq 70 -a "$(grep -c 'a loop prefetching outside the then-branch of its \[runs long\] if' pf.log)" -eq 1 ]
 
 # ---- records: a running minimum's update written as seldom taken ----------
 # An argmin's `if a[j] < a[m]: m = j` is a record (opt_records.c): its
