@@ -1155,6 +1155,28 @@ int ir_size(const struct ir_node *n)
     return k;
 }
 
+bool ir_quiet(const struct ir_node *e, unsigned facts, bool (*also)(const struct ir_node *e, const void *ctx),
+              const void *ctx)
+{
+    switch (e->op) {
+    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: return true;
+    default: break;
+    }
+    if (also && also(e, ctx)) return true;
+    switch (e->op) {
+    case IR_CONV: return e->type == ty_float && e->optype == ty_int && ir_quiet(e->a, facts, also, ctx);
+    case IR_BINARY:
+        if (e->bop != OP_ADD && e->bop != OP_SUB && e->bop != OP_MUL) return false;
+        if (e->optype != ty_float && !(e->optype == ty_int && e->no_overflow && (facts & IR_QUIET_NO_OVERFLOW)))
+            return false;
+        return ir_quiet(e->a, facts, also, ctx) && ir_quiet(e->b, facts, also, ctx);
+    case IR_INDEX:
+        return (facts & IR_QUIET_IN_BOUNDS) && e->in_bounds && e->a->op == IR_VAR && ir_quiet(e->b, facts, also, ctx);
+    case IR_BUILTIN: return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR;
+    default: return false;
+    }
+}
+
 bool ir_float_math(const struct ir_node *n)
 {
     if (n->op != IR_BUILTIN || n->type != ty_float) return false;

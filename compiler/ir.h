@@ -681,6 +681,17 @@ int ir_size(const struct ir_node *n);
  * (sqrt, exp, ...: IEEE gives NaN or an infinity, never a panic); its value
  * depends on its arguments alone, so it may run at another time. */
 bool ir_float_math(const struct ir_node *n);
+/* Whether value e neither panics nor does anything, and reads nothing but
+ * the variables and elements it names: variables, literals, float + - *,
+ * int-to-float conversions, len of a variable; as facts allows, int + - * proved not to
+ * overflow (no_overflow) and elements of a variable proved in bounds
+ * (in_bounds), facts that hold where e is, not necessarily elsewhere; and
+ * any node also(node, ctx) accepts (also may be NULL). One predicate for
+ * every pass that moves or speculates a value (opt_bins.c,
+ * opt_cover.c). */
+enum { IR_QUIET_NO_OVERFLOW = 1 << 0, IR_QUIET_IN_BOUNDS = 1 << 1, IR_QUIET_FACTS = 3 };
+bool ir_quiet(const struct ir_node *e, unsigned facts, bool (*also)(const struct ir_node *e, const void *ctx),
+              const void *ctx);
 /* Whether n, or anything in it, reads variable v. */
 bool ir_reads(struct ir_node *n, struct ir_var *v);
 /* Whether n reads v other than as the element v[i] (i a variable) or its

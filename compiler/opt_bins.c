@@ -56,23 +56,11 @@
 
 static struct ir_program *PP;
 
-/* Whether e has no check and no effect: variables, literals, int + - *
- * that cannot overflow, float + - *, int-to-float conversions, elements
- * proved in bounds, an array's length. (The one place this pass says
- * what quiet is.) */
+/* Whether e has no check and no effect (ir_quiet with the facts of its
+ * place: it stays where it is). */
 static bool quiet(const struct ir_node *e)
 {
-    switch (e->op) {
-    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: return true;
-    case IR_CONV: return e->type == ty_float && e->optype == ty_int && quiet(e->a);
-    case IR_BINARY:
-        if (e->bop != OP_ADD && e->bop != OP_SUB && e->bop != OP_MUL) return false;
-        if (e->optype != ty_float && !(e->optype == ty_int && e->no_overflow)) return false;
-        return quiet(e->a) && quiet(e->b);
-    case IR_INDEX: return e->in_bounds && e->a->op == IR_VAR && quiet(e->b);
-    case IR_BUILTIN: return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR;
-    default: return false;
-    }
+    return ir_quiet(e, IR_QUIET_FACTS, NULL, NULL);
 }
 
 /* Whether e has no effect but its checks' panics: quiet but for elements

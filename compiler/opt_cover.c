@@ -681,22 +681,22 @@ static void cond_terms(const struct ir_node *c)
     }
 }
 
-/* Whether value e, evaluated where the condition was false too, neither
- * panics nor does anything: a variable, a literal, a term the condition
- * itself evaluated just before (the same, node by node: elements, len,
- * + - *, min, max), or float + - * and int-to-float conversions of such. */
-static bool quiet_value(const struct ir_node *e)
+/* A term the condition itself evaluated just before (the same, node by
+ * node: elements, len, + - *, min, max). */
+static bool sterm(const struct ir_node *e, const void *ctx)
 {
-    switch (e->op) {
-    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: return true;
-    default: break;
-    }
+    (void)ctx;
     for (int i = 0; i < NSTERMS; i++)
         if (ir_same_expr(e, STERMS[i], IR_SAME_LEN_VAR | IR_SAME_ARITH | IR_SAME_LOADS)) return true;
-    if (e->op == IR_BINARY && e->type == ty_float && e->optype == ty_float &&
-        (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL))
-        return quiet_value(e->a) && quiet_value(e->b);
-    return e->op == IR_CONV && e->type == ty_float && e->optype == ty_int && quiet_value(e->a);
+    return false;
+}
+
+/* Whether value e, evaluated where the condition was false too, neither
+ * panics nor does anything: ir_quiet without the facts of its place (they
+ * may come from the condition), or a term the condition evaluated. */
+static bool quiet_value(const struct ir_node *e)
+{
+    return ir_quiet(e, 0, sterm, NULL);
 }
 
 /* Whether no statement of b between i and j changes a variable that m reads. */
