@@ -301,6 +301,8 @@ static bool same_expr(const struct ir_node *a, const struct ir_node *b, unsigned
     case IR_VAR: return a->var == b->var;
     case IR_GLOBAL: return a->global == b->global;
     case IR_NOT: return same_expr(a->a, b->a, allow, sub);
+    case IR_CONV: case IR_UNARY:
+        return (allow & IR_SAME_CONV) && a->bop == b->bop && a->optype == b->optype && same_expr(a->a, b->a, allow, sub);
     case IR_AND: case IR_OR: return same_expr(a->a, b->a, allow, sub) && same_expr(a->b, b->b, allow, sub);
     case IR_BINARY:
         if ((allow & IR_SAME_ARITH) && (op_class[a->bop] != OPC_ARITH || a->bop == OP_DIV || a->bop == OP_MOD))
@@ -1166,13 +1168,21 @@ bool ir_quiet(const struct ir_node *e, unsigned facts, bool (*also)(const struct
     switch (e->op) {
     case IR_CONV: return e->type == ty_float && e->optype == ty_int && ir_quiet(e->a, facts, also, ctx);
     case IR_BINARY:
+        if (e->bop == OP_DIV && e->optype == ty_float) /* IEEE: an infinity or NaN, no panic */
+            return ir_quiet(e->a, facts, also, ctx) && ir_quiet(e->b, facts, also, ctx);
         if (e->bop != OP_ADD && e->bop != OP_SUB && e->bop != OP_MUL) return false;
         if (e->optype != ty_float && !(e->optype == ty_int && e->no_overflow && (facts & IR_QUIET_NO_OVERFLOW)))
             return false;
         return ir_quiet(e->a, facts, also, ctx) && ir_quiet(e->b, facts, also, ctx);
+    case IR_UNARY: return e->bop == OP_NEG && e->optype == ty_float && ir_quiet(e->a, facts, also, ctx);
     case IR_INDEX:
         return (facts & IR_QUIET_IN_BOUNDS) && e->in_bounds && e->a->op == IR_VAR && ir_quiet(e->b, facts, also, ctx);
-    case IR_BUILTIN: return e->builtin == BI_LEN && e->nkids == 1 && e->kids[0]->op == IR_VAR;
+    case IR_BUILTIN:
+        if (e->builtin == BI_LEN) return e->nkids == 1 && e->kids[0]->op == IR_VAR;
+        if (!ir_float_math(e)) return false;
+        for (int i = 0; i < e->nkids; i++)
+            if (!ir_quiet(e->kids[i], facts, also, ctx)) return false;
+        return true;
     default: return false;
     }
 }

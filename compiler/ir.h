@@ -567,6 +567,7 @@ void opt_carry(struct ir_program *ir);   /* opt_carry.c */
 /* n as v + c: a variable v plus or minus int literals (v NULL: n is the
  * literal c), |c| below 2^60 (opt_loops.c; opt_carry.c). */
 bool ir_var_plus(const struct ir_node *n, struct ir_var **v, int64_t *off);
+void opt_hoist(struct ir_program *ir);   /* opt_hoist.c */
 void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
 bool opt_pass_on(const char *name);
@@ -589,8 +590,9 @@ void opt_move(struct ir_program *ir);    /* opt_move.c */
 /* Whether expressions a and b are the same, node by node (ir.c): literals,
  * variables, module constants, not, and, or and binary operators of such
  * (IR_SAME_TERMS), and as allow adds: len of a variable, only + - * among
- * the binary operators, any builtin of one argument, or elements, fields,
- * if-else, len, min, max and range(lo, hi, step) (both NULL: the same). One
+ * the binary operators, any builtin of one argument, elements, fields,
+ * if-else, len, min, max and range(lo, hi, step) (both NULL: the same), or
+ * conversions and unary operators. One
  * equality for every pass: each says which nodes its terms may hold. */
 enum {
     IR_SAME_TERMS = 0,
@@ -598,6 +600,7 @@ enum {
     IR_SAME_ARITH = 1 << 1,    /* binary operators + - * only: no division, no comparison */
     IR_SAME_BUILTIN1 = 1 << 2, /* any builtin of one argument */
     IR_SAME_LOADS = 1 << 3,    /* elements, fields, if-else, len, min, max, range(lo, hi, step) */
+    IR_SAME_CONV = 1 << 4,     /* conversions and unary operators */
 };
 bool ir_same_expr(const struct ir_node *a, const struct ir_node *b, unsigned allow);
 /* Expressions standing for variables: vals[i] in place of vars[i]. */
@@ -682,13 +685,14 @@ int ir_size(const struct ir_node *n);
  * depends on its arguments alone, so it may run at another time. */
 bool ir_float_math(const struct ir_node *n);
 /* Whether value e neither panics nor does anything, and reads nothing but
- * the variables and elements it names: variables, literals, float + - *,
- * int-to-float conversions, len of a variable; as facts allows, int + - * proved not to
+ * the variables and elements it names: variables, literals, float + - * /
+ * and negation, int-to-float conversions, the math of floats (ir_float_math),
+ * len of a variable; as facts allows, int + - * proved not to
  * overflow (no_overflow) and elements of a variable proved in bounds
  * (in_bounds), facts that hold where e is, not necessarily elsewhere; and
  * any node also(node, ctx) accepts (also may be NULL). One predicate for
  * every pass that moves or speculates a value (opt_bins.c,
- * opt_cover.c). */
+ * opt_cover.c, opt_hoist.c). */
 enum { IR_QUIET_NO_OVERFLOW = 1 << 0, IR_QUIET_IN_BOUNDS = 1 << 1, IR_QUIET_FACTS = 3 };
 bool ir_quiet(const struct ir_node *e, unsigned facts, bool (*also)(const struct ir_node *e, const void *ctx),
               const void *ctx);

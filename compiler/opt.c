@@ -52,6 +52,7 @@
     X(fuseloops, opt_fuseloops, "adjacent loops over the same range whose order no iteration sees run as one") \
     X(scratch, opt_scratch, "elements of a scratch array read back only in the iteration that stored them kept in a local, their stores dropped") \
     X(carry, opt_carry, "elements a loop stores and reads back in its next iteration kept in a local") \
+    X(hoist, opt_hoist, "values a loop cannot change that neither panic nor do anything made once, before it") \
     X(version, opt_version, "guarded loops written twice: without the checks their guards prove, else as written") \
     X(cursor, opt_cursor, "statements that only push into an array made unique keep its length and room in locals") \
     X(prefetch, opt_prefetch, "loops storing at a computed index read their arrays' elements ahead") \
@@ -134,6 +135,13 @@ static const struct {
     {"parfor", "carry", "a loop on the pool is left alone; a carried local would make its iterations depend"},
     {"interchange", "carry", "a swapped or jammed nest's inner loop is left as the nest needs it"},
     {"loops", "carry", "a carried read keeps its guard: the first iteration still reads the element"},
+    {"range", "hoist", "an element proved in bounds (in_bounds) is a quiet value it may move"},
+    {"relations", "hoist", "an element proved in bounds (in_bounds) is a quiet value it may move"},
+    {"parfor", "hoist", "a loop on the pool is left alone: no value leaves a body other threads run"},
+    {"interchange", "hoist", "a swapped, jammed or hoisting nest is sealed: no let goes between its loops"},
+    {"fuseloops", "hoist", "a fused loop is sealed: its loops as written may share its statements"},
+    {"carry", "hoist", "a carried read is an element of an array the loop stores into: it stays"},
+    {"hoist", "version", "its copies share nodes and leave out checks of one copy: a value leaves the loop as written, once"},
     {"carry", "version", "the loop carrying a local is what the guards' two copies run"},
     {"fuseloops", "version", "the fused loop's guards are what it tests, the loops as written its else-branch"},
     {"loops", "version", "the guards and the nodes they prove are what it writes twice"},

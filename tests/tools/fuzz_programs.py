@@ -5118,7 +5118,7 @@ def pool_call(g):
 # ---- running brine ------------------------------------------------------------
 
 OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
-              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "scratch", "carry", "version", "prefetch", "records", "bins")   # compiler/opt.c's table
+              "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "scratch", "carry", "hoist", "version", "prefetch", "records", "bins")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
 # The form families counted (Gen.use): a program counts in a family when a
