@@ -892,16 +892,6 @@ static void emit_stmt_here(struct ir_node *s)
             scope_close();
             return;
         }
-        if (s->release_first && F->vst[s->var->id] == VS_OWNED) {
-            /* the old value is dead here (opt_move.c): released before the new
-             * one is made, the variable empty meanwhile */
-            const char *v = vname(s->var);
-            line("%s(%s);", release_fn(s->var->type), v);
-            line("%s = %s;", v, zero_of(s->var->type));
-            line("%s = %s;", v, take(emit_expr(s->a), s->a->type));
-            scope_close();
-            return;
-        }
         const char *x = emit_expr(s->a);
         if (s->borrow) {
             /* the element outlives the let (opt_borrow.c): no reference of its own */

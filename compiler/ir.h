@@ -317,9 +317,6 @@ struct ir_node {
                                   * would otherwise give a fast loop inside a second entry */
     bool moved;                  /* IR_VAR: the variable's last use, where its value is kept: the read hands
                                   * its reference over and leaves the variable empty (opt_move.c) */
-    bool release_first;          /* IR_ASSIGN of a counted value whose value does not name its variable
-                                  * (opt_move.c): the old value is dead here, released before the new
-                                  * one is made (whose memory may then reuse it), the variable emptied */
     bool take;                   /* IR_LET of an element var[k]: takes it out, leaving the slot empty until
                                   * a store of var[k] later in the block puts a value back (opt_move.c) */
     bool fused;                  /* IR_BLOCK (opt_fuse.c): a region whose last statement is `if not covered:

@@ -360,8 +360,8 @@ static void dump_stmt(FILE *out, struct ir_node *s, int ind)
         for (int i = 0; i < s->nkids; i++) dump_stmt(out, s->kids[i], ind + 1);
         return;
     case IR_LET: case IR_ASSIGN:
-        fprintf(out, "%s%s%s%s%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "", s->take ? " take" : "",
-                s->carried ? " carried" : "", s->in_place ? " in-place" : "", s->release_first ? " release-first" : "");
+        fprintf(out, "%s%s%s%s%s ", ir_op_name[s->op], s->borrow ? " borrow" : "", s->take ? " take" : "",
+                s->carried ? " carried" : "", s->in_place ? " in-place" : "");
         dump_var(out, s->var);
         fprintf(out, ": %s = ", s->var ? type_name(s->var->type) : "?");
         dump_expr(out, s->a);

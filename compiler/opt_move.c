@@ -291,48 +291,6 @@ static void keepers(struct ir_node *st, struct ir_node *n, bool keep)
     }
 }
 
-/* ---- old values released first ----------------------------------------------------- */
-
-static unsigned char *BORROWED; /* by var id: 1 when a borrowing let defines it */
-
-/* Whether n reads a variable a borrowing let defines (an element of some
- * array, kept alive by that array, which may be the one released). */
-static bool reads_borrowed(struct ir_node *n)
-{
-    if (!n) return false;
-    if (n->op == IR_VAR && BORROWED[n->var->id]) return true;
-    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
-        for (int i = 0; i < n->ncaps; i++)
-            if (BORROWED[n->caps[i]->id]) return true;
-    }
-    bool r = false;
-    r |= reads_borrowed(n->a) || reads_borrowed(n->b) || reads_borrowed(n->c);
-    for (int i = 0; i < n->nkids && !r; i++) r |= reads_borrowed(n->kids[i]);
-    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
-        r |= reads_borrowed(n->iter.lo) || reads_borrowed(n->iter.hi) || reads_borrowed(n->iter.array);
-        for (int i = 0; i < n->nclauses && !r; i++) {
-            struct ir_iter *it = &n->clauses[i].iter;
-            r |= reads_borrowed(it->lo) || reads_borrowed(it->hi) || reads_borrowed(it->array);
-        }
-        r |= reads_borrowed(n->elem) || reads_borrowed(n->filter) || reads_borrowed(n->key);
-    }
-    return r;
-}
-
-/* Assignment s of a counted value: its variable's old value is read by
- * nothing after it (the variable gets the new one), and by nothing in it
- * when the value does not name the variable: released before the value
- * is made. Not when the value reads a borrowed element (of the old value,
- * perhaps), nor in a fused region, whose trap may run a comprehension
- * reading the variable after a panic in the value. */
-static void release_first(struct ir_node *s)
-{
-    if (s->op != IR_ASSIGN || !type_is_ref(s->var->type) || ir_names(s->a, s->var) || reads_borrowed(s->a)) return;
-    for (int i = 0; i < NCTX; i++)
-        if (CTX[i].s->op == IR_BLOCK && CTX[i].s->fused) return;
-    s->release_first = true;
-}
-
 /* ---- takes ------------------------------------------------------------------------- */
 
 /* Whether index expression k is pure (ir_same_term's terms) and nothing in s writes its variables. */
@@ -420,7 +378,6 @@ static void walk(struct ir_node *s)
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_RETURN: case IR_EXPR:
         count_vars(s, NULL, SEEN, false);
         if (s->op == IR_LET && s->borrow) return;
-        if (MARK) release_first(s);
         keepers(s, s->a, s->op != IR_EXPR);
         return;
     case IR_UNIQUE: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
@@ -439,7 +396,6 @@ static void count_vars(struct ir_node *s, struct ir_node *b, int *into, bool let
     if (s->op == IR_LET && lets) {
         DEF_BLOCK[s->var->id] = b;
         if (!s->borrow) LOCAL[s->var->id] = 1;
-        if (s->borrow) BORROWED[s->var->id] = 1;
     } else if (!ir_is_expr(s) && s->var && s->op != IR_LET) {
         into[s->var->id]++;
     }
@@ -480,7 +436,6 @@ void opt_move(struct ir_program *ir)
 {
     P = ir;
     LOCAL = arena_alloc((size_t)ir->nvars + 1);
-    BORROWED = arena_alloc((size_t)ir->nvars + 1);
     DEF_BLOCK = arena_alloc(((size_t)ir->nvars + 1) * sizeof *DEF_BLOCK);
     MENTIONS = arena_alloc(((size_t)ir->nvars + 1) * sizeof *MENTIONS);
     SEEN = xmalloc(((size_t)ir->nvars + 1) * sizeof *SEEN); /* each function's entries zeroed before its walk */
