@@ -15,7 +15,8 @@ holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
 print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
-element stores, a recurrence through the array (up and down), reverse, reversed, sort and sorted, running
+element stores, a recurrence through the array (up and down), scratch arrays
+(read back in the storing iteration, filled by one loop and read by the next), reverse, reversed, sort and sorted, running
 records (argmin and max, ordered types), contains
 and index (types with ==), ==, < (ordered types), f-strings, comprehensions
 and par comprehensions, rows written by a for loop and a comprehension on the
@@ -427,6 +428,21 @@ def program(t):
     body("    for i in range(len(rd) - 2, -1, -1):")
     body("        rd[i] = rd[i + 1]")
     PS([("rc", [xs[0]] * N, at), ("rd", [xs[N - 1]] * N, at)])
+    # scratch arrays: sc read back in the iteration that stored it, sf filled
+    # by one loop and read by the next (ints, floats, bools: the store kept in
+    # a local and dropped, opt_scratch.c; other types: stores as written)
+    body("    var sc = [xs[0]] * len(xs)")
+    body("    var sk = [xs[1]] * len(xs)")
+    body("    var sf = [xs[2]] * len(xs)")
+    body("    for i in 0..len(xs):")
+    body("        sc[i] = xs[len(xs) - 1 - i]")
+    body("        sk[i] = sc[i]")
+    body("    for i in 0..len(xs):")
+    body("        sf[i] = xs[(i + 2) % 6]")
+    body("    for j in 0..len(xs):")
+    body("        sk[j] = sf[j] if j % 2 == 0 else sk[j]")
+    sk = [xs[(j + 2) % N] if j % 2 == 0 else xs[N - 1 - j] for j in range(N)]
+    PA("sk", sk)
     PA("reversed(base())", xs[::-1])
     PA("reversed(b[1:])", b[1:][::-1])
     if t.ordered:
