@@ -1367,3 +1367,10 @@ void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *))
     f(n->filter);
     f(n->key);
 }
+
+void ir_each_written(struct ir_node *n, void (*f)(struct ir_node *))
+{
+    ir_each_child(n, f);
+    f(n->fast_gen);
+    f(n->chunk);
+}

@@ -659,6 +659,11 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
  * of its iter and of each clause's, elem, filter and key (a post-order walker
  * that rewrites in place calls this, then handles n). */
 void ir_each_child(struct ir_node *n, void (*f)(struct ir_node *));
+/* Calls f on n's children and on the copies the emitter writes beside them:
+ * a loop on the pool's chunk (its versioned copies, opt_version.c) and a
+ * guarded generator's fast_gen; a walk through it meets every place a node
+ * is written (opt_version.c, opt_bins.c). */
+void ir_each_written(struct ir_node *n, void (*f)(struct ir_node *));
 /* Whether statement s uses array v at least once and only by pushes of a
  * whole array made unique before it (`v.push(E)`, unique_steps set): no
  * read, assignment, store or other push (a cursor's statement, opt_cursor.c). */

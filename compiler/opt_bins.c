@@ -261,16 +261,6 @@ static void find_sites(struct ir_node *b)
     }
 }
 
-/* Calls f on n's children and on the copies the emitter writes beside
- * them: a loop on the pool's chunk (its versioned copies, opt_version.c),
- * a guarded generator's fast_gen. Every place a node is written is met. */
-static void each_written(struct ir_node *n, void (*f)(struct ir_node *))
-{
-    ir_each_child(n, f);
-    f(n->chunk);
-    f(n->fast_gen);
-}
-
 /* Collects the sites of every block under n but a swapped or jammed nest's
  * (whose rows the emitter may keep in locals). */
 static void walk(struct ir_node *n)
@@ -278,7 +268,7 @@ static void walk(struct ir_node *n)
     if (!n) return;
     if ((n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY) && (n->swap || n->jam)) return;
     if (n->op == IR_BLOCK) find_sites(n);
-    each_written(n, walk);
+    ir_each_written(n, walk);
 }
 
 static struct ir_node *COUNTED;
@@ -288,7 +278,7 @@ static void count_node(struct ir_node *n)
 {
     if (!n) return;
     if (n == COUNTED) NCOUNT++;
-    each_written(n, count_node);
+    ir_each_written(n, count_node);
 }
 
 /* How many places n occurs in under fb (a shared subtree's, each). */

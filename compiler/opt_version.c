@@ -620,9 +620,7 @@ static void gens(struct ir_node *n)
 {
     if (!n) return;
     if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && n->nguards && !n->fast_gen) version_gen(n);
-    ir_each_child(n, gens);
-    gens(n->fast_gen);
-    gens(n->chunk);
+    ir_each_written(n, gens);
 }
 
 void opt_version(struct ir_program *ir)
