@@ -70,6 +70,13 @@ static void scope_push(struct vstate *st, struct ir_node *at, struct ir_var *v)
     st->scope[st->nscope++] = v;
 }
 
+/* The variables defined since mark (st->ndeflog then) forgotten: a copy's
+ * lets, which the copy beside it defines again. */
+static void forget_since(struct vstate *st, int mark)
+{
+    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+}
+
 static bool in_scope(struct vstate *st, struct ir_var *v)
 {
     for (int i = st->nscope - 1; i >= 0; i--)
@@ -401,7 +408,7 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     int mark = st->ndeflog;
     v_stmt(st, s->b);
     st->naround--;
-    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    forget_since(st, mark);
     v_stmt(st, s->c);
 }
 
@@ -427,7 +434,7 @@ static void v_map_steps(struct vstate *st, struct ir_node *s)
     st->in_place = xs;
     int mark = st->ndeflog;
     v_stmt(st, f);
-    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    forget_since(st, mark);
     st->in_place = outer;
     v_stmt(st, w);
 }
@@ -454,7 +461,7 @@ static void v_runs_long(struct vstate *st, struct ir_node *s)
     st->prefetching = f;
     int mark = st->ndeflog;
     v_stmt(st, f);
-    while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+    forget_since(st, mark);
     st->prefetching = outer;
     st->naround--;
     v_stmt(st, w);
@@ -529,7 +536,7 @@ static void v_gens(struct vstate *st, struct ir_node *n)
              "a generator's fast copy not of its sources, or guarded");
         int mark = st->ndeflog;
         v_gen(st, f);
-        while (st->ndeflog > mark) st->defined[st->deflog[--st->ndeflog]] = 0;
+        forget_since(st, mark);
     }
     want(st, n, !n->fast_in, "a generator's fast copy outside it");
     v_gen(st, n);
