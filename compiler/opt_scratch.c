@@ -38,7 +38,7 @@
  * local t (declared at the head of the statements it sits in) that the
  * reads it forwards read instead, and the store goes. Only a store whose
  * index is proved inside A (in-bounds) and is quiet (variables, literals,
- * + - * that cannot overflow) goes: it could not panic. Its value is still
+ * + - * that cannot overflow, len of a variable) goes: it could not panic. Its value is still
  * evaluated, where it was; what A holds otherwise is read by nobody.
  * When any read of A is not covered, nothing of A changes.
  *
@@ -103,32 +103,22 @@ static void cover(struct ir_node *read)
  * A's elements hold (-1: none). */
 struct state { int avail, fill; };
 
-/* A term made of variables, literals and + - * that cannot overflow. */
+/* An index that cannot panic: variables, literals, + - * that cannot
+ * overflow, len of a variable (ir_quiet, its elements aside). */
 static bool quiet_index(const struct ir_node *e)
 {
-    switch (e->op) {
-    case IR_VAR: case IR_INT: return true;
-    case IR_BINARY:
-        return (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && e->optype == ty_int && e->no_overflow &&
-               quiet_index(e->a) && quiet_index(e->b);
-    default: return false;
-    }
+    return ir_quiet(e, IR_QUIET_NO_OVERFLOW, NULL, NULL);
 }
 
-/* Whether statement s assigns a variable term e reads. */
-static struct ir_node *WS;
-static bool WRITES;
-static void written_var(struct ir_node *e)
+/* Whether statement s assigns (or resizes) a variable term e reads. */
+static bool writes_term(struct ir_node *s, const struct ir_node *e)
 {
-    if (!e || WRITES) return;
-    if (e->op == IR_VAR && ir_writes(WS, e->var, false)) WRITES = true;
-    ir_each_child(e, written_var);
-}
-static bool writes_term(struct ir_node *s, struct ir_node *e)
-{
-    WS = s, WRITES = false;
-    written_var(e);
-    return WRITES;
+    if (!e) return false;
+    if (e->op == IR_VAR) return ir_writes(s, e->var, false);
+    if (writes_term(s, e->a) || writes_term(s, e->b) || writes_term(s, e->c)) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (writes_term(s, e->kids[i])) return true;
+    return false;
 }
 
 /* Whether two loops' bounds are the same terms (len of a variable too:
