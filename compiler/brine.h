@@ -151,11 +151,14 @@ bool wait_proc(pid_t pid, int timeout_s, bool *timed_out, int *status);
 /* ---- diag.c: sources, locations, diagnostics --------------------------- */
 
 /* Every token, AST node and IR instruction carries one. Lines and columns
- * are 1-based; columns count bytes; end_col is exclusive. */
+ * are 1-based; columns count bytes; end_col is exclusive. inl: the place
+ * is in a function's body written in place of a call (opt_inline.c), the
+ * call n of the program's table (ir_program.sites[n - 1]); 0: none. */
 struct loc {
     int file;
     int line, col;
     int end_line, end_col;
+    int inl;
 };
 
 struct source {

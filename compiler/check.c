@@ -1440,7 +1440,7 @@ static void check_main_exists(void *arg)
 {
     struct program *prog = arg;
     if (!map_get_str(&modinfo_of(prog->main)->globals, "main")) {
-        struct loc start = {prog->main->file, 1, 1, 1, 1};
+        struct loc start = {prog->main->file, 1, 1, 1, 1, 0};
         error_at(start, "no 'fn main()' in %s; the program starts there", source_get(prog->main->file)->name);
     }
 }

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Places are memoised (big programs have many): one L<n> per place. */
 /* Whether l begins inside span. */
 static bool loc_within(struct loc l, struct loc span)
 {
@@ -29,17 +28,25 @@ static bool loc_within(struct loc l, struct loc span)
     return true;
 }
 
+/* The frame's name of a place: that of the call written in place it is
+ * in (loc.inl), else the function's (opt_inline.c). */
+const char *frame_own(struct loc l)
+{
+    return l.inl ? frame_name(CG->ir->sites[l.inl - 1].fn) : F->frame;
+}
+
 /* The frame's name of a place: a par element's own for the places of its
- * element and filter, else the function's. */
+ * element and filter (in the calls the construct is in: a call written in
+ * place inside the element has its own frame), else frame_own's. */
 const char *frame_of(struct loc l)
 {
     if (!F) return NULL;
     /* inside the par construct, but not its own place (where its own
      * overflow is reported): the element or the filter */
-    if (F->in_helper && loc_within(l, F->elem_span)
+    if (F->in_helper && l.inl == F->elem_span.inl && loc_within(l, F->elem_span)
         && !(l.line == F->elem_span.line && l.col == F->elem_span.col))
         return F->elem_frame;
-    return F->frame;
+    return frame_own(l);
 }
 
 const char *frame_slot(void)
@@ -54,13 +61,30 @@ const char *frame_next(void)
     return "fp_ + 1";
 }
 
-const char *loc_ref(struct loc l)
+/* Places are memoised (big programs have many): one L<n> per place, its
+ * frame's name and its site. A place in a call written in place (loc.inl)
+ * names the call's place as its site (runtime/frames.c: the chain's frame
+ * just outside, no slot is written while it runs), whose own L<n> names
+ * the calls around it: the chain is the place's own, whatever the emitter
+ * is writing around it. */
+static int loc_id(struct loc l);
+
+static int site_ref(struct loc l)
 {
-    struct { int file, line, col; const char *fn, *site; } key;
+    return F && l.inl ? loc_id(CG->ir->sites[l.inl - 1].site) : 0;
+}
+
+const char *loc_ref(struct loc l) { return arena_printf("&L%d", loc_id(l)); }
+
+/* n of the place's L<n> */
+static int loc_id(struct loc l)
+{
+    struct { int file, line, col, site; const char *fn; } key;
     memset(&key, 0, sizeof key); /* the padding too: the map compares bytes */
-    key.file = l.file, key.line = l.line, key.col = l.col, key.fn = frame_of(l), key.site = F ? F->inline_site : NULL;
+    key.site = site_ref(l); /* first: a site's L<n> before its places' */
+    key.file = l.file, key.line = l.line, key.col = l.col, key.fn = frame_of(l);
     intptr_t known = (intptr_t)map_get(&CG->loc_ids, &key, sizeof key);
-    if (known) return arena_printf("&L%d", (int)known);
+    if (known) return (int)known;
     int id = ++CG->nlocs;
     map_put(&CG->loc_ids, &key, sizeof key, (void *)(intptr_t)id);
     const struct source *src = source_get(l.file);
@@ -70,9 +94,9 @@ const char *loc_ref(struct loc l)
     bprintf(&CG->locs, ", %d, %d, ", l.line, l.col);
     if (key.fn) c_string(&CG->locs, key.fn, strlen(key.fn));
     else bputs(&CG->locs, "NULL");
-    if (key.site) bprintf(&CG->locs, ", %s", key.site);
+    if (key.site) bprintf(&CG->locs, ", &L%d", key.site);
     bputs(&CG->locs, "};\n");
-    return arena_printf("&L%d", id);
+    return id;
 }
 
 /* The C struct of a tuple type, bt<n>, written once into the types section

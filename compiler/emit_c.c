@@ -254,45 +254,10 @@ const char *math_fn(enum builtin b)
     }
 }
 
-static const char *emit_expr_here(struct ir_node *n);
-
-/* The frames of calls written in place (opt_inline.c) entered: the places
- * inside named by the function they came from, each with the call's place
- * as its site (runtime/frames.c: the chain's frame just outside; no slot is
- * written while it runs); frames_leave restores what they were. */
-struct frames { const char *frame, *site; bool in_helper; };
-
-static struct frames frames_here(void) { return (struct frames){F->frame, F->inline_site, F->in_helper}; }
-
-static struct frames frames_enter(const struct ir_inline *inl)
-{
-    struct frames was = frames_here();
-    for (const struct ir_inline *in = inl; in; in = in->next) {
-        F->inline_site = loc_ref(in->site);
-        F->frame = frame_name(in->fn);
-        F->in_helper = false; /* the callee's places are its own, not the element's */
-    }
-    return was;
-}
-
-static void frames_leave(struct frames was)
-{
-    F->frame = was.frame;
-    F->inline_site = was.site;
-    F->in_helper = was.in_helper;
-}
-
-/* An expression written in place of calls: evaluated in their frames. */
+/* An expression: its value's C (a temporary, a variable, a literal). Its
+ * places name the calls written in place they are in themselves (loc.inl:
+ * loc_ref writes the chain of frames), so nothing is entered here. */
 const char *emit_expr(struct ir_node *n)
-{
-    if (!n->inl || !F || quiet_here(n)) return emit_expr_here(n);
-    struct frames was = frames_enter(n->inl);
-    const char *r = emit_expr_here(n);
-    frames_leave(was);
-    return r;
-}
-
-static const char *emit_expr_here(struct ir_node *n)
 {
     switch (n->eop) {
     case IR_INT: return int_lit(n->type, n->ival);
@@ -391,9 +356,7 @@ static const char *emit_expr_here(struct ir_node *n)
          * cannot panic: emit_quiet.c) */
         bool frameless = n->fn->frameless;
         if (frameless) { /* a par row's function: its places are this one's */
-            struct frame_as *fa = arena_alloc(sizeof *fa);
-            *fa = (struct frame_as){frame_of(n->loc), F->inline_site};
-            map_put_ptr(&CG->frames_as, n->fn, fa);
+            map_put_ptr(&CG->frames_as, n->fn, (void *)frame_of(n->loc));
         }
         bprintf(&args, "%s%s", n->nkids || site ? ", " : "", site || frameless ? frame_slot() : frame_next());
         bool slot = !site && !frameless && !quiet_fn(n->fn);
@@ -919,18 +882,16 @@ static void emit_stmt_here(struct ir_node *s)
         struct type *et = s->a->type;
         x = take(x, et);
         x = lval(x, et);
-        /* a store written in place of a call checks its indices in the callee's frame (opt_inline.c) */
-        struct frames was = s->inl && !in_guarded_loop(s) ? frames_enter(s->inl) : frames_here();
+        /* a store written in place of a call checks its indices in the
+         * callee's frame: its place names the call (loc.inl, opt_inline.c) */
         const char *L = loc_ref(s->loc);
         if (s->slot && CG->slot_names) {
             line("%s = %s;", CG->slot_names[s->slot - 1], x);
-            frames_leave(was);
             scope_close();
             return;
         }
         if (fields) {
             store_path(s, idx, x, L);
-            frames_leave(was);
             scope_close();
             return;
         }
@@ -978,7 +939,6 @@ static void emit_stmt_here(struct ir_node *s)
                 line("*%s = %s;", slot, x);
             }
         }
-        frames_leave(was);
         scope_close();
         return;
     }

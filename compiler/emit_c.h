@@ -41,8 +41,9 @@ struct cgen {
     struct map type_ids;           /* array and tuple type -> n of T<n> */
     struct map tuple_ids;          /* tuple type -> n of its C struct bt<n> */
     struct map fnval_ids;          /* ir_fn -> its trampoline's name (emit_fnval.c) */
-    struct map frames_as;          /* a frameless ir_fn (a par row's function) -> the frame and site of
-                                    * its call (struct frame_as), its places named as the call's */
+    struct map frames_as;          /* a frameless ir_fn (a par row's function) -> the frame of its
+                                    * call, its places named as the call's */
+    struct map frame_names;        /* ir_fn -> its name in call chains (frame_name), made once */
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
@@ -79,9 +80,9 @@ struct cgen {
     bool recursive_done;
 };
 extern struct cgen *CG;
-struct frame_as { const char *frame, *site; };
-
 const char *frame_of(struct loc l);   /* the name of the frame a place is in */
+const char *frame_own(struct loc l);  /* the same, a par element's aside: F's function's, or that of
+                                       * the call written in place the place is in (loc.inl) */
 const char *loc_ref(struct loc l);    /* &L<n>, a static brt_loc of the place (and its frame's name) */
 const char *frame_slot(void);         /* "fp_" or "fp_ + k": the current frame's free slot */
 const char *frame_next(void);         /* the slot a callee gets */
@@ -132,13 +133,14 @@ struct fctx {
     int debug_line, debug_file;  /* -g: the place of the last #line written */
     /* Call chains (runtime/frames.c): the frame the places belong to (its
      * name in each brt_loc), and in a par helper the element's own frame
-     * for the places inside the construct but its own; inline_site: in a
-     * call written in place, that call's place (&L<n>), which each place
-     * inside names as its site (brt_loc.site: no slot is written); frame_used:
+     * for the places inside the construct but its own (a place in a call
+     * written in place names that call's frame and its call's place as
+     * its site, brt_loc.site, from its loc.inl: emit_base.c loc_ref; no
+     * slot is written); frame_used:
      * the code uses its slots (a call that is not quiet, a par construct),
      * so a par helper puts its thread's ftop back at its end (emit_par.c
      * helper_end). */
-    const char *frame, *elem_frame, *inline_site;
+    const char *frame, *elem_frame;
     struct loc elem_span;
     bool in_helper, frame_used;
     struct ir_node *fold;        /* a fold loop's chunk helper: the loop (its sums' steps, fold_step) */

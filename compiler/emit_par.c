@@ -700,10 +700,8 @@ struct fctx *helper_open(int id, struct ir_var **caps, int ncaps)
 {
     struct fctx *saved = F;
     F = fctx_new();
-    /* the call chain: from the slot its starter left free, the places inside
-     * a call written in place naming its site */
+    /* the call chain: from the slot its starter left free */
     F->frame = saved->frame;
-    F->inline_site = saved->inline_site;
     F->owner = true;
     bprintf(&F->decl, "    struct bp_env%d *env = envp;\n", id);
     bputs(&F->decl, "    const brt_loc **fp_ = brt_frames_here();\n");
@@ -722,7 +720,8 @@ struct fctx *helper_begin(int id, struct ir_node *rn)
     /* the element's places are named by its own frame */
     F->in_helper = true;
     const struct source *src = source_get(rn->loc.file);
-    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", saved->frame ? saved->frame : "main",
+    const char *in = frame_own(rn->loc); /* the function's, or a call's written in place */
+    F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", in ? in : "main",
                                  src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
     F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
     declare_var(rn->gen_var, VS_BORROWED);

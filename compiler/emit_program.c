@@ -32,12 +32,17 @@ static const char *fn_header(struct ir_fn *f)
  * in others; a lambda by where it is written. */
 const char *frame_name(struct ir_fn *f)
 {
+    const char *known = map_get_ptr(&CG->frame_names, f);
+    if (known) return known;
+    const char *r = f->name;
     if (f->is_lambda) {
         const struct source *src = source_get(f->loc.file);
-        return arena_printf("a lambda at %s:%d:%d", src && src->name ? src->name : "?", f->loc.line, f->loc.col);
+        r = arena_printf("a lambda at %s:%d:%d", src && src->name ? src->name : "?", f->loc.line, f->loc.col);
+    } else if (f != CG->ir->main && strcmp(f->module, CG->ir->main->module) != 0) {
+        r = arena_printf("%s.%s", f->module, f->name);
     }
-    if (f == CG->ir->main || strcmp(f->module, CG->ir->main->module) == 0) return f->name;
-    return arena_printf("%s.%s", f->module, f->name);
+    map_put_ptr(&CG->frame_names, f, (void *)r);
+    return r;
 }
 
 /* fold_only: whether every innermost loop of a function (a statement loop
@@ -204,11 +209,8 @@ static void emit_fn(struct ir_fn *f)
 {
     F = fctx_new();
     F->frame = frame_name(f);
-    const struct frame_as *fa = map_get_ptr(&CG->frames_as, f);
-    if (fa) { /* a par row's function, its places named as its call's */
-        F->frame = fa->frame;
-        F->inline_site = fa->site;
-    }
+    const char *as = map_get_ptr(&CG->frames_as, f);
+    if (as) F->frame = as; /* a par row's function, its places named as its call's */
     F->site = f->has_site;
     F->owner = !quiet_fn(f);
     F->fold256 = fold_only(f);
@@ -663,6 +665,7 @@ struct emit_result emit_program(struct ir_program *ir)
     bputs(&out, "#endif\n");
     free(mainb.p);
     map_free(&cg.loc_ids);
+    map_free(&cg.frame_names);
     map_free(&cg.type_ids);
     map_free(&cg.fold_ids);
     map_free(&cg.fold_carried);

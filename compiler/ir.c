@@ -200,8 +200,7 @@ bool ir_only_pushes(struct ir_node *s, struct ir_var *v)
 bool ir_range_values(const struct ir_node *s)
 {
     const struct ir_node *r = s->iter.array;
-    return s->op == IR_FOR_ARRAY && r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int &&
-           !r->inl;
+    return s->op == IR_FOR_ARRAY && r->op == IR_BUILTIN && r->builtin == BI_RANGE_STEP && r->type->elem == ty_int;
 }
 
 /* An int value of variables, literals, len of a variable and int arithmetic:
@@ -325,7 +324,7 @@ static bool same_expr(const struct ir_node *a, const struct ir_node *b, unsigned
         if (a->builtin == BI_LEN && a->nkids == 1 && (allow & IR_SAME_LEN_VAR))
             return a->kids[0]->op == IR_VAR && b->kids[0]->op == IR_VAR && a->kids[0]->var == b->kids[0]->var;
         if (allow & IR_SAME_BUILTIN1) return a->nkids == 1 && same_expr(a->kids[0], b->kids[0], allow, sub);
-        if (!(allow & IR_SAME_LOADS) || a->inl != b->inl ||
+        if (!(allow & IR_SAME_LOADS) || a->loc.inl != b->loc.inl ||
             (a->builtin != BI_LEN && a->builtin != BI_MIN2 && a->builtin != BI_MAX2 && a->builtin != BI_RANGE_STEP))
             return false;
         for (int i = 0; i < a->nkids; i++)

@@ -140,13 +140,15 @@ struct ir_clause {
     struct ir_var *var;
 };
 
-/* A call written in place (opt_inline.c): the expression it left keeps the
- * call as a frame of the call chain (runtime/frames.c). Outermost first;
- * shared by copies, never changed. */
-struct ir_inline {
+/* A call written in place (opt_inline.c): a node of the program's tree of
+ * such calls. A place inside the copy of fn's body names it (loc.inl), so
+ * a panic there reports the call as a frame of the call chain
+ * (runtime/frames.c): fn's frame, then site's. site is the call's place,
+ * whose own inl names the call the site is written in, if any (0: none).
+ * One entry per (fn, site): two places in the same calls name the same. */
+struct ir_site {
     struct ir_fn *fn;      /* the function written in place */
     struct loc site;       /* its call's place */
-    struct ir_inline *next; /* a call inside fn written in place too */
 };
 
 struct ir_node {
@@ -170,7 +172,6 @@ struct ir_node {
     struct ir_global *global;   /* IR_GLOBAL */
     struct ir_fn *fn;           /* IR_CALL, IR_FNVAL */
     enum builtin builtin;       /* IR_BUILTIN */
-    struct ir_inline *inl;      /* expressions: the calls this one was written in place of (NULL: none) */
     int field;                  /* IR_FIELD: the field's index; IR_BUILTIN print/eprint: 1 + the values'
                                  * count when kids end with sep and end, else 0 */
 
@@ -440,6 +441,9 @@ struct ir_program {
     struct ir_fn *main;         /* main module's main() */
     int nvars;                  /* ids are 1..nvars */
     bool versioned;             /* opt_version.c ran: no loop left that it rewrites (ir_verify) */
+    struct ir_site *sites;      /* the calls written in place, named by loc.inl (1-based) */
+    int nsites, capsites;
+    struct map site_ids;        /* (fn, site) -> its index + 1 */
 };
 
 /* The passes of optimize() (opt.c). */

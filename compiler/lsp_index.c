@@ -211,7 +211,7 @@ static int module_index(const char *name, struct module *m)
             at = tail(d->loc, strlen(name));
     }
     if (m)
-        at = (struct loc){m->file, 1, 1, 1, 1};
+        at = (struct loc){m->file, 1, 1, 1, 1, 0};
     return add_sym(key, strlen(key), name, 'm', NULL, arena_printf("import %s", name), m ? module_doc(m) : NULL, at,
                    at.file >= 0, -1, NULL, false);
 }
@@ -597,7 +597,7 @@ static void index_program(void)
         for (int k = 0; k < t->nfields; k++)
             field_index(t, k);
         if (t->sloc.file == A_file && t->sdefined)
-            occ((struct loc){t->sloc.file, t->sloc.line, t->sloc.col, t->sloc.end_line, t->sloc.end_col},
+            occ((struct loc){t->sloc.file, t->sloc.line, t->sloc.col, t->sloc.end_line, t->sloc.end_col, 0},
                 struct_index(t));
     }
     const struct source *src = source_get(A_file);
@@ -630,7 +630,7 @@ static void put_diags(struct buf *b)
         const char *msg = r->message;
         if (l.file != A_file) { /* in an imported module: shown on line 1 */
             msg = arena_printf("in %s:%d:%d: %s", source_get(l.file)->name, l.line, l.col, msg);
-            l = (struct loc){A_file, 1, 1, 1, 1};
+            l = (struct loc){A_file, 1, 1, 1, 1, 0};
         }
         bputs(b, k++ ? ",{" : "{");
         bprintf(b, "\"e\":%d,\"r\":", r->error ? 1 : 0);

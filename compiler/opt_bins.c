@@ -125,7 +125,7 @@ static bool carries(const struct ir_node *e)
  * conversion conv's inlined call. */
 static bool checked(const struct ir_node *n, const struct type *arr, const struct ir_node *conv)
 {
-    return !n->in_bounds && !n->in_range_by && !n->slot && !n->f2i_conv && n->inl == conv->inl && scalar_array(arr);
+    return !n->in_bounds && !n->in_range_by && !n->slot && !n->f2i_conv && n->loc.inl == conv->loc.inl && scalar_array(arr);
 }
 
 /* The conversion whose check read e's check may make: CONV where its index
@@ -334,7 +334,7 @@ static bool all_places(struct ir_node *fb, int g)
     for (int j = 0; j < NSITES; j++) {
         if (GROUP[j] != g) continue;
         const struct ir_node *c = SITES[j].conv;
-        if (c->inl != conv->inl || memcmp(&c->loc, &conv->loc, sizeof c->loc) != 0) return false;
+        if (memcmp(&c->loc, &conv->loc, sizeof c->loc) != 0) return false;
         int found = 0;
         for (int h = 0; h < NSITES; h++) found += SITES[h].conv == c;
         if (found != places(fb, SITES[j].conv)) return false;
@@ -388,7 +388,6 @@ static void bins_fuse(struct ir_node *fb)
             if (GROUP[j] != g || c->f2i_later) continue;
             if (x) {
                 c->a = ir_mk_var(x, c->loc);
-                c->a->inl = c->inl;
             }
             c->f2i_later = true;
         }

@@ -189,7 +189,6 @@ static struct ir_node *x_as_element(struct ir_copier *k, const struct ir_node *v
     (void)k;
     if (v->var != copy_x) return NULL;
     struct ir_node *e = ir_new(IR_INDEX, copy_at->loc, v->type);
-    e->inl = copy_at->inl;
     e->a = ir_copy(NULL, copy_xs);
     e->b = ir_mk_var(copy_i, copy_at->loc);
     return e;

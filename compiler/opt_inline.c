@@ -17,8 +17,10 @@
  * of other library functions still report their panics at the user's call
  * (site_loc). What disappears is a C call and its stack check: an inlined
  * function is not recursive, so it cannot overflow the stack itself. The
- * call stays a frame of a panic's call chain: the expression carries it
- * (ir_node.inl), and the emitter writes its place in the chain's slot.
+ * call stays a frame of a panic's call chain: each place of the copy names
+ * it (loc.inl, an entry of the program's tree of calls written in place,
+ * ir_site, whose own place names the calls around it), and the emitter
+ * writes the chain of a place from the place alone (emit_base.c loc_ref).
  *
  * gcc inlines the same calls in release builds; this pass gives dev builds
  * (tcc, `brine run`) and the later passes and the lane emitter the same
@@ -35,9 +37,9 @@
  * before it is inert: it does nothing and cannot fail): each argument
  * bound to a fresh let, in order (a variable or literal argument used as it
  * is), the body with fresh variables, the result in a fresh let the
- * statement reads. Each copied expression carries the frames around the
- * call, the call's, then its own (ir_node.inl), so a panic inside reports
- * the same chain. The later passes then see the body in the loop: its
+ * statement reads. Each copied place names the call (loc.inl), inside the
+ * calls the call's own place names, so a panic inside reports the same
+ * chain. The later passes then see the body in the loop: its
  * ranges (opt_range.c), its checks, no call.
  *
  * A step, `xs = f(..., xs, ...)` in a loop, of a function whose body makes
@@ -110,6 +112,7 @@ struct subst {
     struct ir_node **args;
     struct ir_node *call; /* the call being replaced */
     bool in_site_fn;      /* the caller is a library function (has `site`) */
+    int base;             /* the call's entry in the tree of calls written in place (ir_site) */
 };
 
 /* A read of one of f's parameters is (a copy of) its argument. */
@@ -121,12 +124,18 @@ static struct ir_node *subst_read(struct ir_copier *k, const struct ir_node *n)
     return NULL;
 }
 
-/* A library callee passes its own `site` (its caller's place) to the
- * library functions it calls; written in place, they get that place: the
- * replaced call's site. */
+static int site_within(int inl, int base);
+
+/* Each node of the copy of the callee's body: its place is inside the
+ * call (ir_site: the frames of a panic there), and a library callee
+ * passes its own `site` (its caller's place) to the library functions it
+ * calls; written in place, they get that place: the replaced call's site.
+ * (The arguments read in place of parameters are the caller's: no copy of
+ * this copier's, their places stay.) */
 static void subst_site(struct ir_copier *k, struct ir_node *c)
 {
     struct subst *s = (struct subst *)k;
+    c->loc.inl = site_within(c->loc.inl, s->base);
     if (c->op == IR_CALL && c->fn->has_site && s->f->has_site && (!c->site_set || c->site_is_param)) {
         c->site_set = true;
         if (s->call->site_set) {
@@ -143,6 +152,33 @@ static struct ir_fn *current;
 static int inlined;
 static struct ir_program *P;
 static int hoisted; /* calls written as statements in the current function */
+
+/* ---- the tree of calls written in place (ir_site) ---------------------------- */
+
+/* The entry of f's body written at place site (whose inl: the calls around
+ * it), made once: equal chains of calls are one index. */
+static int site_of(struct ir_fn *f, struct loc site)
+{
+    struct { struct ir_fn *fn; struct loc site; } key;
+    memset(&key, 0, sizeof key); /* the map compares bytes */
+    key.fn = f, key.site = site;
+    intptr_t known = (intptr_t)map_get(&P->site_ids, &key, sizeof key);
+    if (known) return (int)known;
+    VEC_GROW(P->sites, P->nsites, P->capsites);
+    P->sites[P->nsites++] = (struct ir_site){f, site};
+    map_put(&P->site_ids, &key, sizeof key, (void *)(intptr_t)P->nsites);
+    return P->nsites;
+}
+
+/* A place's calls inl (0: none, in the callee's own body) once the body is
+ * written at the call base: the same calls, inside base's. */
+static int site_within(int inl, int base)
+{
+    if (!inl) return base;
+    struct ir_site e = P->sites[inl - 1];
+    e.site.inl = site_within(e.site.inl, base);
+    return site_of(e.fn, e.site);
+}
 
 /* ---- recursion: a function that can reach itself is never inlined ---------- */
 
@@ -248,27 +284,12 @@ static struct ir_node *inline_expr(struct ir_node *n)
     if (!e || ir_size(e) > MAX_NODES || !copyable(e)) return n;
     for (int i = 0; i < n->nkids; i++)
         if (!trivial(n->kids[i])) return n;
-    struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site};
+    /* the call stays a frame of the call chain: the copy's places are
+     * inside it (the call's own place may be in calls written in place
+     * before, an earlier round: those frames come first) */
+    struct subst s = {{subst_read, NULL, subst_site}, f, n->kids, n, current->has_site, site_of(f, n->loc)};
     inlined++;
-    struct ir_node *r = ir_copy(&s.k, e);
-    /* the call stays a frame of the call chain (emit_c.c) */
-    struct ir_inline *in = xmalloc(sizeof *in);
-    in->fn = f;
-    in->site = n->loc;
-    in->next = r->inl;
-    /* the call itself may stand for calls written in place before (an
-     * earlier round): those frames come first, outermost (copies: the
-     * lists are shared) */
-    struct ir_inline *head = in, **tail = &head;
-    for (struct ir_inline *o = n->inl; o; o = o->next) {
-        struct ir_inline *c = xmalloc(sizeof *c);
-        *c = *o;
-        c->next = in;
-        *tail = c;
-        tail = &c->next;
-    }
-    r->inl = head;
-    return r;
+    return ir_copy(&s.k, e);
 }
 
 /* ---- calls at the head of a statement: written as statements before it ---- */
@@ -442,41 +463,28 @@ static bool wants_hoist(struct ir_node *n)
     return false;
 }
 
-/* The chain a then b: copies of a's frames, then b's (shared). */
-static struct ir_inline *chain_cat(struct ir_inline *a, struct ir_inline *b)
-{
-    if (!a) return b;
-    struct ir_inline *c = xmalloc(sizeof *c);
-    *c = *a;
-    c->next = chain_cat(a->next, b);
-    return c;
-}
-
 /* The slot of the call that the statement's expression n evaluates first,
- * when everything evaluated before it is inert; ctx: the frames in force
- * around it (the inl of each node above it, outermost first). */
-static struct ir_node **leading(struct ir_node **slot, struct ir_inline **ctx)
+ * when everything evaluated before it is inert. */
+static struct ir_node **leading(struct ir_node **slot)
 {
     struct ir_node *n = *slot;
     if (!n || inert(n)) return NULL;
-    struct ir_inline *outer = *ctx;
-    if (n->inl) *ctx = chain_cat(outer, n->inl);
     struct ir_node **r = NULL;
     switch (n->eop) {
     case IR_UNARY: case IR_NOT: case IR_CONV: case IR_FIELD: case IR_AND: case IR_OR: case IR_COND:
-        r = leading(&n->a, ctx); /* and/or/cond: the rest may not run */
+        r = leading(&n->a); /* and/or/cond: the rest may not run */
         break;
     case IR_BINARY: case IR_INDEX:
-        if (!(r = leading(&n->a, ctx)) && inert(n->a)) r = leading(&n->b, ctx);
+        if (!(r = leading(&n->a)) && inert(n->a)) r = leading(&n->b);
         break;
     case IR_BUILTIN:
-        if (n->nkids && n->builtin != BI_PANIC) r = leading(&n->kids[0], ctx);
+        if (n->nkids && n->builtin != BI_PANIC) r = leading(&n->kids[0]);
         break;
     case IR_CALL: case IR_ARRAY: case IR_TUPLE:
         /* arguments in order; a call written as statements binds them in
          * that order, so it may come after arguments that do something */
         for (int i = 0; i < n->nkids && !r; i++) {
-            r = leading(&n->kids[i], ctx);
+            r = leading(&n->kids[i]);
             if (!r && !inert(n->kids[i])) break;
         }
         if (!r && wants_hoist(n)) r = slot;
@@ -485,7 +493,6 @@ static struct ir_node **leading(struct ir_node **slot, struct ir_inline **ctx)
     case IR_LISTCOMP: case IR_REDUCE: case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
         break;
     }
-    if (!r) *ctx = outer;
     return r;
 }
 
@@ -528,29 +535,6 @@ static struct ir_node *hoist_read(struct ir_copier *k, const struct ir_node *n)
     return NULL;
 }
 
-/* The frames of a copied statement's expressions: those around the call,
- * the call's own, then what each expression stood for already. */
-static void frame_stmt(struct ir_node *s, struct ir_inline *ctx, struct ir_inline *call)
-{
-    if (!s) return;
-    if (s->a) s->a->inl = chain_cat(ctx, chain_cat(call, s->a->inl));
-    if (s->op == IR_STORE) {
-        /* its indices are expressions, and its own check of them (emit_c.c) */
-        for (int i = 0; i < s->nkids; i++)
-            if (s->kids[i]->op != IR_FIELD || s->kids[i]->a)
-                s->kids[i]->inl = chain_cat(ctx, chain_cat(call, s->kids[i]->inl));
-        s->inl = chain_cat(ctx, chain_cat(call, s->inl));
-        return;
-    }
-    if (s->op == IR_FOR_RANGE) {
-        s->iter.lo->inl = chain_cat(ctx, chain_cat(call, s->iter.lo->inl));
-        s->iter.hi->inl = chain_cat(ctx, chain_cat(call, s->iter.hi->inl));
-    }
-    frame_stmt(s->b, ctx, call);
-    frame_stmt(s->c, ctx, call);
-    for (int i = 0; i < s->nkids; i++) frame_stmt(s->kids[i], ctx, call);
-}
-
 static struct ir_node *let_of(struct ir_var *v, struct ir_node *value)
 {
     struct ir_node *l = ir_new(IR_LET, value->loc, ty_void);
@@ -567,7 +551,7 @@ static void hoist_block(struct ir_node *b, int depth);
  * the others in fresh lets. An argument that does something (xs.pop())
  * may change an array read by a variable argument before it: such a
  * variable is bound too. */
-static void bind_args(struct hoist *h, struct ir_inline *ctx, struct ir_node *into, int keep)
+static void bind_args(struct hoist *h, struct ir_node *into, int keep)
 {
     struct ir_node *c = h->s.call;
     struct ir_fn *f = h->s.f;
@@ -582,7 +566,6 @@ static void bind_args(struct hoist *h, struct ir_inline *ctx, struct ir_node *in
         }
         h->s.args[i] = NULL;
         struct ir_var *v = hoist_rename(&h->s.k, f->params[i]);
-        arg->inl = chain_cat(ctx, arg->inl);
         ir_push_kid(into, let_of(v, arg));
     }
 }
@@ -592,14 +575,11 @@ static void bind_args(struct hoist *h, struct ir_inline *ctx, struct ir_node *in
  * lo..hi: s = s op E` (a left fold from the same start: the same bits; k
  * the copy's fresh variable) into `into`, with the call's frames, and r
  * reading s. */
-static struct ir_node *folded_result(struct ir_node *r, struct ir_inline *ctx, struct ir_inline *in,
-                                     struct ir_node *into)
+static struct ir_node *folded_result(struct ir_node *r, struct ir_node *into)
 {
     struct ir_node *fold = NULL;
     if (copyable(r) || !ir_around_fold(r, &fold, false) || !fold) return r;
-    int n = into->nkids;
     struct ir_node *read = ir_fold_as_loop(P, into, fold);
-    for (int i = n; i < into->nkids; i++) frame_stmt(into->kids[i], ctx, in);
     if (fold == r) return read;
     *fold = *read;
     return r;
@@ -608,14 +588,13 @@ static struct ir_node *folded_result(struct ir_node *r, struct ir_inline *ctx, s
 /* Writes the call at *slot (in a statement of current) as statements,
  * appended to out: its arguments bound in order, its body with fresh
  * variables, its result in a fresh let that *slot then reads. */
-static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_node *into)
+static void hoist_call(struct ir_node **slot, struct ir_node *into)
 {
     struct ir_node *c = *slot;
     struct ir_fn *f = c->fn;
-    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
-    bind_args(&h, ctx, into, -1);
-    struct ir_inline call = {f, c->loc, NULL};
-    struct ir_inline *in = chain_cat(&call, NULL);
+    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site, site_of(f, c->loc)},
+                      NULL, NULL, 0};
+    bind_args(&h, into, -1);
     struct ir_node *e = result_expr(f);
     struct ir_node *r;
     if (e) {
@@ -625,13 +604,11 @@ static void hoist_call(struct ir_node **slot, struct ir_inline *ctx, struct ir_n
         for (int i = 0; i + 1 < b->nkids; i++) {
             struct ir_node *s = ir_copy(&h.s.k, b->kids[i]);
             each_by_index(s);
-            frame_stmt(s, ctx, in);
             ir_push_kid(into, s);
         }
         r = ir_copy(&h.s.k, b->kids[b->nkids - 1]->a);
     }
-    r = folded_result(r, ctx, in, into);
-    r->inl = chain_cat(ctx, chain_cat(in, r->inl));
+    r = folded_result(r, into);
     struct ir_var tv = {0, IRV_LOCAL, "", f->ret, c->loc};
     struct ir_var *t = fresh_var(&tv);
     ir_push_kid(into, let_of(t, r));
@@ -692,21 +669,18 @@ static void step_call(struct ir_node *s, int k, int at, struct ir_node *into)
     struct ir_node *c = s->a;
     struct ir_fn *f = c->fn;
     struct ir_node *b = f->body;
-    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site}, NULL, NULL, 0};
-    struct ir_inline *ctx = c->inl;
+    struct hoist h = {{{hoist_read, hoist_rename, subst_site}, f, NULL, c, current->has_site, site_of(f, c->loc)},
+                      NULL, NULL, 0};
     h.vars = xmalloc(sizeof *h.vars);
     h.fresh = xmalloc(sizeof *h.fresh);
     h.vars[0] = b->kids[at]->var;
     h.fresh[0] = c->kids[k]->var;
     h.nvars = 1;
-    bind_args(&h, ctx, into, k);
-    struct ir_inline call = {f, c->loc, NULL};
-    struct ir_inline *in = chain_cat(&call, NULL);
+    bind_args(&h, into, k);
     for (int i = 0; i + 1 < b->nkids; i++) {
         if (i == at) continue;
         struct ir_node *st = ir_copy(&h.s.k, b->kids[i]);
         each_by_index(st);
-        frame_stmt(st, ctx, in);
         ir_push_kid(into, st);
     }
     if (s->var != c->kids[k]->var) ir_push_kid(into, ir_mk_stmt(s->op, s->var, ir_mk_var(c->kids[k]->var, s->loc), s->loc));
@@ -738,15 +712,14 @@ static int step_stmt(struct ir_node *s, struct ir_node *next, int *at)
 #define MAX_HOISTS 400 /* calls written as statements in one function, at most */
 
 /* The first slot of statement s whose call can be written before s. */
-static struct ir_node **stmt_leading(struct ir_node *s, struct ir_inline **ctx)
+static struct ir_node **stmt_leading(struct ir_node *s)
 {
     struct ir_node **r = NULL;
-    *ctx = NULL;
     switch (s->sop) {
     /* a store evaluates its value first, then the indices (SPEC 2) */
-    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: case IR_STORE: return leading(&s->a, ctx);
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: case IR_STORE: return leading(&s->a);
     case IR_FOR_RANGE:
-        if (!(r = leading(&s->iter.lo, ctx)) && inert(s->iter.lo)) r = leading(&s->iter.hi, ctx);
+        if (!(r = leading(&s->iter.lo)) && inert(s->iter.lo)) r = leading(&s->iter.hi);
         return r;
     case IR_BLOCK: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
@@ -765,7 +738,6 @@ static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
     following = NULL;
     if (!s || ir_is_expr(s)) return;
     struct ir_node **slot;
-    struct ir_inline *ctx;
     int k, at;
     if (loops && depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (k = step_stmt(s, next, &at)) >= 0) {
         struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
@@ -773,9 +745,9 @@ static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
         for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
         return;
     }
-    while (depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (slot = stmt_leading(s, &ctx))) {
+    while (depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (slot = stmt_leading(s))) {
         struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
-        hoist_call(slot, ctx, tmp);
+        hoist_call(slot, tmp);
         for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
     }
     bool loop = s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY;

@@ -153,24 +153,6 @@ static struct ir_var **split_var(struct ir_var *v, int count, enum ir_var_kind k
     return s;
 }
 
-/* Element k of literal lit, moved out of it: the calls lit was written in
- * place of (ir_node.inl, outermost first) become its frames too. */
-static struct ir_node *take_element(struct ir_node *lit, int k)
-{
-    struct ir_node *e = lit->kids[k];
-    if (!lit->inl) return e;
-    struct ir_inline *head = e->inl, **tail = &head;
-    for (struct ir_inline *o = lit->inl; o; o = o->next) {
-        struct ir_inline *c = xmalloc(sizeof *c);
-        *c = *o;
-        c->next = e->inl;
-        *tail = c;
-        tail = &c->next;
-    }
-    e->inl = head;
-    return e;
-}
-
 /* ---- lets of literals ------------------------------------------------------- */
 
 static void scalars_stmt(struct ir_node *s);
@@ -193,7 +175,7 @@ static void scalars_block(struct ir_node *b)
         for (int k = 0; k < count; k++) {
             struct ir_node *let = ir_new(IR_LET, s->loc, ty_void);
             let->var = sc[k];
-            let->a = take_element(s->a, k);
+            let->a = s->a->kids[k]; /* its places keep the calls they are in (loc.inl) */
             kids[i + k] = let;
         }
         memcpy(kids + i + count, b->kids + i + 1, (size_t)(b->nkids - i - 1) * sizeof *kids);
@@ -291,7 +273,7 @@ static void promote_call(struct ir_node *n)
         struct ir_fn *g = promote(f, i, count);
         struct ir_node **kids = arena_alloc((size_t)(n->nkids + count - 1) * sizeof *kids);
         memcpy(kids, n->kids, (size_t)i * sizeof *kids);
-        for (int k = 0; k < count; k++) kids[i + k] = take_element(a, k);
+        for (int k = 0; k < count; k++) kids[i + k] = a->kids[k];
         memcpy(kids + i + count, n->kids + i + 1, (size_t)(n->nkids - i - 1) * sizeof *kids);
         n->kids = kids;
         n->nkids += count - 1;
@@ -525,7 +507,6 @@ static void unroll_node(struct ir_node *n)
     struct ir_node *elem = n->elem;
     struct ir_var *d = n->gen_var;
     struct ir_node *arr = ir_new(IR_ARRAY, n->loc, n->type);
-    arr->inl = n->inl;
     for (int k = 0; k < count; k++) {
         struct ir_node *value = ir_new(IR_INT, n->iter.lo->loc, ty_int);
         value->ival = (unsigned __int128)(__int128)(lo + k);

@@ -309,9 +309,7 @@ static bool rewrite(void)
                 if (FWD[k].site == i) {
                     struct ir_node *r = FWD[k].read;
                     struct loc loc = r->loc;
-                    struct ir_inline *inl = r->inl;
                     *r = *ir_mk_var(x->t, loc);
-                    r->inl = inl;
                 }
             struct ir_node *v = s->a;
             *s = *ir_mk_stmt(IR_ASSIGN, x->t, v, s->loc);

@@ -178,17 +178,14 @@ static void subst(struct ir_node *n)
 {
     if (!n) return;
     ir_each_child(n, subst);
-    struct ir_inline *inl = n->inl;
     int64_t a, b, r;
     if (n->op == IR_VAR && n->var == subst_var) {
         *n = *ir_mk_int(subst_value, n->loc);
-        n->inl = inl;
     } else if (n->op == IR_BINARY && n->type == ty_int && int_lit(n->a, &a) && int_lit(n->b, &b)
                && ((n->bop == OP_ADD && !__builtin_add_overflow(a, b, &r))
                    || (n->bop == OP_SUB && !__builtin_sub_overflow(a, b, &r))
                    || (n->bop == OP_MUL && !__builtin_mul_overflow(a, b, &r)))) {
         *n = *ir_mk_int(r, n->loc);
-        n->inl = inl;
     }
 }
 
@@ -256,7 +253,6 @@ static void fold_written_out(struct ir_node *n, int count)
         }
         acc = ir_mk_bin(n->reducer == RED_SUM ? OP_ADD : OP_MUL, acc, e, ty_float);
         acc->loc = n->loc;
-        acc->inl = n->inl;
         for (int i = nv - 1; i >= 0 && ++idx[i] == trips[i]; i--) idx[i] = 0; /* the next, row-major */
     }
     *n = *acc;
