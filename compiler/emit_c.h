@@ -47,7 +47,9 @@ struct cgen {
     int ntuples;
     struct map fold_ids;           /* par reduction shape -> n of its shared bp_combine<n>/bp_fold<n> */
     struct map fold_carried;       /* the steps of in-order float folds a loop carries (emit_program.c): BP_FOLD's */
-    const char **slot_names;       /* in a jammed inner body: the locals of its slots (ir.h) */
+    const char **slot_names;       /* in a copy of a jammed inner body (emit_jam_copy): the locals of its
+                                    * slots (ir.h), read where a slot's read or store is written (emit_c.c,
+                                    * emit_quiet.c); such a body holds no loop or comprehension (ir_verify) */
     /* arrays some enclosing loop keeps in locals (opt_loops.c views):
      * data pointer and length, valid in the C function fn */
     struct view { struct ir_var *var; const char *data, *len; struct fctx *fn; } views[64];

@@ -188,9 +188,9 @@ void emit_fill_into(struct ir_node *rn, const char *into)
 const char *emit_listcomp(struct ir_node *rn)
 {
     struct type *t = rn->type;
-    /* inside a swapped or jammed nest's inner body the nest's state is the
-     * enclosing function's: such a comprehension runs as written */
-    if (rn->pool && !CG->slot_names) return pool_listcomp(rn);
+    /* (a jammed nest's inner body, whose slots are the enclosing C
+     * function's locals, holds no comprehension: ir_verify) */
+    if (rn->pool) return pool_listcomp(rn);
     if (!rn->par || rn->pool) {
         struct src s = {0};
         if (!rn->nclauses) s = eval_source(&rn->iter);

@@ -1018,9 +1018,9 @@ void emit_for_range(struct ir_node *s)
     const char *lo = tmp(it, "%s", emit_expr(l->iter.lo));
     const char *hi = tmp(it, "%s", emit_expr(l->iter.hi));
     scope_close();
-    /* inside a swapped or jammed nest's inner body the nest's state is the
-     * enclosing function's: such a loop runs as written */
-    bool pool = l->par && !CG->slot_names;
+    /* (a jammed nest's inner body, whose slots are the enclosing C
+     * function's locals, holds no loop: ir_verify) */
+    bool pool = l->par;
     if (pool && l->nfolds) fold_loop(l, lo, hi);
     else if (pool) par_loop(l, lo, hi);
     else pool_chunk(s, lo, hi);

@@ -83,7 +83,7 @@ bool emit_map_in_place(struct ir_node *s)
         return true;
     }
     const char *v = vname(s->var);
-    bool on_pool = c->pool && !CG->slot_names; /* emit_listcomp's test for the pool */
+    bool on_pool = c->pool; /* emit_listcomp's test for the pool */
     line("if (brt_arr_sole(%s)) {", v);
     F->ind++;
     scope_open();

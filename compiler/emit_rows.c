@@ -392,7 +392,7 @@ int open_row_locals(struct ir_node *s, const char *lo, const char *hi, bool *ivd
 {
     int mark = CG->nrowlocs;
     *ivdep = false;
-    if (!s->fast_in || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int || CG->slot_names) return mark;
+    if (!s->fast_in || s->op != IR_FOR_RANGE || s->iter.lo->type != ty_int) return mark; /* (never in a jam's copy: ir_verify) */
     struct rscan *r = arena_alloc(sizeof *r);
     memset(r, 0, sizeof *r);
     r->loop = s;

@@ -898,6 +898,24 @@ static void v_place(struct vstate *st, struct ir_node *s)
     v_unique_steps(st, s);
 }
 
+/* Whether n holds a loop, a comprehension or a reduction: code a helper
+ * function, a pool chunk or a nested C function may run (held_found). */
+static bool held_found;
+static void find_held(struct ir_node *n)
+{
+    if (!n || held_found) return;
+    held_found = n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY || n->op == IR_WHILE || n->op == IR_LISTCOMP ||
+                 n->op == IR_REDUCE;
+    ir_each_child(n, find_held);
+}
+
+static bool holds_loop(struct ir_node *n)
+{
+    held_found = false;
+    find_held(n);
+    return held_found;
+}
+
 static void v_stmt(struct vstate *st, struct ir_node *s)
 {
     if (!s) vfail(st, NULL, "missing statement");
@@ -968,6 +986,12 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
         if (!s->chunk) scope_push(st, s, s->var); /* a chunk's loops define it */
         want(st, s, s->var->type == (s->iter.is_range ? s->iter.lo->type : s->iter.array->type->elem), "for variable type");
         want(st, s, !s->swap || s->swap->op == IR_FOR_RANGE, "swap without an inner range loop");
+        /* a jammed nest's slots (opt_interchange.c): each copy of its inner
+         * body is written with the slots' locals (emit_jam_copy), which no
+         * other C function sees, so the body runs nothing on the pool or in
+         * a function of its own (emit_listcomp.c, emit_loops.c, emit_maps.c,
+         * emit_rows.c need not ask) */
+        want(st, s, !s->nslots || (s->swap && !holds_loop(s->swap->b)), "a jammed nest's slots around a loop or comprehension");
         want(st, s, s->op == IR_FOR_RANGE || !s->nguards || ir_range_values(s), "guards on a for over an array");
         want(st, s, !s->guards_outside || ir_guards_outside_of(s), "guards outside a loop whose body is not one range loop");
         want(st, s, !VP->versioned || !ir_versions(s, loop_around(st)), "a guarded loop left to the emitter after version");
