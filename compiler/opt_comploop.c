@@ -264,9 +264,13 @@ static bool changes(struct ir_node *n, struct ir_var *v)
  * when `small` tests that they are alike (*l set, xs returned), so the
  * inner loop's bound is the same for every j and interchange jams it.
  * Nothing in b changes xs or v (a let a helper assigns is its parameter:
- * refused). A row fixed in the loop (`let u = a[i]`) is interchange's
- * (len(u) read once, as len(a[i])). NULL where there is none. */
-static struct ir_node *row_lens(struct ir_node *b, struct ir_node *lc, struct ir_var *j, struct ir_var **l)
+ * refused). The array the comprehension runs over ([dot(x, y) for y in
+ * ys]: `let y = ys[j]`, its length read only once the call is written in
+ * place) is such an array too (over, else NULL). A row fixed in the loop
+ * (`let u = a[i]`) is interchange's (len(u) read once, as len(a[i])). NULL
+ * where there is none. */
+static struct ir_node *row_lens(struct ir_node *b, struct ir_node *lc, struct ir_node *over, struct ir_var *j,
+                                struct ir_var **l)
 {
     for (int i = 0; i < b->nkids; i++) {
         struct ir_node *s = b->kids[i], *r = s->a;
@@ -274,7 +278,7 @@ static struct ir_node *row_lens(struct ir_node *b, struct ir_node *lc, struct ir
             !ir_reads(r->b, j))
             continue;
         struct ir_var *xs = r->a->var;
-        bool outer = false;
+        bool outer = over && over->var == xs;
         for (int c = 0; c < lc->ncaps; c++) outer |= lc->caps[c] == xs;
         if (!outer || changes(b, xs) || changes(b, s->var)) continue;
         int reads = 0;
@@ -517,7 +521,7 @@ static struct ir_node *converted(struct ir_node *s)
     bool inlined = ir_inline_loop_calls(P, FN, body) > 0;
     if (first && inlined) ir_inline_loop_calls(P, FN, first->b);
     if (!rowlen) {
-        struct ir_node *rows = row_lens(body, lc, c->gen_var, &rowlen);
+        struct ir_node *rows = row_lens(body, lc, xs, c->gen_var, &rowlen);
         if (rows) xs = rows;
     }
     bool inside = comp_block(body);
