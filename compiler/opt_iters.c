@@ -38,6 +38,7 @@ static struct ir_program *P;
 /* The rewritten clause's variable and its parts: (i, a[i]) or (a[i], b[i]);
  * in a loop, the elements are read once, into lets (elems). */
 static struct ir_var *tuple_var, *index_var, *srcs[2], *elems[2];
+static struct ir_node *src_rows[2]; /* a generator's source a row of a variable (b[j]), else NULL */
 static bool is_zip;
 
 static bool iter_call(const struct ir_node *n)
@@ -46,10 +47,16 @@ static bool iter_call(const struct ir_node *n)
            n->nkids == (n->builtin == BI_ZIP ? 2 : 1);
 }
 
-static struct ir_node *elem_of(struct ir_var *a, struct loc at)
+/* Source k of the clause, read again: its variable, or a copy of its row. */
+static struct ir_node *source(int k, struct loc at)
 {
-    struct ir_node *x = ir_new(IR_INDEX, at, a->type->elem);
-    x->a = ir_mk_var(a, at);
+    return src_rows[k] ? ir_copy(NULL, src_rows[k]) : ir_mk_var(srcs[k], at);
+}
+
+static struct ir_node *elem_of(int k, struct loc at)
+{
+    struct ir_node *a = source(k, at), *x = ir_new(IR_INDEX, at, a->type->elem);
+    x->a = a;
     x->b = ir_mk_var(index_var, at);
     return x;
 }
@@ -59,7 +66,7 @@ static struct ir_node *part(int k, struct loc at)
 {
     if (!is_zip && k == 0) return ir_mk_var(index_var, at);
     if (elems[k]) return ir_mk_var(elems[k], at);
-    return elem_of(srcs[is_zip ? k : 0], at);
+    return elem_of(is_zip ? k : 0, at);
 }
 
 static struct ir_node *whole(struct loc at)
@@ -77,7 +84,7 @@ static struct ir_node *count(struct loc at)
     for (int k = 0; k < (is_zip ? 2 : 1); k++) {
         n[k] = ir_new(IR_BUILTIN, at, ty_int);
         n[k]->builtin = BI_LEN;
-        ir_push_kid(n[k], ir_mk_var(srcs[k], at));
+        ir_push_kid(n[k], source(k, at));
     }
     if (!is_zip) return n[0];
     struct ir_node *m = ir_new(IR_BUILTIN, at, ty_int);
@@ -118,6 +125,7 @@ static void take_call(struct ir_node *call, struct ir_var *v)
     is_zip = call->builtin == BI_ZIP;
     index_var = ir_new_temp(P, ty_int, call->loc);
     elems[0] = elems[1] = NULL;
+    src_rows[0] = src_rows[1] = NULL;
 }
 
 /* for t in enumerate(..) / zip(..): body, rewritten in place (the node
@@ -142,9 +150,8 @@ static void rewrite_for(struct ir_node *s)
     set_range(&loop->iter, call->loc);
     loop->b = ir_new(IR_BLOCK, body->loc, ty_void);
     for (int k = is_zip ? 0 : 1; k < 2; k++) {
-        struct ir_var *src = srcs[is_zip ? k : 0];
-        struct ir_node *x = elem_of(src, call->loc);
-        elems[k] = ir_new_temp(P, src->type->elem, call->loc);
+        struct ir_node *x = elem_of(is_zip ? k : 0, call->loc);
+        elems[k] = ir_new_temp(P, x->type, call->loc);
         ir_push_kid(loop->b, ir_mk_stmt(IR_LET, elems[k], x, call->loc));
     }
     subst(body);
@@ -157,14 +164,32 @@ static void rewrite_for(struct ir_node *s)
     *s = *out;
 }
 
-/* A generator's first clause over enumerate/zip of variables. */
+/* Whether a generator's source is a variable or a row of one, xs[i] or
+ * xs[i][j] (indices variables or literals, a field of a variable's struct
+ * along the way): evaluated again it gives the same array (an expression
+ * assigns no variable) and, once it did not panic, cannot. */
+static bool plain_row(const struct ir_node *n)
+{
+    if (n->op == IR_VAR) return true;
+    if (n->op == IR_FIELD) return plain_row(n->a);
+    return n->op == IR_INDEX && n->a->type->kind == T_ARRAY && (n->b->op == IR_VAR || n->b->op == IR_INT) &&
+           n->b->type == ty_int && plain_row(n->a);
+}
+
+/* A generator's first clause over enumerate/zip of variables or rows of
+ * them (zip(a, b[j])): the range's end reads each source first, in order,
+ * as the builtin did (a row out of range panics there, before any element),
+ * then each element reads its source again. */
 static void rewrite_gen(struct ir_node *g)
 {
     struct ir_node *call = g->iter.array;
     for (int k = 0; k < call->nkids; k++)
-        if (call->kids[k]->op != IR_VAR) return;
+        if (!plain_row(call->kids[k])) return;
     take_call(call, g->gen_var);
-    for (int k = 0; k < call->nkids; k++) srcs[k] = call->kids[k]->var;
+    for (int k = 0; k < call->nkids; k++) {
+        srcs[k] = call->kids[k]->op == IR_VAR ? call->kids[k]->var : NULL;
+        src_rows[k] = srcs[k] ? NULL : call->kids[k];
+    }
     ir_each_child(g, subst); /* element, filter, key, later clauses; nothing else names the variable */
     g->gen_var = index_var;
     set_range(&g->iter, call->loc);
