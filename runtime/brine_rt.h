@@ -243,6 +243,14 @@ typedef struct brt_tcache {
      * middle sizes, at most BIG_KEEP bytes), bigbytes bytes, or NULL. */
     void *big;
     int64_t bigbytes;
+    /* Runs (value.c): new middle-sized data of a size asked for often,
+     * carved one after another from a chunk of the process's run room:
+     * per slot (picked by the size's hash), the size, the requests of it
+     * since the slot took it, and the chunk's unused part, rat[r] ..
+     * rend[r]. */
+    int64_t rbytes[BRT_TCACHE_SIZES];
+    int32_t rasks[BRT_TCACHE_SIZES];
+    char *rat[BRT_TCACHE_SIZES], *rend[BRT_TCACHE_SIZES];
     void *self;
     uint32_t tick;
     /* The call chain's slots (runtime/frames.c): each user function gets
