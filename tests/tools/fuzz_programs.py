@@ -4873,7 +4873,9 @@ def row_zip(g):
     one length lets interchange jam the sums). Forms: the zip sum; the sum
     over k in 0..len(c) of r[k] * c[k] (r shorter than a c: an index panic at
     r[k], the first in order); the zip sum plus 0.5; a row in a loop over T,
-    printed. Now and then a row of S one short (the rows differ: the
+    printed; the zip sum of r and a row of S by index (zip(r, S[j]) in a loop
+    over j pushing: opt_iters.c runs it over the index range, reading S[j]
+    again). Now and then a row of S one short (the rows differ: the
     comprehension as written), no rows at all, or rows of no elements."""
     r = g.r
     if g.pure:
@@ -4882,7 +4884,7 @@ def row_zip(g):
     srows, scols = r.choice([0, 1, 3, 5, r.randint(0, 9)]), r.choice([0, 1, 2, 4, r.randint(0, 6)])
     trows, tcols = r.choice([0, 1, 2, 4]), r.choice([scols, scols, max(scols - 1, 0), scols + 1])
     short = r.randrange(srows) if srows and r.random() < 0.25 else None
-    form = r.randrange(4)
+    form = r.randrange(5)
     g.use("row-zip")
     g.use("enumerate/zip")
     width = f"({scols - 1} if {q}2 == {short} else {scols})" if short is not None else f"{scols}"
@@ -4890,9 +4892,12 @@ def row_zip(g):
              f"let {t}: [[float]] = [[float(({q}4 * 5 + {q}5) % 7) * 0.25 + 0.5 for {q}5 in 0..{tcols}] for {q}4 in 0..{trows}]"]
     zsum = f"sum({x} * {y} for ({x}, {y}) in zip({w}, {c}))"
     ksum = f"sum({w}[{k}] * {c}[{k}] for {k} in 0..len({c}))"
-    elem = [zsum, ksum, f"{zsum} + 0.5", zsum][form]
+    elem = [zsum, ksum, f"{zsum} + 0.5", zsum, zsum][form]
     if form == 3:
         lines += [f"for {w} in {t}:", f"    let {v} = [{elem} for {c} in {s}]", f"    print({v})"]
+    elif form == 4:
+        lines += [f"for {w} in {t}:", f"    var {v}: [float] = []", f"    for {k} in 0..len({s}):",
+                  f"        {v}.push(sum({x} * {y} for ({x}, {y}) in zip({w}, {s}[{k}])))", f"    print({v})"]
     else:
         lines += [f"let {v} = [[{elem} for {c} in {s}] for {w} in {t}]", f"print({v})"]
     srows_w = [(scols - 1 if i == short else scols) for i in range(srows)]
@@ -4913,13 +4918,13 @@ def row_zip(g):
                         raise Panic(f"index out of bounds: the len is {len(wr)} but the index is {kv}")
                     a = f_add(a, f_mul(wr[kv], cr[kv]))
                 row.append(f_add(a, 0.5) if form == 2 else a)
-            if form == 3:
+            if form >= 3:
                 env_out(env).append(show("[float]", row) + "\n")
             out.append(row)
-        if form != 3:
+        if form < 3:
             env.vars[v] = ["[[float]]", False, out]
             env_out(env).append(show("[[float]]", out) + "\n")
-    if form != 3:
+    if form < 3:
         g.scope[-1][v] = ("[[float]]", False)
     g.scope[-1][s] = ("[[float]]", False)
     g.scope[-1][t] = ("[[float]]", False)
