@@ -183,6 +183,7 @@ const char *swap_guard_test(const struct ir_guard *g, const char *lo, const char
                             const char *ilast)
 {
     const char *a = vname(g->arr);
+    if (g->same_len) return arena_printf("bp_rows_same(%s, %s, %s, %" PRId64 "LL)", a, lo, last, g->off);
     if (g->at) {
         const char *e = emit_expr(g->at); /* a literal or a variable */
         if (!g->rows) return arena_printf("(uint64_t)(%s) < (uint64_t)%s->len", e, a);

@@ -394,6 +394,13 @@ struct ir_guard {
      * and stores, kept in a local through that step's copies (loaded
      * before the first, stored after the last). */
     bool inner;
+    /* A swap guard of one length (opt_interchange.c): every row
+     * arr[j + off], j over the outer range lo .. last, as long as
+     * arr[lo + off], so an inner bound reading len(len_row), len_row that
+     * row (a let's variable r = arr[j + off], or arr[j + off] itself),
+     * reads the one len(arr[lo + off]) (the fast copy's bound, opt_version.c). */
+    bool same_len;
+    struct ir_node *len_row;
 };
 
 struct ir_fn {

@@ -274,6 +274,12 @@ static void dump_swap_guards(FILE *out, const char *what, struct ir_guard *gs, i
         struct ir_guard *g = &gs[i];
         if (i) fputs(" ", out);
         dump_var(out, g->arr);
+        if (g->same_len) {
+            fprintf(out, "[len%+" PRId64 "]=len(", g->off);
+            dump_expr(out, g->len_row);
+            fputs(")", out);
+            continue;
+        }
         if (g->at) {
             fputs("[@", out);
             dump_expr(out, g->at);

@@ -50,7 +50,9 @@
  *     loop's bounds do not change in the nest (literals, constants,
  *     variables the nest does not write, len of an array it does not
  *     change or of its row a[e], e fixed, proved-safe int arithmetic and
- *     min of those);
+ *     min of those; or, a jam only, len of the row a[j + c] the outer
+ *     loop walks, a let's or read as such, behind a guard that every such
+ *     row has one length: the fast copy reads len(a[lo + c]));
  *   - the inner body is scalar lets, ifs and stores `y[i + c] = v` or
  *     `y[j + c] = v` of arrays made unique before the nest (unique_steps),
  *     or `y[e][i + c] = v` or (a swap only) `y[e][j + c] = v` into one row
@@ -128,6 +130,10 @@ struct nest {
     int row_lets;                     /* lets before it that borrow a row: let r = b[j + c] */
     struct ir_node *fixed_lets[MAX_LETS]; /* of those, the ones of a row the nest does not change: let u = a[e] */
     int nfixed_lets;
+    struct ir_node *outer_lets[MAX_LETS]; /* and the ones of a row per outer iteration: let r = b[j + c] */
+    int64_t outer_offs[MAX_LETS];
+    int nouter_lets;
+    int same_lens;                    /* guards of one length the inner bounds need: a jam only */
     int nprelude;                     /* defined[0 .. nprelude): the lets before the inner loop */
     struct ir_var *carried[MAX_LETS]; /* of those, the ones the inner loop assigns */
     int ncarried;
@@ -212,7 +218,8 @@ static bool add_swap_guard(struct nest *x, struct ir_node *index, struct ir_guar
     for (int i = 0; i < l->nswap_guards; i++) {
         struct ir_guard *h = &l->swap_guards[i];
         if (h->arr == g.arr && h->off == g.off && h->rows == g.rows && h->row_off == g.row_off &&
-            h->outer_rows == g.outer_rows && h->at == g.at && h->at_outer == g.at_outer)
+            h->outer_rows == g.outer_rows && h->at == g.at && h->at_outer == g.at_outer && h->same_len == g.same_len &&
+            h->len_row == g.len_row)
             return true;
     }
     if (l->nswap_guards == MAX_SWAP_GUARDS) return false;
@@ -366,6 +373,8 @@ static bool row_let(struct nest *x, struct ir_node *s)
     at_index(x, n->a->var, NULL, BY_OUTER, off, false);
     if (!add_swap_guard(x, n, (struct ir_guard){.arr = n->a->var, .off = off})) return false;
     x->defined[x->ndefined++] = s->var;
+    x->outer_offs[x->nouter_lets] = off;
+    x->outer_lets[x->nouter_lets++] = s;
     x->row_lets++;
     return true;
 }
@@ -545,6 +554,41 @@ static bool fixed_row_len(struct nest *x, struct ir_node *r)
     return x->ok;
 }
 
+/* len(r) as an inner bound, r the row b[j + c] each outer iteration
+ * reads, or a let before the inner loop naming it (push_rows: for row in
+ * a: ... for (x, w) in zip(row, ws), a bound min(len(row), len(ws)); for
+ * i: ... for k in 0..len(a[i])): not invariant as written, but the same
+ * all through the nest when every such row has one length, a swap guard
+ * of one length (same_len) tested before it. A jam only (same_lens: the
+ * swapped nest's inner loop would be over a bound its test did not read),
+ * whose fast copy reads it as len(b[lo + c]) (opt_version.c: nest_test). b is stored nowhere in
+ * the nest (odd), nor pushed to (no push in it), so the rows' lengths stay. */
+static bool outer_row_len(struct nest *x, struct ir_node *r)
+{
+    struct ir_guard g = {.same_len = true, .len_row = r};
+    int64_t off;
+    if (r->op == IR_VAR) {
+        for (int i = 0; i < x->nouter_lets && !g.arr; i++)
+            if (x->outer_lets[i]->var == r->var) g.arr = x->outer_lets[i]->a->a->var, g.off = x->outer_offs[i];
+    } else if (r->op == IR_INDEX && r->a->op == IR_VAR && r->a->var->type->kind == T_ARRAY &&
+               !defined_in_nest(x, r->a->var) && linear(x, r->b, &off) == BY_OUTER) {
+        read_odd(x, r->a->var);
+        g.arr = r->a->var, g.off = off;
+    }
+    if (!g.arr || !x->ok) return false;
+    x->same_lens++;
+    struct ir_node *l = x->outer;
+    for (int k = 0; k < l->nswap_guards; k++) {
+        struct ir_guard *h = &l->swap_guards[k];
+        if (h->same_len && h->arr == g.arr && h->off == g.off && ir_same_expr(h->len_row, r, IR_SAME_LOADS | IR_SAME_ARITH))
+            return true;
+    }
+    if (l->nswap_guards == MAX_SWAP_GUARDS) return false;
+    l->swap_guards = xrealloc(l->swap_guards, (size_t)(l->nswap_guards + 1) * sizeof *l->swap_guards);
+    l->swap_guards[l->nswap_guards++] = g;
+    return true;
+}
+
 /* Whether a bound of the inner loop keeps its value through the nest (the
  * swapped version reads it once, where the first outer iteration would). */
 static bool invariant_bound(struct nest *x, struct ir_node *n)
@@ -557,7 +601,8 @@ static bool invariant_bound(struct nest *x, struct ir_node *n)
          * of the nest names is another array each outer iteration */
         if (n->builtin == BI_MIN2) /* of ints: no panic */
             return n->type == ty_int && invariant_bound(x, n->kids[0]) && invariant_bound(x, n->kids[1]);
-        if (n->builtin == BI_LEN && n->nkids == 1 && (fixed_let(x, n->kids[0]) || fixed_row_len(x, n->kids[0])))
+        if (n->builtin == BI_LEN && n->nkids == 1 &&
+            (fixed_let(x, n->kids[0]) || fixed_row_len(x, n->kids[0]) || outer_row_len(x, n->kids[0])))
             return true;
         return n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR &&
                !defined_in_nest(x, n->kids[0]->var);
@@ -634,18 +679,42 @@ static void jam_slots(struct nest *x)
     }
 }
 
+/* Statement k of a nest's outer body pushed onto flat, a block holding the
+ * inner loop opened: a block of the one loop, or of lets and then the loop
+ * (opt_iters.c's loop over zip(row, bt[j]): let r = bt[j]; for k in
+ * 0..min(len(row), len(r))), its lets the outer body's (each let's
+ * variable is its own, declared once: nothing after the block names it). */
+static void loop_block(struct ir_node *flat, struct ir_node *k)
+{
+    while (k->op == IR_BLOCK && k->nkids == 1 && k->kids[0]->op == IR_BLOCK) k = k->kids[0];
+    bool opens = k->op == IR_BLOCK && k->nkids > 0;
+    for (int i = 0; opens && i + 1 < k->nkids; i++) opens = k->kids[i]->op == IR_LET;
+    struct ir_node *last = opens ? k->kids[k->nkids - 1] : NULL;
+    while (last && last->op == IR_BLOCK && last->nkids == 1) last = last->kids[0];
+    if (!last || last->op != IR_FOR_RANGE) {
+        ir_push_kid(flat, k);
+        return;
+    }
+    for (int i = 0; i + 1 < k->nkids; i++) ir_push_kid(flat, k->kids[i]);
+    ir_push_kid(flat, last);
+}
+
 static void try_swap(struct ir_node *outer)
 {
     struct ir_node *body = outer->b;
     while (body && body->op == IR_BLOCK && body->nkids == 1 && body->kids[0]->op == IR_BLOCK) body = body->kids[0];
     if (!body || body->op != IR_BLOCK || body->nkids == 0 || outer->var->type != ty_int) return;
     int at = -1; /* the inner loop: lets before it, statements after it */
-    for (int i = 0; i < body->nkids; i++)
-        if (body->kids[i]->op == IR_FOR_RANGE) {
+    struct ir_node *flat = ir_new(IR_BLOCK, body->loc, ty_void); /* body's statements, blocks of a loop opened */
+    for (int i = 0; i < body->nkids; i++) loop_block(flat, body->kids[i]);
+    for (int i = 0; i < flat->nkids; i++)
+        if (flat->kids[i]->op == IR_FOR_RANGE) {
             if (at >= 0) return;
             at = i;
         }
     if (at < 0) return;
+    struct ir_node *real = body;
+    body = flat; /* body's own statements once the nest is taken */
     struct ir_node *inner = body->kids[at];
     if (inner->var->type != ty_int) return;
     for (int i = 0; i < inner->nguards; i++)
@@ -666,7 +735,7 @@ static void try_swap(struct ir_node *outer)
         if (x.arrs[i].stored && x.arrs[i].odd) ok = false;
     /* swapped, a row let would be read once per (i, j), an accumulator or
      * a statement after the inner loop would see another order: only jammed */
-    bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0;
+    bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0 && !x.same_lens;
     bool jam = !swap && !x.row_stores && (stores || x.ncarried > 0) && !outer->iter.inclusive && ir_size(inner->b) <= MAX_JAM_NODES;
     if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
@@ -674,6 +743,7 @@ static void try_swap(struct ir_node *outer)
         outer->nswap_guards = 0;
         return;
     }
+    real->kids = flat->kids, real->nkids = flat->nkids;
     outer->swap = inner;
     outer->jam = jam;
     for (int i = 0; i < x.nproved; i++) x.proved[i]->in_range_by = outer;

@@ -340,6 +340,39 @@ static bool nest_guard(const struct ir_guard *g, const struct ir_node *b, int nl
     return !g->rows && !g->fixed && !g->base && !g->cols;
 }
 
+/* Inner bound n of a nest with guards of one length (gs: same_len) as its
+ * fast copy reads it: each len(r) of a row r = b[j + c] (or a let naming
+ * it) as len(b[lo + c]), lo the outer range's first value (the test's
+ * clause: a literal or a variable), every such row as long (the guard).
+ * The index is checked as written (it cannot fail: the guard tested
+ * lo + c in range first); n itself where it reads no such len. */
+static struct ir_node *one_len(struct ir_node *n, const struct ir_guard *gs, int ngs, struct ir_node *lo)
+{
+    if (!n) return n;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1)
+        for (int i = 0; i < ngs; i++) {
+            if (!gs[i].same_len || !ir_same_expr(gs[i].len_row, n->kids[0], IR_SAME_LOADS | IR_SAME_ARITH)) continue;
+            struct ir_node *at = ir_copy(NULL, lo);
+            if (gs[i].off) at = ir_mk_bin(OP_ADD, at, ir_mk_int(gs[i].off, n->loc), ty_int);
+            struct ir_node *row = ir_new(IR_INDEX, n->loc, gs[i].arr->type->elem);
+            row->a = ir_mk_var(gs[i].arr, n->loc), row->b = at;
+            return ir_mk_len(row);
+        }
+    if (n->op != IR_BUILTIN && n->op != IR_BINARY) return n;
+    struct ir_node *a = one_len(n->a, gs, ngs, lo), *b = one_len(n->b, gs, ngs, lo);
+    struct ir_node **kids = n->nkids ? xrealloc(NULL, sizeof *kids * (size_t)n->nkids) : NULL;
+    bool changed = a != n->a || b != n->b;
+    for (int i = 0; i < n->nkids; i++) changed |= (kids[i] = one_len(n->kids[i], gs, ngs, lo)) != n->kids[i];
+    if (!changed) {
+        free(kids);
+        return n;
+    }
+    struct ir_node *f = ir_new(n->op, n->loc, n->type);
+    *f = *n;
+    f->a = a, f->b = b, f->kids = kids;
+    return f;
+}
+
 /* Swapped or jammed nest s's guard test, its clause's bounds set first by
  * lets where they are no repeatable term (slow: the nest as written, a copy
  * of s; nlets: the statements of b, the block holding the inner loop, before
@@ -357,8 +390,9 @@ static struct ir_node *nest_test(struct ir_node *s, struct ir_node *slow, struct
     outer_clause(test, slow, lets);
     test->var = in->var;
     test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
-    ir_push_kid(test, in->iter.lo);
-    ir_push_kid(test, in->iter.hi);
+    struct ir_node *lo = test->clauses[0].iter.lo;
+    ir_push_kid(test, one_len(in->iter.lo, s->swap_guards, s->nswap_guards, lo));
+    ir_push_kid(test, one_len(in->iter.hi, s->swap_guards, s->nswap_guards, lo));
     slow->swap = NULL, slow->jam = false, slow->swap_guards = NULL, slow->nswap_guards = 0;
     slow->slots = NULL, slow->nslots = 0, slow->guards_outside = false;
     return test;
@@ -448,6 +482,8 @@ static struct ir_node *jam_nest(struct ir_node *s)
     cp_from2 = NULL;
     for (int i = k + 1; i < b->nkids; i++) jb->kids[i] = b->kids[i]; /* after the inner loop: as written */
     fj->swap = fi, fj->jam = true, fj->slots = s->slots, fj->nslots = s->nslots;
+    if (test->kids[0] != in->iter.lo) fi->iter.lo = test->kids[0]; /* the rows' one length (one_len) */
+    if (test->kids[1] != in->iter.hi) fi->iter.hi = test->kids[1];
     fi->fast_in = iff;
     retarget(fj, s, iff);
     rt_from = in, rt_to = iff, rt_ov_to = NULL; /* indices, not overflows: as swap_nest */
