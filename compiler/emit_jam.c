@@ -334,44 +334,37 @@ static bool loop_captures(const char *text, int mark, const char *own, struct bu
     return ok && nseen > 0;
 }
 
-/* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
- * lets (the carried sum among them) as emit_jammed keeps them, views: each
- * one's views of the inner loop.
- *
- * The loop holds a data pointer per lane (twelve) besides its own; in the
- * function around it gcc kept the values live across it in registers and
- * moved the loop's pointers in and out of vector registers each step
- * (matmul/transpose_zip: 1.3x the same loop in its own function). So with
- * GNU C (BP_NEST) the loop is a nested function of its own, never inlined,
- * called in place: its parameters the locals the loop reads (each by
- * value: the text assigns none of them, loop_captures), the sums in and out
- * through an array. Elsewhere the same text is a block. */
-static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
+/* The least count of inner steps that takes the nested function: its call
+ * (the locals as arguments, the sums through memory: some 60 instructions)
+ * costs a few percent of a loop that long; a short loop (cosine's 64,
+ * distance's 16 coordinates: 7-8% slower in the function, its sums through
+ * memory) runs as a block. */
+#define NEST_STEPS 128
+
+/* The inner loop lo .. hi in vectors, a block: the groups' sums from the
+ * array sums and back into it, its variable iv declared its own (a nested
+ * function's body), or (sums NULL) from and back into saved, each outer
+ * iteration's lets as emit_jammed keeps them (the carried sum among them);
+ * views: each one's views of the inner loop. */
+static void vdot_block(struct vdot *d, const char *iv, const char *lo, const char *hi, const char *sums,
+                       const char **saved, const struct view *views)
 {
     int W = d->w, groups = d->jam / W, nl = d->nleaves;
     const char **accs = arena_alloc((size_t)groups * sizeof *accs);
     const char **names = arena_alloc((size_t)(groups * nl + 1) * sizeof *names);
-    const char *sums = new_temp(), *lo = new_temp(), *hi = new_temp(), *fn = arena_printf("bp_vdot_%s", new_temp());
     line("{");
     F->ind++;
-    struct buf init = {0};
-    for (int g = 0; g < groups; g++) {
-        bprintf(&init, "%s{", g ? ", " : "");
-        for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
-        bputs(&init, "}");
-    }
-    line("bp_v%dd %s[%d] = {%s};", W, sums, groups, init.p);
-    free(init.p);
-    line("int64_t %s = %s, %s = %s;", lo, ilo, hi, ihi);
-    const char *iv = declare_var(d->in->var, VS_OWNED);
-    int mark = CG->ntemps;
-    size_t start = F->body.len;
-    line("{");
-    F->ind++;
-    line("int64_t %s;", iv);
+    if (sums) line("int64_t %s;", iv);
     for (int g = 0; g < groups; g++) {
         accs[g] = new_temp();
-        line("bp_v%dd %s = %s[%d];", W, accs[g], sums, g);
+        if (sums) {
+            line("bp_v%dd %s = %s[%d];", W, accs[g], sums, g);
+            continue;
+        }
+        struct buf init = {0};
+        for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
+        line("bp_v%dd %s = {%s};", W, accs[g], init.p);
+        free(init.p);
     }
     const char *k = new_temp();
     line("int64_t %s = %s;", k, lo);
@@ -432,28 +425,67 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
     F->ind--;
     line("}");
     close_views(vmark);
-    for (int g = 0; g < groups; g++) line("%s[%d] = %s;", sums, g, accs[g]);
+    if (sums)
+        for (int g = 0; g < groups; g++) line("%s[%d] = %s;", sums, g, accs[g]);
+    else
+        for (int u = 0; u < d->jam; u++) line("%s = %s[%d];", saved[u * d->nlets + d->acc], accs[u / W], u % W);
     F->ind--;
     line("}");
-    /* the block just written, the body of the nested function (or not) */
+}
+
+/* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
+ * lets (the carried sum among them) as emit_jammed keeps them, views: each
+ * one's views of the inner loop.
+ *
+ * The loop holds a data pointer per lane (twelve) besides its own; in the
+ * function around it gcc kept the values live across it in registers and
+ * moved the loop's pointers in and out of vector registers each step
+ * (matmul/transpose_zip: 1.3x the same loop in its own function). So with
+ * GNU C (BP_NEST) a range of NEST_STEPS steps or more runs the loop as a
+ * nested function of its own, never inlined, called in place: its
+ * parameters the locals the loop reads (each by value: the text assigns
+ * none of them, loop_captures), the sums in and out through an array. A
+ * shorter range, and every range elsewhere, runs the loop as a block, its
+ * sums in registers. */
+static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
+{
+    int W = d->w, groups = d->jam / W;
+    const char *sums = new_temp(), *lo = new_temp(), *hi = new_temp(), *fn = arena_printf("bp_vdot_%s", new_temp());
+    const char *iv = declare_var(d->in->var, VS_OWNED);
+    int mark = CG->ntemps;
+    size_t start = F->body.len;
     struct buf params = {0}, args = {0};
-    if (!CG->temp_sfx && loop_captures(F->body.p + start, mark, iv, &params, &args)) {
+    if (!CG->temp_sfx) {
+        vdot_block(d, iv, lo, hi, sums, saved, views);
+        bool ok = loop_captures(F->body.p + start, mark, iv, &params, &args);
         const char *text = arena_printf("%s", F->body.p + start);
         F->body.len = start;
         F->body.p[start] = 0;
-        line("#if BP_NEST");
-        line("__attribute__((noinline)) void %s(%s)", fn, params.p);
-        line("#endif");
-        bputs(&F->body, text);
-        line("#if BP_NEST");
-        line("%s(%s);", fn, args.p);
-        line("#endif");
+        if (ok) {
+            struct buf init = {0};
+            for (int g = 0; g < groups; g++) {
+                bprintf(&init, "%s{", g ? ", " : "");
+                for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
+                bputs(&init, "}");
+            }
+            line("#if BP_NEST");
+            line("int64_t %s = %s, %s = %s;", lo, ilo, hi, ihi);
+            line("bp_v%dd %s[%d] = {%s};", W, sums, groups, init.p);
+            free(init.p);
+            line("__attribute__((noinline)) void %s(%s)", fn, params.p);
+            bputs(&F->body, text);
+            line("if ((uint64_t)%s - (uint64_t)%s >= %d) {", hi, lo, NEST_STEPS);
+            F->ind++;
+            line("%s(%s);", fn, args.p);
+            for (int u = 0; u < d->jam; u++) line("%s = %s[%d][%d];", saved[u * d->nlets + d->acc], sums, u / W, u % W);
+            F->ind--;
+            line("} else");
+            line("#endif");
+        }
     }
     free(params.p);
     free(args.p);
-    for (int u = 0; u < d->jam; u++) line("%s = %s[%d][%d];", saved[u * d->nlets + d->acc], sums, u / W, u % W);
-    F->ind--;
-    line("}");
+    vdot_block(d, iv, ilo, ihi, NULL, saved, views);
 }
 
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
