@@ -341,6 +341,16 @@ static bool loop_captures(const char *text, int mark, const char *own, struct bu
  * memory) runs as a block. */
 #define NEST_STEPS 128
 
+/* Group g's sums as they enter the loop: its lanes' carried lets, "a, b, c, d". */
+static const char *group_sums(struct vdot *d, int g, const char **saved)
+{
+    struct buf b = {0};
+    for (int u = 0; u < d->w; u++) bprintf(&b, "%s%s", u ? ", " : "", saved[(g * d->w + u) * d->nlets + d->acc]);
+    const char *r = arena_printf("%s", b.p);
+    free(b.p);
+    return r;
+}
+
 /* The inner loop lo .. hi in vectors, a block: the groups' sums from the
  * array sums and back into it, its variable iv declared its own (a nested
  * function's body), or (sums NULL) from and back into saved, each outer
@@ -361,10 +371,7 @@ static void vdot_block(struct vdot *d, const char *iv, const char *lo, const cha
             line("bp_v%dd %s = %s[%d];", W, accs[g], sums, g);
             continue;
         }
-        struct buf init = {0};
-        for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
-        line("bp_v%dd %s = {%s};", W, accs[g], init.p);
-        free(init.p);
+        line("bp_v%dd %s = {%s};", W, accs[g], group_sums(d, g, saved));
     }
     const char *k = new_temp();
     line("int64_t %s = %s;", k, lo);
@@ -463,11 +470,7 @@ static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const ch
         F->body.p[start] = 0;
         if (ok) {
             struct buf init = {0};
-            for (int g = 0; g < groups; g++) {
-                bprintf(&init, "%s{", g ? ", " : "");
-                for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
-                bputs(&init, "}");
-            }
+            for (int g = 0; g < groups; g++) bprintf(&init, "%s{%s}", g ? ", " : "", group_sums(d, g, saved));
             line("#if BP_NEST");
             line("int64_t %s = %s, %s = %s;", lo, ilo, hi, ihi);
             line("bp_v%dd %s[%d] = {%s};", W, sums, groups, init.p);
