@@ -29,9 +29,7 @@
  * written once per step). Without AVX but with SSE2 (the portable x86-64
  * build, gcc 12 or clang) the same loop runs in 2-lane vectors, six per
  * group (BP_VDOT 2: a 2 x 2 transpose per row pair); elsewhere (the dev
- * build's tcc, the GPU) BP_VDOT is 0 and the scalar copies run. With GNU C
- * the vector loop is a nested function of its own (vdot_loop: gcc's
- * registers go to the loop's rows, not to the values around it).
+ * build's tcc, the GPU) BP_VDOT is 0 and the scalar copies run.
  */
 #include "emit_c.h"
 
@@ -274,114 +272,33 @@ static const char *lane_data(struct vdot *d, const struct view *views, int u, co
 }
 
 
-/* Whether identifier tok (len n) of the loop's text is a C local from
- * around it: a variable (v12, the loop's own in-var excepted), a temporary
- * made before the loop's text (t34, its number at most mark), a nest's data
- * parameter (bp_data_v5). */
-static bool outer_name(const char *tok, size_t n, int mark, const char *own)
-{
-    size_t skip = tok[0] == 'v' || tok[0] == 't' ? 1 : strncmp(tok, "bp_data_v", 9) == 0 ? 9 : 0;
-    if (!skip || n == skip || (strlen(own) == n && strncmp(tok, own, n) == 0)) return false;
-    for (size_t i = skip; i < n; i++)
-        if (tok[i] < '0' || tok[i] > '9') return false;
-    return tok[0] != 't' || atoi(tok + 1) <= mark;
-}
-
-static bool ident_char(char c)
-{
-    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* The locals from around it that the loop's C text reads, as parameters
- * `__typeof__(x) x` and the arguments x of a call; false where the text may
- * change one of them (assigns it, takes its address, names a member of it):
- * a copy taken by value would not carry the change back. */
-static bool loop_captures(const char *text, int mark, const char *own, struct buf *params, struct buf *args)
-{
-    const char **seen = NULL;
-    int nseen = 0, cap = 0;
-    bool ok = true;
-    for (const char *p = text; *p && ok; p++) {
-        if (!ident_char(*p) || (*p >= '0' && *p <= '9') || (p > text && ident_char(p[-1]))) continue;
-        const char *e = p;
-        while (ident_char(*e)) e++;
-        size_t n = (size_t)(e - p);
-        const char *b = p;
-        while (b > text && b[-1] == ' ') b--;
-        bool member = b > text && (b[-1] == '.' || (b[-1] == '>' && b - 1 > text && b[-2] == '-'));
-        if (!member && outer_name(p, n, mark, own)) {
-            const char *a = e;
-            while (*a == ' ') a++;
-            bool addr = b > text && b[-1] == '&' && !(b - 1 > text && b[-2] == '&');
-            bool incdec = (b - 1 > text && (b[-1] == '+' || b[-1] == '-') && b[-2] == b[-1]) ||
-                          ((a[0] == '+' || a[0] == '-') && a[1] == a[0]);
-            bool set = (a[0] == '=' && a[1] != '=') || (strchr("+-*/%&|^", a[0]) && a[0] && a[1] == '=') ||
-                       (a[0] == '<' && a[1] == '<' && a[2] == '=') || (a[0] == '>' && a[1] == '>' && a[2] == '=');
-            if (addr || incdec || set || a[0] == '.') ok = false;
-            const char *name = arena_printf("%.*s", (int)n, p);
-            bool dup = false;
-            for (int i = 0; i < nseen && !dup; i++) dup = strcmp(seen[i], name) == 0;
-            if (!dup) {
-                VEC_GROW(seen, nseen, cap);
-                seen[nseen++] = name;
-                bprintf(params, "%s__typeof__(%s) %s", nseen > 1 ? ", " : "", name, name);
-                bprintf(args, "%s%s", nseen > 1 ? ", " : "", name);
-            }
-        }
-        p = e - 1;
-    }
-    free(seen);
-    return ok && nseen > 0;
-}
-
-/* The least count of inner steps that takes the nested function: its call
- * (the locals as arguments, the sums through memory: some 60 instructions)
- * costs a few percent of a loop that long; a short loop (cosine's 64,
- * distance's 16 coordinates: 7-8% slower in the function, its sums through
- * memory) runs as a block. */
-#define NEST_STEPS 128
-
-/* Group g's sums as they enter the loop: its lanes' carried lets, "a, b, c, d". */
-static const char *group_sums(struct vdot *d, int g, const char **saved)
-{
-    struct buf b = {0};
-    for (int u = 0; u < d->w; u++) bprintf(&b, "%s%s", u ? ", " : "", saved[(g * d->w + u) * d->nlets + d->acc]);
-    const char *r = arena_printf("%s", b.p);
-    free(b.p);
-    return r;
-}
-
-/* The inner loop lo .. hi in vectors, a block: the groups' sums from the
- * array sums and back into it, its variable iv declared its own (a nested
- * function's body), or (sums NULL) from and back into saved, each outer
- * iteration's lets as emit_jammed keeps them (the carried sum among them);
- * views: each one's views of the inner loop. */
-static void vdot_block(struct vdot *d, const char *iv, const char *lo, const char *hi, const char *sums,
-                       const char **saved, const struct view *views)
+/* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
+ * lets (the carried sum among them) as emit_jammed keeps them, views: each
+ * one's views of the inner loop. */
+static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
 {
     int W = d->w, groups = d->jam / W, nl = d->nleaves;
     const char **accs = arena_alloc((size_t)groups * sizeof *accs);
     const char **names = arena_alloc((size_t)(groups * nl + 1) * sizeof *names);
+    const char *k = new_temp();
     line("{");
     F->ind++;
-    if (sums) line("int64_t %s;", iv);
     for (int g = 0; g < groups; g++) {
         accs[g] = new_temp();
-        if (sums) {
-            line("bp_v%dd %s = %s[%d];", W, accs[g], sums, g);
-            continue;
-        }
-        line("bp_v%dd %s = {%s};", W, accs[g], group_sums(d, g, saved));
+        struct buf init = {0};
+        for (int u = 0; u < W; u++) bprintf(&init, "%s%s", u ? ", " : "", saved[(g * W + u) * d->nlets + d->acc]);
+        line("bp_v%dd %s = {%s};", W, accs[g], init.p);
+        free(init.p);
     }
-    const char *k = new_temp();
-    line("int64_t %s = %s;", k, lo);
+    declare_var(d->in->var, VS_OWNED);
+    line("int64_t %s = %s;", k, ilo);
     /* the inner loop's views of arrays that are no let's (a let's are per lane) */
-    int vmark = CG->nviews;
+    int mark = CG->nviews;
     for (int w = 0; w < d->in->nviews && CG->nviews < 64; w++) CG->views[CG->nviews++] = views[w];
     /* two steps at a time: the turned rows' two vectors per group (an empty
      * range may have lo > hi: the group's guards pass it, nothing is read) */
-    line("if (%s < %s)", k, hi);
-    line("for (; (uint64_t)%s - (uint64_t)%s >= 2; %s += 2) {", hi, k, k);
+    line("if (%s < %s)", k, ihi);
+    line("for (; (uint64_t)%s - (uint64_t)%s >= 2; %s += 2) {", ihi, k, k);
     F->ind++;
     const char **second = arena_alloc((size_t)(groups * nl + 1) * sizeof *second);
     for (int l = 0; l < nl; l++) {
@@ -409,7 +326,7 @@ static void vdot_block(struct vdot *d, const char *iv, const char *lo, const cha
     F->ind--;
     line("}");
     /* the last step, if the count is odd: the lanes' elements one by one */
-    line("if (%s < %s) {", k, hi);
+    line("if (%s < %s) {", k, ihi);
     F->ind++;
     scope_open();
     broadcasts(d, k, views, names);
@@ -431,64 +348,10 @@ static void vdot_block(struct vdot *d, const char *iv, const char *lo, const cha
     scope_close();
     F->ind--;
     line("}");
-    close_views(vmark);
-    if (sums)
-        for (int g = 0; g < groups; g++) line("%s[%d] = %s;", sums, g, accs[g]);
-    else
-        for (int u = 0; u < d->jam; u++) line("%s = %s[%d];", saved[u * d->nlets + d->acc], accs[u / W], u % W);
+    close_views(mark);
+    for (int u = 0; u < d->jam; u++) line("%s = %s[%d];", saved[u * d->nlets + d->acc], accs[u / W], u % W);
     F->ind--;
     line("}");
-}
-
-/* The inner loop ilo .. ihi in vectors; saved: each outer iteration's
- * lets (the carried sum among them) as emit_jammed keeps them, views: each
- * one's views of the inner loop.
- *
- * The loop holds a data pointer per lane (twelve) besides its own; in the
- * function around it gcc kept the values live across it in registers and
- * moved the loop's pointers in and out of vector registers each step
- * (matmul/transpose_zip: 1.3x the same loop in its own function). So with
- * GNU C (BP_NEST) a range of NEST_STEPS steps or more runs the loop as a
- * nested function of its own, never inlined, called in place: its
- * parameters the locals the loop reads (each by value: the text assigns
- * none of them, loop_captures), the sums in and out through an array. A
- * shorter range, and every range elsewhere, runs the loop as a block, its
- * sums in registers. */
-static void vdot_loop(struct vdot *d, const char *ilo, const char *ihi, const char **saved, const struct view *views)
-{
-    int W = d->w, groups = d->jam / W;
-    const char *sums = new_temp(), *lo = new_temp(), *hi = new_temp(), *fn = arena_printf("bp_vdot_%s", new_temp());
-    const char *iv = declare_var(d->in->var, VS_OWNED);
-    int mark = CG->ntemps;
-    size_t start = F->body.len;
-    struct buf params = {0}, args = {0};
-    if (!CG->temp_sfx) {
-        vdot_block(d, iv, lo, hi, sums, saved, views);
-        bool ok = loop_captures(F->body.p + start, mark, iv, &params, &args);
-        const char *text = arena_printf("%s", F->body.p + start);
-        F->body.len = start;
-        F->body.p[start] = 0;
-        if (ok) {
-            struct buf init = {0};
-            for (int g = 0; g < groups; g++) bprintf(&init, "%s{%s}", g ? ", " : "", group_sums(d, g, saved));
-            line("#if BP_NEST");
-            line("int64_t %s = %s, %s = %s;", lo, ilo, hi, ihi);
-            line("bp_v%dd %s[%d] = {%s};", W, sums, groups, init.p);
-            free(init.p);
-            line("__attribute__((noinline)) void %s(%s)", fn, params.p);
-            bputs(&F->body, text);
-            line("if ((uint64_t)%s - (uint64_t)%s >= %d) {", hi, lo, NEST_STEPS);
-            F->ind++;
-            line("%s(%s);", fn, args.p);
-            for (int u = 0; u < d->jam; u++) line("%s = %s[%d][%d];", saved[u * d->nlets + d->acc], sums, u / W, u % W);
-            F->ind--;
-            line("} else");
-            line("#endif");
-        }
-    }
-    free(params.p);
-    free(args.p);
-    vdot_block(d, iv, ilo, ihi, NULL, saved, views);
 }
 
 bool emit_vdot_loop(struct ir_node *s, struct ir_node *b, int nlets, int jam, const char *ilo, const char *ihi,
