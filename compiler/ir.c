@@ -37,7 +37,8 @@ struct vstate {
     int nfacts, capf;
     int *deflog;             /* the ids defined, in order (a versioned if's then-branch undone) */
     int ndeflog, capdl;
-    struct ir_var *cursor;   /* the array of the cursor block around (opt_cursor.c) */
+    struct ir_var *cursors[IR_MAX_CURSORS]; /* the arrays of the cursor blocks around (opt_cursor.c) */
+    int ncursors;
     struct ir_var *in_place; /* the array the steps loop around maps in place (opt_version.c, map_steps) */
     struct ir_node *prefetching; /* the then-branch of the [runs long] if being verified (opt_prefetch.c) */
     struct ir_node *around[64]; /* the loops around, innermost last (in_range_by) */
@@ -818,20 +819,29 @@ static void v_expr(struct vstate *st, struct ir_node *n)
 
 static bool v_falls_off(struct ir_node *s);
 
+/* Whether v is the array of a cursor block around. */
+static bool in_cursor(const struct vstate *st, const struct ir_var *v)
+{
+    for (int i = 0; i < st->ncursors; i++)
+        if (st->cursors[i] == v) return true;
+    return false;
+}
+
 /* A cursor block: one statement that uses its array, made unique by a
- * unique statement in force, only by pushes; no cursor around it. */
+ * unique statement in force, only by pushes; no cursor of the same array
+ * around it (those of others may be: a statement pushing into several). */
 static void v_cursor(struct vstate *st, struct ir_node *b)
 {
     struct ir_var *v = b->var;
     want(st, b, v && in_scope(st, v) && v->type->kind == T_ARRAY && !type_is_ref(v->type->elem),
          "a cursor of something other than an array of values");
-    want(st, b, b->nkids == 1 && !st->cursor && ir_only_pushes(b->kids[0], v),
-         "a cursor block of other than one statement that only pushes into its array, or in another");
+    want(st, b, b->nkids == 1 && !in_cursor(st, v) && st->ncursors < IR_MAX_CURSORS && ir_only_pushes(b->kids[0], v),
+         "a cursor block of other than one statement that only pushes into its array, or in another of it");
     bool made_unique = false;
     for (int f = 0; f < st->nfacts; f++)
         made_unique |= st->facts[f]->var == v && st->facts[f]->nkids == 0;
     want(st, b, made_unique, "a cursor of an array not made unique before it");
-    st->cursor = v;
+    st->cursors[st->ncursors++] = v;
 }
 
 /* A unique statement holds from its place to the end of its block, up to
@@ -839,7 +849,7 @@ static void v_cursor(struct vstate *st, struct ir_node *b)
 static void v_block(struct vstate *st, struct ir_node *b)
 {
     if (!b || b->op != IR_BLOCK) vfail(st, b, "expected a block");
-    struct ir_var *cursor_was = st->cursor;
+    int cursors_was = st->ncursors;
     if (b->cursor) v_cursor(st, b);
     int mark = st->nscope, fmark = st->nfacts;
     for (int i = 0; i < b->nkids; i++) {
@@ -857,7 +867,7 @@ static void v_block(struct vstate *st, struct ir_node *b)
     }
     st->nscope = mark;
     st->nfacts = fmark;
-    st->cursor = cursor_was;
+    st->ncursors = cursors_was;
 }
 
 /* A store's or unique statement's unique steps: made unique by one in force. */
@@ -941,7 +951,7 @@ static void v_stmt(struct vstate *st, struct ir_node *s)
              "a map in place outside the steps loop that tests its array");
         return;
     case IR_STORE: case IR_PUSH:
-        want(st, s, !s->cursor || (s->op == IR_PUSH && s->var == st->cursor), "a push into a cursor outside its block");
+        want(st, s, !s->cursor || (s->op == IR_PUSH && in_cursor(st, s->var)), "a push into a cursor outside its block");
         v_proved(st, s);
         v_expr(st, s->a);
         v_place(st, s);

@@ -325,8 +325,9 @@ struct ir_node {
                                   * dropped); the emitter traps the statements before it, and on a
                                   * panic runs that comprehension first (its panic, if it has one) */
     bool cursor;                 /* IR_BLOCK (opt_cursor.c): one statement that uses var, an array
-                                  * made unique before it, only by pushes; IR_PUSH: one of those,
-                                  * into its cursor's locals */
+                                  * made unique before it, only by pushes (it may be the cursor
+                                  * block of another array); IR_PUSH: one of those, into its
+                                  * cursor's locals */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
     /* IR_CALL of a library function written in place in another
@@ -580,6 +581,7 @@ void opt_version(struct ir_program *ir); /* opt_version.c */
 /* Whether pass `name` runs (--opt did not turn it off) (opt.c). */
 bool opt_pass_on(const char *name);
 void opt_cursor(struct ir_program *ir);  /* opt_cursor.c */
+enum { IR_MAX_CURSORS = 8 };              /* the most cursor blocks, one inside another */
 void opt_prefetch(struct ir_program *ir); /* opt_prefetch.c */
 void opt_records(struct ir_program *ir);  /* opt_records.c */
 void opt_bins(struct ir_program *ir);     /* opt_bins.c */

@@ -25,8 +25,12 @@
  * growing push wrote) and releases nothing its elements own, as they own
  * nothing.
  *
- * Cursors do not nest: a cursor block holds no other. The pass runs last,
- * on the statements the emitter writes.
+ * A statement that pushes into several arrays (a partition's `lo.push(x)`
+ * and `hi.push(x)`) gets a cursor block for each, one inside another, up
+ * to IR_MAX_CURSORS; its pushes into one array are only pushes for the
+ * others' blocks. The pass looks no further inside a cursor block: the
+ * blocks of a statement are its chain. It runs last, on the statements
+ * the emitter writes.
  */
 #include "ir.h"
 
@@ -40,9 +44,21 @@ static void mark_pushes(struct ir_node *n)
     ir_each_child(n, mark_pushes);
 }
 
+/* The depth of the chain of cursor blocks at s (s, its one statement, ...),
+ * or -1 when one of them is v's. */
+static int chain_depth(struct ir_node *s, struct ir_var *v)
+{
+    int d = 0;
+    for (; s->op == IR_BLOCK && s->cursor; s = s->kids[0], d++)
+        if (s->var == v) return -1;
+    return d;
+}
+
 /* The statement of block b at i, `unique v` of a whole array, and the
  * first statement after it that is not a unique statement of another
- * array: its index when it uses v only by pushes, else -1. */
+ * array: its index when it uses v only by pushes, else -1 (also when it
+ * is wrapped for v already: a statement met again, shared by two copies
+ * of a loop, or when its chain is full). */
 static int cursor_stmt(struct ir_node *b, int i)
 {
     struct ir_node *u = b->kids[i];
@@ -50,7 +66,9 @@ static int cursor_stmt(struct ir_node *b, int i)
         return -1;
     int j = i + 1;
     while (j < b->nkids && b->kids[j]->op == IR_UNIQUE && b->kids[j]->var != u->var) j++;
-    if (j >= b->nkids || (b->kids[j]->op == IR_BLOCK && b->kids[j]->cursor)) return -1; /* wrapped: met again, shared */
+    if (j >= b->nkids) return -1;
+    int d = chain_depth(b->kids[j], u->var);
+    if (d < 0 || d >= IR_MAX_CURSORS) return -1;
     return ir_only_pushes(b->kids[j], u->var) ? j : -1;
 }
 
@@ -71,7 +89,9 @@ static void cursor_block(struct ir_node *b)
         mark_var = c->var;
         mark_pushes(s);
         b->kids[j] = c;
-        i = j; /* the statements between are unique statements: nothing inside */
+        /* the unique statements between are looked at next (one of another
+         * array pushed by the statement wraps it again), then the chain at j,
+         * which cursor_node leaves */
     }
 }
 
