@@ -184,6 +184,43 @@ bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node 
     return true;
 }
 
+/* bs_find: a branch in statements n (bs_if): an if statement, or a
+ * variable assigned a choice (`count = count + 1 if c else count`, as
+ * opt_cover.c writes a filter's append without its if) */
+static bool bs_if;
+static void bs_find(struct ir_node *n)
+{
+    if (!n || bs_if) return;
+    if (n->op == IR_IF || (n->op == IR_ASSIGN && n->a && n->a->op == IR_COND)) bs_if = true;
+    else ir_each_child(n, bs_find);
+}
+
+/* The most work (ir_par_work) of a step that BP_BRANCH_LOOP unrolls. */
+#define BRANCH_LOOP_WORK 32
+
+/* Before a statement loop whose small step holds an if statement and no
+ * loop or call (a filter's push or store at a running count, a search's
+ * break, a running record): unrolled by four (the prelude's
+ * BP_BRANCH_LOOP). gcc keeps such a loop rolled and unvectorized, so each
+ * step pays the loop's own compare and branch and a taken jump or two;
+ * four steps in a row pay them once, as LLVM lays such a loop out (numba's).
+ * Only the layout changes: the steps and their order are the loop's.
+ * Where gcc vectorizes the loop after all, the factor is in steps and a
+ * vector of four or more takes it. The checked copy of a versioned loop
+ * runs rarely and stays rolled. Whether it wrote the hint. */
+static bool branch_unroll(struct ir_node *loop)
+{
+    if (loop->slow || !(loop->op == IR_FOR_RANGE || loop->op == IR_FOR_ARRAY || loop->op == IR_WHILE)) return false;
+    fo_loop = false;
+    fo_find_loop(loop->b);
+    if (loop->op == IR_WHILE) fo_find_loop(loop->a);
+    bs_if = false;
+    bs_find(loop->b);
+    if (fo_loop || !bs_if || ir_par_work(loop->b) > BRANCH_LOOP_WORK) return false;
+    line("BP_BRANCH_LOOP");
+    return true;
+}
+
 /* Before a loop of inorder_fold_loop's whose steps carry BP_FOLD: unrolled
  * (the prelude's BP_FOLD_LOOP), when a step is small, so that the loop's
  * own instructions count against the chain of adds; eight copies of a
@@ -192,6 +229,7 @@ bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node 
  * without the unroll, the portable build 8.4). */
 void fold_unroll(struct ir_node *loop)
 {
+    if (branch_unroll(loop)) return;
     if (F->fold256 || !inorder_fold_loop(loop)) return;
     int64_t work = loop->op == IR_REDUCE ? ir_par_work(loop->elem) + ir_par_work(loop->filter) : ir_par_work(loop->b);
     if (work <= FOLD_LOOP_WORK) line("BP_FOLD_LOOP");
@@ -301,6 +339,14 @@ static const char *prelude =
     "#define BP_FOLD_LOOP _Pragma(\"GCC unroll 8\")\n"
     "#else\n"
     "#define BP_FOLD_LOOP\n"
+    "#endif\n"
+    "/* A loop whose small step branches (emit_program.c: branch_unroll):\n"
+    " * unrolled by four, the loop's own compare and jumps paid once per four\n"
+    " * steps, as LLVM lays it out (numba's loop). */\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__)\n"
+    "#define BP_BRANCH_LOOP _Pragma(\"GCC unroll 4\")\n"
+    "#else\n"
+    "#define BP_BRANCH_LOOP\n"
     "#endif\n"
     "/* A function whose innermost loops all fold a float in order: gcc's\n"
     " * fold-left in 256-bit vectors (the products four at a time) beats the\n"

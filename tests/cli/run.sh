@@ -1366,6 +1366,66 @@ check "push cursor: the filter's pushes in locals, the length read pushes as wri
       "$(cbody pc.c bf_main_lens | grep -c 'BRT_CURSOR')" -eq 0 ]
 check "push cursor: the output" [ "$("$BRINE" run pc/p.br)" = "[2.0, 1.5] [0, 2, 4, 6]" ]
 
+# ---- a loop whose small step branches, unrolled by four ----
+# BP_BRANCH_LOOP (gcc's unroll by four) before a statement loop whose small
+# step holds an if statement, or a count assigned a choice (a filter's
+# append written without its if), and no loop or call; not before a loop
+# with no branch (gcc vectorizes it), a step that calls a function, a large
+# step, or the checked copy of a versioned loop.
+mkdir -p bl
+cat > bl/b.br <<'EOB'
+fn keep(xs: [float], t: float) -> [float]:
+    var out: [float] = []
+    for x in xs:
+        if x > t:
+            out.push(x)
+    return out
+
+fn count_into(xs: [float], t: float) -> ([float], int):
+    var out = [0.0] * len(xs)
+    var c = 0
+    for i in 0..len(xs):
+        if xs[i] > t:
+            out[c] = xs[i]
+            c += 1
+    return (out, c)
+
+fn scale(xs: [float]) -> [float]:
+    var ys = xs
+    for i in 0..len(ys):
+        ys[i] = ys[i] * 2.0
+    return ys
+
+fn calls(xs: [float]) -> float:
+    var s = 0.0
+    for x in xs:
+        if x > 0.5:
+            s = s + sqrt(x)
+    return s
+
+fn big(xs: [float]) -> int:
+    var c = 0
+    for x in xs:
+        if x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x * x > 0.5:
+            c += 1
+    return c
+
+fn main():
+    let xs = [0.25, 0.75, 1.5, 0.125]
+    let (o, c) = count_into(xs, 0.5)
+    print(keep(xs, 0.5), o, c, scale(xs), calls(xs), big(xs))
+EOB
+"$BRINE" build --release --emit-c bl/b.br -o bl/b > bl.log 2>&1
+check "branch loop: builds with --emit-c" [ $? -eq 0 -a -s bl/b.c ]
+blbody() { cbody bl/b.c "$1" | grep -c '^ *BP_BRANCH_LOOP$'; }
+check "branch loop: a filter's push (keep), and its append with no if (count_into, fast copy only)" \
+    [ "$(blbody bf_main_keep)" -eq 1 -a "$(blbody bf_main_count_into)" -ge 1 -a \
+      "$(cbody bl/b.c bf_main_count_into | grep -c 'for (')" -gt "$(blbody bf_main_count_into)" ]
+check "branch loop: none with no branch, a call or a large step" \
+    [ "$(blbody bf_main_scale)" -eq 0 -a "$(blbody bf_main_calls)" -eq 0 -a "$(blbody bf_main_big)" -eq 0 ]
+check "branch loop: BP_BRANCH_LOOP is gcc's unroll by four" grep -q '^#define BP_BRANCH_LOOP _Pragma("GCC unroll 4")$' bl/b.c
+check "branch loop: the output" [ "$(./bl/b)" = "[0.75, 1.5] [0.75, 1.5, 0.0, 0.0] 2 [0.5, 1.5, 3.0, 0.25] 2.0907702751760278 1" ]
+
 # ---- prefetch: a loop storing at a computed index reads its stream ahead ----
 # A histogram's loop (for x in xs: counts[b] += 1) prefetches its element
 # stream (BRT_PREFETCH, opt_prefetch.c); a loop storing at its own index
