@@ -540,6 +540,7 @@ class Gen:
         self.recs = random.Random(seed ^ 0x2EC5)    # whether to write a recurrence through an array (recurrence)
         self.records = random.Random(seed ^ 0x2EC0)  # whether to write a running least or greatest value (record)
         self.scratches = random.Random(seed ^ 0x5C2A)  # whether to write a scratch array read back in the same iteration (scratch)
+        self.splits = random.Random(seed ^ 0x5B17)  # whether to write one loop pushing into several arrays (split_push)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2175,7 +2176,7 @@ class Gen:
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
-                                (self.scratches, 0.04, scratch)):
+                                (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4624,6 +4625,92 @@ def record(g):
     return lines, ex
 
 
+def split_push(g):
+    """One loop pushing into two or three arrays made empty before it (each
+    kept in its own cursor, opt_cursor.c; the loop's small branching step
+    unrolled, emit_program.c): a partition by if/elif/else, or pushes into
+    every array each step (one of them twice), in a range, array or while
+    loop over ints or floats; now and then a read past the end of a shorter
+    array (a panic between pushes), an int that overflows, a break. Draws
+    from g.splits."""
+    r = g.splits
+    if g.pure:
+        return None
+    g.use("split-push")
+    et = r.choice(["int", "float"])
+    xs, ws, i, x = (g.fresh(p) for p in ("xs", "ws", "i", "x"))
+    k = r.choice([2, 2, 3])
+    outs = [g.fresh("o") for _ in range(k)]
+    n = r.randint(0, 9)
+    if et == "int":
+        vals = [r.choice([-3, 0, 2, 5, 7, 4611686018427387904 if r.random() < 0.1 else 1]) for _ in range(n)]
+    else:
+        vals = [r.choice([-1.5, 0.25, 2.0, 3.75, 1.0]) for _ in range(n)]
+    lit = (lambda v: str(v)) if et == "int" else fmt_float
+    wn = n if r.random() < 0.8 else max(0, n - r.randint(1, 3))
+    wvals = [r.choice([1, 2, 3]) for _ in range(wn)]
+    shape = r.choice(["partition", "every"])
+    loop = r.choice(["range", "array", "while"])
+    stop = r.randint(0, max(n - 1, 0)) if r.random() < 0.2 and loop != "array" else None
+    cut = lit(r.choice([0, 2, 5]) if et == "int" else r.choice([0.0, 1.0, 2.5]))
+    lines = [f"let {xs} = [{', '.join(lit(v) for v in vals)}]" if vals else f"let {xs}: [{et}] = []",
+             f"let {ws} = [{', '.join(str(v) for v in wvals)}]" if wvals else f"let {ws}: [int] = []"]
+    lines += [f"var {o}: [{et}] = []" for o in outs]
+    if loop == "range":
+        lines.append(f"for {i} in 0..len({xs}):")
+        elem = f"{xs}[{i}]"
+    elif loop == "array":
+        lines.append(f"for {x} in {xs}:")
+        elem = x
+    else:
+        lines += [f"var {i} = 0", f"while {i} < len({xs}):"]
+        elem = f"{xs}[{i}]"
+    # the weight read: ws[i] (a panic past a shorter ws), or 1 in an array loop
+    wread = f"{ws}[{i}]" if loop != "array" else "1"
+    scaled = f"{elem} * {wread}" if et == "int" else f"{elem} * float({wread})"
+    body = []
+    if stop is not None:
+        body += [f"if {i} == {stop}:", "    break"]
+    if shape == "partition":
+        body += [f"if {elem} < {cut}:", f"    {outs[0]}.push({elem})"]
+        if k == 3:
+            body += [f"elif {elem} == {cut}:", f"    {outs[2]}.push({scaled})"]
+        body += ["else:", f"    {outs[1]}.push({scaled})"]
+    else:
+        body += [f"{outs[0]}.push({elem})", f"{outs[1]}.push({scaled})"]
+        if k == 3:
+            body += [f"{outs[2]}.push({elem})", f"{outs[0]}.push({elem})"]
+    if loop == "while":
+        body.append(f"{i} += 1")
+    lines += ["    " + b for b in body]
+    lines.append(f"print({', '.join(outs)})")
+
+    def ex(env):
+        got = [[] for _ in outs]
+        for iv, v in enumerate(vals):
+            if stop is not None and iv == stop:
+                break
+            def sc():
+                w = checked_at(wvals, iv) if loop != "array" else 1
+                return chk("int", v * w, "multiplication") if et == "int" else v * float(w)
+            cv = int(cut) if et == "int" else float(cut)
+            if shape == "partition":
+                if v < cv:
+                    got[0].append(v)
+                elif k == 3 and v == cv:
+                    got[2].append(sc())
+                else:
+                    got[1].append(sc())
+            else:
+                got[0].append(v)
+                got[1].append(sc())
+                if k == 3:
+                    got[2].append(v)
+                    got[0].append(v)
+        env_out(env).append(" ".join(show("[" + et + "]", o) for o in got) + "\n")
+    return lines, ex
+
+
 def scratch(g):
     """A scratch array (opt_scratch.c keeps an element read back only in the
     iteration that stored it in a local and drops the store): t = [zero] *
@@ -5132,7 +5219,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push"]
 
 
 def classify(problem):
