@@ -38,8 +38,11 @@
  * statement's only one (the rest, quiet, cannot tell it ran first).
  * A check is one the emitter writes at that place: an array of scalars
  * named by a variable, not proved (in_bounds, a guard's in_range_by), not
- * a carried slot, not in a swapped or jammed nest (rows in locals), in
- * the same inlined call as the conversion (the same frames).
+ * a carried slot, not in a swapped or jammed nest (rows in locals). The
+ * conversion may be in a call written in place and its check in the
+ * caller (a bin(x) helper, counts[bin(x)] += 1): the check panics with
+ * the conversion's place, which names its calls (loc.inl), the frames it
+ * panicked in before (histogram while_bin_fn 13.5 -> 11.2 ms).
  *
  * Where it runs: last, after version. Run before it, it would see the
  * checks version later removes in a loop's fast copy, and the conversion
@@ -121,11 +124,13 @@ static bool carries(const struct ir_node *e)
     return false;
 }
 
-/* A bounds check the emitter writes where n is, of array type arr, in the
- * conversion conv's inlined call. */
-static bool checked(const struct ir_node *n, const struct type *arr, const struct ir_node *conv)
+/* A bounds check the emitter writes where n is, of array type arr. In any
+ * inlined call: the check names the conversion's own place, whose chain of
+ * calls written in place is its loc's (loc.inl), so a conversion in a
+ * callee's copy panics in the callee's frames wherever its check is. */
+static bool checked(const struct ir_node *n, const struct type *arr)
 {
-    return !n->in_bounds && !n->in_range_by && !n->slot && !n->f2i_conv && n->loc.inl == conv->loc.inl && scalar_array(arr);
+    return !n->in_bounds && !n->in_range_by && !n->slot && !n->f2i_conv && scalar_array(arr);
 }
 
 /* The conversion whose check read e's check may make: CONV where its index
@@ -136,7 +141,7 @@ static struct ir_node *keyed_read(struct ir_node *e)
     if (e->op != IR_INDEX || e->a->op != IR_VAR) return NULL;
     struct ir_node *c = CONV ? (carries(e->b) ? CONV : NULL) : conv_of(e->b);
     if (!c || (!CONV && !reads_only(c->a))) return NULL;
-    return checked(e, e->a->type, c) ? c : NULL;
+    return checked(e, e->a->type) ? c : NULL;
 }
 
 struct mark {
@@ -170,7 +175,7 @@ static bool keyed_marks(struct ir_node *u)
     if (u->op == IR_LET || u->op == IR_ASSIGN || (u->op == IR_RETURN && u->a)) return quiet_but_keyed(u->a) && NMARKS > 0;
     if (u->op != IR_STORE || u->nkids != 1 || !quiet_but_keyed(u->a) || NMARKS < 0) return false;
     struct ir_node *own = CONV ? (carries(u->kids[0]) ? CONV : NULL) : conv_of(u->kids[0]);
-    if (own && (CONV || reads_only(own->a)) && checked(u, u->var->type, own)) {
+    if (own && (CONV || reads_only(own->a)) && checked(u, u->var->type)) {
         if (NMARKS >= MAX_KEYED) return false;
         MARKS[NMARKS++] = (struct mark){u, own};
         return true;
