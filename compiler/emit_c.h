@@ -278,6 +278,20 @@ void range_loop(struct ir_node *s, const char *lo, const char *hi);
 /* A loop over range(lo, .., step)'s n values (evaluated), v its variable. */
 void values_loop(struct ir_node *s, const char *v, const char *n, const char *lo, const char *step);
 
+/* ---- prefetching loops (emit_prefetch.c) ---------------------------------- */
+
+/* A loop opt_prefetch.c wrote twice, s the if [runs long] of the copies
+ * (ir_runs_long_if), n the count its test reads, over the loop's bounds or
+ * snapshot evaluated once (for the test and the copy that runs): the copy
+ * prefetching, else the loop as written (one: the loop's writer). from: the
+ * variable the copy as written starts at (pf_blocks), else lo or 0. */
+struct pf_loop { const char *lo, *hi, *v, *n, *snap, *k, *from; };
+/* The if [runs long] s of a loop's two copies, printed by one (its writer). */
+void pf_runs_long(struct ir_node *s, const char *n, const struct pf_loop *a,
+                  void (*one)(struct ir_node *, const struct pf_loop *));
+/* The data pointer of stream a of a prefetching loop, typed (a view's where one is open). */
+const char *stream_data(struct ir_var *a);
+
 /* ---- guard tests (emit_guards.c) ------------------------------------------ */
 
 /* What joins guard test i to the ones before it. */

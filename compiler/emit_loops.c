@@ -131,31 +131,11 @@ static void range_head(struct ir_node *s, const char *lo, const char *hi, bool i
     F->ind++;
     line("%s = %s;", v, k);
     /* opt_prefetch.c: the streams' elements BRT_PREFETCH_AHEAD bytes on */
-    for (int i = 0; prefetch && i < s->nstreams; i++)
-        line("BRT_PREFETCH((%s *)%s->data + %s);", ctype(s->streams[i]->type->elem), vname(s->streams[i]), k);
+    for (int i = 0; prefetch && i < s->nstreams; i++) line("BRT_PREFETCH(%s + %s);", stream_data(s->streams[i]), k);
 }
 
 static void range_end(void)
 {
-    F->ind--;
-    line("}");
-}
-
-/* A loop opt_prefetch.c wrote twice, s the if [runs long] of the copies
- * (ir_runs_long_if), n the count its test reads, over the loop's bounds or
- * snapshot evaluated once (for the test and the copy that runs): the copy
- * prefetching, else the loop as written (one: the loop's writer). */
-struct pf_loop { const char *lo, *hi, *v, *n, *snap, *k; };
-static void runs_long(struct ir_node *s, const char *n, const struct pf_loop *a,
-                      void (*one)(struct ir_node *, const struct pf_loop *))
-{
-    line("if (%s >= BRT_PREFETCH_MIN) {", n);
-    F->ind++;
-    one(s->b, a);
-    F->ind--;
-    line("} else {");
-    F->ind++;
-    one(s->c, a);
     F->ind--;
     line("}");
 }
@@ -166,7 +146,7 @@ void range_loop(struct ir_node *s, const char *lo, const char *hi)
 {
     struct pf_loop a = {.lo = lo, .hi = hi};
     /* [runs long](lo, hi): hi < lo is a count past any limit, and a loop that runs no time */
-    if (ir_runs_long_if(s)) runs_long(s, arena_printf("(uint64_t)%s - (uint64_t)%s", hi, lo), &a, range_loop_one);
+    if (ir_runs_long_if(s)) pf_runs_long(s, arena_printf("(uint64_t)%s - (uint64_t)%s", hi, lo), &a, range_loop_one);
     else range_loop_one(s, &a);
 }
 
@@ -1031,7 +1011,7 @@ static void snap_loop(struct ir_node *s, const struct pf_loop *a)
 {
     bool prefetch = s->prefetch;
     fold_unroll(s);
-    line("for (int64_t %s = 0; %s < %s; %s++) {", a->k, a->k, a->n, a->k);
+    line("for (int64_t %s = %s; %s < %s; %s++) {", a->k, a->from ? a->from : "0", a->k, a->n, a->k);
     F->ind++;
     line("%s = %s[%s];", a->v, a->snap, a->k);
     if (prefetch) line("BRT_PREFETCH(%s + %s);", a->snap, a->k); /* opt_prefetch.c */
@@ -1068,7 +1048,7 @@ static void array_loop(struct ir_node *s, const char *v, const char *n, const ch
         return;
     }
     struct pf_loop a = {.v = v, .n = n, .snap = snap, .k = k};
-    if (ir_runs_long_if(s)) runs_long(s, n, &a, snap_loop); /* [runs long](xs): the snapshot's length */
+    if (ir_runs_long_if(s)) pf_runs_long(s, n, &a, snap_loop); /* [runs long](xs): the snapshot's length */
     else snap_loop(s, &a);
 }
 

@@ -15,9 +15,12 @@
  * measured runs no further ahead, so each line waits for memory (a stream
  * of 24 instructions an element, 4 * 10^6 doubles five times: 77 ms over
  * 32 MB, 24 ms over 32 KB in cache, 23 ms over 32 MB with a prefetch 2 KB
- * ahead, 38 with one 512 bytes ahead). The emitter writes one software
- * prefetch per iteration, BRT_PREFETCH_AHEAD bytes past the element
- * (BRT_PREFETCH, runtime/brine_rt.h): clamp_fn 90 -> 22 ms portable.
+ * ahead, 38 with one 512 bytes ahead). The emitter writes a software
+ * prefetch BRT_PREFETCH_AHEAD bytes past the elements (BRT_PREFETCH,
+ * runtime/brine_rt.h): clamp_fn 90 -> 22 ms portable. Where the body is
+ * small it runs the loop in blocks of 8 iterations, unrolled, one prefetch
+ * per block's 64 bytes (emit_prefetch.c pf_blocks: clamp_fn 13.7 -> 11.2 ms
+ * native, the C 11.2), else one per iteration.
  *
  * The loops marked: innermost sequential range loops and array loops
  * (no loop or generator inside, not on the pool, not part of a swapped or

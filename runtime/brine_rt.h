@@ -66,6 +66,14 @@
 #else
 #define BRT_PREFETCH(p) ((void)0)
 #endif
+/* The lines of the next n elements from p, BRT_PREFETCH_AHEAD bytes on: one
+ * prefetch per 64 bytes (a block of a loop's iterations: emit_prefetch.c
+ * pf_blocks). n is a constant: one prefetch for 8 elements of 8 bytes. */
+#define BRT_PREFETCH_LINES(p, n)                                               \
+    do {                                                                       \
+        for (size_t pf_o_ = 0; pf_o_ < (size_t)(n) * sizeof *(p); pf_o_ += 64) \
+            BRT_PREFETCH((const char *)(p) + pf_o_);                           \
+    } while (0)
 /* A panic is cold as well as noreturn: gcc then predicts every path into one
  * as never taken. __builtin_expect alone says 90% (its default), so a loop
  * of eight unproved checks looked as if it left by a panic in two

@@ -1428,16 +1428,17 @@ check "branch loop: the output" [ "$(./bl/b)" = "[0.75, 1.5] [0.75, 1.5, 0.0, 0.
 
 # ---- prefetch: a loop storing at a computed index reads its stream ahead ----
 # A histogram's loop (for x in xs: counts[b] += 1) prefetches its element
-# stream (BRT_PREFETCH, opt_prefetch.c); a loop storing at its own index
-# (ys[i] = ...) gets none, nor does any loop with --opt=-prefetch.
+# stream (opt_prefetch.c), a small body's in blocks of 8 iterations, once a
+# block (BRT_PREFETCH_LINES, emit_prefetch.c pf_blocks); a loop storing at its
+# own index (ys[i] = ...) gets none, nor does any loop with --opt=-prefetch.
 mkdir -p pf
 printf 'fn hist(xs: [float]) -> [int]:\n    var c = [0] * 4\n    for x in xs:\n        c[min(int(x * 4.0), 3)] += 1\n    return c\n\nfn twice(xs: [float]) -> [float]:\n    var ys = [0.0] * len(xs)\n    for i in 0..len(xs):\n        ys[i] = xs[i] * 2.0\n    return ys\n\nfn main():\n    print(hist([0.1, 0.9, 0.5]), twice([1.0]))\n' > pf/p.br
 "$BRINE" --dump=c pf/p.br > pf.c 2> pf.log
 "$BRINE" build --emit-c --opt=-prefetch pf/p.br -o pf/off 2>> pf.log
 check "prefetch: the histogram's stream read ahead, the map's not, none with the pass off" \
-    [ "$(cbody pf.c bf_main_hist | grep -c 'BRT_PREFETCH(')" -eq 1 -a \
+    [ "$(cbody pf.c bf_main_hist | grep -c 'BRT_PREFETCH_LINES(')" -eq 1 -a \
       "$(cbody pf.c bf_main_twice | grep -c 'BRT_PREFETCH')" -eq 0 -a \
-      "$(grep -c 'BRT_PREFETCH(' pf/off.c)" -eq 0 ]
+      "$(grep -c 'BRT_PREFETCH\(_LINES\)\?(' pf/off.c)" -eq 0 ]
 check "prefetch: the output" [ "$("$BRINE" run pf/p.br)" = "[1, 0, 1, 1] [2.0]" ]
 # The loop prefetching is IR: if [runs long](xs) (its count at least
 # BRT_PREFETCH_MIN): the loop prefetching, else the loop as written; the test
