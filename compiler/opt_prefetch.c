@@ -24,9 +24,10 @@
  *
  * The loops marked: innermost sequential range loops and array loops
  * (no loop or generator inside, not on the pool, not part of a swapped or
- * jammed nest) whose body stores into an array at an index it computes:
- * not the loop's variable, a value the loop does not change, or a sum of
- * them (regular). Their streams: for x in xs, the snapshot xs; for i in
+ * jammed nest) whose body stores a scalar into an array at an index it
+ * computes: not the loop's variable, a value the loop does not change, or
+ * a sum of them (regular); in a row of rows, any of its indices (a 2-D
+ * histogram's counts[i][j] += 1: scatter). Their streams: for x in xs, the snapshot xs; for i in
  * lo..hi, each array variable of scalars read as a[i] in the body outside
  * any condition, which the body does not write: the emitter reads its
  * data pointer at the top of each iteration, which the iteration reads
@@ -82,6 +83,20 @@ static bool regular(const struct ir_node *e, int depth)
     }
 }
 
+/* Whether store n writes a scalar at an index it computes: a[b] = v, or
+ * in a row of rows at any level, g[i][j] = v (a 2-D histogram's counts). */
+static bool scatter(const struct ir_node *n)
+{
+    struct type *t = n->var->type;
+    bool computed = false;
+    for (int i = 0; i < n->nkids; i++) {
+        if (t->kind != T_ARRAY || n->kids[i]->op == IR_FIELD) return false;
+        computed |= !regular(n->kids[i], 0);
+        t = t->elem;
+    }
+    return computed && !type_is_ref(t);
+}
+
 /* Looks through the body for loops and scatter stores. */
 static void scan(struct ir_node *n)
 {
@@ -91,7 +106,7 @@ static void scan(struct ir_node *n)
         pf_inner = true;
         return;
     case IR_STORE:
-        if (n->nkids == 1 && scalar_array(n->var->type) && !regular(n->kids[0], 0)) pf_scatter = true;
+        if (scatter(n)) pf_scatter = true;
         break;
     default: break;
     }
