@@ -147,6 +147,7 @@ struct fctx {
     bool in_helper, frame_used;
     struct ir_node *fold;        /* a fold loop's chunk helper: the loop (its sums' steps, fold_step) */
     bool fold256;                /* BP_FOLD256: its folds' steps without BP_FOLD (emit_program.c) */
+    bool width256;               /* BP_WIDTH256: its deepest loops in-order float folds (emit_program.c) */
     bool in_lanes;               /* in a jammed nest's loop over lanes (emit_loops.c): the lanes' sums are
                                   * separate folds, each in order in its lane, so their steps get no
                                   * BP_FOLD, and gcc may run the lanes in one vector */

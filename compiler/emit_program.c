@@ -138,6 +138,79 @@ static void fo_scan(struct ir_node *n)
     fo_loop = outer || inner || loop;
 }
 
+/* fd_scan: the innermost loops of a function at its deepest level, and
+ * the cost of a step of each: another loop's step its work (ir_par_work,
+ * which gcc's vectors spread over lanes), a scalar in-order float fold's
+ * step FOLD_STEP_WORK, as long as that much work takes in vectors while
+ * the step waits on its add (a fold inside a swapped or jammed nest runs
+ * in lanes: another loop). */
+enum { FOLD_STEP_WORK = 32 };
+static int fd_depth, fd_max, fd_jam;
+static int64_t fd_fold_cost, fd_other_cost; /* at fd_max */
+static bool fd_wide_call;
+static bool fold_only(struct ir_fn *f);
+
+/* Whether loop n runs a short constant count (unroll_hint's): its steps
+ * are written out in the loop around it. */
+static bool fd_short(struct ir_node *n)
+{
+    const struct ir_iter *it = &n->iter;
+    if (n->op != IR_FOR_RANGE || !it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT) return false;
+    __int128 c = (__int128)it->hi->ival - (__int128)it->lo->ival + (it->inclusive ? 1 : 0);
+    return c <= IR_SHORT_TRIPS;
+}
+
+/* fd_has_loop: a loop anywhere in n */
+static bool fd_loop;
+static void fd_find_loop(struct ir_node *n)
+{
+    if (!n || fd_loop) return;
+    if (fo_is_loop(n)) fd_loop = true;
+    else ir_each_child(n, fd_find_loop);
+}
+
+/* Whether a call of f may bring loops of another width into the caller:
+ * f has loops and is no BP_FOLD256 function (never inlined). */
+static bool fd_call_wide(struct ir_fn *f)
+{
+    fd_loop = false;
+    fd_find_loop(f->body);
+    if (!fd_loop) return false;
+    bool saved = fo_loop;
+    int folds = fo_folds, others = fo_others;
+    bool only = fold_only(f);
+    fo_loop = saved, fo_folds = folds, fo_others = others;
+    return !only;
+}
+
+static void fd_scan(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_CALL && n->fn && fd_call_wide(n->fn)) fd_wide_call = true;
+    if (n->op == IR_IF && n->a->op == IR_GUARD_TEST) { /* a versioned loop: the copy that runs, its fast one */
+        fd_scan(n->b);
+        return;
+    }
+    bool outer = fo_loop;
+    bool loop = fo_is_loop(n) && !fd_short(n);
+    bool jam = n->swap || n->jam || n->nslots;
+    fd_depth += loop, fd_jam += jam;
+    fo_loop = false;
+    ir_each_child(n, fd_scan);
+    bool inner = fo_loop;
+    fd_depth -= loop, fd_jam -= jam;
+    if (loop && !inner) {
+        bool fold = !fd_jam && !n->par && fo_folds_float(n);
+        int d = fd_depth + 1;
+        if (d > fd_max) fd_max = d, fd_fold_cost = fd_other_cost = 0;
+        if (d == fd_max) {
+            if (fold) fd_fold_cost += FOLD_STEP_WORK;
+            else fd_other_cost += ir_par_work(n->op == IR_REDUCE || n->op == IR_LISTCOMP ? n->elem : n->b);
+        }
+    }
+    fo_loop = outer || inner || loop;
+}
+
 /* fo_find_loop: a loop, a call or a builtin but len in n (fo_loop) */
 static void fo_find_loop(struct ir_node *n)
 {
@@ -235,6 +308,28 @@ void fold_unroll(struct ir_node *loop)
     if (work <= FOLD_LOOP_WORK) line("BP_FOLD_LOOP");
 }
 
+/* Whether f's deepest loops spend their time more in scalar in-order float
+ * folds than in other work (fd_scan), and no call may bring loops into
+ * it: BP_WIDTH256 then (gcc's 256-bit vectors, never inlined). A 512-bit
+ * instruction lowers the core's clock for a while on the machines
+ * measured; a fold's chain of adds, which no vector shortens, pays that in
+ * full, while the other loops' vectors only lose half their lanes. In C:
+ * a Gram-Schmidt's dot (scalar, in order) then update of v (vectors), 150
+ * x 300, ran 2.51 ms at 512 bits and 1.93 at 256, and 2.31 against 1.79
+ * with the dot reading another array than the update writes (so not the
+ * forwarding of wide stores). A product of all lanes would go 1.45 -> 2.05
+ * ms and is not marked; nor is a map of polynomials with a sum after it,
+ * whose map's work outweighs the sum's chain. */
+static bool fold_deepest(struct ir_fn *f)
+{
+    fo_loop = false;
+    fd_depth = fd_max = fd_jam = 0;
+    fd_fold_cost = fd_other_cost = 0;
+    fd_wide_call = false;
+    fd_scan(f->body);
+    return !fd_wide_call && fd_fold_cost > fd_other_cost;
+}
+
 static bool fold_only(struct ir_fn *f)
 {
     fo_loop = false;
@@ -252,6 +347,7 @@ static void emit_fn(struct ir_fn *f)
     F->site = f->has_site;
     F->owner = !quiet_fn(f);
     F->fold256 = fold_only(f);
+    F->width256 = !F->fold256 && fold_deepest(f);
     for (int i = 0; i < f->nparams; i++) {
         F->vst[f->params[i]->id] = VS_BORROWED;
         if (f->owns && f->owns[i]) { /* its caller handed it over (opt_move.c): released at exit as a local */
@@ -267,8 +363,8 @@ static void emit_fn(struct ir_fn *f)
      * from a body the pool may run is called from its two copies (ir.h:
      * twice_called); BP_FOLD256: in-order float folds at 256 bits */
     const char *hint = fn_recursive(f) ? "BRT_NOINLINE " : f->twice_called ? "inline " : "";
-    bprintf(o, "/* %s.%s */\nstatic %s%s%s\n{\n", f->module, f->name, hint, F->fold256 ? "BP_FOLD256 " : "",
-            fn_header(f));
+    bprintf(o, "/* %s.%s */\nstatic %s%s%s\n{\n", f->module, f->name, hint,
+            F->fold256 ? "BP_FOLD256 " : F->width256 ? "BP_WIDTH256 " : "", fn_header(f));
     if (f->ret != ty_void) bprintf(o, "    %s r_ = %s;\n", ctype(f->ret), zero_of(f->ret));
     if (F->decl.p) bputs(o, F->decl.p);
     if (!quiet_fn(f)) bprintf(o, "    brt_stack_check(%s);\n", loc_ref(f->loc)); /* emit_quiet.c */
@@ -356,6 +452,15 @@ static const char *prelude =
     "#define BP_FOLD256 __attribute__((target(\"prefer-vector-width=256\"), noinline))\n"
     "#else\n"
     "#define BP_FOLD256\n"
+    "#endif\n"
+    "/* A function whose deepest loops spend their time in in-order float\n"
+    " * folds (emit_program.c: fold_deepest): 256-bit vectors, for the 512-bit\n"
+    " * ones slow the clock that the folds' chains of adds wait on. Never\n"
+    " * inlined: a copy in another function would take that one's width. */\n"
+    "#if defined(__GNUC__) && !defined(__clang__) && !defined(__TINYC__) && defined(__AVX512F__)\n"
+    "#define BP_WIDTH256 __attribute__((target(\"prefer-vector-width=256\"), noinline))\n"
+    "#else\n"
+    "#define BP_WIDTH256\n"
     "#endif\n"
     "/* Before a short innermost loop of a constant trip count (emit_program.c:\n"
     " * unroll_hint): gcc -O2 keeps it rolled, a compare and branch per\n"

@@ -1366,6 +1366,53 @@ check "push cursor: the filter's pushes in locals, the length read pushes as wri
       "$(cbody pc.c bf_main_lens | grep -c 'BRT_CURSOR')" -eq 0 ]
 check "push cursor: the output" [ "$("$BRINE" run pc/p.br)" = "[2.0, 1.5] [0, 2, 4, 6]" ]
 
+# ---- 256-bit vectors in a function whose deepest loops are folds ----
+# A function whose deepest loops spend their time in scalar in-order float
+# folds (a dot then an update of v, per row) is BP_WIDTH256, gcc's 256-bit
+# vectors (512-bit ones slow the clock the chain of adds waits on); not a
+# product whose loops run in lanes, a large map with a sum after it, or a
+# function calling one with loops (which gcc could write in place).
+mkdir -p wd
+cat > wd/w.br <<'EOB'
+fn gs(q: [[float]], v0: [float]) -> [float]:
+    var v = v0
+    for j in 0..len(q):
+        var p = 0.0
+        for k in 0..len(v):
+            p += q[j][k] * v[k]
+        for k in 0..len(v):
+            v[k] -= p * q[j][k]
+    return v
+
+fn prod(a: [[float]], b: [[float]]) -> [[float]]:
+    var c = [[0.0] * len(b[0]) for i in 0..len(a)]
+    for i in 0..len(a):
+        for k in 0..len(b):
+            for j in 0..len(b[0]):
+                c[i][j] += a[i][k] * b[k][j]
+    return c
+
+fn mapsum(xs: [float]) -> float:
+    let ys = [(((((((x * 0.5 - 0.25) * x + 0.125) * x - 0.0625) * x + 0.03125) * x - 0.015625) * x + 0.0078125) * x - 0.00390625) * x for x in xs]
+    var s = 0.0
+    for y in ys:
+        s += y
+    return s
+
+fn main():
+    let q = [[float((i * 7 + k * 3) % 11) * 0.1 for k in 0..6] for i in 0..3]
+    let v = gs(q, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    print(v, prod(q, [[1.0, 0.5], [0.25, 2.0], [1.5, -1.0], [0.0, 1.0], [2.0, 2.0], [-0.5, 0.75]]), mapsum(v))
+EOB
+"$BRINE" build --release --cpu=native --emit-c wd/w.br -o wd/w > wd.log 2>&1
+check "width: builds with --emit-c" [ $? -eq 0 -a -s wd/w.c ]
+check "width: the dot-then-update function is BP_WIDTH256" grep -q '^static BP_WIDTH256 brt_arr \* bf_main_gs(' wd/w.c
+check "width: not the product, the map with a sum, or main (calls)" \
+    [ "$(grep -c '^static BP_WIDTH256 .* bf_main_\(prod\|mapsum\|main\)(' wd/w.c)" -eq 0 ]
+check "width: BP_WIDTH256 is gcc's 256-bit preference, never inlined, with AVX-512 only" \
+    grep -q '^#define BP_WIDTH256 __attribute__((target("prefer-vector-width=256"), noinline))$' wd/w.c
+check "width: the output" [ "$(./wd/w)" = "[0.5303600000000006, -1.2712799999999993, -2.1434200000000003, -4.39188, 3.5964800000000006, 2.7243399999999998] [[0.9750000000000001, 1.4000000000000001], [2.85, 4.25], [2.2500000000000004, 1.875]] 91967.92880543365" ]
+
 # ---- a loop whose small step branches, unrolled by four ----
 # BP_BRANCH_LOOP (gcc's unroll by four) before a statement loop whose small
 # step holds an if statement, or a count assigned a choice (a filter's
