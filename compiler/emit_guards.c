@@ -10,7 +10,10 @@
  * check kept. A range loop whose body is one guarded range loop that it
  * cannot change (ir.h: guards_outside) has the inner loop's guards tested
  * once, before itself (opt_version.c): the nest with every inner iteration
- * unchecked, else as written. The nest that runs is then a plain
+ * unchecked, else as written (an inner guard naming the outer variable, a
+ * column along a path, over the outer range: nest_guard_cond; its rows'
+ * lengths where the fast nest enters its inner loop: rows_only_cond). The
+ * nest that runs is then a plain
  * nest of two loops, which gcc can unroll and jam (the outer loop's
  * iterations two at a time in one inner loop: each element loaded once for
  * two steps). A guard of a deeper row (u[i - 1][j][k]: a path) selects
@@ -146,6 +149,102 @@ struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, b
         bprintf(&cond, " %s %s", i ? guard_join(i) : nonempty ? "&& (" : "|| (",
                 loop_guard_test(&s->guards[i], lo, last, hi, s->iter.inclusive));
     bputs(&cond, ")");
+    return cond;
+}
+
+/* ---- nests whose inner loop's guards are tested before them ---- */
+
+/* An inner bound of a nest (guards_outside), evaluated before the outer
+ * loop runs (perhaps never): + - * of literals and variables computed
+ * without panicking, an overflow setting the flag *bad names (declared
+ * here the first time) and failing the test; the nest that runs computes
+ * its bounds again, as written. */
+static const char *nest_bound(struct ir_node *e, const char **bad)
+{
+    if (e->op != IR_BINARY) return tmp(e->type, "%s", emit_expr(e));
+    if (!*bad) {
+        *bad = new_temp();
+        line("int %s = 0;", *bad);
+    }
+    return tmp(e->type, "%s", base_c(e, *bad));
+}
+
+/* The test of nest guard g (ir_guard_outer: over the outer variable) over
+ * the outer range lo .. last and the inner one ilo .. ilast: of a column
+ * of rows along a path, each row on the way selected once its index is
+ * tested, then the column's indices over the outer range and the inner
+ * ones from 0 up (bp_path_rows; each row's length the fast nest tests
+ * where it enters its inner loop, rows_only_cond); of a fixed guard, its
+ * one index over the outer range. */
+static const char *outer_guard_test(const struct ir_guard *g, int w, const char *lo, const char *last, const char *ilo,
+                                    const char *ilast)
+{
+    if (w == 2) {
+        struct ir_guard c = *g;
+        c.fixed = false, c.idx_var = NULL;
+        return guard_test(&c, lo, last);
+    }
+    /* the rows on the way, up to the one whose rows the outer variable
+     * selects (not named: the test stands before its loop) */
+    const char *row = vname(g->arr);
+    int64_t off = g->row_off;
+    for (int k = 0; k < g->npath; k++) {
+        struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
+        row = arena_printf("bp_row_at(%s, %s, %" PRId64 "LL)", row, at ? vname(at) : "0", off);
+        off = g->path_offs[k];
+    }
+    if (g->fixed) ilo = ilast = g->idx_var ? vname(g->idx_var) : "0";
+    return arena_printf("bp_path_rows(%s, %s, %s, %" PRId64 "LL, %s, %s, %" PRId64 "LL)", row, lo, last, off, ilo,
+                        ilast, g->off);
+}
+
+/* A rows_only test (opt_version.c: rows_each) over the inner range lo ..
+ * hi: empty, or each guard's row (every index on the way proved by the
+ * nest's test: read unchecked) holding the last index, hi (- 1) + off
+ * (a fixed guard's: its one index + off), which that test proved fits. */
+static struct buf rows_only_cond(struct ir_node *t, const char *lo, const char *hi)
+{
+    struct buf cond = {0};
+    bprintf(&cond, "%s %s %s || (1", lo, t->iter.inclusive ? ">" : ">=", hi);
+    for (int i = 0; i < t->nguards; i++) {
+        const struct ir_guard *g = &t->guards[i];
+        const char *row = vname(g->arr);
+        for (int k = 0; k <= g->npath; k++) {
+            struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
+            int64_t off = k ? g->path_offs[k - 1] : g->row_off;
+            const char *ix = at ? arena_printf("%s + %" PRId64 "LL", vname(at), off) : arena_printf("%" PRId64 "LL", off);
+            row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, ix);
+        }
+        const char *last = g->fixed ? g->idx_var ? vname(g->idx_var) : "0" : t->iter.inclusive ? hi : arena_printf("(%s - 1)", hi);
+        bprintf(&cond, " & (%s + %" PRId64 "LL < %s->len)", last, g->off, row);
+    }
+    bputs(&cond, ")");
+    return cond;
+}
+
+/* A nest's test (guards_outside: t's clause the outer range lo .. hi, C
+ * expressions evaluated once): its inner bounds (nest_bound), a non-empty
+ * inner range, and every inner guard, those of the outer variable
+ * (ir_guard_outer) over the outer range; the caller frees .p (*ilop,
+ * *ihip: the inner bounds' C names). */
+static struct buf nest_guard_cond(struct ir_node *t, const char *lo, const char *hi, const char **ilop, const char **ihip)
+{
+    const char *bad = NULL;
+    scope_open();
+    const char *ilo = *ilop = nest_bound(t->kids[0], &bad), *ihi = *ihip = nest_bound(t->kids[1], &bad);
+    scope_close();
+    struct buf cond = {0};
+    const char *last = t->clauses[0].iter.inclusive ? hi : arena_printf("%s - 1", hi);
+    const char *ilast = t->iter.inclusive ? ihi : arena_printf("%s - 1", ihi);
+    bprintf(&cond, "%s%s %s %s", bad ? arena_printf("!%s && ", bad) : "", ilo, t->iter.inclusive ? "<=" : "<", ihi);
+    for (int i = 0; i < t->nguards; i++) {
+        const struct ir_guard *g = &t->guards[i];
+        int w = ir_guard_outer(g, t->clauses[0].var);
+        const char *test = w > 0 ? outer_guard_test(g, w, lo, last, ilo, ilast)
+                                 : loop_guard_test(g, ilo, ilast, ihi, t->iter.inclusive);
+        bprintf(&cond, " %s %s", i ? guard_join(i) : "&& (", test);
+    }
+    if (t->nguards) bputs(&cond, ")");
     return cond;
 }
 
@@ -307,14 +406,13 @@ void emit_versioned(struct ir_node *s)
             return;
         }
         if (t->nclauses) {
-            scope_open();
-            const char *ilo = tmp(t->kids[0]->type, "%s", emit_expr(t->kids[0]));
-            const char *ihi = tmp(t->kids[1]->type, "%s", emit_expr(t->kids[1]));
-            scope_close();
-            cond = range_guard_cond(t, ilo, ihi, true);
+            const char *ilo, *ihi;
+            cond = nest_guard_cond(t, lo, hi, &ilo, &ihi);
             if (t->par)
                 bprintf(&cond, " && !brt_par_for_splits(%s, %s, %" PRId64 "LL)", ilo, ihi,
                         ir_par_least(ir_guards_outside_of(s->c)->b));
+        } else if (t->rows_only) {
+            cond = rows_only_cond(t, lo, hi);
         } else {
             cond = range_guard_cond(t, lo, hi, false);
         }

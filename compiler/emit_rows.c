@@ -708,10 +708,19 @@ static const char *bound_name(struct ir_node *e)
     return NULL;
 }
 
+/* Whether outer's body is its inner loop alone (no unique statement
+ * before it, ir_guards_outside_of: one makes a row unique in the nest). */
+static bool only_loop(const struct ir_node *outer, const struct ir_node *in)
+{
+    const struct ir_node *b = outer->b;
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    return b == in;
+}
+
 void restrict_nest(struct ir_node *outer, const char *lo, const char *hi)
 {
     struct ir_node *in = ir_guards_outside_of(outer);
-    if (!in || CG->nest_inner || outer->iter.lo->type != ty_int) {
+    if (!in || !only_loop(outer, in) || CG->nest_inner || outer->iter.lo->type != ty_int) {
         range_loop(outer, lo, hi);
         return;
     }

@@ -144,12 +144,42 @@ bool ir_store_one_index(const struct ir_node *s)
     return true;
 }
 
-struct ir_node *ir_guards_outside_of(const struct ir_node *s)
+/* Range loop s's one statement (blocks looked through, the unique
+ * statements before it passed over: opt_unique.c's of the row a store in
+ * it reaches), or NULL. */
+static struct ir_node *nest_body(const struct ir_node *s)
 {
     if (s->op != IR_FOR_RANGE) return NULL;
     struct ir_node *b = s->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    while (b && b->op == IR_BLOCK) {
+        int u = 0;
+        while (u < b->nkids && b->kids[u]->op == IR_UNIQUE) u++;
+        if (b->nkids - u != 1) return NULL;
+        b = b->kids[u];
+    }
+    return b;
+}
+
+struct ir_node *ir_guards_outside_of(const struct ir_node *s)
+{
+    struct ir_node *b = nest_body(s);
     return b && b->op == IR_FOR_RANGE ? b : NULL;
+}
+
+struct ir_node *ir_rows_if_of(const struct ir_node *s)
+{
+    struct ir_node *b = nest_body(s);
+    return b && b->op == IR_IF && b->versioned && b->a->op == IR_GUARD_TEST && b->a->rows_only ? b : NULL;
+}
+
+int ir_guard_outer(const struct ir_guard *g, const struct ir_var *v)
+{
+    int last = g->rows ? g->npath : -1, where = 0; /* the row selectors: at_var, path_vars[0 .. npath) */
+    for (int k = 0; k <= last; k++)
+        if ((k ? g->path_vars[k - 1] : g->at_var) == v) where = where || k < last ? -1 : 1;
+    if (g->idx_var == v) where = where || !g->fixed || g->base ? -1 : 2;
+    if (g->cols || g->at || g->same_len || g->inner || g->base) return where ? -1 : 0;
+    return where;
 }
 
 bool ir_runs_long_if(const struct ir_node *s)
@@ -254,11 +284,19 @@ bool ir_source_held(struct ir_node *s)
     return s->op == IR_FOR_ARRAY && r->op == IR_VAR && !r->moved && !ir_writes(s->b, r->var, true);
 }
 
-/* Guards (a loop's, a guard test's) name arrays and indices in scope. */
-static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, int n)
+/* Guards (a loop's, a guard test's) name arrays and indices in scope, or
+ * (outer: a nest's test) its outer variable where ir_guard_outer allows. */
+static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, int n, struct ir_var *outer)
 {
     for (int i = 0; i < n; i++) {
         struct ir_guard *g = &gs[i];
+        if (outer && ir_guard_outer(g, outer) > 0) {
+            VEC_GROW(st->scope, st->nscope, st->cap);
+            st->scope[st->nscope++] = outer; /* the column's variable, over the outer range */
+            v_guards(st, l, g, 1, NULL);
+            st->nscope--;
+            continue;
+        }
         want(st, l, in_scope(st, g->arr) && (!g->at_var || in_scope(st, g->at_var)) &&
                         (!g->idx_var || in_scope(st, g->idx_var)), "a guard names a variable out of scope");
         want(st, l, !g->fixed || !g->at_var || g->rows, "a fixed guard's row without rows");
@@ -275,7 +313,7 @@ static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, 
  * in scope; the nodes it proves may name it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
 {
-    if (l->op != IR_IF) v_guards(st, l, l->guards, l->nguards);
+    if (l->op != IR_IF) v_guards(st, l, l->guards, l->nguards, NULL);
     for (int i = 0; i < l->nrowmins; i++)
         want(st, l, in_scope(st, l->rowmins[i]) && l->rowmins[i]->type->kind == T_ARRAY &&
                         l->rowmins[i]->type->elem->kind == T_ARRAY, "rowmins names no array of arrays in scope");
@@ -378,9 +416,13 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
      * its inner loop the fast copy (keeping the guards tested per group of
      * the rows its lets name), and the nest as written over the clause's */
     struct ir_node *fi = t->guards_outside ? ir_guards_outside_of(f) : t->jammed ? f->swap : f;
+    /* guards_outside with columns: the fast nest's inner loop in the
+     * then-branch of its own rows_only if (opt_version.c: rows_each) */
+    struct ir_node *ri = t->guards_outside && !fi ? ir_rows_if_of(f) : NULL;
+    if (ri) fi = ri->b;
     struct ir_node *wi = t->nclauses || fused ? NULL : w;
     struct ir_node *fo = t->guards_outside || t->jammed ? f : t->swapped ? ir_guards_outside_of(f) : NULL;
-    want(st, s, fi && fi->fast_in == s && !fi->slow && (!fi->nguards || t->jammed) && !fi->par && !f->nguards && !w->nguards &&
+    want(st, s, fi && fi->fast_in == (ri ? ri : s) && !fi->slow && (!fi->nguards || t->jammed) && !fi->par && !f->nguards && !w->nguards &&
                     (t->nclauses ? !fo->fast_in && !w->fast_in && !w->slow : fused || (w->slow && !w->fast_in)),
          "a versioned loop's copies not marked fast and slow");
     want(st, s, !t->swapped || (fo && !fo->nguards && !fo->swap && !fo->par && !w->swap && !w->guards_outside),
@@ -722,8 +764,10 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     case IR_GUARD_TEST:
         want(st, n, t == ty_bool && (n->nguards || n->swapped || n->jammed) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
              "guard test");
-        v_guards(st, n, n->guards, n->nguards);
+        v_guards(st, n, n->guards, n->nguards, n->guards_outside && n->nclauses ? n->clauses[0].var : NULL);
         want(st, n, n->swapped || n->jammed || !n->nswap_guards, "swap guards on a guard test not of a swapped or jammed nest");
+        for (int i = 0; n->rows_only && i < n->nguards; i++)
+            want(st, n, !n->nclauses && n->guards[i].rows && !n->guards[i].base, "a rows-only guard test of no rows");
         for (int i = 0; i < n->nswap_guards; i++) { /* over the nest's two ranges, each index a literal or a variable */
             struct ir_guard *g = &n->swap_guards[i];
             want(st, n, in_scope(st, g->arr) && (!g->at || g->at->op == IR_INT || (g->at->op == IR_VAR && in_scope(st, g->at->var))),

@@ -226,6 +226,9 @@ struct ir_node {
      * marks the indices they prove) */
     struct ir_node *swap;
     bool jam;                    /* instead: four outer iterations at a time inside one inner loop */
+    bool rows_only;              /* IR_GUARD_TEST (opt_version.c): in a versioned nest's fast copy, of its
+                                  * inner loop's columns (ir_guard_outer): only the length of each row,
+                                  * the rest held by the nest's test (ir_rows_if_of) */
     bool swapped;                /* IR_GUARD_TEST (opt_version.c): of a swapped nest, its then-branch
                                   * the inner loop outside, its else-branch the nest as written */
     bool jammed;                 /* IR_GUARD_TEST (opt_version.c): of a jammed nest, its then-branch
@@ -744,11 +747,25 @@ struct ir_node *ir_step_value(const struct ir_node *r, struct ir_var *k, struct 
  * the whole loop, so the C emitter takes no snapshot of it (emit_loops.c). */
 bool ir_source_held(struct ir_node *s);
 /* The range loop that is range loop s's whole body (blocks of one statement
- * looked through), or NULL. Its guards, if any, are what guards_outside
+ * looked through, and the unique statements before it: opt_unique.c's of
+ * the row a store in it reaches), or NULL. Its guards, if any, are what guards_outside
  * tests before s, unless a later pass swapped the nest, put a loop on the
  * pool or dropped every guard (opt_range.c): then the nest is written as
  * that pass says. */
 struct ir_node *ir_guards_outside_of(const struct ir_node *s);
+/* Where loop guard g names variable v, the outer loop of a nest whose
+ * inner loop g guards (guards_outside): 0 nowhere; 1 only as the index of
+ * the last row, the row holding the index (a row guard m[v + c][k], a
+ * path u[i][v + c][k]: a column of rows along the outer range, every one
+ * holding the inner range); 2 only as the one index of a fixed guard
+ * (m[r][v + c]: the index over the outer range); -1 elsewhere, more than
+ * once or in a guard with a base (the guard depends on v otherwise: not
+ * tested outside). */
+int ir_guard_outer(const struct ir_guard *g, const struct ir_var *v);
+/* The versioned if of a rows_only test that is range loop s's whole body
+ * (as ir_guards_outside_of looks), or NULL: a versioned nest's fast copy
+ * whose inner loop tests each row of its columns (opt_version.c). */
+struct ir_node *ir_rows_if_of(const struct ir_node *s);
 /* A loop opt_prefetch.c wrote twice, if [runs long](its bounds): the loop
  * prefetching else the loop as written: the if's loop as written (its
  * else-branch, whose bounds, views and marks the copies share); else s. */

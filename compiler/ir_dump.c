@@ -134,6 +134,7 @@ static void dump_expr(FILE *out, struct ir_node *n)
             dump_iter(out, &n->clauses[i].iter);
         }
         if (n->par) fputs(" unsplit", out);
+        if (n->rows_only) fputs(" each-row", out); /* only the rows' lengths: a versioned nest's */
         if (n->swapped || n->jammed) { /* (guards i in ilo..ihi swapped j in lo..hi swap[x+0]: a+0) */
             fputs(n->jammed ? " jammed " : " swapped ", out);
             dump_var(out, n->clauses[0].var);

@@ -31,6 +31,12 @@
  *                   m[a] = ... or m[a][b] = ... as deep as the path's rows),
  *                   reads and stores: one guard tests each index before the
  *                   row it selects, then that row holding k + c.
+ *                   A nest whose inner loop's guards the outer loop cannot
+ *                   change (guards_outside: guard_outside) has them tested
+ *                   once, before it; a guard may name the outer variable
+ *                   as the index of its last row or its one fixed index
+ *                   (ir_guard_outer: u[i][j + c][k] in `for j: for k`, a
+ *                   column along the path, tested over j's range).
  *                   Columns: m[i + c][k], the row changing along the loop
  *                   and k not (or i + d): the row index's guard and a
  *                   column guard, k below the least length of the rows the
@@ -749,20 +755,33 @@ static void guard_loop(struct ir_node *loop, struct body *b)
  * cannot change. */
 static bool outside_bound(struct bce *x, struct ir_node *n)
 {
-    if (n->op == IR_BINARY) return false; /* it might overflow where the loop never runs */
+    /* + - * of those: it might overflow where the loop never runs, so the
+     * test computes it without panicking (emit_guards.c), an overflow
+     * failing it; the nest that runs computes it as written */
+    if (n->op == IR_BINARY) return fixed_expr(x, n);
     if (n->op == IR_BUILTIN && (n->nkids != 1 || n->kids[0]->op != IR_VAR)) return false;
     return invariant(x, n);
 }
 
-/* Whether guard g names only what outer loop x cannot change. */
+/* Whether variable v of guard g keeps its value through outer loop x, or
+ * is x's variable where ir_guard_outer allows it. */
+static bool outside_var(struct bce *x, const struct ir_var *v)
+{
+    return !v || v == x->iv || !(x->b->use[v->id] & (U_ASSIGN | U_DEFINED));
+}
+
+/* Whether guard g names only what outer loop x cannot change, or x's own
+ * variable as the index of its last row or its one fixed index (a column
+ * of the outer range: u[i][j + c][k] in `for j: for k`, tested over j's
+ * range, each row holding k's, ir_guard_outer). */
 static bool outside_guard(struct bce *x, const struct ir_guard *g)
 {
     if (!(g->rows || g->cols ? fixed_rows(x, g->arr, 1 + g->npath) : fixed_length(x, g->arr))) return false;
-    struct ir_var *vs[2] = {g->at_var, g->idx_var};
-    for (int i = 0; i < 2; i++)
-        if (vs[i] && (x->b->use[vs[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
+    int w = ir_guard_outer(g, x->iv);
+    if (w < 0 || (w && (x->iv->type != ty_int || (x->b->use[x->iv->id] & U_ASSIGN)))) return false;
+    if (!outside_var(x, g->at_var) || !outside_var(x, g->idx_var)) return false;
     for (int i = 0; i < g->npath; i++)
-        if (g->path_vars[i] && (x->b->use[g->path_vars[i]->id] & (U_ASSIGN | U_DEFINED))) return false;
+        if (!outside_var(x, g->path_vars[i])) return false;
     return !g->base || fixed_expr(x, g->base);
 }
 
