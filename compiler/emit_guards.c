@@ -417,7 +417,10 @@ void emit_versioned(struct ir_node *s)
             cond = range_guard_cond(t, lo, hi, false);
         }
     }
-    line("if (%s) {", cond.p);
+    /* a rows_only test runs at each entry of a nest's inner loop: likely,
+     * else gcc laid the copy as written (every check) across the path to
+     * the fast one (stencil3/accum_main 25.2 -> 23.7 ms) */
+    line(t->rows_only ? "if (BRT_LIKELY(%s)) {" : "if (%s) {", cond.p);
     free(cond.p);
     for (int version = 0; version < 2; version++) {
         struct ir_node *copy = version ? s->c : s->b;
