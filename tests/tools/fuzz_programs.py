@@ -4549,6 +4549,16 @@ def recurrence(g):
     return lines, ex
 
 
+def loop_over(loop, xs, i, x):
+    """The head of a loop over array xs, a range, array or while loop (the
+    while's own i += 1 is the body's), and how its body names the element."""
+    if loop == "range":
+        return [f"for {i} in 0..len({xs}):"], f"{xs}[{i}]"
+    if loop == "array":
+        return [f"for {x} in {xs}:"], x
+    return [f"var {i} = 0", f"while {i} < len({xs}):"], f"{xs}[{i}]"
+
+
 def record(g):
     """A running record (opt_records.c marks its update seldom taken): the
     least or greatest value of an array of ints or floats so far, its index,
@@ -4583,15 +4593,8 @@ def record(g):
     lines = [f"let {xs} = [{', '.join(lit(v) for v in vals)}]" if vals else f"let {xs}: [{et}] = []"]
     first = f"{xs}[0] * {kl}" if start == "first" and n else lit(init)
     lines += [f"var {best} = {first}", f"var {bi} = -1", f"var {m} = 0"]
-    if loop == "range":
-        lines.append(f"for {i} in 0..len({xs}):")
-        elem = f"{xs}[{i}]"
-    elif loop == "array":
-        lines.append(f"for {x} in {xs}:")
-        elem = x
-    else:
-        lines += [f"var {i} = 0", f"while {i} < len({xs}):"]
-        elem = f"{xs}[{i}]"
+    head, elem = loop_over(loop, xs, i, x)
+    lines += head
     body = []
     if stop is not None and loop != "array":
         body += [f"if {i} == {stop}:", "    break"]
@@ -4656,15 +4659,8 @@ def split_push(g):
     lines = [f"let {xs} = [{', '.join(lit(v) for v in vals)}]" if vals else f"let {xs}: [{et}] = []",
              f"let {ws} = [{', '.join(str(v) for v in wvals)}]" if wvals else f"let {ws}: [int] = []"]
     lines += [f"var {o}: [{et}] = []" for o in outs]
-    if loop == "range":
-        lines.append(f"for {i} in 0..len({xs}):")
-        elem = f"{xs}[{i}]"
-    elif loop == "array":
-        lines.append(f"for {x} in {xs}:")
-        elem = x
-    else:
-        lines += [f"var {i} = 0", f"while {i} < len({xs}):"]
-        elem = f"{xs}[{i}]"
+    head, elem = loop_over(loop, xs, i, x)
+    lines += head
     # the weight read: ws[i] (a panic past a shorter ws), or 1 in an array loop
     wread = f"{ws}[{i}]" if loop != "array" else "1"
     scaled = f"{elem} * {wread}" if et == "int" else f"{elem} * float({wread})"
