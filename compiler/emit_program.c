@@ -150,17 +150,25 @@ static int64_t fd_fold_cost, fd_other_cost; /* at fd_max */
 static bool fd_wide_call;
 static bool fold_only(struct ir_fn *f);
 
+/* The count of range it's literal bounds, or -1 where they are not both
+ * literals (a count below 0 is a loop that runs no time). */
+static __int128 literal_trips(const struct ir_iter *it)
+{
+    if (!it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT) return -1;
+    __int128 n = (__int128)(int64_t)(uint64_t)it->hi->ival - (__int128)(int64_t)(uint64_t)it->lo->ival +
+                 (it->inclusive ? 1 : 0);
+    return n < 0 ? 0 : n;
+}
+
 /* Whether loop n runs a short constant count (unroll_hint's): its steps
  * are written out in the loop around it. */
 static bool fd_short(struct ir_node *n)
 {
-    const struct ir_iter *it = &n->iter;
-    if (n->op != IR_FOR_RANGE || !it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT) return false;
-    __int128 c = (__int128)it->hi->ival - (__int128)it->lo->ival + (it->inclusive ? 1 : 0);
-    return c <= IR_SHORT_TRIPS;
+    __int128 c = n->op == IR_FOR_RANGE ? literal_trips(&n->iter) : -1;
+    return c >= 0 && c <= IR_SHORT_TRIPS;
 }
 
-/* fd_has_loop: a loop anywhere in n */
+/* fd_find_loop: a loop anywhere in n (fd_loop) */
 static bool fd_loop;
 static void fd_find_loop(struct ir_node *n)
 {
@@ -247,11 +255,8 @@ static bool inorder_fold_loop(struct ir_node *n)
 bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2)
 {
     if (loop->slow || loop->nguards) return false; /* the checked copy: it runs rarely */
-    if (!it->is_range || it->lo->op != IR_INT || it->hi->op != IR_INT || it->lo->type != ty_int
-        || it->hi->type != ty_int)
-        return false;
-    __int128 n = (__int128)(int64_t)(uint64_t)it->hi->ival - (__int128)(int64_t)(uint64_t)it->lo->ival
-                 + (it->inclusive ? 1 : 0);
+    if (!it->is_range || it->lo->type != ty_int || it->hi->type != ty_int) return false;
+    __int128 n = literal_trips(it);
     if (n < 2 || n > IR_SHORT_TRIPS || ir_loops_or_calls(body) || ir_loops_or_calls(body2)) return false;
     line("BP_UNROLL");
     return true;

@@ -290,20 +290,15 @@ static struct ir_node *place(struct ir_node *s, struct ir_node *iff, struct ir_n
  * here, 23.6). */
 static void rows_each(struct ir_node *fast, struct ir_node *fast_in, struct ir_node *in, struct ir_var *ov)
 {
-    struct ir_guard *gs = NULL;
+    struct ir_guard *gs = arena_alloc(sizeof *gs * (size_t)in->nguards);
     int n = 0;
     for (int i = 0; i < in->nguards; i++)
-        if (ir_guard_outer(&in->guards[i], ov) == 1) {
-            gs = xrealloc(gs, sizeof *gs * (size_t)(n + 1));
-            gs[n++] = in->guards[i];
-        }
+        if (ir_guard_outer(&in->guards[i], ov) == 1) gs[n++] = in->guards[i];
     if (!n) return;
     struct loc at = in->loc;
     struct ir_node *test = ir_new(IR_GUARD_TEST, at, ty_bool), *iff = ir_new(IR_IF, at, ty_void);
     test->rows_only = true;
-    test->guards = arena_alloc(sizeof *gs * (size_t)n), test->nguards = n;
-    memcpy(test->guards, gs, sizeof *gs * (size_t)n);
-    free(gs);
+    test->guards = gs, test->nguards = n;
     test->var = in->var;
     test->iter.is_range = true, test->iter.inclusive = in->iter.inclusive;
     ir_push_kid(test, fast_in->iter.lo);
