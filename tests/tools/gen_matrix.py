@@ -14,7 +14,8 @@ Element types: the scalars, str, [T], [[T]], tuples, structs and Options
 holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
-print, slices, +, +=, extend (of itself), copy on write, [x] * n, insert, remove, pop,
+print, slices, +, +=, extend (of itself), copy on write, pushes into two arrays by
+one loop, [x] * n, insert, remove, pop,
 element stores, a recurrence through the array (up and down), scratch arrays
 (read back in the storing iteration, filled by one loop and read by the next), reverse, reversed, sort and sorted, running
 records (argmin and max, ordered types), contains
@@ -396,6 +397,16 @@ def program(t):
     body("    let cw2 = cw")
     body("    cw[1] = xs[2]")
     PS([("cw", [xs[5], xs[2]] + xs[2:] + [xs[1]], at), ("cw2", [xs[5]] + xs[1:] + [xs[1]], at), ("xs", xs, at)])
+    # one loop pushing into two arrays made empty before it (a cursor each,
+    # opt_cursor.c, where the elements own nothing)
+    body("    var sp0: [%s] = []" % t.name)
+    body("    var sp1: [%s] = []" % t.name)
+    body("    for i in 0..len(xs):")
+    body("        if i % 3 == 0:")
+    body("            sp0.push(xs[i])")
+    body("        else:")
+    body("            sp1.push(xs[i])")
+    PS([("sp0", xs[0::3], at), ("sp1", [x for i, x in enumerate(xs) if i % 3], at)])
     PA("[xs[1]] * 3", [xs[1]] * 3)
     PA("base()[2:3] * 2", xs[2:3] * 2)
     body("    var b = base()")
