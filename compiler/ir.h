@@ -475,6 +475,10 @@ void opt_shortfor(struct ir_program *ir); /* opt_shortfor.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
+/* Sequential scans that are the whole value of a let, assignment or return
+ * written as loops pushing their running values (opt_scanloop.c, run by
+ * opt_fill first). */
+void ir_scan_loops(struct ir_program *ir);
 void opt_cover(struct ir_program *ir);    /* opt_cover.c */
 /* The blocks statement s reaches through statements (an if's branches, a
  * loop's body), not through expressions: block_fn(b) for each, which walks

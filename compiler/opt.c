@@ -34,7 +34,7 @@
     X(shortfor, opt_shortfor, "short range loops of literal bounds written out, one copy of the body per value") \
     X(accum, opt_accum, "float sums over k inside loops over j run k outside, into a row of sums") \
     X(comploop, opt_comploop, "comprehensions whose element tests a condition written as loops") \
-    X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index") \
+    X(fill, opt_fill, "loops pushing one value per iteration into an empty array fill it by index; sequential scans are such loops") \
     X(cover, opt_cover, "fresh arrays whose every element the next statements store made without their fill") \
     X(fuse, opt_fuse, "comprehensions a loop reads element by element computed where it reads them") \
     X(unswitch, opt_unswitch, "conditions a loop cannot change tested once, before it") \

@@ -272,6 +272,7 @@ static void grow_block(struct ir_node *b)
 void opt_fill(struct ir_program *ir)
 {
     P = ir;
+    ir_scan_loops(ir);
     for (int i = 0; i < ir->fns.len; i++) fill_block(((struct ir_fn *)ir->fns.items[i])->body);
     for (int i = 0; i < ir->fns.len; i++) grow_block(((struct ir_fn *)ir->fns.items[i])->body);
 
