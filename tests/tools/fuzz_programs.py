@@ -541,6 +541,7 @@ class Gen:
         self.records = random.Random(seed ^ 0x2EC0)  # whether to write a running least or greatest value (record)
         self.scratches = random.Random(seed ^ 0x5C2A)  # whether to write a scratch array read back in the same iteration (scratch)
         self.splits = random.Random(seed ^ 0x5B17)  # whether to write one loop pushing into several arrays (split_push)
+        self.scans = random.Random(seed ^ 0x5CA7)  # whether to write a scan a statement evaluates first (scan_stmt)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2176,7 +2177,8 @@ class Gen:
                                 (self.calls, 0.05, pool_call), (self.zips, 0.04, row_zip),
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
-                                (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push)):
+                                (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
+                                (self.scans, 0.04, scan_stmt)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4707,6 +4709,95 @@ def split_push(g):
     return lines, ex
 
 
+def scan_stmt(g):
+    """A scan that a statement evaluates first (opt_scanloop.c writes it as a
+    loop pushing its running values, which fill or cursor then run): scan sum
+    or product of ints, u64 or floats, or scan(f, start, gen) of text, as a
+    let, an assignment, a print's first value or indexed; now and then a
+    filter, a second clause, a read past the end of the data (a panic
+    between entries), an int that overflows. Draws from g.scans."""
+    r = g.scans
+    if g.pure:
+        return None
+    g.use("scan-stmt")
+    et = r.choice(["int", "int", "u64", "float", "str"])
+    xs, i, j, x, v = (g.fresh(p) for p in ("xs", "i", "j", "x", "v"))
+    n = r.randint(0, 8)
+    if et == "int":
+        vals = [r.choice([-3, 0, 2, 5, 7, 4611686018427387904 if r.random() < 0.15 else 1]) for _ in range(n)]
+        lit = str
+    elif et == "u64":
+        vals = [r.choice([0, 1, 3, 9, 13835058055282163712 if r.random() < 0.15 else 2]) for _ in range(n)]
+        lit = lambda q: "u64(4611686018427387904) * u64(3)" if q == 13835058055282163712 else f"u64({q})"
+    elif et == "float":
+        vals = [r.choice([-1.5, 0.25, 2.0, 3.75, 1.0]) for _ in range(n)]
+        lit = fmt_float
+    else:
+        vals = [r.choice(["a", "bc", "", "d"]) for _ in range(n)]
+        lit = lambda q: '"' + q + '"'
+    src = r.choice(["range", "array"])
+    m = n + (1 if src == "range" and r.random() < 0.15 else 0)
+    k = r.choice([1, 1, 1, 2]) if r.random() < 0.3 else 0
+    filt = r.random() < 0.3
+    cut = r.choice(vals) if vals else None
+    if src == "range":
+        gen = f"{xs}[{i}] for {i} in 0..{m}"
+        if k:
+            gen += f" for {j} in 0..{k}"
+        if filt:
+            gen += f" if {i} % 2 == 0"
+    else:
+        gen = f"{x} for {x} in {xs}"
+        if k:
+            gen += f" for {j} in 0..{k}"
+        if filt and cut is not None:
+            gen += f" if {x} != {lit(cut)}"
+    if et == "str":
+        back = r.random() < 0.5
+        red = None
+        expr = f'scan(lambda a, b: {"b + a" if back else "a + b"}, "s", {gen})'
+    else:
+        red = r.choice(["sum", "product"])
+        expr = f"scan {red}({gen})"
+    where = r.choice(["let", "assign", "print", "index"])
+    lines = [f"let {xs} = [{', '.join(lit(q) for q in vals)}]" if vals else f"let {xs}: [{et}] = []"]
+    if where == "let":
+        lines += [f"let {v} = {expr}", f"print({v})"]
+    elif where == "assign":
+        lines += [f"var {v}: [{et}] = []", f"{v} = {expr}", f"print({v})"]
+    elif where == "print":
+        lines.append(f"print({expr}, len({xs}))")
+    else:
+        lines.append(f"print({expr}[0])")
+
+    def ex(env):
+        acc = "s" if et == "str" else (1 if red == "product" else 0)
+        if et == "float":
+            acc = float(acc)
+        out = []
+        for iv in range(m if src == "range" else n):
+            for _ in range(k or 1):
+                if filt and src == "range" and iv % 2 != 0:
+                    continue
+                xv = checked_at(vals, iv)
+                if filt and src == "array" and cut is not None and xv == cut:
+                    continue
+                if et == "str":
+                    acc = xv + acc if back else acc + xv
+                elif et == "float":
+                    acc = acc + xv if red == "sum" else acc * xv
+                else:
+                    acc = chk(et, acc + xv, "addition") if red == "sum" else chk(et, acc * xv, "multiplication")
+                out.append(acc)
+        if where == "index":
+            env_out(env).append(show(et, checked_at(out, 0)) + "\n")
+        elif where == "print":
+            env_out(env).append(show("[" + et + "]", out) + f" {n}\n")
+        else:
+            env_out(env).append(show("[" + et + "]", out) + "\n")
+    return lines, ex
+
+
 def scratch(g):
     """A scratch array (opt_scratch.c keeps an element read back only in the
     iteration that stored it in a local and drops the store): t = [zero] *
@@ -5215,7 +5306,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt"]
 
 
 def classify(problem):
