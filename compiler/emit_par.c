@@ -180,9 +180,17 @@ static void fold_elem(struct ir_node *rn, const char *acc, const char *has, cons
     case RED_MIN: case RED_MAX:
         if (type_is_ref(t)) {
             /* the accumulator holds its own reference */
-            line("if (!%s || %s) { %s(%s); %s(%s); %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), retain_fn(t), x,
+            line("if (BRT_UNLIKELY(!%s || %s)) { BRT_KEEP_BRANCH(); %s(%s); %s(%s); %s = %s; %s = 1; }", has,
+                 better(rn->reducer, t, x, acc), retain_fn(t), x,
                  release_fn(t), acc, acc, x, has);
+        } else if (t->kind == T_TUPLE || t == ty_i128) {
+            /* a record seldom replaced, kept a branch: as a conditional
+             * move each element would wait on the last one's compare
+             * (a chain of branches of its own in a tuple's order) */
+            line("if (BRT_UNLIKELY(!%s || %s)) { BRT_KEEP_BRANCH(); %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), acc,
+                 x, has);
         } else {
+            /* a number: gcc's min and max instructions */
             line("if (!%s || %s) { %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), acc, x, has);
         }
         return;
