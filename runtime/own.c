@@ -98,8 +98,6 @@ void brt_retain_n(const brt_type *t, const void *p, int64_t n)
  * (when the pool splits the rows the same way each time); dropped first to
  * last, row i came back as row n - 1 - i, written by the other core
  * (stencil/new_grid_main at 2 threads). Nothing observes the order. */
-enum { RELEASE_AHEAD = 8 };
-
 void brt_release_n(const brt_type *t, void *p, int64_t n)
 {
     switch (t->kind) {
@@ -115,6 +113,10 @@ void brt_release_n(const brt_type *t, void *p, int64_t n)
          * likely evicted: a stalled load per row, one after the other.
          * The counts RELEASE_AHEAD rows ahead are fetched meanwhile. */
         brt_arr **e = p;
+        if (!brt_type_owns(t->elem)) { /* rows of scalars: value.c */
+            brt_rows_release(e, n);
+            return;
+        }
         for (int64_t i = n - 1; i >= 0; i--) {
 #if BRT_GCC
             if (i >= RELEASE_AHEAD && e[i - RELEASE_AHEAD])
