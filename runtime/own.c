@@ -114,7 +114,7 @@ void brt_release_n(const brt_type *t, void *p, int64_t n)
          * The counts RELEASE_AHEAD rows ahead are fetched meanwhile. */
         brt_arr **e = p;
         if (!brt_type_owns(t->elem)) { /* rows of scalars: value.c */
-            brt_rows_release(e, n);
+            brt_rows_release(e, n, t->elem);
             return;
         }
         for (int64_t i = n - 1; i >= 0; i--) {

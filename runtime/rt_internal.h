@@ -26,11 +26,11 @@ bool brt_world_fold_reduce_rows(const brt_fold *f, const brt_loc *loc, void *out
  * allocated only by these (the header may share its block with the data). */
 brt_arr *brt_arr_alloc(const brt_type *elem, int64_t len, int64_t cap);
 void brt_arr_reserve(brt_arr *a, int64_t cap);
-/* The release of rows e[0 .. n) whose elements own nothing (brt_release_n
+/* The release of rows e[0 .. n) whose elements (of type elem) own nothing (brt_release_n
  * of an array of such rows), last first; RELEASE_AHEAD rows ahead of the
  * one released, its count is fetched toward the cache. */
 enum { RELEASE_AHEAD = 8 };
-void brt_rows_release(brt_arr **e, int64_t n);
+void brt_rows_release(brt_arr **e, int64_t n, const brt_type *elem);
 /* The shared immortal "" (str elements of brt_arr_new, os.getenv misses). */
 extern brt_str brt_empty_str;
 /* A new str of len bytes (len > 0, its NUL written) for the caller to fill in at *data. */

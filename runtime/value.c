@@ -719,15 +719,16 @@ static bool row_put_here(brt_arr *a, size_t bytes)
 }
 
 /* The freeing of rows e[0 .. n) of scalars (own.c: brt_release_n, an array
- * of rows whose elements own nothing), last first: each row whose count
+ * of rows whose elements, of type elem, own nothing), last first: each row whose count
  * drops to zero goes back as brt_arr_release would put it, the thread's
  * cache found once for them all rather than twice a row, and nothing asked
  * of a row that only a row of rows needs (rows_made_on_pool, its
  * elements' release). A 96^3 grid of 9,216 rows of 96 floats rebuilt each
- * step (stencil3/fn_comp): ~105 -> ~40 instructions a row. The counts
+ * step (stencil3/fn_comp): ~113 -> ~62 instructions a row. The counts
  * RELEASE_AHEAD rows ahead are fetched meanwhile (own.c). */
-void brt_rows_release(brt_arr **e, int64_t n)
+void brt_rows_release(brt_arr **e, int64_t n, const brt_type *elem)
 {
+    size_t es = TYPE_SIZE(elem);
     brt_tcache *tc = BLOCK_CACHE ? brt_tcache_here() : NULL;
     for (int64_t i = n - 1; i >= 0; i--) {
 #if BRT_GCC
@@ -738,7 +739,7 @@ void brt_rows_release(brt_arr **e, int64_t n)
         if (!a || !drop_ref(&a->rc))
             continue;
         if (!is_inline(a)) {
-            size_t bytes = (size_t)a->cap * TYPE_SIZE(a->elem);
+            size_t bytes = (size_t)a->cap * es;
             if (row_put_tc(tc, a, bytes))
                 continue;
             data_put(a->data, bytes, ((arr_block *)((char *)a - offsetof(arr_block, a)))->owner);
@@ -1143,10 +1144,22 @@ brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
     return arr_alloc(elem, 0, n < 0 ? 0 : n < most ? n : most, NULL);
 }
 
+static __attribute__((noinline)) brt_arr *unset_slow(const brt_type *elem, int64_t n, const brt_loc *l)
+{
+    brt_arr *a = arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
+    if (brt_type_owns(elem) && a->len)
+        memset(a->data, 0, (size_t)a->len * TYPE_SIZE(elem)); /* null: released as nothing */
+    return a;
+}
+
+/* A row of plain scalars (kinds up to BRT_BOOL) is taken from the thread's
+ * cache inline, the rest (a miss, a tuple, an array of owned values) in
+ * unset_slow: the common path saves and restores no registers (a
+ * comprehension's 9,216 rows a step, stencil3/fn_comp). */
 brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l)
 {
-    if (n > 8 && n <= ROW_MOST && !brt_type_owns(elem)) { /* a row of scalars: arr_alloc's first try, inline */
-        brt_arr *a = row_get_here((size_t)n * TYPE_SIZE(elem));
+    if (n > 8 && n <= ROW_MOST && elem->kind <= BRT_BOOL) { /* a row of scalars: arr_alloc's first try, inline */
+        brt_arr *a = row_get_here((size_t)n * kind_size[elem->kind]);
         if (a) {
             a->rc = 1;
             a->len = a->cap = n;
@@ -1154,10 +1167,7 @@ brt_arr *brt_arr_unset(const brt_type *elem, int64_t n, const brt_loc *l)
             return a;
         }
     }
-    brt_arr *a = arr_alloc(elem, n < 0 ? 0 : n, n < 0 ? 0 : n, l);
-    if (brt_type_owns(elem) && a->len)
-        memset(a->data, 0, (size_t)a->len * TYPE_SIZE(elem)); /* null: released as nothing */
-    return a;
+    return unset_slow(elem, n, l);
 }
 
 brt_arr *brt_arr_new(const brt_type *elem, int64_t len)
