@@ -21,6 +21,10 @@
  * loop stores into, resizes or assigns, so the element read at i - step is
  * the value the last iteration stored, kept in t.
  *
+ * A flat table t[i * w + j] is the same store: its index X + v then
+ * literals, X a term the loop keeps (index_of), a read carried only
+ * with the same X.
+ *
  * Which loops: a sequential range loop, or a loop over range(lo, hi, step)
  * with a literal step (its variable goes by step each iteration), no
  * `continue` of it (every iteration that goes on reaches the store), not
@@ -87,11 +91,56 @@ static bool continues(const struct ir_node *n, int depth)
     }
 }
 
+/* Whether row index k is the same row in every iteration of the loop
+ * over v whose body is b: literals and variables b does not assign (not
+ * v), + - * of them. Evaluated again it gives the same value, or the same
+ * panic, which the store's own evaluation of it met an iteration before. */
+static bool fixed_row(const struct ir_node *k, struct ir_var *v, struct ir_node *b)
+{
+    if (k->type != ty_int) return false;
+    switch (k->op) {
+    case IR_INT: return true;
+    case IR_VAR: return k->var != v && !ir_writes(b, k->var, false);
+    case IR_BINARY:
+        return (k->bop == OP_ADD || k->bop == OP_SUB || k->bop == OP_MUL) && fixed_row(k->a, v, b) && fixed_row(k->b, v, b);
+    default: return false;
+    }
+}
+
+/* An index `v + c`, or `X + v` then literals (`X + v + c`: X a term the
+ * loop keeps, fixed_row, as the row base i * w of a flat table's
+ * t[i * w + j - 1]), c small: c, and X in x (NULL: none). The read's
+ * partial sums X + v, X + v + the first literals lie within 2^33 of an
+ * index the store checked in bounds k iterations before, so they cannot
+ * overflow where the store's did not. */
+static bool index_of(const struct ir_node *e, struct ir_var *v, struct ir_node *b, const struct ir_node **x, int64_t *c)
+{
+    *x = NULL;
+    if (offset_of(e, v, c)) return true;
+    int64_t k = 0;
+    for (int depth = 0; depth < 4 && e->op == IR_BINARY && e->optype == ty_int && (e->bop == OP_ADD || e->bop == OP_SUB) &&
+                        e->b->op == IR_INT;
+         depth++) {
+        int64_t lit = (int64_t)(uint64_t)e->b->ival;
+        if (lit <= -SMALL || lit >= SMALL) return false;
+        k += e->bop == OP_SUB ? -lit : lit;
+        e = e->a;
+    }
+    if (e->op != IR_BINARY || e->optype != ty_int || e->bop != OP_ADD) return false;
+    const struct ir_node *p = e->a, *q = e->b;
+    if (p->op == IR_VAR && p->var == v) p = e->b, q = e->a;
+    if (q->op != IR_VAR || q->var != v || !fixed_row(p, v, b)) return false;
+    *x = p;
+    *c = k;
+    return true;
+}
+
 /* The read being replaced: the element of the store's row (A, or
  * A[k0]..[km] along the store's own row indices) at v + want, and the
  * locals that replace it (dry: only counted). */
 static struct {
-    struct ir_node *store;
+    struct ir_node *store, *body;
+    const struct ir_node *base;
     struct ir_var *v, *t, *has;
     int64_t want;
     int count;
@@ -117,7 +166,9 @@ static void carry_reads(struct ir_node *n)
     if (!n || n->op == IR_LISTCOMP || n->op == IR_REDUCE || n->op == IR_FNVAL) return;
     ir_each_child(n, carry_reads);
     int64_t c;
-    if (n->op != IR_INDEX || n->slot || !offset_of(n->b, R.v, &c) || c != R.want || !store_row(n, R.store)) return;
+    const struct ir_node *x;
+    if (n->op != IR_INDEX || n->slot || !index_of(n->b, R.v, R.body, &x, &c) || c != R.want || !store_row(n, R.store)) return;
+    if (!x != !R.base || (x && !ir_same_term(x, R.base))) return;
     R.count++;
     if (R.dry) return;
     struct ir_node *read = ir_new(IR_INDEX, n->loc, n->type);
@@ -132,22 +183,6 @@ static void carry_reads(struct ir_node *n)
 /* The most iterations back a carried element is read from: x[i - 1],
  * x[i - 2] and x[i - 3] of a store x[i] (a third-order recurrence). */
 #define MAX_BACK 3
-
-/* Whether row index k is the same row in every iteration of the loop
- * over v whose body is b: literals and variables b does not assign (not
- * v), + - * of them. Evaluated again it gives the same value, or the same
- * panic, which the store's own evaluation of it met an iteration before. */
-static bool fixed_row(const struct ir_node *k, struct ir_var *v, struct ir_node *b)
-{
-    if (k->type != ty_int) return false;
-    switch (k->op) {
-    case IR_INT: return true;
-    case IR_VAR: return k->var != v && !ir_writes(b, k->var, false);
-    case IR_BINARY:
-        return (k->bop == OP_ADD || k->bop == OP_SUB || k->bop == OP_MUL) && fixed_row(k->a, v, b) && fixed_row(k->b, v, b);
-    default: return false;
-    }
-}
 
 /* Whether statement s of body b is a store this pass carries in loop l:
  * `A[v + c] = E` or `A[k0]..[km][v + c] = E` (rows the loop keeps:
@@ -164,13 +199,14 @@ static int carried_store(struct ir_node *b, int at, struct ir_var *v, int64_t st
         if (i < s->nkids - 1 && !fixed_row(s->kids[i], v, b)) return 0;
         if (ir_mutates(s->kids[i], s->var)) return 0;
     }
-    if (!offset_of(s->kids[s->nkids - 1], v, c)) return 0;
+    const struct ir_node *x;
+    if (!index_of(s->kids[s->nkids - 1], v, b, &x, c)) return 0;
     for (int i = 0; i < b->nkids; i++)
         if (i != at && ir_writes(b->kids[i], s->var, true)) return 0;
     if (ir_mutates(s->a, s->var)) return 0;
     int back = 0;
     for (int k = 1; k <= MAX_BACK; k++) {
-        R.store = s, R.v = v, R.want = *c - k * step, R.count = 0, R.dry = true;
+        R.store = s, R.body = b, R.base = x, R.v = v, R.want = *c - k * step, R.count = 0, R.dry = true;
         carry_reads(s->a);
         for (int i = 0; i < at; i++) carry_reads(b->kids[i]);
         R.dry = false;
@@ -216,7 +252,7 @@ static void carry_loop(struct ir_node *l, struct ir_node *pre)
         for (int k = 1; k <= back; k++) {
             t[k] = ir_new_temp(P, et, at_loc);
             ir_push_kid(pre, ir_mk_stmt(IR_LET, t[k], ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et), at_loc));
-            R.store = s, R.v = l->var, R.want = c - k * step, R.t = t[k], R.has = has[k];
+            R.store = s, R.v = l->var, /* R.body, R.base: as carried_store left them */ R.want = c - k * step, R.t = t[k], R.has = has[k];
             for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
             carry_reads(s->a);
         }
