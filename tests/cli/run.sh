@@ -1413,6 +1413,52 @@ check "width: BP_WIDTH256 is gcc's 256-bit preference, never inlined, with AVX-5
     grep -q '^#define BP_WIDTH256 __attribute__((target("prefer-vector-width=256"), noinline))$' wd/w.c
 check "width: the output" [ "$(./wd/w)" = "[0.5303600000000006, -1.2712799999999993, -2.1434200000000003, -4.39188, 3.5964800000000006, 2.7243399999999998] [[0.9750000000000001, 1.4000000000000001], [2.85, 4.25], [2.2500000000000004, 1.875]] 91967.92880543365" ]
 
+# A deepest loop's in-order float folds of any step size count too, one
+# chain per fold (an n-body's sums over j of a step with a divide and a
+# sqrt; a matrix-vector product's y[i] += a[i][j] * x[j], whose jammed
+# rows keep y[i] in a local), against the step's work: not a fold whose
+# step (a polynomial of eight coefficients) outweighs its chain.
+cat > wd/w2.br <<'EOB'
+fn forces(x: [float], m: [float]) -> [float]:
+    var f = [0.0] * len(x)
+    for i in 0..len(x):
+        var s = 0.0
+        var t = 0.0
+        for j in 0..len(x):
+            let d = x[j] - x[i]
+            let d2 = d * d + 0.01
+            let inv = 1.0 / (d2 * sqrt(d2))
+            s += m[j] * d * inv
+            t += m[j] * inv
+        f[i] = s - t
+    return f
+
+fn mv(a: [[float]], x: [float]) -> [float]:
+    var y = [0.0] * len(a)
+    for i in 0..len(a):
+        for j in 0..len(x):
+            y[i] += a[i][j] * x[j]
+    return y
+
+fn polysum(xs: [float]) -> float:
+    var s = 0.0
+    for x in xs:
+        s += (((((((x * 0.5 - 0.25) * x + 0.125) * x - 0.0625) * x + 0.03125) * x - 0.015625) * x + 0.0078125) * x - 0.00390625) * x
+    return s
+
+fn main():
+    let n = 10
+    let x = [float((i * 7) % 11) * 0.1 for i in 0..n]
+    let a = [[float((i * 7 + k * 3) % 11) * 0.1 for k in 0..n] for i in 0..n]
+    print(forces(x, x), mv(a, x), polysum(x))
+EOB
+"$BRINE" build --release --cpu=native --emit-c wd/w2.br -o wd/w2 > wd.log 2>&1
+check "width: chains builds with --emit-c" [ $? -eq 0 -a -s wd/w2.c ]
+check "width: the n-body's sums and the matrix-vector product are BP_WIDTH256" \
+    [ "$(grep -c '^static BP_WIDTH256 brt_arr \* bf_main_\(forces\|mv\)(' wd/w2.c)" -eq 2 ]
+check "width: not the polynomial's sum" [ "$(grep -c '^static BP_WIDTH256 .* bf_main_polysum(' wd/w2.c)" -eq 0 ]
+check "width: chains output" [ "$(./wd/w2)" = "[-56.744018473383065, -1337.0698614924927, -449.0308398153323, -1484.6862405407112, -1120.3777977949553, -355.76148340258214, -1642.5473357252297, -812.6096984444667, -194.0498581656326, -1520.4190743746046] [2.9800000000000004, 2.4800000000000004, 2.8600000000000003, 2.4700000000000006, 2.1900000000000004, 2.3500000000000005, 2.6200000000000006, 2.5600000000000005, 2.9400000000000004, 2.2200000000000006] 0.5371472100000001" ]
+
 # ---- a loop whose small step branches, unrolled by four ----
 # BP_BRANCH_LOOP (gcc's unroll by four) before a statement loop whose small
 # step holds an if statement, or a count assigned a choice (a filter's
