@@ -946,7 +946,12 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
     }
     bool hs_all = (!rn->filter || t != ty_float) && (rn->reducer == RED_SUM || rn->reducer == RED_PRODUCT);
     int W = lane_width(rn, wide, staged);
-    const char *hdr = arena_printf("static void bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)", id);
+    /* four float leaves side by side: BP_LEAVES128 (the prelude's), so
+     * that gcc packs the four in-order sums two to a register (SLP) as
+     * the portable build does, not one sum's steps into a wide vector
+     * whose lanes are then added one by one */
+    const char *hdr = arena_printf("static %svoid bp_leaves%d(void *envp, int64_t first, int64_t count, void *vals, unsigned char *has)",
+                                   W == 4 && t == ty_float ? "BP_LEAVES128 " : "", id);
     /* math lanes: an AVX2 copy of the caller too (the prelude's
      * BP_LANE_CLONES), its 32 inputs, sums and counters four to an
      * operation around every brt_lanes_<name> call */

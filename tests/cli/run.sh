@@ -1459,6 +1459,32 @@ check "width: the n-body's sums and the matrix-vector product are BP_WIDTH256" \
 check "width: not the polynomial's sum" [ "$(grep -c '^static BP_WIDTH256 .* bf_main_polysum(' wd/w2.c)" -eq 0 ]
 check "width: chains output" [ "$(./wd/w2)" = "[-56.744018473383065, -1337.0698614924927, -449.0308398153323, -1484.6862405407112, -1120.3777977949553, -355.76148340258214, -1642.5473357252297, -812.6096984444667, -194.0498581656326, -1520.4190743746046] [2.9800000000000004, 2.4800000000000004, 2.8600000000000003, 2.4700000000000006, 2.1900000000000004, 2.3500000000000005, 2.6200000000000006, 2.5600000000000005, 2.9400000000000004, 2.2200000000000006] 0.5371472100000001" ]
 
+# A par float sum's leaves (four side by side, each summed in order) are
+# BP_LEAVES128: gcc's 128-bit vectors with AVX, two sums to a register as
+# in the portable build (wider, gcc took each sum's steps four or eight at
+# a time and added the lanes one by one: 2.1x the time); not an integer
+# sum's leaves, whose order is free.
+cat > wd/l.br <<'EOB'
+fn dot(x: [float], y: [float]) -> float:
+    return par sum(x[i] * y[i] for i in 0..len(x))
+
+fn count(x: [int]) -> int:
+    return par sum(v * 3 for v in x)
+
+fn main():
+    let n = 5000
+    let x = [float(i % 7) * 0.5 + 1.0e-9 * float(i) for i in 0..n]
+    let k = [i % 11 for i in 0..n]
+    print(dot(x, x), count(k))
+EOB
+"$BRINE" build --release --cpu=native --emit-c wd/l.br -o wd/l > wd.log 2>&1
+check "leaves128: builds with --emit-c" [ $? -eq 0 -a -s wd/l.c ]
+check "leaves128: the float sum's leaves, not the integer sum's" \
+    [ "$(grep -c '^\(BP_PAR\|static\) BP_LEAVES128 void bp_leaves[0-9]*(' wd/l.c)" -eq 1 ]
+check "leaves128: 128-bit vectors with AVX, gcc only" \
+    grep -q '^#define BP_LEAVES128 __attribute__((target("prefer-vector-width=128")))$' wd/l.c
+check "leaves128: the output" [ "$(./wd/l)" = "16243.787487541655 74955" ]
+
 # ---- a loop whose small step branches, unrolled by four ----
 # BP_BRANCH_LOOP (gcc's unroll by four) before a statement loop whose small
 # step holds an if statement, or a count assigned a choice (a filter's
