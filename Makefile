@@ -29,7 +29,7 @@ COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
 COMPILER_HDR = compiler/brine.h compiler/check.h compiler/ir.h compiler/driver.h compiler/cli.h compiler/ctext.h compiler/emit_c.h compiler/json.h compiler/lsp.h
 
 RUNTIME_SRC = runtime/panic.c runtime/frames.c runtime/arith.c runtime/value.c runtime/format.c runtime/pool.c \
-              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/math_lanes.c runtime/math_lanes_avx2.c runtime/math_lanes_avx512.c runtime/reduce.c runtime/scan.c runtime/keyed.c runtime/keyfree.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c
+              runtime/print.c runtime/os.c runtime/math.c runtime/math_fma.c runtime/math_lanes.c runtime/math_lanes_avx2.c runtime/math_lanes_avx512.c runtime/reduce.c runtime/scan.c runtime/keyed.c runtime/keyfree.c runtime/text.c runtime/sort.c runtime/world.c runtime/own.c runtime/iter.c
 RUNTIME_HDR = runtime/brine_rt.h runtime/brine_math.h $(wildcard runtime/crmath/*.h) runtime/rt_internal.h runtime/reduce_shape.h runtime/wrap_ovf.h
 
 STDLIB = stdlib/math.br stdlib/random.br
