@@ -608,7 +608,8 @@ static void *data_get(size_t bytes)
  * it asked for, and so does the size it frees): a comprehension of more
  * than BRT_ROOM_BYTES starts at that room and grows by realloc, which
  * keeps a buffer in place while it fits (histogram/ints_main: 4 * 10^6
- * bins a pass). */
+ * bins a pass); an array that is to grow takes it at up to 8 times its
+ * ask (big_take). */
 #define BIG_KEEP ((size_t)64 << 20)
 
 static void *big_get(size_t bytes)
@@ -617,6 +618,30 @@ static void *big_get(size_t bytes)
     if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || tc->bigbytes / 2 > (int64_t)bytes)
         return NULL;
     void *p = tc->big;
+    tc->big = NULL;
+    return p;
+}
+
+/* The kept buffer for an array that is to hold at least bytes (more than
+ * DATA_MAX) and will likely grow to whatever the buffer holds: a
+ * comprehension past its room (brt_arr_room: its length is known) or a
+ * push that outgrows its data (brt_arr_reserve). Taken whatever its size
+ * above bytes, up to BIG_GROW times: *got is its size, which the array's
+ * cap then covers, so the array grows into it with no realloc. The 2x of
+ * big_get missed those: a comprehension of 6 * 10^6 floats starts at 16
+ * MiB of room and doubles to 64, and the 64 MiB it freed a step before
+ * was four times its first ask; past glibc's mmap threshold (32 MiB,
+ * os.c) each step mapped 48 MiB of fresh pages again (12,000 faults a
+ * step, 3x the step's time). The buffer was held already: no more
+ * memory. */
+#define BIG_GROW 8
+static void *big_take(size_t bytes, size_t *got)
+{
+    brt_tcache *tc = BLOCK_CACHE && bytes > DATA_MAX ? brt_tcache_here() : NULL;
+    if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || (size_t)tc->bigbytes / BIG_GROW > bytes)
+        return NULL;
+    void *p = tc->big;
+    *got = (size_t)tc->bigbytes;
     tc->big = NULL;
     return p;
 }
@@ -1111,6 +1136,15 @@ void brt_arr_reserve(brt_arr *a, int64_t cap)
             data_keep(tc, a->data, (size_t)a->cap * es);
         a->data = d;
     } else {
+        size_t got;
+        void *d = a->data ? big_take(bytes, &got) : NULL;
+        if (d) { /* the kept buffer, the whole of it (a push outgrowing its data) */
+            memcpy(d, a->data, (size_t)a->len * es);
+            line_free(a->data);
+            a->data = d;
+            a->cap = (int64_t)(got / es);
+            return;
+        }
         a->data = a->data ? line_realloc(a->data, bytes) : data_at(bytes, false, NULL);
     }
     a->cap = cap;
@@ -1141,6 +1175,19 @@ brt_arr *brt_arr_room(const brt_type *elem, int64_t n)
 {
     int64_t es = (int64_t)TYPE_SIZE(elem);
     int64_t most = es ? BRT_ROOM_BYTES / es : 8;
+    size_t bytes, got;
+    if (n > most && !__builtin_mul_overflow((size_t)n, (size_t)es, &bytes)) {
+        void *d = big_take(bytes, &got); /* the kept buffer holds all n: room for them all */
+        if (d) {
+            brt_arr *a = block_get(0);
+            a->rc = 1;
+            a->len = 0;
+            a->cap = (int64_t)(got / (size_t)es);
+            a->elem = elem;
+            a->data = d;
+            return a;
+        }
+    }
     return arr_alloc(elem, 0, n < 0 ? 0 : n < most ? n : most, NULL);
 }
 

@@ -460,6 +460,63 @@ Test(value, big_data_reused)
     free(other);
 }
 
+/* An array that is to grow takes the kept buffer whatever its size above
+ * what it asks (up to 8 times), and its cap covers the whole buffer: a
+ * push past its data (the elements copied over), a comprehension's room
+ * past BRT_ROOM_BYTES (its length known: the buffer holds them all). */
+Test(value, big_data_grown_into)
+{
+    setenv("BRINE_THREADS", "1", 1);
+    brt_start(0, NULL);
+    brt_arr *a = brt_arr_unset(&brt_t_float, 100000, NULL); /* 800,000 bytes, kept when released */
+    void *d = a->data;
+    brt_arr_release(a);
+    brt_arr *b = brt_arr_room(&brt_t_float, 20000); /* under half of it: its own */
+    cr_assert_neq(b->data, d);
+    for (int64_t i = 0; i < 20001; i++) BRT_COLLECT(double, b, (double)i * 0.5); /* grows: takes it */
+    cr_assert_eq(b->data, d, "the push past its data grew into the kept buffer");
+    cr_assert_eq(b->cap, 100000, "the whole buffer");
+    cr_assert_eq(b->len, 20001);
+    for (int64_t i = 0; i < 20001; i++) cr_assert_eq(((double *)b->data)[i], (double)i * 0.5);
+    cr_assert_null(brt_tcache_here()->big);
+    brt_arr_release(b); /* kept again, 800,000 bytes */
+    cr_assert_eq(brt_tcache_here()->bigbytes, 800000);
+    /* ints, grown by pushes: the first growth under an eighth of it */
+    brt_arr *t = brt_arr_unset(&brt_t_int, 5000, NULL); /* 40,000 bytes, its own */
+    cr_assert_neq(t->data, d);
+    for (int64_t i = 0; i < 5000; i++) ((int64_t *)t->data)[i] = i * 3;
+    int64_t x = 7;
+    t = brt_arr_push(t, &x); /* grows to 80,000 bytes: an eighth of 800,000 is 100,000, not taken */
+    cr_assert_neq(t->data, d);
+    cr_assert_eq(t->cap, 10000);
+    for (int64_t i = 5001; i < 10001; i++) t = brt_arr_push(t, &i); /* to 160,000: takes it */
+    cr_assert_eq(t->data, d);
+    cr_assert_eq(t->cap, 100000);
+    cr_assert_eq(t->len, 10001);
+    for (int64_t i = 0; i < 5000; i++) cr_assert_eq(((int64_t *)t->data)[i], i * 3);
+    cr_assert_eq(((int64_t *)t->data)[5000], 7);
+    for (int64_t i = 5001; i < 10001; i++) cr_assert_eq(((int64_t *)t->data)[i], i);
+    brt_arr_release(t);
+    /* a comprehension of 6 * 10^6 floats (48 MB) after one of 7 * 10^6: its
+     * 16 MiB room is under half of the kept 56 MB, but it takes it whole */
+    int64_t n = 6000000;
+    brt_arr *big = brt_arr_unset(&brt_t_float, 7000000, NULL);
+    void *bd = big->data;
+    brt_arr_release(big);
+    cr_assert_eq(brt_tcache_here()->big, bd);
+    brt_arr *c = brt_arr_room(&brt_t_float, n);
+    cr_assert_eq(c->data, bd, "the comprehension's room is the kept buffer");
+    cr_assert_eq(c->cap, 7000000);
+    for (int64_t i = 0; i < n; i++) BRT_COLLECT(double, c, (double)i);
+    cr_assert_eq(c->data, bd, "no realloc");
+    cr_assert_eq(((double *)c->data)[n - 1], (double)(n - 1));
+    brt_arr_release(c);
+    /* one of 10^6 floats past the room? no: within it, its own */
+    brt_arr *e = brt_arr_room(&brt_t_float, 1000000);
+    cr_assert_neq(e->data, bd);
+    brt_arr_release(e);
+}
+
 /* Array data of more than 64 bytes starts on a 64-byte line: made, grown
  * past its room (realloc), made zero ([0.0] * n), and taken from the cache. */
 static void assert_line(const brt_arr *a)
