@@ -1396,6 +1396,20 @@ struct ir_node *ir_mk_int(int64_t v, struct loc loc)
     return n;
 }
 
+/* (ir.h) */
+struct ir_node *ir_mk_start(enum reducer r, struct type *t, struct loc loc)
+{
+    bool one = r == RED_PRODUCT;
+    if (t == ty_float) {
+        struct ir_node *f = ir_new(IR_FLOAT, loc, t);
+        f->fval = one ? 1.0 : 0.0;
+        return f;
+    }
+    struct ir_node *i = ir_mk_int(one, loc);
+    i->type = t;
+    return i;
+}
+
 struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t)
 {
     struct ir_node *n = ir_new(IR_BINARY, a->loc, t);

@@ -653,6 +653,8 @@ bool ir_stmt_reads(struct ir_node *s, struct ir_var *v);
 struct ir_node *ir_mk_var(struct ir_var *v, struct loc loc);
 struct ir_node *ir_mk_int(int64_t v, struct loc loc);
 struct ir_node *ir_mk_bin(enum op op, struct ir_node *a, struct ir_node *b, struct type *t);
+/* The start of a sum (0) or product (1) of ints, u64 or floats, as a literal. */
+struct ir_node *ir_mk_start(enum reducer r, struct type *t, struct loc loc);
 struct ir_node *ir_mk_and(struct ir_node *a, struct ir_node *b);
 struct ir_node *ir_mk_len(struct ir_node *a); /* len(a) */
 struct ir_node *ir_mk_stmt(int op, struct ir_var *v, struct ir_node *a, struct loc loc);

@@ -598,8 +598,7 @@ static bool comprehension_nest(struct ir_node *n, struct nest *x)
     if (generators(n->elem, &e) != 1) return false;
     if (e->op != IR_REDUCE || e->par || e->world || e->user || e->scan || e->key || e->filter || e->nclauses) return false;
     if (!e->iter.is_range || e->type != ty_float || (e->reducer != RED_SUM && e->reducer != RED_PRODUCT)) return false;
-    struct ir_node *start = ir_new(IR_FLOAT, e->loc, ty_float);
-    start->fval = e->reducer == RED_SUM ? 0.0 : 1.0;
+    struct ir_node *start = ir_mk_start(e->reducer, ty_float, e->loc);
     *x = (struct nest){.j = n->gen_var, .k = e->gen_var, .jlo = (int64_t)n->iter.lo->ival, .jlo_n = n->iter.lo,
                        .jhi = n->iter.hi, .klo = e->iter.lo, .khi = e->iter.hi, .elem = e->elem, .start = start,
                        .bop = e->reducer == RED_SUM ? OP_ADD : OP_MUL};

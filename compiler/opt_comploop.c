@@ -211,8 +211,7 @@ struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, str
 {
     struct loc at = fold->loc;
     struct ir_var *s = ir_new_temp(ir, ty_float, at);
-    struct ir_node *start = ir_new(IR_FLOAT, at, ty_float);
-    start->fval = fold->reducer == RED_SUM ? 0.0 : 1.0;
+    struct ir_node *start = ir_mk_start(fold->reducer, ty_float, at);
     ir_push_kid(body, ir_mk_stmt(IR_LET, s, start, at));
     struct ir_node *kb = ir_new(IR_BLOCK, at, ty_void);
     ir_push_kid(kb, ir_mk_stmt(IR_ASSIGN, s, ir_mk_bin(fold->reducer == RED_SUM ? OP_ADD : OP_MUL, ir_mk_var(s, at), fold->elem, ty_float), at));

@@ -55,16 +55,7 @@ static bool taken(struct ir_node *n)
 
 static struct ir_node *start(struct ir_node *rn)
 {
-    if (rn->user) return ir_copy(NULL, rn->a);
-    bool one = rn->reducer == RED_PRODUCT;
-    if (rn->elem_type == ty_float) {
-        struct ir_node *f = ir_new(IR_FLOAT, rn->loc, ty_float);
-        f->fval = one ? 1.0 : 0.0;
-        return f;
-    }
-    struct ir_node *i = ir_mk_int(one, rn->loc);
-    i->type = rn->elem_type;
-    return i;
+    return rn->user ? ir_copy(NULL, rn->a) : ir_mk_start(rn->reducer, rn->elem_type, rn->loc);
 }
 
 /* The step: acc = combine(acc, E), then t.push(acc). */
@@ -134,7 +125,8 @@ static struct ir_node *as_loop(struct ir_node *s, struct ir_node **slot)
     struct ir_node *rn = *slot;
     struct loc at = rn->loc;
     struct ir_node *r = ir_new(IR_BLOCK, at, ty_void);
-    struct ir_var *t = s->op == IR_LET && slot == &s->a ? s->var : ir_new_temp(P, rn->type, at);
+    bool own = s->op == IR_LET && slot == &s->a; /* the let's variable is t itself */
+    struct ir_var *t = own ? s->var : ir_new_temp(P, rn->type, at);
     ir_push_kid(r, ir_mk_stmt(IR_LET, t, ir_new(IR_ARRAY, at, rn->type), at));
     struct ir_var *acc = ir_new_temp(P, rn->elem_type, at);
     ir_push_kid(r, ir_mk_stmt(IR_LET, acc, start(rn), at));
@@ -145,7 +137,7 @@ static struct ir_node *as_loop(struct ir_node *s, struct ir_node **slot)
         ir_push_kid(body, l);
     }
     ir_push_kid(r, clause_loop(rn, 0, body));
-    if (t != s->var) {
+    if (!own) {
         *slot = ir_mk_var(t, at);
         ir_push_kid(r, s);
     }

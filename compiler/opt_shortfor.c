@@ -242,8 +242,7 @@ static void fold_written_out(struct ir_node *n, int count)
         trips[i] = short_range(it, &lo[i]);
         vars[i] = i ? n->clauses[i - 1].var : n->gen_var;
     }
-    struct ir_node *acc = ir_new(IR_FLOAT, n->loc, ty_float);
-    acc->fval = n->reducer == RED_SUM ? 0.0 : 1.0;
+    struct ir_node *acc = ir_mk_start(n->reducer, ty_float, n->loc);
     for (int k = 0; k < count; k++) {
         struct ir_node *e = ir_copy_fresh(P, n->elem);
         for (int i = 0; i < nv; i++) {
