@@ -269,6 +269,15 @@ static void scan_exact(scan_job *s)
     free(ch);
 }
 
+/* Every node of the levels above the units (after every unit's phase 1). */
+static void upper_nodes(scan_job *s)
+{
+    for (int k = 1; k < s->nlev; k++)
+        if ((UNIT >> k) < 1)
+            for (int64_t j = 0; j < s->lcount[k]; j++)
+                node_value(s, k, j);
+}
+
 static bool scan_fast(scan_job *s)
 {
     int64_t units = (s->nl + UNIT - 1) / UNIT;
@@ -286,11 +295,7 @@ static bool scan_fast(scan_job *s)
         free(trap.msg);
         return false;
     }
-    /* the levels above the units */
-    for (int k = 1; k < s->nlev; k++)
-        if ((UNIT >> k) < 1)
-            for (int64_t j = 0; j < s->lcount[k]; j++)
-                node_value(s, k, j);
+    upper_nodes(s);
     brt_trap_set(outer);
     return true;
 }
@@ -324,10 +329,7 @@ static bool scan_one_thread(scan_job *s)
                     node_value(s, k, (end >> k) - 1);
             phase2(s, u);
         }
-        for (int k = 1; k < s->nlev; k++)
-            if ((UNIT >> k) < 1)
-                for (int64_t j = 0; j < s->lcount[k]; j++)
-                    node_value(s, k, j);
+        upper_nodes(s);
         ok = true;
     }
     brt_trap_set(outer);

@@ -612,14 +612,23 @@ static void *data_get(size_t bytes)
  * its ask (big_take). */
 #define BIG_KEEP ((size_t)64 << 20)
 
-static void *big_get(size_t bytes)
+/* The kept buffer when it holds at least bytes (more than DATA_MAX) and at
+ * most grow times that (its size into *got when got), else NULL. */
+static void *big_from(size_t bytes, size_t grow, size_t *got)
 {
     brt_tcache *tc = BLOCK_CACHE && bytes > DATA_MAX ? brt_tcache_here() : NULL;
-    if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || tc->bigbytes / 2 > (int64_t)bytes)
+    if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || (size_t)tc->bigbytes / grow > bytes)
         return NULL;
     void *p = tc->big;
+    if (got)
+        *got = (size_t)tc->bigbytes;
     tc->big = NULL;
     return p;
+}
+
+static void *big_get(size_t bytes)
+{
+    return big_from(bytes, 2, NULL);
 }
 
 /* The kept buffer for an array that is to hold at least bytes (more than
@@ -640,13 +649,7 @@ static void *big_get(size_t bytes)
 #define BIG_GROW 8
 static void *big_take(size_t bytes, size_t *got)
 {
-    brt_tcache *tc = BLOCK_CACHE && bytes > DATA_MAX ? brt_tcache_here() : NULL;
-    if (!tc || !tc->big || tc->bigbytes < (int64_t)bytes || (size_t)tc->bigbytes / BIG_GROW > bytes)
-        return NULL;
-    void *p = tc->big;
-    *got = (size_t)tc->bigbytes;
-    tc->big = NULL;
-    return p;
+    return big_from(bytes, BIG_GROW, got);
 }
 
 /* Whether p (bytes bytes, big) stays as this thread's kept buffer. */
