@@ -315,10 +315,22 @@ const brt_loc **brt_frames_main(void);
 
 /* ---- checked integer arithmetic (SPEC section 4) ----------------------- */
 
+/* With a constant operand the overflow test reads the result alone: a
+ * value that feeds only the add then has one use, and gcc's reassociation
+ * of min/max/+ chains puts a loop-carried value last (its chain is one add
+ * and one compare shorter).  a + k overflows exactly when the wrapped sum
+ * falls below INT64_MIN + k (k > 0) or above INT64_MAX + k (k < 0). */
+#define BRT_ADD_K_OVF(r, k) ((k) > 0 ? (r) < INT64_MIN + (k) : (k) < 0 && (r) > INT64_MAX + (k))
 BRT_INLINE int64_t brt_add_i64(int64_t a, int64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     int64_t r;
+    if (__builtin_constant_p(b) || __builtin_constant_p(a)) {
+        int64_t k = __builtin_constant_p(b) ? b : a;
+        r = (int64_t)((uint64_t)a + (uint64_t)b);
+        if (BRT_UNLIKELY(BRT_ADD_K_OVF(r, k))) brt_panic(l, BRT_OV_ADD);
+        return r;
+    }
     if (BRT_UNLIKELY(__builtin_add_overflow(a, b, &r))) brt_panic(l, BRT_OV_ADD);
     return r;
 #else
@@ -331,6 +343,13 @@ BRT_INLINE int64_t brt_sub_i64(int64_t a, int64_t b, const brt_loc *l)
 {
 #if BRT_GCC
     int64_t r;
+    if (__builtin_constant_p(b)) {
+        /* a - k overflows exactly when the wrapped difference is above
+         * INT64_MAX - k (k > 0) or below INT64_MIN - k (k < 0) */
+        r = (int64_t)((uint64_t)a - (uint64_t)b);
+        if (BRT_UNLIKELY(b > 0 ? r > INT64_MAX - b : b < 0 && r < INT64_MIN - b)) brt_panic(l, BRT_OV_SUB);
+        return r;
+    }
     if (BRT_UNLIKELY(__builtin_sub_overflow(a, b, &r))) brt_panic(l, BRT_OV_SUB);
     return r;
 #else

@@ -285,3 +285,67 @@ Test(arith, i128_division_and_conversions_random)
     cr_assert_eq(brt_i128_to_f(W(((i128)1 << 80) + ((i128)1 << 27))), 0x1p80);
     cr_assert_eq(brt_i128_to_f(W(((i128)1 << 80) + ((i128)3 << 27))), 0x1p80 + 0x1p29);
 }
+
+/* ---- a constant operand: the overflow test reads the result alone ----
+ * brt_add_i64 and brt_sub_i64 take another path when an operand is a
+ * compile-time constant; each constant here meets the inputs at its edges,
+ * against gcc's __builtin_*_overflow: the same sum where there is one, a
+ * panic where there is not. */
+static volatile int64_t k_input;
+
+#define K_CONSTANTS(X) X(p1, 1) X(p2, 2) X(p7, 7) X(p2e32, 4294967296LL) X(pmax, INT64_MAX) \
+    X(m1, -1) X(m7, -7) X(mmin1, INT64_MIN + 1) X(mmin, INT64_MIN)
+#define K_CHILDREN(name, K) \
+    static void add_r_##name(void *u) { (void)u; brt_add_i64(k_input, K, &L); } \
+    static void add_l_##name(void *u) { (void)u; brt_add_i64(K, k_input, &L); } \
+    static void sub_r_##name(void *u) { (void)u; brt_sub_i64(k_input, K, &L); }
+K_CONSTANTS(K_CHILDREN)
+
+static int k_edges(int64_t k, int64_t *a)
+{
+    const uint64_t mx = INT64_MAX, mn = (uint64_t)INT64_MIN, uk = (uint64_t)k;
+    const uint64_t centres[] = {mn, mx, 0, mx - uk, mn - uk, mx + uk, mn + uk};
+    int n = 0;
+    for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++)
+        for (int d = -2; d <= 2; d++)
+            a[n++] = (int64_t)(centres[c] + (uint64_t)(int64_t)d);
+    return n;
+}
+
+static void k_expect(int64_t got_or_panic, bool ovf, int64_t want, void (*child)(void *),
+                     const char *msg, const char *what, int64_t a)
+{
+    if (!ovf) {
+        cr_expect_eq(got_or_panic, want, "%s with a = %lld", what, (long long)a);
+        return;
+    }
+    k_input = a;
+    struct child_result r = run_child(child, NULL);
+    char exp[128];
+    snprintf(exp, sizeof exp, "panic: %s\n  --> ov.br:8:11\n", msg);
+    cr_expect_eq(r.status, 101, "%s with a = %lld", what, (long long)a);
+    cr_expect_str_eq(r.err, exp, "%s with a = %lld", what, (long long)a);
+}
+
+#define K_CHECK(name, K) \
+    do { \
+        int64_t as[40]; \
+        int n = k_edges(K, as); \
+        for (int i = 0; i < n; i++) { \
+            k_input = as[i]; \
+            int64_t a = k_input, want; \
+            bool ovf = __builtin_add_overflow(a, (int64_t)(K), &want); \
+            k_expect(ovf ? 0 : brt_add_i64(k_input, K, &L), ovf, want, add_r_##name, \
+                     "integer overflow in addition", "a + " #K, a); \
+            k_expect(ovf ? 0 : brt_add_i64(K, k_input, &L), ovf, want, add_l_##name, \
+                     "integer overflow in addition", #K " + a", a); \
+            ovf = __builtin_sub_overflow(a, (int64_t)(K), &want); \
+            k_expect(ovf ? 0 : brt_sub_i64(k_input, K, &L), ovf, want, sub_r_##name, \
+                     "integer overflow in subtraction", "a - " #K, a); \
+        } \
+    } while (0);
+
+Test(arith, constant_operand_edges)
+{
+    K_CONSTANTS(K_CHECK)
+}
