@@ -384,6 +384,10 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
 void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
+/* loop(version, s, ctx) for the generator's checked version and, when opt_loops.c made one, its
+ * fast version behind the guards that prove it */
+void emit_gen_versions(struct ir_node *rn, const struct src *s,
+                       void (*loop)(struct ir_node *version, const struct src *s, void *ctx), void *ctx);
 bool unroll_hint(struct ir_node *loop, const struct ir_iter *it, struct ir_node *body, struct ir_node *body2);
 void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *from,
                  const char *to, bool is_range, void (*elem)(struct ir_node *, void *), void *arg, const char *stop);

@@ -707,11 +707,11 @@ static void seq_range(struct ir_node *s, const char *lo, const char *hi)
  * guard holds for each value the loop takes, lo .. lo + n - 1 (tested
  * once, before it), else the generator as written, which panics where it
  * would. With that pass off, the generator as written alone. */
-void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
-                   const char *stop)
+void emit_gen_versions(struct ir_node *rn, const struct src *s,
+                       void (*loop)(struct ir_node *version, const struct src *s, void *ctx), void *ctx)
 {
     if (!rn->fast_gen) {
-        source_loop(rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
+        loop(rn, s, ctx);
         return;
     }
     const char *last = tmp(ty_int, "%s > 0 ? (int64_t)((uint64_t)%s + (uint64_t)(%s - 1)) : %s", s->n, s->lo, s->n, s->lo);
@@ -724,10 +724,29 @@ void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct 
     free(cond.p);
     for (int version = 0; version < 2; version++) {
         F->ind++;
-        source_loop(version == 0 ? rn->fast_gen : rn, "", s->lo, s->arr, "0", s->n, s->is_range, elem, arg, stop);
+        loop(version == 0 ? rn->fast_gen : rn, s, ctx);
         F->ind--;
         line(version == 0 ? "} else {" : "}");
     }
+}
+
+struct gen_loop_arg {
+    void (*elem)(struct ir_node *, void *);
+    void *arg;
+    const char *stop;
+};
+
+static void whole_source_loop(struct ir_node *version, const struct src *s, void *ctx)
+{
+    struct gen_loop_arg *g = ctx;
+    source_loop(version, "", s->lo, s->arr, "0", s->n, s->is_range, g->elem, g->arg, g->stop);
+}
+
+void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
+                   const char *stop)
+{
+    struct gen_loop_arg g = {elem, arg, stop};
+    emit_gen_versions(rn, s, whole_source_loop, &g);
 }
 
 /* A loop whose iterations run on the pool (opt_parfor.c): the helper
