@@ -78,7 +78,7 @@ static void set_var(struct ir_var *v, const char *pre, const char *lo, const cha
     }
 }
 
-static void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
+void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range)
 {
     set_var(rn->gen_var, pre, lo, arr, k, is_range);
 }
@@ -616,6 +616,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     if (tree && rn->world) again = world_share_begin(rn, &fa);
     int views = open_cap_views(rn);
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
+    else if (!tree && minmax_lanes_fit(rn)) emit_minmax_lanes(rn, &s, fold_cb, &fa, acc, has);
     else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
     close_views(views);
     if (so && !rn->user) line("brt_own_pop(&%s.o);", so);
