@@ -542,6 +542,7 @@ class Gen:
         self.scratches = random.Random(seed ^ 0x5C2A)  # whether to write a scratch array read back in the same iteration (scratch)
         self.splits = random.Random(seed ^ 0x5B17)  # whether to write one loop pushing into several arrays (split_push)
         self.scans = random.Random(seed ^ 0x5CA7)  # whether to write a scan a statement evaluates first (scan_stmt)
+        self.minmaxes = random.Random(seed ^ 0x3A8E)  # whether to write a min or max of up to 30 numbers (minmax_fold)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2178,7 +2179,7 @@ class Gen:
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
                                 (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
-                                (self.scans, 0.04, scan_stmt)):
+                                (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4798,6 +4799,83 @@ def scan_stmt(g):
     return lines, ex
 
 
+def minmax_fold(g):
+    """A min or max of 0-30 ints, u64 or floats (emit_minmax.c folds it eight
+    at a time after the first element kept): of the array itself, of its
+    elements, of an element expression (a product that may overflow, an
+    abs), or of xs[i] over a range that may pass the end (a panic at the
+    first index out of range); now and then a filter (for floats one that
+    keeps NaN, so the first kept element may be one); floats with NaN,
+    infinities and both zeros anywhere. Draws from g.minmaxes."""
+    r = g.minmaxes
+    if g.pure:
+        return None
+    g.use("minmax-fold")
+    et = r.choice(["int", "u64", "float", "float"])
+    red = r.choice(["min", "max"])
+    xs, x, i, v = (g.fresh(p) for p in ("xs", "x", "i", "v"))
+    n = r.choice([r.randint(0, 8), r.randint(9, 30), r.randint(9, 30)])
+    if et == "int":
+        pool = [-3, 0, 2, 5, 7, -8, 4611686018427387904 if r.random() < 0.1 else 1]
+        lit = str
+    elif et == "u64":
+        pool = [0, 1, 3, 9, 2, 4611686018427387904 if r.random() < 0.1 else 4]
+        lit = lambda q: f"u64({q})"
+    else:
+        pool = [-1.5, 0.25, 2.0, -0.0, 0.0, 3.75, -2.5] + ([math.nan, math.inf, -math.inf] if r.random() < 0.5 else [])
+        g.imports.add("math")
+        lit = lambda q: "math.nan" if math.isnan(q) else ("math.inf" if q == math.inf else
+                                                          ("-math.inf" if q == -math.inf else repr(q)))
+    vals = [r.choice(pool) for _ in range(n)]
+    # now and then a few zeros of either sign among values all worse: the
+    # lanes meet at a zero, and the first zero's sign is the result
+    if et == "float" and n and r.random() < 0.2:
+        vals = [-1.0 if red == "max" else 1.0] * n
+        zero = r.choice([-0.0, 0.0])
+        for _ in range(r.randint(1, 3)):
+            vals[r.randrange(n)] = zero
+            zero = -zero
+    shape = r.choice(["array", "gen", "scaled", "index"])
+    filt = r.random() < 0.35
+    m = n + (1 if shape == "index" and r.random() < 0.2 else 0)
+    if et == "float":
+        scaled, fscale = (f"{x} * 2.0", lambda q: q * 2.0) if r.random() < 0.5 else (f"abs({x} - 0.25)", lambda q: abs(q - 0.25))
+        ftext, fkeep = f"not ({x} > 1.0)", lambda q: not (q > 1.0)
+    elif et == "int":
+        scaled, fscale = f"{x} * 3", lambda q: chk("int", q * 3, "multiplication")
+        ftext, fkeep = f"{x} % 2 == 0", lambda q: q % 2 == 0
+    else:
+        scaled, fscale = f"{x} * u64(3)", lambda q: chk("u64", q * 3, "multiplication")
+        ftext, fkeep = f"{x} % u64(2) == u64(0)", lambda q: q % 2 == 0
+    if shape == "array" and not filt:
+        expr = f"{red}({xs})"
+    elif shape == "index":
+        expr = f"{red}({xs}[{i}] for {i} in 0..{m}" + (f" if {i} % 3 != 1" if filt else "") + ")"
+    else:
+        expr = f"{red}({scaled if shape == 'scaled' else x} for {x} in {xs}" + (f" if {ftext}" if filt else "") + ")"
+    lines = [f"let {xs} = [{', '.join(lit(q) for q in vals)}]" if vals else f"let {xs}: [{et}] = []",
+             f"let {v} = {expr}", f"print({v})"]
+
+    def ex(env):
+        acc = None
+        for iv in range(m if shape == "index" else n):
+            if shape == "index":
+                if filt and iv % 3 == 1:
+                    continue
+                q = checked_at(vals, iv)
+            else:
+                q = vals[iv]
+                if filt and not fkeep(q):
+                    continue
+                if shape == "scaled":
+                    q = fscale(q)
+            acc = q if acc is None else combine(red, et, acc, q)
+        if acc is None:
+            raise Panic(f"{red} of an empty sequence")
+        env_out(env).append(show(et, acc) + "\n")
+    return lines, ex
+
+
 def scratch(g):
     """A scratch array (opt_scratch.c keeps an element read back only in the
     iteration that stored it in a local and drops the store): t = [zero] *
@@ -5306,7 +5384,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold"]
 
 
 def classify(problem):
