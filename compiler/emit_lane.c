@@ -795,6 +795,17 @@ static void lanes_close(struct buf *out, int id, const char *ct, bool rows)
 /* One step of staged lanes: body's stages, each for every lane (lane_put),
  * with the lanes call that ends a stage between them, then the steps. The
  * lanes' statements share one scope: each lane's names end in its number. */
+/* One step j_ of every lane: the element at k_ = kb_q + j_ and its fold. */
+static void lanes_plain(struct buf *out, const char *body, const char *steps, int W)
+{
+    for (int q = 0; q < W; q++) {
+        bprintf(out, "                    { /* lane %d */\n                        int64_t k_ = kb_%d + j_;\n", q, q);
+        lane_put(out, body, q);
+        lane_put(out, steps, q);
+        bprintf(out, "                    }\n");
+    }
+}
+
 static void lanes_staged(struct buf *out, const char *body, const char *steps, int W)
 {
     for (int q = 0; q < W; q++) bprintf(out, "                    int64_t k_%d = kb_%d + j_;\n", q, q);
@@ -1060,17 +1071,18 @@ static int lane_leaves(struct ir_node *rn, int id, struct src *s, struct buf *ou
      * 75 to 15 ms with -march=native and 85 to 75 ms without; unrolling it
      * (as before) only left SLP, which found nothing. */
     for (int v = 0; v < lc.nvec; v++) bprintf(out, "                double vi%d_[%d], vo%d_[%d];\n", v, W, v, W);
-    bprintf(out, "                for (int64_t j_ = 0; j_ < BRT_LEAF; j_++) {\n");
-    if (staged) {
-        lanes_staged(out, body.p, lc.steps.p, W);
-    } else {
-        for (int q = 0; q < W; q++) {
-            bprintf(out, "                    { /* lane %d */\n                        int64_t k_ = kb_%d + j_;\n", q, q);
-            lane_put(out, body.p, q);
-            lane_put(out, lc.steps.p, q);
-            bprintf(out, "                    }\n");
-        }
+    /* A min or max without a filter: each leaf's first step written apart,
+     * after which gcc knows every hs_q set, so the step is the compare and
+     * select alone (par max of 10^6 floats at one thread 2.66 -> 1.58 ms) */
+    bool peel = !staged && !rn->filter && (rn->reducer == RED_MIN || rn->reducer == RED_MAX);
+    if (peel) {
+        bprintf(out, "                {\n                    const int64_t j_ = 0;\n");
+        lanes_plain(out, body.p, lc.steps.p, W);
+        bprintf(out, "                }\n");
     }
+    bprintf(out, "                for (int64_t j_ = %d; j_ < BRT_LEAF; j_++) {\n", peel);
+    if (staged) lanes_staged(out, body.p, lc.steps.p, W);
+    else lanes_plain(out, body.p, lc.steps.p, W);
     bprintf(out, "                }\n");
     bprintf(out, "                if (ovf_) { /* the exact panic, or a false alarm's same values */\n"
                  "                    bp_leaves_s%d(envp, first + g_, %d, (%s *)vals + g_, has + g_);\n"
