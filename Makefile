@@ -22,7 +22,7 @@ B = build
 
 COMPILER_SRC = compiler/arena.c compiler/util.c compiler/diag.c compiler/ast.c compiler/types.c \
                compiler/load.c compiler/check.c compiler/check_diag.c compiler/check_stmt.c compiler/check_builtins.c compiler/check_values.c compiler/check_fnvals.c compiler/check_fold.c compiler/check_scan.c compiler/lower.c compiler/ir.c compiler/ir_dump.c compiler/opt.c compiler/opt_consts.c compiler/opt_iters.c compiler/opt_inline.c compiler/opt_fnvals.c compiler/opt_unique.c compiler/opt_loops.c compiler/opt_range.c compiler/opt_relations.c compiler/opt_interchange.c compiler/opt_borrow.c compiler/opt_scalars.c compiler/opt_counted.c compiler/opt_shortfor.c compiler/opt_accum.c compiler/opt_comploop.c compiler/opt_fill.c compiler/opt_scanloop.c compiler/opt_cover.c compiler/opt_fuse.c compiler/opt_split.c compiler/opt_fission.c compiler/opt_expand.c compiler/opt_parfor.c compiler/opt_move.c compiler/opt_fuseloops.c compiler/opt_scratch.c compiler/opt_carry.c compiler/opt_hoist.c compiler/opt_version.c compiler/opt_cursor.c compiler/opt_prefetch.c compiler/opt_records.c compiler/opt_bins.c \
-               compiler/ctext.c compiler/emit_base.c compiler/emit_c.c compiler/emit_loops.c compiler/emit_prefetch.c compiler/emit_guards.c compiler/emit_maps.c compiler/emit_program.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_listcomp.c compiler/emit_scan.c compiler/emit_keyref.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_quiet.c compiler/emit_lane.c compiler/emit_minmax.c compiler/emit_fuse.c compiler/emit_jam.c compiler/emit_rows.c \
+               compiler/ctext.c compiler/emit_base.c compiler/emit_c.c compiler/emit_loops.c compiler/emit_prefetch.c compiler/emit_guards.c compiler/emit_maps.c compiler/emit_program.c compiler/emit_builtin.c compiler/emit_par.c compiler/emit_listcomp.c compiler/emit_scan.c compiler/emit_keyref.c compiler/emit_fnval.c compiler/emit_debug.c compiler/emit_quiet.c compiler/emit_lane.c compiler/emit_seqlanes.c compiler/emit_fuse.c compiler/emit_jam.c compiler/emit_rows.c \
                compiler/paths.c compiler/outputs.c compiler/backend.c compiler/testrun.c compiler/fmt.c compiler/cli.c compiler/tree_draw.c compiler/main.c \
                compiler/json.c compiler/lsp.c compiler/lsp_index.c compiler/lsp_query.c compiler/completions.c
 COMPILER_GEN = $(B)/gen/lexer.c $(B)/gen/parser.c
@@ -218,7 +218,7 @@ check-debug: all
 # --cpu=native changes no output: release builds for this CPU against the
 # same expected files (the float-heavy and par goldens and the workloads).
 NATIVE_TESTS = tests/golden/float tests/golden/par $(GEN_GOLDEN)/float $(GEN_GOLDEN)/par \
-	$(GEN_GOLDEN)/workloads
+	$(GEN_GOLDEN)/workloads tests/golden/fold/minmax_lanes.br tests/golden/fold/anyall_blocks.br
 check-native: all
 	$(BRINE) test --release --cpu=native $(NATIVE_TESTS)
 

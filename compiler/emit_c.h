@@ -397,10 +397,13 @@ const char *env_fill(int id, struct ir_node *rn, struct src *s);
 const char *better(enum reducer r, struct type *t, const char *x, const char *acc);
 /* The generator's variable at element k (a C expression) of its source. */
 void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range);
-/* emit_minmax.c: a sequential min or max of numbers folded in lanes */
+/* emit_seqlanes.c: a sequential min or max of numbers folded in lanes, any and all in blocks */
 bool minmax_lanes_fit(struct ir_node *rn);
 void emit_minmax_lanes(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                        const char *acc, const char *has);
+bool anyall_blocks_fit(struct ir_node *rn);
+void emit_anyall_blocks(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
+                        const char *stop);
 size_t c_size(struct type *t, size_t *align);
 
 /* ---- reduce(f, start, gen), scans, by (emit_scan.c) ---------------------- */

@@ -617,6 +617,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     int views = open_cap_views(rn);
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
     else if (!tree && minmax_lanes_fit(rn)) emit_minmax_lanes(rn, &s, fold_cb, &fa, acc, has);
+    else if (!tree && anyall_blocks_fit(rn)) emit_anyall_blocks(rn, &s, fold_cb, &fa, stop);
     else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
     close_views(views);
     if (so && !rn->user) line("brt_own_pop(&%s.o);", so);

@@ -480,7 +480,7 @@ def program(t):
         PS([("par min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
             ("par max(base()[(i * 5) % 6] for i in 0..40)", max(big, key=t.key), t)])
         # sequential min and max of 40 elements (numbers: folded eight at a
-        # time, emit_minmax.c), with a filter (the first kept element first)
+        # time, emit_seqlanes.c), with a filter (the first kept element first)
         PS([("min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
             ("max(base()[(i * 5) % 6] for i in 0..40 if i % 3 != 1)",
              max([big[i] for i in range(40) if i % 3 != 1], key=t.key), t)])

@@ -1,6 +1,8 @@
 /*
- * emit_minmax.c: a sequential min or max of numbers, folded in lanes.
+ * emit_seqlanes.c: sequential folds whose elements go several at a time:
+ * min and max of numbers in lanes, any and all in blocks.
  *
+ * Min and max.
  * `max(xs)`, `min(e for x in xs)`: the scalar fold `if (!has || x > acc)
  * acc = x` is one chain, a compare's (or maxsd's) latency per element.
  * Here the elements up to the first one kept (the first, without a filter)
@@ -120,4 +122,82 @@ void emit_minmax_lanes(struct ir_node *rn, const struct src *s, void (*elem)(str
 {
     struct lanes_ctx c = {elem, arg, acc, has};
     emit_gen_versions(rn, s, lanes_loop, &c);
+}
+
+/*
+ * Any and all. `any(p for x in xs [if f])` stops at the first element for
+ * which p holds (all: fails). When p and f cannot panic (ir_quiet: float
+ * arithmetic and compares, indexing the guards prove, int arithmetic the
+ * range analysis proved), evaluating elements after that one changes
+ * nothing, so they go ANYALL_BLOCK at a time: each block's tests ORed
+ * into an int without a branch (gcc's loop vectorizer makes them vector
+ * compares with AVX2; a bool's OR it left scalar; without AVX2 the blocks
+ * are left out, BP_TEST_BLOCKS), and the first block
+ * with a hit is taken again one element at a time by the fold as written,
+ * which sets the result; so does the rest after the last whole block.
+ */
+#define ANYALL_BLOCK 16
+
+/* ir_quiet's tests too: compares of numbers, not, and, or (none panics) */
+static bool quiet_test(const struct ir_node *e, const void *ctx)
+{
+    if (e->op == IR_BINARY && op_is_compare(e->bop) && (e->optype == ty_float || e->optype == ty_int || e->optype == ty_u64))
+        return ir_quiet(e->a, IR_QUIET_FACTS, quiet_test, ctx) && ir_quiet(e->b, IR_QUIET_FACTS, quiet_test, ctx);
+    if (e->op == IR_NOT) return ir_quiet(e->a, IR_QUIET_FACTS, quiet_test, ctx);
+    if (e->op == IR_AND || e->op == IR_OR)
+        return ir_quiet(e->a, IR_QUIET_FACTS, quiet_test, ctx) && ir_quiet(e->b, IR_QUIET_FACTS, quiet_test, ctx);
+    return false;
+}
+
+bool anyall_blocks_fit(struct ir_node *rn)
+{
+    if (rn->reducer != RED_ANY && rn->reducer != RED_ALL) return false;
+    if (rn->user || rn->nclauses || rn->world || rn->par) return false;
+    return !ir_loops_or_calls(rn->elem) && !(rn->filter && ir_loops_or_calls(rn->filter));
+}
+
+struct blocks_ctx {
+    void (*elem)(struct ir_node *, void *);
+    void *arg;
+    const char *stop;
+};
+
+static void blocks_loop(struct ir_node *rn, const struct src *s, void *p)
+{
+    struct blocks_ctx *c = p;
+    const char *k = new_temp();
+    line("int64_t %s = 0;", k);
+    if (ir_quiet(rn->elem, IR_QUIET_FACTS, quiet_test, NULL) &&
+        (!rn->filter || ir_quiet(rn->filter, IR_QUIET_FACTS, quiet_test, NULL))) {
+        const char *q = new_temp(), *hit = new_temp();
+        line("#if BP_TEST_BLOCKS");
+        line("for (; %s + %d <= %s; %s += %d) {", k, ANYALL_BLOCK, s->n, k, ANYALL_BLOCK);
+        F->ind++;
+        line("int %s = 0;", hit);
+        line("for (int %s = 0; %s < %d; %s++) {", q, q, ANYALL_BLOCK, q);
+        F->ind++;
+        set_gen_var(rn, "", s->lo, s->arr, arena_printf("(%s + %s)", k, q), s->is_range);
+        scope_open();
+        const char *keep = rn->filter ? emit_expr(rn->filter) : NULL;
+        const char *x = emit_expr(rn->elem);
+        const char *test = rn->reducer == RED_ANY ? x : arena_printf("!%s", x);
+        if (keep) line("%s |= (int)%s & (int)(%s);", hit, keep, test);
+        else line("%s |= (int)(%s);", hit, test);
+        scope_close();
+        F->ind--;
+        line("}");
+        line("if (%s) break;", hit);
+        F->ind--;
+        line("}");
+        line("#endif");
+    }
+    /* the block with the first hit, and the rest, as written */
+    source_loop(rn, "", s->lo, s->arr, k, s->n, s->is_range, c->elem, c->arg, c->stop);
+}
+
+void emit_anyall_blocks(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
+                        const char *stop)
+{
+    struct blocks_ctx c = {elem, arg, stop};
+    emit_gen_versions(rn, s, blocks_loop, &c);
 }
