@@ -4800,8 +4800,9 @@ def scan_stmt(g):
 
 
 def minmax_fold(g):
-    """A min or max of 0-30 ints, u64 or floats (emit_minmax.c folds it eight
-    at a time after the first element kept): of the array itself, of its
+    """A min or max of 0-30 ints, u64 or floats (emit_seqlanes.c folds it eight
+    at a time after the first element kept), or any or all of a compare of
+    them (tested 16 at a time where the test cannot panic): of the array itself, of its
     elements, of an element expression (a product that may overflow, an
     abs), or of xs[i] over a range that may pass the end (a panic at the
     first index out of range); now and then a filter (for floats one that
@@ -4847,17 +4848,50 @@ def minmax_fold(g):
     else:
         scaled, fscale = f"{x} * u64(3)", lambda q: chk("u64", q * 3, "multiplication")
         ftext, fkeep = f"{x} % u64(2) == u64(0)", lambda q: q % 2 == 0
+    # any or all of a test of the element instead, now and then (emit_seqlanes.c
+    # tests them 16 at a time where nothing in the test can panic)
+    test = None
+    if r.random() < 0.3:
+        red = r.choice(["any", "all"])
+        if shape == "array":
+            shape = "gen"
+        cutv = r.choice([0, 2, 5]) if et != "float" else r.choice([0.0, 1.0, -1.0])
+        if et == "float":
+            test = (lambda e: f"{e} < {repr(cutv)}", lambda q: q < cutv)
+        else:
+            test = (lambda e: f"{e} > {lit(cutv)}", lambda q: q > cutv)
+    ev = f"{xs}[{i}]" if shape == "index" else (scaled if shape == "scaled" else x)
+    if test:
+        ev = test[0](ev)
     if shape == "array" and not filt:
         expr = f"{red}({xs})"
     elif shape == "index":
-        expr = f"{red}({xs}[{i}] for {i} in 0..{m}" + (f" if {i} % 3 != 1" if filt else "") + ")"
+        expr = f"{red}({ev} for {i} in 0..{m}" + (f" if {i} % 3 != 1" if filt else "") + ")"
     else:
-        expr = f"{red}({scaled if shape == 'scaled' else x} for {x} in {xs}" + (f" if {ftext}" if filt else "") + ")"
+        expr = f"{red}({ev} for {x} in {xs}" + (f" if {ftext}" if filt else "") + ")"
     lines = [f"let {xs} = [{', '.join(lit(q) for q in vals)}]" if vals else f"let {xs}: [{et}] = []",
              f"let {v} = {expr}", f"print({v})"]
 
     def ex(env):
         acc = None
+        if test:
+            res = red == "all"
+            for iv in range(m if shape == "index" else n):
+                if shape == "index":
+                    if filt and iv % 3 == 1:
+                        continue
+                    q = checked_at(vals, iv)
+                else:
+                    q = vals[iv]
+                    if filt and not fkeep(q):
+                        continue
+                    if shape == "scaled":
+                        q = fscale(q)
+                if test[1](q) == (red == "any"):
+                    res = red == "any"
+                    break
+            env_out(env).append(show("bool", res) + "\n")
+            return
         for iv in range(m if shape == "index" else n):
             if shape == "index":
                 if filt and iv % 3 == 1:
