@@ -44,6 +44,17 @@
  * and copied; null rows; a shared array copied first, as the push would)
  * and `out[i + off] = E`, the slots its pushes fill.
  *
+ * The body may read what the loop pushed before (reads_kept): out[i + c],
+ * out[len(out) + c], out[c] and len(out), nothing else naming out. As
+ * written, iteration i's push finds len(out) = len0 + i - lo (len0 the
+ * length before the loop): len(out) in the body is the iteration's slot
+ * (relen), and the small test also holds when every read lies below that
+ * length in every iteration (kept_test), so no grown slot is read before
+ * its store; else the loop runs as written and panics as written. With an
+ * array literal of n elements making out before the loop and lo a literal,
+ * the test is made here and the slot is i + (n - lo): a store at a literal
+ * offset, whose read one iteration later opt_carry.c keeps in a local.
+ *
  * Why: a push per element calls the runtime and grows the array; a store is
  * one instruction that the later passes make check-free (unique, loops,
  * range), and a loop storing into its own slot i runs on the pool (parfor):
@@ -107,11 +118,127 @@ static struct ir_node **last_push(struct ir_node *b)
     return &b->kids[b->nkids - 1];
 }
 
+/* The reads of out that a loop growing it keeps (reads_kept): out[i + c]
+ * (i the loop's variable), out[len(out) + c], out[c] (each c a small
+ * literal), and len(out); the least and most c of each kind. */
+enum { R_VAR, R_LEN, R_LIT, R_KINDS };
+struct kept {
+    struct ir_var *out, *i;
+    int n;                      /* the mentions of out they make */
+    bool any[R_KINDS];
+    int64_t least[R_KINDS], most[R_KINDS];
+};
+static struct kept *K;
+
+#define SMALL ((int64_t)1 << 31)
+
+/* n as len(out) plus or minus literals: the sum of them in *c. */
+static bool len_plus(const struct ir_node *n, const struct ir_var *out, int64_t *c)
+{
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == out)
+        return *c = 0, true;
+    if (n->op != IR_BINARY || n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB)) return false;
+    const struct ir_node *a = n->a, *k = n->b;
+    if (n->bop == OP_ADD && a->op == IR_INT) a = n->b, k = n->a;
+    if (k->op != IR_INT || !len_plus(a, out, c)) return false;
+    int64_t v = (int64_t)(uint64_t)k->ival;
+    if (v <= -SMALL || v >= SMALL) return false;
+    *c += n->bop == OP_SUB ? -v : v;
+    return *c > -SMALL && *c < SMALL;
+}
+
+static void note(int kind, int64_t c)
+{
+    if (!K->any[kind] || c < K->least[kind]) K->least[kind] = c;
+    if (!K->any[kind] || c > K->most[kind]) K->most[kind] = c;
+    K->any[kind] = true;
+}
+
+static void count_kept(struct ir_node *n)
+{
+    if (!n) return;
+    struct ir_var *v;
+    int64_t c;
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == K->out) {
+        K->n++;
+        return;
+    }
+    if (n->op == IR_INDEX && n->a->op == IR_VAR && n->a->var == K->out) {
+        if (len_plus(n->b, K->out, &c)) note(R_LEN, c);
+        else if (ir_var_plus(n->b, &v, &c) && (!v || v == K->i) && c > -SMALL && c < SMALL) note(v ? R_VAR : R_LIT, c);
+        else return; /* not counted: out named otherwise */
+        K->n++;
+        count_kept(n->b);
+        return;
+    }
+    ir_each_child(n, count_kept);
+}
+
+/* Whether every mention of out in the statements of loop body `body`
+ * before its last push `push`, and in the pushed value, is a read kept
+ * (above), noted in *k. */
+static bool reads_kept(struct ir_node *body, struct ir_node *push, struct kept *k)
+{
+    int named = ir_mentions(push->a, k->out);
+    K = k;
+    count_kept(push->a);
+    for (struct ir_node *b = body; b != push; b = b->kids[b->nkids - 1])
+        for (int i = 0; i < b->nkids - 1; i++) {
+            named += ir_mentions(b->kids[i], k->out);
+            count_kept(b->kids[i]);
+        }
+    K = NULL;
+    return named == k->n;
+}
+
+/* The test that every read kept holds an index below the length out has
+ * when it runs, len(out) before the loop (len0) + i - lo in iteration i,
+ * lo >= 0 (the room test before it): for i + c, lo + c >= 0 and c < len0 -
+ * lo; for len(out) + c, len0 + c >= 0 and c < 0; for c, 0 <= c < len0
+ * (the least length, in the first iteration). NULL when no read needs one;
+ * *never when one cannot hold. With len0 a literal (known >= 0) and lo
+ * one, the test is made here, not written. */
+static struct ir_node *kept_test(struct kept *k, struct ir_node *lo, int64_t known, struct loc at, bool *never)
+{
+    struct ir_node *t = NULL;
+    bool lits = known >= 0 && lo->op == IR_INT;
+    int64_t l0 = lits ? (int64_t)(uint64_t)lo->ival : 0;
+    *never = (k->any[R_LEN] && k->most[R_LEN] >= 0) || (k->any[R_LIT] && k->least[R_LIT] < 0);
+    if (*never) return NULL;
+    if (lits) {
+        *never = (k->any[R_VAR] && (l0 + k->least[R_VAR] < 0 || k->most[R_VAR] >= known - l0)) ||
+                 (k->any[R_LEN] && known + k->least[R_LEN] < 0) || (k->any[R_LIT] && k->most[R_LIT] >= known);
+        return NULL;
+    }
+    struct ir_node *len0 = ir_mk_len(ir_mk_var(k->out, at));
+    if (k->any[R_VAR]) {
+        t = ir_mk_and(t, ir_mk_bin(OP_GE, ir_copy(NULL, lo), ir_mk_int(-k->least[R_VAR], at), ty_bool));
+        struct ir_node *off = ir_mk_bin(OP_SUB, ir_copy(NULL, len0), ir_copy(NULL, lo), ty_int);
+        t = ir_mk_and(t, ir_mk_bin(OP_GT, off, ir_mk_int(k->most[R_VAR], at), ty_bool));
+    }
+    if (k->any[R_LEN]) t = ir_mk_and(t, ir_mk_bin(OP_GE, ir_copy(NULL, len0), ir_mk_int(-k->least[R_LEN], at), ty_bool));
+    if (k->any[R_LIT]) t = ir_mk_and(t, ir_mk_bin(OP_GT, ir_copy(NULL, len0), ir_mk_int(k->most[R_LIT], at), ty_bool));
+    return t;
+}
+
+/* len(out) in the filled loop's body: i + off, the length before the
+ * iteration's push (the slot it stores). */
+static struct ir_var *Len_of;
+static struct ir_node *Len_is;
+
+static void relen(struct ir_node *n)
+{
+    if (!n) return;
+    ir_each_child(n, relen);
+    if (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == Len_of)
+        *n = *ir_copy(NULL, Len_is);
+}
+
 /* The loop l (in a block, after `var out = []` and statements that do not
  * name out) pushing into out as its body's last statement, as above; NULL
  * when it is not such a loop. A loop over an array variable that its body
  * does not change runs over its index range (by_index). */
-static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
+static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty, int64_t known)
 {
     struct ir_node *body = l->b;
     if (l->par) return NULL;
@@ -127,21 +254,28 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
     if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
     struct ir_node *push = *last_push(body);
     if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
-    if (ir_names(push->a, out) || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
-    for (struct ir_node *b = body; b != push; b = b->kids[b->nkids - 1])
-        for (int i = 0; i < b->nkids - 1; i++)
-            if (ir_names(b->kids[i], out)) return NULL;
+    if (ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
+    struct kept k = {.out = out, .i = l->op == IR_FOR_RANGE ? l->var : NULL};
+    if (!reads_kept(body, push, &k)) return NULL;
+    if (empty && (k.any[R_VAR] || k.any[R_LEN] || k.any[R_LIT])) return NULL; /* no element yet to read */
 
     struct loc at = l->loc;
+    bool never;
+    struct ir_node *test = kept_test(&k, l->op == IR_FOR_RANGE ? l->iter.lo : ir_mk_int(0, at), empty ? 0 : known, at, &never);
+    if (never) return NULL;
     struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
     if (c->op == IR_FOR_ARRAY) c = by_index(c);
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
     struct ir_node **cslot = last_push(c->b), *cpush = *cslot;
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
     bool from0 = lo->op == IR_INT && lo->ival == 0;
-    /* iteration i's slot: i - lo, or (out not empty) i + off, off = len(out) - lo */
+    /* iteration i's slot: i - lo, or (out not empty) i + off, off = len(out)
+     * - lo (a literal when both are) */
     struct ir_node *idx = ir_mk_var(c->var, at);
-    if (!empty) {
+    if (!empty && known >= 0 && lo->op == IR_INT) {
+        int64_t off = known - (int64_t)(uint64_t)lo->ival;
+        if (off) idx = ir_mk_bin(OP_ADD, idx, ir_mk_int(off, at), ty_int);
+    } else if (!empty) {
         struct ir_var *off = ir_new_temp(P, ty_int, at);
         struct ir_node *base = ir_mk_len(ir_mk_var(out, at));
         ir_push_kid(fast, ir_mk_stmt(IR_LET, off, from0 ? base : ir_mk_bin(OP_SUB, base, ir_copy(NULL, lo), ty_int), at));
@@ -149,13 +283,22 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty)
     } else if (!from0) {
         idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
     }
+    if (k.n) { /* len(out) in the body: the slot this iteration stores */
+        Len_of = out;
+        Len_is = idx;
+        relen(cpush->a);
+        for (struct ir_node *b = c->b; b != cpush; b = b->kids[b->nkids - 1])
+            for (int i = 0; i < b->nkids - 1; i++) relen(b->kids[i]);
+        Len_of = NULL;
+        Len_is = NULL;
+    }
     struct ir_node *store = ir_mk_stmt(IR_STORE, out, cpush->a, cpush->loc);
     ir_push_kid(store, idx);
     *cslot = store;
 
     struct ir_node *res = ir_new(IR_BLOCK, l->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
-    ir_push_kid(res, ir_mk_stmt(IR_LET, small, ir_fits_room(lo, hi, at), at));
+    ir_push_kid(res, ir_mk_stmt(IR_LET, small, ir_mk_and(ir_fits_room(lo, hi, at), test), at));
     /* [D] * (hi - lo): scalars unset, each stored before it is read; out
      * is that array (empty before), or grows by it (rows unset too: null,
      * which extend and the stores' releases pass over, where one shared
@@ -210,7 +353,7 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
             if (fill_first(&l->kids[k], out)) return true;
         return false;
     }
-    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out, true) : NULL;
+    struct ir_node *r = l->op == IR_FOR_RANGE || l->op == IR_FOR_ARRAY ? filled(l, out, true, 0) : NULL;
     if (r) *sp = r;
     return r || ir_names(l, out);
 }
@@ -253,6 +396,20 @@ static bool fill_switch(struct ir_node *s)
             first->a->kids[0]->op == IR_VAR && first->a->kids[0]->var == out);
 }
 
+/* The length out has where statement i of block b starts, when a
+ * statement before it in b makes out an array literal and none between
+ * names out; else -1. */
+static int64_t start_length(struct ir_node *b, int i, struct ir_var *out)
+{
+    while (--i >= 0) {
+        struct ir_node *s = b->kids[i];
+        if ((s->op == IR_LET || s->op == IR_ASSIGN) && s->var == out)
+            return s->a->op == IR_ARRAY && !ir_names(s->a, out) ? s->a->nkids : -1;
+        if (ir_names(s, out)) return -1;
+    }
+    return -1;
+}
+
 /* After fill_block: each loop of block b, inner ones first, pushing into
  * an array not known to be empty when it starts: it grows the array by
  * its count first and stores at len(out) before it + i - lo. */
@@ -264,7 +421,7 @@ static void grow_block(struct ir_node *b)
     }
     for (int i = 0; i < b->nkids; i++) {
         struct ir_var *out = pushed(b->kids[i]);
-        struct ir_node *r = out ? filled(b->kids[i], out, false) : NULL;
+        struct ir_node *r = out ? filled(b->kids[i], out, false, start_length(b, i, out)) : NULL;
         if (r) b->kids[i] = r;
     }
 }

@@ -543,6 +543,7 @@ class Gen:
         self.splits = random.Random(seed ^ 0x5B17)  # whether to write one loop pushing into several arrays (split_push)
         self.scans = random.Random(seed ^ 0x5CA7)  # whether to write a scan a statement evaluates first (scan_stmt)
         self.minmaxes = random.Random(seed ^ 0x3A8E)  # whether to write a min or max of up to 30 numbers (minmax_fold)
+        self.pushrecs = random.Random(seed ^ 0x9B5E)  # whether to write a push loop reading what it pushed (push_recurrence)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2179,7 +2180,8 @@ class Gen:
                                 (self.flows, 0.03, tuple_flow), (self.adjs, 0.04, adjacent_loops),
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
                                 (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
-                                (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold)):
+                                (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold),
+                                (self.pushrecs, 0.04, push_recurrence)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4552,6 +4554,71 @@ def recurrence(g):
     return lines, ex
 
 
+def push_recurrence(g):
+    """A loop pushing one value per iteration onto an array it reads
+    (opt_fill.c grows the array once and tests the reads before the loop):
+    x.push(x[i - a] * k + x[len(x) - b] + i), now and then x[c] instead of
+    the second read, over lo..hi (hi a literal or a let), from a literal of
+    one to three values or a copy of another array (which keeps its
+    elements); reads past the end or before the start (a panic where the
+    loop as written panics), ints that overflow, a break or a continue
+    before the push (the loop then left as written)."""
+    r = g.pushrecs
+    if g.pure:
+        return None
+    g.use("push-recurrence")
+    et = r.choice(["int", "float"])
+    x, i, m, y = (g.fresh(p) for p in ("x", "i", "m", "y"))
+    start = [r.choice([1, -2, 3, 5]) if et == "int" else r.choice([0.5, -1.25, 2.0]) for _ in range(r.randint(1, 3))]
+    lo = r.choice([0, 1, 1, 2, 3, len(start), len(start)])
+    hi = lo + r.choice([0, 1, 3, 6, 9, 12])
+    a = r.choice([0, 1, 1, 1, 2, 3])
+    b = r.choice([1, 1, 2, 3, 0])
+    lit = r.random() < 0.3
+    c = r.choice([0, 0, 1, 2])
+    k = r.choice([2, -1, 3, 1]) if et == "int" else r.choice([0.5, -1.25, 1.5])
+    kl = str(k) if et == "int" else fmt_float(k)
+    copied = r.random() < 0.3
+    leave = r.choice([None, None, None, None, "break", "continue"])
+    at = r.randint(lo, hi)
+    lines = []
+    lit_text = "[" + ", ".join(show(et, v) for v in start) + "]"
+    if copied:
+        lines += [f"let {y} = {lit_text}", f"var {x} = {y}"]
+    else:
+        lines.append(f"var {x} = {lit_text}")
+    bound = str(hi)
+    if r.random() < 0.5:
+        lines.append(f"let {m} = {hi}")
+        bound = m
+    lines.append(f"for {i} in {lo}..{bound}:")
+    if leave:
+        lines += [f"    if {i} == {at}:", f"        {leave}"]
+    iv = i if et == "int" else f"float({i})"
+    second = f"{x}[{c}]" if lit else f"{x}[len({x}) - {b}]"
+    lines.append(f"    {x}.push({x}[{i} - {a}] * {kl} + {second} + {iv})")
+    lines.append(f"print({x}{', ' + y if copied else ''})")
+
+    def ex(env):
+        xv = list(start)
+        for v_ in range(lo, hi):
+            if leave and v_ == at:
+                if leave == "break":
+                    break
+                continue
+            first = checked_at(xv, v_ - a)
+            w = chk("int", first * k, "multiplication") if et == "int" else first * k
+            sec = checked_at(xv, c) if lit else checked_at(xv, len(xv) - b)
+            if et == "int":
+                w = chk("int", chk("int", w + sec, "addition") + v_, "addition")
+            else:
+                w = w + sec + float(v_)
+            xv.append(w)
+        t = "[" + et + "]"
+        env_out(env).append(show(t, xv) + (" " + show(t, start) if copied else "") + "\n")
+    return lines, ex
+
+
 def loop_over(loop, xs, i, x):
     """The head of a loop over array xs, a range, array or while loop (the
     while's own i += 1 is the body's), and how its body names the element."""
@@ -5418,7 +5485,8 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold"]
+            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
+            "push-recurrence"]
 
 
 def classify(problem):
