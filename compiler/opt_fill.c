@@ -54,6 +54,9 @@
  * array literal of n elements making out before the loop and lo a literal,
  * the test is made here and the slot is i + (n - lo): a store at a literal
  * offset, whose read one iteration later opt_carry.c keeps in a local.
+ * The push may also end each branch of a last if-else (last_pushes: each
+ * path through the body ends at one push, so every iteration pushes once,
+ * last); each is the same store.
  *
  * Why: a push per element calls the runtime and grows the array; a store is
  * one instruction that the later passes make check-free (unique, loops,
@@ -109,13 +112,39 @@ static struct ir_node *by_index(struct ir_node *l)
     return r;
 }
 
-/* The slot of the last statement of block b, looked for in a last
- * statement that is a block (a comprehension comploop wrote as a loop
- * before the push that reads it). */
-static struct ir_node **last_push(struct ir_node *b)
+/* The slots of the statements each iteration of a loop whose body is
+ * block b ends with: the last statement, looked for in a last statement
+ * that is a block (a comprehension comploop wrote as a loop before the
+ * push that reads it) or in both branches of a last if-else (each path
+ * through the body ends at one of them). False when there are more than
+ * MAX_ENDS or an empty block ends a path. */
+enum { MAX_ENDS = 8 };
+static bool ends_of(struct ir_node **slot, struct ir_node ***ends, int *n)
 {
-    while (b->kids[b->nkids - 1]->op == IR_BLOCK && b->kids[b->nkids - 1]->nkids) b = b->kids[b->nkids - 1];
-    return &b->kids[b->nkids - 1];
+    struct ir_node *s = *slot;
+    if (!s) return false;
+    if (s->op == IR_BLOCK) return s->nkids && ends_of(&s->kids[s->nkids - 1], ends, n);
+    if (s->op == IR_IF && s->c) return ends_of(&s->b, ends, n) && ends_of(&s->c, ends, n); /* elif: an if */
+    if (*n == MAX_ENDS) return false;
+    ends[(*n)++] = slot;
+    return true;
+}
+
+static bool last_stmts(struct ir_node *b, struct ir_node ***ends, int *n)
+{
+    return b && b->op == IR_BLOCK && ends_of(&b, ends, n);
+}
+
+/* The pushes into out that end every iteration of a loop whose body is
+ * block b (last_stmts), one per path; how many, 0 if some path ends
+ * otherwise. */
+static int last_pushes(struct ir_node *b, struct ir_var *out, struct ir_node ***ends)
+{
+    int n = 0;
+    if (!last_stmts(b, ends, &n)) return 0;
+    for (int i = 0; i < n; i++)
+        if ((*ends[i])->op != IR_PUSH || (*ends[i])->var != out || (*ends[i])->nkids) return 0;
+    return n;
 }
 
 /* The reads of out that a loop growing it keeps (reads_kept): out[i + c]
@@ -174,21 +203,14 @@ static void count_kept(struct ir_node *n)
     ir_each_child(n, count_kept);
 }
 
-/* Whether every mention of out in the statements of loop body `body`
- * before its last push `push`, and in the pushed value, is a read kept
- * (above), noted in *k. */
-static bool reads_kept(struct ir_node *body, struct ir_node *push, struct kept *k)
+/* Whether every mention of out in loop body `body` but its npush pushes
+ * ending the iterations (last_pushes) is a read kept (above), noted in *k. */
+static bool reads_kept(struct ir_node *body, int npush, struct kept *k)
 {
-    int named = ir_mentions(push->a, k->out);
     K = k;
-    count_kept(push->a);
-    for (struct ir_node *b = body; b != push; b = b->kids[b->nkids - 1])
-        for (int i = 0; i < b->nkids - 1; i++) {
-            named += ir_mentions(b->kids[i], k->out);
-            count_kept(b->kids[i]);
-        }
+    count_kept(body);
     K = NULL;
-    return named == k->n;
+    return ir_mentions(body, k->out) == npush + k->n;
 }
 
 /* The test that every read kept holds an index below the length out has
@@ -251,12 +273,11 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty,
         if (l->iter.lo->op == IR_INT && (__int128)l->iter.lo->ival < 0) return NULL;
         if (ir_names(l->iter.lo, out) || ir_names(l->iter.hi, out)) return NULL;
     }
-    if (!body || body->op != IR_BLOCK || body->nkids < 1) return NULL;
-    struct ir_node *push = *last_push(body);
-    if (push->op != IR_PUSH || push->var != out || push->nkids) return NULL;
-    if (ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
+    struct ir_node **ends[MAX_ENDS];
+    int npush = last_pushes(body, out, ends);
+    if (!npush || ir_leaves(body, 0) || ir_writes(body, l->var, false)) return NULL;
     struct kept k = {.out = out, .i = l->op == IR_FOR_RANGE ? l->var : NULL};
-    if (!reads_kept(body, push, &k)) return NULL;
+    if (!reads_kept(body, npush, &k)) return NULL;
     if (empty && (k.any[R_VAR] || k.any[R_LEN] || k.any[R_LIT])) return NULL; /* no element yet to read */
 
     struct loc at = l->loc;
@@ -266,7 +287,6 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty,
     struct ir_node *c = ir_copy_fresh(P, l); /* the fast loop; l stays the slow one */
     if (c->op == IR_FOR_ARRAY) c = by_index(c);
     struct ir_node *lo = c->iter.lo, *hi = c->iter.hi;
-    struct ir_node **cslot = last_push(c->b), *cpush = *cslot;
     struct ir_node *fast = ir_new(IR_BLOCK, at, ty_void), *slow = ir_new(IR_BLOCK, at, ty_void);
     bool from0 = lo->op == IR_INT && lo->ival == 0;
     /* iteration i's slot: i - lo, or (out not empty) i + off, off = len(out)
@@ -283,18 +303,19 @@ static struct ir_node *filled(struct ir_node *l, struct ir_var *out, bool empty,
     } else if (!from0) {
         idx = ir_mk_bin(OP_SUB, idx, ir_copy(NULL, lo), ty_int);
     }
+    last_pushes(c->b, out, ends);
+    for (int e = 0; e < npush; e++) {
+        struct ir_node *store = ir_mk_stmt(IR_STORE, out, (*ends[e])->a, (*ends[e])->loc);
+        ir_push_kid(store, ir_copy(NULL, idx));
+        *ends[e] = store;
+    }
     if (k.n) { /* len(out) in the body: the slot this iteration stores */
         Len_of = out;
         Len_is = idx;
-        relen(cpush->a);
-        for (struct ir_node *b = c->b; b != cpush; b = b->kids[b->nkids - 1])
-            for (int i = 0; i < b->nkids - 1; i++) relen(b->kids[i]);
+        relen(c->b);
         Len_of = NULL;
         Len_is = NULL;
     }
-    struct ir_node *store = ir_mk_stmt(IR_STORE, out, cpush->a, cpush->loc);
-    ir_push_kid(store, idx);
-    *cslot = store;
 
     struct ir_node *res = ir_new(IR_BLOCK, l->loc, ty_void);
     struct ir_var *small = ir_new_temp(P, ty_bool, at);
@@ -358,12 +379,16 @@ static bool fill_first(struct ir_node **sp, struct ir_var *out)
     return r || ir_names(l, out);
 }
 
-/* The array a loop's body pushes into as its last statement (filled then
- * checks that nothing else in the body names it); NULL if none. */
+/* The array a loop's body pushes into as its last statement, or those of
+ * both branches of a last if-else (filled then checks that each path ends
+ * with such a push and nothing else in the body names it but the reads it
+ * keeps); NULL if none. */
 static struct ir_var *pushed(struct ir_node *l)
 {
-    if ((l->op != IR_FOR_RANGE && l->op != IR_FOR_ARRAY) || !l->b || l->b->op != IR_BLOCK || !l->b->nkids) return NULL;
-    struct ir_node *push = *last_push(l->b);
+    struct ir_node **ends[MAX_ENDS];
+    int n = 0;
+    if ((l->op != IR_FOR_RANGE && l->op != IR_FOR_ARRAY) || !last_stmts(l->b, ends, &n)) return NULL;
+    struct ir_node *push = *ends[0];
     return push->op == IR_PUSH && elem_taken(push->var->type) ? push->var : NULL;
 }
 

@@ -4562,7 +4562,8 @@ def push_recurrence(g):
     one to three values or a copy of another array (which keeps its
     elements); reads past the end or before the start (a panic where the
     loop as written panics), ints that overflow, a break or a continue
-    before the push (the loop then left as written)."""
+    before the push (the loop then left as written); now and then the push
+    in both branches of an if-else (filled too)."""
     r = g.pushrecs
     if g.pure:
         return None
@@ -4596,7 +4597,14 @@ def push_recurrence(g):
         lines += [f"    if {i} == {at}:", f"        {leave}"]
     iv = i if et == "int" else f"float({i})"
     second = f"{x}[{c}]" if lit else f"{x}[len({x}) - {b}]"
-    lines.append(f"    {x}.push({x}[{i} - {a}] * {kl} + {second} + {iv})")
+    branchy = r.random() < 0.3   # the push in both branches of an if-else, the other x[len(x) - 1] - i
+    ind = "    "
+    if branchy:
+        lines.append(f"    if {i} % 2 == 0:")
+        ind = "        "
+    lines.append(f"{ind}{x}.push({x}[{i} - {a}] * {kl} + {second} + {iv})")
+    if branchy:
+        lines += ["    else:", f"        {x}.push({x}[len({x}) - 1] - {iv})"]
     lines.append(f"print({x}{', ' + y if copied else ''})")
 
     def ex(env):
@@ -4605,6 +4613,10 @@ def push_recurrence(g):
             if leave and v_ == at:
                 if leave == "break":
                     break
+                continue
+            if branchy and v_ % 2 != 0:
+                last = checked_at(xv, len(xv) - 1)
+                xv.append(chk("int", last - v_, "subtraction") if et == "int" else last - float(v_))
                 continue
             first = checked_at(xv, v_ - a)
             w = chk("int", first * k, "multiplication") if et == "int" else first * k
