@@ -14,7 +14,8 @@ Element types: the scalars, str, [T], [[T]], tuples, structs and Options
 holding strings, arrays, function values and each other, three levels deep.
 Each program takes one element type T and an array `xs: [T]` of six values
 (made fresh by `base()`, so slices of temporaries outlive them) through:
-print, slices, +, +=, extend (of itself), copy on write, pushes into two arrays by
+print, slices, +, +=, extend (of itself), copy on write, a push loop reading what
+it pushed, pushes into two arrays by
 one loop, [x] * n, insert, remove, pop,
 element stores, a recurrence through the array (up and down), scratch arrays
 (read back in the storing iteration, filled by one loop and read by the next), reverse, reversed, sort and sorted, running
@@ -407,6 +408,19 @@ def program(t):
     body("        else:")
     body("            sp1.push(xs[i])")
     PS([("sp0", xs[0::3], at), ("sp1", [x for i, x in enumerate(xs) if i % 3], at)])
+    # a loop pushing once per iteration (in either branch) what it reads back
+    # of the same array, started from xs, which keeps its elements (opt_fill.c
+    # grows it once, the reads tested before the loop)
+    body("    var rb = xs")
+    body("    for i in 1..len(xs):")
+    body("        if i % 2 == 0:")
+    body("            rb.push(rb[i - 1])")
+    body("        else:")
+    body("            rb.push(rb[len(rb) - 2])")
+    rb = list(xs)
+    for i in range(1, len(xs)):
+        rb.append(rb[i - 1] if i % 2 == 0 else rb[len(rb) - 2])
+    PS([("rb", rb, at), ("xs", xs, at)])
     PA("[xs[1]] * 3", [xs[1]] * 3)
     PA("base()[2:3] * 2", xs[2:3] * 2)
     body("    var b = base()")
