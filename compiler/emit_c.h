@@ -369,6 +369,15 @@ const char *start_value(enum reducer r, struct type *t);
  * from its struct bp_env<id> *env (borrowed); returns the one it replaces. */
 struct fctx *helper_open(int id, struct ir_var **caps, int ncaps);
 struct fctx *helper_begin(int id, struct ir_node *rn);
+/* A par construct's element places named by its own frame while a loop of it
+ * is written in the function itself (emit_maps.c: a par map on one thread) */
+struct par_places {
+    bool in_helper;
+    const char *elem_frame;
+    struct loc elem_span;
+};
+struct par_places par_places_open(struct ir_node *rn);
+void par_places_close(struct par_places was);
 void helper_places(struct fctx *caller);
 /* emit_par.c's pieces that emit_scan.c builds on */
 struct src eval_source(struct ir_iter *it);

@@ -353,8 +353,14 @@ static void tree_leaf_end(struct ir_node *rn, struct fold_arg *a)
 static void fold_cb(struct ir_node *rn, void *p)
 {
     struct fold_arg *a = p;
+    /* a par construct folded on the calling thread: its element's and
+     * filter's places (and a leaf's combine) named by its own frame, as in
+     * its helpers; the tree's merges are not, as in the runtime's */
+    struct par_places was = {0};
     if (!a->cnt) {
+        if (rn->par) was = par_places_open(rn);
         fold_elem(rn, a->acc, a->has, a->stop, a->L);
+        if (rn->par) par_places_close(was);
         return;
     }
     /* tree order: every element counts for its leaf, kept or not */
@@ -364,6 +370,7 @@ static void fold_cb(struct ir_node *rn, void *p)
     F->ind--;
     line("}");
     line("%s++;", a->cnt);
+    if (rn->par) was = par_places_open(rn);
     if (a->wpass) { /* another rank's block: counted, not evaluated */
         line("if (%s) {", a->wmine);
         F->ind++;
@@ -384,6 +391,7 @@ static void fold_cb(struct ir_node *rn, void *p)
     if (a->wpass) {
         block_close();
     }
+    if (rn->par) par_places_close(was);
 }
 
 /* bp_elem<n>: one element stored to out, and kept_ set */
@@ -724,16 +732,33 @@ struct fctx *helper_open(int id, struct ir_var **caps, int ncaps)
     return saved;
 }
 
-struct fctx *helper_begin(int id, struct ir_node *rn)
+/* From here the places of par construct rn's element and filter are named
+ * by its own frame, "f: a par element of FILE:L:C" (f the function's, or a
+ * call's written in place), as at every thread count; returns F's naming
+ * before, for par_places_close. */
+struct par_places par_places_open(struct ir_node *rn)
 {
-    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
-    /* the element's places are named by its own frame */
-    F->in_helper = true;
+    struct par_places was = {F->in_helper, F->elem_frame, F->elem_span};
     const struct source *src = source_get(rn->loc.file);
-    const char *in = frame_own(rn->loc); /* the function's, or a call's written in place */
+    const char *in = frame_own(rn->loc);
+    F->in_helper = true;
     F->elem_frame = arena_printf("%s: a par element of %s:%d:%d", in ? in : "main",
                                  src && src->name ? src->name : "?", rn->loc.line, rn->loc.col);
     F->elem_span = rn->loc; /* the construct's span (its element may have been written in place) */
+    return was;
+}
+
+void par_places_close(struct par_places was)
+{
+    F->in_helper = was.in_helper;
+    F->elem_frame = was.elem_frame;
+    F->elem_span = was.elem_span;
+}
+
+struct fctx *helper_begin(int id, struct ir_node *rn)
+{
+    struct fctx *saved = helper_open(id, rn->caps, rn->ncaps);
+    par_places_open(rn); /* the element's places are named by its own frame */
     declare_var(rn->gen_var, VS_BORROWED);
     for (int c = 0; c < rn->nclauses; c++) declare_var(rn->clauses[c].var, VS_BORROWED);
     debug_line(&F->body, rn->loc, true);
