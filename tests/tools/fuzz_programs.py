@@ -4951,37 +4951,30 @@ def minmax_fold(g):
     lines = [f"let {xs} = [{', '.join(lit(q) for q in vals)}]" if vals else f"let {xs}: [{et}] = []",
              f"let {v} = {expr}", f"print({v})"]
 
+    def kept():
+        """the values the fold sees, in order (a read past the end raises)"""
+        for iv in range(m if shape == "index" else n):
+            if shape == "index":
+                if filt and iv % 3 == 1:
+                    continue
+                yield checked_at(vals, iv)
+                continue
+            q = vals[iv]
+            if filt and not fkeep(q):
+                continue
+            yield fscale(q) if shape == "scaled" else q
+
     def ex(env):
-        acc = None
         if test:
             res = red == "all"
-            for iv in range(m if shape == "index" else n):
-                if shape == "index":
-                    if filt and iv % 3 == 1:
-                        continue
-                    q = checked_at(vals, iv)
-                else:
-                    q = vals[iv]
-                    if filt and not fkeep(q):
-                        continue
-                    if shape == "scaled":
-                        q = fscale(q)
+            for q in kept():
                 if test[1](q) == (red == "any"):
                     res = red == "any"
                     break
             env_out(env).append(show("bool", res) + "\n")
             return
-        for iv in range(m if shape == "index" else n):
-            if shape == "index":
-                if filt and iv % 3 == 1:
-                    continue
-                q = checked_at(vals, iv)
-            else:
-                q = vals[iv]
-                if filt and not fkeep(q):
-                    continue
-                if shape == "scaled":
-                    q = fscale(q)
+        acc = None
+        for q in kept():
             acc = q if acc is None else combine(red, et, acc, q)
         if acc is None:
             raise Panic(f"{red} of an empty sequence")
