@@ -22,7 +22,9 @@
  * The one way left to reach the stored row is the same variable by another
  * path (v[i][j2][k] with j2 == j, v[i] as a value, len(v)), so the locals
  * are made only when every mention of a stored variable in the loop is an
- * element access through one path, which shares the one local. Nothing in
+ * element access through one path, which shares the one local, or through
+ * a row that differs from it by a literal at some index (v[i - 1] beside
+ * v[i], a dynamic program's table: rows_apart). Nothing in
  * the loop may call a function, build a comprehension or run a loop, and
  * every store in it must be one of these (else no locals at all).
  *
@@ -316,8 +318,52 @@ static void scan_stmt(struct rscan *r, struct ir_node *s)
     }
 }
 
+/* A fixed index as a variable (resolved; NULL for a literal) and a
+ * literal offset; false when the offset is not an int64 (- INT64_MIN). */
+static bool index_parts(struct rscan *r, struct ir_node *e, struct ir_var **v, int64_t *off)
+{
+    *v = NULL, *off = 0;
+    if (e->op == IR_INT) {
+        *off = (int64_t)e->ival;
+        return true;
+    }
+    if (e->op == IR_BINARY) {
+        int64_t c = (int64_t)e->b->ival;
+        if (e->bop == OP_SUB && c == INT64_MIN) return false;
+        *off = e->bop == OP_ADD ? c : -c;
+        e = e->a;
+    }
+    *v = resolve(r, e->var);
+    return true;
+}
+
+/* Whether fixed indices a and b differ: the same variable (or none) plus
+ * different literals. */
+static bool index_apart(struct rscan *r, struct ir_node *a, struct ir_node *b)
+{
+    struct ir_var *va, *vb;
+    int64_t oa, ob;
+    return index_parts(r, a, &va, &oa) && index_parts(r, b, &vb, &ob) && va == vb && oa != ob;
+}
+
+/* Whether rows q and p (p stored) of one variable are different arrays:
+ * their paths agree up to a level where their indices differ. The stored
+ * row and every row on its path are unique (rc 1) before the loop, and the
+ * loop changes no row of the variable, so each is held by its one slot:
+ * a different slot of the same array holds a different row, and no row
+ * under it is one of the stored path's (t[i - 1] and t[i] of an edit
+ * distance's table; t[1] = t[0] shared the row, the unique copied it). */
+static bool rows_apart(struct rscan *r, const struct rpath *p, const struct rpath *q)
+{
+    if (q->n != p->n) return false;
+    for (int i = 0; i < p->n; i++)
+        if (!same_index(r, p->idx[i], q->idx[i])) return index_apart(r, p->idx[i], q->idx[i]);
+    return false;
+}
+
 /* Every mention of a stored variable is an access through its one stored
- * path (so the path's local is the only way to its row). */
+ * path or through a row apart from it (rows_apart), so the path's local is
+ * the only way to its row. */
 static bool stores_apart(struct rscan *r)
 {
     for (int p = 0; p < r->npaths; p++) {
@@ -325,7 +371,7 @@ static bool stores_apart(struct rscan *r)
         struct ir_var *v = r->paths[p].root;
         if (in_set(r->plain, r->nplain, v)) return false;
         for (int q = 0; q < r->npaths; q++)
-            if (q != p && r->paths[q].root == v) return false;
+            if (q != p && r->paths[q].root == v && !rows_apart(r, &r->paths[p], &r->paths[q])) return false;
     }
     return true;
 }

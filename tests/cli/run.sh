@@ -1205,9 +1205,11 @@ as_none "for-each held: the same output as --opt=none" fe ./fe/f fe/f.br
 # fixed path into a restrict local before it (emit_rows.c; u[i][k - 1] and
 # u[i][k + 1] share one); a row it stores into (unique before the loop) too,
 # and with every stored row accessed at the loop's index only, `#pragma GCC
-# ivdep`. Not when the loop reads its stored array by another path, nor when
-# it calls a function; a running sum (the element before, stored the step
-# before) gets the locals but no ivdep.
+# ivdep`. A row of the stored array apart from the stored one (v[i - 1]
+# beside v[i]: rows_apart) has its own local; not when the loop reads its
+# stored array by another path (v[r] beside v[i]), nor when it calls a
+# function; a running sum (the element before, stored the step before)
+# gets the locals but no ivdep.
 mkdir -p rl
 cat > rl/r.br <<'EOB'
 fn smooth(u: [[float]], v: [[float]]) -> [[float]]:
@@ -1231,6 +1233,13 @@ fn down(u: [[float]]) -> [[float]]:
             v[i][k] = v[i - 1][k] * 0.5 + u[i][k]
     return v
 
+fn other(u: [[float]], r: int) -> [[float]]:
+    var v = u
+    for i in 1..len(u):
+        for k in 0..len(u[i]):
+            v[i][k] = v[r][k] * 0.5 + u[i][k]
+    return v
+
 fn half(x: float, d: int) -> float:
     return x * 0.5 if d == 0 else half(x, d - 1)
 
@@ -1246,6 +1255,7 @@ fn main():
     print(smooth(u, u)[3])
     print(running(u)[2])
     print(down(u)[7])
+    print(other(u, 2)[5])
     print(called(u)[1])
 EOB
 "$BRINE" build --release --emit-c rl/r.br -o rl/r > rl.log 2>&1
@@ -1256,8 +1266,11 @@ check "rows: a stencil's fast loop reads four rows and stores one through restri
       "$(rlbody bf_main_smooth | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_smooth | grep -c '#pragma GCC ivdep')" -ge 1 ]
 check "rows: a running sum along the row gets the locals, not ivdep" \
     [ "$(rlbody bf_main_running | grep -c 'restrict')" -ge 1 -a "$(rlbody bf_main_running | grep -c 'ivdep')" -eq 0 ]
-check "rows: not for a loop that reads another row of the array it stores, nor one that calls" \
-    [ "$(rlbody 'bf_main_\(down\|called\)' | grep -c 'restrict\|ivdep')" -eq 0 ]
+check "rows: a loop that reads the row before the one it stores gets a local for each, with ivdep" \
+    [ "$(rlbody bf_main_down | grep -c 'const double \*restrict')" -ge 2 -a \
+      "$(rlbody bf_main_down | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_down | grep -c '#pragma GCC ivdep')" -ge 1 ]
+check "rows: not for a loop that reads a row of the array it stores by another index, nor one that calls" \
+    [ "$(rlbody 'bf_main_\(other\|called\)' | grep -c 'restrict\|ivdep')" -eq 0 ]
 as_none "rows: the same output as --opt=none" rl ./rl/r rl/r.br
 
 # ---- restrict nests: a nest's flat arrays as restrict parameters -----------
@@ -1293,6 +1306,13 @@ fn grid(g0: [[float]], k: int) -> [[float]]:
             if g[s][i] < -4.0:
                 g[s][i] += 4.0
     return g
+
+fn other(u: [[float]], r: int) -> [[float]]:
+    var v = u
+    for i in 1..len(u):
+        for k in 0..len(u[i]):
+            v[i][k] = v[r][k] * 0.5 + u[i][k]
+    return v
 
 fn half(x: float, d: int) -> float:
     return x * 0.5 if d == 0 else half(x, d - 1)
