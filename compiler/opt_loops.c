@@ -432,6 +432,43 @@ static bool affine(struct bce *x, struct ir_node *n, struct affine *r)
     return r->off > -BIG_OFFSET && r->off < BIG_OFFSET;
 }
 
+/* The + - * of fixed term n (a part of a guard's base) named proved by
+ * loop l: its guard computes each of them (emit_guards.c: base_c). */
+static void base_proved(struct ir_node *n, struct ir_node *l)
+{
+    if (n->op != IR_BINARY) return;
+    n->no_overflow_in = l;
+    base_proved(n->a, l);
+    base_proved(n->b, l);
+}
+
+/* The arithmetic of index n that its guard i + base + off (affine: ntot
+ * terms in base) proves cannot overflow, named proved by loop l; returns
+ * n's count of base terms, *iv its coefficient of the loop variable. The
+ * guard computes base without an overflow (each + - * of its terms, and
+ * the sums that join them), and base + i + off in the array over the
+ * range. So each + - on the way from the index to i whose operands hold
+ * all of base is the index less literals (each sum under 2^60 as affine
+ * keeps them), within 2^61 of an element's index: it cannot overflow
+ * (flat_fn's t[(i - 1) * w + j - 1]: the product and both sums). A sum
+ * holding part of base ((X + j) + Y) keeps its check. */
+static int affine_proved(struct bce *x, struct ir_node *n, int ntot, struct ir_node *l, int *iv)
+{
+    struct ir_var *v;
+    int64_t k;
+    *iv = 0;
+    if (offset_of(x, n, &k)) return *iv = 1, 0;
+    if (n->type == ty_int && ir_var_plus(n, &v, &k) && !v) return 0;
+    if (n->op == IR_VAR && x->is_alias[n->var->id] == ALIAS_AFFINE) return *iv = 1, 1;
+    if (fixed_expr(x, n)) return base_proved(n, l), 1;
+    if (n->op != IR_BINARY) return -1; /* (affine took n: never) */
+    int ia, ib, ta = affine_proved(x, n->a, ntot, l, &ia), tb = affine_proved(x, n->b, ntot, l, &ib);
+    if (ta < 0 || tb < 0) return -1;
+    *iv = ia + ib;
+    if (*iv == 1 && ta + tb == ntot) n->no_overflow_in = l;
+    return ta + tb;
+}
+
 static bool add_guard(struct bce *x, struct ir_guard g)
 {
     struct ir_node *l = x->loop;
@@ -470,7 +507,10 @@ static bool index_guard(struct bce *x, struct ir_guard g, struct ir_node *i, str
         /* i + base + c: the guard computes base once */
         g.base = a.base;
         g.off = a.off;
-        return add_guard(x, g);
+        if (!add_guard(x, g)) return false;
+        int iv, ntot = affine_proved(x, i, -1, x->loop, &iv); /* counts */
+        affine_proved(x, i, ntot, x->loop, &iv);
+        return true;
     }
     g.fixed = true;
     return fixed_index(x, i, &g.idx_var, &g.off) && add_guard(x, g);
