@@ -425,6 +425,10 @@ void emit_versioned(struct ir_node *s)
     for (int version = 0; version < 2; version++) {
         struct ir_node *copy = version ? s->c : s->b;
         F->ind++;
+        if (!version && copy->op == IR_BLOCK) { /* what runs before the fast copy (opt_version.c: first_reads) */
+            for (int i = 0; i + 1 < copy->nkids; i++) emit_stmt(copy->kids[i]);
+            copy = copy->kids[copy->nkids - 1];
+        }
         if (copy->op == IR_WHILE) while_loop(copy);
         else if (copy->op == IR_FOR_ARRAY) values_loop(copy, v, hi, lo, step);
         else if (version == 0 && t->nclauses) restrict_nest(copy, lo, hi);

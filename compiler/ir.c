@@ -189,6 +189,8 @@ bool ir_runs_long_if(const struct ir_node *s)
 
 struct ir_node *ir_loop_of(struct ir_node *s) { return ir_runs_long_if(s) ? s->c : s; }
 
+struct ir_node *ir_fast_of(struct ir_node *b) { return ir_loop_of(b->op == IR_BLOCK ? b->kids[b->nkids - 1] : b); }
+
 void ir_stmt_blocks(struct ir_node *s, void (*block_fn)(struct ir_node *b))
 {
     if (!s || ir_is_expr(s)) return;
@@ -399,7 +401,7 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
 static void v_versioned(struct vstate *st, struct ir_node *s)
 {
     /* a copy written twice (opt_prefetch.c): its loop as written's bounds and marks */
-    struct ir_node *t = s->a, *f = ir_loop_of(s->b), *w = ir_loop_of(s->c);
+    struct ir_node *t = s->a, *f = ir_fast_of(s->b), *w = ir_loop_of(s->c);
     bool fused = w && w->op == IR_BLOCK && f && f->op == IR_FOR_RANGE && !t->nclauses; /* opt_fuseloops.c: w the loops */
     want(st, s, s->versioned && f && w && (f->op == w->op || fused) && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");

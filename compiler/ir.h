@@ -333,6 +333,10 @@ struct ir_node {
                                   * cursor's locals */
     bool carried;                /* IR_LET before a jammed nest's inner loop that the inner loop
                                   * assigns (an accumulator): one per outer iteration of a group */
+    bool first_read;             /* IR_COND `t if has else A[v + c]` (opt_carry.c, an element read one
+                                  * iteration back): has is false when the loop starts and true from its
+                                  * second iteration, t then that element; nothing the first iteration runs
+                                  * before the read changes it (opt_version.c: first_reads) */
     /* IR_CALL of a library function written in place in another
      * (opt_inline.c): the place its panics report, the enclosing library
      * function's `site` (site_is_param) or site_loc */
@@ -777,6 +781,9 @@ struct ir_node *ir_rows_if_of(const struct ir_node *s);
  * else-branch, whose bounds, views and marks the copies share); else s. */
 bool ir_runs_long_if(const struct ir_node *s);
 struct ir_node *ir_loop_of(struct ir_node *s);
+/* A versioned if's then-branch b: the fast copy (ir_loop_of), or a block of
+ * what runs before it (opt_version.c: first_reads) and then that copy. */
+struct ir_node *ir_fast_of(struct ir_node *b);
 /* Whether unique statement op made unique the arrays of s's first unique_steps steps. */
 bool ir_unique_covers(const struct ir_node *op, const struct ir_node *s);
 /* Whether store s reaches its slot through one index and then only field

@@ -164,7 +164,10 @@ static void dump_expr(FILE *out, struct ir_node *n)
         if (n->slot) fputs(" slot", out);
         if (n->f2i_conv) fputs(" checks-conv", out);
         break;
-    case IR_COND: if (n->versioned) fputs(" versioned", out); break;
+    case IR_COND:
+        if (n->versioned) fputs(" versioned", out);
+        if (n->first_read) fputs(" first", out);
+        break;
     case IR_AND: if (n->one_compare) fputs(" one-compare", out); break;
     case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_STR: case IR_VAR: case IR_GLOBAL: case IR_NOT:
     case IR_OR: case IR_ARRAY: case IR_FSTRING: case IR_TUPLE: case IR_CALLV: case IR_GUARD_TEST:

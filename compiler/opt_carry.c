@@ -43,7 +43,10 @@
  * (has_k is false): the same check, the same panic. A later one reads t_k,
  * the value the element holds: the iteration k back stored it (its index
  * was checked then) and nothing changed it since (the iterations between
- * stored other elements), so that read could not panic and gives t_k. E
+ * stored other elements), so that read could not panic and gives t_k. A
+ * read one iteration back is marked first_read: opt_version.c reads its
+ * element before the fast copy, where the guard proves it, and drops the
+ * flag there (first_reads). E
  * is evaluated into w before the store, as the store evaluates its value
  * before its index. The bits are the same.
  */
@@ -144,7 +147,7 @@ static struct {
     struct ir_var *v, *t, *has;
     int64_t want;
     int count;
-    bool dry;
+    bool dry, first; /* first: the read one iteration back (has[1]) */
 } R;
 
 /* Whether index node n's array is the store's row: A, or A[k0]..[km]
@@ -177,6 +180,7 @@ static void carry_reads(struct ir_node *n)
     cond->a = ir_mk_var(R.has, n->loc);
     cond->b = ir_mk_var(R.t, n->loc);
     cond->c = read;
+    cond->first_read = R.first;
     *n = *cond;
 }
 
@@ -253,6 +257,7 @@ static void carry_loop(struct ir_node *l, struct ir_node *pre)
             t[k] = ir_new_temp(P, et, at_loc);
             ir_push_kid(pre, ir_mk_stmt(IR_LET, t[k], ir_new(et == ty_float ? IR_FLOAT : IR_INT, at_loc, et), at_loc));
             R.store = s, R.v = l->var, /* R.body, R.base: as carried_store left them */ R.want = c - k * step, R.t = t[k], R.has = has[k];
+            R.first = k == 1;
             for (int i = 0; i < out->nkids; i++) carry_reads(out->kids[i]);
             carry_reads(s->a);
         }

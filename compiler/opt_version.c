@@ -47,6 +47,11 @@
  * A fused loop (opt_fuseloops.c: unfused) is versioned as any, its
  * else-branch the loops it fuses as written, each versioned on its own.
  *
+ * A range loop's carried reads one iteration back (opt_carry.c:
+ * first_read) that its guard proves are read before the fast copy, when
+ * it runs, and the copy reads their locals alone: the then-branch is a
+ * block of `if lo < hi: t = A[lo + c]` and the copy (first_reads).
+ *
  * A generator with guards (a sequential one over an int range) gets its
  * fast copy (fast_gen, version_gen): the same sources and variable, its
  * element and filter without the checks the guards prove, their nodes
@@ -328,6 +333,106 @@ static void rows_each(struct ir_node *fast, struct ir_node *fast_in, struct ir_n
     internal_error("version: a nest's inner loop not where ir_guards_outside_of found it");
 }
 
+/* ---- carried elements read once, before the fast copy --------------------
+ *
+ * opt_carry.c keeps an element a loop stores and reads back an iteration
+ * later in a local t, read as `t if has else A[v + c]` (first_read): the
+ * first iteration reads the element, checked as written, the later ones
+ * t. In the fast copy the guard proves that read in range for every v of
+ * the range, so when the loop runs at all the element is read once, before
+ * it, at v = lo, into t, and the copy reads t alone: no flag, no branch
+ * (editdist's cell chain). The first iteration's read gave that value: the
+ * statements before it change no element of A (opt_carry.c), and its
+ * indices are the same there (variables the loop does not set). Only a
+ * read that cannot panic or overflow at v = lo: its elements proved by this
+ * if's guard (rows too), its arithmetic proved by it (no_overflow_in) or an
+ * index x + c the guard tested without overflow (bp_span). */
+static struct ir_node *fr_iff, *fr_body, *fr_lo;
+static struct ir_var *fr_v;
+
+/* Whether statement s (anything in it) defines v (a let). */
+static bool defines(const struct ir_node *s, const struct ir_var *v)
+{
+    if (!s || ir_is_expr(s)) return false;
+    if ((s->op == IR_LET || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY) && s->var == v) return true;
+    if (s->op == IR_BLOCK)
+        for (int i = 0; i < s->nkids; i++)
+            if (defines(s->kids[i], v)) return true;
+    return s->op != IR_BLOCK && (defines(s->b, v) || defines(s->c, v));
+}
+
+static bool fixed_var(const struct ir_node *n)
+{
+    return n->op == IR_VAR && !n->moved && (n->var == fr_v || (!ir_writes(fr_body, n->var, false) && !defines(fr_body, n->var)));
+}
+
+/* Whether n, read at v = lo before the loop, cannot panic and gives what
+ * the first iteration's read gave (tested: an index x + c of a proved
+ * element, tested by the guard without overflow). */
+static bool safe_read(const struct ir_node *n, bool tested)
+{
+    switch (n->op) {
+    case IR_INT: return true;
+    case IR_VAR: return fixed_var(n);
+    case IR_INDEX: return n->in_range_by == fr_iff && !n->slot && safe_read(n->a, false) && safe_read(n->b, true);
+    case IR_BINARY:
+        if (n->optype != ty_int || (n->bop != OP_ADD && n->bop != OP_SUB && n->bop != OP_MUL)) return false;
+        if (tested && n->bop != OP_MUL && fixed_var(n->a) && n->b->op == IR_INT) return true;
+        return n->no_overflow_in == fr_iff && safe_read(n->a, false) && safe_read(n->b, false);
+    default: return false;
+    }
+}
+
+static struct ir_node *fr_read(struct ir_copier *k, const struct ir_node *n)
+{
+    (void)k;
+    return n->var == fr_v ? ir_copy(NULL, fr_lo) : NULL;
+}
+
+static struct ir_node *fr_pre; /* the reads before the loop: assign t = A[lo + c] */
+
+/* Whether the reads before the loop set t already. */
+static bool preloaded(const struct ir_var *t)
+{
+    for (int i = 0; i < fr_pre->nkids; i++)
+        if (fr_pre->kids[i]->var == t) return true;
+    return false;
+}
+
+/* The first reads in n (anything in the fast copy's body, a new node
+ * there: its read is proved): each that safe_read takes becomes `t`, t
+ * read before the loop (once). */
+static void first_in(struct ir_node *n)
+{
+    if (!n || n->op == IR_LISTCOMP || n->op == IR_REDUCE || n->op == IR_FNVAL) return;
+    ir_each_child(n, first_in);
+    if (n->op != IR_COND || !n->first_read || n->b->op != IR_VAR || !safe_read(n->c, false)) return;
+    struct ir_var *t = n->b->var;
+    if (!preloaded(t)) {
+        struct ir_copier k = {.read = fr_read};
+        ir_push_kid(fr_pre, ir_mk_stmt(IR_ASSIGN, t, ir_copy(&k, n->c), n->loc));
+    }
+    *n = *ir_mk_var(t, n->loc);
+}
+
+/* Fast copy fast of versioned if iff (a range loop), its first reads
+ * (first_in) made before it: a block of `if lo < hi: t = A[lo + c] ...`
+ * and fast; else fast as it is. */
+static struct ir_node *first_reads(struct ir_node *fast, struct ir_node *iff)
+{
+    if (fast->op != IR_FOR_RANGE || fast->iter.lo->type != ty_int) return fast;
+    fr_iff = iff, fr_body = fast->b, fr_lo = fast->iter.lo, fr_v = fast->var;
+    fr_pre = ir_new(IR_BLOCK, fast->loc, ty_void);
+    first_in(fast->b);
+    if (!fr_pre->nkids) return fast;
+    struct ir_node *runs = ir_new(IR_IF, fast->loc, ty_void), *b = ir_new(IR_BLOCK, fast->loc, ty_void);
+    runs->a = ir_mk_bin(fast->iter.inclusive ? OP_LE : OP_LT, ir_copy(NULL, fast->iter.lo), ir_copy(NULL, fast->iter.hi), ty_bool);
+    runs->b = fr_pre;
+    ir_push_kid(b, runs);
+    ir_push_kid(b, fast);
+    return b;
+}
+
 /* Loop s rewritten in place: the versioned if (after the lets its bounds
  * need, in a block). A hoisting nest's (outside: s the outer loop) tests
  * the inner loop's guards and a non-empty inner range once, before s (and,
@@ -380,6 +485,8 @@ static struct ir_node *version(struct ir_node *s, bool outside)
     if (s->unfused) { /* a fused loop (opt_fuseloops.c): its else-branch the loops as written */
         fast->unfused = NULL;
         slow = s->unfused;
+    } else if (!outside) {
+        fast = first_reads(fast, iff);
     }
     return place(s, iff, lets, test, fast, slow, &moved);
 }

@@ -1208,8 +1208,9 @@ as_none "for-each held: the same output as --opt=none" fe ./fe/f fe/f.br
 # ivdep`. A row of the stored array apart from the stored one (v[i - 1]
 # beside v[i]: rows_apart) has its own local; not when the loop reads its
 # stored array by another path (v[r] beside v[i]), nor when it calls a
-# function; a running sum (the element before, stored the step before)
-# gets the locals but no ivdep.
+# function; a running sum reading the element two steps back (stored then)
+# gets the locals but no ivdep; one reading the element before reads it from
+# the carried local (opt_version.c: first_reads), so ivdep too.
 mkdir -p rl
 cat > rl/r.br <<'EOB'
 fn smooth(u: [[float]], v: [[float]]) -> [[float]]:
@@ -1220,6 +1221,13 @@ fn smooth(u: [[float]], v: [[float]]) -> [[float]]:
     return w
 
 fn running(u: [[float]]) -> [[float]]:
+    var v = u
+    for i in 0..len(u):
+        for k in 2..len(u[i]):
+            v[i][k] = v[i][k - 2] + u[i][k]
+    return v
+
+fn running1(u: [[float]]) -> [[float]]:
     var v = u
     for i in 0..len(u):
         for k in 1..len(u[i]):
@@ -1254,6 +1262,7 @@ fn main():
     let u = [[float((i * 7 + k * 3) % 10) * 0.5 for k in 0..9] for i in 0..8]
     print(smooth(u, u)[3])
     print(running(u)[2])
+    print(running1(u)[2])
     print(down(u)[7])
     print(other(u, 2)[5])
     print(called(u)[1])
@@ -1266,6 +1275,8 @@ check "rows: a stencil's fast loop reads four rows and stores one through restri
       "$(rlbody bf_main_smooth | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_smooth | grep -c '#pragma GCC ivdep')" -ge 1 ]
 check "rows: a running sum along the row gets the locals, not ivdep" \
     [ "$(rlbody bf_main_running | grep -c 'restrict')" -ge 1 -a "$(rlbody bf_main_running | grep -c 'ivdep')" -eq 0 ]
+check "rows: a running sum of the element before reads it from the carried local: locals and ivdep" \
+    [ "$(rlbody bf_main_running1 | grep -c 'restrict')" -ge 1 -a "$(rlbody bf_main_running1 | grep -c 'ivdep')" -ge 1 ]
 check "rows: a loop that reads the row before the one it stores gets a local for each, with ivdep" \
     [ "$(rlbody bf_main_down | grep -c 'const double \*restrict')" -ge 2 -a \
       "$(rlbody bf_main_down | grep -c '^ *double \*restrict')" -ge 1 -a "$(rlbody bf_main_down | grep -c '#pragma GCC ivdep')" -ge 1 ]
