@@ -378,7 +378,9 @@ const char *emit_expr(struct ir_node *n)
     case IR_BUILTIN: return emit_builtin(n);
     case IR_FNVAL: return emit_fnval(n);
     case IR_CALLV: return emit_callv(n);
-    case IR_GUARD_TEST: internal_error("emit: a guard test outside its versioned if");
+    case IR_GUARD_TEST:
+        if (!n->narrowed) internal_error("emit: a guard test outside its versioned if");
+        return narrowed_test(n);
     case IR_INDEX: {
         if (n->f2i_conv && (row_local(n) || (n->slot && CG->slot_names)))
             internal_error("emit: a conversion's check on an element read without one");

@@ -305,6 +305,8 @@ const char *loop_guard_test(const struct ir_guard *g, const char *lo, const char
 /* The test that range loop s's guards hold over lo .. hi, empty or (nonempty)
  * not; free .p after. */
 struct buf range_guard_cond(struct ir_node *s, const char *lo, const char *hi, bool nonempty);
+/* A narrowed guard test (opt_version.c: narrow_before), a let's value before the loop around. */
+const char *narrowed_test(struct ir_node *t);
 /* A versioned loop (opt_version.c): if its guard test holds, the fast copy,
  * else the loop as written. */
 void emit_versioned(struct ir_node *s);

@@ -312,8 +312,10 @@ static const char *dex(struct ir_node *n)
         if (!v || n->b->type != ty_int) return fail();
         return arena_printf("brk_ld_%s(st_, E->c%d, E->c%d_len, %s)", sfx(v->type->elem), v->id, v->id, dex(n->b));
     }
+    case IR_GUARD_TEST: /* a narrowed test's let (opt_version.c): read only by versioned ifs, written as written */
+        return n->narrowed ? "0" : fail();
     case IR_STR: case IR_ARRAY: case IR_FSTRING: case IR_LISTCOMP: case IR_REDUCE: case IR_TUPLE: case IR_FIELD:
-    case IR_FNVAL: case IR_CALLV: case IR_GUARD_TEST:
+    case IR_FNVAL: case IR_CALLV:
         return fail();
     }
     return fail();

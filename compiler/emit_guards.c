@@ -20,6 +20,11 @@
  * each row on the way only after testing its index (bp_row_at, NULL when
  * out of range), so a ragged array fails the test and never faults it.
  *
+ * A loop's test narrowed by the let of a narrowed test before the loop
+ * around (opt_version.c: narrow_before; narrowed_test, narrow_cond) reads
+ * only its last rows' lengths where that let holds and the outer variable
+ * is inside its range, every guard elsewhere.
+ *
  * A swapped nest's test (opt_version.c: a guard test, swapped; a jammed
  * nest's in emit_loops.c) reads the inner bounds only
  * once the swap guards over the outer range hold, then tests the inner
@@ -248,6 +253,62 @@ static struct buf nest_guard_cond(struct ir_node *t, const char *lo, const char 
     return cond;
 }
 
+/* ---- guards narrowed by a branch (opt_version.c: narrow_before) ---- */
+
+/* A narrowed guard test, the let before the loop around (t->var its
+ * variable): its range lo .. hi (computed without panicking, an overflow
+ * failing the test) not empty, and each guard's rows on the way selected
+ * once their indices are tested, the index of the last one over that
+ * range (bp_path_rows over no inner range: each entry of the inner loop
+ * tests those rows' lengths, narrow_cond). */
+const char *narrowed_test(struct ir_node *t)
+{
+    const char *bad = NULL, *lo = nest_bound(t->kids[0], &bad), *hi = nest_bound(t->kids[1], &bad);
+    struct buf cond = {0};
+    bprintf(&cond, "%s%s < %s", bad ? arena_printf("!%s && ", bad) : "", lo, hi);
+    for (int i = 0; i < t->nguards; i++) {
+        struct ir_guard g = t->guards[i];
+        g.off = 0;
+        bprintf(&cond, " && %s", outer_guard_test(&g, 1, lo, arena_printf("%s - 1", hi), "0", "0"));
+    }
+    const char *r = tmp(ty_bool, "%s", cond.p);
+    free(cond.p);
+    return r;
+}
+
+/* A versioned loop's test narrowed by the let of a narrowed guard test
+ * (t->narrow_flag, of t->narrow_test): where the let holds and the outer
+ * variable is inside its range, each narrow guard's last row (every index
+ * on the way proved by the let: read unchecked) holding lo .. last + off,
+ * and the other guards; else every guard (range_guard_cond). */
+static struct buf narrow_cond(struct ir_node *t, const char *lo, const char *hi)
+{
+    struct ir_node *n = t->narrow_test;
+    const char *bad = NULL, *nlo = nest_bound(n->kids[0], &bad), *nhi = nest_bound(n->kids[1], &bad);
+    const char *j = vname(n->var), *last = t->iter.inclusive ? hi : arena_printf("%s - 1", hi);
+    struct buf all = range_guard_cond(t, lo, hi, false), cond = {0};
+    bprintf(&cond, "(%s%s && %s <= %s && %s < %s) ? (%s %s %s || (1", vname(t->narrow_flag),
+            bad ? arena_printf(" && !%s", bad) : "", nlo, j, j, nhi, lo, t->iter.inclusive ? ">" : ">=", hi);
+    for (int i = 0; i < t->nguards; i++) {
+        const struct ir_guard *g = &t->guards[i];
+        if (!g->narrow) {
+            bprintf(&cond, " & %s", loop_guard_test(g, lo, last, hi, t->iter.inclusive));
+            continue;
+        }
+        const char *row = vname(g->arr);
+        for (int k = 0; k <= g->npath; k++) {
+            struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
+            int64_t off = k ? g->path_offs[k - 1] : g->row_off;
+            const char *ix = at ? arena_printf("%s + %" PRId64 "LL", vname(at), off) : arena_printf("%" PRId64 "LL", off);
+            row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, ix);
+        }
+        bprintf(&cond, " & %s", span_test(lo, last, g->off, row));
+    }
+    bprintf(&cond, ")) : (%s)", all.p);
+    free(all.p);
+    return cond;
+}
+
 /* ---- swapped and jammed nests' guards (opt_interchange.c) ---- */
 
 /* A swapped or jammed nest's inner bounds lo .. hi, evaluated into ilo and
@@ -413,6 +474,8 @@ void emit_versioned(struct ir_node *s)
                         ir_par_least(ir_guards_outside_of(s->c)->b));
         } else if (t->rows_only) {
             cond = rows_only_cond(t, lo, hi);
+        } else if (t->narrow_flag) {
+            cond = narrow_cond(t, lo, hi);
         } else {
             cond = range_guard_cond(t, lo, hi, false);
         }

@@ -311,6 +311,30 @@ static void v_guards(struct vstate *st, struct ir_node *l, struct ir_guard *gs, 
     }
 }
 
+/* Guard test n narrowed (opt_version.c: narrow_before): a let's value before
+ * the loop around, of rows whose last one its variable selects, over its
+ * narrowed range; or narrowed by the let of one in scope (narrow_flag), each
+ * of n's narrow guards one of its (the same rows, in order). */
+static void v_narrowed(struct vstate *st, struct ir_node *n)
+{
+    struct ir_node *h = n->narrow_test;
+    for (int i = 0; n->narrowed && i < n->nguards; i++)
+        want(st, n, n->guards[i].narrow && n->guards[i].rows && !n->guards[i].fixed && !n->guards[i].base &&
+                        ir_guard_outer(&n->guards[i], n->var) == 1, "a narrowed test of a row its variable does not select");
+    want(st, n, !n->narrowed || (n->nkids == 2 && !n->nclauses && !n->narrow_flag), "a narrowed test not over a range");
+    want(st, n, !n->narrow_flag || (in_scope(st, n->narrow_flag) && h && h->narrowed && in_scope(st, h->var) && !n->nclauses &&
+                                    !n->rows_only && !n->ind_var), "a guard test narrowed by no narrowed test in scope");
+    int k = 0;
+    for (int i = 0; h && n->narrow_flag && i < n->nguards; i++) {
+        const struct ir_guard *g = &n->guards[i], *e = &h->guards[k < h->nguards ? k : 0];
+        if (!g->narrow) continue;
+        bool same = k++ < h->nguards && g->arr == e->arr && g->at_var == e->at_var && g->row_off == e->row_off && g->npath == e->npath;
+        for (int p = 0; same && p < g->npath; p++) same = g->path_vars[p] == e->path_vars[p] && g->path_offs[p] == e->path_offs[p];
+        want(st, n, same, "a narrowed test not of the loop's narrow guards");
+    }
+    want(st, n, !h || !n->narrow_flag || k == h->nguards, "a narrowed test of guards the loop does not have");
+}
+
 /* A loop (or a versioned if's then-branch) entered: its guards and rowmins
  * in scope; the nodes it proves may name it. */
 static void loop_enter(struct vstate *st, struct ir_node *l)
@@ -766,7 +790,8 @@ static void v_expr(struct vstate *st, struct ir_node *n)
     case IR_GUARD_TEST:
         want(st, n, t == ty_bool && (n->nguards || n->swapped || n->jammed) && (n->ind_var ? in_scope(st, n->ind_var) : n->var != NULL),
              "guard test");
-        v_guards(st, n, n->guards, n->nguards, n->guards_outside && n->nclauses ? n->clauses[0].var : NULL);
+        v_guards(st, n, n->guards, n->nguards, n->guards_outside && n->nclauses ? n->clauses[0].var : n->narrowed ? n->var : NULL);
+        v_narrowed(st, n);
         want(st, n, n->swapped || n->jammed || !n->nswap_guards, "swap guards on a guard test not of a swapped or jammed nest");
         for (int i = 0; n->rows_only && i < n->nguards; i++)
             want(st, n, !n->nclauses && n->guards[i].rows && !n->guards[i].base, "a rows-only guard test of no rows");

@@ -243,6 +243,18 @@ struct ir_node {
      * bounds and guards it cannot change: they are tested once, before it,
      * and the whole nest written twice (opt_version.c) */
     bool guards_outside;
+    /* IR_FOR_RANGE with guards inside range loop narrow_in, under its ifs
+     * (opt_loops.c): its guards marked narrow (ir_guard.narrow) select their
+     * last row by narrow_in's variable and name nothing else narrow_in
+     * changes; narrow_lo .. narrow_hi (opt_range.c: stable, NULL when none)
+     * bound that variable where this loop runs (the branch's conditions:
+     * `j != 0`, `j != n - 1`). opt_version.c tests those guards' rows once,
+     * before narrow_in, over that range (IR_GUARD_TEST narrowed, the let of
+     * narrow_flag), and each entry of this loop only the last rows' lengths
+     * where the variable is inside it (narrow_test: that test). */
+    struct ir_node *narrow_in, *narrow_lo, *narrow_hi, *narrow_test;
+    bool narrowed;
+    struct ir_var *narrow_flag;
     /* IR_WHILE with guards: the induction they were proved for, `while
      * ind_var < ind_bound` (<= when ind_inclusive) whose body ends with
      * `ind_var = ind_var + ind_step`; bound and step do not change in it */
@@ -408,6 +420,9 @@ struct ir_guard {
      * row (a let's variable r = arr[j + off], or arr[j + off] itself),
      * reads the one len(arr[lo + off]) (the fast copy's bound, opt_version.c). */
     bool same_len;
+    /* A column guard along the loop around (ir_node.narrow_in): its rows'
+     * selection tested before that loop, over the branch's narrowed range. */
+    bool narrow;
     struct ir_node *len_row;
 };
 

@@ -135,6 +135,8 @@ static void dump_expr(FILE *out, struct ir_node *n)
         }
         if (n->par) fputs(" unsplit", out);
         if (n->rows_only) fputs(" each-row", out); /* only the rows' lengths: a versioned nest's */
+        if (n->narrowed) fputs(" narrowed", out);   /* before the loop around, over its narrowed range */
+        if (n->narrow_flag) fputs(" narrowed-by ", out), dump_var(out, n->narrow_flag);
         if (n->swapped || n->jammed) { /* (guards i in ilo..ihi swapped j in lo..hi swap[x+0]: a+0) */
             fputs(n->jammed ? " jammed " : " swapped ", out);
             dump_var(out, n->clauses[0].var);

@@ -828,15 +828,42 @@ static bool outside_guard(struct bce *x, const struct ir_guard *g)
 /* guards_outside (ir.h): range loop s whose whole body is one guarded
  * range loop, its bounds and guards reading nothing s changes. The guards
  * then hold at every entry of the inner loop when they hold before s. */
+/* narrow_in (ir.h): each guarded range loop in n (x's loop's body, under
+ * its ifs, not inside a loop there) whose guards of a path select their
+ * last row by x's variable, naming nothing else x changes (outside_guard):
+ * those guards marked narrow, their rows' selection tested once before x
+ * (opt_version.c) over the range the branches leave that variable
+ * (opt_range.c), each entry of the loop testing only the last rows'
+ * lengths. A 3-D stencil's interior row: every path's rows on the way
+ * checked once a plane, not once a row. A row m[j + c] of m itself (no
+ * path) is not: its one index test is what the entry would test instead. */
+static void narrow_loops(struct bce *x, struct ir_node *n)
+{
+    if (!n || ir_is_expr(n)) return;
+    if (n->op == IR_BLOCK)
+        for (int i = 0; i < n->nkids; i++) narrow_loops(x, n->kids[i]);
+    if (n->op == IR_IF) {
+        narrow_loops(x, n->b);
+        narrow_loops(x, n->c);
+    }
+    if (n->op != IR_FOR_RANGE || !n->nguards || n->swap || n->guards_outside || n->iter.inclusive) return;
+    for (int i = 0; i < n->nguards; i++) {
+        struct ir_guard *g = &n->guards[i];
+        if (g->rows && g->npath && !g->fixed && !g->base && ir_guard_outer(g, x->iv) == 1 && outside_guard(x, g))
+            g->narrow = true, n->narrow_in = x->loop;
+    }
+}
+
 static void guard_outside(struct ir_node *s)
 {
     struct ir_node *in = ir_guards_outside_of(s);
-    if (!in || !in->nguards) return;
+    if ((!in || !in->nguards) && (s->op != IR_FOR_RANGE || s->var->type != ty_int)) return;
     struct body b = body_of(s);
     struct bce x = {s, s->var, &b, ALIAS, IS_ALIAS, FIXED_OF, BASE_OF};
-    bool ok = outside_bound(&x, in->iter.lo) && outside_bound(&x, in->iter.hi);
+    bool ok = in && in->nguards && outside_bound(&x, in->iter.lo) && outside_bound(&x, in->iter.hi);
     for (int i = 0; ok && i < in->nguards; i++) ok = outside_guard(&x, &in->guards[i]);
     s->guards_outside = ok;
+    if (!ok && s->op == IR_FOR_RANGE && s->var->type == ty_int && !(b.use[s->var->id] & U_ASSIGN)) narrow_loops(&x, s->b);
     body_done(&b);
 }
 

@@ -1058,8 +1058,26 @@ static __int128 while_trips(struct ir_node *s)
 }
 
 /* The range loop's body and what holds after it. */
+/* Range loop s inside narrow_in (ir.h): the range of narrow_in's variable
+ * where s runs, its branches' conditions applied (`j != 0` and `j != n - 1`
+ * in `for j in 0..n`: 1 .. n - 1), as narrow_lo .. narrow_hi, or NULL. The
+ * guard test that reads them checks the variable against them (opt_version.c):
+ * they choose what is tested, not what is proved. */
+static void narrow_range(struct ir_node *s)
+{
+    struct range r = *ent(s->narrow_in->var->id);
+    s->narrow_lo = r.lo > INT64_MIN && fits(r.lo) ? ir_mk_int((int64_t)r.lo, s->loc) : NULL;
+    s->narrow_hi = NULL;
+    if (r.below && r.gap < ((__int128)1 << 62))
+        s->narrow_hi = r.gap ? ir_mk_bin(OP_SUB, ir_copy(NULL, r.below), ir_mk_int((int64_t)r.gap, s->loc), ty_int)
+                             : ir_copy(NULL, r.below);
+    else if (r.hi < INT64_MAX)
+        s->narrow_hi = ir_mk_int((int64_t)r.hi + 1, s->loc);
+}
+
 static void for_range(struct ir_node *s)
 {
+    if (!DRY && s->narrow_in) narrow_range(s);
     struct range lo = expr(s->iter.lo), hi = expr(s->iter.hi);
     short_bounds(&s->iter, lo, hi, s->b, NULL);
     ir_each_change(s->iter.lo, forget_len);

@@ -38,6 +38,12 @@
  * leave their rows' lengths to an if of the fast nest's own around its
  * inner loop (rows_each), tested where that loop is entered.
  *
+ * An inner loop whose path guards select their last row by the variable
+ * of a sequential loop around, under that loop's branches (ir.h:
+ * narrow_in), gets a let before that loop of a test of those rows over the
+ * range its branches leave the variable (narrow_before), and its own test
+ * narrowed by that let: where it holds, only the last rows' lengths.
+ *
  * A sequential swapped nest (opt_interchange.c: swap) is versioned whole
  * (swap_nest): the fast nest its two loops exchanged, else the nest as
  * written, whose inner loop is then versioned on its own. A jammed one
@@ -445,6 +451,7 @@ static struct ir_node *version(struct ir_node *s, bool outside)
     *slow = *s;
     struct ir_node *test = ir_new(IR_GUARD_TEST, at, ty_bool), *in = outside ? ir_guards_outside_of(slow) : slow;
     test->guards = in->guards, test->nguards = in->nguards;
+    if (!outside && s->narrow_flag) test->narrow_flag = s->narrow_flag, test->narrow_test = s->narrow_test;
     if (outside) { /* the outer loop's range: a clause, evaluated first */
         test->guards_outside = true, test->par = in->par;
         outer_clause(test, slow, lets);
@@ -668,6 +675,98 @@ static struct ir_node *jam_nest(struct ir_node *s)
 
 static void walk(struct ir_node *s, struct ir_node *around);
 
+/* ---- guards narrowed by the branch around their loop (narrow_before) ----
+ *
+ *     for j in lo..hi:                      let g = guards(j in 1..n - 1 narrowed: u[i][j-1] ...)
+ *         if j == 0 or j == n - 1: ...  =>  for j in lo..hi:
+ *         else: for k ...: u[i][j - 1][k]       ... for k (versioned: narrowed-by g)
+ *
+ * A loop's guards that select their last row by the variable of the loop
+ * around (ir.h: narrow_in; u[i][j - 1][k] in `for j: for k`), under its
+ * branches, hold over the range those branches leave it (opt_range.c: 1 ..
+ * n - 1), not over the loop's (j - 1 at j = 0 is out of range): their rows
+ * on the way are tested once, before the loop around, over that range, by
+ * a let of a narrowed guard test. Each entry of the inner loop tests, when
+ * that let holds and its variable is inside the range, only each last
+ * row's length over the inner range (its rows read unchecked), and its
+ * other guards; else every guard, as written: the test proves what it
+ * did, the branch only chooses which range is tested. */
+
+/* Whether expression e reads loop o's variable or one defined in o's body
+ * (by a let or a loop): no value before o. */
+static bool defined_in(const struct ir_node *n, const struct ir_var *v)
+{
+    if (!n || ir_is_expr(n)) return false;
+    switch (n->sop) {
+    case IR_LET: return n->var == v;
+    case IR_BLOCK:
+        for (int i = 0; i < n->nkids; i++)
+            if (defined_in(n->kids[i], v)) return true;
+        return false;
+    case IR_IF: return defined_in(n->b, v) || defined_in(n->c, v);
+    case IR_WHILE: case IR_FOR_RANGE: case IR_FOR_ARRAY: return n->var == v || defined_in(n->b, v);
+    case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN: case IR_BREAK:
+    case IR_CONTINUE: case IR_UNREACHABLE:
+        return false;
+    }
+    return false;
+}
+
+static bool reads_inside(const struct ir_node *e, const struct ir_node *o)
+{
+    if (!e) return false;
+    if (e->op == IR_VAR) return e->var == o->var || defined_in(o->b, e->var);
+    if (reads_inside(e->a, o) || reads_inside(e->b, o)) return true;
+    for (int i = 0; i < e->nkids; i++)
+        if (reads_inside(e->kids[i], o)) return true;
+    return false;
+}
+
+/* The inner loops of o (as from, o's node before narrow_before copies it)
+ * in n with narrow guards: each its narrowed test, a let in lets. */
+static void narrow_find(struct ir_node *o, const struct ir_node *from, struct ir_node *n, struct ir_node *lets)
+{
+    if (!n || ir_is_expr(n)) return;
+    if (n->op == IR_BLOCK)
+        for (int i = 0; i < n->nkids; i++) narrow_find(o, from, n->kids[i], lets);
+    if (n->op == IR_IF) {
+        narrow_find(o, from, n->b, lets);
+        narrow_find(o, from, n->c, lets);
+    }
+    if (n->op != IR_FOR_RANGE || n->narrow_in != from || n->par || n->chunk || n->swap || n->guards_outside ||
+        !n->nguards || !n->narrow_lo || !n->narrow_hi || reads_inside(n->narrow_lo, o) || reads_inside(n->narrow_hi, o))
+        return;
+    struct ir_node *t = ir_new(IR_GUARD_TEST, n->loc, ty_bool);
+    t->narrowed = true;
+    t->var = o->var;
+    t->iter.is_range = true;
+    ir_push_kid(t, n->narrow_lo);
+    ir_push_kid(t, n->narrow_hi);
+    t->guards = arena_alloc(sizeof *t->guards * (size_t)n->nguards);
+    for (int i = 0; i < n->nguards; i++)
+        if (n->guards[i].narrow) t->guards[t->nguards++] = n->guards[i];
+    if (!t->nguards) return;
+    n->narrow_flag = ir_new_temp(P, ty_bool, n->loc);
+    n->narrow_test = t;
+    n->narrow_in = o;
+    ir_push_kid(lets, ir_mk_stmt(IR_LET, n->narrow_flag, t, n->loc));
+}
+
+/* Sequential range loop o, before its body is walked: the narrowed tests
+ * of its inner loops (narrow_find) let before it, o's node the block of
+ * them and a copy of o (returned; o itself where none). */
+static struct ir_node *narrow_before(struct ir_node *o)
+{
+    if (o->op != IR_FOR_RANGE || o->par || o->chunk || o->swap) return o;
+    struct ir_node *lets = ir_new(IR_BLOCK, o->loc, ty_void), *loop = ir_new(o->op, o->loc, o->type);
+    *loop = *o;
+    narrow_find(loop, o, loop->b, lets);
+    if (!lets->nkids) return o;
+    ir_push_kid(lets, loop);
+    *o = *lets;
+    return loop;
+}
+
 /* ---- the steps of a map in place (map_steps) ----
  *
  *     for s in lo..hi:                 if [in place](xs, least):
@@ -796,8 +895,12 @@ static void walk(struct ir_node *s, struct ir_node *around)
             walk(version(s, true)->c, around); /* the nest as written: its inner loop versioned on its own */
         } else if (!nest_of(around, s)) {
             struct ir_node *m = steps_map(s);
-            if (m) map_steps(s, m);
-            else walk(s->b, s);
+            if (m) {
+                map_steps(s, m);
+            } else {
+                struct ir_node *o = narrow_before(s);
+                walk(o->b, o);
+            }
         }
         return;
     case IR_LET: case IR_ASSIGN: case IR_STORE: case IR_PUSH: case IR_UNIQUE: case IR_EXPR: case IR_RETURN:
