@@ -58,11 +58,11 @@ static void map_loop(struct ir_node *c, const char *v, bool runs)
     line("%s *%s = (%s *)%s->data;", ct, ma.d, ct, v);
     line("int64_t %s = 0;", ma.k);
     int views = open_cap_views(c);
-    /* a par map's element keeps its frame's name, on the pool or not */
+    /* a map written par: its element keeps its frame's name, split or not */
     struct par_places was = {0};
-    if (c->par) was = par_places_open(c);
+    if (c->par && !c->pool) was = par_places_open(c);
     emit_gen_loop(c, &src, map_store_cb, &ma, NULL);
-    if (c->par) par_places_close(was);
+    if (c->par && !c->pool) par_places_close(was);
     close_views(views);
 }
 

@@ -358,9 +358,9 @@ static void fold_cb(struct ir_node *rn, void *p)
      * its helpers; the tree's merges are not, as in the runtime's */
     struct par_places was = {0};
     if (!a->cnt) {
-        if (rn->par) was = par_places_open(rn);
+        if (rn->par && !rn->pool) was = par_places_open(rn);
         fold_elem(rn, a->acc, a->has, a->stop, a->L);
-        if (rn->par) par_places_close(was);
+        if (rn->par && !rn->pool) par_places_close(was);
         return;
     }
     /* tree order: every element counts for its leaf, kept or not */
@@ -370,7 +370,7 @@ static void fold_cb(struct ir_node *rn, void *p)
     F->ind--;
     line("}");
     line("%s++;", a->cnt);
-    if (rn->par) was = par_places_open(rn);
+    if (rn->par && !rn->pool) was = par_places_open(rn);
     if (a->wpass) { /* another rank's block: counted, not evaluated */
         line("if (%s) {", a->wmine);
         F->ind++;
@@ -391,7 +391,7 @@ static void fold_cb(struct ir_node *rn, void *p)
     if (a->wpass) {
         block_close();
     }
-    if (rn->par) par_places_close(was);
+    if (rn->par && !rn->pool) par_places_close(was);
 }
 
 /* bp_elem<n>: one element stored to out, and kept_ set */
