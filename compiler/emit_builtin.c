@@ -137,6 +137,49 @@ static const char *emit_io_builtin(struct ir_node *n)
     internal_error("emit: builtin %s", builtin_name[b]);
 }
 
+/* A chain of min (or max) of ints, min(min(a, b), c): its operands are
+ * evaluated in order, each into a temporary (a panic in one is where it
+ * was), and then met with the operands that read no element last. An
+ * int's min is the same value in any grouping. An operand that loads
+ * nothing is made of locals, most often the value the loop carries from
+ * its last iteration (a dynamic program's cur[j - 1] + 1, the cell kept in
+ * a local); met last, it waits on one compare, not two, while the loaded
+ * operands, which do not depend on the last iteration, meet early. */
+static bool loads(struct ir_node *n)
+{
+    if (!n) return false;
+    if (n->op == IR_INDEX || n->op == IR_FIELD || n->op == IR_CALL) return true;
+    if (loads(n->a) || loads(n->b) || loads(n->c)) return true;
+    for (int i = 0; i < n->nkids; i++)
+        if (loads(n->kids[i])) return true;
+    return false;
+}
+
+static void chain_operands(struct ir_node *n, enum builtin b, struct ir_node **ops, int *nops)
+{
+    for (int i = 0; i < 2; i++) {
+        struct ir_node *k = n->kids[i];
+        if (k->op == IR_BUILTIN && k->builtin == b && k->type == n->type && *nops < 14) chain_operands(k, b, ops, nops);
+        else ops[(*nops)++] = k;
+    }
+}
+
+static const char *int_extreme_chain(struct ir_node *n)
+{
+    struct ir_node *ops[16];
+    const char *val[16];
+    int nops = 0;
+    chain_operands(n, n->builtin, ops, &nops);
+    for (int i = 0; i < nops; i++) val[i] = emit_expr(ops[i]);
+    const char *rel = n->builtin == BI_MIN2 ? "<" : ">", *acc = NULL;
+    for (int pass = 0; pass < 2; pass++) /* the loaded operands, then the others */
+        for (int i = 0; i < nops; i++) {
+            if (loads(ops[i]) == (pass == 1)) continue;
+            acc = acc ? tmp(n->type, "%s %s %s ? %s : %s", val[i], rel, acc, val[i], acc) : val[i];
+        }
+    return acc;
+}
+
 const char *emit_builtin(struct ir_node *n)
 {
     enum builtin b = n->builtin;
@@ -165,6 +208,7 @@ const char *emit_builtin(struct ir_node *n)
         const char *r = emit_join_stream(n);
         if (r) return r;
     }
+    if ((b == BI_MIN2 || b == BI_MAX2) && (n->type == ty_int || n->type == ty_u64)) return int_extreme_chain(n);
     for (int i = 0; i < n->nkids; i++) {
         arg[i] = emit_expr(n->kids[i]);
         at[i] = n->kids[i]->type;
