@@ -207,19 +207,27 @@ static const char *outer_guard_test(const struct ir_guard *g, int w, const char 
  * hi: empty, or each guard's row (every index on the way proved by the
  * nest's test: read unchecked) holding the last index, hi (- 1) + off
  * (a fixed guard's: its one index + off), which that test proved fits. */
+/* The last row of guard g's path, read unchecked: the row at at_var +
+ * row_off, then each path step's (the checks came before). */
+static const char *guard_last_row(const struct ir_guard *g)
+{
+    const char *row = vname(g->arr);
+    for (int k = 0; k <= g->npath; k++) {
+        struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
+        int64_t off = k ? g->path_offs[k - 1] : g->row_off;
+        const char *ix = at ? arena_printf("%s + %" PRId64 "LL", vname(at), off) : arena_printf("%" PRId64 "LL", off);
+        row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, ix);
+    }
+    return row;
+}
+
 static struct buf rows_only_cond(struct ir_node *t, const char *lo, const char *hi)
 {
     struct buf cond = {0};
     bprintf(&cond, "%s %s %s || (1", lo, t->iter.inclusive ? ">" : ">=", hi);
     for (int i = 0; i < t->nguards; i++) {
         const struct ir_guard *g = &t->guards[i];
-        const char *row = vname(g->arr);
-        for (int k = 0; k <= g->npath; k++) {
-            struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
-            int64_t off = k ? g->path_offs[k - 1] : g->row_off;
-            const char *ix = at ? arena_printf("%s + %" PRId64 "LL", vname(at), off) : arena_printf("%" PRId64 "LL", off);
-            row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, ix);
-        }
+        const char *row = guard_last_row(g);
         const char *last = g->fixed ? g->idx_var ? vname(g->idx_var) : "0" : t->iter.inclusive ? hi : arena_printf("(%s - 1)", hi);
         bprintf(&cond, " & (%s + %" PRId64 "LL < %s->len)", last, g->off, row);
     }
@@ -295,13 +303,7 @@ static struct buf narrow_cond(struct ir_node *t, const char *lo, const char *hi)
             bprintf(&cond, " & %s", loop_guard_test(g, lo, last, hi, t->iter.inclusive));
             continue;
         }
-        const char *row = vname(g->arr);
-        for (int k = 0; k <= g->npath; k++) {
-            struct ir_var *at = k ? g->path_vars[k - 1] : g->at_var;
-            int64_t off = k ? g->path_offs[k - 1] : g->row_off;
-            const char *ix = at ? arena_printf("%s + %" PRId64 "LL", vname(at), off) : arena_printf("%" PRId64 "LL", off);
-            row = arena_printf("BRT_AT(brt_arr *, %s, %s)", row, ix);
-        }
+        const char *row = guard_last_row(g);
         bprintf(&cond, " & %s", span_test(lo, last, g->off, row));
     }
     bprintf(&cond, ")) : (%s)", all.p);
