@@ -395,6 +395,13 @@ void seq_loops(struct ir_node *rn, int c, void (*elem)(struct ir_node *, void *)
 void seq_loops_from(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg);
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop); /* source_loop, in two versions behind its guards (opt_loops.c) */
+/* What a loop over a generator's source runs per element (emit_gen_loop's
+ * and emit_seqlanes.c's loops): elem(rn, arg), and the flag that stops it. */
+struct gen_elem {
+    void (*elem)(struct ir_node *, void *);
+    void *arg;
+    const char *stop;
+};
 /* loop(version, s, ctx) for the generator's checked version and, when opt_loops.c made one, its
  * fast version behind the guards that prove it */
 void emit_gen_versions(struct ir_node *rn, const struct src *s,

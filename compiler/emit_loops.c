@@ -730,22 +730,16 @@ void emit_gen_versions(struct ir_node *rn, const struct src *s,
     }
 }
 
-struct gen_loop_arg {
-    void (*elem)(struct ir_node *, void *);
-    void *arg;
-    const char *stop;
-};
-
 static void whole_source_loop(struct ir_node *version, const struct src *s, void *ctx)
 {
-    struct gen_loop_arg *g = ctx;
+    struct gen_elem *g = ctx;
     source_loop(version, "", s->lo, s->arr, "0", s->n, s->is_range, g->elem, g->arg, g->stop);
 }
 
 void emit_gen_loop(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                    const char *stop)
 {
-    struct gen_loop_arg g = {elem, arg, stop};
+    struct gen_elem g = {elem, arg, stop};
     emit_gen_versions(rn, s, whole_source_loop, &g);
 }
 

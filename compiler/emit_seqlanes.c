@@ -65,8 +65,7 @@ static void lane_step(struct ir_node *rn, const char *lanes, const char *q)
 }
 
 struct lanes_ctx {
-    void (*elem)(struct ir_node *, void *);
-    void *arg;
+    struct gen_elem g;
     const char *acc, *has;
 };
 
@@ -75,8 +74,8 @@ static void lanes_loop(struct ir_node *rn, const struct src *s, void *p)
 {
     struct lanes_ctx *c = p;
     const char *acc = c->acc, *has = c->has;
-    void (*elem)(struct ir_node *, void *) = c->elem;
-    void *arg = c->arg;
+    void (*elem)(struct ir_node *, void *) = c->g.elem;
+    void *arg = c->g.arg;
     struct type *t = rn->elem_type;
     if (rn->filter && !ir_quiet(rn->elem, IR_QUIET_FACTS, NULL, NULL)) {
         /* an element that may panic is evaluated only when kept: one at a time */
@@ -120,7 +119,7 @@ static void lanes_loop(struct ir_node *rn, const struct src *s, void *p)
 void emit_minmax_lanes(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                        const char *acc, const char *has)
 {
-    struct lanes_ctx c = {elem, arg, acc, has};
+    struct lanes_ctx c = {{elem, arg, NULL}, acc, has};
     emit_gen_versions(rn, s, lanes_loop, &c);
 }
 
@@ -156,15 +155,9 @@ bool anyall_blocks_fit(struct ir_node *rn)
     return !ir_loops_or_calls(rn->elem) && !(rn->filter && ir_loops_or_calls(rn->filter));
 }
 
-struct blocks_ctx {
-    void (*elem)(struct ir_node *, void *);
-    void *arg;
-    const char *stop;
-};
-
 static void blocks_loop(struct ir_node *rn, const struct src *s, void *p)
 {
-    struct blocks_ctx *c = p;
+    struct gen_elem *c = p;
     const char *k = new_temp();
     line("int64_t %s = 0;", k);
     if (ir_quiet(rn->elem, IR_QUIET_FACTS, quiet_test, NULL) &&
@@ -198,6 +191,6 @@ static void blocks_loop(struct ir_node *rn, const struct src *s, void *p)
 void emit_anyall_blocks(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                         const char *stop)
 {
-    struct blocks_ctx c = {elem, arg, stop};
+    struct gen_elem c = {elem, arg, stop};
     emit_gen_versions(rn, s, blocks_loop, &c);
 }
