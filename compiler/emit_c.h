@@ -418,7 +418,7 @@ void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char
 /* emit_seqlanes.c: a sequential min or max of numbers folded in lanes, any and all in blocks */
 bool minmax_lanes_fit(struct ir_node *rn);
 void emit_minmax_lanes(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
-                       const char *acc, const char *has);
+                       const char *acc, const char *has, const char *start);
 bool anyall_blocks_fit(struct ir_node *rn);
 void emit_anyall_blocks(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
                         const char *stop);

@@ -596,10 +596,13 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     line("%s %s = %s;", ctype(t), acc, ust ? ust : start_value(rn->reducer, t));
     if (ust && type_is_ref(t)) line("%s(%s);", retain_fn(t), acc);
     own(acc, t); /* from here: a panic in an element releases it */
+    /* a sequential reduce whose combine is min or max (emit_fold): a min or
+     * max fold from start, which acc already holds */
+    bool from = rn->user && !tree;
     const char *has = NULL, *stop = NULL;
     if (rn->user || rn->reducer == RED_MIN || rn->reducer == RED_MAX) {
         has = new_temp();
-        line("bool %s = 0;", has);
+        line("bool %s = %d;", has, from);
     }
     if (rn->reducer == RED_ANY || rn->reducer == RED_ALL) {
         stop = new_temp();
@@ -624,7 +627,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
     if (tree && rn->world) again = world_share_begin(rn, &fa);
     int views = open_cap_views(rn);
     if (rn->nclauses) seq_loops(rn, 0, fold_cb, &fa, stop);
-    else if (!tree && minmax_lanes_fit(rn)) emit_minmax_lanes(rn, &s, fold_cb, &fa, acc, has);
+    else if (!tree && minmax_lanes_fit(rn)) emit_minmax_lanes(rn, &s, fold_cb, &fa, acc, has, ust);
     else if (!tree && anyall_blocks_fit(rn)) emit_anyall_blocks(rn, &s, fold_cb, &fa, stop);
     else emit_gen_loop(rn, &s, fold_cb, &fa, stop);
     close_views(views);
@@ -667,7 +670,7 @@ const char *emit_seq_reduce(struct ir_node *rn, bool tree)
         line("}");
         line("if (%s > 0) { %s = %s[0]; %s = %s[0]; }", fa.sp, acc, fa.stk, has, fa.sh);
     }
-    if (has) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
+    if (has && !from) line("if (!%s) brt_panic(%s, %s);", has, L, rn->reducer == RED_MIN ? "BRT_MIN_EMPTY" : "BRT_MAX_EMPTY");
     return acc;
 }
 

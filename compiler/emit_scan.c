@@ -720,6 +720,10 @@ const char *emit_fold(struct ir_node *rn)
         rn->user = false;
         if (rn->par) return emit_reduce(rn);
     }
+    if (ir_minmax_combine(rn, &red)) { /* a min or max fold from start: lanes */
+        rn->reducer = red;
+        return emit_seq_reduce(rn, false);
+    }
     if (on_reduce_tree(rn)) {
         if (alike) rn->reducer = red;
         return emit_par_reduce(rn, alike);

@@ -37,12 +37,37 @@
 
 #define MINMAX_LANES 8
 
+static bool CHECKS;
+
+static void find_checks(struct ir_node *n)
+{
+    if (!n || CHECKS) return;
+    if (n->op == IR_BINARY && (n->optype == ty_int || n->optype == ty_u64) && !op_is_compare(n->bop) && !n->no_overflow &&
+        !n->no_overflow_in)
+        CHECKS = true;
+    ir_each_child(n, find_checks);
+}
+
+/* Whether e holds int arithmetic that may overflow: each element's check a
+ * branch, which keeps gcc from making the lanes vectors; without vectors
+ * (no 64-bit compare before SSE4.2) eight scalar lanes in memory cost more
+ * than the one chain of an int compare and move they break. */
+static bool int_checks(struct ir_node *e)
+{
+    CHECKS = false;
+    find_checks(e);
+    return CHECKS;
+}
+
 bool minmax_lanes_fit(struct ir_node *rn)
 {
     struct type *t = rn->elem_type;
-    if (rn->reducer != RED_MIN && rn->reducer != RED_MAX) return false;
-    if (rn->user || rn->nclauses || rn->world) return false;
+    enum reducer red;
+    if (rn->user ? !ir_minmax_combine(rn, &red) || red != rn->reducer : rn->reducer != RED_MIN && rn->reducer != RED_MAX)
+        return false;
+    if (rn->scan || rn->key || rn->nclauses || rn->world) return false;
     if (rn->filter && ir_loops_or_calls(rn->filter)) return false;
+    if ((t == ty_int || t == ty_u64) && int_checks(rn->elem)) return false;
     return (t == ty_int || t == ty_u64 || t == ty_float) && !ir_loops_or_calls(rn->elem);
 }
 
@@ -66,7 +91,7 @@ static void lane_step(struct ir_node *rn, const char *lanes, const char *q)
 
 struct lanes_ctx {
     struct gen_elem g;
-    const char *acc, *has;
+    const char *acc, *has, *start;
 };
 
 /* One version's loop: the first element, the lanes, the rest. */
@@ -109,17 +134,19 @@ static void lanes_loop(struct ir_node *rn, const struct src *s, void *p)
     const char *slot = arena_printf("%s[%s]", la.lanes, la.q);
     line("for (int %s = 0; %s < %d; %s++) if (%s) %s = %s;", la.q, la.q, MINMAX_LANES, la.q,
          better(rn->reducer, t, slot, acc), acc, slot);
-    if (t == ty_float) /* a zero's sign is the first zero's: over again, in order */
-        line("if (%s == 0.0) { %s = 0; %s = 0; }", acc, k, has);
+    /* a zero's sign is the first zero's: over again, in order (from the
+     * start, or from the first element) */
+    if (t == ty_float && c->start) line("if (%s == 0.0) { %s = 0; %s = %s; }", acc, k, acc, c->start);
+    else if (t == ty_float) line("if (%s == 0.0) { %s = 0; %s = 0; }", acc, k, has);
     F->ind--;
     line("}");
     source_loop(rn, "", s->lo, s->arr, k, s->n, s->is_range, elem, arg, NULL); /* the rest, in order */
 }
 
 void emit_minmax_lanes(struct ir_node *rn, const struct src *s, void (*elem)(struct ir_node *, void *), void *arg,
-                       const char *acc, const char *has)
+                       const char *acc, const char *has, const char *start)
 {
-    struct lanes_ctx c = {{elem, arg, NULL}, acc, has};
+    struct lanes_ctx c = {{elem, arg, NULL}, acc, has, start};
     emit_gen_versions(rn, s, lanes_loop, &c);
 }
 

@@ -623,8 +623,9 @@ static void v_gen(struct vstate *st, struct ir_node *n)
     for (int i = 0; i < n->ncaps; i++) want(st, n, in_scope(st, n->caps[i]), "captured variable not in scope");
     /* guards (opt_loops.c): only on the one sequential loop over an int range
      * that the emitter writes twice (emit_gen_loop) */
-    want(st, n, !n->nguards || (!n->par && !n->world && !n->user && !n->scan && !n->key && !n->nclauses &&
-                                n->iter.is_range && n->gen_var->type == ty_int),
+    enum reducer red;
+    want(st, n, !n->nguards || (!n->par && !n->world && (!n->user || ir_minmax_combine(n, &red)) && !n->scan && !n->key &&
+                                !n->nclauses && n->iter.is_range && n->gen_var->type == ty_int),
          "guards on a generator the emitter does not version");
     loop_enter(st, n);
     scope_push(st, n, n->gen_var);

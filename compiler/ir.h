@@ -492,6 +492,7 @@ void opt_scalars(struct ir_program *ir); /* opt_scalars.c */
 void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_shortfor(struct ir_program *ir); /* opt_shortfor.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
+void opt_extremes(struct ir_program *ir); /* opt_extremes.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
 /* Sequential scans that are the whole value of a let, assignment or return
@@ -696,6 +697,12 @@ struct ir_node *ir_copy_renamed(const struct ir_node *n, struct ir_var *from, st
 /* The variables that elem and filter of a reduction or comprehension read
  * from outside them, ordered by id (gen_var excluded). */
 void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
+/* Whether reduction rn is a sequential reduce(f, start, gen) whose combine
+ * is the built-in max(l, r) or min(l, r) of its two values, in that order,
+ * of ints, u64s or floats: a min or max fold from start (opt_extremes.c
+ * writes loops as such folds; the C emitter runs them in lanes). *red:
+ * RED_MIN or RED_MAX. */
+bool ir_minmax_combine(const struct ir_node *rn, enum reducer *red);
 /* Calls f on each direct child of n: a, b, c, the kids, the bounds or array
  * of its iter and of each clause's, elem, filter and key (a post-order walker
  * that rewrites in place calls this, then handles n). */

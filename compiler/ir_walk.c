@@ -329,3 +329,17 @@ void ir_each_written(struct ir_node *n, void (*f)(struct ir_node *))
     f(n->fast_gen);
     f(n->chunk);
 }
+
+/* (ir.h) */
+bool ir_minmax_combine(const struct ir_node *rn, enum reducer *red)
+{
+    struct type *t = rn->elem_type;
+    const struct ir_node *c = rn->c;
+    if (rn->op != IR_REDUCE || !rn->user || rn->par || rn->scan || rn->key || rn->world || !c) return false;
+    if (t != ty_int && t != ty_u64 && t != ty_float) return false;
+    if (c->op != IR_BUILTIN || (c->builtin != BI_MAX2 && c->builtin != BI_MIN2) || c->nkids != 2) return false;
+    if (c->kids[0]->op != IR_VAR || c->kids[0]->var != rn->comb_l || c->kids[1]->op != IR_VAR || c->kids[1]->var != rn->comb_r)
+        return false;
+    *red = c->builtin == BI_MAX2 ? RED_MAX : RED_MIN;
+    return true;
+}

@@ -41,6 +41,7 @@
     X(split, opt_split, "loops split at their first and last iteration where that settles a condition") \
     X(fission, opt_fission, "sums an outer loop cannot change split off their loop and run before it, once") \
     X(expand, opt_expand, "folds over the row a[j] that a loop around j computes again run once per row, before it") \
+    X(extremes, opt_extremes, "loops that only keep a running least or greatest value made min/max folds from it") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
     X(loops, opt_loops, "bounds guards, views")                                           \
@@ -80,6 +81,10 @@ static const struct {
     {"shortfor", "unswitch", "the loop around a short loop written out is innermost: one to unswitch and split"},
     {"shortfor", "loops", "a short loop's copies read elements the loop around it guards"},
     {"counted", "accum", "a while nest counted by one is a range nest to interchange"},
+    {"counted", "extremes", "a while loop counted by one is a range loop whose running extreme is a fold"},
+    {"extremes", "loops", "the fold's generator is one to guard, its element one to check once"},
+    {"expand", "extremes", "a running extreme over a row is a loop expand runs once per row, then a fold"},
+    {"fission", "extremes", "a running extreme an outer loop cannot change is a loop fission moves out, then a fold"},
     {"accum", "unique", "the row of sums is an array the later passes make unique, guard and jam"},
     {"accum", "comploop", "a comprehension of sums is accum's to interchange"},
     {"counted", "unswitch", "a while loop counted by one is a range loop to unswitch and split"},

@@ -871,12 +871,15 @@ static void guard_outside(struct ir_node *s)
 
 /* A comprehension or reduction the emitter writes as one sequential loop
  * over an int range (emit_gen_loop): no clauses, no key, not par, a built-in
- * reducer. A comprehension parfor later puts on the pool keeps its guards
- * for its loop as written (the pool's chunks keep their checks). */
+ * reducer or a min or max fold from a start (ir_minmax_combine). A
+ * comprehension parfor later puts on the pool keeps its guards for its loop
+ * as written (the pool's chunks keep their checks). */
 static bool guardable_gen(struct ir_node *n)
 {
+    enum reducer red;
     if (!ir_is_expr(n) || (n->op != IR_REDUCE && n->op != IR_LISTCOMP)) return false;
-    if (n->par || n->world || n->user || n->scan || n->key || n->nclauses || !n->iter.is_range) return false;
+    if (n->user && !ir_minmax_combine(n, &red)) return false;
+    if (n->par || n->world || n->scan || n->key || n->nclauses || !n->iter.is_range) return false;
     return n->gen_var->type == ty_int;
 }
 
