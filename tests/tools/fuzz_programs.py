@@ -4950,6 +4950,25 @@ def minmax_fold(g):
         expr = f"{red}({ev} for {x} in {xs}" + (f" if {ftext}" if filt else "") + ")"
     lines = [f"let {xs} = [{', '.join(lit(q) for q in vals)}]" if vals else f"let {xs}: [{et}] = []",
              f"let {v} = {expr}", f"print({v})"]
+    # now and then the same min or max kept by a loop from a start (the pass
+    # extremes makes it a fold from that start): `if e > v: v = e` or
+    # `v = max(v, e)`, through a let or not; an empty range leaves the start
+    start = None
+    if not test and not filt and r.random() < 0.4:
+        start = r.choice(pool)
+        d = g.fresh("d")
+        head = f"for {i} in 0..{m}:" if shape == "index" else f"for {x} in {xs}:"
+        body = [f"let {d} = {ev}"] if r.random() < 0.5 else []
+        e = d if body else ev
+        op = ">" if red == "max" else "<"
+        form = r.choice(["call", "if", "if-left"])
+        if form == "call":
+            body.append(f"{v} = {red}({v}, {e})")
+        elif form == "if":
+            body += [f"if {e} {op} {v}:", f"    {v} = {e}"]
+        else:
+            body += [f"if {v} {'<' if red == 'max' else '>'} {e}:", f"    {v} = {e}"]
+        lines = lines[:1] + [f"var {v} = {lit(start)}", head] + ["    " + b for b in body] + [f"print({v})"]
 
     def kept():
         """the values the fold sees, in order (a read past the end raises)"""
@@ -4973,7 +4992,7 @@ def minmax_fold(g):
                     break
             env_out(env).append(show("bool", res) + "\n")
             return
-        acc = None
+        acc = start
         for q in kept():
             acc = q if acc is None else combine(red, et, acc, q)
         if acc is None:
@@ -5480,7 +5499,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "extremes", "unique",
               "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "scratch", "carry", "hoist", "version", "prefetch", "records", "bins")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 

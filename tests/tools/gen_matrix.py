@@ -489,6 +489,17 @@ def program(t):
         body("            rv = xs[i]")
         rm = min(range(N), key=lambda i: (t.key(xs[i]), i))
         PS([("rm", rm, INT), ("rv", max(xs, key=t.key), t)])
+        # a running extreme alone in its loop, from a start (numbers: a min or
+        # max fold from it, opt_extremes.c, in lanes), by an if and by min()
+        body("    var ru = xs[0]")
+        body("    for i in 0..40:")
+        body("        if xs[(i * 5) % 6] > ru:")
+        body("            ru = xs[(i * 5) % 6]")
+        body("    var rw = base()[1]")
+        body("    for x in xs:")
+        body("        rw = min(rw, x)")
+        bigu = [xs[(i * 5) % N] for i in range(40)]
+        PS([("ru", max([xs[0]] + bigu, key=t.key), t), ("rw", min([xs[1]] + xs, key=t.key), t)])
         PS([("par min(xs)", min(xs, key=t.key), t), ("par max(xs[i % 6] for i in 0..50)", max(xs, key=t.key), t)])
         big = [xs[(i * 5) % N] for i in range(40)]
         PS([("par min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
