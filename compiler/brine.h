@@ -423,6 +423,9 @@ enum builtin_sig { SIG_OWN, SIG_FLOATS };
     /* or more: a range loop's bounds (lo, hi), its count (uint64_t)hi -    */           \
     /* (uint64_t)lo; an array loop's array (xs), its length                 */           \
     X(BI_RUNS_LONG, "[runs long]", BK_SYNTAX, SIG_OWN, -1, 0)                              \
+    /* the optimizer's (opt_lazycopy.c): xs (a variable) holds the only     */           \
+    /* reference to its array: copy on write would not copy it (xs)         */           \
+    X(BI_SOLE, "[sole]", BK_SYNTAX, SIG_OWN, 1, 0)                                         \
     X(M_SPLIT, "split", BK_METHOD, SIG_OWN, -1, 0)                                         \
     X(M_STRIP, "strip", BK_METHOD, SIG_OWN, 0, 0)                                          \
     X(M_LINES, "lines", BK_METHOD, SIG_OWN, 0, 0)                                          \

@@ -444,7 +444,7 @@ struct type *check_builtin(struct node *n, enum builtin bi, struct type *hint)
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP: /* check_iterable */
     case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR: case M_FIND: case M_TO_INT:
     case M_TO_FLOAT: case M_INDEX:
-    case BI_UNSET: case BI_IN_PLACE: case BI_RUNS_LONG: /* the optimizer's */
+    case BI_UNSET: case BI_IN_PLACE: case BI_RUNS_LONG: case BI_SOLE: /* the optimizer's */
         break;
     }
     internal_error("check_builtin of '%s'", name);
@@ -554,7 +554,7 @@ struct type *check_method(struct node *n, struct node *recv, const char *mname, 
     case BI_RANGE_STEP: case BI_ENUMERATE: case BI_ZIP:
     case BI_SOME: case BI_NONE_LIT: case M_IS_SOME: case M_IS_NONE: case M_UNWRAP: case M_UNWRAP_OR:
     case BI_INPUT: case M_FIND: case M_TO_INT: case M_TO_FLOAT: case M_INDEX: case BI_UNSET: case M_GROW_UNSET:
-    case BI_IN_PLACE: case BI_RUNS_LONG:
+    case BI_IN_PLACE: case BI_RUNS_LONG: case BI_SOLE:
         break;
     }
     internal_error("check_method of '%s'", mname);

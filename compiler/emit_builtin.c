@@ -314,6 +314,7 @@ const char *emit_builtin(struct ir_node *n)
                        arg[0], arg[1]);
         return tmp(ty_bool, "brt_arr_sole(%s) && %s->len > 0", arg[0], arg[0]);
     case BI_RUNS_LONG: internal_error("emit: a loop's count tested outside its if (opt_prefetch.c)"); return "";
+    case BI_SOLE: return tmp(ty_bool, "brt_arr_sole(%s)", arg[0]); /* opt_lazycopy.c */
     case M_SPLIT:
         if (n->nkids == 1) return tmp_owned(t, "brt_str_split_ws(%s)", arg[0]);
         return tmp_owned(t, "brt_str_split(%s, %s, %s)", arg[0], arg[1], loc_ref(n->loc));

@@ -829,6 +829,9 @@ static void v_expr(struct vstate *st, struct ir_node *n)
             want(st, n, t->kind == T_ARRAY && (t->elem == ty_int || t->elem == ty_float || t->elem == ty_bool ||
                                                t->elem->kind == T_ARRAY) &&
                             n->nkids == 1 && n->kids[0]->type == ty_int, "unset array type");
+        if (n->builtin == BI_SOLE) /* an array variable's only reference (opt_lazycopy.c) */
+            want(st, n, t == ty_bool && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->type->kind == T_ARRAY,
+                 "sole test type");
         if (n->builtin == M_GROW_UNSET) /* the same elements, grown in place (opt_fill.c) */
             want(st, n, n->nkids == 2 && n->kids[0]->op == IR_VAR && n->kids[0]->type->kind == T_ARRAY &&
                             (n->kids[0]->type->elem == ty_int || n->kids[0]->type->elem == ty_float ||

@@ -493,6 +493,7 @@ void opt_counted(struct ir_program *ir); /* opt_counted.c */
 void opt_shortfor(struct ir_program *ir); /* opt_shortfor.c */
 void opt_accum(struct ir_program *ir);   /* opt_accum.c */
 void opt_extremes(struct ir_program *ir); /* opt_extremes.c */
+void opt_lazycopy(struct ir_program *ir); /* opt_lazycopy.c */
 void opt_comploop(struct ir_program *ir); /* opt_comploop.c */
 void opt_fill(struct ir_program *ir);     /* opt_fill.c */
 /* Sequential scans that are the whole value of a let, assignment or return

@@ -43,6 +43,7 @@
     X(expand, opt_expand, "folds over the row a[j] that a loop around j computes again run once per row, before it") \
     X(extremes, opt_extremes, "loops that only keep a running least or greatest value made min/max folds from it") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
+    X(lazycopy, opt_lazycopy, "copies made on write before a loop that writes the array in order made by the loop, element by element") \
     X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
@@ -111,6 +112,9 @@ static const struct {
     {"expand", "interchange", "the inner loop without the fold is the smaller one to jam"},
     {"counted", "unique", "a range loop is what the later passes hoist out of, guard and swap"},
     {"unique", "loops", "views need the stores unique_steps marks (stores_unique)"},
+    {"unique", "lazycopy", "the copy it makes as the loop goes is the one a unique statement before the loop makes"},
+    {"lazycopy", "relations", "the loop copying as it goes is a loop whose indices relations proves"},
+    {"lazycopy", "loops", "the loop copying as it goes and the one as written are loops to guard"},
     {"unique", "borrow", "a borrow must see the unique statements that may copy a row"},
     {"split", "relations", "the pieces' bounds are facts it follows"},
     {"inline", "relations", "a call written in place is code whose facts the caller's prove"},

@@ -530,7 +530,7 @@ check "--opt: test passes it to its builds" has op.log "1 passed, 0 failed"
 "$BRINE" build op/p.br --opt=-bogus > op.log 2>&1
 rc=$?
 check "--opt: an unknown pass is exit 2 and names the passes (got $rc)" \
-    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, extremes, unique, relations, loops, range, borrow, interchange, move, parfor, fuseloops, scratch, carry, hoist, version, cursor, prefetch, records, bins (or all, none) (see brine --help)" ]
+    [ $rc -eq 2 -a "$(cat op.log)" = "brine: unknown pass 'bogus' in --opt=-bogus: the passes are consts, iters, fnvals, unroll, inline, scalars, counted, shortfor, accum, comploop, fill, cover, fuse, unswitch, split, fission, expand, extremes, unique, lazycopy, relations, loops, range, borrow, interchange, move, parfor, fuseloops, scratch, carry, hoist, version, cursor, prefetch, records, bins (or all, none) (see brine --help)" ]
 for bad in "--opt=" "--opt=all," "--opt"; do
     "$BRINE" run $bad op/p.br > op.log 2>&1
     check "$bad: a usage error" [ $? -eq 2 -a "$(wc -l < op.log)" -eq 1 ]
