@@ -16,7 +16,8 @@ comprehensions; a statement whose model run panics is kept (as the last one)
 only now and then, so most programs run to the end.
 
 Every program is built with `brine build` (dev) and `brine build --release`
-and each build is run with BRINE_THREADS=1 and 3. A finding is:
+(every other program's with --cpu=native) and each build is run with
+BRINE_THREADS=1, 2 and 7. A finding is:
 - a build that does not succeed (exit 70 = internal error, a C compiler
   rejecting the generated C, or a compile error in a program the generator
   believes well-typed), a signal, a timeout;
@@ -5499,7 +5500,7 @@ def pool_call(g):
 
 # ---- running brine ------------------------------------------------------------
 
-OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "extremes", "unique",
+OPT_PASSES = ("consts", "iters", "fnvals", "unroll", "inline", "scalars", "counted", "shortfor", "accum", "comploop", "fill", "cover", "fuse", "unswitch", "split", "fission", "expand", "extremes", "unique", "lazycopy",
               "loops", "range", "borrow", "interchange", "move", "parfor", "fuseloops", "scratch", "carry", "hoist", "version", "prefetch", "records", "bins")   # compiler/opt.c's table
 THREADS = ("1", "2", "7")
 
@@ -5598,8 +5599,12 @@ def run_prog(brine, seed, gen, tmp, timeout, opt_variants=True):
     problems = []
     results = {}
     cs = {}
+    # every other program's release build is for this machine's processor
+    # (--cpu=native): the code under AVX2 or AVX-512 only (any and all in
+    # blocks, vector lanes) meets the random programs too
+    release = ["--release"] + (["--cpu=native"] if seed % 2 else [])
     for mode in ("dev", "release"):
-        pr, res, c = build_and_run(brine, d, mode, ["--release"] if mode == "release" else [], THREADS, timeout)
+        pr, res, c = build_and_run(brine, d, mode, release if mode == "release" else [], THREADS, timeout)
         problems += pr
         cs[mode] = c
         for th, v in res.items():
