@@ -4469,7 +4469,8 @@ def recurrence(g):
     first read before the array's start (a panic in the first iteration),
     a store past its end, or an int that overflows; now and then in a row
     of an array of arrays, x[q][i + c], the row q fixed (or past the end:
-    a panic at the first read)."""
+    a panic at the first read); now and then x a copy of an array still
+    held, the loop to len(x) (opt_lazycopy.c copies as the loop goes)."""
     r = g.recs
     if g.pure:
         return None
@@ -4489,7 +4490,15 @@ def recurrence(g):
         lo = r.choice([size - 1 - c + step, size - 1 - c + step, size - c + step, n])
         hi = r.choice([-1, -1, 0, 2]) - c
     ranged = step != 1 or r.random() < 0.5
-    head = f"range({lo}, {hi}, {step})" if ranged else f"{lo}..{hi}"
+    # now and then x is a copy of an array still held (printed after,
+    # unchanged), the loop to len(x): the copy made by the loop, element by
+    # element, where it stores x[i] (opt_lazycopy.c)
+    copied = not rowed and r.random() < 0.4
+    to_len = copied and not ranged and r.random() < 0.6
+    if to_len:
+        hi = size
+    o = g.fresh("o")
+    head = f"range({lo}, {hi}, {step})" if ranged else (f"{lo}..len({x})" if to_len else f"{lo}..{hi}")
     k = r.choice([2, 3, -2, 1000, 1]) if et == "int" else r.choice([0.5, -1.25, 2.0, 1e300, 0.75])
     init = r.choice([1, -3, 7]) if et == "int" else r.choice([1.0, -0.5, 3.25])
     kl = str(k) if et == "int" else fmt_float(k)
@@ -4505,7 +4514,7 @@ def recurrence(g):
     def ref(j):
         return f"{xs}[{i} + {j}]"
     lines = ([f"let {q} = {qv}", f"var {x} = [[{il}] * {size} for {w_} in 0..2]"] if rowed
-             else [f"var {x} = [{il}] * {size}"])
+             else [f"let {o} = [{il}] * {size}", f"var {x} = {o}"] if copied else [f"var {x} = [{il}] * {size}"])
     lines += [f"var {s} = {zero}", f"for {i} in {head}:"]
     if leave:
         lines += [f"    if {i} == {at}:", f"        {leave}"]
@@ -4513,7 +4522,7 @@ def recurrence(g):
     lines.append(f"    {ref(c)} = {ref(c - step)} * {kl}{second} + {iv}")
     if after:
         lines.append(f"    {s} += {ref(c - step)} + {ref(c)}")
-    lines.append(f"print({x}, {s})")
+    lines.append(f"print({x}, {s}, {o})" if copied else f"print({x}, {s})")
 
     def ex(env):
         rows = [[init] * size for _ in range(2)] if rowed else None
@@ -4551,7 +4560,8 @@ def recurrence(g):
                 else:
                     sv = sv + u
         shown = show('[[' + et + ']]', rows) if rowed else show('[' + et + ']', xv)
-        env_out(env).append(f"{shown} {show(et, sv)}\n")
+        orig = " " + show('[' + et + ']', [init] * size) if copied else ""
+        env_out(env).append(f"{shown} {show(et, sv)}{orig}\n")
     return lines, ex
 
 
