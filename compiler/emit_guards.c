@@ -416,9 +416,54 @@ const char *swap_go(const struct ir_node *t, const char *lo, const char *hi, con
  * the nest that runs evaluates its own bounds again, as written. A
  * swapped nest (swapped): the outer bounds, its views, then emit_swapped.
  * A fused loop's else-branch is the loops it fuses, each its own bounds. */
+/* A growth test's trips (opt_growth.c) in C: + - * tested for overflow into
+ * bad, max(x, 0), literals, variables, len of variables. */
+static const char *trips_c(struct ir_node *e, const char *bad)
+{
+    if (e->op == IR_BUILTIN && e->builtin == BI_MAX2)
+        return arena_printf("bp_pos(%s)", trips_c(e->kids[0], bad));
+    if (e->op == IR_BUILTIN) return arena_printf("%s->len", vname(e->kids[0]->var)); /* len of a variable */
+    return base_c(e, bad);
+}
+
+/* A nest of bounded growth (opt_growth.c): c0 + d * trips + u fits, and
+ * every element of the arrays made before the nest at most INT64_MAX - u
+ * - d * trips (scanned once, here); then the nest with those adds
+ * unchecked, else as written. */
+static void emit_growth(struct ir_node *s)
+{
+    struct ir_growth *g = s->a->growth;
+    const char *bad = new_temp(), *lim = new_temp();
+    line("int %s = 0;", bad);
+    scope_open();
+    const char *trips = g->trips ? trips_c(g->trips, bad) : "0";
+    line("int64_t %s = bp_growth_lim(%s, %" PRId64 "LL, %" PRId64 "LL, %" PRId64 "LL, &%s);", lim, trips, g->d, g->u,
+         g->c0, bad);
+    scope_close();
+    struct buf cond = {0};
+    bprintf(&cond, "!%s", bad);
+    for (int i = 0; i < g->nscan; i++)
+        bprintf(&cond, " && %s(%s, %s)", g->scan[i]->type->elem == ty_int ? "bp_max_le" : "bp_rows_max_le",
+                vname(g->scan[i]), lim);
+    line("if (bp_opaque(%s)) {", cond.p);
+    free(cond.p);
+    F->ind++;
+    emit_stmt(s->b);
+    F->ind--;
+    line("} else {");
+    F->ind++;
+    emit_stmt(s->c);
+    F->ind--;
+    line("}");
+}
+
 void emit_versioned(struct ir_node *s)
 {
     struct ir_node *t = s->a;
+    if (t->growth) {
+        emit_growth(s);
+        return;
+    }
     int rowmins = open_rowmins(s), views;
     const char *lo, *hi, *step = NULL, *v = NULL;
     struct buf cond = {0};

@@ -423,8 +423,48 @@ static bool same_bound(const struct ir_node *a, const struct ir_node *b)
  * loop as written, both over the test's bounds. Only the then-branch may hold
  * nodes that name the if as proved; the two copies define the same variables
  * (one of them runs). */
+/* A growth test's trips (opt_growth.c): + - * and max(x, 0) of literals,
+ * int variables in scope and len of array variables in scope. */
+static bool trips_ok(struct vstate *st, const struct ir_node *e)
+{
+    switch (e->op) {
+    case IR_INT: return true;
+    case IR_VAR: return e->type == ty_int && in_scope(st, e->var);
+    case IR_BINARY:
+        return e->optype == ty_int && (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL) && trips_ok(st, e->a) &&
+               trips_ok(st, e->b);
+    case IR_BUILTIN:
+        if (e->builtin == BI_LEN) return e->nkids == 1 && e->kids[0]->op == IR_VAR && in_scope(st, e->kids[0]->var);
+        return e->builtin == BI_MAX2 && e->nkids == 2 && trips_ok(st, e->kids[0]) && e->kids[1]->op == IR_INT &&
+               e->kids[1]->ival == 0;
+    default: return false;
+    }
+}
+
+/* A nest of bounded growth (opt_growth.c): if growth(...): the nest with
+ * the adds it proves (naming the if), else the nest as written; its scans
+ * and trips read what is in scope before the nest. */
+static void v_growth(struct vstate *st, struct ir_node *s)
+{
+    struct ir_growth *g = s->a->growth;
+    want(st, s, s->versioned && s->b && s->c && !s->a->nguards && g->d >= 0 && g->u >= 0 && (!g->trips || trips_ok(st, g->trips)),
+         "a growth test not of + - * of what is in scope");
+    for (int i = 0; i < g->nscan; i++)
+        want(st, s, in_scope(st, g->scan[i]) && g->scan[i]->type->kind == T_ARRAY, "a growth test scans no array in scope");
+    loop_enter(st, s);
+    int mark = st->ndeflog;
+    v_stmt(st, s->b);
+    st->naround--;
+    forget_since(st, mark);
+    v_stmt(st, s->c);
+}
+
 static void v_versioned(struct vstate *st, struct ir_node *s)
 {
+    if (s->a->growth) {
+        v_growth(st, s);
+        return;
+    }
     /* a copy written twice (opt_prefetch.c): its loop as written's bounds and marks */
     struct ir_node *t = s->a, *f = ir_fast_of(s->b), *w = ir_loop_of(s->c);
     bool fused = w && w->op == IR_BLOCK && f && f->op == IR_FOR_RANGE && !t->nclauses; /* opt_fuseloops.c: w the loops */

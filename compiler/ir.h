@@ -262,6 +262,7 @@ struct ir_node {
     struct ir_node *ind_bound, *ind_step;
     bool ind_inclusive;
     struct ir_node *no_overflow_in; /* IR_BINARY: cannot overflow in this loop's guarded version */
+    struct ir_growth *growth;   /* IR_GUARD_TEST of a nest of bounded growth (opt_growth.c) */
     /* IR_FOR_RANGE, IR_WHILE (opt_version.c): the then-branch of this versioned IR_IF, whose
      * guard test proves the nodes that name it in in_range_by / no_overflow_in (fast_in);
      * or its else-branch, the loop as written (slow): every check in it. IR_REDUCE,
@@ -426,6 +427,18 @@ struct ir_guard {
     struct ir_node *len_row;
 };
 
+/* A growth test (opt_growth.c): c0 + d * trips + u <= INT64_MAX, trips
+ * computed without panicking (+ - * of literals, variables and len of
+ * variables, max(x, 0); an overflow fails it; NULL: 0), and every element
+ * of each scan array (an [int], or every row of an [[int]]) at most
+ * INT64_MAX - u - d * trips. */
+struct ir_growth {
+    struct ir_node *trips;
+    int64_t d, u, c0;
+    struct ir_var **scan;
+    int nscan;
+};
+
 struct ir_fn {
     const char *module, *name;
     const char *cname;          /* bf_<module>_<name>, unique */
@@ -479,6 +492,10 @@ struct ir_program {
 /* The passes of optimize() (opt.c). */
 void opt_unique(struct ir_program *ir); /* opt_unique.c */
 void opt_loops(struct ir_program *ir);  /* opt_loops.c */
+/* Nests of bounded growth written twice, their int adds unchecked behind one test (opt_growth.c, run by relations). */
+void opt_growth(struct ir_program *ir);
+/* Its tests whose adds the range facts prove anyway dropped: the nest as written (opt_growth.c, run by range). */
+void opt_growth_drop(struct ir_program *ir);
 void opt_range(struct ir_program *ir);  /* opt_range.c */
 void opt_relations(struct ir_program *ir); /* opt_relations.c */
 void opt_interchange(struct ir_program *ir); /* opt_interchange.c */

@@ -113,6 +113,20 @@ static void dump_expr(FILE *out, struct ir_node *n)
     case IR_TUPLE: case IR_FIELD: case IR_FNVAL: case IR_CALLV:
         break;
     case IR_GUARD_TEST: /* (guards i in lo..hi: xs+1 ys-1), (guards j < n step s: ...) */
+        if (n->growth) { /* (growth c0 + d * trips + u: scan xs) */
+            struct ir_growth *g = n->growth;
+            fputs("(growth ", out);
+            if (g->c0 == INT64_MIN) fputs("none", out);
+            else fprintf(out, "%" PRId64, g->c0);
+            fprintf(out, " + %" PRId64 " * ", g->d);
+            if (g->trips) dump_expr(out, g->trips);
+            else fputs("0", out);
+            fprintf(out, " + %" PRId64, g->u);
+            if (g->nscan) fputs(": scan", out);
+            for (int i = 0; i < g->nscan; i++) fputs(" ", out), dump_var(out, g->scan[i]);
+            fputs(")", out);
+            return;
+        }
         fputs("(guards ", out);
         dump_var(out, n->ind_var ? n->ind_var : n->var);
         if (n->nkids == 1) { /* over range(lo, hi, step)'s values */

@@ -44,7 +44,7 @@
     X(extremes, opt_extremes, "loops that only keep a running least or greatest value made min/max folds from it") \
     X(unique, opt_unique, "copy-on-write tests made once, before the loops that cannot share") \
     X(lazycopy, opt_lazycopy, "copies made on write before a loop that writes the array in order made by the loop, element by element") \
-    X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band)") \
+    X(relations, opt_relations, "index checks that facts between variables prove (j - i + w in a band); nests whose arrays grow boundedly written twice, their adds unchecked behind one test") \
     X(loops, opt_loops, "bounds guards, views")                                           \
     X(range, opt_range, "integer ranges: overflow, shift and conversion checks they prove")   \
     X(borrow, opt_borrow, "lets that borrow an element")                                  \

@@ -468,6 +468,7 @@ static void walk(struct ir_node *n)
 
 void opt_relations(struct ir_program *ir)
 {
+    opt_growth(ir); /* its copies' facts are this pass's and the later ones' */
     size_t nv = (size_t)ir->nvars + 2;
     CHANGED = xmalloc(nv);
     LEVEL = xmalloc(nv * sizeof *LEVEL);
