@@ -198,7 +198,7 @@ struct nest {
     bool other;               /* a store into the group not a counter's (counter_add) */
     __int128 c0, d, u;
     struct ir_node *sum;      /* S: sum of products of trips */
-    struct ir_node *trips[8];
+    struct ir_node *trips[8], *loops[8]; /* the nest's loops around, outermost first */
     int ntrips;
     bool deep;                /* a loop inside the nest's loop */
     struct ir_node *iff;      /* what the marks name */
@@ -331,6 +331,10 @@ static struct val eval(struct ir_node *e)
             if (r.hi >= SMALL) return TOP;
             return r;
         }
+        if (e->bop == OP_MOD && e->b->op == IR_INT && (int64_t)e->b->ival > 0) { /* any x % k, k > 0 */
+            __int128 k = (int64_t)e->b->ival - 1;
+            return abs_of((struct sr){a.k == V_ABS && a.lo >= 0 ? 0 : -k, k});
+        }
         if (a.k == V_ABS && b.k == V_ABS) return abs_of(sr_of(e)); /* static pieces alone */
         return TOP;
     }
@@ -396,17 +400,43 @@ static bool stable_expr(struct ir_node *e)
     }
 }
 
+/* A stable expression at least e (an int of the loops' variables): a
+ * variable of a nest loop around by that loop's end, + and - of a stable
+ * one; NULL when none. */
+static struct ir_node *upper_expr(struct ir_node *e)
+{
+    if (stable_expr(e)) return ir_copy(NULL, e);
+    if (e->op == IR_VAR)
+        for (int i = N.ntrips - 1; i >= 0; i--) {
+            struct ir_node *l = N.loops[i];
+            if (l->var != e->var || ir_writes(l->b, l->var, false)) continue;
+            struct ir_node *h = upper_expr(l->iter.hi);
+            return h && l->iter.inclusive ? ir_mk_bin(OP_ADD, h, ir_mk_int(1, e->loc), ty_int) : h;
+        }
+    if (e->op == IR_BINARY && e->optype == ty_int && (e->bop == OP_ADD || e->bop == OP_SUB) && stable_expr(e->b)) {
+        struct ir_node *a = upper_expr(e->a);
+        return a ? ir_mk_bin(e->bop, a, ir_copy(NULL, e->b), ty_int) : NULL;
+    }
+    if (e->op == IR_BINARY && e->optype == ty_int && e->bop == OP_ADD && stable_expr(e->a)) {
+        struct ir_node *b = upper_expr(e->b);
+        return b ? ir_mk_bin(OP_ADD, ir_copy(NULL, e->a), b, ty_int) : NULL;
+    }
+    return NULL;
+}
+
 static struct ir_node *trips_of(struct ir_node *s, struct val lo, struct val hv)
 {
-    struct ir_node *hi = s->iter.hi, *l;
-    if (!stable_expr(hi)) { /* the walk's static bound on it */
+    /* its end, or one at least it (a triangle, j in 0..i: i's end), or the
+     * walk's static bound on it */
+    struct ir_node *hi = upper_expr(s->iter.hi), *l;
+    if (!hi) {
         if (hv.k != V_ABS || hv.hi >= ((__int128)1 << 40) || hv.hi < -((__int128)1 << 40)) return NULL;
         hi = ir_mk_int((int64_t)hv.hi, s->loc);
     }
     if (stable_expr(s->iter.lo)) l = ir_copy(NULL, s->iter.lo);
     else if (lo.lo > -INF && lo.lo >= INT64_MIN / 4 && lo.lo <= INT64_MAX / 4) l = ir_mk_int((int64_t)lo.lo, s->loc);
     else return NULL;
-    struct ir_node *n = ir_mk_bin(OP_SUB, ir_copy(NULL, hi), l, ty_int);
+    struct ir_node *n = ir_mk_bin(OP_SUB, hi, l, ty_int);
     if (s->iter.inclusive) n = ir_mk_bin(OP_ADD, n, ir_mk_int(1, s->loc), ty_int);
     struct ir_node *m = ir_new(IR_BUILTIN, s->loc, ty_int);
     m->builtin = BI_MAX2;
@@ -443,6 +473,7 @@ static void loop(struct ir_node *s)
         FAIL();
         return;
     }
+    N.loops[N.ntrips] = s;
     N.trips[N.ntrips++] = t;
     if (N.ntrips > 1) N.deep = true;
     struct sr vr = {lo.k == V_TOP ? -INF : lo.lo, hi.k == V_ABS ? (s->iter.inclusive ? hi.hi : hi.hi - 1) : INF};
