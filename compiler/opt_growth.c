@@ -815,7 +815,7 @@ static void stmt(struct ir_node **sp)
             return;
         }
         /* a loop of absolute stores (`t[0][j] = j`): the arrays' statics grow */
-        if (analyse(s, false, NULL) && N.d == 0) {
+        if (analyse(s, false, NULL) && N.d == 0 && !growth_of()->nscan) { /* every array's start known */
             __int128 c0 = N.c0;
             for (int i = 0; i < NLIVE; i++) {
                 int id = LIVE[i];
