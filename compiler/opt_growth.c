@@ -692,7 +692,7 @@ static struct ir_growth *growth_of(void)
     g->trips = N.sum;
     g->d = (int64_t)N.d;
     g->u = (int64_t)N.u;
-    g->c0 = N.c0 <= -INF ? INT64_MIN : (int64_t)N.c0;
+    g->c0 = N.c0 < INT64_MIN ? INT64_MIN : (int64_t)N.c0; /* below every int: none */
     for (int id = 1; id <= P->nvars; id++) {
         if (!N.in_g[id] || !VARS[id] || N.defined[id] || VARS[id]->type->kind != T_ARRAY || EUB_OK[id]) continue;
         g->scan = xrealloc(g->scan, sizeof *g->scan * (size_t)(g->nscan + 1));
