@@ -1,8 +1,9 @@
 /*
  * opt_growth.c: bounded growth of int arrays' contents (run by pass
- * `loops`, before its bounds guards): a loop nest whose int adds cannot
- * overflow while its arrays' values stay below a bound tested once, before
- * the nest, is written twice,
+ * `relations`, first: the copies get their facts, guards and versions from
+ * it and the passes after, each its own): a loop nest whose int adds
+ * cannot overflow while its arrays' values stay below a bound tested once,
+ * before the nest, is written twice,
  *
  *     if growth(S = trips, d, u, c0, scan xs ys):   versioned
  *         (a copy of the nest: those adds unchecked, no_overflow_in this if)
@@ -34,7 +35,12 @@
  * - U - d * S. Where it fails, the nest as written runs: its panics where
  * and as the program has them. Subtraction, products, adds of two loads
  * stay checked; a break or continue, a while loop or a loop over an
- * array's values in the nest leave it alone.
+ * array's values in the nest leave it alone. Inside a loop a nest scans
+ * only rows, and only when it has a loop of its own: never a table per
+ * entry. A nest whose only stores are counters (`a[j] + c`) of arrays of
+ * known elements is left to opt_range.c, and a test whose adds the range
+ * facts prove anyway is dropped after them (opt_growth_drop): the nest as
+ * written alone.
  */
 #include "ir.h"
 
