@@ -593,7 +593,9 @@ static void walk(struct ir_node *s)
     }
     case IR_FOR_RANGE: loop(s); return;
     case IR_RETURN: eval(s->a); return;
-    default: FAIL(); return; /* while, a loop over values, break, continue */
+    case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK: case IR_CONTINUE: case IR_UNREACHABLE:
+        FAIL(); /* a trip count it cannot bound, an iteration that ends early */
+        return;
     }
 }
 
@@ -844,7 +846,10 @@ static void stmt(struct ir_node **sp)
         apart(s->b, 0);
         if (s->c) apart(s->c, 0);
         return;
-    default: forget_written(s); return;
+    case IR_STORE: case IR_PUSH: case IR_EXPR: case IR_UNIQUE: case IR_BREAK: case IR_CONTINUE: case IR_RETURN:
+    case IR_UNREACHABLE:
+        forget_written(s);
+        return;
     }
 }
 
