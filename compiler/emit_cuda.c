@@ -355,6 +355,34 @@ static void dstmt(struct ir_node *s)
         dline("}");
         return;
     case IR_LET: case IR_ASSIGN: {
+        enum reducer red;
+        struct ir_node *r = s->a;
+        if (r->op == IR_REDUCE && ir_minmax_combine(r, &red) && r->iter.is_range && !r->nclauses && !ir_reads(r->elem, s->var) &&
+            !(r->filter && ir_reads(r->filter, s->var))) {
+            /* a min or max fold from a start (opt_extremes.c's running
+             * extreme): v = start, then the loop it was, v = max(v, x) */
+            struct loc at = r->loc;
+            if (!(r->a->op == IR_VAR && r->a->var == s->var)) dline("%s = %s;", dlocal(s->var), dex(r->a));
+            struct ir_node *step = ir_new(IR_BUILTIN, at, r->type);
+            step->builtin = red == RED_MAX ? BI_MAX2 : BI_MIN2;
+            ir_push_kid(step, ir_mk_var(s->var, at));
+            ir_push_kid(step, r->elem);
+            struct ir_node *body = ir_new(IR_BLOCK, at, ty_void), *set = ir_mk_stmt(IR_ASSIGN, s->var, step, at);
+            if (r->filter) {
+                struct ir_node *f = ir_new(IR_IF, at, ty_void);
+                f->a = r->filter;
+                f->b = ir_new(IR_BLOCK, at, ty_void);
+                ir_push_kid(f->b, set);
+                set = f;
+            }
+            ir_push_kid(body, set);
+            struct ir_node *loop = ir_new(IR_FOR_RANGE, at, ty_void);
+            loop->var = r->gen_var;
+            loop->iter = r->iter;
+            loop->b = body;
+            dstmt(loop);
+            return;
+        }
         const char *x = dex(s->a);
         const char *v = dlocal(s->var);
         dline("%s = %s;", v, x);

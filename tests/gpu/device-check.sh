@@ -8,7 +8,7 @@
 # 1. builds brine (make; the existing build/ if make fails), the
 #    copy-bandwidth probe, and finds libnvrtc;
 # 2. opens the device (BRINE_GPU_LOG's "ready in N ms");
-# 3. tests/gpu/progs (sizes, arrays, fnvals, clauses, mathfns, trig, reducers, scans, keyed,
+# 3. tests/gpu/progs (sizes, extremes, arrays, fnvals, clauses, mathfns, trig, reducers, scans, keyed,
 #    panics),
 #    release builds, BRINE_GPU=on vs off: the same bytes and status;
 # 4. measures the device's copy bandwidth (1 GiB device-to-device copy);
@@ -75,7 +75,7 @@ if grep -q 'unavailable\|internal error' "$T/probe.err"; then
 fi
 
 say "tests/gpu/progs: on vs off"
-for p in sizes arrays fnvals clauses mathfns trig reducers scans keyed; do
+for p in sizes extremes arrays fnvals clauses mathfns trig reducers scans keyed; do
     "$B" build tests/gpu/progs/$p.br --release -o "$T/$p" || { bad "build $p"; continue; }
     BRINE_GPU=off "$T/$p" > "$T/$p.off" 2>&1
     BRINE_GPU=on "$T/$p" > "$T/$p.on" 2>&1

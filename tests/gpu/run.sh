@@ -25,7 +25,7 @@ bad() { echo "FAIL: $*"; fail=1; }
 
 # ---- 1. NVRTC -----------------------------------------------------------------
 mkdir -p "$T/cu"
-progs="$HERE/progs/sizes.br $HERE/progs/arrays.br $HERE/progs/panics.br $HERE/progs/fnvals.br $HERE/progs/clauses.br $HERE/progs/mathfns.br $HERE/progs/trig.br $HERE/progs/reducers.br $HERE/progs/scans.br $HERE/progs/keyed.br"
+progs="$HERE/progs/sizes.br $HERE/progs/extremes.br $HERE/progs/arrays.br $HERE/progs/panics.br $HERE/progs/fnvals.br $HERE/progs/clauses.br $HERE/progs/mathfns.br $HERE/progs/trig.br $HERE/progs/reducers.br $HERE/progs/scans.br $HERE/progs/keyed.br"
 srcs=$progs
 [ "$GOLDEN" = --golden ] && srcs="$srcs $(find "$ROOT/tests/golden" -name '*.br' | sort)"
 k=0
@@ -49,7 +49,7 @@ run() { # out-prefix env... -- program args
     env "$@" > "$p.out" 2> "$p.err"
     echo "status $?" >> "$p.out"
 }
-for name in sizes arrays fnvals clauses mathfns trig reducers scans keyed; do
+for name in sizes extremes arrays fnvals clauses mathfns trig reducers scans keyed; do
     "$BRINE" build "$HERE/progs/$name.br" -o "$T/$name" || { bad "build $name"; continue; }
     run "$T/$name.off" BRINE_GPU=off "$T/$name"
     run "$T/$name.on" BRINE_GPU=on BRINE_GPU_SHIM=1 BRINE_GPU_TALLY="$T/$name.tally" "$T/$name"
@@ -60,9 +60,9 @@ for name in sizes arrays fnvals clauses mathfns trig reducers scans keyed; do
         diff "$T/$name.off.out" "$T/$name.on.out" | head -20
         bad "shim: $name differs from the cpu (or ran no kernels: $n)"
     fi
-    # reducers.br, scans.br, keyed.br: every reduction in them is eligible,
+    # extremes.br, reducers.br, scans.br, keyed.br: every reduction in them is eligible,
     # so each place ran on the shim (keyed.br's last, with no keys, never does)
-    if [ $name = reducers ] || [ $name = scans ] || [ $name = keyed ]; then
+    if [ $name = extremes ] || [ $name = reducers ] || [ $name = scans ] || [ $name = keyed ]; then
         for l in $(grep -n '^[^#]*\(par \|world\.\)\(reduce\|sum\|scan\|product\|min\|max\)' "$HERE/progs/$name.br" |
                    grep -v 'in 0\.\.0)' | cut -d: -f1); do
             grep -q "$name\.br:$l:" "$T/$name.tally" || bad "shim: $name.br line $l never ran on the shim"
