@@ -25,12 +25,20 @@
  * an element happens at the same element, before m changes further, and m
  * is not seen after it (the panic ends the program).
  *
+ * A body with work enough for the pool (ir_par_work at least FOLD_WORK)
+ * is left to parfor, which runs such a loop on the pool as a fold loop
+ * (each chunk its own extreme, met in order); its `if X > m: m = X` is
+ * written `m = max(m, X)`, the form parfor's folds take (X evaluated once
+ * stands for its two evaluations: it does nothing).
+ *
  * Why: the loop is one chain of compares, an element per compare's latency;
  * as a fold whose combine is max or min, the C emitter runs it in lanes
  * (emit_seqlanes.c), as it does `max(gen)`, with the start where the first
  * element was.
  */
 #include "ir.h"
+
+#include <string.h>
 
 enum { MAX_LETS = 8 };
 
@@ -123,6 +131,19 @@ static struct ir_node *as_fold(struct ir_node *s)
     struct ir_node *x;
     struct ir_var *m = update(st[n - 1], &red, &x);
     if (!m || !number(m->type) || m == s->var || x->type != m->type) return NULL;
+    if (ir_par_work(s->b) >= FOLD_WORK) {
+        struct ir_node *u = st[n - 1];
+        if (u->op == IR_IF) { /* written as parfor's fold takes it: m = max(m, X) */
+            struct loc at = u->loc;
+            struct ir_node *step = ir_new(IR_BUILTIN, at, m->type);
+            step->builtin = red == RED_MAX ? BI_MAX2 : BI_MIN2;
+            ir_push_kid(step, ir_mk_var(m, at));
+            ir_push_kid(step, x);
+            memset(u, 0, sizeof *u);
+            u->op = IR_ASSIGN, u->loc = at, u->type = ty_void, u->var = m, u->a = step;
+        }
+        return NULL;
+    }
     if (ir_loops_or_calls(x) || ir_reads(x, m)) return NULL;
     int risky = 0;
     for (int i = 0; i < n - 1; i++) {
