@@ -843,6 +843,69 @@ static void map_steps(struct ir_node *s, struct ir_node *m)
     s->a = test, s->b = fast, s->c = slow;
 }
 
+/* ---- a chunk's captures ------------------------------------------------------ */
+
+static struct ir_var **sc_caps;
+static int sc_n, sc_cap;
+
+static void sc_add(struct ir_node *n)
+{
+    if (!n) return;
+    if (n->op == IR_VAR) {
+        int i = 0;
+        while (i < sc_n && sc_caps[i] != n->var) i++;
+        if (i == sc_n) {
+            VEC_GROW(sc_caps, sc_n, sc_cap);
+            sc_caps[sc_n++] = n->var;
+        }
+    }
+    ir_each_child(n, sc_add);
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const struct ir_var *x = *(struct ir_var *const *)a, *y = *(struct ir_var *const *)b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void sc_var(struct ir_var *v)
+{
+    if (v) sc_add(ir_mk_var(v, v->loc));
+}
+
+static void sc_guards(const struct ir_guard *g, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sc_var(g[i].arr), sc_var(g[i].at_var), sc_var(g[i].idx_var);
+        for (int k = 0; k < g[i].npath; k++) sc_var(g[i].path_vars[k]);
+        sc_add(g[i].base), sc_add(g[i].at), sc_add(g[i].len_row);
+    }
+}
+
+/* Loop s on the pool given the variables its chunk's guard test t reads
+ * (the chunk's helper evaluates it) that are defined before it: a guard's
+ * base may read one the body does not (x@(n + steps - 2), the last index
+ * of x[i + s] over the steps); a row a let in the body names is the
+ * body's. */
+static void guard_caps(struct ir_node *s, const struct ir_node *t)
+{
+    sc_n = 0;
+    for (int i = 0; i < s->ncaps; i++) sc_var(s->caps[i]);
+    int had = sc_n;
+    sc_guards(t->guards, t->nguards);
+    sc_guards(t->swap_guards, t->nswap_guards);
+    int n = 0;
+    for (int i = 0; i < sc_n; i++)
+        if (i < had || (sc_caps[i] != s->var && sc_caps[i] != s->chunk_lo && sc_caps[i] != s->chunk_hi &&
+                        !defined_in(s->b, sc_caps[i])))
+            sc_caps[n++] = sc_caps[i];
+    if (n == had) return;
+    qsort(sc_caps, (size_t)n, sizeof *sc_caps, by_id);
+    s->caps = arena_alloc(sizeof *s->caps * (size_t)(n + 1));
+    memcpy(s->caps, sc_caps, sizeof *s->caps * (size_t)n);
+    s->ncaps = n;
+}
+
 /* Loop s on the pool given its chunk (ir.h): a sequential copy of s over
  * the fresh chunk_lo .. chunk_hi, the nodes naming s naming the copy,
  * rewritten as walk rewrites any sequential loop: its guards (a swapped
@@ -868,6 +931,8 @@ static void chunk(struct ir_node *s)
     s->views = NULL, s->nviews = 0;
     s->chunk = c;
     walk(c, s); /* c rewritten in place */
+    struct ir_node *iff = c->op == IR_BLOCK && c->nkids ? c->kids[c->nkids - 1] : c;
+    if (iff->op == IR_IF && iff->a->op == IR_GUARD_TEST) guard_caps(s, iff->a);
 }
 
 /* The statements of s, around: the loop directly around s (NULL: none). */
@@ -944,4 +1009,7 @@ void opt_version(struct ir_program *ir)
     }
     for (int i = 0; i < ir->fns.len; i++) gens(((struct ir_fn *)ir->fns.items[i])->body);
     ir->versioned = true;
+    free(sc_caps);
+    sc_caps = NULL;
+    sc_n = sc_cap = 0;
 }
