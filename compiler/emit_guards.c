@@ -541,6 +541,7 @@ void emit_versioned(struct ir_node *s)
         }
         if (copy->op == IR_WHILE) while_loop(copy);
         else if (copy->op == IR_FOR_ARRAY) values_loop(copy, v, hi, lo, step);
+        else if (version == 0 && t->nclauses && copy->par) emit_stmt(copy); /* on the pool, its chunk the nest */
         else if (version == 0 && t->nclauses) restrict_nest(copy, lo, hi);
         else if (copy->op == IR_BLOCK) emit_stmt(copy); /* a fused loop's: the loops as written (opt_fuseloops.c) */
         else range_loop(copy, lo, hi);

@@ -800,7 +800,19 @@ static void pool_chunk(struct ir_node *s, const char *lo, const char *hi)
     }
     line("%s = %s;", declare_var(s->chunk_lo, VS_OWNED), lo);
     line("%s = %s;", declare_var(s->chunk_hi, VS_OWNED), hi);
-    emit_stmt(s->chunk);
+    struct ir_node *c = s->chunk;
+    if (c->op != IR_FOR_RANGE) {
+        emit_stmt(c);
+        return;
+    }
+    /* a hoisting nest's fast copy over the chunk's slice (opt_version.c:
+     * steps_chunk), written as emit_versioned writes that nest: its outer
+     * bounds once, then the nest with its arrays restrict (gcc jams it) */
+    scope_open();
+    const char *olo = tmp(c->iter.lo->type, "%s", emit_expr(c->iter.lo));
+    const char *ohi = tmp(c->iter.hi->type, "%s", emit_expr(c->iter.hi));
+    scope_close();
+    restrict_nest(c, olo, ohi);
 }
 
 static void par_loop(struct ir_node *s, const char *lo, const char *hi)

@@ -467,6 +467,10 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     }
     /* a copy written twice (opt_prefetch.c): its loop as written's bounds and marks */
     struct ir_node *t = s->a, *f = ir_fast_of(s->b), *w = ir_loop_of(s->c);
+    /* a hoisting nest's fast copy on the pool (opt_version.c: steps_chunk): the loop over the
+     * inner range, its chunk the fast nest over the chunk's slice */
+    struct ir_node *sp = t->guards_outside && f && f->par && f->chunk && f->chunk->op == IR_FOR_RANGE ? f : NULL;
+    if (sp) f = sp->chunk;
     bool fused = w && w->op == IR_BLOCK && f && f->op == IR_FOR_RANGE && !t->nclauses; /* opt_fuseloops.c: w the loops */
     want(st, s, s->versioned && f && w && (f->op == w->op || fused) && (f->op == IR_FOR_RANGE || f->op == IR_WHILE || ir_range_values(f)),
          "a guard test not choosing between two loops");
@@ -506,7 +510,7 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
     }
     if (fi && fi->op == IR_FOR_RANGE)
         for (int i = 0; i < 2; i++) {
-            struct ir_node *k = t->kids[i], *fb = i ? fi->iter.hi : fi->iter.lo, *wb = wi ? i ? wi->iter.hi : wi->iter.lo : k;
+            struct ir_node *k = t->kids[i], *fb = i ? (sp ? sp : fi)->iter.hi : (sp ? sp : fi)->iter.lo, *wb = wi ? i ? wi->iter.hi : wi->iter.lo : k;
             want(st, s, (k == fb || same_bound(k, fb)) && (k == wb || same_bound(k, wb)) && fi->iter.inclusive == t->iter.inclusive &&
                             (!wi || wi->iter.inclusive == t->iter.inclusive) && fi->var == t->var && (!wi || wi->var == t->var),
                  "a versioned loop's bounds are not its guard test's");
@@ -587,8 +591,11 @@ static void v_chunk(struct vstate *st, struct ir_node *s)
     struct ir_var *lo = s->chunk_lo, *hi = s->chunk_hi;
     want(st, s, s->par && lo && hi && lo->type == ty_int && hi->type == ty_int, "a chunk not of a loop on the pool");
     want(st, s, !s->nguards && !s->swap && !s->guards_outside && !s->nviews, "a chunked loop with guards, a swap or views");
-    want(st, s, w && w->op == IR_FOR_RANGE && w->var == s->var && w->b == s->b && !w->par && !w->iter.inclusive &&
-                    w->iter.lo->op == IR_VAR && w->iter.lo->var == lo && w->iter.hi->op == IR_VAR && w->iter.hi->var == hi,
+    /* or (opt_version.c: steps_chunk) a sequential nest whose inner loop is the loop over them */
+    if (c->op == IR_FOR_RANGE && !c->par) w = ir_guards_outside_of(c);
+    want(st, s, w && w->op == IR_FOR_RANGE && w->var == s->var && (w->b == s->b || w->fast_in) && !w->par &&
+                    !w->iter.inclusive && w->iter.lo->op == IR_VAR && w->iter.lo->var == lo && w->iter.hi->op == IR_VAR &&
+                    w->iter.hi->var == hi,
          "a chunk not the versioned loop over its bounds");
     scope_push(st, s, lo);
     scope_push(st, s, hi);

@@ -282,6 +282,12 @@ struct ir_node {
      * the chunk. */
     struct ir_node *chunk;
     struct ir_var *chunk_lo, *chunk_hi;
+    /* IR_FOR_RANGE par (opt_parfor.c): the sequential range loop directly around it, whose
+     * one statement it is, may run inside each chunk (its steps touch only the slots the
+     * chunk's iterations own, and read nothing another step changes): opt_version.c makes
+     * its hoisted guards' fast nest one loop on the pool whose chunk is that nest over the
+     * chunk's slice, where the nest cannot panic */
+    bool steps_in_chunk;
     /* IR_FOR_RANGE, IR_FOR_ARRAY (opt_prefetch.c): a scatter loop whose streams the emitter
      * prefetches ahead: an array loop's snapshot, a range loop's streams (arrays read as a[i]);
      * only the copy in the then-branch of the if [runs long] the pass writes it as (ir_verify) */

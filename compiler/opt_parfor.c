@@ -92,6 +92,11 @@
  * output before it is the same; the places are named by the function, as
  * in the sequential loop. A panic ends the program, so the stores later
  * iterations made meanwhile are never seen.
+ *
+ * A marked loop that is the one statement of a sequential range loop
+ * around it is marked steps_in_chunk where that loop may run inside each
+ * chunk (steps_inside); opt_version.c then runs the whole nest per chunk
+ * where it cannot panic.
  */
 #include "ir.h"
 
@@ -787,6 +792,48 @@ static bool too_few(struct ir_iter *it, struct ir_node *body)
     return known && c * ir_par_work(body) < IR_PAR_GRAIN;
 }
 
+/* The loop whose one statement (blocks of one looked through) the loop
+ * being tried is, or NULL (walk sets it). */
+static struct ir_node *STEPS;
+
+static struct ir_node *sole_loop(struct ir_node *o)
+{
+    struct ir_node *b = o->b;
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    return b && b->op == IR_FOR_RANGE ? b : NULL;
+}
+
+/* Whether bound e is the same at every step and in every chunk: literals,
+ * variables, len of a variable, arithmetic that cannot overflow (no
+ * element: one the loop stores into may change), not reading v. */
+static bool steady(struct ir_node *e, struct ir_var *v)
+{
+    return ir_quiet(e, IR_QUIET_NO_OVERFLOW, NULL, NULL) && !ir_reads(e, v);
+}
+
+/* Whether loop o, whose one statement is loop s (just marked for the pool,
+ * its body's flags still set), may run inside each of s's chunks: for
+ * each chunk its steps over the chunk's iterations, in order. s's
+ * iteration i reads and writes only its own slots of the arrays it stores
+ * into, slots that o's variable does not choose (i, or i shifted or a flat
+ * row by a literal or a variable o does not change), reads every other
+ * array nowhere written, and assigns only its own variables (no fold): so
+ * step t of iteration i sees what step t - 1 of iteration i left, as in
+ * the nest, whichever chunk runs first. Both loops' bounds are read the
+ * same in every chunk (steady). The nest's first panic would be another
+ * chunk's: opt_version.c takes the form only where the nest cannot panic. */
+static bool steps_inside(struct ir_node *o, struct ir_node *s)
+{
+    if (nfolds || o->op != IR_FOR_RANGE || o->par || o->swap || s->swap) return false;
+    if (!steady(o->iter.lo, o->var) || !steady(o->iter.hi, o->var) || !steady(s->iter.lo, o->var) ||
+        !steady(s->iter.hi, o->var))
+        return false;
+    for (int i = 0; i <= P->nvars; i++)
+        if ((flag[i] & F_ROOT) && kind[i] != K_I && kmul[i] && kmul[i]->op == IR_VAR && kmul[i]->var == o->var)
+            return false;
+    return true;
+}
+
 /* Whether loop s may run its iterations on the pool; if so, marks it. */
 static bool try_loop(struct ir_node *s)
 {
@@ -825,6 +872,7 @@ static bool try_loop(struct ir_node *s)
         free(c.v);
         s->par = true;
         mark_calls(s->b);
+        s->steps_in_chunk = STEPS && sole_loop(STEPS) == s && steps_inside(STEPS, s);
     }
     clear_body_flags();
     return ok;
@@ -897,7 +945,9 @@ static void walk(struct ir_node *s, struct ir_node *swap)
     }
     struct ir_node *inner = (s->op == IR_FOR_RANGE) ? s->swap : NULL;
     for (int i = 0; i < s->nkids; i++) walk(s->kids[i], inner ? inner : swap);
+    STEPS = s->op == IR_FOR_RANGE ? s : NULL;
     walk(s->b, inner ? inner : swap);
+    STEPS = NULL;
     walk(s->c, swap);
 }
 

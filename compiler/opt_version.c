@@ -439,6 +439,9 @@ static struct ir_node *first_reads(struct ir_node *fast, struct ir_node *iff)
     return b;
 }
 
+static struct ir_node *steps_chunk(struct ir_node *fast, struct ir_node *fast_in, const struct ir_node *in,
+                                   const struct ir_node *iff, struct ir_node *test);
+
 /* Loop s rewritten in place: the versioned if (after the lets its bounds
  * need, in a block). A hoisting nest's (outside: s the outer loop) tests
  * the inner loop's guards and a non-empty inner range once, before s (and,
@@ -488,6 +491,7 @@ static struct ir_node *version(struct ir_node *s, bool outside)
     retarget(test, proved, NULL); /* evaluated before the guards are known */
     fast_in->fast_in = iff;
     if (outside) rows_each(fast, fast_in, in, slow->var);
+    if (outside && in->par && in->steps_in_chunk) fast = steps_chunk(fast, fast_in, in, iff, test);
     if (!outside) slow->slow = true;
     if (s->unfused) { /* a fused loop (opt_fuseloops.c): its else-branch the loops as written */
         fast->unfused = NULL;
@@ -904,6 +908,127 @@ static void guard_caps(struct ir_node *s, const struct ir_node *t)
     s->caps = arena_alloc(sizeof *s->caps * (size_t)(n + 1));
     memcpy(s->caps, sc_caps, sizeof *s->caps * (size_t)n);
     s->ncaps = n;
+}
+
+/* ---- the steps inside the chunks --------------------------------------------- *
+ *
+ * A hoisting nest whose inner loop runs on the pool and may take the outer
+ * loop into its chunks (opt_parfor.c: steps_in_chunk) gets as its fast
+ * copy, where that nest cannot panic (every check the test proves, or a
+ * range fact; quiet_stmt), one loop on the pool over the inner range whose
+ * chunk is the whole fast nest over the chunk's slice:
+ *
+ *     if guards(i in lo..hi outside s in 0..steps: ...):
+ *         for i in lo..hi par chunk[clo .. chi]:
+ *             for s in 0..steps: for i in clo..chi: body      fast, unchecked
+ *     else:
+ *         for s in 0..steps: for i in lo..hi par: body        the nest as written
+ *
+ * Each thread runs every step over its own slice (its cache, one fork-join
+ * for the nest, and the plain nest the C compiler jams); when the runtime
+ * does not split, the chunk is the fast nest over the whole range, as
+ * before. A nest that may panic keeps the form above with the test's
+ * unsplit clause: its first panic in program order is the lowest (s, i),
+ * which chunks of steps would not find first. */
+static const struct ir_node *q_iff; /* the versioned if whose test proves the nest */
+
+static bool quiet_also(const struct ir_node *e, const void *ctx);
+
+static bool quiet(const struct ir_node *e)
+{
+    return !e || ir_quiet(e, IR_QUIET_FACTS, quiet_also, NULL);
+}
+
+/* ir_quiet's hook: what else cannot panic in the fast nest (the nodes the
+ * test proves, comparisons, conditions, fields, tuples). */
+static bool quiet_also(const struct ir_node *e, const void *ctx)
+{
+    (void)ctx;
+    switch (e->op) {
+    case IR_INDEX: return (e->in_bounds || e->in_range_by == q_iff) && quiet(e->a) && quiet(e->b);
+    case IR_FIELD: case IR_NOT: return quiet(e->a);
+    case IR_AND: case IR_OR: return quiet(e->a) && quiet(e->b);
+    case IR_COND: return quiet(e->a) && quiet(e->b) && quiet(e->c);
+    case IR_TUPLE:
+        for (int i = 0; i < e->nkids; i++)
+            if (!quiet(e->kids[i])) return false;
+        return true;
+    case IR_UNARY:
+        return (e->optype == ty_float || e->bop == OP_BNOT || e->no_overflow || e->no_overflow_in == q_iff) && quiet(e->a);
+    case IR_BINARY:
+        if (op_is_compare(e->bop)) return quiet(e->a) && quiet(e->b);
+        if (e->optype == ty_int && (e->bop == OP_ADD || e->bop == OP_SUB || e->bop == OP_MUL))
+            return (e->no_overflow || e->no_overflow_in == q_iff) && quiet(e->a) && quiet(e->b);
+        if (e->optype == ty_int && (e->bop == OP_DIV || e->bop == OP_MOD)) /* by a literal other than 0 and -1 */
+            return e->b->op == IR_INT && (int64_t)e->b->ival != 0 && (int64_t)e->b->ival != -1 && quiet(e->a);
+        return false;
+    default: return false;
+    }
+}
+
+/* Whether statement s cannot panic (q_iff's test holding), nor end the nest early. */
+static bool quiet_stmt(const struct ir_node *s)
+{
+    if (!s) return true;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++)
+            if (!quiet_stmt(s->kids[i])) return false;
+        return true;
+    case IR_LET: case IR_ASSIGN: case IR_EXPR: return quiet(s->a);
+    case IR_STORE: case IR_UNIQUE: {
+        bool indexed = false;
+        for (int i = 0; i < s->nkids; i++) {
+            if (s->kids[i]->op == IR_FIELD && !s->kids[i]->a) continue;
+            indexed = true;
+            if (!quiet(s->kids[i])) return false;
+        }
+        return (!indexed || s->op == IR_UNIQUE || s->in_bounds || s->in_range_by == q_iff) && quiet(s->a);
+    }
+    case IR_IF: return quiet(s->a) && quiet_stmt(s->b) && quiet_stmt(s->c);
+    case IR_FOR_RANGE:
+        return !s->par && !s->nguards && !s->swap && quiet(s->iter.lo) && quiet(s->iter.hi) && quiet_stmt(s->b);
+    case IR_CONTINUE: case IR_BREAK: return true;
+    case IR_FOR_ARRAY: case IR_WHILE: case IR_PUSH: case IR_RETURN: case IR_UNREACHABLE: return false;
+    }
+    return false;
+}
+
+/* Fast nest fast (its inner loop fast_in, a copy of in, on the pool as
+ * written) as one loop on the pool whose chunk it is (above), or fast itself
+ * where it may panic. Its captures: the inner loop's but the outer
+ * variable (the chunk's own), and what the outer bounds read. */
+static struct ir_node *steps_chunk(struct ir_node *fast, struct ir_node *fast_in, const struct ir_node *in,
+                                   const struct ir_node *iff, struct ir_node *test)
+{
+    const struct ir_node *b = fast->b;
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    q_iff = iff;
+    bool ok = fast->op == IR_FOR_RANGE && b == fast_in && quiet_stmt(fast); /* the inner loop alone: no unique before it */
+    q_iff = NULL;
+    if (!ok) return fast;
+    struct loc at = in->loc;
+    struct ir_node *p = ir_new(IR_FOR_RANGE, at, ty_void);
+    p->var = in->var;
+    p->iter = fast_in->iter;
+    p->b = in->b; /* the iteration's work, for the runtime's grain (ir_par_least) */
+    p->par = true;
+    sc_n = 0;
+    for (int i = 0; i < in->ncaps; i++)
+        if (in->caps[i] != fast->var) sc_add(ir_mk_var(in->caps[i], at));
+    sc_add(fast->iter.lo);
+    sc_add(fast->iter.hi);
+    if (sc_n) qsort(sc_caps, (size_t)sc_n, sizeof *sc_caps, by_id);
+    p->caps = arena_alloc(sizeof *p->caps * (size_t)(sc_n + 1));
+    if (sc_n) memcpy(p->caps, sc_caps, sizeof *p->caps * (size_t)sc_n);
+    p->ncaps = sc_n;
+    p->chunk_lo = ir_new_temp(P, ty_int, at);
+    p->chunk_hi = ir_new_temp(P, ty_int, at);
+    fast_in->iter.lo = ir_mk_var(p->chunk_lo, at);
+    fast_in->iter.hi = ir_mk_var(p->chunk_hi, at);
+    p->chunk = fast;
+    test->par = false; /* split or not: the runtime's, in the loop */
+    return p;
 }
 
 /* Loop s on the pool given its chunk (ir.h): a sequential copy of s over

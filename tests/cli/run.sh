@@ -1049,10 +1049,12 @@ as_none "kfree: the same output as --opt=none" kf ./kf/k kf/k.br
 # pointer to it (gcc vectorizes the first and not the second); the checked
 # copy of the loop too, its index checked in the lvalue. The loop over i
 # goes on the pool (straight-line work enough); the loop over s tests its
-# guards and that the runtime would not split it once, before it
-# (guards_outside): three copies of the inner loop in main, the unchecked
-# nest's and the nest as written's two, and two in the pool's helper, which
-# views ps as main does.
+# guards once, before it (guards_outside), and the unchecked nest runs on
+# the pool, each chunk every step over its slice (opt_version.c:
+# steps_chunk): three copies of the inner loop in main, the unchecked
+# nest's (in place, one thread) and the nest as written's two, one in the
+# steps' helper and two in the nest as written's, which view ps as main
+# does.
 mkdir -p fp
 cat > fp/f.br <<'EOB'
 struct P:
@@ -1074,9 +1076,9 @@ fpbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" fp/f.c; }
 check "field store: no pointer to a field or an element taken" [ "$(grep -cE '^ *(double|bt1) \*t[0-9]+ = &' fp/f.c)" -eq 0 ]
 check "field store: ps[i].x and ps[i].vx stored as lvalues, in the fast and the checked loops, in main and the helper" \
     [ "$(fpbody | grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ')" -eq 6 -a \
-      "$(grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ' fp/f.c)" -eq 10 ]
-check "field store: the one thread's nest holds no call (the split tested before the loop over s)" \
-    [ "$(fpbody | grep -c '&& !brt_par_for_splits(')" -eq 1 ]
+      "$(grep -cE '^ *t[0-9]+\[(v[0-9]+|brt_idx_n\(t[0-9]+, v[0-9]+, &L[0-9]+\))\]\.f[01] = ' fp/f.c)" -eq 12 ]
+check "field store: the unchecked nest on the pool, the steps in its chunks (no split test before the loop over s)" \
+    [ "$(fpbody | grep -c '&& !brt_par_for_splits(')" -eq 0 -a "$(fpbody | grep -c 'brt_par_for_splits(')" -eq 2 ]
 as_none "field store: the same output as --opt=none" fp ./fp/f fp/f.br
 
 # ---- xs = [par] [e for i in 0..len(xs)], e reading xs[i]: slots in place ------
@@ -1348,10 +1350,11 @@ rn_built=$?
 rnbody() { cbody rn/n.c "$1"; }
 check "restrict nests: builds with --emit-c" [ $rn_built -eq 0 -a -s rn/n.c ]
 check "restrict nests: a struct of arrays' nest in a nested function, the arrays restrict parameters" \
-    [ "$(rnbody bf_main_soa | grep -c '^ *void bp_nest_t[0-9]*(double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, int64_t t[0-9]*) {$')" -eq 1 -a \
-      "$(rnbody bf_main_soa | grep -c '^ *bp_nest_t[0-9]*(bp_data_v[0-9]*, bp_data_v[0-9]*, bp_data_v[0-9]*, bp_opaque_i64(t[0-9]*));$')" -eq 1 ]
-check "restrict nests: the inner bound len(x) a parameter, the range assumed to run" \
-    [ "$(rnbody bf_main_soa | grep -c '^ *BP_ASSUME(0LL < t[0-9]*);$')" -eq 1 ]
+    [ "$(rnbody bf_main_soa | grep -c '^ *void bp_nest_t[0-9]*(double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, double \*restrict bp_data_v[0-9]*, int64_t v[0-9]*, int64_t v[0-9]*) {$')" -eq 1 -a \
+      "$(rnbody bf_main_soa | grep -c '^ *bp_nest_t[0-9]*(bp_data_v[0-9]*, bp_data_v[0-9]*, bp_data_v[0-9]*, bp_opaque_i64(v[0-9]*), bp_opaque_i64(v[0-9]*));$')" -eq 1 ]
+check "restrict nests: the inner bounds (a chunk's of the nest on the pool) parameters, the range assumed to run" \
+    [ "$(rnbody bf_main_soa | grep -c '^ *BP_ASSUME(v[0-9]* < v[0-9]*);$')" -eq 1 -a \
+      "$(grep -c '^ *BP_ASSUME(v[0-9]* < v[0-9]*);$' rn/n.c)" -eq 2 ]
 check "restrict nests: not rows that change with the outer loop, nor a loop that calls" \
     [ "$(rnbody 'bf_main_\(grid\|called\)' | grep -c 'bp_nest\|bp_data')" -eq 0 ]
 check "restrict nests: gcc only" \
