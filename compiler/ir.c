@@ -441,6 +441,18 @@ static bool trips_ok(struct vstate *st, const struct ir_node *e)
     }
 }
 
+/* A versioned if's two copies: the fast one inside the loop it versions
+ * (its facts name it), then the loop as written. */
+static void v_copies(struct vstate *st, struct ir_node *s)
+{
+    loop_enter(st, s);
+    int mark = st->ndeflog;
+    v_stmt(st, s->b);
+    st->naround--;
+    forget_since(st, mark);
+    v_stmt(st, s->c);
+}
+
 /* A nest of bounded growth (opt_growth.c): if growth(...): the nest with
  * the adds it proves (naming the if), else the nest as written; its scans
  * and trips read what is in scope before the nest. */
@@ -451,12 +463,7 @@ static void v_growth(struct vstate *st, struct ir_node *s)
          "a growth test not of + - * of what is in scope");
     for (int i = 0; i < g->nscan; i++)
         want(st, s, in_scope(st, g->scan[i]) && g->scan[i]->type->kind == T_ARRAY, "a growth test scans no array in scope");
-    loop_enter(st, s);
-    int mark = st->ndeflog;
-    v_stmt(st, s->b);
-    st->naround--;
-    forget_since(st, mark);
-    v_stmt(st, s->c);
+    v_copies(st, s);
 }
 
 static void v_versioned(struct vstate *st, struct ir_node *s)
@@ -517,12 +524,7 @@ static void v_versioned(struct vstate *st, struct ir_node *s)
         }
     v_expr(st, t);
     for (int i = 0; i < s->nviews; i++) want(st, s, in_scope(st, s->views[i]), "a view out of scope");
-    loop_enter(st, s);
-    int mark = st->ndeflog;
-    v_stmt(st, s->b);
-    st->naround--;
-    forget_since(st, mark);
-    v_stmt(st, s->c);
+    v_copies(st, s);
 }
 
 /* The steps of a map in place (opt_version.c, map_steps): if [in place](xs,
