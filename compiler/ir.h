@@ -288,6 +288,11 @@ struct ir_node {
      * its hoisted guards' fast nest one loop on the pool whose chunk is that nest over the
      * chunk's slice, where the nest cannot panic */
     bool steps_in_chunk;
+    /* IR_FOR_RANGE (opt_iters.c: map_loop): the store loop a comprehension mapping an array into
+     * its own slots in a time loop was written as (from_map): not jammed (opt_interchange.c: the
+     * steps as the map's, one pass over the array each); a par one's (written_par) left to parfor
+     * whatever its work */
+    bool from_map, written_par;
     /* IR_FOR_RANGE, IR_FOR_ARRAY (opt_prefetch.c): a scatter loop whose streams the emitter
      * prefetches ahead: an array loop's snapshot, a range loop's streams (arrays read as a[i]);
      * only the copy in the then-branch of the if [runs long] the pass writes it as (ir_verify) */

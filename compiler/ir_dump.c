@@ -331,6 +331,7 @@ static void dump_loop_facts(FILE *out, struct ir_node *s)
         fputs("]", out);
     }
     if (s->guards_outside) fputs(" guards-outside", out);
+    if (s->from_map) fputs(s->written_par ? " from-map written-par" : " from-map", out);
     if (s->fast_in) fputs(" fast", out);
     if (s->slow) fputs(" slow", out);
     if (s->swap) dump_swap_guards(out, s->jam ? " jam" : " swap", s->swap_guards, s->nswap_guards);

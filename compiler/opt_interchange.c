@@ -736,7 +736,9 @@ static void try_swap(struct ir_node *outer)
     /* swapped, a row let would be read once per (i, j), an accumulator or
      * a statement after the inner loop would see another order: only jammed */
     bool swap = x.columns > 0 && x.rows == 0 && x.row_lets == 0 && x.ncarried == 0 && x.ntrailing == 0 && !x.same_lens;
-    bool jam = !swap && !x.row_stores && (stores || x.ncarried > 0) && !outer->iter.inclusive && ir_size(inner->b) <= MAX_JAM_NODES;
+    /* a map's steps (opt_iters.c: map_loop): not jammed, each step one pass as the map's */
+    bool jam = !swap && !x.row_stores && (stores || x.ncarried > 0) && !outer->iter.inclusive && !inner->from_map &&
+               ir_size(inner->b) <= MAX_JAM_NODES;
     if (!ok || (!swap && !jam)) {
         free(outer->swap_guards);
         outer->swap_guards = NULL;

@@ -30,6 +30,23 @@
  * output and panics are unchanged. A generator over range(lo, hi, step)
  * (literal lo and step) runs over the range's count, its variable read as
  * lo + k * step, instead of over the array of values range builds.
+ *
+ * The steps of a map into its own slots (a sequential range loop whose
+ * whole body is xs = [e for x in xs], or xs = [e for i in 0..len(xs)] with
+ * e reading xs only as xs[i] and len(xs); xs a local of plain elements)
+ * become the store loop they are: for i in 0..len(xs): let x = xs[i];
+ * xs[i] = e (map_loop). Each element reads its slot before it is written
+ * and no other, in the same order; the first store copies xs where another
+ * holds it, as the comprehension built a new array; a panic in e ends the
+ * program before any slot is read again. A store loop is what the later
+ * passes know: inline writes e's calls in place, parfor puts the loop on
+ * the pool and may take the steps into its chunks (steps_in_chunk), version
+ * hoists its guards before the steps. The loop is marked from_map:
+ * interchange does not jam it (each step one pass over the array, as the
+ * map's: four steps of sin(x) jammed ran 26 -> 45 ms). A map written par
+ * becomes one (written_par: parfor takes it whatever its work) only where
+ * its element cannot panic (quiet): a par element's panic names the par
+ * element's frame (docs/language.md), which a loop has not.
  */
 #include "ir.h"
 
@@ -241,9 +258,106 @@ void ir_each_by_index(struct ir_program *ir, struct ir_node *s)
     s->b = body;
 }
 
+/* Whether par map c's element cannot panic: its places then never print,
+ * and the frame a par element's panic names (`a par element of`, the
+ * construct's) is no loop's. ir_quiet's nodes, with xs[i] of its own slot
+ * (i over 0..len(xs)), fields, tuples, comparisons and conditions, and
+ * calls of functions whose body is lets and a return of such (a few deep). */
+static const struct ir_node *q_map;
+static struct ir_var *q_xs;
+static int q_depth;
+
+static bool q_also(const struct ir_node *e, const void *ctx);
+
+static bool quiet(const struct ir_node *e)
+{
+    return ir_quiet(e, 0, q_also, NULL);
+}
+
+static bool quiet_body(const struct ir_node *b)
+{
+    if (!b || b->op != IR_BLOCK || !b->nkids) return false;
+    for (int i = 0; i < b->nkids; i++) {
+        const struct ir_node *k = b->kids[i];
+        bool last = i == b->nkids - 1;
+        if (!(k->op == (last ? IR_RETURN : IR_LET) && k->a && quiet(k->a))) return false;
+    }
+    return true;
+}
+
+static bool q_also(const struct ir_node *e, const void *ctx)
+{
+    (void)ctx;
+    switch (e->op) {
+    case IR_INDEX:
+        return q_map->iter.is_range && e->a->op == IR_VAR && e->a->var == q_xs && e->b->op == IR_VAR &&
+               e->b->var == q_map->gen_var;
+    case IR_FIELD: case IR_NOT: return quiet(e->a);
+    case IR_AND: case IR_OR: return quiet(e->a) && quiet(e->b);
+    case IR_COND: return quiet(e->a) && quiet(e->b) && quiet(e->c);
+    case IR_BINARY:
+        if (e->optype == ty_int && (e->bop == OP_DIV || e->bop == OP_MOD)) /* by a literal other than 0 and -1 */
+            return e->b->op == IR_INT && (int64_t)e->b->ival != 0 && (int64_t)e->b->ival != -1 && quiet(e->a);
+        return op_is_compare(e->bop) && quiet(e->a) && quiet(e->b);
+    case IR_TUPLE:
+        for (int i = 0; i < e->nkids; i++)
+            if (!quiet(e->kids[i])) return false;
+        return true;
+    case IR_CALL: {
+        if (q_depth >= 4 || e->fn->has_site || e->fn->is_lambda) return false;
+        for (int i = 0; i < e->nkids; i++)
+            if (!quiet(e->kids[i])) return false;
+        q_depth++;
+        bool ok = quiet_body(e->fn->body);
+        q_depth--;
+        return ok;
+    }
+    default: return false;
+    }
+}
+
+/* The map that is range loop s's whole body (blocks of one statement
+ * looked through), as a store loop (above); false where it is none. */
+static bool map_loop(struct ir_node *s)
+{
+    if (s->op != IR_FOR_RANGE || s->par) return false;
+    struct ir_node *m = s->b;
+    while (m && m->op == IR_BLOCK && m->nkids == 1) m = m->kids[0];
+    if (!m || m->op != IR_ASSIGN || m->var->kind == IRV_PARAM || m->a->op != IR_LISTCOMP) return false;
+    struct ir_node *c = m->a;
+    struct ir_var *xs = m->var;
+    if (c->nclauses || c->filter || c->world || type_is_ref(c->elem_type) || c->type != xs->type ||
+        !ir_maps_own_slots(c, xs))
+        return false;
+    q_map = c, q_xs = xs, q_depth = 0;
+    if (c->par && !quiet(c->elem)) return false; /* its panic names the par element's frame */
+    struct loc at = m->loc;
+    struct ir_node *loop = ir_new(IR_FOR_RANGE, at, ty_void), *b = ir_new(IR_BLOCK, at, ty_void);
+    loop->var = c->iter.is_range ? c->gen_var : ir_new_temp(P, ty_int, at);
+    loop->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_mk_var(xs, at))};
+    if (!c->iter.is_range) {
+        struct ir_node *x = ir_new(IR_INDEX, at, c->elem_type);
+        x->a = ir_mk_var(xs, at);
+        x->b = ir_mk_var(loop->var, at);
+        ir_push_kid(b, ir_mk_stmt(IR_LET, c->gen_var, x, at));
+    }
+    struct ir_node *st = ir_new(IR_STORE, at, ty_void);
+    st->var = xs;
+    st->a = c->elem;
+    ir_push_kid(st, ir_mk_var(loop->var, at));
+    ir_push_kid(b, st);
+    ir_recapture(b);
+    loop->b = b;
+    loop->from_map = true;
+    loop->written_par = c->par;
+    *m = *loop;
+    return true;
+}
+
 static void walk(struct ir_node *n)
 {
     if (!n) return;
+    map_loop(n);
     ir_each_child(n, walk);
     if (n->op == IR_FOR_ARRAY && iter_call(n->iter.array)) rewrite_for(n);
     else if ((n->op == IR_REDUCE || n->op == IR_LISTCOMP) && !n->world && !n->iter.is_range && iter_call(n->iter.array))

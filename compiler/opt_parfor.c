@@ -854,8 +854,8 @@ static bool try_loop(struct ir_node *s)
         for (int i = 0; i <= P->nvars && ok; i++)
             if (flag[i] & F_ROOT) ok = false;
         ok = ok && !has_swap(s) && (work || ir_par_work(s->b) >= FOLD_WORK);
-    } else {
-        ok = ok && (work || ir_par_work(s->b) >= FOLD_WORK);
+    } else { /* a map written par (opt_iters.c: map_loop): the pool's, as written */
+        ok = ok && (work || s->written_par || ir_par_work(s->b) >= FOLD_WORK);
     }
     if (ok && nfolds) {
         s->folds = arena_alloc(sizeof *s->folds * (size_t)nfolds);

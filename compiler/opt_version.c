@@ -795,7 +795,9 @@ static struct ir_node *narrow_before(struct ir_node *o)
  * The nest that runs is a plain nest of two loops, which gcc unrolls and
  * jams (two steps in one pass over the array). Else the loop as written,
  * each step testing for itself. The test reads no element: it cannot
- * panic. */
+ * panic. A range loop's map is the store loop it maps by now (opt_iters.c:
+ * map_loop, its steps in the pool's chunks): here come the maps of while
+ * loops that counted made range loops. */
 static struct ir_fn *map_fn; /* the function being rewritten */
 
 /* Whether v is map_fn's own variable: a local, or a parameter its caller

@@ -1119,21 +1119,20 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c mi/p.br -o mi/p > mi.log 2>&1
 check "map in place on the pool: builds with --emit-c" [ $? -eq 0 -a -s mi/p.c ]
-check "map in place on the pool: split into xs when sole" \
-    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
+# a time loop whose whole body is the map: the store loop it is (opt_iters.c:
+# map_loop) on the pool, the steps inside its chunks (no fill into xs, no split
+# test before the loop over s; the fast nest's loop and each step's as written)
+mipbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c; }
+check "map steps on the pool: a store loop, the steps in its chunks" \
+    [ "$(mipbody | grep -c 'brt_par_fill_into(')" -eq 0 -a "$(mipbody | grep -c '&& !brt_par_for_splits(')" -eq 0 -a \
+      "$(mipbody | grep -c 'brt_par_for(')" -eq 2 ]
 BRINE_THREADS=4 ./mi/p > mi.got 2>&1
 "$BRINE" run --opt=none mi/p.br > mi.want 2>&1
 check "map in place on the pool: the same output as --opt=none" same mi.got mi.want
-# the steps of such a map (the loop's whole body) test the array once, before
-# the loop (opt_version.c: an if of [in place]), and run each step as a plain
-# loop over its view's header
-check "map in place steps: one test before the steps, each step a plain loop" \
-    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c '= brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(')" -eq 1 -a \
-      "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/p.c | grep -c 'BP_ASSUME(')" -eq 1 ]
 ./mi/p > mi.got 2>&1
-check "map in place steps: the same output at one thread" same mi.got mi.want
-# a par map as written, the loop's whole body: the steps run as plain loops
-# where the runtime would not split it (one thread), filled on the pool else
+check "map steps on the pool: the same output at one thread" same mi.got mi.want
+# a par map as written, the loop's whole body: a store loop left to parfor
+# (not jammed, whatever its work), the steps inside the pool's chunks
 cat > mi/q.br <<'EOB'
 fn main():
     var xs = [float(i) for i in 0..3000]
@@ -1143,9 +1142,10 @@ fn main():
 EOB
 "$BRINE" build --release --emit-c mi/q.br -o mi/q > mi.log 2>&1
 check "par map in place steps: builds with --emit-c" [ $? -eq 0 -a -s mi/q.c ]
-check "par map in place steps: one test before the steps (not split), else filled into xs" \
-    [ "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c '= brt_arr_sole(v[0-9]*) && v[0-9]*->len > 0 && !brt_par_for_splits(0, v[0-9]*->len, 2LL);')" -eq 1 -a \
-      "$(sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c | grep -c 'brt_par_fill_into(')" -eq 1 ]
+miqbody() { sed -n "/^static .*bf_main_main(.*)\$/,/^}/p" mi/q.c; }
+check "par map steps: a store loop on the pool, the steps in its chunks" \
+    [ "$(miqbody | grep -c 'brt_par_fill_into(')" -eq 0 -a "$(miqbody | grep -c '&& !brt_par_for_splits(')" -eq 0 -a \
+      "$(miqbody | grep -c 'brt_par_for(')" -eq 2 ]
 "$BRINE" run --opt=none mi/q.br > mi.want 2>&1
 for t in 1 3; do
     BRINE_THREADS=$t ./mi/q > mi.got 2>&1
