@@ -697,10 +697,13 @@ static struct range expr(struct ir_node *n)
 
 static void meet(struct ir_var *v, __int128 lo, __int128 hi)
 {
-    struct range *r = ent(v->id);
+    struct range *r = ent(v->id), was = *r;
     if (lo > r->lo) r->lo = lo;
     if (hi < r->hi) r->hi = hi;
-    if (r->lo > r->hi) *r = FULL; /* never true here: see rng */
+    /* nothing: the branch never runs (`if 0 <= m` with m from len: its
+     * else), where any range holds; the one it had, so that the join after
+     * the if keeps it (FULL lost m's bound for the rest of the function) */
+    if (r->lo > r->hi) *r = was;
 }
 
 /* v != y (of range r) holds: an end of v's range that is y's one value
