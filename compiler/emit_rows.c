@@ -758,9 +758,7 @@ static const char *bound_name(struct ir_node *e)
  * before it, ir_guards_outside_of: one makes a row unique in the nest). */
 static bool only_loop(const struct ir_node *outer, const struct ir_node *in)
 {
-    const struct ir_node *b = outer->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
-    return b == in;
+    return ir_only_stmt(outer->b) == in;
 }
 
 void restrict_nest(struct ir_node *outer, const char *lo, const char *hi)

@@ -732,6 +732,9 @@ void ir_free_vars(struct ir_node *rn, struct ir_var ***out, int *nout);
  * writes loops as such folds; the C emitter runs them in lanes). *red:
  * RED_MIN or RED_MAX. */
 bool ir_minmax_combine(const struct ir_node *rn, enum reducer *red);
+/* The statement block b holds through blocks of one statement each (b
+ * itself when it is none; NULL for NULL). */
+struct ir_node *ir_only_stmt(const struct ir_node *b);
 /* Calls f on each direct child of n: a, b, c, the kids, the bounds or array
  * of its iter and of each clause's, elem, filter and key (a post-order walker
  * that rewrites in place calls this, then handles n). */

@@ -343,3 +343,10 @@ bool ir_minmax_combine(const struct ir_node *rn, enum reducer *red)
     *red = c->builtin == BI_MAX2 ? RED_MAX : RED_MIN;
     return true;
 }
+
+/* (ir.h) */
+struct ir_node *ir_only_stmt(const struct ir_node *b)
+{
+    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    return (struct ir_node *)b;
+}

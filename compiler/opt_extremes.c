@@ -61,13 +61,6 @@ static int flatten(struct ir_node *b, struct ir_node **out, int n)
     return n;
 }
 
-/* The one statement of block b through nested blocks, or NULL. */
-static struct ir_node *only_stmt(struct ir_node *b)
-{
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
-    return b && b->op != IR_BLOCK ? b : NULL;
-}
-
 static bool is_var(const struct ir_node *n, const struct ir_var *v)
 {
     return n->op == IR_VAR && n->var == v;
@@ -83,7 +76,7 @@ static struct ir_var *update(struct ir_node *s, enum reducer *red, struct ir_nod
         return s->var;
     }
     if (s->op != IR_IF || s->c || s->a->op != IR_BINARY || (s->a->bop != OP_GT && s->a->bop != OP_LT)) return NULL;
-    struct ir_node *set = only_stmt(s->b), *t = s->a;
+    struct ir_node *set = ir_only_stmt(s->b), *t = s->a;
     if (!set || set->op != IR_ASSIGN) return NULL;
     struct ir_var *m = set->var;
     bool greater;

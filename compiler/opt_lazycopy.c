@@ -43,8 +43,6 @@
  */
 #include "ir.h"
 
-#include <stdlib.h>
-
 static struct ir_program *P;
 
 static struct ir_node *LETS[32]; /* the body's lets of index values (lowering's `let t = i` for p[i] += x) */
@@ -119,74 +117,6 @@ static bool in_order(struct ir_node *s, struct ir_var *p)
     return ALLOWED == ir_mentions(s->b, p) && BEHIND > 0;
 }
 
-/* ---- the copy of the loop, with fresh variables ---------------------------- */
-
-struct fresh {
-    struct ir_copier k; /* first: the hook gets it */
-    struct ir_var **from, **to;
-    int n, cap;
-};
-
-static struct fresh *FR;
-
-static void add_fresh(struct ir_var *v)
-{
-    if (!v) return;
-    for (int i = 0; i < FR->n; i++)
-        if (FR->from[i] == v) return;
-    if (FR->n == FR->cap) {
-        FR->cap = FR->cap ? 2 * FR->cap : 16;
-        FR->from = xrealloc(FR->from, sizeof *FR->from * (size_t)FR->cap);
-        FR->to = xrealloc(FR->to, sizeof *FR->to * (size_t)FR->cap);
-    }
-    struct ir_var *c = arena_alloc(sizeof *c);
-    *c = *v;
-    c->id = ++P->nvars;
-    FR->from[FR->n] = v;
-    FR->to[FR->n++] = c;
-}
-
-/* The variables n defines: a let's, a loop's, a generator's. */
-static void defined(struct ir_node *n)
-{
-    if (!n) return;
-    if (n->op == IR_LET || n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY) add_fresh(n->var);
-    if (n->op == IR_LISTCOMP || n->op == IR_REDUCE) {
-        add_fresh(n->gen_var);
-        add_fresh(n->comb_l);
-        add_fresh(n->comb_r);
-        for (int i = 0; i < n->nclauses; i++) add_fresh(n->clauses[i].var);
-    }
-    ir_each_child(n, defined);
-}
-
-static struct ir_var *fresh_rename(struct ir_copier *k, struct ir_var *v)
-{
-    struct fresh *f = (struct fresh *)k;
-    for (int i = 0; i < f->n; i++)
-        if (f->from[i] == v) return f->to[i];
-    return v;
-}
-
-/* A comprehension's or reduction's captures, read again: its variables are fresh. */
-static void fresh_done(struct ir_copier *k, struct ir_node *c)
-{
-    (void)k;
-    if (c->op == IR_LISTCOMP || c->op == IR_REDUCE) ir_free_vars(c, &c->caps, &c->ncaps);
-}
-
-static struct ir_node *copy_fresh(struct ir_node *s)
-{
-    struct fresh f = {{NULL, fresh_rename, fresh_done}, NULL, NULL, 0, 0};
-    FR = &f;
-    defined(s);
-    struct ir_node *c = ir_copy(&f.k, s);
-    FR = NULL;
-    free(f.from);
-    free(f.to);
-    return c;
-}
-
 /* ---- the rewrite ----------------------------------------------------------- */
 
 static struct ir_node *store_at(struct ir_var *p, struct ir_var *i, struct ir_node *val, struct loc at)
@@ -243,7 +173,7 @@ static struct ir_node *lazily(struct ir_node *u, struct ir_node *s)
         ir_push_kid(head->b, store_at(p, head->var, elem_of(src, head->var, at), at));
         ir_push_kid(e, head);
     }
-    struct ir_node *l = copy_fresh(s);
+    struct ir_node *l = ir_copy_fresh(P, s);
     struct ir_node *body = ir_new(IR_BLOCK, at, ty_void);
     ir_push_kid(body, store_at(p, l->var, elem_of(src, l->var, at), at));
     ir_push_kid(body, l->b);

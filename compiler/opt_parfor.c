@@ -798,8 +798,7 @@ static struct ir_node *STEPS;
 
 static struct ir_node *sole_loop(struct ir_node *o)
 {
-    struct ir_node *b = o->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    struct ir_node *b = ir_only_stmt(o->b);
     return b && b->op == IR_FOR_RANGE ? b : NULL;
 }
 

@@ -122,11 +122,19 @@ static void fresh_iter(struct fresh_copy *f, struct ir_iter *it)
     fresh_defs(f, it->array);
 }
 
+/* A comprehension's or reduction's captures, read again from the copy: a
+ * variable it captures from the copied code is a fresh one there. */
+static void fresh_caps(struct ir_copier *k, struct ir_node *c)
+{
+    (void)k;
+    if (c->op == IR_LISTCOMP || c->op == IR_REDUCE) ir_free_vars(c, &c->caps, &c->ncaps);
+}
+
 struct ir_node *ir_copy_fresh(struct ir_program *ir, struct ir_node *n)
 {
     struct ir_program *saved = P;
     P = ir;
-    struct fresh_copy f = {{NULL, fresh_rename, NULL}, NULL, NULL, 0, 0};
+    struct fresh_copy f = {{NULL, fresh_rename, fresh_caps}, NULL, NULL, 0, 0};
     fresh_defs(&f, n);
     struct ir_node *c = ir_copy(&f.k, n);
     free(f.from);

@@ -814,8 +814,7 @@ static bool own_var(const struct ir_var *v)
 static struct ir_node *steps_map(struct ir_node *s)
 {
     if (s->op != IR_FOR_RANGE || s->par || s->nguards || s->fast_in || s->swap || s->chunk) return NULL;
-    struct ir_node *b = s->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    struct ir_node *b = ir_only_stmt(s->b);
     if (!b || b->op != IR_ASSIGN || b->in_place) return NULL;
     struct ir_node *c = b->a;
     bool map = c->op == IR_LISTCOMP && !c->nclauses && !c->filter && !type_is_ref(c->elem_type) && own_var(b->var) &&
@@ -1003,8 +1002,7 @@ static bool quiet_stmt(const struct ir_node *s)
 static struct ir_node *steps_chunk(struct ir_node *fast, struct ir_node *fast_in, const struct ir_node *in,
                                    const struct ir_node *iff, struct ir_node *test)
 {
-    const struct ir_node *b = fast->b;
-    while (b && b->op == IR_BLOCK && b->nkids == 1) b = b->kids[0];
+    const struct ir_node *b = ir_only_stmt(fast->b);
     q_iff = iff;
     bool ok = fast->op == IR_FOR_RANGE && b == fast_in && quiet_stmt(fast); /* the inner loop alone: no unique before it */
     q_iff = NULL;
