@@ -500,6 +500,16 @@ def program(t):
         body("        rw = min(rw, x)")
         bigu = [xs[(i * 5) % N] for i in range(40)]
         PS([("ru", max([xs[0]] + bigu, key=t.key), t), ("rw", min([xs[1]] + xs, key=t.key), t)])
+        # a running max written into a copy of xs, which stays held (ints,
+        # floats, bools: the copy made by the loop as it goes, opt_lazycopy.c)
+        body("    var rp = xs")
+        body("    for i in 1..len(rp):")
+        body("        rp[i] = max(rp[i], rp[i - 1])")
+        pc = list(xs)
+        for i in range(1, N):
+            pc[i] = pc[i - 1] if t.key(pc[i - 1]) > t.key(pc[i]) else pc[i]
+        PA("rp", pc)
+        PA("xs", xs)
         PS([("par min(xs)", min(xs, key=t.key), t), ("par max(xs[i % 6] for i in 0..50)", max(xs, key=t.key), t)])
         big = [xs[(i * 5) % N] for i in range(40)]
         PS([("par min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
