@@ -1603,6 +1603,13 @@ check "tuple records: a tuple max's update a kept branch, seldom taken; a float 
     [ "$(cbody mx/m.c bf_main_best | grep -c 'BRT_UNLIKELY(.*BRT_KEEP_BRANCH()')" -eq 1 -a \
       "$(cbody mx/m.c bf_main_least | grep -c 'BRT_KEEP_BRANCH')" -eq 0 ]
 check "tuple records: the output" [ "$(./mx/m)" = "(3.5, 3) -4.0 (-2.0, 4)" ]
+# the counter i of (x, i) is larger in each element than in the record, so
+# only x is compared (emit_par.c counter_field): <= for max, < for min; in a
+# par reduction's leaves a plain if, gcc's conditional move
+check "tuple records: (x, i) by its counter compares x alone, the par leaf's update not kept a branch" \
+    [ "$(cbody mx/m.c bf_main_best | grep -c 'BRT_UNLIKELY(![a-z0-9_]* || [a-z0-9_]*\.f0 <= [a-z0-9_]*\.f0)')" -eq 1 -a \
+      "$(cbody mx/m.c bf_main_best | grep -c '_lt(')" -eq 0 -a \
+      "$(grep -c 'if (![a-z0-9_]* || [a-z0-9_]*\.f0 < [a-z0-9_]*\.f0) {' mx/m.c)" -eq 1 ]
 
 # ---- prefetch: a loop storing at a computed index reads its stream ahead ----
 # A histogram's loop (for x in xs: counts[b] += 1) prefetches its element

@@ -2013,6 +2013,17 @@ class Gen:
             e = self.expr(et, d - 1)
         weak = e.weak
         e = self.typed(e, et)
+        kt = tparse(et)
+        if kt[0] == "tup" and "int" in kt[1] and not nmore and key_n is None and vt == "int" and self.r.random() < 0.6:
+            # the generator's variable as a field of its tuples, max((x, i) for i in ..):
+            # over a range, each element's counter is larger than the record's
+            # (emit_par.c, counter_field), over an int array it is not
+            k = self.r.choice([j for j, ft in enumerate(kt[1]) if ft == "int"])
+            comps = [Expr(v, 14, lambda env, n=v: env.look(n)[2], "int") if j == k else self.typed(self.expr(ft, d - 1), ft)
+                     for j, ft in enumerate(kt[1])]
+            e = self.tuple_lit(et, comps)
+            weak = False
+            self.use("tuple-counter")
         cond = self.expr("bool", d - 2) if self.r.random() < 0.4 else None
         key = self.typed(self.expr("int", d - 2), "int") if key_n else None
         self.in_par -= is_par
@@ -5521,7 +5532,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
             "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
-            "push-recurrence"]
+            "push-recurrence", "tuple-counter"]
 
 
 def classify(problem):

@@ -519,6 +519,14 @@ def program(t):
         PS([("min(xs[(i * 5) % 6] for i in 0..40)", min(big, key=t.key), t),
             ("max(base()[(i * 5) % 6] for i in 0..40 if i % 3 != 1)",
              max([big[i] for i in range(40) if i % 3 != 1], key=t.key), t)])
+        # min and max of (x, i), the generator's counter deciding ties: each
+        # element's counter is larger than the record's (numbers: x alone
+        # compared, a seldom-taken branch in order, a move in par leaves)
+        kept = [i for i in range(40) if i % 3 != 1]
+        PS([("max((xs[(i * 5) % 6], i) for i in 0..40).1", max(range(40), key=lambda i: (t.key(big[i]), i)), INT),
+            ("par max((xs[(i * 5) % 6], i) for i in 0..40).1", max(range(40), key=lambda i: (t.key(big[i]), i)), INT),
+            ("min((xs[(i * 5) % 6], i) for i in 0..40 if i % 3 != 1).1", min(kept, key=lambda i: (t.key(big[i]), i)), INT),
+            ("par min((x, i) for (i, x) in enumerate(base())).1", min(range(N), key=lambda i: (t.key(xs[i]), i)), INT)])
     if t.eq:
         v4, absent = xs[4], t.val(100)
         body("    print(xs.contains(%s), xs.index(%s), b.index(b[2]), xs.contains(%s))"
