@@ -10,11 +10,16 @@ left-aligned (names and notes), the numbers right-aligned.
 import os, statistics
 
 
-def measure(cmd, env, out_path):
+def measure(cmd, env, out_path, cpus=None):
+    """Run cmd with env added (cpus: the set of CPUs it may run on), its
+    stdout in out_path: (median of its `seconds` lines, its last result's
+    words, max RSS in MiB)."""
     full = dict(os.environ)
     full.update(env or {})
     pid = os.fork()
     if pid == 0:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
         fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(fd, 1)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 2)

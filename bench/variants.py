@@ -19,7 +19,7 @@ worst row of each ratio column. Where the peer is sequential, its 2-thread time 
 1-thread time.
 
     bench/variants.py [--brine build/bin/brine] [--old OTHER_BRINE] [--reps 5] [--rounds 1]
-                      [--only matmul,sieve/count_main] [--cpu native|generic]
+                      [--only matmul,sieve/count_main] [--cpu native|generic] [--pin CPU]
 
 --old adds two columns: each variant built by another brine (a build of the commit before a
 change), run at 1 thread in the same run, and brine/old: a change's effect, side by side.
@@ -37,7 +37,10 @@ the script exit 1 after the table. Timings on the shared 2-core VMs are noisy: r
 one run, never across runs. --rounds R runs every program of a kernel R times, interleaved (C,
 numba, each variant at 1 and 2 threads, then again), and takes the median of the R medians:
 a burst of load on the host (which the 2-thread rows feel most) then spoils one round, not the
-row.
+row. --pin CPU runs every 1-thread program (C, numba, brine, old) on that one CPU: on a VM
+whose virtual CPUs run at different speeds (one of two sharing its core on the host with
+another guest's work: the same binary 42 ms on one, 68 on the other), unpinned 1-thread
+rows compare whichever CPU each program landed on.
 """
 import argparse, glob, math, os, shutil, statistics, subprocess, sys, tempfile
 
@@ -121,6 +124,7 @@ def main():
     ap.add_argument("--cpu", default="native", choices=["native", "generic"],
                     help="brine's --cpu for its release builds (native: as the C's -march=native)")
     ap.add_argument("--old", help="another brine to compare with, at 1 thread (columns old 1t ms, brine/old)")
+    ap.add_argument("--pin", type=int, default=None, help="run the 1-thread programs on this CPU only")
     ap.add_argument("--only", default="", help="comma-separated kernels or kernel/variant")
     a = ap.parse_args()
     only = {o for o in a.only.split(",") if o}
@@ -171,7 +175,8 @@ def main():
         got = {k: [] for k in runs}
         for _ in range(max(1, a.rounds)):
             for k, (cmd, env) in runs.items():
-                got[k].append(measure(cmd, env, out_path))
+                one = k in ("c1", "n1") or k.endswith((" b1", " o1"))
+                got[k].append(measure(cmd, env, out_path, {a.pin} if one and a.pin is not None else None))
 
         def med(k, fallback=(None, ["-"], None)):
             """a run's median time over the rounds (None if any round failed), its last result"""
