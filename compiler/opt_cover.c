@@ -93,6 +93,7 @@ struct box {
     struct lin lo[MAXDIM], hi[MAXDIM];
     bool all[MAXDIM];
     struct ir_var *by[MAXDIM]; /* the loop variable a dimension's index is k + c of (NULL: one index) */
+    struct ir_var *cur[MAXDIM]; /* a fixed loop's variable k: the one element k + lo.c of its current iteration */
 };
 
 /* The cover being built for one array. */
@@ -105,6 +106,8 @@ struct cover {
     bool overflow;           /* more boxes than MAXBOX: give up */
     struct ir_node *loops[MAXLOOP]; /* the range loops around the store being read, outermost first */
     int nloops;
+    struct ir_node *const *fixed; /* loops around the statements collected, at their current iteration */
+    int nfixed;
 };
 
 static bool same_base(const struct ir_node *a, const struct ir_node *b)
@@ -237,6 +240,96 @@ static void resolve(struct lin *x)
     if (let && linear(let->a, &y) && steady(&y)) *x = (struct lin){y.base, y.c + x->c};
 }
 
+/* ---- the literal values of variables at the loops of the window ---- */
+
+enum { MAXKNOWN = 32, MAXBOUND = 64 };
+
+/* A variable and the literal it holds at a point of the window. */
+struct known {
+    struct ir_var *v[MAXKNOWN];
+    int64_t val[MAXKNOWN];
+    int n;
+};
+
+/* The range loops of the window whose bound is a variable holding a literal
+ * where the loop starts, and that literal (counted while loops: `let j =
+ * 0` ... `let v26 = j; for k in v26..=m`). */
+static struct bound {
+    struct ir_node *loop;
+    bool lo_set, hi_set;
+    int64_t lo, hi;
+} BOUNDS[MAXBOUND];
+static int NBOUNDS;
+
+/* The literal e is where env holds: a literal, or a known variable plus one. */
+static bool known_value(const struct known *env, struct ir_node *e, int64_t *out)
+{
+    struct lin x;
+    if (!linear(e, &x)) return false;
+    if (!x.base) {
+        *out = x.c;
+        return true;
+    }
+    for (int i = 0; x.base->op == IR_VAR && i < env->n; i++)
+        if (env->v[i] == x.base->var) {
+            *out = env->val[i] + x.c;
+            return true;
+        }
+    return false;
+}
+
+/* Forgets the variables statement s changes (all of them for each). */
+static void forget(struct known *env, struct ir_node *s)
+{
+    for (int i = 0; i < env->n; i++)
+        if (changes(s, env->v[i])) env->v[i] = env->v[--env->n], env->val[i] = env->val[env->n], i--;
+}
+
+static void set_known(struct known *env, struct ir_var *v, bool is, int64_t val)
+{
+    for (int i = 0; i < env->n; i++)
+        if (env->v[i] == v) env->v[i] = env->v[--env->n], env->val[i] = env->val[env->n], i--;
+    if (is && env->n < MAXKNOWN && v->type == ty_int) env->v[env->n] = v, env->val[env->n++] = val;
+}
+
+/* Walks statement s in the order it runs, env what holds before it. */
+static void learn(struct known *env, struct ir_node *s)
+{
+    if (!s || ir_is_expr(s)) return;
+    int64_t val = 0;
+    switch (s->sop) {
+    case IR_BLOCK:
+        for (int i = 0; i < s->nkids; i++) learn(env, s->kids[i]);
+        return;
+    case IR_LET: case IR_ASSIGN:
+        set_known(env, s->var, s->a && !ir_writes(s->a, s->var, false) && known_value(env, s->a, &val), val);
+        return;
+    case IR_IF: {
+        struct known then = *env, other = *env;
+        learn(&then, s->b);
+        learn(&other, s->c);
+        forget(env, s);
+        return;
+    }
+    case IR_FOR_RANGE: case IR_FOR_ARRAY: case IR_WHILE: {
+        if (s->op == IR_FOR_RANGE && NBOUNDS < MAXBOUND) {
+            int64_t lo = 0, hi = 0;
+            bool l = s->iter.lo->op == IR_VAR && known_value(env, s->iter.lo, &lo);
+            bool h = s->iter.hi->op == IR_VAR && known_value(env, s->iter.hi, &hi);
+            if (l || h) BOUNDS[NBOUNDS++] = (struct bound){s, l, h, lo, hi};
+        }
+        struct known body = *env;
+        forget(&body, s); /* what an iteration changes, the next one sees changed */
+        learn(&body, s->b);
+        forget(env, s);
+        return;
+    }
+    default:
+        forget(env, s);
+        return;
+    }
+}
+
 /* The values loop l gives its variable, lo .. hi (hi excluded): a range
  * loop's bounds, or range(start, stop, -1)'s stop + 1 .. start + 1, taken
  * in descending order (*down). */
@@ -245,6 +338,11 @@ static bool span(struct ir_node *l, struct lin *lo, struct lin *hi, bool *down)
     *down = l->op == IR_FOR_ARRAY;
     if (!*down) {
         if (!linear(l->iter.lo, lo) || !linear(l->iter.hi, hi)) return false;
+        for (int i = 0; i < NBOUNDS; i++)
+            if (BOUNDS[i].loop == l) {
+                if (BOUNDS[i].lo_set) *lo = (struct lin){NULL, BOUNDS[i].lo};
+                if (BOUNDS[i].hi_set) *hi = (struct lin){NULL, BOUNDS[i].hi};
+            }
         if (l->iter.inclusive) hi->c += 1;
         return true;
     }
@@ -282,6 +380,14 @@ static void store_box(struct cover *c, struct ir_node *s)
         if (x.base && x.base->op == IR_VAR)
             for (int i = 0; i < c->nloops; i++)
                 if (c->loops[i]->var == x.base->var) loop = c->loops[i];
+        for (int i = 0; !loop && x.base && x.base->op == IR_VAR && i < c->nfixed; i++)
+            if (c->fixed[i]->var == x.base->var) {
+                b.cur[d] = x.base->var;
+                b.lo[d] = x;
+                b.hi[d] = (struct lin){x.base, x.c + 1};
+                break;
+            }
+        if (b.cur[d]) continue;
         if (loop) {
             struct lin lo, hi;
             bool down;
@@ -334,6 +440,7 @@ static bool same_box(const struct cover *c, int outer, const struct box *a, cons
         if (a->all[d]) continue;
         if (!same_lin(&a->lo[d], &b->lo[d]) || !same_lin(&a->hi[d], &b->hi[d])) return false;
         if (outer_var(c, outer, a->by[d]) != outer_var(c, outer, b->by[d])) return false;
+        if (a->cur[d] != b->cur[d]) return false;
     }
     return true;
 }
@@ -569,16 +676,254 @@ static void visit_reads(struct ir_node *n)
     ir_each_child(n, visit_reads);
 }
 
+/* ---- reads of a table (two or three dimensions) ---- */
+
+enum { MAXFRAME = 64, MAXSPLIT = 2 * MAXLAG, RBUDGET = 20000 };
+
+static struct ir_node *TLOOPS[MAXLOOP]; /* the range and array loops around the read, outermost first */
+static int TNLOOPS;
+static struct {
+    struct ir_node *block; /* a block around the read */
+    int at;                /* its statement being run */
+    int nloops;            /* the loops of TLOOPS around the block */
+} TFRAMES[MAXFRAME];
+static int TNFRAMES;
+
+/* A dimension's index at the read: k + c for loop `level` of TLOOPS
+ * (level >= 0), the value x (level -1, its base unchanged by the window),
+ * or not known (level -2). */
+struct tdesc {
+    int level;
+    int64_t c;
+    struct lin x;
+};
+
+/* What a check assumes of each loop of TLOOPS: k = lo + t (point), or
+ * lo + t <= k < hi. */
+struct tctx {
+    bool point[MAXLOOP];
+    int64_t t[MAXLOOP];
+};
+
+/* The facts at one read. */
+static struct {
+    struct cover here;          /* what the statements before the read in its blocks stored */
+    struct cover iter[MAXLOOP]; /* what loop l's body stores on every iteration */
+    bool clean[MAXLOOP];        /* loop l's body does not assign its variable */
+    bool ranged[MAXLOOP];       /* and it is a range loop lo..hi counting up, lo and hi steady */
+    struct lin lo[MAXLOOP], hi[MAXLOOP];
+} TF;
+static int TSTEPS;
+
+static struct tdesc tdesc_of(struct ir_node *e)
+{
+    struct lin x;
+    if (!linear(e, &x)) return (struct tdesc){.level = -2};
+    for (int l = 0; x.base && x.base->op == IR_VAR && l < TNLOOPS; l++)
+        if (TLOOPS[l]->var == x.base->var) return TF.clean[l] ? (struct tdesc){l, x.c, {0}} : (struct tdesc){.level = -2};
+    if (!steady(&x)) return (struct tdesc){.level = -2};
+    return (struct tdesc){-1, 0, x};
+}
+
+/* The values lo .. hi (hi excluded) index el may take under cx. */
+static bool tspan(const struct tdesc *el, const struct tctx *cx, struct lin *lo, struct lin *hi)
+{
+    if (el->level == -1) {
+        *lo = el->x;
+        *hi = (struct lin){el->x.base, el->x.c + 1};
+        return true;
+    }
+    int l = el->level;
+    if (l < 0 || !TF.ranged[l]) return false;
+    *lo = (struct lin){TF.lo[l].base, TF.lo[l].c + cx->t[l] + el->c};
+    *hi = cx->point[l] ? (struct lin){lo->base, lo->c + 1} : (struct lin){TF.hi[l].base, TF.hi[l].c + el->c};
+    return true;
+}
+
+/* Whether index el of dimension d lies in box b's dimension d under cx:
+ * 1 yes, 0 no, 2 when it would after the first *s more values of its loop
+ * *l are split off (the lower ends of the same base, *s at most MAXLAG).
+ * An index below 0 or at least the length panics: a box from 0, or one to
+ * the length, holds every index below or above it that does not. */
+static int dim_in(const struct box *b, int d, const struct tdesc *el, const struct tctx *cx, int *l, int64_t *s)
+{
+    if (b->all[d]) return 1;
+    if (b->cur[d]) return el->level >= 0 && TLOOPS[el->level]->var == b->cur[d] && el->c == b->lo[d].c;
+    bool below = !b->lo[d].base && b->lo[d].c <= 0;
+    bool above = same_base(b->hi[d].base, RC->len[d].base) && b->hi[d].c >= RC->len[d].c;
+    struct lin lo, hi;
+    if (!tspan(el, cx, &lo, &hi)) return below && above;
+    if (!above && !(same_base(hi.base, b->hi[d].base) && hi.c <= b->hi[d].c)) return 0;
+    if (below || (same_base(lo.base, b->lo[d].base) && lo.c >= b->lo[d].c)) return 1;
+    if (el->level >= 0 && !cx->point[el->level] && same_base(lo.base, b->lo[d].base) && b->lo[d].c - lo.c <= MAXLAG) {
+        *l = el->level;
+        *s = b->lo[d].c - lo.c;
+        return 2;
+    }
+    return 0;
+}
+
+static bool held(const struct tdesc *el, const struct tctx *cx);
+
+/* Whether the element el is in box b under cx (level >= 0: b is stored
+ * by every iteration of loop `level` of TLOOPS, the element at an earlier
+ * one), splitting a loop's first values off where that makes it so. */
+static bool in_box(const struct box *b, int level, const struct tdesc *el, const struct tctx *cx)
+{
+    int near = -1;
+    int64_t gap = 0;
+    for (int d = 0; d < RC->dims; d++) {
+        int l = -1;
+        int64_t s = 0, r;
+        if (level >= 0 && b->by[d] == TLOOPS[level]->var) {
+            /* b holds k' + e at iteration k': element k + c is stored at
+             * k' = k + c - e, earlier when c < e, and one when k' >= lo */
+            if (el[d].level != level || !same_base(b->lo[d].base, TF.lo[level].base)) return false;
+            int64_t e = b->lo[d].c - TF.lo[level].c, c = el[d].c;
+            if (c >= e || e - c > MAXLAG) return false;
+            r = cx->t[level] + c - e >= 0 ? 1 : cx->point[level] ? 0 : 2;
+            l = level, s = e - c - cx->t[level];
+        } else {
+            r = dim_in(b, d, &el[d], cx, &l, &s);
+        }
+        if (r == 0) return false;
+        if (r == 2 && near < 0) near = l, gap = s;
+    }
+    if (near < 0) return true;
+    if (cx->t[near] + gap > MAXSPLIT) return false;
+    /* near's first gap values apart (each of them anywhere it is held), then the rest */
+    struct tctx sub = *cx;
+    int64_t from = cx->t[near];
+    sub.point[near] = true;
+    for (sub.t[near] = from; sub.t[near] < from + gap; sub.t[near]++)
+        if (!held(el, &sub)) return false;
+    sub.point[near] = false;
+    sub.t[near] = from + gap;
+    return held(el, &sub);
+}
+
+/* Whether element el (indices per dimension) was stored before the read
+ * under cx, or the read panics. */
+static bool held(const struct tdesc *el, const struct tctx *cx)
+{
+    if (++TSTEPS > RBUDGET) return false;
+    for (int d = 0; d < RC->dims; d++) {
+        struct lin lo, hi;
+        if (tspan(&el[d], cx, &lo, &hi) && ((same_base(lo.base, RC->len[d].base) && lo.c >= RC->len[d].c) ||
+                                            (!hi.base && hi.c <= 0)))
+            return true; /* out of range: it panics as it did */
+    }
+    for (int k = 0; k < PRIOR->nboxes; k++)
+        if (in_box(&PRIOR->boxes[k], -1, el, cx)) return true;
+    for (int k = 0; k < TF.here.nboxes; k++)
+        if (in_box(&TF.here.boxes[k], -1, el, cx)) return true;
+    for (int l = 0; l < TNLOOPS; l++)
+        for (int k = 0; TF.ranged[l] && k < TF.iter[l].nboxes; k++)
+            if (in_box(&TF.iter[l].boxes[k], l, el, cx)) return true;
+    return false;
+}
+
+/* Whether read RC->arr[idx[0]]..[idx[dims - 1]] reads an element stored
+ * before it (the rule in the header). */
+static bool table_read(struct ir_node *const *idx)
+{
+    struct ir_node *fixed[MAXLOOP];
+    int nf = 0;
+    for (int l = 0; l < TNLOOPS; l++) {
+        struct ir_node *s = TLOOPS[l];
+        bool down = true;
+        TF.clean[l] = !ir_writes(s->b, s->var, false);
+        TF.ranged[l] = TF.clean[l] && s->op == IR_FOR_RANGE && !s->par && span(s, &TF.lo[l], &TF.hi[l], &down) && !down &&
+                       steady(&TF.lo[l]) && steady(&TF.hi[l]);
+        TF.iter[l] = (struct cover){.arr = RC->arr, .dims = RC->dims, .fixed = fixed, .nfixed = nf};
+        memcpy(TF.iter[l].len, RC->len, sizeof RC->len);
+        if (TF.ranged[l]) collect(&TF.iter[l], s);
+        if (TF.clean[l]) fixed[nf++] = s;
+    }
+    TF.here = (struct cover){.arr = RC->arr, .dims = RC->dims, .fixed = fixed};
+    memcpy(TF.here.len, RC->len, sizeof RC->len);
+    for (int k = 0; k < TNFRAMES; k++) {
+        TF.here.nfixed = 0;
+        for (int l = 0; l < TFRAMES[k].nloops; l++) TF.here.nfixed += TF.clean[l];
+        for (int s = 0; s < TFRAMES[k].at; s++) collect(&TF.here, TFRAMES[k].block->kids[s]);
+    }
+    struct tdesc el[MAXDIM];
+    for (int d = 0; d < RC->dims; d++) el[d] = tdesc_of(idx[d]);
+    struct tctx cx = {0};
+    TSTEPS = 0;
+    return held(el, &cx);
+}
+
+/* The reads of a table in n (as visit_reads, with the blocks around each). */
+static void visit_table(struct ir_node *n)
+{
+    if (!n || RBAD) return;
+    bool expr = ir_is_expr(n);
+    if (expr && n->op == IR_VAR) {
+        RBAD |= n->var == RC->arr;
+        return;
+    }
+    if (expr && (n->op == IR_INDEX || (n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1))) {
+        struct ir_node *idx[MAXDIM + 1], *m = n->op == IR_INDEX ? n : n->kids[0];
+        int depth = 0;
+        while (ir_is_expr(m) && m->op == IR_INDEX && depth <= MAXDIM) idx[depth++] = m->b, m = m->a;
+        if (ir_is_expr(m) && m->op == IR_VAR && m->var == RC->arr) {
+            /* len(a), len(a[i]): the lengths, the same; a[i][j]: an element */
+            bool len = n->op == IR_BUILTIN;
+            if (len ? depth >= RC->dims : depth != RC->dims) {
+                RBAD = true;
+                return;
+            }
+            struct ir_node *first[MAXDIM];
+            for (int d = 0; d < depth; d++) first[d] = idx[depth - 1 - d];
+            for (int d = 0; d < depth; d++) visit_table(first[d]);
+            if (!len && !RBAD) RBAD |= !table_read(first);
+            return;
+        }
+    }
+    if (!expr && n->op == IR_BLOCK) {
+        if (TNFRAMES >= MAXFRAME) {
+            RBAD = true;
+            return;
+        }
+        int f = TNFRAMES++;
+        TFRAMES[f].block = n;
+        TFRAMES[f].nloops = TNLOOPS;
+        for (int k = 0; k < n->nkids && !RBAD; k++) {
+            TFRAMES[f].at = k;
+            visit_table(n->kids[k]);
+        }
+        TNFRAMES--;
+        return;
+    }
+    if (!expr && (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY)) {
+        visit_table(n->iter.lo);
+        visit_table(n->iter.hi);
+        visit_table(n->iter.array);
+        if (TNLOOPS >= MAXLOOP) {
+            RBAD = true;
+            return;
+        }
+        TLOOPS[TNLOOPS++] = n;
+        visit_table(n->b);
+        TNLOOPS--;
+        return;
+    }
+    ir_each_child(n, visit_table);
+}
+
 /* Whether every read of c->arr in statement t (block b's statement j; the
  * array made by statement i) is of an element stored before it. */
 static bool reads_stored(struct cover *c, struct ir_node *b, int i, int j)
 {
-    if (c->dims != 1) return false;
-    struct cover prior = {.arr = c->arr, .dims = 1, .len = {c->len[0]}};
+    struct cover prior = {.arr = c->arr, .dims = c->dims};
+    memcpy(prior.len, c->len, sizeof c->len);
     for (int k = i + 1; k < j; k++) collect(&prior, b->kids[k]);
     if (prior.overflow) return false;
     RC = c, PRIOR = &prior, RNLOOPS = 0, RBAD = false;
-    visit_reads(b->kids[j]);
+    TNLOOPS = TNFRAMES = 0;
+    if (c->dims == 1) visit_reads(b->kids[j]);
+    else visit_table(b->kids[j]);
     RC = NULL, PRIOR = NULL;
     return !RBAD;
 }
@@ -592,6 +937,9 @@ static void try_cover(struct ir_node *b, int i)
     if (ir_reads(s->a, s->var)) return; /* h = [0.0] * len(h): the old h's length */
         /* a plain copy to learn the lengths: a fresh one (new variables) only for the rewrite */
     if (!unfilled(ir_copy(NULL, s->a), &c, 0)) return;
+    struct known env = {.n = 0};
+    NBOUNDS = 0;
+    for (int j = i + 1; j < b->nkids; j++) learn(&env, b->kids[j]);
     for (int j = i + 1; j < b->nkids; j++) {
         struct ir_node *t = b->kids[j];
         if (ir_writes(t, c.arr, false) || ir_leaves(t, 0)) return;
