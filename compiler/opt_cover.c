@@ -698,11 +698,12 @@ struct tdesc {
     struct lin x;
 };
 
-/* What a check assumes of each loop of TLOOPS: k = lo + t (point), or
- * lo + t <= k < hi. */
+/* What a check assumes of each loop of TLOOPS: k = at (point), or
+ * lo + t <= k < hi - u. */
 struct tctx {
     bool point[MAXLOOP];
-    int64_t t[MAXLOOP];
+    struct lin at[MAXLOOP];
+    int64_t t[MAXLOOP], u[MAXLOOP];
 };
 
 /* The facts at one read. */
@@ -735,14 +736,20 @@ static bool tspan(const struct tdesc *el, const struct tctx *cx, struct lin *lo,
     }
     int l = el->level;
     if (l < 0 || !TF.ranged[l]) return false;
-    *lo = (struct lin){TF.lo[l].base, TF.lo[l].c + cx->t[l] + el->c};
-    *hi = cx->point[l] ? (struct lin){lo->base, lo->c + 1} : (struct lin){TF.hi[l].base, TF.hi[l].c + el->c};
+    if (cx->point[l]) {
+        *lo = (struct lin){cx->at[l].base, cx->at[l].c + el->c};
+        *hi = (struct lin){lo->base, lo->c + 1};
+    } else {
+        *lo = (struct lin){TF.lo[l].base, TF.lo[l].c + cx->t[l] + el->c};
+        *hi = (struct lin){TF.hi[l].base, TF.hi[l].c - cx->u[l] + el->c};
+    }
     return true;
 }
 
 /* Whether index el of dimension d lies in box b's dimension d under cx:
- * 1 yes, 0 no, 2 when it would after the first *s more values of its loop
- * *l are split off (the lower ends of the same base, *s at most MAXLAG).
+ * 1 yes, 0 no, 2 when it would after the first (3: the last) *s more
+ * values of its loop *l are split off (the ends of the same base, *s at
+ * most MAXLAG).
  * An index below 0 or at least the length panics: a box from 0, or one to
  * the length, holds every index below or above it that does not. */
 static int dim_in(const struct box *b, int d, const struct tdesc *el, const struct tctx *cx, int *l, int64_t *s)
@@ -753,14 +760,14 @@ static int dim_in(const struct box *b, int d, const struct tdesc *el, const stru
     bool above = same_base(b->hi[d].base, RC->len[d].base) && b->hi[d].c >= RC->len[d].c;
     struct lin lo, hi;
     if (!tspan(el, cx, &lo, &hi)) return below && above;
-    if (!above && !(same_base(hi.base, b->hi[d].base) && hi.c <= b->hi[d].c)) return 0;
-    if (below || (same_base(lo.base, b->lo[d].base) && lo.c >= b->lo[d].c)) return 1;
-    if (el->level >= 0 && !cx->point[el->level] && same_base(lo.base, b->lo[d].base) && b->lo[d].c - lo.c <= MAXLAG) {
-        *l = el->level;
-        *s = b->lo[d].c - lo.c;
-        return 2;
-    }
-    return 0;
+    bool ranged = el->level >= 0 && !cx->point[el->level];
+    int64_t over = above ? 0 : !same_base(hi.base, b->hi[d].base) ? LIN_MAX : hi.c - b->hi[d].c;
+    int64_t under = below ? 0 : !same_base(lo.base, b->lo[d].base) ? LIN_MAX : b->lo[d].c - lo.c;
+    if (over <= 0 && under <= 0) return 1;
+    if (!ranged || over > MAXLAG || under > MAXLAG) return 0;
+    *l = el->level;
+    *s = under > 0 ? under : over;
+    return under > 0 ? 2 : 3;
 }
 
 static bool held(const struct tdesc *el, const struct tctx *cx);
@@ -770,35 +777,41 @@ static bool held(const struct tdesc *el, const struct tctx *cx);
  * one), splitting a loop's first values off where that makes it so. */
 static bool in_box(const struct box *b, int level, const struct tdesc *el, const struct tctx *cx)
 {
-    int near = -1;
+    int near = -1, how = 0;
     int64_t gap = 0;
     for (int d = 0; d < RC->dims; d++) {
-        int l = -1;
-        int64_t s = 0, r;
+        int l = -1, r;
+        int64_t s = 0;
         if (level >= 0 && b->by[d] == TLOOPS[level]->var) {
             /* b holds k' + e at iteration k': element k + c is stored at
              * k' = k + c - e, earlier when c < e, and one when k' >= lo */
             if (el[d].level != level || !same_base(b->lo[d].base, TF.lo[level].base)) return false;
             int64_t e = b->lo[d].c - TF.lo[level].c, c = el[d].c;
             if (c >= e || e - c > MAXLAG) return false;
-            r = cx->t[level] + c - e >= 0 ? 1 : cx->point[level] ? 0 : 2;
+            if (cx->point[level])
+                r = same_base(cx->at[level].base, TF.lo[level].base) && cx->at[level].c + c - e >= TF.lo[level].c;
+            else
+                r = cx->t[level] + c - e >= 0 ? 1 : 2;
             l = level, s = e - c - cx->t[level];
         } else {
             r = dim_in(b, d, &el[d], cx, &l, &s);
         }
         if (r == 0) return false;
-        if (r == 2 && near < 0) near = l, gap = s;
+        if (r >= 2 && near < 0) near = l, gap = s, how = r;
     }
     if (near < 0) return true;
-    if (cx->t[near] + gap > MAXSPLIT) return false;
-    /* near's first gap values apart (each of them anywhere it is held), then the rest */
+    if ((how == 2 ? cx->t[near] : cx->u[near]) + gap > MAXSPLIT) return false;
+    /* near's first (last) gap values apart, each held anywhere, then the rest */
     struct tctx sub = *cx;
-    int64_t from = cx->t[near];
     sub.point[near] = true;
-    for (sub.t[near] = from; sub.t[near] < from + gap; sub.t[near]++)
+    for (int64_t v = 0; v < gap; v++) {
+        sub.at[near] = how == 2 ? (struct lin){TF.lo[near].base, TF.lo[near].c + cx->t[near] + v}
+                                : (struct lin){TF.hi[near].base, TF.hi[near].c - cx->u[near] - 1 - v};
         if (!held(el, &sub)) return false;
+    }
     sub.point[near] = false;
-    sub.t[near] = from + gap;
+    if (how == 2) sub.t[near] += gap;
+    else sub.u[near] += gap;
     return held(el, &sub);
 }
 
