@@ -39,7 +39,7 @@
  * must lie in one box. When it does, every element is stored before the
  * array is read; the guard false, the array is made as written.
  *
- * The reads (one dimension only): a statement of the window may read the
+ * The reads of a one-dimensional array: a statement of the window may read the
  * array as a[e] (and len(a)) when the element read was stored before the
  * read on every run: (1) e is linear, its base unchanged by the window, and
  * lies in a box of the statements before it, compared exactly (the same
@@ -61,6 +61,47 @@
  * stored before a loop from 1) is refused: the array keeps its fill and
  * the read gives its zero.
  *
+ * The reads of a table (two or three dimensions): a statement of the
+ * window may read t[e1][e2] (t[e1][e2][e3]; len(t), len(t[e]) too) when
+ * the element read was stored before the read on every run, or the read
+ * panics. Each index is k + c for a range loop `for k in lo..hi` around the
+ * read (lo, hi unchanged by the window, k by the body), a value the window
+ * does not change, or anything else (not known). What is stored at the
+ * read: (a) the boxes of the statements of the window before it; (b) the
+ * boxes of the statements before the read in each block around it, at
+ * the current iteration of the loops around that block (`t[i][0] = i`
+ * before the loop over j: the element (i, 0) of this i); (c) for each
+ * range loop around the read, the boxes its body stores on every
+ * iteration (the cover's rule), at its earlier iterations: a box storing
+ * t[k + d][..] at iteration k holds the element k + c read when c < d
+ * (at most 8 apart) and k + c - d >= lo. An index lies in a box's
+ * dimension when its values (k + c over the loop's values, or its one
+ * value) lie in the box's, compared exactly (the same base or none), or
+ * beyond the end of the array where the box reaches its end (or below 0
+ * where the box starts at 0): such a read panics, as it does with the
+ * fill; an index not known only in a box of the whole dimension (the row
+ * above, t[i - 1][w - wt], complete). Where a loop's first or last few
+ * values (at most 16) miss a box that the rest lie in, they are split off
+ * and each checked alone: t[i - 1][j - 1] of the edit distance reads row
+ * 0 (a) at i = lo, column 0 of the row above (c, the store before the
+ * inner loop) at j = lo, and the inner box of the row above (c) else;
+ * t[i][j - 1] reads (i, 0) (b) at j = lo and (c) of the loop over j else;
+ * t[i - 1][j + 1] at j = hi - 1 reads what a store of the row's last
+ * column holds or panics. Each element so found was stored, earlier in
+ * this run, by a store that ran (every iteration of a loop with no exit
+ * stores its box, a loop's earlier iterations are done, the statements
+ * before in a block are done) and nothing changes an element stored but
+ * a store. A read ahead (t[i][j + 1] at (i, j): its iteration is later),
+ * or of an element nothing stored first (LCS reading row 0 and column 0
+ * that no store writes) keeps the fill.
+ *
+ * A range loop's bound that is a variable holding a literal where the loop
+ * starts (learn: the window walked in order, a let or assignment of a
+ * literal, or of a variable holding one, plus a literal, forgotten where a
+ * statement changes it, a loop's body seeing what any iteration changes
+ * forgotten) is read as that literal: counted while loops start at `let
+ * v26 = j` after `var j = 0`.
+ *
  * Why it keeps the program's meaning: the array has the same lengths, every
  * element holds the value last stored, as it would, and every read reads
  * an element stored before it, so the same value; a read or store out of
@@ -73,7 +114,8 @@
  *
  * Why: the zero fill of a grid that a sweep then overwrites is a pass over
  * its memory and a call per row (stencil/new_grid_main: 42 -> 23 ms at one
- * thread, the C 16.4).
+ * thread, the C 16.4); a dynamic programming table's fill is a quarter of
+ * its run (editdist/grid_fn, 2001 x 2001 ints).
  */
 #include "ir.h"
 

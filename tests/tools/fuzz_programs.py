@@ -545,6 +545,7 @@ class Gen:
         self.scans = random.Random(seed ^ 0x5CA7)  # whether to write a scan a statement evaluates first (scan_stmt)
         self.minmaxes = random.Random(seed ^ 0x3A8E)  # whether to write a min or max of up to 30 numbers (minmax_fold)
         self.pushrecs = random.Random(seed ^ 0x9B5E)  # whether to write a push loop reading what it pushed (push_recurrence)
+        self.tables = random.Random(seed ^ 0xD7AB)  # whether to write a dynamic programming table (dp_table)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2193,7 +2194,7 @@ class Gen:
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
                                 (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
                                 (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold),
-                                (self.pushrecs, 0.04, push_recurrence)):
+                                (self.pushrecs, 0.04, push_recurrence), (self.tables, 0.15, dp_table)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -4576,6 +4577,90 @@ def recurrence(g):
     return lines, ex
 
 
+def dp_table(g):
+    """A dynamic programming table (opt_cover.c makes it unset where the
+    nest's reads read cells stored before them): an (n + 1) x (m + 1) int
+    table, row 0 stored by a loop before the nest, after it or not at all,
+    column 0 by the nest's outer loop before its inner one, by a loop before
+    or not at all; each cell from up to three cells at random offsets
+    (above, left, above left, and now and then ahead, two back or past an
+    edge: a read of the fill's zero, or a panic), for or while loops, now
+    and then both branches of an if storing the cell."""
+    r = g.tables
+    if g.pure:
+        return None
+    g.use("dp-table")
+    t, i, j, k, nv, mv = (g.fresh(p) for p in ("t", "i", "j", "k", "n", "m"))
+    n, m = r.randint(0, 5), r.randint(0, 5)
+    named = r.random() < 0.6  # the sizes variables (the cover's guard tests them) or literals
+    row0 = r.choice(["before", "before", "before", "after", "none"])
+    col0 = r.choice(["outer", "outer", "loop", "none"])
+    jlo = 1 if r.random() < 0.85 else 0
+    whiles = r.random() < 0.3
+    offs = [(-1, 0), (0, -1), (-1, -1), (-1, 1), (-2, 0), (0, -2), (-1, 2), (0, 1), (1, 0), (1, -1), (-1, -2)]
+    weights = [6, 6, 5, 3, 2, 2, 1, 1, 1, 1, 1]
+    reads = r.choices(offs, weights, k=r.randint(1, 3))
+    branch = r.random() < 0.25
+    k1, k2 = r.randint(1, 4), r.randint(0, 6)
+
+    def ref(o):
+        return f"{t}[{i}{'' if o[0] == 0 else f' + {o[0]}' if o[0] > 0 else f' - {-o[0]}'}][{j}{'' if o[1] == 0 else f' + {o[1]}' if o[1] > 0 else f' - {-o[1]}'}]"
+    lines = [f"let {nv} = {n}", f"let {mv} = {m}"] if named else []
+    if named:
+        n_, m_ = n, m
+        n, m = nv, mv
+    value = f"({' + '.join(ref(o) for o in reads)} + ({i} * {k1} + {j}) % 7) % 1000"
+    other = f"({ref(reads[0])} * 2 + {k2}) % 1000"
+    lines.append(f"var {t} = [[0] * ({m} + 1) for {k} in 0..{n} + 1]")
+    border = [f"for {k} in 0..{m} + 1:", f"    {t}[0][{k}] = {k} * {k1}"]
+    column = [f"for {k} in 1..{n} + 1:", f"    {t}[{k}][0] = {k} + {k2}"]
+    if row0 == "before":
+        lines += border
+    if col0 == "loop":
+        lines += column
+    body = ([f"if ({i} + {j}) % 2 == 0:", f"    {t}[{i}][{j}] = {value}", "else:", f"    {t}[{i}][{j}] = {other}"]
+            if branch else [f"{t}[{i}][{j}] = {value}"])
+    head0 = [f"{t}[{i}][0] = {i} + {k2}"] if col0 == "outer" else []
+    if whiles:
+        lines += [f"var {i} = 1", f"while {i} <= {n}:"] + ["    " + x for x in head0]
+        lines += [f"    var {j} = {jlo}", f"    while {j} <= {m}:"] + ["        " + x for x in body]
+        lines += [f"        {j} += 1", f"    {i} += 1"]
+    else:
+        lines += [f"for {i} in 1..{n} + 1:"] + ["    " + x for x in head0]
+        lines += [f"    for {j} in {jlo}..{m} + 1:"] + ["        " + x for x in body]
+    if row0 == "after":
+        lines += border
+    lines.append(f"print({t})")
+    if named:
+        n, m = n_, m_
+
+    def ex(env):
+        tv = [[0] * (m + 1) for _ in range(n + 1)]
+        if row0 == "before":
+            for kv in range(m + 1):
+                tv[0][kv] = kv * k1
+        if col0 == "loop":
+            for kv in range(1, n + 1):
+                tv[kv][0] = kv + k2
+        for iv in range(1, n + 1):
+            if col0 == "outer":
+                tv[iv][0] = iv + k2
+            for jv in range(jlo, m + 1):
+                if branch and (iv + jv) % 2 != 0:
+                    w = (checked_at(checked_at(tv, iv + reads[0][0]), jv + reads[0][1]) * 2 + k2) % 1000
+                else:
+                    w = 0
+                    for o in reads:
+                        w += checked_at(checked_at(tv, iv + o[0]), jv + o[1])
+                    w = (w + (iv * k1 + jv) % 7) % 1000
+                tv[iv][jv] = w
+        if row0 == "after":
+            for kv in range(m + 1):
+                tv[0][kv] = kv * k1
+        env_out(env).append(show("[[int]]", tv) + "\n")
+    return lines, ex
+
+
 def push_recurrence(g):
     """A loop pushing one value per iteration onto an array it reads
     (opt_fill.c grows the array once and tests the reads before the loop):
@@ -5532,7 +5617,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
             "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
-            "push-recurrence", "tuple-counter"]
+            "push-recurrence", "tuple-counter", "dp-table"]
 
 
 def classify(problem):
