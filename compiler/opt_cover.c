@@ -343,9 +343,11 @@ static void learn(struct known *env, struct ir_node *s)
     case IR_BLOCK:
         for (int i = 0; i < s->nkids; i++) learn(env, s->kids[i]);
         return;
-    case IR_LET: case IR_ASSIGN:
-        set_known(env, s->var, s->a && !ir_writes(s->a, s->var, false) && known_value(env, s->a, &val), val);
+    case IR_LET: case IR_ASSIGN: {
+        bool is = s->a && known_value(env, s->a, &val);
+        set_known(env, s->var, is, val);
         return;
+    }
     case IR_IF: {
         struct known then = *env, other = *env;
         learn(&then, s->b);

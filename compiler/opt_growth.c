@@ -19,7 +19,9 @@
  * the arrays were made of before the nest (`[0] * n`, `[j for j in
  * 0..n]`, a loop storing `t[0][j] = j`: at most 2^57 for a length) and of
  * the values the nest's new arrays and absolute stores hold, or for an
- * array made elsewhere (a parameter) the largest element, scanned once.
+ * array made elsewhere (a parameter) the largest element, scanned once;
+ * an array some statement makes unset (opt_cover.c: its elements stored
+ * before they are read) has none to scan and is left as written.
  * A walk of the nest in order bounds each int value by B + u (a load of
  * G: B; `x + k`, k in 0..K: B + u + K; min, max, if-else joins; a loop's
  * body walked until its variables' bounds settle, an accumulator never
@@ -64,6 +66,7 @@ static unsigned char *ASSIGNED; /* by var id: assigned somewhere in the function
 static unsigned char *BUSY;
 static __int128 *EUB, *ELB;   /* by var id: static bounds on an array's elements */
 static unsigned char *EUB_OK;
+static unsigned char *UNSET;  /* by var id: a let or assignment makes it unset (opt_cover.c): not scanned */
 
 static struct sr sr_of(struct ir_node *e);
 
@@ -688,6 +691,7 @@ static bool analyse(struct ir_node *s, bool mark, struct ir_node *iff)
     for (int id = 1; id <= P->nvars; id++) {
         if (!N.in_g[id] || !VARS[id] || N.defined[id] || VARS[id]->type->kind != T_ARRAY) continue;
         if (EUB_OK[id]) fold_abs(EUB[id]);
+        else if (UNSET[id]) return false; /* its unset elements are not ones to scan */
         if (N.fail) return false;
     }
     return true;
@@ -732,12 +736,13 @@ static bool version(struct ir_node **sp)
     EUB = xrealloc(EUB, sizeof *EUB * ((size_t)P->nvars + 2));
     ELB = xrealloc(ELB, sizeof *ELB * ((size_t)P->nvars + 2));
     EUB_OK = xrealloc(EUB_OK, (size_t)P->nvars + 2);
+    UNSET = xrealloc(UNSET, (size_t)P->nvars + 2);
     N.in_g = xrealloc(N.in_g, (size_t)P->nvars + 2);
     N.defined = xrealloc(N.defined, (size_t)P->nvars + 2);
     N.set = xrealloc(N.set, (size_t)P->nvars + 2);
     N.env = xrealloc(N.env, sizeof *N.env * ((size_t)P->nvars + 2));
     for (size_t i = old + 1; i < (size_t)P->nvars + 2; i++)
-        VARS[i] = NULL, DEF[i] = NULL, ASSIGNED[i] = 0, BUSY[i] = 0, EUB_OK[i] = 0, N.set[i] = 0;
+        VARS[i] = NULL, DEF[i] = NULL, ASSIGNED[i] = 0, BUSY[i] = 0, EUB_OK[i] = 0, UNSET[i] = 0, N.set[i] = 0;
     note_vars(fast);
     if (!analyse(fast, true, iff) || !N.nmarked) return false; /* the copy dropped: s as it was */
     struct ir_node *t = ir_new(IR_GUARD_TEST, s->loc, ty_bool);
@@ -750,9 +755,22 @@ static bool version(struct ir_node **sp)
 
 /* ---- the function's statements in order: array statics, nests ---- */
 
+/* Whether array value e is made with elements not yet set. */
+static bool made_unset(const struct ir_node *e)
+{
+    if (!e) return false;
+    if (e->op == IR_BUILTIN) return e->builtin == BI_UNSET;
+    if (e->op == IR_COND) return made_unset(e->b) || made_unset(e->c);
+    if (e->op == IR_LISTCOMP) return made_unset(e->elem);
+    return false;
+}
+
 static void note_fn(struct ir_node *n)
 {
     if (!n) return;
+    if ((n->op == IR_LET || n->op == IR_ASSIGN) && !ir_is_expr(n) && n->var && n->var->type->kind == T_ARRAY &&
+        made_unset(n->a))
+        UNSET[n->var->id] = 1;
     if (n->op == IR_LET && n->var) DEF[n->var->id] = n->a;
     if (n->op == IR_FOR_RANGE && n->var) DEF[n->var->id] = n;
     if ((n->op == IR_LISTCOMP || n->op == IR_REDUCE) && n->gen_var && !n->nclauses) DEF[n->gen_var->id] = n;
@@ -881,6 +899,8 @@ void opt_growth(struct ir_program *ir)
         ELB = xmalloc(sizeof *ELB * n);
         EUB_OK = xmalloc(n);
         memset(EUB_OK, 0, n);
+        UNSET = xmalloc(n);
+        memset(UNSET, 0, n);
         N.in_g = xmalloc(n);
         N.defined = xmalloc(n);
         N.set = xmalloc(n);
@@ -891,7 +911,7 @@ void opt_growth(struct ir_program *ir)
         note_fn(f->body);
         NLIVE = 0;
         block(f->body);
-        free(DEF), free(VARS), free(ASSIGNED), free(BUSY), free(EUB), free(ELB), free(EUB_OK);
+        free(DEF), free(VARS), free(ASSIGNED), free(BUSY), free(EUB), free(ELB), free(EUB_OK), free(UNSET);
         free(N.in_g), free(N.defined), free(N.set), free(N.env);
     }
     free(LIVE), LIVE = NULL, NLIVE = CAPLIVE = 0;
