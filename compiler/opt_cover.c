@@ -823,6 +823,7 @@ static bool in_box(const struct box *b, int level, const struct tdesc *el, const
 {
     int near = -1, how = 0;
     int64_t gap = 0;
+    bool by = level < 0; /* a box of earlier iterations holds its loop's variable in a dimension */
     for (int d = 0; d < RC->dims; d++) {
         int l = -1, r;
         int64_t s = 0;
@@ -837,12 +838,14 @@ static bool in_box(const struct box *b, int level, const struct tdesc *el, const
             else
                 r = cx->t[level] + c - e >= 0 ? 1 : 2;
             l = level, s = e - c - cx->t[level];
+            by = true;
         } else {
             r = dim_in(b, d, &el[d], cx, &l, &s);
         }
         if (r == 0) return false;
         if (r >= 2 && near < 0) near = l, gap = s, how = r;
     }
+    if (!by) return false;
     if (near < 0) return true;
     if ((how == 2 ? cx->t[near] : cx->u[near]) + gap > MAXSPLIT) return false;
     /* near's first (last) gap values apart, each held anywhere, then the rest */
