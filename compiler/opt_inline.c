@@ -42,6 +42,24 @@
  * chain. The later passes then see the body in the loop: its
  * ranges (opt_range.c), its checks, no call.
  *
+ * The result may be a comprehension (comp_result): `return [E for x in
+ * xs]` or `return [E for k in lo..hi]` (one clause, no filter; after a few
+ * such statements), in a loop, is written the same way: the arguments
+ * bound in order, the comprehension copied with a fresh variable and its
+ * captures read again (ir_recapture: the caller's variables now, the
+ * parameters' arguments or their lets), its places naming the call as any
+ * copied place (a panic in E reports the helper's place inside the call's
+ * chain; a par element's frame is the copy's, in the same function). A
+ * comprehension does nothing but make a new array, which only the result
+ * holds, so the copy makes the same array from the same values, with the
+ * same elements' panics in the same order. `v = f(...)` (a let or an
+ * assignment of the call alone) takes the comprehension itself, evaluated
+ * where the result's let would have been, right before the assignment, so
+ * that the later passes see the map (`v = [v[k] - w[k] for k in
+ * 0..len(v)]`: fuse, emit_map_in_place). A call is reads_only for the
+ * arguments after a variable argument: it gets values and changes no
+ * array of its caller's, so the variable is read in place.
+ *
  * A step, `xs = f(..., xs, ...)` in a loop, of a function whose body makes
  * a local of its parameter, stores into it and returns it (`var ys = p;
  * for i ...: ys[i] = q; return ys`), is written in place with xs for ys
@@ -57,8 +75,9 @@
 #define MAX_ROUNDS 4  /* calls of inlined functions inlined again, this deep */
 #define MAX_BODY 100  /* the size of a statement body worth writing in place */
 
-/* Whether the expression may be copied: no comprehension or reduction
- * (their captures and helpers belong to one place), no panic(). */
+/* Whether the expression may be copied in place of a call: no
+ * comprehension or reduction (their captures belong to one place; a
+ * comprehension result written as statements is comp_result's), no panic(). */
 static bool copyable(struct ir_node *n)
 {
     if (!n) return true;
@@ -334,7 +353,9 @@ static bool inert(struct ir_node *n)
 }
 
 /* Whether evaluating n changes no array (it may panic): variables,
- * literals, indexing, fields, len and arithmetic of those. An argument
+ * literals, indexing, fields, len, calls and arithmetic of those (a call
+ * gets its arguments' values: it changes no array of its caller's, and
+ * lowering gives a function's stores their own copy). An argument
  * that does something else (xs.pop()) binds the array arguments before it. */
 static bool reads_only(struct ir_node *n)
 {
@@ -344,6 +365,10 @@ static bool reads_only(struct ir_node *n)
     case IR_INDEX: case IR_BINARY: case IR_UNARY: case IR_NOT: case IR_CONV: case IR_FIELD:
         return reads_only(n->a) && reads_only(n->b);
     case IR_BUILTIN: return n->builtin == BI_LEN && n->nkids == 1 && reads_only(n->kids[0]);
+    case IR_CALL: /* a function changes none of its caller's arrays: it gets values */
+        for (int i = 0; i < n->nkids; i++)
+            if (!reads_only(n->kids[i])) return false;
+        return true;
     default: return false;
     }
 }
@@ -420,25 +445,47 @@ static bool simple_stmt(struct ir_node *s)
     return false;
 }
 
+static int loops; /* the loops around the statement being rewritten */
+static bool only_loops; /* ir_inline_loop_calls: only functions holding a loop */
+
+/* Whether e is a comprehension a body may return written in place
+ * (comp_result): one clause over an array or a range, no filter, its
+ * parts copyable. */
+static bool copyable_comp(struct ir_node *e)
+{
+    return e && e->op == IR_LISTCOMP && !e->nclauses && !e->filter && !e->key && !e->pool && copyable(e->elem) &&
+           copyable(e->iter.lo) && copyable(e->iter.hi) && copyable(e->iter.array);
+}
+
+/* Whether f returns a comprehension (after simple statements): `return [E
+ * for x in xs]`, `return [E for k in lo..hi]`. Not for a comprehension
+ * comploop writes as a loop (ir_inline_loop_calls: only_loops). */
+static bool comp_result(struct ir_fn *f)
+{
+    struct ir_node *b = f->body;
+    if (only_loops || f->ret->kind != T_ARRAY || !b || b->op != IR_BLOCK || !b->nkids) return false;
+    struct ir_node *last = b->kids[b->nkids - 1];
+    return last->op == IR_RETURN && copyable_comp(last->a);
+}
+
 /* Whether f's body can be written as statements: `return E` or if/return
  * (result_expr), or simple statements then `return E`, of a plain result,
- * small. */
+ * small; or of a comprehension (comp_result). */
 static bool hoistable(struct ir_fn *f)
 {
-    if (f == current || f->ret == ty_void || !plain(f->ret) || fn_recursive(f)) return false;
+    bool comp = comp_result(f);
+    if (f == current || f->ret == ty_void || !(plain(f->ret) || comp) || fn_recursive(f)) return false;
     struct ir_node *e = result_expr(f);
-    if (e) return ir_size(e) <= MAX_NODES && copyable_result(e);
+    if (e) return ir_size(e) <= MAX_NODES && (comp || copyable_result(e));
     struct ir_node *b = f->body;
     if (!b || b->op != IR_BLOCK || b->nkids < 2 || ir_size(b) > MAX_BODY) return false;
     struct ir_node *last = b->kids[b->nkids - 1];
-    if (last->op != IR_RETURN || !last->a || !copyable_result(last->a)) return false;
+    if (last->op != IR_RETURN || !last->a || !(comp || copyable_result(last->a))) return false;
     for (int i = 0; i + 1 < b->nkids; i++)
         if (!simple_stmt(b->kids[i])) return false;
     return true;
 }
 
-static int loops; /* the loops around the statement being rewritten */
-static bool only_loops; /* ir_inline_loop_calls: only functions holding a loop */
 
 static bool holds_loop(struct ir_node *s)
 {
@@ -608,7 +655,8 @@ static void hoist_call(struct ir_node **slot, struct ir_node *into)
         }
         r = ir_copy(&h.s.k, b->kids[b->nkids - 1]->a);
     }
-    r = folded_result(r, into);
+    if (r->op == IR_LISTCOMP) ir_recapture(r); /* its captures: the caller's variables and fresh ones */
+    else r = folded_result(r, into);
     struct ir_var tv = {0, IRV_LOCAL, "", f->ret, c->loc};
     struct ir_var *t = fresh_var(&tv);
     ir_push_kid(into, let_of(t, r));
@@ -748,6 +796,13 @@ static void hoist_stmt(struct ir_node *s, struct ir_node *out, int depth)
     while (depth < MAX_ROUNDS && hoisted < MAX_HOISTS && (slot = stmt_leading(s))) {
         struct ir_node *tmp = ir_new(IR_BLOCK, s->loc, ty_void);
         hoist_call(slot, tmp);
+        struct ir_node *last = tmp->kids[tmp->nkids - 1];
+        if (slot == &s->a && (s->op == IR_LET || s->op == IR_ASSIGN) && last->op == IR_LET && last->a->op == IR_LISTCOMP) {
+            /* `v = f(...)` of a comprehension: `v = [E for ...]` itself, evaluated where
+             * the let of the result was, right before s (the later passes see the map) */
+            s->a = last->a;
+            tmp->nkids--;
+        }
         for (int i = 0; i < tmp->nkids; i++) hoist_stmt(tmp->kids[i], out, depth + 1);
     }
     bool loop = s->op == IR_WHILE || s->op == IR_FOR_RANGE || s->op == IR_FOR_ARRAY;
