@@ -47,6 +47,30 @@
  * elements in order, one per element of xs), and a bound len(a) is len(xs)
  * (so `for (i, v) in enumerate(a)`, which iters writes over 0..len(a), is
  * one too).
+ *
+ * A comprehension as the reader (fuse_comp): `v = [F(a[k]) for k in
+ * lo..hi]` (a let or an assignment, the first statement after the let
+ * naming a; one clause over a range, no filter, not par; F, lo and hi with
+ * no loop, call or effect; a read only as a[k], once, where every element
+ * evaluates it, and nowhere after; a bound len(a) is len(xs)) becomes `v =
+ * [F(E(xs[k])) for k in lo..hi]`, the read xs[k] at a[k]'s place (the same
+ * length: the same panic, message and place). When E cannot panic
+ * (no_panic: float arithmetic of variables, x * c) nothing else is needed:
+ * as written E's elements are computed first, with no effect and no panic,
+ * so computing them where F reads them (or not, where F never does) leaves
+ * every value, output and panic as it was; the statements between stay
+ * where they are and only must not change xs or E's variables. Else (an
+ * int x * c may overflow) the assignment stands in a region as a loop
+ * does, its bounds in lets of the region that the tail reads (the
+ * assignment may change a variable they read, len(v)): every element in
+ * lo..hi was computed when the assignment ends, the tail computes the
+ * comprehension as written when the range did not cover it, and a panic
+ * in the region runs it first. A let cannot stand in the region (its block
+ * would end its scope): a let reader is fused only when E cannot panic.
+ * (gram/helpers_fn: `v = sub(v, scale(q[j], c))`, written in place by
+ * inline, is `v = [v[k] - q[j][k] * c for k in 0..len(v)]`: one pass, no
+ * array of scaled elements.)
+ *
  * Runs after comploop (a comprehension it writes as a loop is no longer
  * one) and before the passes that guard and check-free the loop.
  */
@@ -229,6 +253,107 @@ static bool keeps(struct ir_node *b, int from, int to, struct ir_node *comp)
     return true;
 }
 
+/* Whether the statements between the let and the loop (b->kids[i+1..j-1])
+ * may stand around the region: lets that cannot panic, of variables no
+ * statement before them there assigns, run before it; the others in it. */
+static bool region_between(struct ir_node *b, int i, int j)
+{
+    for (int s = i + 1; s < j; s++)
+        if (b->kids[s]->op == IR_LET ? !hoistable(b, i + 1, s) : !region_stmt(b->kids[s])) return false;
+    return true;
+}
+
+static bool is_len_of(struct ir_node *n, struct ir_var *a)
+{
+    return n && n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == a;
+}
+
+/* The region's last statement: `if lo > 0 or hi < len(xs): let t = [E(x) for x in xs]`
+ * (the check: the comprehension as written, of the let `let`). */
+static struct ir_node *region_tail(struct ir_node *let, struct ir_node *lo, struct ir_node *hi)
+{
+    struct loc where = let->loc;
+    struct ir_node *check = ir_copy_fresh(P, let);
+    struct ir_node *before = ir_mk_bin(OP_GT, ir_copy(NULL, lo), ir_mk_int(0, where), ty_bool);
+    struct ir_node *after = ir_mk_bin(OP_LT, ir_copy(NULL, hi), ir_mk_len(ir_copy(NULL, let->a->iter.array)), ty_bool);
+    struct ir_node *uncovered = ir_new(IR_OR, where, ty_bool);
+    uncovered->a = before;
+    uncovered->b = after;
+    struct ir_node *then = ir_new(IR_BLOCK, where, ty_void);
+    ir_push_kid(then, check);
+    struct ir_node *tail = ir_new(IR_IF, where, ty_void);
+    tail->a = uncovered;
+    tail->b = then;
+    return tail;
+}
+
+/* A bound of the consumer read again by the region's tail: itself when a
+ * literal, else a read of a fresh let of it appended to region. */
+static struct ir_node *bound_let(struct ir_node *n, struct ir_node *region)
+{
+    if (n->op == IR_INT) return n;
+    struct ir_var *t = ir_new_temp(P, ty_int, n->loc);
+    ir_push_kid(region, ir_mk_stmt(IR_LET, t, n, n->loc));
+    return ir_mk_var(t, n->loc);
+}
+
+/* Fuses b->kids[i], `let a = [E(x) for x in xs]` (fuse_at's checks), into
+ * the comprehension of b->kids[j], `v = [F(a[k]) for k in lo..hi]` (the
+ * first statement naming a, after S...): `v = [F(E(xs[k])) for k in lo..hi]`
+ * (see the header: a comprehension as consumer). */
+static bool fuse_comp(struct ir_node *b, int i, int j)
+{
+    struct ir_node *let = b->kids[i], *comp = let->a, *s = b->kids[j], *c = s->a;
+    struct ir_var *a = let->var;
+    if (c->par || c->pool || c->filter || c->key || c->nclauses || !c->iter.is_range || c->iter.inclusive ||
+        !quiet(c->elem) || !quiet(c->iter.lo) || !quiet(c->iter.hi) || ir_names(c->iter.lo, a))
+        return false;
+    bool to_len = is_len_of(c->iter.hi, a);
+    if (!to_len && ir_names(c->iter.hi, a)) return false;
+    for (int k = j + 1; k < b->nkids; k++)
+        if (ir_names(b->kids[k], a)) return false;
+    struct ir_node *at = NULL;
+    if (reads(c->elem, a, c->gen_var, true, &at) != 1 || !at || ir_mentions(s, a) != 1 + to_len) return false;
+    /* E cannot panic: no region, E(xs[k]) read in place of a[k] */
+    bool region_needed = !no_panic(comp->elem);
+    if (region_needed && (s->op != IR_ASSIGN || !region_between(b, i, j))) return false; /* a let would end in the region's block */
+    if (!keeps(b, i + 1, region_needed ? j : j - 1, comp)) return false;
+
+    if (to_len) c->iter.hi = ir_mk_len(ir_copy(NULL, comp->iter.array));
+    copy_x = comp->gen_var;
+    copy_i = c->gen_var;
+    copy_xs = comp->iter.array;
+    copy_at = at;
+    struct ir_copier k = {.read = x_as_element};
+    struct ir_node *e = ir_copy(&k, comp->elem);
+    if (!region_needed) {
+        *at = *e;
+        ir_recapture(s);
+        memmove(&b->kids[i], &b->kids[i + 1], (size_t)(b->nkids - i - 1) * sizeof *b->kids);
+        b->nkids--;
+        return true;
+    }
+    struct ir_node *region = ir_new(IR_BLOCK, let->loc, ty_void);
+    region->fused = true;
+    int out = i;
+    for (int q = i + 1; q < j; q++) {
+        if (b->kids[q]->op == IR_LET) b->kids[out++] = b->kids[q];
+        else ir_push_kid(region, b->kids[q]);
+    }
+    /* the bounds, once, in the region: the tail reads their values (s may assign a variable they read) */
+    c->iter.lo = bound_let(c->iter.lo, region);
+    c->iter.hi = bound_let(c->iter.hi, region);
+    struct ir_node *tail = region_tail(let, c->iter.lo, c->iter.hi);
+    *at = *e;
+    ir_recapture(s);
+    ir_push_kid(region, s);
+    ir_push_kid(region, tail);
+    b->kids[out++] = region;
+    memmove(&b->kids[out], &b->kids[j + 1], (size_t)(b->nkids - j - 1) * sizeof *b->kids);
+    b->nkids -= j + 1 - out;
+    return true;
+}
+
 /* Fuses b->kids[i] (a let of a comprehension) into the loop after it; false
  * when they are not as above. */
 static bool fuse_at(struct ir_node *b, int i)
@@ -242,12 +367,11 @@ static bool fuse_at(struct ir_node *b, int i)
      * naming a): lets that cannot panic, of variables no statement before
      * them there assigns, run before the region; the others in it */
     int j = i + 1;
-    while (j < b->nkids && !ir_names(b->kids[j], a)) {
-        struct ir_node *s = b->kids[j];
-        if (s->op == IR_LET ? !hoistable(b, i + 1, j) : !region_stmt(s)) return false;
-        j++;
-    }
+    while (j < b->nkids && !ir_names(b->kids[j], a)) j++;
     if (j == b->nkids) return false;
+    if ((b->kids[j]->op == IR_LET || b->kids[j]->op == IR_ASSIGN) && b->kids[j]->a && b->kids[j]->a->op == IR_LISTCOMP)
+        return fuse_comp(b, i, j);
+    if (!region_between(b, i, j)) return false;
     /* the loop (blocks of one statement looked through); over a's elements,
      * as a loop over its indices; to len(a), to len(xs) (the same value) */
     struct ir_node **slot = &b->kids[j];
@@ -284,9 +408,6 @@ static bool fuse_at(struct ir_node *b, int i)
     /* and a is named nowhere else in the loop (a generator's element, say) */
     if (ir_mentions(l, a) != 1) return false;
 
-    struct loc where = let->loc;
-    /* the check: the comprehension as written, its result dropped */
-    struct ir_node *check = ir_copy_fresh(P, let);
     struct ir_node *xs = comp->iter.array;
     copy_x = comp->gen_var;
     copy_i = l->var;
@@ -296,17 +417,8 @@ static bool fuse_at(struct ir_node *b, int i)
     struct ir_node *e = ir_copy(&k, comp->elem);
     *at = *e;
     ir_recapture(l);
-    struct ir_node *before = ir_mk_bin(OP_GT, ir_copy(NULL, l->iter.lo), ir_mk_int(0, where), ty_bool);
-    struct ir_node *after = ir_mk_bin(OP_LT, ir_copy(NULL, l->iter.hi), ir_mk_len(ir_copy(NULL, xs)), ty_bool);
-    struct ir_node *uncovered = ir_new(IR_OR, where, ty_bool);
-    uncovered->a = before;
-    uncovered->b = after;
-    struct ir_node *then = ir_new(IR_BLOCK, where, ty_void);
-    ir_push_kid(then, check);
-    struct ir_node *tail = ir_new(IR_IF, where, ty_void);
-    tail->a = uncovered;
-    tail->b = then;
-    struct ir_node *region = ir_new(IR_BLOCK, where, ty_void);
+    struct ir_node *tail = region_tail(let, l->iter.lo, l->iter.hi);
+    struct ir_node *region = ir_new(IR_BLOCK, let->loc, ty_void);
     region->fused = true;
     /* the lets, then the region, in place of the comprehension's let .. the loop */
     int out = i;
