@@ -528,6 +528,7 @@ class Gen:
         self.folds = random.Random(seed ^ 0xF01D)   # whether to write a fold loop (fold_par)
         self.fills = random.Random(seed ^ 0xF111)   # whether to write a fill loop (fill_loop)
         self.fuses = random.Random(seed ^ 0xF05E)   # whether to write a comprehension a loop reads (fuse_loop)
+        self.combs = random.Random(seed ^ 0xC0B5)   # whether to write helpers returning comprehensions (comp_helpers)
         self.maps = random.Random(seed ^ 0x3A95)    # whether to write a map of an array's own slots (map_self)
         self.calls = random.Random(seed ^ 0xCA11)   # whether to write helper calls (pool_call)
         self.zips = random.Random(seed ^ 0x21B5)    # whether to write comprehensions over rows (row_zip)
@@ -2194,7 +2195,8 @@ class Gen:
                                 (self.recs, 0.04, recurrence), (self.records, 0.04, record),
                                 (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
                                 (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold),
-                                (self.pushrecs, 0.04, push_recurrence), (self.tables, 0.15, dp_table)):
+                                (self.pushrecs, 0.04, push_recurrence), (self.tables, 0.15, dp_table),
+                                (self.combs, 0.05, comp_helpers)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -5350,6 +5352,112 @@ def map_self(g):
     return lines, ex
 
 
+def comp_helpers(g):
+    """Helpers returning a comprehension, called in a loop: `v = comb(v,
+    scale(w, c))` (comb `[u[k] OP v[k] for k in 0..len(U)]`, U either
+    argument; scale `[x * c for x in u]`, now and then after a let, now and
+    then par), or the same written in main, `let z = [x * c for x in w]; v =
+    [v[k] OP z[k] for k in 0..len(v)]` (opt_inline.c writes the calls in
+    place, opt_fuse.c computes z[k] where the next comprehension reads it).
+    w now and then one shorter or longer than v (an index panic at the read
+    of the shorter, inside comb), int values near an end of int now and then
+    (an overflow in scale, whose whole array comes first, or in comb). Draws
+    from its own stream (g.combs): other programs stay as they were."""
+    r = g.combs
+    if g.pure:
+        return None
+    et = r.choice(["int", "float"])
+    t = f"[{et}]"
+    sc, cb, pu, pc, pv, x, k, h = (g.fresh(p) for p in ("sc", "cb", "p", "p", "p", "x", "k", "h"))
+    v, w, z, s, c2, x2, k2 = (g.fresh(p) for p in ("v", "w", "z", "s", "c", "x", "k"))
+    n = r.randint(0, 6)
+    nw = n + r.choice([0, 0, 0, 0, -1, 1]) if n else r.choice([0, 0, 1])
+    nw = max(0, nw)
+    if et == "int":
+        pick = lambda: r.choice([1, -2, 3, 7, 40, 4611686018427387903, -4611686018427387904]) if r.random() < 0.2 else r.randint(-9, 9)
+    else:
+        pick = lambda: r.choice([0.5, -1.25, 3.0, 0.1, 1e300, -0.0, 2.0])
+    vv, wv = [pick() for _ in range(n)], [pick() for _ in range(nw)]
+    op = r.choice(["+", "-", "*"])
+    what = {"+": "addition", "-": "subtraction", "*": "multiplication"}[op]
+    by_first = r.random() < 0.6          # comb's bound len(u), else len(v)
+    swapped = r.random() < 0.3           # comb(scale(w, c), v)
+    with_let = r.random() < 0.3          # scale's factor from a let: c + c
+    is_par = r.random() < 0.2
+    in_main = r.random() < 0.3           # the two comprehensions written in main
+    steps = r.randint(1, 3)
+    c0 = r.choice([1, 2, -1, 3])
+    g.use("comp-helper")
+    if is_par:
+        g.use("par")
+    m_sc, at_sc = g.mark()   # a binary operation panics at its left operand, an index at its array
+    m_u, at_u = g.mark()
+    m_v, at_v = g.mark()
+    m_op = m_u
+    fac = f"({pc} + {pc})" if with_let else pc
+    if with_let:
+        body = [f"    let {h} = {pc} + {pc}", f"    return {'par ' if is_par else ''}[{at_sc}{x} * {h} for {x} in {pu}]"]
+    else:
+        body = [f"    return {'par ' if is_par else ''}[{at_sc}{x} * {pc} for {x} in {pu}]"]
+    cvt = (lambda e: e) if et == "int" else (lambda e: f"float({e})")
+    g.top += [f"fn {sc}({pu}: {t}, {pc}: {et}) -> {t}:"] + body + [""]
+    g.top += [f"fn {cb}({pu}: {t}, {pv}: {t}) -> {t}:",
+              f"    return [{at_u}{pu}[{k}] {op} {at_v}{pv}[{k}] for {k} in 0..len({pu if by_first else pv})]", ""]
+    lines = [f"var {v}: {t} = [" + ", ".join(show(et, y) for y in vv) + "]",
+             f"let {w}: {t} = [" + ", ".join(show(et, y) for y in wv) + "]",
+             f"for {s} in 0..{steps}:"]
+    factor = f"{cvt(s + ' + ' + str(c0))}"
+    if in_main:
+        # written in main: the places are main's own (the markers name the helpers' text: no place)
+        hb = f"({c2} + {c2})" if with_let else c2
+        fst, snd = (z, v) if swapped else (v, z)
+        bound = fst if by_first else snd
+        lines += [f"    let {c2} = {factor}", f"    let {z} = [{x2} * {hb} for {x2} in {w}]",
+                  f"    {v} = [{fst}[{k2}] {op} {snd}[{k2}] for {k2} in 0..len({bound})]"]
+    else:
+        args = f"{sc}({w}, {factor}), {v}" if swapped else f"{v}, {sc}({w}, {factor})"
+        lines.append(f"    {v} = {cb}({args})")
+    lines.append(f"print({v})")
+
+    def mul(a, b):
+        return chk("int", a * b, "multiplication") if et == "int" else f_mul(a, b)
+
+    def ex(env):
+        cur = list(vv)
+        env.vars[v] = [t, True, list(vv)]
+        env.vars[w] = [t, False, list(wv)]
+        for st in range(steps):
+            cf = st + c0 if et == "int" else float(st + c0)
+            if with_let:
+                cf = chk("int", cf + cf, "addition") if et == "int" else cf + cf
+            zs = []
+            for y in wv:
+                try:
+                    zs.append(mul(y, cf))
+                except Panic as e:
+                    raise Panic(str(e), None if in_main else m_sc)
+            us, ws = (zs, cur) if swapped else (cur, zs)
+            out = []
+            for kk in range(len(us) if by_first else len(ws)):
+                for arr, mk in ((us, m_u), (ws, m_v)):
+                    if kk >= len(arr):
+                        raise Panic(f"index out of bounds: the len is {len(arr)} but the index is {kk}", None if in_main else mk)
+                a_, b_ = us[kk], ws[kk]
+                if et == "int":
+                    val = {"+": a_ + b_, "-": a_ - b_, "*": a_ * b_}[op]
+                    if not RANGE["int"][0] <= val <= RANGE["int"][1]:
+                        raise Panic("integer overflow in " + what, None if in_main else m_op)
+                else:
+                    val = {"+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": f_mul}[op](a_, b_)
+                out.append(val)
+            cur = out
+        env.vars[v] = [t, True, cur]
+        env_out(env).append(show(t, cur) + "\n")
+    g.scope[-1][v] = (t, True)
+    g.scope[-1][w] = (t, False)
+    return lines, ex
+
+
 def row_zip(g):
     """`[[sum(x * y for (x, y) in zip(r, c)) for c in S] for r in T]` and its
     neighbours: comprehensions over the rows of arrays (opt_comploop.c writes
@@ -5616,7 +5724,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "range-step", "str-method", "array-method", "literal-method", "ignored-param", "ignored-param-in-par",
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
-            "step-nest", "row-zip", "fuse", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
+            "step-nest", "row-zip", "fuse", "comp-helper", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
             "push-recurrence", "tuple-counter", "dp-table"]
 
 
