@@ -476,7 +476,7 @@ static bool hoistable(struct ir_fn *f)
     bool comp = comp_result(f);
     if (f == current || f->ret == ty_void || !(plain(f->ret) || comp) || fn_recursive(f)) return false;
     struct ir_node *e = result_expr(f);
-    if (e) return ir_size(e) <= MAX_NODES && (comp || copyable_result(e));
+    if (e) return ir_size(e) <= MAX_NODES && (comp ? e->op == IR_LISTCOMP : copyable_result(e)); /* not in a conditional */
     struct ir_node *b = f->body;
     if (!b || b->op != IR_BLOCK || b->nkids < 2 || ir_size(b) > MAX_BODY) return false;
     struct ir_node *last = b->kids[b->nkids - 1];
