@@ -52,7 +52,8 @@
  * lo..hi]` (a let or an assignment, the first statement after the let
  * naming a; one clause over a range, no filter, not par; F, lo and hi with
  * no loop, call or effect; a read only as a[k], once, where every element
- * evaluates it, and nowhere after; a bound len(a) is len(xs)) becomes `v =
+ * evaluates it, and nowhere after; a bound's len(a) is len(xs): `0..len(a)`,
+ * a zip's `0..min(len(v), len(a))`) becomes `v =
  * [F(E(xs[k])) for k in lo..hi]`, the read xs[k] at a[k]'s place (the same
  * length: the same panic, message and place). When E cannot panic
  * (no_panic: float arithmetic of variables, x * c) nothing else is needed:
@@ -268,6 +269,32 @@ static bool is_len_of(struct ir_node *n, struct ir_var *a)
     return n && n->op == IR_BUILTIN && n->builtin == BI_LEN && n->nkids == 1 && n->kids[0]->op == IR_VAR && n->kids[0]->var == a;
 }
 
+/* How many reads len(a) n holds. */
+static int len_reads(struct ir_node *n, struct ir_var *a)
+{
+    if (!n) return 0;
+    if (is_len_of(n, a)) return 1;
+    int c = len_reads(n->a, a) + len_reads(n->b, a) + len_reads(n->c, a);
+    for (int i = 0; i < n->nkids; i++) c += len_reads(n->kids[i], a);
+    return c;
+}
+
+/* n's reads len(a) made len(xs): the same value (a has one element per
+ * element of xs, which nothing between changes), so a bound of a zip's
+ * range, min(len(v), len(a)), is one too. */
+static void len_as_source(struct ir_node *n, struct ir_var *a, struct ir_node *xs)
+{
+    if (!n) return;
+    if (is_len_of(n, a)) {
+        n->kids[0] = ir_copy(NULL, xs);
+        return;
+    }
+    len_as_source(n->a, a, xs);
+    len_as_source(n->b, a, xs);
+    len_as_source(n->c, a, xs);
+    for (int i = 0; i < n->nkids; i++) len_as_source(n->kids[i], a, xs);
+}
+
 /* The region's last statement: `if lo > 0 or hi < len(xs): let t = [E(x) for x in xs]`
  * (the check: the comprehension as written, of the let `let`). */
 static struct ir_node *region_tail(struct ir_node *let, struct ir_node *lo, struct ir_node *hi)
@@ -306,20 +333,23 @@ static bool fuse_comp(struct ir_node *b, int i, int j)
     struct ir_node *let = b->kids[i], *comp = let->a, *s = b->kids[j], *c = s->a;
     struct ir_var *a = let->var;
     if (c->par || c->pool || c->filter || c->key || c->nclauses || !c->iter.is_range || c->iter.inclusive ||
-        !quiet(c->elem) || !quiet(c->iter.lo) || !quiet(c->iter.hi) || ir_names(c->iter.lo, a))
+        !quiet(c->elem) || !quiet(c->iter.lo) || !quiet(c->iter.hi))
         return false;
-    bool to_len = is_len_of(c->iter.hi, a);
-    if (!to_len && ir_names(c->iter.hi, a)) return false;
+    int lens = len_reads(c->iter.lo, a) + len_reads(c->iter.hi, a);
+    if (ir_mentions(c->iter.lo, a) + ir_mentions(c->iter.hi, a) != lens) return false;
     for (int k = j + 1; k < b->nkids; k++)
         if (ir_names(b->kids[k], a)) return false;
     struct ir_node *at = NULL;
-    if (reads(c->elem, a, c->gen_var, true, &at) != 1 || !at || ir_mentions(s, a) != 1 + to_len) return false;
+    if (reads(c->elem, a, c->gen_var, true, &at) != 1 || !at || ir_mentions(s, a) != 1 + lens) return false;
     /* E cannot panic: no region, E(xs[k]) read in place of a[k] */
     bool region_needed = !no_panic(comp->elem);
     if (region_needed && (s->op != IR_ASSIGN || !region_between(b, i, j))) return false; /* a let would end in the region's block */
     if (!keeps(b, i + 1, region_needed ? j : j - 1, comp)) return false;
 
-    if (to_len) c->iter.hi = ir_mk_len(ir_copy(NULL, comp->iter.array));
+    c->iter.lo = ir_copy(NULL, c->iter.lo); /* its own nodes, changed in place */
+    c->iter.hi = ir_copy(NULL, c->iter.hi);
+    len_as_source(c->iter.lo, a, comp->iter.array);
+    len_as_source(c->iter.hi, a, comp->iter.array);
     copy_x = comp->gen_var;
     copy_i = c->gen_var;
     copy_xs = comp->iter.array;

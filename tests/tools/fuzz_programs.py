@@ -5356,8 +5356,9 @@ def comp_helpers(g):
     """Helpers returning a comprehension, called in a loop: `v = comb(v,
     scale(w, c))` (comb `[u[k] OP v[k] for k in 0..len(U)]`, U either
     argument; scale `[x * c for x in u]`, now and then after a let, now and
-    then par), or the same written in main, `let z = [x * c for x in w]; v =
-    [v[k] OP z[k] for k in 0..len(v)]` (opt_inline.c writes the calls in
+    then par; comb now and then over zip(u, v)), or the same written in
+    main, `let z = [x * c for x in w]; v = [v[k] OP z[k] for k in
+    0..len(v)]` (opt_inline.c writes the calls in
     place, opt_fuse.c computes z[k] where the next comprehension reads it).
     w now and then one shorter or longer than v (an index panic at the read
     of the shorter, inside comb), int values near an end of int now and then
@@ -5401,8 +5402,13 @@ def comp_helpers(g):
         body = [f"    return {'par ' if is_par else ''}[{at_sc}{x} * {pc} for {x} in {pu}]"]
     cvt = (lambda e: e) if et == "int" else (lambda e: f"float({e})")
     g.top += [f"fn {sc}({pu}: {t}, {pc}: {et}) -> {t}:"] + body + [""]
-    g.top += [f"fn {cb}({pu}: {t}, {pv}: {t}) -> {t}:",
-              f"    return [{at_u}{pu}[{k}] {op} {at_v}{pv}[{k}] for {k} in 0..len({pu if by_first else pv})]", ""]
+    zipped = not in_main and r.random() < 0.25   # comb over zip(u, v): to the shorter, no index panic
+    if zipped:
+        g.use("enumerate/zip")
+        body = f"[{at_u}{x} {op} {k} for ({x}, {k}) in zip({pu}, {pv})]"
+    else:
+        body = f"[{at_u}{pu}[{k}] {op} {at_v}{pv}[{k}] for {k} in 0..len({pu if by_first else pv})]"
+    g.top += [f"fn {cb}({pu}: {t}, {pv}: {t}) -> {t}:", f"    return {body}", ""]
     lines = [f"var {v}: {t} = [" + ", ".join(show(et, y) for y in vv) + "]",
              f"let {w}: {t} = [" + ", ".join(show(et, y) for y in wv) + "]",
              f"for {s} in 0..{steps}:"]
@@ -5438,7 +5444,7 @@ def comp_helpers(g):
                     raise Panic(str(e), None if in_main else m_sc)
             us, ws = (zs, cur) if swapped else (cur, zs)
             out = []
-            for kk in range(len(us) if by_first else len(ws)):
+            for kk in range(min(len(us), len(ws)) if zipped else len(us) if by_first else len(ws)):
                 for arr, mk in ((us, m_u), (ws, m_v)):
                     if kk >= len(arr):
                         raise Panic(f"index out of bounds: the len is {len(arr)} but the index is {kk}", None if in_main else mk)
