@@ -314,6 +314,29 @@ static struct ir_node *region_tail(struct ir_node *let, struct ir_node *lo, stru
     return tail;
 }
 
+/* A trapped region for the fusion of b->kids[i] (the comprehension's let):
+ * b->kids[i+1 .. end-1] moved out, each let back into b from index i
+ * (*out: the next free index), every other statement into the region. */
+static struct ir_node *region_open(struct ir_node *b, int i, int end, int *out)
+{
+    struct ir_node *region = ir_new(IR_BLOCK, b->kids[i]->loc, ty_void);
+    region->fused = true;
+    *out = i;
+    for (int q = i + 1; q < end; q++) {
+        if (b->kids[q]->op == IR_LET) b->kids[(*out)++] = b->kids[q];
+        else ir_push_kid(region, b->kids[q]);
+    }
+    return region;
+}
+
+/* The region in b at index out, in place of the statements up to b->kids[j]. */
+static void region_close(struct ir_node *b, int out, int j, struct ir_node *region)
+{
+    b->kids[out++] = region;
+    memmove(&b->kids[out], &b->kids[j + 1], (size_t)(b->nkids - j - 1) * sizeof *b->kids);
+    b->nkids -= j + 1 - out;
+}
+
 /* A bound of the consumer read again by the region's tail: itself when a
  * literal, else a read of a fresh let of it appended to region. */
 static struct ir_node *bound_let(struct ir_node *n, struct ir_node *region)
@@ -363,13 +386,8 @@ static bool fuse_comp(struct ir_node *b, int i, int j)
         b->nkids--;
         return true;
     }
-    struct ir_node *region = ir_new(IR_BLOCK, let->loc, ty_void);
-    region->fused = true;
-    int out = i;
-    for (int q = i + 1; q < j; q++) {
-        if (b->kids[q]->op == IR_LET) b->kids[out++] = b->kids[q];
-        else ir_push_kid(region, b->kids[q]);
-    }
+    int out;
+    struct ir_node *region = region_open(b, i, j, &out);
     /* the bounds, once, in the region: the tail reads their values (s may assign a variable they read) */
     c->iter.lo = bound_let(c->iter.lo, region);
     c->iter.hi = bound_let(c->iter.hi, region);
@@ -378,9 +396,7 @@ static bool fuse_comp(struct ir_node *b, int i, int j)
     ir_recapture(s);
     ir_push_kid(region, s);
     ir_push_kid(region, tail);
-    b->kids[out++] = region;
-    memmove(&b->kids[out], &b->kids[j + 1], (size_t)(b->nkids - j - 1) * sizeof *b->kids);
-    b->nkids -= j + 1 - out;
+    region_close(b, out, j, region);
     return true;
 }
 
@@ -448,19 +464,12 @@ static bool fuse_at(struct ir_node *b, int i)
     *at = *e;
     ir_recapture(l);
     struct ir_node *tail = region_tail(let, l->iter.lo, l->iter.hi);
-    struct ir_node *region = ir_new(IR_BLOCK, let->loc, ty_void);
-    region->fused = true;
     /* the lets, then the region, in place of the comprehension's let .. the loop */
-    int out = i;
     *slot = l;
-    for (int s = i + 1; s <= j; s++) {
-        if (b->kids[s]->op == IR_LET) b->kids[out++] = b->kids[s];
-        else ir_push_kid(region, b->kids[s]);
-    }
+    int out;
+    struct ir_node *region = region_open(b, i, j + 1, &out);
     ir_push_kid(region, tail);
-    b->kids[out++] = region;
-    memmove(&b->kids[out], &b->kids[j + 1], (size_t)(b->nkids - j - 1) * sizeof *b->kids);
-    b->nkids -= j + 1 - out;
+    region_close(b, out, j, region);
     return true;
 }
 
