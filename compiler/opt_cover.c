@@ -645,6 +645,22 @@ static struct ir_node *RLOOPS[MAXLOOP]; /* the range loops around the node visit
 static int RNLOOPS;
 static bool RBAD;
 
+/* Loop n visited by visit: its bounds, then its body with n on the stack of
+ * loops around it (too many: the reads are refused, RBAD). */
+static void visit_loop(struct ir_node *n, void (*visit)(struct ir_node *), struct ir_node **stack, int *depth)
+{
+    visit(n->iter.lo);
+    visit(n->iter.hi);
+    visit(n->iter.array);
+    if (*depth >= MAXLOOP) {
+        RBAD = true;
+        return;
+    }
+    stack[(*depth)++] = n;
+    visit(n->b);
+    (*depth)--;
+}
+
 /* Whether element x lies in a box of PRIOR, compared exactly (the same base
  * or none, by the literal): it was stored before the statement reading it. */
 static bool stored_prior(struct lin x)
@@ -705,16 +721,7 @@ static void visit_reads(struct ir_node *n)
         return;
     }
     if (!ir_is_expr(n) && (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY)) {
-        visit_reads(n->iter.lo);
-        visit_reads(n->iter.hi);
-        visit_reads(n->iter.array);
-        if (RNLOOPS >= MAXLOOP) {
-            RBAD = true;
-            return;
-        }
-        RLOOPS[RNLOOPS++] = n;
-        visit_reads(n->b);
-        RNLOOPS--;
+        visit_loop(n, visit_reads, RLOOPS, &RNLOOPS);
         return;
     }
     ir_each_child(n, visit_reads);
@@ -957,16 +964,7 @@ static void visit_table(struct ir_node *n)
         return;
     }
     if (!expr && (n->op == IR_FOR_RANGE || n->op == IR_FOR_ARRAY)) {
-        visit_table(n->iter.lo);
-        visit_table(n->iter.hi);
-        visit_table(n->iter.array);
-        if (TNLOOPS >= MAXLOOP) {
-            RBAD = true;
-            return;
-        }
-        TLOOPS[TNLOOPS++] = n;
-        visit_table(n->b);
-        TNLOOPS--;
+        visit_loop(n, visit_table, TLOOPS, &TNLOOPS);
         return;
     }
     ir_each_child(n, visit_table);
