@@ -412,7 +412,13 @@ void source_loop(struct ir_node *rn, const char *pre, const char *lo, const char
 void helper_end(struct fctx *saved, struct buf *out, const char *header, const char *result);
 int par_env(struct ir_node *rn, struct src *s, struct buf *aux);
 const char *env_fill(int id, struct ir_node *rn, struct src *s);
+/* emit_minmax.c: min and max's compare ("x replaces acc"), one element folded
+ * into the record, and a par leaves() call's range folded as one pass (its
+ * flag: the fold was done), where minmax_whole_fits */
 const char *better(enum reducer r, struct type *t, const char *x, const char *acc);
+void fold_minmax(struct ir_node *rn, const char *x, const char *acc, const char *has);
+bool minmax_whole_fits(struct ir_node *rn);
+const char *emit_minmax_whole(struct ir_node *rn, struct src *s);
 /* The generator's variable at element k (a C expression) of its source. */
 void set_gen_var(struct ir_node *rn, const char *pre, const char *lo, const char *arr, const char *k, bool is_range);
 /* emit_seqlanes.c: a sequential min or max of numbers folded in lanes, any and all in blocks */

@@ -150,64 +150,6 @@ static void fold_arith(enum reducer r, struct type *t, const char *acc, const ch
     } else line("%s = brt_%s_%s(%s, %s, %s);", acc, op, num_suffix(t), acc, x, L);
 }
 
-/* The condition "x is strictly smaller (larger) than acc". */
-const char *better(enum reducer r, struct type *t, const char *x, const char *acc)
-{
-    const char *rel = r == RED_MIN ? "<" : ">";
-    if (t == ty_i128) return arena_printf("brt_cmp_i128(%s, %s) %s 0", x, acc, rel);
-    if (t == ty_str) return arena_printf("brt_str_cmp(%s, %s) %s 0", x, acc, rel);
-    if (t->kind == T_TUPLE) /* lexicographic, by the tuple's own < */
-        return r == RED_MIN ? arena_printf("%s_lt(%s, %s)", ctype(t), x, acc) : arena_printf("%s_lt(%s, %s)", ctype(t), acc, x);
-    return arena_printf("%s %s %s", x, rel, acc);
-}
-
-/* The field of a min or max's tuple elements that is the generator's own
- * counter, its range variable or enumerate's index, each of whose fields
- * before it an int, float or u64: -1 if none. The fold takes its
- * elements in the generator's order, so the element it looks at holds a
- * larger counter than the record it holds (a par reduction's leaf folds
- * its own elements in order too). */
-static int counter_field(const struct ir_node *rn)
-{
-    const struct ir_node *e = rn->elem;
-    if (e->op != IR_TUPLE || rn->nclauses) return -1;
-    for (int k = 0; k < e->nkids; k++) {
-        const struct ir_node *f = e->kids[k];
-        bool counter = rn->iter.is_range ? f->op == IR_VAR && f->var == rn->gen_var
-                                         : rn->iter.array->op == IR_BUILTIN && rn->iter.array->builtin == BI_ENUMERATE &&
-                                               f->op == IR_FIELD && f->field == 0 && f->a->op == IR_VAR && f->a->var == rn->gen_var;
-        if (counter) return k;
-        struct type *ft = f->type;
-        if (ft != ty_int && ft != ty_float && ft != ty_u64) return -1;
-    }
-    return -1;
-}
-
-/* "a comes before b in the tuple's order" (or_equal: "or ties it") over
- * fields j .. k - 1 of numbers, each field deciding unless equal. */
-static const char *prefix_before(const char *a, const char *b, int j, int k, bool or_equal)
-{
-    if (j == k) return or_equal ? "1" : "0";
-    if (j == k - 1) return arena_printf("%s.f%d %s %s.f%d", a, j, or_equal ? "<=" : "<", b, j);
-    return arena_printf("(%s.f%d == %s.f%d ? %s : %s.f%d < %s.f%d)", a, j, b, j, prefix_before(a, b, j + 1, k, or_equal), a, j, b,
-                        j);
-}
-
-/* better() for a min or max over tuples whose field k is the counter
- * (counter_field): the element x holds the larger counter, so on ties
- * of the fields before k, x is the larger tuple. x < acc (min) is x's
- * prefix strictly before acc's; acc < x (max) is acc's prefix before x's
- * or tying it. The tuple's < made each element decide through every
- * field's compare and its branch: argmax of 10^6 floats as (x, i) 4.69
- * ms, the C's loop 2.32; with this, 1.56. In a par reduction's leaves of
- * 16 a new record comes about every fifth element (H(16) = 3.4), so there
- * the one compare is left to gcc, a conditional move (kept a branch:
- * 7.46 ms, as written 4.94, a move 4.03). */
-static const char *better_counted(enum reducer r, int k, const char *x, const char *acc)
-{
-    return r == RED_MIN ? prefix_before(x, acc, 0, k, false) : prefix_before(acc, x, 0, k, true);
-}
-
 /* One element of a reduction folded into acc (has: min/max's flag, stop:
  * any/all's). Runs inside the element's own scope. */
 static void fold_elem(struct ir_node *rn, const char *acc, const char *has, const char *stop, const char *L)
@@ -225,25 +167,7 @@ static void fold_elem(struct ir_node *rn, const char *acc, const char *has, cons
         if (has) line("%s = 1;", has);
         return;
     case RED_MIN: case RED_MAX:
-        if (type_is_ref(t)) {
-            /* the accumulator holds its own reference */
-            line("if (BRT_UNLIKELY(!%s || %s)) { BRT_KEEP_BRANCH(); %s(%s); %s(%s); %s = %s; %s = 1; }", has,
-                 better(rn->reducer, t, x, acc), retain_fn(t), x,
-                 release_fn(t), acc, acc, x, has);
-        } else if (t->kind == T_TUPLE || t == ty_i128) {
-            /* a record seldom replaced, kept a branch: as a conditional
-             * move each element would wait on the last one's compare
-             * (a chain of branches of its own in a tuple's order) */
-            int k = counter_field(rn);
-            if (k >= 0 && rn->par) /* leaves of 16: a new record about every fifth element, the one compare a move */
-                line("if (!%s || %s) { %s = %s; %s = 1; }", has, better_counted(rn->reducer, k, x, acc), acc, x, has);
-            else
-                line("if (BRT_UNLIKELY(!%s || %s)) { BRT_KEEP_BRANCH(); %s = %s; %s = 1; }", has,
-                     k >= 0 ? better_counted(rn->reducer, k, x, acc) : better(rn->reducer, t, x, acc), acc, x, has);
-        } else {
-            /* a number: gcc's min and max instructions */
-            line("if (!%s || %s) { %s = %s; %s = 1; }", has, better(rn->reducer, t, x, acc), acc, x, has);
-        }
+        fold_minmax(rn, x, acc, has);
         return;
     case RED_ANY:
         line("if (%s) { %s = true; %s = 1; }", x, acc, stop);
@@ -912,6 +836,8 @@ const char *emit_par_reduce(struct ir_node *rn, bool lanes)
      * leaf's first kept element; has = 0 when the filter kept nothing. */
     struct fctx *saved = helper_begin(id, rn);
     const char *lf = new_temp(), *b = new_temp(), *e = new_temp();
+    const char *whole = minmax_whole_fits(rn) ? emit_minmax_whole(rn, &s) : NULL;
+    if (whole) line("if (!%s)", whole);
     line("for (int64_t %s = 0; %s < count; %s++) {", lf, lf, lf);
     F->ind++;
     line("int64_t %s = (first + %s) * BRT_LEAF, %s = %s + BRT_LEAF;", b, lf, e, b);

@@ -1164,7 +1164,10 @@ brt_str *brt_os_getenv(brt_str *name);
  * leaves() is called with count from 1 up to BRT_LEAF_CHUNK, for any aligned
  * or unaligned run of leaves; it must give every leaf exactly the value a
  * count == 1 call gives (lane q of a SIMD fold takes leaf first+q, one
- * element per step, so each leaf still folds left to right). It may panic;
+ * element per step, so each leaf still folds left to right), except that a
+ * min or max under a total order (whose record no grouping changes) may
+ * give the run's record as its first leaf's value and no value to the
+ * others (emit_minmax.c). It may panic;
  * after any panic on the fast path the runtime re-runs the whole reduction on
  * one thread, leaf by leaf in post-order, so the panic reported is exactly
  * SPEC 5.3's (element side effects before a panic may then repeat).

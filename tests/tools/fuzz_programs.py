@@ -547,6 +547,7 @@ class Gen:
         self.minmaxes = random.Random(seed ^ 0x3A8E)  # whether to write a min or max of up to 30 numbers (minmax_fold)
         self.pushrecs = random.Random(seed ^ 0x9B5E)  # whether to write a push loop reading what it pushed (push_recurrence)
         self.tables = random.Random(seed ^ 0xD7AB)  # whether to write a dynamic programming table (dp_table)
+        self.parmms = random.Random(seed ^ 0x9A3B)  # whether to write a par min or max of many tuples (par_minmax_tuples)
         self.top = []        # module constants and helper functions forms wrote (before main)
         self.n = 0
         self.funcs = {}      # name -> (params [(name, type)], ret, body)
@@ -2196,7 +2197,7 @@ class Gen:
                                 (self.scratches, 0.04, scratch), (self.splits, 0.04, split_push),
                                 (self.scans, 0.04, scan_stmt), (self.minmaxes, 0.04, minmax_fold),
                                 (self.pushrecs, 0.04, push_recurrence), (self.tables, 0.15, dp_table),
-                                (self.combs, 0.05, comp_helpers)):
+                                (self.combs, 0.05, comp_helpers), (self.parmms, 0.04, par_minmax_tuples)):
             if stream.random() < p:
                 st = form(self)
                 if st is not None:
@@ -5110,6 +5111,86 @@ def minmax_fold(g):
     return lines, ex
 
 
+def par_minmax_tuples(g):
+    """A par min or max of tuples over up to 3,000 elements (emit_minmax.c
+    folds each leaves() call's range in one pass, which under a total order
+    is the tree's record; a NaN in a compared field sends the call back leaf
+    by leaf): (x, i) with i the range variable or enumerate's index (the
+    counter), (x, k) and (k, x) with k an int of few values (ties), and
+    ((k, x), j) nested; floats of few values with both zeros (ties whose sign
+    shows which element stayed), now and then NaN at a leaf's start
+    (a multiple of 16) or anywhere, and a record just after one; now and then a filter that empties whole
+    leaves or keeps little. The model: the tree of leaves of 16 (key_tree).
+    Draws from g.parmms."""
+    r = g.parmms
+    if g.pure:
+        return None
+    g.use("par-minmax-big")
+    red = r.choice(["min", "max"])
+    n = r.choice([r.randint(0, 40), r.randint(100, 1200), r.randint(1000, 3000)])
+    lo = r.choice([0, 0, r.randint(0, 40)])
+    a, b, m = r.choice([7, 13, 31, 7919]), r.randint(0, 9), r.choice([3, 5, 11, 101])
+    c, d = r.choice([3, 5, 7]), r.choice([2, 4, 9])
+    # NaN at a leaf's start makes the leaf's value NaN, which no value to
+    # its right replaces: now and then a record just after it (its own
+    # leaf, or the next one) that the tree loses and one pass would not
+    nans, tops = [], []
+    if n and r.random() < 0.5:
+        for _ in range(r.randint(1, 3)):
+            at = r.randrange(n)
+            nans.append(at - at % 16 if r.random() < 0.6 else at)
+            if r.random() < 0.5 and nans[-1] + 31 < n:
+                tops.append(nans[-1] + r.randint(1, 31))
+    top = 99.0 if red == "max" else -99.0
+    e, f, h = r.choice([3, 5, 11]), r.randint(0, 5), r.choice([2, 3, 4])
+    xs, ks, i, x, v = (g.fresh(p) for p in ("xs", "ks", "i", "x", "v"))
+
+    def xval(q):
+        if q in nans:
+            return math.nan
+        if q in tops:
+            return top
+        if (q * c) % d == 0:
+            return -0.0
+        return float((q * a + b) % m) * 0.25 - 1.0
+    kval = lambda q: (q * e + f) % h - 1
+    nan_text = " or ".join(f"{i} == {q}" for q in nans)
+    xtext = f"float(({i} * {a} + {b}) % {m}) * 0.25 - 1.0"
+    xtext = f"-0.0 if ({i} * {c}) % {d} == 0 else {xtext}"
+    if tops:
+        xtext = f"{top} if " + " or ".join(f"{i} == {q}" for q in tops) + f" else ({xtext})"
+    if nans:
+        g.imports.add("math")
+        xtext = f"math.nan if {nan_text} else ({xtext})"
+    shape = r.choice(["counted", "enumerate", "xk", "kx", "nested"])
+    filt = r.choice([None, None, "leaves", "few"])
+    ftext = {None: "", "leaves": f" if {i} / 16 % 3 != 1", "few": f" if {i} % 97 == 5"}[filt]
+    fkeep = {None: lambda q: True, "leaves": lambda q: q // 16 % 3 != 1, "few": lambda q: q % 97 == 5}[filt]
+    if shape == "enumerate":
+        gen, places, t = f"({x}, {i}) for ({i}, {x}) in enumerate({xs})" + ftext, range(n), "(float, int)"
+        val = lambda q: (xval(q), q)
+    else:
+        places = range(lo, n)
+        elem, t, val = {
+            "counted": (f"({xs}[{i}], {i})", "(float, int)", lambda q: (xval(q), q)),
+            "xk": (f"({xs}[{i}], {ks}[{i}])", "(float, int)", lambda q: (xval(q), kval(q))),
+            "kx": (f"({ks}[{i}], {xs}[{i}])", "(int, float)", lambda q: (kval(q), xval(q))),
+            "nested": (f"(({ks}[{i}], {xs}[{i}]), {i} % 7)", "((int, float), int)", lambda q: ((kval(q), xval(q)), q % 7)),
+        }[shape]
+        gen = f"{elem} for {i} in {lo}..{n}" + ftext
+    lines = [f"let {xs} = [{xtext} for {i} in 0..{n}]",
+             f"let {ks} = [({i} * {e} + {f}) % {h} - 1 for {i} in 0..{n}]",
+             f"let {v} = par {red}({gen})", f"print({v})"]
+
+    def ex(env):
+        start = places[0] if len(places) else 0
+        items = [(q - start, val(q)) for q in places if fkeep(q)]
+        if not items:
+            raise Panic(f"{red} of an empty sequence")
+        env_out(env).append(show(t, key_tree(red, t, items)) + "\n")
+    return lines, ex
+
+
 def scratch(g):
     """A scratch array (opt_scratch.c keeps an element read back only in the
     iteration that stored it in a local and drops the store): t = [zero] *
@@ -5731,7 +5812,7 @@ FAMILIES = ["tuple", "struct", "option", "fnval", "fnval-in-par", "par", "multi-
             "row-store", "by-key", "by-key-big", "assert", "world", "counter", "small-aggregate", "sum-nest",
             "border-nest", "cover-grid", "row-par", "fold-par", "fill", "fill-grow", "const-bound", "pool-call", "pool-refused", "map-self",
             "step-nest", "row-zip", "fuse", "comp-helper", "literal-len", "column-walk", "down-loop", "join", "step-sum", "fission", "tuple-flow", "adjacent-loops", "recurrence", "record", "scratch", "split-push", "scan-stmt", "minmax-fold",
-            "push-recurrence", "tuple-counter", "dp-table"]
+            "push-recurrence", "tuple-counter", "dp-table", "par-minmax-big"]
 
 
 def classify(problem):
