@@ -13,6 +13,8 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 RE2C    ?= re2c
 BISON   ?= bison
+# the CPUs: the check's own builds and its independent table checks run this many at a time
+NPROC  := $(shell nproc 2>/dev/null || echo 2)
 
 WARN     = -Wall -Wextra -Wswitch -Wno-unused-parameter
 CFLAGS  ?= -O2 -g
@@ -382,18 +384,21 @@ check-math: $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests
 
 # The math tables (runtime/crmath/*_data.h, trig_tables.h, asin_tables.h,
 # erf_tables.h, lgamma_tables.h) are what tools/gen_crmath.py and
-# tools/crmath/gen_{trig,asin,erf,lgamma}.py compute today (mpmath).
+# tools/crmath/gen_{trig,asin,erf,lgamma}.py compute today (mpmath), each
+# generator on a CPU of its own.
 CRMATH_DATA = exp log cbrt
 check-crmath-data:
-	@set -e; for t in $(CRMATH_DATA); do \
-	    python3 tools/gen_crmath.py $$t | cmp -s - runtime/crmath/$${t}_data.h \
-	        || { echo "runtime/crmath/$${t}_data.h differs from tools/gen_crmath.py $$t"; exit 1; }; \
-	done; echo "crmath tables: $(CRMATH_DATA) regenerate identically"
-	@set -e; for t in trig asin erf lgamma; do \
-	    python3 tools/crmath/gen_$$t.py | cmp -s - runtime/crmath/$${t}_tables.h \
-	        || { echo "runtime/crmath/$${t}_tables.h differs from tools/crmath/gen_$$t.py"; exit 1; }; \
-	    echo "crmath tables: $$t regenerates identically"; \
-	done
+	@$(MAKE) -s -j$(NPROC) $(CRMATH_DATA:%=crmath-data-%) $(CRMATH_TABLES:%=crmath-tables-%)
+
+CRMATH_TABLES = trig asin erf lgamma
+crmath-data-%:
+	@python3 tools/gen_crmath.py $* | cmp -s - runtime/crmath/$*_data.h \
+	    || { echo "runtime/crmath/$*_data.h differs from tools/gen_crmath.py $*"; exit 1; }
+	@echo "crmath tables: $* regenerates identically"
+crmath-tables-%:
+	@python3 tools/crmath/gen_$*.py | cmp -s - runtime/crmath/$*_tables.h \
+	    || { echo "runtime/crmath/$*_tables.h differs from tools/crmath/gen_$*.py"; exit 1; }
+	@echo "crmath tables: $* regenerates identically"
 
 # The scalar time per call against libm's on the same inputs (not part of check).
 $(B)/tests/math/bench_math: tests/math/bench_math.c $(RTLIB) $(RUNTIME_HDR)
@@ -420,7 +425,14 @@ bench-math-ab: $(RTLIB) $(RUNTIME_HDR)
 
 .PHONY: check-math check-math-quick check-crmath-data bench-math bench-math-ab
 
-check: all check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
+# The programs the checks run, built NPROC at a time before the checks run
+# one after another (make check itself runs without -j).
+CHECK_BINS = $(UNIT_BIN) $(B)/tests/math/check_math $(B)/tests/math/check_math_acc $(B)/tests/math/check_lanes \
+	$(B)/fuzz-asan/frontend $(B)/tests/gpu/nvrtc_check
+check-bins: all
+	$(MAKE) -j$(NPROC) $(CHECK_BINS)
+
+check: all check-bins check-unit check-math-quick check-crmath-data check-golden check-dumps check-hostile check-fuzz-smoke check-literals check-cli check-debug check-fmt check-native check-parts check-man check-fold check-examples check-tree check-doc-lists check-world check-gpu check-lsp check-editors check-fuzz-batch
 	@echo "make check: all passed"
 
 # Not part of check (slow): a representative subset of the golden programs,
@@ -449,9 +461,14 @@ FUZZ_J ?= 2
 # The fixed seeds fail the check; a finding on one of the fresh seeds is
 # printed with its seed (fuzz_programs.py --show SEED) but does not fail it,
 # so that main stays green while the finding is reduced and fixed.
+# The fixed seeds go 16 to a build (fuzz_campaign.py: the same variants and
+# runs, a failing build taken apart program by program), every other build's
+# release builds --cpu=native: 5.5 minutes on 2 cores where one build a
+# program took 8 (its release builds and one per pass off dominate).
 check-fuzz-batch: all
-	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
-	    --exclude tests/tools/fuzz_known.txt -j $(FUZZ_J)
+	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
+	    --exclude tests/tools/fuzz_known.txt -j $(FUZZ_J) --batch 16 --release-off-every 1 --native-every 2 \
+	    --log $(B)/fuzz-batch.jsonl --keep $(B)/fuzz-batch-kept
 	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_FRESH) --seed $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') \
 	    -j $(FUZZ_J) || echo "check-fuzz-batch: a FINDING on a fresh seed above (not failing make check): reduce it (tests/tools/reduce.py), fix it, add its seed to tests/tools/fuzz_seeds.txt"
 
@@ -475,7 +492,7 @@ check-fuzz-memory: all $(B)/asan/libbrine_rt.a
 	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) -n $(FUZZ_N) --seed $(FUZZ_SEED) -j $(FUZZ_J) \
 	    --batch 8 --memory-every 1 --log $(B)/fuzz-memory.jsonl
 
-.PHONY: check-valgrind check-fuzz check-fuzz-batch check-fuzz-campaign check-fuzz-memory
+.PHONY: check-bins check-valgrind check-fuzz check-fuzz-batch check-fuzz-campaign check-fuzz-memory
 
 # The runtime built with AddressSanitizer and UBSan under build/asan/, for
 # the generated C of test programs built the same way (tests/tools/memcheck.py).

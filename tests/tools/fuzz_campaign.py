@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Long random-program campaigns: fuzz_programs.py's programs, several per build.
 
-usage: fuzz_campaign.py BRINE [-n COUNT] [--seed S] [--batch K] [-j N]
-                        [--log FILE] [--resume] [--memory-every M] [--keep DIR]
+usage: fuzz_campaign.py BRINE [-n COUNT] [--seed S | --seeds FILE] [--exclude FILE]
+                        [--batch K] [-j N] [--log FILE] [--resume] [--memory-every M]
+                        [--release-off-every R] [--native-every K] [--keep DIR]
        fuzz_campaign.py --summary FILE
 
 A release build costs about 30 times a dev build, and a random program runs in
@@ -16,6 +17,7 @@ member whose model run panics (the panic ends the run). Each batch is built
 and every run made in each variant:
 
     dev, release                       (optimizer on)   at BRINE_THREADS 1, 2, 7
+                                       (release --cpu=native: every K-th batch, --native-every)
     dev --opt=none, release --opt=none (optimizer off)  at BRINE_THREADS 1, 2, 7
                                        (release off: every R-th batch, --release-off-every)
     dev --opt=-PASS for each pass      (one pass off)   at BRINE_THREADS 2
@@ -140,12 +142,14 @@ def run(exe, d, th, arg, timeout):
         return None
 
 
-def variants(release_off):
+def variants(release_off, native=False):
     """(name, options, thread counts): the optimizer on and off in dev and
-    release (release off only when release_off), and each pass alone off."""
-    v = [("dev", [], THREADS), ("release", ["--release"], THREADS), ("opt=none", ["--opt=none"], THREADS)]
+    release (release off only when release_off; native: the release builds
+    for this machine's processor), and each pass alone off."""
+    rel = ["--release"] + (["--cpu=native"] if native else [])
+    v = [("dev", [], THREADS), ("release", rel, THREADS), ("opt=none", ["--opt=none"], THREADS)]
     if release_off:
-        v.append(("release-opt=none", ["--release", "--opt=none"], THREADS))
+        v.append(("release-opt=none", rel + ["--opt=none"], THREADS))
     return v + [("opt=-" + p, ["--opt=-" + p], ("2",)) for p in fp.OPT_PASSES]
 
 
@@ -158,13 +162,13 @@ def judge(runs, results):
     return problems
 
 
-def check_batch(brine, d, text, runs, release_off, timeout):
+def check_batch(brine, d, text, runs, release_off, native, timeout):
     """(problems, builds, runs, {(variant, threads, argument): result})."""
     with open(os.path.join(d, "p.br"), "w") as f:
         f.write(text)
     problems, results, ran = [], {}, {}
     nbuilds = nruns = 0
-    for name, extra, threads in variants(release_off):
+    for name, extra, threads in variants(release_off, native):
         pr, exe, c = build(brine, d, name, extra)
         nbuilds += 1
         if pr:
@@ -219,16 +223,16 @@ def take_apart(brine, members, tmp, timeout, lock):
     return out
 
 
-def do_batch(brine, members, keep, timeout, mem, release_off, lock):
+def do_batch(brine, members, keep, timeout, mem, release_off, native, lock):
     t0 = time.time()
     text, runs = batch_text(members)
     rec = {"seeds": [m["seed"] for m in members], "fam_counts": {}, "panics": len(runs) - 1,
-           "release_off": bool(release_off)}
+           "release_off": bool(release_off), "native": native}
     for m in members:
         for f in m["fams"]:
             rec["fam_counts"][f] = rec["fam_counts"].get(f, 0) + 1
     with tempfile.TemporaryDirectory(prefix="brine-camp-") as d:
-        problems, builds, nruns, results = check_batch(brine, d, text, runs, release_off, timeout)
+        problems, builds, nruns, results = check_batch(brine, d, text, runs, release_off, native, timeout)
         rec.update(builds=builds, runs=nruns)
         if mem and not problems:
             mp, reports = memory(brine, d, runs, results, timeout)
@@ -296,6 +300,10 @@ def main():
     ap.add_argument("--memory-every", type=int, default=0, help="every M-th batch under valgrind and ASan (0: none)")
     ap.add_argument("--release-off-every", type=int, default=1,
                     help="every R-th batch also built --release --opt=none (1: all)")
+    ap.add_argument("--seeds", help="a file of seeds (A-B ranges, # comments) instead of -n/--seed")
+    ap.add_argument("--exclude", help="a file of seeds to leave out (known findings being fixed elsewhere)")
+    ap.add_argument("--native-every", type=int, default=0,
+                    help="every K-th batch's release builds for this machine's processor, --cpu=native (0: none)")
     ap.add_argument("--keep", default="/tmp/brine-fuzz")
     ap.add_argument("--summary")
     a = ap.parse_args()
@@ -336,7 +344,9 @@ def main():
 
     with cf.ThreadPoolExecutor(a.j) as ex:
         members = []
-        seeds = [s for s in range(a.seed, a.seed + a.n) if s not in done]
+        seeds = fp.read_seeds(a.seeds) if a.seeds else list(range(a.seed, a.seed + a.n))
+        skip = set(fp.read_seeds(a.exclude)) if a.exclude else set()
+        seeds = [s for s in seeds if s not in done and s not in skip]
         for i, s in enumerate(seeds):
             with lock:
                 try:
@@ -356,7 +366,8 @@ def main():
                 nb += 1
                 mem = a.memory_every and nb % a.memory_every == 0
                 roff = nb % a.release_off_every == 0
-                ex.submit(do_batch, brine, members, a.keep, a.timeout, mem, roff, lock).add_done_callback(finished)
+                native = bool(a.native_every) and nb % a.native_every == 0
+                ex.submit(do_batch, brine, members, a.keep, a.timeout, mem, roff, native, lock).add_done_callback(finished)
                 members = []
     return summary(a.log) or (1 if bad else 0)
 

@@ -18,10 +18,11 @@
 # each launcher with -n R for R in WORLD_RANKS (default 1 to 7), dev and
 # release, at BRINE_THREADS 1, 2 and 3.
 #   - WORLD_FULL=1: all of it (every R x threads x mode x implementation).
-#   - Default (make check): a covering subset: release runs every R, its
-#     thread count rotating with R, the program and the implementation;
-#     dev runs three of the R, one at each thread count, rotating the same
-#     way; so every R and every thread count runs in each mode, and across
+#   - Default (make check): a covering subset: each program under one
+#     implementation, turning with the program; release runs every R, its
+#     thread count rotating with R and the program; dev runs three of the R,
+#     one at each thread count, rotating the same way; so every R and every
+#     thread count runs in each mode under each implementation, and across
 #     the programs every pairing of R and thread count does.
 # And the GPU path without a GPU: each program with a world reduction the
 # compiler made a kernel for runs (release) with BRINE_GPU=on on the CPU
@@ -220,6 +221,8 @@ done
 
 # ---- the matrix -------------------------------------------------------------
 nr=${#RANKS[@]}
+read -ra impl_list <<< "$IMPLS"
+nimpl=${#impl_list[@]}
 p=0
 for name in "${progs[@]}"; do
     b=${base[$name]}
@@ -229,7 +232,15 @@ for name in "${progs[@]}"; do
         done
     done
     m=0
+    first=1
     for impl in $IMPLS; do
+        # the covering subset: each program under one implementation, turning
+        # with the program (every implementation still meets every R, thread
+        # count and mode across the programs)
+        if [ "$FULL" != 1 ] && [ $(( p % nimpl )) != $m ]; then
+            m=$((m + 1))
+            continue
+        fi
         launch=${LAUNCH[$impl]}
         if [ "$impl" = openmpi ]; then
             MPIRUN=("$launch" -q --oversubscribe --mca mpi_yield_when_idle 1 --bind-to none)
@@ -257,7 +268,7 @@ for name in "${progs[@]}"; do
         # the GPU path on the shim: one process, then -n 1, 2, 3
         if [ "${places[$name]}" != - ]; then
             gpu=(env BRINE_GPU=on BRINE_GPU_SHIM=1)
-            if [ $m = 0 ]; then
+            if [ $first = 1 ]; then
                 run "$name (gpu shim, no launcher)" "$b" 1 "${places[$name]}" "${gpu[@]}" "$WORK/$name.release"
             fi
             for r in 1 2 3; do
@@ -266,6 +277,7 @@ for name in "${progs[@]}"; do
             done
         fi
         m=$((m + 1))
+        first=0
     done
     p=$((p + 1))
 done
