@@ -463,11 +463,14 @@ FUZZ_J ?= 2
 # so that main stays green while the finding is reduced and fixed.
 # The fixed seeds go 16 to a build (fuzz_campaign.py: the same variants and
 # runs, a failing build taken apart program by program), every other build's
-# release builds --cpu=native: 5.5 minutes on 2 cores where one build a
-# program took 8 (its release builds and one per pass off dominate).
+# release builds --cpu=native and every other build also with each pass alone
+# off (check-fuzz-campaign: every build): about 4 minutes on 2 cores where one
+# build a program with every variant took 8 (its release builds and one build
+# per pass off dominate).
 check-fuzz-batch: all
 	nice -n 10 python3 tests/tools/fuzz_campaign.py $(BRINE) --seeds tests/tools/fuzz_seeds.txt \
 	    --exclude tests/tools/fuzz_known.txt -j $(FUZZ_J) --batch 16 --release-off-every 1 --native-every 2 \
+	    --pass-off-every 2 \
 	    --log $(B)/fuzz-batch.jsonl --keep $(B)/fuzz-batch-kept
 	nice -n 10 python3 tests/tools/fuzz_programs.py $(BRINE) -n $(FUZZ_FRESH) --seed $$(od -An -N4 -tu4 /dev/urandom | tr -d ' ') \
 	    -j $(FUZZ_J) || echo "check-fuzz-batch: a FINDING on a fresh seed above (not failing make check): reduce it (tests/tools/reduce.py), fix it, add its seed to tests/tools/fuzz_seeds.txt"

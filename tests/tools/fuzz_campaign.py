@@ -3,7 +3,8 @@
 
 usage: fuzz_campaign.py BRINE [-n COUNT] [--seed S | --seeds FILE] [--exclude FILE]
                         [--batch K] [-j N] [--log FILE] [--resume] [--memory-every M]
-                        [--release-off-every R] [--native-every K] [--keep DIR]
+                        [--release-off-every R] [--pass-off-every P] [--native-every K]
+                        [--keep DIR]
        fuzz_campaign.py --summary FILE
 
 A release build costs about 30 times a dev build, and a random program runs in
@@ -21,6 +22,7 @@ and every run made in each variant:
     dev --opt=none, release --opt=none (optimizer off)  at BRINE_THREADS 1, 2, 7
                                        (release off: every R-th batch, --release-off-every)
     dev --opt=-PASS for each pass      (one pass off)   at BRINE_THREADS 2
+                                       (every P-th batch, --pass-off-every)
 
 and every run must agree with every other and with the model (stdout; for a
 panic the status 101, the message and the innermost place). A variant whose
@@ -142,15 +144,15 @@ def run(exe, d, th, arg, timeout):
         return None
 
 
-def variants(release_off, native=False):
+def variants(release_off, native=False, pass_off=True):
     """(name, options, thread counts): the optimizer on and off in dev and
     release (release off only when release_off; native: the release builds
-    for this machine's processor), and each pass alone off."""
+    for this machine's processor), and each pass alone off (when pass_off)."""
     rel = ["--release"] + (["--cpu=native"] if native else [])
     v = [("dev", [], THREADS), ("release", rel, THREADS), ("opt=none", ["--opt=none"], THREADS)]
     if release_off:
         v.append(("release-opt=none", rel + ["--opt=none"], THREADS))
-    return v + [("opt=-" + p, ["--opt=-" + p], ("2",)) for p in fp.OPT_PASSES]
+    return v + ([("opt=-" + p, ["--opt=-" + p], ("2",)) for p in fp.OPT_PASSES] if pass_off else [])
 
 
 def judge(runs, results):
@@ -162,13 +164,13 @@ def judge(runs, results):
     return problems
 
 
-def check_batch(brine, d, text, runs, release_off, native, timeout):
+def check_batch(brine, d, text, runs, release_off, native, pass_off, timeout):
     """(problems, builds, runs, {(variant, threads, argument): result})."""
     with open(os.path.join(d, "p.br"), "w") as f:
         f.write(text)
     problems, results, ran = [], {}, {}
     nbuilds = nruns = 0
-    for name, extra, threads in variants(release_off, native):
+    for name, extra, threads in variants(release_off, native, pass_off):
         pr, exe, c = build(brine, d, name, extra)
         nbuilds += 1
         if pr:
@@ -223,16 +225,16 @@ def take_apart(brine, members, tmp, timeout, lock):
     return out
 
 
-def do_batch(brine, members, keep, timeout, mem, release_off, native, lock):
+def do_batch(brine, members, keep, timeout, mem, release_off, native, pass_off, lock):
     t0 = time.time()
     text, runs = batch_text(members)
     rec = {"seeds": [m["seed"] for m in members], "fam_counts": {}, "panics": len(runs) - 1,
-           "release_off": bool(release_off), "native": native}
+           "release_off": bool(release_off), "native": native, "pass_off": pass_off}
     for m in members:
         for f in m["fams"]:
             rec["fam_counts"][f] = rec["fam_counts"].get(f, 0) + 1
     with tempfile.TemporaryDirectory(prefix="brine-camp-") as d:
-        problems, builds, nruns, results = check_batch(brine, d, text, runs, release_off, native, timeout)
+        problems, builds, nruns, results = check_batch(brine, d, text, runs, release_off, native, pass_off, timeout)
         rec.update(builds=builds, runs=nruns)
         if mem and not problems:
             mp, reports = memory(brine, d, runs, results, timeout)
@@ -302,6 +304,8 @@ def main():
                     help="every R-th batch also built --release --opt=none (1: all)")
     ap.add_argument("--seeds", help="a file of seeds (A-B ranges, # comments) instead of -n/--seed")
     ap.add_argument("--exclude", help="a file of seeds to leave out (known findings being fixed elsewhere)")
+    ap.add_argument("--pass-off-every", type=int, default=1,
+                    help="every P-th batch also built with each optimizer pass alone off (1: all)")
     ap.add_argument("--native-every", type=int, default=0,
                     help="every K-th batch's release builds for this machine's processor, --cpu=native (0: none)")
     ap.add_argument("--keep", default="/tmp/brine-fuzz")
@@ -367,7 +371,9 @@ def main():
                 mem = a.memory_every and nb % a.memory_every == 0
                 roff = nb % a.release_off_every == 0
                 native = bool(a.native_every) and nb % a.native_every == 0
-                ex.submit(do_batch, brine, members, a.keep, a.timeout, mem, roff, native, lock).add_done_callback(finished)
+                poff = (nb - 1) % a.pass_off_every == 0   # the first batch, then every P-th
+                ex.submit(do_batch, brine, members, a.keep, a.timeout, mem, roff, native, poff,
+                          lock).add_done_callback(finished)
                 members = []
     return summary(a.log) or (1 if bad else 0)
 
