@@ -766,10 +766,12 @@ static struct ir_node **stmt_leading(struct ir_node *s)
     switch (s->sop) {
     /* a store evaluates its value first, then the indices (SPEC 2) */
     case IR_LET: case IR_ASSIGN: case IR_EXPR: case IR_RETURN: case IR_IF: case IR_STORE: return leading(&s->a);
+    case IR_PUSH: /* xs.push(v): v is all it evaluates (a push into a row, xs[i].push(v), is left) */
+        return s->nkids ? NULL : leading(&s->a);
     case IR_FOR_RANGE:
         if (!(r = leading(&s->iter.lo)) && inert(s->iter.lo)) r = leading(&s->iter.hi);
         return r;
-    case IR_BLOCK: case IR_PUSH: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
+    case IR_BLOCK: case IR_UNIQUE: case IR_WHILE: case IR_FOR_ARRAY: case IR_BREAK:
     case IR_CONTINUE: case IR_UNREACHABLE:
         return NULL;
     }
