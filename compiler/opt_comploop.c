@@ -164,10 +164,36 @@ static bool comp_block(struct ir_node *b);
 
 /* A float sum or product over a range (no filter, one clause, not par): a
  * left fold from 0.0 or 1.0, as `var s = 0.0; for k in lo..hi: s = s + E`. */
+/* Whether n only reads: variables, literals, arithmetic, elements and
+ * fields, len, abs, min, max and float math (no call, no method that
+ * changes an array under the fold). */
+static bool only_reads(const struct ir_node *n)
+{
+    if (!n) return true;
+    switch (n->eop) {
+    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_GLOBAL: break;
+    case IR_UNARY: case IR_BINARY: case IR_CONV: case IR_INDEX: case IR_FIELD: case IR_COND: break;
+    case IR_BUILTIN:
+        if (!ir_float_math(n) && n->builtin != BI_LEN && n->builtin != BI_ABS && n->builtin != BI_MIN2 &&
+            n->builtin != BI_MAX2)
+            return false;
+        break;
+    default: return false;
+    }
+    if (!only_reads(n->a) || !only_reads(n->b) || !only_reads(n->c)) return false;
+    for (int i = 0; i < n->nkids; i++)
+        if (!only_reads(n->kids[i])) return false;
+    return true;
+}
+
+/* A float sum or product of one clause with no filter over a range, or
+ * over an array variable whose elements it only reads (ir_fold_as_loop
+ * walks it by index: the same elements in the same order). */
 static bool float_fold(struct ir_node *n)
 {
     return n->op == IR_REDUCE && n->type == ty_float && (n->reducer == RED_SUM || n->reducer == RED_PRODUCT) &&
-           !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses && n->iter.is_range;
+           !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses &&
+           (n->iter.is_range || (n->iter.array->op == IR_VAR && only_reads(n->elem)));
 }
 
 /* An element read x[i], x[i][j], ... of a variable at variables or
@@ -206,6 +232,8 @@ bool ir_around_fold(struct ir_node *n, struct ir_node **fold, bool reads)
     }
 }
 
+static struct ir_node *elem_at(struct ir_node *xs, struct ir_node *i);
+
 /* A fold as a loop into a variable (ir.h). */
 struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, struct ir_node *fold)
 {
@@ -218,6 +246,16 @@ struct ir_node *ir_fold_as_loop(struct ir_program *ir, struct ir_node *body, str
     struct ir_node *kl = ir_new(IR_FOR_RANGE, at, ty_void);
     kl->var = fold->gen_var;
     kl->iter = fold->iter;
+    if (!fold->iter.is_range) { /* for k in 0..len(xs): let x = xs[k], then the element */
+        struct ir_node *xs = fold->iter.array;
+        kl->var = ir_new_temp(ir, ty_int, at);
+        kl->iter = (struct ir_iter){.is_range = true, .lo = ir_mk_int(0, at), .hi = ir_mk_len(ir_copy(NULL, xs))};
+        struct ir_node *x = ir_mk_stmt(IR_LET, fold->gen_var, elem_at(xs, ir_mk_var(kl->var, at)), at);
+        struct ir_node *kb2 = ir_new(IR_BLOCK, at, ty_void);
+        ir_push_kid(kb2, x);
+        ir_push_kid(kb2, kb->kids[0]);
+        kb = kb2;
+    }
     kl->b = kb;
     ir_push_kid(body, kl);
     return ir_mk_var(s, at);
