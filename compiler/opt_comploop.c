@@ -164,36 +164,17 @@ static bool comp_block(struct ir_node *b);
 
 /* A float sum or product over a range (no filter, one clause, not par): a
  * left fold from 0.0 or 1.0, as `var s = 0.0; for k in lo..hi: s = s + E`. */
-/* Whether n only reads: variables, literals, arithmetic, elements and
- * fields, len, abs, min, max and float math (no call, no method that
- * changes an array under the fold). */
-static bool only_reads(const struct ir_node *n)
-{
-    if (!n) return true;
-    switch (n->eop) {
-    case IR_VAR: case IR_INT: case IR_FLOAT: case IR_BOOL: case IR_GLOBAL: break;
-    case IR_UNARY: case IR_BINARY: case IR_CONV: case IR_INDEX: case IR_FIELD: case IR_COND: break;
-    case IR_BUILTIN:
-        if (!ir_float_math(n) && n->builtin != BI_LEN && n->builtin != BI_ABS && n->builtin != BI_MIN2 &&
-            n->builtin != BI_MAX2)
-            return false;
-        break;
-    default: return false;
-    }
-    if (!only_reads(n->a) || !only_reads(n->b) || !only_reads(n->c)) return false;
-    for (int i = 0; i < n->nkids; i++)
-        if (!only_reads(n->kids[i])) return false;
-    return true;
-}
+static bool changes(struct ir_node *n, struct ir_var *v);
 
 /* A float sum or product of one clause with no filter over a range, or
- * over an array variable whose elements it only reads (ir_fold_as_loop
- * walks it by index: the same elements in the same order). */
+ * over an array variable its element does not change (no v.pop(): a call
+ * gets values and changes none of its caller's arrays), which
+ * ir_fold_as_loop walks by index: the same elements in the same order. */
 static bool float_fold(struct ir_node *n)
 {
     return n->op == IR_REDUCE && n->type == ty_float && (n->reducer == RED_SUM || n->reducer == RED_PRODUCT) &&
            !n->par && !n->world && !n->user && !n->scan && !n->key && !n->filter && !n->nclauses &&
-           (n->iter.is_range || (n->iter.array->op == IR_VAR && only_reads(n->elem)));
+           (n->iter.is_range || (n->iter.array->op == IR_VAR && !changes(n->elem, n->iter.array->var)));
 }
 
 /* An element read x[i], x[i][j], ... of a variable at variables or
