@@ -109,18 +109,25 @@ void fold_minmax(struct ir_node *rn, const char *x, const char *acc, const char 
     }
 }
 
-/* "x's fields of type t hold a NaN" ("0" if none can), or NULL where t is
- * not a number, a bool or a tuple of them (nested ones too). */
-static const char *nan_in(struct type *t, const char *x)
+/* "a || b" of two C conditions, "0" being false. */
+static const char *or_else(const char *a, const char *b)
+{
+    return strcmp(a, "0") == 0 ? b : strcmp(b, "0") == 0 ? a : arena_printf("%s || %s", a, b);
+}
+
+/* "x's first n fields (n < 0: all of them, nested ones too) hold a NaN"
+ * ("0" if none can), or NULL where x is not a number, a bool or a tuple of
+ * them. */
+static const char *nan_in(struct type *t, const char *x, int n)
 {
     if (t == ty_float) return arena_printf("%s != %s", x, x);
     if (t == ty_int || t == ty_u64 || t == ty_bool || t == ty_i128) return "0";
     if (t->kind != T_TUPLE) return NULL;
     const char *any = "0";
-    for (int i = 0; i < t->nfields; i++) {
-        const char *f = nan_in(t->fields[i], arena_printf("%s.f%d", x, i));
+    for (int i = 0; i < (n < 0 ? t->nfields : n); i++) {
+        const char *f = nan_in(t->fields[i], arena_printf("%s.f%d", x, i), -1);
         if (!f) return NULL;
-        if (strcmp(f, "0") != 0) any = strcmp(any, "0") == 0 ? f : arena_printf("%s || %s", any, f);
+        any = or_else(any, f);
     }
     return any;
 }
@@ -129,14 +136,7 @@ static const char *nan_in(struct type *t, const char *x)
  * counter, else all of them. NULL: not a value folded in one pass. */
 static const char *unordered(struct ir_node *rn, const char *x)
 {
-    struct type *t = rn->elem_type;
-    int k = counter_field(rn);
-    if (k < 0) return nan_in(t, x);
-    const char *any = "0";
-    for (int i = 0; i < k; i++)
-        if (t->fields[i] == ty_float) any = strcmp(any, "0") == 0 ? arena_printf("%s.f%d != %s.f%d", x, i, x, i)
-                                                                  : arena_printf("%s || %s.f%d != %s.f%d", any, x, i, x, i);
-    return any;
+    return nan_in(rn->elem_type, x, counter_field(rn));
 }
 
 bool minmax_whole_fits(struct ir_node *rn)
